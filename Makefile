@@ -1,0 +1,91 @@
+# ragpipe - small Unix filters that measure the quality of RAG systems.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/ragpipe
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+	-Ilib -DRAG_DATADIR='"$(DATADIR)"'
+LDLIBS  = -lcurl -ljq -lonig -lyaml -lutf8proc -lstemmer -lm
+
+TOOLS   = rag-claims rag-verify
+BINS    = $(TOOLS:%=bin/%)
+LIB_SRC = $(wildcard lib/*.c)
+LIB_OBJ = $(LIB_SRC:.c=.o)
+UNIT_SRC = $(wildcard tests/unit/t-*.c)
+UNIT_BIN = $(UNIT_SRC:.c=.test)
+
+all: .deps-ok $(BINS)
+
+# The build needs these Debian 12 packages; missing ones are installed by `make deps`.
+DEB_PKGS = build-essential libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
+	libutf8proc-dev libstemmer-dev python3 perl jq
+.deps-ok:
+	@printf '#include <curl/curl.h>\n#include <jq.h>\n#include <yaml.h>\n#include <utf8proc.h>\n#include <libstemmer.h>\nint main(void){return 0;}\n' \
+	  | $(CC) -x c - -o /dev/null -ljq -lonig -lyaml -lcurl -lutf8proc -lstemmer 2>/dev/null \
+	  && command -v python3 >/dev/null && command -v prove >/dev/null \
+	  || $(MAKE) deps
+	@touch $@
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	echo "installing build dependencies: $(DEB_PKGS)"; \
+	$$SUDO apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_PKGS)
+
+lib/%.o: lib/%.c lib/rag.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+lib/librag.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+bin/%: cmd/%.c lib/librag.a lib/rag.h
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+
+tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+
+check: all $(UNIT_BIN)
+	prove --exec '' $(UNIT_BIN)
+	prove tests/t/*.t
+
+demo: all
+	@sh share/examples/demo.sh
+
+# AddressSanitizer/UBSan and valgrind runs of the whole suite.
+asan:
+	$(MAKE) clean
+	$(MAKE) check CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined'
+valgrind: all $(UNIT_BIN)
+	RAG_VALGRIND=1 prove --exec '' $(UNIT_BIN)
+	RAG_VALGRIND=1 prove tests/t/*.t
+
+bench: all
+	sh bench/faithfulness.sh
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/examples \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	install -m 644 share/prompts/* $(DESTDIR)$(DATADIR)/prompts/
+	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
+	install -m 644 share/examples/* $(DESTDIR)$(DATADIR)/examples/
+	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 share/man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 share/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	for t in $(TOOLS); do install -m 644 completions/ragpipe.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
+	install -m 644 completions/_ragpipe $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_ragpipe
+	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish
+
+clean:
+	rm -rf bin lib/*.o lib/librag.a tests/unit/*.test tests/tmp
+
+.PHONY: all deps check demo asan valgrind bench install clean
+.SECONDARY:

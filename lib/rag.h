@@ -1,0 +1,299 @@
+/* rag.h - the ragpipe library: one header, grouped by the file that implements each part.
+ *
+ * Conventions:
+ *  - The library never prints and never exits. Functions that can fail return 0 on success and
+ *    -1 on failure, and write a one-line lowercase message into a caller's buffer (err, errlen).
+ *  - jv ownership follows libjq: a jv argument is CONSUMED unless the comment says "borrowed".
+ *    Returned jv values are owned by the caller.
+ *  - Strings returned as char * are malloc'ed and owned by the caller unless said otherwise.
+ */
+#ifndef RAG_H
+#define RAG_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <jv.h>
+
+#define RAG_VERSION "0.1.0"
+#define RAG_ERRLEN 512
+
+/* One exit-code scheme for every tool; written in rag(7). */
+enum rag_exit {
+	RAG_EXIT_OK = 0,       /* success */
+	RAG_EXIT_FAIL = 1,     /* a negative verdict (a gate failed) */
+	RAG_EXIT_USAGE = 2,    /* usage or configuration error */
+	RAG_EXIT_DATA = 3,     /* bad input data (some records carried input errors) */
+	RAG_EXIT_REMOTE = 4,   /* the judge or remote service failed after retries for some record */
+	RAG_EXIT_INTERNAL = 5, /* internal or system error (out of memory, write error) */
+};
+
+/* ---------------------------------------------------------------- util.c */
+void *rag_xmalloc(size_t n);            /* aborts on out of memory: the one exception */
+void *rag_xrealloc(void *p, size_t n);
+char *rag_xstrdup(const char *s);
+char *rag_xstrndup(const char *s, size_t n);
+char *rag_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* growable byte buffer */
+typedef struct rag_buf { char *p; size_t len, cap; } rag_buf;
+void rag_buf_add(rag_buf *b, const void *data, size_t n);
+void rag_buf_adds(rag_buf *b, const char *s);
+void rag_buf_addf(rag_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rag_buf_free(rag_buf *b);
+double rag_now(void);                   /* monotonic seconds */
+/* Read a whole file; NUL-terminated; NULL and err on failure. */
+char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* Directory that holds share/ data (prompts...): $RAG_DATADIR, else <exe>/../share when running
+ * from the build tree, else the compiled-in RAG_DATADIR. Borrowed, static storage. */
+const char *rag_datadir(void);
+
+/* ---------------------------------------------------------------- sha256.c */
+void rag_sha256(const void *data, size_t len, unsigned char out[32]);
+void rag_sha256_hex(const void *data, size_t len, char out[65]);
+
+/* ---------------------------------------------------------------- utf8.c (text.c helpers) */
+/* Nonzero when s[0..n) is valid UTF-8. */
+int rag_utf8_valid(const char *s, size_t n);
+/* Copy of s[0..n) with invalid sequences replaced by U+FFFD. */
+char *rag_utf8_sanitize(const char *s, size_t n);
+
+/* ---------------------------------------------------------------- text.c */
+/* "zh" when the text is mostly CJK ideographs (among letters), else "en". Static string. */
+const char *rag_text_lang(const char *s);
+/* NFKC + case fold, NULL when not valid UTF-8. */
+char *rag_text_normalize(const char *s);
+/* Tokens of a text for lexical matching: normalised, stemmed (English Snowball) words, numbers
+ * kept whole ("1,967" and "1967" agree, "15.5" stays one token), and CJK ideographs as single
+ * characters AND bigrams. Returns a jv array of strings. s is borrowed. */
+jv rag_text_tokens(const char *s);
+
+/* ---------------------------------------------------------------- offline.c */
+/* The offline, deterministic judge. No network.
+ * Split text into at most max_claims atomic claims (sentences, then clauses at ; and CJK
+ * punctuation, and coordinated clauses), drop refusals, fillers and questions, and resolve a
+ * leading pronoun with the question's subject where it can. question and text borrowed.
+ * Returns a jv array of strings (possibly empty). */
+jv rag_offline_claims(const char *question, const char *text, int max_claims);
+/* Verdicts for each claim against the contexts (array of strings). Consumes claims and contexts.
+ * Returns an array with one object per claim, in order:
+ *   {"statement": claim, "verdict": true|false, "reason": "...", "context": index-or-null}
+ * A claim is supported when the share of its content tokens found in one context
+ * (or in all contexts together) is >= threshold AND every number/date in the claim appears in that
+ * context AND the claim's negation agrees with the context sentence it matched. */
+jv rag_offline_verify(jv claims, jv contexts, double threshold);
+
+/* ---------------------------------------------------------------- config.c */
+enum rag_cache_mode { RAG_CACHE_RW = 0, RAG_CACHE_RO, RAG_CACHE_REPLAY, RAG_CACHE_OFF };
+
+typedef struct rag_kv { char *key; char *value; } rag_kv;
+
+typedef struct rag_config {
+	char *path;               /* the file that was loaded, or NULL */
+	struct {
+		char *provider;       /* "openai" | "offline" | NULL (auto) */
+		char *base_url;       /* e.g. https://api.openai.com/v1 */
+		char *model;
+		char *api_key_env;    /* name of the variable holding the key (default OPENAI_API_KEY) */
+		char *api_key;        /* resolved secret: never printed */
+		double temperature;   /* default 0 */
+		long seed; int has_seed;
+		int max_tokens;       /* default 2048 */
+		double timeout;       /* seconds per request, default 60 */
+		int retries;          /* default 4 */
+		int concurrency;      /* requests in flight, default 8 */
+		double rpm, tpm;      /* requests / tokens per minute, 0 = no limit */
+		int json_mode;        /* response_format json_object, default 1 */
+		char *answer_model;   /* model that generated the answers (self-judging warning) */
+	} llm;
+	struct {
+		int mode;             /* enum rag_cache_mode */
+		char *dir;            /* default $XDG_CACHE_HOME/ragpipe or ~/.cache/ragpipe */
+	} cache;
+	char *lang;               /* "auto" (default) | "en" | "zh" */
+	struct {
+		char *dir;            /* searched before the installed prompts */
+		rag_kv *files; size_t nfiles;  /* name -> path overrides: "claims", "verify", "claims.zh"... */
+	} prompts;
+	struct {
+		int max_claims;       /* default 20 */
+		int batch_claims;     /* claims per call, default 20 */
+		int batch_chars;      /* context characters per call, default 24000 */
+		int recheck_chunks;   /* re-check unsupported claims against each chunk alone, default 0 */
+		int literal_match;    /* accept a claim found literally in a context, default 0 */
+		double offline_threshold; /* offline support threshold, default 0.6 */
+	} verify;
+} rag_config;
+
+/* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
+ * $XDG_CONFIG_HOME/ragpipe/config.yaml (~/.config/ragpipe/config.yaml); then the environment
+ * (RAG_BASE_URL, RAG_MODEL, RAG_PROVIDER, RAG_API_KEY falling back to $<api_key_env>,
+ * RAG_CACHE, RAG_CACHE_DIR, RAG_LANG). ${VAR} in string values expands from the environment.
+ * Unknown keys and wrong types are errors: "rag.yaml:3:5: unknown key "modle" in section "llm"".
+ * A missing -c file or $RAG_CONFIG file is an error; missing default files are not. */
+int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen);
+void rag_config_defaults(rag_config *cfg);
+void rag_config_free(rag_config *cfg);
+/* Parse a cache mode name: "rw"|"read-write", "ro"|"read-only", "replay", "off". -1 if unknown. */
+int rag_cache_mode_parse(const char *s);
+const char *rag_cache_mode_name(int mode);
+
+/* ---------------------------------------------------------------- cache.c */
+typedef struct rag_cache rag_cache;
+/* dir is created (mkdir -p) in RW mode. mode OFF gives a cache that always misses. */
+rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen);
+/* 1 hit (*val malloc'ed, NUL-terminated), 0 miss, -1 error. key: 64 hex chars. */
+int rag_cache_get(rag_cache *c, const char *key, char **val, size_t *len);
+/* Atomic (temp file + rename), safe with concurrent processes; no-op unless RW. */
+int rag_cache_put(rag_cache *c, const char *key, const char *val, size_t len, char *err, size_t errlen);
+int rag_cache_mode(const rag_cache *c);
+void rag_cache_close(rag_cache *c);
+
+/* ---------------------------------------------------------------- usage.c */
+typedef struct rag_usage {
+	long calls;               /* requests answered by the endpoint (not cache) */
+	long cache_hits;
+	long prompt_tokens, completion_tokens;
+	long retries;
+} rag_usage;
+void rag_usage_add(rag_usage *to, const rag_usage *from);
+/* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge} */
+jv rag_usage_json(const rag_usage *u, const char *judge);
+
+/* ---------------------------------------------------------------- llm.c */
+typedef struct rag_llm rag_llm;
+typedef struct rag_llm_reply {
+	const char *content;      /* assistant text, NULL on failure */
+	const char *finish_reason;
+	const char *error;        /* NULL on success; else e.g. "http 500 after 4 retries" */
+	int cached;
+	long prompt_tokens, completion_tokens;
+	int retries;
+} rag_llm_reply;
+typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
+rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
+/* Queue a chat completion. messages: jv array of {role, content} (consumed).
+ * The callback runs later, from rag_llm_run, exactly once. */
+void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg);
+/* Number of requests queued or in flight. */
+int rag_llm_pending(const rag_llm *l);
+/* Do transfers; wait up to timeout seconds for progress when block is nonzero. Runs callbacks. */
+void rag_llm_run(rag_llm *l, double timeout);
+void rag_llm_free(rag_llm *l);
+
+/* ---------------------------------------------------------------- prompt.c */
+/* Load prompt <name>.<lang>.txt (overrides from cfg first). Returns malloc'ed text or NULL+err. */
+char *rag_prompt_load(const rag_config *cfg, const char *name, const char *lang, char *err, size_t errlen);
+/* Replace {{key}} placeholders from a jv object of strings (borrowed). */
+char *rag_prompt_fill(const char *tmpl, jv vars);
+/* Wrap untrusted text in a delimited block whose fence cannot appear in the text:
+ *   <<<TAG-xxxxxxxx ... TAG-xxxxxxxx>>> where xxxxxxxx is derived from the text and retried until
+ *   absent from it. */
+char *rag_prompt_block(const char *tag, const char *text);
+
+/* ---------------------------------------------------------------- reply.c */
+/* Find the JSON value in a model reply: strips code fences and surrounding prose.
+ * Returns the parsed jv or an invalid jv with a message. text borrowed. */
+jv rag_reply_json(const char *text);
+
+/* ---------------------------------------------------------------- judge.c */
+typedef struct rag_judge rag_judge;
+/* Result callback: result is a jv array (claims: strings; verdicts: objects as in offline.c),
+ * or jv_null() with error a message. Both consumed by the callback. */
+typedef void (*rag_judge_cb)(void *arg, jv result, const char *error);
+/* provider chosen from cfg; returns NULL with err on config problems. notice receives a one-line
+ * notice (e.g. offline fallback) or stays empty. */
+rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen);
+const char *rag_judge_name(const rag_judge *j);   /* "offline" or "openai:<model>" */
+rag_llm *rag_judge_llm(rag_judge *j);             /* NULL for offline */
+/* usage is updated as calls complete (must stay valid until the callback has run). */
+void rag_judge_claims(rag_judge *j, const char *lang, const char *question, const char *text,
+                      int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
+void rag_judge_verify(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
+                      rag_usage *usage, rag_judge_cb cb, void *arg);
+/* Run pending work (LLM transfers). */
+void rag_judge_run(rag_judge *j, double timeout);
+int rag_judge_pending(const rag_judge *j);
+void rag_judge_free(rag_judge *j);
+
+/* ---------------------------------------------------------------- record.c */
+/* Field access with RAGAS aliases: question|user_input, answer|response,
+ * contexts|retrieved_contexts, reference. rec borrowed. */
+jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
+/* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
+ * message when mistyped. rec borrowed. */
+jv rag_record_contexts(jv rec);
+/* Append {tool, metric, message} to rec.errors (metric may be NULL). Consumes rec. */
+jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* rec.<section>.<name> = value. Consumes rec and value. */
+jv rag_record_set(jv rec, const char *section, const char *name, jv value);
+/* Merge usage into rec.usage (adds counters, sets judge). Consumes rec. */
+jv rag_record_usage(jv rec, const rag_usage *u, const char *judge);
+
+/* ---------------------------------------------------------------- stream.c */
+typedef struct rag_item {
+	size_t lineno;
+	jv rec;                   /* the record (object); tools modify it in place */
+	int pending;              /* outstanding async operations */
+	int bad;                  /* input error: rec already carries the error */
+	rag_usage usage;
+	void *data;               /* tool state for this record */
+	struct rag_item *next;
+} rag_item;
+
+typedef struct rag_stream rag_stream;
+typedef struct rag_stream_ops {
+	/* Called once per good record, in order. May start async operations (rag_item_hold). */
+	void (*start)(rag_item *it, void *ctx);
+	/* Called when pending drops to 0, before the record is written. */
+	void (*finish)(rag_item *it, void *ctx);
+	/* Progress pending async work; wait up to timeout seconds. */
+	void (*run)(void *ctx, double timeout);
+} rag_stream_ops;
+
+typedef struct rag_stream_opts {
+	const char *prog;         /* "rag-verify" */
+	const char *input_name;   /* "<stdin>" or a file name for positions */
+	int strict;               /* stop at the first bad line with RAG_EXIT_DATA */
+	int unbuffered;           /* flush after each record */
+	int window;               /* max records held in memory (default 256) */
+	size_t max_line;          /* longest accepted line (default 64 MiB) */
+	int quiet, progress;      /* summary line / progress line on stderr */
+	const char *judge_name;   /* for the summary */
+} rag_stream_opts;
+
+typedef struct rag_stream_stats {
+	long records, input_errors, records_with_errors, remote_errors;
+	rag_usage usage;
+	double seconds;
+	int interrupted;
+} rag_stream_stats;
+
+void rag_item_hold(rag_item *it);
+void rag_item_release(rag_item *it);
+/* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status. */
+void rag_item_remote_error(rag_item *it);
+/* Read records from in, write to out. Returns an exit code (enum rag_exit). Prints nothing itself:
+ * err receives the message when the stream had to stop (strict, write error). */
+int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stream_ops *ops,
+                   void *ctx, rag_stream_stats *stats, char *err, size_t errlen);
+/* Set by SIGINT/SIGTERM handler installed by rag_stream_run: stop reading, finish what's whole. */
+extern volatile int rag_interrupted;
+
+/* ---------------------------------------------------------------- cli.c */
+/* Options every tool shares. */
+typedef struct rag_cli {
+	const char *prog;
+	const char *config_path;  /* -c */
+	int verbose, quiet, strict, unbuffered;
+	const char *cache_mode;   /* --cache MODE */
+	const char *provider, *model, *base_url, *lang; /* --judge, --model, --base-url, --lang */
+	int concurrency;          /* -j N, 0 = config */
+	int color;
+} rag_cli;
+void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Apply the shared flags to the config (flags win). */
+void rag_cli_apply(const rag_cli *cli, rag_config *cfg);
+/* Close stdout checking for write errors: returns RAG_EXIT_INTERNAL with a message on failure. */
+int rag_close_stdout(const char *prog);
+
+#endif

@@ -75,7 +75,7 @@ jv rag_text_tokens(const char *s);
 jv rag_offline_claims(const char *question, const char *text, int max_claims);
 /* Verdicts for each claim against the contexts (array of strings). Consumes claims and contexts.
  * Returns an array with one object per claim, in order:
- *   {"statement": claim, "verdict": true|false, "reason": "...", "context": index-or-null}
+ *   {"claim": claim, "verdict": true|false, "reason": "...", "context": index-or-null}
  * A claim is supported when the share of its content tokens found in one context
  * (or in all contexts together) is >= threshold AND every number/date in the claim appears in that
  * context AND the claim's negation agrees with the context sentence it matched. */
@@ -270,6 +270,10 @@ typedef struct rag_stream_stats {
 
 void rag_item_hold(rag_item *it);
 void rag_item_release(rag_item *it);
+/* Record an input error on this record (missing or mistyped field): adds an errors entry with
+ * the position, marks it bad; in strict mode the stream stops after it. */
+void rag_item_input_error(rag_item *it, const char *tool, const char *metric, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status. */
 void rag_item_remote_error(rag_item *it);
 /* Read records from in, write to out. Returns an exit code (enum rag_exit). Prints nothing itself:

@@ -175,8 +175,13 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg);
 /* Number of requests queued or in flight. */
 int rag_llm_pending(const rag_llm *l);
-/* Do transfers; wait up to timeout seconds for progress when block is nonzero. Runs callbacks. */
-void rag_llm_run(rag_llm *l, double timeout);
+/* Do transfers and run callbacks; wait up to timeout seconds for progress, or for fd (>= 0)
+ * to become readable. Returns 1 when fd is readable. */
+int rag_llm_run(rag_llm *l, int fd, double timeout);
+/* Fail every queued and in-flight request now (their callbacks run with error why). */
+void rag_llm_cancel(rag_llm *l, const char *why);
+/* Statistics for the summary. */
+const rag_usage *rag_llm_usage(const rag_llm *l);
 void rag_llm_free(rag_llm *l);
 
 /* ---------------------------------------------------------------- prompt.c */
@@ -209,8 +214,12 @@ void rag_judge_claims(rag_judge *j, const char *lang, const char *question, cons
                       int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
 void rag_judge_verify(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
                       rag_usage *usage, rag_judge_cb cb, void *arg);
-/* Run pending work (LLM transfers). */
-void rag_judge_run(rag_judge *j, double timeout);
+/* Run pending work (LLM transfers); see rag_llm_run. */
+int rag_judge_run(rag_judge *j, int fd, double timeout);
+void rag_judge_cancel(rag_judge *j, const char *why);
+/* 1 the first time a record (borrowed) or the config names the judge's own model as the model
+ * that generated the answers; the caller warns once. */
+int rag_judge_self_check(rag_judge *j, jv rec);
 int rag_judge_pending(const rag_judge *j);
 void rag_judge_free(rag_judge *j);
 
@@ -224,10 +233,15 @@ jv rag_record_contexts(jv rec);
 /* Append {tool, metric, message} to rec.errors (metric may be NULL). Consumes rec. */
 jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Append an error object (consumed) to rec.errors. Consumes rec. */
+jv rag_record_add_error(jv rec, jv entry);
 /* rec.<section>.<name> = value. Consumes rec and value. */
 jv rag_record_set(jv rec, const char *section, const char *name, jv value);
-/* Merge usage into rec.usage (adds counters, sets judge). Consumes rec. */
-jv rag_record_usage(jv rec, const rag_usage *u, const char *judge);
+/* rec.usage.<tool> = usage (replaced: a tool run again reports its own run). Consumes rec. */
+jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge);
+/* Borrowed string value of a field (with aliases) or NULL when absent or not a string;
+ * valid while rec lives. */
+const char *rag_record_str(jv rec, const char *field);
 
 /* ---------------------------------------------------------------- stream.c */
 typedef struct rag_item {
@@ -235,9 +249,11 @@ typedef struct rag_item {
 	jv rec;                   /* the record (object); tools modify it in place */
 	int pending;              /* outstanding async operations */
 	int bad;                  /* input error: rec already carries the error */
+	int remote;               /* the judge failed for this record */
 	rag_usage usage;
 	void *data;               /* tool state for this record */
 	struct rag_item *next;
+	struct rag_stream *stream_; /* private */
 } rag_item;
 
 typedef struct rag_stream rag_stream;
@@ -246,8 +262,11 @@ typedef struct rag_stream_ops {
 	void (*start)(rag_item *it, void *ctx);
 	/* Called when pending drops to 0, before the record is written. */
 	void (*finish)(rag_item *it, void *ctx);
-	/* Progress pending async work; wait up to timeout seconds. */
-	void (*run)(void *ctx, double timeout);
+	/* Progress pending async work; wait up to timeout seconds or until fd (>= 0) is readable.
+	 * Returns 1 when fd is readable. */
+	int (*run)(void *ctx, int fd, double timeout);
+	/* Fail all pending work now (interrupt): callbacks must still release their items. */
+	void (*cancel)(void *ctx);
 } rag_stream_ops;
 
 typedef struct rag_stream_opts {
@@ -257,8 +276,9 @@ typedef struct rag_stream_opts {
 	int unbuffered;           /* flush after each record */
 	int window;               /* max records held in memory (default 256) */
 	size_t max_line;          /* longest accepted line (default 64 MiB) */
-	int quiet, progress;      /* summary line / progress line on stderr */
-	const char *judge_name;   /* for the summary */
+	/* called about twice a second when set (progress line) */
+	void (*progress)(void *ctx, long done, long read, long pending);
+	void *progress_ctx;
 } rag_stream_opts;
 
 typedef struct rag_stream_stats {
@@ -284,20 +304,58 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stre
 extern volatile int rag_interrupted;
 
 /* ---------------------------------------------------------------- cli.c */
-/* Options every tool shares. */
+/* The tool side of the library: shared options, messages on stderr, the run of a tool. This is
+ * the one file that prints, as curl's tool_msgs.c does for curl. */
+#include <getopt.h>
+enum {
+	RAG_OPT_JUDGE = 1000, RAG_OPT_MODEL, RAG_OPT_BASE_URL, RAG_OPT_LANG, RAG_OPT_CACHE,
+	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_TOOL = 1100 /* tools start here */
+};
+#define RAG_CLI_SHORT "c:j:qvhV"
+#define RAG_CLI_LONG \
+	{"config", required_argument, 0, 'c'}, \
+	{"judge", required_argument, 0, RAG_OPT_JUDGE}, \
+	{"model", required_argument, 0, RAG_OPT_MODEL}, \
+	{"base-url", required_argument, 0, RAG_OPT_BASE_URL}, \
+	{"lang", required_argument, 0, RAG_OPT_LANG}, \
+	{"cache", required_argument, 0, RAG_OPT_CACHE}, \
+	{"concurrency", required_argument, 0, 'j'}, \
+	{"strict", no_argument, 0, RAG_OPT_STRICT}, \
+	{"unbuffered", no_argument, 0, RAG_OPT_UNBUFFERED}, \
+	{"max-line", required_argument, 0, RAG_OPT_MAX_LINE}, \
+	{"quiet", no_argument, 0, 'q'}, \
+	{"verbose", no_argument, 0, 'v'}, \
+	{"help", no_argument, 0, 'h'}, \
+	{"version", no_argument, 0, 'V'}
+
 typedef struct rag_cli {
 	const char *prog;
+	const char *usage;        /* the tool's synopsis and own options, for --help */
 	const char *config_path;  /* -c */
 	int verbose, quiet, strict, unbuffered;
 	const char *cache_mode;   /* --cache MODE */
 	const char *provider, *model, *base_url, *lang; /* --judge, --model, --base-url, --lang */
 	int concurrency;          /* -j N, 0 = config */
-	int color;
+	size_t max_line;
+	rag_config cfg;
+	rag_judge *judge;
 } rag_cli;
+
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Apply the shared flags to the config (flags win). */
-void rag_cli_apply(const rag_cli *cli, rag_config *cfg);
-/* Close stdout checking for write errors: returns RAG_EXIT_INTERNAL with a message on failure. */
-int rag_close_stdout(const char *prog);
+/* Parse an integer option value; prints and returns -1 when it is not one in [min, max]. */
+int rag_cli_int(const rag_cli *cli, const char *opt, const char *arg, long min, long max, long *out);
+/* Handle a shared option. Returns 0 handled, or an exit code to exit with now (help, version:
+ * RAG_EXIT_OK with *done set; bad values: RAG_EXIT_USAGE). */
+int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done);
+/* Print the usage hint for misuse and return RAG_EXIT_USAGE. */
+int rag_cli_misuse(const rag_cli *cli);
+/* Load the configuration, apply flags, create the judge, print the notice. 0 or an exit code. */
+int rag_cli_setup(rag_cli *cli);
+/* Run the record stream on stdin/stdout with the tool's ops; prints the summary; closes
+ * stdout. Returns the exit code. */
+int rag_cli_run(rag_cli *cli, const rag_stream_ops *ops, void *ctx);
+void rag_cli_free(rag_cli *cli);
+/* The language of prompts for a record: cfg lang, or by the script of text when "auto". */
+const char *rag_cli_lang(const rag_cli *cli, const char *text);
 
 #endif

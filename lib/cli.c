@@ -1,0 +1,238 @@
+/* cli.c - what every tool shares: options, messages, set-up, the run, the summary. */
+#include "rag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void rag_msg(const char *prog, const char *level, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: %s: ", prog, level);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const char common_usage[] =
+	"Shared options:\n"
+	"  -c, --config FILE      configuration file (see rag-config(5))\n"
+	"      --judge NAME       offline | openai\n"
+	"      --model NAME       judge model\n"
+	"      --base-url URL     OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1\n"
+	"      --lang LANG        auto | en | zh (prompt language)\n"
+	"      --cache MODE       rw | ro | replay | off\n"
+	"  -j, --concurrency N    requests in flight (default 8)\n"
+	"      --strict           stop at the first bad input line (exit 3)\n"
+	"      --unbuffered       flush after each record\n"
+	"      --max-line BYTES   longest input line accepted (default 8388608)\n"
+	"  -q, --quiet            no summary line on stderr\n"
+	"  -v, --verbose          more messages on stderr\n"
+	"  -h, --help             show this help\n"
+	"  -V, --version          show the version\n";
+
+int rag_cli_misuse(const rag_cli *cli)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
+	return RAG_EXIT_USAGE;
+}
+
+int rag_cli_int(const rag_cli *cli, const char *opt, const char *arg, long min, long max, long *out)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		rag_msg(cli->prog, "error", "%s must be an integer from %ld to %ld, not \"%s\"", opt, min, max, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int one_of(const rag_cli *cli, const char *opt, const char *arg, const char *const *allowed)
+{
+	size_t i;
+	rag_buf b = {0};
+	for (i = 0; allowed[i]; i++)
+		if (strcmp(arg, allowed[i]) == 0) return 0;
+	for (i = 0; allowed[i]; i++) rag_buf_addf(&b, "%s%s", i ? ", " : "", allowed[i]);
+	rag_msg(cli->prog, "error", "%s must be one of %s, not \"%s\"", opt, b.p, arg);
+	rag_buf_free(&b);
+	return -1;
+}
+
+int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
+{
+	static const char *const judges[] = {"offline", "openai", NULL};
+	static const char *const langs[] = {"auto", "en", "zh", NULL};
+	static const char *const caches[] = {"rw", "read-write", "ro", "read-only", "replay", "off", NULL};
+	long v;
+	*done = 0;
+	switch (opt) {
+	case 'c': cli->config_path = arg; return 0;
+	case RAG_OPT_JUDGE:
+		if (one_of(cli, "--judge", arg, judges)) return RAG_EXIT_USAGE;
+		cli->provider = arg;
+		return 0;
+	case RAG_OPT_MODEL: cli->model = arg; return 0;
+	case RAG_OPT_BASE_URL: cli->base_url = arg; return 0;
+	case RAG_OPT_LANG:
+		if (one_of(cli, "--lang", arg, langs)) return RAG_EXIT_USAGE;
+		cli->lang = arg;
+		return 0;
+	case RAG_OPT_CACHE:
+		if (one_of(cli, "--cache", arg, caches)) return RAG_EXIT_USAGE;
+		cli->cache_mode = arg;
+		return 0;
+	case 'j':
+		if (rag_cli_int(cli, "--concurrency", arg, 1, 1024, &v)) return RAG_EXIT_USAGE;
+		cli->concurrency = (int)v;
+		return 0;
+	case RAG_OPT_STRICT: cli->strict = 1; return 0;
+	case RAG_OPT_UNBUFFERED: cli->unbuffered = 1; return 0;
+	case RAG_OPT_MAX_LINE:
+		if (rag_cli_int(cli, "--max-line", arg, 1024, 1L << 30, &v)) return RAG_EXIT_USAGE;
+		cli->max_line = (size_t)v;
+		return 0;
+	case 'q': cli->quiet = 1; return 0;
+	case 'v': cli->verbose++; return 0;
+	case 'h':
+		fputs(cli->usage, stdout);
+		fputs(common_usage, stdout);
+		printf("\nSee %s(1) and rag(7).\n", cli->prog);
+		*done = 1;
+		return RAG_EXIT_OK;
+	case 'V':
+		printf("%s (ragpipe) %s\n", cli->prog, RAG_VERSION);
+		*done = 1;
+		return RAG_EXIT_OK;
+	default:
+		return rag_cli_misuse(cli);
+	}
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = rag_xstrdup(v);
+}
+
+int rag_cli_setup(rag_cli *cli)
+{
+	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
+	rag_config *cfg = &cli->cfg;
+	if (rag_config_load(cfg, cli->config_path, err, sizeof err) < 0) {
+		rag_msg(cli->prog, "error", "%s", err);
+		return RAG_EXIT_USAGE;
+	}
+	if (cli->provider) set_str(&cfg->llm.provider, cli->provider);
+	if (cli->model) set_str(&cfg->llm.model, cli->model);
+	if (cli->base_url) set_str(&cfg->llm.base_url, cli->base_url);
+	if (cli->lang) set_str(&cfg->lang, cli->lang);
+	if (cli->cache_mode) cfg->cache.mode = rag_cache_mode_parse(cli->cache_mode);
+	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
+	cli->judge = rag_judge_new(cfg, notice, sizeof notice, err, sizeof err);
+	if (!cli->judge) {
+		rag_msg(cli->prog, "error", "%s", err);
+		return RAG_EXIT_USAGE;
+	}
+	if (notice[0]) rag_msg(cli->prog, "notice", "%s", notice);
+	if (cli->verbose)
+		rag_msg(cli->prog, "info", "judge %s, config %s, cache %s", rag_judge_name(cli->judge),
+		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
+	return 0;
+}
+
+const char *rag_cli_lang(const rag_cli *cli, const char *text)
+{
+	const char *l = cli->cfg.lang;
+	if (l && (strcmp(l, "en") == 0 || strcmp(l, "zh") == 0)) return l;
+	return rag_text_lang(text ? text : "");
+}
+
+static void progress(void *ctx, long done, long read, long pending)
+{
+	const rag_cli *cli = ctx;
+	fprintf(stderr, "\r%s: %ld records written, %ld in flight ", cli->prog, done, pending);
+	(void)read;
+}
+
+/* The stream calls the tool for records and the judge for waiting; one context carries both. */
+typedef struct wrap {
+	const rag_stream_ops *tool;
+	void *tool_ctx;
+	rag_judge *judge;
+} wrap;
+
+static void w_start(rag_item *it, void *ctx)
+{
+	wrap *w = ctx;
+	w->tool->start(it, w->tool_ctx);
+}
+
+static void w_finish(rag_item *it, void *ctx)
+{
+	wrap *w = ctx;
+	if (w->tool->finish) w->tool->finish(it, w->tool_ctx);
+}
+
+static int w_run(void *ctx, int fd, double timeout)
+{
+	wrap *w = ctx;
+	return rag_judge_run(w->judge, fd, timeout);
+}
+
+static void w_cancel(void *ctx)
+{
+	wrap *w = ctx;
+	rag_judge_cancel(w->judge, "interrupted before the judge answered");
+}
+
+int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
+{
+	rag_stream_opts o;
+	rag_stream_ops ops = {w_start, w_finish, w_run, w_cancel};
+	wrap w = {tool_ops, ctx, cli->judge};
+	rag_stream_stats st;
+	char err[RAG_ERRLEN];
+	int rc, show_progress = !cli->quiet && isatty(2);
+
+	memset(&o, 0, sizeof o);
+	o.prog = cli->prog;
+	o.input_name = "<stdin>";
+	o.strict = cli->strict;
+	o.unbuffered = cli->unbuffered;
+	o.max_line = cli->max_line;
+	o.window = cli->cfg.llm.concurrency * 8 > 256 ? cli->cfg.llm.concurrency * 8 : 256;
+	if (show_progress) {
+		o.progress = progress;
+		o.progress_ctx = cli;
+	}
+	rc = rag_stream_run(stdin, stdout, &o, &ops, &w, &st, err, sizeof err);
+	if (show_progress) fputs("\r\033[K", stderr);
+	if (err[0]) rag_msg(cli->prog, rc == RAG_EXIT_DATA ? "fatal" : "error", "%s", err);
+	if (!cli->quiet) {
+		fprintf(stderr, "%s: %ld records, %ld input errors, %ld judge errors, %ld calls, %ld cache hits, "
+		        "%ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
+		        cli->prog, st.records, st.input_errors, st.remote_errors, st.usage.calls,
+		        st.usage.cache_hits, st.usage.prompt_tokens, st.usage.completion_tokens, st.seconds,
+		        rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+	}
+	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {
+		rag_msg(cli->prog, "error", "cannot write output: %s", strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+	}
+	return rc;
+}
+
+void rag_cli_free(rag_cli *cli)
+{
+	rag_judge_free(cli->judge);
+	cli->judge = NULL;
+	rag_config_free(&cli->cfg);
+}

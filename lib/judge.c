@@ -1,0 +1,773 @@
+/* judge.c - the judge's two questions (split a text into claims; is each claim supported by the
+ * contexts?), asked of an LLM or answered offline, with the reply checked against what was asked.
+ *
+ * A reply that does not fit (bad JSON, a verdict missing or invented) is re-asked once with the
+ * problem stated; if it still does not fit the caller gets an error, never a guess. */
+#include "rag.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { P_CLAIMS, P_VERIFY, NPROMPTS };
+static const char *const prompt_names[NPROMPTS] = {"claims", "verify"};
+static const char *const langs[2] = {"en", "zh"};
+
+struct rag_judge {
+	rag_config *cfg;
+	int offline;
+	char *name;
+	char *model;
+	rag_cache *cache;
+	rag_llm *llm;
+	char *tmpl[NPROMPTS][2];  /* [prompt][lang] */
+	int warned_self;
+};
+
+static int lang_index(const char *lang)
+{
+	return lang && strcmp(lang, "zh") == 0;
+}
+
+rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen)
+{
+	rag_judge *j = rag_xmalloc(sizeof *j);
+	const char *prov = cfg->llm.provider;
+	int p, lg;
+	memset(j, 0, sizeof *j);
+	j->cfg = cfg;
+	notice[0] = 0;
+
+	if (!prov || !*prov) {
+		if ((cfg->llm.base_url && *cfg->llm.base_url) || (cfg->llm.api_key && *cfg->llm.api_key)) {
+			prov = "openai";
+		} else {
+			prov = "offline";
+			snprintf(notice, noticelen, "no LLM endpoint configured; using the offline judge "
+			         "(set RAG_BASE_URL and RAG_MODEL, or llm.base_url in rag.yaml, for an LLM judge)");
+		}
+	}
+	if (strcmp(prov, "offline") == 0) {
+		j->offline = 1;
+		j->name = rag_xstrdup("offline");
+		return j;
+	}
+	if (strcmp(prov, "openai") != 0) {
+		snprintf(err, errlen, "unknown judge \"%s\" (known: openai, offline)", prov);
+		free(j);
+		return NULL;
+	}
+	j->model = rag_xstrdup(cfg->llm.model && *cfg->llm.model ? cfg->llm.model : "gpt-4o-mini");
+	j->name = rag_xasprintf("openai:%s", j->model);
+	if (!cfg->llm.model || !*cfg->llm.model) {
+		free(cfg->llm.model);
+		cfg->llm.model = rag_xstrdup(j->model);
+	}
+	for (p = 0; p < NPROMPTS; p++) {
+		for (lg = 0; lg < 2; lg++) {
+			j->tmpl[p][lg] = rag_prompt_load(cfg, prompt_names[p], langs[lg], err, errlen);
+			if (!j->tmpl[p][lg] || !strstr(j->tmpl[p][lg], "[user]")) {
+				if (j->tmpl[p][lg])
+					snprintf(err, errlen, "prompt \"%s.%s\" has no [user] section", prompt_names[p], langs[lg]);
+				rag_judge_free(j);
+				return NULL;
+			}
+		}
+	}
+	if (cfg->cache.mode != RAG_CACHE_OFF && cfg->cache.dir) {
+		j->cache = rag_cache_open(cfg->cache.dir, cfg->cache.mode, err, errlen);
+		if (!j->cache) {
+			rag_judge_free(j);
+			return NULL;
+		}
+	} else if (cfg->cache.mode == RAG_CACHE_REPLAY) {
+		snprintf(err, errlen, "replay mode needs a cache directory (cache.dir)");
+		rag_judge_free(j);
+		return NULL;
+	} else {
+		cfg->cache.mode = RAG_CACHE_OFF;
+	}
+	j->llm = rag_llm_new(cfg, j->cache, err, errlen);
+	if (!j->llm) {
+		rag_judge_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+const char *rag_judge_name(const rag_judge *j)
+{
+	return j->name;
+}
+
+rag_llm *rag_judge_llm(rag_judge *j)
+{
+	return j->llm;
+}
+
+int rag_judge_pending(const rag_judge *j)
+{
+	return j->llm ? rag_llm_pending(j->llm) : 0;
+}
+
+int rag_judge_run(rag_judge *j, int fd, double timeout)
+{
+	if (j->llm) return rag_llm_run(j->llm, fd, timeout);
+	if (fd >= 0) {
+		/* the offline judge answers at once: all there is to wait for is input */
+		struct pollfd p = {fd, POLLIN, 0};
+		return poll(&p, 1, (int)(timeout * 1000)) > 0;
+	}
+	return 0;
+}
+
+void rag_judge_cancel(rag_judge *j, const char *why)
+{
+	if (j->llm) rag_llm_cancel(j->llm, why);
+}
+
+void rag_judge_free(rag_judge *j)
+{
+	int p, lg;
+	if (!j) return;
+	rag_llm_free(j->llm);
+	if (j->cache) rag_cache_close(j->cache);
+	for (p = 0; p < NPROMPTS; p++)
+		for (lg = 0; lg < 2; lg++) free(j->tmpl[p][lg]);
+	free(j->name);
+	free(j->model);
+	free(j);
+}
+
+int rag_judge_self_check(rag_judge *j, jv rec)
+{
+	static const char *const fields[] = {"answer_model", "model"};
+	const char *m;
+	size_t i;
+	if (j->offline || j->warned_self || !j->model) return 0;
+	m = j->cfg->llm.answer_model;
+	if (m && strcasecmp(m, j->model) == 0) return j->warned_self = 1;
+	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		m = rag_record_str(rec, fields[i]);
+		if (m && strcasecmp(m, j->model) == 0) return j->warned_self = 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ messages */
+
+static jv messages_for(const char *tmpl, jv vars)
+{
+	const char *u = strstr(tmpl, "[user]");
+	const char *sys = tmpl;
+	char *system, *user, *filled;
+	jv msgs = jv_array();
+	if (strncmp(sys, "[system]", 8) == 0) sys += 8;
+	system = rag_xstrndup(sys, (size_t)(u - sys));
+	user = rag_xstrdup(u + 6);
+	filled = rag_prompt_fill(system, vars);
+	msgs = jv_array_append(msgs, JV_OBJECT(jv_string("role"), jv_string("system"),
+	                                       jv_string("content"), jv_string(filled)));
+	free(filled);
+	filled = rag_prompt_fill(user, vars);
+	msgs = jv_array_append(msgs, JV_OBJECT(jv_string("role"), jv_string("user"),
+	                                       jv_string("content"), jv_string(filled)));
+	free(filled);
+	free(system);
+	free(user);
+	jv_free(vars);
+	return msgs;
+}
+
+static jv block(const char *tag, const char *text)
+{
+	char *b = rag_prompt_block(tag, text);
+	jv v = jv_string(b);
+	free(b);
+	return v;
+}
+
+/* Claims go one a line in a numbered list: a newline inside one would break the numbering. */
+static char *one_line(const char *s)
+{
+	char *o = rag_xstrdup(s), *p;
+	for (p = o; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+	return o;
+}
+
+/* ------------------------------------------------------------------ one call */
+
+typedef struct call call;
+typedef const char *(*check_fn)(call *c, jv reply, jv *result);   /* NULL = fits */
+
+struct call {
+	rag_judge *j;
+	rag_usage *usage;
+	jv messages;
+	int reasked;
+	check_fn check;
+	const char *fix_hint;     /* what to ask for on a re-ask */
+	int expect;               /* verdicts expected / claims allowed */
+	char problem[256];
+	void (*done)(call *c, jv result, const char *error);
+	void *owner;
+	int index;                /* owner's bookkeeping */
+};
+
+static void call_reply(void *arg, const rag_llm_reply *r);
+
+static void call_send(call *c)
+{
+	rag_llm_submit(c->j->llm, jv_copy(c->messages), call_reply, c);
+}
+
+static void call_end(call *c, jv result, const char *error)
+{
+	c->done(c, result, error);
+	jv_free(c->messages);
+	free(c);
+}
+
+static void call_reply(void *arg, const rag_llm_reply *r)
+{
+	call *c = arg;
+	jv v, result = jv_null();
+	const char *problem;
+	char msg[RAG_ERRLEN];
+
+	if (r->cached) c->usage->cache_hits++;
+	else if (r->content) {
+		c->usage->calls++;
+		c->usage->prompt_tokens += r->prompt_tokens;
+		c->usage->completion_tokens += r->completion_tokens;
+	}
+	c->usage->retries += r->retries;
+	if (r->error) {
+		call_end(c, jv_null(), r->error);
+		return;
+	}
+	if (r->finish_reason && strcmp(r->finish_reason, "length") == 0) {
+		snprintf(msg, sizeof msg, "the judge's reply was cut off (finish_reason: length); "
+		         "raise llm.max_tokens (now %d)", c->j->cfg->llm.max_tokens);
+		call_end(c, jv_null(), msg);
+		return;
+	}
+	v = rag_reply_json(r->content);
+	if (!jv_is_valid(v)) {
+		jv m = jv_invalid_get_msg(v);
+		snprintf(c->problem, sizeof c->problem, "%s",
+		         jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "the reply is not JSON");
+		jv_free(m);
+		problem = c->problem;
+	} else {
+		problem = c->check(c, v, &result);
+	}
+	if (!problem) {
+		call_end(c, result, NULL);
+		return;
+	}
+	jv_free(result);
+	if (c->reasked) {
+		snprintf(msg, sizeof msg, "the judge's reply did not fit, even when asked again: %s", problem);
+		call_end(c, jv_null(), msg);
+		return;
+	}
+	/* once more, with the model's own reply and the problem in front of it */
+	c->reasked = 1;
+	{
+		char *text = rag_xasprintf("Your reply did not fit: %s. Answer again with JSON only: %s",
+		                           problem, c->fix_hint);
+		c->messages = jv_array_append(c->messages, JV_OBJECT(jv_string("role"), jv_string("assistant"),
+		                                                     jv_string("content"), jv_string(r->content)));
+		c->messages = jv_array_append(c->messages, JV_OBJECT(jv_string("role"), jv_string("user"),
+		                                                     jv_string("content"), jv_string(text)));
+		free(text);
+	}
+	call_send(c);
+}
+
+/* ------------------------------------------------------------------ claims */
+
+typedef struct claims_op {
+	rag_judge_cb cb;
+	void *arg;
+} claims_op;
+
+static const char *check_claims(call *c, jv v, jv *result)
+{
+	jv arr = v, out = jv_array();
+	int i, n;
+	if (jv_get_kind(v) == JV_KIND_OBJECT) arr = jv_object_get(v, jv_string("claims"));
+	if (jv_get_kind(arr) != JV_KIND_ARRAY) {
+		jv_free(arr);
+		jv_free(out);
+		return "expected an object with a \"claims\" array";
+	}
+	n = jv_array_length(jv_copy(arr));
+	for (i = 0; i < n; i++) {
+		jv s = jv_array_get(jv_copy(arr), i);
+		if (jv_get_kind(s) == JV_KIND_OBJECT) {
+			/* some models answer [{"claim": "..."}] */
+			jv t = jv_object_get(jv_copy(s), jv_string("claim"));
+			if (jv_get_kind(t) != JV_KIND_STRING) {
+				jv_free(t);
+				t = jv_object_get(jv_copy(s), jv_string("statement"));
+			}
+			jv_free(s);
+			s = t;
+		}
+		if (jv_get_kind(s) != JV_KIND_STRING) {
+			jv_free(s);
+			jv_free(arr);
+			jv_free(out);
+			snprintf(c->problem, sizeof c->problem, "claims[%d] is not a string", i);
+			return c->problem;
+		}
+		{
+			char *line = one_line(jv_string_value(s));
+			char *t = line, *e;
+			while (*t == ' ') t++;
+			e = t + strlen(t);
+			while (e > t && e[-1] == ' ') *--e = 0;
+			if (*t && (c->expect <= 0 || jv_array_length(jv_copy(out)) < c->expect))
+				out = jv_array_append(out, jv_string(t));
+			free(line);
+		}
+		jv_free(s);
+	}
+	jv_free(arr);
+	*result = out;
+	return NULL;
+}
+
+static void claims_done(call *c, jv result, const char *error)
+{
+	claims_op *op = c->owner;
+	op->cb(op->arg, result, error);
+	free(op);
+}
+
+void rag_judge_claims(rag_judge *j, const char *lang, const char *question, const char *text,
+                      int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	if (j->offline) {
+		cb(arg, rag_offline_claims(question ? question : "", text, max_claims), NULL);
+		return;
+	}
+	{
+		claims_op *op = rag_xmalloc(sizeof *op);
+		call *c = rag_xmalloc(sizeof *c);
+		char num[32];
+		jv vars = jv_object();
+		snprintf(num, sizeof num, "%d", max_claims);
+		vars = jv_object_set(vars, jv_string("question"), block("QUESTION", question ? question : ""));
+		vars = jv_object_set(vars, jv_string("text"), block("TEXT", text));
+		vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
+		op->cb = cb;
+		op->arg = arg;
+		memset(c, 0, sizeof *c);
+		c->j = j;
+		c->usage = usage;
+		c->messages = messages_for(j->tmpl[P_CLAIMS][lang_index(lang)], vars);
+		c->check = check_claims;
+		c->fix_hint = "{\"claims\": [\"...\", \"...\"]}";
+		c->expect = max_claims;
+		c->done = claims_done;
+		c->owner = op;
+		call_send(c);
+	}
+}
+
+/* ------------------------------------------------------------------ verify */
+
+typedef struct verify_op {
+	rag_judge *j;
+	const char *lang;
+	char *question;
+	jv claims, contexts;      /* arrays of strings */
+	int n;                    /* claims */
+	int *verdict;             /* -1 not judged yet, 0 unsupported, 1 supported */
+	jv reasons;               /* array of strings */
+	int calls_left;
+	char *error;
+	int rechecking;
+	rag_usage *usage;
+	rag_judge_cb cb;
+	void *arg;
+} verify_op;
+
+typedef struct vcall {
+	verify_op *op;
+	int *idx;                 /* claim indexes of this call */
+	int k;
+	int ctx_first, ctx_count; /* contexts in this call, for reasons */
+} vcall;
+
+static int truthy(jv v, int *out)
+{
+	switch (jv_get_kind(v)) {
+	case JV_KIND_TRUE: *out = 1; return 1;
+	case JV_KIND_FALSE: *out = 0; return 1;
+	case JV_KIND_NUMBER:
+		if (jv_number_value(v) == 1) { *out = 1; return 1; }
+		if (jv_number_value(v) == 0) { *out = 0; return 1; }
+		return 0;
+	case JV_KIND_STRING: {
+		const char *s = jv_string_value(v);
+		static const char *const yes[] = {"yes", "true", "supported", "1", "是", "支持"};
+		static const char *const no[] = {"no", "false", "unsupported", "not supported", "0", "否", "不支持"};
+		size_t i;
+		for (i = 0; i < sizeof yes / sizeof yes[0]; i++)
+			if (strcasecmp(s, yes[i]) == 0) { *out = 1; return 1; }
+		for (i = 0; i < sizeof no / sizeof no[0]; i++)
+			if (strcasecmp(s, no[i]) == 0) { *out = 0; return 1; }
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* One verdict per statement, ids 1..k, each once: anything else is named in the re-ask. */
+static const char *check_verdicts(call *c, jv v, jv *result)
+{
+	jv arr = v;
+	int k = c->expect, n, i;
+	int *seen;
+	jv out;
+	if (jv_get_kind(v) == JV_KIND_OBJECT) arr = jv_object_get(v, jv_string("verdicts"));
+	if (jv_get_kind(arr) != JV_KIND_ARRAY) {
+		jv_free(arr);
+		return "expected an object with a \"verdicts\" array";
+	}
+	n = jv_array_length(jv_copy(arr));
+	seen = calloc((size_t)k + 1, sizeof *seen);
+	out = jv_array();
+	for (i = 0; i < k; i++) out = jv_array_append(out, jv_null());
+	c->problem[0] = 0;
+	for (i = 0; i < n && !c->problem[0]; i++) {
+		jv o = jv_array_get(jv_copy(arr), i);
+		jv id, vd, rs;
+		int idn, t;
+		if (jv_get_kind(o) != JV_KIND_OBJECT) {
+			snprintf(c->problem, sizeof c->problem, "verdicts[%d] is not an object", i);
+			jv_free(o);
+			break;
+		}
+		id = jv_object_get(jv_copy(o), jv_string("id"));
+		if (jv_get_kind(id) == JV_KIND_STRING) {
+			jv num = jv_number(atof(jv_string_value(id)));
+			jv_free(id);
+			id = num;
+		}
+		if (jv_get_kind(id) == JV_KIND_NUMBER) idn = (int)jv_number_value(id);
+		else idn = n == k ? i + 1 : -1;         /* no ids: positional, only when counts agree */
+		jv_free(id);
+		vd = jv_object_get(jv_copy(o), jv_string("verdict"));
+		rs = jv_object_get(o, jv_string("reason"));
+		if (idn < 1 || idn > k)
+			snprintf(c->problem, sizeof c->problem, "verdict id %d is not one of the statements 1-%d", idn, k);
+		else if (seen[idn])
+			snprintf(c->problem, sizeof c->problem, "statement %d has two verdicts", idn);
+		else if (!truthy(vd, &t))
+			snprintf(c->problem, sizeof c->problem, "the verdict for statement %d is not true or false", idn);
+		else {
+			seen[idn] = 1;
+			out = jv_array_set(out, idn - 1,
+			                   JV_OBJECT(jv_string("verdict"), jv_bool(t), jv_string("reason"),
+			                             jv_get_kind(rs) == JV_KIND_STRING ? jv_copy(rs) : jv_string("")));
+		}
+		jv_free(vd);
+		jv_free(rs);
+	}
+	if (!c->problem[0]) {
+		rag_buf missing = {0};
+		int nmiss = 0;
+		for (i = 1; i <= k; i++) {
+			if (!seen[i]) {
+				rag_buf_addf(&missing, "%s%d", nmiss ? ", " : "", i);
+				nmiss++;
+			}
+		}
+		if (nmiss)
+			snprintf(c->problem, sizeof c->problem, "expected %d verdicts, got %d (missing: %s)", k, k - nmiss,
+			         missing.p);
+		rag_buf_free(&missing);
+	}
+	free(seen);
+	jv_free(arr);
+	if (c->problem[0]) {
+		jv_free(out);
+		return c->problem;
+	}
+	*result = out;
+	return NULL;
+}
+
+static void verify_finish(verify_op *op);
+static void verify_recheck(verify_op *op);
+
+static void vcall_done(call *c, jv result, const char *error)
+{
+	vcall *vc = c->owner;
+	verify_op *op = vc->op;
+	int i;
+	if (error) {
+		if (!op->error) op->error = rag_xstrdup(error);
+	} else {
+		for (i = 0; i < vc->k; i++) {
+			int ci = vc->idx[i];
+			jv o = jv_array_get(jv_copy(result), i);
+			int t = jv_get_kind(jv_object_get(jv_copy(o), jv_string("verdict"))) == JV_KIND_TRUE;
+			jv rs = jv_object_get(o, jv_string("reason"));
+			/* supported anywhere wins; the first unsupported reason stands otherwise */
+			if (t && op->verdict[ci] != 1) {
+				op->verdict[ci] = 1;
+				op->reasons = jv_array_set(op->reasons, ci, jv_copy(rs));
+			} else if (!t && op->verdict[ci] == -1) {
+				op->verdict[ci] = 0;
+				op->reasons = jv_array_set(op->reasons, ci, jv_copy(rs));
+			}
+			jv_free(rs);
+		}
+	}
+	jv_free(result);
+	free(vc->idx);
+	free(vc);
+	if (--op->calls_left == 0) {
+		if (!op->error && !op->rechecking && op->j->cfg->verify.recheck_chunks)
+			verify_recheck(op);
+		else
+			verify_finish(op);
+	}
+}
+
+/* Ask about claims idx[0..k) against contexts [cfirst, cfirst+ccount). */
+static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int ccount)
+{
+	rag_judge *j = op->j;
+	vcall *vc = rag_xmalloc(sizeof *vc);
+	call *c = rag_xmalloc(sizeof *c);
+	rag_buf ctx = {0}, st = {0};
+	jv vars = jv_object();
+	char num[32];
+	int i;
+
+	vc->op = op;
+	vc->idx = rag_xmalloc((size_t)k * sizeof *vc->idx);
+	memcpy(vc->idx, idx, (size_t)k * sizeof *idx);
+	vc->k = k;
+	vc->ctx_first = cfirst;
+	vc->ctx_count = ccount;
+	for (i = 0; i < ccount; i++) {
+		jv s = jv_array_get(jv_copy(op->contexts), cfirst + i);
+		char *b = rag_prompt_block("CONTEXT", jv_string_value(s));
+		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", cfirst + i + 1, b);
+		free(b);
+		jv_free(s);
+	}
+	for (i = 0; i < k; i++) {
+		jv s = jv_array_get(jv_copy(op->claims), idx[i]);
+		char *line = one_line(jv_string_value(s));
+		rag_buf_addf(&st, "%s%d. %s", i ? "\n" : "", i + 1, line);
+		free(line);
+		jv_free(s);
+	}
+	snprintf(num, sizeof num, "%d", k);
+	vars = jv_object_set(vars, jv_string("question"), block("QUESTION", op->question));
+	vars = jv_object_set(vars, jv_string("contexts"), jv_string(ctx.p ? ctx.p : ""));
+	vars = jv_object_set(vars, jv_string("statements"), block("STATEMENTS", st.p ? st.p : ""));
+	vars = jv_object_set(vars, jv_string("count"), jv_string(num));
+	rag_buf_free(&ctx);
+	rag_buf_free(&st);
+
+	memset(c, 0, sizeof *c);
+	c->j = j;
+	c->usage = op->usage;
+	c->messages = messages_for(j->tmpl[P_VERIFY][lang_index(op->lang)], vars);
+	c->check = check_verdicts;
+	c->fix_hint = "{\"verdicts\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...]} "
+	              "with exactly one verdict for each numbered statement";
+	c->expect = k;
+	c->done = vcall_done;
+	c->owner = vc;
+	op->calls_left++;
+	call_send(c);
+}
+
+/* Contexts in groups that fit batch_chars (a context longer than that goes alone). */
+static int context_groups(verify_op *op, int **firsts, int **counts)
+{
+	int nctx = jv_array_length(jv_copy(op->contexts)), i, g = 0;
+	long limit = op->j->cfg->verify.batch_chars > 0 ? op->j->cfg->verify.batch_chars : 24000, size = 0;
+	*firsts = rag_xmalloc((size_t)(nctx + 1) * sizeof **firsts);
+	*counts = rag_xmalloc((size_t)(nctx + 1) * sizeof **counts);
+	for (i = 0; i < nctx; i++) {
+		jv s = jv_array_get(jv_copy(op->contexts), i);
+		long len = (long)jv_string_length_bytes(s);
+		if (g == 0 || size + len > limit) {
+			(*firsts)[g] = i;
+			(*counts)[g] = 0;
+			g++;
+			size = 0;
+		}
+		(*counts)[g - 1]++;
+		size += len;
+	}
+	return g;
+}
+
+static void verify_batches(verify_op *op, const int *todo, int ntodo)
+{
+	int per = op->j->cfg->verify.batch_claims > 0 ? op->j->cfg->verify.batch_claims : 20;
+	int *firsts, *counts, ng, g, i;
+	ng = context_groups(op, &firsts, &counts);
+	op->calls_left++;         /* guard: no finish while we are still sending */
+	for (i = 0; i < ntodo; i += per) {
+		int k = ntodo - i < per ? ntodo - i : per;
+		for (g = 0; g < ng; g++) verify_send(op, todo + i, k, firsts[g], counts[g]);
+	}
+	free(firsts);
+	free(counts);
+	if (--op->calls_left == 0) {
+		if (!op->error && !op->rechecking && op->j->cfg->verify.recheck_chunks)
+			verify_recheck(op);
+		else
+			verify_finish(op);
+	}
+}
+
+/* The optional fallback: an unsupported claim gets a second look at each chunk alone, where a
+ * long context cannot hide the sentence that supports it. Still one call per chunk, not per
+ * claim and chunk. */
+static void verify_recheck(verify_op *op)
+{
+	int *todo = rag_xmalloc((size_t)op->n * sizeof *todo), n = 0, i, nctx;
+	int per = op->j->cfg->verify.batch_claims > 0 ? op->j->cfg->verify.batch_claims : 20;
+	op->rechecking = 1;
+	for (i = 0; i < op->n; i++)
+		if (op->verdict[i] == 0) todo[n++] = i;
+	nctx = jv_array_length(jv_copy(op->contexts));
+	if (n == 0 || nctx < 2) {
+		free(todo);
+		verify_finish(op);
+		return;
+	}
+	op->calls_left++;
+	for (int c = 0; c < nctx; c++)
+		for (i = 0; i < n; i += per)
+			verify_send(op, todo + i, n - i < per ? n - i : per, c, 1);
+	free(todo);
+	if (--op->calls_left == 0) verify_finish(op);
+}
+
+static void verify_finish(verify_op *op)
+{
+	jv out = jv_null();
+	int i;
+	if (!op->error) {
+		out = jv_array();
+		for (i = 0; i < op->n; i++) {
+			jv rs = jv_array_get(jv_copy(op->reasons), i);
+			out = jv_array_append(out, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(op->claims), i),
+			                                     jv_string("verdict"), jv_bool(op->verdict[i] == 1),
+			                                     jv_string("reason"),
+			                                     jv_get_kind(rs) == JV_KIND_STRING ? rs : jv_string("")));
+			if (jv_get_kind(rs) != JV_KIND_STRING) jv_free(rs);
+		}
+	}
+	op->cb(op->arg, out, op->error);
+	jv_free(op->claims);
+	jv_free(op->contexts);
+	jv_free(op->reasons);
+	free(op->verdict);
+	free(op->question);
+	free(op->error);
+	free(op);
+}
+
+static int literal_in(const char *claim, jv contexts)
+{
+	char *c = rag_text_normalize(claim);
+	int n, i, hit = 0;
+	size_t len;
+	if (!c) return 0;
+	len = strlen(c);
+	while (len > 0 && strchr(" .。!！", c[len - 1])) c[--len] = 0;
+	n = jv_array_length(jv_copy(contexts));
+	for (i = 0; i < n && !hit && len > 0; i++) {
+		jv s = jv_array_get(jv_copy(contexts), i);
+		char *t = rag_text_normalize(jv_string_value(s));
+		if (t && strstr(t, c)) hit = i + 1;
+		free(t);
+		jv_free(s);
+	}
+	free(c);
+	return hit;
+}
+
+void rag_judge_verify(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
+                      rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	verify_op *op;
+	int n = jv_array_length(jv_copy(claims)), nctx = jv_array_length(jv_copy(contexts)), i, ntodo = 0;
+	int *todo;
+
+	if (n == 0 || nctx == 0 || j->offline) {
+		if (j->offline && n > 0 && nctx > 0) {
+			cb(arg, rag_offline_verify(claims, contexts, j->cfg->verify.offline_threshold), NULL);
+			return;
+		}
+		/* nothing to ask: no claims, or nothing retrieved to support them */
+		jv out = jv_array();
+		for (i = 0; i < n; i++)
+			out = jv_array_append(out, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(claims), i),
+			                                     jv_string("verdict"), jv_false(),
+			                                     jv_string("reason"), jv_string("no contexts were retrieved")));
+		jv_free(claims);
+		jv_free(contexts);
+		cb(arg, out, NULL);
+		return;
+	}
+	op = rag_xmalloc(sizeof *op);
+	memset(op, 0, sizeof *op);
+	op->j = j;
+	op->lang = lang_index(lang) ? "zh" : "en";
+	op->question = rag_xstrdup(question ? question : "");
+	op->claims = claims;
+	op->contexts = contexts;
+	op->n = n;
+	op->verdict = rag_xmalloc((size_t)n * sizeof *op->verdict);
+	op->reasons = jv_array();
+	op->usage = usage;
+	op->cb = cb;
+	op->arg = arg;
+	todo = rag_xmalloc((size_t)n * sizeof *todo);
+	for (i = 0; i < n; i++) {
+		int hit = 0;
+		op->reasons = jv_array_append(op->reasons, jv_null());
+		op->verdict[i] = -1;
+		if (j->cfg->verify.literal_match) {
+			jv s = jv_array_get(jv_copy(claims), i);
+			hit = literal_in(jv_string_value(s), contexts);
+			jv_free(s);
+		}
+		if (hit) {
+			char r[64];
+			snprintf(r, sizeof r, "found literally in context %d", hit);
+			op->verdict[i] = 1;
+			op->reasons = jv_array_set(op->reasons, i, jv_string(r));
+		} else {
+			todo[ntodo++] = i;
+		}
+	}
+	if (ntodo == 0) {
+		free(todo);
+		verify_finish(op);
+		return;
+	}
+	verify_batches(op, todo, ntodo);
+	free(todo);
+}

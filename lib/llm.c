@@ -1,0 +1,581 @@
+/* llm.c - chat completions against any OpenAI-compatible endpoint, many in flight at once.
+ *
+ * One curl multi handle carries up to `concurrency` transfers and keeps their connections for
+ * reuse. Requests wait in a FIFO queue for a free slot, for the rate limiter, and for their
+ * backoff after a transient failure. Callbacks only ever run from rag_llm_run (a cache hit is
+ * answered on the next run), so callers never see re-entrancy from rag_llm_submit. */
+#include "rag.h"
+
+#include <curl/curl.h>
+#include <ctype.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+typedef struct req {
+	struct req *next;
+	char *body;               /* JSON request body */
+	char key[65];             /* cache key */
+	rag_llm_cb cb;
+	void *arg;
+	int attempt;              /* retries used */
+	double not_before;        /* backoff: monotonic time before which it must not start */
+	double retry_after;       /* from the last reply's Retry-After, seconds */
+	long est_tokens;          /* for the tokens-per-minute limiter */
+	CURL *easy;
+	struct curl_slist *headers;
+	rag_buf resp;
+	char curl_err[CURL_ERROR_SIZE];
+	/* a finished answer waiting for its callback */
+	char *content, *finish_reason, *error;
+	long prompt_tokens, completion_tokens;
+	int cached;
+} req;
+
+typedef struct rate_ev { double t; long tokens; } rate_ev;
+
+struct rag_llm {
+	CURLM *multi;
+	rag_cache *cache;
+	int cache_mode;
+	char *url;
+	char *auth;               /* "Authorization: Bearer ..." header; never logged */
+	char *api_key;            /* for scrubbing error texts */
+	char *endpoint, *model;
+	double temperature;
+	long seed; int has_seed;
+	int max_tokens, json_mode, retries, concurrency;
+	long timeout_ms;
+	double rpm, tpm;
+	req *queue, *queue_tail;  /* waiting to start */
+	req *done, *done_tail;    /* finished, callback not yet run */
+	req *inflight;            /* transfers in progress (at most concurrency) */
+	int running;              /* transfers in flight */
+	int pending;              /* everything not yet called back */
+	rate_ev *evs; size_t nevs, capevs;   /* starts in the last minute */
+	unsigned rng;
+	rag_usage usage;
+};
+
+static void req_free(req *r)
+{
+	free(r->body);
+	if (r->headers) curl_slist_free_all(r->headers);
+	rag_buf_free(&r->resp);
+	free(r->content);
+	free(r->finish_reason);
+	free(r->error);
+	free(r);
+}
+
+/* Error texts can quote the server; never let them carry the key. */
+static char *scrub(const rag_llm *l, char *msg)
+{
+	char *p;
+	size_t kl;
+	if (!l->api_key || !*l->api_key || !msg) return msg;
+	kl = strlen(l->api_key);
+	while ((p = strstr(msg, l->api_key))) {
+		memset(p, '*', kl);
+	}
+	return msg;
+}
+
+rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen)
+{
+	static int global_init;
+	rag_llm *l;
+	const char *base = cfg->llm.base_url ? cfg->llm.base_url : "https://api.openai.com/v1";
+	size_t bl = strlen(base);
+
+	if (!global_init) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+			snprintf(err, errlen, "cannot initialise libcurl");
+			return NULL;
+		}
+		global_init = 1;
+	}
+	l = rag_xmalloc(sizeof *l);
+	memset(l, 0, sizeof *l);
+	l->multi = curl_multi_init();
+	if (!l->multi) {
+		free(l);
+		snprintf(err, errlen, "cannot initialise libcurl");
+		return NULL;
+	}
+	while (bl > 0 && base[bl - 1] == '/') bl--;
+	l->endpoint = rag_xstrndup(base, bl);
+	l->url = rag_xasprintf("%s/chat/completions", l->endpoint);
+	l->model = rag_xstrdup(cfg->llm.model ? cfg->llm.model : "gpt-4o-mini");
+	if (cfg->llm.api_key && *cfg->llm.api_key) {
+		l->api_key = rag_xstrdup(cfg->llm.api_key);
+		l->auth = rag_xasprintf("Authorization: Bearer %s", cfg->llm.api_key);
+	}
+	l->temperature = cfg->llm.temperature;
+	l->seed = cfg->llm.seed;
+	l->has_seed = cfg->llm.has_seed;
+	l->max_tokens = cfg->llm.max_tokens > 0 ? cfg->llm.max_tokens : 2048;
+	l->json_mode = cfg->llm.json_mode;
+	l->retries = cfg->llm.retries >= 0 ? cfg->llm.retries : 0;
+	l->concurrency = cfg->llm.concurrency > 0 ? cfg->llm.concurrency : 8;
+	l->timeout_ms = (long)((cfg->llm.timeout > 0 ? cfg->llm.timeout : 60) * 1000);
+	l->rpm = cfg->llm.rpm;
+	l->tpm = cfg->llm.tpm;
+	l->cache = cache;
+	l->cache_mode = cache ? rag_cache_mode(cache) : RAG_CACHE_OFF;
+	l->rng = 2463534242u;
+	curl_multi_setopt(l->multi, CURLMOPT_MAXCONNECTS, (long)l->concurrency + 2);
+	return l;
+}
+
+/* Everything that changes the answer, and nothing secret. Canonical: jv dumps with sorted keys. */
+static jv request_json(rag_llm *l, jv messages)
+{
+	jv o = jv_object();
+	o = jv_object_set(o, jv_string("model"), jv_string(l->model));
+	o = jv_object_set(o, jv_string("messages"), messages);
+	o = jv_object_set(o, jv_string("temperature"), jv_number(l->temperature));
+	o = jv_object_set(o, jv_string("max_tokens"), jv_number(l->max_tokens));
+	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed));
+	if (l->json_mode)
+		o = jv_object_set(o, jv_string("response_format"),
+		                  jv_object_set(jv_object(), jv_string("type"), jv_string("json_object")));
+	return o;
+}
+
+static void push(req **head, req **tail, req *r)
+{
+	r->next = NULL;
+	if (*tail) (*tail)->next = r; else *head = r;
+	*tail = r;
+}
+
+static void finish(rag_llm *l, req *r)
+{
+	push(&l->done, &l->done_tail, r);
+}
+
+void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
+{
+	req *r = rag_xmalloc(sizeof *r);
+	jv body = request_json(l, messages);
+	jv keyed, dumped;
+	memset(r, 0, sizeof *r);
+	r->cb = cb;
+	r->arg = arg;
+	dumped = jv_dump_string(jv_copy(body), 0);
+	r->body = rag_xstrdup(jv_string_value(dumped));
+	r->est_tokens = (long)(strlen(r->body) / 4) + l->max_tokens;
+	jv_free(dumped);
+	keyed = jv_object_set(body, jv_string("endpoint"), jv_string(l->endpoint));
+	dumped = jv_dump_string(keyed, JV_PRINT_SORTED);
+	rag_sha256_hex(jv_string_value(dumped), strlen(jv_string_value(dumped)), r->key);
+	jv_free(dumped);
+	l->pending++;
+
+	if (l->cache_mode != RAG_CACHE_OFF) {
+		char *val = NULL;
+		size_t len = 0;
+		int hit = rag_cache_get(l->cache, r->key, &val, &len);
+		if (hit == 1) {
+			jv v = jv_parse_sized(val, (int)len);
+			jv c = jv_object_get(jv_copy(v), jv_string("content"));
+			if (jv_get_kind(c) == JV_KIND_STRING) {
+				jv fr = jv_object_get(jv_copy(v), jv_string("finish_reason"));
+				jv u = jv_object_get(jv_copy(v), jv_string("usage"));
+				jv pt = jv_object_get(jv_copy(u), jv_string("prompt_tokens"));
+				jv ct = jv_object_get(u, jv_string("completion_tokens"));
+				r->content = rag_xstrdup(jv_string_value(c));
+				r->finish_reason = rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop");
+				r->prompt_tokens = jv_get_kind(pt) == JV_KIND_NUMBER ? (long)jv_number_value(pt) : 0;
+				r->completion_tokens = jv_get_kind(ct) == JV_KIND_NUMBER ? (long)jv_number_value(ct) : 0;
+				r->cached = 1;
+				jv_free(fr);
+				jv_free(pt);
+				jv_free(ct);
+				jv_free(c);
+				jv_free(v);
+				free(val);
+				finish(l, r);
+				return;
+			}
+			jv_free(c);
+			jv_free(v);
+			free(val);
+			/* a damaged entry is a miss */
+		}
+		if (l->cache_mode == RAG_CACHE_REPLAY) {
+			r->error = rag_xasprintf("cache miss in replay mode (key %.12s...): run once with the cache "
+			                         "in read-write mode to record it", r->key);
+			finish(l, r);
+			return;
+		}
+	}
+	push(&l->queue, &l->queue_tail, r);
+}
+
+int rag_llm_pending(const rag_llm *l)
+{
+	return l->pending;
+}
+
+const rag_usage *rag_llm_usage(const rag_llm *l)
+{
+	return &l->usage;
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	req *r = arg;
+	size_t len = size * n;
+	if (r->resp.len + len > (size_t)64 << 20) return 0;   /* no reply is that large */
+	rag_buf_add(&r->resp, p, len);
+	return len;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *arg)
+{
+	req *r = arg;
+	size_t len = size * n;
+	if (len > 12 && strncasecmp(p, "retry-after:", 12) == 0) {
+		char buf[128];
+		size_t m = len - 12 < sizeof buf - 1 ? len - 12 : sizeof buf - 1;
+		char *end;
+		double secs;
+		memcpy(buf, p + 12, m);
+		buf[m] = 0;
+		secs = strtod(buf, &end);
+		if (end != buf && secs >= 0) {
+			r->retry_after = secs;
+		} else {
+			time_t when = curl_getdate(buf, NULL);
+			if (when > 0) r->retry_after = difftime(when, time(NULL));
+		}
+	}
+	return len;
+}
+
+static void rate_prune(rag_llm *l, double now)
+{
+	size_t i = 0, j;
+	while (i < l->nevs && now - l->evs[i].t >= 60.0) i++;
+	if (i) {
+		for (j = i; j < l->nevs; j++) l->evs[j - i] = l->evs[j];
+		l->nevs -= i;
+	}
+}
+
+/* Seconds to wait before a request of `tokens` may start under the per-minute limits. */
+static double rate_wait(rag_llm *l, long tokens, double now)
+{
+	long sum = 0;
+	size_t i;
+	if (l->rpm <= 0 && l->tpm <= 0) return 0;
+	rate_prune(l, now);
+	if (l->rpm > 0 && (double)l->nevs >= l->rpm)
+		return 60.0 - (now - l->evs[0].t);
+	if (l->tpm > 0) {
+		for (i = 0; i < l->nevs; i++) sum += l->evs[i].tokens;
+		if (l->nevs > 0 && (double)(sum + tokens) > l->tpm) {
+			/* wait until enough old starts leave the window */
+			for (i = 0; i < l->nevs; i++) {
+				sum -= l->evs[i].tokens;
+				if ((double)(sum + tokens) <= l->tpm) return 60.0 - (now - l->evs[i].t);
+			}
+			return 60.0 - (now - l->evs[l->nevs - 1].t);
+		}
+	}
+	return 0;
+}
+
+static void rate_note(rag_llm *l, long tokens, double now)
+{
+	if (l->rpm <= 0 && l->tpm <= 0) return;
+	if (l->nevs == l->capevs) {
+		l->capevs = l->capevs ? l->capevs * 2 : 64;
+		l->evs = rag_xrealloc(l->evs, l->capevs * sizeof *l->evs);
+	}
+	l->evs[l->nevs].t = now;
+	l->evs[l->nevs].tokens = tokens;
+	l->nevs++;
+}
+
+static void start(rag_llm *l, req *r)
+{
+	CURL *e = curl_easy_init();
+	r->easy = e;
+	rag_buf_free(&r->resp);
+	r->retry_after = 0;
+	r->curl_err[0] = 0;
+	if (!r->headers) {
+		r->headers = curl_slist_append(NULL, "Content-Type: application/json");
+		r->headers = curl_slist_append(r->headers, "Expect:");
+		if (l->auth) r->headers = curl_slist_append(r->headers, l->auth);
+	}
+	curl_easy_setopt(e, CURLOPT_URL, l->url);
+	curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, l->timeout_ms);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, l->timeout_ms < 30000 ? l->timeout_ms : 30000L);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_err);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "ragpipe/" RAG_VERSION);
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	curl_multi_add_handle(l->multi, e);
+	r->next = l->inflight;
+	l->inflight = r;
+	l->running++;
+}
+
+/* Start what may start: free slots, rate limits, backoff. Returns seconds until the next
+ * waiting request may start (0 when none is waiting on time). */
+static double start_ready(rag_llm *l)
+{
+	double now = rag_now(), wait = 0;
+	req **pp = &l->queue, *prev = NULL;
+	while (*pp && l->running < l->concurrency) {
+		req *r = *pp;
+		double w = r->not_before - now;
+		if (w > 0) {
+			if (wait == 0 || w < wait) wait = w;
+			prev = r;
+			pp = &r->next;
+			continue;
+		}
+		w = rate_wait(l, r->est_tokens, now);
+		if (w > 0) {
+			if (wait == 0 || w < wait) wait = w;
+			break;
+		}
+		*pp = r->next;
+		if (l->queue_tail == r) l->queue_tail = prev;
+		rate_note(l, r->est_tokens, now);
+		start(l, r);
+	}
+	return wait;
+}
+
+static int transient_status(long status)
+{
+	return status == 408 || status == 409 || status == 429 || status >= 500;
+}
+
+/* Exponential backoff with jitter; the server's Retry-After wins when it asks for longer. */
+static void schedule_retry(rag_llm *l, req *r)
+{
+	double base = 0.5 * pow(2.0, r->attempt), jitter;
+	l->rng ^= l->rng << 13;
+	l->rng ^= l->rng >> 17;
+	l->rng ^= l->rng << 5;
+	jitter = 0.5 + (l->rng % 1000) / 1000.0;      /* 0.5 .. 1.5 */
+	base *= jitter;
+	if (base > 30) base = 30;
+	if (r->retry_after > base) base = r->retry_after > 120 ? 120 : r->retry_after;
+	r->attempt++;
+	r->not_before = rag_now() + base;
+	push(&l->queue, &l->queue_tail, r);
+}
+
+static char *server_message(const char *body)
+{
+	jv v = jv_parse(body), m;
+	char *out = NULL;
+	m = jv_object_get(jv_object_get(jv_copy(v), jv_string("error")), jv_string("message"));
+	if (jv_get_kind(m) == JV_KIND_STRING) out = rag_xstrndup(jv_string_value(m), 200);
+	jv_free(m);
+	jv_free(v);
+	return out;
+}
+
+static void stop_transfer(rag_llm *l, req *r)
+{
+	req **pp;
+	for (pp = &l->inflight; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	}
+	curl_multi_remove_handle(l->multi, r->easy);
+	curl_easy_cleanup(r->easy);
+	r->easy = NULL;
+	l->running--;
+}
+
+static void complete(rag_llm *l, req *r, CURLcode code)
+{
+	long status = 0;
+	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+	stop_transfer(l, r);
+
+	if (code != CURLE_OK || transient_status(status)) {
+		if (r->attempt < l->retries) {
+			l->usage.retries++;
+			schedule_retry(l, r);
+			return;
+		}
+		if (code != CURLE_OK)
+			r->error = rag_xasprintf("request failed after %d %s: %s", r->attempt + 1,
+			                         r->attempt ? "attempts" : "attempt",
+			                         r->curl_err[0] ? r->curl_err : curl_easy_strerror(code));
+		else
+			r->error = rag_xasprintf("endpoint answered http %ld after %d %s", status, r->attempt + 1,
+			                         r->attempt ? "attempts" : "attempt");
+		scrub(l, r->error);
+		finish(l, r);
+		return;
+	}
+	if (status != 200) {
+		char *m = r->resp.p ? server_message(r->resp.p) : NULL;
+		r->error = rag_xasprintf("endpoint answered http %ld%s%s", status, m ? ": " : "", m ? m : "");
+		free(m);
+		scrub(l, r->error);
+		finish(l, r);
+		return;
+	}
+	{
+		jv v = jv_parse_sized(r->resp.p ? r->resp.p : "", (int)r->resp.len);
+		jv ch, msg, c, fr, u;
+		if (!jv_is_valid(v)) {
+			jv_free(v);
+			r->error = rag_xstrdup("endpoint returned a body that is not JSON");
+			finish(l, r);
+			return;
+		}
+		l->usage.calls++;
+		ch = jv_array_get(jv_object_get(jv_copy(v), jv_string("choices")), 0);
+		msg = jv_object_get(jv_copy(ch), jv_string("message"));
+		c = jv_object_get(msg, jv_string("content"));
+		fr = jv_object_get(ch, jv_string("finish_reason"));
+		u = jv_object_get(jv_copy(v), jv_string("usage"));
+		if (jv_get_kind(c) != JV_KIND_STRING) {
+			r->error = rag_xstrdup("endpoint reply has no choices[0].message.content");
+		} else {
+			jv pt = jv_object_get(jv_copy(u), jv_string("prompt_tokens"));
+			jv ct = jv_object_get(jv_copy(u), jv_string("completion_tokens"));
+			r->content = rag_xstrdup(jv_string_value(c));
+			r->finish_reason = rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop");
+			r->prompt_tokens = jv_get_kind(pt) == JV_KIND_NUMBER ? (long)jv_number_value(pt) : 0;
+			r->completion_tokens = jv_get_kind(ct) == JV_KIND_NUMBER ? (long)jv_number_value(ct) : 0;
+			jv_free(pt);
+			jv_free(ct);
+			if (l->cache_mode == RAG_CACHE_RW) {
+				jv e = jv_object(), d;
+				char cerr[RAG_ERRLEN];
+				e = jv_object_set(e, jv_string("content"), jv_copy(c));
+				e = jv_object_set(e, jv_string("finish_reason"), jv_string(r->finish_reason));
+				e = jv_object_set(e, jv_string("model"), jv_string(l->model));
+				e = jv_object_set(e, jv_string("usage"), jv_copy(u));
+				d = jv_dump_string(e, JV_PRINT_SORTED);
+				/* a cache that cannot be written costs speed, not results */
+				(void)rag_cache_put(l->cache, r->key, jv_string_value(d), strlen(jv_string_value(d)),
+				                    cerr, sizeof cerr);
+				jv_free(d);
+			}
+		}
+		jv_free(c);
+		jv_free(fr);
+		jv_free(u);
+		jv_free(v);
+		finish(l, r);
+	}
+}
+
+static int run_callbacks(rag_llm *l)
+{
+	int n = 0;
+	while (l->done) {
+		req *r = l->done;
+		rag_llm_reply rep;
+		l->done = r->next;
+		if (!l->done) l->done_tail = NULL;
+		memset(&rep, 0, sizeof rep);
+		rep.content = r->error ? NULL : r->content;
+		rep.finish_reason = r->finish_reason;
+		rep.error = r->error;
+		rep.cached = r->cached;
+		rep.prompt_tokens = r->prompt_tokens;
+		rep.completion_tokens = r->completion_tokens;
+		rep.retries = r->attempt;
+		if (r->cached) l->usage.cache_hits++;
+		l->pending--;
+		r->cb(r->arg, &rep);
+		req_free(r);
+		n++;
+	}
+	return n;
+}
+
+int rag_llm_run(rag_llm *l, int fd, double timeout)
+{
+	int still, readable = 0, msgs;
+	CURLMsg *m;
+	double wait;
+	struct curl_waitfd wfd;
+	int timeout_ms;
+
+	if (run_callbacks(l)) timeout = 0;
+	wait = start_ready(l);
+	curl_multi_perform(l->multi, &still);
+	while ((m = curl_multi_info_read(l->multi, &msgs))) {
+		if (m->msg == CURLMSG_DONE) {
+			req *r;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+			complete(l, r, m->data.result);
+		}
+	}
+	if (l->done) {
+		run_callbacks(l);
+		timeout = 0;
+		wait = start_ready(l);
+		curl_multi_perform(l->multi, &still);
+	}
+	if (wait > 0 && wait < timeout) timeout = wait;
+	if (l->running == 0 && fd < 0 && l->queue == NULL) timeout = 0;
+	timeout_ms = (int)ceil(timeout * 1000);
+	wfd.fd = fd;
+	wfd.events = CURL_WAIT_POLLIN;
+	wfd.revents = 0;
+	curl_multi_poll(l->multi, fd >= 0 ? &wfd : NULL, fd >= 0 ? 1 : 0, timeout_ms, NULL);
+	if (fd >= 0 && wfd.revents) readable = 1;
+	return readable;
+}
+
+void rag_llm_cancel(rag_llm *l, const char *why)
+{
+	req *r;
+	while ((r = l->queue)) {
+		l->queue = r->next;
+		r->error = rag_xstrdup(why);
+		finish(l, r);
+	}
+	l->queue_tail = NULL;
+	while ((r = l->inflight)) {
+		stop_transfer(l, r);
+		r->error = rag_xstrdup(why);
+		finish(l, r);
+	}
+	run_callbacks(l);
+}
+
+void rag_llm_free(rag_llm *l)
+{
+	if (!l) return;
+	rag_llm_cancel(l, "shutting down");
+	curl_multi_cleanup(l->multi);
+	free(l->url);
+	free(l->endpoint);
+	free(l->model);
+	free(l->auth);
+	free(l->api_key);
+	free(l->evs);
+	free(l);
+}

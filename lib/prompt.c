@@ -1,0 +1,88 @@
+/* prompt.c - prompt templates and the fences that keep record text from speaking to the judge. */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *override(const rag_config *cfg, const char *key)
+{
+	size_t i;
+	for (i = 0; i < cfg->prompts.nfiles; i++)
+		if (strcmp(cfg->prompts.files[i].key, key) == 0) return cfg->prompts.files[i].value;
+	return NULL;
+}
+
+char *rag_prompt_load(const rag_config *cfg, const char *name, const char *lang, char *err, size_t errlen)
+{
+	char key[128], path[4096];
+	const char *p;
+	const char *langs[2] = {lang, "en"};
+	int i;
+
+	snprintf(key, sizeof key, "%s.%s", name, lang);
+	if ((p = override(cfg, key)) || (p = override(cfg, name)))
+		return rag_read_file(p, NULL, err, errlen);
+	for (i = 0; i < 2; i++) {
+		if (cfg->prompts.dir) {
+			snprintf(path, sizeof path, "%s/%s.%s.txt", cfg->prompts.dir, name, langs[i]);
+			if (access(path, R_OK) == 0) return rag_read_file(path, NULL, err, errlen);
+		}
+		snprintf(path, sizeof path, "%s/prompts/%s.%s.txt", rag_datadir(), name, langs[i]);
+		if (access(path, R_OK) == 0) return rag_read_file(path, NULL, err, errlen);
+	}
+	snprintf(err, errlen, "prompt \"%s\" not found in %s/prompts (set RAG_DATADIR or prompts.dir)",
+	         key, rag_datadir());
+	return NULL;
+}
+
+/* One pass, left to right: text inserted for a placeholder is never scanned again, so a record
+ * that contains "{{text}}" cannot smuggle anything in. */
+char *rag_prompt_fill(const char *tmpl, jv vars)
+{
+	rag_buf b = {0};
+	const char *p = tmpl;
+	while (*p) {
+		const char *open = strstr(p, "{{"), *close;
+		if (!open) {
+			rag_buf_adds(&b, p);
+			break;
+		}
+		close = strstr(open + 2, "}}");
+		if (!close) {
+			rag_buf_adds(&b, p);
+			break;
+		}
+		rag_buf_add(&b, p, (size_t)(open - p));
+		{
+			char *name = rag_xstrndup(open + 2, (size_t)(close - open - 2));
+			jv v = jv_object_get(jv_copy(vars), jv_string(name));
+			if (jv_get_kind(v) == JV_KIND_STRING)
+				rag_buf_adds(&b, jv_string_value(v));
+			else
+				rag_buf_add(&b, open, (size_t)(close + 2 - open));
+			jv_free(v);
+			free(name);
+		}
+		p = close + 2;
+	}
+	if (!b.p) rag_buf_add(&b, "", 0);
+	return b.p;
+}
+
+char *rag_prompt_block(const char *tag, const char *text)
+{
+	char hex[65], fence[96];
+	unsigned counter = 0;
+	rag_buf seed = {0};
+	for (;;) {
+		seed.len = 0;
+		rag_buf_addf(&seed, "%u:", counter++);
+		rag_buf_adds(&seed, text);
+		rag_sha256_hex(seed.p, seed.len, hex);
+		snprintf(fence, sizeof fence, "%s-%.8s", tag, hex);
+		if (!strstr(text, fence)) break;
+	}
+	rag_buf_free(&seed);
+	return rag_xasprintf("<<<%s\n%s\n%s>>>", fence, text, fence);
+}

@@ -1,0 +1,142 @@
+/* record.c - the record schema: field aliases, contexts, results, errors. */
+#include "rag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* RAGAS spells the canonical fields differently; both are accepted, ours first. */
+static const char *const aliases[][2] = {
+	{"question", "user_input"},
+	{"answer", "response"},
+	{"contexts", "retrieved_contexts"},
+	{"reference", "ground_truth"},
+};
+
+jv rag_record_get(jv rec, const char *field)
+{
+	jv v;
+	size_t i;
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) return jv_invalid();
+	v = jv_object_get(jv_copy(rec), jv_string(field));
+	if (jv_is_valid(v)) return v;
+	jv_free(v);
+	for (i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+		if (strcmp(field, aliases[i][0]) == 0)
+			return jv_object_get(jv_copy(rec), jv_string(aliases[i][1]));
+	}
+	return jv_invalid();
+}
+
+const char *rag_record_str(jv rec, const char *field)
+{
+	jv v = rag_record_get(rec, field);
+	const char *s = NULL;
+	/* The value lives inside rec, which holds a reference; the copy we got can go. */
+	if (jv_get_kind(v) == JV_KIND_STRING) s = jv_string_value(v);
+	jv_free(v);
+	return s;
+}
+
+jv rag_record_contexts(jv rec)
+{
+	jv ctx = rag_record_get(rec, "contexts"), out;
+	int i, n;
+	if (!jv_is_valid(ctx)) {
+		jv_free(ctx);
+		return jv_invalid_with_msg(jv_string("record has no \"contexts\" field"));
+	}
+	if (jv_get_kind(ctx) == JV_KIND_STRING) {
+		/* a single context given as a string is common enough to accept */
+		return JV_ARRAY(ctx);
+	}
+	if (jv_get_kind(ctx) != JV_KIND_ARRAY) {
+		const char *k = jv_kind_name(jv_get_kind(ctx));
+		jv_free(ctx);
+		return jv_invalid_with_msg(jv_string_fmt("field \"contexts\" is %s, not an array", k));
+	}
+	out = jv_array();
+	n = jv_array_length(jv_copy(ctx));
+	for (i = 0; i < n; i++) {
+		jv c = jv_array_get(jv_copy(ctx), i);
+		if (jv_get_kind(c) == JV_KIND_OBJECT) {
+			jv t = jv_object_get(c, jv_string("text"));
+			if (jv_get_kind(t) != JV_KIND_STRING) {
+				jv_free(t);
+				jv_free(out);
+				jv_free(ctx);
+				return jv_invalid_with_msg(jv_string_fmt("contexts[%d] has no string \"text\"", i));
+			}
+			c = t;
+		}
+		if (jv_get_kind(c) != JV_KIND_STRING) {
+			const char *k = jv_kind_name(jv_get_kind(c));
+			jv msg = jv_string_fmt("contexts[%d] is %s, not a string or an object with \"text\"", i, k);
+			jv_free(c);
+			jv_free(out);
+			jv_free(ctx);
+			return jv_invalid_with_msg(msg);
+		}
+		out = jv_array_append(out, c);
+	}
+	jv_free(ctx);
+	return out;
+}
+
+static jv error_entry(const char *tool, const char *metric, const char *msg)
+{
+	jv e = jv_object();
+	e = jv_object_set(e, jv_string("tool"), jv_string(tool));
+	if (metric) e = jv_object_set(e, jv_string("metric"), jv_string(metric));
+	e = jv_object_set(e, jv_string("message"), jv_string(msg));
+	return e;
+}
+
+jv rag_record_add_error(jv rec, jv entry)
+{
+	jv errs;
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) {
+		jv_free(rec);
+		rec = jv_object();
+	}
+	errs = jv_object_get(jv_copy(rec), jv_string("errors"));
+	if (jv_get_kind(errs) != JV_KIND_ARRAY) {
+		/* a foreign "errors" that is not our array is kept, not clobbered */
+		if (jv_is_valid(errs) && jv_get_kind(errs) != JV_KIND_NULL)
+			rec = jv_object_set(rec, jv_string("errors_input"), errs);
+		else
+			jv_free(errs);
+		errs = jv_array();
+	}
+	errs = jv_array_append(errs, entry);
+	return jv_object_set(rec, jv_string("errors"), errs);
+}
+
+jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	jv e;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+	va_end(ap);
+	e = error_entry(tool, metric, msg ? msg : "error");
+	free(msg);
+	return rag_record_add_error(rec, e);
+}
+
+jv rag_record_set(jv rec, const char *section, const char *name, jv value)
+{
+	jv sec = jv_object_get(jv_copy(rec), jv_string(section));
+	if (jv_get_kind(sec) != JV_KIND_OBJECT) {
+		jv_free(sec);
+		sec = jv_object();
+	}
+	sec = jv_object_set(sec, jv_string(name), value);
+	return jv_object_set(rec, jv_string(section), sec);
+}
+
+jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge)
+{
+	return rag_record_set(rec, "usage", tool, rag_usage_json(u, judge));
+}

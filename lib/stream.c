@@ -1,0 +1,365 @@
+/* stream.c - the record loop: one JSON object per input line, exactly one per output line, in
+ * input order, with the judge's work for many records in flight at once.
+ *
+ * Input is read with poll()+read() into our own buffer rather than stdio, so that waiting for
+ * the next line and waiting for the judge are one wait: a slow upstream stage must not stall
+ * requests already in flight, and a slow judge must not stop us reading ahead (up to window). */
+#include "rag.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int rag_interrupted;
+
+struct rag_stream {
+	const rag_stream_opts *o;
+	int stop_strict;          /* a bad line in strict mode: read no more */
+	char stop_msg[RAG_ERRLEN];
+	int remote_failed, input_failed;
+};
+
+static void on_signal(int sig)
+{
+	rag_interrupted = sig;
+}
+
+void rag_item_hold(rag_item *it)
+{
+	it->pending++;
+}
+
+void rag_item_release(rag_item *it)
+{
+	if (it->pending > 0) it->pending--;
+}
+
+void rag_item_remote_error(rag_item *it)
+{
+	it->remote = 1;
+	it->stream_->remote_failed = 1;
+}
+
+static void item_position(const rag_item *it, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s:%zu", it->stream_->o->input_name ? it->stream_->o->input_name : "<stdin>",
+	         it->lineno);
+}
+
+static void mark_bad(rag_item *it, const char *tool, const char *metric, const char *msg)
+{
+	char pos[300];
+	jv e = jv_object();
+	rag_stream *s = it->stream_;
+	item_position(it, pos, sizeof pos);
+	e = jv_object_set(e, jv_string("tool"), jv_string(tool));
+	if (metric) e = jv_object_set(e, jv_string("metric"), jv_string(metric));
+	e = jv_object_set(e, jv_string("message"), jv_string(msg));
+	e = jv_object_set(e, jv_string("at"), jv_string(pos));
+	it->rec = rag_record_add_error(it->rec, e);
+	it->bad = 1;
+	s->input_failed = 1;
+	if (s->o->strict && !s->stop_strict) {
+		s->stop_strict = 1;
+		snprintf(s->stop_msg, sizeof s->stop_msg, "error (at %s): %s", pos, msg);
+	}
+}
+
+void rag_item_input_error(rag_item *it, const char *tool, const char *metric, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+	va_end(ap);
+	mark_bad(it, tool, metric, msg ? msg : "bad input");
+	free(msg);
+}
+
+/* Turn one line into an item: parsed, or carrying the reason it could not be. */
+static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_t len, int too_long)
+{
+	rag_item *it = rag_xmalloc(sizeof *it);
+	const char *prog = s->o->prog;
+	size_t i;
+	memset(it, 0, sizeof *it);
+	it->lineno = lineno;
+	it->stream_ = s;
+	it->rec = jv_object();
+
+	if (too_long) {
+		rag_item_input_error(it, prog, NULL, "line is longer than the limit of %zu bytes (--max-line)",
+		                     s->o->max_line);
+		return it;
+	}
+	if (len && line[len - 1] == '\r') len--;
+	for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+		;
+	if (i == len) {
+		rag_item_input_error(it, prog, NULL, "empty line");
+		return it;
+	}
+	if (!rag_utf8_valid(line, len)) {
+		/* keep what can be kept: the record with U+FFFD, but not judged */
+		char *fixed = rag_utf8_sanitize(line, len);
+		jv v = jv_parse(fixed);
+		free(fixed);
+		if (jv_get_kind(v) == JV_KIND_OBJECT) {
+			jv_free(it->rec);
+			it->rec = v;
+		} else {
+			jv_free(v);
+		}
+		rag_item_input_error(it, prog, NULL, "invalid UTF-8 (replaced with U+FFFD; record not judged)");
+		return it;
+	}
+	jv v = jv_parse_sized(line, (int)len);
+	if (!jv_is_valid(v)) {
+		jv msg = jv_invalid_get_msg(v);
+		rag_item_input_error(it, prog, NULL, "not valid JSON: %s",
+		                     jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "parse error");
+		jv_free(msg);
+		return it;
+	}
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		const char *k = jv_kind_name(jv_get_kind(v));
+		rag_item_input_error(it, prog, NULL, "line is a JSON %s, not an object", k);
+		jv_free(v);
+		return it;
+	}
+	jv_free(it->rec);
+	it->rec = v;
+	return it;
+}
+
+static void free_item(rag_item *it)
+{
+	jv_free(it->rec);
+	free(it);
+}
+
+/* stdout failures: EPIPE means the reader went away, which ends us quietly. */
+static int write_item(FILE *out, rag_item *it, int unbuffered, int *epipe)
+{
+	jv dumped = jv_dump_string(jv_copy(it->rec), 0);
+	const char *p = jv_string_value(dumped);
+	size_t n = (size_t)jv_string_length_bytes(jv_copy(dumped));
+	int ok = fwrite(p, 1, n, out) == n && putc('\n', out) != EOF;
+	jv_free(dumped);
+	if (ok && unbuffered) ok = fflush(out) == 0;
+	if (!ok && errno == EPIPE) *epipe = 1;
+	return ok ? 0 : -1;
+}
+
+typedef struct reader {
+	int fd;
+	char *buf;
+	size_t len, cap, start;
+	int eof;
+	int skipping;             /* inside an over-long line: discard to the next newline */
+	size_t skipped;
+} reader;
+
+/* Fill the buffer with what is available now (one read). */
+static int reader_fill(reader *r, char *err, size_t errlen)
+{
+	ssize_t n;
+	if (r->start > 0 && r->start == r->len) r->start = r->len = 0;
+	if (r->start > r->cap / 2) {
+		memmove(r->buf, r->buf + r->start, r->len - r->start);
+		r->len -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->len < 65536) {
+		r->cap = r->cap ? r->cap * 2 : 1 << 17;
+		r->buf = rag_xrealloc(r->buf, r->cap);
+	}
+	do n = read(r->fd, r->buf + r->len, r->cap - r->len);
+	while (n < 0 && errno == EINTR && !rag_interrupted);
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN) return 0;
+		snprintf(err, errlen, "cannot read input: %s", strerror(errno));
+		return -1;
+	}
+	if (n == 0) r->eof = 1;
+	r->len += (size_t)n;
+	return 0;
+}
+
+/* Next complete line, or 0 when more input is needed. *too_long set for a discarded line. */
+static int reader_line(reader *r, size_t max, const char **line, size_t *len, int *too_long)
+{
+	for (;;) {
+		char *b = r->buf + r->start, *nl = memchr(b, '\n', r->len - r->start);
+		size_t have = r->len - r->start;
+		if (r->skipping) {
+			if (nl) {
+				r->start += (size_t)(nl - b) + 1;
+				r->skipping = 0;
+				*line = NULL;
+				*len = 0;
+				*too_long = 1;
+				return 1;
+			}
+			r->start = r->len;
+			if (r->eof) {
+				r->skipping = 0;
+				*line = NULL;
+				*len = 0;
+				*too_long = 1;
+				return 1;
+			}
+			return 0;
+		}
+		if (nl && (size_t)(nl - b) <= max) {
+			*line = b;
+			*len = (size_t)(nl - b);
+			*too_long = 0;
+			r->start += *len + 1;
+			return 1;
+		}
+		if (nl || have > max) {
+			r->skipping = 1;
+			continue;
+		}
+		if (r->eof && have > 0) {
+			*line = b;
+			*len = have;
+			*too_long = 0;
+			r->start = r->len;
+			return 1;
+		}
+		return 0;
+	}
+}
+
+int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_stream_ops *ops,
+                   void *ctx, rag_stream_stats *stats, char *err, size_t errlen)
+{
+	rag_stream s;
+	rag_stream_opts o = *opts;
+	reader r = {0};
+	rag_item *head = NULL, *tail = NULL;
+	long held = 0, lineno = 0, written = 0;
+	int rc = RAG_EXIT_OK, epipe = 0, failed_write = 0, cancelled = 0;
+	struct sigaction sa, old_int, old_term, old_pipe;
+	double t0 = rag_now(), last_progress = 0;
+
+	if (!o.window) o.window = 256;
+	if (!o.max_line) o.max_line = (size_t)8 << 20;
+	memset(&s, 0, sizeof s);
+	s.o = &o;
+	memset(stats, 0, sizeof *stats);
+	r.fd = fileno(in);
+	err[0] = 0;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &old_pipe);
+
+	for (;;) {
+		int can_take = !s.stop_strict && !rag_interrupted && !epipe && !failed_write;
+		const char *line;
+		size_t len;
+		int too_long, fd;
+
+		/* take every complete line already buffered, while the window has room */
+		while (can_take && held < o.window && reader_line(&r, o.max_line, &line, &len, &too_long)) {
+			rag_item *it = make_item(&s, (size_t)++lineno, line, len, too_long);
+			if (tail) tail->next = it; else head = it;
+			tail = it;
+			held++;
+			stats->records++;
+			if (!it->bad) {
+				rag_item_hold(it);    /* held until start returns: sync judges finish inside */
+				ops->start(it, ctx);
+				rag_item_release(it);
+			}
+			can_take = !s.stop_strict && !rag_interrupted;
+		}
+
+		if ((rag_interrupted || epipe || failed_write) && !cancelled) {
+			/* nobody will see the rest, or the user wants out: fail what is in flight so that
+			 * every record read so far still gets its line (with an error saying why) */
+			cancelled = 1;
+			if (ops->cancel) ops->cancel(ctx);
+		}
+
+		/* write what is complete at the head, in order */
+		while (head && head->pending == 0) {
+			rag_item *it = head;
+			if (s.stop_strict && it == tail && it->bad)
+				break;    /* the line that stopped a strict run is named, not written */
+			if (!it->bad && ops->finish) ops->finish(it, ctx);
+			if (it->bad) stats->input_errors++;
+			if (it->remote) stats->remote_errors++;
+			rag_usage_add(&stats->usage, &it->usage);
+			if (!epipe && !failed_write && write_item(out, it, o.unbuffered, &epipe) < 0 && !epipe) {
+				failed_write = 1;
+				snprintf(err, errlen, "cannot write output: %s", strerror(errno));
+			}
+			written++;
+			head = it->next;
+			if (!head) tail = NULL;
+			free_item(it);
+			held--;
+		}
+
+		if (o.progress && rag_now() - last_progress > 0.5) {
+			last_progress = rag_now();
+			o.progress(o.progress_ctx, written, lineno, held);
+		}
+
+		if (s.stop_strict && head == tail && head && head->bad) break;
+		if (!head && (s.stop_strict || rag_interrupted || epipe || failed_write ||
+		              (r.eof && r.start == r.len && !r.skipping)))
+			break;
+
+		fd = (!r.eof && can_take && held < o.window) ? r.fd : -1;
+		if (ops->run(ctx, fd, 0.25) && fd >= 0 && reader_fill(&r, err, errlen) < 0) {
+			rc = RAG_EXIT_INTERNAL;
+			r.eof = 1;
+			r.start = r.len;
+		}
+	}
+
+	/* anything left (strict stop): free it */
+	while (head) {
+		rag_item *it = head;
+		head = it->next;
+		free_item(it);
+	}
+	free(r.buf);
+	if (!failed_write && !epipe && fflush(out) != 0) {
+		if (errno == EPIPE) epipe = 1;
+		else {
+			failed_write = 1;
+			snprintf(err, errlen, "cannot write output: %s", strerror(errno));
+		}
+	}
+
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+
+	stats->seconds = rag_now() - t0;
+	stats->interrupted = rag_interrupted;
+	if (failed_write) return RAG_EXIT_INTERNAL;
+	if (rc != RAG_EXIT_OK) return rc;
+	if (s.stop_strict) {
+		snprintf(err, errlen, "%s", s.stop_msg);
+		return RAG_EXIT_DATA;
+	}
+	if (rag_interrupted) return 128 + rag_interrupted;
+	if (epipe) return RAG_EXIT_OK;
+	if (s.remote_failed) return RAG_EXIT_REMOTE;
+	if (s.input_failed) return RAG_EXIT_DATA;
+	return RAG_EXIT_OK;
+}

@@ -1,0 +1,159 @@
+/* util.c - allocation, growable buffers, files, clocks, the data directory. */
+#include "rag.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Out of memory is the one failure the library does not report upwards: every caller would
+ * have to abort anyway, and the message must still get out. */
+static void oom(void)
+{
+	static const char msg[] = "ragpipe: fatal: out of memory\n";
+	ssize_t r = write(2, msg, sizeof msg - 1);
+	(void)r;
+	abort();
+}
+
+void *rag_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) oom();
+	return p;
+}
+
+void *rag_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) oom();
+	return p;
+}
+
+char *rag_xstrdup(const char *s)
+{
+	return rag_xstrndup(s, strlen(s));
+}
+
+char *rag_xstrndup(const char *s, size_t n)
+{
+	char *p = rag_xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *rag_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0) oom();
+	va_end(ap);
+	return p;
+}
+
+void rag_buf_add(rag_buf *b, const void *data, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1) cap *= 2;
+		b->p = rag_xrealloc(b->p, cap);
+		b->cap = cap;
+	}
+	if (n) memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+void rag_buf_adds(rag_buf *b, const char *s)
+{
+	rag_buf_add(b, s, strlen(s));
+}
+
+void rag_buf_addf(rag_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0) oom();
+	rag_buf_add(b, p, (size_t)n);
+	free(p);
+}
+
+void rag_buf_free(rag_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+double rag_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	rag_buf b = {0};
+	char chunk[65536];
+	size_t n;
+	if (!f) {
+		snprintf(err, errlen, "cannot open \"%s\": %s", path, strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		rag_buf_add(&b, chunk, n);
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read \"%s\": %s", path, strerror(errno));
+		fclose(f);
+		rag_buf_free(&b);
+		return NULL;
+	}
+	fclose(f);
+	if (!b.p) rag_buf_add(&b, "", 0);
+	if (len) *len = b.len;
+	return b.p;
+}
+
+#ifndef RAG_DATADIR
+#define RAG_DATADIR "/usr/local/share/ragpipe"
+#endif
+
+/* Running from the build tree must find share/ next to bin/ without installing; an installed
+ * binary finds its data under the compiled-in prefix. */
+const char *rag_datadir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("RAG_DATADIR");
+	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) return env;
+	if (dir[0]) return dir;
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(probe, sizeof probe, "%s/../share/prompts", exe);
+			if (access(probe, R_OK) == 0) {
+				snprintf(dir, sizeof dir, "%.*s/../share", (int)(sizeof dir - 16), exe);
+				return dir;
+			}
+		}
+	}
+	snprintf(dir, sizeof dir, "%s", RAG_DATADIR);
+	return dir;
+}

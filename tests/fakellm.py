@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""fakellm.py - a fake OpenAI-compatible chat completions server for the ragpipe tests.
+
+Standard library only. Listens on 127.0.0.1 only and exits by itself after --max-seconds.
+
+  python3 tests/fakellm.py --port 0 --port-file F [--plan PLAN.json] [--log LOG.jsonl]
+                           [--latency-ms N] [--max-seconds N] [--require-key KEY]
+
+Endpoints
+  POST /v1/chat/completions  (also /chat/completions)
+  GET  /health               -> 200 "ok"
+
+AUTO replies (no plan rule applies) read the LAST user message:
+  * a <<<STATEMENTS-xxxxxxxx ... STATEMENTS-xxxxxxxx>>> block with lines "N. text" ->
+      {"verdicts": [{"id": N, "verdict": true|false, "reason": "fake: ..."}]}
+    the verdict is false exactly when the statement contains "UNSUPPORTED";
+  * else a <<<TEXT-xxxxxxxx ... >>> block -> {"claims": [sentences]}
+    (split after . ! ? followed by blank/end, and after 。！？; "I don't know" -> []);
+  * else {"error": "fake: unknown prompt"} as the content, with status 200.
+
+PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
+substring occurs in the raw request body (no "match": every request) and its "times" is not
+used up ("times": -1 or absent = unlimited). Counters are shared by all threads. Keys:
+  "status": N            reply with that HTTP status (an OpenAI-style error body unless "body")
+  "retry_after": S       add a Retry-After: S header (status defaults to 429)
+  "headers": {..}        extra response headers
+  "delay_ms": N          sleep N ms first, then go on (alone: a normal reply, late)
+  "drop": true           close the connection without any response
+  "body": "raw"          send this raw body (status 200 unless "status")
+  "content": "text"      200 with this assistant content (non-strings are JSON-encoded)
+  "few": true            the AUTO reply with its last verdict (or claim) removed
+  "finish_reason": "length"  the AUTO content cut in half, with that finish_reason
+                         (other finish_reason values: the full content with that reason)
+Every request is logged (--log) as one JSON line:
+  {"n": seq, "path", "auth": Authorization header or null, "body": parsed JSON or raw string,
+   "rule": index of the applied rule or null, "t": unix time}
+"""
+
+import argparse
+import http.server
+import json
+import os
+import re
+import socket
+import sys
+import threading
+import time
+
+BLOCK_RE_T = r"<<<%s-([0-9A-Za-z]+)\r?\n(.*?)\r?\n%s-\1>>>"
+
+
+def find_block(text, tag):
+    """The text of the last <<<TAG-nonce ... TAG-nonce>>> block, or None."""
+    found = None
+    for m in re.finditer(BLOCK_RE_T % (tag, tag), text, re.S):
+        found = m.group(2)
+    if found is None:
+        # an empty block: "<<<TAG-n\nTAG-n>>>"
+        for m in re.finditer(r"<<<%s-([0-9A-Za-z]+)\r?\n%s-\1>>>" % (tag, tag), text):
+            found = ""
+    return found
+
+
+def message_text(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # [{"type": "text", "text": ...}, ...]
+        parts = []
+        for p in content:
+            if isinstance(p, dict) and isinstance(p.get("text"), str):
+                parts.append(p["text"])
+            elif isinstance(p, str):
+                parts.append(p)
+        return "\n".join(parts)
+    return ""
+
+
+def split_sentences(text):
+    out = []
+    for s in re.split(r"(?<=[.!?])\s+|(?<=[。！？])", text):
+        s = s.strip()
+        if s:
+            out.append(s)
+    return out
+
+
+def auto_reply(req):
+    """(python object to send as content, kind) for a parsed request."""
+    msgs = req.get("messages") if isinstance(req, dict) else None
+    last = ""
+    if isinstance(msgs, list):
+        for m in msgs:
+            if isinstance(m, dict) and m.get("role") == "user":
+                last = message_text(m.get("content"))
+    st = find_block(last, "STATEMENTS")
+    if st is not None:
+        verdicts = []
+        for line in st.splitlines():
+            m = re.match(r"\s*(\d+)\.\s*(.*)$", line)
+            if not m:
+                continue
+            stmt = m.group(2)
+            sup = "UNSUPPORTED" not in stmt
+            verdicts.append({
+                "id": int(m.group(1)),
+                "verdict": sup,
+                "reason": "fake: " + ("supported" if sup else "marked UNSUPPORTED"),
+            })
+        return {"verdicts": verdicts}, "verdicts"
+    tx = find_block(last, "TEXT")
+    if tx is not None:
+        if "I don't know" in tx or "I don\u2019t know" in tx or "我不知道" in tx:
+            return {"claims": []}, "claims"
+        return {"claims": split_sentences(tx)}, "claims"
+    return {"error": "fake: unknown prompt"}, "unknown"
+
+
+def prompt_chars(req):
+    n = 0
+    if isinstance(req, dict) and isinstance(req.get("messages"), list):
+        for m in req["messages"]:
+            if isinstance(m, dict):
+                n += len(message_text(m.get("content")))
+    return n
+
+
+class State:
+    def __init__(self, plan, log_path, latency_ms, require_key):
+        self.plan = plan
+        self.used = [0] * len(plan)
+        self.lock = threading.Lock()
+        self.seq = 0
+        self.log = open(log_path, "a", encoding="utf-8") if log_path else None
+        self.latency = latency_ms / 1000.0
+        self.require_key = require_key
+
+    def pick(self, raw):
+        """Index of the rule that applies (its counter taken), or None."""
+        with self.lock:
+            self.seq += 1
+            seq = self.seq
+            for i, r in enumerate(self.plan):
+                m = r.get("match")
+                if m is not None and m not in raw:
+                    continue
+                times = r.get("times", -1)
+                if times is not None and times >= 0 and self.used[i] >= times:
+                    continue
+                self.used[i] += 1
+                return seq, i
+            return seq, None
+
+    def write_log(self, entry):
+        if not self.log:
+            return
+        line = json.dumps(entry, ensure_ascii=False)
+        with self.lock:
+            self.log.write(line + "\n")
+            self.log.flush()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fakellm/1.0"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    # -- helpers
+    def send(self, status, body, ctype="application/json", headers=None):
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, str(v))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def read_body(self):
+        te = (self.headers.get("Transfer-Encoding") or "").lower()
+        if "chunked" in te:
+            chunks = []
+            while True:
+                line = self.rfile.readline()
+                if not line:
+                    break
+                size = int(line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(chunks)
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def drop(self):
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    # -- endpoints
+    def do_GET(self):
+        if self.path.split("?")[0] in ("/health", "/v1/health"):
+            self.send(200, "ok", "text/plain")
+        else:
+            self.send(404, json.dumps({"error": {"message": "fake: not found", "type": "not_found"}}))
+
+    def do_POST(self):
+        st = self.server.state
+        raw_b = self.read_body()
+        raw = raw_b.decode("utf-8", "replace")
+        path = self.path.split("?")[0]
+        try:
+            req = json.loads(raw)
+        except ValueError:
+            req = None
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            st.write_log({"n": None, "path": self.path, "auth": self.headers.get("Authorization"),
+                          "body": req if req is not None else raw, "rule": None, "t": time.time()})
+            self.send(404, json.dumps({"error": {"message": "fake: not found", "type": "not_found"}}))
+            return
+        seq, ri = st.pick(raw)
+        st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
+                      "body": req if req is not None else raw, "rule": ri, "t": time.time()})
+        if st.latency > 0:
+            time.sleep(st.latency)
+        if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
+            self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
+                                                 "type": "invalid_request_error"}}))
+            return
+        rule = st.plan[ri] if ri is not None else {}
+
+        if rule.get("delay_ms"):
+            time.sleep(float(rule["delay_ms"]) / 1000.0)
+        if rule.get("drop"):
+            self.drop()
+            return
+        headers = dict(rule.get("headers") or {})
+        if "retry_after" in rule:
+            headers["Retry-After"] = rule["retry_after"]
+        status = rule.get("status")
+        if status is None and "retry_after" in rule:
+            status = 429
+        if "body" in rule:
+            body = rule["body"]
+            if not isinstance(body, str):
+                body = json.dumps(body)
+            self.send(int(status or 200), body, headers=headers)
+            return
+        if status is not None and int(status) != 200:
+            status = int(status)
+            etype = "rate_limit_error" if status == 429 else (
+                "server_error" if status >= 500 else "invalid_request_error")
+            self.send(status, json.dumps({"error": {"message": "fake: status %d" % status,
+                                                    "type": etype, "code": None}}), headers=headers)
+            return
+        if not isinstance(req, dict):
+            self.send(400, json.dumps({"error": {"message": "fake: request body is not a JSON object",
+                                                 "type": "invalid_request_error"}}))
+            return
+
+        finish = "stop"
+        if "content" in rule:
+            content = rule["content"]
+            if not isinstance(content, str):
+                content = json.dumps(content, ensure_ascii=False)
+        else:
+            obj, kind = auto_reply(req)
+            if rule.get("few"):
+                for k in ("verdicts", "claims"):
+                    if isinstance(obj.get(k), list) and obj[k]:
+                        obj[k].pop()
+            content = json.dumps(obj, ensure_ascii=False)
+        if rule.get("finish_reason"):
+            finish = rule["finish_reason"]
+            if finish == "length":
+                content = content[: len(content) // 2]
+        pt = max(1, prompt_chars(req) // 4)
+        ct = max(1, len(content) // 4)
+        resp = {
+            "id": "chatcmpl-fake-%d" % seq,
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": req.get("model") or "fake-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish}],
+            "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
+        }
+        self.send(int(status or 200), json.dumps(resp, ensure_ascii=False), headers=headers)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256
+
+    def handle_error(self, request, client_address):  # quiet: clients hang up on purpose
+        pass
+
+
+def main():
+    ap = argparse.ArgumentParser(description="fake OpenAI-compatible server for ragpipe tests")
+    ap.add_argument("--port", type=int, default=0, help="port (0 = any free port)")
+    ap.add_argument("--port-file", help="write the port here once listening (atomically)")
+    ap.add_argument("--plan", help="JSON array of fault rules")
+    ap.add_argument("--log", help="append one JSON line per request here")
+    ap.add_argument("--latency-ms", type=float, default=0, help="delay every completion reply")
+    ap.add_argument("--max-seconds", type=float, default=600, help="exit by itself after this long")
+    ap.add_argument("--require-key", help="answer 401 unless Authorization is 'Bearer KEY'")
+    a = ap.parse_args()
+
+    plan = []
+    if a.plan:
+        with open(a.plan, encoding="utf-8") as f:
+            plan = json.load(f)
+        if not isinstance(plan, list) or not all(isinstance(r, dict) for r in plan):
+            sys.exit("fakellm: the plan must be a JSON array of objects")
+
+    srv = Server(("127.0.0.1", a.port), Handler)
+    srv.state = State(plan, a.log, a.latency_ms, a.require_key)
+    port = srv.server_address[1]
+
+    def watchdog():
+        time.sleep(a.max_seconds)
+        os._exit(0)
+    threading.Thread(target=watchdog, daemon=True).start()
+
+    if a.port_file:
+        tmp = "%s.tmp.%d" % (a.port_file, os.getpid())
+        with open(tmp, "w") as f:
+            f.write("%d\n" % port)
+        os.replace(tmp, a.port_file)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

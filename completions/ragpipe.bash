@@ -1,0 +1,64 @@
+# bash completion for the ragpipe tools                         -*- shell-script -*-
+#
+# One file for every rag-* tool; `make install` copies it once per tool name into
+# share/bash-completion/completions/.  The option lists must say the same as each tool's
+# --help and manual page: tests/t/90-options.t checks it.
+
+_ragpipe()
+{
+	local cur prev tool opts
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=
+	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}
+	tool=${COMP_WORDS[0]##*/}
+
+	# --opt=value: bash splits the word at '=' (COMP_WORDBREAKS).
+	if [ "$cur" = "=" ] && [[ $prev == --* ]]; then
+		cur=
+	elif [ "$prev" = "=" ] && [ "$COMP_CWORD" -gt 1 ]; then
+		prev=${COMP_WORDS[COMP_CWORD-2]}
+	fi
+
+	case $prev in
+	-c|--config)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	--judge)
+		COMPREPLY=($(compgen -W 'offline openai' -- "$cur"))
+		return 0 ;;
+	--lang)
+		COMPREPLY=($(compgen -W 'auto en zh' -- "$cur"))
+		return 0 ;;
+	--cache)
+		COMPREPLY=($(compgen -W 'rw ro replay off' -- "$cur"))
+		return 0 ;;
+	--metric)
+		COMPREPLY=($(compgen -W 'faithfulness context_recall' -- "$cur"))
+		return 0 ;;
+	--from)
+		COMPREPLY=($(compgen -W 'answer reference question response user_input' -- "$cur"))
+		return 0 ;;
+	--claims)
+		COMPREPLY=($(compgen -W 'answer reference' -- "$cur"))
+		return 0 ;;
+	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars)
+		return 0 ;;
+	esac
+
+	# shared by every tool
+	opts='-c --config --judge --model --base-url --lang --cache -j --concurrency
+	      --strict --unbuffered --max-line -q --quiet -v --verbose -h --help -V --version'
+	case $tool in
+	rag-claims)
+		opts="$opts --from -n --max-claims" ;;
+	rag-verify)
+		opts="$opts --metric --claims --recheck --literal --batch-claims --batch-chars" ;;
+	esac
+
+	# The tools read standard input only: there are no file operands to complete.
+	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	return 0
+}
+complete -F _ragpipe rag-claims rag-verify

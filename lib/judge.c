@@ -163,9 +163,17 @@ static jv messages_for(const char *tmpl, jv vars)
 	const char *sys = tmpl;
 	char *system, *user, *filled;
 	jv msgs = jv_array();
+	const char *ue;
 	if (strncmp(sys, "[system]", 8) == 0) sys += 8;
-	system = rag_xstrndup(sys, (size_t)(u - sys));
-	user = rag_xstrdup(u + 6);
+	while (sys < u && strchr(" \t\r\n", *sys)) sys++;
+	ue = u;
+	while (ue > sys && strchr(" \t\r\n", ue[-1])) ue--;
+	system = rag_xstrndup(sys, (size_t)(ue - sys));
+	u += 6;
+	while (*u && strchr(" \t\r\n", *u)) u++;
+	user = rag_xstrdup(u);
+	for (ue = user + strlen(user); ue > user && strchr(" \t\r\n", ue[-1]); ue--)
+		user[ue - user - 1] = 0;
 	filled = rag_prompt_fill(system, vars);
 	msgs = jv_array_append(msgs, JV_OBJECT(jv_string("role"), jv_string("system"),
 	                                       jv_string("content"), jv_string(filled)));

@@ -57,14 +57,22 @@ int rag_utf8_valid(const char *s, size_t n);
 char *rag_utf8_sanitize(const char *s, size_t n);
 
 /* ---------------------------------------------------------------- text.c */
-/* "zh" when the text is mostly CJK ideographs (among letters), else "en". Static string. */
+/* "zh" when the text is mostly CJK ideographs, else "en": each ideograph and each run of other
+ * letters (a word) counts once. Static string. */
 const char *rag_text_lang(const char *s);
 /* NFKC + case fold, NULL when not valid UTF-8. */
 char *rag_text_normalize(const char *s);
-/* Tokens of a text for lexical matching: normalised, stemmed (English Snowball) words, numbers
- * kept whole ("1,967" and "1967" agree, "15.5" stays one token), and CJK ideographs as single
- * characters AND bigrams. Returns a jv array of strings. s is borrowed. */
+/* Tokens of a text for lexical matching, in text order, duplicates kept: normalised, stemmed
+ * (English Snowball) words without stop words or negators; month abbreviations as full month
+ * names ("jan" = "january"); numbers kept whole and canonical ("1,967" = "1967", "03" = "3",
+ * "15.5" one token, "20th" = "20", "three" = "3"); CJK text as overlapping character bigrams, a
+ * lone character by itself, with negators (不, 没有...) and 的 cutting the run. A token is a number
+ * exactly when it starts with an ASCII digit. Invalid UTF-8 is repaired first. Returns a jv array
+ * of strings. s is borrowed. */
 jv rag_text_tokens(const char *s);
+/* Nonzero when s contains a negator: not, no, never, nor, none, nothing, cannot, without, n't...
+ * or 不, 没(有), 未, 无, 非, 别 outside words like 非常, 未来, 不仅. s is borrowed. */
+int rag_text_negation(const char *s);
 
 /* ---------------------------------------------------------------- offline.c */
 /* The offline, deterministic judge. No network.

@@ -119,8 +119,10 @@ static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_
 	jv v = jv_parse_sized(line, (int)len);
 	if (!jv_is_valid(v)) {
 		jv msg = jv_invalid_get_msg(v);
-		rag_item_input_error(it, prog, NULL, "not valid JSON: %s",
-		                     jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "parse error");
+		/* jq quotes the whole line in its message; a position is enough */
+		const char *m = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "parse error";
+		const char *cut = strstr(m, " (while parsing");
+		rag_item_input_error(it, prog, NULL, "not valid JSON: %.*s", cut ? (int)(cut - m) : 200, m);
 		jv_free(msg);
 		return it;
 	}
@@ -244,7 +246,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 	reader r = {0};
 	rag_item *head = NULL, *tail = NULL;
 	long held = 0, lineno = 0, written = 0;
-	int rc = RAG_EXIT_OK, epipe = 0, failed_write = 0, cancelled = 0;
+	int rc = RAG_EXIT_OK, epipe = 0, failed_write = 0, cancelled = 0, wrote = 0;
 	struct sigaction sa, old_int, old_term, old_pipe;
 	double t0 = rag_now(), last_progress = 0;
 
@@ -306,6 +308,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 				snprintf(err, errlen, "cannot write output: %s", strerror(errno));
 			}
 			written++;
+			wrote = 1;
 			head = it->next;
 			if (!head) tail = NULL;
 			free_item(it);
@@ -321,6 +324,16 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		if (!head && (s.stop_strict || rag_interrupted || epipe || failed_write ||
 		              (r.eof && r.start == r.len && !r.skipping)))
 			break;
+
+		/* whatever is written goes out before we wait: the next stage may be waiting for it */
+		if (wrote && !epipe && !failed_write && fflush(out) != 0) {
+			if (errno == EPIPE) epipe = 1;
+			else {
+				failed_write = 1;
+				snprintf(err, errlen, "cannot write output: %s", strerror(errno));
+			}
+		}
+		wrote = 0;
 
 		fd = (!r.eof && can_take && held < o.window) ? r.fd : -1;
 		if (ops->run(ctx, fd, 0.25) && fd >= 0 && reader_fill(&r, err, errlen) < 0) {

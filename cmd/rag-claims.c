@@ -1,0 +1,140 @@
+/* rag-claims - split a text field of each record into atomic, self-contained claims. */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"Usage: rag-claims [OPTIONS] < records.jsonl > records.jsonl\n"
+	"Split a text of each record (default: the answer) into atomic claims, written to\n"
+	"claims.<FIELD>.\n"
+	"\n"
+	"Options:\n"
+	"      --from FIELD       text field to split (default answer; e.g. reference)\n"
+	"  -n, --max-claims N     at most N claims (default 20)\n"
+	"\n";
+
+enum { OPT_FROM = RAG_OPT_TOOL };
+
+static const struct option options[] = {
+	{"from", required_argument, 0, OPT_FROM},
+	{"max-claims", required_argument, 0, 'n'},
+	RAG_CLI_LONG,
+	{0, 0, 0, 0},
+};
+
+typedef struct tool {
+	rag_cli *cli;
+	const char *from;         /* field read, as given */
+	const char *key;          /* claims.<key>: the canonical name */
+	int max_claims;
+	int warned;
+} tool;
+
+static void claims_done(void *arg, jv result, const char *error)
+{
+	rag_item *it = arg;
+	tool *t = it->data;
+	if (error) {
+		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
+		it->rec = rag_record_error(it->rec, "rag-claims", NULL, "%s", error);
+		rag_item_remote_error(it);
+		jv_free(result);
+	} else {
+		it->rec = rag_record_set(it->rec, "claims", t->key, result);
+	}
+	rag_item_release(it);
+}
+
+static void start(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	jv v = rag_record_get(it->rec, t->from);
+	const char *text, *question;
+
+	it->data = t;
+	if (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL) {
+		jv_free(v);
+		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
+		rag_item_input_error(it, "rag-claims", NULL, "record has no \"%s\" field", t->from);
+		return;
+	}
+	if (jv_get_kind(v) != JV_KIND_STRING) {
+		const char *k = jv_kind_name(jv_get_kind(v));
+		jv_free(v);
+		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
+		rag_item_input_error(it, "rag-claims", NULL, "field \"%s\" is %s, not a string", t->from, k);
+		return;
+	}
+	jv_free(v);
+	/* borrowed from the record, which does not change until the callback */
+	text = rag_record_str(it->rec, t->from);
+	question = rag_record_str(it->rec, "question");
+	if (rag_judge_self_check(t->cli->judge, it->rec) && !t->warned) {
+		t->warned = 1;
+		rag_msg("rag-claims", "warning", "the judge's model also generated the answers; its scores may flatter them");
+	}
+	rag_item_hold(it);
+	rag_judge_claims(t->cli->judge, rag_cli_lang(t->cli, question ? question : text), question, text,
+	                 t->max_claims, &it->usage, claims_done, it);
+}
+
+static void finish(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	it->rec = rag_record_usage(it->rec, "rag-claims", &it->usage, rag_judge_name(t->cli->judge));
+}
+
+/* claims.answer whether the text came from "answer" or its RAGAS name "response" */
+static const char *canonical(const char *f)
+{
+	if (strcmp(f, "response") == 0) return "answer";
+	if (strcmp(f, "user_input") == 0) return "question";
+	return f;
+}
+
+int main(int argc, char **argv)
+{
+	rag_cli cli;
+	tool t;
+	rag_stream_ops ops = {start, finish, NULL, NULL};
+	int opt, rc, done;
+	long v;
+	const char *max_arg = NULL;
+
+	memset(&cli, 0, sizeof cli);
+	memset(&t, 0, sizeof t);
+	cli.prog = "rag-claims";
+	cli.usage = usage;
+	t.cli = &cli;
+	t.from = "answer";
+	while ((opt = getopt_long(argc, argv, "n:" RAG_CLI_SHORT, options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_FROM:
+			if (!*optarg) {
+				rag_msg(cli.prog, "error", "--from needs a field name");
+				return rag_cli_misuse(&cli);
+			}
+			t.from = optarg;
+			break;
+		case 'n': max_arg = optarg; break;
+		default:
+			rc = rag_cli_option(&cli, opt, optarg, &done);
+			if (rc || done) return rc;
+		}
+	}
+	if (optind < argc) {
+		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
+		return rag_cli_misuse(&cli);
+	}
+	if (max_arg && rag_cli_int(&cli, "--max-claims", max_arg, 1, 10000, &v) < 0) return rag_cli_misuse(&cli);
+	t.key = canonical(t.from);
+	if ((rc = rag_cli_setup(&cli))) {
+		rag_cli_free(&cli);
+		return rc;
+	}
+	t.max_claims = max_arg ? (int)v : cli.cfg.verify.max_claims;
+	rc = rag_cli_run(&cli, &ops, &t);
+	rag_cli_free(&cli);
+	return rc;
+}

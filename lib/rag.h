@@ -134,11 +134,15 @@ typedef struct rag_config {
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
  * $XDG_CONFIG_HOME/ragpipe/config.yaml (~/.config/ragpipe/config.yaml); then the environment
  * (RAG_BASE_URL, RAG_MODEL, RAG_PROVIDER, RAG_API_KEY falling back to $<api_key_env>,
- * RAG_CACHE, RAG_CACHE_DIR, RAG_LANG). ${VAR} in string values expands from the environment.
+ * RAG_CACHE, RAG_CACHE_DIR, RAG_LANG). ${VAR} in values expands from the environment ("$$" is
+ * a literal "$"; an unset VAR is an error); relative paths are relative to the file's directory.
  * Unknown keys and wrong types are errors: "rag.yaml:3:5: unknown key "modle" in section "llm"".
- * A missing -c file or $RAG_CONFIG file is an error; missing default files are not. */
+ * A missing -c file or $RAG_CONFIG file is an error; missing default files are not.
+ * No message ever contains the API key. On failure cfg holds nothing (rag_config_free is harmless). */
 int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen);
+/* Overwrites cfg without freeing what it held. */
 void rag_config_defaults(rag_config *cfg);
+/* Frees every field and zeroes cfg; safe to call twice. */
 void rag_config_free(rag_config *cfg);
 /* Parse a cache mode name: "rw"|"read-write", "ro"|"read-only", "replay", "off". -1 if unknown. */
 int rag_cache_mode_parse(const char *s);
@@ -146,9 +150,12 @@ const char *rag_cache_mode_name(int mode);
 
 /* ---------------------------------------------------------------- cache.c */
 typedef struct rag_cache rag_cache;
-/* dir is created (mkdir -p) in RW mode. mode OFF gives a cache that always misses. */
+/* dir is created (mkdir -p, mode 0700) in RW mode; RO and REPLAY never create it. mode OFF gives
+ * a cache that always misses, and only it accepts dir NULL. */
 rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen);
-/* 1 hit (*val malloc'ed, NUL-terminated), 0 miss, -1 error. key: 64 hex chars. */
+/* 1 hit (*val malloc'ed, NUL-terminated), 0 miss (also always in OFF mode), -1 error (a read
+ * error, or a key that is not 64 lowercase hex digits). *val is NULL unless 1; len may be NULL.
+ * A miss in REPLAY mode is a plain 0: the caller reports it. */
 int rag_cache_get(rag_cache *c, const char *key, char **val, size_t *len);
 /* Atomic (temp file + rename), safe with concurrent processes; no-op unless RW. */
 int rag_cache_put(rag_cache *c, const char *key, const char *val, size_t len, char *err, size_t errlen);

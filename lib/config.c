@@ -1,0 +1,730 @@
+/* config.c - defaults, the YAML configuration file, environment overrides (rag-config(5)).
+ *
+ * Every key the file may hold is one row of the table below; the parser, the type checks, the
+ * range checks and the environment overrides all work from it, so a new setting is a new struct
+ * field, a new row, a default and a line in rag-config.5. */
+#include "rag.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+enum type {
+	T_STR,        /* char * */
+	T_PATH,       /* char *; "~/" and paths relative to the file's directory resolved */
+	T_SECRET,     /* char *; the value never appears in a message */
+	T_ENUM,       /* char *; one of .choices */
+	T_MODE,       /* int; a cache mode (rag_cache_mode_parse), .choices names them */
+	T_INT,        /* int in [lo, hi] */
+	T_LONG,       /* long in [lo, hi]; also sets the int at .aux, so 0 can be told from unset */
+	T_DOUBLE,     /* double in [lo, hi], lo excluded when lo_open */
+	T_BOOL,       /* int 0 or 1 */
+	T_FILES,      /* "*" row: name -> path pairs; rag_kv * at .off, its size_t count at .aux */
+};
+
+struct key {
+	const char *section;      /* dotted path of the enclosing mapping, "" for the top level */
+	const char *name;         /* "*" takes every key of the section that no other row names */
+	enum type type;
+	size_t off;               /* offsetof(rag_config, ...) */
+	double lo, hi;            /* T_INT, T_LONG, T_DOUBLE */
+	int lo_open;
+	const char *const *choices;   /* T_ENUM, T_MODE; NULL-terminated */
+	size_t aux;
+};
+
+static const char *const providers[] = { "openai", "offline", NULL };
+static const char *const langs[] = { "auto", "en", "zh", NULL };
+static const char *const cache_modes[] = { "rw", "ro", "replay", "off", NULL };
+
+/* the fields every row has; the others by name, as each type needs them */
+#define ROW(sec, key, t, field) .section = sec, .name = key, .type = t, .off = offsetof(rag_config, field)
+
+static const struct key keys[] = {
+	{ ROW("llm", "provider", T_ENUM, llm.provider), .choices = providers },
+	{ ROW("llm", "base_url", T_STR, llm.base_url) },
+	{ ROW("llm", "model", T_STR, llm.model) },
+	{ ROW("llm", "api_key_env", T_STR, llm.api_key_env) },
+	{ ROW("llm", "api_key", T_SECRET, llm.api_key) },
+	{ ROW("llm", "temperature", T_DOUBLE, llm.temperature), .lo = 0, .hi = 2 },
+	{ ROW("llm", "seed", T_LONG, llm.seed), .lo = (double)LONG_MIN, .hi = (double)LONG_MAX,
+	  .aux = offsetof(rag_config, llm.has_seed) },
+	{ ROW("llm", "max_tokens", T_INT, llm.max_tokens), .lo = 1, .hi = INT_MAX },
+	{ ROW("llm", "timeout", T_DOUBLE, llm.timeout), .lo = 0, .hi = HUGE_VAL, .lo_open = 1 },
+	{ ROW("llm", "retries", T_INT, llm.retries), .lo = 0, .hi = INT_MAX },
+	{ ROW("llm", "concurrency", T_INT, llm.concurrency), .lo = 1, .hi = INT_MAX },
+	{ ROW("llm", "requests_per_minute", T_DOUBLE, llm.rpm), .lo = 0, .hi = HUGE_VAL },
+	{ ROW("llm", "tokens_per_minute", T_DOUBLE, llm.tpm), .lo = 0, .hi = HUGE_VAL },
+	{ ROW("llm", "json_mode", T_BOOL, llm.json_mode) },
+	{ ROW("llm", "answer_model", T_STR, llm.answer_model) },
+	{ ROW("cache", "mode", T_MODE, cache.mode), .choices = cache_modes },
+	{ ROW("cache", "dir", T_PATH, cache.dir) },
+	{ ROW("", "lang", T_ENUM, lang), .choices = langs },
+	{ ROW("prompts", "dir", T_PATH, prompts.dir) },
+	{ ROW("prompts", "*", T_FILES, prompts.files), .aux = offsetof(rag_config, prompts.nfiles) },
+	{ ROW("verify", "max_claims", T_INT, verify.max_claims), .lo = 1, .hi = INT_MAX },
+	{ ROW("verify", "batch_claims", T_INT, verify.batch_claims), .lo = 1, .hi = INT_MAX },
+	{ ROW("verify", "batch_chars", T_INT, verify.batch_chars), .lo = 1, .hi = INT_MAX },
+	{ ROW("verify", "recheck_chunks", T_BOOL, verify.recheck_chunks) },
+	{ ROW("verify", "literal_match", T_BOOL, verify.literal_match) },
+	{ ROW("verify", "offline_threshold", T_DOUBLE, verify.offline_threshold), .lo = 0, .hi = 1 },
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+/* Environment overrides, applied after the file with the same checks as its keys.
+ * RAG_API_KEY is not here: the key has its own fallback chain (resolve_api_key). */
+static const struct { const char *var, *section, *name; } env_keys[] = {
+	{ "RAG_PROVIDER", "llm", "provider" },
+	{ "RAG_BASE_URL", "llm", "base_url" },
+	{ "RAG_MODEL", "llm", "model" },
+	{ "RAG_CACHE", "cache", "mode" },
+	{ "RAG_CACHE_DIR", "cache", "dir" },
+	{ "RAG_LANG", "", "lang" },
+};
+
+struct loader {
+	rag_config *cfg;
+	const char *file;         /* as named in messages */
+	char *basedir;            /* relative paths in the file are relative to it; NULL: as written */
+	char *err;
+	size_t errlen;
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen) return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* "FILE:LINE:COLUMN: msg", with libyaml's 0-based marks made 1-based like every compiler's. */
+static int fail_at(struct loader *L, yaml_mark_t m, const char *msg)
+{
+	seterr(L->err, L->errlen, "%s:%zu:%zu: %s", L->file, m.line + 1, m.column + 1, msg);
+	return -1;
+}
+
+const char *rag_cache_mode_name(int mode)
+{
+	switch (mode) {
+	case RAG_CACHE_RW: return "rw";
+	case RAG_CACHE_RO: return "ro";
+	case RAG_CACHE_REPLAY: return "replay";
+	case RAG_CACHE_OFF: return "off";
+	}
+	return "unknown";
+}
+
+int rag_cache_mode_parse(const char *s)
+{
+	if (!s) return -1;
+	if (!strcmp(s, "rw") || !strcmp(s, "read-write")) return RAG_CACHE_RW;
+	if (!strcmp(s, "ro") || !strcmp(s, "read-only")) return RAG_CACHE_RO;
+	if (!strcmp(s, "replay")) return RAG_CACHE_REPLAY;
+	if (!strcmp(s, "off")) return RAG_CACHE_OFF;
+	return -1;
+}
+
+/* XDG base directories must be absolute; a relative value is ignored (XDG Base Directory spec). */
+static char *xdg_dir(const char *var, const char *fallback, const char *leaf)
+{
+	const char *x = getenv(var), *home = getenv("HOME");
+	if (x && x[0] == '/') return rag_xasprintf("%s/%s", x, leaf);
+	if (home && *home) return rag_xasprintf("%s/%s/%s", home, fallback, leaf);
+	return NULL;
+}
+
+void rag_config_defaults(rag_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->llm.api_key_env = rag_xstrdup("OPENAI_API_KEY");
+	cfg->llm.temperature = 0;
+	cfg->llm.max_tokens = 2048;
+	cfg->llm.timeout = 60;
+	cfg->llm.retries = 4;
+	cfg->llm.concurrency = 8;
+	cfg->llm.json_mode = 1;
+	cfg->cache.mode = RAG_CACHE_RW;
+	cfg->cache.dir = xdg_dir("XDG_CACHE_HOME", ".cache", "ragpipe");
+	cfg->lang = rag_xstrdup("auto");
+	cfg->verify.max_claims = 20;
+	cfg->verify.batch_claims = 20;
+	cfg->verify.batch_chars = 24000;
+	cfg->verify.recheck_chunks = 0;
+	cfg->verify.literal_match = 0;
+	cfg->verify.offline_threshold = 0.6;
+}
+
+/* From the table, so that a new row cannot be forgotten here. */
+void rag_config_free(rag_config *cfg)
+{
+	size_t i, j;
+	for (i = 0; i < NKEYS; i++) {
+		void *field = (char *)cfg + keys[i].off;
+		char **str = field;
+		switch (keys[i].type) {
+		case T_SECRET:
+		case T_STR:
+		case T_PATH:
+		case T_ENUM:
+			free(*str);
+			break;
+		case T_FILES: {
+			rag_kv *kv = *(rag_kv **)field;
+			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
+			for (j = 0; j < n; j++) {
+				free(kv[j].key);
+				free(kv[j].value);
+			}
+			free(kv);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	free(cfg->path);
+	memset(cfg, 0, sizeof *cfg);
+}
+
+static const struct key *find_key(const char *section, const char *name)
+{
+	size_t i;
+	for (i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+/* A section exists when some row lives in it or below it. */
+static int is_section(const char *path)
+{
+	size_t i, n = strlen(path);
+	for (i = 0; i < NKEYS; i++)
+		if (!strncmp(keys[i].section, path, n) &&
+		    (keys[i].section[n] == 0 || keys[i].section[n] == '.'))
+			return 1;
+	return 0;
+}
+
+/* Edit distance, for "did you mean": typos in key names are the commonest config mistake. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur[64];
+	if (la >= 63 || lb >= 63) return (size_t)-1;
+	for (j = 0; j <= lb; j++) cur[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = cur[0];
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]), t = cur[j];
+			if (cur[j] + 1 < best) best = cur[j] + 1;
+			if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;
+			prev = t;
+			cur[j] = best;
+		}
+	}
+	return cur[lb];
+}
+
+/* The closest key or subsection name of a section, when close enough to be a likely typo. */
+static int suggest(const char *section, const char *name, char *out, size_t outlen)
+{
+	size_t bestd = 3, i, n = strlen(section);
+	int found = 0;
+	for (i = 0; i < NKEYS; i++) {
+		const char *s = keys[i].section;
+		char cand[64];
+		size_t d;
+		if (!strcmp(s, section))
+			snprintf(cand, sizeof cand, "%s", keys[i].name);
+		else if (n == 0 && s[0])
+			snprintf(cand, sizeof cand, "%.*s", (int)strcspn(s, "."), s);
+		else if (n && !strncmp(s, section, n) && s[n] == '.')
+			snprintf(cand, sizeof cand, "%.*s", (int)strcspn(s + n + 1, "."), s + n + 1);
+		else
+			continue;
+		if (!strcmp(cand, "*")) continue;
+		d = distance(name, cand);
+		if (d < bestd && d < strlen(name)) {
+			bestd = d;
+			snprintf(out, outlen, "%s", cand);
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* An echo of a bad value for a message: one line, bounded. */
+static const char *clip(const char *s, char *buf, size_t buflen)
+{
+	size_t i, max = buflen - 4;
+	for (i = 0; s[i] && i < max; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	if (s[i]) memcpy(buf + i, "...", 3), i += 3;
+	buf[i] = 0;
+	return buf;
+}
+
+static void choices_msg(const struct key *k, const char *text, char *msg, size_t msglen)
+{
+	char list[128] = "", echo[72];
+	size_t i, n = 0;
+	for (i = 0; k->choices[i] && n < sizeof list; i++)
+		n += snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", k->choices[i]);
+	snprintf(msg, msglen, "\"%s\" must be one of %s, not \"%s\"", k->name, list,
+	         clip(text, echo, sizeof echo));
+}
+
+/* Base 10 only, whole string: "1.5", "8 ", "0x10" and "1e3" are not integers to a person
+ * reading the file, whatever strtol would make of them. 1 when out of range for long. */
+static int parse_long(const char *s, long *v)
+{
+	const char *p = s + (*s == '+' || *s == '-');
+	char *end;
+	if (*p < '0' || *p > '9') return -1;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (*end) return -1;
+	return errno == ERANGE;
+}
+
+/* strtod also takes "inf", "nan", hex floats and leading blanks; a config value should not. */
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+	if (!*s || strspn(s, "0123456789+-.eE") != strlen(s) || !strpbrk(s, "0123456789")) return -1;
+	*v = strtod(s, &end);
+	return *end || !isfinite(*v) ? -1 : 0;
+}
+
+/* YAML 1.1's boolean words, which is what people write in config files. */
+static int parse_bool(const char *s)
+{
+	static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
+	size_t i;
+	for (i = 0; i < 3; i++) {
+		if (!strcasecmp(s, yes[i])) return 1;
+		if (!strcasecmp(s, no[i])) return 0;
+	}
+	return -1;
+}
+
+static void range_msg(const struct key *k, double v, const char *text, char *msg, size_t msglen)
+{
+	char echo[72];
+	clip(text, echo, sizeof echo);
+	if (k->hi < INT_MAX)
+		snprintf(msg, msglen, "\"%s\" must be between %g and %g, not \"%s\"", k->name, k->lo, k->hi, echo);
+	else if (v > k->hi)
+		snprintf(msg, msglen, "\"%s\" is too large: \"%s\"", k->name, echo);
+	else
+		snprintf(msg, msglen, "\"%s\" must be %s %g, not \"%s\"", k->name,
+		         k->lo_open ? "greater than" : "at least", k->lo, echo);
+}
+
+/* "~/x" from $HOME; a relative path from the directory of the file that names it, so a project's
+ * rag.yaml can point at files next to it wherever the tool is run from. */
+static char *resolve_path(const char *name, const char *text, const char *basedir,
+                          char *msg, size_t msglen)
+{
+	const char *home;
+	if (!*text) {
+		snprintf(msg, msglen, "\"%s\" must not be empty", name);
+		return NULL;
+	}
+	if (text[0] == '~' && (text[1] == 0 || text[1] == '/')) {
+		home = getenv("HOME");
+		if (!home || !*home) {
+			snprintf(msg, msglen, "cannot expand \"~\" in \"%s\": HOME is not set", name);
+			return NULL;
+		}
+		return rag_xasprintf("%s%s", home, text + 1);
+	}
+	if (text[0] != '/' && basedir) return rag_xasprintf("%s/%s", basedir, text);
+	return rag_xstrdup(text);
+}
+
+static void replace(char **field, char *value)
+{
+	free(*field);
+	*field = value;
+}
+
+/* Store text, the value of key name, into the field of row k; msg says why not. */
+static int set_field(rag_config *cfg, const struct key *k, const char *name, const char *text,
+                     const char *basedir, char *msg, size_t msglen)
+{
+	void *field = (char *)cfg + k->off;
+	char echo[72], *s;
+	long l;
+	double d;
+	int r;
+	size_t i;
+
+	switch (k->type) {
+	case T_STR:
+	case T_SECRET:
+		replace(field, rag_xstrdup(text));
+		return 0;
+	case T_PATH:
+		if (!(s = resolve_path(name, text, basedir, msg, msglen))) return -1;
+		replace(field, s);
+		return 0;
+	case T_ENUM:
+		for (i = 0; k->choices[i] && strcmp(k->choices[i], text); i++)
+			;
+		if (!k->choices[i]) break;
+		replace(field, rag_xstrdup(text));
+		return 0;
+	case T_MODE:
+		if ((r = rag_cache_mode_parse(text)) < 0) break;
+		*(int *)field = r;
+		return 0;
+	case T_INT:
+	case T_LONG:
+		if ((r = parse_long(text, &l)) < 0) {
+			snprintf(msg, msglen, "\"%s\" must be an integer, not \"%s\"", name,
+			         clip(text, echo, sizeof echo));
+			return -1;
+		}
+		if (r > 0) {
+			snprintf(msg, msglen, "\"%s\" is out of range: \"%s\"", name, clip(text, echo, sizeof echo));
+			return -1;
+		}
+		if (l < k->lo || l > k->hi) {
+			range_msg(k, (double)l, text, msg, msglen);
+			return -1;
+		}
+		if (k->type == T_INT) {
+			*(int *)field = (int)l;
+		} else {
+			*(long *)field = l;
+			*(int *)((char *)cfg + k->aux) = 1;
+		}
+		return 0;
+	case T_DOUBLE:
+		if (parse_double(text, &d) < 0) {
+			snprintf(msg, msglen, "\"%s\" must be a number, not \"%s\"", name,
+			         clip(text, echo, sizeof echo));
+			return -1;
+		}
+		if (d < k->lo || (k->lo_open && d == k->lo) || d > k->hi) {
+			range_msg(k, d, text, msg, msglen);
+			return -1;
+		}
+		*(double *)field = d;
+		return 0;
+	case T_BOOL:
+		if ((r = parse_bool(text)) < 0) {
+			snprintf(msg, msglen, "\"%s\" must be true or false, not \"%s\"", name,
+			         clip(text, echo, sizeof echo));
+			return -1;
+		}
+		*(int *)field = r;
+		return 0;
+	case T_FILES: {
+		rag_kv **kv = field;
+		size_t *n = (size_t *)((char *)cfg + k->aux);
+		if (!(s = resolve_path(name, text, basedir, msg, msglen))) return -1;
+		*kv = rag_xrealloc(*kv, (*n + 1) * sizeof **kv);
+		(*kv)[*n].key = rag_xstrdup(name);
+		(*kv)[*n].value = s;
+		++*n;
+		return 0;
+	}
+	}
+	choices_msg(k, text, msg, msglen);
+	return -1;
+}
+
+static int var_start(char c) { return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+static int var_char(char c) { return var_start(c) || (c >= '0' && c <= '9'); }
+
+/* ${VAR} from the environment; "$$" is a literal "$" (so "$${X}" stays "${X}"); any other "$"
+ * is kept as written. An unset variable is an error rather than an empty string: a silently
+ * empty base URL or model is harder to diagnose than the name of the missing variable. */
+static char *expand(const char *s, const struct key *k, const char *name, char *msg, size_t msglen)
+{
+	rag_buf b = {0};
+	const char *p = s, *d, *end;
+	char var[128];
+	size_t n, i;
+
+	while ((d = strchr(p, '$'))) {
+		rag_buf_add(&b, p, (size_t)(d - p));
+		if (d[1] != '{') {
+			rag_buf_add(&b, "$", 1);
+			p = d + 1 + (d[1] == '$');
+			continue;
+		}
+		if (!(end = strchr(d + 2, '}'))) {
+			snprintf(msg, msglen, "unterminated \"${\" in \"%s\"", name);
+			goto fail;
+		}
+		n = (size_t)(end - d - 2);
+		for (i = 0; i < n && (i ? var_char(d[2 + i]) : var_start(d[2 + i])); i++)
+			;
+		if (!n || i < n || n >= sizeof var) {
+			/* the text between the braces might be the secret itself, pasted in by mistake */
+			if (k->type == T_SECRET)
+				snprintf(msg, msglen, "bad variable name in \"${...}\" in \"%s\"", name);
+			else
+				snprintf(msg, msglen, "bad variable name \"${%.*s}\" in \"%s\"",
+				         n > 40 ? 40 : (int)n, d + 2, name);
+			goto fail;
+		}
+		memcpy(var, d + 2, n);
+		var[n] = 0;
+		if (!getenv(var)) {
+			/* Conventional variable names are upper case; anything else in an api_key's braces
+			 * may be the key itself, which must not reach a message. */
+			if (k->type == T_SECRET && strspn(var, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
+				snprintf(msg, msglen, "an environment variable named in \"%s\" is not set", name);
+			else
+				snprintf(msg, msglen, "environment variable \"%s\" is not set (used in \"%s\")",
+				         var, name);
+			goto fail;
+		}
+		rag_buf_adds(&b, getenv(var));
+		p = end + 1;
+	}
+	rag_buf_adds(&b, p);
+	return b.p;
+fail:
+	rag_buf_free(&b);
+	return NULL;
+}
+
+/* YAML's spellings of null: an empty value leaves the default in place, as if the key were
+ * absent, so a template with blank values is a valid file. Quoted "" is an empty string. */
+static int is_null(const yaml_node_t *n)
+{
+	const char *v;
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+	v = (const char *)n->data.scalar.value;
+	return !*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
+static const char *kind_name(const yaml_node_t *n)
+{
+	return n->type == YAML_MAPPING_NODE ? "a mapping" : n->type == YAML_SEQUENCE_NODE ? "a list" : "a scalar";
+}
+
+static const char *type_noun(enum type t)
+{
+	switch (t) {
+	case T_INT: case T_LONG: return "an integer";
+	case T_DOUBLE: return "a number";
+	case T_BOOL: return "true or false";
+	default: return "a string";
+	}
+}
+
+static int load_value(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
+{
+	char msg[RAG_ERRLEN], *text;
+	int rc;
+
+	if (is_null(v)) return 0;
+	if (v->type != YAML_SCALAR_NODE) {
+		snprintf(msg, sizeof msg, "\"%s\" must be %s, not %s", name, type_noun(k->type), kind_name(v));
+		return fail_at(L, v->start_mark, msg);
+	}
+	if (!(text = expand((const char *)v->data.scalar.value, k, name, msg, sizeof msg)))
+		return fail_at(L, v->start_mark, msg);
+	rc = set_field(L->cfg, k, name, text, L->basedir, msg, sizeof msg);
+	free(text);
+	return rc < 0 ? fail_at(L, v->start_mark, msg) : 0;
+}
+
+static int load_map(struct loader *L, yaml_document_t *doc, yaml_node_t *map, const char *section)
+{
+	yaml_node_pair_t *pair, *q;
+	char msg[RAG_ERRLEN], path[256], echo[72], hint[64], in[128];
+
+	if (*section) snprintf(in, sizeof in, " in section \"%s\"", section);
+	else snprintf(in, sizeof in, " at the top level");
+	for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *kn = yaml_document_get_node(doc, pair->key);
+		yaml_node_t *vn = yaml_document_get_node(doc, pair->value);
+		const struct key *k;
+		const char *name;
+
+		if (kn->type != YAML_SCALAR_NODE)
+			return fail_at(L, kn->start_mark, "keys must be plain names, not a mapping or a list");
+		name = (const char *)kn->data.scalar.value;
+		clip(name, echo, sizeof echo);
+		/* YAML forbids duplicate keys but libyaml does not check; the later one would win
+		 * silently, which hides the mistake. */
+		for (q = map->data.mapping.pairs.start; q < pair; q++) {
+			yaml_node_t *o = yaml_document_get_node(doc, q->key);
+			if (o->type == YAML_SCALAR_NODE && !strcmp((const char *)o->data.scalar.value, name)) {
+				snprintf(msg, sizeof msg, "duplicate key \"%s\"%s", echo, in);
+				return fail_at(L, kn->start_mark, msg);
+			}
+		}
+		if ((k = find_key(section, name))) {
+			if (load_value(L, k, name, vn) < 0) return -1;
+			continue;
+		}
+		snprintf(path, sizeof path, "%s%s%s", section, *section ? "." : "", name);
+		if (is_section(path)) {
+			if (is_null(vn)) continue;
+			if (vn->type != YAML_MAPPING_NODE) {
+				snprintf(msg, sizeof msg, "\"%s\" must be a mapping, not %s", echo,
+				         vn->type == YAML_SEQUENCE_NODE ? "a list" : "a single value");
+				return fail_at(L, vn->start_mark, msg);
+			}
+			if (load_map(L, doc, vn, path) < 0) return -1;
+			continue;
+		}
+		if ((k = find_key(section, "*"))) {
+			if (load_value(L, k, name, vn) < 0) return -1;
+			continue;
+		}
+		if (suggest(section, name, hint, sizeof hint))
+			snprintf(msg, sizeof msg, "unknown key \"%s\"%s (did you mean \"%s\"?)", echo, in, hint);
+		else
+			snprintf(msg, sizeof msg, "unknown key \"%s\"%s", echo, in);
+		return fail_at(L, kn->start_mark, msg);
+	}
+	return 0;
+}
+
+static int yaml_fail(struct loader *L, const yaml_parser_t *p, const char *text, size_t len)
+{
+	const char *problem = p->problem ? p->problem : "syntax error";
+	/* libyaml's words for the commonest YAML mistake do not say what it is */
+	const char *hint = p->error == YAML_SCANNER_ERROR && p->problem_mark.index < len &&
+	                   text[p->problem_mark.index] == '\t' ? " (tabs cannot indent YAML)" : "";
+	if (p->error == YAML_MEMORY_ERROR) {
+		seterr(L->err, L->errlen, "%s: out of memory", L->file);
+	} else if (p->error == YAML_READER_ERROR) {
+		/* invalid UTF-8 or a control character: libyaml knows the byte, not the line */
+		seterr(L->err, L->errlen, "%s: %s at byte %zu", L->file, problem, p->problem_offset);
+	} else {
+		seterr(L->err, L->errlen, "%s:%zu:%zu: %s%s%s%s%s", L->file, p->problem_mark.line + 1,
+		       p->problem_mark.column + 1, problem, p->context ? " (" : "",
+		       p->context ? p->context : "", p->context ? ")" : "", hint);
+	}
+	return -1;
+}
+
+static int load_file(rag_config *cfg, const char *file, char *err, size_t errlen)
+{
+	struct loader L = { cfg, file, NULL, err, errlen };
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	const char *slash = strrchr(file, '/');
+	size_t len;
+	char *text;
+	int rc = 0;
+
+	if (!(text = rag_read_file(file, &len, err, errlen))) return -1;
+	if (slash) L.basedir = slash == file ? rag_xstrdup("/") : rag_xstrndup(file, (size_t)(slash - file));
+	if (!yaml_parser_initialize(&parser)) {
+		seterr(err, errlen, "%s: out of memory", file);
+		free(text);
+		free(L.basedir);
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = yaml_fail(&L, &parser, text, len);
+		goto out;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root && !is_null(root)) {
+		if (root->type != YAML_MAPPING_NODE)
+			rc = fail_at(&L, root->start_mark, "the top level must be a mapping of keys to values");
+		else
+			rc = load_map(&L, &doc, root, "");
+	}
+	yaml_document_delete(&doc);
+	if (rc == 0) {
+		/* A second "---" document would be ignored by a reader that stops at the first one. */
+		if (!yaml_parser_load(&parser, &doc)) {
+			rc = yaml_fail(&L, &parser, text, len);
+			goto out;
+		}
+		if ((root = yaml_document_get_root_node(&doc)))
+			rc = fail_at(&L, root->start_mark, "a config file holds one YAML document, not several");
+		yaml_document_delete(&doc);
+	}
+out:
+	yaml_parser_delete(&parser);
+	free(text);
+	free(L.basedir);
+	if (rc == 0) replace(&cfg->path, rag_xstrdup(file));
+	return rc;
+}
+
+static int apply_env(rag_config *cfg, char *err, size_t errlen)
+{
+	char msg[RAG_ERRLEN];
+	size_t i;
+	for (i = 0; i < sizeof env_keys / sizeof env_keys[0]; i++) {
+		const char *v = getenv(env_keys[i].var);
+		const struct key *k = find_key(env_keys[i].section, env_keys[i].name);
+		/* an empty variable is how a shell user unsets one for a single command */
+		if (!v || !*v) continue;
+		if (set_field(cfg, k, k->name, v, NULL, msg, sizeof msg) < 0) {
+			seterr(err, errlen, "%s: %s", env_keys[i].var, msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* RAG_API_KEY, else the variable named by api_key_env, else llm.api_key from the file: the
+ * environment wins so that a key never has to be written into a file that may be shared. */
+static void resolve_api_key(rag_config *cfg)
+{
+	const char *v = getenv("RAG_API_KEY");
+	if ((!v || !*v) && cfg->llm.api_key_env && *cfg->llm.api_key_env)
+		v = getenv(cfg->llm.api_key_env);
+	if (v && *v) replace(&cfg->llm.api_key, rag_xstrdup(v));
+	else if (cfg->llm.api_key && !*cfg->llm.api_key) replace(&cfg->llm.api_key, NULL);
+}
+
+/* A default location that does not exist is skipped; one that exists but cannot be read is an
+ * error, because silently running without the user's settings gives plausible wrong results. */
+static int present(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen)
+{
+	const char *env = getenv("RAG_CONFIG");
+	char *user;
+	int rc = 0;
+
+	rag_config_defaults(cfg);
+	if (path) {
+		rc = load_file(cfg, path, err, errlen);
+	} else if (env && *env) {
+		rc = load_file(cfg, env, err, errlen);
+	} else if (present("rag.yaml")) {
+		rc = load_file(cfg, "rag.yaml", err, errlen);
+	} else if ((user = xdg_dir("XDG_CONFIG_HOME", ".config", "ragpipe/config.yaml"))) {
+		if (present(user)) rc = load_file(cfg, user, err, errlen);
+		free(user);
+	}
+	if (rc == 0) rc = apply_env(cfg, err, errlen);
+	if (rc == 0) resolve_api_key(cfg);
+	if (rc < 0) rag_config_free(cfg);
+	return rc;
+}

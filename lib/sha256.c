@@ -1,0 +1,91 @@
+/* sha256.c - SHA-256 (FIPS 180-4), for cache keys.
+ *
+ * Written here rather than taken from libcrypto so that the toolkit needs no crypto library for
+ * what is only a content address; speed is irrelevant next to an LLM call. */
+#include "rag.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* FIPS 180-4 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first
+ * 64 primes. */
+static const uint32_t K[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t ror(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
+
+/* FIPS 180-4 6.2.2 */
+static void compress(uint32_t h[8], const unsigned char *p)
+{
+	uint32_t w[64], a, b, c, d, e, f, g, hh, t1, t2;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+	for (; i < 64; i++) {
+		uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	a = h[0]; b = h[1]; c = h[2]; d = h[3]; e = h[4]; f = h[5]; g = h[6]; hh = h[7];
+	for (i = 0; i < 64; i++) {
+		t1 = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+		t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+		hh = g; g = f; f = e; e = d + t1;
+		d = c; c = b; b = a; a = t1 + t2;
+	}
+	h[0] += a; h[1] += b; h[2] += c; h[3] += d;
+	h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+}
+
+void rag_sha256(const void *data, size_t len, unsigned char out[32])
+{
+	/* FIPS 180-4 5.3.3 */
+	uint32_t h[8] = {
+		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+	};
+	const unsigned char *p = data;
+	unsigned char tail[128];
+	uint64_t bits = (uint64_t)len * 8;
+	size_t n = len, tlen;
+	int i;
+
+	for (; n >= 64; p += 64, n -= 64)
+		compress(h, p);
+	/* FIPS 180-4 5.1.1: a 1 bit, zeros up to 56 mod 64 bytes, then the bit length big-endian;
+	 * the rest of the message and its padding fill one block, or two when past 55 bytes. */
+	tlen = n < 56 ? 64 : 128;
+	if (n) memcpy(tail, p, n);    /* data may be NULL when len is 0 */
+	tail[n] = 0x80;
+	memset(tail + n + 1, 0, tlen - n - 1);
+	for (i = 0; i < 8; i++)
+		tail[tlen - 8 + i] = (unsigned char)(bits >> (56 - 8 * i));
+	compress(h, tail);
+	if (tlen == 128) compress(h, tail + 64);
+	for (i = 0; i < 32; i++)
+		out[i] = (unsigned char)(h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+void rag_sha256_hex(const void *data, size_t len, char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char d[32];
+	int i;
+
+	rag_sha256(data, len, d);
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = hex[d[i] >> 4];
+		out[2 * i + 1] = hex[d[i] & 15];
+	}
+	out[64] = 0;
+}

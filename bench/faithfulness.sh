@@ -141,7 +141,7 @@ BEGIN {
 	for (k = 1; k <= 3; k++)
 		printf "%-11s %8.2f %10.1f %9d %8.2f %10.1f %6.2f %7d%s\n", name[k], s[k], rate[k], q[k], rpr[k], id[k], ratio[k], e[k], \
 			(rc[k] != 0 ? "  (exit " rc[k] ")" : "")
-	printf "\nideal = concurrency / (requests per record x latency); the pipeline ideal is its slowest stage.\n"
+	printf "\nideal = concurrency / (requests per record x latency) per stage; the pipeline ideal is its slowest\nstage (its req/rec counts both stages).\n"
 	printf "pipeline: %.1f records/s = %.0f%% of the ideal %.1f records/s\n", rate[3], 100 * ratio[3], id[3]
 }'
 exit $FAILED

@@ -10,7 +10,8 @@ Endpoints
   POST /v1/chat/completions  (also /chat/completions)
   GET  /health               -> 200 "ok"
 
-AUTO replies (no plan rule applies) read the LAST user message:
+AUTO replies (no plan rule applies) read the LAST user message (or, when a re-ask appended a
+plain user message, the last user message that holds a block):
   * a <<<STATEMENTS-xxxxxxxx ... STATEMENTS-xxxxxxxx>>> block with lines "N. text" ->
       {"verdicts": [{"id": N, "verdict": true|false, "reason": "fake: ..."}]}
     the verdict is false exactly when the statement contains "UNSUPPORTED";
@@ -87,11 +88,17 @@ def split_sentences(text):
 def auto_reply(req):
     """(python object to send as content, kind) for a parsed request."""
     msgs = req.get("messages") if isinstance(req, dict) else None
-    last = ""
+    users = []
     if isinstance(msgs, list):
-        for m in msgs:
-            if isinstance(m, dict) and m.get("role") == "user":
-                last = message_text(m.get("content"))
+        users = [message_text(m.get("content")) for m in msgs
+                 if isinstance(m, dict) and m.get("role") == "user"]
+    # The last user message; but a re-ask appends the model's reply and a short user message
+    # ("your reply did not fit ..."), so fall back to the last user message holding a block.
+    last = users[-1] if users else ""
+    for u in reversed(users):
+        if find_block(u, "STATEMENTS") is not None or find_block(u, "TEXT") is not None:
+            last = u
+            break
     st = find_block(last, "STATEMENTS")
     if st is not None:
         verdicts = []

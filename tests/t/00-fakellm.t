@@ -74,6 +74,11 @@ printf '%s' '{"model":"m","messages":[{"role":"user","content":"hello"}]}' >"$T/
 is "$(post "$T/u.json")" 200 "unknown prompt: status 200"
 is "$(content | jq -r .error)" "fake: unknown prompt" "unknown prompt: error content"
 
+# --- a re-ask (assistant reply + a plain user message appended) is answered from the block
+jq -c '.messages += [{"role":"assistant","content":"oops"},{"role":"user","content":"Your reply did not fit. Answer again."}]' "$T/v.json" >"$T/reask.json"
+post "$T/reask.json" >/dev/null
+is "$(content | jq -c '[.verdicts[].id]')" '[1,2,3]' "re-ask: verdicts from the last user message holding a block"
+
 # --- 500 with times:1, then success
 verify_req "FAULT500" "$T/f500.json"
 is "$(post "$T/f500.json")" 500 "500 rule: first request gets 500"
@@ -127,7 +132,7 @@ is "$_c" 200 "/chat/completions is accepted too"
 
 # --- log
 _n=$(fake_requests)
-is "$_n" 15 "log: one line per request"
+is "$_n" 16 "log: one line per request"
 check "log: every line is JSON with n, path, auth, body, rule, t" \
 	jq -se 'all(.[]; has("n") and has("path") and has("auth") and has("body") and has("rule") and has("t"))' "$FAKE_LOG"
 is "$(jq -r 'select(.body | tostring | contains("FAULT500")) | .rule' "$FAKE_LOG" | tr '\n' ' ')" \

@@ -38,7 +38,7 @@ static void claims_done(void *arg, jv result, const char *error)
 	if (error) {
 		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
 		it->rec = rag_record_error(it->rec, "rag-claims", NULL, "%s", error);
-		rag_item_remote_error(it);
+		rag_item_remote_error(it, error);
 		jv_free(result);
 	} else {
 		it->rec = rag_record_set(it->rec, "claims", t->key, result);

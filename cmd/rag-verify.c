@@ -53,7 +53,7 @@ static void verified(void *arg, jv result, const char *error)
 		jv_free(result);
 		set_null(it, t);
 		it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", error);
-		rag_item_remote_error(it);
+		rag_item_remote_error(it, error);
 	} else {
 		int n = jv_array_length(jv_copy(result)), i, yes = 0;
 		for (i = 0; i < n; i++) {

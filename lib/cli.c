@@ -7,14 +7,20 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One write per message, so that the stages of a pipeline do not interleave mid-line. */
 void rag_msg(const char *prog, const char *level, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: %s: ", prog, level);
+	rag_buf b = {0};
+	char *m;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&m, fmt, ap) < 0) m = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	rag_buf_addf(&b, "%s: %s: %s\n", prog, level, m ? m : "");
+	fputs(b.p, stderr);
+	fflush(stderr);
+	free(m);
+	rag_buf_free(&b);
 }
 
 static const char common_usage[] =
@@ -29,7 +35,7 @@ static const char common_usage[] =
 	"      --strict           stop at the first bad input line (exit 3)\n"
 	"      --unbuffered       flush after each record\n"
 	"      --max-line BYTES   longest input line accepted (default 8388608)\n"
-	"  -q, --quiet            no summary line on stderr\n"
+	"  -q, --quiet            no notice or summary line on stderr\n"
 	"  -v, --verbose          more messages on stderr\n"
 	"  -h, --help             show this help\n"
 	"  -V, --version          show the version\n";
@@ -141,7 +147,7 @@ int rag_cli_setup(rag_cli *cli)
 		rag_msg(cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
-	if (notice[0]) rag_msg(cli->prog, "notice", "%s", notice);
+	if (notice[0] && !cli->quiet) rag_msg(cli->prog, "notice", "%s", notice);
 	if (cli->verbose)
 		rag_msg(cli->prog, "info", "judge %s, config %s, cache %s", rag_judge_name(cli->judge),
 		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
@@ -153,6 +159,13 @@ const char *rag_cli_lang(const rag_cli *cli, const char *text)
 	const char *l = cli->cfg.lang;
 	if (l && (strcmp(l, "en") == 0 || strcmp(l, "zh") == 0)) return l;
 	return rag_text_lang(text ? text : "");
+}
+
+static void report(void *ctx, const char *msg)
+{
+	const rag_cli *cli = ctx;
+	if (isatty(2) && !cli->quiet) fputs("\r\033[K", stderr);
+	fprintf(stderr, "%s: %s\n", cli->prog, msg);
 }
 
 static void progress(void *ctx, long done, long read, long pending)
@@ -209,19 +222,21 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
 	o.window = cli->cfg.llm.concurrency * 8 > 256 ? cli->cfg.llm.concurrency * 8 : 256;
-	if (show_progress) {
-		o.progress = progress;
-		o.progress_ctx = cli;
-	}
+	o.progress_ctx = cli;
+	o.report = report;
+	if (show_progress) o.progress = progress;
 	rc = rag_stream_run(stdin, stdout, &o, &ops, &w, &st, err, sizeof err);
 	if (show_progress) fputs("\r\033[K", stderr);
-	if (err[0]) rag_msg(cli->prog, rc == RAG_EXIT_DATA ? "fatal" : "error", "%s", err);
+	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
+	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
 	if (!cli->quiet) {
-		fprintf(stderr, "%s: %ld records, %ld input errors, %ld judge errors, %ld calls, %ld cache hits, "
+		char line[1024];
+		snprintf(line, sizeof line, "%s: %ld records, %ld input errors, %ld judge errors, %ld calls, %ld cache hits, "
 		        "%ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
 		        cli->prog, st.records, st.input_errors, st.remote_errors, st.usage.calls,
 		        st.usage.cache_hits, st.usage.prompt_tokens, st.usage.completion_tokens, st.seconds,
 		        rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+		fputs(line, stderr);
 	}
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {
 		rag_msg(cli->prog, "error", "cannot write output: %s", strerror(errno));

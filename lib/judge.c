@@ -614,7 +614,7 @@ static int context_groups(verify_op *op, int **firsts, int **counts)
 	*counts = rag_xmalloc((size_t)(nctx + 1) * sizeof **counts);
 	for (i = 0; i < nctx; i++) {
 		jv s = jv_array_get(jv_copy(op->contexts), i);
-		long len = (long)jv_string_length_bytes(s);
+		long len = (long)jv_string_length_codepoints(s);
 		if (g == 0 || size + len > limit) {
 			(*firsts)[g] = i;
 			(*counts)[g] = 0;

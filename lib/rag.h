@@ -265,6 +265,7 @@ typedef struct rag_item {
 	int pending;              /* outstanding async operations */
 	int bad;                  /* input error: rec already carries the error */
 	int remote;               /* the judge failed for this record */
+	int passthrough;          /* an upstream stage's error record: written as it came */
 	rag_usage usage;
 	void *data;               /* tool state for this record */
 	struct rag_item *next;
@@ -291,6 +292,9 @@ typedef struct rag_stream_opts {
 	int unbuffered;           /* flush after each record */
 	int window;               /* max records held in memory (default 256) */
 	size_t max_line;          /* longest accepted line (default 64 MiB) */
+	/* called for each problem with a record: "error (at <stdin>:17): ..." (printing is the
+	 * caller's business) */
+	void (*report)(void *ctx, const char *msg);
 	/* called about twice a second when set (progress line) */
 	void (*progress)(void *ctx, long done, long read, long pending);
 	void *progress_ctx;
@@ -309,8 +313,9 @@ void rag_item_release(rag_item *it);
  * the position, marks it bad; in strict mode the stream stops after it. */
 void rag_item_input_error(rag_item *it, const char *tool, const char *metric, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status. */
-void rag_item_remote_error(rag_item *it);
+/* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
+ * reports msg with the record's position. */
+void rag_item_remote_error(rag_item *it, const char *msg);
 /* Read records from in, write to out. Returns an exit code (enum rag_exit). Prints nothing itself:
  * err receives the message when the stream had to stop (strict, write error). */
 int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stream_ops *ops,

@@ -37,10 +37,23 @@ void rag_item_release(rag_item *it)
 	if (it->pending > 0) it->pending--;
 }
 
-void rag_item_remote_error(rag_item *it)
+static void report(rag_item *it, const char *msg)
+{
+	const rag_stream_opts *o = it->stream_->o;
+	char pos[300];
+	char *line;
+	if (!o->report) return;
+	snprintf(pos, sizeof pos, "%s:%zu", o->input_name ? o->input_name : "<stdin>", it->lineno);
+	line = rag_xasprintf("error (at %s): %s", pos, msg);
+	o->report(o->progress_ctx, line);
+	free(line);
+}
+
+void rag_item_remote_error(rag_item *it, const char *msg)
 {
 	it->remote = 1;
 	it->stream_->remote_failed = 1;
+	report(it, msg);
 }
 
 static void item_position(const rag_item *it, char *buf, size_t n)
@@ -62,6 +75,7 @@ static void mark_bad(rag_item *it, const char *tool, const char *metric, const c
 	it->rec = rag_record_add_error(it->rec, e);
 	it->bad = 1;
 	s->input_failed = 1;
+	if (!s->o->strict) report(it, msg);
 	if (s->o->strict && !s->stop_strict) {
 		s->stop_strict = 1;
 		snprintf(s->stop_msg, sizeof s->stop_msg, "error (at %s): %s", pos, msg);
@@ -134,6 +148,10 @@ static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_
 	}
 	jv_free(it->rec);
 	it->rec = v;
+	/* an earlier stage already said this line was bad and wrote only {"errors": [...]}: pass it
+	 * on as it is, rather than pile a second complaint on the same line */
+	if (jv_object_length(jv_copy(v)) == 1 && jv_object_has(jv_copy(v), jv_string("errors")))
+		it->passthrough = 1;
 	return it;
 }
 
@@ -279,7 +297,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			tail = it;
 			held++;
 			stats->records++;
-			if (!it->bad) {
+			if (!it->bad && !it->passthrough) {
 				rag_item_hold(it);    /* held until start returns: sync judges finish inside */
 				ops->start(it, ctx);
 				rag_item_release(it);
@@ -299,7 +317,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			rag_item *it = head;
 			if (s.stop_strict && it == tail && it->bad)
 				break;    /* the line that stopped a strict run is named, not written */
-			if (!it->bad && ops->finish) ops->finish(it, ctx);
+			if (!it->bad && !it->passthrough && ops->finish) ops->finish(it, ctx);
 			if (it->bad) stats->input_errors++;
 			if (it->remote) stats->remote_errors++;
 			rag_usage_add(&stats->usage, &it->usage);

@@ -1,0 +1,1408 @@
+/* offline.c - the offline judge: rule-based claims and lexical verification, no network.
+ *
+ * It is deliberately simple and deterministic, so that a run without an LLM still gives scores
+ * that move the right way: a wrong date, a wrong number or a flipped negation makes a claim
+ * unsupported even when most of its words are found. English and Chinese get the same treatment;
+ * the language-specific parts are word lists. */
+#include "rag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+/* ---------------------------------------------------------------- small helpers */
+
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
+static void strv_push(struct strv *a, char *s)   /* takes s */
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = rag_xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = s;
+}
+
+static void strv_free(struct strv *a)
+{
+	size_t i;
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+static int is_lower(int c) { return c >= 'a' && c <= 'z'; }
+static int is_upper(int c) { return c >= 'A' && c <= 'Z'; }
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+static int lower(int c) { return is_upper(c) ? c + 32 : c; }
+
+/* Length of the whitespace character at s (not newline: newlines end sentences), else 0. */
+static size_t space_len(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	if (s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[0] == '\f' || s[0] == '\v')
+		return 1;
+	if (n >= 2 && !memcmp(s, "\xC2\xA0", 2))           /* no-break space */
+		return 2;
+	if (n >= 3 && !memcmp(s, "\xE3\x80\x80", 3))       /* ideographic space */
+		return 3;
+	return 0;
+}
+
+/* Length of the first item of list that s starts with, else 0. */
+static size_t starts_with_any(const char *s, size_t n, const char *const *list)
+{
+	size_t l;
+	for (; *list; list++) {
+		l = strlen(*list);
+		if (l <= n && !memcmp(s, *list, l))
+			return l;
+	}
+	return 0;
+}
+
+static int in_list(const char *s, size_t n, const char *const *list)
+{
+	for (; *list; list++)
+		if (strlen(*list) == n && !memcmp(s, *list, n))
+			return 1;
+	return 0;
+}
+
+/* Case-insensitive (ASCII) version of in_list, for words taken from the text. */
+static int in_list_ci(const char *s, size_t n, const char *const *list)
+{
+	size_t k;
+	for (; *list; list++) {
+		if (strlen(*list) != n)
+			continue;
+		for (k = 0; k < n && lower((unsigned char)s[k]) == (*list)[k]; k++)
+			;
+		if (k == n)
+			return 1;
+	}
+	return 0;
+}
+
+static int is_cjk_cp(int32_t c)
+{
+	return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
+	       (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x323AF) ||
+	       (c >= 0x3040 && c <= 0x30FF);
+}
+
+static size_t decode(const char *s, size_t n, int32_t *c)
+{
+	utf8proc_ssize_t l = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, c);
+	if (l <= 0) {
+		*c = 0xFFFD;
+		return 1;
+	}
+	return (size_t)l;
+}
+
+/* Copy of s[a..b) with surrounding whitespace trimmed, inner whitespace runs collapsed to one
+ * space (claims must be single-line) and markdown bold markers dropped. */
+static char *clean_dup(const char *s, size_t a, size_t b)
+{
+	char *out = rag_xmalloc(b - a + 1);
+	size_t o = 0, l;
+	int pending_space = 0;
+
+	while (a < b) {
+		if ((l = space_len(s + a, b - a)) || s[a] == '\n') {
+			pending_space = o > 0;
+			a += l ? l : 1;
+			continue;
+		}
+		if (b - a >= 2 && s[a] == '*' && s[a + 1] == '*') {
+			a += 2;
+			continue;
+		}
+		if (pending_space)
+			out[o++] = ' ';
+		pending_space = 0;
+		out[o++] = s[a++];
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* Words of an English piece: byte ranges between spaces. */
+struct words {
+	size_t n, cap;
+	size_t *a, *b;
+};
+
+static void words_split(const char *s, struct words *w)
+{
+	size_t i = 0, n = strlen(s), st;
+
+	w->n = 0;
+	while (i < n) {
+		while (i < n && s[i] == ' ')
+			i++;
+		if (i >= n)
+			break;
+		st = i;
+		while (i < n && s[i] != ' ')
+			i++;
+		if (w->n == w->cap) {
+			w->cap = w->cap ? w->cap * 2 : 32;
+			w->a = rag_xrealloc(w->a, w->cap * sizeof *w->a);
+			w->b = rag_xrealloc(w->b, w->cap * sizeof *w->b);
+		}
+		w->a[w->n] = st;
+		w->b[w->n++] = i;
+	}
+}
+
+static void words_free(struct words *w)
+{
+	free(w->a);
+	free(w->b);
+}
+
+/* Word k without the punctuation around it (quotes, commas, a final period...). */
+static void word_core(const char *s, const struct words *w, size_t k, size_t *a, size_t *b)
+{
+	static const char punct[] = ",.;:!?\"'()[]";
+	*a = w->a[k], *b = w->b[k];
+	while (*a < *b && strchr(punct, s[*a]))
+		(*a)++;
+	while (*b > *a && strchr(punct, s[*b - 1]))
+		(*b)--;
+}
+
+static int word_is(const char *s, const struct words *w, size_t k, const char *const *list)
+{
+	size_t a, b;
+	if (k >= w->n)
+		return 0;
+	word_core(s, w, k, &a, &b);
+	return in_list_ci(s + a, b - a, list);
+}
+
+/* Counts used to decide whether a piece is long enough to be a claim of its own. */
+static void piece_size(const char *s, size_t a, size_t b, size_t *words, size_t *cjk)
+{
+	int in_word = 0;
+	int32_t c;
+
+	*words = *cjk = 0;
+	while (a < b) {
+		a += decode(s + a, b - a, &c);
+		if (is_cjk_cp(c)) {
+			(*cjk)++;
+			in_word = 0;
+		} else if (c < 128 && (is_lower(c) || is_upper(c) || is_digit(c))) {
+			if (!in_word)
+				(*words)++;
+			in_word = 1;
+		} else if (c > 127 && c != 0x3000 && utf8proc_category(c) <= UTF8PROC_CATEGORY_ND) {
+			if (!in_word)
+				(*words)++;
+			in_word = 1;
+		} else {
+			in_word = 0;
+		}
+	}
+}
+
+/* Too short to stand as a claim: fewer than 3 words, or 4 characters of CJK text. */
+static int too_short(const char *s, size_t a, size_t b)
+{
+	size_t words, cjk;
+	piece_size(s, a, b, &words, &cjk);
+	return cjk ? cjk + words < 4 : words < 3;
+}
+
+/* ---------------------------------------------------------------- sentences */
+
+static const char *const cjk_enders[] = { "。", "！", "？", "…", NULL };
+static const char *const closers[] = {
+	"\"", "'", ")", "]", "”", "’", "」", "』", "）", "》", NULL,
+};
+/* Abbreviations after which a period never ends a sentence. */
+static const char *const abbrev_always[] = {
+	"dr", "mr", "mrs", "ms", "prof", "st", "mt", "gen", "gov", "sen", "rep", "rev", "capt",
+	"col", "lt", "sgt", "e.g", "i.e", "cf", "vs", "fig", "approx", "ca", "vol", "pp", "ft", NULL,
+};
+/* Abbreviations that end a sentence only when a typical sentence start follows. */
+static const char *const abbrev_maybe[] = {
+	"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "jr",
+	"sr", "etc", "inc", "ltd", "co", "corp", "al", "no", NULL,
+};
+static const char *const starters[] = {
+	"the", "a", "an", "it", "he", "she", "they", "this", "that", "these", "those", "there", "we",
+	"i", "in", "on", "at", "his", "her", "its", "their", "our", "however", "but", "and", "as",
+	"after", "before", "when", "while", "also", "some", "many", "most", "during", "from", "for",
+	"since", "although", "because", "if", "today", "later", "then", "you", NULL,
+};
+
+/* Whether the period at s[dot] (followed by whitespace, next word at s[next]) ends a sentence. */
+static int period_ends(const char *s, size_t n, size_t start, size_t dot, size_t next)
+{
+	size_t ws = dot, e;
+	int c = next < n ? (unsigned char)s[next] : 0;
+
+	if (is_lower(c))
+		return 0;                   /* "approx. five", "etc. and" */
+	while (ws > start && s[ws - 1] != ' ' && s[ws - 1] != '(' && s[ws - 1] != '"' &&
+	       s[ws - 1] != '\n' && s[ws - 1] != '\t')
+		ws--;
+	if (dot - ws == 1 && is_upper((unsigned char)s[ws]))
+		return 0;                   /* an initial: "J. K. Rowling" */
+	if (in_list_ci(s + ws, dot - ws, abbrev_always))
+		return 0;
+	if (memchr(s + ws, '.', dot - ws) || in_list_ci(s + ws, dot - ws, abbrev_maybe)) {
+		/* "U.S.", "a.m.", "Jan.": ends only before e.g. "He", "The" */
+		for (e = next; e < n && (is_lower(s[e]) || is_upper(s[e])); e++)
+			;
+		return is_upper(c) && in_list_ci(s + next, e - next, starters);
+	}
+	return 1;
+}
+
+/* Skip a list marker at the start of a line: "- ", "* ", "• ", "1. ", "2) ", "## ". */
+static size_t skip_marker(const char *s, size_t n, size_t i)
+{
+	size_t j = i, k, l;
+
+	while (j < n && (l = space_len(s + j, n - j)))
+		j += l;
+	k = j;
+	if (k < n && (s[k] == '-' || s[k] == '*' || s[k] == '+') && !(k + 1 < n && s[k + 1] == '*'))
+		k++;
+	else if (n - k >= 3 && !memcmp(s + k, "•", 3))
+		k += 3;
+	else if (k < n && s[k] == '#') {
+		while (k < n && s[k] == '#')
+			k++;
+	} else if (k < n && is_digit((unsigned char)s[k])) {
+		while (k < n && k - j < 3 && is_digit((unsigned char)s[k]))
+			k++;
+		if (k < n && (s[k] == '.' || s[k] == ')'))
+			k++;
+		else if (n - k >= 3 && !memcmp(s + k, "、", 3))
+			k += 3;
+		else
+			return j;
+	} else {
+		return j;
+	}
+	if (k < n && (l = space_len(s + k, n - k)))
+		return k + l;
+	if (k > j && n - k >= 3 && (unsigned char)s[k] >= 0xE0)   /* "1、长城..." needs no space */
+		return k;
+	return j;
+}
+
+static void push_sentence(struct strv *out, const char *s, size_t a, size_t b)
+{
+	char *t = clean_dup(s, a, b);
+	if (*t)
+		strv_push(out, t);
+	else
+		free(t);
+}
+
+/* Split text into sentences at . ! ? (not at decimals, abbreviations or initials), at CJK
+ * sentence ends and at newlines. Each sentence keeps its final punctuation. List markers are
+ * dropped from answers, where they are layout; contexts keep them, where "1." may be data. */
+static void split_sentences(const char *s, struct strv *out, int markers)
+{
+	size_t n = strlen(s), i = 0, start = 0, j, l, next;
+	int line_start = 1;
+
+	while (i < n) {
+		if (line_start) {
+			i = start = markers ? skip_marker(s, n, i) : i;
+			line_start = 0;
+			continue;
+		}
+		if (s[i] == '\n') {
+			push_sentence(out, s, start, i);
+			i++;
+			line_start = 1;
+			continue;
+		}
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') {
+			for (j = i; j < n && (s[j] == '.' || s[j] == '!' || s[j] == '?'); j++)
+				;
+			while (j < n && (l = starts_with_any(s + j, n - j, closers)))
+				j += l;
+			if (j < n && !space_len(s + j, n - j) && s[j] != '\n' && (unsigned char)s[j] < 0x80) {
+				i = j;              /* "3.5", "e.g.x", "a.m.," */
+				continue;
+			}
+			for (next = j; next < n && (l = space_len(s + next, n - next)); next += l)
+				;
+			if (s[i] == '.' && j == i + 1 && !period_ends(s, n, start, i, next)) {
+				i = j;
+				continue;
+			}
+			push_sentence(out, s, start, j);
+			i = start = j;
+			continue;
+		}
+		if ((unsigned char)s[i] >= 0xE2 && (l = starts_with_any(s + i, n - i, cjk_enders))) {
+			for (j = i + l; j < n; j += l) {
+				if (!(l = starts_with_any(s + j, n - j, cjk_enders)) &&
+				    !(l = starts_with_any(s + j, n - j, closers)) && s[j] != '!' && s[j] != '?')
+					break;
+				if (!l)
+					l = 1;
+			}
+			push_sentence(out, s, start, j);
+			i = start = j;
+			continue;
+		}
+		i++;
+	}
+	push_sentence(out, s, start, n);
+}
+
+/* ---------------------------------------------------------------- filters */
+
+/* A comparison key: case-folded, punctuation turned into single spaces, trimmed. */
+static char *text_key(const char *s)
+{
+	char *norm = rag_text_normalize(s), *p;
+	rag_buf out = { 0 };
+	size_t n, i = 0, l;
+	int32_t c;
+	int space = 0;
+
+	if (!norm)
+		return rag_xstrdup("");
+	n = strlen(norm);
+	while (i < n) {
+		l = decode(norm + i, n - i, &c);
+		if (utf8proc_category(c) >= UTF8PROC_CATEGORY_LU &&
+		    utf8proc_category(c) <= UTF8PROC_CATEGORY_NO) {
+			if (space && out.len)
+				rag_buf_add(&out, " ", 1);
+			space = 0;
+			rag_buf_add(&out, norm + i, l);
+		} else {
+			space = 1;
+		}
+		i += l;
+	}
+	free(norm);
+	p = out.p ? out.p : rag_xstrdup("");
+	return p;
+}
+
+static const char *const greetings[] = {
+	"hi", "hello", "hey", "hi there", "hello there", "greetings", "sure", "certainly",
+	"of course", "okay", "ok", "yes", "no", "absolutely", "great question", "good question",
+	"thank you", "thanks", "you re welcome", "you are welcome", "happy to help", "glad to help",
+	"i hope this helps", "hope this helps", "hope that helps", "i hope that helps",
+	"here is the answer", "here s the answer", "here is what i found", "let me explain",
+	"good luck", "你好", "您好", "好的", "当然", "没问题", "谢谢", "是的", "不是",
+	"希望对你有帮助", "希望对您有帮助", "希望这对你有帮助", "希望这对您有帮助",
+	"希望这对您有所帮助", "希望能帮到你", "希望能帮到您", NULL,
+};
+static const char *const filler_prefixes[] = {
+	"let me know", "feel free", "if you have any", "if you need", "is there anything",
+	"i hope this", "i hope that", "hope this", "hope that", "please let me know",
+	"如果你还有", "如果您还有", "如有其他", "如果还有", "希望这", "希望以上", "希望对", "希望能",
+	NULL,
+};
+static const char *const refusals[] = {
+	"i don t know", "i do not know", "i dont know", "i cannot answer", "i can t answer",
+	"i can not answer", "i am unable to", "i m unable to", "i am not able to", "i m not able to",
+	"i cannot provide", "i can t provide", "i m not sure", "i am not sure", "i cannot determine",
+	"i can t determine", "cannot be determined", "can t be determined", "cannot be answered",
+	"can t be answered", "i could not find", "i couldn t find", "i was unable to find",
+	"there is no information", "no information is", "no information about",
+	"no information on", "not enough information", "insufficient information", "as an ai",
+	"i m sorry", "i am sorry", "i apologize", "unable to answer",
+	"我不知道", "我不确定", "我无法", "无法回答", "无法确定", "无法判断", "无法从", "无法得知",
+	"根据提供的信息无法", "没有提到", "没有提及", "未提及", "未提到", "并未提及", "没有相关信息",
+	"没有足够的信息", "信息不足", "抱歉", "对不起", "上下文中没有", "资料中没有", "文中没有",
+	NULL,
+};
+/* "The context does not mention X": a source word and a not-saying phrase together. */
+static const char *const sources[] = {
+	"context", "document", "passage", "provided text", "the text", "provided information",
+	"information provided", "given information", "the sources", "provided sources", NULL,
+};
+static const char *const not_saying[] = {
+	"not mention", "n t mention", "not provide", "n t provide", "not contain", "n t contain",
+	"not specify", "n t specify", "not say", "n t say", "not include", "n t include",
+	"not state", "n t state", "not give", "n t give", "not mentioned", "not provided",
+	"not specified", "not stated", "no information", "no mention", "not discuss",
+	"n t discuss", "not answer", "n t answer", "not address", "n t address", NULL,
+};
+
+static int contains_any(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strstr(s, *list))
+			return 1;
+	return 0;
+}
+
+static int starts_any(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strncmp(s, *list, strlen(*list)))
+			return 1;
+	return 0;
+}
+
+/* A sentence ending in a question mark (perhaps inside quotes) asks rather than claims. */
+static int is_question(const char *sent)
+{
+	size_t n = strlen(sent), k, l;
+
+	while (n > 0) {             /* look past closing quotes */
+		k = n;
+		while (k > 0 && ((unsigned char)sent[k - 1] & 0xC0) == 0x80)
+			k--;
+		if (k > 0)
+			k--;
+		l = starts_with_any(sent + k, n - k, closers);
+		if (!l || l != n - k)
+			break;
+		n = k;
+	}
+	return (n > 0 && sent[n - 1] == '?') || (n >= 3 && !memcmp(sent + n - 3, "？", 3));
+}
+
+/* Text that carries no claim: refusals, greetings, fillers, bare punctuation. */
+static int is_noise(const char *s)
+{
+	char *key = text_key(s);
+	int noise = !*key || in_list(key, strlen(key), greetings) || starts_any(key, filler_prefixes) ||
+	            contains_any(key, refusals) ||
+	            (contains_any(key, sources) && contains_any(key, not_saying));
+	free(key);
+	return noise;
+}
+
+/* Drop an interjection that opens a sentence: "Sure, ...", "Yes, ...", "好的，...". */
+static const char *skip_interjection(const char *s)
+{
+	static const char *const words[] = {
+		"sure", "yes", "no", "well", "certainly", "of course", "absolutely", "okay", "ok",
+		"好的", "当然", "是的", "嗯", NULL,
+	};
+	static const char *const seps[] = { ", ", "! ", "，", "！", NULL };
+	const char *const *w;
+	size_t l, m;
+
+	for (w = words; *w; w++) {
+		l = strlen(*w);
+		if (strlen(s) > l && in_list_ci(s, l, (const char *const[]){ *w, NULL }) &&
+		    (m = starts_with_any(s + l, strlen(s + l), seps))) {
+			s += l + m;
+			while (*s == ' ')
+				s++;
+			return s;
+		}
+	}
+	return s;
+}
+
+/* ---------------------------------------------------------------- clauses */
+
+static const char *const en_conj[] = { "and", "but", "while", "whereas", "yet", "although", NULL };
+static const char *const en_subject_pron[] = { "he", "she", "it", "they", "we", "i", NULL };
+static const char *const en_subject_det[] = {
+	"this", "these", "there", "its", "his", "her", "their", "the", "a", "an", NULL,
+};
+static const char *const en_aux[] = {
+	"is", "was", "are", "were", "has", "had", "have", "will", "would", "can", "could", "did",
+	"does", "do", "became", "becomes", "remains", "remained", "may", "might", "must", "should",
+	"shall", NULL,
+};
+static const char *const zh_conj[] = {
+	"而且", "并且", "但是", "同时", "此外", "另外", "然而", "因此", "所以", "不过", "但", NULL,
+};
+static const char *const zh_pron[] = { "它们", "他们", "她们", "它", "他", "她", "这", NULL };
+
+/* Does the clause starting at word k look like it has its own subject and verb? */
+static int clause_has_subject(const char *s, const struct words *w, size_t k)
+{
+	size_t a, b, j;
+
+	if (k >= w->n)
+		return 0;
+	if (word_is(s, w, k, en_subject_pron))
+		return 1;
+	word_core(s, w, k, &a, &b);
+	if (!word_is(s, w, k, en_subject_det) && !(a < b && is_upper((unsigned char)s[a])))
+		return 0;
+	/* a determiner or a name must be followed by a verb within a few words */
+	for (j = k + 1; j < w->n && j <= k + 5; j++) {
+		word_core(s, w, j, &a, &b);
+		if (word_is(s, w, j, en_aux) || (b - a > 3 && !memcmp(s + b - 2, "ed", 2)))
+			return 1;
+	}
+	return 0;
+}
+
+struct cut {
+	size_t end;      /* the first piece ends here */
+	size_t resume;   /* the second piece starts here */
+};
+
+/* Candidate cut points inside an English or Chinese clause. */
+static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
+{
+	size_t n = strlen(s), nc = 0, i, k, l, a, b;
+	struct words w = { 0 };
+
+	words_split(s, &w);
+	for (k = 1; k + 1 < w.n && nc < max; k++) {
+		if (!word_is(s, &w, k, en_conj))
+			continue;
+		a = w.a[k - 1], b = w.b[k - 1];
+		if (s[b - 1] == ',' && clause_has_subject(s, &w, k + 1))
+			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1] };          /* ", and he ..." */
+		else if (in_list_ci(s + w.a[k], w.b[k] - w.a[k], (const char *const[]){ "and", NULL }) &&
+		         word_is(s, &w, k + 1, en_subject_pron))
+			cuts[nc++] = (struct cut){ b, w.a[k + 1] };              /* "... and he ..." */
+		(void)a;
+	}
+	for (i = 0; i < n && nc < max; i++) {
+		if (!(l = starts_with_any(s + i, n - i, (const char *const[]){ "，", ",", NULL })))
+			continue;
+		k = i + l;
+		while (k < n && s[k] == ' ')
+			k++;
+		if ((l = starts_with_any(s + k, n - k, zh_conj)))
+			cuts[nc++] = (struct cut){ i, k + l };
+		else if (starts_with_any(s + k, n - k, zh_pron))
+			cuts[nc++] = (struct cut){ i, k };
+	}
+	words_free(&w);
+	return nc;
+}
+
+static int cut_cmp(const void *x, const void *y)
+{
+	const struct cut *a = x, *b = y;
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
+{
+	char *t;
+	size_t l;
+
+	while (a < b && (l = space_len(s + a, b - a)))
+		a += l;
+	/* a piece cut out of a sentence does not keep the comma or semicolon before the cut */
+	for (;;) {
+		while (b > a && s[b - 1] == ' ')
+			b--;
+		if (b > a && (s[b - 1] == ',' || s[b - 1] == ';' || s[b - 1] == ':'))
+			b--;
+		else if (b - a >= 3 && (!memcmp(s + b - 3, "，", 3) || !memcmp(s + b - 3, "；", 3) ||
+		                        !memcmp(s + b - 3, "：", 3) || !memcmp(s + b - 3, "、", 3)))
+			b -= 3;
+		else
+			break;
+	}
+	if (a >= b)
+		return;
+	t = rag_xstrndup(s + a, b - a);
+	if (is_lower((unsigned char)t[0]))
+		t[0] = (char)(t[0] - 32);
+	strv_push(out, t);
+}
+
+/* Split at ; and ；, then at coordinated clauses; a piece too short to stand alone stays joined. */
+static void split_clauses(const char *s, struct strv *out)
+{
+	struct cut cuts[64];
+	size_t n = strlen(s), nc = 0, i, l, from, k;
+
+	for (i = 0; i < n && nc < 32; i += l) {
+		l = starts_with_any(s + i, n - i, (const char *const[]){ ";", "；", NULL });
+		if (l)
+			cuts[nc++] = (struct cut){ i, i + l };
+		else
+			l = 1;
+	}
+	nc += find_cuts(s, cuts + nc, 64 - nc);
+	qsort(cuts, nc, sizeof *cuts, cut_cmp);
+	from = 0;
+	for (k = 0; k < nc; k++) {
+		if (cuts[k].end < from || too_short(s, from, cuts[k].end) ||
+		    too_short(s, cuts[k].resume, n))
+			continue;
+		push_piece(out, s, from, cuts[k].end);
+		from = cuts[k].resume;
+	}
+	push_piece(out, s, from, n);
+}
+
+static const char *const participles[] = {
+	"born", "held", "built", "made", "won", "sold", "shot", "found", "bought", "hit", "set",
+	"put", "run", "begun", "written", "given", "seen", "taken", "known", "buried", "laid", NULL,
+};
+static const char *const place_time_preps[] = { "in", "on", "at", NULL };
+
+static int has_digit(const char *s, size_t a, size_t b)
+{
+	for (; a < b; a++)
+		if (is_digit((unsigned char)s[a]))
+			return 1;
+	return 0;
+}
+
+/* "X was born in Ulm on 14 March 1879" is two facts; checking them apart lets a wrong date fail
+ * on its own. Only for "<aux> <participle> in|on|at A in|on|at B" where exactly one of A and B
+ * holds a number. Returns 1 and pushes two claims when it splits. */
+static int split_place_time(const char *s, struct strv *out)
+{
+	struct words w = { 0 };
+	size_t i, k, a, b, head;
+	int done = 0;
+
+	words_split(s, &w);
+	for (i = 1; i + 4 < w.n && !done; i++) {
+		if (!word_is(s, &w, i, (const char *const[]){ "was", "were", "is", "are", NULL }))
+			continue;
+		word_core(s, &w, i + 1, &a, &b);
+		if (!(word_is(s, &w, i + 1, participles) ||
+		      (b - a > 3 && is_lower((unsigned char)s[a]) &&
+		       (!memcmp(s + b - 2, "ed", 2) || !memcmp(s + b - 2, "en", 2)))))
+			continue;
+		if (!word_is(s, &w, i + 2, place_time_preps))
+			break;
+		for (k = i + 4; k < w.n; k++)
+			if (word_is(s, &w, k, place_time_preps))
+				break;
+		if (k >= w.n)
+			break;
+		if (has_digit(s, w.a[i + 2], w.b[k - 1]) == has_digit(s, w.a[k], strlen(s)))
+			break;
+		head = w.b[i + 1];
+		{
+			rag_buf c1 = { 0 }, c2 = { 0 };
+			size_t e1 = w.b[k - 1];
+			while (e1 > w.a[i + 2] && (s[e1 - 1] == ',' || s[e1 - 1] == ' '))
+				e1--;
+			rag_buf_add(&c1, s, head);
+			rag_buf_add(&c1, " ", 1);
+			rag_buf_add(&c1, s + w.a[i + 2], e1 - w.a[i + 2]);
+			rag_buf_add(&c2, s, head);
+			rag_buf_add(&c2, " ", 1);
+			rag_buf_adds(&c2, s + w.a[k]);
+			strv_push(out, c1.p);
+			strv_push(out, c2.p);
+		}
+		done = 1;
+	}
+	words_free(&w);
+	return done;
+}
+
+/* ---------------------------------------------------------------- subjects and pronouns */
+
+static const char *const question_words[] = {
+	"what", "who", "when", "where", "which", "how", "why", "whom", "whose", NULL,
+};
+static const char *const question_aux[] = {
+	"is", "was", "are", "were", "does", "did", "do", "has", "have", "had", NULL,
+};
+static const char *const how_adjectives[] = {
+	"tall", "old", "long", "big", "far", "large", "high", "deep", "heavy", "fast", "wide", NULL,
+};
+static const char *const trailing_verbs[] = {
+	"born", "held", "built", "made", "founded", "located", "situated", "known", "called",
+	"named", "do", "mean", "live", "die", "start", "begin", "end", "work", "play", "come", "go",
+	"invent", "discover", "write", "win", "released", "published", "used", "like", "have", "be",
+	"become", "happen", "take", "occur", "formed", "created", "place", "stand", "contain", NULL,
+};
+static const char *const not_subject_start[] = {
+	"what", "who", "when", "where", "which", "how", "why", "tell", "describe", "explain", "give",
+	"list", "name", "is", "are", "was", "were", "do", "does", "did", "can", "could", "please",
+	"in", "on", "at", "the", "a", "an", "it", "he", "she", "they", "this", "that", "i", "we",
+	"you", NULL,
+};
+static const char *const joiners[] = { "of", "the", "de", "von", "van", "la", "du", NULL };
+
+/* First run of capitalised words, e.g. "Albert Einstein", "University of Oxford". */
+static char *capitalised_phrase(const char *s, const struct words *w, size_t from)
+{
+	size_t k, a, b, first = (size_t)-1, last = 0, end;
+
+	for (k = from; k < w->n; k++) {
+		word_core(s, w, k, &a, &b);
+		if (a < b && is_upper((unsigned char)s[a]) && !word_is(s, w, k, not_subject_start)) {
+			if (first == (size_t)-1)
+				first = k;
+			last = k;
+		} else if (first != (size_t)-1 && !(word_is(s, w, k, joiners) && k + 1 < w->n)) {
+			break;
+		}
+		if (first != (size_t)-1 && b < w->b[k])
+			break;          /* punctuation after the word ends the phrase */
+	}
+	if (first == (size_t)-1)
+		return NULL;
+	word_core(s, w, last, &a, &end);
+	if (end >= 2 && !memcmp(s + end - 2, "'s", 2))
+		end -= 2;
+	word_core(s, w, first, &a, &b);
+	return rag_xstrndup(s + a, end - a);
+}
+
+static char *en_question_subject(const char *q)
+{
+	struct words w = { 0 };
+	size_t k = 1, last, a, b, e;
+	char *subj = NULL;
+
+	words_split(q, &w);
+	if (w.n >= 3 && word_is(q, &w, 0, question_words)) {
+		if (word_is(q, &w, 0, (const char *const[]){ "how", NULL }) &&
+		    word_is(q, &w, 1, how_adjectives))
+			k = 2;
+		if (!word_is(q, &w, 0, (const char *const[]){ "why", NULL }) &&
+		    word_is(q, &w, k, question_aux) && k + 1 < w.n) {
+			last = w.n - 1;
+			while (last > k + 1) {
+				word_core(q, &w, last, &a, &b);
+				if (!is_lower((unsigned char)q[a]) ||
+				    !(word_is(q, &w, last, trailing_verbs) ||
+				      (b - a > 3 && !memcmp(q + b - 2, "ed", 2))))
+					break;
+				last--;
+			}
+			if (last - k <= 8) {
+				word_core(q, &w, k + 1, &a, &b);
+				word_core(q, &w, last, &b, &e);
+				if (a < e)
+					subj = rag_xstrndup(q + a, e - a);
+			}
+		}
+	}
+	if (!subj)
+		subj = capitalised_phrase(q, &w, 0);
+	words_free(&w);
+	return subj;
+}
+
+static char *zh_question_subject(const char *q)
+{
+	static const char *const lead[] = { "请问", "请告诉我", "你知道", "请介绍一下", "介绍一下", NULL };
+	static const char *const markers[] = {
+		"是什么", "是谁", "在哪", "是哪", "有多", "是多少", "位于哪", "什么时候", "何时",
+		"为什么", "怎么", "如何", "多少", "哪", "什么", "谁", "几", NULL,
+	};
+	size_t n = strlen(q), l, best = n, i;
+	const char *const *m;
+	const char *p;
+	int32_t c;
+
+	while ((l = starts_with_any(q, n, lead))) {
+		q += l;
+		n -= l;
+	}
+	for (m = markers; *m; m++)
+		if ((p = strstr(q, *m)) && (size_t)(p - q) < best)
+			best = (size_t)(p - q);
+	if (best == 0 || best == n || best > 36)
+		return NULL;
+	for (i = 0; i < best; i += l) {      /* a subject is one phrase, without punctuation */
+		l = decode(q + i, best - i, &c);
+		if (!is_cjk_cp(c) && !(c < 128 && (is_lower(c) || is_upper(c) || is_digit(c))))
+			return NULL;
+	}
+	return rag_xstrndup(q, best);
+}
+
+static char *question_subject(const char *q)
+{
+	if (!q || !*q)
+		return NULL;
+	return !strcmp(rag_text_lang(q), "zh") ? zh_question_subject(q) : en_question_subject(q);
+}
+
+static const char *const en_pronouns[] = { "it", "he", "she", "they", "this", NULL };
+static const char *const zh_verbs[] = {
+	"是", "位于", "在", "有", "为", "于", "被", "曾", "将", "出生", "成立", "建于", "发明", "发现",
+	"属于", "拥有", "包括", NULL,
+};
+
+/* The subject a claim starts with, to stand in for a pronoun in the claims after it. */
+static char *claim_subject(const char *c)
+{
+	struct words w = { 0 };
+	size_t k, a, b, n = strlen(c), i, l;
+	char *subj = NULL;
+	int32_t cp;
+
+	decode(c, n, &cp);
+	if (is_cjk_cp(cp)) {
+		if (starts_with_any(c, n, zh_pron))
+			return NULL;
+		for (i = 0; i < n && i <= 30; i += l) {
+			if (starts_with_any(c + i, n - i, zh_verbs))
+				return i ? rag_xstrndup(c, i) : NULL;
+			l = decode(c + i, n - i, &cp);
+			if (!is_cjk_cp(cp))
+				return NULL;
+		}
+		return NULL;
+	}
+	words_split(c, &w);
+	if (w.n && !word_is(c, &w, 0, en_pronouns) && !word_is(c, &w, 0, en_subject_pron)) {
+		for (k = 1; k < w.n && k <= 6; k++) {
+			if (strchr(",;:", c[w.b[k - 1] - 1]))
+				break;      /* "Paris, the capital, is" is not a plain subject */
+			word_core(c, &w, k - 1, &a, &b);
+			if (word_is(c, &w, k, en_aux)) {
+				subj = rag_xstrndup(c, b);
+				break;
+			}
+		}
+		if (!subj && is_upper((unsigned char)c[0]) && !word_is(c, &w, 0, not_subject_start))
+			subj = capitalised_phrase(c, &w, 0);
+	}
+	words_free(&w);
+	return subj;
+}
+
+static int starts_with_pronoun(const char *c)
+{
+	struct words w = { 0 };
+	int r;
+
+	if (starts_with_any(c, strlen(c), zh_pron))
+		return 1;
+	words_split(c, &w);
+	r = word_is(c, &w, 0, en_subject_pron) || word_is(c, &w, 0, en_pronouns);
+	words_free(&w);
+	return r;
+}
+
+/* Replace a leading pronoun with subject; NULL when the claim stays as it is. */
+static char *resolve_pronoun(const char *c, const char *subj)
+{
+	static const char *const this_verbs[] = {
+		"is", "was", "has", "had", "can", "will", "would", "could", "does", "did", "makes", "made",
+		"means", "meant", "became", "remains", "remained", NULL,
+	};
+	static const char *const expletive_next[] = {
+		"seems", "seemed", "appears", "appeared", "rains", "rained", NULL,
+	};
+	struct words w = { 0 };
+	size_t n = strlen(c), l, a, b;
+	char *r = NULL;
+	int ok = 0;
+
+	if (!subj || !*subj)
+		return NULL;
+	if ((l = starts_with_any(c, n, zh_pron))) {
+		if (l == 3 && !memcmp(c, "这", 3) &&
+		    !starts_with_any(c + 3, n - 3, (const char *const[]){ "是", "就是", "也是", NULL }))
+			return NULL;
+		return rag_xasprintf("%s%s", subj, c + l);
+	}
+	if (!strcmp(rag_text_lang(subj), "zh"))
+		return NULL;
+	words_split(c, &w);
+	if (w.n >= 2 && !(word_core(c, &w, 0, &a, &b), b < w.b[0])) {
+		if (word_is(c, &w, 0, (const char *const[]){ "it", NULL }))
+			ok = !word_is(c, &w, 1, expletive_next) &&
+			     !(word_is(c, &w, 1, (const char *const[]){ "is", "was", NULL }) &&
+			       word_is(c, &w, 3, (const char *const[]){ "that", "to", "whether", NULL }));
+		else if (word_is(c, &w, 0, (const char *const[]){ "he", "she", NULL }))
+			ok = is_upper((unsigned char)subj[0]) &&
+			     strncmp(subj, "The ", 4) && strncmp(subj, "A ", 2) && strncmp(subj, "An ", 3);
+		else if (word_is(c, &w, 0, (const char *const[]){ "they", NULL }))
+			ok = 1;
+		else if (word_is(c, &w, 0, (const char *const[]){ "this", NULL }))
+			ok = word_is(c, &w, 1, this_verbs);
+	}
+	if (ok) {
+		r = rag_xasprintf("%s%s", subj, c + w.b[0]);
+		if (is_lower((unsigned char)r[0]))
+			r[0] = (char)(r[0] - 32);
+	}
+	words_free(&w);
+	return r;
+}
+
+/* ---------------------------------------------------------------- claims */
+
+/* The sentence's closing mark, given to pieces cut from it so that every claim reads whole. */
+static const char *sentence_end(const char *s)
+{
+	size_t n = strlen(s);
+	if (n && (s[n - 1] == '.' || s[n - 1] == '!'))
+		return s[n - 1] == '.' ? "." : "!";
+	if (n >= 3 && !memcmp(s + n - 3, "。", 3))
+		return "。";
+	if (n >= 3 && !memcmp(s + n - 3, "！", 3))
+		return "！";
+	return "";
+}
+
+static char *with_end(char *piece, const char *end)
+{
+	size_t n = strlen(piece), e = strlen(end);
+	char *r;
+
+	if (!e || (n >= e && !memcmp(piece + n - e, end, e)) ||
+	    (n && strchr(".!?", piece[n - 1])) ||
+	    (n >= 3 && starts_with_any(piece + n - 3, 3, cjk_enders)))
+		return piece;
+	r = rag_xasprintf("%s%s", piece, end);
+	free(piece);
+	return r;
+}
+
+jv rag_offline_claims(const char *question, const char *text, int max_claims)
+{
+	struct strv sents = { 0 }, claims = { 0 };
+	char *fixed, *qsubj, *prev = NULL, *resolved, *subj;
+	jv out = jv_array();
+	size_t i, k, d;
+	int noisy;
+
+	if (!text)
+		return out;
+	fixed = rag_utf8_sanitize(text, strlen(text));
+	split_sentences(fixed, &sents, 1);
+	for (i = 0; i < sents.n; i++) {
+		const char *s = skip_interjection(sents.v[i]);
+		const char *end = sentence_end(s);
+		struct strv pieces = { 0 };
+
+		if (is_question(s))
+			continue;
+		noisy = is_noise(s);
+		split_clauses(s, &pieces);
+		for (k = 0; k < pieces.n; k++) {
+			struct strv two = { 0 };
+			char *p = pieces.v[k];
+
+			/* "I'm not sure, but Paris is the capital": the claim after a hedge survives, unless
+			 * it leans on a pronoun from the refusal. */
+			if (is_noise(p) || (noisy && (pieces.n == 1 || starts_with_pronoun(p)))) {
+				free(p);
+			} else if (split_place_time(p, &two)) {
+				for (d = 0; d < two.n; d++)
+					strv_push(&claims, with_end(two.v[d], end));
+				free(two.v);
+				free(p);
+			} else {
+				strv_push(&claims, with_end(p, end));
+			}
+		}
+		free(pieces.v);
+	}
+
+	if (question) {
+		char *q = rag_utf8_sanitize(question, strlen(question));
+		qsubj = question_subject(q);
+		free(q);
+	} else {
+		qsubj = NULL;
+	}
+	for (i = 0; i < claims.n; i++) {
+		resolved = resolve_pronoun(claims.v[i], qsubj ? qsubj : prev);
+		if (resolved) {
+			free(claims.v[i]);
+			claims.v[i] = resolved;
+		}
+		if ((subj = claim_subject(claims.v[i]))) {
+			free(prev);
+			prev = subj;
+		}
+	}
+	for (i = 0; i < claims.n; i++) {
+		if (max_claims > 0 && jv_array_length(jv_copy(out)) >= max_claims)
+			break;
+		for (k = 0; k < i && strcmp(claims.v[k], claims.v[i]); k++)
+			;
+		if (k == i)
+			out = jv_array_append(out, jv_string(claims.v[i]));
+	}
+	free(prev);
+	free(qsubj);
+	strv_free(&claims);
+	strv_free(&sents);
+	free(fixed);
+	return out;
+}
+
+/* ---------------------------------------------------------------- verification */
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add the tokens of text to a string vector (copies). */
+static void add_tokens(struct strv *into, const char *text)
+{
+	jv toks = rag_text_tokens(text);
+	int i, n = jv_array_length(jv_copy(toks));
+
+	for (i = 0; i < n; i++) {
+		jv t = jv_array_get(jv_copy(toks), i);
+		strv_push(into, rag_xstrdup(jv_string_value(t)));
+		jv_free(t);
+	}
+	jv_free(toks);
+}
+
+/* Sort and drop duplicates, so that membership is a binary search. */
+static void set_finish(struct strv *a)
+{
+	size_t i, o = 0;
+
+	if (!a->n)
+		return;
+	qsort(a->v, a->n, sizeof *a->v, cmp_strp);
+	for (i = 1; i < a->n; i++) {
+		if (!strcmp(a->v[i], a->v[o]))
+			free(a->v[i]);
+		else
+			a->v[++o] = a->v[i];
+	}
+	a->n = o + 1;
+}
+
+static int set_has(const struct strv *a, const char *s)
+{
+	return a->n && bsearch(&s, a->v, a->n, sizeof *a->v, cmp_strp) != NULL;
+}
+
+static int is_number_token(const char *t)
+{
+	return is_digit((unsigned char)t[0]);
+}
+
+/* Stemmed month names (as rag_text_tokens gives them) and their numbers: a context saying
+ * "14 March 1879" also supports the 3 of "1879-03-14" and "1879年3月14日". */
+static const char *const month_stems[][2] = {
+	{ "januari", "1" }, { "februari", "2" }, { "march", "3" }, { "april", "4" }, { "may", "5" },
+	{ "june", "6" }, { "juli", "7" }, { "august", "8" }, { "septemb", "9" }, { "octob", "10" },
+	{ "novemb", "11" }, { "decemb", "12" },
+};
+
+struct sentence {
+	struct strv toks;    /* set */
+	int neg;
+};
+
+struct context {
+	struct sentence *sent;
+	size_t nsent;
+	struct strv all;     /* set of every token */
+	struct strv nums;    /* set of numbers, month numbers included */
+};
+
+static void context_build(struct context *c, const char *text)
+{
+	struct strv sents = { 0 };
+	size_t i, k;
+
+	memset(c, 0, sizeof *c);
+	split_sentences(text, &sents, 0);
+	c->sent = rag_xmalloc((sents.n ? sents.n : 1) * sizeof *c->sent);
+	c->nsent = sents.n;
+	for (i = 0; i < sents.n; i++) {
+		struct sentence *s = &c->sent[i];
+		memset(s, 0, sizeof *s);
+		add_tokens(&s->toks, sents.v[i]);
+		set_finish(&s->toks);
+		s->neg = rag_text_negation(sents.v[i]);
+		for (k = 0; k < s->toks.n; k++)
+			strv_push(&c->all, rag_xstrdup(s->toks.v[k]));
+	}
+	set_finish(&c->all);
+	for (i = 0; i < c->all.n; i++) {
+		if (is_number_token(c->all.v[i]))
+			strv_push(&c->nums, rag_xstrdup(c->all.v[i]));
+		for (k = 0; k < sizeof month_stems / sizeof *month_stems; k++)
+			if (!strcmp(c->all.v[i], month_stems[k][0]))
+				strv_push(&c->nums, rag_xstrdup(month_stems[k][1]));
+	}
+	set_finish(&c->nums);
+	strv_free(&sents);
+}
+
+static void context_free(struct context *c)
+{
+	size_t i;
+	for (i = 0; i < c->nsent; i++)
+		strv_free(&c->sent[i].toks);
+	free(c->sent);
+	strv_free(&c->all);
+	strv_free(&c->nums);
+}
+
+static size_t count_found(const struct strv *claim, const struct strv *set)
+{
+	size_t i, f = 0;
+	for (i = 0; i < claim->n; i++)
+		f += set_has(set, claim->v[i]);
+	return f;
+}
+
+/* Claim tokens found in a whole context: a number also counts when the context has it as a
+ * month name ("01" in "1967-01-15" against "January"). */
+static size_t count_found_ctx(const struct strv *claim, const struct context *c)
+{
+	size_t i, f = 0;
+	for (i = 0; i < claim->n; i++)
+		f += set_has(&c->all, claim->v[i]) ||
+		     (is_number_token(claim->v[i]) && set_has(&c->nums, claim->v[i]));
+	return f;
+}
+
+/* How one context (or all of them together) fares for one claim. */
+struct cand {
+	int level;           /* 0 too few words, 1 a number missing, 2 negation differs, 3 supported */
+	int joined;          /* 1 for all contexts together */
+	size_t idx;          /* the context, or for joined the one whose sentence matched best */
+	size_t found;
+	double share;
+	rag_buf missing;     /* "20, 1880" */
+	size_t nmissing;
+};
+
+/* Best-matching sentence of context c: the most claim tokens, the first on a tie. */
+static const struct sentence *best_sentence(const struct context *c, const struct strv *claim,
+                                            size_t *found)
+{
+	const struct sentence *best = NULL;
+	size_t i, f;
+
+	for (i = 0; i < c->nsent; i++) {
+		f = count_found(claim, &c->sent[i].toks);
+		if (!best || f > *found) {
+			best = &c->sent[i];
+			*found = f;
+		}
+	}
+	return best;
+}
+
+static void cand_level(struct cand *cd, const struct strv *claim, double threshold, int claim_neg,
+                       int sent_neg)
+{
+	cd->share = (double)cd->found / (double)claim->n;
+	if (cd->share + 1e-9 < threshold)
+		cd->level = 0;
+	else if (cd->nmissing)
+		cd->level = 1;
+	else if (claim_neg != sent_neg)
+		cd->level = 2;
+	else
+		cd->level = 3;
+}
+
+static void note_missing(struct cand *cd, const char *num)
+{
+	if (cd->nmissing++)
+		rag_buf_adds(&cd->missing, ", ");
+	rag_buf_adds(&cd->missing, num);
+}
+
+static void cand_single(struct cand *cd, const struct context *c, size_t idx,
+                        const struct strv *claim, double threshold, int claim_neg)
+{
+	const struct sentence *s;
+	size_t i, f = 0;
+
+	cd->idx = idx;
+	cd->found = count_found_ctx(claim, c);
+	for (i = 0; i < claim->n; i++)
+		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
+			note_missing(cd, claim->v[i]);
+	s = best_sentence(c, claim, &f);
+	cand_level(cd, claim, threshold, claim_neg, s ? s->neg : 0);
+}
+
+static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
+                        const struct strv *claim, double threshold, int claim_neg)
+{
+	const struct sentence *s, *best = NULL;
+	size_t i, k, f, bestf = 0;
+	int hit;
+
+	cd->joined = 1;
+	for (i = 0; i < claim->n; i++) {
+		int num = is_number_token(claim->v[i]);
+		for (hit = 0, k = 0; k < nc && !hit; k++)
+			hit = set_has(&cs[k].all, claim->v[i]) || (num && set_has(&cs[k].nums, claim->v[i]));
+		cd->found += (size_t)hit;
+		if (num && !hit)
+			note_missing(cd, claim->v[i]);
+	}
+	for (k = 0; k < nc; k++) {
+		f = 0;
+		if ((s = best_sentence(&cs[k], claim, &f)) && (!best || f > bestf)) {
+			best = s;
+			bestf = f;
+			cd->idx = k;
+		}
+	}
+	cand_level(cd, claim, threshold, claim_neg, best ? best->neg : 0);
+}
+
+/* Is a better than b: a higher level, then one context over all together, then more words
+ * found, then the earlier context. */
+static int cand_better(const struct cand *a, const struct cand *b)
+{
+	if (a->level != b->level)
+		return a->level > b->level;
+	if (a->joined != b->joined)
+		return !a->joined;
+	if (a->found != b->found)
+		return a->found > b->found;
+	return a->idx < b->idx;
+}
+
+static jv verdict(jv claim, int ok, const char *reason, jv context)
+{
+	jv v = jv_object();
+	v = jv_object_set(v, jv_string("claim"), claim);
+	v = jv_object_set(v, jv_string("verdict"), jv_bool(ok));
+	v = jv_object_set(v, jv_string("reason"), jv_string(reason));
+	v = jv_object_set(v, jv_string("context"), context);
+	return v;
+}
+
+static jv verify_one(jv claim, const struct context *cs, size_t nc, double threshold)
+{
+	struct strv toks = { 0 };
+	struct cand *cands, *best;
+	size_t i, ncand, most = 0;
+	int claim_neg, pct, tpct;
+	char *reason;
+	jv ctx = jv_null(), out;
+
+	if (jv_get_kind(claim) != JV_KIND_STRING)
+		return verdict(claim, 0, "claim is not a string", jv_null());
+	if (!nc)
+		return verdict(claim, 0, "no contexts", jv_null());
+	add_tokens(&toks, jv_string_value(claim));
+	set_finish(&toks);
+	if (!toks.n) {
+		strv_free(&toks);
+		return verdict(claim, 0, "claim has no content words", jv_null());
+	}
+	claim_neg = rag_text_negation(jv_string_value(claim));
+
+	ncand = nc + (nc > 1);
+	cands = rag_xmalloc(ncand * sizeof *cands);
+	memset(cands, 0, ncand * sizeof *cands);
+	for (i = 0; i < nc; i++) {
+		cand_single(&cands[i], &cs[i], i, &toks, threshold, claim_neg);
+		if (cands[i].found > cands[most].found)
+			most = i;
+	}
+	if (nc > 1)
+		cand_joined(&cands[nc], cs, nc, &toks, threshold, claim_neg);
+	best = &cands[0];
+	for (i = 1; i < ncand; i++)
+		if (cand_better(&cands[i], best))
+			best = &cands[i];
+
+	pct = (int)floor(best->share * 100.0 + 1e-9);
+	tpct = (int)floor(threshold * 100.0 + 0.5);
+	switch (best->level) {
+	case 3:
+		if (best->joined) {
+			reason = rag_xasprintf("supported by the contexts together (%d%% of content words)", pct);
+			ctx = jv_number((double)most);
+		} else {
+			reason = rag_xasprintf("supported by context %zu (%d%% of content words)", best->idx + 1, pct);
+			ctx = jv_number((double)best->idx);
+		}
+		break;
+	case 2:
+		reason = rag_xasprintf("negation differs from context %zu", best->idx + 1);
+		ctx = jv_number((double)best->idx);
+		break;
+	case 1:
+		if (best->joined) {
+			reason = rag_xasprintf("number%s %s not in any context", best->nmissing > 1 ? "s" : "",
+			                       best->missing.p);
+		} else {
+			reason = rag_xasprintf("number%s %s not in context %zu", best->nmissing > 1 ? "s" : "",
+			                       best->missing.p, best->idx + 1);
+			ctx = jv_number((double)best->idx);
+		}
+		break;
+	default:
+		if (!best->found) {
+			reason = rag_xstrdup("no content words found in any context");
+		} else {
+			reason = rag_xasprintf("%d%% of content words found in context %zu (below %d%%)%s%s%s",
+			                       pct, best->idx + 1, tpct,
+			                       best->nmissing ? (best->nmissing > 1 ? "; numbers " : "; number ") : "",
+			                       best->nmissing ? best->missing.p : "",
+			                       best->nmissing ? " not in it" : "");
+			ctx = jv_number((double)best->idx);
+		}
+		break;
+	}
+	out = verdict(claim, best->level == 3, reason, ctx);
+	free(reason);
+	for (i = 0; i < ncand; i++)
+		rag_buf_free(&cands[i].missing);
+	free(cands);
+	strv_free(&toks);
+	return out;
+}
+
+jv rag_offline_verify(jv claims, jv contexts, double threshold)
+{
+	struct context *cs;
+	size_t nc = 0, i;
+	int n, k;
+	jv out = jv_array();
+
+	if (!(threshold >= 0.0 && threshold <= 1.0))
+		threshold = 0.6;
+	if (jv_get_kind(claims) != JV_KIND_ARRAY) {
+		jv_free(claims);
+		jv_free(contexts);
+		return out;
+	}
+	if (jv_get_kind(contexts) == JV_KIND_ARRAY)
+		nc = (size_t)jv_array_length(jv_copy(contexts));
+	cs = rag_xmalloc((nc ? nc : 1) * sizeof *cs);
+	for (i = 0; i < nc; i++) {
+		jv t = jv_array_get(jv_copy(contexts), (int)i);
+		char *fixed = rag_utf8_sanitize(jv_get_kind(t) == JV_KIND_STRING ? jv_string_value(t) : "",
+		                                jv_get_kind(t) == JV_KIND_STRING ?
+		                                (size_t)jv_string_length_bytes(jv_copy(t)) : 0);
+		context_build(&cs[i], fixed);
+		free(fixed);
+		jv_free(t);
+	}
+	n = jv_array_length(jv_copy(claims));
+	for (k = 0; k < n; k++)
+		out = jv_array_append(out, verify_one(jv_array_get(jv_copy(claims), k), cs, nc, threshold));
+	for (i = 0; i < nc; i++)
+		context_free(&cs[i]);
+	free(cs);
+	jv_free(claims);
+	jv_free(contexts);
+	return out;
+}

@@ -1,0 +1,526 @@
+/* text.c - language guess, normalisation and the tokens the offline judge compares.
+ *
+ * Everything works on NFKC + case-folded text, so full-width digits and letters, ligatures and
+ * case differences never decide a match. English words are Snowball-stemmed and stop words
+ * dropped; CJK text has no spaces, so it is compared as overlapping character bigrams. Negators
+ * are never content tokens: rag_text_negation() reports them instead, so that "not in China" and
+ * "in China" share their words and differ only in the negation check. */
+#include "rag.h"
+
+#include <libstemmer.h>
+#include <stdlib.h>
+#include <string.h>
+#include <utf8proc.h>
+
+enum { TK_WORD, TK_NUM, TK_CJK };
+
+static int is_han(int32_t c)
+{
+	return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
+	       (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x323AF);
+}
+
+/* Scripts written without spaces between words: Han plus the Japanese kana. */
+static int is_cjk(int32_t c)
+{
+	return is_han(c) || (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF);
+}
+
+static int is_letter(int32_t c)
+{
+	utf8proc_category_t k = utf8proc_category(c);
+	return k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO;
+}
+
+static int is_mark(int32_t c)
+{
+	utf8proc_category_t k = utf8proc_category(c);
+	return k >= UTF8PROC_CATEGORY_MN && k <= UTF8PROC_CATEGORY_ME;
+}
+
+static int is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Decode one code point; invalid bytes decode as U+FFFD of length 1 so scanning always moves. */
+static size_t decode(const char *s, size_t n, int32_t *c)
+{
+	utf8proc_ssize_t l = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, c);
+	if (l <= 0) {
+		*c = 0xFFFD;
+		return 1;
+	}
+	return (size_t)l;
+}
+
+const char *rag_text_lang(const char *s)
+{
+	/* Each ideograph counts once and so does each run of other letters: counting letters would
+	 * let "GPT-4模型由OpenAI开发" look English because Latin words are long. */
+	size_t i = 0, n = s ? strlen(s) : 0, l;
+	long han = 0, words = 0;
+	int in_word = 0;
+	int32_t c;
+
+	while (i < n) {
+		l = decode(s + i, n - i, &c);
+		if (is_han(c)) {
+			han++;
+			in_word = 0;
+		} else if (is_letter(c)) {
+			if (!in_word)
+				words++;
+			in_word = 1;
+		} else if (!is_mark(c)) {
+			in_word = 0;
+		}
+		i += l;
+	}
+	return han > words ? "zh" : "en";
+}
+
+char *rag_text_normalize(const char *s)
+{
+	utf8proc_uint8_t *out = NULL;
+	utf8proc_ssize_t r;
+
+	if (!s)
+		return NULL;
+	/* ASCII is its own NFKC form and folds by lowering: skip utf8proc for the common case. */
+	for (r = 0; s[r] && !((unsigned char)s[r] & 0x80); r++)
+		;
+	if (!s[r]) {
+		char *p = rag_xmalloc((size_t)r + 1);
+		for (r = 0; s[r]; r++)
+			p[r] = (char)(s[r] >= 'A' && s[r] <= 'Z' ? s[r] + 32 : s[r]);
+		p[r] = 0;
+		return p;
+	}
+	r = utf8proc_map((const utf8proc_uint8_t *)s, 0, &out,
+	                 UTF8PROC_NULLTERM | UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+	                 UTF8PROC_CASEFOLD);
+	if (r < 0)
+		return NULL;
+	return (char *)out;
+}
+
+/* Normalised copy of s; invalid UTF-8 is repaired first so that one bad byte does not make a
+ * whole context unmatchable. */
+static char *normalize_any(const char *s)
+{
+	char *fixed, *n;
+
+	if ((n = rag_text_normalize(s)))
+		return n;
+	fixed = rag_utf8_sanitize(s, strlen(s));
+	n = rag_text_normalize(fixed);
+	free(fixed);
+	return n ? n : rag_xstrdup("");
+}
+
+/* ---- CJK runs: negators and 的 split a run; some words merely contain those characters. */
+
+/* Longest first, so that 没有 is removed whole and does not leave 有 behind. */
+static const char *const zh_negators[] = {
+	"没有", "无法", "并非", "从未", "未曾", "从不", "绝不", "毫无",
+	"不", "没", "未", "无", "非", "别", "勿", NULL,
+};
+/* Words that contain a negator or 的 but negate nothing. */
+static const char *const zh_protected[] = {
+	"非常", "非洲", "非凡", "未来", "别人", "别的", "特别", "区别", "分别", "类别", "性别",
+	"级别", "告别", "识别", "辨别", "个别", "别墅", "无论", "无线", "无数", "无疑", "无人机",
+	"不仅", "不但", "不过", "不断", "不久", "不少", "不管", "不错", "差不多", "除非", "莫非",
+	"目的", "的确", "的士", NULL,
+};
+
+typedef void (*seg_fn)(void *arg, const char *s, size_t n);
+
+/* Cut a CJK run at negators and at 的, passing each piece to seg. Returns 1 when a negator was
+ * found. */
+static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
+{
+	char *prot;
+	size_t p, start = 0, k, l;
+	int negated = 0;
+	int32_t c;
+
+	/* Most runs hold no character that could cut them: one piece, nothing to protect. Every
+	 * negator starts with a 3-byte character, so comparing 3 bytes finds all candidates. */
+	for (p = 0; p + 3 <= n; p += decode(run + p, n - p, &c)) {
+		if (!memcmp(run + p, "的", 3))
+			break;
+		for (k = 0; zh_negators[k] && memcmp(run + p, zh_negators[k], 3); k++)
+			;
+		if (zh_negators[k])
+			break;
+	}
+	if (p + 3 > n) {
+		if (n && seg)
+			seg(arg, run, n);
+		return 0;
+	}
+
+	prot = rag_xmalloc(n);
+	memset(prot, 0, n);
+	for (k = 0; zh_protected[k]; k++) {
+		size_t el = strlen(zh_protected[k]);
+		const char *q = run;
+		while ((q = memmem(q, n - (size_t)(q - run), zh_protected[k], el))) {
+			memset(prot + (q - run), 1, el);
+			q += el;
+		}
+	}
+	p = 0;
+	while (p < n) {
+		size_t cut = 0;
+		if (!prot[p]) {
+			for (k = 0; zh_negators[k]; k++) {
+				l = strlen(zh_negators[k]);
+				if (l <= n - p && !memcmp(run + p, zh_negators[k], l)) {
+					cut = l;
+					negated = 1;
+					break;
+				}
+			}
+			if (!cut && n - p >= 3 && !memcmp(run + p, "的", 3))
+				cut = 3;
+		}
+		if (cut) {
+			if (p > start && seg)
+				seg(arg, run + start, p - start);
+			p += cut;
+			start = p;
+		} else {
+			p += decode(run + p, n - p, &c);
+		}
+	}
+	if (n > start && seg)
+		seg(arg, run + start, n - start);
+	free(prot);
+	return negated;
+}
+
+/* ---- the scanner shared by the tokenizer and the negation check */
+
+typedef void (*emit_fn)(void *arg, int kind, const char *s, size_t n);
+
+/* Read a number at s[i]: thousands separators dropped, one decimal point kept, leading zeros of
+ * the integer part and trailing zeros of a fraction dropped so that "03" = "3" and "2.50" = "2.5".
+ * An ordinal or plural suffix (1st, 20th, 1870s) belongs to the number. Returns the next index. */
+static size_t scan_number(const char *s, size_t n, size_t i, rag_buf *b)
+{
+	static const char *const suffixes[] = { "st", "nd", "rd", "th", "s", NULL };
+	const char *const *q;
+	size_t dots = 0, j = i, k, l;
+	char *dot;
+	int32_t c;
+
+	b->len = 0;
+	for (;;) {
+		while (j < n && is_digit(s[j]))
+			rag_buf_add(b, s + j++, 1);
+		if (j + 3 < n && s[j] == ',' && !dots && is_digit(s[j + 1]) && is_digit(s[j + 2]) &&
+		    is_digit(s[j + 3]) && (j + 4 >= n || !is_digit(s[j + 4]))) {
+			j++;
+		} else if (j + 1 < n && s[j] == '.' && is_digit(s[j + 1])) {
+			rag_buf_add(b, ".", 1);
+			dots++;
+			j++;
+		} else {
+			break;
+		}
+	}
+	if (dots == 1) {
+		dot = strchr(b->p, '.');
+		while (b->len > 0 && b->p[b->len - 1] == '0')
+			b->p[--b->len] = 0;
+		if (b->p + b->len - 1 == dot)
+			b->p[--b->len] = 0;
+	}
+	if (dots <= 1) {
+		for (k = 0; k + 1 < b->len && b->p[k] == '0' && is_digit(b->p[k + 1]); k++)
+			;
+		memmove(b->p, b->p + k, b->len - k + 1);
+		b->len -= k;
+	}
+	for (q = suffixes; *q; q++) {
+		l = strlen(*q);
+		if (l > n - j || memcmp(s + j, *q, l))
+			continue;
+		if (j + l < n) {
+			decode(s + j + l, n - j - l, &c);
+			if (is_letter(c) || is_mark(c) || is_digit(c))
+				continue;   /* "5km" is a number and a word, not a suffix */
+		}
+		return j + l;
+	}
+	return j;
+}
+
+static int is_apostrophe(const char *s, size_t n, size_t *len)
+{
+	if (n >= 1 && s[0] == '\'')
+		return *len = 1, 1;
+	if (n >= 3 && !memcmp(s, "\xE2\x80\x99", 3))   /* U+2019, the typographic apostrophe */
+		return *len = 3, 1;
+	return 0;
+}
+
+static void scan(const char *s, emit_fn emit, void *arg)
+{
+	size_t n = strlen(s), i = 0, j, l, al;
+	rag_buf b = {0};
+	int32_t c, d;
+
+	while (i < n) {
+		l = decode(s + i, n - i, &c);
+		if (is_digit(c)) {
+			i = scan_number(s, n, i, &b);
+			emit(arg, TK_NUM, b.p, b.len);
+		} else if (is_cjk(c)) {
+			for (j = i; j < n; j += l) {
+				l = decode(s + j, n - j, &d);
+				if (!is_cjk(d))
+					break;
+			}
+			emit(arg, TK_CJK, s + i, j - i);
+			i = j;
+		} else if (is_letter(c)) {
+			/* A word: letters and marks, plus apostrophes between letters (don't, o'brien). */
+			for (j = i; j < n; j += l) {
+				l = decode(s + j, n - j, &d);
+				if (is_cjk(d))
+					break;
+				if (is_letter(d) || is_mark(d))
+					continue;
+				if (is_apostrophe(s + j, n - j, &al) && j + al < n) {
+					decode(s + j + al, n - j - al, &d);
+					if (is_letter(d) && !is_cjk(d)) {
+						l = al;
+						continue;
+					}
+				}
+				break;
+			}
+			emit(arg, TK_WORD, s + i, j - i);
+			i = j;
+		} else {
+			i += l;
+		}
+	}
+	rag_buf_free(&b);
+}
+
+/* ---- tokens */
+
+static const char *const stop_words[] = {   /* sorted: searched with bsearch */
+	"a", "about", "also", "am", "an", "and", "any", "are", "as", "at",
+	"be", "been", "being", "both", "but", "by", "can", "cannot", "could", "did",
+	"do", "does", "doing", "each", "for", "from", "had", "has", "have", "having",
+	"he", "her", "here", "hers", "him", "his", "how", "i", "if", "in",
+	"into", "is", "it", "its", "itself", "just", "me", "might", "must", "my",
+	"neither", "never", "no", "nobody", "none", "nor", "not", "nothing", "nowhere", "of",
+	"on", "or", "our", "ours", "shall", "she", "should", "so", "some", "such",
+	"than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
+	"this", "those", "to", "too", "us", "very", "was", "we", "were", "what",
+	"when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with",
+	"without", "would", "you", "your", "yours",
+};
+
+static const char *const en_negators[] = {
+	"not", "no", "never", "nor", "neither", "none", "nobody", "nothing", "nowhere", "cannot",
+	"without", NULL,
+};
+
+/* Month abbreviations become full names so that "Jan 15" and "January 15" agree. */
+static const char *const months[][2] = {
+	{ "jan", "january" }, { "feb", "february" }, { "mar", "march" }, { "apr", "april" },
+	{ "jun", "june" }, { "jul", "july" }, { "aug", "august" }, { "sep", "september" },
+	{ "sept", "september" }, { "oct", "october" }, { "nov", "november" }, { "dec", "december" },
+};
+
+/* Small number words are numbers ("three children" = "3 children"); "one" is left alone since it
+ * is as often a pronoun. */
+static const char *const number_words[] = {
+	"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+	"eleven", "twelve",
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct tokens {
+	struct sb_stemmer *stem;
+	jv out;
+	rag_buf w;
+};
+
+static void add_token(struct tokens *t, const char *s, size_t n)
+{
+	t->out = jv_array_append(t->out, jv_string_sized(s, (int)n));
+}
+
+/* Strip an English contraction or possessive: "isn't" -> "is", "einstein's" -> "einstein",
+ * "can't" -> "can", "o'brien" -> "obrien". Works in place on a NUL-terminated word. */
+static void strip_apostrophe(rag_buf *w)
+{
+	char *a = strrchr(w->p, '\'');
+	const char *suf;
+	size_t k;
+
+	if (!a)
+		return;
+	suf = a + 1;
+	if (!strcmp(suf, "t") && a > w->p && a[-1] == 'n') {
+		a[-1] = 0;
+		if (!strcmp(w->p, "ca"))
+			strcpy(w->p, "can");
+		else if (!strcmp(w->p, "wo"))
+			strcpy(w->p, "will");
+		else if (!strcmp(w->p, "sha"))
+			strcpy(w->p, "shall");
+	} else if (!strcmp(suf, "s") || !strcmp(suf, "re") || !strcmp(suf, "ve") ||
+	           !strcmp(suf, "d") || !strcmp(suf, "ll") || !strcmp(suf, "m") || !*suf) {
+		*a = 0;
+	}
+	/* any apostrophe left is part of a name */
+	for (a = w->p, k = 0; w->p[k]; k++)
+		if (w->p[k] != '\'')
+			*a++ = w->p[k];
+	*a = 0;
+	w->len = strlen(w->p);
+}
+
+static void word_token(struct tokens *t, const char *s, size_t n)
+{
+	const char *key;
+	size_t k;
+	char num[4];
+
+	t->w.len = 0;
+	for (k = 0; k < n; k++) {
+		if (k + 2 < n && !memcmp(s + k, "\xE2\x80\x99", 3)) {
+			rag_buf_add(&t->w, "'", 1);
+			k += 2;
+		} else {
+			rag_buf_add(&t->w, s + k, 1);
+		}
+	}
+	strip_apostrophe(&t->w);
+	if (!t->w.len)
+		return;
+	key = t->w.p;
+	if (bsearch(&key, stop_words, sizeof stop_words / sizeof *stop_words, sizeof *stop_words,
+	            cmp_str))
+		return;
+	for (k = 0; k < sizeof number_words / sizeof *number_words; k++) {
+		if (k != 1 && !strcmp(key, number_words[k])) {
+			snprintf(num, sizeof num, "%zu", k);
+			add_token(t, num, strlen(num));
+			return;
+		}
+	}
+	for (k = 0; k < sizeof months / sizeof *months; k++) {
+		if (!strcmp(key, months[k][0])) {
+			t->w.len = 0;
+			rag_buf_adds(&t->w, months[k][1]);
+			break;
+		}
+	}
+	if (t->stem) {
+		const sb_symbol *st = sb_stemmer_stem(t->stem, (const sb_symbol *)t->w.p, (int)t->w.len);
+		if (st) {
+			add_token(t, (const char *)st, (size_t)sb_stemmer_length(t->stem));
+			return;
+		}
+	}
+	add_token(t, t->w.p, t->w.len);
+}
+
+/* A piece of a CJK run: overlapping bigrams, or the character itself when it stands alone. */
+static void cjk_token(void *arg, const char *s, size_t n)
+{
+	struct tokens *t = arg;
+	size_t a = 0, b, c;
+	int32_t cp;
+
+	b = decode(s, n, &cp);
+	if (b >= n) {
+		add_token(t, s, n);
+		return;
+	}
+	while (b < n) {
+		c = b + decode(s + b, n - b, &cp);
+		add_token(t, s + a, c - a);
+		a = b;
+		b = c;
+	}
+}
+
+static void token_emit(void *arg, int kind, const char *s, size_t n)
+{
+	struct tokens *t = arg;
+
+	if (kind == TK_NUM)
+		add_token(t, s, n);
+	else if (kind == TK_CJK)
+		cjk_segments(s, n, cjk_token, t);
+	else
+		word_token(t, s, n);
+}
+
+jv rag_text_tokens(const char *s)
+{
+	struct tokens t = { 0 };
+	char *norm;
+
+	t.out = jv_array();
+	if (!s)
+		return t.out;
+	norm = normalize_any(s);
+	t.stem = sb_stemmer_new("english", NULL);
+	scan(norm, token_emit, &t);
+	if (t.stem)
+		sb_stemmer_delete(t.stem);
+	rag_buf_free(&t.w);
+	free(norm);
+	return t.out;
+}
+
+/* ---- negation */
+
+static void negation_emit(void *arg, int kind, const char *s, size_t n)
+{
+	int *neg = arg;
+	size_t k;
+
+	if (*neg || kind == TK_NUM)
+		return;
+	if (kind == TK_CJK) {
+		*neg = cjk_segments(s, n, NULL, NULL);
+		return;
+	}
+	if ((n >= 3 && !memcmp(s + n - 3, "n't", 3)) || (n >= 5 && !memcmp(s + n - 5, "n\xE2\x80\x99t", 5))) {
+		*neg = 1;
+		return;
+	}
+	for (k = 0; en_negators[k]; k++)
+		if (strlen(en_negators[k]) == n && !memcmp(s, en_negators[k], n))
+			*neg = 1;
+}
+
+int rag_text_negation(const char *s)
+{
+	int neg = 0;
+	char *norm;
+
+	if (!s)
+		return 0;
+	norm = normalize_any(s);
+	scan(norm, negation_emit, &neg);
+	free(norm);
+	return neg;
+}

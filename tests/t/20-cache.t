@@ -1,0 +1,81 @@
+#!/bin/sh
+# 20-cache.t - replies cached on disk: a second run asks nothing; replay mode runs from the cache
+# alone and a miss fails clearly; the key depends on the model; no secret reaches the cache.
+. "$(dirname "$0")/lib.sh"
+command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+
+cat >"$T/in.jsonl" <<'EOF2'
+{"id":1,"question":"Where is the tower?","answer":"The tower is in Paris. It is 330 m tall.","contexts":["The tower is in Paris and is 330 m tall."]}
+{"id":2,"question":"长城在哪里？","answer":"长城位于中国北方。","contexts":["长城位于中国北方。"]}
+{"id":3,"question":"Who wrote it?","answer":"Nobody UNSUPPORTED wrote it.","contexts":["An anonymous author."]}
+EOF2
+printf 'llm:\n  model: judge-a\n' >"$T/a.yaml"
+printf 'llm:\n  model: judge-b\n' >"$T/b.yaml"
+CACHE=$T/cachedir
+pipeline() {   # pipeline CONFIG CACHEMODE
+	run sh -c "'$BIN/rag-claims' -q -c '$1' --cache $2 <'$T/in.jsonl' | '$BIN/rag-verify' -q -c '$1' --cache $2"
+}
+
+fake_start
+export RAG_CACHE_DIR="$CACHE"
+pipeline "$T/a.yaml" rw
+is "$RC" 0 "first run: exit 0"
+is "$(fake_requests)" 6 "first run: 3 claims + 3 verify requests"
+cp "$OUT" "$T/first.jsonl"
+is "$(jq -s '[.[].usage[].cache_hits] | add' "$OUT")" 0 "first run: no cache hits"
+is "$(find "$CACHE" -name '*.json' | wc -l | tr -d ' ')" 6 "six replies cached"
+
+pipeline "$T/a.yaml" rw
+is "$(fake_requests)" 6 "second run: no new request"
+is "$(jq -s '[.[].usage[].cache_hits] | add' "$OUT")" 6 "second run: six cache hits, counted in usage"
+is "$(jq -c 'del(.usage)' "$OUT")" "$(jq -c 'del(.usage)' "$T/first.jsonl")" "second run: the same records"
+
+pipeline "$T/b.yaml" rw
+is "$(fake_requests)" 12 "another judge model is another key: six new requests"
+
+pipeline "$T/a.yaml" replay
+is "$RC" 0 "replay from a full cache: exit 0"
+is "$(fake_requests)" 12 "replay: no request"
+is "$(jq -c 'del(.usage)' "$OUT")" "$(jq -c 'del(.usage)' "$T/first.jsonl")" "replay: the same records"
+
+check "no file in the cache holds the API key" sh -c "! grep -r -q 'test-secret-key' '$CACHE'"
+check "cache entries are readable JSON with content" sh -c "find '$CACHE' -name '*.json' -exec cat {} + | jq -e -s 'all(.[]; .content | type == \"string\")'"
+is "$(stat -c %a "$CACHE")" 700 "the cache directory is private (0700)"
+
+# replay with a cold cache: every record fails clearly, nothing is sent
+export RAG_CACHE_DIR="$T/cold"
+mkdir -p "$T/cold"
+run rag rag-claims -c "$T/a.yaml" --cache replay <"$T/in.jsonl"
+is "$RC" 4 "replay miss: exit 4"
+is "$(nlines "$OUT")" 3 "replay miss: one line per record"
+is "$(jq -r '.errors[0].message' "$OUT" | cut -c1-27 | sort -u)" "cache miss in replay mode (" "replay miss: each record says why"
+is "$(jq -c '.claims.answer' "$OUT" | sort -u)" null "replay miss: claims null, never empty"
+like "$(cat "$ERR")" 'cache miss in replay mode' "replay miss: stderr says so"
+is "$(fake_requests)" 12 "replay miss: no request"
+
+# read-only: uses what is there, writes nothing
+export RAG_CACHE_DIR="$T/ro"
+mkdir -p "$T/ro"
+run rag rag-claims -q -c "$T/a.yaml" --cache ro <"$T/in.jsonl"
+is "$RC" 0 "read-only on an empty cache: exit 0 (misses go to the endpoint)"
+is "$(find "$T/ro" -name '*.json' | wc -l | tr -d ' ')" 0 "read-only writes nothing"
+
+# off: always asks
+export RAG_CACHE_DIR="$CACHE"
+before=$(fake_requests)
+run rag rag-claims -q -c "$T/a.yaml" --cache off <"$T/in.jsonl"
+is "$(( $(fake_requests) - before ))" 3 "cache off: every record asks"
+
+# two processes filling one cache at once
+export RAG_CACHE_DIR="$T/shared"
+printf 'llm:\n  model: judge-c\n' >"$T/c.yaml"
+"$BIN/rag-claims" -q -c "$T/c.yaml" --cache rw <"$T/in.jsonl" >"$T/p1" 2>&1 &
+p1=$!
+"$BIN/rag-claims" -q -c "$T/c.yaml" --cache rw <"$T/in.jsonl" >"$T/p2" 2>&1 &
+p2=$!
+wait $p1 $p2
+is "$(jq -c .claims "$T/p1")" "$(jq -c .claims "$T/p2")" "two processes on one cache: the same results"
+is "$(find "$T/shared" -name '*.json' | wc -l | tr -d ' ')" 3 "two processes on one cache: three entries, none torn"
+is "$(find "$T/shared" -name '.tmp*' | wc -l | tr -d ' ')" 0 "two processes on one cache: no temporary file left"
+
+done_testing

@@ -91,23 +91,6 @@ static int in_list_ci(const char *s, size_t n, const char *const *list)
 	return 0;
 }
 
-static int is_cjk_cp(int32_t c)
-{
-	return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
-	       (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x323AF) ||
-	       (c >= 0x3040 && c <= 0x30FF);
-}
-
-static size_t decode(const char *s, size_t n, int32_t *c)
-{
-	utf8proc_ssize_t l = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, c);
-	if (l <= 0) {
-		*c = 0xFFFD;
-		return 1;
-	}
-	return (size_t)l;
-}
-
 /* Copy of s[a..b) with surrounding whitespace trimmed, inner whitespace runs collapsed to one
  * space (claims must be single-line) and markdown bold markers dropped. */
 static char *clean_dup(const char *s, size_t a, size_t b)
@@ -194,12 +177,12 @@ static int word_is(const char *s, const struct words *w, size_t k, const char *c
 static void piece_size(const char *s, size_t a, size_t b, size_t *words, size_t *cjk)
 {
 	int in_word = 0;
-	int32_t c;
+	long c;
 
 	*words = *cjk = 0;
 	while (a < b) {
-		a += decode(s + a, b - a, &c);
-		if (is_cjk_cp(c)) {
+		a += rag_utf8_decode(s + a, b - a, &c);
+		if (rag_text_is_cjk(c)) {
 			(*cjk)++;
 			in_word = 0;
 		} else if (c < 128 && (is_lower(c) || is_upper(c) || is_digit(c))) {
@@ -378,14 +361,14 @@ static char *text_key(const char *s)
 	char *norm = rag_text_normalize(s), *p;
 	rag_buf out = { 0 };
 	size_t n, i = 0, l;
-	int32_t c;
+	long c;
 	int space = 0;
 
 	if (!norm)
 		return rag_xstrdup("");
 	n = strlen(norm);
 	while (i < n) {
-		l = decode(norm + i, n - i, &c);
+		l = rag_utf8_decode(norm + i, n - i, &c);
 		if (utf8proc_category(c) >= UTF8PROC_CATEGORY_LU &&
 		    utf8proc_category(c) <= UTF8PROC_CATEGORY_NO) {
 			if (space && out.len)
@@ -434,29 +417,49 @@ static const char *const refusals[] = {
 };
 /* "The context does not mention X": a source word and a not-saying phrase together. */
 static const char *const sources[] = {
-	"context", "document", "passage", "provided text", "the text", "provided information",
+	"context", "contexts", "document", "documents", "passage", "passages", "provided text",
+	"the text", "provided information",
 	"information provided", "given information", "the sources", "provided sources", NULL,
 };
+/* "t mention" is the tail of "doesn't mention" once the apostrophe became a space. */
 static const char *const not_saying[] = {
-	"not mention", "n t mention", "not provide", "n t provide", "not contain", "n t contain",
-	"not specify", "n t specify", "not say", "n t say", "not include", "n t include",
-	"not state", "n t state", "not give", "n t give", "not mentioned", "not provided",
-	"not specified", "not stated", "no information", "no mention", "not discuss",
-	"n t discuss", "not answer", "n t answer", "not address", "n t address", NULL,
+	"not mention", "t mention", "not provide", "t provide", "not contain", "t contain",
+	"not specify", "t specify", "not say", "t say", "not include", "t include", "not state",
+	"t state", "not give", "t give", "not discuss", "t discuss", "not answer", "t answer",
+	"not address", "t address", "not mentioned", "not provided", "not specified", "not stated",
+	"not given", "no information", "no mention", NULL,
 };
 
-static int contains_any(const char *s, const char *const *list)
+/* Whether key (from text_key) holds phrase as whole words; CJK phrases match anywhere, since
+ * CJK text has no spaces. */
+static int has_phrase(const char *key, const char *phrase, int anywhere)
+{
+	size_t l = strlen(phrase);
+	const char *p = key;
+	int cjk = (unsigned char)phrase[0] >= 0x80;
+
+	while ((p = strstr(p, phrase))) {
+		if (cjk || ((p == key || p[-1] == ' ') && (!p[l] || p[l] == ' ')))
+			return 1;
+		if (!anywhere)
+			return 0;
+		p++;
+	}
+	return 0;
+}
+
+static int contains_any(const char *key, const char *const *list)
 {
 	for (; *list; list++)
-		if (strstr(s, *list))
+		if (has_phrase(key, *list, 1))
 			return 1;
 	return 0;
 }
 
-static int starts_any(const char *s, const char *const *list)
+static int starts_any(const char *key, const char *const *list)
 {
 	for (; *list; list++)
-		if (!strncmp(s, *list, strlen(*list)))
+		if (!strncmp(key, *list, strlen(*list)) && has_phrase(key, *list, 0))
 			return 1;
 	return 0;
 }
@@ -491,8 +494,9 @@ static int is_noise(const char *s)
 	return noise;
 }
 
-/* Drop an interjection that opens a sentence: "Sure, ...", "Yes, ...", "好的，...". */
-static const char *skip_interjection(const char *s)
+/* Drop an interjection that opens a sentence: "Sure, ...", "Yes, ...", "好的，...". The rest
+ * starts with a capital letter. */
+static char *skip_interjection(char *s)
 {
 	static const char *const words[] = {
 		"sure", "yes", "no", "well", "certainly", "of course", "absolutely", "okay", "ok",
@@ -509,6 +513,8 @@ static const char *skip_interjection(const char *s)
 			s += l + m;
 			while (*s == ' ')
 				s++;
+			if (is_lower((unsigned char)*s))
+				*s = (char)(*s - 32);
 			return s;
 		}
 	}
@@ -561,20 +567,19 @@ struct cut {
 /* Candidate cut points inside an English or Chinese clause. */
 static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 {
-	size_t n = strlen(s), nc = 0, i, k, l, a, b;
+	size_t n = strlen(s), nc = 0, i, k, l, b;
 	struct words w = { 0 };
 
 	words_split(s, &w);
 	for (k = 1; k + 1 < w.n && nc < max; k++) {
 		if (!word_is(s, &w, k, en_conj))
 			continue;
-		a = w.a[k - 1], b = w.b[k - 1];
+		b = w.b[k - 1];
 		if (s[b - 1] == ',' && clause_has_subject(s, &w, k + 1))
 			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1] };          /* ", and he ..." */
 		else if (in_list_ci(s + w.a[k], w.b[k] - w.a[k], (const char *const[]){ "and", NULL }) &&
 		         word_is(s, &w, k + 1, en_subject_pron))
 			cuts[nc++] = (struct cut){ b, w.a[k + 1] };              /* "... and he ..." */
-		(void)a;
 	}
 	for (i = 0; i < n && nc < max; i++) {
 		if (!(l = starts_with_any(s + i, n - i, (const char *const[]){ "，", ",", NULL })))
@@ -597,6 +602,7 @@ static int cut_cmp(const void *x, const void *y)
 	return (a->end > b->end) - (a->end < b->end);
 }
 
+/* Push s[a..b) as a claim; a piece that starts after a cut gets a capital letter. */
 static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
 {
 	char *t;
@@ -619,7 +625,7 @@ static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
 	if (a >= b)
 		return;
 	t = rag_xstrndup(s + a, b - a);
-	if (is_lower((unsigned char)t[0]))
+	if (a > 0 && is_lower((unsigned char)t[0]))
 		t[0] = (char)(t[0] - 32);
 	strv_push(out, t);
 }
@@ -670,7 +676,7 @@ static int has_digit(const char *s, size_t a, size_t b)
 static int split_place_time(const char *s, struct strv *out)
 {
 	struct words w = { 0 };
-	size_t i, k, a, b, head;
+	size_t i, k, a, b, e;
 	int done = 0;
 
 	words_split(s, &w);
@@ -691,21 +697,12 @@ static int split_place_time(const char *s, struct strv *out)
 			break;
 		if (has_digit(s, w.a[i + 2], w.b[k - 1]) == has_digit(s, w.a[k], strlen(s)))
 			break;
-		head = w.b[i + 1];
-		{
-			rag_buf c1 = { 0 }, c2 = { 0 };
-			size_t e1 = w.b[k - 1];
-			while (e1 > w.a[i + 2] && (s[e1 - 1] == ',' || s[e1 - 1] == ' '))
-				e1--;
-			rag_buf_add(&c1, s, head);
-			rag_buf_add(&c1, " ", 1);
-			rag_buf_add(&c1, s + w.a[i + 2], e1 - w.a[i + 2]);
-			rag_buf_add(&c2, s, head);
-			rag_buf_add(&c2, " ", 1);
-			rag_buf_adds(&c2, s + w.a[k]);
-			strv_push(out, c1.p);
-			strv_push(out, c2.p);
-		}
+		e = w.b[k - 1];
+		while (e > w.a[i + 2] && (s[e - 1] == ',' || s[e - 1] == ' '))
+			e--;
+		strv_push(out, rag_xasprintf("%.*s %.*s", (int)w.b[i + 1], s, (int)(e - w.a[i + 2]),
+		                             s + w.a[i + 2]));
+		strv_push(out, rag_xasprintf("%.*s %s", (int)w.b[i + 1], s, s + w.a[k]));
 		done = 1;
 	}
 	words_free(&w);
@@ -759,6 +756,8 @@ static char *capitalised_phrase(const char *s, const struct words *w, size_t fro
 	word_core(s, w, last, &a, &end);
 	if (end >= 2 && !memcmp(s + end - 2, "'s", 2))
 		end -= 2;
+	else if (end >= 4 && !memcmp(s + end - 4, "\xE2\x80\x99s", 4))
+		end -= 4;
 	word_core(s, w, first, &a, &b);
 	return rag_xstrndup(s + a, end - a);
 }
@@ -766,7 +765,7 @@ static char *capitalised_phrase(const char *s, const struct words *w, size_t fro
 static char *en_question_subject(const char *q)
 {
 	struct words w = { 0 };
-	size_t k = 1, last, a, b, e;
+	size_t k = 1, last, a, b, x, e;
 	char *subj = NULL;
 
 	words_split(q, &w);
@@ -787,7 +786,7 @@ static char *en_question_subject(const char *q)
 			}
 			if (last - k <= 8) {
 				word_core(q, &w, k + 1, &a, &b);
-				word_core(q, &w, last, &b, &e);
+				word_core(q, &w, last, &x, &e);
 				if (a < e)
 					subj = rag_xstrndup(q + a, e - a);
 			}
@@ -809,7 +808,7 @@ static char *zh_question_subject(const char *q)
 	size_t n = strlen(q), l, best = n, i;
 	const char *const *m;
 	const char *p;
-	int32_t c;
+	long c;
 
 	while ((l = starts_with_any(q, n, lead))) {
 		q += l;
@@ -821,8 +820,8 @@ static char *zh_question_subject(const char *q)
 	if (best == 0 || best == n || best > 36)
 		return NULL;
 	for (i = 0; i < best; i += l) {      /* a subject is one phrase, without punctuation */
-		l = decode(q + i, best - i, &c);
-		if (!is_cjk_cp(c) && !(c < 128 && (is_lower(c) || is_upper(c) || is_digit(c))))
+		l = rag_utf8_decode(q + i, best - i, &c);
+		if (!rag_text_is_cjk(c) && !(c < 128 && (is_lower(c) || is_upper(c) || is_digit(c))))
 			return NULL;
 	}
 	return rag_xstrndup(q, best);
@@ -847,17 +846,17 @@ static char *claim_subject(const char *c)
 	struct words w = { 0 };
 	size_t k, a, b, n = strlen(c), i, l;
 	char *subj = NULL;
-	int32_t cp;
+	long cp;
 
-	decode(c, n, &cp);
-	if (is_cjk_cp(cp)) {
+	rag_utf8_decode(c, n, &cp);
+	if (rag_text_is_cjk(cp)) {
 		if (starts_with_any(c, n, zh_pron))
 			return NULL;
 		for (i = 0; i < n && i <= 30; i += l) {
 			if (starts_with_any(c + i, n - i, zh_verbs))
 				return i ? rag_xstrndup(c, i) : NULL;
-			l = decode(c + i, n - i, &cp);
-			if (!is_cjk_cp(cp))
+			l = rag_utf8_decode(c + i, n - i, &cp);
+			if (!rag_text_is_cjk(cp))
 				return NULL;
 		}
 		return NULL;

@@ -53,13 +53,19 @@ void rag_sha256_hex(const void *data, size_t len, char out[65]);
 /* ---------------------------------------------------------------- utf8.c (text.c helpers) */
 /* Nonzero when s[0..n) is valid UTF-8. */
 int rag_utf8_valid(const char *s, size_t n);
-/* Copy of s[0..n) with invalid sequences replaced by U+FFFD. */
+/* Copy of s[0..n) with invalid sequences replaced by U+FFFD (one per maximal invalid subpart). */
 char *rag_utf8_sanitize(const char *s, size_t n);
+/* Decode the code point at s (n bytes available): returns its length in bytes and sets *cp; an
+ * ill-formed byte decodes as U+FFFD of length 1, so a scan always advances. 0 when n is 0. */
+size_t rag_utf8_decode(const char *s, size_t n, long *cp);
 
 /* ---------------------------------------------------------------- text.c */
 /* "zh" when the text is mostly CJK ideographs, else "en": each ideograph and each run of other
  * letters (a word) counts once. Static string. */
 const char *rag_text_lang(const char *s);
+/* Nonzero for a character of a script written without spaces between words: Han ideographs
+ * and Japanese kana. */
+int rag_text_is_cjk(long cp);
 /* NFKC + case fold, NULL when not valid UTF-8. */
 char *rag_text_normalize(const char *s);
 /* Tokens of a text for lexical matching, in text order, duplicates kept: normalised, stemmed
@@ -78,15 +84,21 @@ int rag_text_negation(const char *s);
 /* The offline, deterministic judge. No network.
  * Split text into at most max_claims atomic claims (sentences, then clauses at ; and CJK
  * punctuation, and coordinated clauses), drop refusals, fillers and questions, and resolve a
- * leading pronoun with the question's subject where it can. question and text borrowed.
- * Returns a jv array of strings (possibly empty). */
+ * leading pronoun with the question's subject where it can. max_claims <= 0: no cap. question
+ * (may be NULL) and text borrowed. Returns a jv array of distinct single-line strings (possibly
+ * empty). */
 jv rag_offline_claims(const char *question, const char *text, int max_claims);
 /* Verdicts for each claim against the contexts (array of strings). Consumes claims and contexts.
  * Returns an array with one object per claim, in order:
  *   {"claim": claim, "verdict": true|false, "reason": "...", "context": index-or-null}
- * A claim is supported when the share of its content tokens found in one context
- * (or in all contexts together) is >= threshold AND every number/date in the claim appears in that
- * context AND the claim's negation agrees with the context sentence it matched. */
+ * A claim is supported when the share of its content tokens (rag_text_tokens) found in one
+ * context (or in all contexts together) is >= threshold AND every number in the claim appears in
+ * that context (a month name also counts as its number) AND the claim's negation agrees with the
+ * context sentence it matched best. "context" is the 0-based index of the context the reason
+ * names (the supporting one, or the closest one), null when none; reasons count contexts from 1:
+ * "supported by context 2 (83% of content words)", "number 20 not in context 1",
+ * "negation differs from context 1", "50% of content words found in context 1 (below 60%)",
+ * "no contexts". A threshold outside [0, 1] means 0.6. */
 jv rag_offline_verify(jv claims, jv contexts, double threshold);
 
 /* ---------------------------------------------------------------- config.c */

@@ -14,25 +14,24 @@
 
 enum { TK_WORD, TK_NUM, TK_CJK };
 
-static int is_han(int32_t c)
+static int is_han(long c)
 {
 	return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
 	       (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x323AF);
 }
 
-/* Scripts written without spaces between words: Han plus the Japanese kana. */
-static int is_cjk(int32_t c)
+int rag_text_is_cjk(long c)
 {
 	return is_han(c) || (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF);
 }
 
-static int is_letter(int32_t c)
+static int is_letter(long c)
 {
 	utf8proc_category_t k = utf8proc_category(c);
 	return k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO;
 }
 
-static int is_mark(int32_t c)
+static int is_mark(long c)
 {
 	utf8proc_category_t k = utf8proc_category(c);
 	return k >= UTF8PROC_CATEGORY_MN && k <= UTF8PROC_CATEGORY_ME;
@@ -43,17 +42,6 @@ static int is_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
-/* Decode one code point; invalid bytes decode as U+FFFD of length 1 so scanning always moves. */
-static size_t decode(const char *s, size_t n, int32_t *c)
-{
-	utf8proc_ssize_t l = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, c);
-	if (l <= 0) {
-		*c = 0xFFFD;
-		return 1;
-	}
-	return (size_t)l;
-}
-
 const char *rag_text_lang(const char *s)
 {
 	/* Each ideograph counts once and so does each run of other letters: counting letters would
@@ -61,10 +49,10 @@ const char *rag_text_lang(const char *s)
 	size_t i = 0, n = s ? strlen(s) : 0, l;
 	long han = 0, words = 0;
 	int in_word = 0;
-	int32_t c;
+	long c;
 
 	while (i < n) {
-		l = decode(s + i, n - i, &c);
+		l = rag_utf8_decode(s + i, n - i, &c);
 		if (is_han(c)) {
 			han++;
 			in_word = 0;
@@ -143,11 +131,11 @@ static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 	char *prot;
 	size_t p, start = 0, k, l;
 	int negated = 0;
-	int32_t c;
+	long c;
 
 	/* Most runs hold no character that could cut them: one piece, nothing to protect. Every
 	 * negator starts with a 3-byte character, so comparing 3 bytes finds all candidates. */
-	for (p = 0; p + 3 <= n; p += decode(run + p, n - p, &c)) {
+	for (p = 0; p + 3 <= n; p += rag_utf8_decode(run + p, n - p, &c)) {
 		if (!memcmp(run + p, "的", 3))
 			break;
 		for (k = 0; zh_negators[k] && memcmp(run + p, zh_negators[k], 3); k++)
@@ -192,7 +180,7 @@ static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 			p += cut;
 			start = p;
 		} else {
-			p += decode(run + p, n - p, &c);
+			p += rag_utf8_decode(run + p, n - p, &c);
 		}
 	}
 	if (n > start && seg)
@@ -214,7 +202,7 @@ static size_t scan_number(const char *s, size_t n, size_t i, rag_buf *b)
 	const char *const *q;
 	size_t dots = 0, j = i, k, l;
 	char *dot;
-	int32_t c;
+	long c;
 
 	b->len = 0;
 	for (;;) {
@@ -249,7 +237,7 @@ static size_t scan_number(const char *s, size_t n, size_t i, rag_buf *b)
 		if (l > n - j || memcmp(s + j, *q, l))
 			continue;
 		if (j + l < n) {
-			decode(s + j + l, n - j - l, &c);
+			rag_utf8_decode(s + j + l, n - j - l, &c);
 			if (is_letter(c) || is_mark(c) || is_digit(c))
 				continue;   /* "5km" is a number and a word, not a suffix */
 		}
@@ -271,17 +259,17 @@ static void scan(const char *s, emit_fn emit, void *arg)
 {
 	size_t n = strlen(s), i = 0, j, l, al;
 	rag_buf b = {0};
-	int32_t c, d;
+	long c, d;
 
 	while (i < n) {
-		l = decode(s + i, n - i, &c);
+		l = rag_utf8_decode(s + i, n - i, &c);
 		if (is_digit(c)) {
 			i = scan_number(s, n, i, &b);
 			emit(arg, TK_NUM, b.p, b.len);
-		} else if (is_cjk(c)) {
+		} else if (rag_text_is_cjk(c)) {
 			for (j = i; j < n; j += l) {
-				l = decode(s + j, n - j, &d);
-				if (!is_cjk(d))
+				l = rag_utf8_decode(s + j, n - j, &d);
+				if (!rag_text_is_cjk(d))
 					break;
 			}
 			emit(arg, TK_CJK, s + i, j - i);
@@ -289,14 +277,14 @@ static void scan(const char *s, emit_fn emit, void *arg)
 		} else if (is_letter(c)) {
 			/* A word: letters and marks, plus apostrophes between letters (don't, o'brien). */
 			for (j = i; j < n; j += l) {
-				l = decode(s + j, n - j, &d);
-				if (is_cjk(d))
+				l = rag_utf8_decode(s + j, n - j, &d);
+				if (rag_text_is_cjk(d))
 					break;
 				if (is_letter(d) || is_mark(d))
 					continue;
 				if (is_apostrophe(s + j, n - j, &al) && j + al < n) {
-					decode(s + j + al, n - j - al, &d);
-					if (is_letter(d) && !is_cjk(d)) {
+					rag_utf8_decode(s + j + al, n - j - al, &d);
+					if (is_letter(d) && !rag_text_is_cjk(d)) {
 						l = al;
 						continue;
 					}
@@ -445,15 +433,15 @@ static void cjk_token(void *arg, const char *s, size_t n)
 {
 	struct tokens *t = arg;
 	size_t a = 0, b, c;
-	int32_t cp;
+	long cp;
 
-	b = decode(s, n, &cp);
+	b = rag_utf8_decode(s, n, &cp);
 	if (b >= n) {
 		add_token(t, s, n);
 		return;
 	}
 	while (b < n) {
-		c = b + decode(s + b, n - b, &cp);
+		c = b + rag_utf8_decode(s + b, n - b, &cp);
 		add_token(t, s + a, c - a);
 		a = b;
 		b = c;

@@ -62,6 +62,28 @@ int rag_utf8_valid(const char *s, size_t n)
 	return 1;
 }
 
+size_t rag_utf8_decode(const char *s, size_t n, long *cp)
+{
+	static const unsigned char lead_bits[] = { 0, 0x7F, 0x1F, 0x0F, 0x07 };
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len, bad, i;
+	long c;
+
+	if (!n) {
+		*cp = 0;
+		return 0;
+	}
+	if (!(len = seq_len(p, n, &bad))) {
+		*cp = 0xFFFD;
+		return 1;
+	}
+	c = p[0] & lead_bits[len];
+	for (i = 1; i < len; i++)
+		c = (c << 6) | (p[i] & 0x3F);
+	*cp = c;
+	return len;
+}
+
 char *rag_utf8_sanitize(const char *s, size_t n)
 {
 	static const char fffd[] = "\xEF\xBF\xBD";

@@ -1102,7 +1102,7 @@ static const char *const month_stems[][2] = {
 
 struct sentence {
 	struct strv toks;    /* set */
-	int neg;
+	char *text;
 };
 
 struct context {
@@ -1126,7 +1126,8 @@ static void context_build(struct context *c, const char *text)
 		memset(s, 0, sizeof *s);
 		add_tokens(&s->toks, sents.v[i]);
 		set_finish(&s->toks);
-		s->neg = rag_text_negation(sents.v[i]);
+		s->text = sents.v[i];
+		sents.v[i] = NULL;
 		for (k = 0; k < s->toks.n; k++)
 			strv_push(&c->all, rag_xstrdup(s->toks.v[k]));
 	}
@@ -1145,8 +1146,10 @@ static void context_build(struct context *c, const char *text)
 static void context_free(struct context *c)
 {
 	size_t i;
-	for (i = 0; i < c->nsent; i++)
+	for (i = 0; i < c->nsent; i++) {
 		strv_free(&c->sent[i].toks);
+		free(c->sent[i].text);
+	}
 	free(c->sent);
 	strv_free(&c->all);
 	strv_free(&c->nums);
@@ -1199,15 +1202,16 @@ static const struct sentence *best_sentence(const struct context *c, const struc
 	return best;
 }
 
-static void cand_level(struct cand *cd, const struct strv *claim, double threshold, int claim_neg,
-                       int sent_neg)
+/* The negation check runs last and only when needed: it is the expensive one. */
+static void cand_level(struct cand *cd, const struct strv *claim, double threshold,
+                       const char *claim_text, const struct sentence *best)
 {
 	cd->share = (double)cd->found / (double)claim->n;
 	if (cd->share + 1e-9 < threshold)
 		cd->level = 0;
 	else if (cd->nmissing)
 		cd->level = 1;
-	else if (claim_neg != sent_neg)
+	else if (!rag_text_negation_agrees(claim_text, best ? best->text : ""))
 		cd->level = 2;
 	else
 		cd->level = 3;
@@ -1221,7 +1225,7 @@ static void note_missing(struct cand *cd, const char *num)
 }
 
 static void cand_single(struct cand *cd, const struct context *c, size_t idx,
-                        const struct strv *claim, double threshold, int claim_neg)
+                        const struct strv *claim, double threshold, const char *claim_text)
 {
 	const struct sentence *s;
 	size_t i, f = 0;
@@ -1232,11 +1236,11 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
 	s = best_sentence(c, claim, &f);
-	cand_level(cd, claim, threshold, claim_neg, s ? s->neg : 0);
+	cand_level(cd, claim, threshold, claim_text, s);
 }
 
 static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
-                        const struct strv *claim, double threshold, int claim_neg)
+                        const struct strv *claim, double threshold, const char *claim_text)
 {
 	const struct sentence *s, *best = NULL;
 	size_t i, k, f, bestf = 0;
@@ -1259,7 +1263,7 @@ static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
 			cd->idx = k;
 		}
 	}
-	cand_level(cd, claim, threshold, claim_neg, best ? best->neg : 0);
+	cand_level(cd, claim, threshold, claim_text, best);
 }
 
 /* Is a better than b: a higher level, then one context over all together, then more words
@@ -1290,7 +1294,7 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 	struct strv toks = { 0 };
 	struct cand *cands, *best;
 	size_t i, ncand, most = 0;
-	int claim_neg, pct, tpct;
+	int pct, tpct;
 	char *reason;
 	jv ctx = jv_null(), out;
 
@@ -1304,18 +1308,17 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 		strv_free(&toks);
 		return verdict(claim, 0, "claim has no content words", jv_null());
 	}
-	claim_neg = rag_text_negation(jv_string_value(claim));
 
 	ncand = nc + (nc > 1);
 	cands = rag_xmalloc(ncand * sizeof *cands);
 	memset(cands, 0, ncand * sizeof *cands);
 	for (i = 0; i < nc; i++) {
-		cand_single(&cands[i], &cs[i], i, &toks, threshold, claim_neg);
+		cand_single(&cands[i], &cs[i], i, &toks, threshold, jv_string_value(claim));
 		if (cands[i].found > cands[most].found)
 			most = i;
 	}
 	if (nc > 1)
-		cand_joined(&cands[nc], cs, nc, &toks, threshold, claim_neg);
+		cand_joined(&cands[nc], cs, nc, &toks, threshold, jv_string_value(claim));
 	best = &cands[0];
 	for (i = 1; i < ncand; i++)
 		if (cand_better(&cands[i], best))

@@ -77,8 +77,15 @@ char *rag_text_normalize(const char *s);
  * of strings. s is borrowed. */
 jv rag_text_tokens(const char *s);
 /* Nonzero when s contains a negator: not, no, never, nor, none, nothing, cannot, without, n't...
- * or 不, 没(有), 未, 无, 非, 别 outside words like 非常, 未来, 不仅. s is borrowed. */
+ * or 不, 没(有), 未, 无, 非, 别 outside words like 非常, 未来, 不仅 ("not only" is no negation).
+ * s is borrowed. */
 int rag_text_negation(const char *s);
+/* Nonzero when claim and text negate the same things. What a negator negates is the next key
+ * after it (the next content word, stemmed; in CJK text the next character): they disagree when
+ * the claim negates a key the text does not, or the text negates a key the claim states plainly.
+ * "Einstein liked school" / "He did not like school" disagree; "Einstein was born in Ulm" /
+ * "Einstein, who did not like school, was born in Ulm" agree. Both borrowed. */
+int rag_text_negation_agrees(const char *claim, const char *text);
 
 /* ---------------------------------------------------------------- offline.c */
 /* The offline, deterministic judge. No network.

@@ -213,8 +213,8 @@ static int reader_fill(reader *r, char *err, size_t errlen)
 static int reader_line(reader *r, size_t max, const char **line, size_t *len, int *too_long)
 {
 	for (;;) {
-		char *b = r->buf + r->start, *nl = memchr(b, '\n', r->len - r->start);
 		size_t have = r->len - r->start;
+		char *b = r->buf ? r->buf + r->start : NULL, *nl = have ? memchr(b, '\n', have) : NULL;
 		if (r->skipping) {
 			if (nl) {
 				r->start += (size_t)(nl - b) + 1;

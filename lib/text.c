@@ -122,10 +122,11 @@ static const char *const zh_protected[] = {
 	"目的", "的确", "的士", NULL,
 };
 
-typedef void (*seg_fn)(void *arg, const char *s, size_t n);
+/* A piece of a CJK run (negator 0), or a negator that cut the run (negator 1). */
+typedef void (*seg_fn)(void *arg, const char *s, size_t n, int negator);
 
-/* Cut a CJK run at negators and at 的, passing each piece to seg. Returns 1 when a negator was
- * found. */
+/* Cut a CJK run at negators and at 的, passing each piece and each negator to seg in text order.
+ * Returns 1 when a negator was found. */
 static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 {
 	char *prot;
@@ -145,7 +146,7 @@ static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 	}
 	if (p + 3 > n) {
 		if (n && seg)
-			seg(arg, run, n);
+			seg(arg, run, n, 0);
 		return 0;
 	}
 
@@ -162,12 +163,13 @@ static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 	p = 0;
 	while (p < n) {
 		size_t cut = 0;
+		int cut_neg = 0;
 		if (!prot[p]) {
 			for (k = 0; zh_negators[k]; k++) {
 				l = strlen(zh_negators[k]);
 				if (l <= n - p && !memcmp(run + p, zh_negators[k], l)) {
 					cut = l;
-					negated = 1;
+					negated = cut_neg = 1;
 					break;
 				}
 			}
@@ -176,7 +178,9 @@ static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 		}
 		if (cut) {
 			if (p > start && seg)
-				seg(arg, run + start, p - start);
+				seg(arg, run + start, p - start, 0);
+			if (cut_neg && seg)
+				seg(arg, run + p, cut, 1);
 			p += cut;
 			start = p;
 		} else {
@@ -184,7 +188,7 @@ static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 		}
 	}
 	if (n > start && seg)
-		seg(arg, run + start, n - start);
+		seg(arg, run + start, n - start, 0);
 	free(prot);
 	return negated;
 }
@@ -382,59 +386,80 @@ static void strip_apostrophe(rag_buf *w)
 	w->len = strlen(w->p);
 }
 
-static void word_token(struct tokens *t, const char *s, size_t n)
+/* The key of a word: case-folded, contraction stripped, month abbreviation expanded, number
+ * word as digits, stemmed. NULL for a stop word. The result lives in w or in the stemmer until
+ * the next call. */
+static const char *word_key(struct sb_stemmer *stem, rag_buf *w, const char *s, size_t n,
+                            size_t *len)
 {
 	const char *key;
 	size_t k;
-	char num[4];
 
-	t->w.len = 0;
+	w->len = 0;
 	for (k = 0; k < n; k++) {
 		if (k + 2 < n && !memcmp(s + k, "\xE2\x80\x99", 3)) {
-			rag_buf_add(&t->w, "'", 1);
+			rag_buf_add(w, "'", 1);
 			k += 2;
 		} else {
-			rag_buf_add(&t->w, s + k, 1);
+			rag_buf_add(w, s + k, 1);
 		}
 	}
-	strip_apostrophe(&t->w);
-	if (!t->w.len)
-		return;
-	key = t->w.p;
+	if (!w->len)
+		return NULL;
+	strip_apostrophe(w);
+	if (!w->len)
+		return NULL;
+	key = w->p;
 	if (bsearch(&key, stop_words, sizeof stop_words / sizeof *stop_words, sizeof *stop_words,
 	            cmp_str))
-		return;
+		return NULL;
 	for (k = 0; k < sizeof number_words / sizeof *number_words; k++) {
 		if (k != 1 && !strcmp(key, number_words[k])) {
-			snprintf(num, sizeof num, "%zu", k);
-			add_token(t, num, strlen(num));
-			return;
+			w->len = 0;
+			rag_buf_addf(w, "%zu", k);
+			*len = w->len;
+			return w->p;
 		}
 	}
 	for (k = 0; k < sizeof months / sizeof *months; k++) {
 		if (!strcmp(key, months[k][0])) {
-			t->w.len = 0;
-			rag_buf_adds(&t->w, months[k][1]);
+			w->len = 0;
+			rag_buf_adds(w, months[k][1]);
 			break;
 		}
 	}
-	if (t->stem) {
-		const sb_symbol *st = sb_stemmer_stem(t->stem, (const sb_symbol *)t->w.p, (int)t->w.len);
+	if (stem) {
+		const sb_symbol *st = sb_stemmer_stem(stem, (const sb_symbol *)w->p, (int)w->len);
 		if (st) {
-			add_token(t, (const char *)st, (size_t)sb_stemmer_length(t->stem));
-			return;
+			*len = (size_t)sb_stemmer_length(stem);
+			return (const char *)st;
 		}
 	}
-	add_token(t, t->w.p, t->w.len);
+	*len = w->len;
+	return w->p;
+}
+
+static int is_negator_word(const char *s, size_t n)
+{
+	size_t k;
+
+	if ((n >= 3 && !memcmp(s + n - 3, "n't", 3)) || (n >= 5 && !memcmp(s + n - 5, "n\xE2\x80\x99t", 5)))
+		return 1;
+	for (k = 0; en_negators[k]; k++)
+		if (strlen(en_negators[k]) == n && !memcmp(s, en_negators[k], n))
+			return 1;
+	return 0;
 }
 
 /* A piece of a CJK run: overlapping bigrams, or the character itself when it stands alone. */
-static void cjk_token(void *arg, const char *s, size_t n)
+static void cjk_token(void *arg, const char *s, size_t n, int negator)
 {
 	struct tokens *t = arg;
 	size_t a = 0, b, c;
 	long cp;
 
+	if (negator)
+		return;
 	b = rag_utf8_decode(s, n, &cp);
 	if (b >= n) {
 		add_token(t, s, n);
@@ -451,13 +476,15 @@ static void cjk_token(void *arg, const char *s, size_t n)
 static void token_emit(void *arg, int kind, const char *s, size_t n)
 {
 	struct tokens *t = arg;
+	const char *key;
+	size_t len;
 
 	if (kind == TK_NUM)
 		add_token(t, s, n);
 	else if (kind == TK_CJK)
 		cjk_segments(s, n, cjk_token, t);
-	else
-		word_token(t, s, n);
+	else if (!is_negator_word(s, n) && (key = word_key(t->stem, &t->w, s, n, &len)))
+		add_token(t, key, len);
 }
 
 jv rag_text_tokens(const char *s)
@@ -478,37 +505,144 @@ jv rag_text_tokens(const char *s)
 	return t.out;
 }
 
-/* ---- negation */
+/* ---- negation
+ *
+ * What a negator negates is taken to be the next key after it: the next content word (stemmed,
+ * as in the tokens) or, in CJK text, the next character. "Einstein did not like school" negates
+ * "like"; 定制商品不支持无理由退货 negates 支 and 理. Comparing these heads, and not only whether
+ * a negator occurs, keeps 无理由 ("no-questions-asked") from cancelling 不支持. */
 
-static void negation_emit(void *arg, int kind, const char *s, size_t n)
+struct strset {
+	char **v;
+	size_t n, cap;
+};
+
+static void set_add(struct strset *a, const char *s, size_t n)
 {
-	int *neg = arg;
-	size_t k;
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = rag_xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = rag_xstrndup(s, n);
+}
 
-	if (*neg || kind == TK_NUM)
+static int set_has(const struct strset *a, const char *s)
+{
+	size_t i;
+	for (i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], s))
+			return 1;
+	return 0;
+}
+
+static void set_free(struct strset *a)
+{
+	size_t i;
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+}
+
+struct negation {
+	struct sb_stemmer *stem;
+	rag_buf w;
+	int pending;             /* a negator waits for its head */
+	int after_not;           /* the negator was "not": "not only" negates nothing */
+	struct strset keys;      /* every key of the text */
+	struct strset heads;     /* the keys right after a negator */
+};
+
+static void neg_key(struct negation *g, const char *s, size_t n)
+{
+	set_add(&g->keys, s, n);
+	if (g->pending)
+		set_add(&g->heads, s, n);
+	g->pending = 0;
+}
+
+static void neg_cjk(void *arg, const char *s, size_t n, int negator)
+{
+	struct negation *g = arg;
+	size_t l;
+	long c;
+
+	if (negator) {
+		g->pending = 1;
+		g->after_not = 0;
 		return;
+	}
+	for (; n; s += l, n -= l) {
+		l = rag_utf8_decode(s, n, &c);
+		neg_key(g, s, l);
+	}
+}
+
+static void neg_emit(void *arg, int kind, const char *s, size_t n)
+{
+	struct negation *g = arg;
+	const char *key;
+	size_t len;
+
 	if (kind == TK_CJK) {
-		*neg = cjk_segments(s, n, NULL, NULL);
-		return;
+		cjk_segments(s, n, neg_cjk, g);
+	} else if (kind == TK_NUM) {
+		neg_key(g, s, n);
+	} else if (g->after_not && n == 4 && !memcmp(s, "only", 4)) {
+		g->pending = g->after_not = 0;
+	} else if (is_negator_word(s, n)) {
+		g->pending = 1;
+		g->after_not = n == 3 && !memcmp(s, "not", 3);
+	} else if ((key = word_key(g->stem, &g->w, s, n, &len))) {
+		neg_key(g, key, len);
+		g->after_not = 0;
 	}
-	if ((n >= 3 && !memcmp(s + n - 3, "n't", 3)) || (n >= 5 && !memcmp(s + n - 5, "n\xE2\x80\x99t", 5))) {
-		*neg = 1;
-		return;
-	}
-	for (k = 0; en_negators[k]; k++)
-		if (strlen(en_negators[k]) == n && !memcmp(s, en_negators[k], n))
-			*neg = 1;
+}
+
+static void negation_scan(struct negation *g, const char *s)
+{
+	char *norm = normalize_any(s ? s : "");
+
+	memset(g, 0, sizeof *g);
+	g->stem = sb_stemmer_new("english", NULL);
+	scan(norm, neg_emit, g);
+	if (g->pending)          /* "... or not." negates, though nothing follows */
+		set_add(&g->heads, "", 0);
+	free(norm);
+}
+
+static void negation_free(struct negation *g)
+{
+	if (g->stem)
+		sb_stemmer_delete(g->stem);
+	rag_buf_free(&g->w);
+	set_free(&g->keys);
+	set_free(&g->heads);
 }
 
 int rag_text_negation(const char *s)
 {
-	int neg = 0;
-	char *norm;
+	struct negation g;
+	int neg;
 
-	if (!s)
-		return 0;
-	norm = normalize_any(s);
-	scan(norm, negation_emit, &neg);
-	free(norm);
+	negation_scan(&g, s);
+	neg = g.heads.n > 0;
+	negation_free(&g);
 	return neg;
+}
+
+int rag_text_negation_agrees(const char *claim, const char *text)
+{
+	struct negation c, t;
+	size_t i;
+	int ok = 1;
+
+	negation_scan(&c, claim);
+	negation_scan(&t, text);
+	for (i = 0; ok && i < c.heads.n; i++)         /* the claim denies what the text does not */
+		ok = set_has(&t.heads, c.heads.v[i]);
+	for (i = 0; ok && i < t.heads.n; i++)         /* the text denies what the claim states */
+		ok = !set_has(&c.keys, t.heads.v[i]) || set_has(&c.heads, t.heads.v[i]);
+	negation_free(&c);
+	negation_free(&t);
+	return ok;
 }

@@ -72,7 +72,8 @@ static void start(rag_item *it, void *ctx)
 	question = rag_record_str(it->rec, "question");
 	if (rag_judge_self_check(t->cli->judge, it->rec) && !t->warned) {
 		t->warned = 1;
-		rag_msg("rag-claims", "warning", "the judge's model also generated the answers; its scores may flatter them");
+		rag_msg("rag-claims", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
+		        rag_judge_model(t->cli->judge));
 	}
 	rag_item_hold(it);
 	rag_judge_claims(t->cli->judge, rag_cli_lang(t->cli, question ? question : text), question, text,

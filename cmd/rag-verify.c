@@ -146,12 +146,18 @@ static void start(rag_item *it, void *ctx)
 	}
 	if (rag_judge_self_check(t->cli->judge, it->rec) && !t->warned) {
 		t->warned = 1;
-		rag_msg("rag-verify", "warning", "the judge's model also generated the answers; its scores may flatter them");
+		rag_msg("rag-verify", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
+		        rag_judge_model(t->cli->judge));
 	}
 	question = rag_record_str(it->rec, "question");
-	rag_item_hold(it);
-	rag_judge_verify(t->cli->judge, rag_cli_lang(t->cli, question), question, claims, contexts, &it->usage,
-	                 verified, it);
+	{
+		/* without a question, the claims tell the language */
+		jv first = jv_array_length(jv_copy(claims)) ? jv_array_get(jv_copy(claims), 0) : jv_string("");
+		const char *lang = rag_cli_lang(t->cli, question && *question ? question : jv_string_value(first));
+		jv_free(first);
+		rag_item_hold(it);
+		rag_judge_verify(t->cli->judge, lang, question, claims, contexts, &it->usage, verified, it);
+	}
 }
 
 static void finish(rag_item *it, void *ctx)

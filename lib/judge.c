@@ -5,6 +5,7 @@
  * problem stated; if it still does not fit the caller gets an error, never a guess. */
 #include "rag.h"
 
+#include <ctype.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,11 @@ rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *
 		return NULL;
 	}
 	return j;
+}
+
+const char *rag_judge_model(const rag_judge *j)
+{
+	return j->model;
 }
 
 const char *rag_judge_name(const rag_judge *j)
@@ -696,6 +702,20 @@ static void verify_finish(verify_op *op)
 	free(op);
 }
 
+/* A literal match must not be a piece of a longer word or number: "$10" is not in "$100". */
+static int bounded(const char *hay, const char *at, size_t len)
+{
+	unsigned char before = at > hay ? (unsigned char)at[-1] : ' ', after = (unsigned char)at[len];
+	unsigned char first = (unsigned char)at[0], last = (unsigned char)at[len - 1];
+	int word_before = before < 128 && (isalnum(before) || before == '_');
+	int word_after = after < 128 && (isalnum(after) || after == '_');
+	if (word_before && first < 128 && isalnum(first)) return 0;
+	if (word_after && last < 128 && isalnum(last)) return 0;
+	/* "1,879" or "3.5": a digit run continues across separators */
+	if (after && (after == '.' || after == ',') && isdigit((unsigned char)at[len + 1]) && isdigit(last)) return 0;
+	return 1;
+}
+
 static int literal_in(const char *claim, jv contexts)
 {
 	char *c = rag_text_normalize(claim);
@@ -708,7 +728,12 @@ static int literal_in(const char *claim, jv contexts)
 	for (i = 0; i < n && !hit && len > 0; i++) {
 		jv s = jv_array_get(jv_copy(contexts), i);
 		char *t = rag_text_normalize(jv_string_value(s));
-		if (t && strstr(t, c)) hit = i + 1;
+		for (const char *p = t; p && (p = strstr(p, c)); p++) {
+			if (bounded(t, p, len)) {
+				hit = i + 1;
+				break;
+			}
+		}
 		free(t);
 		jv_free(s);
 	}

@@ -243,6 +243,7 @@ typedef void (*rag_judge_cb)(void *arg, jv result, const char *error);
 rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen);
 const char *rag_judge_name(const rag_judge *j);   /* "offline" or "openai:<model>" */
 rag_llm *rag_judge_llm(rag_judge *j);             /* NULL for offline */
+const char *rag_judge_model(const rag_judge *j);  /* NULL for offline */
 /* usage is updated as calls complete (must stay valid until the callback has run). */
 void rag_judge_claims(rag_judge *j, const char *lang, const char *question, const char *text,
                       int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);

@@ -35,8 +35,6 @@ typedef struct req {
 	int cached;
 } req;
 
-typedef struct rate_ev { double t; long tokens; } rate_ev;
-
 struct rag_llm {
 	CURLM *multi;
 	rag_cache *cache;
@@ -49,13 +47,12 @@ struct rag_llm {
 	long seed; int has_seed;
 	int max_tokens, json_mode, retries, concurrency;
 	long timeout_ms;
-	double rpm, tpm;
 	req *queue, *queue_tail;  /* waiting to start */
 	req *done, *done_tail;    /* finished, callback not yet run */
 	req *inflight;            /* transfers in progress (at most concurrency) */
 	int running;              /* transfers in flight */
 	int pending;              /* everything not yet called back */
-	rate_ev *evs; size_t nevs, capevs;   /* starts in the last minute */
+	rag_rate rate;
 	unsigned rng;
 	rag_usage usage;
 };
@@ -122,8 +119,8 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	l->retries = cfg->llm.retries >= 0 ? cfg->llm.retries : 0;
 	l->concurrency = cfg->llm.concurrency > 0 ? cfg->llm.concurrency : 8;
 	l->timeout_ms = (long)((cfg->llm.timeout > 0 ? cfg->llm.timeout : 60) * 1000);
-	l->rpm = cfg->llm.rpm;
-	l->tpm = cfg->llm.tpm;
+	l->rate.rpm = cfg->llm.rpm;
+	l->rate.tpm = cfg->llm.tpm;
 	l->cache = cache;
 	l->cache_mode = cache ? rag_cache_mode(cache) : RAG_CACHE_OFF;
 	l->rng = 2463534242u;
@@ -258,51 +255,6 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
-static void rate_prune(rag_llm *l, double now)
-{
-	size_t i = 0, j;
-	while (i < l->nevs && now - l->evs[i].t >= 60.0) i++;
-	if (i) {
-		for (j = i; j < l->nevs; j++) l->evs[j - i] = l->evs[j];
-		l->nevs -= i;
-	}
-}
-
-/* Seconds to wait before a request of `tokens` may start under the per-minute limits. */
-static double rate_wait(rag_llm *l, long tokens, double now)
-{
-	long sum = 0;
-	size_t i;
-	if (l->rpm <= 0 && l->tpm <= 0) return 0;
-	rate_prune(l, now);
-	if (l->rpm > 0 && (double)l->nevs >= l->rpm)
-		return 60.0 - (now - l->evs[0].t);
-	if (l->tpm > 0) {
-		for (i = 0; i < l->nevs; i++) sum += l->evs[i].tokens;
-		if (l->nevs > 0 && (double)(sum + tokens) > l->tpm) {
-			/* wait until enough old starts leave the window */
-			for (i = 0; i < l->nevs; i++) {
-				sum -= l->evs[i].tokens;
-				if ((double)(sum + tokens) <= l->tpm) return 60.0 - (now - l->evs[i].t);
-			}
-			return 60.0 - (now - l->evs[l->nevs - 1].t);
-		}
-	}
-	return 0;
-}
-
-static void rate_note(rag_llm *l, long tokens, double now)
-{
-	if (l->rpm <= 0 && l->tpm <= 0) return;
-	if (l->nevs == l->capevs) {
-		l->capevs = l->capevs ? l->capevs * 2 : 64;
-		l->evs = rag_xrealloc(l->evs, l->capevs * sizeof *l->evs);
-	}
-	l->evs[l->nevs].t = now;
-	l->evs[l->nevs].tokens = tokens;
-	l->nevs++;
-}
-
 static void start(rag_llm *l, req *r)
 {
 	CURL *e = curl_easy_init();
@@ -350,14 +302,14 @@ static double start_ready(rag_llm *l)
 			pp = &r->next;
 			continue;
 		}
-		w = rate_wait(l, r->est_tokens, now);
+		w = rag_rate_wait(&l->rate, r->est_tokens, now);
 		if (w > 0) {
 			if (wait == 0 || w < wait) wait = w;
 			break;
 		}
 		*pp = r->next;
 		if (l->queue_tail == r) l->queue_tail = prev;
-		rate_note(l, r->est_tokens, now);
+		rag_rate_note(&l->rate, r->est_tokens, now);
 		start(l, r);
 	}
 	return wait;
@@ -576,6 +528,6 @@ void rag_llm_free(rag_llm *l)
 	free(l->model);
 	free(l->auth);
 	free(l->api_key);
-	free(l->evs);
+	rag_rate_free(&l->rate);
 	free(l);
 }

@@ -192,6 +192,19 @@ void rag_usage_add(rag_usage *to, const rag_usage *from);
 /* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge} */
 jv rag_usage_json(const rag_usage *u, const char *judge);
 
+/* ---------------------------------------------------------------- rate.c */
+/* Requests and tokens per minute over a sliding 60-second window. */
+typedef struct rag_rate {
+	double rpm, tpm;          /* 0 = no limit */
+	struct rag_rate_ev { double t; long tokens; } *evs;
+	size_t n, cap;
+} rag_rate;
+/* Seconds to wait before a request of `tokens` may start at time now (0 = now). A request
+ * larger than the whole token budget may start when the window is empty, or it would never. */
+double rag_rate_wait(rag_rate *r, long tokens, double now);
+void rag_rate_note(rag_rate *r, long tokens, double now);
+void rag_rate_free(rag_rate *r);
+
 /* ---------------------------------------------------------------- llm.c */
 typedef struct rag_llm rag_llm;
 typedef struct rag_llm_reply {

@@ -129,15 +129,19 @@ char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen)
 #define RAG_DATADIR "/usr/local/share/ragpipe"
 #endif
 
-/* Running from the build tree must find share/ next to bin/ without installing; an installed
- * binary finds its data under the compiled-in prefix. */
+/* Running from the build tree must find share/ next to bin/ without installing, and an
+ * installed binary finds <prefix>/share/ragpipe next to <prefix>/bin whatever PREFIX it was
+ * built with (a relocated or DESTDIR-staged install works too); the compiled-in directory is
+ * the last resort. */
 const char *rag_datadir(void)
 {
 	static char dir[PATH_MAX];
+	static const char *const rel[] = {"../share/ragpipe", "../share"};
 	const char *env = getenv("RAG_DATADIR");
-	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	char exe[PATH_MAX], probe[PATH_MAX + 64];
 	ssize_t n;
 	char *slash;
+	size_t i;
 
 	if (env && *env) return env;
 	if (dir[0]) return dir;
@@ -147,10 +151,12 @@ const char *rag_datadir(void)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(probe, sizeof probe, "%s/../share/prompts", exe);
-			if (access(probe, R_OK) == 0) {
-				snprintf(dir, sizeof dir, "%.*s/../share", (int)(sizeof dir - 16), exe);
-				return dir;
+			for (i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+				snprintf(probe, sizeof probe, "%s/%s/prompts", exe, rel[i]);
+				if (access(probe, R_OK) == 0) {
+					snprintf(dir, sizeof dir, "%.*s/%s", (int)(sizeof dir - 32), exe, rel[i]);
+					return dir;
+				}
 			}
 		}
 	}

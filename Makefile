@@ -26,7 +26,7 @@ DEB_PKGS = build-essential libcurl4-openssl-dev libjq-dev libonig-dev libyaml-de
 .deps-ok:
 	@printf '#include <curl/curl.h>\n#include <jq.h>\n#include <yaml.h>\n#include <utf8proc.h>\n#include <libstemmer.h>\nint main(void){return 0;}\n' \
 	  | $(CC) -x c - -o /dev/null -ljq -lonig -lyaml -lcurl -lutf8proc -lstemmer 2>/dev/null \
-	  && command -v python3 >/dev/null && command -v prove >/dev/null \
+	  && command -v python3 >/dev/null && command -v prove >/dev/null && command -v jq >/dev/null \
 	  || $(MAKE) deps
 	@touch $@
 

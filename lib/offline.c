@@ -1183,6 +1183,8 @@ struct cand {
 	double share;
 	rag_buf missing;     /* "20, 1880" */
 	size_t nmissing;
+	const struct sentence *sent;   /* the best-matching sentence, for the negation check */
+	int checked;         /* the negation check has run */
 };
 
 /* Best-matching sentence of context c: the most claim tokens, the first on a tie. */
@@ -1202,19 +1204,18 @@ static const struct sentence *best_sentence(const struct context *c, const struc
 	return best;
 }
 
-/* The negation check runs last and only when needed: it is the expensive one. */
+/* Level from words and numbers; 2 until the negation check (see verify_one) says 3. */
 static void cand_level(struct cand *cd, const struct strv *claim, double threshold,
-                       const char *claim_text, const struct sentence *best)
+                       const struct sentence *best)
 {
 	cd->share = (double)cd->found / (double)claim->n;
+	cd->sent = best;
 	if (cd->share + 1e-9 < threshold)
 		cd->level = 0;
 	else if (cd->nmissing)
 		cd->level = 1;
-	else if (!rag_text_negation_agrees(claim_text, best ? best->text : ""))
-		cd->level = 2;
 	else
-		cd->level = 3;
+		cd->level = 2;
 }
 
 static void note_missing(struct cand *cd, const char *num)
@@ -1225,7 +1226,7 @@ static void note_missing(struct cand *cd, const char *num)
 }
 
 static void cand_single(struct cand *cd, const struct context *c, size_t idx,
-                        const struct strv *claim, double threshold, const char *claim_text)
+                        const struct strv *claim, double threshold)
 {
 	const struct sentence *s;
 	size_t i, f = 0;
@@ -1236,11 +1237,11 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
 	s = best_sentence(c, claim, &f);
-	cand_level(cd, claim, threshold, claim_text, s);
+	cand_level(cd, claim, threshold, s);
 }
 
 static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
-                        const struct strv *claim, double threshold, const char *claim_text)
+                        const struct strv *claim, double threshold)
 {
 	const struct sentence *s, *best = NULL;
 	size_t i, k, f, bestf = 0;
@@ -1263,7 +1264,7 @@ static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
 			cd->idx = k;
 		}
 	}
-	cand_level(cd, claim, threshold, claim_text, best);
+	cand_level(cd, claim, threshold, best);
 }
 
 /* Is a better than b: a higher level, then one context over all together, then more words
@@ -1313,12 +1314,27 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 	cands = rag_xmalloc(ncand * sizeof *cands);
 	memset(cands, 0, ncand * sizeof *cands);
 	for (i = 0; i < nc; i++) {
-		cand_single(&cands[i], &cs[i], i, &toks, threshold, jv_string_value(claim));
+		cand_single(&cands[i], &cs[i], i, &toks, threshold);
 		if (cands[i].found > cands[most].found)
 			most = i;
 	}
 	if (nc > 1)
-		cand_joined(&cands[nc], cs, nc, &toks, threshold, jv_string_value(claim));
+		cand_joined(&cands[nc], cs, nc, &toks, threshold);
+	/* The negation check costs the most: it runs on the candidates in order of preference and
+	 * stops at the first that agrees. */
+	for (;;) {
+		best = NULL;
+		for (i = 0; i < ncand; i++)
+			if (cands[i].level == 2 && !cands[i].checked && (!best || cand_better(&cands[i], best)))
+				best = &cands[i];
+		if (!best)
+			break;
+		best->checked = 1;
+		if (rag_text_negation_agrees(jv_string_value(claim), best->sent ? best->sent->text : "")) {
+			best->level = 3;
+			break;
+		}
+	}
 	best = &cands[0];
 	for (i = 1; i < ncand; i++)
 		if (cand_better(&cands[i], best))

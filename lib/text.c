@@ -3,8 +3,8 @@
  * Everything works on NFKC + case-folded text, so full-width digits and letters, ligatures and
  * case differences never decide a match. English words are Snowball-stemmed and stop words
  * dropped; CJK text has no spaces, so it is compared as overlapping character bigrams. Negators
- * are never content tokens: rag_text_negation() reports them instead, so that "not in China" and
- * "in China" share their words and differ only in the negation check. */
+ * are never content tokens: the negation functions at the end look at them instead, so that
+ * "not in China" and "in China" share their words and differ only in the negation check. */
 #include "rag.h"
 
 #include <libstemmer.h>
@@ -193,7 +193,7 @@ static int cjk_segments(const char *run, size_t n, seg_fn seg, void *arg)
 	return negated;
 }
 
-/* ---- the scanner shared by the tokenizer and the negation check */
+/* ---- the scanner shared by the tokens and the negation check */
 
 typedef void (*emit_fn)(void *arg, int kind, const char *s, size_t n);
 

@@ -83,7 +83,7 @@ static int in_list_ci(const char *s, size_t n, const char *const *list)
 	for (; *list; list++) {
 		if (strlen(*list) != n)
 			continue;
-		for (k = 0; k < n && lower((unsigned char)s[k]) == (*list)[k]; k++)
+		for (k = 0; k < n && lower((unsigned char)s[k]) == (unsigned char)(*list)[k]; k++)
 			;
 		if (k == n)
 			return 1;
@@ -494,30 +494,42 @@ static int is_noise(const char *s)
 	return noise;
 }
 
-/* Drop an interjection that opens a sentence: "Sure, ...", "Yes, ...", "好的，...". The rest
- * starts with a capital letter. */
+/* Drop interjections and framing that open a sentence: "Sure, ...", "Based on the context, ...",
+ * "此外，...". The rest starts with a capital letter. */
 static char *skip_interjection(char *s)
 {
 	static const char *const words[] = {
 		"sure", "yes", "no", "well", "certainly", "of course", "absolutely", "okay", "ok",
-		"好的", "当然", "是的", "嗯", NULL,
+		"however", "moreover", "furthermore", "additionally", "in addition", "also", "besides",
+		"overall", "in summary", "in short", "in conclusion", "based on the context",
+		"based on the provided context", "based on the provided information",
+		"based on the information provided", "according to the context",
+		"according to the provided context", "according to the documents",
+		"according to the provided information", "好的", "当然", "是的", "嗯", "此外", "另外",
+		"同时", "而且", "但是", "然而", "总之", "总的来说", "根据上下文", "根据提供的信息",
+		"根据提供的上下文", "根据资料", "根据文中信息", NULL,
 	};
 	static const char *const seps[] = { ", ", "! ", "，", "！", NULL };
 	const char *const *w;
+	char *start = s;
 	size_t l, m;
+	int again = 1;
 
-	for (w = words; *w; w++) {
-		l = strlen(*w);
-		if (strlen(s) > l && in_list_ci(s, l, (const char *const[]){ *w, NULL }) &&
-		    (m = starts_with_any(s + l, strlen(s + l), seps))) {
-			s += l + m;
-			while (*s == ' ')
-				s++;
-			if (is_lower((unsigned char)*s))
-				*s = (char)(*s - 32);
-			return s;
+	while (again) {                 /* "Sure, based on the context, ..." */
+		again = 0;
+		for (w = words; *w && !again; w++) {
+			l = strlen(*w);
+			if (strlen(s) > l && in_list_ci(s, l, (const char *const[]){ *w, NULL }) &&
+			    (m = starts_with_any(s + l, strlen(s + l), seps))) {
+				s += l + m;
+				while (*s == ' ')
+					s++;
+				again = 1;
+			}
 		}
 	}
+	if (s != start && is_lower((unsigned char)*s))
+		*s = (char)(*s - 32);
 	return s;
 }
 
@@ -562,6 +574,7 @@ static int clause_has_subject(const char *s, const struct words *w, size_t k)
 struct cut {
 	size_t end;      /* the first piece ends here */
 	size_t resume;   /* the second piece starts here */
+	int zh;          /* a Chinese conjunction: the second piece may lack its subject */
 };
 
 /* Candidate cut points inside an English or Chinese clause. */
@@ -576,10 +589,10 @@ static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 			continue;
 		b = w.b[k - 1];
 		if (s[b - 1] == ',' && clause_has_subject(s, &w, k + 1))
-			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1] };          /* ", and he ..." */
+			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1], 0 };       /* ", and he ..." */
 		else if (in_list_ci(s + w.a[k], w.b[k] - w.a[k], (const char *const[]){ "and", NULL }) &&
 		         word_is(s, &w, k + 1, en_subject_pron))
-			cuts[nc++] = (struct cut){ b, w.a[k + 1] };              /* "... and he ..." */
+			cuts[nc++] = (struct cut){ b, w.a[k + 1], 0 };           /* "... and he ..." */
 	}
 	for (i = 0; i < n && nc < max; i++) {
 		if (!(l = starts_with_any(s + i, n - i, (const char *const[]){ "，", ",", NULL })))
@@ -588,9 +601,9 @@ static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 		while (k < n && s[k] == ' ')
 			k++;
 		if ((l = starts_with_any(s + k, n - k, zh_conj)))
-			cuts[nc++] = (struct cut){ i, k + l };
+			cuts[nc++] = (struct cut){ i, k + l, 1 };
 		else if (starts_with_any(s + k, n - k, zh_pron))
-			cuts[nc++] = (struct cut){ i, k };
+			cuts[nc++] = (struct cut){ i, k, 0 };
 	}
 	words_free(&w);
 	return nc;
@@ -630,16 +643,57 @@ static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
 	strv_push(out, t);
 }
 
+static char *claim_subject(const char *c);
+
+/* 年度会员可享受九折优惠，并且可以免费退换货: the piece after 并且 starts with its verb and
+ * borrows the sentence's subject, found where the same verb character starts in the sentence
+ * (年度会员|可享受) or else before its first verb (年度会员可以免费退换货). */
+static void carry_subject(struct strv *out, const char *sentence)
+{
+	static const char *const predicate_start[] = {
+		"可", "能", "会", "也", "还", "都", "就", "已", "将", "是", "有", "被", "在", "为", "要",
+		"位于", NULL,
+	};
+	char *last = out->v[out->n - 1], *subj = NULL;
+	const char *p;
+	size_t l, i, cl;
+	long c;
+
+	if (!(l = starts_with_any(last, strlen(last), predicate_start)))
+		return;
+	if ((p = strstr(sentence, last)) && p > sentence) {
+		/* the same verb character earlier in the sentence, before the piece itself */
+		char *v = rag_xstrndup(last, 3);
+		const char *q = strstr(sentence, v);
+		free(v);
+		if (q && q < p && q > sentence) {
+			for (i = 0; i < (size_t)(q - sentence); i += cl) {
+				cl = rag_utf8_decode(sentence + i, (size_t)(q - sentence) - i, &c);
+				if (!rag_text_is_cjk(c))
+					break;
+			}
+			if (i == (size_t)(q - sentence) && i <= 24)
+				subj = rag_xstrndup(sentence, i);
+		}
+	}
+	if (!subj && !(subj = claim_subject(sentence)))
+		return;
+	out->v[out->n - 1] = rag_xasprintf("%s%s", subj, last);
+	free(last);
+	free(subj);
+}
+
 /* Split at ; and ；, then at coordinated clauses; a piece too short to stand alone stays joined. */
 static void split_clauses(const char *s, struct strv *out)
 {
 	struct cut cuts[64];
 	size_t n = strlen(s), nc = 0, i, l, from, k;
+	int zh_carry = 0;
 
 	for (i = 0; i < n && nc < 32; i += l) {
 		l = starts_with_any(s + i, n - i, (const char *const[]){ ";", "；", NULL });
 		if (l)
-			cuts[nc++] = (struct cut){ i, i + l };
+			cuts[nc++] = (struct cut){ i, i + l, 0 };
 		else
 			l = 1;
 	}
@@ -651,9 +705,14 @@ static void split_clauses(const char *s, struct strv *out)
 		    too_short(s, cuts[k].resume, n))
 			continue;
 		push_piece(out, s, from, cuts[k].end);
+		if (from > 0 && zh_carry)
+			carry_subject(out, s);
 		from = cuts[k].resume;
+		zh_carry = cuts[k].zh;
 	}
 	push_piece(out, s, from, n);
+	if (from > 0 && zh_carry)
+		carry_subject(out, s);
 }
 
 static const char *const participles[] = {
@@ -792,7 +851,8 @@ static char *en_question_subject(const char *q)
 			}
 		}
 	}
-	if (!subj)
+	/* In "Who wrote Hamlet?" the capitalised phrase is not what the answer talks about. */
+	if (!subj && !word_is(q, &w, 0, question_words))
 		subj = capitalised_phrase(q, &w, 0);
 	words_free(&w);
 	return subj;
@@ -892,8 +952,11 @@ static int starts_with_pronoun(const char *c)
 	return r;
 }
 
-/* Replace a leading pronoun with subject; NULL when the claim stays as it is. */
-static char *resolve_pronoun(const char *c, const char *subj)
+enum { KIND_ANY = -1, KIND_UNKNOWN, KIND_PERSON, KIND_THING };
+
+/* Replace a leading pronoun with subject; NULL when the claim stays as it is. *kind remembers
+ * what the subject was taken for: once "He" stood for it, "It" does not, and the other way. */
+static char *resolve_pronoun(const char *c, const char *subj, int *kind)
 {
 	static const char *const this_verbs[] = {
 		"is", "was", "has", "had", "can", "will", "would", "could", "does", "did", "makes", "made",
@@ -903,40 +966,54 @@ static char *resolve_pronoun(const char *c, const char *subj)
 		"seems", "seemed", "appears", "appeared", "rains", "rained", NULL,
 	};
 	struct words w = { 0 };
-	size_t n = strlen(c), l, a, b;
+	size_t n = strlen(c), l = 0, a, b;
 	char *r = NULL;
-	int ok = 0;
+	int want = KIND_UNKNOWN;     /* what the pronoun stands for; UNKNOWN: leave it */
 
 	if (!subj || !*subj)
 		return NULL;
 	if ((l = starts_with_any(c, n, zh_pron))) {
-		if (l == 3 && !memcmp(c, "这", 3) &&
-		    !starts_with_any(c + 3, n - 3, (const char *const[]){ "是", "就是", "也是", NULL }))
-			return NULL;
-		return rag_xasprintf("%s%s", subj, c + l);
+		if (l == 3 && !memcmp(c, "这", 3))
+			want = starts_with_any(c + 3, n - 3, (const char *const[]){ "是", "就是", "也是", NULL })
+			       ? KIND_THING : KIND_UNKNOWN;
+		else if (l == 3 && !memcmp(c, "它", 3))
+			want = KIND_THING;
+		else if (l == 3)
+			want = KIND_PERSON;
+		else
+			want = KIND_ANY;
+	} else if (strcmp(rag_text_lang(subj), "zh")) {
+		words_split(c, &w);
+		if (w.n >= 2 && (word_core(c, &w, 0, &a, &b), b == w.b[0])) {
+			l = w.b[0];
+			if (word_is(c, &w, 0, (const char *const[]){ "it", NULL })) {
+				if (!word_is(c, &w, 1, expletive_next) &&
+				    !(word_is(c, &w, 1, (const char *const[]){ "is", "was", NULL }) &&
+				      word_is(c, &w, 3, (const char *const[]){ "that", "to", "whether", NULL })))
+					want = KIND_THING;
+			} else if (word_is(c, &w, 0, (const char *const[]){ "he", "she", NULL })) {
+				/* a person's name, not "the capital of France" */
+				if (is_upper((unsigned char)subj[0]) && strncmp(subj, "The ", 4) &&
+				    strncmp(subj, "A ", 2) && strncmp(subj, "An ", 3))
+					want = KIND_PERSON;
+			} else if (word_is(c, &w, 0, (const char *const[]){ "they", NULL })) {
+				want = KIND_ANY;
+			} else if (word_is(c, &w, 0, (const char *const[]){ "this", NULL }) &&
+			           word_is(c, &w, 1, this_verbs)) {
+				want = KIND_THING;
+			}
+		}
+		words_free(&w);
 	}
-	if (!strcmp(rag_text_lang(subj), "zh"))
+	if (want > KIND_UNKNOWN && *kind != KIND_UNKNOWN && *kind != want)
+		want = KIND_UNKNOWN;
+	if (want == KIND_UNKNOWN)
 		return NULL;
-	words_split(c, &w);
-	if (w.n >= 2 && !(word_core(c, &w, 0, &a, &b), b < w.b[0])) {
-		if (word_is(c, &w, 0, (const char *const[]){ "it", NULL }))
-			ok = !word_is(c, &w, 1, expletive_next) &&
-			     !(word_is(c, &w, 1, (const char *const[]){ "is", "was", NULL }) &&
-			       word_is(c, &w, 3, (const char *const[]){ "that", "to", "whether", NULL }));
-		else if (word_is(c, &w, 0, (const char *const[]){ "he", "she", NULL }))
-			ok = is_upper((unsigned char)subj[0]) &&
-			     strncmp(subj, "The ", 4) && strncmp(subj, "A ", 2) && strncmp(subj, "An ", 3);
-		else if (word_is(c, &w, 0, (const char *const[]){ "they", NULL }))
-			ok = 1;
-		else if (word_is(c, &w, 0, (const char *const[]){ "this", NULL }))
-			ok = word_is(c, &w, 1, this_verbs);
-	}
-	if (ok) {
-		r = rag_xasprintf("%s%s", subj, c + w.b[0]);
-		if (is_lower((unsigned char)r[0]))
-			r[0] = (char)(r[0] - 32);
-	}
-	words_free(&w);
+	if (want > KIND_UNKNOWN)
+		*kind = want;
+	r = rag_xasprintf("%s%s", subj, c + l);
+	if (is_lower((unsigned char)r[0]))
+		r[0] = (char)(r[0] - 32);
 	return r;
 }
 
@@ -975,7 +1052,7 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 	char *fixed, *qsubj, *prev = NULL, *resolved, *subj;
 	jv out = jv_array();
 	size_t i, k, d;
-	int noisy;
+	int noisy, qkind = KIND_UNKNOWN, pkind = KIND_UNKNOWN;
 
 	if (!text)
 		return out;
@@ -1018,14 +1095,14 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 		qsubj = NULL;
 	}
 	for (i = 0; i < claims.n; i++) {
-		resolved = resolve_pronoun(claims.v[i], qsubj ? qsubj : prev);
+		resolved = resolve_pronoun(claims.v[i], qsubj ? qsubj : prev, qsubj ? &qkind : &pkind);
 		if (resolved) {
 			free(claims.v[i]);
 			claims.v[i] = resolved;
-		}
-		if ((subj = claim_subject(claims.v[i]))) {
+		} else if ((subj = claim_subject(claims.v[i]))) {
 			free(prev);
 			prev = subj;
+			pkind = KIND_UNKNOWN;
 		}
 	}
 	for (i = 0; i < claims.n; i++) {

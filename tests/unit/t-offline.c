@@ -1,0 +1,403 @@
+/* t-offline.c - the offline judge: claim splitting and lexical verification. */
+#include "rag.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+/* Claims of text joined with " | ", for one-line comparisons. */
+static char *claims(const char *question, const char *text, int max)
+{
+	jv c = rag_offline_claims(question, text, max);
+	rag_buf b = { 0 };
+	int i, n = jv_array_length(jv_copy(c));
+
+	for (i = 0; i < n; i++) {
+		jv x = jv_array_get(jv_copy(c), i);
+		if (i)
+			rag_buf_adds(&b, " | ");
+		rag_buf_adds(&b, jv_string_value(x));
+		jv_free(x);
+	}
+	jv_free(c);
+	return b.p ? b.p : rag_xstrdup("");
+}
+
+#define is_claims(q, text, max, want, ...) do { char *g_c = claims(q, text, max); \
+	is_str(g_c, want, __VA_ARGS__); free(g_c); } while (0)
+
+static jv strings(const char *const *v)
+{
+	jv a = jv_array();
+	for (; v && *v; v++)
+		a = jv_array_append(a, jv_string(*v));
+	return a;
+}
+
+/* Verdicts for claims against contexts (NULL-terminated lists). */
+static jv verify(const char *const *cl, const char *const *ctx, double threshold)
+{
+	return rag_offline_verify(strings(cl), strings(ctx), threshold);
+}
+
+static int verdict_of(jv vs, int i)
+{
+	jv v = jv_object_get(jv_array_get(jv_copy(vs), i), jv_string("verdict"));
+	int r = jv_get_kind(v) == JV_KIND_TRUE;
+	jv_free(v);
+	return r;
+}
+
+/* The reason of verdict i, in a static buffer so tests can compare it directly. */
+static const char *reason_of(jv vs, int i)
+{
+	static char buf[256];
+	jv r = jv_object_get(jv_array_get(jv_copy(vs), i), jv_string("reason"));
+	snprintf(buf, sizeof buf, "%s", jv_get_kind(r) == JV_KIND_STRING ? jv_string_value(r) : "?");
+	jv_free(r);
+	return buf;
+}
+
+/* The context index of verdict i, -1 for null. */
+static int context_of(jv vs, int i)
+{
+	jv c = jv_object_get(jv_array_get(jv_copy(vs), i), jv_string("context"));
+	int r = jv_get_kind(c) == JV_KIND_NUMBER ? (int)jv_number_value(c) : -1;
+	jv_free(c);
+	return r;
+}
+
+static double score(jv vs)
+{
+	int i, n = jv_array_length(jv_copy(vs)), s = 0;
+	for (i = 0; i < n; i++)
+		s += verdict_of(vs, i);
+	return n ? (double)s / n : 1.0;
+}
+
+static const char *const einstein[] = {
+	"Albert Einstein (born 14 March 1879) was a German-born theoretical physicist, widely "
+	"acknowledged to be one of the greatest and most influential physicists of all time. Best "
+	"known for developing the theory of relativity, he also made important contributions to "
+	"the development of the theory of quantum mechanics.",
+	NULL,
+};
+
+static void ragas_einstein(void)
+{
+	const char *q = "Where and when was Einstein born?";
+	jv c, v;
+
+	is_claims(q, "Einstein was born in Germany on 20th March 1879.", 0,
+	          "Einstein was born in Germany. | Einstein was born on 20th March 1879.",
+	          "place and date become two claims");
+
+	c = rag_offline_claims(q, "Einstein was born in Germany on 20th March 1879.", 20);
+	v = rag_offline_verify(c, strings(einstein), 0.6);
+	is_int(jv_array_length(jv_copy(v)), 2, "low answer: two verdicts");
+	ok(verdict_of(v, 0), "low answer: born in Germany is supported");
+	is_str(reason_of(v, 0), "supported by context 1 (66% of content words)", "low answer: reason 1");
+	is_int(context_of(v, 0), 0, "low answer: context 0");
+	ok(!verdict_of(v, 1), "low answer: the wrong date is unsupported");
+	is_str(reason_of(v, 1), "number 20 not in context 1", "low answer: reason names the number");
+	is_num(score(v), 0.5, 1e-9, "low answer scores 0.5");
+	jv_free(v);
+
+	c = rag_offline_claims(q, "Einstein was born in Germany on 14th March 1879.", 20);
+	v = rag_offline_verify(c, strings(einstein), 0.6);
+	is_num(score(v), 1.0, 1e-9, "high answer scores 1");
+	is_str(reason_of(v, 1), "supported by context 1 (100% of content words)", "high answer: reason");
+	jv_free(v);
+
+	/* unsplit, the sentence still fails on its date */
+	v = verify((const char *const[]){ "Einstein was born in Germany on 20th March 1879.",
+	                                  "Einstein was born in Germany on 14th March 1879.", NULL },
+	           einstein, 0.6);
+	ok(!verdict_of(v, 0) && verdict_of(v, 1), "unsplit sentences: wrong date fails, right passes");
+	jv_free(v);
+}
+
+static void superbowl(void)
+{
+	static const char *const ctx[] = {
+		"The First AFL\xE2\x80\x93NFL World Championship Game was an American football game played "
+		"on January 15, 1967, at the Los Angeles Memorial Coliseum in Los Angeles.",
+		NULL,
+	};
+	jv v = verify((const char *const[]){ "The first superbowl was held on Jan 15, 1967",
+	                                     "The first superbowl was held on Jan 16, 1967",
+	                                     "The first superbowl was held on 1967-01-15", NULL },
+	              ctx, 0.6);
+	ok(verdict_of(v, 0), "Jan 15, 1967 agrees with January 15, 1967");
+	is_str(reason_of(v, 0), "supported by context 1 (66% of content words)", "super bowl reason");
+	ok(!verdict_of(v, 1), "Jan 16 does not");
+	is_str(reason_of(v, 1),
+	       "50% of content words found in context 1 (below 60%); number 16 not in it",
+	       "the reason gives the share and the missing number");
+	ok(verdict_of(v, 2), "an ISO date agrees with the month name (January counts as 1)");
+	jv_free(v);
+}
+
+static void chinese(void)
+{
+	static const char *const ctx[] = { "长城位于中国北方，全长约21196公里。", NULL };
+	jv v = verify((const char *const[]){ "长城位于中国北方", "长城全长约5000公里", "长城不在中国",
+	                                     "长城全长约21,196公里。", NULL },
+	              ctx, 0.6);
+	ok(verdict_of(v, 0), "长城位于中国北方 is supported");
+	is_str(reason_of(v, 0), "supported by context 1 (100% of content words)", "zh: reason 1");
+	ok(!verdict_of(v, 1), "长城全长约5000公里 is unsupported");
+	is_str(reason_of(v, 1), "number 5000 not in context 1", "zh: the number is named");
+	ok(!verdict_of(v, 2), "长城不在中国 is unsupported");
+	is_str(reason_of(v, 2), "negation differs from context 1", "zh: negation is the reason");
+	ok(verdict_of(v, 3), "21,196 agrees with 21196");
+	jv_free(v);
+
+	{
+		static const char *const policy[] = {
+			"自收货之日起7天内，商品未使用且包装完好的，可以无理由退货。",
+			"定制商品不支持无理由退货。", NULL,
+		};
+		v = verify((const char *const[]){ "收货后7天内可以无理由退货，商品须未使用且包装完好。",
+		                                  "定制商品也支持无理由退货。", NULL },
+		           policy, 0.6);
+		ok(verdict_of(v, 0), "zh: 未使用 and 无理由 on both sides agree");
+		ok(!verdict_of(v, 1), "zh: 也支持 against 不支持 is unsupported");
+		is_str(reason_of(v, 1), "negation differs from context 2", "zh: ...and the reason says so");
+		is_int(context_of(v, 1), 1, "zh: ...naming the second context");
+		jv_free(v);
+	}
+
+	is_claims("长城是什么？", "长城是世界文化遗产，但是它受到了破坏。", 0,
+	          "长城是世界文化遗产。 | 长城受到了破坏。", "zh: split at ，但是 and resolve 它");
+	is_claims("长城在哪里？", "它位于中国北方。", 0, "长城位于中国北方。",
+	          "zh: the subject before 在哪 replaces 它");
+	is_claims(NULL, "长城位于中国北方；全长约两万公里。希望对你有帮助！", 0,
+	          "长城位于中国北方。 | 全长约两万公里。", "zh: ；splits, the filler is dropped");
+	is_claims(NULL, "爱因斯坦出生于1879年3月14日。", 0, "爱因斯坦出生于1879年3月14日。",
+	          "zh: a date sentence stays whole");
+}
+
+static void refusals(void)
+{
+	is_claims(NULL, "I don't know.", 0, "", "I don't know -> []");
+	is_claims(NULL, "I don\xE2\x80\x99t know the answer to that.", 0, "", "typographic apostrophe");
+	is_claims(NULL, "I cannot answer this question based on the provided context.", 0, "",
+	          "I cannot answer -> []");
+	is_claims(NULL, "The context does not mention when Einstein was born.", 0, "",
+	          "the context does not mention -> []");
+	is_claims(NULL, "The provided text doesn't specify his birthplace.", 0, "",
+	          "the text doesn't specify -> []");
+	is_claims(NULL, "我不知道。", 0, "", "我不知道 -> []");
+	is_claims(NULL, "根据提供的信息无法回答这个问题。", 0, "", "根据提供的信息无法 -> []");
+	is_claims(NULL, "Hello! Thank you. What do you mean?", 0, "", "greetings and questions -> []");
+	is_claims(NULL, "", 0, "", "empty text -> []");
+	{
+		jv c = rag_offline_claims("q", NULL, 0);
+		is_int(jv_array_length(c), 0, "NULL text -> []");
+	}
+	is_claims(NULL, "Sure! Paris is the capital of France. I hope this helps!", 0,
+	          "Paris is the capital of France.", "fillers around a claim are dropped");
+	is_claims(NULL, "Yes, the tower is 330 metres tall.", 0, "The tower is 330 metres tall.",
+	          "a leading interjection is dropped");
+	is_claims(NULL, "Sure, based on the context, the answer is 42.", 0, "The answer is 42.",
+	          "framing phrases are dropped");
+	is_claims(NULL, "根据上下文，长城位于中国北方。此外，它很长。", 0,
+	          "长城位于中国北方。 | 长城很长。", "zh: 根据上下文 and 此外 are dropped");
+	is_claims(NULL, "I'm not sure, but Paris might be the capital.", 0,
+	          "Paris might be the capital.", "a claim after a hedge survives");
+	is_claims(NULL, "The project has an aim. The contexts don\xE2\x80\x99t mention it.", 0,
+	          "The project has an aim.", "refusal phrases match whole words only");
+	is_claims(NULL, "The package does not include batteries.", 0,
+	          "The package does not include batteries.", "a negative claim is not a refusal");
+}
+
+static void splitting(void)
+{
+	is_claims("What is the pH of the sample?", "The pH is 3.5 in the sample. It is acidic.", 0,
+	          "The pH is 3.5 in the sample. | The pH of the sample is acidic.",
+	          "no split at a decimal point; It resolved from the question");
+	is_claims(NULL, "Dr. Smith moved to the U.S. in 1990, e.g. to Boston. J. K. Rowling wrote books.",
+	          0, "Dr. Smith moved to the U.S. in 1990, e.g. to Boston. | J. K. Rowling wrote books.",
+	          "abbreviations and initials do not end sentences");
+	is_claims(NULL, "The U.S. Army was founded in 1775. The Navy followed.", 0,
+	          "The U.S. Army was founded in 1775. | The Navy followed.",
+	          "a dotted abbreviation before a sentence start ends the sentence");
+	is_claims(NULL, "It cost approx. 5 dollars in Jan. 1990 at St. Mary's.", 0,
+	          "It cost approx. 5 dollars in Jan. 1990 at St. Mary's.",
+	          "approx. Jan. St. do not end sentences");
+	is_claims(NULL, "1. Paris is big.\n2. Rome is old.\n- Oslo is cold", 0,
+	          "Paris is big. | Rome is old. | Oslo is cold", "list markers are dropped, lines split");
+	is_claims(NULL, "Paris is the capital of France; it has many museums.", 0,
+	          "Paris is the capital of France. | Paris has many museums.",
+	          "; splits, the pronoun takes the previous subject");
+	is_claims(NULL, "Paris is large; yes.", 0, "Paris is large; yes.",
+	          "a piece too short to be a claim stays joined");
+	is_claims(NULL, "Einstein developed relativity, and he won the Nobel Prize in 1921.", 0,
+	          "Einstein developed relativity. | Einstein won the Nobel Prize in 1921.",
+	          "', and he' splits");
+	is_claims(NULL, "Einstein studied physics, mathematics and philosophy.", 0,
+	          "Einstein studied physics, mathematics and philosophy.",
+	          "a list is not a coordinated clause");
+	is_claims(NULL, "Einstein was born in Ulm in 1879.", 0,
+	          "Einstein was born in Ulm. | Einstein was born in 1879.", "place and year split");
+	is_claims(NULL, "The A   team\twon\n\nThe B team lost", 0, "The A team won | The B team lost",
+	          "whitespace collapses; blank lines are no claims");
+	is_claims(NULL, "Paris is big. Paris is big.", 0, "Paris is big.", "duplicates are dropped");
+}
+
+static void pronouns(void)
+{
+	is_claims("Who was Marie Curie?", "She was a physicist. She won two Nobel Prizes.", 0,
+	          "Marie Curie was a physicist. | Marie Curie won two Nobel Prizes.",
+	          "She -> the subject after 'Who was'");
+	is_claims("When was the first Super Bowl held?", "It took place in 1967 in Los Angeles.", 0,
+	          "The first Super Bowl took place in 1967 in Los Angeles.",
+	          "the trailing verb of the question is not part of the subject");
+	is_claims("Where did Albert Einstein work?", "He worked in Bern.", 0,
+	          "Albert Einstein worked in Bern.", "no 'what is' form: the capitalised phrase");
+	is_claims(NULL, "Marie Curie was born in Warsaw. She was a physicist.", 0,
+	          "Marie Curie was born in Warsaw. | Marie Curie was a physicist.",
+	          "no question: the previous claim's subject");
+	is_claims("What is water?", "It is important to note that water boils at 100 degrees.", 0,
+	          "It is important to note that water boils at 100 degrees.",
+	          "an expletive it is kept");
+	is_claims("What is the capital of France?", "This theory is old.", 0, "This theory is old.",
+	          "this + noun is a determiner, not a pronoun");
+	is_claims("What is the capital of France?", "He was a king.", 0, "He was a king.",
+	          "he is not replaced by a non-name subject");
+	is_claims(NULL, "They are fast.", 0, "They are fast.", "nothing to resolve with");
+	is_claims("Who wrote Hamlet?",
+	          "Shakespeare wrote Hamlet around 1600. He also wrote Macbeth; it was first performed in 1606.",
+	          0, "Shakespeare wrote Hamlet around 1600. | Shakespeare also wrote Macbeth. | "
+	          "It was first performed in 1606.",
+	          "'Who wrote X': X is not the subject; once He is Shakespeare, it is not");
+	is_claims(NULL, "The Eiffel Tower is in Paris. It was built in 1889.", 0,
+	          "The Eiffel Tower is in Paris. | The Eiffel Tower was built in 1889.",
+	          "It takes the previous subject");
+	is_claims("长城在哪里？", "它位于中国北方。它们很长。", 0, "长城位于中国北方。 | 长城很长。",
+	          "zh: 它 and 它们");
+	is_claims("年度会员有什么优惠？", "年度会员可享受九折优惠，并且可以免费退换货。", 0,
+	          "年度会员可享受九折优惠。 | 年度会员可以免费退换货。",
+	          "zh: the piece after 并且 borrows the subject");
+	is_claims(NULL, "长城位于中国北方，而且是世界文化遗产。", 0,
+	          "长城位于中国北方。 | 长城是世界文化遗产。", "zh: the subject before 位于");
+}
+
+static void cap(void)
+{
+	const char *t = "Paris is in France. Rome is in Italy. Oslo is in Norway.";
+	is_claims(NULL, t, 2, "Paris is in France. | Rome is in Italy.", "max_claims 2");
+	is_claims(NULL, t, 0, "Paris is in France. | Rome is in Italy. | Oslo is in Norway.",
+	          "max_claims 0 means no cap");
+	is_claims(NULL, t, -1, "Paris is in France. | Rome is in Italy. | Oslo is in Norway.",
+	          "negative max_claims means no cap");
+}
+
+static void verification(void)
+{
+	jv v;
+
+	v = verify((const char *const[]){ "Paris is in France.", NULL }, NULL, 0.6);
+	is_int(jv_array_length(jv_copy(v)), 1, "empty contexts: one verdict");
+	ok(!verdict_of(v, 0), "empty contexts: unsupported");
+	is_str(reason_of(v, 0), "no contexts", "empty contexts: reason");
+	is_int(context_of(v, 0), -1, "empty contexts: context is null");
+	jv_free(v);
+
+	v = verify(NULL, einstein, 0.6);
+	is_int(jv_array_length(v), 0, "no claims -> []");
+
+	v = verify((const char *const[]){ "Einstein was not born in Germany.", NULL }, einstein, 0.6);
+	ok(!verdict_of(v, 0), "en: negated claim against a positive context");
+	is_str(reason_of(v, 0), "negation differs from context 1", "en: negation reason");
+	jv_free(v);
+
+	{
+		static const char *const ctx[] = { "Einstein was born in Ulm. He did not like school.", NULL };
+		v = verify((const char *const[]){ "Einstein was born in Ulm.", "Einstein did not like school.",
+		                                  "Einstein liked school.", NULL },
+		           ctx, 0.6);
+		ok(verdict_of(v, 0), "negation elsewhere in the context does not matter");
+		ok(verdict_of(v, 1), "a negated claim matches the negated sentence");
+		ok(!verdict_of(v, 2), "a positive claim against the negated sentence fails");
+		is_str(reason_of(v, 2), "negation differs from context 1", "negation reason");
+		jv_free(v);
+	}
+	{
+		static const char *const ctx[] = { "Marie Curie studied physics in Paris.",
+		                                   "Marie Curie discovered polonium and radium.", NULL };
+		v = verify((const char *const[]){ "Marie Curie studied physics and discovered radium.",
+		                                  "Marie Curie studied chemistry in Warsaw.", NULL },
+		           ctx, 0.8);
+		ok(verdict_of(v, 0), "supported by the contexts together");
+		is_str(reason_of(v, 0), "supported by the contexts together (100% of content words)",
+		       "joined reason");
+		is_int(context_of(v, 0), 0, "joined: the context with the most words");
+		ok(!verdict_of(v, 1), "threshold 0.8: 3 of 5 words is not enough");
+		is_str(reason_of(v, 1), "60% of content words found in context 1 (below 80%)",
+		       "the reason gives share and threshold");
+		jv_free(v);
+	}
+	{
+		static const char *const ctx[] = { "Cats sleep a lot.", "Dogs bark at night.", NULL };
+		v = verify((const char *const[]){ "Dogs bark loudly at night.", "Fish swim.", NULL }, ctx, 0.6);
+		ok(verdict_of(v, 0), "the second context supports");
+		is_str(reason_of(v, 0), "supported by context 2 (75% of content words)", "1-based index");
+		is_int(context_of(v, 0), 1, "0-based context field");
+		is_str(reason_of(v, 1), "no content words found in any context", "nothing matches");
+		is_int(context_of(v, 1), -1, "nothing matches: context null");
+		jv_free(v);
+	}
+	{
+		static const char *const ctx[] = { "Einstein was born on 1879-03-14.", NULL };
+		v = verify((const char *const[]){ "Einstein was born on 14 March 1879.",
+		                                  "Einstein was born on March 20, 1879.", NULL }, ctx, 0.6);
+		ok(verdict_of(v, 0), "14 March 1879 agrees with 1879-03-14");
+		is_str(reason_of(v, 1), "number 20 not in context 1", "March 20 does not");
+		jv_free(v);
+	}
+	{
+		static const char *const ctx[] = { "人口为１２３４人。", "Paris \xFF is the capital of France.", NULL };
+		v = verify((const char *const[]){ "人口为1234人", "Paris is the capital of France.", NULL },
+		           ctx, 0.6);
+		ok(verdict_of(v, 0), "full-width digits match ascii digits");
+		ok(verdict_of(v, 1), "invalid UTF-8 in a context is repaired");
+		jv_free(v);
+	}
+	{
+		jv cl = jv_array_append(jv_array_append(jv_array(), jv_number(3)), jv_string("is the"));
+		v = rag_offline_verify(cl, strings(einstein), 0.6);
+		is_str(reason_of(v, 0), "claim is not a string", "a non-string claim");
+		is_str(reason_of(v, 1), "claim has no content words", "a claim of stop words");
+		ok(!verdict_of(v, 0) && !verdict_of(v, 1), "both unsupported");
+		jv_free(v);
+	}
+	{
+		jv cl = strings((const char *const[]){ "Einstein was a physicist.", NULL });
+		v = rag_offline_verify(cl, strings(einstein), 7.0);
+		ok(verdict_of(v, 0), "an out-of-range threshold falls back to 0.6");
+		jv_free(v);
+	}
+	{
+		jv o = jv_array_get(verify((const char *const[]){ "Einstein was a physicist.", NULL },
+		                           einstein, 0.6), 0);
+		jv k = jv_keys(o);
+		jv d = jv_dump_string(k, 0);
+		is_str(jv_string_value(d), "[\"claim\",\"context\",\"reason\",\"verdict\"]",
+		       "verdict objects have claim, verdict, reason, context");
+		jv_free(d);
+	}
+}
+
+int main(void)
+{
+	ragas_einstein();
+	superbowl();
+	chinese();
+	refusals();
+	splitting();
+	pronouns();
+	cap();
+	verification();
+	return done_testing();
+}

@@ -11,7 +11,8 @@ ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-paramete
 	-Ilib -DRAG_DATADIR='"$(DATADIR)"'
 LDLIBS  = -lcurl -ljq -lonig -lyaml -lutf8proc -lstemmer -lm
 
-TOOLS   = rag-claims rag-verify
+# every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
+TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
 LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)

@@ -107,6 +107,7 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli.prog = "rag-claims";
 	cli.usage = usage;
+	cli.judge_opts = 1;
 	t.cli = &cli;
 	t.from = "answer";
 	while ((opt = getopt_long(argc, argv, "n:" RAG_CLI_SHORT, options, NULL)) != -1) {

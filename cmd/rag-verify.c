@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli.prog = "rag-verify";
 	cli.usage = usage;
+	cli.judge_opts = 1;
 	t.cli = &cli;
 	t.metric = "faithfulness";
 	while ((opt = getopt_long(argc, argv, RAG_CLI_SHORT, options, NULL)) != -1) {

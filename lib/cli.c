@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 
 /* One write per message, so that the stages of a pipeline do not interleave mid-line. */
@@ -23,15 +24,19 @@ void rag_msg(const char *prog, const char *level, const char *fmt, ...)
 	rag_buf_free(&b);
 }
 
-static const char common_usage[] =
-	"Shared options:\n"
-	"  -c, --config FILE      configuration file (see rag-config(5))\n"
+static const char judge_usage[] =
+	"Judge options:\n"
 	"      --judge NAME       offline | openai\n"
 	"      --model NAME       judge model\n"
 	"      --base-url URL     OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1\n"
 	"      --lang LANG        auto | en | zh (prompt language)\n"
 	"      --cache MODE       rw | ro | replay | off\n"
 	"  -j, --concurrency N    requests in flight (default 8)\n"
+	"\n";
+
+static const char common_usage[] =
+	"Shared options:\n"
+	"  -c, --config FILE      configuration file (see rag-config(5))\n"
 	"      --strict           stop at the first bad input line (exit 3)\n"
 	"      --unbuffered       flush after each record\n"
 	"      --max-line BYTES   longest input line accepted (default 8388608)\n"
@@ -109,6 +114,7 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 	case 'v': cli->verbose++; return 0;
 	case 'h':
 		fputs(cli->usage, stdout);
+		if (cli->judge_opts) fputs(judge_usage, stdout);
 		fputs(common_usage, stdout);
 		printf("\nSee %s(1) and rag(7).\n", cli->prog);
 		*done = 1;
@@ -142,6 +148,7 @@ int rag_cli_setup(rag_cli *cli)
 	if (cli->lang) set_str(&cfg->lang, cli->lang);
 	if (cli->cache_mode) cfg->cache.mode = rag_cache_mode_parse(cli->cache_mode);
 	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
+	if (!cli->judge_opts) return 0;
 	cli->judge = rag_judge_new(cfg, notice, sizeof notice, err, sizeof err);
 	if (!cli->judge) {
 		rag_msg(cli->prog, "error", "%s", err);
@@ -197,13 +204,17 @@ static void w_finish(rag_item *it, void *ctx)
 static int w_run(void *ctx, int fd, double timeout)
 {
 	wrap *w = ctx;
+	if (!w->judge) {
+		struct pollfd p = {fd, POLLIN, 0};
+		return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
+	}
 	return rag_judge_run(w->judge, fd, timeout);
 }
 
 static void w_cancel(void *ctx)
 {
 	wrap *w = ctx;
-	rag_judge_cancel(w->judge, "interrupted before the judge answered");
+	if (w->judge) rag_judge_cancel(w->judge, "interrupted before the judge answered");
 }
 
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
@@ -229,7 +240,10 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	if (show_progress) fputs("\r\033[K", stderr);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
-	if (!cli->quiet) {
+	if (!cli->quiet && !cli->judge) {
+		fprintf(stderr, "%s: %ld records, %ld input errors, %.2f s%s\n", cli->prog, st.records,
+		        st.input_errors, st.seconds, st.interrupted ? ", interrupted" : "");
+	} else if (!cli->quiet) {
 		char line[1024];
 		snprintf(line, sizeof line, "%s: %ld records, %ld input errors, %ld judge errors, %ld calls, %ld cache hits, "
 		        "%ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",

@@ -364,15 +364,19 @@ enum {
 	RAG_OPT_JUDGE = 1000, RAG_OPT_MODEL, RAG_OPT_BASE_URL, RAG_OPT_LANG, RAG_OPT_CACHE,
 	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_TOOL = 1100 /* tools start here */
 };
-#define RAG_CLI_SHORT "c:j:qvhV"
-#define RAG_CLI_LONG \
-	{"config", required_argument, 0, 'c'}, \
+/* Every tool: RAG_CLI_BASE_SHORT / RAG_CLI_BASE_LONG. Tools that ask a judge (or another
+ * remote service) add RAG_CLI_JUDGE_SHORT / RAG_CLI_JUDGE_LONG and set rag_cli.judge_opts. */
+#define RAG_CLI_JUDGE_SHORT "j:"
+#define RAG_CLI_JUDGE_LONG \
 	{"judge", required_argument, 0, RAG_OPT_JUDGE}, \
 	{"model", required_argument, 0, RAG_OPT_MODEL}, \
 	{"base-url", required_argument, 0, RAG_OPT_BASE_URL}, \
 	{"lang", required_argument, 0, RAG_OPT_LANG}, \
 	{"cache", required_argument, 0, RAG_OPT_CACHE}, \
-	{"concurrency", required_argument, 0, 'j'}, \
+	{"concurrency", required_argument, 0, 'j'}
+#define RAG_CLI_BASE_SHORT "c:qvhV"
+#define RAG_CLI_BASE_LONG \
+	{"config", required_argument, 0, 'c'}, \
 	{"strict", no_argument, 0, RAG_OPT_STRICT}, \
 	{"unbuffered", no_argument, 0, RAG_OPT_UNBUFFERED}, \
 	{"max-line", required_argument, 0, RAG_OPT_MAX_LINE}, \
@@ -380,9 +384,12 @@ enum {
 	{"verbose", no_argument, 0, 'v'}, \
 	{"help", no_argument, 0, 'h'}, \
 	{"version", no_argument, 0, 'V'}
+#define RAG_CLI_SHORT RAG_CLI_JUDGE_SHORT RAG_CLI_BASE_SHORT
+#define RAG_CLI_LONG RAG_CLI_JUDGE_LONG, RAG_CLI_BASE_LONG
 
 typedef struct rag_cli {
 	const char *prog;
+	int judge_opts;           /* the tool asks a judge: judge options in --help, a judge is set up */
 	const char *usage;        /* the tool's synopsis and own options, for --help */
 	const char *config_path;  /* -c */
 	int verbose, quiet, strict, unbuffered;
@@ -402,7 +409,8 @@ int rag_cli_int(const rag_cli *cli, const char *opt, const char *arg, long min, 
 int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done);
 /* Print the usage hint for misuse and return RAG_EXIT_USAGE. */
 int rag_cli_misuse(const rag_cli *cli);
-/* Load the configuration, apply flags, create the judge, print the notice. 0 or an exit code. */
+/* Load the configuration, apply flags, and for a judge tool create the judge and print the
+ * notice. 0 or an exit code. */
 int rag_cli_setup(rag_cli *cli);
 /* Run the record stream on stdin/stdout with the tool's ops; prints the summary; closes
  * stdout. Returns the exit code. */

@@ -10,7 +10,8 @@
 # With groff installed, the manual pages format without a warning.
 . "$(dirname "$0")/lib.sh"
 
-TOOLS="rag-claims rag-verify"
+# every tool the build makes: cmd/rag-*.c
+TOOLS=$(cd "$TOP/cmd" && ls rag-*.c | sed 's/\.c$//' | tr '\n' ' ')
 COMP=$TOP/completions
 for tool in $TOOLS; do
 	[ -x "$BIN/$tool" ] || bail_out "$BIN/$tool is not built: run make"
@@ -99,9 +100,16 @@ for tool in $TOOLS; do
 	check "$tool: an unknown option gives a message on stderr" test -s "$ERR"
 	is "$(cat "$OUT")" "" "$tool: an unknown option writes nothing to stdout"
 
-	run rag "$tool" --judge no-such-judge </dev/null
-	is "$RC" 2 "$tool: a bad --judge value exits 2"
-	like "$(cat "$ERR")" "no-such-judge" "$tool: the message names the bad value"
+	if printf '%s\n' "$help" | grep -qx -e "--judge"; then
+		run rag "$tool" --judge no-such-judge </dev/null
+		is "$RC" 2 "$tool: a bad --judge value exits 2"
+		like "$(cat "$ERR")" "no-such-judge" "$tool: the message names the bad value"
+		# the judge options, where a tool has them, are those of rag.7 JUDGE OPTIONS
+		jopts=$(man_section "$TOP/share/man/man7/rag.7" "JUDGE OPTIONS" | longopts)
+		printf '%s\n' "$help" >"$T/helpset.$tool"
+		is "$(printf '%s\n' "$jopts" | LC_ALL=C comm -23 - "$T/helpset.$tool" | tr '\n' ' ')" "" \
+			"$tool: takes every option of rag.7 JUDGE OPTIONS"
+	fi
 
 	# the manual page
 	if [ ! -f "$man" ]; then
@@ -149,7 +157,10 @@ for tool in $TOOLS; do
 	printf '%s\n' "$shared" >"$T/shared"
 done
 
-same "$shared" "$(man_section "$TOP/share/man/man7/rag.7" OPTIONS | longopts)" \
+# (judge options are checked per tool above; the rest every tool shares)
+man_section "$TOP/share/man/man7/rag.7" "JUDGE OPTIONS" | longopts >"$T/judgeopts"
+same "$(printf '%s\n' "$shared" | LC_ALL=C comm -23 - "$T/judgeopts")" \
+	"$(man_section "$TOP/share/man/man7/rag.7" OPTIONS | longopts)" \
 	"the options every tool shares are those of rag.7 OPTIONS"
 
 # The pages format cleanly (groff without preconv: non-ASCII text must be \[uXXXX]).

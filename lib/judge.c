@@ -11,9 +11,12 @@
 #include <string.h>
 #include <strings.h>
 
-enum { P_CLAIMS, P_VERIFY, NPROMPTS };
-static const char *const prompt_names[NPROMPTS] = {"claims", "verify"};
 static const char *const langs[2] = {"en", "zh"};
+
+typedef struct prompt {
+	char *name;
+	char *text[2];            /* [lang] */
+} prompt;
 
 struct rag_judge {
 	rag_config *cfg;
@@ -22,7 +25,8 @@ struct rag_judge {
 	char *model;
 	rag_cache *cache;
 	rag_llm *llm;
-	char *tmpl[NPROMPTS][2];  /* [prompt][lang] */
+	prompt *prompts;          /* loaded by rag_judge_load_prompt */
+	size_t nprompts;
 	int warned_self;
 };
 
@@ -35,7 +39,6 @@ rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *
 {
 	rag_judge *j = rag_xmalloc(sizeof *j);
 	const char *prov = cfg->llm.provider;
-	int p, lg;
 	memset(j, 0, sizeof *j);
 	j->cfg = cfg;
 	notice[0] = 0;
@@ -65,16 +68,9 @@ rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *
 		free(cfg->llm.model);
 		cfg->llm.model = rag_xstrdup(j->model);
 	}
-	for (p = 0; p < NPROMPTS; p++) {
-		for (lg = 0; lg < 2; lg++) {
-			j->tmpl[p][lg] = rag_prompt_load(cfg, prompt_names[p], langs[lg], err, errlen);
-			if (!j->tmpl[p][lg] || !strstr(j->tmpl[p][lg], "[user]")) {
-				if (j->tmpl[p][lg])
-					snprintf(err, errlen, "prompt \"%s.%s\" has no [user] section", prompt_names[p], langs[lg]);
-				rag_judge_free(j);
-				return NULL;
-			}
-		}
+	if (rag_judge_load_prompt(j, "claims", err, errlen) < 0 || rag_judge_load_prompt(j, "verify", err, errlen) < 0) {
+		rag_judge_free(j);
+		return NULL;
 	}
 	if (cfg->cache.mode != RAG_CACHE_OFF && cfg->cache.dir) {
 		j->cache = rag_cache_open(cfg->cache.dir, cfg->cache.mode, err, errlen);
@@ -95,6 +91,48 @@ rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *
 		return NULL;
 	}
 	return j;
+}
+
+int rag_judge_load_prompt(rag_judge *j, const char *name, char *err, size_t errlen)
+{
+	prompt p;
+	int lg;
+	size_t i;
+	if (j->offline) return 0;
+	for (i = 0; i < j->nprompts; i++)
+		if (strcmp(j->prompts[i].name, name) == 0) return 0;
+	memset(&p, 0, sizeof p);
+	for (lg = 0; lg < 2; lg++) {
+		p.text[lg] = rag_prompt_load(j->cfg, name, langs[lg], err, errlen);
+		if (!p.text[lg] || !strstr(p.text[lg], "[user]")) {
+			if (p.text[lg]) snprintf(err, errlen, "prompt \"%s.%s\" has no [user] section", name, langs[lg]);
+			free(p.text[0]);
+			free(p.text[1]);
+			return -1;
+		}
+	}
+	p.name = rag_xstrdup(name);
+	j->prompts = rag_xrealloc(j->prompts, (j->nprompts + 1) * sizeof *j->prompts);
+	j->prompts[j->nprompts++] = p;
+	return 0;
+}
+
+static const char *template(const rag_judge *j, const char *name, const char *lang)
+{
+	size_t i;
+	for (i = 0; i < j->nprompts; i++)
+		if (strcmp(j->prompts[i].name, name) == 0) return j->prompts[i].text[lang_index(lang)];
+	return NULL;
+}
+
+int rag_judge_offline(const rag_judge *j)
+{
+	return j->offline;
+}
+
+const rag_config *rag_judge_config(const rag_judge *j)
+{
+	return j->cfg;
 }
 
 const char *rag_judge_model(const rag_judge *j)
@@ -135,12 +173,15 @@ void rag_judge_cancel(rag_judge *j, const char *why)
 
 void rag_judge_free(rag_judge *j)
 {
-	int p, lg;
 	if (!j) return;
 	rag_llm_free(j->llm);
 	if (j->cache) rag_cache_close(j->cache);
-	for (p = 0; p < NPROMPTS; p++)
-		for (lg = 0; lg < 2; lg++) free(j->tmpl[p][lg]);
+	for (size_t i = 0; i < j->nprompts; i++) {
+		free(j->prompts[i].name);
+		free(j->prompts[i].text[0]);
+		free(j->prompts[i].text[1]);
+	}
+	free(j->prompts);
 	free(j->name);
 	free(j->model);
 	free(j);
@@ -213,22 +254,18 @@ static char *one_line(const char *s)
 
 /* ------------------------------------------------------------------ one call */
 
-typedef struct call call;
-typedef const char *(*check_fn)(call *c, jv reply, jv *result);   /* NULL = fits */
-
-struct call {
+typedef struct call {
 	rag_judge *j;
 	rag_usage *usage;
 	jv messages;
 	int reasked;
-	check_fn check;
+	rag_judge_check check;
 	const char *fix_hint;     /* what to ask for on a re-ask */
 	int expect;               /* verdicts expected / claims allowed */
 	char problem[256];
-	void (*done)(call *c, jv result, const char *error);
-	void *owner;
-	int index;                /* owner's bookkeeping */
-};
+	rag_judge_cb done;
+	void *arg;
+} call;
 
 static void call_reply(void *arg, const rag_llm_reply *r);
 
@@ -239,9 +276,11 @@ static void call_send(call *c)
 
 static void call_end(call *c, jv result, const char *error)
 {
-	c->done(c, result, error);
+	rag_judge_cb done = c->done;
+	void *arg = c->arg;
 	jv_free(c->messages);
 	free(c);
+	done(arg, result, error);
 }
 
 static void call_reply(void *arg, const rag_llm_reply *r)
@@ -276,7 +315,7 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 		jv_free(m);
 		problem = c->problem;
 	} else {
-		problem = c->check(c, v, &result);
+		problem = c->check(v, c->expect, &result, c->problem, sizeof c->problem);
 	}
 	if (!problem) {
 		call_end(c, result, NULL);
@@ -302,14 +341,34 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	call_send(c);
 }
 
+void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
+                   int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	const char *t = template(j, name, lang);
+	call *c;
+	if (!t) {
+		char msg[160];
+		jv_free(vars);
+		snprintf(msg, sizeof msg, "internal error: prompt \"%s\" was not loaded", name);
+		cb(arg, jv_null(), msg);
+		return;
+	}
+	c = rag_xmalloc(sizeof *c);
+	memset(c, 0, sizeof *c);
+	c->j = j;
+	c->usage = usage;
+	c->messages = messages_for(t, vars);
+	c->check = check;
+	c->fix_hint = fix_hint;
+	c->expect = expect;
+	c->done = cb;
+	c->arg = arg;
+	call_send(c);
+}
+
 /* ------------------------------------------------------------------ claims */
 
-typedef struct claims_op {
-	rag_judge_cb cb;
-	void *arg;
-} claims_op;
-
-static const char *check_claims(call *c, jv v, jv *result)
+static const char *check_claims(jv v, int expect, jv *result, char *problem, size_t plen)
 {
 	jv arr = v, out = jv_array();
 	int i, n;
@@ -336,8 +395,8 @@ static const char *check_claims(call *c, jv v, jv *result)
 			jv_free(s);
 			jv_free(arr);
 			jv_free(out);
-			snprintf(c->problem, sizeof c->problem, "claims[%d] is not a string", i);
-			return c->problem;
+			snprintf(problem, plen, "claims[%d] is not a string", i);
+			return problem;
 		}
 		{
 			char *line = one_line(jv_string_value(s));
@@ -345,7 +404,7 @@ static const char *check_claims(call *c, jv v, jv *result)
 			while (*t == ' ') t++;
 			e = t + strlen(t);
 			while (e > t && e[-1] == ' ') *--e = 0;
-			if (*t && (c->expect <= 0 || jv_array_length(jv_copy(out)) < c->expect))
+			if (*t && (expect <= 0 || jv_array_length(jv_copy(out)) < expect))
 				out = jv_array_append(out, jv_string(t));
 			free(line);
 		}
@@ -356,42 +415,22 @@ static const char *check_claims(call *c, jv v, jv *result)
 	return NULL;
 }
 
-static void claims_done(call *c, jv result, const char *error)
-{
-	claims_op *op = c->owner;
-	op->cb(op->arg, result, error);
-	free(op);
-}
-
 void rag_judge_claims(rag_judge *j, const char *lang, const char *question, const char *text,
                       int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
+	char num[32];
+	jv vars = jv_object();
 	if (j->offline) {
+		jv_free(vars);
 		cb(arg, rag_offline_claims(question ? question : "", text, max_claims), NULL);
 		return;
 	}
-	{
-		claims_op *op = rag_xmalloc(sizeof *op);
-		call *c = rag_xmalloc(sizeof *c);
-		char num[32];
-		jv vars = jv_object();
-		snprintf(num, sizeof num, "%d", max_claims);
-		vars = jv_object_set(vars, jv_string("question"), block("QUESTION", question ? question : ""));
-		vars = jv_object_set(vars, jv_string("text"), block("TEXT", text));
-		vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
-		op->cb = cb;
-		op->arg = arg;
-		memset(c, 0, sizeof *c);
-		c->j = j;
-		c->usage = usage;
-		c->messages = messages_for(j->tmpl[P_CLAIMS][lang_index(lang)], vars);
-		c->check = check_claims;
-		c->fix_hint = "{\"claims\": [\"...\", \"...\"]}";
-		c->expect = max_claims;
-		c->done = claims_done;
-		c->owner = op;
-		call_send(c);
-	}
+	snprintf(num, sizeof num, "%d", max_claims);
+	vars = jv_object_set(vars, jv_string("question"), block("QUESTION", question ? question : ""));
+	vars = jv_object_set(vars, jv_string("text"), block("TEXT", text));
+	vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
+	rag_judge_ask(j, "claims", lang, vars, check_claims, max_claims, "{\"claims\": [\"...\", \"...\"]}",
+	              usage, cb, arg);
 }
 
 /* ------------------------------------------------------------------ verify */
@@ -445,10 +484,10 @@ static int truthy(jv v, int *out)
 }
 
 /* One verdict per statement, ids 1..k, each once: anything else is named in the re-ask. */
-static const char *check_verdicts(call *c, jv v, jv *result)
+const char *rag_judge_check_verdicts(jv v, int expect, jv *result, char *problem, size_t plen)
 {
 	jv arr = v;
-	int k = c->expect, n, i;
+	int k = expect, n, i;
 	int *seen;
 	jv out;
 	if (jv_get_kind(v) == JV_KIND_OBJECT) arr = jv_object_get(v, jv_string("verdicts"));
@@ -460,13 +499,13 @@ static const char *check_verdicts(call *c, jv v, jv *result)
 	seen = calloc((size_t)k + 1, sizeof *seen);
 	out = jv_array();
 	for (i = 0; i < k; i++) out = jv_array_append(out, jv_null());
-	c->problem[0] = 0;
-	for (i = 0; i < n && !c->problem[0]; i++) {
+	problem[0] = 0;
+	for (i = 0; i < n && !problem[0]; i++) {
 		jv o = jv_array_get(jv_copy(arr), i);
 		jv id, vd, rs;
 		int idn, t;
 		if (jv_get_kind(o) != JV_KIND_OBJECT) {
-			snprintf(c->problem, sizeof c->problem, "verdicts[%d] is not an object", i);
+			snprintf(problem, plen, "verdicts[%d] is not an object", i);
 			jv_free(o);
 			break;
 		}
@@ -482,11 +521,11 @@ static const char *check_verdicts(call *c, jv v, jv *result)
 		vd = jv_object_get(jv_copy(o), jv_string("verdict"));
 		rs = jv_object_get(o, jv_string("reason"));
 		if (idn < 1 || idn > k)
-			snprintf(c->problem, sizeof c->problem, "verdict id %d is not one of the statements 1-%d", idn, k);
+			snprintf(problem, plen, "verdict id %d is not one of the statements 1-%d", idn, k);
 		else if (seen[idn])
-			snprintf(c->problem, sizeof c->problem, "statement %d has two verdicts", idn);
+			snprintf(problem, plen, "statement %d has two verdicts", idn);
 		else if (!truthy(vd, &t))
-			snprintf(c->problem, sizeof c->problem, "the verdict for statement %d is not true or false", idn);
+			snprintf(problem, plen, "the verdict for statement %d is not true or false", idn);
 		else {
 			seen[idn] = 1;
 			out = jv_array_set(out, idn - 1,
@@ -496,7 +535,7 @@ static const char *check_verdicts(call *c, jv v, jv *result)
 		jv_free(vd);
 		jv_free(rs);
 	}
-	if (!c->problem[0]) {
+	if (!problem[0]) {
 		rag_buf missing = {0};
 		int nmiss = 0;
 		for (i = 1; i <= k; i++) {
@@ -506,15 +545,15 @@ static const char *check_verdicts(call *c, jv v, jv *result)
 			}
 		}
 		if (nmiss)
-			snprintf(c->problem, sizeof c->problem, "expected %d verdicts, got %d (missing: %s)", k, k - nmiss,
+			snprintf(problem, plen, "expected %d verdicts, got %d (missing: %s)", k, k - nmiss,
 			         missing.p);
 		rag_buf_free(&missing);
 	}
 	free(seen);
 	jv_free(arr);
-	if (c->problem[0]) {
+	if (problem[0]) {
 		jv_free(out);
-		return c->problem;
+		return problem;
 	}
 	*result = out;
 	return NULL;
@@ -523,9 +562,9 @@ static const char *check_verdicts(call *c, jv v, jv *result)
 static void verify_finish(verify_op *op);
 static void verify_recheck(verify_op *op);
 
-static void vcall_done(call *c, jv result, const char *error)
+static void vcall_done(void *arg, jv result, const char *error)
 {
-	vcall *vc = c->owner;
+	vcall *vc = arg;
 	verify_op *op = vc->op;
 	int i;
 	if (error) {
@@ -563,7 +602,6 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 {
 	rag_judge *j = op->j;
 	vcall *vc = rag_xmalloc(sizeof *vc);
-	call *c = rag_xmalloc(sizeof *c);
 	rag_buf ctx = {0}, st = {0};
 	jv vars = jv_object();
 	char num[32];
@@ -597,18 +635,10 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 	rag_buf_free(&ctx);
 	rag_buf_free(&st);
 
-	memset(c, 0, sizeof *c);
-	c->j = j;
-	c->usage = op->usage;
-	c->messages = messages_for(j->tmpl[P_VERIFY][lang_index(op->lang)], vars);
-	c->check = check_verdicts;
-	c->fix_hint = "{\"verdicts\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...]} "
-	              "with exactly one verdict for each numbered statement";
-	c->expect = k;
-	c->done = vcall_done;
-	c->owner = vc;
 	op->calls_left++;
-	call_send(c);
+	rag_judge_ask(j, "verify", op->lang, vars, rag_judge_check_verdicts, k,
+	              "{\"verdicts\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...]} "
+	              "with exactly one verdict for each numbered statement", op->usage, vcall_done, vc);
 }
 
 /* Contexts in groups that fit batch_chars (a context longer than that goes alone). */

@@ -262,6 +262,23 @@ void rag_judge_claims(rag_judge *j, const char *lang, const char *question, cons
                       int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
 void rag_judge_verify(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
                       rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The generic question, for metric operations in their own files: fill prompt `name` (loaded
+ * beforehand with rag_judge_load_prompt, in both languages) with vars (object of strings,
+ * consumed), ask, parse the JSON out of the reply and hand it (consumed) to check with expect.
+ * check returns NULL when the reply fits (and sets *result) or a problem text (it may write it
+ * into problem[plen]); a reply that does not fit is re-asked once with the problem and fix_hint
+ * stated; then cb gets the result or an error. Never called for the offline judge. */
+typedef const char *(*rag_judge_check)(jv reply, int expect, jv *result, char *problem, size_t plen);
+void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
+                   int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
+/* Load share/prompts/<name>.{en,zh}.txt (or the configured override) for rag_judge_ask; a no-op
+ * for the offline judge. Call it at set-up so that a missing prompt is a usage error. */
+int rag_judge_load_prompt(rag_judge *j, const char *name, char *err, size_t errlen);
+/* The reply check for "one verdict per numbered item": {"verdicts": [{"id": 1..expect,
+ * "verdict": bool, "reason": str}]} -> *result = array of {verdict, reason} in id order. */
+const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *problem, size_t plen);
+int rag_judge_offline(const rag_judge *j);
+const rag_config *rag_judge_config(const rag_judge *j);
 /* Run pending work (LLM transfers); see rag_llm_run. */
 int rag_judge_run(rag_judge *j, int fd, double timeout);
 void rag_judge_cancel(rag_judge *j, const char *why);

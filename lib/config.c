@@ -26,6 +26,7 @@ enum type {
 	T_DOUBLE,     /* double in [lo, hi], lo excluded when lo_open */
 	T_BOOL,       /* int 0 or 1 */
 	T_FILES,      /* "*" row: name -> path pairs; rag_kv * at .off, its size_t count at .aux */
+	T_NUMS,       /* "*" row: name -> number in [lo, hi]; rag_kd * at .off, its size_t count at .aux */
 };
 
 struct key {
@@ -74,6 +75,17 @@ static const struct key keys[] = {
 	{ ROW("verify", "recheck_chunks", T_BOOL, verify.recheck_chunks) },
 	{ ROW("verify", "literal_match", T_BOOL, verify.literal_match) },
 	{ ROW("verify", "offline_threshold", T_DOUBLE, verify.offline_threshold), .lo = 0, .hi = 1 },
+	{ ROW("gate.mean", "*", T_NUMS, gate.mean), .lo = 0, .hi = 1, .aux = offsetof(rag_config, gate.nmean) },
+	{ ROW("gate.record", "*", T_NUMS, gate.record), .lo = 0, .hi = 1, .aux = offsetof(rag_config, gate.nrecord) },
+	{ ROW("gate", "min_pass_rate", T_DOUBLE, gate.min_pass_rate), .lo = 0, .hi = 1 },
+	{ ROW("gate", "max_error_rate", T_DOUBLE, gate.max_error_rate), .lo = 0, .hi = 1 },
+	{ ROW("gate", "regression", T_DOUBLE, gate.regression), .lo = 0, .hi = 1 },
+	{ ROW("gate", "fail_on_regression", T_BOOL, gate.fail_on_regression) },
+	{ ROW("gate", "seed", T_LONG, gate.seed), .lo = 0, .hi = (double)LONG_MAX,
+	  .aux = offsetof(rag_config, gate.has_seed) },
+	{ ROW("gate", "resamples", T_INT, gate.resamples), .lo = 1, .hi = 1000000 },
+	{ ROW("gate", "confidence", T_DOUBLE, gate.confidence), .lo = 0, .hi = 1, .lo_open = 1 },
+	{ ROW("gate", "worst", T_INT, gate.worst), .lo = 0, .hi = 100000 },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -162,6 +174,12 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->verify.recheck_chunks = 0;
 	cfg->verify.literal_match = 0;
 	cfg->verify.offline_threshold = 0.6;
+	cfg->gate.min_pass_rate = 1;
+	cfg->gate.regression = 0.1;
+	cfg->gate.seed = 1;
+	cfg->gate.resamples = 2000;
+	cfg->gate.confidence = 0.95;
+	cfg->gate.worst = 10;
 }
 
 /* From the table, so that a new row cannot be forgotten here. */
@@ -186,6 +204,13 @@ void rag_config_free(rag_config *cfg)
 				free(kv[j].value);
 			}
 			free(kv);
+			break;
+		}
+		case T_NUMS: {
+			rag_kd *kd = *(rag_kd **)field;
+			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
+			for (j = 0; j < n; j++) free(kd[j].key);
+			free(kd);
 			break;
 		}
 		default:
@@ -442,6 +467,25 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		++*n;
 		return 0;
 	}
+	case T_NUMS: {
+		rag_kd **kd = field;
+		size_t *n = (size_t *)((char *)cfg + k->aux);
+		if (parse_double(text, &d) < 0) {
+			snprintf(msg, msglen, "\"%s\" must be a number, not \"%s\"", name,
+			         clip(text, echo, sizeof echo));
+			return -1;
+		}
+		if (d < k->lo || d > k->hi) {
+			snprintf(msg, msglen, "\"%s\" must be between %g and %g, not \"%s\"", name, k->lo, k->hi,
+			         clip(text, echo, sizeof echo));
+			return -1;
+		}
+		*kd = rag_xrealloc(*kd, (*n + 1) * sizeof **kd);
+		(*kd)[*n].key = rag_xstrdup(name);
+		(*kd)[*n].value = d;
+		++*n;
+		return 0;
+	}
 	}
 	choices_msg(k, text, msg, msglen);
 	return -1;
@@ -524,7 +568,7 @@ static const char *type_noun(enum type t)
 {
 	switch (t) {
 	case T_INT: case T_LONG: return "an integer";
-	case T_DOUBLE: return "a number";
+	case T_DOUBLE: case T_NUMS: return "a number";
 	case T_BOOL: return "true or false";
 	default: return "a string";
 	}

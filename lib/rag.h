@@ -11,6 +11,7 @@
 #define RAG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <jv.h>
 
@@ -112,6 +113,7 @@ jv rag_offline_verify(jv claims, jv contexts, double threshold);
 enum rag_cache_mode { RAG_CACHE_RW = 0, RAG_CACHE_RO, RAG_CACHE_REPLAY, RAG_CACHE_OFF };
 
 typedef struct rag_kv { char *key; char *value; } rag_kv;
+typedef struct rag_kd { char *key; double value; } rag_kd;
 
 typedef struct rag_config {
 	char *path;               /* the file that was loaded, or NULL */
@@ -148,6 +150,19 @@ typedef struct rag_config {
 		int literal_match;    /* accept a claim found literally in a context, default 0 */
 		double offline_threshold; /* offline support threshold, default 0.6 */
 	} verify;
+	struct {
+		/* rag-gate's thresholds and settings (rag-config(5)); flags override them */
+		rag_kd *mean; size_t nmean;      /* gate.mean: metric -> lowest acceptable mean */
+		rag_kd *record; size_t nrecord;  /* gate.record: metric -> lowest score a record may have */
+		double min_pass_rate;            /* share of records that must pass, default 1 */
+		double max_error_rate;           /* share of records a metric may leave null, default 0 */
+		double regression;               /* a record regressed when it lost more, default 0.1 */
+		int fail_on_regression;          /* fail on a mean drop whose interval is below 0, default 0 */
+		long seed; int has_seed;         /* bootstrap seed, default 1 */
+		int resamples;                   /* bootstrap resamples, default 2000 */
+		double confidence;               /* bootstrap interval, default 0.95 */
+		int worst;                       /* records listed as the worst, default 10 */
+	} gate;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
@@ -204,6 +219,30 @@ typedef struct rag_rate {
 double rag_rate_wait(rag_rate *r, long tokens, double now);
 void rag_rate_note(rag_rate *r, long tokens, double now);
 void rag_rate_free(rag_rate *r);
+
+/* ---------------------------------------------------------------- stats.c */
+/* A generator of our own (xoshiro256** seeded by splitmix64), so that a seed gives the same
+ * draws on every machine and with every C library. */
+typedef struct rag_rng { uint64_t s[4]; } rag_rng;
+void rag_rng_seed(rag_rng *r, uint64_t seed);
+uint64_t rag_rng_next(rag_rng *r);
+uint64_t rag_rng_below(rag_rng *r, uint64_t n);   /* uniform in [0, n), n > 0, no modulo bias */
+void rag_stats_sort(double *x, size_t n);          /* ascending */
+double rag_stats_mean(const double *x, size_t n);  /* NAN when n is 0 */
+/* Quantile p in [0, 1] of sorted x by linear interpolation between the closest ranks (Hyndman
+ * and Fan's type 7, the default of R, NumPy and spreadsheets' PERCENTILE.INC): with
+ * h = (n - 1) p, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]), 0-based. NAN when
+ * n is 0. */
+double rag_stats_quantile(const double *sorted, size_t n, double p);
+typedef struct rag_summary { size_t n; double mean, median, min, p10, max; } rag_summary;
+/* Summary of x[0..n); sorts x in place. NANs when n is 0. */
+void rag_stats_summary(double *x, size_t n, rag_summary *s);
+/* Percentile bootstrap interval of the mean of d[0..n) (paired differences): `resamples` means
+ * of n draws with replacement from rag_rng seeded with seed; the interval runs between their
+ * quantiles (1 - confidence) / 2 and (1 + confidence) / 2. -1 (and NANs) when n is 0 or the
+ * arguments are out of range. */
+int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confidence, uint64_t seed,
+                        double *lo, double *hi);
 
 /* ---------------------------------------------------------------- llm.c */
 typedef struct rag_llm rag_llm;
@@ -348,6 +387,9 @@ typedef struct rag_stream_opts {
 	/* called about twice a second when set (progress line) */
 	void (*progress)(void *ctx, long done, long read, long pending);
 	void *progress_ctx;
+	/* when set: called with the ops' ctx for every record, good, bad or an upstream error
+	 * passed through, in order, just before it is written (rag-gate sees what a filter writes) */
+	void (*observe)(rag_item *it, void *ctx);
 } rag_stream_opts;
 
 typedef struct rag_stream_stats {
@@ -366,7 +408,7 @@ void rag_item_input_error(rag_item *it, const char *tool, const char *metric, co
 /* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
  * reports msg with the record's position. */
 void rag_item_remote_error(rag_item *it, const char *msg);
-/* Read records from in, write to out. Returns an exit code (enum rag_exit). Prints nothing itself:
+/* Read records from in, write to out (NULL: write nothing). Returns an exit code (enum rag_exit). Prints nothing itself:
  * err receives the message when the stream had to stop (strict, write error). */
 int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stream_ops *ops,
                    void *ctx, rag_stream_stats *stats, char *err, size_t errlen);

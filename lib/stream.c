@@ -321,7 +321,8 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			if (it->bad) stats->input_errors++;
 			if (it->remote) stats->remote_errors++;
 			rag_usage_add(&stats->usage, &it->usage);
-			if (!epipe && !failed_write && write_item(out, it, o.unbuffered, &epipe) < 0 && !epipe) {
+			if (o.observe) o.observe(it, ctx);
+			if (out && !epipe && !failed_write && write_item(out, it, o.unbuffered, &epipe) < 0 && !epipe) {
 				failed_write = 1;
 				snprintf(err, errlen, "cannot write output: %s", strerror(errno));
 			}
@@ -344,7 +345,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			break;
 
 		/* whatever is written goes out before we wait: the next stage may be waiting for it */
-		if (wrote && !epipe && !failed_write && fflush(out) != 0) {
+		if (out && wrote && !epipe && !failed_write && fflush(out) != 0) {
 			if (errno == EPIPE) epipe = 1;
 			else {
 				failed_write = 1;
@@ -368,7 +369,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		free_item(it);
 	}
 	free(r.buf);
-	if (!failed_write && !epipe && fflush(out) != 0) {
+	if (out && !failed_write && !epipe && fflush(out) != 0) {
 		if (errno == EPIPE) epipe = 1;
 		else {
 			failed_write = 1;

@@ -37,28 +37,55 @@ _ragpipe()
 	--metric)
 		COMPREPLY=($(compgen -W 'faithfulness context_recall' -- "$cur"))
 		return 0 ;;
+	--embedder)
+		COMPREPLY=($(compgen -W 'offline openai' -- "$cur"))
+		return 0 ;;
 	--from)
 		COMPREPLY=($(compgen -W 'answer reference question response user_input' -- "$cur"))
 		return 0 ;;
 	--claims)
 		COMPREPLY=($(compgen -W 'answer reference' -- "$cur"))
 		return 0 ;;
-	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars)
+	-b|--baseline|--junit|-o|--output)
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	-t|--threshold|-r|--record-threshold|--min-pass-rate|--max-error-rate|--regression|--seed|\
+	--resamples|--confidence|--worst)
+		return 0 ;;
+	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars|\
+	--n|--pair|--score|--dimensions|--batch-size)
 		return 0 ;;
 	esac
 
 	# shared by every tool
-	opts='-c --config --judge --model --base-url --lang --cache -j --concurrency
-	      --strict --unbuffered --max-line -q --quiet -v --verbose -h --help -V --version'
+	opts='-c --config --strict --unbuffered --max-line -q --quiet -v --verbose -h --help -V --version'
+	# shared by the tools that ask a judge
+	judge='--judge --model --base-url --lang --cache -j --concurrency'
 	case $tool in
 	rag-claims)
-		opts="$opts --from -n --max-claims" ;;
+		opts="$opts $judge --from -n --max-claims" ;;
 	rag-verify)
-		opts="$opts --metric --claims --recheck --literal --batch-claims --batch-chars" ;;
+		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars" ;;
+	rag-revq)
+		opts="$opts $judge -n --n --per-request" ;;
+	rag-embsim)
+		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
+		      -j --concurrency" ;;
+	rag-gate)
+		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
+		      --regression --fail-on-regression --seed --resamples --confidence --worst --json --markdown
+		      --junit -o --output --tee"
+		# rag-gate also reads files
+		if [[ $cur != -* ]]; then
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0
+		fi ;;
 	esac
 
-	# The tools read standard input only: there are no file operands to complete.
+	# The other tools read standard input only: there are no file operands to complete.
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate

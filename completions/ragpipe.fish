@@ -3,15 +3,9 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
-    complete -c $cmd -l judge -x -a 'offline\t"Deterministic, no network" openai\t"OpenAI-compatible endpoint"' -d Judge
-    complete -c $cmd -l model -x -d 'Judge model'
-    complete -c $cmd -l base-url -x -d 'OpenAI-compatible endpoint URL'
-    complete -c $cmd -l lang -x -a 'auto en zh' -d 'Prompt language'
-    complete -c $cmd -l cache -x -a 'rw\t"Read and write" ro\t"Read only" replay\t"Only from the cache" off\t"No cache"' -d 'Reply cache mode'
-    complete -c $cmd -s j -l concurrency -x -d 'Requests in flight'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
     complete -c $cmd -l unbuffered -d 'Flush after each record'
     complete -c $cmd -l max-line -x -d 'Longest input line accepted (bytes)'
@@ -19,6 +13,16 @@ for cmd in rag-claims rag-verify
     complete -c $cmd -s v -l verbose -d 'More messages on stderr'
     complete -c $cmd -s h -l help -d 'Print the usage and exit'
     complete -c $cmd -s V -l version -d 'Print the version and exit'
+end
+
+# Options of the tools that ask a judge.
+for judged in rag-claims rag-verify rag-revq
+    complete -c $judged -l judge -x -a 'offline\t"Deterministic, no network" openai\t"OpenAI-compatible endpoint"' -d Judge
+    complete -c $judged -l model -x -d 'Judge model'
+    complete -c $judged -l base-url -x -d 'OpenAI-compatible endpoint URL'
+    complete -c $judged -l lang -x -a 'auto en zh' -d 'Prompt language'
+    complete -c $judged -l cache -x -a 'rw\t"Read and write" ro\t"Read only" replay\t"Only from the cache" off\t"No cache"' -d 'Reply cache mode'
+    complete -c $judged -s j -l concurrency -x -d 'Requests in flight'
 end
 
 # rag-claims
@@ -32,3 +36,37 @@ complete -c rag-verify -l recheck -d 'Re-check each unsupported claim against ea
 complete -c rag-verify -l literal -d 'Accept a claim found literally in a context'
 complete -c rag-verify -l batch-claims -x -d 'Claims per judge call'
 complete -c rag-verify -l batch-chars -x -d 'Context characters per judge call'
+
+# rag-revq
+complete -c rag-revq -s n -l n -x -d 'Questions to generate'
+complete -c rag-revq -l per-request -d 'One judge request per question'
+
+# rag-embsim
+complete -c rag-embsim -l pair -x -a 'answer,reference' -d 'Similarity of two text fields'
+complete -c rag-embsim -l score -x -d 'Write scores.NAME'
+complete -c rag-embsim -l embedder -x -a 'offline\t"Deterministic, no network" openai\t"OpenAI-compatible endpoint"' -d Embedder
+complete -c rag-embsim -l model -x -d 'Embedding model'
+complete -c rag-embsim -l base-url -x -d 'Embeddings endpoint URL'
+complete -c rag-embsim -l dimensions -x -d 'Vector size'
+complete -c rag-embsim -l batch-size -x -d 'Texts per request'
+complete -c rag-embsim -l cache -x -a 'rw\t"Read and write" ro\t"Read only" replay\t"Only from the cache" off\t"No cache"' -d 'Cache mode'
+complete -c rag-embsim -s j -l concurrency -x -d 'Requests in flight'
+
+# rag-gate (it also reads files)
+complete -c rag-gate -F
+complete -c rag-gate -s t -l threshold -x -d 'METRIC=MIN: lowest mean of a metric'
+complete -c rag-gate -s r -l record-threshold -x -d 'METRIC=MIN: lowest score of a passing record'
+complete -c rag-gate -l min-pass-rate -x -d 'Share of records that must pass'
+complete -c rag-gate -l max-error-rate -x -d 'Share of records a metric may leave null'
+complete -c rag-gate -s b -l baseline -r -F -d 'Earlier run to compare with'
+complete -c rag-gate -l regression -x -d 'A record regressed when it lost more'
+complete -c rag-gate -l fail-on-regression -d 'Fail when a mean interval lies below 0'
+complete -c rag-gate -l seed -x -d 'Bootstrap seed'
+complete -c rag-gate -l resamples -x -d 'Bootstrap resamples'
+complete -c rag-gate -l confidence -x -d 'Bootstrap interval'
+complete -c rag-gate -l worst -x -d 'Worst records listed'
+complete -c rag-gate -l json -d 'The summary as JSON'
+complete -c rag-gate -l markdown -d 'The summary as Markdown'
+complete -c rag-gate -l junit -r -F -d 'JUnit XML file'
+complete -c rag-gate -s o -l output -r -F -d 'Write the summary to FILE'
+complete -c rag-gate -l tee -d 'Pass the records to stdout'

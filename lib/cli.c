@@ -204,6 +204,7 @@ static void w_finish(rag_item *it, void *ctx)
 static int w_run(void *ctx, int fd, double timeout)
 {
 	wrap *w = ctx;
+	if (w->tool->run) return w->tool->run(w->tool_ctx, fd, timeout);   /* a tool with its own remote work */
 	if (!w->judge) {
 		struct pollfd p = {fd, POLLIN, 0};
 		return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
@@ -214,6 +215,7 @@ static int w_run(void *ctx, int fd, double timeout)
 static void w_cancel(void *ctx)
 {
 	wrap *w = ctx;
+	if (w->tool->cancel) w->tool->cancel(w->tool_ctx);
 	if (w->judge) rag_judge_cancel(w->judge, "interrupted before the judge answered");
 }
 

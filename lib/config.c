@@ -75,6 +75,13 @@ static const struct key keys[] = {
 	{ ROW("verify", "recheck_chunks", T_BOOL, verify.recheck_chunks) },
 	{ ROW("verify", "literal_match", T_BOOL, verify.literal_match) },
 	{ ROW("verify", "offline_threshold", T_DOUBLE, verify.offline_threshold), .lo = 0, .hi = 1 },
+	{ ROW("embeddings", "provider", T_ENUM, embeddings.provider), .choices = providers },
+	{ ROW("embeddings", "base_url", T_STR, embeddings.base_url) },
+	{ ROW("embeddings", "model", T_STR, embeddings.model) },
+	{ ROW("embeddings", "api_key_env", T_STR, embeddings.api_key_env) },
+	{ ROW("embeddings", "api_key", T_SECRET, embeddings.api_key) },
+	{ ROW("embeddings", "dimensions", T_INT, embeddings.dimensions), .lo = 0, .hi = 65536 },
+	{ ROW("embeddings", "batch_size", T_INT, embeddings.batch_size), .lo = 1, .hi = 2048 },
 	{ ROW("gate.mean", "*", T_NUMS, gate.mean), .lo = 0, .hi = 1, .aux = offsetof(rag_config, gate.nmean) },
 	{ ROW("gate.record", "*", T_NUMS, gate.record), .lo = 0, .hi = 1, .aux = offsetof(rag_config, gate.nrecord) },
 	{ ROW("gate", "min_pass_rate", T_DOUBLE, gate.min_pass_rate), .lo = 0, .hi = 1 },
@@ -180,6 +187,8 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->gate.resamples = 2000;
 	cfg->gate.confidence = 0.95;
 	cfg->gate.worst = 10;
+	cfg->embeddings.model = rag_xstrdup("text-embedding-3-small");
+	cfg->embeddings.batch_size = 64;
 }
 
 /* From the table, so that a new row cannot be forgotten here. */
@@ -740,6 +749,11 @@ static void resolve_api_key(rag_config *cfg)
 		v = getenv(cfg->llm.api_key_env);
 	if (v && *v) replace(&cfg->llm.api_key, rag_xstrdup(v));
 	else if (cfg->llm.api_key && !*cfg->llm.api_key) replace(&cfg->llm.api_key, NULL);
+	/* embeddings: its own variable when named, else its own file key, else the key of llm */
+	v = cfg->embeddings.api_key_env && *cfg->embeddings.api_key_env ? getenv(cfg->embeddings.api_key_env) : NULL;
+	if (v && *v) replace(&cfg->embeddings.api_key, rag_xstrdup(v));
+	else if (cfg->embeddings.api_key && !*cfg->embeddings.api_key) replace(&cfg->embeddings.api_key, NULL);
+	if (!cfg->embeddings.api_key && cfg->llm.api_key) cfg->embeddings.api_key = rag_xstrdup(cfg->llm.api_key);
 }
 
 /* A default location that does not exist is skipped; one that exists but cannot be read is an

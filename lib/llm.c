@@ -1,9 +1,13 @@
-/* llm.c - chat completions against any OpenAI-compatible endpoint, many in flight at once.
+/* llm.c - chat completions and embeddings against any OpenAI-compatible endpoint, many in
+ * flight at once.
  *
  * One curl multi handle carries up to `concurrency` transfers and keeps their connections for
  * reuse. Requests wait in a FIFO queue for a free slot, for the rate limiter, and for their
  * backoff after a transient failure. Callbacks only ever run from rag_llm_run (a cache hit is
- * answered on the next run), so callers never see re-entrancy from rag_llm_submit. */
+ * answered on the next run), so callers never see re-entrancy from rag_llm_submit.
+ *
+ * Embeddings are cached per text, not per request: which texts share a request depends on the
+ * order records arrive in, and a text embedded once must be found again whatever its company. */
 #include "rag.h"
 
 #include <curl/curl.h>
@@ -17,6 +21,8 @@
 
 typedef struct req {
 	struct req *next;
+	int embed;                /* an embeddings request (else a chat completion) */
+	const char *url, *auth;   /* borrowed from the client */
 	char *body;               /* JSON request body */
 	char key[65];             /* cache key */
 	rag_llm_cb cb;
@@ -33,6 +39,11 @@ typedef struct req {
 	char *content, *finish_reason, *error;
 	long prompt_tokens, completion_tokens;
 	int cached;
+	/* embeddings: the texts, their cache keys, the vectors found so far (null where missing),
+	 * and which texts the request carries */
+	jv texts, vectors;
+	char (*keys)[65];
+	int *miss, nmiss;
 } req;
 
 struct rag_llm {
@@ -43,6 +54,8 @@ struct rag_llm {
 	char *auth;               /* "Authorization: Bearer ..." header; never logged */
 	char *api_key;            /* for scrubbing error texts */
 	char *endpoint, *model;
+	char *emb_url, *emb_endpoint, *emb_model, *emb_auth, *emb_key;
+	int emb_dims;
 	double temperature;
 	long seed; int has_seed;
 	int max_tokens, json_mode, retries, concurrency;
@@ -65,6 +78,12 @@ static void req_free(req *r)
 	free(r->content);
 	free(r->finish_reason);
 	free(r->error);
+	if (r->embed) {
+		jv_free(r->texts);
+		jv_free(r->vectors);
+		free(r->keys);
+		free(r->miss);
+	}
 	free(r);
 }
 
@@ -77,6 +96,10 @@ static char *scrub(const rag_llm *l, char *msg)
 	kl = strlen(l->api_key);
 	while ((p = strstr(msg, l->api_key))) {
 		memset(p, '*', kl);
+	}
+	if (l->emb_key && *l->emb_key) {
+		kl = strlen(l->emb_key);
+		while ((p = strstr(msg, l->emb_key))) memset(p, '*', kl);
 	}
 	return msg;
 }
@@ -110,6 +133,23 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	if (cfg->llm.api_key && *cfg->llm.api_key) {
 		l->api_key = rag_xstrdup(cfg->llm.api_key);
 		l->auth = rag_xasprintf("Authorization: Bearer %s", cfg->llm.api_key);
+	}
+	/* embeddings: their own endpoint, model and key where set, else those of llm */
+	{
+		const char *eb = cfg->embeddings.base_url && *cfg->embeddings.base_url ? cfg->embeddings.base_url : base;
+		size_t el = strlen(eb);
+		const char *key = cfg->embeddings.api_key && *cfg->embeddings.api_key ? cfg->embeddings.api_key
+		                  : cfg->llm.api_key;
+		while (el > 0 && eb[el - 1] == '/') el--;
+		l->emb_endpoint = rag_xstrndup(eb, el);
+		l->emb_url = rag_xasprintf("%s/embeddings", l->emb_endpoint);
+		l->emb_model = rag_xstrdup(cfg->embeddings.model && *cfg->embeddings.model ? cfg->embeddings.model
+		                           : "text-embedding-3-small");
+		l->emb_dims = cfg->embeddings.dimensions > 0 ? cfg->embeddings.dimensions : 0;
+		if (key && *key) {
+			l->emb_key = rag_xstrdup(key);
+			l->emb_auth = rag_xasprintf("Authorization: Bearer %s", key);
+		}
 	}
 	l->temperature = cfg->llm.temperature;
 	l->seed = cfg->llm.seed;
@@ -163,6 +203,8 @@ void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
 	memset(r, 0, sizeof *r);
 	r->cb = cb;
 	r->arg = arg;
+	r->url = l->url;
+	r->auth = l->auth;
 	dumped = jv_dump_string(jv_copy(body), 0);
 	r->body = rag_xstrdup(jv_string_value(dumped));
 	r->est_tokens = (long)(strlen(r->body) / 4) + l->max_tokens;
@@ -212,6 +254,206 @@ void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
 		}
 	}
 	push(&l->queue, &l->queue_tail, r);
+}
+
+/* ------------------------------------------------------------------ embeddings */
+
+/* One text's cache key: everything that changes its vector, and nothing secret. */
+static void embed_key(const rag_llm *l, jv text, char key[65])
+{
+	jv o = jv_object(), d;
+	o = jv_object_set(o, jv_string("kind"), jv_string("embeddings"));
+	o = jv_object_set(o, jv_string("endpoint"), jv_string(l->emb_endpoint));
+	o = jv_object_set(o, jv_string("model"), jv_string(l->emb_model));
+	if (l->emb_dims) o = jv_object_set(o, jv_string("dimensions"), jv_number(l->emb_dims));
+	o = jv_object_set(o, jv_string("input"), text);
+	d = jv_dump_string(o, JV_PRINT_SORTED);
+	rag_sha256_hex(jv_string_value(d), strlen(jv_string_value(d)), key);
+	jv_free(d);
+}
+
+/* A non-empty array of finite numbers, or 0. */
+static int vector_ok(jv v)
+{
+	int i, n;
+	if (jv_get_kind(v) != JV_KIND_ARRAY) return 0;
+	n = jv_array_length(jv_copy(v));
+	for (i = 0; i < n; i++) {
+		jv x = jv_array_get(jv_copy(v), i);
+		int ok = jv_get_kind(x) == JV_KIND_NUMBER && isfinite(jv_number_value(x));
+		jv_free(x);
+		if (!ok) return 0;
+	}
+	return n > 0;
+}
+
+/* borrowed */
+static int vector_dim(jv v)
+{
+	return jv_array_length(jv_copy(v));
+}
+
+void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg)
+{
+	req *r = rag_xmalloc(sizeof *r);
+	int i, n = jv_array_length(jv_copy(texts));
+	jv input = jv_array(), body, dumped;
+	memset(r, 0, sizeof *r);
+	r->embed = 1;
+	r->cb = cb;
+	r->arg = arg;
+	r->url = l->emb_url;
+	r->auth = l->emb_auth;
+	r->texts = texts;
+	r->vectors = jv_array();
+	r->keys = rag_xmalloc((size_t)(n ? n : 1) * sizeof *r->keys);
+	r->miss = rag_xmalloc((size_t)(n ? n : 1) * sizeof *r->miss);
+	l->pending++;
+	for (i = 0; i < n; i++) {
+		jv t = jv_array_get(jv_copy(texts), i), vec = jv_null();
+		char *val = NULL;
+		size_t len = 0;
+		embed_key(l, jv_copy(t), r->keys[i]);
+		if (l->cache_mode != RAG_CACHE_OFF && rag_cache_get(l->cache, r->keys[i], &val, &len) == 1) {
+			jv v = jv_parse_sized(val, (int)len);
+			jv e = jv_object_get(v, jv_string("embedding"));
+			free(val);
+			/* a damaged entry, or one of another size, is a miss */
+			if (vector_ok(e) && (!l->emb_dims || vector_dim(e) == l->emb_dims)) vec = e;
+			else jv_free(e);
+		}
+		if (jv_get_kind(vec) == JV_KIND_NULL) {
+			r->miss[r->nmiss++] = i;
+			input = jv_array_append(input, t);
+		} else {
+			jv_free(t);
+		}
+		r->vectors = jv_array_append(r->vectors, vec);
+	}
+	l->usage.cache_hits += n - r->nmiss;
+	if (r->nmiss == 0) {
+		jv_free(input);
+		r->cached = 1;
+		finish(l, r);
+		return;
+	}
+	if (l->cache_mode == RAG_CACHE_REPLAY) {
+		jv_free(input);
+		r->error = rag_xasprintf("cache miss in replay mode (%d of %d texts not embedded yet, key %.12s...): "
+		                         "run once with the cache in read-write mode to record them",
+		                         r->nmiss, n, r->keys[r->miss[0]]);
+		finish(l, r);
+		return;
+	}
+	body = jv_object();
+	body = jv_object_set(body, jv_string("model"), jv_string(l->emb_model));
+	body = jv_object_set(body, jv_string("input"), input);
+	if (l->emb_dims) body = jv_object_set(body, jv_string("dimensions"), jv_number(l->emb_dims));
+	dumped = jv_dump_string(body, 0);
+	r->body = rag_xstrdup(jv_string_value(dumped));
+	jv_free(dumped);
+	r->est_tokens = (long)(strlen(r->body) / 4);
+	push(&l->queue, &l->queue_tail, r);
+}
+
+const char *rag_llm_embed_model(const rag_llm *l)
+{
+	return l->emb_model;
+}
+
+/* data[] of an embeddings reply: one vector per text sent, each at its "index", all of one size
+ * (the configured dimensions when set); else r->error, and no vector is kept. */
+static void embed_reply(rag_llm *l, req *r)
+{
+	jv v = jv_parse_sized(r->resp.p ? r->resp.p : "", (int)r->resp.len);
+	jv data, got;
+	int i, n, dim = l->emb_dims;
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		r->error = rag_xstrdup("endpoint returned a body that is not JSON");
+		return;
+	}
+	data = jv_object_get(jv_copy(v), jv_string("data"));
+	if (jv_get_kind(data) != JV_KIND_ARRAY) {
+		jv_free(data);
+		jv_free(v);
+		r->error = rag_xstrdup("embeddings reply has no data array");
+		return;
+	}
+	n = jv_array_length(jv_copy(data));
+	if (n != r->nmiss) {
+		jv_free(data);
+		jv_free(v);
+		r->error = n == 0 ? rag_xasprintf("embeddings reply has an empty data list for %d texts", r->nmiss)
+		                  : rag_xasprintf("embeddings reply has %d vectors for %d texts", n, r->nmiss);
+		return;
+	}
+	got = jv_array();
+	for (i = 0; i < n; i++) got = jv_array_append(got, jv_null());
+	for (i = 0; i < n && !r->error; i++) {
+		jv d = jv_array_get(jv_copy(data), i);
+		jv idx = jv_object_get(jv_copy(d), jv_string("index"));
+		jv e = jv_object_get(d, jv_string("embedding"));
+		int k = i;
+		if (jv_get_kind(idx) == JV_KIND_NUMBER) {
+			double x = jv_number_value(idx);
+			k = x >= 0 && x < n && x == (int)x ? (int)x : -1;
+		}
+		jv_free(idx);
+		if (k < 0) {
+			r->error = rag_xasprintf("embeddings reply: data[%d] has an index out of range", i);
+		} else if (!vector_ok(e)) {
+			r->error = rag_xasprintf("embeddings reply: data[%d].embedding is not a non-empty array of numbers", i);
+		} else if (dim && vector_dim(e) != dim) {
+			r->error = rag_xasprintf("dimension mismatch: embedding %d has %d numbers, expected %d", k,
+			                         vector_dim(e), dim);
+		} else {
+			jv old = jv_array_get(jv_copy(got), k);
+			if (jv_get_kind(old) != JV_KIND_NULL)
+				r->error = rag_xasprintf("embeddings reply: index %d appears twice", k);
+			jv_free(old);
+		}
+		if (!r->error) {
+			dim = vector_dim(e);
+			got = jv_array_set(got, k, e);
+		} else {
+			jv_free(e);
+		}
+	}
+	if (!r->error) {
+		l->usage.calls++;
+		{
+			jv u = jv_object_get(jv_copy(v), jv_string("usage"));
+			jv pt = jv_object_get(u, jv_string("prompt_tokens"));
+			r->prompt_tokens = jv_get_kind(pt) == JV_KIND_NUMBER ? (long)jv_number_value(pt) : 0;
+			jv_free(pt);
+		}
+		for (i = 0; i < n; i++) {
+			jv e = jv_array_get(jv_copy(got), i);
+			int t = r->miss[i];
+			/* earlier vectors (cache) must have the same size as the new ones */
+			int j;
+			for (j = 0; j < jv_array_length(jv_copy(r->vectors)) && !r->error; j++) {
+				jv o = jv_array_get(jv_copy(r->vectors), j);
+				if (jv_get_kind(o) == JV_KIND_ARRAY && vector_dim(o) != vector_dim(e))
+					r->error = rag_xasprintf("dimension mismatch: a cached vector has %d numbers, the reply %d",
+					                         vector_dim(o), vector_dim(e));
+				jv_free(o);
+			}
+			if (l->cache_mode == RAG_CACHE_RW) {
+				jv ent = JV_OBJECT(jv_string("embedding"), jv_copy(e), jv_string("model"), jv_string(l->emb_model));
+				jv dd = jv_dump_string(ent, JV_PRINT_SORTED);
+				char cerr[RAG_ERRLEN];
+				(void)rag_cache_put(l->cache, r->keys[t], jv_string_value(dd), strlen(jv_string_value(dd)),
+				                    cerr, sizeof cerr);
+				jv_free(dd);
+			}
+			r->vectors = jv_array_set(r->vectors, t, e);
+		}
+	}
+	jv_free(got);
+	jv_free(data);
+	jv_free(v);
 }
 
 int rag_llm_pending(const rag_llm *l)
@@ -265,9 +507,9 @@ static void start(rag_llm *l, req *r)
 	if (!r->headers) {
 		r->headers = curl_slist_append(NULL, "Content-Type: application/json");
 		r->headers = curl_slist_append(r->headers, "Expect:");
-		if (l->auth) r->headers = curl_slist_append(r->headers, l->auth);
+		if (r->auth) r->headers = curl_slist_append(r->headers, r->auth);
 	}
-	curl_easy_setopt(e, CURLOPT_URL, l->url);
+	curl_easy_setopt(e, CURLOPT_URL, r->url);
 	curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
@@ -362,6 +604,8 @@ static void stop_transfer(rag_llm *l, req *r)
 	l->running--;
 }
 
+static void embed_reply(rag_llm *l, req *r);
+
 static void complete(rag_llm *l, req *r, CURLcode code)
 {
 	long status = 0;
@@ -390,6 +634,11 @@ static void complete(rag_llm *l, req *r, CURLcode code)
 		r->error = rag_xasprintf("endpoint answered http %ld%s%s", status, m ? ": " : "", m ? m : "");
 		free(m);
 		scrub(l, r->error);
+		finish(l, r);
+		return;
+	}
+	if (r->embed) {
+		embed_reply(l, r);
 		finish(l, r);
 		return;
 	}
@@ -457,7 +706,8 @@ static int run_callbacks(rag_llm *l)
 		rep.prompt_tokens = r->prompt_tokens;
 		rep.completion_tokens = r->completion_tokens;
 		rep.retries = r->attempt;
-		if (r->cached) l->usage.cache_hits++;
+		rep.vectors = r->embed && !r->error ? r->vectors : jv_null();
+		if (r->cached && !r->embed) l->usage.cache_hits++;   /* embeddings count texts */
 		l->pending--;
 		r->cb(r->arg, &rep);
 		req_free(r);
@@ -527,6 +777,11 @@ void rag_llm_free(rag_llm *l)
 	free(l->endpoint);
 	free(l->model);
 	free(l->auth);
+	free(l->emb_url);
+	free(l->emb_endpoint);
+	free(l->emb_model);
+	free(l->emb_auth);
+	free(l->emb_key);
 	free(l->api_key);
 	rag_rate_free(&l->rate);
 	free(l);

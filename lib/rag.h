@@ -109,6 +109,21 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims);
  * "no contexts". A threshold outside [0, 1] means 0.6. */
 jv rag_offline_verify(jv claims, jv contexts, double threshold);
 
+/* ---------------------------------------------------------------- vec.c */
+/* Cosine similarity of a and b (n numbers each) into *out, in [-1, 1]; a zero vector has
+ * similarity 0 with everything. -1 when the sums overflow. */
+int rag_vec_cosine(const double *a, const double *b, size_t n, double *out);
+/* The numbers of a jv array (borrowed), malloc'ed, count in *n; NULL unless a non-empty array of
+ * finite numbers. */
+double *rag_vec_from_jv(jv v, size_t *n);
+/* rag_vec_cosine of two jv vectors (borrowed); -1 and err when they are not vectors or their
+ * sizes differ ("dimension mismatch: ..."). */
+int rag_vec_cosine_jv(jv a, jv b, double *out, char *err, size_t errlen);
+/* The offline embedder: a deterministic L2-normalised vector of dims numbers (<= 0: 512) from
+ * hashed features of text: its lexical tokens (rag_text_tokens) and character n-grams (word
+ * trigrams with boundary marks; single CJK characters). A text without features gives zeros. */
+jv rag_vec_hashed(const char *text, int dims);
+
 /* ---------------------------------------------------------------- config.c */
 enum rag_cache_mode { RAG_CACHE_RW = 0, RAG_CACHE_RO, RAG_CACHE_REPLAY, RAG_CACHE_OFF };
 
@@ -150,6 +165,16 @@ typedef struct rag_config {
 		int literal_match;    /* accept a claim found literally in a context, default 0 */
 		double offline_threshold; /* offline support threshold, default 0.6 */
 	} verify;
+	struct {
+		/* the embeddings endpoint; unset keys fall back to llm.* (rag-config(5)) */
+		char *provider;       /* "openai" | "offline" | NULL: as llm.provider */
+		char *base_url;       /* NULL: llm.base_url */
+		char *model;          /* default text-embedding-3-small */
+		char *api_key_env;    /* NULL: the key of llm */
+		char *api_key;        /* resolved secret: never printed */
+		int dimensions;       /* 0: the model's own */
+		int batch_size;       /* texts per request, default 64 */
+	} embeddings;
 	struct {
 		/* rag-gate's thresholds and settings (rag-config(5)); flags override them */
 		rag_kd *mean; size_t nmean;      /* gate.mean: metric -> lowest acceptable mean */
@@ -244,6 +269,32 @@ void rag_stats_summary(double *x, size_t n, rag_summary *s);
 int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confidence, uint64_t seed,
                         double *lo, double *hi);
 
+/* ---------------------------------------------------------------- gate.c */
+/* The quality gate over a whole run (rag-gate(1)): every score is kept per metric and per
+ * category (a median needs them all), plus the ids of a baseline and the worst records. */
+typedef struct rag_gate rag_gate;
+typedef struct rag_gate_opts {
+	const rag_kd *mean; size_t nmean;       /* metric -> lowest mean (borrowed) */
+	const rag_kd *record; size_t nrecord;   /* metric -> lowest score of a passing record */
+	double min_pass_rate, max_error_rate, regression, confidence;
+	int fail_on_regression, resamples, worst;
+	uint64_t seed;
+} rag_gate_opts;
+rag_gate *rag_gate_new(const rag_gate_opts *o);
+/* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
+ * file for the summary. */
+void rag_gate_baseline(rag_gate *g, jv rec);
+void rag_gate_baseline_name(rag_gate *g, const char *name);
+/* A record of the run (borrowed); where names its position ("file:17"), unreadable says the line
+ * was not a record. With want_checks: returns one check per metric of the table, {metric,
+ * score, threshold, status: "pass"|"failure"|"error", message?}; else jv_invalid(). */
+jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
+/* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
+ * thresholds, metrics: [...], categories: [...], worst: [...], baseline?: {...}, checks: [...]}
+ * (rag-gate(1) --json). Call once. */
+jv rag_gate_summary(rag_gate *g);
+void rag_gate_free(rag_gate *g);
+
 /* ---------------------------------------------------------------- llm.c */
 typedef struct rag_llm rag_llm;
 typedef struct rag_llm_reply {
@@ -253,12 +304,21 @@ typedef struct rag_llm_reply {
 	int cached;
 	long prompt_tokens, completion_tokens;
 	int retries;
+	jv vectors;               /* embeddings: borrowed array of vectors, one per text (jv_copy to
+	                           * keep); null for a chat reply or on failure */
 } rag_llm_reply;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
 /* Queue a chat completion. messages: jv array of {role, content} (consumed).
  * The callback runs later, from rag_llm_run, exactly once. */
 void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg);
+/* Queue an embeddings request: POST <embeddings endpoint>/embeddings {"model", "input": texts,
+ * "dimensions"?} with the texts (jv array of strings, consumed) that the cache does not hold;
+ * each text is cached alone (key: endpoint, model, dimensions, text). The reply's vectors come
+ * in the order of texts, checked: one per text, by "index", all of one size. The endpoint, model,
+ * key and dimensions are cfg->embeddings' (unset ones fall back to cfg->llm's). */
+void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg);
+const char *rag_llm_embed_model(const rag_llm *l);
 /* Number of requests queued or in flight. */
 int rag_llm_pending(const rag_llm *l);
 /* Do transfers and run callbacks; wait up to timeout seconds for progress, or for fd (>= 0)
@@ -269,6 +329,34 @@ void rag_llm_cancel(rag_llm *l, const char *why);
 /* Statistics for the summary. */
 const rag_usage *rag_llm_usage(const rag_llm *l);
 void rag_llm_free(rag_llm *l);
+
+/* ---------------------------------------------------------------- embed.c */
+/* Texts to vectors: through the embeddings endpoint (cfg->embeddings, falling back to cfg->llm)
+ * or offline (rag_vec_hashed). Texts of many calls share requests (batch_size texts, or what
+ * has gathered in 50 ms, or all there is when rag_embed_run gets fd < 0); a text asked for
+ * twice in a run is embedded once. */
+typedef struct rag_embed rag_embed;
+/* vectors: array with one vector per text, or jv_null() with error (the first failure among the
+ * texts). vectors consumed by the callback; error borrowed. */
+typedef void (*rag_embed_cb)(void *arg, jv vectors, const char *error);
+/* provider: embeddings.provider, else llm.provider, else openai when an endpoint or key is set,
+ * else offline with a notice. NULL and err on config problems. */
+rag_embed *rag_embed_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen);
+const char *rag_embed_name(const rag_embed *e);   /* "offline" or "openai:<model>" */
+int rag_embed_offline(const rag_embed *e);
+/* texts: array of strings (consumed). The callback runs at once when every vector is known
+ * (always offline), else later from rag_embed_run, exactly once. */
+void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg);
+/* Send the gathered texts now. */
+void rag_embed_flush(rag_embed *e);
+/* As rag_llm_run; fd < 0 (no more input to wait for) sends a partial batch at once. */
+int rag_embed_run(rag_embed *e, int fd, double timeout);
+int rag_embed_pending(const rag_embed *e);
+void rag_embed_cancel(rag_embed *e, const char *why);
+/* requests answered, texts asked for, distinct texts, texts found in the cache, retries */
+void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *distinct, long *cache_hits,
+                     long *retries);
+void rag_embed_free(rag_embed *e);
 
 /* ---------------------------------------------------------------- prompt.c */
 /* Load prompt <name>.<lang>.txt (overrides from cfg first). Returns malloc'ed text or NULL+err. */
@@ -326,6 +414,80 @@ void rag_judge_cancel(rag_judge *j, const char *why);
 int rag_judge_self_check(rag_judge *j, jv rec);
 int rag_judge_pending(const rag_judge *j);
 void rag_judge_free(rag_judge *j);
+
+/* ---------------------------------------------------------------- rank.c */
+/* Ranking metrics over one relevance vector (rag-ap(1) states the conventions). */
+enum rag_rank_kind {
+	RAG_RANK_AP = 1,          /* context precision (RAGAS): mean precision at the relevant ranks */
+	RAG_RANK_MAP,             /* average precision (trec_eval map): the same sum over all relevant */
+	RAG_RANK_P, RAG_RANK_RECALL, RAG_RANK_HIT, RAG_RANK_RR, RAG_RANK_NDCG, RAG_RANK_RPREC,
+};
+typedef struct rag_rank_metric {
+	int kind;                 /* enum rag_rank_kind */
+	long k;                   /* cut-off, 0 = the whole list */
+	char name[48];            /* scores.<name>: "context_precision", "precision@5", "ndcg@10"... */
+} rag_rank_metric;
+/* The ranked list of one query. Positions past n are non-relevant. */
+typedef struct rag_rank_list {
+	const double *gain;       /* grade of each retrieved item in rank order, 0 = not relevant;
+	                           * an item retrieved again counts 0 the second time (the caller's job) */
+	size_t n;
+	const double *ideal;      /* grades of every relevant item known, retrieved or not, any order */
+	size_t nideal;
+	double level;             /* relevant when grade >= level; level <= 0: when grade > 0 */
+} rag_rank_list;
+/* "ap", "map@10", "p@5", "recall@10", "hit@3", "mrr", "ndcg@10", "rprec" (and long names). */
+int rag_rank_metric_parse(const char *spec, rag_rank_metric *m, char *err, size_t errlen);
+/* 0 and *value, or 1 when the metric is undefined for this list, with *why (static text). */
+int rag_rank_eval(const rag_rank_metric *m, const rag_rank_list *l, double *value, const char **why);
+/* Number of relevant items known (ideal grades at or above the level). */
+long rag_rank_nrel(const rag_rank_list *l);
+
+/* ---------------------------------------------------------------- relevance.c */
+/* The relevance vector of a record for rank.c: rag-ap(1) SOURCES. */
+enum { RAG_REL_AUTO = 0, RAG_REL_VERDICTS, RAG_REL_IDS, RAG_REL_SIMILARITY };
+typedef struct rag_relevance {
+	double *gain; size_t n;       /* per retrieved chunk, in retrieval order */
+	double *ideal; size_t nideal; /* grades of every relevant item known */
+	const char *source;           /* "verdicts", "ids" or "similarity" (static) */
+	const char *ap_name;          /* name of average precision from this source: "context_precision",
+	                               * or "context_utilization" from those verdicts (static) */
+} rag_relevance;
+/* From source (RAG_REL_AUTO: the first present of verdicts.context_precision,
+ * verdicts.context_utilization, relevant_ids, reference_contexts). verdicts: the verdicts.<name>
+ * to read (NULL: either of the two). threshold: least similarity for a relevant chunk. rec
+ * borrowed. 0 ok; -1 input error; -2 the verdicts are null (an upstream judge failed); err set. */
+int rag_relevance_get(jv rec, int source, const char *verdicts, double threshold, rag_relevance *r,
+                      char *err, size_t errlen);
+void rag_relevance_free(rag_relevance *r);
+/* 1 - Levenshtein distance / longer length, over the code points of the normalised texts (NFKC,
+ * case folded); 1 for two empty texts. Both borrowed. */
+double rag_relevance_similarity(const char *a, const char *b);
+
+/* ---------------------------------------------------------------- trec.c */
+/* TREC qrels ("qid iter docno rel") and run ("qid Q0 docno rank score tag") files, ranked as
+ * trec_eval ranks them: score descending, ties by docno descending; unjudged = not relevant.
+ * The queries are those of the run that have judgments, in qid (strcmp) order. */
+typedef struct rag_trec rag_trec;
+rag_trec *rag_trec_load(const char *qrels, const char *run, char *err, size_t errlen);
+size_t rag_trec_count(const rag_trec *t);
+const char *rag_trec_qid(const rag_trec *t, size_t i);   /* borrowed */
+/* The ranked list of query i (borrowed arrays, valid while t lives). */
+void rag_trec_list(const rag_trec *t, size_t i, double level, rag_rank_list *l);
+void rag_trec_free(rag_trec *t);
+
+/* ---------------------------------------------------------------- revq.c */
+/* Refusal phrasings, one a line ('#' comments), folded (NFKC, case, apostrophes, blanks) for
+ * rag_revq_noncommittal. Invalid jv and err when the file cannot be read. */
+jv rag_revq_refusals_load(const char *path, char *err, size_t errlen);
+/* Nonzero when the answer (folded) contains one of the phrases (borrowed), or is blank. */
+int rag_revq_noncommittal(jv phrases, const char *answer);
+/* Ask the judge (prompt "revq", loaded beforehand) for n questions the answer would answer, and
+ * whether it is noncommittal: one request for all n, or (per_request) n requests for one each,
+ * noncommittal when any says so. cb gets {"generated": [strings], "noncommittal": bool} or an
+ * error. Not for the offline judge. */
+void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int per_request,
+                  rag_usage *usage, rag_judge_cb cb, void *arg);
 
 /* ---------------------------------------------------------------- record.c */
 /* Field access with RAGAS aliases: question|user_input, answer|response,

@@ -8,6 +8,11 @@ Standard library only. Listens on 127.0.0.1 only and exits by itself after --max
 
 Endpoints
   POST /v1/chat/completions  (also /chat/completions)
+  POST /v1/embeddings        (also /embeddings): {"model", "input": str or [str], "dimensions"?}
+       -> data[i].embedding: a deterministic bag-of-words vector of "dimensions" numbers
+          (default 16): slot 0 is 1, each word (lower-cased \w+ run) adds 1 to slot
+          1 + md5(word) % (dims - 1); so the same text gives the same vector, and texts that
+          share words are similar
   GET  /health               -> 200 "ok"
 
 AUTO replies (no plan rule applies) read the LAST user message (or, when a re-ask appended a
@@ -15,6 +20,10 @@ plain user message, the last user message that holds a block):
   * a <<<STATEMENTS-xxxxxxxx ... STATEMENTS-xxxxxxxx>>> block with lines "N. text" ->
       {"verdicts": [{"id": N, "verdict": true|false, "reason": "fake: ..."}]}
     the verdict is false exactly when the statement contains "UNSUPPORTED";
+  * else a <<<ANSWER-xxxxxxxx ... >>> block (rag-revq) -> {"questions": [N questions], "noncommittal":
+    bool}, N from "N question(s)" / "N 个问题" in the message; question i is "What is said about:
+    <answer>?" (with " (i)" after the first); noncommittal exactly when the answer contains
+    "I don't know", "not sure" or "不知道"; a request with "n": K gets K choices of it
   * else a <<<TEXT-xxxxxxxx ... >>> block -> {"claims": [sentences]}
     (split after . ! ? followed by blank/end, and after 。！？; "I don't know" -> []);
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
@@ -32,12 +41,18 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
   "few": true            the AUTO reply with its last verdict (or claim) removed
   "finish_reason": "length"  the AUTO content cut in half, with that finish_reason
                          (other finish_reason values: the full content with that reason)
+  embeddings only:
+  "dims": N              vectors of N numbers whatever was asked
+  "empty": true          an empty data list
+  "few": true            (also) the last vector left out
+  "reverse": true        data in reverse order, each with its right "index"
 Every request is logged (--log) as one JSON line:
   {"n": seq, "path", "auth": Authorization header or null, "body": parsed JSON or raw string,
    "rule": index of the applied rule or null, "t": unix time}
 """
 
 import argparse
+import hashlib
 import http.server
 import json
 import os
@@ -114,6 +129,14 @@ def auto_reply(req):
                 "reason": "fake: " + ("supported" if sup else "marked UNSUPPORTED"),
             })
         return {"verdicts": verdicts}, "verdicts"
+    an = find_block(last, "ANSWER")
+    if an is not None:
+        m = re.search(r"(\d+) (?:question|个问题)", last)
+        n = int(m.group(1)) if m else 1
+        base = an.strip().rstrip(".!?。！？")
+        qs = ["What is said about: %s?" % base + ("" if i == 0 else " (%d)" % i) for i in range(n)]
+        nc = any(p in an for p in ("I don't know", "I don\u2019t know", "not sure", "不知道"))
+        return {"questions": qs, "noncommittal": nc}, "revq"
     tx = find_block(last, "TEXT")
     if tx is not None:
         if "I don't know" in tx or "I don\u2019t know" in tx or "我不知道" in tx:
@@ -233,6 +256,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             req = json.loads(raw)
         except ValueError:
             req = None
+        if path in ("/v1/embeddings", "/embeddings"):
+            self.embeddings(st, raw, req)
+            return
         if path not in ("/v1/chat/completions", "/chat/completions"):
             st.write_log({"n": None, "path": self.path, "auth": self.headers.get("Authorization"),
                           "body": req if req is not None else raw, "rule": None, "t": time.time()})
@@ -296,16 +322,86 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 content = content[: len(content) // 2]
         pt = max(1, prompt_chars(req) // 4)
         ct = max(1, len(content) // 4)
+        nchoices = req.get("n") if isinstance(req.get("n"), int) and req.get("n") > 1 else 1
         resp = {
             "id": "chatcmpl-fake-%d" % seq,
             "object": "chat.completion",
             "created": int(time.time()),
             "model": req.get("model") or "fake-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": finish}],
+            "choices": [{"index": i, "message": {"role": "assistant", "content": content},
+                         "finish_reason": finish} for i in range(nchoices)],
             "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
         }
         self.send(int(status or 200), json.dumps(resp, ensure_ascii=False), headers=headers)
+
+
+def embed_vector(text, dims):
+    v = [0.0] * dims
+    v[0] = 1.0
+    for w in re.findall(r"\w+", text.lower()):
+        h = int(hashlib.md5(w.encode("utf-8")).hexdigest(), 16)
+        v[1 + h % (dims - 1) if dims > 1 else 0] += 1.0
+    return v
+
+
+def _embeddings(self, st, raw, req):
+    """POST /v1/embeddings: the plan's faults as for chat, then vectors."""
+    seq, ri = st.pick(raw)
+    st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
+                  "body": req if req is not None else raw, "rule": ri, "t": time.time()})
+    if st.latency > 0:
+        time.sleep(st.latency)
+    if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
+        self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
+                                             "type": "invalid_request_error"}}))
+        return
+    rule = st.plan[ri] if ri is not None else {}
+    if rule.get("delay_ms"):
+        time.sleep(float(rule["delay_ms"]) / 1000.0)
+    if rule.get("drop"):
+        self.drop()
+        return
+    headers = dict(rule.get("headers") or {})
+    if "retry_after" in rule:
+        headers["Retry-After"] = rule["retry_after"]
+    status = rule.get("status")
+    if status is None and "retry_after" in rule:
+        status = 429
+    if "body" in rule:
+        body = rule["body"]
+        if not isinstance(body, str):
+            body = json.dumps(body)
+        self.send(int(status or 200), body, headers=headers)
+        return
+    if status is not None and int(status) != 200:
+        self.send(int(status), json.dumps({"error": {"message": "fake: status %d" % int(status),
+                                                     "type": "server_error", "code": None}}), headers=headers)
+        return
+    inp = req.get("input") if isinstance(req, dict) else None
+    if isinstance(inp, str):
+        inp = [inp]
+    if not isinstance(inp, list) or not inp or not all(isinstance(t, str) and t for t in inp):
+        self.send(400, json.dumps({"error": {"message": "fake: input must be a non-empty string or array "
+                                             "of non-empty strings", "type": "invalid_request_error"}}))
+        return
+    dims = req.get("dimensions") if isinstance(req.get("dimensions"), int) else 16
+    if rule.get("dims"):
+        dims = int(rule["dims"])
+    data = [{"object": "embedding", "index": i, "embedding": embed_vector(t, dims)}
+            for i, t in enumerate(inp)]
+    if rule.get("few"):
+        data.pop()
+    if rule.get("empty"):
+        data = []
+    if rule.get("reverse"):
+        data.reverse()
+    toks = sum(max(1, len(t) // 4) for t in inp)
+    resp = {"object": "list", "data": data, "model": req.get("model") or "fake-embedding",
+            "usage": {"prompt_tokens": toks, "total_tokens": toks}}
+    self.send(200, json.dumps(resp), headers=headers)
+
+
+Handler.embeddings = _embeddings
 
 
 class Server(http.server.ThreadingHTTPServer):

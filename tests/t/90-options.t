@@ -55,14 +55,20 @@ bash_complete() {
 	' bash "$COMP/ragpipe.bash" "$@"
 }
 
-# zsh_opts TOOL: the long options in _ragpipe's shared=( ) array and in TOOL's case arm.
+# zsh_opts TOOL: the long options in _ragpipe's shared=( ) array, in TOOL's case arm, and in the
+# judge=( ) array when that arm uses it.
 zsh_opts() {
 	awk -v tool="$1" '
 		/^shared=\(/ { sh = 1; next }
 		sh && /^\)/ { sh = 0; next }
+		/^judge=\(/ { jg = 1; next }
+		jg && /^\)/ { jg = 0; next }
+		jg { judge = judge $0 "\n"; next }
 		$0 ~ "^\\(" tool "\\)" { arm = 1; next }
 		arm && /;;/ { arm = 0; next }
-		sh || arm' "$COMP/_ragpipe" | longopts
+		arm && /judge\[@\]/ { usejudge = 1 }
+		sh || arm
+		END { if (usejudge) printf "%s", judge }' "$COMP/_ragpipe" | longopts
 }
 
 # fish_opts TOOL: the long options fish offers (with fish installed), else those the file

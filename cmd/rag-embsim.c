@@ -1,0 +1,334 @@
+/* rag-embsim - embedding similarity: answer relevancy (the question against the questions
+ * rag-revq generated from the answer) or the similarity of any two text fields. */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"Usage: rag-embsim [OPTIONS] < records.jsonl > records.jsonl\n"
+	"Cosine similarity of embeddings. By default answer relevancy: the mean similarity of the\n"
+	"question and each of questions.generated (from rag-revq), 0 when questions.noncommittal,\n"
+	"into scores.answer_relevancy (each similarity in similarities.answer_relevancy).\n"
+	"Negative cosines count as 0.\n"
+	"\n"
+	"Options:\n"
+	"      --pair A,B         similarity of text fields A and B instead (e.g. answer,reference)\n"
+	"      --score NAME       write scores.NAME (default answer_relevancy, with --pair\n"
+	"                         semantic_similarity)\n"
+	"      --embedder NAME    openai | offline (default: openai when an endpoint is configured)\n"
+	"      --model NAME       embedding model (embeddings.model)\n"
+	"      --base-url URL     embeddings endpoint (embeddings.base_url)\n"
+	"      --dimensions N     ask for vectors of N numbers (embeddings.dimensions)\n"
+	"      --batch-size N     texts per request (embeddings.batch_size, default 64)\n"
+	"      --cache MODE       rw | ro | replay | off (cache.mode)\n"
+	"  -j, --concurrency N    requests in flight (llm.concurrency)\n"
+	"\n";
+
+enum { OPT_PAIR = RAG_OPT_TOOL, OPT_METRIC, OPT_EMBEDDER, OPT_EMODEL, OPT_EBASE, OPT_DIMS, OPT_BATCH };
+
+static const struct option options[] = {
+	{"pair", required_argument, 0, OPT_PAIR},
+	{"score", required_argument, 0, OPT_METRIC},
+	{"embedder", required_argument, 0, OPT_EMBEDDER},
+	{"model", required_argument, 0, OPT_EMODEL},
+	{"base-url", required_argument, 0, OPT_EBASE},
+	{"dimensions", required_argument, 0, OPT_DIMS},
+	{"batch-size", required_argument, 0, OPT_BATCH},
+	{"cache", required_argument, 0, RAG_OPT_CACHE},
+	{"concurrency", required_argument, 0, 'j'},
+	RAG_CLI_BASE_LONG,
+	{0, 0, 0, 0},
+};
+
+typedef struct tool {
+	rag_cli *cli;
+	rag_embed *emb;
+	char *a, *b;              /* --pair fields, or NULL */
+	const char *metric;
+} tool;
+
+typedef struct job {
+	tool *t;
+	rag_item *it;
+	int noncommittal;
+} job;
+
+static void set_null(rag_item *it, const tool *t)
+{
+	it->rec = rag_record_set(it->rec, "scores", t->metric, jv_null());
+	if (!t->a) it->rec = rag_record_set(it->rec, "similarities", t->metric, jv_null());
+}
+
+static void fail(rag_item *it, const tool *t, const char *msg)
+{
+	set_null(it, t);
+	it->rec = rag_record_error(it->rec, "rag-embsim", t->metric, "%s", msg);
+	rag_item_remote_error(it, msg);
+}
+
+static double cos_clipped(jv a, jv b, char *err, size_t errlen, int *bad)
+{
+	double c = 0;
+	if (rag_vec_cosine_jv(a, b, &c, err, errlen) < 0) {
+		*bad = 1;
+		return 0;
+	}
+	return c < 0 ? 0 : c;     /* an opposite direction is no relevance, not negative relevance */
+}
+
+static void embedded(void *arg, jv vecs, const char *error)
+{
+	job *j = arg;
+	tool *t = j->t;
+	rag_item *it = j->it;
+	char err[RAG_ERRLEN];
+	int bad = 0;
+	if (error) {
+		fail(it, t, error);
+	} else if (t->a) {
+		jv va = jv_array_get(jv_copy(vecs), 0), vb = jv_array_get(jv_copy(vecs), 1);
+		double c = cos_clipped(va, vb, err, sizeof err, &bad);
+		jv_free(va);
+		jv_free(vb);
+		if (bad) fail(it, t, err);
+		else it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(c));
+	} else {
+		int i, n = jv_array_length(jv_copy(vecs));
+		jv q = jv_array_get(jv_copy(vecs), 0), sims = jv_array();
+		double sum = 0;
+		for (i = 1; i < n && !bad; i++) {
+			jv g = jv_array_get(jv_copy(vecs), i);
+			double c = cos_clipped(q, g, err, sizeof err, &bad);
+			jv_free(g);
+			sum += c;
+			sims = jv_array_append(sims, jv_number(c));
+		}
+		jv_free(q);
+		if (bad) {
+			jv_free(sims);
+			fail(it, t, err);
+		} else {
+			it->rec = rag_record_set(it->rec, "similarities", t->metric, sims);
+			it->rec = rag_record_set(it->rec, "scores", t->metric,
+			                         jv_number(j->noncommittal ? 0 : sum / (n - 1)));
+		}
+	}
+	jv_free(vecs);
+	free(j);
+	rag_item_release(it);
+}
+
+/* a non-empty string field, or NULL after an input error */
+static const char *text_field(rag_item *it, const tool *t, const char *name)
+{
+	jv v = rag_record_get(it->rec, name);
+	const char *s;
+	if (jv_get_kind(v) != JV_KIND_STRING) {
+		const char *k = jv_is_valid(v) ? jv_kind_name(jv_get_kind(v)) : NULL;
+		jv_free(v);
+		set_null(it, t);
+		if (k) rag_item_input_error(it, "rag-embsim", t->metric, "field \"%s\" is %s, not a string", name, k);
+		else rag_item_input_error(it, "rag-embsim", t->metric, "record has no %s", name);
+		return NULL;
+	}
+	jv_free(v);
+	s = rag_record_str(it->rec, name);
+	if (!*s) {
+		set_null(it, t);
+		rag_item_input_error(it, "rag-embsim", t->metric, "field \"%s\" is empty", name);
+		return NULL;
+	}
+	return s;
+}
+
+/* [question, generated...] for answer relevancy, or the reason why not */
+static int relevancy_texts(rag_item *it, tool *t, jv *texts, int *noncommittal)
+{
+	const char *q = text_field(it, t, "question");
+	jv qs, gen, nc;
+	int i, n;
+	if (!q) return -1;
+	qs = jv_object_get(jv_copy(it->rec), jv_string("questions"));
+	if (jv_get_kind(qs) != JV_KIND_OBJECT) {
+		jv_free(qs);
+		set_null(it, t);
+		rag_item_input_error(it, "rag-embsim", t->metric, "record has no questions.generated: run rag-revq first");
+		return -1;
+	}
+	gen = jv_object_get(jv_copy(qs), jv_string("generated"));
+	nc = jv_object_get(qs, jv_string("noncommittal"));
+	if (jv_get_kind(gen) == JV_KIND_NULL) {
+		jv_free(gen);
+		jv_free(nc);
+		set_null(it, t);
+		it->rec = rag_record_error(it->rec, "rag-embsim", t->metric,
+		                           "questions.generated is null: the rag-revq stage failed for this record");
+		return -1;
+	}
+	if (jv_get_kind(gen) != JV_KIND_ARRAY || (jv_get_kind(nc) != JV_KIND_TRUE && jv_get_kind(nc) != JV_KIND_FALSE)) {
+		int g = jv_get_kind(gen) == JV_KIND_ARRAY;
+		jv_free(gen);
+		jv_free(nc);
+		set_null(it, t);
+		rag_item_input_error(it, "rag-embsim", t->metric, "%s", g ? "questions.noncommittal is not true or false"
+		                     : "questions.generated is not an array: run rag-revq first");
+		return -1;
+	}
+	*noncommittal = jv_get_kind(nc) == JV_KIND_TRUE;
+	jv_free(nc);
+	n = jv_array_length(jv_copy(gen));
+	*texts = jv_array_append(jv_array(), jv_string(q));
+	for (i = 0; i < n; i++) {
+		jv s = jv_array_get(jv_copy(gen), i);
+		if (jv_get_kind(s) != JV_KIND_STRING || !*jv_string_value(s)) {
+			jv_free(s);
+			jv_free(gen);
+			jv_free(*texts);
+			set_null(it, t);
+			rag_item_input_error(it, "rag-embsim", t->metric, "questions.generated[%d] is not a non-empty string", i);
+			return -1;
+		}
+		*texts = jv_array_append(*texts, s);
+	}
+	jv_free(gen);
+	if (n == 0) {
+		jv_free(*texts);
+		if (*noncommittal) {
+			/* nothing generated from an evasive answer: it scores 0 as such */
+			it->rec = rag_record_set(it->rec, "similarities", t->metric, jv_array());
+			it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(0));
+		} else {
+			set_null(it, t);
+			rag_item_input_error(it, "rag-embsim", t->metric, "questions.generated is empty");
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static void start(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	jv texts;
+	job *j;
+	int noncommittal = 0;
+	if (t->a) {
+		const char *a = text_field(it, t, t->a), *b = a ? text_field(it, t, t->b) : NULL;
+		if (!a || !b) return;
+		texts = JV_ARRAY(jv_string(a), jv_string(b));
+	} else if (relevancy_texts(it, t, &texts, &noncommittal) < 0) {
+		return;
+	}
+	j = rag_xmalloc(sizeof *j);
+	j->t = t;
+	j->it = it;
+	j->noncommittal = noncommittal;
+	rag_item_hold(it);
+	rag_embed_texts(t->emb, texts, embedded, j);
+}
+
+static int run(void *ctx, int fd, double timeout)
+{
+	tool *t = ctx;
+	return rag_embed_run(t->emb, fd, timeout);
+}
+
+static void cancel(void *ctx)
+{
+	tool *t = ctx;
+	rag_embed_cancel(t->emb, "interrupted before the embeddings came");
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = rag_xstrdup(v);
+}
+
+int main(int argc, char **argv)
+{
+	rag_cli cli;
+	tool t;
+	rag_stream_ops ops = {start, NULL, run, cancel};
+	int opt, rc, done;
+	const char *pair = NULL, *embedder = NULL, *model = NULL, *base = NULL;
+	long dims = -1, batch = 0;
+	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
+
+	memset(&cli, 0, sizeof cli);
+	memset(&t, 0, sizeof t);
+	cli.prog = "rag-embsim";
+	cli.usage = usage;
+	t.cli = &cli;
+	while ((opt = getopt_long(argc, argv, "j:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_PAIR: pair = optarg; break;
+		case OPT_METRIC:
+			if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(optarg)) {
+				rag_msg(cli.prog, "error", "--score must be a name of lowercase letters, digits and _, not \"%s\"", optarg);
+				return rag_cli_misuse(&cli);
+			}
+			t.metric = optarg;
+			break;
+		case OPT_EMBEDDER:
+			if (strcmp(optarg, "openai") && strcmp(optarg, "offline")) {
+				rag_msg(cli.prog, "error", "--embedder must be one of openai, offline, not \"%s\"", optarg);
+				return rag_cli_misuse(&cli);
+			}
+			embedder = optarg;
+			break;
+		case OPT_EMODEL: model = optarg; break;
+		case OPT_EBASE: base = optarg; break;
+		case OPT_DIMS:
+			if (rag_cli_int(&cli, "--dimensions", optarg, 1, 65536, &dims)) return rag_cli_misuse(&cli);
+			break;
+		case OPT_BATCH:
+			if (rag_cli_int(&cli, "--batch-size", optarg, 1, 2048, &batch)) return rag_cli_misuse(&cli);
+			break;
+		default:
+			rc = rag_cli_option(&cli, opt, optarg, &done);
+			if (rc || done) return rc;
+		}
+	}
+	if (optind < argc) {
+		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
+		return rag_cli_misuse(&cli);
+	}
+	if (pair) {
+		const char *comma = strchr(pair, ',');
+		if (!comma || comma == pair || !comma[1] || strchr(comma + 1, ',')) {
+			rag_msg(cli.prog, "error", "--pair must be two field names, FIELD,FIELD, not \"%s\"", pair);
+			return rag_cli_misuse(&cli);
+		}
+		t.a = rag_xstrndup(pair, (size_t)(comma - pair));
+		t.b = rag_xstrdup(comma + 1);
+	}
+	if (!t.metric) t.metric = pair ? "semantic_similarity" : "answer_relevancy";
+	if ((rc = rag_cli_setup(&cli))) goto out;
+	if (embedder) set_str(&cli.cfg.embeddings.provider, embedder);
+	if (model) set_str(&cli.cfg.embeddings.model, model);
+	if (base) set_str(&cli.cfg.embeddings.base_url, base);
+	if (dims > 0) cli.cfg.embeddings.dimensions = (int)dims;
+	if (batch) cli.cfg.embeddings.batch_size = (int)batch;
+	t.emb = rag_embed_new(&cli.cfg, notice, sizeof notice, err, sizeof err);
+	if (!t.emb) {
+		rag_msg(cli.prog, "error", "%s", err);
+		rc = RAG_EXIT_USAGE;
+		goto out;
+	}
+	if (notice[0] && !cli.quiet) rag_msg(cli.prog, "notice", "%s", notice);
+	rc = rag_cli_run(&cli, &ops, &t);
+	if (!cli.quiet) {
+		long req, texts, distinct, hits, retries;
+		rag_embed_stats(t.emb, &req, &texts, &distinct, &hits, &retries);
+		fprintf(stderr, "%s: embedder %s: %ld requests, %ld texts, %ld distinct, %ld from cache, %ld retries\n",
+		        cli.prog, rag_embed_name(t.emb), req, texts, distinct, hits, retries);
+	}
+out:
+	rag_embed_free(t.emb);
+	free(t.a);
+	free(t.b);
+	rag_cli_free(&cli);
+	return rc;
+}

@@ -1,0 +1,163 @@
+/* rag-revq - reverse questions: from each answer alone, the questions it would answer and whether
+ * it is noncommittal; the first half of answer relevancy (rag-embsim compares them with the
+ * real question). */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"Usage: rag-revq [OPTIONS] < records.jsonl > records.jsonl\n"
+	"Generate, from each answer alone, the questions it would answer: questions.generated\n"
+	"(array) and questions.noncommittal (bool). The offline judge uses the answer itself as\n"
+	"the one pseudo-question (questions.offline_pseudo: true).\n"
+	"\n"
+	"Options:\n"
+	"  -n, --n N              questions to generate (default 3)\n"
+	"      --per-request      one judge request per question (N requests) instead of one\n"
+	"                         request for all N\n"
+	"\n";
+
+enum { OPT_PER_REQUEST = RAG_OPT_TOOL };
+
+static const struct option options[] = {
+	{"n", required_argument, 0, 'n'},
+	{"per-request", no_argument, 0, OPT_PER_REQUEST},
+	RAG_CLI_LONG,
+	{0, 0, 0, 0},
+};
+
+typedef struct tool {
+	rag_cli *cli;
+	int n, per_request;
+	jv refusals;
+	int warned;
+} tool;
+
+static void set_null(rag_item *it)
+{
+	it->rec = rag_record_set(it->rec, "questions", "generated", jv_null());
+	it->rec = rag_record_set(it->rec, "questions", "noncommittal", jv_null());
+}
+
+static void generated(void *arg, jv result, const char *error)
+{
+	rag_item *it = arg;
+	if (error) {
+		jv_free(result);
+		set_null(it);
+		it->rec = rag_record_error(it->rec, "rag-revq", "answer_relevancy", "%s", error);
+		rag_item_remote_error(it, error);
+	} else {
+		it->rec = rag_record_set(it->rec, "questions", "generated",
+		                         jv_object_get(jv_copy(result), jv_string("generated")));
+		it->rec = rag_record_set(it->rec, "questions", "noncommittal",
+		                         jv_object_get(result, jv_string("noncommittal")));
+	}
+	rag_item_release(it);
+}
+
+static void start(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	jv a = rag_record_get(it->rec, "answer");
+	const char *answer;
+	if (jv_get_kind(a) != JV_KIND_STRING) {
+		const char *k = jv_is_valid(a) ? jv_kind_name(jv_get_kind(a)) : NULL;
+		jv_free(a);
+		set_null(it);
+		if (k) rag_item_input_error(it, "rag-revq", "answer_relevancy", "field \"answer\" is %s, not a string", k);
+		else rag_item_input_error(it, "rag-revq", "answer_relevancy", "record has no answer");
+		return;
+	}
+	jv_free(a);
+	answer = rag_record_str(it->rec, "answer");
+	if (rag_judge_offline(t->cli->judge)) {
+		/* no question can be generated without a model: the answer stands in for one */
+		it->rec = rag_record_set(it->rec, "questions", "generated",
+		                         *answer ? jv_array_append(jv_array(), jv_string(answer)) : jv_array());
+		it->rec = rag_record_set(it->rec, "questions", "noncommittal",
+		                         jv_bool(rag_revq_noncommittal(t->refusals, answer)));
+		it->rec = rag_record_set(it->rec, "questions", "offline_pseudo", jv_true());
+		return;
+	}
+	if (!*answer) {
+		/* an empty answer commits to nothing; no judge needed to say so */
+		it->rec = rag_record_set(it->rec, "questions", "generated", jv_array());
+		it->rec = rag_record_set(it->rec, "questions", "noncommittal", jv_true());
+		return;
+	}
+	if (rag_judge_self_check(t->cli->judge, it->rec) && !t->warned) {
+		t->warned = 1;
+		rag_msg("rag-revq", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
+		        rag_judge_model(t->cli->judge));
+	}
+	rag_item_hold(it);
+	rag_revq_ask(t->cli->judge, rag_cli_lang(t->cli, answer), answer, t->n, t->per_request, &it->usage,
+	             generated, it);
+}
+
+static void finish(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	it->rec = rag_record_usage(it->rec, "rag-revq", &it->usage, rag_judge_name(t->cli->judge));
+}
+
+int main(int argc, char **argv)
+{
+	rag_cli cli;
+	tool t;
+	rag_stream_ops ops = {start, finish, NULL, NULL};
+	int opt, rc, done;
+	long n = 3;
+	char err[RAG_ERRLEN];
+
+	memset(&cli, 0, sizeof cli);
+	memset(&t, 0, sizeof t);
+	cli.prog = "rag-revq";
+	cli.usage = usage;
+	cli.judge_opts = 1;
+	t.cli = &cli;
+	while ((opt = getopt_long(argc, argv, "n:" RAG_CLI_SHORT, options, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (rag_cli_int(&cli, "--n", optarg, 1, 20, &n)) return rag_cli_misuse(&cli);
+			break;
+		case OPT_PER_REQUEST: t.per_request = 1; break;
+		default:
+			rc = rag_cli_option(&cli, opt, optarg, &done);
+			if (rc || done) return rc;
+		}
+	}
+	if (optind < argc) {
+		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
+		return rag_cli_misuse(&cli);
+	}
+	t.n = (int)n;
+	if ((rc = rag_cli_setup(&cli))) {
+		rag_cli_free(&cli);
+		return rc;
+	}
+	if (rag_judge_offline(cli.judge)) {
+		char *path = rag_xasprintf("%s/refusals.txt", rag_datadir());
+		t.refusals = rag_revq_refusals_load(path, err, sizeof err);
+		free(path);
+		if (!jv_is_valid(t.refusals)) {
+			rag_msg(cli.prog, "error", "%s", err);
+			rag_cli_free(&cli);
+			return RAG_EXIT_USAGE;
+		}
+	} else {
+		t.refusals = jv_array();
+		if (rag_judge_load_prompt(cli.judge, "revq", err, sizeof err) < 0) {
+			rag_msg(cli.prog, "error", "%s", err);
+			jv_free(t.refusals);
+			rag_cli_free(&cli);
+			return RAG_EXIT_USAGE;
+		}
+	}
+	rc = rag_cli_run(&cli, &ops, &t);
+	jv_free(t.refusals);
+	rag_cli_free(&cli);
+	return rc;
+}

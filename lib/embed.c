@@ -1,0 +1,328 @@
+/* embed.c - the embedder: texts to vectors, through an /embeddings endpoint (rag_llm_embed) or
+ * offline (rag_vec_hashed).
+ *
+ * Records arrive one at a time, but an endpoint is cheapest asked about many texts at once, so
+ * the texts of several records are gathered into one batch: it goes out when it holds
+ * batch_size texts, when it has waited flush_delay, or when the caller has no more records to
+ * offer for now (rag_embed_run with fd < 0: the stream's window is full, or input ended). Each
+ * distinct text is embedded once per run: a text asked for again waits for, or reuses, the
+ * first answer. */
+#include "rag.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLUSH_DELAY 0.05      /* seconds a partial batch waits for more texts */
+#define OFFLINE_DIMS 512
+
+enum { E_NEW, E_SENT, E_READY, E_FAILED };
+
+typedef struct waiter {
+	int n, left;
+	int *idx;                 /* entry of each text */
+	rag_embed_cb cb;
+	void *arg;
+} waiter;
+
+typedef struct entry {
+	int state;
+	jv text;
+	jv vec;                   /* E_READY */
+	char *error;              /* E_FAILED */
+	waiter **w;               /* waiting for this text (a waiter once per text it holds) */
+	int nw, cw;
+} entry;
+
+typedef struct batch {
+	rag_embed *e;
+	int *idx, n;
+} batch;
+
+struct rag_embed {
+	int offline;
+	char *name;
+	rag_cache *cache;
+	rag_llm *llm;
+	int dims;                 /* offline: vector size; online: the configured size (0: any) */
+	int seen_dims;            /* online: the size of the first vector received */
+	int batch_size;
+	jv index;                 /* text -> entry number */
+	entry *ents;
+	int nents, cents;
+	int *batch, nbatch;
+	double batch_t0;
+	long texts;               /* texts asked for, duplicates counted */
+};
+
+rag_embed *rag_embed_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen)
+{
+	rag_embed *e = rag_xmalloc(sizeof *e);
+	const char *prov = cfg->embeddings.provider && *cfg->embeddings.provider ? cfg->embeddings.provider
+	                   : cfg->llm.provider;
+	memset(e, 0, sizeof *e);
+	notice[0] = 0;
+	e->index = jv_object();
+	e->batch_size = cfg->embeddings.batch_size > 0 ? cfg->embeddings.batch_size : 64;
+	e->batch = rag_xmalloc((size_t)e->batch_size * sizeof *e->batch);
+	if (!prov || !*prov) {
+		if ((cfg->embeddings.base_url && *cfg->embeddings.base_url) || (cfg->llm.base_url && *cfg->llm.base_url) ||
+		    (cfg->embeddings.api_key && *cfg->embeddings.api_key)) {
+			prov = "openai";
+		} else {
+			prov = "offline";
+			snprintf(notice, noticelen, "no embeddings endpoint configured; using the offline embedder "
+			         "(set embeddings.base_url or llm.base_url in rag.yaml, or RAG_BASE_URL)");
+		}
+	}
+	if (strcmp(prov, "offline") == 0) {
+		e->offline = 1;
+		e->dims = cfg->embeddings.dimensions > 0 ? cfg->embeddings.dimensions : OFFLINE_DIMS;
+		e->name = rag_xstrdup("offline");
+		return e;
+	}
+	if (strcmp(prov, "openai") != 0) {
+		snprintf(err, errlen, "unknown embedder \"%s\" (known: openai, offline)", prov);
+		rag_embed_free(e);
+		return NULL;
+	}
+	if (cfg->cache.mode != RAG_CACHE_OFF && cfg->cache.dir) {
+		e->cache = rag_cache_open(cfg->cache.dir, cfg->cache.mode, err, errlen);
+		if (!e->cache) {
+			rag_embed_free(e);
+			return NULL;
+		}
+	} else if (cfg->cache.mode == RAG_CACHE_REPLAY) {
+		snprintf(err, errlen, "replay mode needs a cache directory (cache.dir)");
+		rag_embed_free(e);
+		return NULL;
+	} else {
+		cfg->cache.mode = RAG_CACHE_OFF;
+	}
+	e->llm = rag_llm_new(cfg, e->cache, err, errlen);
+	if (!e->llm) {
+		rag_embed_free(e);
+		return NULL;
+	}
+	e->dims = cfg->embeddings.dimensions;
+	e->name = rag_xasprintf("openai:%s", rag_llm_embed_model(e->llm));
+	return e;
+}
+
+const char *rag_embed_name(const rag_embed *e)
+{
+	return e->name;
+}
+
+int rag_embed_offline(const rag_embed *e)
+{
+	return e->offline;
+}
+
+void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *distinct, long *cache_hits,
+                     long *retries)
+{
+	const rag_usage *u = e->llm ? rag_llm_usage(e->llm) : NULL;
+	*requests = u ? u->calls : 0;
+	*cache_hits = u ? u->cache_hits : 0;
+	*retries = u ? u->retries : 0;
+	*texts = e->texts;
+	*distinct = e->nents;
+}
+
+/* the waiter's vectors, or its first failure */
+static void deliver(rag_embed *e, waiter *w)
+{
+	jv vecs = jv_array();
+	const char *error = NULL;
+	int i;
+	for (i = 0; i < w->n && !error; i++) {
+		entry *en = &e->ents[w->idx[i]];
+		if (en->state == E_READY) vecs = jv_array_append(vecs, jv_copy(en->vec));
+		else error = en->error ? en->error : "internal error: no vector";
+	}
+	if (error) {
+		jv_free(vecs);
+		vecs = jv_null();
+	}
+	w->cb(w->arg, vecs, error);
+	free(w->idx);
+	free(w);
+}
+
+/* An entry is settled: tell whoever waits for it. */
+static void settle(rag_embed *e, int k)
+{
+	entry *en = &e->ents[k];
+	waiter **ws = en->w;
+	int i, n = en->nw;
+	en->w = NULL;
+	en->nw = en->cw = 0;
+	for (i = 0; i < n; i++)
+		if (--ws[i]->left == 0) deliver(e, ws[i]);
+	free(ws);
+}
+
+static void fail(rag_embed *e, int k, const char *why)
+{
+	entry *en = &e->ents[k];
+	en->state = E_FAILED;
+	en->error = rag_xstrdup(why);
+	settle(e, k);
+}
+
+static void on_vectors(void *arg, const rag_llm_reply *r)
+{
+	batch *b = arg;
+	rag_embed *e = b->e;
+	int i;
+	for (i = 0; i < b->n; i++) {
+		int k = b->idx[i];
+		if (r->error || jv_get_kind(r->vectors) != JV_KIND_ARRAY) {
+			fail(e, k, r->error ? r->error : "internal error: no vectors");
+			continue;
+		}
+		{
+			jv v = jv_array_get(jv_copy(r->vectors), i);
+			int d = jv_get_kind(v) == JV_KIND_ARRAY ? jv_array_length(jv_copy(v)) : 0;
+			char msg[128];
+			if (d <= 0) {
+				jv_free(v);
+				fail(e, k, "embeddings reply: a vector is missing");
+				continue;
+			}
+			if (!e->seen_dims) e->seen_dims = d;
+			if (d != e->seen_dims) {
+				jv_free(v);
+				snprintf(msg, sizeof msg, "dimension mismatch: a vector of %d numbers after vectors of %d",
+				         d, e->seen_dims);
+				fail(e, k, msg);
+				continue;
+			}
+			e->ents[k].state = E_READY;
+			e->ents[k].vec = v;
+			settle(e, k);
+		}
+	}
+	free(b->idx);
+	free(b);
+}
+
+void rag_embed_flush(rag_embed *e)
+{
+	batch *b;
+	jv texts;
+	int i;
+	if (!e->nbatch) return;
+	b = rag_xmalloc(sizeof *b);
+	b->e = e;
+	b->n = e->nbatch;
+	b->idx = rag_xmalloc((size_t)b->n * sizeof *b->idx);
+	memcpy(b->idx, e->batch, (size_t)b->n * sizeof *b->idx);
+	e->nbatch = 0;
+	texts = jv_array();
+	for (i = 0; i < b->n; i++) texts = jv_array_append(texts, jv_copy(e->ents[b->idx[i]].text));
+	for (i = 0; i < b->n; i++) e->ents[b->idx[i]].state = E_SENT;
+	rag_llm_embed(e->llm, texts, on_vectors, b);
+}
+
+void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg)
+{
+	waiter *w = rag_xmalloc(sizeof *w);
+	int i, n = jv_array_length(jv_copy(texts));
+	memset(w, 0, sizeof *w);
+	w->cb = cb;
+	w->arg = arg;
+	w->n = n;
+	w->left = 1;              /* held until every text is placed */
+	w->idx = rag_xmalloc((size_t)(n ? n : 1) * sizeof *w->idx);
+	for (i = 0; i < n; i++) {
+		jv t = jv_array_get(jv_copy(texts), i);
+		jv known = jv_object_get(jv_copy(e->index), jv_copy(t));
+		int k;
+		e->texts++;
+		if (jv_get_kind(known) == JV_KIND_NUMBER) {
+			k = (int)jv_number_value(known);
+			jv_free(known);
+		} else {
+			jv_free(known);
+			if (e->nents == e->cents) {
+				e->cents = e->cents ? e->cents * 2 : 64;
+				e->ents = rag_xrealloc(e->ents, (size_t)e->cents * sizeof *e->ents);
+			}
+			k = e->nents++;
+			memset(&e->ents[k], 0, sizeof e->ents[k]);
+			e->ents[k].vec = jv_null();
+			e->ents[k].text = jv_copy(t);
+			e->index = jv_object_set(e->index, jv_copy(t), jv_number(k));
+			if (e->offline) {
+				e->ents[k].state = E_READY;
+				e->ents[k].vec = rag_vec_hashed(jv_string_value(t), e->dims);
+			} else {
+				e->ents[k].state = E_NEW;
+				if (e->nbatch == 0) e->batch_t0 = rag_now();
+				e->batch[e->nbatch++] = k;
+			}
+		}
+		jv_free(t);
+		w->idx[i] = k;
+		if (e->ents[k].state == E_NEW || e->ents[k].state == E_SENT) {
+			entry *en = &e->ents[k];
+			if (en->nw == en->cw) {
+				en->cw = en->cw ? en->cw * 2 : 4;
+				en->w = rag_xrealloc(en->w, (size_t)en->cw * sizeof *en->w);
+			}
+			en->w[en->nw++] = w;
+			w->left++;
+		}
+		if (e->nbatch == e->batch_size) rag_embed_flush(e);
+	}
+	jv_free(texts);
+	if (--w->left == 0) deliver(e, w);
+}
+
+int rag_embed_run(rag_embed *e, int fd, double timeout)
+{
+	if (!e->llm) {
+		struct pollfd p = {fd, POLLIN, 0};
+		return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
+	}
+	if (e->nbatch) {
+		double waited = rag_now() - e->batch_t0;
+		/* no more records to come for now: waiting would only delay this batch */
+		if (fd < 0 || waited >= FLUSH_DELAY) rag_embed_flush(e);
+		else if (FLUSH_DELAY - waited < timeout) timeout = FLUSH_DELAY - waited;
+	}
+	return rag_llm_run(e->llm, fd, timeout);
+}
+
+int rag_embed_pending(const rag_embed *e)
+{
+	return e->nbatch + (e->llm ? rag_llm_pending(e->llm) : 0);
+}
+
+void rag_embed_cancel(rag_embed *e, const char *why)
+{
+	while (e->nbatch) fail(e, e->batch[--e->nbatch], why);
+	if (e->llm) rag_llm_cancel(e->llm, why);
+}
+
+void rag_embed_free(rag_embed *e)
+{
+	int i;
+	if (!e) return;
+	rag_embed_cancel(e, "shutting down");
+	rag_llm_free(e->llm);
+	if (e->cache) rag_cache_close(e->cache);
+	for (i = 0; i < e->nents; i++) {
+		jv_free(e->ents[i].vec);
+		jv_free(e->ents[i].text);
+		free(e->ents[i].error);
+		free(e->ents[i].w);
+	}
+	free(e->ents);
+	free(e->batch);
+	jv_free(e->index);
+	free(e->name);
+	free(e);
+}

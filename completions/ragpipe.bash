@@ -20,6 +20,27 @@ _ragpipe()
 		prev=${COMP_WORDS[COMP_CWORD-2]}
 	fi
 
+	# rag-ap's option values (its --from and --threshold differ from the other tools')
+	if [ "$tool" = rag-ap ]; then
+		case $prev in
+		--from)
+			COMPREPLY=($(compgen -W 'auto verdicts ids similarity' -- "$cur"))
+			return 0 ;;
+		--verdicts)
+			COMPREPLY=($(compgen -W 'context_precision context_utilization' -- "$cur"))
+			return 0 ;;
+		-m|--metrics)
+			COMPREPLY=($(compgen -W 'ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec' -- "$cur"))
+			return 0 ;;
+		--trec)
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0 ;;
+		--threshold|--level)
+			return 0 ;;
+		esac
+	fi
+
 	case $prev in
 	-c|--config)
 		compopt -o filenames 2>/dev/null
@@ -69,6 +90,14 @@ _ragpipe()
 		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars" ;;
 	rag-revq)
 		opts="$opts $judge -n --n --per-request" ;;
+	rag-ap)
+		opts="$opts -m --metrics --from --verdicts --threshold --level --trec"
+		# the RUN file after --trec QRELS
+		if [[ $cur != -* ]] && [[ " ${COMP_WORDS[*]} " == *" --trec "* ]]; then
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0
+		fi ;;
 	rag-embsim)
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
 		      -j --concurrency" ;;
@@ -88,4 +117,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap

@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -70,3 +70,11 @@ complete -c rag-gate -l markdown -d 'The summary as Markdown'
 complete -c rag-gate -l junit -r -F -d 'JUnit XML file'
 complete -c rag-gate -s o -l output -r -F -d 'Write the summary to FILE'
 complete -c rag-gate -l tee -d 'Pass the records to stdout'
+
+# rag-ap (with --trec it also reads files)
+complete -c rag-ap -s m -l metrics -x -a 'ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec' -d 'Metrics, comma-separated'
+complete -c rag-ap -l from -x -a 'auto\t"The first present" verdicts\t"verdicts.context_precision" ids\t"contexts[].id against relevant_ids" similarity\t"Similarity to reference_contexts"' -d 'Source of relevance'
+complete -c rag-ap -l verdicts -x -a 'context_precision context_utilization' -d 'Read verdicts.NAME'
+complete -c rag-ap -l threshold -x -d 'Least similarity of a relevant chunk'
+complete -c rag-ap -l level -x -d 'Least grade of a relevant item'
+complete -c rag-ap -l trec -r -F -d 'TREC mode: qrels file, then the run file'

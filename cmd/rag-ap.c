@@ -1,0 +1,298 @@
+/* rag-ap - ranking metrics of the retrieved contexts: average precision (context precision),
+ * precision, recall, hit, reciprocal rank, nDCG and R-precision; no judge, no network. With
+ * --trec, the same maths on TREC qrels and run files, printed the way trec_eval -q prints. */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"Usage: rag-ap [OPTIONS] < records.jsonl > records.jsonl\n"
+	"       rag-ap --trec QRELS RUN\n"
+	"Ranking metrics of each record's retrieved contexts, written to scores.<NAME>: the\n"
+	"relevance of each chunk comes from verdicts.context_precision (see rag-verify(1)),\n"
+	"from contexts[].id against relevant_ids, or from similarity to reference_contexts.\n"
+	"\n"
+	"Options:\n"
+	"  -m, --metrics LIST     ap, map, p@K, recall@K, hit@K, mrr, ndcg@K, rprec, comma-separated\n"
+	"                         (default ap: scores.context_precision)\n"
+	"      --from SOURCE      auto (default) | verdicts | ids | similarity\n"
+	"      --verdicts NAME    read verdicts.NAME: context_precision | context_utilization\n"
+	"      --threshold X      least similarity of a relevant chunk (default 0.5)\n"
+	"      --level L          relevant when the grade is at least L (default: above 0)\n"
+	"      --trec QRELS       TREC mode: QRELS and RUN files, trec_eval -q style rows\n"
+	"\n";
+
+enum { OPT_FROM = RAG_OPT_TOOL, OPT_VERDICTS, OPT_THRESHOLD, OPT_LEVEL, OPT_TREC };
+
+static const struct option options[] = {
+	{"metrics", required_argument, 0, 'm'},
+	{"from", required_argument, 0, OPT_FROM},
+	{"verdicts", required_argument, 0, OPT_VERDICTS},
+	{"threshold", required_argument, 0, OPT_THRESHOLD},
+	{"level", required_argument, 0, OPT_LEVEL},
+	{"trec", required_argument, 0, OPT_TREC},
+	RAG_CLI_BASE_LONG,
+	{0, 0, 0, 0},
+};
+
+typedef struct tool {
+	rag_cli *cli;
+	rag_rank_metric *m;
+	int nm;
+	int source;
+	const char *verdicts;
+	double threshold, level;
+} tool;
+
+/* The name of metric i for this record: average precision is named after its verdicts. */
+static const char *metric_name(const tool *t, int i, const rag_relevance *r, char *buf, size_t len)
+{
+	const rag_rank_metric *m = &t->m[i];
+	if (m->kind != RAG_RANK_AP || !r || !r->ap_name || strcmp(r->ap_name, "context_precision") == 0)
+		return m->name;
+	if (m->k) snprintf(buf, len, "%s@%ld", r->ap_name, m->k);
+	else snprintf(buf, len, "%s", r->ap_name);
+	return buf;
+}
+
+static void all_null(rag_item *it, const tool *t, const char *ap_name)
+{
+	rag_relevance r = {0};
+	char buf[64];
+	int i;
+	r.ap_name = ap_name;
+	for (i = 0; i < t->nm; i++)
+		it->rec = rag_record_set(it->rec, "scores", metric_name(t, i, &r, buf, sizeof buf), jv_null());
+}
+
+static void start(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	rag_relevance r;
+	rag_rank_list l;
+	char err[RAG_ERRLEN], buf[64];
+	int i, rc;
+
+	rc = rag_relevance_get(it->rec, t->source, t->verdicts, t->threshold, &r, err, sizeof err);
+	if (rc < 0) {
+		all_null(it, t, t->verdicts);
+		if (rc == -2)
+			it->rec = rag_record_error(it->rec, "rag-ap", NULL, "%s", err);
+		else
+			rag_item_input_error(it, "rag-ap", NULL, "%s", err);
+		rag_relevance_free(&r);
+		return;
+	}
+	l.gain = r.gain;
+	l.n = r.n;
+	l.ideal = r.ideal;
+	l.nideal = r.nideal;
+	l.level = t->level;
+	for (i = 0; i < t->nm; i++) {
+		const char *name = metric_name(t, i, &r, buf, sizeof buf), *why;
+		double v;
+		if (rag_rank_eval(&t->m[i], &l, &v, &why) == 0) {
+			it->rec = rag_record_set(it->rec, "scores", name, jv_number(v));
+		} else {
+			it->rec = rag_record_set(it->rec, "scores", name, jv_null());
+			it->rec = rag_record_error(it->rec, "rag-ap", name, "%s is undefined: %s", name, why);
+		}
+	}
+	rag_relevance_free(&r);
+}
+
+static int parse_metrics(tool *t, const char *list)
+{
+	char *copy = rag_xstrdup(list), *p, *save = NULL, err[RAG_ERRLEN];
+	int i;
+	for (p = strtok_r(copy, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
+		rag_rank_metric m;
+		if (rag_rank_metric_parse(p, &m, err, sizeof err) < 0) {
+			rag_msg("rag-ap", "error", "%s", err);
+			free(copy);
+			return -1;
+		}
+		for (i = 0; i < t->nm && strcmp(t->m[i].name, m.name); i++) {}
+		if (i < t->nm) continue;           /* asked twice: once is enough */
+		t->m = rag_xrealloc(t->m, (size_t)(t->nm + 1) * sizeof *t->m);
+		t->m[t->nm++] = m;
+	}
+	free(copy);
+	if (t->nm == 0) {
+		rag_msg("rag-ap", "error", "--metrics names no metric");
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ --trec */
+
+static const long cuts[] = {5, 10, 15, 20, 30, 100, 200, 500, 1000};
+#define NCUTS (sizeof cuts / sizeof cuts[0])
+static const long success_cuts[] = {1, 5, 10};
+#define NSUCCESS (sizeof success_cuts / sizeof success_cuts[0])
+
+/* The trec_eval measures we compute, in the order printed; counts come first. */
+typedef struct measure { char name[32]; rag_rank_metric m; } measure;
+
+static int trec_measures(measure **out)
+{
+	measure *ms = rag_xmalloc(64 * sizeof *ms);
+	int n = 0;
+	size_t i;
+#define ADD(NAME, KIND, K) do { snprintf(ms[n].name, sizeof ms[n].name, "%s", NAME); \
+	memset(&ms[n].m, 0, sizeof ms[n].m); ms[n].m.kind = KIND; ms[n].m.k = K; n++; } while (0)
+	ADD("map", RAG_RANK_MAP, 0);
+	ADD("Rprec", RAG_RANK_RPREC, 0);
+	ADD("recip_rank", RAG_RANK_RR, 0);
+	for (i = 0; i < NCUTS; i++) { char b[32]; snprintf(b, sizeof b, "P_%ld", cuts[i]); ADD(b, RAG_RANK_P, cuts[i]); }
+	for (i = 0; i < NCUTS; i++) { char b[32]; snprintf(b, sizeof b, "recall_%ld", cuts[i]); ADD(b, RAG_RANK_RECALL, cuts[i]); }
+	ADD("ndcg", RAG_RANK_NDCG, 0);
+	for (i = 0; i < NCUTS; i++) { char b[32]; snprintf(b, sizeof b, "ndcg_cut_%ld", cuts[i]); ADD(b, RAG_RANK_NDCG, cuts[i]); }
+	for (i = 0; i < NCUTS; i++) { char b[32]; snprintf(b, sizeof b, "map_cut_%ld", cuts[i]); ADD(b, RAG_RANK_MAP, cuts[i]); }
+	for (i = 0; i < NSUCCESS; i++) { char b[32]; snprintf(b, sizeof b, "success_%ld", success_cuts[i]); ADD(b, RAG_RANK_HIT, success_cuts[i]); }
+#undef ADD
+	*out = ms;
+	return n;
+}
+
+static int trec_main(const char *qrels, const char *run, double level)
+{
+	char err[RAG_ERRLEN];
+	rag_trec *tr = rag_trec_load(qrels, run, err, sizeof err);
+	measure *ms;
+	double *sum;
+	long tot_ret = 0, tot_rel = 0, tot_relret = 0;
+	size_t nq, q, i, nms;
+
+	if (!tr) {
+		rag_msg("rag-ap", "error", "%s", err);
+		return RAG_EXIT_DATA;
+	}
+	if (level <= 0) level = 1;            /* trec_eval: relevant when the judgment is >= 1 */
+	nms = (size_t)trec_measures(&ms);
+	sum = calloc(nms, sizeof *sum);
+	nq = rag_trec_count(tr);
+	for (q = 0; q < nq; q++) {
+		const char *qid = rag_trec_qid(tr, q);
+		rag_rank_list l;
+		long relret = 0;
+		rag_trec_list(tr, q, level, &l);
+		for (i = 0; i < l.n; i++) relret += l.gain[i] >= level;
+		printf("%-22s\t%s\t%zu\n", "num_ret", qid, l.n);
+		printf("%-22s\t%s\t%ld\n", "num_rel", qid, rag_rank_nrel(&l));
+		printf("%-22s\t%s\t%ld\n", "num_rel_ret", qid, relret);
+		tot_ret += (long)l.n;
+		tot_rel += rag_rank_nrel(&l);
+		tot_relret += relret;
+		for (i = 0; i < nms; i++) {
+			double v;
+			const char *why;
+			/* trec_eval gives 0 where we would say undefined (a query without relevant docs) */
+			if (rag_rank_eval(&ms[i].m, &l, &v, &why)) v = 0;
+			sum[i] += v;
+			printf("%-22s\t%s\t%.4f\n", ms[i].name, qid, v);
+		}
+	}
+	printf("%-22s\tall\t%zu\n", "num_q", nq);
+	printf("%-22s\tall\t%ld\n", "num_ret", tot_ret);
+	printf("%-22s\tall\t%ld\n", "num_rel", tot_rel);
+	printf("%-22s\tall\t%ld\n", "num_rel_ret", tot_relret);
+	for (i = 0; i < nms; i++) printf("%-22s\tall\t%.4f\n", ms[i].name, nq ? sum[i] / (double)nq : 0.0);
+	free(sum);
+	free(ms);
+	rag_trec_free(tr);
+	if (ferror(stdout) || fclose(stdout) != 0) {
+		rag_msg("rag-ap", "error", "cannot write output");
+		return RAG_EXIT_INTERNAL;
+	}
+	return RAG_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static int number_arg(const rag_cli *cli, const char *opt, const char *arg, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v >= lo && v <= hi)) {
+		rag_msg(cli->prog, "error", "%s must be a number from %g to %g, not \"%s\"", opt, lo, hi, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	rag_cli cli;
+	tool t;
+	rag_stream_ops ops = {start, NULL, NULL, NULL};
+	const char *metrics = "ap", *trec = NULL;
+	int opt, rc, done;
+
+	memset(&cli, 0, sizeof cli);
+	memset(&t, 0, sizeof t);
+	cli.prog = "rag-ap";
+	cli.usage = usage;
+	cli.judge_opts = 0;
+	t.cli = &cli;
+	t.threshold = 0.5;
+	while ((opt = getopt_long(argc, argv, "m:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
+		switch (opt) {
+		case 'm': metrics = optarg; break;
+		case OPT_FROM:
+			if (strcmp(optarg, "auto") == 0) t.source = RAG_REL_AUTO;
+			else if (strcmp(optarg, "verdicts") == 0) t.source = RAG_REL_VERDICTS;
+			else if (strcmp(optarg, "ids") == 0) t.source = RAG_REL_IDS;
+			else if (strcmp(optarg, "similarity") == 0) t.source = RAG_REL_SIMILARITY;
+			else {
+				rag_msg(cli.prog, "error", "--from must be auto, verdicts, ids or similarity, not \"%s\"", optarg);
+				return rag_cli_misuse(&cli);
+			}
+			break;
+		case OPT_VERDICTS:
+			if (strcmp(optarg, "context_precision") && strcmp(optarg, "context_utilization")) {
+				rag_msg(cli.prog, "error", "--verdicts must be context_precision or context_utilization, not \"%s\"", optarg);
+				return rag_cli_misuse(&cli);
+			}
+			t.verdicts = optarg;
+			break;
+		case OPT_THRESHOLD:
+			if (number_arg(&cli, "--threshold", optarg, 0, 1, &t.threshold)) return rag_cli_misuse(&cli);
+			break;
+		case OPT_LEVEL:
+			if (number_arg(&cli, "--level", optarg, 1e-9, 1e9, &t.level)) return rag_cli_misuse(&cli);
+			break;
+		case OPT_TREC: trec = optarg; break;
+		default:
+			rc = rag_cli_option(&cli, opt, optarg, &done);
+			if (rc || done) return rc;
+		}
+	}
+	if (trec) {
+		if (argc - optind != 1) {
+			rag_msg(cli.prog, "error", "--trec QRELS needs one RUN file after it");
+			return rag_cli_misuse(&cli);
+		}
+		return trec_main(trec, argv[optind], t.level);
+	}
+	if (optind < argc) {
+		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
+		return rag_cli_misuse(&cli);
+	}
+	if (parse_metrics(&t, metrics)) {
+		free(t.m);
+		return rag_cli_misuse(&cli);
+	}
+	if ((rc = rag_cli_setup(&cli))) {
+		free(t.m);
+		rag_cli_free(&cli);
+		return rc;
+	}
+	rc = rag_cli_run(&cli, &ops, &t);
+	rag_cli_free(&cli);
+	free(t.m);
+	return rc;
+}

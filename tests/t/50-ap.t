@@ -1,0 +1,116 @@
+#!/bin/sh
+# 50-ap.t - rag-ap: ranking metrics of the retrieved contexts, no judge.
+#
+# --trec on trec_eval's own test files (tests/fixtures/trec: qrels.test, results.test and
+# qrels.rel_level from usnistgov/trec_eval v10.0 test/, with the official expected outputs
+# out.test.aq and out.test.aql and the NIST notice, LICENSE.md): every row we print must equal
+# the official value to 4 decimals. Then records: the RAGAS context precision examples, the
+# three sources of relevance, and the edge cases of rag-ap(1) CONVENTIONS.
+. "$(dirname "$0")/lib.sh"
+
+command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+[ -x "$BIN/rag-ap" ] || bail_out "bin/rag-ap is not built: run make"
+TR=$FIXTURES/trec
+
+# agree MINE OFFICIAL: "COMPARED MAXDIFF MISSING": rows of MINE (measure, qid, value) looked up
+# in OFFICIAL; MISSING counts rows of ours the official output does not have.
+agree() {
+	awk -F'\t' '
+		NR == FNR { sub(/ +$/, "", $1); want[$1 "\t" $2] = $3; next }
+		{ sub(/ +$/, "", $1); k = $1 "\t" $2
+		  if (!(k in want)) { miss++; next }
+		  n++; d = $3 - want[k]; if (d < 0) d = -d; if (d > max) max = d }
+		END { printf "%d %.6f %d\n", n, max, miss }' "$2" "$1"
+}
+
+# ---------------------------------------------------------------- trec_eval agreement
+run rag rag-ap --trec "$TR/qrels.test" "$TR/results.test"
+is "$RC" 0 "--trec: exit 0"
+res=$(agree "$OUT" "$TR/out.test.aq")
+# 3 queries + all = 4 rows for each of our 46 measures, plus num_q
+is "$res" "185 0.000000 0" "--trec qrels.test results.test: all 185 rows equal trec_eval -q -m all_trec (4 decimals)"
+for m in map Rprec recip_rank P_5 P_10 P_1000 recall_5 recall_1000 ndcg ndcg_cut_10 map_cut_10 success_1 success_10 num_rel_ret; do
+	n=$(grep -c "^$m  *	" "$OUT")
+	is "$n" 4 "--trec prints $m for 3 queries and all"
+done
+is "$(grep -E '^map +	all	' "$OUT" | cut -f3)" 0.1785 "--trec: map all = 0.1785 as out.test.aq"
+
+run rag rag-ap --level 2 --trec "$TR/qrels.rel_level" "$TR/results.test"
+res=$(agree "$OUT" "$TR/out.test.aql")
+is "$res" "185 0.000000 0" "--trec --level 2 qrels.rel_level: all 185 rows equal trec_eval -l2 (graded nDCG too)"
+
+# ties: equal scores go by docno descending, whatever the rank column says
+printf 'q1 0 a 1\nq1 0 b 0\nq1 0 c 1\nq2 0 x 0\n' >"$T/qrels"
+printf 'q1 Q0 a 1 2.0 r\nq1 Q0 b 2 2.0 r\nq1 Q0 c 3 5 r\nq3 Q0 z 1 1 r\n' >"$T/run"
+run rag rag-ap --trec "$T/qrels" "$T/run"
+is "$(grep -E '^recip_rank +	q1	' "$OUT" | cut -f3)" 1.0000 "ties: c (score 5) first"
+is "$(grep -E '^map +	q1	' "$OUT" | cut -f3)" 0.8333 "ties: then b before a (docno descending): map (1 + 2/3)/2"
+is "$(grep -c '	q3	' "$OUT")" 0 "a query without judgments is not evaluated"
+is "$(grep -E '^num_q +	all	' "$OUT" | cut -f3)" 1 "num_q counts the evaluated queries"
+printf 'q1 Q0 a 1 2.0 r\nq1 Q0 a 2 1.0 r\n' >"$T/run2"
+run rag rag-ap --trec "$T/qrels" "$T/run2"
+is "$RC" 3 "a document ranked twice: exit 3"
+like "$(cat "$ERR")" 'run2:2: document "a" is ranked twice for query "q1"' "...naming the line"
+run rag rag-ap --trec "$T/nonexistent" "$T/run"
+is "$RC" 3 "--trec with a missing file: exit 3"
+run rag rag-ap --trec "$T/qrels"
+is "$RC" 2 "--trec without RUN: usage error"
+
+# ---------------------------------------------------------------- records
+# ap LINE ARGS...: scores of one record, compact
+ap() { _l=$1; shift; printf '%s\n' "$_l" | rag rag-ap -q "$@" >"$OUT" 2>"$ERR"; RC=$?; }
+scores() { jq -c .scores "$OUT"; }
+
+V='{"chunk":"c","reason":"r","verdict":'
+ap "{\"verdicts\":{\"context_precision\":[${V}true},${V}false}]}}"
+is "$(scores)" '{"context_precision":1}' "RAGAS example: relevant chunk first -> 1, not 0.9999999999"
+ap "{\"verdicts\":{\"context_precision\":[${V}false},${V}true}]}}"
+is "$(scores)" '{"context_precision":0.5}' "RAGAS example: relevant chunk second -> 0.5, not 0.49999999995"
+ap "{\"verdicts\":{\"context_utilization\":[${V}false},${V}true}]}}"
+is "$(scores)" '{"context_utilization":0.5}' "context_utilization verdicts: named so"
+ap '{"retrieved_contexts":["The Eiffel Tower is located in Paris."],"reference_contexts":["Paris is the capital of France.","The Eiffel Tower is one of the most famous landmarks in Paris."]}' -m ap,recall
+is "$(scores)" '{"context_precision":1,"recall":0.5}' "RAGAS non-LLM example (similarity): 1; one of two references found"
+ap '{"retrieved_contexts":["The Eiffel Tower is located in Paris."],"reference_contexts":["The Eiffel Tower is one of the most famous landmarks in Paris."]}' --threshold 0.9
+is "$(scores)" '{"context_precision":0}' "--threshold 0.9: not similar enough"
+
+# hand-worked: ids d1..d5 retrieved, relevant d1, d3, d5, d8 -> gains 1,0,1,0,1 of 4 known
+R='{"contexts":[{"id":"d1","text":"a"},{"id":"d2","text":"b"},{"id":"d3","text":"c"},{"id":"d4","text":"d"},{"id":"d5","text":"e"}],"relevant_ids":["d1","d3","d5","d8"]}'
+ap "$R" -m ap,map,p@2,p@10,recall@3,hit@1,mrr,rprec
+is "$(jq -c '.scores | map_values(. * 10000 | round / 10000)' "$OUT")" \
+	'{"context_precision":0.7556,"average_precision":0.5667,"precision@2":0.5,"precision@10":0.3,"recall@3":0.5,"hit@1":1,"mrr":1,"r_precision":0.5}' \
+	"ids: ap (1+2/3+3/5)/3, map the same sum/4, p@10 divides by 10, rprec 2 of top 4"
+ap '{"contexts":[{"id":1},{"id":2},{"id":3}],"relevant_ids":{"3":3,"1":1,"9":2}}' -m ndcg@3,ap --level 2
+is "$(jq -c '.scores | map_values(. * 10000 | round / 10000)' "$OUT")" '{"ndcg@3":0.525,"context_precision":0.3333}' \
+	"graded ids: ndcg (1 + 3/2)/(3 + 2/log2 3 + 1/2); --level 2: only id 3 relevant"
+
+# edge cases
+ap "{\"verdicts\":{\"context_precision\":[${V}false},${V}false}]}}" -m ap,recall,mrr,p@2
+is "$(scores)" '{"context_precision":0,"recall":null,"mrr":0,"precision@2":0}' "no relevant chunk: ap 0, recall null"
+like "$(jq -r '.errors[0].message' "$OUT")" '^recall is undefined: there is no relevant item to find$' "...with the reason"
+is "$RC" 0 "...and exit 0 (not an input error)"
+ap '{"contexts":[],"relevant_ids":["a"]}' -m ap,p@3,recall@3,ndcg@3,p
+is "$(scores)" '{"context_precision":0,"precision@3":0,"recall@3":0,"ndcg@3":0,"precision":null}' "empty list: 0, precision of the whole list null"
+ap '{"contexts":[{"id":"a"},{"id":"a"}],"relevant_ids":["a"]}' -m recall,p@2
+is "$(scores)" '{"recall":1,"precision@2":0.5}' "an id found twice counts once"
+ap '{"contexts":["x"]}'
+is "$RC" 3 "nothing to rank by: exit 3"
+is "$(scores)" '{"context_precision":null}' "...null score"
+like "$(jq -r '.errors[0].message' "$OUT")" 'nothing to rank by' "...and the reason"
+like "$(cat "$ERR")" 'rag-ap: error \(at <stdin>:1\)' "...on stderr with the position"
+ap '{"verdicts":{"context_precision":null}}'
+is "$(scores)" '{"context_precision":null}' "null verdicts (judge failed upstream): null"
+like "$(jq -r '.errors[0].message' "$OUT")" 'chunk judging failed' "...with the reason"
+ap '{"contexts":[{"id":"a"}],"relevant_ids":"a"}'
+is "$RC" 3 "relevant_ids of the wrong type: exit 3"
+ap '{}' -m bleu
+is "$RC" 2 "unknown metric: usage error"
+like "$(cat "$ERR")" 'unknown metric "bleu"' "...named"
+ap '{}' -m p@0
+is "$RC" 2 "p@0: usage error"
+
+# the stream: one line per input line, in order
+printf '%s\nnot json\n%s\n' "$R" '{"contexts":[{"id":"d8"}],"relevant_ids":["d8"]}' | rag rag-ap -q -m mrr >"$OUT" 2>"$ERR"
+is "$?" 3 "a bad line: exit 3"
+is "$(jq -c '.scores.mrr' "$OUT" | tr '\n' ' ')" "1 null 1 " "three lines out, in order"
+
+done_testing

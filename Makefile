@@ -67,6 +67,7 @@ valgrind: all $(UNIT_BIN)
 
 bench: all
 	sh bench/faithfulness.sh
+	sh bench/relevancy.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/examples \

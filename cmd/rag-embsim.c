@@ -240,6 +240,19 @@ static void cancel(void *ctx)
 	rag_embed_cancel(t->emb, "interrupted before the embeddings came");
 }
 
+/* RAGAS names for the fields that rag_record_get knows by their ragpipe names */
+static char *canonical(char *name)
+{
+	static const char *const alias[][2] = {{"response", "answer"}, {"user_input", "question"}};
+	size_t i;
+	for (i = 0; i < sizeof alias / sizeof alias[0]; i++)
+		if (strcmp(name, alias[i][0]) == 0) {
+			free(name);
+			return rag_xstrdup(alias[i][1]);
+		}
+	return name;
+}
+
 static void set_str(char **dst, const char *v)
 {
 	free(*dst);
@@ -301,8 +314,8 @@ int main(int argc, char **argv)
 			rag_msg(cli.prog, "error", "--pair must be two field names, FIELD,FIELD, not \"%s\"", pair);
 			return rag_cli_misuse(&cli);
 		}
-		t.a = rag_xstrndup(pair, (size_t)(comma - pair));
-		t.b = rag_xstrdup(comma + 1);
+		t.a = canonical(rag_xstrndup(pair, (size_t)(comma - pair)));
+		t.b = canonical(rag_xstrdup(comma + 1));
 	}
 	if (!t.metric) t.metric = pair ? "semantic_similarity" : "answer_relevancy";
 	if ((rc = rag_cli_setup(&cli))) goto out;

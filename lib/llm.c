@@ -583,7 +583,11 @@ static char *server_message(const char *body)
 	jv v = jv_parse(body), m;
 	char *out = NULL;
 	m = jv_object_get(jv_object_get(jv_copy(v), jv_string("error")), jv_string("message"));
-	if (jv_get_kind(m) == JV_KIND_STRING) out = rag_xstrndup(jv_string_value(m), 200);
+	if (jv_get_kind(m) == JV_KIND_STRING) {
+		/* rag_xstrndup copies n bytes: bound it by the string, not only by 200 */
+		size_t n = strlen(jv_string_value(m));
+		out = rag_xstrndup(jv_string_value(m), n < 200 ? n : 200);
+	}
 	jv_free(m);
 	jv_free(v);
 	return out;

@@ -14,21 +14,25 @@ echo "== faithfulness: rag-claims | rag-verify   ($data)"
 echo
 echo "== context recall: rag-claims --from reference | rag-verify --metric context_recall"
 "$bin/rag-claims" -q --from reference < "$out/faithfulness.jsonl" \
-	| "$bin/rag-verify" -q --metric context_recall > "$out/scored.jsonl"
+	| "$bin/rag-verify" -q --metric context_recall > "$out/recall.jsonl"
+echo
+echo "== answer relevancy: rag-revq | rag-embsim"
+"$bin/rag-revq" -q < "$out/recall.jsonl" | "$bin/rag-embsim" -q > "$out/scored.jsonl"
 echo
 echo "== scored records ($out/scored.jsonl)"
 jq -r '[.id, .category,
         (.scores.faithfulness | if . == null then "null" else (. * 100 | round / 100 | tostring) end),
         (.scores.context_recall | if . == null then "null" else (. * 100 | round / 100 | tostring) end),
+        (.scores.answer_relevancy | if . == null then "null" else (. * 100 | round / 100 | tostring) end),
         ([.verdicts.faithfulness[]? | select(.verdict | not) | .claim] | join(" | "))]
        | @tsv' "$out/scored.jsonl" \
-	| awk -F'\t' 'BEGIN { printf "%-6s %-10s %-13s %-15s %s\n", "id", "category", "faithfulness", "context_recall", "unsupported claims" }
-	              { printf "%-6s %-10s %-13s %-15s %s\n", $1, $2, $3, $4, $5 }'
+	| awk -F'\t' 'BEGIN { printf "%-6s %-10s %-13s %-15s %-17s %s\n", "id", "category", "faithfulness", "context_recall", "answer_relevancy", "unsupported claims" }
+	              { printf "%-6s %-10s %-13s %-15s %-17s %s\n", $1, $2, $3, $4, $5, $6 }'
 echo
 echo "== summary"
 jq -s -r '
   def stats(m): [.[] | .scores[m]] as $all | ($all | map(select(. != null))) as $ok
     | "\(m): mean \(if ($ok | length) > 0 then (($ok | add / length) * 1000 | round / 1000) else "n/a" end)"
       + " over \($ok | length) scored, \(($all | length) - ($ok | length)) null";
-  (length | "records: \(.)"), stats("faithfulness"), stats("context_recall"),
+  (length | "records: \(.)"), stats("faithfulness"), stats("context_recall"), stats("answer_relevancy"),
   "judge: \(.[0].usage["rag-verify"].judge // "unknown")"' "$out/scored.jsonl"

@@ -1,0 +1,135 @@
+#!/bin/sh
+# relevancy.sh - throughput of rag-revq | rag-embsim against the fake (not a test).
+#
+#   sh bench/relevancy.sh [--json] [-n RECORDS] [-j CONCURRENCY] [--latency-ms MS]
+#
+# Generates RECORDS deterministic records (question, answer), starts tests/fakellm.py with a
+# fixed reply latency (chat and embeddings alike), and times
+#   1. bin/rag-revq -j J                 alone (one chat request per record, 3 questions)
+#   2. bin/rag-embsim -j J               alone, on the questions from 1
+#   3. bin/rag-revq -j J | bin/rag-embsim -j J
+# with RAG_CACHE=off, and counts the embedding requests per 100 records (the texts of many
+# records share a request: embeddings.batch_size, default 64). Everything stays on 127.0.0.1.
+# Exit status: 0, or 1 when a run failed or lost records, 2 on usage errors.
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+cd "$TOP" || exit 2
+
+N=200 J=8 LAT=100 JSON=0
+usage() { echo "usage: $0 [--json] [-n RECORDS] [-j CONCURRENCY] [--latency-ms MS]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--json) JSON=1 ;;
+	-n) [ $# -ge 2 ] || usage; N=$2; shift ;;
+	-j) [ $# -ge 2 ] || usage; J=$2; shift ;;
+	--latency-ms) [ $# -ge 2 ] || usage; LAT=$2; shift ;;
+	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) usage ;;
+	esac
+	shift
+done
+for v in "$N" "$J" "$LAT"; do
+	case $v in ''|*[!0-9]*) usage ;; esac
+done
+[ "$N" -gt 0 ] && [ "$J" -gt 0 ] || usage
+BIN=${RAG_BIN:-$TOP/bin}
+for t in rag-revq rag-embsim; do
+	[ -x "$BIN/$t" ] || { echo "relevancy.sh: $BIN/$t is not built (make)" >&2; exit 2; }
+done
+
+mkdir -p bench/out
+W=$(mktemp -d "$TOP/bench/out/relevancy.XXXXXX") || exit 2
+FAKE_PID=
+cleanup() {
+	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
+	[ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $W" >&2 || rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+unset RAG_CONFIG RAG_MODEL RAG_PROVIDER RAG_CACHE_DIR RAG_LANG OPENAI_API_KEY
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
+no_proxy='*' NO_PROXY='*'
+XDG_CONFIG_HOME=$W/config XDG_CACHE_HOME=$W/cache
+RAG_CACHE=off RAG_API_KEY=bench-key
+export no_proxy NO_PROXY XDG_CONFIG_HOME XDG_CACHE_HOME RAG_CACHE RAG_API_KEY
+printf 'llm:\n  model: fake-judge\n  timeout: 30\n' >"$W/rag.yaml"
+
+awk -v n="$N" 'BEGIN {
+	split("red green blue amber violet silver", col, " ")
+	split("Lyon Porto Ghent Turku Graz Split Bergen Krakow", city, " ")
+	for (i = 1; i <= n; i++) {
+		c = col[(i % 6) + 1]; t = city[(i % 8) + 1]
+		printf "{\"id\":\"b%03d\",\"question\":\"What colour is widget %d, and where was it made?\",", i, i
+		printf "\"answer\":\"Widget %d is %s and was first made in %s.\"}\n", i, c, t
+	}
+}' >"$W/records.jsonl"
+
+python3 tests/fakellm.py --port 0 --port-file "$W/port" --log "$W/fake.log" \
+	--latency-ms "$LAT" --max-seconds 900 </dev/null >"$W/fake.out" 2>&1 &
+FAKE_PID=$!
+i=0
+while [ ! -s "$W/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s "$W/port" ] || { echo "relevancy.sh: the fake did not start" >&2; cat "$W/fake.out" >&2; exit 1; }
+RAG_BASE_URL=http://127.0.0.1:$(cat "$W/port")/v1
+export RAG_BASE_URL
+
+now() { date +%s.%N 2>/dev/null | grep -v N || python3 -c 'import time; print("%.6f" % time.time())'; }
+chat() { grep -c '"/v1/chat/completions"' "$W/fake.log"; }
+emb() { grep -c '"/v1/embeddings"' "$W/fake.log"; }
+
+FAILED=0
+# measure NAME: runs $CMD; sets SECS_, CHAT_, EMB_, ERRS_, RC_<NAME>
+measure() {
+	_c0=$(chat); _e0=$(emb); _t0=$(now)
+	sh -c "$CMD" >"$W/$1.out" 2>"$W/$1.err"
+	_rc=$?
+	_t1=$(now); _c1=$(chat); _e1=$(emb)
+	eval "SECS_$1=\$(awk -v a=\"\$_t0\" -v b=\"\$_t1\" 'BEGIN { printf \"%.3f\", b - a }')"
+	eval "CHAT_$1=\$((_c1 - _c0))"
+	eval "EMB_$1=\$((_e1 - _e0))"
+	eval "ERRS_$1=\$(grep -c '\"errors\"' \"\$W/\$1.out\")"
+	eval "RC_$1=\$_rc"
+	if [ "$_rc" -ne 0 ] || [ "$(wc -l <"$W/$1.out")" -ne "$N" ]; then
+		FAILED=1
+		echo "relevancy.sh: $1 exited $_rc with $(wc -l <"$W/$1.out") of $N lines" >&2
+		tail -n 5 "$W/$1.err" >&2
+	fi
+}
+
+CMD="'$BIN/rag-revq' -c '$W/rag.yaml' -q -j $J <'$W/records.jsonl'"
+measure revq
+cp "$W/revq.out" "$W/questions.jsonl"
+CMD="'$BIN/rag-embsim' -c '$W/rag.yaml' -q -j $J <'$W/questions.jsonl'"
+measure embsim
+CMD="'$BIN/rag-revq' -c '$W/rag.yaml' -q -j $J <'$W/records.jsonl' | '$BIN/rag-embsim' -c '$W/rag.yaml' -q -j $J"
+measure pipeline
+SCORED=$(grep -c '"answer_relevancy":[0-9]' "$W/pipeline.out")
+
+awk -v n="$N" -v j="$J" -v lat="$LAT" -v json="$JSON" -v scored="$SCORED" \
+	-v s1="$SECS_revq" -v c1="$CHAT_revq" -v m1="$EMB_revq" -v e1="$ERRS_revq" -v rc1="$RC_revq" \
+	-v s2="$SECS_embsim" -v c2="$CHAT_embsim" -v m2="$EMB_embsim" -v e2="$ERRS_embsim" -v rc2="$RC_embsim" \
+	-v s3="$SECS_pipeline" -v c3="$CHAT_pipeline" -v m3="$EMB_pipeline" -v e3="$ERRS_pipeline" -v rc3="$RC_pipeline" '
+BEGIN {
+	name[1] = "rag-revq"; s[1] = s1; c[1] = c1; m[1] = m1; e[1] = e1; rc[1] = rc1
+	name[2] = "rag-embsim"; s[2] = s2; c[2] = c2; m[2] = m2; e[2] = e2; rc[2] = rc2
+	name[3] = "pipeline"; s[3] = s3; c[3] = c3; m[3] = m3; e[3] = e3; rc[3] = rc3
+	for (k = 1; k <= 3; k++) rate[k] = s[k] > 0 ? n / s[k] : 0
+	if (json) {
+		printf "{\"bench\":\"relevancy\",\"records\":%d,\"concurrency\":%d,\"latency_ms\":%d,\"scored\":%d,\"stages\":[", n, j, lat, scored
+		for (k = 1; k <= 3; k++)
+			printf "%s{\"stage\":\"%s\",\"seconds\":%.3f,\"records_per_s\":%.1f,\"chat_requests\":%d,\"embedding_requests\":%d,\"embedding_requests_per_100\":%.2f,\"records_with_errors\":%d,\"exit\":%d}", \
+				(k > 1 ? "," : ""), name[k], s[k], rate[k], c[k], m[k], 100 * m[k] / n, e[k], rc[k]
+		printf "]}\n"
+		exit
+	}
+	printf "ragpipe answer relevancy benchmark: %d records, -j %d, fake latency %d ms, cache off\n\n", n, j, lat
+	printf "%-11s %8s %10s %6s %10s %12s %7s\n", "stage", "seconds", "records/s", "chat", "embedding", "emb/100 rec", "errors"
+	for (k = 1; k <= 3; k++)
+		printf "%-11s %8.2f %10.1f %6d %10d %12.2f %7d%s\n", name[k], s[k], rate[k], c[k], m[k], 100 * m[k] / n, e[k], \
+			(rc[k] != 0 ? "  (exit " rc[k] ")" : "")
+	printf "\npipeline: %d of %d records scored; ideal for rag-revq alone: %d / %.1f s = %.1f records/s\n", scored, n, j, lat / 1000, j / (lat / 1000)
+}'
+exit $FAILED

@@ -1,0 +1,351 @@
+#!/bin/sh
+# 55-relevancy.t - rag-revq and rag-embsim: answer relevancy and semantic similarity.
+#
+# Offline (no endpoint): the answer as the pseudo-question, the refusal list, the hashed
+# embedder. Against the fake (tests/fakellm.py: /v1/embeddings gives bag-of-words vectors of
+# 16 numbers; the revq prompt gets "What is said about: <answer>?" questions): what is asked,
+# batching across records, dedup, the cache, Chinese, and every fault keeping one output line
+# per input line with the right errors and exit status.
+. "$(dirname "$0")/lib.sh"
+
+command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
+[ -x "$BIN/rag-revq" ] && [ -x "$BIN/rag-embsim" ] || bail_out "bin/rag-revq or bin/rag-embsim is not built: run make"
+
+EXAMPLE=$TOP/share/examples/example.jsonl
+cat >"$T/rag.yaml" <<EOF
+llm:
+  model: judge-x
+  timeout: 10
+  retries: 0
+EOF
+CONF=$T/rag.yaml
+
+fresh() {
+	printf '%s\n' "${1:-[]}" >"$T/plan.json"
+	fake_start --plan "$T/plan.json"
+}
+offline() {
+	_ob=${RAG_BASE_URL:-} _ok=${RAG_API_KEY:-} _oc=${RAG_CACHE:-}
+	unset RAG_BASE_URL RAG_API_KEY RAG_CACHE
+	"$@"
+	_ost=$?
+	if [ -n "$_ob" ]; then RAG_BASE_URL=$_ob; export RAG_BASE_URL; fi
+	if [ -n "$_ok" ]; then RAG_API_KEY=$_ok; export RAG_API_KEY; fi
+	if [ -n "$_oc" ]; then RAG_CACHE=$_oc; export RAG_CACHE; fi
+	return $_ost
+}
+field() { jq -c --arg id "$1" "select(.id == \$id) | $2" "$OUT"; }
+# embedding requests the fake saw, and the texts they carried
+emb_requests() { jq -c 'select(.path | endswith("/embeddings"))' "$FAKE_LOG" | wc -l | tr -d ' '; }
+emb_texts() { jq -s '[.[] | select(.path | endswith("/embeddings")) | .body.input | length] | add // 0' "$FAKE_LOG"; }
+chat_requests() { jq -c 'select(.path | endswith("/chat/completions"))' "$FAKE_LOG" | wc -l | tr -d ' '; }
+
+# ================================================================ offline
+revq_off() { rag rag-revq -c "$CONF" "$@"; }
+offline run revq_off <"$EXAMPLE"
+is "$RC" 0 "offline rag-revq: exit 0"
+is "$(nlines "$OUT")" 10 "offline rag-revq: one line per record"
+like "$(cat "$ERR")" '^rag-revq: notice: no LLM endpoint configured' "offline rag-revq: a notice says so"
+check "offline rag-revq: the answer is the one pseudo-question, flagged" \
+	jq -se 'all(.[]; .questions.generated == [.answer] and .questions.offline_pseudo == true)' "$OUT"
+is "$(jq -r 'select(.questions.noncommittal) | .id' "$OUT" | tr '\n' ' ')" "en-6 zh-4 " \
+	"offline rag-revq: the refusals (en-6 I don't know, zh-4 我不知道...) are noncommittal"
+cp "$OUT" "$T/revq-offline.jsonl"
+
+emb_off() { rag rag-embsim -c "$CONF" "$@"; }
+offline run emb_off <"$T/revq-offline.jsonl"
+is "$RC" 0 "offline rag-embsim: exit 0"
+is "$(nlines "$OUT")" 10 "offline rag-embsim: one line per record"
+like "$(cat "$ERR")" 'rag-embsim: notice: no embeddings endpoint configured; using the offline embedder' "offline rag-embsim: a notice says so"
+is "$(jq -r 'select(.questions.noncommittal) | "\(.id)=\(.scores.answer_relevancy)"' "$OUT" | tr '\n' ' ')" "en-6=0 zh-4=0 " \
+	"offline: a noncommittal answer scores 0"
+check "offline: the others score in (0, 1], with one similarity per generated question" \
+	jq -se 'all(.[] | select(.questions.noncommittal | not); .scores.answer_relevancy > 0 and .scores.answer_relevancy <= 1 and (.similarities.answer_relevancy | length) == 1 and .similarities.answer_relevancy[0] == .scores.answer_relevancy)' "$OUT"
+check "offline: noncommittal records keep their similarities" \
+	jq -se 'all(.[] | select(.questions.noncommittal); (.similarities.answer_relevancy | length) == 1)' "$OUT"
+cp "$OUT" "$T/emb1.jsonl"
+offline run emb_off <"$T/revq-offline.jsonl"
+check "offline rag-embsim is deterministic" cmp -s "$OUT" "$T/emb1.jsonl"
+check "offline Chinese: zh-1 has a real value in (0, 1)" \
+	jq -se '.[] | select(.id == "zh-1") | .scores.answer_relevancy > 0 and .scores.answer_relevancy < 1' "$T/emb1.jsonl"
+
+offline run emb_off --pair answer,reference <"$EXAMPLE"
+is "$RC" 0 "offline --pair answer,reference: exit 0"
+check "offline --pair: scores.semantic_similarity on every record, no similarities" \
+	jq -se 'all(.[]; (.scores.semantic_similarity | type) == "number" and .scores.semantic_similarity >= 0 and .scores.semantic_similarity <= 1 and .similarities == null)' "$OUT"
+offline run emb_off --pair response,reference --score sim_ar <"$EXAMPLE"
+check "--pair takes RAGAS names; --score names the score" jq -se 'all(.[]; (.scores.sim_ar | type) == "number")' "$OUT"
+
+cat >"$T/bad.jsonl" <<'EOF'
+{"id":"ok","question":"What is the Zed?","questions":{"generated":["What is the Zed?"],"noncommittal":false}}
+{"id":"noq","questions":{"generated":["What is the Zed?"],"noncommittal":false}}
+{"id":"nogen","question":"What is the Zed?"}
+{"id":"upstream","question":"What is the Zed?","questions":{"generated":null,"noncommittal":null}}
+{"id":"badnc","question":"What is the Zed?","questions":{"generated":["x"],"noncommittal":"maybe"}}
+{"id":"emptygen","question":"What is the Zed?","questions":{"generated":[],"noncommittal":true}}
+not json
+{"id":"last","question":"Where?","questions":{"generated":["Where?"],"noncommittal":false}}
+EOF
+offline run emb_off <"$T/bad.jsonl"
+is "$RC" 3 "bad records: exit 3"
+is "$(nlines "$OUT")" 8 "bad records: one line per input line"
+is "$(field ok .scores.answer_relevancy)" 1 "the same question scores 1"
+is "$(field last .scores.answer_relevancy)" 1 "the stream goes on after bad lines"
+is "$(jq -r 'select(.id) | "\(.id)=\(.scores.answer_relevancy)"' "$OUT" | tr '\n' ' ')" \
+	"ok=1 noq=null nogen=null upstream=null badnc=null emptygen=0 last=1 " "bad records: null scores where they cannot be computed"
+like "$(field nogen '.errors[0].message')" 'run rag-revq first' "no questions: the error says to run rag-revq"
+like "$(field upstream '.errors[0].message')" 'rag-revq stage failed' "questions.generated null: the upstream failure is named"
+like "$(cat "$ERR")" 'rag-embsim: error \(at <stdin>:2\): record has no question' "stderr names the line of a record without a question"
+unlike "$(cat "$ERR")" '<stdin>:4' "an upstream failure is not an input error"
+
+offline run emb_off --pair answer <"$EXAMPLE"
+is "$RC" 2 "--pair with one field: usage error"
+offline run emb_off --embedder nope <"$EXAMPLE"
+is "$RC" 2 "--embedder nope: usage error"
+
+# ================================================================ against the fake
+# ---------------------------------------------------------------- rag-revq: what is asked
+fresh
+printf '%s\n' '{"id":"a","question":"SECRETQUESTION When was the first Super Bowl?","answer":"The first superbowl was held on Jan 15, 1967"}' \
+	'{"id":"b","question":"Where is France?","answer":"I don'"'"'t know."}' \
+	'{"id":"c","question":"中国的首都是哪里？","answer":"中国的首都是北京。"}' >"$T/three.jsonl"
+run rag rag-revq -c "$CONF" <"$T/three.jsonl"
+is "$RC" 0 "rag-revq: exit 0"
+is "$(chat_requests)" 3 "rag-revq: one request per record by default"
+is "$(grep -c SECRETQUESTION "$FAKE_LOG")" 0 "rag-revq: the question is never shown to the judge"
+is "$(field a '.questions.generated | length')" 3 "rag-revq: three questions by default"
+is "$(jq -c '.questions.noncommittal' "$OUT" | tr '\n' ' ')" "false true false " "rag-revq: the noncommittal flag from the judge"
+check "rag-revq: no offline_pseudo flag from a model" jq -se 'all(.[]; .questions.offline_pseudo == null)' "$OUT"
+is "$(jq -r 'select(.path | endswith("/chat/completions")) | .body.messages[1].content | test("中国的首都是北京") ' "$FAKE_LOG" | sort | uniq -c | awk '{printf "%s %s ", $1, $2}')" "2 false 1 true " \
+	"rag-revq: the Chinese answer goes to the judge as it is"
+check "rag-revq: the Chinese answer gets the Chinese prompt" \
+	jq -se 'any(.[]; (.body.messages[0].content | test("回答的相关性")) and (.body.messages[1].content | test("中国的首都是北京")))' "$FAKE_LOG"
+cp "$OUT" "$T/three-q.jsonl"
+
+fresh
+run rag rag-revq -c "$CONF" --per-request <"$T/three.jsonl"
+is "$RC" 0 "--per-request: exit 0"
+is "$(chat_requests)" 9 "--per-request: N requests per record (3 x 3)"
+is "$(jq -r '.body.messages[1].content | capture("(?<v>[0-9]/3)").v' "$FAKE_LOG" | sort | uniq -c | awk '{printf "%s %s ", $1, $2}')" "3 1/3 3 2/3 3 3/3 " \
+	"--per-request: the requests are numbered 1/3, 2/3, 3/3"
+is "$(field a '.questions.generated | length')" 3 "--per-request: three questions"
+is "$(field b .questions.noncommittal)" true "--per-request: noncommittal when a generation says so"
+
+fresh
+run rag rag-revq -c "$CONF" -n 5 <"$T/three.jsonl"
+is "$(field a '.questions.generated | length')" 5 "-n 5: five questions"
+run rag rag-revq -c "$CONF" --n 0 <"$T/three.jsonl"
+is "$RC" 2 "--n 0: usage error"
+
+# ---------------------------------------------------------------- rag-embsim through the endpoint
+fresh
+run rag rag-embsim -c "$CONF" <"$T/three-q.jsonl"
+is "$RC" 0 "rag-embsim: exit 0"
+is "$(emb_requests)" 1 "rag-embsim: three records' texts in one request"
+is "$(emb_texts)" 12 "rag-embsim: 3 questions + 9 generated questions sent"
+is "$(jq -r 'select(.path | endswith("/embeddings")) | .body.model' "$FAKE_LOG")" text-embedding-3-small "rag-embsim: the default model"
+is "$(jq -r 'select(.path | endswith("/embeddings")) | .auth' "$FAKE_LOG")" "Bearer test-secret-key" "rag-embsim: the key of llm by default"
+is "$(jq -r '.body | has("dimensions")' "$FAKE_LOG")" false "rag-embsim: no dimensions field unless configured"
+is "$(field b .scores.answer_relevancy)" 0 "rag-embsim: noncommittal scores 0"
+check "rag-embsim: the others score in (0, 1], with 3 similarities each" \
+	jq -se 'all(.[] | select(.id != "b"); .scores.answer_relevancy > 0 and .scores.answer_relevancy <= 1 and (.similarities.answer_relevancy | length) == 3)' "$OUT"
+check "rag-embsim: the score is the mean of the similarities" \
+	jq -se 'all(.[] | select(.id != "b"); (.scores.answer_relevancy - (.similarities.answer_relevancy | add / length)) | fabs < 1e-12)' "$OUT"
+like "$(field c .scores.answer_relevancy)" '^0\.[0-9]+' "rag-embsim: Chinese: a value between 0 and 1"
+check "rag-embsim: the Chinese texts were sent as they are" \
+	jq -se 'any(.[]; .body.input | index("中国的首都是哪里？"))' "$FAKE_LOG"
+like "$(cat "$ERR")" 'embedder openai:text-embedding-3-small: 1 requests, 12 texts, 12 distinct, 0 from cache' "rag-embsim: the summary counts requests and texts"
+cp "$OUT" "$T/three-scored.jsonl"
+
+# the fake's vectors are computed here too: the similarity of record a's question with its
+# first generated question, by hand
+want=$(python3 - "$TOP/tests/fakellm.py" <<'EOF'
+import importlib.util, math, sys
+spec = importlib.util.spec_from_file_location("fakellm", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+a = m.embed_vector("SECRETQUESTION When was the first Super Bowl?", 16)
+b = m.embed_vector("What is said about: The first superbowl was held on Jan 15, 1967?", 16)
+c = sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a)) / math.sqrt(sum(y * y for y in b))
+print("%.9f" % max(0, c))
+EOF
+)
+is "$(field a '.similarities.answer_relevancy[0] * 1e9 | round / 1e9' | xargs printf '%.9f')" "$want" "rag-embsim: the cosine of the fake's vectors, as computed by hand"
+
+fresh
+run rag rag-embsim -c "$CONF" --model emb-m --dimensions 8 <"$T/three-q.jsonl"
+is "$(jq -c 'select(.path | endswith("/embeddings")) | [.body.model, .body.dimensions]' "$FAKE_LOG")" '["emb-m",8]' \
+	"--model and --dimensions go into the request"
+is "$RC" 0 "--dimensions 8: exit 0"
+
+# pair through the endpoint
+fresh
+printf '%s\n' '{"id":"p","answer":"Paris is the capital of France.","reference":"The capital of France is Paris."}' >"$T/pair.jsonl"
+run rag rag-embsim -c "$CONF" --pair answer,reference <"$T/pair.jsonl"
+is "$(jq -c '.scores.semantic_similarity' "$OUT")" 1 "--pair: same words, same bag-of-words vector: 1"
+
+# ---------------------------------------------------------------- batching across records
+i=0
+: >"$T/hundred.jsonl"
+while [ $i -lt 100 ]; do
+	printf '{"id":"r%d","question":"What is item %d?","questions":{"generated":["What is item %d about?","Which item is number %d?","Tell me about item %d"],"noncommittal":false}}\n' $i $i $i $i $i >>"$T/hundred.jsonl"
+	i=$((i + 1))
+done
+fresh
+run rag rag-embsim -c "$CONF" <"$T/hundred.jsonl"
+is "$RC" 0 "100 records: exit 0"
+is "$(nlines "$OUT")" 100 "100 records: 100 lines"
+is "$(emb_texts)" 400 "100 records: 400 distinct texts sent, each once"
+n=$(emb_requests)
+check "100 records: batched across records, 64 texts a request: 7 requests (got $n)" test "$n" -eq 7
+check "100 records: no request over the batch size" jq -se 'all(.[]; (.body.input | length) <= 64)' "$FAKE_LOG"
+check "100 records: every record scored" jq -se 'all(.[]; (.scores.answer_relevancy | type) == "number")' "$OUT"
+is "$(jq -r .id "$OUT" | head -3 | tr '\n' ' ')" "r0 r1 r2 " "100 records: in input order"
+
+fresh
+run rag rag-embsim -c "$CONF" --batch-size 10 <"$T/hundred.jsonl"
+is "$(emb_requests)" 40 "--batch-size 10: 40 requests for 400 texts"
+
+# ---------------------------------------------------------------- dedup
+i=0
+: >"$T/same.jsonl"
+while [ $i -lt 50 ]; do
+	echo '{"question":"What is the Zed?","questions":{"generated":["What is the Zed?","Where is the Zed?","What is the Zed?"],"noncommittal":false}}' >>"$T/same.jsonl"
+	i=$((i + 1))
+done
+fresh
+run rag rag-embsim -c "$CONF" <"$T/same.jsonl"
+is "$RC" 0 "repeated texts: exit 0"
+is "$(emb_requests):$(emb_texts)" "1:2" "repeated texts: 50 records, 200 texts, 2 distinct: one request with 2 texts"
+is "$(jq -c '.similarities.answer_relevancy | map(. * 1e9 | round / 1e9)' "$OUT" | sort -u)" "[1,$(jq -c '.similarities.answer_relevancy[1] * 1e9 | round / 1e9' "$OUT" | head -1),1]" \
+	"repeated texts: every record gets its vectors back"
+like "$(cat "$ERR")" '200 texts, 2 distinct' "repeated texts: the summary says 2 distinct"
+
+# ---------------------------------------------------------------- cache
+# (one fake for all: the endpoint is part of the key, and a new fake has a new port)
+fresh
+RAG_CACHE_DIR=$T/emb-cache; export RAG_CACHE_DIR
+echo 0 >"$T/since"
+# new_requests: embedding requests since the last call (kept in a file: $(...) is a subshell)
+new_requests() { _n=$(emb_requests); echo $((_n - $(cat "$T/since"))); echo "$_n" >"$T/since"; }
+run rag rag-embsim -c "$CONF" --cache rw <"$T/three-q.jsonl"
+is "$(new_requests)" 1 "cache: the first run asks"
+cp "$OUT" "$T/cache1.jsonl"
+run rag rag-embsim -c "$CONF" --cache rw <"$T/three-q.jsonl"
+is "$RC" 0 "cache: second run exit 0"
+is "$(new_requests)" 0 "cache: the second run sends no request"
+check "cache: the same scores" cmp -s "$OUT" "$T/cache1.jsonl"
+like "$(cat "$ERR")" '0 requests, 12 texts, 12 distinct, 12 from cache' "cache: the summary counts the texts from the cache"
+run rag rag-embsim -c "$CONF" --cache replay <"$T/three-q.jsonl"
+is "$RC:$(new_requests)" "0:0" "cache replay: all found, no request"
+echo '{"id":"new","question":"A new question?","questions":{"generated":["What is said about: The first superbowl was held on Jan 15, 1967?"],"noncommittal":false}}' >"$T/new.jsonl"
+run rag rag-embsim -c "$CONF" --cache replay <"$T/new.jsonl"
+is "$RC" 4 "cache replay, a new text: exit 4"
+like "$(jq -r '.errors[0].message' "$OUT")" 'cache miss in replay mode \(1 of 2 texts' "cache replay: the error says what is missing"
+is "$(new_requests)" 0 "cache replay: still no request"
+run rag rag-embsim -c "$CONF" --cache rw <"$T/new.jsonl"
+is "$(new_requests):$(jq -c 'select(.path | endswith("/embeddings")) | .body.input' "$FAKE_LOG" | tail -1)" '1:["A new question?"]' \
+	"cache: only the text not cached is sent"
+run rag rag-embsim -c "$CONF" --cache rw --model other-model <"$T/new.jsonl"
+is "$(new_requests):$(jq -c 'select(.path | endswith("/embeddings")) | .body.input | length' "$FAKE_LOG" | tail -1)" 1:2 \
+	"cache: another model is another key"
+run rag rag-embsim -c "$CONF" --cache off <"$T/three-q.jsonl"
+is "$(new_requests)" 1 "cache off: asks again"
+unset RAG_CACHE_DIR
+
+# ---------------------------------------------------------------- endpoint and key of their own
+fresh
+EMB_KEY=emb-secret-key; export EMB_KEY
+cat >"$T/emb.yaml" <<EOF
+llm:
+  base_url: http://127.0.0.1:9/v1
+  model: judge-x
+  retries: 0
+embeddings:
+  base_url: $FAKE_URL/v1/
+  api_key_env: EMB_KEY
+  model: emb-own
+EOF
+_b=$RAG_BASE_URL; unset RAG_BASE_URL
+run rag rag-embsim -c "$T/emb.yaml" <"$T/three-q.jsonl"
+RAG_BASE_URL=$_b; export RAG_BASE_URL
+is "$RC" 0 "embeddings.base_url: its own endpoint (llm's is unreachable)"
+is "$(jq -r '[.path, .auth, .body.model] | join(" ")' "$FAKE_LOG")" "/v1/embeddings Bearer emb-secret-key emb-own" \
+	"embeddings.api_key_env and model: its own key and model"
+unlike "$(cat "$ERR")" 'emb-secret-key|test-secret-key' "the keys never show on stderr"
+
+# ---------------------------------------------------------------- faults
+# five records of 4 texts, 2 records a request (--batch-size 8)
+head -5 "$T/hundred.jsonl" >"$T/five.jsonl"
+fault() {  # fault PLAN DESC WANT-RC ERROR-ERE [ARGS]
+	_plan=$1 _d=$2 _rc=$3 _ere=$4; shift 4
+	fresh "$_plan"
+	run rag rag-embsim -c "$CONF" --batch-size 8 "$@" <"$T/five.jsonl"
+	is "$RC" "$_rc" "fault $_d: exit $_rc"
+	is "$(nlines "$OUT")" 5 "fault $_d: one line per input line"
+	is "$(jq -r .id "$OUT" | tr '\n' ' ')" "r0 r1 r2 r3 r4 " "fault $_d: in order"
+	if [ -n "$_ere" ]; then
+		like "$(jq -r '.errors[]?.message' "$OUT" | sort -u)" "$_ere" "fault $_d: the error says why"
+	fi
+}
+fault '[{"status": 500}]' "http 500" 4 'endpoint answered http 500 after 1 attempt'
+check "fault http 500: every score null with an error" \
+	jq -se 'all(.[]; .scores.answer_relevancy == null and .similarities.answer_relevancy == null and (.errors | length) == 1 and .errors[0].tool == "rag-embsim")' "$OUT"
+fault '[{"status": 400}]' "http 400" 4 'endpoint answered http 400: fake: status 400'
+fault '[{"drop": true}]' "dropped connection" 4 'request failed after 1 attempt'
+fault '[{"body": "this is not json"}]' "a body that is not JSON" 4 'not JSON'
+fault '[{"body": {"data": "x"}}]' "no data array" 4 'no data array'
+fault '[{"empty": true}]' "empty embedding list" 4 'empty data list for 8 texts'
+fault '[{"few": true}]' "one vector short" 4 '7 vectors for 8 texts'
+fault '[{"dims": 8}]' "wrong dimension" 4 'dimension mismatch: embedding 0 has 8 numbers, expected 16' --dimensions 16
+fault '[{"dims": 8, "times": 1}]' "dimension change between requests" 4 'dimension mismatch'
+is "$(jq -c '.scores.answer_relevancy | type' "$OUT" | tr '\n' ' ')" '"number" "number" "null" "null" "null" ' \
+	"fault dimension change: the first request's records scored, the later ones null"
+fault '[{"body": {"data": [{"index": 0, "embedding": [1]}, {"index": 1, "embedding": [1]}, {"index": 2, "embedding": []}, {"index": 3, "embedding": [1]}, {"index": 4, "embedding": [1]}, {"index": 5, "embedding": [1]}, {"index": 6, "embedding": [1]}, {"index": 7, "embedding": [1]}]}}]' "an empty vector" 4 'data\[2\]\.embedding is not a non-empty array of numbers'
+fault '[{"reverse": true}]' "data in reverse order" 0 ''
+jq -c '.scores' "$OUT" >"$T/rev.scores"
+fresh
+run rag rag-embsim -c "$CONF" --batch-size 8 <"$T/five.jsonl"
+jq -c '.scores' "$OUT" >"$T/fwd.scores"
+check "data in reverse order: vectors are matched by index, same scores" cmp -s "$T/rev.scores" "$T/fwd.scores"
+
+# retries: a transient failure, then success
+cat >"$T/retry.yaml" <<EOF
+llm:
+  model: judge-x
+  timeout: 10
+  retries: 2
+EOF
+fresh '[{"status": 503, "times": 1}, {"retry_after": 0, "times": 1}]'
+run rag rag-embsim -c "$T/retry.yaml" --batch-size 8 <"$T/five.jsonl"
+is "$RC" 0 "503 then 429 with Retry-After, retries 2: exit 0"
+check "retries: every record scored" jq -se 'all(.[]; (.scores.answer_relevancy | type) == "number")' "$OUT"
+like "$(cat "$ERR")" '2 retries' "retries: counted in the summary"
+
+# rag-revq faults: null questions, errors, exit 4; rag-embsim then passes the failure on
+fresh '[{"status": 500}]'
+run rag rag-revq -c "$CONF" <"$T/three.jsonl"
+is "$RC" 4 "rag-revq, http 500: exit 4"
+is "$(nlines "$OUT")" 3 "rag-revq, http 500: one line per record"
+check "rag-revq, http 500: questions null with an error" \
+	jq -se 'all(.[]; .questions.generated == null and .questions.noncommittal == null and .errors[0].tool == "rag-revq")' "$OUT"
+cp "$OUT" "$T/revq-failed.jsonl"
+fresh
+run rag rag-embsim -c "$CONF" <"$T/revq-failed.jsonl"
+is "$RC:$(emb_requests)" "0:0" "rag-embsim after a failed rag-revq: exit 0, no request"
+check "rag-embsim after a failed rag-revq: null, and the upstream error kept" \
+	jq -se 'all(.[]; .scores.answer_relevancy == null and (.errors | length) == 2)' "$OUT"
+
+fresh '[{"content": "no json here"}]'
+run rag rag-revq -c "$CONF" <"$T/three.jsonl"
+is "$RC" 4 "rag-revq, replies that are not JSON: exit 4"
+is "$(chat_requests)" 6 "rag-revq, replies that are not JSON: asked again once each"
+like "$(jq -r '.errors[0].message' "$OUT" | head -1)" 'did not fit, even when asked again' "rag-revq: the error says the reply did not fit"
+fresh '[{"content": {"questions": ["Q?"]}}]'
+run rag rag-revq -c "$CONF" <"$T/three.jsonl"
+is "$RC" 4 "rag-revq, no noncommittal flag: exit 4 (never guessed)"
+fresh '[{"content": {"questions": ["Q?"], "noncommittal": false}, "times": 1}]'
+run rag rag-revq -c "$CONF" <"$T/three.jsonl"
+is "$RC" 0 "rag-revq, one question for three asked: accepted"
+is "$(jq -c '.questions.generated | length' "$OUT" | tr '\n' ' ')" "1 3 3 " "rag-revq: as many questions as the judge gave, up to N"
+
+done_testing

@@ -76,7 +76,7 @@ static void start(rag_item *it, void *ctx)
 
 	rc = rag_relevance_get(it->rec, t->source, t->verdicts, t->threshold, &r, err, sizeof err);
 	if (rc < 0) {
-		all_null(it, t, t->verdicts);
+		all_null(it, t, r.ap_name ? r.ap_name : t->verdicts);
 		if (rc == -2)
 			it->rec = rag_record_error(it->rec, "rag-ap", NULL, "%s", err);
 		else

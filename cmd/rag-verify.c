@@ -1,5 +1,7 @@
 /* rag-verify - judge each claim of a record against its retrieved contexts: faithfulness (the
- * answer's claims) or context recall (the reference's claims). */
+ * answer's claims) or context recall (the reference's claims); with --chunks, judge each chunk
+ * for usefulness instead: context precision (against the reference) or context utilization
+ * (against the answer). */
 #include "rag.h"
 
 #include <stdlib.h>
@@ -11,7 +13,10 @@ static const char usage[] =
 	"scores.<METRIC> = supported claims / all claims.\n"
 	"\n"
 	"Options:\n"
-	"      --metric NAME      faithfulness (claims.answer, default) | context_recall (claims.reference)\n"
+	"      --metric NAME      faithfulness (default) | context_recall | context_precision | context_utilization\n"
+	"                         (claims.answer, claims.reference; the last two with --chunks)\n"
+	"      --chunks           judge each chunk's usefulness for the reference (or the answer):\n"
+	"                         verdicts.<METRIC> per chunk, scores.<METRIC> = average precision\n"
 	"      --claims FIELD     read claims.<FIELD> instead of the metric's default\n"
 	"      --recheck          re-check unsupported claims against each chunk alone\n"
 	"      --literal          accept a claim that appears literally in a context\n"
@@ -19,7 +24,7 @@ static const char usage[] =
 	"      --batch-chars N    context characters per judge call (default 24000)\n"
 	"\n";
 
-enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATCH_CLAIMS, OPT_BATCH_CHARS };
+enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATCH_CLAIMS, OPT_BATCH_CHARS, OPT_CHUNKS };
 
 static const struct option options[] = {
 	{"metric", required_argument, 0, OPT_METRIC},
@@ -28,6 +33,7 @@ static const struct option options[] = {
 	{"literal", no_argument, 0, OPT_LITERAL},
 	{"batch-claims", required_argument, 0, OPT_BATCH_CLAIMS},
 	{"batch-chars", required_argument, 0, OPT_BATCH_CHARS},
+	{"chunks", no_argument, 0, OPT_CHUNKS},
 	RAG_CLI_LONG,
 	{0, 0, 0, 0},
 };
@@ -37,7 +43,12 @@ typedef struct tool {
 	const char *metric;
 	const char *claims_field;
 	int warned;
+	int chunks;               /* --chunks: judge the chunks, not claims */
+	int metric_given;         /* --metric was given (with --chunks: no choice by record) */
 } tool;
+
+/* --chunks: the metric of one record, chosen by what it holds */
+typedef struct chunk_item { tool *t; const char *metric; } chunk_item;
 
 static void set_null(rag_item *it, const tool *t)
 {
@@ -107,6 +118,97 @@ static jv record_claims(jv rec, const char *field, int *upstream_failed)
 	return c;
 }
 
+static void self_check(tool *t, jv rec)
+{
+	if (rag_judge_self_check(t->cli->judge, rec) && !t->warned) {
+		t->warned = 1;
+		rag_msg("rag-verify", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
+		        rag_judge_model(t->cli->judge));
+	}
+}
+
+static void chunks_judged(void *arg, jv result, const char *error)
+{
+	rag_item *it = arg;
+	chunk_item *ci = it->data;
+	const char *metric = ci->metric;
+	if (error) {
+		jv_free(result);
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+		it->rec = rag_record_error(it->rec, "rag-verify", metric, "%s", error);
+		rag_item_remote_error(it, error);
+	} else {
+		/* the score is rag-ap's context precision of these verdicts (rank.c) */
+		int n = jv_array_length(jv_copy(result)), i;
+		double *g = rag_xmalloc(((size_t)n + 1) * sizeof *g), v = 0;
+		rag_rank_metric m;
+		rag_rank_list l;
+		const char *why;
+		char err[RAG_ERRLEN];
+		for (i = 0; i < n; i++) {
+			jv d = jv_object_get(jv_array_get(jv_copy(result), i), jv_string("verdict"));
+			g[i] = jv_get_kind(d) == JV_KIND_TRUE;
+			jv_free(d);
+		}
+		l.gain = l.ideal = g;
+		l.n = l.nideal = (size_t)n;
+		l.level = 0;
+		rag_rank_metric_parse("ap", &m, err, sizeof err);
+		rag_rank_eval(&m, &l, &v, &why);
+		free(g);
+		it->rec = rag_record_set(it->rec, "verdicts", metric, result);
+		it->rec = rag_record_set(it->rec, "scores", metric, jv_number(v));
+	}
+	it->data = ci->t;
+	free(ci);
+	rag_item_release(it);
+}
+
+static void chunks_start(rag_item *it, tool *t)
+{
+	const char *ref = rag_record_str(it->rec, "reference"), *ans = rag_record_str(it->rec, "answer");
+	const char *metric = t->metric, *question = rag_record_str(it->rec, "question"), *target;
+	chunk_item *ci;
+	jv contexts;
+
+	if (ref && !*ref) ref = NULL;
+	if (ans && !*ans) ans = NULL;
+	if (!t->metric_given) metric = ref ? "context_precision" : "context_utilization";
+	target = strcmp(metric, "context_precision") == 0 ? ref : ans;
+	if (!target) {
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+		if (!t->metric_given)
+			rag_item_input_error(it, "rag-verify", metric, "record has neither a reference nor an answer "
+			                     "to judge the chunks against");
+		else if (strcmp(metric, "context_precision") == 0)
+			rag_item_input_error(it, "rag-verify", metric, "record has no reference: context precision "
+			                     "needs a reference answer (context_utilization judges against the answer)");
+		else
+			rag_item_input_error(it, "rag-verify", metric, "record has no answer: context utilization "
+			                     "judges the chunks against the answer");
+		return;
+	}
+	contexts = rag_record_contexts(it->rec);
+	if (!jv_is_valid(contexts)) {
+		jv m = jv_invalid_get_msg(contexts);
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+		rag_item_input_error(it, "rag-verify", metric, "%s", jv_string_value(m));
+		jv_free(m);
+		return;
+	}
+	self_check(t, it->rec);
+	ci = rag_xmalloc(sizeof *ci);
+	ci->t = t;
+	ci->metric = metric;
+	it->data = ci;
+	rag_item_hold(it);
+	rag_chunks_judge(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : target), question,
+	                 target, strcmp(metric, "context_precision") == 0, contexts, &it->usage, chunks_judged, it);
+}
+
 static void start(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
@@ -115,6 +217,10 @@ static void start(rag_item *it, void *ctx)
 	int upstream;
 
 	it->data = t;
+	if (t->chunks) {
+		chunks_start(it, t);
+		return;
+	}
 	if (strcmp(t->metric, "context_recall") == 0) {
 		const char *ref = rag_record_str(it->rec, "reference");
 		if (!ref || !*ref) {
@@ -144,11 +250,7 @@ static void start(rag_item *it, void *ctx)
 		jv_free(m);
 		return;
 	}
-	if (rag_judge_self_check(t->cli->judge, it->rec) && !t->warned) {
-		t->warned = 1;
-		rag_msg("rag-verify", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
-		        rag_judge_model(t->cli->judge));
-	}
+	self_check(t, it->rec);
 	question = rag_record_str(it->rec, "question");
 	{
 		/* without a question, the claims tell the language */
@@ -184,12 +286,16 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, RAG_CLI_SHORT, options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_METRIC:
-			if (strcmp(optarg, "faithfulness") && strcmp(optarg, "context_recall")) {
-				rag_msg(cli.prog, "error", "--metric must be faithfulness or context_recall, not \"%s\"", optarg);
+			if (strcmp(optarg, "faithfulness") && strcmp(optarg, "context_recall") &&
+			    strcmp(optarg, "context_precision") && strcmp(optarg, "context_utilization")) {
+				rag_msg(cli.prog, "error", "--metric must be faithfulness, context_recall, context_precision or "
+				        "context_utilization, not \"%s\"", optarg);
 				return rag_cli_misuse(&cli);
 			}
 			t.metric = optarg;
+			t.metric_given = 1;
 			break;
+		case OPT_CHUNKS: t.chunks = 1; break;
 		case OPT_CLAIMS: t.claims_field = optarg; break;
 		case OPT_RECHECK: recheck = 1; break;
 		case OPT_LITERAL: literal = 1; break;
@@ -208,11 +314,35 @@ int main(int argc, char **argv)
 		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
 		return rag_cli_misuse(&cli);
 	}
+	{
+		int chunk_metric = strcmp(t.metric, "context_precision") == 0 || strcmp(t.metric, "context_utilization") == 0;
+		if (t.chunks && t.metric_given && !chunk_metric) {
+			rag_msg(cli.prog, "error", "--chunks judges chunks: --metric must be context_precision or context_utilization");
+			return rag_cli_misuse(&cli);
+		}
+		if (!t.chunks && chunk_metric) {
+			rag_msg(cli.prog, "error", "--metric %s needs --chunks", t.metric);
+			return rag_cli_misuse(&cli);
+		}
+		if (t.chunks && (t.claims_field || recheck || literal || batch_claims)) {
+			rag_msg(cli.prog, "error", "--chunks judges chunks, not claims: --claims, --recheck, --literal and "
+			        "--batch-claims do not apply");
+			return rag_cli_misuse(&cli);
+		}
+	}
 	if (!t.claims_field)
 		t.claims_field = strcmp(t.metric, "context_recall") == 0 ? "reference" : "answer";
 	if ((rc = rag_cli_setup(&cli))) {
 		rag_cli_free(&cli);
 		return rc;
+	}
+	if (t.chunks) {
+		char err[RAG_ERRLEN];
+		if (rag_judge_load_prompt(cli.judge, "chunks", err, sizeof err) < 0) {
+			rag_msg(cli.prog, "error", "%s", err);
+			rag_cli_free(&cli);
+			return RAG_EXIT_USAGE;
+		}
 	}
 	if (recheck) cli.cfg.verify.recheck_chunks = 1;
 	if (literal) cli.cfg.verify.literal_match = 1;

@@ -56,7 +56,7 @@ _ragpipe()
 		COMPREPLY=($(compgen -W 'rw ro replay off' -- "$cur"))
 		return 0 ;;
 	--metric)
-		COMPREPLY=($(compgen -W 'faithfulness context_recall' -- "$cur"))
+		COMPREPLY=($(compgen -W 'faithfulness context_recall context_precision context_utilization' -- "$cur"))
 		return 0 ;;
 	--embedder)
 		COMPREPLY=($(compgen -W 'offline openai' -- "$cur"))
@@ -87,7 +87,7 @@ _ragpipe()
 	rag-claims)
 		opts="$opts $judge --from -n --max-claims" ;;
 	rag-verify)
-		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars" ;;
+		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars --chunks" ;;
 	rag-revq)
 		opts="$opts $judge -n --n --per-request" ;;
 	rag-ap)

@@ -30,7 +30,8 @@ complete -c rag-claims -l from -x -a 'answer reference question response user_in
 complete -c rag-claims -s n -l max-claims -x -d 'At most N claims per record'
 
 # rag-verify
-complete -c rag-verify -l metric -x -a 'faithfulness\t"Claims of the answer" context_recall\t"Claims of the reference"' -d Metric
+complete -c rag-verify -l metric -x -a 'faithfulness\t"Claims of the answer" context_recall\t"Claims of the reference" context_precision\t"Chunks against the reference (--chunks)" context_utilization\t"Chunks against the answer (--chunks)"' -d Metric
+complete -c rag-verify -l chunks -d 'Judge each chunk for usefulness: context precision'
 complete -c rag-verify -l claims -x -a 'answer reference' -d 'Read claims.FIELD'
 complete -c rag-verify -l recheck -d 'Re-check each unsupported claim against each chunk alone'
 complete -c rag-verify -l literal -d 'Accept a claim found literally in a context'

@@ -75,6 +75,7 @@ static const struct key keys[] = {
 	{ ROW("verify", "recheck_chunks", T_BOOL, verify.recheck_chunks) },
 	{ ROW("verify", "literal_match", T_BOOL, verify.literal_match) },
 	{ ROW("verify", "offline_threshold", T_DOUBLE, verify.offline_threshold), .lo = 0, .hi = 1 },
+	{ ROW("verify", "chunk_threshold", T_DOUBLE, verify.chunk_threshold), .lo = 0, .hi = 1 },
 	{ ROW("embeddings", "provider", T_ENUM, embeddings.provider), .choices = providers },
 	{ ROW("embeddings", "base_url", T_STR, embeddings.base_url) },
 	{ ROW("embeddings", "model", T_STR, embeddings.model) },
@@ -91,7 +92,7 @@ static const struct key keys[] = {
 	{ ROW("gate", "seed", T_LONG, gate.seed), .lo = 0, .hi = (double)LONG_MAX,
 	  .aux = offsetof(rag_config, gate.has_seed) },
 	{ ROW("gate", "resamples", T_INT, gate.resamples), .lo = 1, .hi = 1000000 },
-	{ ROW("gate", "confidence", T_DOUBLE, gate.confidence), .lo = 0, .hi = 1, .lo_open = 1 },
+	{ ROW("gate", "confidence", T_DOUBLE, gate.confidence), .lo = 0, .hi = 0.9999, .lo_open = 1 },
 	{ ROW("gate", "worst", T_INT, gate.worst), .lo = 0, .hi = 100000 },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -181,6 +182,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->verify.recheck_chunks = 0;
 	cfg->verify.literal_match = 0;
 	cfg->verify.offline_threshold = 0.6;
+	cfg->verify.chunk_threshold = 0.3;
 	cfg->gate.min_pass_rate = 1;
 	cfg->gate.regression = 0.1;
 	cfg->gate.seed = 1;

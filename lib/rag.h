@@ -164,6 +164,7 @@ typedef struct rag_config {
 		int recheck_chunks;   /* re-check unsupported claims against each chunk alone, default 0 */
 		int literal_match;    /* accept a claim found literally in a context, default 0 */
 		double offline_threshold; /* offline support threshold, default 0.6 */
+		double chunk_threshold;   /* offline chunk usefulness (rag-verify --chunks), default 0.3 */
 	} verify;
 	struct {
 		/* the embeddings endpoint; unset keys fall back to llm.* (rag-config(5)) */
@@ -415,6 +416,17 @@ int rag_judge_self_check(rag_judge *j, jv rec);
 int rag_judge_pending(const rag_judge *j);
 void rag_judge_free(rag_judge *j);
 
+/* ---------------------------------------------------------------- chunks.c */
+/* Judge whether each retrieved chunk (contexts: array of strings, consumed) was useful for
+ * target: the reference answer when reference is 1 (context precision), else the answer given
+ * (context utilization). All chunks in one request, more only when they exceed
+ * verify.batch_chars; prompt "chunks" (load it with rag_judge_load_prompt at set-up). The
+ * offline judge: the share of the target's distinct content words found in the chunk, against
+ * verify.chunk_threshold. cb gets an array of {chunk, verdict, reason} in retrieval order ([]
+ * for no chunks, without a request), or null and an error. question may be NULL. */
+void rag_chunks_judge(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
+                      jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg);
+
 /* ---------------------------------------------------------------- rank.c */
 /* Ranking metrics over one relevance vector (rag-ap(1) states the conventions). */
 enum rag_rank_kind {
@@ -456,7 +468,8 @@ typedef struct rag_relevance {
 /* From source (RAG_REL_AUTO: the first present of verdicts.context_precision,
  * verdicts.context_utilization, relevant_ids, reference_contexts). verdicts: the verdicts.<name>
  * to read (NULL: either of the two). threshold: least similarity for a relevant chunk. rec
- * borrowed. 0 ok; -1 input error; -2 the verdicts are null (an upstream judge failed); err set. */
+ * borrowed. 0 ok; -1 input error; -2 the verdicts are null (an upstream judge failed; ap_name is
+ * set); err set. */
 int rag_relevance_get(jv rec, int source, const char *verdicts, double threshold, rag_relevance *r,
                       char *err, size_t errlen);
 void rag_relevance_free(rag_relevance *r);

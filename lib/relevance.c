@@ -30,9 +30,10 @@ static int from_verdicts(jv v, const char *metric, rag_relevance *r, char *err, 
 {
 	size_t cap = 0;
 	int i, n;
+	r->ap_name = metric;
 	if (jv_get_kind(v) == JV_KIND_NULL) {
 		jv_free(v);
-		snprintf(err, errlen, "verdicts.%s is null: the chunk judging failed for this record", metric);
+		snprintf(err, errlen, "verdicts.%s is null: the chunks of this record were not judged (see its errors)", metric);
 		return -2;
 	}
 	if (jv_get_kind(v) != JV_KIND_ARRAY) {

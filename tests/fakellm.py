@@ -20,6 +20,9 @@ plain user message, the last user message that holds a block):
   * a <<<STATEMENTS-xxxxxxxx ... STATEMENTS-xxxxxxxx>>> block with lines "N. text" ->
       {"verdicts": [{"id": N, "verdict": true|false, "reason": "fake: ..."}]}
     the verdict is false exactly when the statement contains "UNSUPPORTED";
+  * else <<<CHUNK-xxxxxxxx ... >>> blocks (rag-verify --chunks) -> {"verdicts": [{"id": i,
+    "verdict", "reason"}]}, one per block in order, false exactly when the chunk contains
+    "IRRELEVANT";
   * else a <<<ANSWER-xxxxxxxx ... >>> block (rag-revq) -> {"questions": [N questions], "noncommittal":
     bool}, N from "N question(s)" / "N 个问题" in the message; question i is "What is said about:
     <answer>?" (with " (i)" after the first); noncommittal exactly when the answer contains
@@ -77,6 +80,12 @@ def find_block(text, tag):
     return found
 
 
+def find_blocks(text, tag):
+    """The texts of every <<<TAG-nonce ... TAG-nonce>>> block (empty ones too), in order."""
+    pat = r"<<<%s-([0-9A-Za-z]+)\r?\n(?:(.*?)\r?\n)?%s-\1>>>" % (tag, tag)
+    return [m.group(2) or "" for m in re.finditer(pat, text, re.S)]
+
+
 def message_text(content):
     if isinstance(content, str):
         return content
@@ -111,9 +120,17 @@ def auto_reply(req):
     # ("your reply did not fit ..."), so fall back to the last user message holding a block.
     last = users[-1] if users else ""
     for u in reversed(users):
-        if find_block(u, "STATEMENTS") is not None or find_block(u, "TEXT") is not None:
+        if find_block(u, "STATEMENTS") is not None or find_block(u, "TEXT") is not None \
+                or find_blocks(u, "CHUNK"):
             last = u
             break
+    chunks = find_blocks(last, "CHUNK")
+    if chunks:
+        return {"verdicts": [{
+            "id": i + 1,
+            "verdict": "IRRELEVANT" not in c,
+            "reason": "fake: " + ("useful" if "IRRELEVANT" not in c else "marked IRRELEVANT"),
+        } for i, c in enumerate(chunks)]}, "chunks"
     st = find_block(last, "STATEMENTS")
     if st is not None:
         verdicts = []

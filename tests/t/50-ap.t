@@ -99,7 +99,7 @@ like "$(jq -r '.errors[0].message' "$OUT")" 'nothing to rank by' "...and the rea
 like "$(cat "$ERR")" 'rag-ap: error \(at <stdin>:1\)' "...on stderr with the position"
 ap '{"verdicts":{"context_precision":null}}'
 is "$(scores)" '{"context_precision":null}' "null verdicts (judge failed upstream): null"
-like "$(jq -r '.errors[0].message' "$OUT")" 'chunk judging failed' "...with the reason"
+like "$(jq -r '.errors[0].message' "$OUT")" 'chunks of this record were not judged' "...with the reason"
 ap '{"contexts":[{"id":"a"}],"relevant_ids":"a"}'
 is "$RC" 3 "relevant_ids of the wrong type: exit 3"
 ap '{}' -m bleu

@@ -1,0 +1,180 @@
+/* chunks.c - was each retrieved chunk useful for the reference answer (context precision) or
+ * for the answer given (context utilization)? All the chunks of a record go to the judge in one
+ * question (several only when they exceed verify.batch_chars), with one verdict per chunk back,
+ * in retrieval order. RAGAS asks once per chunk; the verdicts do not need it. */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct chunks_op {
+	rag_judge *j;
+	jv contexts;              /* array of strings */
+	jv verdicts;              /* one {chunk, verdict, reason} per context, null until judged */
+	int calls_left;
+	char *error;
+	rag_judge_cb cb;
+	void *arg;
+} chunks_op;
+
+typedef struct ccall { chunks_op *op; int first, count; } ccall;
+
+static void op_finish(chunks_op *op)
+{
+	rag_judge_cb cb = op->cb;
+	void *arg = op->arg;
+	jv_free(op->contexts);
+	if (op->error) {
+		char *e = op->error;
+		jv_free(op->verdicts);
+		free(op);
+		cb(arg, jv_null(), e);
+		free(e);
+		return;
+	}
+	{
+		jv v = op->verdicts;
+		free(op);
+		cb(arg, v, NULL);
+	}
+}
+
+static void call_done(void *arg, jv result, const char *error)
+{
+	ccall *c = arg;
+	chunks_op *op = c->op;
+	int i;
+	if (error) {
+		if (!op->error) op->error = rag_xstrdup(error);
+	} else {
+		for (i = 0; i < c->count; i++) {
+			jv o = jv_array_get(jv_copy(result), i);
+			jv d = jv_object_get(jv_copy(o), jv_string("verdict"));
+			jv r = jv_object_get(o, jv_string("reason"));
+			op->verdicts = jv_array_set(op->verdicts, c->first + i,
+			                            JV_OBJECT(jv_string("chunk"), jv_array_get(jv_copy(op->contexts), c->first + i),
+			                                      jv_string("verdict"), d, jv_string("reason"), r));
+		}
+	}
+	jv_free(result);
+	free(c);
+	if (--op->calls_left == 0) op_finish(op);
+}
+
+static jv block(const char *tag, const char *text)
+{
+	char *b = rag_prompt_block(tag, text);
+	jv v = jv_string(b);
+	free(b);
+	return v;
+}
+
+static void ask(chunks_op *op, const char *lang, const char *question, const char *target, int reference,
+                int first, int count, rag_usage *usage)
+{
+	int zh = strcmp(lang, "zh") == 0, i;
+	rag_buf b = {0};
+	char num[32];
+	jv vars = jv_object();
+	ccall *c = rag_xmalloc(sizeof *c);
+	c->op = op;
+	c->first = first;
+	c->count = count;
+	for (i = 0; i < count; i++) {
+		jv s = jv_array_get(jv_copy(op->contexts), first + i);
+		char *bl = rag_prompt_block("CHUNK", jv_string_value(s));
+		rag_buf_addf(&b, "%s%s %d:\n%s\n", i ? "\n" : "", zh ? "片段" : "Chunk", i + 1, bl);
+		free(bl);
+		jv_free(s);
+	}
+	snprintf(num, sizeof num, "%d", count);
+	vars = jv_object_set(vars, jv_string("question"), block("QUESTION", question ? question : ""));
+	vars = jv_object_set(vars, jv_string("target"), block(reference ? "REFERENCE" : "ANSWER", target));
+	vars = jv_object_set(vars, jv_string("target_name"),
+	                     jv_string(reference ? (zh ? "参考答案" : "reference answer") : (zh ? "回答" : "answer")));
+	vars = jv_object_set(vars, jv_string("chunks"), jv_string(b.p ? b.p : ""));
+	vars = jv_object_set(vars, jv_string("count"), jv_string(num));
+	rag_buf_free(&b);
+	op->calls_left++;
+	rag_judge_ask(op->j, "chunks", lang, vars, rag_judge_check_verdicts, count,
+	              "{\"verdicts\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...]} "
+	              "with exactly one verdict for each numbered chunk", usage, call_done, c);
+}
+
+/* The offline judge: the share of the target's distinct content words found in the chunk. */
+static jv offline(const char *target, jv contexts, double threshold, int reference)
+{
+	jv tt = rag_text_tokens(target), want = jv_object(), out = jv_array();
+	int n = jv_array_length(jv_copy(contexts)), i, k, nt, total;
+	const char *what = reference ? "the reference" : "the answer";
+	nt = jv_array_length(jv_copy(tt));
+	for (k = 0; k < nt; k++) want = jv_object_set(want, jv_array_get(jv_copy(tt), k), jv_true());
+	jv_free(tt);
+	total = jv_object_length(jv_copy(want));
+	if (threshold < 0 || threshold > 1) threshold = 0.3;
+	for (i = 0; i < n; i++) {
+		jv c = jv_array_get(jv_copy(contexts), i), ct = rag_text_tokens(jv_string_value(c)), have = jv_object();
+		int nc = jv_array_length(jv_copy(ct)), found = 0, it, yes;
+		char reason[160];
+		double share;
+		for (k = 0; k < nc; k++) have = jv_object_set(have, jv_array_get(jv_copy(ct), k), jv_true());
+		jv_free(ct);
+		for (it = jv_object_iter(want); jv_object_iter_valid(want, it); it = jv_object_iter_next(want, it))
+			found += jv_object_has(jv_copy(have), jv_object_iter_key(want, it));
+		jv_free(have);
+		share = total ? (double)found / total : 0;
+		yes = total > 0 && share >= threshold;
+		if (!total)
+			snprintf(reason, sizeof reason, "%s has no content words to look for", what);
+		else
+			snprintf(reason, sizeof reason, "%d%% of the content words of %s found in the chunk (%s %d%%)",
+			         (int)(share * 100 + 0.5), what, yes ? "threshold" : "below", (int)(threshold * 100 + 0.5));
+		out = jv_array_append(out, JV_OBJECT(jv_string("chunk"), c, jv_string("verdict"), jv_bool(yes),
+		                                     jv_string("reason"), jv_string(reason)));
+	}
+	jv_free(want);
+	jv_free(contexts);
+	return out;
+}
+
+void rag_chunks_judge(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
+                      jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	const rag_config *cfg = rag_judge_config(j);
+	int n = jv_array_length(jv_copy(contexts)), i, first;
+	long limit = cfg->verify.batch_chars > 0 ? cfg->verify.batch_chars : 24000, size = 0;
+	chunks_op *op;
+
+	if (n == 0) {
+		/* nothing retrieved, nothing to judge */
+		jv_free(contexts);
+		cb(arg, jv_array(), NULL);
+		return;
+	}
+	if (rag_judge_offline(j)) {
+		cb(arg, offline(target, contexts, cfg->verify.chunk_threshold, reference), NULL);
+		return;
+	}
+	op = rag_xmalloc(sizeof *op);
+	memset(op, 0, sizeof *op);
+	op->j = j;
+	op->contexts = contexts;
+	op->verdicts = jv_array();
+	for (i = 0; i < n; i++) op->verdicts = jv_array_append(op->verdicts, jv_null());
+	op->cb = cb;
+	op->arg = arg;
+	op->calls_left = 1;       /* guard: no finish while we are still sending */
+	/* chunks in groups that fit batch_chars; a chunk longer than that goes alone */
+	for (i = 0, first = 0; i < n; i++) {
+		jv s = jv_array_get(jv_copy(contexts), i);
+		long len = (long)jv_string_length_codepoints(s);
+		if (i > first && size + len > limit) {
+			ask(op, lang, question, target, reference, first, i - first, usage);
+			first = i;
+			size = 0;
+		}
+		size += len;
+	}
+	ask(op, lang, question, target, reference, first, n - first, usage);
+	if (--op->calls_left == 0) op_finish(op);
+}

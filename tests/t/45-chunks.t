@@ -1,0 +1,130 @@
+#!/bin/sh
+# 45-chunks.t - rag-verify --chunks: the usefulness of each retrieved chunk (context precision
+# against the reference, context utilization against the answer), then rag-ap on its verdicts.
+#
+# Against the fake LLM (tests/fakellm.py: a request with <<<CHUNK- blocks gets one verdict per
+# block, false exactly when the chunk contains "IRRELEVANT"): one request for all the chunks of a
+# record, several only past --batch-chars, verdicts merged in retrieval order; a reply with a
+# verdict missing is asked again once, then the record is null with an error (exit 4). Without
+# an endpoint: the offline judge (lexical overlap, verify.chunk_threshold) and the RAGAS examples.
+. "$(dirname "$0")/lib.sh"
+
+command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
+[ -x "$BIN/rag-verify" ] && [ -x "$BIN/rag-ap" ] || bail_out "bin/rag-verify or bin/rag-ap is not built: run make"
+
+cat >"$T/rag.yaml" <<EOF
+llm:
+  model: judge-x
+  timeout: 10
+  retries: 0
+EOF
+CONF=$T/rag.yaml
+
+fresh() {
+	printf '%s\n' "${1:-[]}" >"$T/plan.json"
+	fake_start --plan "$T/plan.json"
+}
+chunks() { run rag rag-verify -c "$CONF" --chunks "$@"; }
+# feed LINE CMD...: CMD with LINE on its stdin (not a pipe: run must set RC in this shell)
+feed() { printf '%s\n' "$1" >"$T/in"; shift; "$@" <"$T/in"; }
+JQDEF='def lu: [.body.messages[] | select(.role == "user")] | last | .content;
+def nchunk: [.body.messages[] | select(.role == "user")] | first | .content | [match("<<<CHUNK-"; "g")] | length;'
+reqs() { jq -r "$JQDEF $1" "$FAKE_LOG"; }
+
+A='The river Zed rises in the northern hills and runs south through three towns.'
+B='IRRELEVANT: the price of bread in the capital rose last year.'
+C='A mill built in the old style still stands beside the bridge over the Zed.'
+REC="{\"id\":\"r1\",\"question\":\"Where does the Zed rise?\",\"reference\":\"The Zed rises in the northern hills.\",\"contexts\":[\"$A\",\"$B\",\"$C\"]}"
+
+# ---------------------------------------------------------------- one request per record
+fresh
+feed "$REC" chunks
+is "$RC" 0 "three chunks: exit 0"
+is "$(fake_requests)" 1 "three chunks: one request"
+is "$(reqs 'nchunk')" 3 "...holding three CHUNK blocks"
+like "$(reqs 'lu')" '<<<REFERENCE-' "...and the reference, fenced"
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,false,true]' "verdicts in retrieval order"
+is "$(jq -r '.verdicts.context_precision[1].chunk' "$OUT")" "$B" "each verdict names its chunk"
+is "$(jq -r '.verdicts.context_precision[1].reason' "$OUT")" "fake: marked IRRELEVANT" "...with the judge's reason"
+is "$(jq -c '.scores.context_precision * 10000 | round' "$OUT")" 8333 "scores.context_precision = (1 + 2/3) / 2"
+is "$(rag rag-ap -q -m ap <"$OUT" | jq -c '.scores.context_precision * 10000 | round')" 8333 "rag-ap on the verdicts: the same number"
+is "$(jq -r '.usage["rag-verify"].calls' "$OUT")" 1 "usage counts one call"
+
+# no reference: context utilization, against the answer
+fresh
+feed "{\"question\":\"Where does the Zed rise?\",\"answer\":\"In the northern hills.\",\"contexts\":[\"$B\",\"$A\"]}" chunks
+is "$(jq -c '.scores' "$OUT")" '{"context_utilization":0.5}' "no reference: context_utilization, 0.5"
+like "$(reqs 'lu')" '<<<ANSWER-' "...judged against the answer"
+unlike "$(reqs 'lu')" '<<<REFERENCE-' "...not a reference"
+
+# --batch-chars: several requests, merged in order
+fresh
+feed "$REC" chunks --batch-chars 100
+is "$(fake_requests)" 3 "--batch-chars 100: one request per chunk of about 75 characters"
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,false,true]' "...merged in retrieval order"
+fresh
+feed "$REC" chunks --batch-chars 160
+is "$(fake_requests)" 2 "--batch-chars 160: two requests (A+B, then C)"
+is "$(reqs 'nchunk' | tr '\n' ' ')" "2 1 " "...of 2 and 1 chunks"
+
+# ---------------------------------------------------------------- the wrong number of verdicts
+fresh '[{"match": "CHUNK-", "few": true, "times": 1}]'
+feed "$REC" chunks
+is "$RC" 0 "one verdict missing once: re-asked, exit 0"
+is "$(fake_requests)" 2 "...two requests"
+like "$(jq -r '[.body.messages[] | select(.role == "user")] | last | .content' "$FAKE_LOG" | tail -1)" 'expected 3 verdicts, got 2' \
+	"...the re-ask names the problem"
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,false,true]' "...and the second reply is used"
+fresh '[{"match": "CHUNK-", "few": true}]'
+feed "$REC" chunks
+is "$RC" 4 "one verdict missing every time: exit 4"
+is "$(fake_requests)" 2 "...asked twice, not more"
+is "$(jq -c '[.verdicts.context_precision, .scores.context_precision]' "$OUT")" '[null,null]' "...null verdicts and score"
+like "$(jq -r '.errors[0].message' "$OUT")" 'did not fit, even when asked again: expected 3 verdicts, got 2' "...and the reason"
+is "$(rag rag-ap -q <"$OUT" | jq -c .scores)" '{"context_precision":null}' "rag-ap after it: null too"
+fresh '[{"match": "CHUNK-", "content": {"verdicts": [{"id": 1, "verdict": true, "reason": "x"}, {"id": 2, "verdict": false, "reason": "x"}, {"id": 3, "verdict": true, "reason": "x"}, {"id": 4, "verdict": true, "reason": "x"}]}}]'
+feed "$REC" chunks
+is "$RC" 4 "a verdict too many: exit 4"
+like "$(jq -r '.errors[0].message' "$OUT")" 'verdict id 4 is not one of the statements 1-3' "...named"
+
+# ---------------------------------------------------------------- edges
+fresh
+feed '{"question":"q","reference":"r","contexts":[]}' chunks
+is "$(fake_requests)" 0 "no chunks: no request"
+is "$(jq -c '[.verdicts.context_precision, .scores.context_precision]' "$OUT")" '[[],0]' "...verdicts [] and score 0"
+feed '{"question":"q","answer":"a","contexts":["x"]}' chunks --metric context_precision
+is "$RC" 3 "--metric context_precision without a reference: exit 3"
+like "$(jq -r '.errors[0].message' "$OUT")" 'record has no reference' "...record has no reference"
+feed '{"question":"q","contexts":["x"]}' chunks
+is "$RC" 3 "neither reference nor answer: exit 3"
+feed '{"question":"q","reference":"r"}' chunks
+is "$RC" 3 "no contexts field: exit 3"
+run rag rag-verify --metric context_precision </dev/null
+is "$RC" 2 "--metric context_precision without --chunks: usage error"
+run rag rag-verify --chunks --metric faithfulness </dev/null
+is "$RC" 2 "--chunks --metric faithfulness: usage error"
+run rag rag-verify --chunks --recheck </dev/null
+is "$RC" 2 "--chunks --recheck: usage error"
+fresh
+feed '{"question":"泽河发源于哪里？","reference":"泽河发源于北部山区。","contexts":["泽河发源于北部山区，向南流经三个城镇。"]}' chunks
+like "$(reqs '[.body.messages[] | select(.role == "system")] | first | .content')" '片段' "a Chinese question: the Chinese prompt"
+is "$(jq -c '.scores' "$OUT")" '{"context_precision":1}' "...scored"
+fake_stop
+
+# ---------------------------------------------------------------- offline judge
+unset RAG_BASE_URL RAG_API_KEY RAG_CACHE
+E1='{"question":"Where is the Eiffel Tower located?","reference":"The Eiffel Tower is located in Paris.","contexts":["The Eiffel Tower is located in Paris.","The Brandenburg Gate is located in Berlin."]}'
+E2='{"question":"Where is the Eiffel Tower located?","answer":"The Eiffel Tower is located in Paris.","contexts":["The Brandenburg Gate is located in Berlin.","The Eiffel Tower is located in Paris."]}'
+feed "$E1
+$E2" run rag rag-verify --chunks -q
+is "$RC" 0 "offline: exit 0"
+is "$(jq -c .scores "$OUT" | tr '\n' ' ')" '{"context_precision":1} {"context_utilization":0.5} ' \
+	"offline: the RAGAS examples, 1 and 0.5 (RAGAS: 0.9999999999, 0.49999999995)"
+like "$(jq -r '.verdicts.context_precision[1].reason' "$OUT" | head -1)" '^25% of the content words of the reference found in the chunk \(below 30%\)$' \
+	"offline: the reason gives the overlap and the threshold"
+printf 'verify:\n  chunk_threshold: 0.2\n' >"$T/low.yaml"
+feed "$E1" run rag rag-verify -c "$T/low.yaml" --chunks -q
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,true]' "verify.chunk_threshold 0.2: the 25% chunk is useful too"
+
+done_testing

@@ -1,0 +1,850 @@
+/* gate.c - the quality gate: scores of a whole run gathered per metric and per category, the
+ * verdict against thresholds, the worst records with their reasons, and the comparison with a
+ * baseline run.
+ *
+ * A summary needs every score (a median or a bootstrap cannot be computed from a running total),
+ * so the memory grows with the run; what is kept is only the numbers per metric (and per
+ * category), the ids when a baseline is compared, and the few worst records in full. */
+#include "rag.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a mean equal to its threshold in decimal must not fail by binary rounding (0.7 + 0.9 = 1.6) */
+#define EPS 1e-9
+#define MAX_LISTED 1000
+
+/* o.k when o is an object, else invalid; consumes o (jv_object_get asserts on other kinds) */
+static jv field(jv o, const char *k)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		return jv_invalid();
+	}
+	return jv_object_get(o, jv_string(k));
+}
+
+typedef struct dvec { double *v; size_t n, cap; } dvec;
+
+static void dvec_push(dvec *d, double x)
+{
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 64;
+		d->v = rag_xrealloc(d->v, d->cap * sizeof *d->v);
+	}
+	d->v[d->n++] = x;
+}
+
+typedef struct category {
+	char *name;
+	long records, passed, errored;
+	dvec *m;                  /* per metric index; grown as metrics appear */
+	size_t nm;
+} category;
+
+typedef struct worst {
+	double key;
+	long seq;
+	jv info;
+} worst;
+
+typedef struct change { char *id; size_t metric; double base, cur; } change;
+
+typedef struct changes { change *v; size_t n, cap; } changes;
+
+struct rag_gate {
+	rag_gate_opts o;
+	long records, unreadable, errored, passed, seq;
+	char **metric; size_t nmetric;   /* names, in order of appearance */
+	dvec *vals;                      /* per metric */
+	double *mean_thr, *rec_thr;      /* per metric, NAN when none */
+	jv metric_ix, cat_ix;            /* name -> index */
+	category *cat; size_t ncat;
+	worst *w; size_t nw;
+	/* baseline */
+	int have_base;
+	char *base_name;
+	jv base_ix;                      /* id -> row */
+	char **base_id; size_t nbase;
+	unsigned char *base_seen;
+	char **bmetric; size_t nbmetric; jv bmetric_ix;
+	double **bcol;                   /* per baseline metric, per row; NAN null */
+	long base_dups, cur_dups, no_id;
+	dvec *pcur, *pbase;              /* pairs per (current) metric */
+	changes regressed, improved;
+	jv only_cur; long n_only_cur;
+};
+
+static size_t metric_index(rag_gate *g, const char *name)
+{
+	jv ix = jv_object_get(jv_copy(g->metric_ix), jv_string(name));
+	size_t i, k;
+	if (jv_get_kind(ix) == JV_KIND_NUMBER) {
+		i = (size_t)jv_number_value(ix);
+		jv_free(ix);
+		return i;
+	}
+	jv_free(ix);
+	i = g->nmetric++;
+	g->metric = rag_xrealloc(g->metric, g->nmetric * sizeof *g->metric);
+	g->metric[i] = rag_xstrdup(name);
+	g->vals = rag_xrealloc(g->vals, g->nmetric * sizeof *g->vals);
+	memset(&g->vals[i], 0, sizeof g->vals[i]);
+	g->pcur = rag_xrealloc(g->pcur, g->nmetric * sizeof *g->pcur);
+	g->pbase = rag_xrealloc(g->pbase, g->nmetric * sizeof *g->pbase);
+	memset(&g->pcur[i], 0, sizeof g->pcur[i]);
+	memset(&g->pbase[i], 0, sizeof g->pbase[i]);
+	g->mean_thr = rag_xrealloc(g->mean_thr, g->nmetric * sizeof *g->mean_thr);
+	g->rec_thr = rag_xrealloc(g->rec_thr, g->nmetric * sizeof *g->rec_thr);
+	g->mean_thr[i] = g->rec_thr[i] = NAN;
+	for (k = 0; k < g->o.nmean; k++)
+		if (!strcmp(g->o.mean[k].key, name)) g->mean_thr[i] = g->o.mean[k].value;
+	for (k = 0; k < g->o.nrecord; k++)
+		if (!strcmp(g->o.record[k].key, name)) g->rec_thr[i] = g->o.record[k].value;
+	g->metric_ix = jv_object_set(g->metric_ix, jv_string(name), jv_number((double)i));
+	return i;
+}
+
+static int gated(const rag_gate *g, size_t m)
+{
+	return !isnan(g->mean_thr[m]) || !isnan(g->rec_thr[m]);
+}
+
+rag_gate *rag_gate_new(const rag_gate_opts *o)
+{
+	rag_gate *g = rag_xmalloc(sizeof *g);
+	size_t k;
+	memset(g, 0, sizeof *g);
+	g->o = *o;
+	g->metric_ix = jv_object();
+	g->cat_ix = jv_object();
+	g->base_ix = jv_object();
+	g->bmetric_ix = jv_object();
+	g->only_cur = jv_array();
+	/* the gated metrics are in the table even when no record carries them: all null then */
+	for (k = 0; k < o->nmean; k++) metric_index(g, o->mean[k].key);
+	for (k = 0; k < o->nrecord; k++) metric_index(g, o->record[k].key);
+	return g;
+}
+
+/* A record's id as a string key: strings as they are, other values as JSON. NULL when absent. */
+static char *record_id(jv rec)
+{
+	jv id = field(jv_copy(rec), "id");
+	char *s = NULL;
+	if (jv_get_kind(id) == JV_KIND_STRING) {
+		s = rag_xstrdup(jv_string_value(id));
+	} else if (jv_is_valid(id) && jv_get_kind(id) != JV_KIND_NULL) {
+		jv d = jv_dump_string(jv_copy(id), 0);
+		s = rag_xstrdup(jv_string_value(d));
+		jv_free(d);
+	}
+	jv_free(id);
+	return s;
+}
+
+/* scores as an object, or an empty one */
+static jv record_scores(jv rec)
+{
+	jv s = field(jv_copy(rec), "scores");
+	if (jv_get_kind(s) != JV_KIND_OBJECT) {
+		jv_free(s);
+		return jv_object();
+	}
+	return s;
+}
+
+void rag_gate_baseline(rag_gate *g, jv rec)
+{
+	char *id = record_id(rec);
+	jv scores, ix;
+	size_t row, m;
+	g->have_base = 1;
+	if (!id) {
+		jv_free(rec);
+		return;
+	}
+	ix = jv_object_get(jv_copy(g->base_ix), jv_string(id));
+	if (jv_is_valid(ix)) {
+		jv_free(ix);
+		g->base_dups++;
+		free(id);
+		jv_free(rec);
+		return;
+	}
+	jv_free(ix);
+	row = g->nbase++;
+	g->base_id = rag_xrealloc(g->base_id, g->nbase * sizeof *g->base_id);
+	g->base_id[row] = id;
+	g->base_ix = jv_object_set(g->base_ix, jv_string(id), jv_number((double)row));
+	for (m = 0; m < g->nbmetric; m++) {
+		g->bcol[m] = rag_xrealloc(g->bcol[m], g->nbase * sizeof **g->bcol);
+		g->bcol[m][row] = NAN;
+	}
+	scores = record_scores(rec);
+	jv_object_foreach(scores, key, val) {
+		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
+		size_t b, r;
+		if (jv_get_kind(bi) == JV_KIND_NUMBER) {
+			b = (size_t)jv_number_value(bi);
+		} else {
+			b = g->nbmetric++;
+			g->bmetric = rag_xrealloc(g->bmetric, g->nbmetric * sizeof *g->bmetric);
+			g->bmetric[b] = rag_xstrdup(jv_string_value(key));
+			g->bcol = rag_xrealloc(g->bcol, g->nbmetric * sizeof *g->bcol);
+			g->bcol[b] = rag_xmalloc(g->nbase * sizeof **g->bcol);
+			for (r = 0; r < g->nbase; r++) g->bcol[b][r] = NAN;
+			g->bmetric_ix = jv_object_set(g->bmetric_ix, jv_copy(key), jv_number((double)b));
+		}
+		jv_free(bi);
+		if (jv_get_kind(val) == JV_KIND_NUMBER) g->bcol[b][row] = jv_number_value(val);
+		jv_free(key);
+		jv_free(val);
+	}
+	jv_free(scores);
+	jv_free(rec);
+}
+
+void rag_gate_baseline_name(rag_gate *g, const char *name)
+{
+	free(g->base_name);
+	g->base_name = rag_xstrdup(name);
+	g->have_base = 1;
+}
+
+static category *get_category(rag_gate *g, const char *name)
+{
+	jv ix = jv_object_get(jv_copy(g->cat_ix), jv_string(name));
+	category *c;
+	if (jv_get_kind(ix) == JV_KIND_NUMBER) {
+		c = &g->cat[(size_t)jv_number_value(ix)];
+		jv_free(ix);
+		return c;
+	}
+	jv_free(ix);
+	g->cat = rag_xrealloc(g->cat, (g->ncat + 1) * sizeof *g->cat);
+	c = &g->cat[g->ncat];
+	memset(c, 0, sizeof *c);
+	c->name = rag_xstrdup(name);
+	g->cat_ix = jv_object_set(g->cat_ix, jv_string(name), jv_number((double)g->ncat));
+	g->ncat++;
+	return c;
+}
+
+static void cat_push(category *c, size_t m, double x)
+{
+	if (m >= c->nm) {
+		c->m = rag_xrealloc(c->m, (m + 1) * sizeof *c->m);
+		memset(c->m + c->nm, 0, (m + 1 - c->nm) * sizeof *c->m);
+		c->nm = m + 1;
+	}
+	dvec_push(&c->m[m], x);
+}
+
+static const char *verdict_label(const char *metric)
+{
+	if (!strcmp(metric, "faithfulness") || !strcmp(metric, "context_recall")) return "unsupported claim";
+	if (strstr(metric, "precision") || strstr(metric, "relevan")) return "irrelevant";
+	return "negative verdict";
+}
+
+/* the text of a verdict entry (borrowed): its claim, else whatever names the judged thing */
+static jv verdict_text(jv v)
+{
+	static const char *const fields[] = {"claim", "statement", "chunk", "text", "context", "reason"};
+	size_t i;
+	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		jv t = field(jv_copy(v), fields[i]);
+		if (jv_get_kind(t) == JV_KIND_STRING) return t;
+		jv_free(t);
+	}
+	if (jv_get_kind(v) == JV_KIND_OBJECT) {
+		jv id = field(jv_copy(v), "id");
+		if (jv_is_valid(id) && jv_get_kind(id) != JV_KIND_NULL) {
+			jv d = jv_dump_string(id, 0), t = jv_string_fmt("#%s", jv_string_value(d));
+			jv_free(d);
+			return t;
+		}
+		jv_free(id);
+	}
+	return jv_string("(no text)");
+}
+
+/* Why a record is bad, most telling first: its errors, the thresholds it missed, then what its
+ * verdicts rejected (three per metric, then a count). rec borrowed. */
+static jv reasons(rag_gate *g, jv rec, jv missed)
+{
+	jv out = jv_array(), errs, verdicts;
+	out = jv_array_concat(out, missed);
+	errs = field(jv_copy(rec), "errors");
+	if (jv_get_kind(errs) == JV_KIND_ARRAY) {
+		jv_array_foreach(errs, i, e) {
+			jv tool = field(jv_copy(e), "tool"), metric = field(jv_copy(e), "metric");
+			jv msg = field(e, "message");
+			rag_buf b = {0};
+			if (jv_get_kind(tool) == JV_KIND_STRING) rag_buf_addf(&b, "%s: ", jv_string_value(tool));
+			if (jv_get_kind(metric) == JV_KIND_STRING) rag_buf_addf(&b, "%s: ", jv_string_value(metric));
+			rag_buf_addf(&b, "error: %s", jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "(no message)");
+			out = jv_array_append(out, jv_string(b.p));
+			rag_buf_free(&b);
+			jv_free(tool);
+			jv_free(metric);
+			jv_free(msg);
+			(void)i;
+		}
+	}
+	jv_free(errs);
+	verdicts = field(jv_copy(rec), "verdicts");
+	if (jv_get_kind(verdicts) == JV_KIND_OBJECT) {
+		jv_object_foreach(verdicts, key, list) {
+			int shown = 0, more = 0;
+			if (jv_get_kind(list) == JV_KIND_ARRAY) {
+				jv_array_foreach(list, i, v) {
+					jv verdict = field(jv_copy(v), "verdict");
+					if (jv_get_kind(verdict) == JV_KIND_FALSE) {
+						if (shown < 3) {
+							jv t = verdict_text(v);
+							out = jv_array_append(out, jv_string_fmt("%s: %s: %s", jv_string_value(key),
+							                      verdict_label(jv_string_value(key)), jv_string_value(t)));
+							jv_free(t);
+							shown++;
+						} else {
+							more++;
+						}
+					}
+					jv_free(verdict);
+					jv_free(v);
+					(void)i;
+				}
+			}
+			if (more) out = jv_array_append(out, jv_string_fmt("%s: %d more", jv_string_value(key), more));
+			jv_free(key);
+			jv_free(list);
+		}
+	}
+	jv_free(verdicts);
+	(void)g;
+	return out;
+}
+
+static int worse(double k1, long s1, double k2, long s2)
+{
+	return k1 < k2 || (k1 == k2 && s1 < s2);
+}
+
+/* Keep the record among the worst when it is: ordered by key, then by position. */
+static void consider_worst(rag_gate *g, double key, jv rec, const char *where, const char *id,
+                           const char *cat, int failed, jv missed, jv scores)
+{
+	size_t n = (size_t)g->o.worst, i;
+	worst w;
+	jv info;
+	if (!n || (g->nw == n && !worse(key, g->seq, g->w[n - 1].key, g->w[n - 1].seq))) {
+		jv_free(missed);
+		jv_free(scores);
+		return;
+	}
+	info = jv_object();
+	info = jv_object_set(info, jv_string("id"), id ? jv_string(id) : jv_null());
+	if (cat) info = jv_object_set(info, jv_string("category"), jv_string(cat));
+	if (where) info = jv_object_set(info, jv_string("at"), jv_string(where));
+	info = jv_object_set(info, jv_string("failed"), jv_bool(failed));
+	info = jv_object_set(info, jv_string("scores"), scores);
+	info = jv_object_set(info, jv_string("reasons"), reasons(g, rec, missed));
+	w.key = key;
+	w.seq = g->seq;
+	w.info = info;
+	if (g->nw == n) {
+		jv_free(g->w[n - 1].info);
+		g->nw--;
+	} else {
+		g->w = rag_xrealloc(g->w, n * sizeof *g->w);
+	}
+	for (i = g->nw; i > 0 && worse(w.key, w.seq, g->w[i - 1].key, g->w[i - 1].seq); i--)
+		g->w[i] = g->w[i - 1];
+	g->w[i] = w;
+	g->nw++;
+}
+
+static void push_change(changes *c, const char *id, size_t m, double base, double cur)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->v = rag_xrealloc(c->v, c->cap * sizeof *c->v);
+	}
+	c->v[c->n].id = rag_xstrdup(id);
+	c->v[c->n].metric = m;
+	c->v[c->n].base = base;
+	c->v[c->n].cur = cur;
+	c->n++;
+}
+
+static void align(rag_gate *g, const char *id, jv scores)
+{
+	jv ix;
+	size_t row;
+	if (!id) {
+		g->no_id++;
+		return;
+	}
+	ix = jv_object_get(jv_copy(g->base_ix), jv_string(id));
+	if (jv_get_kind(ix) != JV_KIND_NUMBER) {
+		jv_free(ix);
+		if (g->n_only_cur++ < MAX_LISTED) g->only_cur = jv_array_append(g->only_cur, jv_string(id));
+		return;
+	}
+	row = (size_t)jv_number_value(ix);
+	jv_free(ix);
+	if (!g->base_seen) g->base_seen = calloc(g->nbase ? g->nbase : 1, 1);
+	if (!g->base_seen) abort();
+	if (g->base_seen[row]) {
+		g->cur_dups++;
+		return;
+	}
+	g->base_seen[row] = 1;
+	jv_object_foreach(scores, key, val) {
+		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
+		if (jv_get_kind(val) == JV_KIND_NUMBER && jv_get_kind(bi) == JV_KIND_NUMBER) {
+			double b = g->bcol[(size_t)jv_number_value(bi)][row], c = jv_number_value(val);
+			size_t m = metric_index(g, jv_string_value(key));
+			if (!isnan(b)) {
+				dvec_push(&g->pcur[m], c);
+				dvec_push(&g->pbase[m], b);
+				if (c - b < -g->o.regression) push_change(&g->regressed, id, m, b, c);
+				else if (c - b > g->o.regression) push_change(&g->improved, id, m, b, c);
+			}
+		}
+		jv_free(bi);
+		jv_free(key);
+		jv_free(val);
+	}
+}
+
+jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks)
+{
+	jv scores = record_scores(rec), checks = want_checks ? jv_array() : jv_invalid(), missed = jv_array();
+	char *id = record_id(rec);
+	const char *cat = NULL;
+	category *c = NULL;
+	size_t m, nseen;
+	int has_null = 0, failed = 0, errs = 0;
+	double key = HUGE_VAL;
+	jv catv = field(jv_copy(rec), "category");
+	jv e = field(jv_copy(rec), "errors");
+
+	g->seq++;
+	g->records++;
+	if (unreadable) g->unreadable++;
+	errs = jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0;
+	jv_free(e);
+	if (jv_get_kind(catv) == JV_KIND_STRING) cat = jv_string_value(catv);
+	else if (jv_is_valid(catv) && jv_get_kind(catv) != JV_KIND_NULL) {
+		jv d = jv_dump_string(jv_copy(catv), 0);
+		jv_free(catv);
+		catv = d;
+		cat = jv_string_value(catv);
+	}
+	if (cat) {
+		c = get_category(g, cat);
+		c->records++;
+	}
+
+	/* every number the record carries */
+	jv_object_foreach(scores, k, v) {
+		m = metric_index(g, jv_string_value(k));
+		if (jv_get_kind(v) == JV_KIND_NUMBER) {
+			double x = jv_number_value(v);
+			dvec_push(&g->vals[m], x);
+			if (c) cat_push(c, m, x);
+		}
+		jv_free(k);
+		jv_free(v);
+	}
+	/* then every metric of the table, the record's and the gated ones: nulls and thresholds */
+	nseen = g->nmetric;
+	for (m = 0; m < nseen; m++) {
+		jv v = jv_object_get(jv_copy(scores), jv_string(g->metric[m]));
+		int present = jv_is_valid(v), number = jv_get_kind(v) == JV_KIND_NUMBER;
+		double x = number ? jv_number_value(v) : NAN, thr = g->rec_thr[m];
+		const char *why = NULL;
+		char msg[300];
+		/* a metric this record does not carry is a null in the table (records - scored) but
+		 * a failure of the record only when the metric is gated */
+		if (!present && !gated(g, m)) continue;
+		if (!number) {
+			/* absent or null: the record was not scored on this metric */
+			has_null = 1;
+			if (gated(g, m)) failed = 1;
+			snprintf(msg, sizeof msg, "%s is %s", g->metric[m], !present ? "missing" :
+			         jv_get_kind(v) == JV_KIND_NULL ? "null" : "not a number");
+			if (gated(g, m) || present) missed = jv_array_append(missed, jv_string(msg));
+			why = msg;
+		} else {
+			double k = isnan(thr) ? x : x - thr;
+			if (k < key) key = k;
+			if (!isnan(thr) && x < thr - EPS) {
+				failed = 1;
+				snprintf(msg, sizeof msg, "%s %.3f is below the per-record threshold %.3f", g->metric[m], x, thr);
+				missed = jv_array_append(missed, jv_string(msg));
+				why = msg;
+			}
+		}
+		jv_free(v);
+		if (want_checks) {
+			jv ch = jv_object();
+			ch = jv_object_set(ch, jv_string("metric"), jv_string(g->metric[m]));
+			ch = jv_object_set(ch, jv_string("score"), number ? jv_number(x) : jv_null());
+			ch = jv_object_set(ch, jv_string("threshold"), isnan(thr) ? jv_null() : jv_number(thr));
+			ch = jv_object_set(ch, jv_string("status"), jv_string(!number ? "error" : why ? "failure" : "pass"));
+			if (why) ch = jv_object_set(ch, jv_string("message"), jv_string(why));
+			checks = jv_array_append(checks, ch);
+		}
+	}
+	if (unreadable) has_null = failed = 1;
+	/* a record with an error entry or a null is among the worst whatever its other scores */
+	if (has_null || errs || unreadable) key = -HUGE_VAL;
+	{
+		int errored = unreadable;
+		for (m = 0; m < g->nmetric && !errored; m++) {
+			if (!gated(g, m)) continue;
+			jv v = jv_object_get(jv_copy(scores), jv_string(g->metric[m]));
+			errored = jv_get_kind(v) != JV_KIND_NUMBER;
+			jv_free(v);
+		}
+		if (errored) {
+			g->errored++;
+			if (c) c->errored++;
+		} else if (!failed) {
+			g->passed++;
+			if (c) c->passed++;
+		}
+	}
+	if (g->have_base) align(g, id, scores);
+	if (key < HUGE_VAL || has_null || errs)
+		consider_worst(g, key, rec, where, id, cat, failed, missed, jv_copy(scores));
+	else
+		jv_free(missed);
+	jv_free(scores);
+	jv_free(catv);
+	free(id);
+	return checks;
+}
+
+static jv num(double x)
+{
+	return isnan(x) ? jv_null() : jv_number(x);
+}
+
+/* the table row of one metric over values (sorted in place) out of `records` */
+static jv metric_row(const char *name, dvec *d, long records)
+{
+	rag_summary s;
+	jv r = jv_object();
+	rag_stats_summary(d->v, d->n, &s);
+	r = jv_object_set(r, jv_string("metric"), jv_string(name));
+	r = jv_object_set(r, jv_string("scored"), jv_number((double)d->n));
+	r = jv_object_set(r, jv_string("null"), jv_number((double)records - (double)d->n));
+	r = jv_object_set(r, jv_string("mean"), num(s.mean));
+	r = jv_object_set(r, jv_string("median"), num(s.median));
+	r = jv_object_set(r, jv_string("min"), num(s.min));
+	r = jv_object_set(r, jv_string("p10"), num(s.p10));
+	return r;
+}
+
+static int by_name(const void *a, const void *b, void *names)
+{
+	char **n = names;
+	return strcmp(n[*(const size_t *)a], n[*(const size_t *)b]);
+}
+
+static jv check(jv checks, const char *what, int pass, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static jv check(jv checks, const char *what, int pass, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	jv c = jv_object();
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+	va_end(ap);
+	c = jv_object_set(c, jv_string("check"), jv_string(what));
+	c = jv_object_set(c, jv_string("pass"), jv_bool(pass));
+	c = jv_object_set(c, jv_string("message"), jv_string(msg ? msg : ""));
+	free(msg);
+	return jv_array_append(checks, c);
+}
+
+static int cmp_change_up(const void *a, const void *b)
+{
+	const change *x = a, *y = b;
+	double dx = x->cur - x->base, dy = y->cur - y->base;
+	return (dx > dy) - (dx < dy);
+}
+
+static int cmp_change_down(const void *a, const void *b)
+{
+	return cmp_change_up(b, a);
+}
+
+static jv change_list(rag_gate *g, changes *c, int (*cmp)(const void *, const void *))
+{
+	jv out = jv_array();
+	size_t i;
+	if (c->n > 1) qsort(c->v, c->n, sizeof *c->v, cmp);   /* ties keep no order: ids decide below */
+	for (i = 0; i < c->n && i < MAX_LISTED; i++) {
+		jv e = jv_object();
+		e = jv_object_set(e, jv_string("id"), jv_string(c->v[i].id));
+		e = jv_object_set(e, jv_string("metric"), jv_string(g->metric[c->v[i].metric]));
+		e = jv_object_set(e, jv_string("baseline"), jv_number(c->v[i].base));
+		e = jv_object_set(e, jv_string("current"), jv_number(c->v[i].cur));
+		e = jv_object_set(e, jv_string("delta"), jv_number(c->v[i].cur - c->v[i].base));
+		out = jv_array_append(out, e);
+	}
+	return out;
+}
+
+static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
+{
+	jv b = jv_object(), rows = jv_array(), only_base = jv_array();
+	size_t i, paired = 0;
+	long n_only_base = 0;
+	for (i = 0; i < g->nmetric; i++) {
+		size_t m = order[i], n = g->pcur[m].n, k;
+		double *d, lo, hi, mc, mb;
+		jv r;
+		if (!n) continue;
+		if (n > paired) paired = n;
+		d = rag_xmalloc(n * sizeof *d);
+		for (k = 0; k < n; k++) d[k] = g->pcur[m].v[k] - g->pbase[m].v[k];
+		rag_stats_bootstrap(d, n, g->o.resamples, g->o.confidence, g->o.seed, &lo, &hi);
+		mc = rag_stats_mean(g->pcur[m].v, n);
+		mb = rag_stats_mean(g->pbase[m].v, n);
+		r = jv_object();
+		r = jv_object_set(r, jv_string("metric"), jv_string(g->metric[m]));
+		r = jv_object_set(r, jv_string("pairs"), jv_number((double)n));
+		r = jv_object_set(r, jv_string("baseline_mean"), jv_number(mb));
+		r = jv_object_set(r, jv_string("mean"), jv_number(mc));
+		r = jv_object_set(r, jv_string("delta"), jv_number(rag_stats_mean(d, n)));
+		r = jv_object_set(r, jv_string("ci_low"), num(lo));
+		r = jv_object_set(r, jv_string("ci_high"), num(hi));
+		r = jv_object_set(r, jv_string("change"), jv_string(hi < 0 ? "regression" : lo > 0 ? "improvement" : "none"));
+		if (g->o.fail_on_regression) {
+			char what[300];
+			snprintf(what, sizeof what, "regression %s", g->metric[m]);
+			*checks = check(*checks, what, !(hi < 0), "%s mean change %+.3f, %g%% interval [%+.3f, %+.3f]%s",
+			                g->metric[m], rag_stats_mean(d, n), g->o.confidence * 100, lo, hi,
+			                hi < 0 ? " lies wholly below 0" : "");
+			if (hi < 0) *pass = 0;
+		}
+		rows = jv_array_append(rows, r);
+		free(d);
+	}
+	for (i = 0; i < g->nbase; i++) {
+		if (g->base_seen && g->base_seen[i]) continue;
+		if (n_only_base++ < MAX_LISTED) only_base = jv_array_append(only_base, jv_string(g->base_id[i]));
+	}
+	if (g->base_name) b = jv_object_set(b, jv_string("file"), jv_string(g->base_name));
+	b = jv_object_set(b, jv_string("records"), jv_number((double)g->nbase));
+	{
+		long matched = 0;
+		for (i = 0; i < g->nbase; i++) matched += g->base_seen && g->base_seen[i];
+		b = jv_object_set(b, jv_string("matched"), jv_number((double)matched));
+	}
+	b = jv_object_set(b, jv_string("seed"), jv_number((double)g->o.seed));
+	b = jv_object_set(b, jv_string("resamples"), jv_number(g->o.resamples));
+	b = jv_object_set(b, jv_string("confidence"), jv_number(g->o.confidence));
+	b = jv_object_set(b, jv_string("regression"), jv_number(g->o.regression));
+	b = jv_object_set(b, jv_string("metrics"), rows);
+	b = jv_object_set(b, jv_string("regressed_count"), jv_number((double)g->regressed.n));
+	b = jv_object_set(b, jv_string("regressed"), change_list(g, &g->regressed, cmp_change_up));
+	b = jv_object_set(b, jv_string("improved_count"), jv_number((double)g->improved.n));
+	b = jv_object_set(b, jv_string("improved"), change_list(g, &g->improved, cmp_change_down));
+	b = jv_object_set(b, jv_string("only_current_count"), jv_number((double)g->n_only_cur));
+	b = jv_object_set(b, jv_string("only_current"), jv_copy(g->only_cur));
+	b = jv_object_set(b, jv_string("only_baseline_count"), jv_number((double)n_only_base));
+	b = jv_object_set(b, jv_string("only_baseline"), only_base);
+	b = jv_object_set(b, jv_string("duplicate_ids"), jv_number((double)(g->base_dups + g->cur_dups)));
+	b = jv_object_set(b, jv_string("records_without_id"), jv_number((double)g->no_id));
+	return b;
+}
+
+jv rag_gate_summary(rag_gate *g)
+{
+	jv s = jv_object(), metrics = jv_array(), cats = jv_array(), checks = jv_array(), worst = jv_array();
+	jv thr = jv_object(), tm = jv_object(), tr = jv_object();
+	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), *corder, i, k;
+	int pass = 1, any_scored = 0;
+	long judged = g->records - g->errored;
+	double rate = judged > 0 ? (double)g->passed / (double)judged : NAN;
+
+	for (i = 0; i < g->nmetric; i++) order[i] = i;
+	qsort_r(order, g->nmetric, sizeof *order, by_name, g->metric);
+
+	if (g->records == 0) {
+		pass = 0;
+		checks = check(checks, "records", 0, "no records: an empty run cannot pass");
+	}
+	for (i = 0; i < g->nmetric; i++) {
+		size_t m = order[i];
+		dvec copy = {0};
+		jv row;
+		long nulls = g->records - (long)g->vals[m].n;
+		double erate = g->records ? (double)nulls / (double)g->records : 0;
+		char what[300];
+		any_scored |= g->vals[m].n > 0;
+		copy.v = rag_xmalloc((g->vals[m].n + 1) * sizeof *copy.v);
+		memcpy(copy.v, g->vals[m].v, g->vals[m].n * sizeof *copy.v);
+		copy.n = g->vals[m].n;
+		row = metric_row(g->metric[m], &copy, g->records);
+		row = jv_object_set(row, jv_string("error_rate"), jv_number(erate));
+		row = jv_object_set(row, jv_string("threshold_mean"), num(g->mean_thr[m]));
+		row = jv_object_set(row, jv_string("threshold_record"), num(g->rec_thr[m]));
+		if (g->records && nulls > 0) {
+			int ok = erate <= g->o.max_error_rate + EPS;
+			snprintf(what, sizeof what, "nulls %s", g->metric[m]);
+			checks = check(checks, what, ok, "%s: %ld of %ld records have no score (%.1f%%; max_error_rate %g%%)",
+			               g->metric[m], nulls, g->records, erate * 100, g->o.max_error_rate * 100);
+			pass &= ok;
+		}
+		if (!isnan(g->mean_thr[m]) && g->records) {
+			double mean = rag_stats_mean(g->vals[m].v, g->vals[m].n);
+			int ok = g->vals[m].n > 0 && mean >= g->mean_thr[m] - EPS;
+			snprintf(what, sizeof what, "mean %s", g->metric[m]);
+			if (g->vals[m].n)
+				checks = check(checks, what, ok, "%s mean %.3f %s %.3f", g->metric[m], mean,
+				               ok ? ">=" : "<", g->mean_thr[m]);
+			else
+				checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
+			pass &= ok;
+		}
+		if (!isnan(g->rec_thr[m]) && g->records && !g->vals[m].n) {
+			snprintf(what, sizeof what, "scores %s", g->metric[m]);
+			checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
+			pass = 0;
+		}
+		metrics = jv_array_append(metrics, row);
+		free(copy.v);
+	}
+	if (g->records && !any_scored) {
+		pass = 0;
+		checks = check(checks, "scores", 0, "no record carries a number in scores.*: run a scoring tool first");
+	}
+	if (g->unreadable) {
+		int ok = (double)g->unreadable / (double)g->records <= g->o.max_error_rate + EPS;
+		checks = check(checks, "unreadable", ok, "%ld of %ld lines could not be read as records",
+		               g->unreadable, g->records);
+		pass &= ok;
+	}
+	if (g->records && judged > 0) {
+		int ok = rate >= g->o.min_pass_rate - EPS;
+		checks = check(checks, "pass rate", ok, "%ld of %ld records pass (%.1f%%; min_pass_rate %g%%)",
+		               g->passed, judged, rate * 100, g->o.min_pass_rate * 100);
+		pass &= ok;
+	}
+
+	/* categories, by name */
+	corder = rag_xmalloc((g->ncat + 1) * sizeof *corder);
+	{
+		char **names = rag_xmalloc((g->ncat + 1) * sizeof *names);
+		for (i = 0; i < g->ncat; i++) {
+			corder[i] = i;
+			names[i] = g->cat[i].name;
+		}
+		qsort_r(corder, g->ncat, sizeof *corder, by_name, names);
+		free(names);
+	}
+	for (k = 0; k < g->ncat; k++) {
+		category *c = &g->cat[corder[k]];
+		jv row = jv_object(), ms = jv_array();
+		long cj = c->records - c->errored;
+		row = jv_object_set(row, jv_string("category"), jv_string(c->name));
+		row = jv_object_set(row, jv_string("records"), jv_number((double)c->records));
+		row = jv_object_set(row, jv_string("passed"), jv_number((double)c->passed));
+		row = jv_object_set(row, jv_string("pass_rate"), cj > 0 ? jv_number((double)c->passed / (double)cj) : jv_null());
+		for (i = 0; i < g->nmetric; i++) {
+			size_t m = order[i];
+			dvec empty = {0}, *d = m < c->nm ? &c->m[m] : &empty;
+			ms = jv_array_append(ms, metric_row(g->metric[m], d, c->records));
+		}
+		row = jv_object_set(row, jv_string("metrics"), ms);
+		cats = jv_array_append(cats, row);
+	}
+	free(corder);
+
+	for (i = 0; i < g->nw; i++) worst = jv_array_append(worst, jv_copy(g->w[i].info));
+
+	for (i = 0; i < g->o.nmean; i++) tm = jv_object_set(tm, jv_string(g->o.mean[i].key), jv_number(g->o.mean[i].value));
+	for (i = 0; i < g->o.nrecord; i++) tr = jv_object_set(tr, jv_string(g->o.record[i].key), jv_number(g->o.record[i].value));
+	thr = jv_object_set(thr, jv_string("mean"), tm);
+	thr = jv_object_set(thr, jv_string("record"), tr);
+	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
+	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
+
+	s = jv_object_set(s, jv_string("records"), jv_number((double)g->records));
+	s = jv_object_set(s, jv_string("unreadable"), jv_number((double)g->unreadable));
+	s = jv_object_set(s, jv_string("errored"), jv_number((double)g->errored));
+	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
+	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
+	s = jv_object_set(s, jv_string("thresholds"), thr);
+	s = jv_object_set(s, jv_string("metrics"), metrics);
+	s = jv_object_set(s, jv_string("categories"), cats);
+	s = jv_object_set(s, jv_string("worst"), worst);
+	if (g->have_base) s = jv_object_set(s, jv_string("baseline"), baseline_summary(g, order, &checks, &pass));
+	s = jv_object_set(s, jv_string("checks"), checks);
+	s = jv_object_set(s, jv_string("pass"), jv_bool(pass));
+	free(order);
+	return s;
+}
+
+static void free_changes(changes *c)
+{
+	size_t i;
+	for (i = 0; i < c->n; i++) free(c->v[i].id);
+	free(c->v);
+}
+
+void rag_gate_free(rag_gate *g)
+{
+	size_t i, k;
+	if (!g) return;
+	for (i = 0; i < g->nmetric; i++) {
+		free(g->metric[i]);
+		free(g->vals[i].v);
+		free(g->pcur[i].v);
+		free(g->pbase[i].v);
+	}
+	free(g->metric);
+	free(g->vals);
+	free(g->pcur);
+	free(g->pbase);
+	free(g->mean_thr);
+	free(g->rec_thr);
+	for (i = 0; i < g->ncat; i++) {
+		for (k = 0; k < g->cat[i].nm; k++) free(g->cat[i].m[k].v);
+		free(g->cat[i].m);
+		free(g->cat[i].name);
+	}
+	free(g->cat);
+	for (i = 0; i < g->nw; i++) jv_free(g->w[i].info);
+	free(g->w);
+	for (i = 0; i < g->nbase; i++) free(g->base_id[i]);
+	free(g->base_id);
+	free(g->base_seen);
+	for (i = 0; i < g->nbmetric; i++) {
+		free(g->bmetric[i]);
+		free(g->bcol[i]);
+	}
+	free(g->bmetric);
+	free(g->bcol);
+	free(g->base_name);
+	free_changes(&g->regressed);
+	free_changes(&g->improved);
+	jv_free(g->metric_ix);
+	jv_free(g->cat_ix);
+	jv_free(g->base_ix);
+	jv_free(g->bmetric_ix);
+	jv_free(g->only_cur);
+	free(g);
+}

@@ -68,6 +68,7 @@ valgrind: all $(UNIT_BIN)
 bench: all
 	sh bench/faithfulness.sh
 	sh bench/relevancy.sh
+	sh bench/gate.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/examples \

@@ -1,0 +1,115 @@
+#!/bin/sh
+# gate.sh - throughput and memory of rag-gate against the same aggregation in jq -s (not a test).
+#
+#   sh bench/gate.sh [--json] [-n RECORDS]
+#
+# Generates RECORDS (default 1000000) deterministic scored records (id, one of 5 categories,
+# scores.faithfulness and scores.context_recall, 1% of faithfulness null, a short answer), then
+# times on the same file, each under /usr/bin/time -v (peak resident memory):
+#   1. bin/rag-gate --json -t faithfulness=0.4 -r faithfulness=0.05 --min-pass-rate 0.9
+#      --max-error-rate 0.02
+#   2. jq -s with a program computing the same table: per metric and per category the records
+#      scored and null, mean, median, min and 10th percentile (type 7, as rag-gate)
+# and checks that both give the same numbers (to 1e-9). No network. Exit status: 0, or 1 when a
+# run failed or the numbers differ, 2 on usage errors.
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+cd "$TOP" || exit 2
+
+N=1000000 JSON=0
+usage() { echo "usage: $0 [--json] [-n RECORDS]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--json) JSON=1 ;;
+	-n) [ $# -ge 2 ] || usage; N=$2; shift ;;
+	-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) usage ;;
+	esac
+	shift
+done
+case $N in ''|*[!0-9]*) usage ;; esac
+[ "$N" -gt 0 ] || usage
+BIN=${RAG_BIN:-$TOP/bin}
+[ -x "$BIN/rag-gate" ] || { echo "gate.sh: $BIN/rag-gate is not built (make)" >&2; exit 2; }
+command -v jq >/dev/null 2>&1 || { echo "gate.sh: jq is not installed" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "gate.sh: /usr/bin/time (GNU time) is not installed" >&2; exit 2; }
+
+mkdir -p bench/out
+W=$(mktemp -d "$TOP/bench/out/gate.XXXXXX") || exit 2
+cleanup() { [ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $W" >&2 || rm -rf "$W"; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+unset RAG_CONFIG
+XDG_CONFIG_HOME=$W/config
+export XDG_CONFIG_HOME
+
+# ---------------------------------------------------------------- the records
+# an LCG in awk: the same file on every machine
+awk -v n="$N" 'BEGIN {
+	split("math geo history science law", cat, " ")
+	s = 12345
+	for (i = 1; i <= n; i++) {
+		s = (s * 1103515245 + 12345) % 2147483648; f = int(s / 2147483648 * 1000) / 1000
+		s = (s * 1103515245 + 12345) % 2147483648; r = int(s / 2147483648 * 1000) / 1000
+		fs = (i % 100 == 0) ? "null" : f
+		printf "{\"id\":\"q%d\",\"category\":\"%s\",\"answer\":\"The answer to question %d.\",\"scores\":{\"faithfulness\":%s,\"context_recall\":%s}}\n", i, cat[i % 5 + 1], i, fs, r
+	}
+}' >"$W/run.jsonl"
+BYTES=$(wc -c <"$W/run.jsonl" | tr -d ' ')
+
+# timed LABEL CMD...: run under /usr/bin/time -v; sets SECS, RSS_KB, RC
+timed() {
+	_label=$1; shift
+	/usr/bin/time -v -o "$W/time.$_label" "$@" >"$W/out.$_label" 2>"$W/err.$_label"
+	RC=$?
+	SECS=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$W/time.$_label")
+	RSS_KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/time.$_label")
+}
+
+timed gate "$BIN/rag-gate" --json -t faithfulness=0.4 -r faithfulness=0.05 --min-pass-rate 0.9 \
+	--max-error-rate 0.02 "$W/run.jsonl"
+GATE_RC=$RC GATE_S=$SECS GATE_KB=$RSS_KB
+
+cat >"$W/agg.jq" <<'EOF'
+def q(p): length as $n | if $n == 0 then null else
+	((($n - 1) * p) as $h | ($h | floor) as $i | ($h - $i) as $f |
+	 if $i + 1 < $n and $f > 0 then .[$i] + $f * (.[$i + 1] - .[$i]) else .[$i] end) end;
+def stats($m): length as $all | (map(.scores[$m] | select(type == "number")) | sort) as $v |
+	{metric: $m, scored: ($v | length), null: ($all - ($v | length)),
+	 mean: (if ($v | length) > 0 then ($v | add) / ($v | length) else null end),
+	 median: ($v | q(0.5)), min: $v[0], p10: ($v | q(0.1))};
+{records: length,
+ metrics: [stats("context_recall"), stats("faithfulness")],
+ categories: (group_by(.category) | map({category: .[0].category, records: length,
+	metrics: [stats("context_recall"), stats("faithfulness")]}))}
+EOF
+timed jq jq -s -c -f "$W/agg.jq" "$W/run.jsonl"
+JQ_RC=$RC JQ_S=$SECS JQ_KB=$RSS_KB
+
+# the same numbers? (rag-gate sums in input order, jq's add too; the tolerance covers printing)
+SAME=$(jq -n --slurpfile g "$W/out.gate" --slurpfile j "$W/out.jq" '
+	def rows(s): [s.metrics[] | {k: "all \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}] +
+		[s.categories[] | .category as $c | .metrics[] | {k: "\($c) \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}];
+	($g[0] | rows(.)) as $a | ($j[0] | rows(.)) as $b |
+	($a | length) == ($b | length) and ($g[0].records == $j[0].records) and
+	([range($a | length)] | all(. as $i | $a[$i].k == $b[$i].k and
+		([range(6)] | all(. as $x | (($a[$i].v[$x] - $b[$i].v[$x]) | fabs) < 1e-9))))' 2>/dev/null)
+
+rate() { awk -v n="$N" -v s="$1" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "inf" }'; }
+if [ "$JSON" = 1 ]; then
+	printf '{"records":%s,"bytes":%s,"rag_gate":{"exit":%s,"seconds":%s,"records_per_second":%s,"max_rss_kb":%s},' \
+		"$N" "$BYTES" "$GATE_RC" "$GATE_S" "$(rate "$GATE_S")" "$GATE_KB"
+	printf '"jq_s":{"exit":%s,"seconds":%s,"records_per_second":%s,"max_rss_kb":%s},"same_numbers":%s}\n' \
+		"$JQ_RC" "$JQ_S" "$(rate "$JQ_S")" "$JQ_KB" "${SAME:-false}"
+else
+	printf 'records: %s (%s bytes)\n' "$N" "$BYTES"
+	printf '%-10s %6s %9s %12s %12s\n' tool exit seconds records/s "max RSS MiB"
+	printf '%-10s %6s %9s %12s %12s\n' rag-gate "$GATE_RC" "$GATE_S" "$(rate "$GATE_S")" "$((GATE_KB / 1024))"
+	printf '%-10s %6s %9s %12s %12s\n' "jq -s" "$JQ_RC" "$JQ_S" "$(rate "$JQ_S")" "$((JQ_KB / 1024))"
+	printf 'same numbers: %s\n' "${SAME:-false}"
+fi
+# rag-gate exits 0 here (the generated run passes); jq 0; the numbers agree
+[ "$GATE_RC" = 0 ] && [ "$JQ_RC" = 0 ] && [ "${SAME:-false}" = true ] || exit 1
+exit 0

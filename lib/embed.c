@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLUSH_DELAY 0.05      /* seconds a partial batch waits for more texts */
+#define FLUSH_DELAY 0.2      /* seconds a partial batch waits for more texts */
 #define OFFLINE_DIMS 512
 
 enum { E_NEW, E_SENT, E_READY, E_FAILED };

@@ -334,7 +334,7 @@ void rag_llm_free(rag_llm *l);
 /* ---------------------------------------------------------------- embed.c */
 /* Texts to vectors: through the embeddings endpoint (cfg->embeddings, falling back to cfg->llm)
  * or offline (rag_vec_hashed). Texts of many calls share requests (batch_size texts, or what
- * has gathered in 50 ms, or all there is when rag_embed_run gets fd < 0); a text asked for
+ * has gathered in 200 ms, or all there is when rag_embed_run gets fd < 0); a text asked for
  * twice in a run is embedded once. */
 typedef struct rag_embed rag_embed;
 /* vectors: array with one vector per text, or jv_null() with error (the first failure among the

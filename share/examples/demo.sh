@@ -36,3 +36,11 @@ jq -s -r '
       + " over \($ok | length) scored, \(($all | length) - ($ok | length)) null";
   (length | "records: \(.)"), stats("faithfulness"), stats("context_recall"), stats("answer_relevancy"),
   "judge: \(.[0].usage["rag-verify"].judge // "unknown")"' "$out/scored.jsonl"
+echo
+echo "== the gate: rag-gate, as a CI job would run it (JUnit: $out/gate.xml, Markdown: $out/gate.md)"
+status=0
+"$bin/rag-gate" -t faithfulness=0.7 -t context_recall=0.7 -r faithfulness=0.5 --min-pass-rate 0.8 \
+	--worst 3 --junit "$out/gate.xml" "$out/scored.jsonl" || status=$?
+"$bin/rag-gate" -q -t faithfulness=0.7 -t context_recall=0.7 -r faithfulness=0.5 --min-pass-rate 0.8 \
+	--markdown -o "$out/gate.md" "$out/scored.jsonl" || true
+echo "rag-gate exit status: $status (0 pass, 1 fail)"

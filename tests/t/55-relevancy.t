@@ -321,6 +321,19 @@ is "$RC" 0 "503 then 429 with Retry-After, retries 2: exit 0"
 check "retries: every record scored" jq -se 'all(.[]; (.scores.answer_relevancy | type) == "number")' "$OUT"
 like "$(cat "$ERR")" '2 retries' "retries: counted in the summary"
 
+# interrupted while the requests are out: every record still gets its line, exit 130
+fake_start --latency-ms 5000
+"$BIN/rag-embsim" -c "$CONF" --batch-size 8 <"$T/five.jsonl" >"$T/int.out" 2>"$T/int.err" &
+pid=$!
+i=0
+while [ "$(emb_requests)" -lt 3 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -INT "$pid"
+wait "$pid"
+is "$?" 130 "SIGINT with requests in flight: exit 130"
+is "$(nlines "$T/int.out")" 5 "SIGINT: one line per record read"
+check "SIGINT: each null, with an error saying why" \
+	jq -se 'all(.[]; .scores.answer_relevancy == null and (.errors[0].message | test("interrupted")))' "$T/int.out"
+
 # rag-revq faults: null questions, errors, exit 4; rag-embsim then passes the failure on
 fresh '[{"status": 500}]'
 run rag rag-revq -c "$CONF" <"$T/three.jsonl"

@@ -695,7 +695,7 @@ jv rag_gate_summary(rag_gate *g)
 		char what[300];
 		any_scored |= g->vals[m].n > 0;
 		copy.v = rag_xmalloc((g->vals[m].n + 1) * sizeof *copy.v);
-		memcpy(copy.v, g->vals[m].v, g->vals[m].n * sizeof *copy.v);
+		if (g->vals[m].n) memcpy(copy.v, g->vals[m].v, g->vals[m].n * sizeof *copy.v);
 		copy.n = g->vals[m].n;
 		row = metric_row(g->metric[m], &copy, g->records);
 		row = jv_object_set(row, jv_string("error_rate"), jv_number(erate));

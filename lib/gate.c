@@ -351,6 +351,12 @@ static void consider_worst(rag_gate *g, double key, jv rec, const char *where, c
 	info = jv_object_set(info, jv_string("id"), id ? jv_string(id) : jv_null());
 	if (cat) info = jv_object_set(info, jv_string("category"), jv_string(cat));
 	if (where) info = jv_object_set(info, jv_string("at"), jv_string(where));
+	{
+		/* what a reader of the failed case wants next to its scores */
+		const char *q = rag_record_str(rec, "question"), *ans = rag_record_str(rec, "answer");
+		if (q) info = jv_object_set(info, jv_string("question"), jv_string(q));
+		if (ans) info = jv_object_set(info, jv_string("answer"), jv_string(ans));
+	}
 	info = jv_object_set(info, jv_string("failed"), jv_bool(failed));
 	info = jv_object_set(info, jv_string("scores"), scores);
 	info = jv_object_set(info, jv_string("reasons"), reasons(g, rec, missed));
@@ -538,6 +544,21 @@ static jv num(double x)
 	return isnan(x) ? jv_null() : jv_number(x);
 }
 
+/* ten bins of width 0.1 over [0, 1], the last closed (1.0 counts in it); scores outside [0, 1]
+ * count in the nearest end bin */
+static jv histogram(const dvec *d)
+{
+	long bins[10] = {0};
+	jv h = jv_array();
+	size_t i;
+	for (i = 0; i < d->n; i++) {
+		double b = floor(d->v[i] * 10);
+		bins[b < 0 ? 0 : b > 9 ? 9 : (int)b]++;
+	}
+	for (i = 0; i < 10; i++) h = jv_array_append(h, jv_number((double)bins[i]));
+	return h;
+}
+
 /* the table row of one metric over values (sorted in place) out of `records` */
 static jv metric_row(const char *name, dvec *d, long records)
 {
@@ -551,6 +572,7 @@ static jv metric_row(const char *name, dvec *d, long records)
 	r = jv_object_set(r, jv_string("median"), num(s.median));
 	r = jv_object_set(r, jv_string("min"), num(s.min));
 	r = jv_object_set(r, jv_string("p10"), num(s.p10));
+	r = jv_object_set(r, jv_string("histogram"), histogram(d));
 	return r;
 }
 

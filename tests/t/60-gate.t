@@ -45,6 +45,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do rec "s$i" x "$i" | sed 's/"faithfulness":\([0-
 run rag rag-gate --json "$T/ten.jsonl"
 is "$(js '.metrics[0] | [.scored, .null] + ([.mean, .median, .min, .p10] | map(. * 1000 | round)) | @tsv')" "10	0	550	550	100	190" \
 	"0.1 .. 1.0: mean 0.55, median 0.55, min 0.1, p10 0.19 (linear interpolation, type 7)"
+is "$(js '.metrics[0].histogram | join(" ")')" "0 1 1 1 1 1 1 1 1 2" "histogram: ten bins of 0.1, 1.0 in the last"
 
 # ---------------------------------------------------------------- nulls
 { rec a x 0.9; rec b x null; rec c x 0.8; } >"$T/null.jsonl"

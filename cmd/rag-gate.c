@@ -66,6 +66,7 @@ typedef struct tool {
 	rag_gate *gate;
 	int baseline;             /* reading the baseline */
 	const char *input;
+	const char *first_input;  /* the run's name in a Markdown summary */
 	FILE *junit_body;         /* test cases, until the counts are known */
 	long tests, failures, errors;
 } tool;
@@ -84,27 +85,6 @@ static void put_text(FILE *f, const char *s, size_t max)
 			return;
 		}
 		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) putc('?', f);
-		else fwrite(s + i, 1, l, f);
-		i += l;
-	}
-}
-
-/* Markdown inline text: no markup, no HTML, no table breaks, one line. */
-static void put_md(FILE *f, const char *s, size_t max)
-{
-	size_t i = 0, n = strlen(s);
-	while (i < n) {
-		long cp;
-		size_t l = rag_utf8_decode(s + i, n - i, &cp);
-		if (i + l > max) {
-			fputs("...", f);
-			return;
-		}
-		if (cp == '&') fputs("&amp;", f);
-		else if (cp == '<') fputs("&lt;", f);
-		else if (cp == '>') fputs("&gt;", f);
-		else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) putc(' ', f);
-		else if (cp < 0x80 && strchr("\\`*_[]|#!~", (int)cp)) fprintf(f, "\\%c", (int)cp);
 		else fwrite(s + i, 1, l, f);
 		i += l;
 	}
@@ -271,6 +251,7 @@ static int read_input(tool *t, const char *name, FILE *out)
 	o.progress_ctx = t;
 	o.observe = observe;
 	t->input = o.input_name;
+	if (!t->baseline && !t->first_input) t->first_input = o.input_name;
 	rc = rag_stream_run(in, out, &o, &ops, t, &st, err, sizeof err);
 	if (in != stdin) fclose(in);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", t->cli->prog, err);
@@ -454,112 +435,6 @@ static void text_summary(FILE *f, jv s, int color)
 	jv_free(worst);
 }
 
-static void md_metrics(FILE *f, jv metrics)
-{
-	fputs("| metric | scored | null | mean | median | min | p10 |\n|---|--:|--:|--:|--:|--:|--:|\n", f);
-	jv_array_foreach(metrics, i, m) {
-		char name[256], a[32], b[32], c[32], d[32];
-		fmt3(a, sizeof a, dbl(m, "mean"));
-		fmt3(b, sizeof b, dbl(m, "median"));
-		fmt3(c, sizeof c, dbl(m, "min"));
-		fmt3(d, sizeof d, dbl(m, "p10"));
-		fputs("| ", f);
-		put_md(f, str(m, "metric", name, sizeof name), 100);
-		fprintf(f, " | %.0f | %.0f | %s | %s | %s | %s |\n", dbl(m, "scored"), dbl(m, "null"), a, b, c, d);
-		jv_free(m);
-		(void)i;
-	}
-	jv_free(metrics);
-}
-
-static void md_summary(FILE *f, jv s)
-{
-	int pass = jv_get_kind(jv_object_get(jv_copy(s), jv_string("pass"))) == JV_KIND_TRUE;
-	jv checks = get(jv_copy(s), "checks"), cats = get(jv_copy(s), "categories"), worst = get(jv_copy(s), "worst");
-	jv base = get(jv_copy(s), "baseline");
-	double pr = dbl(s, "pass_rate");
-
-	fprintf(f, "## rag-gate: %s\n\n%.0f records, %.0f passed", pass ? "✅ PASS" : "❌ FAIL", dbl(s, "records"), dbl(s, "passed"));
-	if (!isnan(pr)) fprintf(f, " (%.1f%%)", pr * 100);
-	fprintf(f, ", %.0f with errors or nulls.\n\n", dbl(s, "errored"));
-	md_metrics(f, get(jv_copy(s), "metrics"));
-	fputs("\n| check | result |\n|---|---|\n", f);
-	jv_array_foreach(checks, i, c) {
-		char msg[2048];
-		int ok = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE;
-		fputs("| ", f);
-		put_md(f, str(c, "message", msg, sizeof msg), 400);
-		fprintf(f, " | %s |\n", ok ? "pass" : "**FAIL**");
-		jv_free(c);
-		(void)i;
-	}
-	jv_array_foreach(cats, i, c) {
-		char name[512];
-		if (i == 0) fputs("\n<details><summary>Categories</summary>\n\n", f);
-		fputs("#### ", f);
-		put_md(f, str(c, "category", name, sizeof name), 100);
-		fprintf(f, " (%.0f records, %.0f passed)\n\n", dbl(c, "records"), dbl(c, "passed"));
-		md_metrics(f, get(jv_copy(c), "metrics"));
-		fputc('\n', f);
-		if (i + 1 == jv_array_length(jv_copy(cats))) fputs("</details>\n", f);
-		jv_free(c);
-	}
-	jv_array_foreach(worst, i, w) {
-		char id[512];
-		jv rs = get(jv_copy(w), "reasons");
-		if (i == 0) fputs("\n### Worst records\n\n| id | reasons |\n|---|---|\n", f);
-		fputs("| ", f);
-		put_md(f, *str(w, "id", id, sizeof id) ? id : "(no id)", 120);
-		fputs(" | ", f);
-		jv_array_foreach(rs, j, r) {
-			if (j) fputs("<br>", f);
-			put_md(f, jv_get_kind(r) == JV_KIND_STRING ? jv_string_value(r) : "", 300);
-			jv_free(r);
-		}
-		fputs(" |\n", f);
-		jv_free(rs);
-		jv_free(w);
-	}
-	if (jv_is_valid(base)) {
-		jv bm = get(jv_copy(base), "metrics"), reg = get(jv_copy(base), "regressed");
-		fprintf(f, "\n### Against the baseline\n\n%.0f records matched by id; %.0f only in this run, %.0f only in the baseline; "
-		        "%.0f regressed and %.0f improved by more than %.3f.\n\n",
-		        dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"),
-		        dbl(base, "regressed_count"), dbl(base, "improved_count"), dbl(base, "regression"));
-		fprintf(f, "| metric | pairs | baseline | now | delta | %g%% interval |\n|---|--:|--:|--:|--:|---|\n",
-		        dbl(base, "confidence") * 100);
-		jv_array_foreach(bm, i, m) {
-			char name[256], ch[32];
-			fputs("| ", f);
-			put_md(f, str(m, "metric", name, sizeof name), 100);
-			str(m, "change", ch, sizeof ch);
-			fprintf(f, " | %.0f | %.3f | %.3f | %+.3f | [%+.3f, %+.3f]%s |\n", dbl(m, "pairs"), dbl(m, "baseline_mean"),
-			        dbl(m, "mean"), dbl(m, "delta"), dbl(m, "ci_low"), dbl(m, "ci_high"),
-			        !strcmp(ch, "regression") ? " **regression**" : !strcmp(ch, "improvement") ? " improvement" : "");
-			jv_free(m);
-			(void)i;
-		}
-		jv_array_foreach(reg, i, c) {
-			char id[512], m[256];
-			if (i == 0) fputs("\n| regressed | metric | baseline | now |\n|---|---|--:|--:|\n", f);
-			if (i < 20) {
-				fputs("| ", f);
-				put_md(f, str(c, "id", id, sizeof id), 120);
-				fputs(" | ", f);
-				put_md(f, str(c, "metric", m, sizeof m), 60);
-				fprintf(f, " | %.3f | %.3f |\n", dbl(c, "baseline"), dbl(c, "current"));
-			}
-			jv_free(c);
-		}
-		jv_free(bm);
-		jv_free(reg);
-	}
-	jv_free(base);
-	jv_free(checks);
-	jv_free(cats);
-	jv_free(worst);
-}
-
 /* The JUnit file: a suite for the gate's own checks, a suite for the records. */
 static int write_junit(tool *t, const char *path, jv s)
 {
@@ -614,35 +489,12 @@ static int write_junit(tool *t, const char *path, jv s)
 }
 
 /* ---------------------------------------------------------------- options */
-/* METRIC=MIN into list (a later one for the same metric replaces it) */
 static int add_threshold(rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n)
 {
-	const char *eq = strchr(arg, '=');
-	char *end;
-	double v;
-	size_t i, len;
-	if (!eq || eq == arg || !eq[1]) {
-		rag_msg(cli->prog, "error", "%s takes METRIC=MIN, e.g. faithfulness=0.8, not \"%s\"", opt, arg);
-		return -1;
-	}
-	errno = 0;
-	v = strtod(eq + 1, &end);
-	if (errno || *end || !(v >= 0 && v <= 1)) {
-		rag_msg(cli->prog, "error", "%s: the minimum must be a number from 0 to 1, not \"%s\"", opt, eq + 1);
-		return -1;
-	}
-	len = (size_t)(eq - arg);
-	for (i = 0; i < *n; i++) {
-		if (strlen((*list)[i].key) == len && !strncmp((*list)[i].key, arg, len)) {
-			(*list)[i].value = v;
-			return 0;
-		}
-	}
-	*list = rag_xrealloc(*list, (*n + 1) * sizeof **list);
-	(*list)[*n].key = rag_xstrndup(arg, len);
-	(*list)[*n].value = v;
-	++*n;
-	return 0;
+	char err[RAG_ERRLEN];
+	if (rag_gate_threshold_parse(arg, list, n, err, sizeof err) == 0) return 0;
+	rag_msg(cli->prog, "error", "%s %s", opt, err);
+	return -1;
 }
 
 static int rate_arg(rag_cli *cli, const char *opt, const char *arg, double lo, double hi, int lo_open, double *out)
@@ -657,22 +509,6 @@ static int rate_arg(rag_cli *cli, const char *opt, const char *arg, double lo, d
 	}
 	*out = v;
 	return 0;
-}
-
-/* the config's list, then the flags' over it */
-static rag_kd *merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n)
-{
-	rag_kd *out = rag_xmalloc((ncfg + nflags + 1) * sizeof *out);
-	size_t i, j;
-	*n = 0;
-	for (i = 0; i < ncfg; i++) out[(*n)++] = (rag_kd){cfg[i].key, cfg[i].value};
-	for (j = 0; j < nflags; j++) {
-		for (i = 0; i < *n && strcmp(out[i].key, flags[j].key); i++)
-			;
-		if (i < *n) out[i].value = flags[j].value;
-		else out[(*n)++] = (rag_kd){flags[j].key, flags[j].value};
-	}
-	return out;
 }
 
 int main(int argc, char **argv)
@@ -742,8 +578,8 @@ int main(int argc, char **argv)
 	if ((rc = rag_cli_setup(&cli))) goto out;
 
 	memset(&go, 0, sizeof go);
-	mean = merge(cli.cfg.gate.mean, cli.cfg.gate.nmean, fmean, nfmean, &go.nmean);
-	rec = merge(cli.cfg.gate.record, cli.cfg.gate.nrecord, frec, nfrec, &go.nrecord);
+	mean = rag_gate_thresholds_merge(cli.cfg.gate.mean, cli.cfg.gate.nmean, fmean, nfmean, &go.nmean);
+	rec = rag_gate_thresholds_merge(cli.cfg.gate.record, cli.cfg.gate.nrecord, frec, nfrec, &go.nrecord);
 	go.mean = mean;
 	go.record = rec;
 	go.min_pass_rate = isnan(min_pass) ? cli.cfg.gate.min_pass_rate : min_pass;
@@ -796,7 +632,10 @@ int main(int argc, char **argv)
 			fprintf(f, "%s\n", jv_string_value(d));
 			jv_free(d);
 		} else if (markdown) {
-			md_summary(f, summary);
+			char *md = rag_report_markdown(JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string(t.first_input ? t.first_input : "<stdin>"),
+			                                                  jv_string("summary"), jv_copy(summary))), "rag-gate");
+			fputs(md, f);
+			free(md);
 		} else {
 			text_summary(f, summary, color);
 		}

@@ -7,6 +7,7 @@
  * category), the ids when a baseline is compared, and the few worst records in full. */
 #include "rag.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -869,4 +870,49 @@ void rag_gate_free(rag_gate *g)
 	jv_free(g->bmetric_ix);
 	jv_free(g->only_cur);
 	free(g);
+}
+
+int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	double v;
+	size_t i, len;
+	if (!eq || eq == arg || !eq[1]) {
+		snprintf(err, errlen, "takes METRIC=MIN, e.g. faithfulness=0.8, not \"%s\"", arg);
+		return -1;
+	}
+	errno = 0;
+	v = strtod(eq + 1, &end);
+	if (errno || *end || !(v >= 0 && v <= 1)) {
+		snprintf(err, errlen, "the minimum must be a number from 0 to 1, not \"%s\"", eq + 1);
+		return -1;
+	}
+	len = (size_t)(eq - arg);
+	for (i = 0; i < *n; i++) {
+		if (strlen((*list)[i].key) == len && !strncmp((*list)[i].key, arg, len)) {
+			(*list)[i].value = v;
+			return 0;
+		}
+	}
+	*list = rag_xrealloc(*list, (*n + 1) * sizeof **list);
+	(*list)[*n].key = rag_xstrndup(arg, len);
+	(*list)[*n].value = v;
+	++*n;
+	return 0;
+}
+
+rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n)
+{
+	rag_kd *out = rag_xmalloc((ncfg + nflags + 1) * sizeof *out);
+	size_t i, j;
+	*n = 0;
+	for (i = 0; i < ncfg; i++) out[(*n)++] = (rag_kd){cfg[i].key, cfg[i].value};
+	for (j = 0; j < nflags; j++) {
+		for (i = 0; i < *n && strcmp(out[i].key, flags[j].key); i++)
+			;
+		if (i < *n) out[i].value = flags[j].value;
+		else out[(*n)++] = (rag_kd){flags[j].key, flags[j].value};
+	}
+	return out;
 }

@@ -295,6 +295,20 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
  * (rag-gate(1) --json). Call once. */
 jv rag_gate_summary(rag_gate *g);
 void rag_gate_free(rag_gate *g);
+/* "METRIC=MIN" (MIN in [0, 1]) into list: a metric already there gets the new minimum. -1 and
+ * err when arg is not that. */
+int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *err, size_t errlen);
+/* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
+ * the keys, which stay borrowed from the two lists). */
+rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
+
+/* ---------------------------------------------------------------- report.c */
+/* runs: array (consumed, at least one) of {name, summary} with summary from rag_gate_summary,
+ * oldest first; the last is the run reported, the others its history. One self-contained HTML
+ * page (inline CSS and SVG, no script) or Markdown; every text from the input is escaped.
+ * Returns malloc'ed text. */
+char *rag_report_html(jv runs, const char *title);
+char *rag_report_markdown(jv runs, const char *title);
 
 /* ---------------------------------------------------------------- llm.c */
 typedef struct rag_llm rag_llm;

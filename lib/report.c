@@ -1,0 +1,590 @@
+/* report.c - rag-gate summaries rendered as one self-contained HTML page (inline CSS and SVG,
+ * no script, no external asset) or as Markdown. Every text that comes from the records or the
+ * file names is escaped; numbers are formatted here, never taken as text from the input. */
+#include "rag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static jv get(jv o, const char *k)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		return jv_invalid();
+	}
+	return jv_object_get(o, jv_string(k));
+}
+
+static double dbl(jv o, const char *k)
+{
+	jv v = get(jv_copy(o), k);
+	double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : NAN;
+	jv_free(v);
+	return d;
+}
+
+static int truth(jv o, const char *k)
+{
+	jv v = get(jv_copy(o), k);
+	int t = jv_get_kind(v) == JV_KIND_TRUE;
+	jv_free(v);
+	return t;
+}
+
+/* HTML text and attribute values: the five specials; C0 controls (but tab and newline) and DEL
+ * dropped, as HTML forbids them. */
+static void esc(rag_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '&': rag_buf_adds(b, "&amp;"); break;
+		case '<': rag_buf_adds(b, "&lt;"); break;
+		case '>': rag_buf_adds(b, "&gt;"); break;
+		case '"': rag_buf_adds(b, "&quot;"); break;
+		case '\'': rag_buf_adds(b, "&#39;"); break;
+		default:
+			if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) break;
+			rag_buf_add(b, s, 1);
+		}
+	}
+}
+
+/* the string field k of o, escaped */
+static void esc_field(rag_buf *b, jv o, const char *k)
+{
+	jv v = get(jv_copy(o), k);
+	if (jv_get_kind(v) == JV_KIND_STRING) esc(b, jv_string_value(v));
+	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
+	jv_free(v);
+}
+
+static void num3(rag_buf *b, double x)
+{
+	if (isnan(x)) rag_buf_adds(b, "&#8211;");
+	else rag_buf_addf(b, "%.3f", x);
+}
+
+static const char css[] =
+	"body{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"Noto Sans\",\"Noto Sans CJK SC\","
+	"\"PingFang SC\",\"Microsoft YaHei\",sans-serif;margin:2em auto;max-width:75em;padding:0 1em;color:#1f2328;"
+	"line-height:1.45}\n"
+	"h1{margin-bottom:.2em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:2em}\n"
+	".verdict{display:inline-block;font-weight:bold;padding:.2em .8em;border-radius:.3em;color:#fff}\n"
+	".pass{background:#1a7f37}.fail{background:#cf222e}\n"
+	".cards{display:flex;flex-wrap:wrap;gap:1em}.card{border:1px solid #d0d7de;border-radius:.4em;"
+	"padding:.8em 1em;min-width:12em}\n"
+	".card .name{font-weight:bold}.card .big{font-size:2em}.card .small{color:#59636e;font-size:.9em}\n"
+	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #d0d7de;padding:.3em .6em;"
+	"vertical-align:top;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+	"td.text{max-width:30em;white-space:pre-wrap;word-break:break-word}\n"
+	"ul.checks li.bad{color:#cf222e}ul.checks li.good{color:#1a7f37}\n"
+	"figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.9em;color:#59636e}\n"
+	"svg text{font-size:10px;fill:#59636e}\n";
+
+/* Ten bars over [0, 1]; each bar has a title with its range and count. */
+static void svg_histogram(rag_buf *b, jv hist, const char *label, int w, int h)
+{
+	double counts[10] = {0}, max = 0;
+	int i, pad = 16, bw = (w - 2 * pad) / 10;
+	for (i = 0; i < 10; i++) {
+		jv c = jv_array_get(jv_copy(hist), i);
+		counts[i] = jv_get_kind(c) == JV_KIND_NUMBER ? jv_number_value(c) : 0;
+		if (counts[i] > max) max = counts[i];
+		jv_free(c);
+	}
+	rag_buf_addf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	             "role=\"img\" aria-label=\"histogram of ", w, h, w, h);
+	esc(b, label);
+	rag_buf_adds(b, "\"><title>histogram of ");
+	esc(b, label);
+	rag_buf_adds(b, "</title>");
+	rag_buf_addf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#8c959f\"/>", pad, h - pad, w - pad, h - pad);
+	for (i = 0; i < 10; i++) {
+		double bh = max > 0 ? (counts[i] / max) * (h - 2 * pad - 10) : 0;
+		int x = pad + i * bw;
+		rag_buf_addf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>%.1f&#8211;%.1f: %.0f</title></rect>",
+		             x + 1, h - pad - bh, bw - 2, bh, i < 5 ? "#d1242f" : i < 8 ? "#bf8700" : "#1a7f37",
+		             i / 10.0, (i + 1) / 10.0, counts[i]);
+		if (counts[i] > 0)
+			rag_buf_addf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>", x + bw / 2, h - pad - bh - 2, counts[i]);
+	}
+	rag_buf_addf(b, "<text x=\"%d\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">0.5</text>"
+	             "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">1</text></svg>",
+	             pad, h - 3, pad + 5 * bw, h - 3, pad + 10 * bw, h - 3);
+}
+
+/* The mean of one metric across the runs, oldest first; a run without the metric is a gap. */
+static void svg_trend(rag_buf *b, jv runs, const char *metric)
+{
+	int n = jv_array_length(jv_copy(runs)), i, w = 360, h = 160, pad = 28, first = 1;
+	rag_buf pts = {0};
+	rag_buf_addf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	             "role=\"img\" aria-label=\"trend of ", w, h, w, h);
+	esc(b, metric);
+	rag_buf_adds(b, "\"><title>mean ");
+	esc(b, metric);
+	rag_buf_adds(b, " per run</title>");
+	for (i = 0; i <= 4; i++) {
+		double y = pad + (h - 2 * pad) * (1 - i / 4.0);
+		rag_buf_addf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eaeef2\"/>"
+		             "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>", pad, y, w - 8, y, pad - 3, y + 3, i / 4.0);
+	}
+	for (i = 0; i < n; i++) {
+		jv run = jv_array_get(jv_copy(runs), i), ms = get(get(jv_copy(run), "summary"), "metrics");
+		double mean = NAN, x = n > 1 ? pad + (double)(w - pad - 16) * i / (n - 1) : w / 2.0, y;
+		jv_array_foreach(ms, k, m) {
+			jv name = get(jv_copy(m), "metric");
+			if (jv_get_kind(name) == JV_KIND_STRING && !strcmp(jv_string_value(name), metric)) mean = dbl(m, "mean");
+			jv_free(name);
+			jv_free(m);
+			(void)k;
+		}
+		rag_buf_addf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>", x, h - 8, i + 1);
+		if (!isnan(mean)) {
+			y = pad + (h - 2 * pad) * (1 - (mean < 0 ? 0 : mean > 1 ? 1 : mean));
+			rag_buf_addf(&pts, "%s%.1f,%.1f", first ? "" : " ", x, y);
+			first = 0;
+			rag_buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#0969da\"><title>run %d (", x, y, i + 1);
+			esc_field(b, run, "name");
+			rag_buf_addf(b, "): %.3f</title></circle>", mean);
+		}
+		jv_free(ms);
+		jv_free(run);
+	}
+	if (pts.p) rag_buf_addf(b, "<polyline points=\"%s\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"2\"/>", pts.p);
+	rag_buf_free(&pts);
+	rag_buf_adds(b, "</svg>");
+}
+
+static void metric_table(rag_buf *b, jv metrics, int hist)
+{
+	rag_buf_adds(b, "<table><thead><tr><th>metric</th><th>scored</th><th>null</th><th>mean</th><th>median</th>"
+	                "<th>min</th><th>p10</th>");
+	if (hist) rag_buf_adds(b, "<th>distribution</th>");
+	rag_buf_adds(b, "</tr></thead><tbody>\n");
+	jv_array_foreach(metrics, i, m) {
+		rag_buf_adds(b, "<tr><td>");
+		esc_field(b, m, "metric");
+		rag_buf_addf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">", dbl(m, "scored"), dbl(m, "null"));
+		num3(b, dbl(m, "mean"));
+		rag_buf_adds(b, "</td><td class=\"n\">");
+		num3(b, dbl(m, "median"));
+		rag_buf_adds(b, "</td><td class=\"n\">");
+		num3(b, dbl(m, "min"));
+		rag_buf_adds(b, "</td><td class=\"n\">");
+		num3(b, dbl(m, "p10"));
+		rag_buf_adds(b, "</td>");
+		if (hist) {
+			jv name = get(jv_copy(m), "metric"), h = get(jv_copy(m), "histogram");
+			rag_buf_adds(b, "<td>");
+			svg_histogram(b, h, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "", 160, 60);
+			rag_buf_adds(b, "</td>");
+			jv_free(name);
+			jv_free(h);
+		}
+		rag_buf_adds(b, "</tr>\n");
+		jv_free(m);
+		(void)i;
+	}
+	rag_buf_adds(b, "</tbody></table>\n");
+	jv_free(metrics);
+}
+
+char *rag_report_html(jv runs, const char *title)
+{
+	rag_buf b = {0};
+	int n = jv_array_length(jv_copy(runs));
+	jv last = jv_array_get(jv_copy(runs), n - 1), s = get(jv_copy(last), "summary");
+	jv metrics = get(jv_copy(s), "metrics"), checks = get(jv_copy(s), "checks"), cats = get(jv_copy(s), "categories");
+	jv worst = get(jv_copy(s), "worst"), base = get(jv_copy(s), "baseline");
+	int pass = truth(s, "pass");
+	double pr = dbl(s, "pass_rate");
+
+	rag_buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+	esc(&b, title);
+	rag_buf_addf(&b, "</title>\n<meta name=\"generator\" content=\"rag-report (ragpipe) %s\">\n<style>\n%s</style>\n</head>\n<body>\n",
+	             RAG_VERSION, css);
+	rag_buf_adds(&b, "<header>\n<h1>");
+	esc(&b, title);
+	rag_buf_addf(&b, "</h1>\n<p><span class=\"verdict %s\">%s</span> ", pass ? "pass" : "fail", pass ? "PASS" : "FAIL");
+	esc_field(&b, last, "name");
+	rag_buf_addf(&b, ": %.0f records, %.0f passed", dbl(s, "records"), dbl(s, "passed"));
+	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
+	rag_buf_addf(&b, ", %.0f with errors or nulls.</p>\n</header>\n", dbl(s, "errored"));
+
+	rag_buf_adds(&b, "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n");
+	jv_array_foreach(metrics, i, m) {
+		rag_buf_adds(&b, "<div class=\"card\"><div class=\"name\">");
+		esc_field(&b, m, "metric");
+		rag_buf_adds(&b, "</div><div class=\"big\">");
+		num3(&b, dbl(m, "mean"));
+		rag_buf_adds(&b, "</div><div class=\"small\">median ");
+		num3(&b, dbl(m, "median"));
+		rag_buf_adds(&b, " &#183; p10 ");
+		num3(&b, dbl(m, "p10"));
+		rag_buf_adds(&b, " &#183; min ");
+		num3(&b, dbl(m, "min"));
+		rag_buf_addf(&b, "<br>%.0f scored, %.0f null</div></div>\n", dbl(m, "scored"), dbl(m, "null"));
+		jv_free(m);
+		(void)i;
+	}
+	rag_buf_adds(&b, "</div>\n<h3>Checks</h3>\n<ul class=\"checks\">\n");
+	jv_array_foreach(checks, i, c) {
+		int ok = truth(c, "pass");
+		rag_buf_addf(&b, "<li class=\"%s\">%s: ", ok ? "good" : "bad", ok ? "ok" : "FAIL");
+		esc_field(&b, c, "message");
+		rag_buf_adds(&b, "</li>\n");
+		jv_free(c);
+		(void)i;
+	}
+	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(&b, "<li>no thresholds</li>\n");
+	rag_buf_adds(&b, "</ul>\n</section>\n");
+
+	rag_buf_adds(&b, "<section id=\"distribution\">\n<h2>Distribution</h2>\n");
+	jv_array_foreach(metrics, i, m) {
+		jv name = get(jv_copy(m), "metric"), h = get(jv_copy(m), "histogram");
+		rag_buf_adds(&b, "<figure>");
+		svg_histogram(&b, h, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "", 320, 140);
+		rag_buf_adds(&b, "<figcaption>");
+		esc_field(&b, m, "metric");
+		rag_buf_adds(&b, "</figcaption></figure>\n");
+		jv_free(name);
+		jv_free(h);
+		jv_free(m);
+		(void)i;
+	}
+	rag_buf_adds(&b, "</section>\n");
+
+	if (jv_array_length(jv_copy(cats))) {
+		rag_buf_adds(&b, "<section id=\"categories\">\n<h2>By category</h2>\n");
+		jv_array_foreach(cats, i, c) {
+			rag_buf_adds(&b, "<h3>");
+			esc_field(&b, c, "category");
+			rag_buf_addf(&b, "</h3>\n<p>%.0f records, %.0f passed</p>\n", dbl(c, "records"), dbl(c, "passed"));
+			metric_table(&b, get(jv_copy(c), "metrics"), 1);
+			jv_free(c);
+			(void)i;
+		}
+		rag_buf_adds(&b, "</section>\n");
+	}
+
+	if (n > 1) {
+		rag_buf_adds(&b, "<section id=\"trend\">\n<h2>Trend</h2>\n");
+		jv_array_foreach(metrics, i, m) {
+			jv name = get(jv_copy(m), "metric");
+			rag_buf_adds(&b, "<figure>");
+			svg_trend(&b, runs, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "");
+			rag_buf_adds(&b, "<figcaption>mean ");
+			esc_field(&b, m, "metric");
+			rag_buf_adds(&b, " per run</figcaption></figure>\n");
+			jv_free(name);
+			jv_free(m);
+			(void)i;
+		}
+		rag_buf_adds(&b, "<table><thead><tr><th>run</th><th>file</th><th>records</th><th>result</th></tr></thead><tbody>\n");
+		jv_array_foreach(runs, i, r) {
+			jv rs = get(jv_copy(r), "summary");
+			rag_buf_addf(&b, "<tr><td class=\"n\">%d</td><td>", i + 1);
+			esc_field(&b, r, "name");
+			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td>%s</td></tr>\n", dbl(rs, "records"), truth(rs, "pass") ? "pass" : "fail");
+			jv_free(rs);
+			jv_free(r);
+		}
+		rag_buf_adds(&b, "</tbody></table>\n</section>\n");
+	}
+
+	rag_buf_adds(&b, "<section id=\"failed\">\n<h2>Failed and worst records</h2>\n");
+	if (!jv_array_length(jv_copy(worst))) rag_buf_adds(&b, "<p>None.</p>\n");
+	else rag_buf_adds(&b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th><th>scores</th>"
+	                      "<th>reasons</th></tr></thead><tbody>\n");
+	jv_array_foreach(worst, i, w) {
+		jv sc = get(jv_copy(w), "scores"), rs = get(jv_copy(w), "reasons");
+		rag_buf_addf(&b, "<tr class=\"%s\"><td>", truth(w, "failed") ? "failed" : "low");
+		esc_field(&b, w, "id");
+		rag_buf_adds(&b, "</td><td>");
+		esc_field(&b, w, "category");
+		rag_buf_adds(&b, "</td><td class=\"text\">");
+		esc_field(&b, w, "question");
+		rag_buf_adds(&b, "</td><td class=\"text\">");
+		esc_field(&b, w, "answer");
+		rag_buf_adds(&b, "</td><td>");
+		if (jv_get_kind(sc) == JV_KIND_OBJECT) {
+			jv_object_foreach(sc, k, v) {
+				esc(&b, jv_string_value(k));
+				rag_buf_adds(&b, "&#160;");
+				if (jv_get_kind(v) == JV_KIND_NUMBER) num3(&b, jv_number_value(v));
+				else rag_buf_adds(&b, "null");
+				rag_buf_adds(&b, "<br>");
+				jv_free(k);
+				jv_free(v);
+			}
+		}
+		rag_buf_adds(&b, "</td><td class=\"text\"><ul>");
+		jv_array_foreach(rs, j, r) {
+			rag_buf_adds(&b, "<li>");
+			if (jv_get_kind(r) == JV_KIND_STRING) esc(&b, jv_string_value(r));
+			rag_buf_adds(&b, "</li>");
+			jv_free(r);
+			(void)j;
+		}
+		rag_buf_adds(&b, "</ul></td></tr>\n");
+		jv_free(sc);
+		jv_free(rs);
+		jv_free(w);
+		(void)i;
+	}
+	if (jv_array_length(jv_copy(worst))) rag_buf_adds(&b, "</tbody></table>\n");
+	rag_buf_adds(&b, "</section>\n");
+
+	if (jv_is_valid(base)) {
+		jv bm = get(jv_copy(base), "metrics"), reg = get(jv_copy(base), "regressed");
+		rag_buf_adds(&b, "<section id=\"baseline\">\n<h2>Against the baseline</h2>\n<p>");
+		esc_field(&b, base, "file");
+		rag_buf_addf(&b, ": %.0f records matched by id, %.0f only in this run, %.0f only in the baseline; "
+		             "%.0f regressed and %.0f improved by more than %.3f.</p>\n",
+		             dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"),
+		             dbl(base, "regressed_count"), dbl(base, "improved_count"), dbl(base, "regression"));
+		rag_buf_addf(&b, "<table><thead><tr><th>metric</th><th>pairs</th><th>baseline</th><th>now</th><th>delta</th>"
+		             "<th>%g%% interval</th><th>change</th></tr></thead><tbody>\n", dbl(base, "confidence") * 100);
+		jv_array_foreach(bm, i, m) {
+			rag_buf_adds(&b, "<tr><td>");
+			esc_field(&b, m, "metric");
+			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
+			             "<td class=\"n\">%+.3f</td><td class=\"n\">[%+.3f, %+.3f]</td><td>",
+			             dbl(m, "pairs"), dbl(m, "baseline_mean"), dbl(m, "mean"), dbl(m, "delta"), dbl(m, "ci_low"), dbl(m, "ci_high"));
+			esc_field(&b, m, "change");
+			rag_buf_adds(&b, "</td></tr>\n");
+			jv_free(m);
+			(void)i;
+		}
+		rag_buf_adds(&b, "</tbody></table>\n");
+		if (jv_array_length(jv_copy(reg))) {
+			rag_buf_adds(&b, "<h3>Regressed records</h3>\n<table><thead><tr><th>id</th><th>metric</th><th>baseline</th>"
+			                 "<th>now</th></tr></thead><tbody>\n");
+			jv_array_foreach(reg, i, c) {
+				rag_buf_adds(&b, "<tr><td>");
+				esc_field(&b, c, "id");
+				rag_buf_adds(&b, "</td><td>");
+				esc_field(&b, c, "metric");
+				rag_buf_addf(&b, "</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n", dbl(c, "baseline"), dbl(c, "current"));
+				jv_free(c);
+				(void)i;
+			}
+			rag_buf_adds(&b, "</tbody></table>\n");
+		}
+		rag_buf_adds(&b, "</section>\n");
+		jv_free(bm);
+		jv_free(reg);
+	}
+	rag_buf_addf(&b, "<footer><p class=\"small\">rag-report (ragpipe) %s</p></footer>\n</body>\n</html>\n", RAG_VERSION);
+
+	jv_free(metrics);
+	jv_free(checks);
+	jv_free(cats);
+	jv_free(worst);
+	jv_free(base);
+	jv_free(s);
+	jv_free(last);
+	jv_free(runs);
+	return b.p;
+}
+
+/* Markdown inline text: no markup, no HTML, no table breaks, one line; cut at max bytes on a
+ * character boundary. */
+static void md(rag_buf *b, const char *s, size_t max)
+{
+	size_t i = 0, n = s ? strlen(s) : 0;
+	while (i < n) {
+		long cp;
+		size_t l = rag_utf8_decode(s + i, n - i, &cp);
+		if (i + l > max) {
+			rag_buf_adds(b, "...");
+			return;
+		}
+		if (cp == '&') rag_buf_adds(b, "&amp;");
+		else if (cp == '<') rag_buf_adds(b, "&lt;");
+		else if (cp == '>') rag_buf_adds(b, "&gt;");
+		else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) rag_buf_adds(b, " ");
+		else if (cp < 0x80 && strchr("\\`*_[]|#!~", (int)cp)) rag_buf_addf(b, "\\%c", (int)cp);
+		else rag_buf_add(b, s + i, l);
+		i += l;
+	}
+}
+
+static void md_field(rag_buf *b, jv o, const char *k, size_t max)
+{
+	jv v = get(jv_copy(o), k);
+	if (jv_get_kind(v) == JV_KIND_STRING) md(b, jv_string_value(v), max);
+	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
+	jv_free(v);
+}
+
+static void md_num(rag_buf *b, double x)
+{
+	if (isnan(x)) rag_buf_adds(b, "-");
+	else rag_buf_addf(b, "%.3f", x);
+}
+
+static void md_metrics(rag_buf *b, jv metrics)
+{
+	rag_buf_adds(b, "| metric | scored | null | mean | median | min | p10 |\n|---|--:|--:|--:|--:|--:|--:|\n");
+	jv_array_foreach(metrics, i, m) {
+		rag_buf_adds(b, "| ");
+		md_field(b, m, "metric", 100);
+		rag_buf_addf(b, " | %.0f | %.0f | ", dbl(m, "scored"), dbl(m, "null"));
+		md_num(b, dbl(m, "mean"));
+		rag_buf_adds(b, " | ");
+		md_num(b, dbl(m, "median"));
+		rag_buf_adds(b, " | ");
+		md_num(b, dbl(m, "min"));
+		rag_buf_adds(b, " | ");
+		md_num(b, dbl(m, "p10"));
+		rag_buf_adds(b, " |\n");
+		jv_free(m);
+		(void)i;
+	}
+	jv_free(metrics);
+}
+
+char *rag_report_markdown(jv runs, const char *title)
+{
+	rag_buf b = {0};
+	int n = jv_array_length(jv_copy(runs));
+	jv last = jv_array_get(jv_copy(runs), n - 1), s = get(jv_copy(last), "summary");
+	jv checks = get(jv_copy(s), "checks"), cats = get(jv_copy(s), "categories"), worst = get(jv_copy(s), "worst");
+	jv base = get(jv_copy(s), "baseline"), metrics = get(jv_copy(s), "metrics");
+	double pr = dbl(s, "pass_rate");
+	int pass = truth(s, "pass");
+
+	rag_buf_adds(&b, "## ");
+	md(&b, title, 200);
+	rag_buf_addf(&b, ": %s\n\n%.0f records, %.0f passed", pass ? "✅ PASS" : "❌ FAIL", dbl(s, "records"), dbl(s, "passed"));
+	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
+	rag_buf_addf(&b, ", %.0f with errors or nulls.\n\n", dbl(s, "errored"));
+	md_metrics(&b, jv_copy(metrics));
+	rag_buf_adds(&b, "\n| check | result |\n|---|---|\n");
+	jv_array_foreach(checks, i, c) {
+		rag_buf_adds(&b, "| ");
+		md_field(&b, c, "message", 400);
+		rag_buf_addf(&b, " | %s |\n", truth(c, "pass") ? "pass" : "**FAIL**");
+		jv_free(c);
+		(void)i;
+	}
+	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(&b, "| no thresholds | |\n");
+	jv_array_foreach(cats, i, c) {
+		if (i == 0) rag_buf_adds(&b, "\n<details><summary>Categories</summary>\n\n");
+		rag_buf_adds(&b, "#### ");
+		md_field(&b, c, "category", 100);
+		rag_buf_addf(&b, " (%.0f records, %.0f passed)\n\n", dbl(c, "records"), dbl(c, "passed"));
+		md_metrics(&b, get(jv_copy(c), "metrics"));
+		rag_buf_adds(&b, "\n");
+		if (i + 1 == jv_array_length(jv_copy(cats))) rag_buf_adds(&b, "</details>\n");
+		jv_free(c);
+	}
+	if (n > 1) {
+		rag_buf_adds(&b, "\n### Trend (mean per run, oldest first)\n\n| metric |");
+		for (int r = 0; r < n; r++) rag_buf_addf(&b, " %d |", r + 1);
+		rag_buf_adds(&b, "\n|---|");
+		for (int r = 0; r < n; r++) rag_buf_adds(&b, "--:|");
+		rag_buf_adds(&b, "\n");
+		jv_array_foreach(metrics, i, m) {
+			jv name = get(jv_copy(m), "metric");
+			rag_buf_adds(&b, "| ");
+			md_field(&b, m, "metric", 100);
+			rag_buf_adds(&b, " |");
+			jv_array_foreach(runs, r, run) {
+				jv ms = get(get(jv_copy(run), "summary"), "metrics");
+				double mean = NAN;
+				jv_array_foreach(ms, k, x) {
+					jv xn = get(jv_copy(x), "metric");
+					if (jv_get_kind(xn) == JV_KIND_STRING && jv_get_kind(name) == JV_KIND_STRING &&
+					    !strcmp(jv_string_value(xn), jv_string_value(name)))
+						mean = dbl(x, "mean");
+					jv_free(xn);
+					jv_free(x);
+					(void)k;
+				}
+				rag_buf_adds(&b, " ");
+				md_num(&b, mean);
+				rag_buf_adds(&b, " |");
+				jv_free(ms);
+				jv_free(run);
+				(void)r;
+			}
+			rag_buf_adds(&b, "\n");
+			jv_free(name);
+			jv_free(m);
+			(void)i;
+		}
+		rag_buf_adds(&b, "\nRuns: ");
+		jv_array_foreach(runs, r, run) {
+			rag_buf_addf(&b, "%s%d. ", r ? ", " : "", r + 1);
+			md_field(&b, run, "name", 200);
+			jv_free(run);
+		}
+		rag_buf_adds(&b, "\n");
+	}
+	jv_array_foreach(worst, i, w) {
+		jv rs = get(jv_copy(w), "reasons");
+		if (i == 0) rag_buf_adds(&b, "\n### Worst records\n\n| id | question | reasons |\n|---|---|---|\n");
+		rag_buf_adds(&b, "| ");
+		md_field(&b, w, "id", 120);
+		rag_buf_adds(&b, " | ");
+		md_field(&b, w, "question", 200);
+		rag_buf_adds(&b, " | ");
+		jv_array_foreach(rs, j, r) {
+			if (j) rag_buf_adds(&b, "<br>");
+			if (jv_get_kind(r) == JV_KIND_STRING) md(&b, jv_string_value(r), 300);
+			jv_free(r);
+		}
+		rag_buf_adds(&b, " |\n");
+		jv_free(rs);
+		jv_free(w);
+	}
+	if (jv_is_valid(base)) {
+		jv bm = get(jv_copy(base), "metrics"), reg = get(jv_copy(base), "regressed");
+		rag_buf_addf(&b, "\n### Against the baseline\n\n%.0f records matched by id; %.0f only in this run, %.0f only in the baseline; "
+		             "%.0f regressed and %.0f improved by more than %.3f.\n\n",
+		             dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"),
+		             dbl(base, "regressed_count"), dbl(base, "improved_count"), dbl(base, "regression"));
+		rag_buf_addf(&b, "| metric | pairs | baseline | now | delta | %g%% interval |\n|---|--:|--:|--:|--:|---|\n",
+		             dbl(base, "confidence") * 100);
+		jv_array_foreach(bm, i, m) {
+			jv ch = get(jv_copy(m), "change");
+			const char *c = jv_get_kind(ch) == JV_KIND_STRING ? jv_string_value(ch) : "";
+			rag_buf_adds(&b, "| ");
+			md_field(&b, m, "metric", 100);
+			rag_buf_addf(&b, " | %.0f | %.3f | %.3f | %+.3f | [%+.3f, %+.3f]%s |\n", dbl(m, "pairs"), dbl(m, "baseline_mean"),
+			             dbl(m, "mean"), dbl(m, "delta"), dbl(m, "ci_low"), dbl(m, "ci_high"),
+			             !strcmp(c, "regression") ? " **regression**" : !strcmp(c, "improvement") ? " improvement" : "");
+			jv_free(ch);
+			jv_free(m);
+			(void)i;
+		}
+		jv_array_foreach(reg, i, c) {
+			if (i == 0) rag_buf_adds(&b, "\n| regressed | metric | baseline | now |\n|---|---|--:|--:|\n");
+			if (i < 20) {
+				rag_buf_adds(&b, "| ");
+				md_field(&b, c, "id", 120);
+				rag_buf_adds(&b, " | ");
+				md_field(&b, c, "metric", 60);
+				rag_buf_addf(&b, " | %.3f | %.3f |\n", dbl(c, "baseline"), dbl(c, "current"));
+			}
+			jv_free(c);
+		}
+		jv_free(bm);
+		jv_free(reg);
+	}
+	jv_free(metrics);
+	jv_free(base);
+	jv_free(checks);
+	jv_free(cats);
+	jv_free(worst);
+	jv_free(s);
+	jv_free(last);
+	jv_free(runs);
+	return b.p;
+}

@@ -72,7 +72,7 @@ _ragpipe()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	-t|--threshold|-r|--record-threshold|--min-pass-rate|--max-error-rate|--regression|--seed|\
-	--resamples|--confidence|--worst)
+	--resamples|--confidence|--worst|--title)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars|\
 	--n|--pair|--score|--dimensions|--batch-size)
@@ -111,10 +111,19 @@ _ragpipe()
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0
 		fi ;;
+	rag-report)
+		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
+		      --worst --title --markdown -o --output"
+		# rag-report reads files (the runs)
+		if [[ $cur != -* ]]; then
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0
+		fi ;;
 	esac
 
 	# The other tools read standard input only: there are no file operands to complete.
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report

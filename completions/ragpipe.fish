@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -71,6 +71,18 @@ complete -c rag-gate -l markdown -d 'The summary as Markdown'
 complete -c rag-gate -l junit -r -F -d 'JUnit XML file'
 complete -c rag-gate -s o -l output -r -F -d 'Write the summary to FILE'
 complete -c rag-gate -l tee -d 'Pass the records to stdout'
+
+# rag-report (it reads files: the runs)
+complete -c rag-report -F
+complete -c rag-report -s t -l threshold -x -d 'METRIC=MIN: lowest mean of a metric'
+complete -c rag-report -s r -l record-threshold -x -d 'METRIC=MIN: lowest score of a passing record'
+complete -c rag-report -l min-pass-rate -x -d 'Share of records that must pass'
+complete -c rag-report -l max-error-rate -x -d 'Share of records a metric may leave null'
+complete -c rag-report -s b -l baseline -r -F -d 'Earlier run to compare with'
+complete -c rag-report -l worst -x -d 'Records listed'
+complete -c rag-report -l title -x -d 'Page title'
+complete -c rag-report -l markdown -d 'Markdown instead of HTML'
+complete -c rag-report -s o -l output -r -F -d 'Write to FILE'
 
 # rag-ap (with --trec it also reads files)
 complete -c rag-ap -s m -l metrics -x -a 'ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec' -d 'Metrics, comma-separated'

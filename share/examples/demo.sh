@@ -44,3 +44,6 @@ status=0
 "$bin/rag-gate" -q -t faithfulness=0.7 -t context_recall=0.7 -r faithfulness=0.5 --min-pass-rate 0.8 \
 	--markdown -o "$out/gate.md" "$out/scored.jsonl" || true
 echo "rag-gate exit status: $status (0 pass, 1 fail)"
+"$bin/rag-report" -q -t faithfulness=0.7 -t context_recall=0.7 -r faithfulness=0.5 --min-pass-rate 0.8 \
+	--title "ragpipe demo" -o "$out/report.html" "$out/scored.jsonl"
+echo "report: $out/report.html"

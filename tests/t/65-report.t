@@ -1,0 +1,117 @@
+#!/bin/sh
+# 65-report.t - rag-report: one self-contained HTML page (structure, no external asset, no
+# script), escaping of hostile text, Chinese text intact, a history of runs (trend), a baseline,
+# --markdown; where Chromium is installed, the page loads headless and gives a screenshot.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
+
+# a scored run: the example records with scores, one of them hostile, one Chinese
+cat >"$T/run2.jsonl" <<'EOF'
+{"id":"en-1","category":"history","question":"When was Einstein born?","answer":"Einstein was born in 1879.","scores":{"faithfulness":1,"context_recall":1}}
+{"id":"en-2","category":"history","question":"Where?","answer":"In Ulm.","scores":{"faithfulness":0.5,"context_recall":1},"verdicts":{"faithfulness":[{"claim":"Einstein was born on 20th March 1879.","verdict":false}]}}
+{"id":"zh-1","category":"地理","question":"长城有多长？","answer":"长城全长约5000公里。","scores":{"faithfulness":0.5,"context_recall":0.8},"verdicts":{"faithfulness":[{"claim":"长城全长约5000公里。","verdict":false}]}}
+{"id":"<script>alert(1)</script>","category":"x\"><img src=x onerror=alert(2)>","question":"<iframe src=\"http://evil.example/\"></iframe>","answer":"</td></tr></table><h1>pwned</h1> & 'quotes'","scores":{"faithfulness":0,"context_recall":null},"errors":[{"tool":"rag-verify","message":"<b>bold</b> error"}]}
+EOF
+cat >"$T/run1.jsonl" <<'EOF'
+{"id":"en-1","category":"history","scores":{"faithfulness":0.9,"context_recall":0.9}}
+{"id":"en-2","category":"history","scores":{"faithfulness":0.9,"context_recall":0.7}}
+{"id":"zh-1","category":"地理","scores":{"faithfulness":0.6,"context_recall":0.8}}
+EOF
+
+cat >"$T/check.py" <<'EOF'
+# check.py FILE: structural checks of a rag-report page; prints one line per finding
+import sys, html.parser
+VOID = {"meta", "br", "img", "hr", "link", "input"}
+SVG_LEAF = {"line", "circle", "polyline", "path"}
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.errors, self.tags, self.attrs, self.text = [], [], {}, [], []
+    def handle_decl(self, d): self.tags["!doctype"] = d
+    def handle_starttag(self, t, a):
+        self.tags[t] = self.tags.get(t, 0) + 1
+        self.attrs += [(t, k, v) for k, v in a]
+        if t not in VOID and t not in SVG_LEAF: self.stack.append(t)
+    def handle_startendtag(self, t, a):
+        self.tags[t] = self.tags.get(t, 0) + 1
+        self.attrs += [(t, k, v) for k, v in a]
+    def handle_endtag(self, t):
+        if t in VOID or t in SVG_LEAF: return
+        if not self.stack or self.stack[-1] != t: self.errors.append("unbalanced </%s> in %s" % (t, self.stack[-3:])); return
+        self.stack.pop()
+    def handle_data(self, d): self.text.append(d)
+p = P()
+src = open(sys.argv[1], encoding="utf-8").read()
+p.feed(src); p.close()
+print("doctype:", p.tags.get("!doctype", "none"))
+print("balanced:", not p.errors and not p.stack, p.errors[:3], p.stack[:3])
+print("script:", p.tags.get("script", 0), "iframe:", p.tags.get("iframe", 0), "img:", p.tags.get("img", 0))
+ext = [(t, k, v) for t, k, v in p.attrs if k in ("src", "href") or (k == "style" and "url(" in (v or ""))]
+print("external:", len(ext) + src.count("@import") + src.count("url("))
+print("handlers:", len([1 for t, k, v in p.attrs if k.startswith("on")]))
+print("charset:", any(t == "meta" and k == "charset" and v.lower() == "utf-8" for t, k, v in p.attrs))
+print("svg:", p.tags.get("svg", 0))
+print("sections:", " ".join(v for t, k, v in p.attrs if t == "section" and k == "id"))
+text = "".join(p.text)
+for needle in sys.argv[2:]:
+    print("text has %s: %s" % (needle, needle in text))
+EOF
+
+run rag rag-report -t faithfulness=0.7 -r faithfulness=0.5 --max-error-rate 1 "$T/run2.jsonl"
+is "$RC" 0 "one run: exit 0 (a report, not a verdict)"
+cp "$OUT" "$T/one.html"
+is "$(python3 "$T/check.py" "$T/one.html" '<script>alert(1)</script>' '长城全长约5000公里。' '</td></tr></table><h1>pwned</h1>' '<b>bold</b> error')" \
+"doctype: DOCTYPE html
+balanced: True [] []
+script: 0 iframe: 0 img: 0
+external: 0
+handlers: 0
+charset: True
+svg: 8
+sections: summary distribution categories failed
+text has <script>alert(1)</script>: True
+text has 长城全长约5000公里。: True
+text has </td></tr></table><h1>pwned</h1>: True
+text has <b>bold</b> error: True" \
+	"one run: a balanced page, no script, no external asset, hostile text shown as text, Chinese intact"
+unlike "$(cat "$T/one.html")" '<script|<iframe|<img|<h1>pwned|<b>bold' "no hostile markup survives anywhere"
+like "$(cat "$T/one.html")" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "the hostile id is escaped"
+like "$(cat "$T/one.html")" 'FAIL' "the verdict is on the page"
+like "$(cat "$T/one.html")" 'unsupported claim: Einstein was born on 20th March 1879\.' "the failed records with their reasons"
+
+run rag rag-report --title 'Nightly <eval> & "co"' "$T/run1.jsonl" "$T/run2.jsonl" -b "$T/run1.jsonl" --max-error-rate 1
+is "$RC" 0 "two runs and a baseline: exit 0"
+cp "$OUT" "$T/two.html"
+like "$(python3 "$T/check.py" "$T/two.html")" 'sections: summary distribution categories trend failed baseline' "history: a trend section; a baseline section"
+like "$(python3 "$T/check.py" "$T/two.html")" 'balanced: True' "still balanced"
+is "$(grep -o '<circle' "$T/two.html" | wc -l | tr -d ' ')" 4 "trend: a point per run and metric (2 runs, 2 metrics)"
+like "$(cat "$T/two.html")" '<title>Nightly &lt;eval&gt; &amp; &quot;co&quot;</title>' "the title is escaped"
+
+run rag rag-report --markdown -t faithfulness=0.7 "$T/run1.jsonl" "$T/run2.jsonl"
+is "$RC" 0 "--markdown: exit 0"
+like "$(cat "$OUT")" '^## RAG evaluation report: ' "--markdown: a heading"
+like "$(cat "$OUT")" 'Trend \(mean per run' "--markdown: the trend table"
+unlike "$(cat "$OUT")" '<script>|<iframe' "--markdown: no hostile HTML"
+
+run rag rag-report -o "$T/o.html" "$T/run1.jsonl"
+is "$RC:$(cat "$OUT")" "0:" "-o FILE: nothing on stdout"
+check "-o FILE: the page is in FILE" grep -q '</html>' "$T/o.html"
+run rag rag-report "$T/missing.jsonl"
+is "$RC" 2 "a missing run file: exit 2"
+run rag rag-report -t nonsense "$T/run1.jsonl"
+is "$RC" 2 "a bad threshold: exit 2"
+
+# Chromium, where installed, loads the page headless and takes a screenshot.
+chrome=
+for c in chromium chromium-browser google-chrome; do
+	command -v "$c" >/dev/null 2>&1 && { chrome=$c; break; }
+done
+if [ -n "$chrome" ]; then
+	run timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --window-size=1200,2000 \
+		--screenshot="$T/shot.png" "file://$T/two.html"
+	check "Chromium renders the page to a screenshot" test -s "$T/shot.png"
+else
+	skip "Chromium is not installed (Debian package chromium): no headless screenshot"
+fi
+
+done_testing

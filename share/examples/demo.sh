@@ -17,17 +17,21 @@ echo "== context recall: rag-claims --from reference | rag-verify --metric conte
 	| "$bin/rag-verify" -q --metric context_recall > "$out/recall.jsonl"
 echo
 echo "== answer relevancy: rag-revq | rag-embsim"
-"$bin/rag-revq" -q < "$out/recall.jsonl" | "$bin/rag-embsim" -q > "$out/scored.jsonl"
+"$bin/rag-revq" -q < "$out/recall.jsonl" | "$bin/rag-embsim" -q > "$out/relevancy.jsonl"
+echo
+echo "== context precision: rag-verify --chunks | rag-ap"
+"$bin/rag-verify" -q --chunks < "$out/relevancy.jsonl" | "$bin/rag-ap" -q -m ap,mrr > "$out/scored.jsonl"
 echo
 echo "== scored records ($out/scored.jsonl)"
 jq -r '[.id, .category,
         (.scores.faithfulness | if . == null then "null" else (. * 100 | round / 100 | tostring) end),
         (.scores.context_recall | if . == null then "null" else (. * 100 | round / 100 | tostring) end),
         (.scores.answer_relevancy | if . == null then "null" else (. * 100 | round / 100 | tostring) end),
+        (.scores.context_precision | if . == null then "null" else (. * 100 | round / 100 | tostring) end),
         ([.verdicts.faithfulness[]? | select(.verdict | not) | .claim] | join(" | "))]
        | @tsv' "$out/scored.jsonl" \
-	| awk -F'\t' 'BEGIN { printf "%-6s %-10s %-13s %-15s %-17s %s\n", "id", "category", "faithfulness", "context_recall", "answer_relevancy", "unsupported claims" }
-	              { printf "%-6s %-10s %-13s %-15s %-17s %s\n", $1, $2, $3, $4, $5, $6 }'
+	| awk -F'\t' 'BEGIN { printf "%-6s %-10s %-13s %-15s %-17s %-18s %s\n", "id", "category", "faithfulness", "context_recall", "answer_relevancy", "context_precision", "unsupported claims" }
+	              { printf "%-6s %-10s %-13s %-15s %-17s %-18s %s\n", $1, $2, $3, $4, $5, $6, $7 }'
 echo
 echo "== summary"
 jq -s -r '
@@ -35,6 +39,7 @@ jq -s -r '
     | "\(m): mean \(if ($ok | length) > 0 then (($ok | add / length) * 1000 | round / 1000) else "n/a" end)"
       + " over \($ok | length) scored, \(($all | length) - ($ok | length)) null";
   (length | "records: \(.)"), stats("faithfulness"), stats("context_recall"), stats("answer_relevancy"),
+  stats("context_precision"),
   "judge: \(.[0].usage["rag-verify"].judge // "unknown")"' "$out/scored.jsonl"
 echo
 echo "== the gate: rag-gate, as a CI job would run it (JUnit: $out/gate.xml, Markdown: $out/gate.md)"

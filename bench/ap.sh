@@ -1,0 +1,110 @@
+#!/bin/sh
+# ap.sh - throughput of rag-ap against the same computation written in jq (not a test).
+#
+#   sh bench/ap.sh [--json] [-n RECORDS]
+#
+# Generates RECORDS (default 1000000) deterministic records, each with 8 chunk verdicts
+# (verdicts.context_precision, as rag-verify --chunks writes them), then times on the same file
+#   1. bin/rag-ap -q -m ap,p@5,mrr
+#   2. jq -c with a program that computes context_precision, precision@5 and mrr the same way
+# each under /usr/bin/time -v (peak resident memory), and checks that both outputs are
+# byte-identical. No network. Exit status: 0, or 1 when a run failed or the outputs differ,
+# 2 on usage errors.
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+cd "$TOP" || exit 2
+
+N=1000000 JSON=0
+usage() { echo "usage: $0 [--json] [-n RECORDS]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--json) JSON=1 ;;
+	-n) [ $# -ge 2 ] || usage; N=$2; shift ;;
+	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) usage ;;
+	esac
+	shift
+done
+case $N in ''|*[!0-9]*) usage ;; esac
+[ "$N" -gt 0 ] || usage
+BIN=${RAG_BIN:-$TOP/bin}
+[ -x "$BIN/rag-ap" ] || { echo "ap.sh: $BIN/rag-ap is not built (make)" >&2; exit 2; }
+command -v jq >/dev/null 2>&1 || { echo "ap.sh: jq is not installed" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "ap.sh: /usr/bin/time (GNU time) is not installed" >&2; exit 2; }
+
+mkdir -p bench/out
+W=$(mktemp -d "$TOP/bench/out/ap.XXXXXX") || exit 2
+cleanup() { [ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $W" >&2 || rm -rf "$W"; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+unset RAG_CONFIG
+XDG_CONFIG_HOME=$W/config
+export XDG_CONFIG_HOME
+
+# ---------------------------------------------------------------- records
+# 8 chunks; chunk j of record i is useful when (i * 7 + j * 3) % 5 < 2: every pattern of
+# positions turns up, including none useful.
+awk -v n="$N" 'BEGIN {
+	for (i = 1; i <= n; i++) {
+		printf "{\"id\":\"r%d\",\"verdicts\":{\"context_precision\":[", i
+		for (j = 0; j < 8; j++) {
+			v = ((i * 7 + j * 3 + int(i / 5)) % 5) < 2 ? "true" : "false"
+			printf "%s{\"chunk\":\"chunk %d of record %d\",\"verdict\":%s,\"reason\":\"\"}", j ? "," : "", j + 1, i, v
+		}
+		printf "]}}\n"
+	}
+}' >"$W/records.jsonl" || exit 1
+BYTES=$(wc -c <"$W/records.jsonl" | tr -d ' ')
+
+# ---------------------------------------------------------------- the jq program
+cat >"$W/ap.jq" <<'EOF'
+[.verdicts.context_precision[] | if .verdict then 1 else 0 end] as $g
+| ($g | length) as $n
+| (reduce range(0; $n) as $i ({h: 0, s: 0};
+     if $g[$i] == 1 then .h += 1 | .s += (.h / ($i + 1)) else . end)) as $a
+| .scores.context_precision = (if $a.h > 0 then $a.s / $a.h else 0 end)
+| .scores["precision@5"] = (($g[0:5] | add // 0) / 5)
+| .scores.mrr = ((first(range(0; $n) | select($g[.] == 1)) | 1 / (. + 1)) // 0)
+EOF
+
+# timed NAME CMD...: run CMD < records > NAME.out under GNU time; sets SECS and KB
+timed() {
+	_name=$1; shift
+	/usr/bin/time -v -o "$W/$_name.time" "$@" <"$W/records.jsonl" >"$W/$_name.out" 2>"$W/$_name.err"
+	_rc=$?
+	if [ "$_rc" -ne 0 ]; then
+		echo "ap.sh: $_name exited $_rc" >&2
+		sed 's/^/  /' "$W/$_name.err" | head -5 >&2
+		exit 1
+	fi
+	SECS=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
+		for (k = 1; k <= n; k++) s = s * 60 + p[k]; print s }' "$W/$_name.time")
+	KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/$_name.time")
+}
+
+timed rag-ap "$BIN/rag-ap" -q -m ap,p@5,mrr
+AP_S=$SECS AP_KB=$KB
+timed jq jq -c -f "$W/ap.jq"
+JQ_S=$SECS JQ_KB=$KB
+
+SAME=yes
+cmp -s "$W/rag-ap.out" "$W/jq.out" || SAME=no
+LINES=$(wc -l <"$W/rag-ap.out" | tr -d ' ')
+[ "$LINES" -eq "$N" ] || SAME=no
+
+rate() { awk -v n="$N" -v s="$1" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }
+AP_R=$(rate "$AP_S") JQ_R=$(rate "$JQ_S")
+if [ "$JSON" = 1 ]; then
+	printf '{"records":%s,"input_bytes":%s,"rag_ap":{"seconds":%s,"records_per_s":%s,"peak_rss_kb":%s},' \
+		"$N" "$BYTES" "$AP_S" "$AP_R" "$AP_KB"
+	printf '"jq":{"seconds":%s,"records_per_s":%s,"peak_rss_kb":%s},"identical_output":%s}\n' \
+		"$JQ_S" "$JQ_R" "$JQ_KB" "$([ $SAME = yes ] && echo true || echo false)"
+else
+	printf 'records: %s (%s bytes, 8 chunk verdicts each); metrics: context_precision, precision@5, mrr\n' "$N" "$BYTES"
+	printf '%-8s %10s s %12s records/s %10s KiB peak RSS\n' rag-ap "$AP_S" "$AP_R" "$AP_KB"
+	printf '%-8s %10s s %12s records/s %10s KiB peak RSS\n' jq "$JQ_S" "$JQ_R" "$JQ_KB"
+	printf 'outputs byte-identical: %s\n' "$SAME"
+fi
+[ "$SAME" = yes ]

@@ -332,7 +332,7 @@ static void text_summary(FILE *f, jv s, int color)
 		if (i == 0) fprintf(f, "\n%scategories%s\n", B, N);
 		fputs("  ", f);
 		put_text(f, str(c, "category", name, sizeof name), 80);
-		fprintf(f, ": %.0f records, %.0f passed", dbl(c, "records"), dbl(c, "passed"));
+		fprintf(f, ": %.0f record%s, %.0f passed", dbl(c, "records"), dbl(c, "records") == 1 ? "" : "s", dbl(c, "passed"));
 		if (!isnan(cpr)) fprintf(f, " (%.1f%%)", cpr * 100);
 		fputc('\n', f);
 		text_metrics(f, get(jv_copy(c), "metrics"), 0);

@@ -211,7 +211,7 @@ char *rag_report_html(jv runs, const char *title)
 	esc(&b, title);
 	rag_buf_addf(&b, "</h1>\n<p><span class=\"verdict %s\">%s</span> ", pass ? "pass" : "fail", pass ? "PASS" : "FAIL");
 	esc_field(&b, last, "name");
-	rag_buf_addf(&b, ": %.0f records, %.0f passed", dbl(s, "records"), dbl(s, "passed"));
+	rag_buf_addf(&b, ": %.0f record%s, %.0f passed", dbl(s, "records"), dbl(s, "records") == 1 ? "" : "s", dbl(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
 	rag_buf_addf(&b, ", %.0f with errors or nulls.</p>\n</header>\n", dbl(s, "errored"));
 
@@ -263,7 +263,7 @@ char *rag_report_html(jv runs, const char *title)
 		jv_array_foreach(cats, i, c) {
 			rag_buf_adds(&b, "<h3>");
 			esc_field(&b, c, "category");
-			rag_buf_addf(&b, "</h3>\n<p>%.0f records, %.0f passed</p>\n", dbl(c, "records"), dbl(c, "passed"));
+			rag_buf_addf(&b, "</h3>\n<p>%.0f record%s, %.0f passed</p>\n", dbl(c, "records"), dbl(c, "records") == 1 ? "" : "s", dbl(c, "passed"));
 			metric_table(&b, get(jv_copy(c), "metrics"), 1);
 			jv_free(c);
 			(void)i;
@@ -478,7 +478,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		if (i == 0) rag_buf_adds(&b, "\n<details><summary>Categories</summary>\n\n");
 		rag_buf_adds(&b, "#### ");
 		md_field(&b, c, "category", 100);
-		rag_buf_addf(&b, " (%.0f records, %.0f passed)\n\n", dbl(c, "records"), dbl(c, "passed"));
+		rag_buf_addf(&b, " (%.0f record%s, %.0f passed)\n\n", dbl(c, "records"), dbl(c, "records") == 1 ? "" : "s", dbl(c, "passed"));
 		md_metrics(&b, get(jv_copy(c), "metrics"));
 		rag_buf_adds(&b, "\n");
 		if (i + 1 == jv_array_length(jv_copy(cats))) rag_buf_adds(&b, "</details>\n");

@@ -134,7 +134,7 @@ static const long success_cuts[] = {1, 5, 10};
 #define NSUCCESS (sizeof success_cuts / sizeof success_cuts[0])
 
 /* The trec_eval measures we compute, in the order printed; counts come first. */
-typedef struct measure { char name[32]; rag_rank_metric m; } measure;
+typedef struct measure { char name[48]; rag_rank_metric m; } measure;
 
 static int trec_measures(measure **out)
 {
@@ -157,7 +157,32 @@ static int trec_measures(measure **out)
 	return n;
 }
 
-static int trec_main(const char *qrels, const char *run, double level)
+/* -m in --trec mode: our metrics under trec_eval's names and cut-offs (p@3 -> P_3). */
+static int trec_chosen(const tool *t, measure **out)
+{
+	measure *ms = rag_xmalloc(((size_t)t->nm + 1) * sizeof *ms);
+	int i;
+	for (i = 0; i < t->nm; i++) {
+		const rag_rank_metric *m = &t->m[i];
+		char *n = ms[i].name;
+		size_t len = sizeof ms[i].name;
+		ms[i].m = *m;
+		switch (m->kind) {
+		case RAG_RANK_MAP: if (m->k) snprintf(n, len, "map_cut_%ld", m->k); else snprintf(n, len, "map"); break;
+		case RAG_RANK_P: if (m->k) snprintf(n, len, "P_%ld", m->k); else snprintf(n, len, "set_P"); break;
+		case RAG_RANK_RECALL: if (m->k) snprintf(n, len, "recall_%ld", m->k); else snprintf(n, len, "set_recall"); break;
+		case RAG_RANK_NDCG: if (m->k) snprintf(n, len, "ndcg_cut_%ld", m->k); else snprintf(n, len, "ndcg"); break;
+		case RAG_RANK_HIT: snprintf(n, len, "success_%ld", m->k ? m->k : 1000000L); break;
+		case RAG_RANK_RR: if (m->k) snprintf(n, len, "recip_rank_%ld", m->k); else snprintf(n, len, "recip_rank"); break;
+		case RAG_RANK_RPREC: snprintf(n, len, "Rprec"); break;
+		default: snprintf(n, len, "%s", m->name); break;   /* context_precision: ours alone */
+		}
+	}
+	*out = ms;
+	return t->nm;
+}
+
+static int trec_main(const tool *t, const char *qrels, const char *run, double level)
 {
 	char err[RAG_ERRLEN];
 	rag_trec *tr = rag_trec_load(qrels, run, err, sizeof err);
@@ -171,7 +196,7 @@ static int trec_main(const char *qrels, const char *run, double level)
 		return RAG_EXIT_DATA;
 	}
 	if (level <= 0) level = 1;            /* trec_eval: relevant when the judgment is >= 1 */
-	nms = (size_t)trec_measures(&ms);
+	nms = (size_t)(t->nm ? trec_chosen(t, &ms) : trec_measures(&ms));
 	sum = calloc(nms, sizeof *sum);
 	nq = rag_trec_count(tr);
 	for (q = 0; q < nq; q++) {
@@ -230,7 +255,7 @@ int main(int argc, char **argv)
 	tool t;
 	rag_stream_ops ops = {start, NULL, NULL, NULL};
 	const char *metrics = "ap", *trec = NULL;
-	int opt, rc, done;
+	int opt, rc, done, metrics_given = 0;
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
@@ -241,7 +266,7 @@ int main(int argc, char **argv)
 	t.threshold = 0.5;
 	while ((opt = getopt_long(argc, argv, "m:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
 		switch (opt) {
-		case 'm': metrics = optarg; break;
+		case 'm': metrics = optarg; metrics_given = 1; break;
 		case OPT_FROM:
 			if (strcmp(optarg, "auto") == 0) t.source = RAG_REL_AUTO;
 			else if (strcmp(optarg, "verdicts") == 0) t.source = RAG_REL_VERDICTS;
@@ -276,7 +301,13 @@ int main(int argc, char **argv)
 			rag_msg(cli.prog, "error", "--trec QRELS needs one RUN file after it");
 			return rag_cli_misuse(&cli);
 		}
-		return trec_main(trec, argv[optind], t.level);
+		if (metrics_given && parse_metrics(&t, metrics)) {
+			free(t.m);
+			return rag_cli_misuse(&cli);
+		}
+		rc = trec_main(&t, trec, argv[optind], t.level);
+		free(t.m);
+		return rc;
 	}
 	if (optind < argc) {
 		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);

@@ -3,7 +3,7 @@
 #
 # --trec on trec_eval's own test files (tests/fixtures/trec: qrels.test, results.test and
 # qrels.rel_level from usnistgov/trec_eval v10.0 test/, with the official expected outputs
-# out.test.aq and out.test.aql and the NIST notice, LICENSE.md): every row we print must equal
+# out.test.aq, out.test.aql, out.test.meas_params and the NIST notice, LICENSE.md): every row we print must equal
 # the official value to 4 decimals. Then records: the RAGAS context precision examples, the
 # three sources of relevance, and the edge cases of rag-ap(1) CONVENTIONS.
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +38,12 @@ is "$(grep -E '^map +	all	' "$OUT" | cut -f3)" 0.1785 "--trec: map all = 0.1785 
 run rag rag-ap --level 2 --trec "$TR/qrels.rel_level" "$TR/results.test"
 res=$(agree "$OUT" "$TR/out.test.aql")
 is "$res" "185 0.000000 0" "--trec --level 2 qrels.rel_level: all 185 rows equal trec_eval -l2 (graded nDCG too)"
+
+# -m in --trec mode: other cut-offs, against the official -m P.5,7,3 -m recall.20,2000 ... run
+run rag rag-ap --trec "$TR/qrels.test" "$TR/results.test" -m p@3,p@5,p@7,recall@20,recall@2000,ndcg@10,ndcg@20,ndcg@23,hit@2,hit@5,hit@20
+res=$(agree "$OUT" "$TR/out.test.meas_params")
+is "$res" "44 0.000000 13" "--trec -m: 44 rows (and 13 count rows the file lacks): (P_3, P_7, recall_2000, ndcg_cut_23, success_20...) equal out.test.meas_params"
+is "$(grep -c '^P_7  *	' "$OUT")" 4 "--trec -m p@7 prints P_7"
 
 # ties: equal scores go by docno descending, whatever the rank column says
 printf 'q1 0 a 1\nq1 0 b 0\nq1 0 c 1\nq2 0 x 0\n' >"$T/qrels"

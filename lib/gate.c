@@ -420,8 +420,9 @@ static void align(rag_gate *g, const char *id, jv scores)
 			if (!isnan(b)) {
 				dvec_push(&g->pcur[m], c);
 				dvec_push(&g->pbase[m], b);
-				if (c - b < -g->o.regression) push_change(&g->regressed, id, m, b, c);
-				else if (c - b > g->o.regression) push_change(&g->improved, id, m, b, c);
+				/* "by more than": a change equal to it in decimal is not one */
+				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c);
+				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c);
 			}
 		}
 		jv_free(bi);

@@ -14,22 +14,23 @@ static const char usage[] =
 	"\n"
 	"Options:\n"
 	"  -n, --n N              questions to generate (default 3)\n"
-	"      --per-request      one judge request per question (N requests) instead of one\n"
-	"                         request for all N\n"
+	"      --generations MODE list (one request asking for N questions, default) |\n"
+	"                         n (one request, N choices: the endpoint's n parameter) |\n"
+	"                         requests (N requests of one question each)\n"
 	"\n";
 
-enum { OPT_PER_REQUEST = RAG_OPT_TOOL };
+enum { OPT_GENERATIONS = RAG_OPT_TOOL };
 
 static const struct option options[] = {
 	{"n", required_argument, 0, 'n'},
-	{"per-request", no_argument, 0, OPT_PER_REQUEST},
+	{"generations", required_argument, 0, OPT_GENERATIONS},
 	RAG_CLI_LONG,
 	{0, 0, 0, 0},
 };
 
 typedef struct tool {
 	rag_cli *cli;
-	int n, per_request;
+	int n, mode;
 	jv refusals;
 	int warned;
 } tool;
@@ -93,7 +94,7 @@ static void start(rag_item *it, void *ctx)
 		        rag_judge_model(t->cli->judge));
 	}
 	rag_item_hold(it);
-	rag_revq_ask(t->cli->judge, rag_cli_lang(t->cli, answer), answer, t->n, t->per_request, &it->usage,
+	rag_revq_ask(t->cli->judge, rag_cli_lang(t->cli, answer), answer, t->n, t->mode, &it->usage,
 	             generated, it);
 }
 
@@ -123,7 +124,15 @@ int main(int argc, char **argv)
 		case 'n':
 			if (rag_cli_int(&cli, "--n", optarg, 1, 20, &n)) return rag_cli_misuse(&cli);
 			break;
-		case OPT_PER_REQUEST: t.per_request = 1; break;
+		case OPT_GENERATIONS:
+			if (!strcmp(optarg, "list")) t.mode = RAG_REVQ_LIST;
+			else if (!strcmp(optarg, "n")) t.mode = RAG_REVQ_N;
+			else if (!strcmp(optarg, "requests")) t.mode = RAG_REVQ_REQUESTS;
+			else {
+				rag_msg(cli.prog, "error", "--generations must be one of list, n, requests, not \"%s\"", optarg);
+				return rag_cli_misuse(&cli);
+			}
+			break;
 		default:
 			rc = rag_cli_option(&cli, opt, optarg, &done);
 			if (rc || done) return rc;

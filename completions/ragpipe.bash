@@ -58,6 +58,9 @@ _ragpipe()
 	--metric)
 		COMPREPLY=($(compgen -W 'faithfulness context_recall context_precision context_utilization' -- "$cur"))
 		return 0 ;;
+	--generations)
+		COMPREPLY=($(compgen -W 'list n requests' -- "$cur"))
+		return 0 ;;
 	--embedder)
 		COMPREPLY=($(compgen -W 'offline openai' -- "$cur"))
 		return 0 ;;
@@ -89,7 +92,7 @@ _ragpipe()
 	rag-verify)
 		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars --chunks" ;;
 	rag-revq)
-		opts="$opts $judge -n --n --per-request" ;;
+		opts="$opts $judge -n --n --generations" ;;
 	rag-ap)
 		opts="$opts -m --metrics --from --verdicts --threshold --level --trec"
 		# the RUN file after --trec QRELS

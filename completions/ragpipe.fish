@@ -40,7 +40,7 @@ complete -c rag-verify -l batch-chars -x -d 'Context characters per judge call'
 
 # rag-revq
 complete -c rag-revq -s n -l n -x -d 'Questions to generate'
-complete -c rag-revq -l per-request -d 'One judge request per question'
+complete -c rag-revq -l generations -x -a 'list\t"One request for all" n\t"The endpoint n parameter" requests\t"One request per question"' -d 'How the questions are generated'
 
 # rag-embsim
 complete -c rag-embsim -l pair -x -a 'answer,reference' -d 'Similarity of two text fields'

@@ -262,6 +262,7 @@ typedef struct call {
 	rag_judge_check check;
 	const char *fix_hint;     /* what to ask for on a re-ask */
 	int expect;               /* verdicts expected / claims allowed */
+	int n;                    /* choices asked for (rag_judge_ask_n); 1 otherwise */
 	char problem[256];
 	rag_judge_cb done;
 	void *arg;
@@ -271,7 +272,22 @@ static void call_reply(void *arg, const rag_llm_reply *r);
 
 static void call_send(call *c)
 {
-	rag_llm_submit(c->j->llm, jv_copy(c->messages), call_reply, c);
+	rag_llm_submit_n(c->j->llm, jv_copy(c->messages), c->n, call_reply, c);
+}
+
+/* Parse and check one reply text: NULL and *result when it fits, else the problem. */
+static const char *fit(call *c, const char *content, jv *result)
+{
+	jv v = rag_reply_json(content);
+	*result = jv_null();
+	if (!jv_is_valid(v)) {
+		jv m = jv_invalid_get_msg(v);
+		snprintf(c->problem, sizeof c->problem, "%s",
+		         jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "the reply is not JSON");
+		jv_free(m);
+		return c->problem;
+	}
+	return c->check(v, c->expect, result, c->problem, sizeof c->problem);
 }
 
 static void call_end(call *c, jv result, const char *error)
@@ -286,9 +302,10 @@ static void call_end(call *c, jv result, const char *error)
 static void call_reply(void *arg, const rag_llm_reply *r)
 {
 	call *c = arg;
-	jv v, result = jv_null();
+	jv result = jv_null();
 	const char *problem;
 	char msg[RAG_ERRLEN];
+	char *bad = NULL;         /* n > 1: the choice that did not fit, for the re-ask */
 
 	if (r->cached) c->usage->cache_hits++;
 	else if (r->content) {
@@ -307,23 +324,40 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 		call_end(c, jv_null(), msg);
 		return;
 	}
-	v = rag_reply_json(r->content);
-	if (!jv_is_valid(v)) {
-		jv m = jv_invalid_get_msg(v);
-		snprintf(c->problem, sizeof c->problem, "%s",
-		         jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "the reply is not JSON");
-		jv_free(m);
-		problem = c->problem;
+	if (c->n > 1) {
+		/* every choice must fit; the result is the array of their results */
+		jv all = jv_array();
+		int k, nc = jv_array_length(jv_copy(r->choices));
+		problem = NULL;
+		for (k = 0; k < nc && !problem; k++) {
+			jv ch = jv_array_get(jv_copy(r->choices), k);
+			problem = fit(c, jv_string_value(ch), &result);
+			if (problem) {
+				free(bad);
+				bad = rag_xstrdup(jv_string_value(ch));
+				jv_free(result);
+			} else {
+				all = jv_array_append(all, result);
+			}
+			result = jv_null();
+			jv_free(ch);
+		}
+		if (!problem) {
+			call_end(c, all, NULL);
+			return;
+		}
+		jv_free(all);
 	} else {
-		problem = c->check(v, c->expect, &result, c->problem, sizeof c->problem);
+		problem = fit(c, r->content, &result);
+		if (!problem) {
+			call_end(c, result, NULL);
+			return;
+		}
+		jv_free(result);
 	}
-	if (!problem) {
-		call_end(c, result, NULL);
-		return;
-	}
-	jv_free(result);
 	if (c->reasked) {
 		snprintf(msg, sizeof msg, "the judge's reply did not fit, even when asked again: %s", problem);
+		free(bad);
 		call_end(c, jv_null(), msg);
 		return;
 	}
@@ -333,7 +367,8 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 		char *text = rag_xasprintf("Your reply did not fit: %s. Answer again with JSON only: %s",
 		                           problem, c->fix_hint);
 		c->messages = jv_array_append(c->messages, JV_OBJECT(jv_string("role"), jv_string("assistant"),
-		                                                     jv_string("content"), jv_string(r->content)));
+		                                                     jv_string("content"), jv_string(bad ? bad : r->content)));
+		free(bad);
 		c->messages = jv_array_append(c->messages, JV_OBJECT(jv_string("role"), jv_string("user"),
 		                                                     jv_string("content"), jv_string(text)));
 		free(text);
@@ -341,8 +376,8 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	call_send(c);
 }
 
-void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
-                   int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
+                     int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
 	const char *t = template(j, name, lang);
 	call *c;
@@ -361,9 +396,16 @@ void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, ra
 	c->check = check;
 	c->fix_hint = fix_hint;
 	c->expect = expect;
+	c->n = n > 1 ? n : 1;
 	c->done = cb;
 	c->arg = arg;
 	call_send(c);
+}
+
+void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
+                   int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	rag_judge_ask_n(j, name, lang, vars, 1, check, expect, fix_hint, usage, cb, arg);
 }
 
 /* ------------------------------------------------------------------ claims */

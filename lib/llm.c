@@ -22,6 +22,8 @@
 typedef struct req {
 	struct req *next;
 	int embed;                /* an embeddings request (else a chat completion) */
+	int n;                    /* chat: choices asked for ("n"), 1 unless rag_llm_submit_n */
+	jv choices;               /* n > 1: the content of each choice (array of strings) */
 	const char *url, *auth;   /* borrowed from the client */
 	char *body;               /* JSON request body */
 	char key[65];             /* cache key */
@@ -78,6 +80,7 @@ static void req_free(req *r)
 	free(r->content);
 	free(r->finish_reason);
 	free(r->error);
+	if (r->n > 1) jv_free(r->choices);
 	if (r->embed) {
 		jv_free(r->texts);
 		jv_free(r->vectors);
@@ -169,11 +172,12 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 }
 
 /* Everything that changes the answer, and nothing secret. Canonical: jv dumps with sorted keys. */
-static jv request_json(rag_llm *l, jv messages)
+static jv request_json(rag_llm *l, jv messages, int n)
 {
 	jv o = jv_object();
 	o = jv_object_set(o, jv_string("model"), jv_string(l->model));
 	o = jv_object_set(o, jv_string("messages"), messages);
+	if (n > 1) o = jv_object_set(o, jv_string("n"), jv_number(n));
 	o = jv_object_set(o, jv_string("temperature"), jv_number(l->temperature));
 	o = jv_object_set(o, jv_string("max_tokens"), jv_number(l->max_tokens));
 	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed));
@@ -195,12 +199,44 @@ static void finish(rag_llm *l, req *r)
 	push(&l->done, &l->done_tail, r);
 }
 
+/* The contents of choices[] (n of them), or an invalid jv. */
+static jv choice_contents(jv choices, int n)
+{
+	jv out = jv_array();
+	int i;
+	if (jv_get_kind(choices) != JV_KIND_ARRAY) {
+		jv_free(choices);
+		jv_free(out);
+		return jv_invalid();
+	}
+	for (i = 0; i < jv_array_length(jv_copy(choices)) && i < n; i++) {
+		jv c = jv_object_get(jv_object_get(jv_array_get(jv_copy(choices), i), jv_string("message")),
+		                     jv_string("content"));
+		if (jv_get_kind(c) != JV_KIND_STRING) {
+			jv_free(c);
+			jv_free(choices);
+			jv_free(out);
+			return jv_invalid();
+		}
+		out = jv_array_append(out, c);
+	}
+	jv_free(choices);
+	return out;
+}
+
 void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
 {
+	rag_llm_submit_n(l, messages, 1, cb, arg);
+}
+
+void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
+{
 	req *r = rag_xmalloc(sizeof *r);
-	jv body = request_json(l, messages);
+	jv body = request_json(l, messages, n);
 	jv keyed, dumped;
 	memset(r, 0, sizeof *r);
+	r->n = n > 1 ? n : 1;
+	r->choices = jv_null();
 	r->cb = cb;
 	r->arg = arg;
 	r->url = l->url;
@@ -232,6 +268,14 @@ void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
 				r->prompt_tokens = jv_get_kind(pt) == JV_KIND_NUMBER ? (long)jv_number_value(pt) : 0;
 				r->completion_tokens = jv_get_kind(ct) == JV_KIND_NUMBER ? (long)jv_number_value(ct) : 0;
 				r->cached = 1;
+				if (r->n > 1) {
+					jv_free(r->choices);
+					r->choices = jv_object_get(jv_copy(v), jv_string("choices"));
+					if (jv_get_kind(r->choices) != JV_KIND_ARRAY) {
+						jv_free(r->choices);
+						r->choices = jv_array_append(jv_array(), jv_string(r->content));
+					}
+				}
 				jv_free(fr);
 				jv_free(pt);
 				jv_free(ct);
@@ -672,9 +716,19 @@ static void complete(rag_llm *l, req *r, CURLcode code)
 			r->completion_tokens = jv_get_kind(ct) == JV_KIND_NUMBER ? (long)jv_number_value(ct) : 0;
 			jv_free(pt);
 			jv_free(ct);
+			if (r->n > 1) {
+				/* an endpoint without "n" answers one choice: the caller sees how many came */
+				jv_free(r->choices);
+				r->choices = choice_contents(jv_object_get(jv_copy(v), jv_string("choices")), r->n);
+				if (!jv_is_valid(r->choices)) {
+					jv_free(r->choices);
+					r->choices = jv_array_append(jv_array(), jv_string(r->content));
+				}
+			}
 			if (l->cache_mode == RAG_CACHE_RW) {
 				jv e = jv_object(), d;
 				char cerr[RAG_ERRLEN];
+				if (r->n > 1) e = jv_object_set(e, jv_string("choices"), jv_copy(r->choices));
 				e = jv_object_set(e, jv_string("content"), jv_copy(c));
 				e = jv_object_set(e, jv_string("finish_reason"), jv_string(r->finish_reason));
 				e = jv_object_set(e, jv_string("model"), jv_string(l->model));
@@ -711,6 +765,7 @@ static int run_callbacks(rag_llm *l)
 		rep.completion_tokens = r->completion_tokens;
 		rep.retries = r->attempt;
 		rep.vectors = r->embed && !r->error ? r->vectors : jv_null();
+		rep.choices = r->n > 1 && !r->error ? r->choices : jv_null();
 		if (r->cached && !r->embed) l->usage.cache_hits++;   /* embeddings count texts */
 		l->pending--;
 		r->cb(r->arg, &rep);

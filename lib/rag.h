@@ -321,12 +321,18 @@ typedef struct rag_llm_reply {
 	int retries;
 	jv vectors;               /* embeddings: borrowed array of vectors, one per text (jv_copy to
 	                           * keep); null for a chat reply or on failure */
+	jv choices;               /* rag_llm_submit_n with n > 1: borrowed array of the contents of
+	                           * the choices (as many as came, at most n; content is the first);
+	                           * null otherwise */
 } rag_llm_reply;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
 /* Queue a chat completion. messages: jv array of {role, content} (consumed).
  * The callback runs later, from rag_llm_run, exactly once. */
 void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg);
+/* The same with "n": n choices from one request (n is part of the cache key). An endpoint that
+ * ignores n answers fewer: reply->choices says how many came. */
+void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg);
 /* Queue an embeddings request: POST <embeddings endpoint>/embeddings {"model", "input": texts,
  * "dimensions"?} with the texts (jv array of strings, consumed) that the cache does not hold;
  * each text is cached alone (key: endpoint, model, dimensions, text). The reply's vectors come
@@ -413,6 +419,10 @@ void rag_judge_verify(rag_judge *j, const char *lang, const char *question, jv c
 typedef const char *(*rag_judge_check)(jv reply, int expect, jv *result, char *problem, size_t plen);
 void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
                    int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
+/* rag_judge_ask with the endpoint's "n": n choices from one request, each checked; cb gets the
+ * array of their results (fewer than n when the endpoint ignores "n"). */
+void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
+                     int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
 /* Load share/prompts/<name>.{en,zh}.txt (or the configured override) for rag_judge_ask; a no-op
  * for the offline judge. Call it at set-up so that a missing prompt is a usage error. */
 int rag_judge_load_prompt(rag_judge *j, const char *name, char *err, size_t errlen);
@@ -509,11 +519,14 @@ void rag_trec_free(rag_trec *t);
 jv rag_revq_refusals_load(const char *path, char *err, size_t errlen);
 /* Nonzero when the answer (folded) contains one of the phrases (borrowed), or is blank. */
 int rag_revq_noncommittal(jv phrases, const char *answer);
+/* How rag_revq_ask gets its n questions: one request asking for all n (a list); one request
+ * with the endpoint's "n" (n choices of one question each; what an endpoint that ignores "n"
+ * leaves out is asked for in separate requests); or n separate requests of one question. */
+enum rag_revq_mode { RAG_REVQ_LIST = 0, RAG_REVQ_N, RAG_REVQ_REQUESTS };
 /* Ask the judge (prompt "revq", loaded beforehand) for n questions the answer would answer, and
- * whether it is noncommittal: one request for all n, or (per_request) n requests for one each,
- * noncommittal when any says so. cb gets {"generated": [strings], "noncommittal": bool} or an
- * error. Not for the offline judge. */
-void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int per_request,
+ * whether it is noncommittal (when any generation says so). mode: enum rag_revq_mode. cb gets
+ * {"generated": [strings], "noncommittal": bool} or an error. Not for the offline judge. */
+void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int mode,
                   rag_usage *usage, rag_judge_cb cb, void *arg);
 
 /* ---------------------------------------------------------------- record.c */

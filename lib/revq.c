@@ -161,26 +161,68 @@ typedef struct revq_op {
 	jv generated;
 	int noncommittal;
 	char *error;
+	rag_judge *j;
+	char *lang, *blk;
+	int n;
+	rag_usage *usage;
 	rag_judge_cb cb;
 	void *arg;
 } revq_op;
+
+static void one_done(void *arg, jv result, const char *error);
+static void release(revq_op *op);
+
+/* Ask for one generation of count: request i of n when separate (variant "i/n"), or all n at once */
+static void ask(revq_op *op, int questions, int choices, int i, int of)
+{
+	char num[32], *variant = rag_xasprintf("%d/%d", i, of);
+	jv vars = jv_object();
+	snprintf(num, sizeof num, "%d", questions);
+	/* requests that differ only by this line: each is its own generation (and cache entry) */
+	vars = jv_object_set(vars, jv_string("answer"), jv_string(op->blk));
+	vars = jv_object_set(vars, jv_string("n"), jv_string(num));
+	vars = jv_object_set(vars, jv_string("variant"), jv_string(variant));
+	free(variant);
+	rag_judge_ask_n(op->j, "revq", op->lang, vars, choices, check_revq, questions,
+	                "{\"questions\": [\"...\"], \"noncommittal\": false}", op->usage, one_done, op);
+}
+
+static void merge(revq_op *op, jv result)
+{
+	jv g = jv_object_get(jv_copy(result), jv_string("generated"));
+	jv nc = jv_object_get(result, jv_string("noncommittal"));
+	int i, n = jv_array_length(jv_copy(g));
+	for (i = 0; i < n; i++) op->generated = jv_array_append(op->generated, jv_array_get(jv_copy(g), i));
+	/* one generation that finds the answer evasive is enough, as in RAGAS */
+	if (jv_get_kind(nc) == JV_KIND_TRUE) op->noncommittal = 1;
+	jv_free(g);
+	jv_free(nc);
+}
 
 static void one_done(void *arg, jv result, const char *error)
 {
 	revq_op *op = arg;
 	if (error) {
 		if (!op->error) op->error = rag_xstrdup(error);
+	} else if (jv_get_kind(result) == JV_KIND_ARRAY) {
+		/* the choices of one request with "n" */
+		int i, got = jv_array_length(jv_copy(result));
+		for (i = 0; i < got; i++) merge(op, jv_array_get(jv_copy(result), i));
+		/* an endpoint that ignores "n" gave fewer: the rest as separate requests */
+		for (i = got; i < op->n; i++) {
+			op->left++;
+			ask(op, 1, 1, i + 1, op->n);
+		}
 	} else {
-		jv g = jv_object_get(jv_copy(result), jv_string("generated"));
-		jv nc = jv_object_get(jv_copy(result), jv_string("noncommittal"));
-		int i, n = jv_array_length(jv_copy(g));
-		for (i = 0; i < n; i++) op->generated = jv_array_append(op->generated, jv_array_get(jv_copy(g), i));
-		/* one generation that finds the answer evasive is enough, as in RAGAS */
-		if (jv_get_kind(nc) == JV_KIND_TRUE) op->noncommittal = 1;
-		jv_free(g);
-		jv_free(nc);
+		merge(op, jv_copy(result));
 	}
 	jv_free(result);
+	release(op);
+}
+
+/* One answer (or the set-up's hold) less to wait for; the last one delivers. */
+static void release(revq_op *op)
+{
 	if (--op->left > 0) return;
 	if (op->error) {
 		jv_free(op->generated);
@@ -190,32 +232,34 @@ static void one_done(void *arg, jv result, const char *error)
 		                          jv_bool(op->noncommittal)), NULL);
 	}
 	free(op->error);
+	free(op->lang);
+	free(op->blk);
 	free(op);
 }
 
-void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int per_request,
+void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int mode,
                   rag_usage *usage, rag_judge_cb cb, void *arg)
 {
 	revq_op *op = rag_xmalloc(sizeof *op);
-	int calls = per_request ? n : 1, i;
-	char *blk = rag_prompt_block("ANSWER", answer);
+	int i;
 	memset(op, 0, sizeof *op);
-	op->left = calls;
 	op->generated = jv_array();
+	op->j = j;
+	op->lang = rag_xstrdup(lang);
+	op->blk = rag_prompt_block("ANSWER", answer);
+	op->n = n;
+	op->usage = usage;
 	op->cb = cb;
 	op->arg = arg;
-	for (i = 0; i < calls; i++) {
-		char num[32], *variant;
-		jv vars = jv_object();
-		snprintf(num, sizeof num, "%d", per_request ? 1 : n);
-		/* N requests that differ only by this line: each is its own generation (and cache entry) */
-		variant = per_request ? rag_xasprintf("%d/%d", i + 1, n) : rag_xstrdup("1/1");
-		vars = jv_object_set(vars, jv_string("answer"), jv_string(blk));
-		vars = jv_object_set(vars, jv_string("n"), jv_string(num));
-		vars = jv_object_set(vars, jv_string("variant"), jv_string(variant));
-		free(variant);
-		rag_judge_ask(j, "revq", lang, vars, check_revq, per_request ? 1 : n,
-		              "{\"questions\": [\"...\"], \"noncommittal\": false}", usage, one_done, op);
+	if (mode == RAG_REVQ_REQUESTS && n > 1) {
+		op->left = n + 1;          /* held until every request is out */
+		for (i = 0; i < n; i++) ask(op, 1, 1, i + 1, n);
+		release(op);
+	} else if (mode == RAG_REVQ_N && n > 1) {
+		op->left = 1;
+		ask(op, 1, n, 1, 1);
+	} else {
+		op->left = 1;
+		ask(op, n, 1, 1, 1);
 	}
-	free(blk);
 }

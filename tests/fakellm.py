@@ -26,7 +26,8 @@ plain user message, the last user message that holds a block):
   * else a <<<ANSWER-xxxxxxxx ... >>> block (rag-revq) -> {"questions": [N questions], "noncommittal":
     bool}, N from "N question(s)" / "N 个问题" in the message; question i is "What is said about:
     <answer>?" (with " (i)" after the first); noncommittal exactly when the answer contains
-    "I don't know", "not sure" or "不知道"; a request with "n": K gets K choices of it
+    "I don't know", "not sure" or "不知道"; a request with "n": K gets K choices (choice i > 0
+    with " [choice i]" after each question; other replies: K copies)
   * else a <<<TEXT-xxxxxxxx ... >>> block -> {"claims": [sentences]}
     (split after . ! ? followed by blank/end, and after 。！？; "I don't know" -> []);
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
@@ -44,6 +45,7 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
   "few": true            the AUTO reply with its last verdict (or claim) removed
   "finish_reason": "length"  the AUTO content cut in half, with that finish_reason
                          (other finish_reason values: the full content with that reason)
+  "ignore_n": true       one choice, whatever "n" asked for (an endpoint without "n")
   embeddings only:
   "dims": N              vectors of N numbers whatever was asked
   "empty": true          an empty data list
@@ -322,6 +324,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
         finish = "stop"
+        obj, kind = None, None
         if "content" in rule:
             content = rule["content"]
             if not isinstance(content, str):
@@ -340,12 +343,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pt = max(1, prompt_chars(req) // 4)
         ct = max(1, len(content) // 4)
         nchoices = req.get("n") if isinstance(req.get("n"), int) and req.get("n") > 1 else 1
+        if rule.get("ignore_n"):
+            nchoices = 1
+        contents = [content] * nchoices
+        if kind == "revq" and nchoices > 1 and not rule.get("finish_reason"):
+            contents = [json.dumps({"questions": [q + ("" if i == 0 else " [choice %d]" % i)
+                                                  for q in obj["questions"]],
+                                    "noncommittal": obj["noncommittal"]}, ensure_ascii=False)
+                        for i in range(nchoices)]
         resp = {
             "id": "chatcmpl-fake-%d" % seq,
             "object": "chat.completion",
             "created": int(time.time()),
             "model": req.get("model") or "fake-model",
-            "choices": [{"index": i, "message": {"role": "assistant", "content": content},
+            "choices": [{"index": i, "message": {"role": "assistant", "content": contents[i]},
                          "finish_reason": finish} for i in range(nchoices)],
             "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
         }

@@ -123,14 +123,49 @@ check "rag-revq: the Chinese answer gets the Chinese prompt" \
 	jq -se 'any(.[]; (.body.messages[0].content | test("回答的相关性")) and (.body.messages[1].content | test("中国的首都是北京")))' "$FAKE_LOG"
 cp "$OUT" "$T/three-q.jsonl"
 
+check "rag-revq: the default (list) asks one request for 3 questions, without \"n\"" \
+	jq -se 'all(.[]; (.body | has("n") | not) and (.body.messages[1].content | test("Write 3 question|写出 3 个问题")))' "$FAKE_LOG"
+
 fresh
-run rag rag-revq -c "$CONF" --per-request <"$T/three.jsonl"
-is "$RC" 0 "--per-request: exit 0"
-is "$(chat_requests)" 9 "--per-request: N requests per record (3 x 3)"
+run rag rag-revq -c "$CONF" --generations requests <"$T/three.jsonl"
+is "$RC" 0 "--generations requests: exit 0"
+is "$(chat_requests)" 9 "--generations requests: N requests per record (3 x 3)"
 is "$(jq -r '.body.messages[1].content | capture("(?<v>[0-9]/3)").v' "$FAKE_LOG" | sort | uniq -c | awk '{printf "%s %s ", $1, $2}')" "3 1/3 3 2/3 3 3/3 " \
-	"--per-request: the requests are numbered 1/3, 2/3, 3/3"
-is "$(field a '.questions.generated | length')" 3 "--per-request: three questions"
-is "$(field b .questions.noncommittal)" true "--per-request: noncommittal when a generation says so"
+	"--generations requests: the requests are numbered 1/3, 2/3, 3/3"
+is "$(field a '.questions.generated | length')" 3 "--generations requests: three questions"
+is "$(field b .questions.noncommittal)" true "--generations requests: noncommittal when a generation says so"
+
+fresh
+run rag rag-revq -c "$CONF" --generations n <"$T/three.jsonl"
+is "$RC" 0 "--generations n: exit 0"
+is "$(chat_requests)" 3 "--generations n: one request per record"
+check "--generations n: each asks for n = 3 choices of one question" \
+	jq -se 'all(.[]; .body.n == 3 and (.body.messages[1].content | test("Write 1 question|写出 1 个问题")))' "$FAKE_LOG"
+is "$(field a '.questions.generated')" \
+	'["What is said about: The first superbowl was held on Jan 15, 1967?","What is said about: The first superbowl was held on Jan 15, 1967? [choice 1]","What is said about: The first superbowl was held on Jan 15, 1967? [choice 2]"]' \
+	"--generations n: one question from each choice"
+is "$(field b .questions.noncommittal)" true "--generations n: noncommittal from the choices"
+
+fresh '[{"match": "\"n\":", "ignore_n": true}]'
+run rag rag-revq -c "$CONF" --generations n <"$T/three.jsonl"
+is "$RC" 0 "--generations n, an endpoint that ignores n: exit 0"
+is "$(chat_requests)" 9 "an endpoint that ignores n: the two missing choices asked separately (3 + 3 x 2)"
+is "$(field a '.questions.generated | length')" 3 "an endpoint that ignores n: still three questions"
+is "$(jq -r 'select(.body.n == null) | .body.messages[1].content | capture("(?<v>[0-9]/3)").v' "$FAKE_LOG" | sort | uniq -c | awk '{printf "%s %s ", $1, $2}')" "3 2/3 3 3/3 " \
+	"an endpoint that ignores n: the separate requests are 2/3 and 3/3"
+fresh
+RAG_CACHE_DIR=$T/revq-cache; export RAG_CACHE_DIR
+run rag rag-revq -c "$CONF" --cache rw --generations n <"$T/three.jsonl"
+jq -c .questions "$OUT" >"$T/revq-n1"
+run rag rag-revq -c "$CONF" --cache rw --generations n <"$T/three.jsonl"
+is "$(chat_requests)" 3 "--generations n with the cache: the second run sends nothing"
+jq -c .questions "$OUT" >"$T/revq-n2"
+check "--generations n with the cache: the same choices come back" cmp -s "$T/revq-n1" "$T/revq-n2"
+run rag rag-revq -c "$CONF" --cache rw <"$T/three.jsonl"
+is "$(chat_requests)" 6 "the cache key holds n: list mode is asked anew"
+unset RAG_CACHE_DIR
+run rag rag-revq -c "$CONF" --generations sometimes <"$T/three.jsonl"
+is "$RC" 2 "--generations sometimes: usage error"
 
 fresh
 run rag rag-revq -c "$CONF" -n 5 <"$T/three.jsonl"
@@ -297,7 +332,7 @@ fault '[{"body": {"data": "x"}}]' "no data array" 4 'no data array'
 fault '[{"empty": true}]' "empty embedding list" 4 'empty data list for 8 texts'
 fault '[{"few": true}]' "one vector short" 4 '7 vectors for 8 texts'
 fault '[{"dims": 8}]' "wrong dimension" 4 'dimension mismatch: embedding 0 has 8 numbers, expected 16' --dimensions 16
-fault '[{"dims": 8, "times": 1}]' "dimension change between requests" 4 'dimension mismatch'
+fault '[{"dims": 8, "times": 1}]' "dimension change between requests" 4 'dimension mismatch' -j 1
 is "$(jq -c '.scores.answer_relevancy | type' "$OUT" | tr '\n' ' ')" '"number" "number" "null" "null" "null" ' \
 	"fault dimension change: the first request's records scored, the later ones null"
 fault '[{"body": {"data": [{"index": 0, "embedding": [1]}, {"index": 1, "embedding": [1]}, {"index": 2, "embedding": []}, {"index": 3, "embedding": [1]}, {"index": 4, "embedding": [1]}, {"index": 5, "embedding": [1]}, {"index": 6, "embedding": [1]}, {"index": 7, "embedding": [1]}]}}]' "an empty vector" 4 'data\[2\]\.embedding is not a non-empty array of numbers'
@@ -356,7 +391,7 @@ like "$(jq -r '.errors[0].message' "$OUT" | head -1)" 'did not fit, even when as
 fresh '[{"content": {"questions": ["Q?"]}}]'
 run rag rag-revq -c "$CONF" <"$T/three.jsonl"
 is "$RC" 4 "rag-revq, no noncommittal flag: exit 4 (never guessed)"
-fresh '[{"content": {"questions": ["Q?"], "noncommittal": false}, "times": 1}]'
+fresh '[{"content": {"questions": ["Q?"], "noncommittal": false}, "match": "superbowl"}]'
 run rag rag-revq -c "$CONF" <"$T/three.jsonl"
 is "$RC" 0 "rag-revq, one question for three asked: accepted"
 is "$(jq -c '.questions.generated | length' "$OUT" | tr '\n' ' ')" "1 3 3 " "rag-revq: as many questions as the judge gave, up to N"

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -206,60 +205,12 @@ static void observe(rag_item *it, void *ctx)
 	}
 }
 
-static void start(rag_item *it, void *ctx)
-{
-	(void)it;
-	(void)ctx;
-}
-
-static int wait_input(void *ctx, int fd, double timeout)
-{
-	struct pollfd p = {fd, POLLIN, 0};
-	(void)ctx;
-	return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
-}
-
-static void report(void *ctx, const char *msg)
-{
-	const tool *t = ctx;
-	fprintf(stderr, "%s: %s\n", t->cli->prog, msg);
-}
-
-/* One input through the record stream; records to out (NULL: nowhere). */
+/* One input; records to out (NULL: nowhere). */
 static int read_input(tool *t, const char *name, FILE *out)
 {
-	rag_stream_opts o;
-	rag_stream_ops ops = {start, NULL, wait_input, NULL};
-	rag_stream_stats st;
-	char err[RAG_ERRLEN];
-	FILE *in = stdin;
-	int rc;
-
-	if (strcmp(name, "-")) {
-		if (!(in = fopen(name, "r"))) {
-			rag_msg(t->cli->prog, "error", "cannot open \"%s\": %s", name, strerror(errno));
-			return RAG_EXIT_USAGE;
-		}
-	}
-	memset(&o, 0, sizeof o);
-	o.prog = t->cli->prog;
-	o.input_name = strcmp(name, "-") ? name : "<stdin>";
-	o.strict = t->cli->strict;
-	o.unbuffered = t->cli->unbuffered;
-	o.max_line = t->cli->max_line;
-	o.report = report;
-	o.progress_ctx = t;
-	o.observe = observe;
-	t->input = o.input_name;
-	if (!t->baseline && !t->first_input) t->first_input = o.input_name;
-	rc = rag_stream_run(in, out, &o, &ops, t, &st, err, sizeof err);
-	if (in != stdin) fclose(in);
-	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", t->cli->prog, err);
-	else if (err[0]) rag_msg(t->cli->prog, "error", "%s", err);
-	/* bad lines are counted by the gate (nulls in every metric); what stops us is a strict
-	 * stop, an interrupt, or a read or write error */
-	if (rc == RAG_EXIT_DATA && !t->cli->strict) rc = RAG_EXIT_OK;
-	return rc;
+	t->input = strcmp(name, "-") ? name : "<stdin>";
+	if (!t->baseline && !t->first_input) t->first_input = t->input;
+	return rag_cli_read_run(t->cli, name, out, observe, t);
 }
 
 /* ---------------------------------------------------------------- the summary */
@@ -489,28 +440,6 @@ static int write_junit(tool *t, const char *path, jv s)
 }
 
 /* ---------------------------------------------------------------- options */
-static int add_threshold(rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n)
-{
-	char err[RAG_ERRLEN];
-	if (rag_gate_threshold_parse(arg, list, n, err, sizeof err) == 0) return 0;
-	rag_msg(cli->prog, "error", "%s %s", opt, err);
-	return -1;
-}
-
-static int rate_arg(rag_cli *cli, const char *opt, const char *arg, double lo, double hi, int lo_open, double *out)
-{
-	char *end;
-	double v;
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= lo && v <= hi) || (lo_open && v == lo)) {
-		rag_msg(cli->prog, "error", "%s must be a number %s %g to %g, not \"%s\"", opt, lo_open ? "above" : "from", lo, hi, arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -533,20 +462,20 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "t:r:b:o:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			if (add_threshold(&cli, "--threshold", optarg, &fmean, &nfmean)) goto misuse;
+			if (rag_cli_threshold(&cli, "--threshold", optarg, &fmean, &nfmean)) goto misuse;
 			break;
 		case 'r':
-			if (add_threshold(&cli, "--record-threshold", optarg, &frec, &nfrec)) goto misuse;
+			if (rag_cli_threshold(&cli, "--record-threshold", optarg, &frec, &nfrec)) goto misuse;
 			break;
 		case OPT_MIN_PASS:
-			if (rate_arg(&cli, "--min-pass-rate", optarg, 0, 1, 0, &min_pass)) goto misuse;
+			if (rag_cli_double(&cli, "--min-pass-rate", optarg, 0, 1, 0, &min_pass)) goto misuse;
 			break;
 		case OPT_MAX_ERR:
-			if (rate_arg(&cli, "--max-error-rate", optarg, 0, 1, 0, &max_err)) goto misuse;
+			if (rag_cli_double(&cli, "--max-error-rate", optarg, 0, 1, 0, &max_err)) goto misuse;
 			break;
 		case 'b': baseline = optarg; break;
 		case OPT_REGRESSION:
-			if (rate_arg(&cli, "--regression", optarg, 0, 1, 0, &regression)) goto misuse;
+			if (rag_cli_double(&cli, "--regression", optarg, 0, 1, 0, &regression)) goto misuse;
 			break;
 		case OPT_FAIL_REG: fail_reg = 1; break;
 		case OPT_SEED:
@@ -556,7 +485,7 @@ int main(int argc, char **argv)
 			if (rag_cli_int(&cli, "--resamples", optarg, 1, 1000000, &resamples)) goto misuse;
 			break;
 		case OPT_CONFIDENCE:
-			if (rate_arg(&cli, "--confidence", optarg, 0, 0.999999, 1, &confidence)) goto misuse;
+			if (rag_cli_double(&cli, "--confidence", optarg, 0, 0.999999, 1, &confidence)) goto misuse;
 			break;
 		case OPT_WORST:
 			if (rag_cli_int(&cli, "--worst", optarg, 0, 100000, &worst)) goto misuse;

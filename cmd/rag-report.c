@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,74 +59,10 @@ static void observe(rag_item *it, void *ctx)
 	rag_gate_add(t->gate, it->rec, where, it->bad, 0);
 }
 
-static void start(rag_item *it, void *ctx)
-{
-	(void)it;
-	(void)ctx;
-}
-
-static int wait_input(void *ctx, int fd, double timeout)
-{
-	struct pollfd p = {fd, POLLIN, 0};
-	(void)ctx;
-	return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
-}
-
-static void report(void *ctx, const char *msg)
-{
-	const tool *t = ctx;
-	fprintf(stderr, "%s: %s\n", t->cli->prog, msg);
-}
-
 static int read_input(tool *t, const char *name)
 {
-	rag_stream_opts o;
-	rag_stream_ops ops = {start, NULL, wait_input, NULL};
-	rag_stream_stats st;
-	char err[RAG_ERRLEN];
-	FILE *in = stdin;
-	int rc;
-	if (strcmp(name, "-") && !(in = fopen(name, "r"))) {
-		rag_msg(t->cli->prog, "error", "cannot open \"%s\": %s", name, strerror(errno));
-		return RAG_EXIT_USAGE;
-	}
-	memset(&o, 0, sizeof o);
-	o.prog = t->cli->prog;
-	o.input_name = strcmp(name, "-") ? name : "<stdin>";
-	o.strict = t->cli->strict;
-	o.max_line = t->cli->max_line;
-	o.report = report;
-	o.progress_ctx = t;
-	o.observe = observe;
-	t->input = o.input_name;
-	rc = rag_stream_run(in, NULL, &o, &ops, t, &st, err, sizeof err);
-	if (in != stdin) fclose(in);
-	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", t->cli->prog, err);
-	else if (err[0]) rag_msg(t->cli->prog, "error", "%s", err);
-	if (rc == RAG_EXIT_DATA && !t->cli->strict) rc = RAG_EXIT_OK;
-	return rc;
-}
-
-static int rate_arg(rag_cli *cli, const char *opt, const char *arg, double *out)
-{
-	char *end;
-	double v;
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= 0 && v <= 1)) {
-		rag_msg(cli->prog, "error", "%s must be a number from 0 to 1, not \"%s\"", opt, arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int add_threshold(rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n)
-{
-	char err[RAG_ERRLEN];
-	if (rag_gate_threshold_parse(arg, list, n, err, sizeof err) == 0) return 0;
-	rag_msg(cli->prog, "error", "%s %s", opt, err);
-	return -1;
+	t->input = strcmp(name, "-") ? name : "<stdin>";
+	return rag_cli_read_run(t->cli, name, NULL, observe, t);
 }
 
 int main(int argc, char **argv)
@@ -153,16 +88,16 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "t:r:b:o:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			if (add_threshold(&cli, "--threshold", optarg, &fmean, &nfmean)) goto misuse;
+			if (rag_cli_threshold(&cli, "--threshold", optarg, &fmean, &nfmean)) goto misuse;
 			break;
 		case 'r':
-			if (add_threshold(&cli, "--record-threshold", optarg, &frec, &nfrec)) goto misuse;
+			if (rag_cli_threshold(&cli, "--record-threshold", optarg, &frec, &nfrec)) goto misuse;
 			break;
 		case OPT_MIN_PASS:
-			if (rate_arg(&cli, "--min-pass-rate", optarg, &min_pass)) goto misuse;
+			if (rag_cli_double(&cli, "--min-pass-rate", optarg, 0, 1, 0, &min_pass)) goto misuse;
 			break;
 		case OPT_MAX_ERR:
-			if (rate_arg(&cli, "--max-error-rate", optarg, &max_err)) goto misuse;
+			if (rag_cli_double(&cli, "--max-error-rate", optarg, 0, 1, 0, &max_err)) goto misuse;
 			break;
 		case 'b': baseline = optarg; break;
 		case OPT_WORST:

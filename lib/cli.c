@@ -267,3 +267,71 @@ void rag_cli_free(rag_cli *cli)
 	cli->judge = NULL;
 	rag_config_free(&cli->cfg);
 }
+
+int rag_cli_double(const rag_cli *cli, const char *opt, const char *arg, double lo, double hi,
+                   int lo_open, double *out)
+{
+	char *end;
+	double v;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= lo && v <= hi) || (lo_open && v == lo)) {
+		rag_msg(cli->prog, "error", "%s must be a number %s %g to %g, not \"%s\"", opt,
+		        lo_open ? "above" : "from", lo, hi, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int rag_cli_threshold(const rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n)
+{
+	char err[RAG_ERRLEN];
+	if (rag_gate_threshold_parse(arg, list, n, err, sizeof err) == 0) return 0;
+	rag_msg(cli->prog, "error", "%s %s", opt, err);
+	return -1;
+}
+
+static void no_start(rag_item *it, void *ctx)
+{
+	(void)it;
+	(void)ctx;
+}
+
+static int wait_input(void *ctx, int fd, double timeout)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	(void)ctx;
+	return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
+}
+
+int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
+                     void *ctx)
+{
+	rag_stream_opts o;
+	rag_stream_ops ops = {no_start, NULL, wait_input, NULL};
+	rag_stream_stats st;
+	char err[RAG_ERRLEN];
+	FILE *in = stdin;
+	int rc, named = strcmp(name, "-") != 0;
+
+	if (named && !(in = fopen(name, "r"))) {
+		rag_msg(cli->prog, "error", "cannot open \"%s\": %s", name, strerror(errno));
+		return RAG_EXIT_USAGE;
+	}
+	memset(&o, 0, sizeof o);
+	o.prog = cli->prog;
+	o.input_name = named ? name : "<stdin>";
+	o.strict = cli->strict;
+	o.unbuffered = cli->unbuffered;
+	o.max_line = cli->max_line;
+	o.report = report;
+	o.progress_ctx = cli;
+	o.observe = observe;
+	rc = rag_stream_run(in, out, &o, &ops, ctx, &st, err, sizeof err);
+	if (named) fclose(in);
+	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);
+	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
+	if (rc == RAG_EXIT_DATA && !cli->strict) rc = RAG_EXIT_OK;
+	return rc;
+}

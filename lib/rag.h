@@ -677,6 +677,18 @@ int rag_cli_setup(rag_cli *cli);
  * stdout. Returns the exit code. */
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *ops, void *ctx);
 void rag_cli_free(rag_cli *cli);
+/* Parse a number option value in [lo, hi] (above lo when lo_open); prints and returns -1 when
+ * it is not one. */
+int rag_cli_double(const rag_cli *cli, const char *opt, const char *arg, double lo, double hi,
+                   int lo_open, double *out);
+/* A METRIC=MIN option value added to list (gate.c's syntax); prints and returns -1 when bad. */
+int rag_cli_threshold(const rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n);
+/* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
+ * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
+ * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the
+ * status 3 unless --strict stopped the stream. Returns an exit code. */
+int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
+                     void *ctx);
 /* The language of prompts for a record: cfg lang, or by the script of text when "auto". */
 const char *rag_cli_lang(const rag_cli *cli, const char *text);
 

@@ -107,7 +107,10 @@ for c in chromium chromium-browser google-chrome; do
 	command -v "$c" >/dev/null 2>&1 && { chrome=$c; break; }
 done
 if [ -n "$chrome" ]; then
-	run timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --window-size=1200,2000 \
+	# no background traffic: the page is a local file and the test must reach no network
+	run timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-default-apps --user-data-dir="$T/chrome-profile" --window-size=1200,2000 \
 		--screenshot="$T/shot.png" "file://$T/two.html"
 	check "Chromium renders the page to a screenshot" test -s "$T/shot.png"
 else

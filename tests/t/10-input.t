@@ -85,6 +85,21 @@ is "$RC" 0 "500 records through the pipeline: exit 0"
 is "$(jq -r .id "$OUT" | tr '\n' ' ')" "$(seq 0 499 | tr '\n' ' ')" "500 records come out in input order"
 is "$(jq -r '.scores.faithfulness' "$OUT" | sort -u | tr '\n' ' ')" "0.5 " "each scores 1 of 2 claims supported"
 
+# ---------------------------------------------------------------- the progress line
+run rag rag-claims <"$T/500.jsonl"
+like "$(cat "$ERR")" 'rag-claims: 500 records' "stderr not a terminal: the summary line"
+unlike "$(cat "$ERR")" 'records written' "stderr not a terminal: no progress line"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$BIN/rag-claims' <'$T/500.jsonl' >'$T/tty.out'" "$T/tty.log" >/dev/null 2>&1
+	like "$(cat "$T/tty.log")" 'rag-claims: [0-9]+ records written, [0-9]+ in flight' "stderr a terminal: a progress line"
+	check "the progress line is erased before the summary" grep -q "$(printf '\r\033\\[K')rag-claims: 500 records" "$T/tty.log"
+	is "$(nlines "$T/tty.out")" 500 "stdout keeps only the records"
+	script -qec "'$BIN/rag-claims' -q <'$T/500.jsonl' >/dev/null" "$T/tty-q.log" >/dev/null 2>&1
+	unlike "$(cat "$T/tty-q.log")" 'records written' "-q: no progress line on a terminal either"
+else
+	skip "script(1) is not installed: no terminal to test the progress line on"
+fi
+
 # ---------------------------------------------------------------- misuse
 run rag rag-verify --metric nonsense </dev/null
 is "$RC" 2 "a bad --metric value: exit 2"

@@ -15,8 +15,12 @@
 
 #define FLUSH_DELAY 0.2      /* seconds a partial batch waits for more texts */
 #define OFFLINE_DIMS 512
+/* Distinct texts whose vectors are kept for reuse once no record needs them any more: past
+ * this, a settled vector goes as soon as its last record has it, so memory stays bounded on a
+ * long stream (the disk cache still answers a text that comes back). */
+#define EMBED_KEEP 2048
 
-enum { E_NEW, E_SENT, E_READY, E_FAILED };
+enum { E_NEW, E_SENT, E_READY, E_FAILED, E_FREE };
 
 typedef struct waiter {
 	int n, left;
@@ -32,6 +36,7 @@ typedef struct entry {
 	char *error;              /* E_FAILED */
 	waiter **w;               /* waiting for this text (a waiter once per text it holds) */
 	int nw, cw;
+	int refs;                 /* waiters not yet delivered that hold this entry */
 } entry;
 
 typedef struct batch {
@@ -50,6 +55,10 @@ struct rag_embed {
 	jv index;                 /* text -> entry number */
 	entry *ents;
 	int nents, cents;
+	int *freed, nfreed;       /* E_FREE slots to reuse */
+	int live;                 /* entries not E_FREE */
+	int deleted;              /* keys deleted from index since it was last rebuilt */
+	long distinct;            /* distinct texts met in the run */
 	int *batch, nbatch;
 	double batch_t0;
 	long texts;               /* texts asked for, duplicates counted */
@@ -127,7 +136,42 @@ void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *dist
 	*cache_hits = u ? u->cache_hits : 0;
 	*retries = u ? u->retries : 0;
 	*texts = e->texts;
-	*distinct = e->nents;
+	*distinct = e->distinct;
+}
+
+static void evict(rag_embed *e, int k)
+{
+	entry *en = &e->ents[k];
+	e->index = jv_object_delete(e->index, jv_copy(en->text));
+	jv_free(en->text);
+	jv_free(en->vec);
+	free(en->error);
+	free(en->w);
+	memset(en, 0, sizeof *en);
+	en->state = E_FREE;
+	en->text = jv_null();
+	en->vec = jv_null();
+	e->freed[e->nfreed++] = k;
+	e->live--;
+	/* libjq 1.6 never reuses a deleted key's slot and doubles an object when it runs out, so
+	 * an index that only ever deletes and adds grows without end: rebuild it from time to time */
+	if (++e->deleted >= 4 * EMBED_KEEP) {
+		jv fresh = jv_object();
+		int i;
+		for (i = 0; i < e->nents; i++)
+			if (e->ents[i].state != E_FREE)
+				fresh = jv_object_set(fresh, jv_copy(e->ents[i].text), jv_number(i));
+		jv_free(e->index);
+		e->index = fresh;
+		e->deleted = 0;
+	}
+}
+
+static void release(rag_embed *e, int k)
+{
+	entry *en = &e->ents[k];
+	if (--en->refs == 0 && (en->state == E_READY || en->state == E_FAILED) && e->live > EMBED_KEEP)
+		evict(e, k);
 }
 
 /* the waiter's vectors, or its first failure */
@@ -146,6 +190,7 @@ static void deliver(rag_embed *e, waiter *w)
 		vecs = jv_null();
 	}
 	w->cb(w->arg, vecs, error);
+	for (i = 0; i < w->n; i++) release(e, w->idx[i]);
 	free(w->idx);
 	free(w);
 }
@@ -246,11 +291,18 @@ void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg)
 			jv_free(known);
 		} else {
 			jv_free(known);
-			if (e->nents == e->cents) {
-				e->cents = e->cents ? e->cents * 2 : 64;
-				e->ents = rag_xrealloc(e->ents, (size_t)e->cents * sizeof *e->ents);
+			if (e->nfreed > 0) {
+				k = e->freed[--e->nfreed];
+			} else {
+				if (e->nents == e->cents) {
+					e->cents = e->cents ? e->cents * 2 : 64;
+					e->ents = rag_xrealloc(e->ents, (size_t)e->cents * sizeof *e->ents);
+					e->freed = rag_xrealloc(e->freed, (size_t)e->cents * sizeof *e->freed);
+				}
+				k = e->nents++;
 			}
-			k = e->nents++;
+			e->live++;
+			e->distinct++;
 			memset(&e->ents[k], 0, sizeof e->ents[k]);
 			e->ents[k].vec = jv_null();
 			e->ents[k].text = jv_copy(t);
@@ -266,6 +318,7 @@ void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg)
 		}
 		jv_free(t);
 		w->idx[i] = k;
+		e->ents[k].refs++;
 		if (e->ents[k].state == E_NEW || e->ents[k].state == E_SENT) {
 			entry *en = &e->ents[k];
 			if (en->nw == en->cw) {
@@ -321,6 +374,7 @@ void rag_embed_free(rag_embed *e)
 		free(e->ents[i].w);
 	}
 	free(e->ents);
+	free(e->freed);
 	free(e->batch);
 	jv_free(e->index);
 	free(e->name);

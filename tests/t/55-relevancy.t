@@ -104,6 +104,28 @@ is "$RC" 2 "--pair with one field: usage error"
 offline run emb_off --embedder nope <"$EXAMPLE"
 is "$RC" 2 "--embedder nope: usage error"
 
+# ---------------------------------------------------------------- a long stream (offline)
+# 1500 records of 4 distinct texts each: past the 2048 vectors kept for reuse, settled vectors
+# are let go; a record whose texts were let go long ago is embedded again, to the same numbers.
+i=0
+: >"$T/long.jsonl"
+while [ $i -lt 1500 ]; do
+	printf '{"id":"l%d","question":"What is item %d?","questions":{"generated":["What is item %d about?","Which item is %d?","Tell me about item %d"],"noncommittal":false}}\n' $i $i $i $i $i >>"$T/long.jsonl"
+	i=$((i + 1))
+done
+# (the first 2048 vectors stay; record l1000's come after them and are let go)
+sed -n 1001p "$T/long.jsonl" | sed 's/"l1000"/"again"/' >>"$T/long.jsonl"
+offline run rag rag-embsim -q <"$T/long.jsonl"
+is "$RC" 0 "long stream: exit 0"
+is "$(nlines "$OUT")" 1501 "long stream: one line per record"
+check "long stream: every record scored" jq -se 'all(.[]; (.scores.answer_relevancy | type) == "number")' "$OUT"
+is "$(field again .scores.answer_relevancy)" "$(field l1000 .scores.answer_relevancy)" \
+	"long stream: texts met again after they were let go give the same score"
+last=$(field l1499 .scores.answer_relevancy)
+sed -n 1500p "$T/long.jsonl" >"$T/one.jsonl"
+offline run rag rag-embsim -q <"$T/one.jsonl"
+is "$(field l1499 .scores.answer_relevancy)" "$last" "long stream: the last record scores as it does alone"
+
 # ================================================================ against the fake
 # ---------------------------------------------------------------- rag-revq: what is asked
 fresh

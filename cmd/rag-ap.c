@@ -309,10 +309,7 @@ int main(int argc, char **argv)
 		free(t.m);
 		return rc;
 	}
-	if (optind < argc) {
-		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
-		return rag_cli_misuse(&cli);
-	}
+	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
 	if (parse_metrics(&t, metrics)) {
 		free(t.m);
 		return rag_cli_misuse(&cli);

@@ -125,10 +125,7 @@ int main(int argc, char **argv)
 			if (rc || done) return rc;
 		}
 	}
-	if (optind < argc) {
-		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
-		return rag_cli_misuse(&cli);
-	}
+	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
 	if (max_arg && rag_cli_int(&cli, "--max-claims", max_arg, 1, 10000, &v) < 0) return rag_cli_misuse(&cli);
 	t.key = canonical(t.from);
 	if ((rc = rag_cli_setup(&cli))) {

@@ -304,10 +304,7 @@ int main(int argc, char **argv)
 			if (rc || done) return rc;
 		}
 	}
-	if (optind < argc) {
-		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
-		return rag_cli_misuse(&cli);
-	}
+	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
 	if (pair) {
 		const char *comma = strchr(pair, ',');
 		if (!comma || comma == pair || !comma[1] || strchr(comma + 1, ',')) {

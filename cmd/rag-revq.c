@@ -138,10 +138,7 @@ int main(int argc, char **argv)
 			if (rc || done) return rc;
 		}
 	}
-	if (optind < argc) {
-		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
-		return rag_cli_misuse(&cli);
-	}
+	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
 	t.n = (int)n;
 	if ((rc = rag_cli_setup(&cli))) {
 		rag_cli_free(&cli);

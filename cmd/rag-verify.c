@@ -310,10 +310,7 @@ int main(int argc, char **argv)
 			if (rc || done) return rc;
 		}
 	}
-	if (optind < argc) {
-		rag_msg(cli.prog, "error", "unexpected argument \"%s\" (records are read from standard input)", argv[optind]);
-		return rag_cli_misuse(&cli);
-	}
+	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
 	{
 		int chunk_metric = strcmp(t.metric, "context_precision") == 0 || strcmp(t.metric, "context_utilization") == 0;
 		if (t.chunks && t.metric_given && !chunk_metric) {

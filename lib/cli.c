@@ -51,6 +51,14 @@ int rag_cli_misuse(const rag_cli *cli)
 	return RAG_EXIT_USAGE;
 }
 
+int rag_cli_no_operands(const rag_cli *cli, int argc, char **argv)
+{
+	if (optind >= argc) return 0;
+	rag_msg(cli->prog, "error", "unexpected argument \"%s\" (records are read from standard input)",
+	        argv[optind]);
+	return rag_cli_misuse(cli);
+}
+
 int rag_cli_int(const rag_cli *cli, const char *opt, const char *arg, long min, long max, long *out)
 {
 	char *end;

@@ -668,6 +668,9 @@ int rag_cli_int(const rag_cli *cli, const char *opt, const char *arg, long min, 
 /* Handle a shared option. Returns 0 handled, or an exit code to exit with now (help, version:
  * RAG_EXIT_OK with *done set; bad values: RAG_EXIT_USAGE). */
 int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done);
+/* For filters that read records from stdin only: 0, or after a message and the usage hint
+ * RAG_EXIT_USAGE when an operand is left after the options. */
+int rag_cli_no_operands(const rag_cli *cli, int argc, char **argv);
 /* Print the usage hint for misuse and return RAG_EXIT_USAGE. */
 int rag_cli_misuse(const rag_cli *cli);
 /* Load the configuration, apply flags, and for a judge tool create the judge and print the

@@ -266,6 +266,45 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.send(404, json.dumps({"error": {"message": "fake: not found", "type": "not_found"}}))
 
+    def faults(self, st, raw, req):
+        """Log the request, wait the latency, check the key, apply the plan's rule. Returns
+        (seq, rule, headers) for a normal reply, or None when the rule already answered (or dropped)."""
+        seq, ri = st.pick(raw)
+        st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
+                      "body": req if req is not None else raw, "rule": ri, "t": time.time()})
+        if st.latency > 0:
+            time.sleep(st.latency)
+        if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
+            self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
+                                                 "type": "invalid_request_error"}}))
+            return None
+        rule = st.plan[ri] if ri is not None else {}
+        if rule.get("delay_ms"):
+            time.sleep(float(rule["delay_ms"]) / 1000.0)
+        if rule.get("drop"):
+            self.drop()
+            return None
+        headers = dict(rule.get("headers") or {})
+        if "retry_after" in rule:
+            headers["Retry-After"] = rule["retry_after"]
+        status = rule.get("status")
+        if status is None and "retry_after" in rule:
+            status = 429
+        if "body" in rule:
+            body = rule["body"]
+            if not isinstance(body, str):
+                body = json.dumps(body)
+            self.send(int(status or 200), body, headers=headers)
+            return None
+        if status is not None and int(status) != 200:
+            status = int(status)
+            etype = "rate_limit_error" if status == 429 else (
+                "server_error" if status >= 500 else "invalid_request_error")
+            self.send(status, json.dumps({"error": {"message": "fake: status %d" % status,
+                                                    "type": etype, "code": None}}), headers=headers)
+            return None
+        return seq, rule, headers
+
     def do_POST(self):
         st = self.server.state
         raw_b = self.read_body()
@@ -283,41 +322,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                           "body": req if req is not None else raw, "rule": None, "t": time.time()})
             self.send(404, json.dumps({"error": {"message": "fake: not found", "type": "not_found"}}))
             return
-        seq, ri = st.pick(raw)
-        st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
-                      "body": req if req is not None else raw, "rule": ri, "t": time.time()})
-        if st.latency > 0:
-            time.sleep(st.latency)
-        if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
-            self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
-                                                 "type": "invalid_request_error"}}))
+        got = self.faults(st, raw, req)
+        if got is None:
             return
-        rule = st.plan[ri] if ri is not None else {}
-
-        if rule.get("delay_ms"):
-            time.sleep(float(rule["delay_ms"]) / 1000.0)
-        if rule.get("drop"):
-            self.drop()
-            return
-        headers = dict(rule.get("headers") or {})
-        if "retry_after" in rule:
-            headers["Retry-After"] = rule["retry_after"]
-        status = rule.get("status")
-        if status is None and "retry_after" in rule:
-            status = 429
-        if "body" in rule:
-            body = rule["body"]
-            if not isinstance(body, str):
-                body = json.dumps(body)
-            self.send(int(status or 200), body, headers=headers)
-            return
-        if status is not None and int(status) != 200:
-            status = int(status)
-            etype = "rate_limit_error" if status == 429 else (
-                "server_error" if status >= 500 else "invalid_request_error")
-            self.send(status, json.dumps({"error": {"message": "fake: status %d" % status,
-                                                    "type": etype, "code": None}}), headers=headers)
-            return
+        seq, rule, headers = got
         if not isinstance(req, dict):
             self.send(400, json.dumps({"error": {"message": "fake: request body is not a JSON object",
                                                  "type": "invalid_request_error"}}))
@@ -360,7 +368,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                          "finish_reason": finish} for i in range(nchoices)],
             "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
         }
-        self.send(int(status or 200), json.dumps(resp, ensure_ascii=False), headers=headers)
+        self.send(200, json.dumps(resp, ensure_ascii=False), headers=headers)
 
 
 def embed_vector(text, dims):
@@ -374,37 +382,10 @@ def embed_vector(text, dims):
 
 def _embeddings(self, st, raw, req):
     """POST /v1/embeddings: the plan's faults as for chat, then vectors."""
-    seq, ri = st.pick(raw)
-    st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
-                  "body": req if req is not None else raw, "rule": ri, "t": time.time()})
-    if st.latency > 0:
-        time.sleep(st.latency)
-    if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
-        self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
-                                             "type": "invalid_request_error"}}))
+    got = self.faults(st, raw, req)
+    if got is None:
         return
-    rule = st.plan[ri] if ri is not None else {}
-    if rule.get("delay_ms"):
-        time.sleep(float(rule["delay_ms"]) / 1000.0)
-    if rule.get("drop"):
-        self.drop()
-        return
-    headers = dict(rule.get("headers") or {})
-    if "retry_after" in rule:
-        headers["Retry-After"] = rule["retry_after"]
-    status = rule.get("status")
-    if status is None and "retry_after" in rule:
-        status = 429
-    if "body" in rule:
-        body = rule["body"]
-        if not isinstance(body, str):
-            body = json.dumps(body)
-        self.send(int(status or 200), body, headers=headers)
-        return
-    if status is not None and int(status) != 200:
-        self.send(int(status), json.dumps({"error": {"message": "fake: status %d" % int(status),
-                                                     "type": "server_error", "code": None}}), headers=headers)
-        return
+    seq, rule, headers = got
     inp = req.get("input") if isinstance(req, dict) else None
     if isinstance(inp, str):
         inp = [inp]

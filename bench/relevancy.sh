@@ -33,29 +33,8 @@ for v in "$N" "$J" "$LAT"; do
 	case $v in ''|*[!0-9]*) usage ;; esac
 done
 [ "$N" -gt 0 ] && [ "$J" -gt 0 ] || usage
-BIN=${RAG_BIN:-$TOP/bin}
-for t in rag-revq rag-embsim; do
-	[ -x "$BIN/$t" ] || { echo "relevancy.sh: $BIN/$t is not built (make)" >&2; exit 2; }
-done
-
-mkdir -p bench/out
-W=$(mktemp -d "$TOP/bench/out/relevancy.XXXXXX") || exit 2
-FAKE_PID=
-cleanup() {
-	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
-	[ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $W" >&2 || rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-unset RAG_CONFIG RAG_MODEL RAG_PROVIDER RAG_CACHE_DIR RAG_LANG OPENAI_API_KEY
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
-no_proxy='*' NO_PROXY='*'
-XDG_CONFIG_HOME=$W/config XDG_CACHE_HOME=$W/cache
-RAG_CACHE=off RAG_API_KEY=bench-key
-export no_proxy NO_PROXY XDG_CONFIG_HOME XDG_CACHE_HOME RAG_CACHE RAG_API_KEY
-printf 'llm:\n  model: fake-judge\n  timeout: 30\n' >"$W/rag.yaml"
+. "$TOP/bench/lib.sh"
+bench_setup relevancy rag-revq rag-embsim
 
 awk -v n="$N" 'BEGIN {
 	split("red green blue amber violet silver", col, " ")
@@ -67,16 +46,8 @@ awk -v n="$N" 'BEGIN {
 	}
 }' >"$W/records.jsonl"
 
-python3 tests/fakellm.py --port 0 --port-file "$W/port" --log "$W/fake.log" \
-	--latency-ms "$LAT" --max-seconds 900 </dev/null >"$W/fake.out" 2>&1 &
-FAKE_PID=$!
-i=0
-while [ ! -s "$W/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-[ -s "$W/port" ] || { echo "relevancy.sh: the fake did not start" >&2; cat "$W/fake.out" >&2; exit 1; }
-RAG_BASE_URL=http://127.0.0.1:$(cat "$W/port")/v1
-export RAG_BASE_URL
+bench_fake "$LAT"
 
-now() { date +%s.%N 2>/dev/null | grep -v N || python3 -c 'import time; print("%.6f" % time.time())'; }
 chat() { grep -c '"/v1/chat/completions"' "$W/fake.log"; }
 emb() { grep -c '"/v1/embeddings"' "$W/fake.log"; }
 

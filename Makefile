@@ -43,9 +43,13 @@ lib/%.o: lib/%.c lib/rag.h
 lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-bin/%: cmd/%.c lib/librag.a lib/rag.h
+# the tool layer (cmd/tool.c): linked into every tool, never into the library or its unit tests
+cmd/tool.o: cmd/tool.c cmd/tool.h lib/rag.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
 
 tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
@@ -88,7 +92,7 @@ install: all
 	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish
 
 clean:
-	rm -rf bin lib/*.o lib/librag.a tests/unit/*.test tests/tmp
+	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp
 
 .PHONY: all deps check demo asan valgrind bench install clean
 .SECONDARY:

@@ -1,7 +1,7 @@
 /* rag-ap - ranking metrics of the retrieved contexts: average precision (context precision),
  * precision, recall, hit, reciprocal rank, nDCG and R-precision; no judge, no network. With
  * --trec, the same maths on TREC qrels and run files, printed the way trec_eval -q prints. */
-#include "rag.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +197,7 @@ static int trec_main(const tool *t, const char *qrels, const char *run, double l
 	}
 	if (level <= 0) level = 1;            /* trec_eval: relevant when the judgment is >= 1 */
 	nms = (size_t)(t->nm ? trec_chosen(t, &ms) : trec_measures(&ms));
-	sum = calloc(nms, sizeof *sum);
+	sum = rag_xcalloc(nms, sizeof *sum);
 	nq = rag_trec_count(tr);
 	for (q = 0; q < nq; q++) {
 		const char *qid = rag_trec_qid(tr, q);

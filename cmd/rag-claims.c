@@ -1,5 +1,5 @@
 /* rag-claims - split a text field of each record into atomic, self-contained claims. */
-#include "rag.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>

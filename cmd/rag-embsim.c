@@ -1,6 +1,6 @@
 /* rag-embsim - embedding similarity: answer relevancy (the question against the questions
  * rag-revq generated from the answer) or the similarity of any two text fields. */
-#include "rag.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>

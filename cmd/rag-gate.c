@@ -2,7 +2,7 @@
  * on each record, nulls counted, the worst records with their reasons, and the comparison with a
  * baseline run. It reads the whole run before it can say anything (a summary is not one line per
  * record); with --tee it passes the records on and so still sits inside a pipeline. */
-#include "rag.h"
+#include "tool.h"
 
 #include <errno.h>
 #include <math.h>
@@ -540,7 +540,7 @@ int main(int argc, char **argv)
 	if (optind == argc) {
 		rc = read_input(&t, "-", tee ? stdout : NULL);
 	} else {
-		for (i = (size_t)optind; i < (size_t)argc && !rc && !rag_interrupted; i++)
+		for (i = (size_t)optind; i < (size_t)argc && !rc && !rag_tool_interrupted; i++)
 			rc = read_input(&t, argv[i], tee ? stdout : NULL);
 	}
 	if (rc) goto out;

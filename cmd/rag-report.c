@@ -1,6 +1,6 @@
 /* rag-report - one run, or several runs as a history, rendered as one self-contained HTML page
  * (or Markdown): the summary of rag-gate, histograms, trends, the failed records, a baseline. */
-#include "rag.h"
+#include "tool.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* rag-revq - reverse questions: from each answer alone, the questions it would answer and whether
  * it is noncommittal; the first half of answer relevancy (rag-embsim compares them with the
  * real question). */
-#include "rag.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>

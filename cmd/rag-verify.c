@@ -2,7 +2,7 @@
  * answer's claims) or context recall (the reference's claims); with --chunks, judge each chunk
  * for usefulness instead: context precision (against the reference) or context utilization
  * (against the answer). */
-#include "rag.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>

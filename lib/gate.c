@@ -405,8 +405,7 @@ static void align(rag_gate *g, const char *id, jv scores)
 	}
 	row = (size_t)jv_number_value(ix);
 	jv_free(ix);
-	if (!g->base_seen) g->base_seen = calloc(g->nbase ? g->nbase : 1, 1);
-	if (!g->base_seen) abort();
+	if (!g->base_seen) g->base_seen = rag_xcalloc(g->nbase, 1);
 	if (g->base_seen[row]) {
 		g->cur_dups++;
 		return;
@@ -591,11 +590,11 @@ static jv check(jv checks, const char *what, int pass, const char *fmt, ...)
 	char *msg;
 	jv c = jv_object();
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+	msg = rag_xvasprintf(fmt, ap);
 	va_end(ap);
 	c = jv_object_set(c, jv_string("check"), jv_string(what));
 	c = jv_object_set(c, jv_string("pass"), jv_bool(pass));
-	c = jv_object_set(c, jv_string("message"), jv_string(msg ? msg : ""));
+	c = jv_object_set(c, jv_string("message"), jv_string(msg));
 	free(msg);
 	return jv_array_append(checks, c);
 }

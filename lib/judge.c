@@ -538,7 +538,7 @@ const char *rag_judge_check_verdicts(jv v, int expect, jv *result, char *problem
 		return "expected an object with a \"verdicts\" array";
 	}
 	n = jv_array_length(jv_copy(arr));
-	seen = calloc((size_t)k + 1, sizeof *seen);
+	seen = rag_xcalloc((size_t)k + 1, sizeof *seen);
 	out = jv_array();
 	for (i = 0; i < k; i++) out = jv_array_append(out, jv_null());
 	problem[0] = 0;

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <jv.h>
 
@@ -31,9 +33,11 @@ enum rag_exit {
 /* ---------------------------------------------------------------- util.c */
 void *rag_xmalloc(size_t n);            /* aborts on out of memory: the one exception */
 void *rag_xrealloc(void *p, size_t n);
+void *rag_xcalloc(size_t n, size_t size);   /* zeroed; n or size 0 still gives a pointer */
 char *rag_xstrdup(const char *s);
 char *rag_xstrndup(const char *s, size_t n);
 char *rag_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *rag_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* growable byte buffer */
 typedef struct rag_buf { char *p; size_t len, cap; } rag_buf;
 void rag_buf_add(rag_buf *b, const void *data, size_t n);
@@ -582,7 +586,7 @@ typedef struct rag_stream_opts {
 	int strict;               /* stop at the first bad line with RAG_EXIT_DATA */
 	int unbuffered;           /* flush after each record */
 	int window;               /* max records held in memory (default 256) */
-	size_t max_line;          /* longest accepted line (default 64 MiB) */
+	size_t max_line;          /* longest accepted line (default 8 MiB) */
 	/* called for each problem with a record: "error (at <stdin>:17): ..." (printing is the
 	 * caller's business) */
 	void (*report)(void *ctx, const char *msg);
@@ -592,6 +596,10 @@ typedef struct rag_stream_opts {
 	/* when set: called with the ops' ctx for every record, good, bad or an upstream error
 	 * passed through, in order, just before it is written (rag-gate sees what a filter writes) */
 	void (*observe)(rag_item *it, void *ctx);
+	/* when set: nonzero (the signal's number) once the tool's signal handler ran; the stream
+	 * then reads no more, cancels what is in flight, writes every record it read and returns
+	 * 128 + the signal. The tool installs the handler (without SA_RESTART) and ignores SIGPIPE. */
+	const volatile sig_atomic_t *interrupted;
 } rag_stream_opts;
 
 typedef struct rag_stream_stats {
@@ -614,85 +622,5 @@ void rag_item_remote_error(rag_item *it, const char *msg);
  * err receives the message when the stream had to stop (strict, write error). */
 int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stream_ops *ops,
                    void *ctx, rag_stream_stats *stats, char *err, size_t errlen);
-/* Set by SIGINT/SIGTERM handler installed by rag_stream_run: stop reading, finish what's whole. */
-extern volatile int rag_interrupted;
-
-/* ---------------------------------------------------------------- cli.c */
-/* The tool side of the library: shared options, messages on stderr, the run of a tool. This is
- * the one file that prints, as curl's tool_msgs.c does for curl. */
-#include <getopt.h>
-enum {
-	RAG_OPT_JUDGE = 1000, RAG_OPT_MODEL, RAG_OPT_BASE_URL, RAG_OPT_LANG, RAG_OPT_CACHE,
-	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_TOOL = 1100 /* tools start here */
-};
-/* Every tool: RAG_CLI_BASE_SHORT / RAG_CLI_BASE_LONG. Tools that ask a judge (or another
- * remote service) add RAG_CLI_JUDGE_SHORT / RAG_CLI_JUDGE_LONG and set rag_cli.judge_opts. */
-#define RAG_CLI_JUDGE_SHORT "j:"
-#define RAG_CLI_JUDGE_LONG \
-	{"judge", required_argument, 0, RAG_OPT_JUDGE}, \
-	{"model", required_argument, 0, RAG_OPT_MODEL}, \
-	{"base-url", required_argument, 0, RAG_OPT_BASE_URL}, \
-	{"lang", required_argument, 0, RAG_OPT_LANG}, \
-	{"cache", required_argument, 0, RAG_OPT_CACHE}, \
-	{"concurrency", required_argument, 0, 'j'}
-#define RAG_CLI_BASE_SHORT "c:qvhV"
-#define RAG_CLI_BASE_LONG \
-	{"config", required_argument, 0, 'c'}, \
-	{"strict", no_argument, 0, RAG_OPT_STRICT}, \
-	{"unbuffered", no_argument, 0, RAG_OPT_UNBUFFERED}, \
-	{"max-line", required_argument, 0, RAG_OPT_MAX_LINE}, \
-	{"quiet", no_argument, 0, 'q'}, \
-	{"verbose", no_argument, 0, 'v'}, \
-	{"help", no_argument, 0, 'h'}, \
-	{"version", no_argument, 0, 'V'}
-#define RAG_CLI_SHORT RAG_CLI_JUDGE_SHORT RAG_CLI_BASE_SHORT
-#define RAG_CLI_LONG RAG_CLI_JUDGE_LONG, RAG_CLI_BASE_LONG
-
-typedef struct rag_cli {
-	const char *prog;
-	int judge_opts;           /* the tool asks a judge: judge options in --help, a judge is set up */
-	const char *usage;        /* the tool's synopsis and own options, for --help */
-	const char *config_path;  /* -c */
-	int verbose, quiet, strict, unbuffered;
-	const char *cache_mode;   /* --cache MODE */
-	const char *provider, *model, *base_url, *lang; /* --judge, --model, --base-url, --lang */
-	int concurrency;          /* -j N, 0 = config */
-	size_t max_line;
-	rag_config cfg;
-	rag_judge *judge;
-} rag_cli;
-
-void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Parse an integer option value; prints and returns -1 when it is not one in [min, max]. */
-int rag_cli_int(const rag_cli *cli, const char *opt, const char *arg, long min, long max, long *out);
-/* Handle a shared option. Returns 0 handled, or an exit code to exit with now (help, version:
- * RAG_EXIT_OK with *done set; bad values: RAG_EXIT_USAGE). */
-int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done);
-/* For filters that read records from stdin only: 0, or after a message and the usage hint
- * RAG_EXIT_USAGE when an operand is left after the options. */
-int rag_cli_no_operands(const rag_cli *cli, int argc, char **argv);
-/* Print the usage hint for misuse and return RAG_EXIT_USAGE. */
-int rag_cli_misuse(const rag_cli *cli);
-/* Load the configuration, apply flags, and for a judge tool create the judge and print the
- * notice. 0 or an exit code. */
-int rag_cli_setup(rag_cli *cli);
-/* Run the record stream on stdin/stdout with the tool's ops; prints the summary; closes
- * stdout. Returns the exit code. */
-int rag_cli_run(rag_cli *cli, const rag_stream_ops *ops, void *ctx);
-void rag_cli_free(rag_cli *cli);
-/* Parse a number option value in [lo, hi] (above lo when lo_open); prints and returns -1 when
- * it is not one. */
-int rag_cli_double(const rag_cli *cli, const char *opt, const char *arg, double lo, double hi,
-                   int lo_open, double *out);
-/* A METRIC=MIN option value added to list (gate.c's syntax); prints and returns -1 when bad. */
-int rag_cli_threshold(const rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n);
-/* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
- * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
- * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the
- * status 3 unless --strict stopped the stream. Returns an exit code. */
-int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
-                     void *ctx);
-/* The language of prompts for a record: cfg lang, or by the script of text when "auto". */
-const char *rag_cli_lang(const rag_cli *cli, const char *text);
 
 #endif

@@ -118,9 +118,9 @@ jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fm
 	char *msg;
 	jv e;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+	msg = rag_xvasprintf(fmt, ap);
 	va_end(ap);
-	e = error_entry(tool, metric, msg ? msg : "error");
+	e = error_entry(tool, metric, msg);
 	free(msg);
 	return rag_record_add_error(rec, e);
 }

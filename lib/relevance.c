@@ -239,7 +239,7 @@ static int from_similarity(jv rec, jv refs, double threshold, rag_relevance *r, 
 			return -1;
 		}
 	}
-	found = calloc((size_t)nref + 1, sizeof *found);
+	found = rag_xcalloc((size_t)nref + 1, sizeof *found);
 	n = jv_array_length(jv_copy(ctx));
 	for (i = 0; i < n; i++) {
 		jv c = jv_array_get(jv_copy(ctx), i);

@@ -7,13 +7,16 @@
 #include "rag.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-volatile int rag_interrupted;
+/* The signal the tool's handler caught (rag_stream_opts.interrupted), 0 for none. */
+static sig_atomic_t interrupted(const rag_stream_opts *o)
+{
+	return o->interrupted ? *o->interrupted : 0;
+}
 
 struct rag_stream {
 	const rag_stream_opts *o;
@@ -21,11 +24,6 @@ struct rag_stream {
 	char stop_msg[RAG_ERRLEN];
 	int remote_failed, input_failed;
 };
-
-static void on_signal(int sig)
-{
-	rag_interrupted = sig;
-}
 
 void rag_item_hold(rag_item *it)
 {
@@ -87,9 +85,9 @@ void rag_item_input_error(rag_item *it, const char *tool, const char *metric, co
 	va_list ap;
 	char *msg;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+	msg = rag_xvasprintf(fmt, ap);
 	va_end(ap);
-	mark_bad(it, tool, metric, msg ? msg : "bad input");
+	mark_bad(it, tool, metric, msg);
 	free(msg);
 }
 
@@ -181,6 +179,7 @@ typedef struct reader {
 	int eof;
 	int skipping;             /* inside an over-long line: discard to the next newline */
 	size_t skipped;
+	const volatile sig_atomic_t *intr;   /* a signal came: a read it broke is not retried */
 } reader;
 
 /* Fill the buffer with what is available now (one read). */
@@ -198,7 +197,7 @@ static int reader_fill(reader *r, char *err, size_t errlen)
 		r->buf = rag_xrealloc(r->buf, r->cap);
 	}
 	do n = read(r->fd, r->buf + r->len, r->cap - r->len);
-	while (n < 0 && errno == EINTR && !rag_interrupted);
+	while (n < 0 && errno == EINTR && !(r->intr && *r->intr));
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN) return 0;
 		snprintf(err, errlen, "cannot read input: %s", strerror(errno));
@@ -265,7 +264,6 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 	rag_item *head = NULL, *tail = NULL;
 	long held = 0, lineno = 0, written = 0;
 	int rc = RAG_EXIT_OK, epipe = 0, failed_write = 0, cancelled = 0, wrote = 0;
-	struct sigaction sa, old_int, old_term, old_pipe;
 	double t0 = rag_now(), last_progress = 0;
 
 	if (!o.window) o.window = 256;
@@ -274,18 +272,11 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 	s.o = &o;
 	memset(stats, 0, sizeof *stats);
 	r.fd = fileno(in);
+	r.intr = o.interrupted;
 	err[0] = 0;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, &old_pipe);
-
 	for (;;) {
-		int can_take = !s.stop_strict && !rag_interrupted && !epipe && !failed_write;
+		int can_take = !s.stop_strict && !interrupted(&o) && !epipe && !failed_write;
 		const char *line;
 		size_t len;
 		int too_long, fd;
@@ -302,10 +293,10 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 				ops->start(it, ctx);
 				rag_item_release(it);
 			}
-			can_take = !s.stop_strict && !rag_interrupted;
+			can_take = !s.stop_strict && !interrupted(&o);
 		}
 
-		if ((rag_interrupted || epipe || failed_write) && !cancelled) {
+		if ((interrupted(&o) || epipe || failed_write) && !cancelled) {
 			/* nobody will see the rest, or the user wants out: fail what is in flight so that
 			 * every record read so far still gets its line (with an error saying why) */
 			cancelled = 1;
@@ -340,7 +331,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		}
 
 		if (s.stop_strict && head == tail && head && head->bad) break;
-		if (!head && (s.stop_strict || rag_interrupted || epipe || failed_write ||
+		if (!head && (s.stop_strict || interrupted(&o) || epipe || failed_write ||
 		              (r.eof && r.start == r.len && !r.skipping)))
 			break;
 
@@ -377,19 +368,15 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		}
 	}
 
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGPIPE, &old_pipe, NULL);
-
 	stats->seconds = rag_now() - t0;
-	stats->interrupted = rag_interrupted;
+	stats->interrupted = (int)interrupted(&o);
 	if (failed_write) return RAG_EXIT_INTERNAL;
 	if (rc != RAG_EXIT_OK) return rc;
 	if (s.stop_strict) {
 		snprintf(err, errlen, "%s", s.stop_msg);
 		return RAG_EXIT_DATA;
 	}
-	if (rag_interrupted) return 128 + rag_interrupted;
+	if (interrupted(&o)) return 128 + (int)interrupted(&o);
 	if (epipe) return RAG_EXIT_OK;
 	if (s.remote_failed) return RAG_EXIT_REMOTE;
 	if (s.input_failed) return RAG_EXIT_DATA;

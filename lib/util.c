@@ -46,12 +46,26 @@ char *rag_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+void *rag_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) oom();
+	return p;
+}
+
+char *rag_xvasprintf(const char *fmt, va_list ap)
+{
+	char *p;
+	if (vasprintf(&p, fmt, ap) < 0) oom();
+	return p;
+}
+
 char *rag_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
 	va_start(ap, fmt);
-	if (vasprintf(&p, fmt, ap) < 0) oom();
+	p = rag_xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }
@@ -78,12 +92,10 @@ void rag_buf_addf(rag_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
-	int n;
 	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
+	p = rag_xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0) oom();
-	rag_buf_add(b, p, (size_t)n);
+	rag_buf_adds(b, p);
 	free(p);
 }
 

@@ -1,5 +1,5 @@
-/* cli.c - what every tool shares: options, messages, set-up, the run, the summary. */
-#include "rag.h"
+/* tool.c - what every tool shares: options, messages, signals, set-up, the run, the summary. */
+#include "tool.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,6 +8,25 @@
 #include <poll.h>
 #include <unistd.h>
 
+volatile sig_atomic_t rag_tool_interrupted;
+
+static void on_signal(int sig)
+{
+	rag_tool_interrupted = sig;
+}
+
+void rag_tool_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
 /* One write per message, so that the stages of a pipeline do not interleave mid-line. */
 void rag_msg(const char *prog, const char *level, const char *fmt, ...)
 {
@@ -15,9 +34,9 @@ void rag_msg(const char *prog, const char *level, const char *fmt, ...)
 	rag_buf b = {0};
 	char *m;
 	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0) m = NULL;
+	m = rag_xvasprintf(fmt, ap);
 	va_end(ap);
-	rag_buf_addf(&b, "%s: %s: %s\n", prog, level, m ? m : "");
+	rag_buf_addf(&b, "%s: %s: %s\n", prog, level, m);
 	fputs(b.p, stderr);
 	fflush(stderr);
 	free(m);
@@ -245,6 +264,8 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	o.window = cli->cfg.llm.concurrency * 8 > 256 ? cli->cfg.llm.concurrency * 8 : 256;
 	o.progress_ctx = cli;
 	o.report = report;
+	o.interrupted = &rag_tool_interrupted;
+	rag_tool_signals();
 	if (show_progress) o.progress = progress;
 	rc = rag_stream_run(stdin, stdout, &o, &ops, &w, &st, err, sizeof err);
 	if (show_progress) fputs("\r\033[K", stderr);
@@ -336,6 +357,8 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	o.report = report;
 	o.progress_ctx = cli;
 	o.observe = observe;
+	o.interrupted = &rag_tool_interrupted;
+	rag_tool_signals();
 	rc = rag_stream_run(in, out, &o, &ops, ctx, &st, err, sizeof err);
 	if (named) fclose(in);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);

@@ -28,7 +28,6 @@ typedef struct tool {
 	const char *from;         /* field read, as given */
 	const char *key;          /* claims.<key>: the canonical name */
 	int max_claims;
-	int warned;
 } tool;
 
 static void claims_done(void *arg, jv result, const char *error)
@@ -70,13 +69,9 @@ static void start(rag_item *it, void *ctx)
 	/* borrowed from the record, which does not change until the callback */
 	text = rag_record_str(it->rec, t->from);
 	question = rag_record_str(it->rec, "question");
-	if (rag_judge_self_check(t->cli->judge, it->rec) && !t->warned) {
-		t->warned = 1;
-		rag_msg("rag-claims", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
-		        rag_judge_model(t->cli->judge));
-	}
+	rag_cli_self_check(t->cli, it->rec);
 	rag_item_hold(it);
-	rag_judge_claims(t->cli->judge, rag_cli_lang(t->cli, question ? question : text), question, text,
+	rag_claims_ask(t->cli->judge, rag_cli_lang(t->cli, question ? question : text), question, text,
 	                 t->max_claims, &it->usage, claims_done, it);
 }
 
@@ -84,14 +79,6 @@ static void finish(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
 	it->rec = rag_record_usage(it->rec, "rag-claims", &it->usage, rag_judge_name(t->cli->judge));
-}
-
-/* claims.answer whether the text came from "answer" or its RAGAS name "response" */
-static const char *canonical(const char *f)
-{
-	if (strcmp(f, "response") == 0) return "answer";
-	if (strcmp(f, "user_input") == 0) return "question";
-	return f;
 }
 
 int main(int argc, char **argv)
@@ -108,6 +95,7 @@ int main(int argc, char **argv)
 	cli.prog = "rag-claims";
 	cli.usage = usage;
 	cli.judge_opts = 1;
+	cli.prompts = (const char *const[]){"claims", NULL};
 	t.cli = &cli;
 	t.from = "answer";
 	while ((opt = getopt_long(argc, argv, "n:" RAG_CLI_SHORT, options, NULL)) != -1) {
@@ -127,7 +115,7 @@ int main(int argc, char **argv)
 	}
 	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
 	if (max_arg && rag_cli_int(&cli, "--max-claims", max_arg, 1, 10000, &v) < 0) return rag_cli_misuse(&cli);
-	t.key = canonical(t.from);
+	t.key = rag_record_canonical(t.from);
 	if ((rc = rag_cli_setup(&cli))) {
 		rag_cli_free(&cli);
 		return rc;

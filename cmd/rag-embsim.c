@@ -240,25 +240,6 @@ static void cancel(void *ctx)
 	rag_embed_cancel(t->emb, "interrupted before the embeddings came");
 }
 
-/* RAGAS names for the fields that rag_record_get knows by their ragpipe names */
-static char *canonical(char *name)
-{
-	static const char *const alias[][2] = {{"response", "answer"}, {"user_input", "question"}};
-	size_t i;
-	for (i = 0; i < sizeof alias / sizeof alias[0]; i++)
-		if (strcmp(name, alias[i][0]) == 0) {
-			free(name);
-			return rag_xstrdup(alias[i][1]);
-		}
-	return name;
-}
-
-static void set_str(char **dst, const char *v)
-{
-	free(*dst);
-	*dst = rag_xstrdup(v);
-}
-
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -311,14 +292,16 @@ int main(int argc, char **argv)
 			rag_msg(cli.prog, "error", "--pair must be two field names, FIELD,FIELD, not \"%s\"", pair);
 			return rag_cli_misuse(&cli);
 		}
-		t.a = canonical(rag_xstrndup(pair, (size_t)(comma - pair)));
-		t.b = canonical(rag_xstrdup(comma + 1));
+		char *first = rag_xstrndup(pair, (size_t)(comma - pair));
+		t.a = rag_xstrdup(rag_record_canonical(first));
+		t.b = rag_xstrdup(rag_record_canonical(comma + 1));
+		free(first);
 	}
 	if (!t.metric) t.metric = pair ? "semantic_similarity" : "answer_relevancy";
 	if ((rc = rag_cli_setup(&cli))) goto out;
-	if (embedder) set_str(&cli.cfg.embeddings.provider, embedder);
-	if (model) set_str(&cli.cfg.embeddings.model, model);
-	if (base) set_str(&cli.cfg.embeddings.base_url, base);
+	if (embedder) rag_set_str(&cli.cfg.embeddings.provider, embedder);
+	if (model) rag_set_str(&cli.cfg.embeddings.model, model);
+	if (base) rag_set_str(&cli.cfg.embeddings.base_url, base);
 	if (dims > 0) cli.cfg.embeddings.dimensions = (int)dims;
 	if (batch) cli.cfg.embeddings.batch_size = (int)batch;
 	t.emb = rag_embed_new(&cli.cfg, notice, sizeof notice, err, sizeof err);

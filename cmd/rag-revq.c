@@ -32,7 +32,6 @@ typedef struct tool {
 	rag_cli *cli;
 	int n, mode;
 	jv refusals;
-	int warned;
 } tool;
 
 static void set_null(rag_item *it)
@@ -88,11 +87,7 @@ static void start(rag_item *it, void *ctx)
 		it->rec = rag_record_set(it->rec, "questions", "noncommittal", jv_true());
 		return;
 	}
-	if (rag_judge_self_check(t->cli->judge, it->rec) && !t->warned) {
-		t->warned = 1;
-		rag_msg("rag-revq", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
-		        rag_judge_model(t->cli->judge));
-	}
+	rag_cli_self_check(t->cli, it->rec);
 	rag_item_hold(it);
 	rag_revq_ask(t->cli->judge, rag_cli_lang(t->cli, answer), answer, t->n, t->mode, &it->usage,
 	             generated, it);
@@ -118,6 +113,7 @@ int main(int argc, char **argv)
 	cli.prog = "rag-revq";
 	cli.usage = usage;
 	cli.judge_opts = 1;
+	cli.prompts = (const char *const[]){"revq", NULL};
 	t.cli = &cli;
 	while ((opt = getopt_long(argc, argv, "n:" RAG_CLI_SHORT, options, NULL)) != -1) {
 		switch (opt) {
@@ -155,12 +151,6 @@ int main(int argc, char **argv)
 		}
 	} else {
 		t.refusals = jv_array();
-		if (rag_judge_load_prompt(cli.judge, "revq", err, sizeof err) < 0) {
-			rag_msg(cli.prog, "error", "%s", err);
-			jv_free(t.refusals);
-			rag_cli_free(&cli);
-			return RAG_EXIT_USAGE;
-		}
 	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	jv_free(t.refusals);

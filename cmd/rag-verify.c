@@ -42,7 +42,6 @@ typedef struct tool {
 	rag_cli *cli;
 	const char *metric;
 	const char *claims_field;
-	int warned;
 	int chunks;               /* --chunks: judge the chunks, not claims */
 	int metric_given;         /* --metric was given (with --chunks: no choice by record) */
 } tool;
@@ -118,15 +117,6 @@ static jv record_claims(jv rec, const char *field, int *upstream_failed)
 	return c;
 }
 
-static void self_check(tool *t, jv rec)
-{
-	if (rag_judge_self_check(t->cli->judge, rec) && !t->warned) {
-		t->warned = 1;
-		rag_msg("rag-verify", "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
-		        rag_judge_model(t->cli->judge));
-	}
-}
-
 static void chunks_judged(void *arg, jv result, const char *error)
 {
 	rag_item *it = arg;
@@ -199,13 +189,13 @@ static void chunks_start(rag_item *it, tool *t)
 		jv_free(m);
 		return;
 	}
-	self_check(t, it->rec);
+	rag_cli_self_check(t->cli, it->rec);
 	ci = rag_xmalloc(sizeof *ci);
 	ci->t = t;
 	ci->metric = metric;
 	it->data = ci;
 	rag_item_hold(it);
-	rag_chunks_judge(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : target), question,
+	rag_chunks_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : target), question,
 	                 target, strcmp(metric, "context_precision") == 0, contexts, &it->usage, chunks_judged, it);
 }
 
@@ -250,7 +240,7 @@ static void start(rag_item *it, void *ctx)
 		jv_free(m);
 		return;
 	}
-	self_check(t, it->rec);
+	rag_cli_self_check(t->cli, it->rec);
 	question = rag_record_str(it->rec, "question");
 	{
 		/* without a question, the claims tell the language */
@@ -258,7 +248,7 @@ static void start(rag_item *it, void *ctx)
 		const char *lang = rag_cli_lang(t->cli, question && *question ? question : jv_string_value(first));
 		jv_free(first);
 		rag_item_hold(it);
-		rag_judge_verify(t->cli->judge, lang, question, claims, contexts, &it->usage, verified, it);
+		rag_verify_ask(t->cli->judge, lang, question, claims, contexts, &it->usage, verified, it);
 	}
 }
 
@@ -329,22 +319,19 @@ int main(int argc, char **argv)
 	}
 	if (!t.claims_field)
 		t.claims_field = strcmp(t.metric, "context_recall") == 0 ? "reference" : "answer";
-	if ((rc = rag_cli_setup(&cli))) {
+	cli.prompts = t.chunks ? (const char *const[]){"chunks", NULL} : (const char *const[]){"verify", NULL};
+	if ((rc = rag_cli_config(&cli))) {
 		rag_cli_free(&cli);
 		return rc;
-	}
-	if (t.chunks) {
-		char err[RAG_ERRLEN];
-		if (rag_judge_load_prompt(cli.judge, "chunks", err, sizeof err) < 0) {
-			rag_msg(cli.prog, "error", "%s", err);
-			rag_cli_free(&cli);
-			return RAG_EXIT_USAGE;
-		}
 	}
 	if (recheck) cli.cfg.verify.recheck_chunks = 1;
 	if (literal) cli.cfg.verify.literal_match = 1;
 	if (batch_claims) cli.cfg.verify.batch_claims = (int)batch_claims;
 	if (batch_chars) cli.cfg.verify.batch_chars = (int)batch_chars;
+	if ((rc = rag_cli_judge(&cli))) {
+		rag_cli_free(&cli);
+		return rc;
+	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	rag_cli_free(&cli);
 	return rc;

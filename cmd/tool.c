@@ -155,28 +155,28 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 	}
 }
 
-static void set_str(char **dst, const char *v)
+int rag_cli_config(rag_cli *cli)
 {
-	free(*dst);
-	*dst = rag_xstrdup(v);
-}
-
-int rag_cli_setup(rag_cli *cli)
-{
-	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
+	char err[RAG_ERRLEN];
 	rag_config *cfg = &cli->cfg;
 	if (rag_config_load(cfg, cli->config_path, err, sizeof err) < 0) {
 		rag_msg(cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
-	if (cli->provider) set_str(&cfg->llm.provider, cli->provider);
-	if (cli->model) set_str(&cfg->llm.model, cli->model);
-	if (cli->base_url) set_str(&cfg->llm.base_url, cli->base_url);
-	if (cli->lang) set_str(&cfg->lang, cli->lang);
+	if (cli->provider) rag_set_str(&cfg->llm.provider, cli->provider);
+	if (cli->model) rag_set_str(&cfg->llm.model, cli->model);
+	if (cli->base_url) rag_set_str(&cfg->llm.base_url, cli->base_url);
+	if (cli->lang) rag_set_str(&cfg->lang, cli->lang);
 	if (cli->cache_mode) cfg->cache.mode = rag_cache_mode_parse(cli->cache_mode);
 	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
-	if (!cli->judge_opts) return 0;
-	cli->judge = rag_judge_new(cfg, notice, sizeof notice, err, sizeof err);
+	return 0;
+}
+
+int rag_cli_judge(rag_cli *cli)
+{
+	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
+	const rag_config *cfg = &cli->cfg;
+	cli->judge = rag_judge_new(cfg, cli->prompts, notice, sizeof notice, err, sizeof err);
 	if (!cli->judge) {
 		rag_msg(cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
@@ -186,6 +186,20 @@ int rag_cli_setup(rag_cli *cli)
 		rag_msg(cli->prog, "info", "judge %s, config %s, cache %s", rag_judge_name(cli->judge),
 		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
 	return 0;
+}
+
+int rag_cli_setup(rag_cli *cli)
+{
+	int rc = rag_cli_config(cli);
+	if (rc || !cli->judge_opts) return rc;
+	return rag_cli_judge(cli);
+}
+
+void rag_cli_self_check(rag_cli *cli, jv rec)
+{
+	if (rag_judge_self_check(cli->judge, rec))
+		rag_msg(cli->prog, "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
+		        rag_judge_model(cli->judge));
 }
 
 const char *rag_cli_lang(const rag_cli *cli, const char *text)

@@ -48,6 +48,7 @@ typedef struct rag_cli {
 	const char *provider, *model, *base_url, *lang; /* --judge, --model, --base-url, --lang */
 	int concurrency;          /* -j N, 0 = config */
 	size_t max_line;
+	const char *const *prompts; /* the prompts the judge needs (NULL-terminated), set before set-up */
 	rag_config cfg;
 	rag_judge *judge;
 } rag_cli;
@@ -63,9 +64,16 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done);
 int rag_cli_no_operands(const rag_cli *cli, int argc, char **argv);
 /* Print the usage hint for misuse and return RAG_EXIT_USAGE. */
 int rag_cli_misuse(const rag_cli *cli);
-/* Load the configuration, apply flags, and for a judge tool create the judge and print the
- * notice. 0 or an exit code. */
+/* Set-up in two steps, so that a tool's own flags reach the configuration before the judge is
+ * made from it (the judge copies what it needs; cfg is read-only after that):
+ * rag_cli_config loads the configuration and applies the shared flags; rag_cli_judge makes the
+ * judge, with the prompts of cli->prompts, and prints its notice (and with -v what it uses).
+ * rag_cli_setup does both (the judge only for a judge tool). Each returns 0 or an exit code. */
+int rag_cli_config(rag_cli *cli);
+int rag_cli_judge(rag_cli *cli);
 int rag_cli_setup(rag_cli *cli);
+/* The warning, once a run, that the judge's model also generated the answers (rec borrowed). */
+void rag_cli_self_check(rag_cli *cli, jv rec);
 /* Run the record stream on stdin/stdout with the tool's ops; prints the summary; closes
  * stdout. Returns the exit code. */
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *ops, void *ctx);

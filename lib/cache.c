@@ -26,16 +26,6 @@ struct rag_cache {
 #define DIR_MODE 0700
 #define FILE_MODE 0600
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen) return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Keys come from rag_sha256_hex; anything else could name a path outside the cache. */
 static int valid_key(const char *key)
 {
@@ -70,15 +60,15 @@ rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen)
 	rag_cache *c;
 
 	if (mode < RAG_CACHE_RW || mode > RAG_CACHE_OFF) {
-		seterr(err, errlen, "unknown cache mode %d", mode);
+		rag_seterr(err, errlen, "unknown cache mode %d", mode);
 		return NULL;
 	}
 	if (mode != RAG_CACHE_OFF && (!dir || !*dir)) {
-		seterr(err, errlen, "no cache directory (set cache.dir or RAG_CACHE_DIR, or HOME)");
+		rag_seterr(err, errlen, "no cache directory (set cache.dir or RAG_CACHE_DIR, or HOME)");
 		return NULL;
 	}
 	if (mode == RAG_CACHE_RW && mkdirs(dir) < 0) {
-		seterr(err, errlen, "cannot create cache directory \"%s\": %s", dir, strerror(errno));
+		rag_seterr(err, errlen, "cannot create cache directory \"%s\": %s", dir, strerror(errno));
 		return NULL;
 	}
 	c = rag_xmalloc(sizeof *c);
@@ -90,6 +80,18 @@ rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen)
 int rag_cache_mode(const rag_cache *c)
 {
 	return c->mode;
+}
+
+int rag_cache_open_config(const rag_config *cfg, rag_cache **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (cfg->cache.mode == RAG_CACHE_OFF || !cfg->cache.dir) {
+		if (cfg->cache.mode != RAG_CACHE_REPLAY) return 0;
+		rag_seterr(err, errlen, "replay mode needs a cache directory (cache.dir)");
+		return -1;
+	}
+	*out = rag_cache_open(cfg->cache.dir, cfg->cache.mode, err, errlen);
+	return *out ? 0 : -1;
 }
 
 void rag_cache_close(rag_cache *c)
@@ -172,7 +174,7 @@ int rag_cache_put(rag_cache *c, const char *key, const char *val, size_t len, ch
 	int fd, rc = -1, e;
 
 	if (!valid_key(key)) {
-		seterr(err, errlen, "invalid cache key (want 64 lowercase hex digits)");
+		rag_seterr(err, errlen, "invalid cache key (want 64 lowercase hex digits)");
 		return -1;
 	}
 	if (c->mode != RAG_CACHE_RW) return 0;
@@ -180,12 +182,12 @@ int rag_cache_put(rag_cache *c, const char *key, const char *val, size_t len, ch
 	/* The whole path again, not just the last level: the cache may have been removed by hand
 	 * while a long run was going. */
 	if (mkdirs(sub) < 0) {
-		seterr(err, errlen, "cannot create cache directory \"%s\": %s", sub, strerror(errno));
+		rag_seterr(err, errlen, "cannot create cache directory \"%s\": %s", sub, strerror(errno));
 		free(sub);
 		return -1;
 	}
 	if ((fd = open_temp(sub, &tmp)) < 0) {
-		seterr(err, errlen, "cannot create a file in \"%s\": %s", sub, strerror(errno));
+		rag_seterr(err, errlen, "cannot create a file in \"%s\": %s", sub, strerror(errno));
 		free(sub);
 		return -1;
 	}
@@ -195,11 +197,11 @@ int rag_cache_put(rag_cache *c, const char *key, const char *val, size_t len, ch
 	if (write_all(fd, val, len) < 0 || fsync(fd) < 0) {
 		e = errno;
 		close(fd);
-		seterr(err, errlen, "cannot write \"%s\": %s", tmp, strerror(e));
+		rag_seterr(err, errlen, "cannot write \"%s\": %s", tmp, strerror(e));
 	} else if (close(fd) < 0) {
-		seterr(err, errlen, "cannot write \"%s\": %s", tmp, strerror(errno));
+		rag_seterr(err, errlen, "cannot write \"%s\": %s", tmp, strerror(errno));
 	} else if (rename(tmp, path) < 0) {
-		seterr(err, errlen, "cannot rename \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
+		rag_seterr(err, errlen, "cannot rename \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
 	} else {
 		rc = 0;
 	}

@@ -61,14 +61,6 @@ static void call_done(void *arg, jv result, const char *error)
 	if (--op->calls_left == 0) op_finish(op);
 }
 
-static jv block(const char *tag, const char *text)
-{
-	char *b = rag_prompt_block(tag, text);
-	jv v = jv_string(b);
-	free(b);
-	return v;
-}
-
 static void ask(chunks_op *op, const char *lang, const char *question, const char *target, int reference,
                 int first, int count, rag_usage *usage)
 {
@@ -88,8 +80,8 @@ static void ask(chunks_op *op, const char *lang, const char *question, const cha
 		jv_free(s);
 	}
 	snprintf(num, sizeof num, "%d", count);
-	vars = jv_object_set(vars, jv_string("question"), block("QUESTION", question ? question : ""));
-	vars = jv_object_set(vars, jv_string("target"), block(reference ? "REFERENCE" : "ANSWER", target));
+	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", question ? question : ""));
+	vars = jv_object_set(vars, jv_string("target"), rag_prompt_blockv(reference ? "REFERENCE" : "ANSWER", target));
 	vars = jv_object_set(vars, jv_string("target_name"),
 	                     jv_string(reference ? (zh ? "参考答案" : "reference answer") : (zh ? "回答" : "answer")));
 	vars = jv_object_set(vars, jv_string("chunks"), jv_string(b.p ? b.p : ""));
@@ -137,12 +129,11 @@ static jv offline(const char *target, jv contexts, double threshold, int referen
 	return out;
 }
 
-void rag_chunks_judge(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
-                      jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg)
+void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
+                    jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
-	const rag_config *cfg = rag_judge_config(j);
-	int n = jv_array_length(jv_copy(contexts)), i, first;
-	long limit = cfg->verify.batch_chars > 0 ? cfg->verify.batch_chars : 24000, size = 0;
+	const rag_verify_conf *conf = rag_judge_verify_conf(j);
+	int n = jv_array_length(jv_copy(contexts)), i, ng, *firsts, *counts;
 	chunks_op *op;
 
 	if (n == 0) {
@@ -152,11 +143,10 @@ void rag_chunks_judge(rag_judge *j, const char *lang, const char *question, cons
 		return;
 	}
 	if (rag_judge_offline(j)) {
-		cb(arg, offline(target, contexts, cfg->verify.chunk_threshold, reference), NULL);
+		cb(arg, offline(target, contexts, conf->chunk_threshold, reference), NULL);
 		return;
 	}
-	op = rag_xmalloc(sizeof *op);
-	memset(op, 0, sizeof *op);
+	op = rag_xcalloc(1, sizeof *op);
 	op->j = j;
 	op->contexts = contexts;
 	op->verdicts = jv_array();
@@ -164,17 +154,9 @@ void rag_chunks_judge(rag_judge *j, const char *lang, const char *question, cons
 	op->cb = cb;
 	op->arg = arg;
 	op->calls_left = 1;       /* guard: no finish while we are still sending */
-	/* chunks in groups that fit batch_chars; a chunk longer than that goes alone */
-	for (i = 0, first = 0; i < n; i++) {
-		jv s = jv_array_get(jv_copy(contexts), i);
-		long len = (long)jv_string_length_codepoints(s);
-		if (i > first && size + len > limit) {
-			ask(op, lang, question, target, reference, first, i - first, usage);
-			first = i;
-			size = 0;
-		}
-		size += len;
-	}
-	ask(op, lang, question, target, reference, first, n - first, usage);
+	ng = rag_prompt_groups(contexts, conf->batch_chars, &firsts, &counts);
+	for (i = 0; i < ng; i++) ask(op, lang, question, target, reference, firsts[i], counts[i], usage);
+	free(firsts);
+	free(counts);
 	if (--op->calls_left == 0) op_finish(op);
 }

@@ -116,20 +116,10 @@ struct loader {
 	size_t errlen;
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen) return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* "FILE:LINE:COLUMN: msg", with libyaml's 0-based marks made 1-based like every compiler's. */
 static int fail_at(struct loader *L, yaml_mark_t m, const char *msg)
 {
-	seterr(L->err, L->errlen, "%s:%zu:%zu: %s", L->file, m.line + 1, m.column + 1, msg);
+	rag_seterr(L->err, L->errlen, "%s:%zu:%zu: %s", L->file, m.line + 1, m.column + 1, msg);
 	return -1;
 }
 
@@ -663,12 +653,12 @@ static int yaml_fail(struct loader *L, const yaml_parser_t *p, const char *text,
 	const char *hint = p->error == YAML_SCANNER_ERROR && p->problem_mark.index < len &&
 	                   text[p->problem_mark.index] == '\t' ? " (tabs cannot indent YAML)" : "";
 	if (p->error == YAML_MEMORY_ERROR) {
-		seterr(L->err, L->errlen, "%s: out of memory", L->file);
+		rag_seterr(L->err, L->errlen, "%s: out of memory", L->file);
 	} else if (p->error == YAML_READER_ERROR) {
 		/* invalid UTF-8 or a control character: libyaml knows the byte, not the line */
-		seterr(L->err, L->errlen, "%s: %s at byte %zu", L->file, problem, p->problem_offset);
+		rag_seterr(L->err, L->errlen, "%s: %s at byte %zu", L->file, problem, p->problem_offset);
 	} else {
-		seterr(L->err, L->errlen, "%s:%zu:%zu: %s%s%s%s%s", L->file, p->problem_mark.line + 1,
+		rag_seterr(L->err, L->errlen, "%s:%zu:%zu: %s%s%s%s%s", L->file, p->problem_mark.line + 1,
 		       p->problem_mark.column + 1, problem, p->context ? " (" : "",
 		       p->context ? p->context : "", p->context ? ")" : "", hint);
 	}
@@ -689,7 +679,7 @@ static int load_file(rag_config *cfg, const char *file, char *err, size_t errlen
 	if (!(text = rag_read_file(file, &len, err, errlen))) return -1;
 	if (slash) L.basedir = slash == file ? rag_xstrdup("/") : rag_xstrndup(file, (size_t)(slash - file));
 	if (!yaml_parser_initialize(&parser)) {
-		seterr(err, errlen, "%s: out of memory", file);
+		rag_seterr(err, errlen, "%s: out of memory", file);
 		free(text);
 		free(L.basedir);
 		return -1;
@@ -735,7 +725,7 @@ static int apply_env(rag_config *cfg, char *err, size_t errlen)
 		/* an empty variable is how a shell user unsets one for a single command */
 		if (!v || !*v) continue;
 		if (set_field(cfg, k, k->name, v, NULL, msg, sizeof msg) < 0) {
-			seterr(err, errlen, "%s: %s", env_keys[i].var, msg);
+			rag_seterr(err, errlen, "%s: %s", env_keys[i].var, msg);
 			return -1;
 		}
 	}

@@ -64,7 +64,7 @@ struct rag_embed {
 	long texts;               /* texts asked for, duplicates counted */
 };
 
-rag_embed *rag_embed_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen)
+rag_embed *rag_embed_new(const rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen)
 {
 	rag_embed *e = rag_xmalloc(sizeof *e);
 	const char *prov = cfg->embeddings.provider && *cfg->embeddings.provider ? cfg->embeddings.provider
@@ -95,18 +95,9 @@ rag_embed *rag_embed_new(rag_config *cfg, char *notice, size_t noticelen, char *
 		rag_embed_free(e);
 		return NULL;
 	}
-	if (cfg->cache.mode != RAG_CACHE_OFF && cfg->cache.dir) {
-		e->cache = rag_cache_open(cfg->cache.dir, cfg->cache.mode, err, errlen);
-		if (!e->cache) {
-			rag_embed_free(e);
-			return NULL;
-		}
-	} else if (cfg->cache.mode == RAG_CACHE_REPLAY) {
-		snprintf(err, errlen, "replay mode needs a cache directory (cache.dir)");
+	if (rag_cache_open_config(cfg, &e->cache, err, errlen) < 0) {
 		rag_embed_free(e);
 		return NULL;
-	} else {
-		cfg->cache.mode = RAG_CACHE_OFF;
 	}
 	e->llm = rag_llm_new(cfg, e->cache, err, errlen);
 	if (!e->llm) {
@@ -121,11 +112,6 @@ rag_embed *rag_embed_new(rag_config *cfg, char *notice, size_t noticelen, char *
 const char *rag_embed_name(const rag_embed *e)
 {
 	return e->name;
-}
-
-int rag_embed_offline(const rag_embed *e)
-{
-	return e->offline;
 }
 
 void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *distinct, long *cache_hits,
@@ -347,11 +333,6 @@ int rag_embed_run(rag_embed *e, int fd, double timeout)
 		else if (FLUSH_DELAY - waited < timeout) timeout = FLUSH_DELAY - waited;
 	}
 	return rag_llm_run(e->llm, fd, timeout);
-}
-
-int rag_embed_pending(const rag_embed *e)
-{
-	return e->nbatch + (e->llm ? rag_llm_pending(e->llm) : 0);
 }
 
 void rag_embed_cancel(rag_embed *e, const char *why)

@@ -132,7 +132,7 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	while (bl > 0 && base[bl - 1] == '/') bl--;
 	l->endpoint = rag_xstrndup(base, bl);
 	l->url = rag_xasprintf("%s/chat/completions", l->endpoint);
-	l->model = rag_xstrdup(cfg->llm.model ? cfg->llm.model : "gpt-4o-mini");
+	l->model = rag_xstrdup(cfg->llm.model && *cfg->llm.model ? cfg->llm.model : "gpt-4o-mini");
 	if (cfg->llm.api_key && *cfg->llm.api_key) {
 		l->api_key = rag_xstrdup(cfg->llm.api_key);
 		l->auth = rag_xasprintf("Authorization: Bearer %s", cfg->llm.api_key);
@@ -398,6 +398,11 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg)
 	jv_free(dumped);
 	r->est_tokens = (long)(strlen(r->body) / 4);
 	push(&l->queue, &l->queue_tail, r);
+}
+
+const char *rag_llm_model(const rag_llm *l)
+{
+	return l->model;
 }
 
 const char *rag_llm_embed_model(const rag_llm *l)

@@ -86,3 +86,40 @@ char *rag_prompt_block(const char *tag, const char *text)
 	rag_buf_free(&seed);
 	return rag_xasprintf("<<<%s\n%s\n%s>>>", fence, text, fence);
 }
+
+jv rag_prompt_blockv(const char *tag, const char *text)
+{
+	char *b = rag_prompt_block(tag, text);
+	jv v = jv_string(b);
+	free(b);
+	return v;
+}
+
+char *rag_prompt_one_line(const char *s)
+{
+	char *o = rag_xstrdup(s), *p;
+	for (p = o; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+	return o;
+}
+
+int rag_prompt_groups(jv texts, long limit, int **firsts, int **counts)
+{
+	int n = jv_array_length(jv_copy(texts)), i, g = 0;
+	long size = 0;
+	*firsts = rag_xmalloc((size_t)(n + 1) * sizeof **firsts);
+	*counts = rag_xmalloc((size_t)(n + 1) * sizeof **counts);
+	for (i = 0; i < n; i++) {
+		jv s = jv_array_get(jv_copy(texts), i);
+		long len = (long)jv_string_length_codepoints(s);
+		if (g == 0 || size + len > limit) {
+			(*firsts)[g] = i;
+			(*counts)[g] = 0;
+			g++;
+			size = 0;
+		}
+		(*counts)[g - 1]++;
+		size += len;
+	}
+	return g;
+}

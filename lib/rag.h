@@ -44,6 +44,10 @@ void rag_buf_add(rag_buf *b, const void *data, size_t n);
 void rag_buf_adds(rag_buf *b, const char *s);
 void rag_buf_addf(rag_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rag_buf_free(rag_buf *b);
+/* The library's error messages: vsnprintf into err[errlen] (nothing when err is NULL). */
+void rag_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Replace the string *dst (freed) with a copy of v (NULL: none). */
+void rag_set_str(char **dst, const char *v);
 double rag_now(void);                   /* monotonic seconds */
 /* Read a whole file; NUL-terminated; NULL and err on failure. */
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);
@@ -134,6 +138,7 @@ enum rag_cache_mode { RAG_CACHE_RW = 0, RAG_CACHE_RO, RAG_CACHE_REPLAY, RAG_CACH
 typedef struct rag_kv { char *key; char *value; } rag_kv;
 typedef struct rag_kd { char *key; double value; } rag_kd;
 
+typedef struct rag_verify_conf rag_verify_conf;
 typedef struct rag_config {
 	char *path;               /* the file that was loaded, or NULL */
 	struct {
@@ -161,7 +166,7 @@ typedef struct rag_config {
 		char *dir;            /* searched before the installed prompts */
 		rag_kv *files; size_t nfiles;  /* name -> path overrides: "claims", "verify", "claims.zh"... */
 	} prompts;
-	struct {
+	struct rag_verify_conf {
 		int max_claims;       /* default 20 */
 		int batch_claims;     /* claims per call, default 20 */
 		int batch_chars;      /* context characters per call, default 24000 */
@@ -169,7 +174,7 @@ typedef struct rag_config {
 		int literal_match;    /* accept a claim found literally in a context, default 0 */
 		double offline_threshold; /* offline support threshold, default 0.6 */
 		double chunk_threshold;   /* offline chunk usefulness (rag-verify --chunks), default 0.3 */
-	} verify;
+	} verify;                 /* all >= 1 / in range once loaded (rag_config_load checks) */
 	struct {
 		/* the embeddings endpoint; unset keys fall back to llm.* (rag-config(5)) */
 		char *provider;       /* "openai" | "offline" | NULL: as llm.provider */
@@ -224,6 +229,9 @@ int rag_cache_get(rag_cache *c, const char *key, char **val, size_t *len);
 /* Atomic (temp file + rename), safe with concurrent processes; no-op unless RW. */
 int rag_cache_put(rag_cache *c, const char *key, const char *val, size_t len, char *err, size_t errlen);
 int rag_cache_mode(const rag_cache *c);
+/* The cache the configuration asks for: *out NULL when cache.mode is off (or there is no
+ * directory to keep it in, unless in replay mode, which is then an error: -1 and err). */
+int rag_cache_open_config(const rag_config *cfg, rag_cache **out, char *err, size_t errlen);
 void rag_cache_close(rag_cache *c);
 
 /* ---------------------------------------------------------------- usage.c */
@@ -343,6 +351,7 @@ void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg);
  * in the order of texts, checked: one per text, by "index", all of one size. The endpoint, model,
  * key and dimensions are cfg->embeddings' (unset ones fall back to cfg->llm's). */
 void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg);
+const char *rag_llm_model(const rag_llm *l);        /* the chat model (llm.model or the default) */
 const char *rag_llm_embed_model(const rag_llm *l);
 /* Number of requests queued or in flight. */
 int rag_llm_pending(const rag_llm *l);
@@ -366,9 +375,8 @@ typedef struct rag_embed rag_embed;
 typedef void (*rag_embed_cb)(void *arg, jv vectors, const char *error);
 /* provider: embeddings.provider, else llm.provider, else openai when an endpoint or key is set,
  * else offline with a notice. NULL and err on config problems. */
-rag_embed *rag_embed_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen);
+rag_embed *rag_embed_new(const rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen);
 const char *rag_embed_name(const rag_embed *e);   /* "offline" or "openai:<model>" */
-int rag_embed_offline(const rag_embed *e);
 /* texts: array of strings (consumed). The callback runs at once when every vector is known
  * (always offline), else later from rag_embed_run, exactly once. */
 void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg);
@@ -376,7 +384,6 @@ void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg);
 void rag_embed_flush(rag_embed *e);
 /* As rag_llm_run; fd < 0 (no more input to wait for) sends a partial batch at once. */
 int rag_embed_run(rag_embed *e, int fd, double timeout);
-int rag_embed_pending(const rag_embed *e);
 void rag_embed_cancel(rag_embed *e, const char *why);
 /* requests answered, texts asked for, distinct texts, texts found in the cache, retries */
 void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *distinct, long *cache_hits,
@@ -392,6 +399,13 @@ char *rag_prompt_fill(const char *tmpl, jv vars);
  *   <<<TAG-xxxxxxxx ... TAG-xxxxxxxx>>> where xxxxxxxx is derived from the text and retried until
  *   absent from it. */
 char *rag_prompt_block(const char *tag, const char *text);
+jv rag_prompt_blockv(const char *tag, const char *text);   /* the same as a jv string */
+/* A copy of s with newlines and tabs as spaces: one item of a numbered list stays one line. */
+char *rag_prompt_one_line(const char *s);
+/* Split texts (array of strings, borrowed) into runs of consecutive texts of at most limit
+ * characters together (a longer text goes alone): the number of runs, each from (*firsts)[i],
+ * (*counts)[i] texts long (both malloc'ed). */
+int rag_prompt_groups(jv texts, long limit, int **firsts, int **counts);
 
 /* ---------------------------------------------------------------- reply.c */
 /* Find the JSON value in a model reply: strips code fences and surrounding prose.
@@ -403,19 +417,17 @@ typedef struct rag_judge rag_judge;
 /* Result callback: result is a jv array (claims: strings; verdicts: objects as in offline.c),
  * or jv_null() with error a message. Both consumed by the callback. */
 typedef void (*rag_judge_cb)(void *arg, jv result, const char *error);
-/* provider chosen from cfg; returns NULL with err on config problems. notice receives a one-line
- * notice (e.g. offline fallback) or stays empty. */
-rag_judge *rag_judge_new(rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen);
+/* The judge cfg names (llm.provider, else openai when an endpoint or key is set, else offline),
+ * with the prompts named in the NULL-terminated list loaded in both languages (ignored offline):
+ * a missing prompt is an error here, not at the first record. What the judge needs of cfg is
+ * copied; cfg is not kept and not written. NULL with err on config problems; notice receives a
+ * one-line notice (the offline fallback) or stays empty. */
+rag_judge *rag_judge_new(const rag_config *cfg, const char *const *prompts, char *notice, size_t noticelen,
+                         char *err, size_t errlen);
 const char *rag_judge_name(const rag_judge *j);   /* "offline" or "openai:<model>" */
-rag_llm *rag_judge_llm(rag_judge *j);             /* NULL for offline */
 const char *rag_judge_model(const rag_judge *j);  /* NULL for offline */
-/* usage is updated as calls complete (must stay valid until the callback has run). */
-void rag_judge_claims(rag_judge *j, const char *lang, const char *question, const char *text,
-                      int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
-void rag_judge_verify(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
-                      rag_usage *usage, rag_judge_cb cb, void *arg);
 /* The generic question, for metric operations in their own files: fill prompt `name` (loaded
- * beforehand with rag_judge_load_prompt, in both languages) with vars (object of strings,
+ * by rag_judge_new) with vars (object of strings,
  * consumed), ask, parse the JSON out of the reply and hand it (consumed) to check with expect.
  * check returns NULL when the reply fits (and sets *result) or a problem text (it may write it
  * into problem[plen]); a reply that does not fit is re-asked once with the problem and fix_hint
@@ -427,33 +439,48 @@ void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, ra
  * array of their results (fewer than n when the endpoint ignores "n"). */
 void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
                      int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
-/* Load share/prompts/<name>.{en,zh}.txt (or the configured override) for rag_judge_ask; a no-op
- * for the offline judge. Call it at set-up so that a missing prompt is a usage error. */
-int rag_judge_load_prompt(rag_judge *j, const char *name, char *err, size_t errlen);
 /* The reply check for "one verdict per numbered item": {"verdicts": [{"id": 1..expect,
  * "verdict": bool, "reason": str}]} -> *result = array of {verdict, reason} in id order. */
 const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *problem, size_t plen);
 int rag_judge_offline(const rag_judge *j);
-const rag_config *rag_judge_config(const rag_judge *j);
+const rag_verify_conf *rag_judge_verify_conf(const rag_judge *j);   /* the verify settings it copied */
 /* Run pending work (LLM transfers); see rag_llm_run. */
 int rag_judge_run(rag_judge *j, int fd, double timeout);
 void rag_judge_cancel(rag_judge *j, const char *why);
 /* 1 the first time a record (borrowed) or the config names the judge's own model as the model
  * that generated the answers; the caller warns once. */
 int rag_judge_self_check(rag_judge *j, jv rec);
-int rag_judge_pending(const rag_judge *j);
 void rag_judge_free(rag_judge *j);
+
+/* The metric operations, one a file: each asks the judge (rag_judge_ask) or answers offline, and
+ * hands its result to cb exactly once (at once when offline or when nothing needs asking).
+ * usage is updated as calls complete and must stay valid until cb has run. question may be
+ * NULL. Prompt names: the operation's own (load them with rag_judge_new). */
+
+/* ---------------------------------------------------------------- claims.c */
+/* Split text into at most max_claims claims (prompt "claims"): cb gets an array of distinct
+ * one-line strings (possibly empty). text and question borrowed. */
+void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const char *text,
+                    int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
+
+/* ---------------------------------------------------------------- verify.c */
+/* Is each claim (array of strings, consumed) supported by the contexts (array of strings,
+ * consumed)? Prompt "verify". cb gets one {claim, verdict, reason} per claim, in order: no
+ * request when there are no claims (an empty array) or no contexts (every claim unsupported,
+ * "no contexts were retrieved"). verify.literal_match and verify.recheck_chunks as rag-config(5). */
+void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
+                    rag_usage *usage, rag_judge_cb cb, void *arg);
 
 /* ---------------------------------------------------------------- chunks.c */
 /* Judge whether each retrieved chunk (contexts: array of strings, consumed) was useful for
  * target: the reference answer when reference is 1 (context precision), else the answer given
  * (context utilization). All chunks in one request, more only when they exceed
- * verify.batch_chars; prompt "chunks" (load it with rag_judge_load_prompt at set-up). The
+ * verify.batch_chars; prompt "chunks". The
  * offline judge: the share of the target's distinct content words found in the chunk, against
  * verify.chunk_threshold. cb gets an array of {chunk, verdict, reason} in retrieval order ([]
  * for no chunks, without a request), or null and an error. question may be NULL. */
-void rag_chunks_judge(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
-                      jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg);
+void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
+                    jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg);
 
 /* ---------------------------------------------------------------- rank.c */
 /* Ranking metrics over one relevance vector (rag-ap(1) states the conventions). */
@@ -535,8 +562,11 @@ void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int
 
 /* ---------------------------------------------------------------- record.c */
 /* Field access with RAGAS aliases: question|user_input, answer|response,
- * contexts|retrieved_contexts, reference. rec borrowed. */
+ * contexts|retrieved_contexts, reference|ground_truth; either name finds the field, ours first.
+ * rec borrowed. */
 jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
+/* Our name for a field given by either name ("ground_truth" -> "reference"): static or field. */
+const char *rag_record_canonical(const char *field);
 /* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
  * message when mistyped. rec borrowed. */
 jv rag_record_contexts(jv rec);

@@ -13,11 +13,20 @@ static const char *const aliases[][2] = {
 	{"reference", "ground_truth"},
 };
 
+const char *rag_record_canonical(const char *field)
+{
+	size_t i;
+	for (i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (strcmp(field, aliases[i][1]) == 0) return aliases[i][0];
+	return field;
+}
+
 jv rag_record_get(jv rec, const char *field)
 {
 	jv v;
 	size_t i;
 	if (jv_get_kind(rec) != JV_KIND_OBJECT) return jv_invalid();
+	field = rag_record_canonical(field);
 	v = jv_object_get(jv_copy(rec), jv_string(field));
 	if (jv_is_valid(v)) return v;
 	jv_free(v);

@@ -46,6 +46,21 @@ char *rag_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+void rag_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen) return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void rag_set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = v ? rag_xstrdup(v) : NULL;
+}
+
 void *rag_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

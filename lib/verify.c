@@ -1,0 +1,289 @@
+/* verify.c - the verify operation: is each claim supported by the retrieved contexts? All the
+ * claims of a record in one request (prompt "verify") with all its contexts, split only past
+ * verify.batch_claims claims or verify.batch_chars characters; or judged offline (support.c). */
+#include "rag.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct verify_op {
+	rag_judge *j;
+	const rag_verify_conf *conf;
+	const char *lang;
+	char *question;
+	jv claims, contexts;      /* arrays of strings */
+	int n;                    /* claims */
+	int *verdict;             /* -1 not judged yet, 0 unsupported, 1 supported */
+	jv reasons;               /* array of strings */
+	int calls_left;
+	char *error;
+	int rechecking;
+	rag_usage *usage;
+	rag_judge_cb cb;
+	void *arg;
+} verify_op;
+
+typedef struct vcall {
+	verify_op *op;
+	int *idx;                 /* claim indexes of this call */
+	int k;
+	int ctx_first, ctx_count; /* contexts in this call, for reasons */
+} vcall;
+
+static void verify_finish(verify_op *op);
+static void verify_recheck(verify_op *op);
+
+static void vcall_done(void *arg, jv result, const char *error)
+{
+	vcall *vc = arg;
+	verify_op *op = vc->op;
+	int i;
+	if (error) {
+		if (!op->error) op->error = rag_xstrdup(error);
+	} else {
+		for (i = 0; i < vc->k; i++) {
+			int ci = vc->idx[i];
+			jv o = jv_array_get(jv_copy(result), i);
+			int t = jv_get_kind(jv_object_get(jv_copy(o), jv_string("verdict"))) == JV_KIND_TRUE;
+			jv rs = jv_object_get(o, jv_string("reason"));
+			/* supported anywhere wins; the first unsupported reason stands otherwise */
+			if (t && op->verdict[ci] != 1) {
+				op->verdict[ci] = 1;
+				op->reasons = jv_array_set(op->reasons, ci, jv_copy(rs));
+			} else if (!t && op->verdict[ci] == -1) {
+				op->verdict[ci] = 0;
+				op->reasons = jv_array_set(op->reasons, ci, jv_copy(rs));
+			}
+			jv_free(rs);
+		}
+	}
+	jv_free(result);
+	free(vc->idx);
+	free(vc);
+	if (--op->calls_left == 0) {
+		if (!op->error && !op->rechecking && op->conf->recheck_chunks)
+			verify_recheck(op);
+		else
+			verify_finish(op);
+	}
+}
+
+/* Ask about claims idx[0..k) against contexts [cfirst, cfirst+ccount). */
+static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int ccount)
+{
+	rag_judge *j = op->j;
+	vcall *vc = rag_xmalloc(sizeof *vc);
+	rag_buf ctx = {0}, st = {0};
+	jv vars = jv_object();
+	char num[32];
+	int i;
+
+	vc->op = op;
+	vc->idx = rag_xmalloc((size_t)k * sizeof *vc->idx);
+	memcpy(vc->idx, idx, (size_t)k * sizeof *idx);
+	vc->k = k;
+	vc->ctx_first = cfirst;
+	vc->ctx_count = ccount;
+	for (i = 0; i < ccount; i++) {
+		jv s = jv_array_get(jv_copy(op->contexts), cfirst + i);
+		char *b = rag_prompt_block("CONTEXT", jv_string_value(s));
+		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", cfirst + i + 1, b);
+		free(b);
+		jv_free(s);
+	}
+	for (i = 0; i < k; i++) {
+		jv s = jv_array_get(jv_copy(op->claims), idx[i]);
+		char *line = rag_prompt_one_line(jv_string_value(s));
+		rag_buf_addf(&st, "%s%d. %s", i ? "\n" : "", i + 1, line);
+		free(line);
+		jv_free(s);
+	}
+	snprintf(num, sizeof num, "%d", k);
+	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", op->question));
+	vars = jv_object_set(vars, jv_string("contexts"), jv_string(ctx.p ? ctx.p : ""));
+	vars = jv_object_set(vars, jv_string("statements"), rag_prompt_blockv("STATEMENTS", st.p ? st.p : ""));
+	vars = jv_object_set(vars, jv_string("count"), jv_string(num));
+	rag_buf_free(&ctx);
+	rag_buf_free(&st);
+
+	op->calls_left++;
+	rag_judge_ask(j, "verify", op->lang, vars, rag_judge_check_verdicts, k,
+	              "{\"verdicts\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...]} "
+	              "with exactly one verdict for each numbered statement", op->usage, vcall_done, vc);
+}
+
+static void verify_batches(verify_op *op, const int *todo, int ntodo)
+{
+	int per = op->conf->batch_claims;
+	int *firsts, *counts, ng, g, i;
+	ng = rag_prompt_groups(op->contexts, op->conf->batch_chars, &firsts, &counts);
+	op->calls_left++;         /* guard: no finish while we are still sending */
+	for (i = 0; i < ntodo; i += per) {
+		int k = ntodo - i < per ? ntodo - i : per;
+		for (g = 0; g < ng; g++) verify_send(op, todo + i, k, firsts[g], counts[g]);
+	}
+	free(firsts);
+	free(counts);
+	if (--op->calls_left == 0) {
+		if (!op->error && !op->rechecking && op->conf->recheck_chunks)
+			verify_recheck(op);
+		else
+			verify_finish(op);
+	}
+}
+
+/* The optional fallback: an unsupported claim gets a second look at each chunk alone, where a
+ * long context cannot hide the sentence that supports it. Still one call per chunk, not per
+ * claim and chunk. */
+static void verify_recheck(verify_op *op)
+{
+	int *todo = rag_xmalloc((size_t)op->n * sizeof *todo), n = 0, i, nctx;
+	int per = op->conf->batch_claims;
+	op->rechecking = 1;
+	for (i = 0; i < op->n; i++)
+		if (op->verdict[i] == 0) todo[n++] = i;
+	nctx = jv_array_length(jv_copy(op->contexts));
+	if (n == 0 || nctx < 2) {
+		free(todo);
+		verify_finish(op);
+		return;
+	}
+	op->calls_left++;
+	for (int c = 0; c < nctx; c++)
+		for (i = 0; i < n; i += per)
+			verify_send(op, todo + i, n - i < per ? n - i : per, c, 1);
+	free(todo);
+	if (--op->calls_left == 0) verify_finish(op);
+}
+
+static void verify_finish(verify_op *op)
+{
+	jv out = jv_null();
+	int i;
+	if (!op->error) {
+		out = jv_array();
+		for (i = 0; i < op->n; i++) {
+			jv rs = jv_array_get(jv_copy(op->reasons), i);
+			out = jv_array_append(out, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(op->claims), i),
+			                                     jv_string("verdict"), jv_bool(op->verdict[i] == 1),
+			                                     jv_string("reason"),
+			                                     jv_get_kind(rs) == JV_KIND_STRING ? rs : jv_string("")));
+			if (jv_get_kind(rs) != JV_KIND_STRING) jv_free(rs);
+		}
+	}
+	op->cb(op->arg, out, op->error);
+	jv_free(op->claims);
+	jv_free(op->contexts);
+	jv_free(op->reasons);
+	free(op->verdict);
+	free(op->question);
+	free(op->error);
+	free(op);
+}
+
+/* A literal match must not be a piece of a longer word or number: "$10" is not in "$100". */
+static int bounded(const char *hay, const char *at, size_t len)
+{
+	unsigned char before = at > hay ? (unsigned char)at[-1] : ' ', after = (unsigned char)at[len];
+	unsigned char first = (unsigned char)at[0], last = (unsigned char)at[len - 1];
+	int word_before = before < 128 && (isalnum(before) || before == '_');
+	int word_after = after < 128 && (isalnum(after) || after == '_');
+	if (word_before && first < 128 && isalnum(first)) return 0;
+	if (word_after && last < 128 && isalnum(last)) return 0;
+	/* "1,879" or "3.5": a digit run continues across separators */
+	if (after && (after == '.' || after == ',') && isdigit((unsigned char)at[len + 1]) && isdigit(last)) return 0;
+	return 1;
+}
+
+static int literal_in(const char *claim, jv contexts)
+{
+	char *c = rag_text_normalize(claim);
+	int n, i, hit = 0;
+	size_t len;
+	if (!c) return 0;
+	len = strlen(c);
+	while (len > 0 && strchr(" .。!！", c[len - 1])) c[--len] = 0;
+	n = jv_array_length(jv_copy(contexts));
+	for (i = 0; i < n && !hit && len > 0; i++) {
+		jv s = jv_array_get(jv_copy(contexts), i);
+		char *t = rag_text_normalize(jv_string_value(s));
+		for (const char *p = t; p && (p = strstr(p, c)); p++) {
+			if (bounded(t, p, len)) {
+				hit = i + 1;
+				break;
+			}
+		}
+		free(t);
+		jv_free(s);
+	}
+	free(c);
+	return hit;
+}
+
+void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
+                    rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	const rag_verify_conf *conf = rag_judge_verify_conf(j);
+	verify_op *op;
+	int n = jv_array_length(jv_copy(claims)), nctx = jv_array_length(jv_copy(contexts)), i, ntodo = 0;
+	int *todo;
+
+	if (n == 0 || nctx == 0 || rag_judge_offline(j)) {
+		if (rag_judge_offline(j) && n > 0 && nctx > 0) {
+			cb(arg, rag_offline_verify(claims, contexts, conf->offline_threshold), NULL);
+			return;
+		}
+		/* nothing to ask: no claims, or nothing retrieved to support them */
+		jv out = jv_array();
+		for (i = 0; i < n; i++)
+			out = jv_array_append(out, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(claims), i),
+			                                     jv_string("verdict"), jv_false(),
+			                                     jv_string("reason"), jv_string("no contexts were retrieved")));
+		jv_free(claims);
+		jv_free(contexts);
+		cb(arg, out, NULL);
+		return;
+	}
+	op = rag_xmalloc(sizeof *op);
+	memset(op, 0, sizeof *op);
+	op->j = j;
+	op->conf = conf;
+	op->lang = lang && strcmp(lang, "zh") == 0 ? "zh" : "en";
+	op->question = rag_xstrdup(question ? question : "");
+	op->claims = claims;
+	op->contexts = contexts;
+	op->n = n;
+	op->verdict = rag_xmalloc((size_t)n * sizeof *op->verdict);
+	op->reasons = jv_array();
+	op->usage = usage;
+	op->cb = cb;
+	op->arg = arg;
+	todo = rag_xmalloc((size_t)n * sizeof *todo);
+	for (i = 0; i < n; i++) {
+		int hit = 0;
+		op->reasons = jv_array_append(op->reasons, jv_null());
+		op->verdict[i] = -1;
+		if (conf->literal_match) {
+			jv s = jv_array_get(jv_copy(claims), i);
+			hit = literal_in(jv_string_value(s), contexts);
+			jv_free(s);
+		}
+		if (hit) {
+			char r[64];
+			snprintf(r, sizeof r, "found literally in context %d", hit);
+			op->verdict[i] = 1;
+			op->reasons = jv_array_set(op->reasons, i, jv_string(r));
+		} else {
+			todo[ntodo++] = i;
+		}
+	}
+	if (ntodo == 0) {
+		free(todo);
+		verify_finish(op);
+		return;
+	}
+	verify_batches(op, todo, ntodo);
+	free(todo);
+}

@@ -67,120 +67,9 @@ typedef struct tool {
 	const char *input;
 	const char *first_input;  /* the run's name in a Markdown summary */
 	FILE *junit_body;         /* test cases, until the counts are known */
-	long tests, failures, errors;
+	rag_junit junit;
+	rag_buf junit_case;
 } tool;
-
-/* ---------------------------------------------------------------- escaping */
-/* Text for a terminal: control characters (C0, DEL, C1) become "?" so that a hostile id or
- * claim cannot move the cursor or recolour the screen; cut at max bytes on a character. */
-static void put_text(FILE *f, const char *s, size_t max)
-{
-	size_t i = 0, n = strlen(s);
-	while (i < n) {
-		long cp;
-		size_t l = rag_utf8_decode(s + i, n - i, &cp);
-		if (i + l > max) {
-			fputs("...", f);
-			return;
-		}
-		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) putc('?', f);
-		else fwrite(s + i, 1, l, f);
-		i += l;
-	}
-}
-
-/* XML 1.0 text or attribute value: the five entities; characters XML forbids (C0 controls but
- * tab, newline and return; U+FFFE, U+FFFF) become U+FFFD. */
-static void put_xml(FILE *f, const char *s)
-{
-	size_t i = 0, n = strlen(s);
-	while (i < n) {
-		long cp;
-		size_t l = rag_utf8_decode(s + i, n - i, &cp);
-		switch (cp) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		case '\n': fputs("&#10;", f); break;
-		case '\r': fputs("&#13;", f); break;
-		case '\t': fputs("&#9;", f); break;
-		default:
-			if (cp < 0x20 || cp == 0xfffe || cp == 0xffff) fputs("\xef\xbf\xbd", f);
-			else fwrite(s + i, 1, l, f);
-		}
-		i += l;
-	}
-}
-
-/* ---------------------------------------------------------------- reading */
-static jv get(jv o, const char *k)
-{
-	if (jv_get_kind(o) != JV_KIND_OBJECT) {
-		jv_free(o);
-		return jv_invalid();
-	}
-	return jv_object_get(o, jv_string(k));
-}
-
-static const char *str(jv o, const char *k, char *buf, size_t n)
-{
-	jv v = get(jv_copy(o), k);
-	if (jv_get_kind(v) == JV_KIND_STRING) snprintf(buf, n, "%s", jv_string_value(v));
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) snprintf(buf, n, "%.17g", jv_number_value(v));
-	else snprintf(buf, n, "%s", "");
-	jv_free(v);
-	return buf;
-}
-
-static double dbl(jv o, const char *k)
-{
-	jv v = get(jv_copy(o), k);
-	double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : NAN;
-	jv_free(v);
-	return d;
-}
-
-static void junit_case(tool *t, jv rec, const char *where, jv checks)
-{
-	FILE *f = t->junit_body;
-	char id[700], cat[512];
-	jv idv = get(jv_copy(rec), "id");
-	if (jv_get_kind(idv) == JV_KIND_STRING) snprintf(id, sizeof id, "%s", jv_string_value(idv));
-	else if (jv_get_kind(idv) == JV_KIND_NUMBER) snprintf(id, sizeof id, "%.17g", jv_number_value(idv));
-	else snprintf(id, sizeof id, "%s", where);
-	jv_free(idv);
-	str(rec, "category", cat, sizeof cat);
-	jv_array_foreach(checks, i, c) {
-		char metric[256], status[16], msg[600];
-		str(c, "metric", metric, sizeof metric);
-		str(c, "status", status, sizeof status);
-		str(c, "message", msg, sizeof msg);
-		fputs("    <testcase classname=\"", f);
-		put_xml(f, *cat ? cat : "ragpipe");
-		fputs("\" name=\"", f);
-		put_xml(f, id);
-		fputs(" ", f);
-		put_xml(f, metric);
-		fputs("\"", f);
-		t->tests++;
-		if (!strcmp(status, "pass")) {
-			fputs("/>\n", f);
-		} else {
-			int err = !strcmp(status, "error");
-			t->failures += !err;
-			t->errors += err;
-			fprintf(f, ">\n      <%s message=\"", err ? "error" : "failure");
-			put_xml(f, msg);
-			fputs("\">", f);
-			put_xml(f, where);
-			fprintf(f, "</%s>\n    </testcase>\n", err ? "error" : "failure");
-		}
-		jv_free(c);
-		(void)i;
-	}
-}
 
 static void observe(rag_item *it, void *ctx)
 {
@@ -198,7 +87,9 @@ static void observe(rag_item *it, void *ctx)
 			                                           jv_string("status"), jv_string("error"),
 			                                           jv_string("message"), jv_string("the line is not a record")));
 		}
-		junit_case(t, it->rec, where, checks);
+		t->junit_case.len = 0;
+		rag_junit_record(&t->junit_case, &t->junit, it->rec, where, checks);
+		if (t->junit_case.len) fwrite(t->junit_case.p, 1, t->junit_case.len, t->junit_body);
 		jv_free(checks);
 	} else {
 		rag_gate_add(t->gate, it->rec, where, it->bad, 0);
@@ -213,228 +104,25 @@ static int read_input(tool *t, const char *name, FILE *out)
 	return rag_cli_read_run(t->cli, name, out, observe, t);
 }
 
-/* ---------------------------------------------------------------- the summary */
-static const char *c_on(int color, const char *code) { return color ? code : ""; }
-
-static void fmt3(char *buf, size_t n, double x)
-{
-	if (isnan(x)) snprintf(buf, n, "-");
-	else snprintf(buf, n, "%.3f", x);
-}
-
-static void text_metrics(FILE *f, jv metrics, int with_thr)
-{
-	fprintf(f, "  %-24s %8s %6s %7s %7s %7s %7s%s\n", "metric", "scored", "null", "mean", "median", "min", "p10",
-	        with_thr ? "  thresholds" : "");
-	jv_array_foreach(metrics, i, m) {
-		char name[256], a[32], b[32], c[32], d[32];
-		double tm = dbl(m, "threshold_mean"), tr = dbl(m, "threshold_record");
-		str(m, "metric", name, sizeof name);
-		fmt3(a, sizeof a, dbl(m, "mean"));
-		fmt3(b, sizeof b, dbl(m, "median"));
-		fmt3(c, sizeof c, dbl(m, "min"));
-		fmt3(d, sizeof d, dbl(m, "p10"));
-		fputs("  ", f);
-		put_text(f, name, 24);
-		fprintf(f, "%*s %8.0f %6.0f %7s %7s %7s %7s", (int)(strlen(name) < 24 ? 24 - strlen(name) : 0), "",
-		        dbl(m, "scored"), dbl(m, "null"), a, b, c, d);
-		if (with_thr && !isnan(tm)) fprintf(f, "  mean>=%.3f", tm);
-		if (with_thr && !isnan(tr)) fprintf(f, "  record>=%.3f", tr);
-		fputc('\n', f);
-		jv_free(m);
-		(void)i;
-	}
-	jv_free(metrics);
-}
-
-static void text_summary(FILE *f, jv s, int color)
-{
-	const char *G = c_on(color, "\033[32m"), *R = c_on(color, "\033[31m"), *B = c_on(color, "\033[1m"),
-	           *N = c_on(color, "\033[0m");
-	int pass = jv_get_kind(jv_object_get(jv_copy(s), jv_string("pass"))) == JV_KIND_TRUE;
-	jv checks = get(jv_copy(s), "checks"), cats = get(jv_copy(s), "categories"), worst = get(jv_copy(s), "worst");
-	jv base = get(jv_copy(s), "baseline"), metrics = get(jv_copy(s), "metrics");
-	double pr = dbl(s, "pass_rate");
-
-	fprintf(f, "%srag-gate: %s%s%s%s: %.0f records, %.0f passed", B, pass ? G : R, pass ? "PASS" : "FAIL", N, B,
-	        dbl(s, "records"), dbl(s, "passed"));
-	if (!isnan(pr)) fprintf(f, " (%.1f%%)", pr * 100);
-	fprintf(f, ", %.0f with errors or nulls%s\n", dbl(s, "errored"), N);
-	if (jv_array_length(jv_copy(metrics))) {
-		fputc('\n', f);
-		text_metrics(f, metrics, 1);
-	} else {
-		jv_free(metrics);
-	}
-	fprintf(f, "\n%schecks%s\n", B, N);
-	jv_array_foreach(checks, i, c) {
-		char msg[2048];
-		int ok = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE;
-		fprintf(f, "  %s%-4s%s ", ok ? G : R, ok ? "ok" : "FAIL", N);
-		put_text(f, str(c, "message", msg, sizeof msg), 400);
-		fputc('\n', f);
-		jv_free(c);
-		(void)i;
-	}
-	if (jv_array_length(jv_copy(checks)) == 0) fputs("  (no thresholds)\n", f);
-	jv_array_foreach(cats, i, c) {
-		char name[512];
-		double cpr = dbl(c, "pass_rate");
-		if (i == 0) fprintf(f, "\n%scategories%s\n", B, N);
-		fputs("  ", f);
-		put_text(f, str(c, "category", name, sizeof name), 80);
-		fprintf(f, ": %.0f record%s, %.0f passed", dbl(c, "records"), dbl(c, "records") == 1 ? "" : "s", dbl(c, "passed"));
-		if (!isnan(cpr)) fprintf(f, " (%.1f%%)", cpr * 100);
-		fputc('\n', f);
-		text_metrics(f, get(jv_copy(c), "metrics"), 0);
-		jv_free(c);
-	}
-	jv_array_foreach(worst, i, w) {
-		char id[512], at[600], cat[512];
-		jv sc = get(jv_copy(w), "scores"), rs = get(jv_copy(w), "reasons");
-		if (i == 0) fprintf(f, "\n%sworst records%s\n", B, N);
-		fprintf(f, "  %d. ", i + 1);
-		put_text(f, *str(w, "id", id, sizeof id) ? id : "(no id)", 120);
-		str(w, "category", cat, sizeof cat);
-		if (*cat) {
-			fputs(" [", f);
-			put_text(f, cat, 80);
-			fputs("]", f);
-		}
-		fprintf(f, " at %s", str(w, "at", at, sizeof at));
-		jv_object_foreach(sc, k, v) {
-			fputs("  ", f);
-			put_text(f, jv_string_value(k), 60);
-			if (jv_get_kind(v) == JV_KIND_NUMBER) fprintf(f, " %.3f", jv_number_value(v));
-			else fputs(" null", f);
-			jv_free(k);
-			jv_free(v);
-		}
-		fputc('\n', f);
-		jv_array_foreach(rs, j, r) {
-			fputs("     - ", f);
-			put_text(f, jv_get_kind(r) == JV_KIND_STRING ? jv_string_value(r) : "", 300);
-			fputc('\n', f);
-			jv_free(r);
-			(void)j;
-		}
-		jv_free(sc);
-		jv_free(rs);
-		jv_free(w);
-	}
-	if (jv_is_valid(base)) {
-		char file[512];
-		jv bm = get(jv_copy(base), "metrics"), reg = get(jv_copy(base), "regressed"), imp = get(jv_copy(base), "improved");
-		jv oc = get(jv_copy(base), "only_current"), ob = get(jv_copy(base), "only_baseline");
-		fprintf(f, "\n%sbaseline%s ", B, N);
-		put_text(f, str(base, "file", file, sizeof file), 200);
-		fprintf(f, ": %.0f records, %.0f matched by id; %.0f only in this run, %.0f only in the baseline\n",
-		        dbl(base, "records"), dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"));
-		fprintf(f, "  %-24s %6s %8s %8s %8s  %g%% interval (seed %.0f, %.0f resamples)\n", "metric", "pairs", "baseline",
-		        "now", "delta", dbl(base, "confidence") * 100, dbl(base, "seed"), dbl(base, "resamples"));
-		jv_array_foreach(bm, i, m) {
-			char name[256], ch[32];
-			str(m, "metric", name, sizeof name);
-			str(m, "change", ch, sizeof ch);
-			fputs("  ", f);
-			put_text(f, name, 24);
-			fprintf(f, "%*s %6.0f %8.3f %8.3f %s%+8.3f  [%+.3f, %+.3f]%s%s\n", (int)(strlen(name) < 24 ? 24 - strlen(name) : 0), "",
-			        dbl(m, "pairs"), dbl(m, "baseline_mean"), dbl(m, "mean"),
-			        !strcmp(ch, "regression") ? R : !strcmp(ch, "improvement") ? G : "", dbl(m, "delta"),
-			        dbl(m, "ci_low"), dbl(m, "ci_high"), strcmp(ch, "none") ? (!strcmp(ch, "regression") ? "  regression" : "  improvement") : "", N);
-			jv_free(m);
-			(void)i;
-		}
-		for (int pass2 = 0; pass2 < 2; pass2++) {
-			jv list = pass2 ? imp : reg;
-			double count = dbl(base, pass2 ? "improved_count" : "regressed_count");
-			if (count > 0)
-				fprintf(f, "  %s by more than %.3f: %.0f\n", pass2 ? "improved" : "regressed", dbl(base, "regression"), count);
-			jv_array_foreach(list, i, c) {
-				char id[512], m[256];
-				if (i < 20) {
-					fputs("    ", f);
-					put_text(f, str(c, "id", id, sizeof id), 120);
-					fputs(" ", f);
-					put_text(f, str(c, "metric", m, sizeof m), 60);
-					fprintf(f, " %.3f -> %.3f (%+.3f)\n", dbl(c, "baseline"), dbl(c, "current"), dbl(c, "delta"));
-				}
-				jv_free(c);
-			}
-			jv_free(list);
-		}
-		for (int pass2 = 0; pass2 < 2; pass2++) {
-			jv list = pass2 ? ob : oc;
-			int n = jv_array_length(jv_copy(list));
-			if (n) fprintf(f, "  only in %s:", pass2 ? "the baseline" : "this run");
-			jv_array_foreach(list, i, id) {
-				if (i < 20) {
-					fputc(' ', f);
-					put_text(f, jv_string_value(id), 120);
-				}
-				jv_free(id);
-			}
-			if (n > 20) fprintf(f, " ... (%d more listed in --json)", n - 20);
-			if (n) fputc('\n', f);
-			jv_free(list);
-		}
-		jv_free(bm);
-	}
-	jv_free(base);
-	jv_free(checks);
-	jv_free(cats);
-	jv_free(worst);
-}
-
-/* The JUnit file: a suite for the gate's own checks, a suite for the records. */
+/* The JUnit file: the head, the records' cases kept aside, the tail. */
 static int write_junit(tool *t, const char *path, jv s)
 {
 	FILE *f = fopen(path, "w");
-	jv checks = get(jv_copy(s), "checks");
-	long nc = 0, fc = 0;
-	char buf[65536];
+	char buf[65536], *head;
 	size_t n;
 	int ok;
 	if (!f) {
 		rag_msg(t->cli->prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
-		jv_free(checks);
 		return -1;
 	}
-	jv_array_foreach(checks, i, c) {
-		nc++;
-		fc += jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) != JV_KIND_TRUE;
-		jv_free(c);
-		(void)i;
-	}
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<testsuites name=\"rag-gate\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\">\n", nc + t->tests,
-	        fc + t->failures, t->errors);
-	fprintf(f, "  <testsuite name=\"gate\" tests=\"%ld\" failures=\"%ld\" errors=\"0\">\n", nc, fc);
-	jv_array_foreach(checks, i, c) {
-		char what[512], msg[2048];
-		int pass = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE;
-		fputs("    <testcase classname=\"gate\" name=\"", f);
-		put_xml(f, str(c, "check", what, sizeof what));
-		fputs("\"", f);
-		if (pass) {
-			fputs("/>\n", f);
-		} else {
-			fputs(">\n      <failure message=\"", f);
-			put_xml(f, str(c, "message", msg, sizeof msg));
-			fputs("\"/>\n    </testcase>\n", f);
-		}
-		jv_free(c);
-		(void)i;
-	}
-	fputs("  </testsuite>\n", f);
-	fprintf(f, "  <testsuite name=\"records\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\">\n", t->tests, t->failures,
-	        t->errors);
+	head = rag_junit_head(s, &t->junit);
+	fputs(head, f);
+	free(head);
 	rewind(t->junit_body);
 	while ((n = fread(buf, 1, sizeof buf, t->junit_body)) > 0) fwrite(buf, 1, n, f);
-	fputs("  </testsuite>\n</testsuites>\n", f);
+	fputs(rag_junit_tail(), f);
 	ok = !ferror(t->junit_body) && !ferror(f);
 	if (fclose(f) != 0) ok = 0;
-	jv_free(checks);
 	if (!ok) rag_msg(t->cli->prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
 	return ok ? 0 : -1;
 }
@@ -566,7 +254,9 @@ int main(int argc, char **argv)
 			fputs(md, f);
 			free(md);
 		} else {
-			text_summary(f, summary, color);
+			char *text = rag_report_text(summary, color);
+			fputs(text, f);
+			free(text);
 		}
 	}
 	rc = pass ? RAG_EXIT_OK : RAG_EXIT_FAIL;
@@ -581,6 +271,7 @@ out:
 		rc = RAG_EXIT_INTERNAL;
 	}
 	if (t.junit_body) fclose(t.junit_body);
+	rag_buf_free(&t.junit_case);
 	jv_free(summary);
 	rag_gate_free(t.gate);
 	for (i = 0; i < nfmean; i++) free(fmean[i].key);

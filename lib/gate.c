@@ -18,16 +18,6 @@
 #define EPS 1e-9
 #define MAX_LISTED 1000
 
-/* o.k when o is an object, else invalid; consumes o (jv_object_get asserts on other kinds) */
-static jv field(jv o, const char *k)
-{
-	if (jv_get_kind(o) != JV_KIND_OBJECT) {
-		jv_free(o);
-		return jv_invalid();
-	}
-	return jv_object_get(o, jv_string(k));
-}
-
 typedef struct dvec { double *v; size_t n, cap; } dvec;
 
 static void dvec_push(dvec *d, double x)
@@ -134,7 +124,7 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 /* A record's id as a string key: strings as they are, other values as JSON. NULL when absent. */
 static char *record_id(jv rec)
 {
-	jv id = field(jv_copy(rec), "id");
+	jv id = rag_json_get(jv_copy(rec), "id");
 	char *s = NULL;
 	if (jv_get_kind(id) == JV_KIND_STRING) {
 		s = rag_xstrdup(jv_string_value(id));
@@ -150,7 +140,7 @@ static char *record_id(jv rec)
 /* scores as an object, or an empty one */
 static jv record_scores(jv rec)
 {
-	jv s = field(jv_copy(rec), "scores");
+	jv s = rag_json_get(jv_copy(rec), "scores");
 	if (jv_get_kind(s) != JV_KIND_OBJECT) {
 		jv_free(s);
 		return jv_object();
@@ -258,12 +248,12 @@ static jv verdict_text(jv v)
 	static const char *const fields[] = {"claim", "statement", "chunk", "text", "context", "reason"};
 	size_t i;
 	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-		jv t = field(jv_copy(v), fields[i]);
+		jv t = rag_json_get(jv_copy(v), fields[i]);
 		if (jv_get_kind(t) == JV_KIND_STRING) return t;
 		jv_free(t);
 	}
 	if (jv_get_kind(v) == JV_KIND_OBJECT) {
-		jv id = field(jv_copy(v), "id");
+		jv id = rag_json_get(jv_copy(v), "id");
 		if (jv_is_valid(id) && jv_get_kind(id) != JV_KIND_NULL) {
 			jv d = jv_dump_string(id, 0), t = jv_string_fmt("#%s", jv_string_value(d));
 			jv_free(d);
@@ -280,11 +270,11 @@ static jv reasons(rag_gate *g, jv rec, jv missed)
 {
 	jv out = jv_array(), errs, verdicts;
 	out = jv_array_concat(out, missed);
-	errs = field(jv_copy(rec), "errors");
+	errs = rag_json_get(jv_copy(rec), "errors");
 	if (jv_get_kind(errs) == JV_KIND_ARRAY) {
 		jv_array_foreach(errs, i, e) {
-			jv tool = field(jv_copy(e), "tool"), metric = field(jv_copy(e), "metric");
-			jv msg = field(e, "message");
+			jv tool = rag_json_get(jv_copy(e), "tool"), metric = rag_json_get(jv_copy(e), "metric");
+			jv msg = rag_json_get(e, "message");
 			rag_buf b = {0};
 			if (jv_get_kind(tool) == JV_KIND_STRING) rag_buf_addf(&b, "%s: ", jv_string_value(tool));
 			if (jv_get_kind(metric) == JV_KIND_STRING) rag_buf_addf(&b, "%s: ", jv_string_value(metric));
@@ -298,13 +288,13 @@ static jv reasons(rag_gate *g, jv rec, jv missed)
 		}
 	}
 	jv_free(errs);
-	verdicts = field(jv_copy(rec), "verdicts");
+	verdicts = rag_json_get(jv_copy(rec), "verdicts");
 	if (jv_get_kind(verdicts) == JV_KIND_OBJECT) {
 		jv_object_foreach(verdicts, key, list) {
 			int shown = 0, more = 0;
 			if (jv_get_kind(list) == JV_KIND_ARRAY) {
 				jv_array_foreach(list, i, v) {
-					jv verdict = field(jv_copy(v), "verdict");
+					jv verdict = rag_json_get(jv_copy(v), "verdict");
 					if (jv_get_kind(verdict) == JV_KIND_FALSE) {
 						if (shown < 3) {
 							jv t = verdict_text(v);
@@ -439,8 +429,8 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 	size_t m, nseen;
 	int has_null = 0, failed = 0, errs = 0;
 	double key = HUGE_VAL;
-	jv catv = field(jv_copy(rec), "category");
-	jv e = field(jv_copy(rec), "errors");
+	jv catv = rag_json_get(jv_copy(rec), "category");
+	jv e = rag_json_get(jv_copy(rec), "errors");
 
 	g->seq++;
 	g->records++;

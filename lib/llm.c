@@ -66,7 +66,6 @@ struct rag_llm {
 	req *done, *done_tail;    /* finished, callback not yet run */
 	req *inflight;            /* transfers in progress (at most concurrency) */
 	int running;              /* transfers in flight */
-	int pending;              /* everything not yet called back */
 	rag_rate rate;
 	unsigned rng;
 	rag_usage usage;
@@ -249,7 +248,6 @@ void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
 	dumped = jv_dump_string(keyed, JV_PRINT_SORTED);
 	rag_sha256_hex(jv_string_value(dumped), strlen(jv_string_value(dumped)), r->key);
 	jv_free(dumped);
-	l->pending++;
 
 	if (l->cache_mode != RAG_CACHE_OFF) {
 		char *val = NULL;
@@ -352,7 +350,6 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg)
 	r->vectors = jv_array();
 	r->keys = rag_xmalloc((size_t)(n ? n : 1) * sizeof *r->keys);
 	r->miss = rag_xmalloc((size_t)(n ? n : 1) * sizeof *r->miss);
-	l->pending++;
 	for (i = 0; i < n; i++) {
 		jv t = jv_array_get(jv_copy(texts), i), vec = jv_null();
 		char *val = NULL;
@@ -503,11 +500,6 @@ static void embed_reply(rag_llm *l, req *r)
 	jv_free(got);
 	jv_free(data);
 	jv_free(v);
-}
-
-int rag_llm_pending(const rag_llm *l)
-{
-	return l->pending;
 }
 
 const rag_usage *rag_llm_usage(const rag_llm *l)
@@ -772,7 +764,6 @@ static int run_callbacks(rag_llm *l)
 		rep.vectors = r->embed && !r->error ? r->vectors : jv_null();
 		rep.choices = r->n > 1 && !r->error ? r->choices : jv_null();
 		if (r->cached && !r->embed) l->usage.cache_hits++;   /* embeddings count texts */
-		l->pending--;
 		r->cb(r->arg, &rep);
 		req_free(r);
 		n++;

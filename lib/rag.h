@@ -55,6 +55,14 @@ char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);
  * from the build tree, else the compiled-in RAG_DATADIR. Borrowed, static storage. */
 const char *rag_datadir(void);
 
+/* ---------------------------------------------------------------- json.c */
+/* o.k when o (consumed) is an object, else jv_invalid(): no libjq assertion on other kinds. */
+jv rag_json_get(jv o, const char *k);
+double rag_json_num(jv o, const char *k);     /* o borrowed; NAN unless a number */
+int rag_json_true(jv o, const char *k);       /* o borrowed; 1 when o.k is true */
+/* o.k (o borrowed) as text into buf: a string, a number (%.17g), else "". Returns buf. */
+const char *rag_json_str(jv o, const char *k, char *buf, size_t n);
+
 /* ---------------------------------------------------------------- sha256.c */
 void rag_sha256(const void *data, size_t len, unsigned char out[32]);
 void rag_sha256_hex(const void *data, size_t len, char out[65]);
@@ -322,6 +330,22 @@ rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *
 char *rag_report_html(jv runs, const char *title);
 char *rag_report_markdown(jv runs, const char *title);
 
+/* ---------------------------------------------------------------- terminal.c */
+/* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the
+ * records become "?"; ANSI colour when color is set. Returns malloc'ed text. */
+char *rag_report_text(jv summary, int color);
+
+/* ---------------------------------------------------------------- junit.c */
+/* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
+ * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
+typedef struct rag_junit { long tests, failures, errors; } rag_junit;
+/* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
+ * b; counts in n. */
+void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);
+/* The document up to the records' suite (summary borrowed): malloc'ed. */
+char *rag_junit_head(jv summary, const rag_junit *n);
+const char *rag_junit_tail(void);
+
 /* ---------------------------------------------------------------- llm.c */
 typedef struct rag_llm rag_llm;
 typedef struct rag_llm_reply {
@@ -353,8 +377,6 @@ void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg);
 void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg);
 const char *rag_llm_model(const rag_llm *l);        /* the chat model (llm.model or the default) */
 const char *rag_llm_embed_model(const rag_llm *l);
-/* Number of requests queued or in flight. */
-int rag_llm_pending(const rag_llm *l);
 /* Do transfers and run callbacks; wait up to timeout seconds for progress, or for fd (>= 0)
  * to become readable. Returns 1 when fd is readable. */
 int rag_llm_run(rag_llm *l, int fd, double timeout);

@@ -7,31 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static jv get(jv o, const char *k)
-{
-	if (jv_get_kind(o) != JV_KIND_OBJECT) {
-		jv_free(o);
-		return jv_invalid();
-	}
-	return jv_object_get(o, jv_string(k));
-}
-
-static double dbl(jv o, const char *k)
-{
-	jv v = get(jv_copy(o), k);
-	double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : NAN;
-	jv_free(v);
-	return d;
-}
-
-static int truth(jv o, const char *k)
-{
-	jv v = get(jv_copy(o), k);
-	int t = jv_get_kind(v) == JV_KIND_TRUE;
-	jv_free(v);
-	return t;
-}
-
 /* HTML text and attribute values: the five specials; C0 controls (but tab and newline) and DEL
  * dropped, as HTML forbids them. */
 static void esc(rag_buf *b, const char *s)
@@ -54,7 +29,7 @@ static void esc(rag_buf *b, const char *s)
 /* the string field k of o, escaped */
 static void esc_field(rag_buf *b, jv o, const char *k)
 {
-	jv v = get(jv_copy(o), k);
+	jv v = rag_json_get(jv_copy(o), k);
 	if (jv_get_kind(v) == JV_KIND_STRING) esc(b, jv_string_value(v));
 	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
 	jv_free(v);
@@ -132,11 +107,11 @@ static void svg_trend(rag_buf *b, jv runs, const char *metric)
 		             "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>", pad, y, w - 8, y, pad - 3, y + 3, i / 4.0);
 	}
 	for (i = 0; i < n; i++) {
-		jv run = jv_array_get(jv_copy(runs), i), ms = get(get(jv_copy(run), "summary"), "metrics");
+		jv run = jv_array_get(jv_copy(runs), i), ms = rag_json_get(rag_json_get(jv_copy(run), "summary"), "metrics");
 		double mean = NAN, x = n > 1 ? pad + (double)(w - pad - 16) * i / (n - 1) : w / 2.0, y;
 		jv_array_foreach(ms, k, m) {
-			jv name = get(jv_copy(m), "metric");
-			if (jv_get_kind(name) == JV_KIND_STRING && !strcmp(jv_string_value(name), metric)) mean = dbl(m, "mean");
+			jv name = rag_json_get(jv_copy(m), "metric");
+			if (jv_get_kind(name) == JV_KIND_STRING && !strcmp(jv_string_value(name), metric)) mean = rag_json_num(m, "mean");
 			jv_free(name);
 			jv_free(m);
 			(void)k;
@@ -167,17 +142,17 @@ static void metric_table(rag_buf *b, jv metrics, int hist)
 	jv_array_foreach(metrics, i, m) {
 		rag_buf_adds(b, "<tr><td>");
 		esc_field(b, m, "metric");
-		rag_buf_addf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">", dbl(m, "scored"), dbl(m, "null"));
-		num3(b, dbl(m, "mean"));
+		rag_buf_addf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">", rag_json_num(m, "scored"), rag_json_num(m, "null"));
+		num3(b, rag_json_num(m, "mean"));
 		rag_buf_adds(b, "</td><td class=\"n\">");
-		num3(b, dbl(m, "median"));
+		num3(b, rag_json_num(m, "median"));
 		rag_buf_adds(b, "</td><td class=\"n\">");
-		num3(b, dbl(m, "min"));
+		num3(b, rag_json_num(m, "min"));
 		rag_buf_adds(b, "</td><td class=\"n\">");
-		num3(b, dbl(m, "p10"));
+		num3(b, rag_json_num(m, "p10"));
 		rag_buf_adds(b, "</td>");
 		if (hist) {
-			jv name = get(jv_copy(m), "metric"), h = get(jv_copy(m), "histogram");
+			jv name = rag_json_get(jv_copy(m), "metric"), h = rag_json_get(jv_copy(m), "histogram");
 			rag_buf_adds(b, "<td>");
 			svg_histogram(b, h, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "", 160, 60);
 			rag_buf_adds(b, "</td>");
@@ -196,11 +171,11 @@ char *rag_report_html(jv runs, const char *title)
 {
 	rag_buf b = {0};
 	int n = jv_array_length(jv_copy(runs));
-	jv last = jv_array_get(jv_copy(runs), n - 1), s = get(jv_copy(last), "summary");
-	jv metrics = get(jv_copy(s), "metrics"), checks = get(jv_copy(s), "checks"), cats = get(jv_copy(s), "categories");
-	jv worst = get(jv_copy(s), "worst"), base = get(jv_copy(s), "baseline");
-	int pass = truth(s, "pass");
-	double pr = dbl(s, "pass_rate");
+	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
+	jv metrics = rag_json_get(jv_copy(s), "metrics"), checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories");
+	jv worst = rag_json_get(jv_copy(s), "worst"), base = rag_json_get(jv_copy(s), "baseline");
+	int pass = rag_json_true(s, "pass");
+	double pr = rag_json_num(s, "pass_rate");
 
 	rag_buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
@@ -211,29 +186,29 @@ char *rag_report_html(jv runs, const char *title)
 	esc(&b, title);
 	rag_buf_addf(&b, "</h1>\n<p><span class=\"verdict %s\">%s</span> ", pass ? "pass" : "fail", pass ? "PASS" : "FAIL");
 	esc_field(&b, last, "name");
-	rag_buf_addf(&b, ": %.0f record%s, %.0f passed", dbl(s, "records"), dbl(s, "records") == 1 ? "" : "s", dbl(s, "passed"));
+	rag_buf_addf(&b, ": %.0f record%s, %.0f passed", rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
-	rag_buf_addf(&b, ", %.0f with errors or nulls.</p>\n</header>\n", dbl(s, "errored"));
+	rag_buf_addf(&b, ", %.0f with errors or nulls.</p>\n</header>\n", rag_json_num(s, "errored"));
 
 	rag_buf_adds(&b, "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n");
 	jv_array_foreach(metrics, i, m) {
 		rag_buf_adds(&b, "<div class=\"card\"><div class=\"name\">");
 		esc_field(&b, m, "metric");
 		rag_buf_adds(&b, "</div><div class=\"big\">");
-		num3(&b, dbl(m, "mean"));
+		num3(&b, rag_json_num(m, "mean"));
 		rag_buf_adds(&b, "</div><div class=\"small\">median ");
-		num3(&b, dbl(m, "median"));
+		num3(&b, rag_json_num(m, "median"));
 		rag_buf_adds(&b, " &#183; p10 ");
-		num3(&b, dbl(m, "p10"));
+		num3(&b, rag_json_num(m, "p10"));
 		rag_buf_adds(&b, " &#183; min ");
-		num3(&b, dbl(m, "min"));
-		rag_buf_addf(&b, "<br>%.0f scored, %.0f null</div></div>\n", dbl(m, "scored"), dbl(m, "null"));
+		num3(&b, rag_json_num(m, "min"));
+		rag_buf_addf(&b, "<br>%.0f scored, %.0f null</div></div>\n", rag_json_num(m, "scored"), rag_json_num(m, "null"));
 		jv_free(m);
 		(void)i;
 	}
 	rag_buf_adds(&b, "</div>\n<h3>Checks</h3>\n<ul class=\"checks\">\n");
 	jv_array_foreach(checks, i, c) {
-		int ok = truth(c, "pass");
+		int ok = rag_json_true(c, "pass");
 		rag_buf_addf(&b, "<li class=\"%s\">%s: ", ok ? "good" : "bad", ok ? "ok" : "FAIL");
 		esc_field(&b, c, "message");
 		rag_buf_adds(&b, "</li>\n");
@@ -245,7 +220,7 @@ char *rag_report_html(jv runs, const char *title)
 
 	rag_buf_adds(&b, "<section id=\"distribution\">\n<h2>Distribution</h2>\n");
 	jv_array_foreach(metrics, i, m) {
-		jv name = get(jv_copy(m), "metric"), h = get(jv_copy(m), "histogram");
+		jv name = rag_json_get(jv_copy(m), "metric"), h = rag_json_get(jv_copy(m), "histogram");
 		rag_buf_adds(&b, "<figure>");
 		svg_histogram(&b, h, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "", 320, 140);
 		rag_buf_adds(&b, "<figcaption>");
@@ -263,8 +238,8 @@ char *rag_report_html(jv runs, const char *title)
 		jv_array_foreach(cats, i, c) {
 			rag_buf_adds(&b, "<h3>");
 			esc_field(&b, c, "category");
-			rag_buf_addf(&b, "</h3>\n<p>%.0f record%s, %.0f passed</p>\n", dbl(c, "records"), dbl(c, "records") == 1 ? "" : "s", dbl(c, "passed"));
-			metric_table(&b, get(jv_copy(c), "metrics"), 1);
+			rag_buf_addf(&b, "</h3>\n<p>%.0f record%s, %.0f passed</p>\n", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
+			metric_table(&b, rag_json_get(jv_copy(c), "metrics"), 1);
 			jv_free(c);
 			(void)i;
 		}
@@ -274,7 +249,7 @@ char *rag_report_html(jv runs, const char *title)
 	if (n > 1) {
 		rag_buf_adds(&b, "<section id=\"trend\">\n<h2>Trend</h2>\n");
 		jv_array_foreach(metrics, i, m) {
-			jv name = get(jv_copy(m), "metric");
+			jv name = rag_json_get(jv_copy(m), "metric");
 			rag_buf_adds(&b, "<figure>");
 			svg_trend(&b, runs, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "");
 			rag_buf_adds(&b, "<figcaption>mean ");
@@ -286,10 +261,10 @@ char *rag_report_html(jv runs, const char *title)
 		}
 		rag_buf_adds(&b, "<table><thead><tr><th>run</th><th>file</th><th>records</th><th>result</th></tr></thead><tbody>\n");
 		jv_array_foreach(runs, i, r) {
-			jv rs = get(jv_copy(r), "summary");
+			jv rs = rag_json_get(jv_copy(r), "summary");
 			rag_buf_addf(&b, "<tr><td class=\"n\">%d</td><td>", i + 1);
 			esc_field(&b, r, "name");
-			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td>%s</td></tr>\n", dbl(rs, "records"), truth(rs, "pass") ? "pass" : "fail");
+			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td>%s</td></tr>\n", rag_json_num(rs, "records"), rag_json_true(rs, "pass") ? "pass" : "fail");
 			jv_free(rs);
 			jv_free(r);
 		}
@@ -301,8 +276,8 @@ char *rag_report_html(jv runs, const char *title)
 	else rag_buf_adds(&b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th><th>scores</th>"
 	                      "<th>reasons</th></tr></thead><tbody>\n");
 	jv_array_foreach(worst, i, w) {
-		jv sc = get(jv_copy(w), "scores"), rs = get(jv_copy(w), "reasons");
-		rag_buf_addf(&b, "<tr class=\"%s\"><td>", truth(w, "failed") ? "failed" : "low");
+		jv sc = rag_json_get(jv_copy(w), "scores"), rs = rag_json_get(jv_copy(w), "reasons");
+		rag_buf_addf(&b, "<tr class=\"%s\"><td>", rag_json_true(w, "failed") ? "failed" : "low");
 		esc_field(&b, w, "id");
 		rag_buf_adds(&b, "</td><td>");
 		esc_field(&b, w, "category");
@@ -340,21 +315,21 @@ char *rag_report_html(jv runs, const char *title)
 	rag_buf_adds(&b, "</section>\n");
 
 	if (jv_is_valid(base)) {
-		jv bm = get(jv_copy(base), "metrics"), reg = get(jv_copy(base), "regressed");
+		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed");
 		rag_buf_adds(&b, "<section id=\"baseline\">\n<h2>Against the baseline</h2>\n<p>");
 		esc_field(&b, base, "file");
 		rag_buf_addf(&b, ": %.0f records matched by id, %.0f only in this run, %.0f only in the baseline; "
 		             "%.0f regressed and %.0f improved by more than %.3f.</p>\n",
-		             dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"),
-		             dbl(base, "regressed_count"), dbl(base, "improved_count"), dbl(base, "regression"));
+		             rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
+		             rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"), rag_json_num(base, "regression"));
 		rag_buf_addf(&b, "<table><thead><tr><th>metric</th><th>pairs</th><th>baseline</th><th>now</th><th>delta</th>"
-		             "<th>%g%% interval</th><th>change</th></tr></thead><tbody>\n", dbl(base, "confidence") * 100);
+		             "<th>%g%% interval</th><th>change</th></tr></thead><tbody>\n", rag_json_num(base, "confidence") * 100);
 		jv_array_foreach(bm, i, m) {
 			rag_buf_adds(&b, "<tr><td>");
 			esc_field(&b, m, "metric");
 			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
 			             "<td class=\"n\">%+.3f</td><td class=\"n\">[%+.3f, %+.3f]</td><td>",
-			             dbl(m, "pairs"), dbl(m, "baseline_mean"), dbl(m, "mean"), dbl(m, "delta"), dbl(m, "ci_low"), dbl(m, "ci_high"));
+			             rag_json_num(m, "pairs"), rag_json_num(m, "baseline_mean"), rag_json_num(m, "mean"), rag_json_num(m, "delta"), rag_json_num(m, "ci_low"), rag_json_num(m, "ci_high"));
 			esc_field(&b, m, "change");
 			rag_buf_adds(&b, "</td></tr>\n");
 			jv_free(m);
@@ -369,7 +344,7 @@ char *rag_report_html(jv runs, const char *title)
 				esc_field(&b, c, "id");
 				rag_buf_adds(&b, "</td><td>");
 				esc_field(&b, c, "metric");
-				rag_buf_addf(&b, "</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n", dbl(c, "baseline"), dbl(c, "current"));
+				rag_buf_addf(&b, "</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n", rag_json_num(c, "baseline"), rag_json_num(c, "current"));
 				jv_free(c);
 				(void)i;
 			}
@@ -416,7 +391,7 @@ static void md(rag_buf *b, const char *s, size_t max)
 
 static void md_field(rag_buf *b, jv o, const char *k, size_t max)
 {
-	jv v = get(jv_copy(o), k);
+	jv v = rag_json_get(jv_copy(o), k);
 	if (jv_get_kind(v) == JV_KIND_STRING) md(b, jv_string_value(v), max);
 	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
 	jv_free(v);
@@ -434,14 +409,14 @@ static void md_metrics(rag_buf *b, jv metrics)
 	jv_array_foreach(metrics, i, m) {
 		rag_buf_adds(b, "| ");
 		md_field(b, m, "metric", 100);
-		rag_buf_addf(b, " | %.0f | %.0f | ", dbl(m, "scored"), dbl(m, "null"));
-		md_num(b, dbl(m, "mean"));
+		rag_buf_addf(b, " | %.0f | %.0f | ", rag_json_num(m, "scored"), rag_json_num(m, "null"));
+		md_num(b, rag_json_num(m, "mean"));
 		rag_buf_adds(b, " | ");
-		md_num(b, dbl(m, "median"));
+		md_num(b, rag_json_num(m, "median"));
 		rag_buf_adds(b, " | ");
-		md_num(b, dbl(m, "min"));
+		md_num(b, rag_json_num(m, "min"));
 		rag_buf_adds(b, " | ");
-		md_num(b, dbl(m, "p10"));
+		md_num(b, rag_json_num(m, "p10"));
 		rag_buf_adds(b, " |\n");
 		jv_free(m);
 		(void)i;
@@ -453,23 +428,23 @@ char *rag_report_markdown(jv runs, const char *title)
 {
 	rag_buf b = {0};
 	int n = jv_array_length(jv_copy(runs));
-	jv last = jv_array_get(jv_copy(runs), n - 1), s = get(jv_copy(last), "summary");
-	jv checks = get(jv_copy(s), "checks"), cats = get(jv_copy(s), "categories"), worst = get(jv_copy(s), "worst");
-	jv base = get(jv_copy(s), "baseline"), metrics = get(jv_copy(s), "metrics");
-	double pr = dbl(s, "pass_rate");
-	int pass = truth(s, "pass");
+	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
+	jv checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories"), worst = rag_json_get(jv_copy(s), "worst");
+	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
+	double pr = rag_json_num(s, "pass_rate");
+	int pass = rag_json_true(s, "pass");
 
 	rag_buf_adds(&b, "## ");
 	md(&b, title, 200);
-	rag_buf_addf(&b, ": %s\n\n%.0f records, %.0f passed", pass ? "✅ PASS" : "❌ FAIL", dbl(s, "records"), dbl(s, "passed"));
+	rag_buf_addf(&b, ": %s\n\n%.0f records, %.0f passed", pass ? "✅ PASS" : "❌ FAIL", rag_json_num(s, "records"), rag_json_num(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
-	rag_buf_addf(&b, ", %.0f with errors or nulls.\n\n", dbl(s, "errored"));
+	rag_buf_addf(&b, ", %.0f with errors or nulls.\n\n", rag_json_num(s, "errored"));
 	md_metrics(&b, jv_copy(metrics));
 	rag_buf_adds(&b, "\n| check | result |\n|---|---|\n");
 	jv_array_foreach(checks, i, c) {
 		rag_buf_adds(&b, "| ");
 		md_field(&b, c, "message", 400);
-		rag_buf_addf(&b, " | %s |\n", truth(c, "pass") ? "pass" : "**FAIL**");
+		rag_buf_addf(&b, " | %s |\n", rag_json_true(c, "pass") ? "pass" : "**FAIL**");
 		jv_free(c);
 		(void)i;
 	}
@@ -478,8 +453,8 @@ char *rag_report_markdown(jv runs, const char *title)
 		if (i == 0) rag_buf_adds(&b, "\n<details><summary>Categories</summary>\n\n");
 		rag_buf_adds(&b, "#### ");
 		md_field(&b, c, "category", 100);
-		rag_buf_addf(&b, " (%.0f record%s, %.0f passed)\n\n", dbl(c, "records"), dbl(c, "records") == 1 ? "" : "s", dbl(c, "passed"));
-		md_metrics(&b, get(jv_copy(c), "metrics"));
+		rag_buf_addf(&b, " (%.0f record%s, %.0f passed)\n\n", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
+		md_metrics(&b, rag_json_get(jv_copy(c), "metrics"));
 		rag_buf_adds(&b, "\n");
 		if (i + 1 == jv_array_length(jv_copy(cats))) rag_buf_adds(&b, "</details>\n");
 		jv_free(c);
@@ -491,18 +466,18 @@ char *rag_report_markdown(jv runs, const char *title)
 		for (int r = 0; r < n; r++) rag_buf_adds(&b, "--:|");
 		rag_buf_adds(&b, "\n");
 		jv_array_foreach(metrics, i, m) {
-			jv name = get(jv_copy(m), "metric");
+			jv name = rag_json_get(jv_copy(m), "metric");
 			rag_buf_adds(&b, "| ");
 			md_field(&b, m, "metric", 100);
 			rag_buf_adds(&b, " |");
 			jv_array_foreach(runs, r, run) {
-				jv ms = get(get(jv_copy(run), "summary"), "metrics");
+				jv ms = rag_json_get(rag_json_get(jv_copy(run), "summary"), "metrics");
 				double mean = NAN;
 				jv_array_foreach(ms, k, x) {
-					jv xn = get(jv_copy(x), "metric");
+					jv xn = rag_json_get(jv_copy(x), "metric");
 					if (jv_get_kind(xn) == JV_KIND_STRING && jv_get_kind(name) == JV_KIND_STRING &&
 					    !strcmp(jv_string_value(xn), jv_string_value(name)))
-						mean = dbl(x, "mean");
+						mean = rag_json_num(x, "mean");
 					jv_free(xn);
 					jv_free(x);
 					(void)k;
@@ -528,7 +503,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		rag_buf_adds(&b, "\n");
 	}
 	jv_array_foreach(worst, i, w) {
-		jv rs = get(jv_copy(w), "reasons");
+		jv rs = rag_json_get(jv_copy(w), "reasons");
 		if (i == 0) rag_buf_adds(&b, "\n### Worst records\n\n| id | question | reasons |\n|---|---|---|\n");
 		rag_buf_adds(&b, "| ");
 		md_field(&b, w, "id", 120);
@@ -545,20 +520,20 @@ char *rag_report_markdown(jv runs, const char *title)
 		jv_free(w);
 	}
 	if (jv_is_valid(base)) {
-		jv bm = get(jv_copy(base), "metrics"), reg = get(jv_copy(base), "regressed");
+		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed");
 		rag_buf_addf(&b, "\n### Against the baseline\n\n%.0f records matched by id; %.0f only in this run, %.0f only in the baseline; "
 		             "%.0f regressed and %.0f improved by more than %.3f.\n\n",
-		             dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"),
-		             dbl(base, "regressed_count"), dbl(base, "improved_count"), dbl(base, "regression"));
+		             rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
+		             rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"), rag_json_num(base, "regression"));
 		rag_buf_addf(&b, "| metric | pairs | baseline | now | delta | %g%% interval |\n|---|--:|--:|--:|--:|---|\n",
-		             dbl(base, "confidence") * 100);
+		             rag_json_num(base, "confidence") * 100);
 		jv_array_foreach(bm, i, m) {
-			jv ch = get(jv_copy(m), "change");
+			jv ch = rag_json_get(jv_copy(m), "change");
 			const char *c = jv_get_kind(ch) == JV_KIND_STRING ? jv_string_value(ch) : "";
 			rag_buf_adds(&b, "| ");
 			md_field(&b, m, "metric", 100);
-			rag_buf_addf(&b, " | %.0f | %.3f | %.3f | %+.3f | [%+.3f, %+.3f]%s |\n", dbl(m, "pairs"), dbl(m, "baseline_mean"),
-			             dbl(m, "mean"), dbl(m, "delta"), dbl(m, "ci_low"), dbl(m, "ci_high"),
+			rag_buf_addf(&b, " | %.0f | %.3f | %.3f | %+.3f | [%+.3f, %+.3f]%s |\n", rag_json_num(m, "pairs"), rag_json_num(m, "baseline_mean"),
+			             rag_json_num(m, "mean"), rag_json_num(m, "delta"), rag_json_num(m, "ci_low"), rag_json_num(m, "ci_high"),
 			             !strcmp(c, "regression") ? " **regression**" : !strcmp(c, "improvement") ? " improvement" : "");
 			jv_free(ch);
 			jv_free(m);
@@ -571,7 +546,7 @@ char *rag_report_markdown(jv runs, const char *title)
 				md_field(&b, c, "id", 120);
 				rag_buf_adds(&b, " | ");
 				md_field(&b, c, "metric", 60);
-				rag_buf_addf(&b, " | %.3f | %.3f |\n", dbl(c, "baseline"), dbl(c, "current"));
+				rag_buf_addf(&b, " | %.3f | %.3f |\n", rag_json_num(c, "baseline"), rag_json_num(c, "current"));
 			}
 			jv_free(c);
 		}

@@ -1,0 +1,42 @@
+/* json.c - reading values out of jv objects that may not be objects at all (summaries, records
+ * of unknown shape): a missing key, a wrong kind or a non-object is "nothing", never an
+ * assertion in libjq. */
+#include "rag.h"
+
+#include <math.h>
+#include <stdio.h>
+
+jv rag_json_get(jv o, const char *k)
+{
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		return jv_invalid();
+	}
+	return jv_object_get(o, jv_string(k));
+}
+
+double rag_json_num(jv o, const char *k)
+{
+	jv v = rag_json_get(jv_copy(o), k);
+	double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : NAN;
+	jv_free(v);
+	return d;
+}
+
+int rag_json_true(jv o, const char *k)
+{
+	jv v = rag_json_get(jv_copy(o), k);
+	int t = jv_get_kind(v) == JV_KIND_TRUE;
+	jv_free(v);
+	return t;
+}
+
+const char *rag_json_str(jv o, const char *k, char *buf, size_t n)
+{
+	jv v = rag_json_get(jv_copy(o), k);
+	if (jv_get_kind(v) == JV_KIND_STRING) snprintf(buf, n, "%s", jv_string_value(v));
+	else if (jv_get_kind(v) == JV_KIND_NUMBER) snprintf(buf, n, "%.17g", jv_number_value(v));
+	else snprintf(buf, n, "%s", "");
+	jv_free(v);
+	return buf;
+}

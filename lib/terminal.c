@@ -1,0 +1,201 @@
+/* terminal.c - rag-gate's summary as text for a terminal: the verdict, the metrics table, the
+ * checks, the categories, the worst records and the baseline, with every text from the records
+ * made harmless (control characters) and colour only when asked for. */
+#include "rag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Text for a terminal: control characters (C0, DEL, C1) become "?" so that a hostile id or
+ * claim cannot move the cursor or recolour the screen; cut at max bytes on a character. */
+static void put_text(rag_buf *b, const char *s, size_t max)
+{
+	size_t i = 0, n = strlen(s);
+	while (i < n) {
+		long cp;
+		size_t l = rag_utf8_decode(s + i, n - i, &cp);
+		if (i + l > max) {
+			rag_buf_adds(b, "...");
+			return;
+		}
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) rag_buf_adds(b, "?");
+		else rag_buf_add(b, s + i, l);
+		i += l;
+	}
+}
+
+static const char *c_on(int color, const char *code) { return color ? code : ""; }
+
+static void fmt3(char *buf, size_t n, double x)
+{
+	if (isnan(x)) snprintf(buf, n, "-");
+	else snprintf(buf, n, "%.3f", x);
+}
+
+static void text_metrics(rag_buf *b, jv metrics, int with_thr)
+{
+	rag_buf_addf(b, "  %-24s %8s %6s %7s %7s %7s %7s%s\n", "metric", "scored", "null", "mean", "median", "min", "p10",
+	        with_thr ? "  thresholds" : "");
+	jv_array_foreach(metrics, i, m) {
+		char name[256], mean[32], median[32], min[32], p10[32];
+		double tm = rag_json_num(m, "threshold_mean"), tr = rag_json_num(m, "threshold_record");
+		rag_json_str(m, "metric", name, sizeof name);
+		fmt3(mean, sizeof mean, rag_json_num(m, "mean"));
+		fmt3(median, sizeof median, rag_json_num(m, "median"));
+		fmt3(min, sizeof min, rag_json_num(m, "min"));
+		fmt3(p10, sizeof p10, rag_json_num(m, "p10"));
+		rag_buf_adds(b, "  ");
+		put_text(b, name, 24);
+		rag_buf_addf(b, "%*s %8.0f %6.0f %7s %7s %7s %7s", (int)(strlen(name) < 24 ? 24 - strlen(name) : 0), "",
+		        rag_json_num(m, "scored"), rag_json_num(m, "null"), mean, median, min, p10);
+		if (with_thr && !isnan(tm)) rag_buf_addf(b, "  mean>=%.3f", tm);
+		if (with_thr && !isnan(tr)) rag_buf_addf(b, "  record>=%.3f", tr);
+		rag_buf_adds(b, "\n");
+		jv_free(m);
+		(void)i;
+	}
+	jv_free(metrics);
+}
+
+char *rag_report_text(jv s, int color)
+{
+	rag_buf out = {0}, *b = &out;
+	const char *G = c_on(color, "\033[32m"), *R = c_on(color, "\033[31m"), *B = c_on(color, "\033[1m"),
+	           *N = c_on(color, "\033[0m");
+	int pass = jv_get_kind(jv_object_get(jv_copy(s), jv_string("pass"))) == JV_KIND_TRUE;
+	jv checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories"), worst = rag_json_get(jv_copy(s), "worst");
+	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
+	double pr = rag_json_num(s, "pass_rate");
+
+	rag_buf_addf(b, "%srag-gate: %s%s%s%s: %.0f records, %.0f passed", B, pass ? G : R, pass ? "PASS" : "FAIL", N, B,
+	        rag_json_num(s, "records"), rag_json_num(s, "passed"));
+	if (!isnan(pr)) rag_buf_addf(b, " (%.1f%%)", pr * 100);
+	rag_buf_addf(b, ", %.0f with errors or nulls%s\n", rag_json_num(s, "errored"), N);
+	if (jv_array_length(jv_copy(metrics))) {
+		rag_buf_adds(b, "\n");
+		text_metrics(b, metrics, 1);
+	} else {
+		jv_free(metrics);
+	}
+	rag_buf_addf(b, "\n%schecks%s\n", B, N);
+	jv_array_foreach(checks, i, c) {
+		char msg[2048];
+		int ok = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE;
+		rag_buf_addf(b, "  %s%-4s%s ", ok ? G : R, ok ? "ok" : "FAIL", N);
+		put_text(b, rag_json_str(c, "message", msg, sizeof msg), 400);
+		rag_buf_adds(b, "\n");
+		jv_free(c);
+		(void)i;
+	}
+	if (jv_array_length(jv_copy(checks)) == 0) rag_buf_adds(b, "  (no thresholds)\n");
+	jv_array_foreach(cats, i, c) {
+		char name[512];
+		double cpr = rag_json_num(c, "pass_rate");
+		if (i == 0) rag_buf_addf(b, "\n%scategories%s\n", B, N);
+		rag_buf_adds(b, "  ");
+		put_text(b, rag_json_str(c, "category", name, sizeof name), 80);
+		rag_buf_addf(b, ": %.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
+		if (!isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
+		rag_buf_adds(b, "\n");
+		text_metrics(b, rag_json_get(jv_copy(c), "metrics"), 0);
+		jv_free(c);
+	}
+	jv_array_foreach(worst, i, w) {
+		char id[512], at[600], cat[512];
+		jv sc = rag_json_get(jv_copy(w), "scores"), rs = rag_json_get(jv_copy(w), "reasons");
+		if (i == 0) rag_buf_addf(b, "\n%sworst records%s\n", B, N);
+		rag_buf_addf(b, "  %d. ", i + 1);
+		put_text(b, *rag_json_str(w, "id", id, sizeof id) ? id : "(no id)", 120);
+		rag_json_str(w, "category", cat, sizeof cat);
+		if (*cat) {
+			rag_buf_adds(b, " [");
+			put_text(b, cat, 80);
+			rag_buf_adds(b, "]");
+		}
+		rag_buf_addf(b, " at %s", rag_json_str(w, "at", at, sizeof at));
+		jv_object_foreach(sc, k, v) {
+			rag_buf_adds(b, "  ");
+			put_text(b, jv_string_value(k), 60);
+			if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, " %.3f", jv_number_value(v));
+			else rag_buf_adds(b, " null");
+			jv_free(k);
+			jv_free(v);
+		}
+		rag_buf_adds(b, "\n");
+		jv_array_foreach(rs, j, r) {
+			rag_buf_adds(b, "     - ");
+			put_text(b, jv_get_kind(r) == JV_KIND_STRING ? jv_string_value(r) : "", 300);
+			rag_buf_adds(b, "\n");
+			jv_free(r);
+			(void)j;
+		}
+		jv_free(sc);
+		jv_free(rs);
+		jv_free(w);
+	}
+	if (jv_is_valid(base)) {
+		char file[512];
+		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed"), imp = rag_json_get(jv_copy(base), "improved");
+		jv oc = rag_json_get(jv_copy(base), "only_current"), ob = rag_json_get(jv_copy(base), "only_baseline");
+		rag_buf_addf(b, "\n%sbaseline%s ", B, N);
+		put_text(b, rag_json_str(base, "file", file, sizeof file), 200);
+		rag_buf_addf(b, ": %.0f records, %.0f matched by id; %.0f only in this run, %.0f only in the baseline\n",
+		        rag_json_num(base, "records"), rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"));
+		rag_buf_addf(b, "  %-24s %6s %8s %8s %8s  %g%% interval (seed %.0f, %.0f resamples)\n", "metric", "pairs", "baseline",
+		        "now", "delta", rag_json_num(base, "confidence") * 100, rag_json_num(base, "seed"), rag_json_num(base, "resamples"));
+		jv_array_foreach(bm, i, m) {
+			char name[256], ch[32];
+			rag_json_str(m, "metric", name, sizeof name);
+			rag_json_str(m, "change", ch, sizeof ch);
+			rag_buf_adds(b, "  ");
+			put_text(b, name, 24);
+			rag_buf_addf(b, "%*s %6.0f %8.3f %8.3f %s%+8.3f  [%+.3f, %+.3f]%s%s\n", (int)(strlen(name) < 24 ? 24 - strlen(name) : 0), "",
+			        rag_json_num(m, "pairs"), rag_json_num(m, "baseline_mean"), rag_json_num(m, "mean"),
+			        !strcmp(ch, "regression") ? R : !strcmp(ch, "improvement") ? G : "", rag_json_num(m, "delta"),
+			        rag_json_num(m, "ci_low"), rag_json_num(m, "ci_high"), strcmp(ch, "none") ? (!strcmp(ch, "regression") ? "  regression" : "  improvement") : "", N);
+			jv_free(m);
+			(void)i;
+		}
+		for (int pass2 = 0; pass2 < 2; pass2++) {
+			jv list = pass2 ? imp : reg;
+			double count = rag_json_num(base, pass2 ? "improved_count" : "regressed_count");
+			if (count > 0)
+				rag_buf_addf(b, "  %s by more than %.3f: %.0f\n", pass2 ? "improved" : "regressed", rag_json_num(base, "regression"), count);
+			jv_array_foreach(list, i, c) {
+				char id[512], m[256];
+				if (i < 20) {
+					rag_buf_adds(b, "    ");
+					put_text(b, rag_json_str(c, "id", id, sizeof id), 120);
+					rag_buf_adds(b, " ");
+					put_text(b, rag_json_str(c, "metric", m, sizeof m), 60);
+					rag_buf_addf(b, " %.3f -> %.3f (%+.3f)\n", rag_json_num(c, "baseline"), rag_json_num(c, "current"), rag_json_num(c, "delta"));
+				}
+				jv_free(c);
+			}
+			jv_free(list);
+		}
+		for (int pass2 = 0; pass2 < 2; pass2++) {
+			jv list = pass2 ? ob : oc;
+			int n = jv_array_length(jv_copy(list));
+			if (n) rag_buf_addf(b, "  only in %s:", pass2 ? "the baseline" : "this run");
+			jv_array_foreach(list, i, id) {
+				if (i < 20) {
+					rag_buf_adds(b, " ");
+					put_text(b, jv_string_value(id), 120);
+				}
+				jv_free(id);
+			}
+			if (n > 20) rag_buf_addf(b, " ... (%d more listed in --json)", n - 20);
+			if (n) rag_buf_adds(b, "\n");
+			jv_free(list);
+		}
+		jv_free(bm);
+	}
+	jv_free(base);
+	jv_free(checks);
+	jv_free(cats);
+	jv_free(worst);
+	return out.p ? out.p : rag_xstrdup("");
+}
+

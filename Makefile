@@ -5,10 +5,13 @@ DATADIR ?= $(PREFIX)/share/ragpipe
 MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
+# the version lives in VERSION alone: compiled in, and put into the manual pages at install
+VERSION := $(shell cat VERSION)
+
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	-Ilib -DRAG_DATADIR='"$(DATADIR)"'
+	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
 LDLIBS  = -lcurl -ljq -lonig -lyaml -lutf8proc -lstemmer -lm
 
 # every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
@@ -37,14 +40,14 @@ deps:
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_PKGS)
 
-lib/%.o: lib/%.c lib/rag.h
+lib/%.o: lib/%.c lib/rag.h VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 # the tool layer (cmd/tool.c): linked into every tool, never into the library or its unit tests
-cmd/tool.o: cmd/tool.c cmd/tool.h lib/rag.h
+cmd/tool.o: cmd/tool.c cmd/tool.h lib/rag.h VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
@@ -84,9 +87,10 @@ install: all
 	install -m 644 share/prompts/* $(DESTDIR)$(DATADIR)/prompts/
 	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
 	install -m 644 share/examples/* $(DESTDIR)$(DATADIR)/examples/
-	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 share/man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 644 share/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	for p in share/man/man[157]/*.[157]; do \
+	  s=$${p##*.}; sed 's/@VERSION@/$(VERSION)/g' $$p >$(DESTDIR)$(MANDIR)/man$$s/$${p##*/} && \
+	  chmod 644 $(DESTDIR)$(MANDIR)/man$$s/$${p##*/} || exit 1; \
+	done
 	for t in $(TOOLS); do install -m 644 completions/ragpipe.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 	install -m 644 completions/_ragpipe $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_ragpipe
 	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish

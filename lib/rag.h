@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <jv.h>
 
-#define RAG_VERSION "0.1.0"
+#ifndef RAG_VERSION
+#error "RAG_VERSION comes from the file VERSION, through the Makefile"
+#endif
 #define RAG_ERRLEN 512
 
 /* One exit-code scheme for every tool; written in rag(7). */

@@ -14,6 +14,15 @@ for f in bin/rag-claims bin/rag-verify share/ragpipe/prompts/claims.en.txt share
 	check "installed: $f" test -f "$D/opt/rp/$f"
 done
 
+# the version lives in VERSION: the tools print it and the installed pages carry it
+V=$(cat "$TOP/VERSION")
+like "$V" '^[0-9]+\.[0-9]+\.[0-9]+' "VERSION holds a version"
+is "$("$D/opt/rp/bin/rag-ap" --version)" "rag-ap (ragpipe) $V" "the installed rag-ap --version prints VERSION"
+is "$(grep -l '@VERSION@' "$D"/opt/rp/share/man/man*/* | wc -l)" 0 "no installed page is left with @VERSION@"
+is "$(grep -L "^\.TH .*\"ragpipe $V\"" "$D"/opt/rp/share/man/man*/* | tr '\n' ' ')" "" "every installed page's .TH names ragpipe $V"
+is "$(grep -rn '[0-9]\.[0-9]\.[0-9]' "$TOP"/share/man "$TOP"/lib/rag.h "$TOP"/cmd/tool.h | grep -v 'ragpipe.*@VERSION@' | grep -c 'ragpipe')" 0 \
+	"no version number is written anywhere else in the pages or headers"
+
 # the staged copy, run from elsewhere, against the fake: it must load its prompts
 fake_start
 cd "$T"

@@ -657,7 +657,7 @@ typedef struct rag_stream_opts {
 } rag_stream_opts;
 
 typedef struct rag_stream_stats {
-	long records, input_errors, records_with_errors, remote_errors;
+	long records, input_errors, remote_errors;   /* lines read; bad lines; records the judge failed */
 	rag_usage usage;
 	double seconds;
 	int interrupted;

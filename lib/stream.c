@@ -255,6 +255,14 @@ static int reader_line(reader *r, size_t max, const char **line, size_t *len, in
 	}
 }
 
+/* Nothing from it on waits for an asynchronous operation. */
+static int settled(const rag_item *it)
+{
+	for (; it; it = it->next)
+		if (it->pending) return 0;
+	return 1;
+}
+
 int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_stream_ops *ops,
                    void *ctx, rag_stream_stats *stats, char *err, size_t errlen)
 {
@@ -306,7 +314,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		/* write what is complete at the head, in order */
 		while (head && head->pending == 0) {
 			rag_item *it = head;
-			if (s.stop_strict && it == tail && it->bad)
+			if (s.stop_strict && it->bad)
 				break;    /* the line that stopped a strict run is named, not written */
 			if (!it->bad && !it->passthrough && ops->finish) ops->finish(it, ctx);
 			if (it->bad) stats->input_errors++;
@@ -330,7 +338,13 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			o.progress(o.progress_ctx, written, lineno, held);
 		}
 
-		if (s.stop_strict && head == tail && head && head->bad) break;
+		/* a strict stop: once nothing read is still in flight, the bad line (counted, not
+		 * written) and what was read after it go; a line found bad while it was judged stops
+		 * the run as a bad line read does */
+		if (s.stop_strict && head && head->bad && settled(head)) {
+			stats->input_errors++;
+			break;
+		}
 		if (!head && (s.stop_strict || interrupted(&o) || epipe || failed_write ||
 		              (r.eof && r.start == r.len && !r.skipping)))
 			break;

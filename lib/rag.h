@@ -438,8 +438,8 @@ jv rag_reply_json(const char *text);
 
 /* ---------------------------------------------------------------- judge.c */
 typedef struct rag_judge rag_judge;
-/* Result callback: result is a jv array (claims: strings; verdicts: objects as in offline.c),
- * or jv_null() with error a message. Both consumed by the callback. */
+/* Result callback of the judge and its operations: the result (consumed by the callback), or
+ * jv_null() and error, a message borrowed for the call only (copy it to keep it). */
 typedef void (*rag_judge_cb)(void *arg, jv result, const char *error);
 /* The judge cfg names (llm.provider, else openai when an endpoint or key is set, else offline),
  * with the prompts named in the NULL-terminated list loaded in both languages (ignored offline):

@@ -233,14 +233,19 @@ static int reader_line(reader *r, size_t max, const char **line, size_t *len, in
 			}
 			return 0;
 		}
-		if (nl && (size_t)(nl - b) <= max) {
+		/* max counts the line's content: the CR of a CRLF ending is not part of it */
+		if (nl && (size_t)(nl - b) <= max + (nl > b && nl[-1] == '\r')) {
 			*line = b;
 			*len = (size_t)(nl - b);
 			*too_long = 0;
 			r->start += *len + 1;
 			return 1;
 		}
-		if (nl || have > max) {
+		if (nl || have > max + 1) {
+			r->skipping = 1;
+			continue;
+		}
+		if (r->eof && have > max + (b[have - 1] == '\r')) {
 			r->skipping = 1;
 			continue;
 		}

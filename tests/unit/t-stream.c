@@ -865,6 +865,29 @@ static void t_interrupt(void)
 	tool_free(&t);
 }
 
+/* max_line counts a line's content: a CRLF line of exactly max_line bytes is accepted as the same
+ * LF line is; one byte more is too long, with or without a final newline. */
+static void t_crlf_limit(void)
+{
+	static const char in[] = "{\"a\":\"12345678\"}\r\n{\"a\":\"12345678\"}\n{\"a\":\"123456789\"}\r\n"
+	                         "{\"a\":\"123456789\"}\n{\"a\":\"12345678\"}\r";
+	static const char last[] = "{\"a\":\"12345678\"}\n{\"a\":\"123456789\"}";
+	rag_stream_opts o = opts(NULL, 0, 16);
+	tool t;
+	result r;
+	tool_init(&t);
+	run_stream(in, sizeof in - 1, 0, 0, OUT_PIPE, &o, &t, &r);
+	is_str(buf_str(&t.observed), "1g 2g 3b 4b 5g ", "max_line 16: CRLF and LF lines of 16 bytes pass, 17 do not");
+	buf_free(&r.out);
+	tool_free(&t);
+	tool_init(&t);
+	o = opts(NULL, 0, 16);
+	run_stream(last, sizeof last - 1, 0, 0, OUT_PIPE, &o, &t, &r);
+	is_str(buf_str(&t.observed), "1g 2b ", "max_line 16: a last line of 17 bytes without a newline is too long");
+	buf_free(&r.out);
+	tool_free(&t);
+}
+
 int main(void)
 {
 	alarm(600);   /* a deadlock fails the test instead of hanging the suite */
@@ -878,5 +901,6 @@ int main(void)
 	t_no_output();
 	t_epipe();
 	t_interrupt();
+	t_crlf_limit();
 	return done_testing();
 }

@@ -14,34 +14,12 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 cd "$TOP" || exit 2
+. "$TOP/bench/lib.sh"
 
-N=1000000 JSON=0
-usage() { echo "usage: $0 [--json] [-n RECORDS]" >&2; exit 2; }
-while [ $# -gt 0 ]; do
-	case $1 in
-	--json) JSON=1 ;;
-	-n) [ $# -ge 2 ] || usage; N=$2; shift ;;
-	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) usage ;;
-	esac
-	shift
-done
-case $N in ''|*[!0-9]*) usage ;; esac
-[ "$N" -gt 0 ] || usage
-BIN=${RAG_BIN:-$TOP/bin}
-[ -x "$BIN/rag-ap" ] || { echo "ap.sh: $BIN/rag-ap is not built (make)" >&2; exit 2; }
-command -v jq >/dev/null 2>&1 || { echo "ap.sh: jq is not installed" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "ap.sh: /usr/bin/time (GNU time) is not installed" >&2; exit 2; }
-
-mkdir -p bench/out
-W=$(mktemp -d "$TOP/bench/out/ap.XXXXXX") || exit 2
-cleanup() { [ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $W" >&2 || rm -rf "$W"; }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-unset RAG_CONFIG
-XDG_CONFIG_HOME=$W/config
-export XDG_CONFIG_HOME
+N=1000000
+bench_args "" "$@"
+bench_need jq /usr/bin/time
+bench_setup ap rag-ap
 
 # ---------------------------------------------------------------- records
 # 8 chunks; chunk j of record i is useful when (i * 7 + j * 3) % 5 < 2: every pattern of
@@ -69,29 +47,24 @@ cat >"$W/ap.jq" <<'EOF'
 | .scores.mrr = ((first(range(0; $n) | select($g[.] == 1)) | 1 / (. + 1)) // 0)
 EOF
 
-# timed NAME CMD...: run CMD < records > NAME.out under GNU time; sets SECS and KB
+# timed NAME CMD...: CMD < records under GNU time; a failure ends the benchmark
 timed() {
-	_name=$1; shift
-	/usr/bin/time -v -o "$W/$_name.time" "$@" <"$W/records.jsonl" >"$W/$_name.out" 2>"$W/$_name.err"
-	_rc=$?
-	if [ "$_rc" -ne 0 ]; then
-		echo "ap.sh: $_name exited $_rc" >&2
-		sed 's/^/  /' "$W/$_name.err" | head -5 >&2
+	bench_time "$@" <"$W/records.jsonl"
+	if [ "$RC" -ne 0 ]; then
+		echo "ap.sh: $1 exited $RC" >&2
+		sed 's/^/  /' "$W/err.$1" | head -5 >&2
 		exit 1
 	fi
-	SECS=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
-		for (k = 1; k <= n; k++) s = s * 60 + p[k]; print s }' "$W/$_name.time")
-	KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/$_name.time")
 }
 
 timed rag-ap "$BIN/rag-ap" -q -m ap,p@5,mrr
-AP_S=$SECS AP_KB=$KB
+AP_S=$SECS AP_KB=$RSS_KB
 timed jq jq -c -f "$W/ap.jq"
-JQ_S=$SECS JQ_KB=$KB
+JQ_S=$SECS JQ_KB=$RSS_KB
 
 SAME=yes
-cmp -s "$W/rag-ap.out" "$W/jq.out" || SAME=no
-LINES=$(wc -l <"$W/rag-ap.out" | tr -d ' ')
+cmp -s "$W/out.rag-ap" "$W/out.jq" || SAME=no
+LINES=$(wc -l <"$W/out.rag-ap" | tr -d ' ')
 [ "$LINES" -eq "$N" ] || SAME=no
 
 rate() { awk -v n="$N" -v s="$1" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }

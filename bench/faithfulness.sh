@@ -15,25 +15,10 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 cd "$TOP" || exit 2
-
-N=200 J=16 LAT=100 JSON=0
-usage() { echo "usage: $0 [--json] [-n RECORDS] [-j CONCURRENCY] [--latency-ms MS]" >&2; exit 2; }
-while [ $# -gt 0 ]; do
-	case $1 in
-	--json) JSON=1 ;;
-	-n) [ $# -ge 2 ] || usage; N=$2; shift ;;
-	-j) [ $# -ge 2 ] || usage; J=$2; shift ;;
-	--latency-ms) [ $# -ge 2 ] || usage; LAT=$2; shift ;;
-	-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) usage ;;
-	esac
-	shift
-done
-for v in "$N" "$J" "$LAT"; do
-	case $v in ''|*[!0-9]*) usage ;; esac
-done
-[ "$N" -gt 0 ] && [ "$J" -gt 0 ] && [ "$LAT" -gt 0 ] || usage
 . "$TOP/bench/lib.sh"
+
+N=200 J=16 LAT=100
+bench_args "jl" "$@"
 bench_setup faithfulness rag-claims rag-verify
 
 # ---------------------------------------------------------------- records

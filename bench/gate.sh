@@ -16,34 +16,12 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 cd "$TOP" || exit 2
+. "$TOP/bench/lib.sh"
 
-N=1000000 JSON=0
-usage() { echo "usage: $0 [--json] [-n RECORDS]" >&2; exit 2; }
-while [ $# -gt 0 ]; do
-	case $1 in
-	--json) JSON=1 ;;
-	-n) [ $# -ge 2 ] || usage; N=$2; shift ;;
-	-h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) usage ;;
-	esac
-	shift
-done
-case $N in ''|*[!0-9]*) usage ;; esac
-[ "$N" -gt 0 ] || usage
-BIN=${RAG_BIN:-$TOP/bin}
-[ -x "$BIN/rag-gate" ] || { echo "gate.sh: $BIN/rag-gate is not built (make)" >&2; exit 2; }
-command -v jq >/dev/null 2>&1 || { echo "gate.sh: jq is not installed" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "gate.sh: /usr/bin/time (GNU time) is not installed" >&2; exit 2; }
-
-mkdir -p bench/out
-W=$(mktemp -d "$TOP/bench/out/gate.XXXXXX") || exit 2
-cleanup() { [ "${BENCH_KEEP:-0}" = 1 ] && echo "kept $W" >&2 || rm -rf "$W"; }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-unset RAG_CONFIG
-XDG_CONFIG_HOME=$W/config
-export XDG_CONFIG_HOME
+N=1000000
+bench_args "" "$@"
+bench_need jq /usr/bin/time
+bench_setup gate rag-gate
 
 # ---------------------------------------------------------------- the records
 # an LCG in awk: the same file on every machine
@@ -59,16 +37,7 @@ awk -v n="$N" 'BEGIN {
 }' >"$W/run.jsonl"
 BYTES=$(wc -c <"$W/run.jsonl" | tr -d ' ')
 
-# timed LABEL CMD...: run under /usr/bin/time -v; sets SECS, RSS_KB, RC
-timed() {
-	_label=$1; shift
-	/usr/bin/time -v -o "$W/time.$_label" "$@" >"$W/out.$_label" 2>"$W/err.$_label"
-	RC=$?
-	SECS=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$W/time.$_label")
-	RSS_KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$W/time.$_label")
-}
-
-timed gate "$BIN/rag-gate" --json -t faithfulness=0.4 -r faithfulness=0.05 --min-pass-rate 0.9 \
+bench_time gate "$BIN/rag-gate" --json -t faithfulness=0.4 -r faithfulness=0.05 --min-pass-rate 0.9 \
 	--max-error-rate 0.02 "$W/run.jsonl"
 GATE_RC=$RC GATE_S=$SECS GATE_KB=$RSS_KB
 
@@ -85,7 +54,7 @@ def stats($m): length as $all | (map(.scores[$m] | select(type == "number")) | s
  categories: (group_by(.category) | map({category: .[0].category, records: length,
 	metrics: [stats("context_recall"), stats("faithfulness")]}))}
 EOF
-timed jq jq -s -c -f "$W/agg.jq" "$W/run.jsonl"
+bench_time jq jq -s -c -f "$W/agg.jq" "$W/run.jsonl"
 JQ_RC=$RC JQ_S=$SECS JQ_KB=$RSS_KB
 
 # the same numbers? (rag-gate sums in input order, jq's add too; the tolerance covers printing)

@@ -1,6 +1,6 @@
 /* verify.c - the verify operation: is each claim supported by the retrieved contexts? All the
  * claims of a record in one request (prompt "verify") with all its contexts, split only past
- * verify.batch_claims claims or verify.batch_chars characters; or judged offline (support.c). */
+ * verify.batch_claims claims or verify.batch_chars characters; or judged offline (claimcheck.c). */
 #include "rag.h"
 
 #include <ctype.h>

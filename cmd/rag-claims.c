@@ -75,17 +75,11 @@ static void start(rag_item *it, void *ctx)
 	                 t->max_claims, &it->usage, claims_done, it);
 }
 
-static void finish(rag_item *it, void *ctx)
-{
-	tool *t = ctx;
-	it->rec = rag_record_usage(it->rec, "rag-claims", &it->usage, rag_judge_name(t->cli->judge));
-}
-
 int main(int argc, char **argv)
 {
 	rag_cli cli;
 	tool t;
-	rag_stream_ops ops = {start, finish, NULL, NULL};
+	rag_stream_ops ops = {start, NULL, NULL, NULL};
 	int opt, rc, done;
 	long v;
 	const char *max_arg = NULL;

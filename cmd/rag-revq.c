@@ -93,17 +93,11 @@ static void start(rag_item *it, void *ctx)
 	             generated, it);
 }
 
-static void finish(rag_item *it, void *ctx)
-{
-	tool *t = ctx;
-	it->rec = rag_record_usage(it->rec, "rag-revq", &it->usage, rag_judge_name(t->cli->judge));
-}
-
 int main(int argc, char **argv)
 {
 	rag_cli cli;
 	tool t;
-	rag_stream_ops ops = {start, finish, NULL, NULL};
+	rag_stream_ops ops = {start, NULL, NULL, NULL};
 	int opt, rc, done;
 	long n = 3;
 	char err[RAG_ERRLEN];

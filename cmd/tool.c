@@ -227,6 +227,7 @@ static void progress(void *ctx, long done, long read, long pending)
 typedef struct wrap {
 	const rag_stream_ops *tool;
 	void *tool_ctx;
+	const rag_cli *cli;
 	rag_judge *judge;
 } wrap;
 
@@ -240,6 +241,8 @@ static void w_finish(rag_item *it, void *ctx)
 {
 	wrap *w = ctx;
 	if (w->tool->finish) w->tool->finish(it, w->tool_ctx);
+	/* a judge tool says in every record what its judge cost it, and which judge it was */
+	if (w->judge) it->rec = rag_record_usage(it->rec, w->cli->prog, &it->usage, rag_judge_name(w->judge));
 }
 
 static int w_run(void *ctx, int fd, double timeout)
@@ -264,7 +267,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 {
 	rag_stream_opts o;
 	rag_stream_ops ops = {w_start, w_finish, w_run, w_cancel};
-	wrap w = {tool_ops, ctx, cli->judge};
+	wrap w = {tool_ops, ctx, cli, cli->judge};
 	rag_stream_stats st;
 	char err[RAG_ERRLEN];
 	int rc, show_progress = !cli->quiet && isatty(2);

@@ -13,30 +13,6 @@
 
 /* ---------------------------------------------------------------- small helpers */
 
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-
-static void strv_push(struct strv *a, char *s)   /* takes s */
-{
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 16;
-		a->v = rag_xrealloc(a->v, a->cap * sizeof *a->v);
-	}
-	a->v[a->n++] = s;
-}
-
-static void strv_free(struct strv *a)
-{
-	size_t i;
-	for (i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-	a->v = NULL;
-	a->n = a->cap = 0;
-}
-
 static int is_lower(int c) { return c >= 'a' && c <= 'z'; }
 static int is_upper(int c) { return c >= 'A' && c <= 'Z'; }
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
@@ -288,11 +264,11 @@ static size_t skip_marker(const char *s, size_t n, size_t i)
 	return j;
 }
 
-static void push_sentence(struct strv *out, const char *s, size_t a, size_t b)
+static void push_sentence(rag_strv *out, const char *s, size_t a, size_t b)
 {
 	char *t = clean_dup(s, a, b);
 	if (*t)
-		strv_push(out, t);
+		rag_strv_push(out, t);
 	else
 		free(t);
 }
@@ -300,7 +276,7 @@ static void push_sentence(struct strv *out, const char *s, size_t a, size_t b)
 /* Split text into sentences at . ! ? (not at decimals, abbreviations or initials), at CJK
  * sentence ends and at newlines. Each sentence keeps its final punctuation. List markers are
  * dropped from answers, where they are layout; contexts keep them, where "1." may be data. */
-static void split_sentences(const char *s, struct strv *out, int markers)
+static void split_sentences(const char *s, rag_strv *out, int markers)
 {
 	size_t n = strlen(s), i = 0, start = 0, j, l, next;
 	int line_start = 1;
@@ -616,7 +592,7 @@ static int cut_cmp(const void *x, const void *y)
 }
 
 /* Push s[a..b) as a claim; a piece that starts after a cut gets a capital letter. */
-static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
+static void push_piece(rag_strv *out, const char *s, size_t a, size_t b)
 {
 	char *t;
 	size_t l;
@@ -640,7 +616,7 @@ static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
 	t = rag_xstrndup(s + a, b - a);
 	if (a > 0 && is_lower((unsigned char)t[0]))
 		t[0] = (char)(t[0] - 32);
-	strv_push(out, t);
+	rag_strv_push(out, t);
 }
 
 static char *claim_subject(const char *c);
@@ -648,7 +624,7 @@ static char *claim_subject(const char *c);
 /* 年度会员可享受九折优惠，并且可以免费退换货: the piece after 并且 starts with its verb and
  * borrows the sentence's subject, found where the same verb character starts in the sentence
  * (年度会员|可享受) or else before its first verb (年度会员可以免费退换货). */
-static void carry_subject(struct strv *out, const char *sentence)
+static void carry_subject(rag_strv *out, const char *sentence)
 {
 	static const char *const predicate_start[] = {
 		"可", "能", "会", "也", "还", "都", "就", "已", "将", "是", "有", "被", "在", "为", "要",
@@ -684,7 +660,7 @@ static void carry_subject(struct strv *out, const char *sentence)
 }
 
 /* Split at ; and ；, then at coordinated clauses; a piece too short to stand alone stays joined. */
-static void split_clauses(const char *s, struct strv *out)
+static void split_clauses(const char *s, rag_strv *out)
 {
 	struct cut cuts[64];
 	size_t n = strlen(s), nc = 0, i, l, from, k;
@@ -732,7 +708,7 @@ static int has_digit(const char *s, size_t a, size_t b)
 /* "X was born in Ulm on 14 March 1879" is two facts; checking them apart lets a wrong date fail
  * on its own. Only for "<aux> <participle> in|on|at A in|on|at B" where exactly one of A and B
  * holds a number. Returns 1 and pushes two claims when it splits. */
-static int split_place_time(const char *s, struct strv *out)
+static int split_place_time(const char *s, rag_strv *out)
 {
 	struct words w = { 0 };
 	size_t i, k, a, b, e;
@@ -759,9 +735,9 @@ static int split_place_time(const char *s, struct strv *out)
 		e = w.b[k - 1];
 		while (e > w.a[i + 2] && (s[e - 1] == ',' || s[e - 1] == ' '))
 			e--;
-		strv_push(out, rag_xasprintf("%.*s %.*s", (int)w.b[i + 1], s, (int)(e - w.a[i + 2]),
+		rag_strv_push(out, rag_xasprintf("%.*s %.*s", (int)w.b[i + 1], s, (int)(e - w.a[i + 2]),
 		                             s + w.a[i + 2]));
-		strv_push(out, rag_xasprintf("%.*s %s", (int)w.b[i + 1], s, s + w.a[k]));
+		rag_strv_push(out, rag_xasprintf("%.*s %s", (int)w.b[i + 1], s, s + w.a[k]));
 		done = 1;
 	}
 	words_free(&w);
@@ -1048,7 +1024,7 @@ static char *with_end(char *piece, const char *end)
 
 jv rag_offline_claims(const char *question, const char *text, int max_claims)
 {
-	struct strv sents = { 0 }, claims = { 0 };
+	rag_strv sents = { 0 }, claims = { 0 };
 	char *fixed, *qsubj, *prev = NULL, *resolved, *subj;
 	jv out = jv_array();
 	size_t i, k, d;
@@ -1061,14 +1037,14 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 	for (i = 0; i < sents.n; i++) {
 		const char *s = skip_interjection(sents.v[i]);
 		const char *end = sentence_end(s);
-		struct strv pieces = { 0 };
+		rag_strv pieces = { 0 };
 
 		if (is_question(s))
 			continue;
 		noisy = is_noise(s);
 		split_clauses(s, &pieces);
 		for (k = 0; k < pieces.n; k++) {
-			struct strv two = { 0 };
+			rag_strv two = { 0 };
 			char *p = pieces.v[k];
 
 			/* "I'm not sure, but Paris is the capital": the claim after a hedge survives, unless
@@ -1077,11 +1053,11 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 				free(p);
 			} else if (split_place_time(p, &two)) {
 				for (d = 0; d < two.n; d++)
-					strv_push(&claims, with_end(two.v[d], end));
+					rag_strv_push(&claims, with_end(two.v[d], end));
 				free(two.v);
 				free(p);
 			} else {
-				strv_push(&claims, with_end(p, end));
+				rag_strv_push(&claims, with_end(p, end));
 			}
 		}
 		free(pieces.v);
@@ -1115,8 +1091,8 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 	}
 	free(prev);
 	free(qsubj);
-	strv_free(&claims);
-	strv_free(&sents);
+	rag_strv_free(&claims);
+	rag_strv_free(&sents);
 	free(fixed);
 	return out;
 }
@@ -1129,21 +1105,21 @@ static int cmp_strp(const void *a, const void *b)
 }
 
 /* Add the tokens of text to a string vector (copies). */
-static void add_tokens(struct strv *into, const char *text)
+static void add_tokens(rag_strv *into, const char *text)
 {
 	jv toks = rag_text_tokens(text);
 	int i, n = jv_array_length(jv_copy(toks));
 
 	for (i = 0; i < n; i++) {
 		jv t = jv_array_get(jv_copy(toks), i);
-		strv_push(into, rag_xstrdup(jv_string_value(t)));
+		rag_strv_push(into, rag_xstrdup(jv_string_value(t)));
 		jv_free(t);
 	}
 	jv_free(toks);
 }
 
 /* Sort and drop duplicates, so that membership is a binary search. */
-static void set_finish(struct strv *a)
+static void set_finish(rag_strv *a)
 {
 	size_t i, o = 0;
 
@@ -1159,7 +1135,7 @@ static void set_finish(struct strv *a)
 	a->n = o + 1;
 }
 
-static int set_has(const struct strv *a, const char *s)
+static int set_has(const rag_strv *a, const char *s)
 {
 	return a->n && bsearch(&s, a->v, a->n, sizeof *a->v, cmp_strp) != NULL;
 }
@@ -1178,20 +1154,20 @@ static const char *const month_stems[][2] = {
 };
 
 struct sentence {
-	struct strv toks;    /* set */
+	rag_strv toks;    /* set */
 	char *text;
 };
 
 struct context {
 	struct sentence *sent;
 	size_t nsent;
-	struct strv all;     /* set of every token */
-	struct strv nums;    /* set of numbers, month numbers included */
+	rag_strv all;     /* set of every token */
+	rag_strv nums;    /* set of numbers, month numbers included */
 };
 
 static void context_build(struct context *c, const char *text)
 {
-	struct strv sents = { 0 };
+	rag_strv sents = { 0 };
 	size_t i, k;
 
 	memset(c, 0, sizeof *c);
@@ -1206,33 +1182,33 @@ static void context_build(struct context *c, const char *text)
 		s->text = sents.v[i];
 		sents.v[i] = NULL;
 		for (k = 0; k < s->toks.n; k++)
-			strv_push(&c->all, rag_xstrdup(s->toks.v[k]));
+			rag_strv_push(&c->all, rag_xstrdup(s->toks.v[k]));
 	}
 	set_finish(&c->all);
 	for (i = 0; i < c->all.n; i++) {
 		if (is_number_token(c->all.v[i]))
-			strv_push(&c->nums, rag_xstrdup(c->all.v[i]));
+			rag_strv_push(&c->nums, rag_xstrdup(c->all.v[i]));
 		for (k = 0; k < sizeof month_stems / sizeof *month_stems; k++)
 			if (!strcmp(c->all.v[i], month_stems[k][0]))
-				strv_push(&c->nums, rag_xstrdup(month_stems[k][1]));
+				rag_strv_push(&c->nums, rag_xstrdup(month_stems[k][1]));
 	}
 	set_finish(&c->nums);
-	strv_free(&sents);
+	rag_strv_free(&sents);
 }
 
 static void context_free(struct context *c)
 {
 	size_t i;
 	for (i = 0; i < c->nsent; i++) {
-		strv_free(&c->sent[i].toks);
+		rag_strv_free(&c->sent[i].toks);
 		free(c->sent[i].text);
 	}
 	free(c->sent);
-	strv_free(&c->all);
-	strv_free(&c->nums);
+	rag_strv_free(&c->all);
+	rag_strv_free(&c->nums);
 }
 
-static size_t count_found(const struct strv *claim, const struct strv *set)
+static size_t count_found(const rag_strv *claim, const rag_strv *set)
 {
 	size_t i, f = 0;
 	for (i = 0; i < claim->n; i++)
@@ -1242,7 +1218,7 @@ static size_t count_found(const struct strv *claim, const struct strv *set)
 
 /* Claim tokens found in a whole context: a number also counts when the context has it as a
  * month name ("01" in "1967-01-15" against "January"). */
-static size_t count_found_ctx(const struct strv *claim, const struct context *c)
+static size_t count_found_ctx(const rag_strv *claim, const struct context *c)
 {
 	size_t i, f = 0;
 	for (i = 0; i < claim->n; i++)
@@ -1265,7 +1241,7 @@ struct cand {
 };
 
 /* Best-matching sentence of context c: the most claim tokens, the first on a tie. */
-static const struct sentence *best_sentence(const struct context *c, const struct strv *claim,
+static const struct sentence *best_sentence(const struct context *c, const rag_strv *claim,
                                             size_t *found)
 {
 	const struct sentence *best = NULL;
@@ -1282,7 +1258,7 @@ static const struct sentence *best_sentence(const struct context *c, const struc
 }
 
 /* Level from words and numbers; 2 until the negation check (see verify_one) says 3. */
-static void cand_level(struct cand *cd, const struct strv *claim, double threshold,
+static void cand_level(struct cand *cd, const rag_strv *claim, double threshold,
                        const struct sentence *best)
 {
 	cd->share = (double)cd->found / (double)claim->n;
@@ -1303,7 +1279,7 @@ static void note_missing(struct cand *cd, const char *num)
 }
 
 static void cand_single(struct cand *cd, const struct context *c, size_t idx,
-                        const struct strv *claim, double threshold)
+                        const rag_strv *claim, double threshold)
 {
 	const struct sentence *s;
 	size_t i, f = 0;
@@ -1318,7 +1294,7 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 }
 
 static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
-                        const struct strv *claim, double threshold)
+                        const rag_strv *claim, double threshold)
 {
 	const struct sentence *s, *best = NULL;
 	size_t i, k, f, bestf = 0;
@@ -1369,7 +1345,7 @@ static jv verdict(jv claim, int ok, const char *reason, jv context)
 
 static jv verify_one(jv claim, const struct context *cs, size_t nc, double threshold)
 {
-	struct strv toks = { 0 };
+	rag_strv toks = { 0 };
 	struct cand *cands, *best;
 	size_t i, ncand, most = 0;
 	int pct, tpct;
@@ -1383,7 +1359,7 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 	add_tokens(&toks, jv_string_value(claim));
 	set_finish(&toks);
 	if (!toks.n) {
-		strv_free(&toks);
+		rag_strv_free(&toks);
 		return verdict(claim, 0, "claim has no content words", jv_null());
 	}
 
@@ -1461,7 +1437,7 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 	for (i = 0; i < ncand; i++)
 		rag_buf_free(&cands[i].missing);
 	free(cands);
-	strv_free(&toks);
+	rag_strv_free(&toks);
 	return out;
 }
 

@@ -44,6 +44,10 @@ void rag_buf_add(rag_buf *b, const void *data, size_t n);
 void rag_buf_adds(rag_buf *b, const char *s);
 void rag_buf_addf(rag_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rag_buf_free(rag_buf *b);
+/* growable vector of malloc'ed strings; { 0 } is empty */
+typedef struct rag_strv { char **v; size_t n, cap; } rag_strv;
+void rag_strv_push(rag_strv *a, char *s);   /* takes s */
+void rag_strv_free(rag_strv *a);            /* frees the strings too; a is empty again */
 double rag_now(void);                   /* monotonic seconds */
 /* Read a whole file; NUL-terminated; NULL and err on failure. */
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);

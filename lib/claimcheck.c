@@ -125,7 +125,8 @@ static size_t count_found(const rag_strv *claim, const rag_strv *set)
 {
 	size_t i, f = 0;
 	for (i = 0; i < claim->n; i++)
-		f += set_has(set, claim->v[i]);
+		if (set_has(set, claim->v[i]))
+			f++;
 	return f;
 }
 

@@ -13,9 +13,10 @@
 
 /* ---------------------------------------------------------------- small helpers */
 
-static int is_lower(int c) { return c >= 'a' && c <= 'z'; }
-static int is_upper(int c) { return c >= 'A' && c <= 'Z'; }
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
+/* ASCII classes, of bytes and of decoded code points alike (hence long, as rag_utf8_decode's) */
+static int is_lower(long c) { return c >= 'a' && c <= 'z'; }
+static int is_upper(long c) { return c >= 'A' && c <= 'Z'; }
+static int is_digit(long c) { return c >= '0' && c <= '9'; }
 static int lower(int c) { return is_upper(c) ? c + 32 : c; }
 
 /* Length of the whitespace character at s (not newline: newlines end sentences), else 0. */
@@ -165,7 +166,8 @@ static void piece_size(const char *s, size_t a, size_t b, size_t *words, size_t 
 			if (!in_word)
 				(*words)++;
 			in_word = 1;
-		} else if (c > 127 && c != 0x3000 && utf8proc_category(c) <= UTF8PROC_CATEGORY_ND) {
+		} else if (c > 127 && c != 0x3000 &&   /* a decoded code point fits in int32 */
+		           utf8proc_category((utf8proc_int32_t)c) <= UTF8PROC_CATEGORY_ND) {
 			if (!in_word)
 				(*words)++;
 			in_word = 1;
@@ -335,6 +337,7 @@ static char *text_key(const char *s)
 	rag_buf out = { 0 };
 	size_t n, i = 0, l;
 	long c;
+	utf8proc_category_t k;
 	int space = 0;
 
 	if (!norm)
@@ -342,8 +345,8 @@ static char *text_key(const char *s)
 	n = strlen(norm);
 	while (i < n) {
 		l = rag_utf8_decode(norm + i, n - i, &c);
-		if (utf8proc_category(c) >= UTF8PROC_CATEGORY_LU &&
-		    utf8proc_category(c) <= UTF8PROC_CATEGORY_NO) {
+		k = utf8proc_category((utf8proc_int32_t)c);   /* a decoded code point fits in int32 */
+		if (k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_NO) {
 			if (space && out.len)
 				rag_buf_add(&out, " ", 1);
 			space = 0;

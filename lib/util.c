@@ -129,7 +129,7 @@ double rag_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen)

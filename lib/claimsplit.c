@@ -736,7 +736,7 @@ static int split_place_time(const char *s, rag_strv *out)
 		while (e > w.a[i + 2] && (s[e - 1] == ',' || s[e - 1] == ' '))
 			e--;
 		rag_strv_push(out, rag_xasprintf("%.*s %.*s", (int)w.b[i + 1], s, (int)(e - w.a[i + 2]),
-		                             s + w.a[i + 2]));
+		                                 s + w.a[i + 2]));
 		rag_strv_push(out, rag_xasprintf("%.*s %s", (int)w.b[i + 1], s, s + w.a[k]));
 		done = 1;
 	}

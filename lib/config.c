@@ -306,7 +306,7 @@ static void choices_msg(const struct key *k, const char *text, char *msg, size_t
 	char list[128] = "", echo[72];
 	size_t i, n = 0;
 	for (i = 0; k->choices[i] && n < sizeof list; i++)
-		n += snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", k->choices[i]);
+		n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", k->choices[i]);
 	snprintf(msg, msglen, "\"%s\" must be one of %s, not \"%s\"", k->name, list,
 	         clip(text, echo, sizeof echo));
 }

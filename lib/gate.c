@@ -685,7 +685,7 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 
 jv rag_gate_summary(rag_gate *g)
 {
-	jv s = jv_object(), metrics = jv_array(), cats = jv_array(), checks = jv_array(), worst = jv_array();
+	jv s = jv_object(), metrics = jv_array(), cats = jv_array(), checks = jv_array(), worsts = jv_array();
 	jv thr = jv_object(), tm = jv_object(), tr = jv_object();
 	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), *corder, i, k;
 	int pass = 1, any_scored = 0;
@@ -786,7 +786,7 @@ jv rag_gate_summary(rag_gate *g)
 	}
 	free(corder);
 
-	for (i = 0; i < g->nw; i++) worst = jv_array_append(worst, jv_copy(g->w[i].info));
+	for (i = 0; i < g->nw; i++) worsts = jv_array_append(worsts, jv_copy(g->w[i].info));
 
 	for (i = 0; i < g->o.nmean; i++) tm = jv_object_set(tm, jv_string(g->o.mean[i].key), jv_number(g->o.mean[i].value));
 	for (i = 0; i < g->o.nrecord; i++) tr = jv_object_set(tr, jv_string(g->o.record[i].key), jv_number(g->o.record[i].value));
@@ -803,7 +803,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("thresholds"), thr);
 	s = jv_object_set(s, jv_string("metrics"), metrics);
 	s = jv_object_set(s, jv_string("categories"), cats);
-	s = jv_object_set(s, jv_string("worst"), worst);
+	s = jv_object_set(s, jv_string("worst"), worsts);
 	if (g->have_base) s = jv_object_set(s, jv_string("baseline"), baseline_summary(g, order, &checks, &pass));
 	s = jv_object_set(s, jv_string("checks"), checks);
 	s = jv_object_set(s, jv_string("pass"), jv_bool(pass));

@@ -50,6 +50,10 @@ void rag_buf_free(rag_buf *b);
 void rag_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Replace the string *dst (freed) with a copy of v (NULL: none). */
 void rag_set_str(char **dst, const char *v);
+/* growable vector of malloc'ed strings; { 0 } is empty */
+typedef struct rag_strv { char **v; size_t n, cap; } rag_strv;
+void rag_strv_push(rag_strv *a, char *s);   /* takes s */
+void rag_strv_free(rag_strv *a);            /* frees the strings too; a is empty again */
 double rag_now(void);                   /* monotonic seconds */
 /* Read a whole file; NUL-terminated; NULL and err on failure. */
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);
@@ -106,14 +110,23 @@ int rag_text_negation(const char *s);
  * "Einstein, who did not like school, was born in Ulm" agree. Both borrowed. */
 int rag_text_negation_agrees(const char *claim, const char *text);
 
-/* ---------------------------------------------------------------- offline.c */
-/* The offline, deterministic judge. No network.
+/* ---------------------------------------------------------------- claimsplit.c */
+/* The offline, deterministic judge, no network, in two files: claimsplit.c cuts claims,
+ * claimcheck.c checks them.
  * Split text into at most max_claims atomic claims (sentences, then clauses at ; and CJK
  * punctuation, and coordinated clauses), drop refusals, fillers and questions, and resolve a
  * leading pronoun with the question's subject where it can. max_claims <= 0: no cap. question
  * (may be NULL) and text borrowed. Returns a jv array of distinct single-line strings (possibly
  * empty). */
 jv rag_offline_claims(const char *question, const char *text, int max_claims);
+/* Append the sentences of s (valid UTF-8, borrowed) to out: cut at . ! ? (not at decimals,
+ * abbreviations or initials), at CJK sentence ends and at newlines; each keeps its final
+ * punctuation, whitespace runs become one space, markdown ** goes and empty ones are dropped.
+ * With markers, list markers ("- ", "1. ", "## ") are dropped too, as in answers, where they
+ * are layout; contexts keep them, where "1." may be data. */
+void rag_offline_sentences(const char *s, rag_strv *out, int markers);
+
+/* ---------------------------------------------------------------- claimcheck.c */
 /* Verdicts for each claim against the contexts (array of strings). Consumes claims and contexts.
  * Returns an array with one object per claim, in order:
  *   {"claim": claim, "verdict": true|false, "reason": "...", "context": index-or-null}

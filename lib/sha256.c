@@ -57,8 +57,7 @@ void rag_sha256(const void *data, size_t len, unsigned char out[32])
 	const unsigned char *p = data;
 	unsigned char tail[128];
 	uint64_t bits = (uint64_t)len * 8;
-	size_t n = len, tlen;
-	int i;
+	size_t n = len, tlen, i;
 
 	for (; n >= 64; p += 64, n -= 64)
 		compress(h, p);

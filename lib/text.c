@@ -25,19 +25,20 @@ int rag_text_is_cjk(long c)
 	return is_han(c) || (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF);
 }
 
+/* c is a decoded code point (<= 0x10FFFF): the cast to utf8proc's int32 loses nothing. */
 static int is_letter(long c)
 {
-	utf8proc_category_t k = utf8proc_category(c);
+	utf8proc_category_t k = utf8proc_category((utf8proc_int32_t)c);
 	return k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO;
 }
 
 static int is_mark(long c)
 {
-	utf8proc_category_t k = utf8proc_category(c);
+	utf8proc_category_t k = utf8proc_category((utf8proc_int32_t)c);
 	return k >= UTF8PROC_CATEGORY_MN && k <= UTF8PROC_CATEGORY_ME;
 }
 
-static int is_digit(int c)
+static int is_digit(long c)     /* of a byte or a decoded code point */
 {
 	return c >= '0' && c <= '9';
 }

@@ -10,15 +10,16 @@ void rag_usage_add(rag_usage *to, const rag_usage *from)
 	to->retries += from->retries;
 }
 
+/* JSON numbers are doubles: counts stay far below 2^53, so the casts are exact. */
 jv rag_usage_json(const rag_usage *u, const char *judge)
 {
 	jv o = jv_object();
 	o = jv_object_set(o, jv_string("judge"), jv_string(judge ? judge : "none"));
-	o = jv_object_set(o, jv_string("calls"), jv_number(u->calls));
-	o = jv_object_set(o, jv_string("cache_hits"), jv_number(u->cache_hits));
-	o = jv_object_set(o, jv_string("prompt_tokens"), jv_number(u->prompt_tokens));
-	o = jv_object_set(o, jv_string("completion_tokens"), jv_number(u->completion_tokens));
+	o = jv_object_set(o, jv_string("calls"), jv_number((double)u->calls));
+	o = jv_object_set(o, jv_string("cache_hits"), jv_number((double)u->cache_hits));
+	o = jv_object_set(o, jv_string("prompt_tokens"), jv_number((double)u->prompt_tokens));
+	o = jv_object_set(o, jv_string("completion_tokens"), jv_number((double)u->completion_tokens));
 	if (u->retries)
-		o = jv_object_set(o, jv_string("retries"), jv_number(u->retries));
+		o = jv_object_set(o, jv_string("retries"), jv_number((double)u->retries));
 	return o;
 }

@@ -1,4 +1,4 @@
-/* util.c - allocation, growable buffers, files, clocks, the data directory. */
+/* util.c - allocation, growable buffers and string vectors, files, clocks, the data directory. */
 #include "rag.h"
 
 #include <errno.h>
@@ -121,11 +121,30 @@ void rag_buf_free(rag_buf *b)
 	b->len = b->cap = 0;
 }
 
+void rag_strv_push(rag_strv *a, char *s)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = rag_xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = s;
+}
+
+void rag_strv_free(rag_strv *a)
+{
+	size_t i;
+	for (i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
 double rag_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen)

@@ -1,45 +1,22 @@
-/* offline.c - the offline judge: rule-based claims and lexical verification, no network.
+/* claimsplit.c - the offline judge's claims: a text cut into atomic claims by rules, no network.
  *
- * It is deliberately simple and deterministic, so that a run without an LLM still gives scores
- * that move the right way: a wrong date, a wrong number or a flipped negation makes a claim
- * unsupported even when most of its words are found. English and Chinese get the same treatment;
- * the language-specific parts are word lists. */
+ * It is deliberately simple and deterministic. A claim is cut small enough to fail on its own:
+ * sentences become clauses, and "born in Ulm on 14 March 1879" a place and a date, so that a
+ * wrong date is one unsupported claim, not a whole sentence. English and Chinese get the same
+ * treatment; the language-specific parts are word lists. claimcheck.c cuts the contexts it
+ * checks claims against into sentences with the same rules (rag_offline_sentences). */
 #include "rag.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
 /* ---------------------------------------------------------------- small helpers */
 
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-
-static void strv_push(struct strv *a, char *s)   /* takes s */
-{
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 16;
-		a->v = rag_xrealloc(a->v, a->cap * sizeof *a->v);
-	}
-	a->v[a->n++] = s;
-}
-
-static void strv_free(struct strv *a)
-{
-	size_t i;
-	for (i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-	a->v = NULL;
-	a->n = a->cap = 0;
-}
-
-static int is_lower(int c) { return c >= 'a' && c <= 'z'; }
-static int is_upper(int c) { return c >= 'A' && c <= 'Z'; }
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
+/* ASCII classes, of bytes and of decoded code points alike (hence long, as rag_utf8_decode's) */
+static int is_lower(long c) { return c >= 'a' && c <= 'z'; }
+static int is_upper(long c) { return c >= 'A' && c <= 'Z'; }
+static int is_digit(long c) { return c >= '0' && c <= '9'; }
 static int lower(int c) { return is_upper(c) ? c + 32 : c; }
 
 /* Length of the whitespace character at s (not newline: newlines end sentences), else 0. */
@@ -189,7 +166,8 @@ static void piece_size(const char *s, size_t a, size_t b, size_t *words, size_t 
 			if (!in_word)
 				(*words)++;
 			in_word = 1;
-		} else if (c > 127 && c != 0x3000 && utf8proc_category(c) <= UTF8PROC_CATEGORY_ND) {
+		} else if (c > 127 && c != 0x3000 &&   /* a decoded code point fits in int32 */
+		           utf8proc_category((utf8proc_int32_t)c) <= UTF8PROC_CATEGORY_ND) {
 			if (!in_word)
 				(*words)++;
 			in_word = 1;
@@ -288,19 +266,16 @@ static size_t skip_marker(const char *s, size_t n, size_t i)
 	return j;
 }
 
-static void push_sentence(struct strv *out, const char *s, size_t a, size_t b)
+static void push_sentence(rag_strv *out, const char *s, size_t a, size_t b)
 {
 	char *t = clean_dup(s, a, b);
 	if (*t)
-		strv_push(out, t);
+		rag_strv_push(out, t);
 	else
 		free(t);
 }
 
-/* Split text into sentences at . ! ? (not at decimals, abbreviations or initials), at CJK
- * sentence ends and at newlines. Each sentence keeps its final punctuation. List markers are
- * dropped from answers, where they are layout; contexts keep them, where "1." may be data. */
-static void split_sentences(const char *s, struct strv *out, int markers)
+void rag_offline_sentences(const char *s, rag_strv *out, int markers)
 {
 	size_t n = strlen(s), i = 0, start = 0, j, l, next;
 	int line_start = 1;
@@ -362,6 +337,7 @@ static char *text_key(const char *s)
 	rag_buf out = { 0 };
 	size_t n, i = 0, l;
 	long c;
+	utf8proc_category_t k;
 	int space = 0;
 
 	if (!norm)
@@ -369,8 +345,8 @@ static char *text_key(const char *s)
 	n = strlen(norm);
 	while (i < n) {
 		l = rag_utf8_decode(norm + i, n - i, &c);
-		if (utf8proc_category(c) >= UTF8PROC_CATEGORY_LU &&
-		    utf8proc_category(c) <= UTF8PROC_CATEGORY_NO) {
+		k = utf8proc_category((utf8proc_int32_t)c);   /* a decoded code point fits in int32 */
+		if (k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_NO) {
 			if (space && out.len)
 				rag_buf_add(&out, " ", 1);
 			space = 0;
@@ -616,7 +592,7 @@ static int cut_cmp(const void *x, const void *y)
 }
 
 /* Push s[a..b) as a claim; a piece that starts after a cut gets a capital letter. */
-static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
+static void push_piece(rag_strv *out, const char *s, size_t a, size_t b)
 {
 	char *t;
 	size_t l;
@@ -640,7 +616,7 @@ static void push_piece(struct strv *out, const char *s, size_t a, size_t b)
 	t = rag_xstrndup(s + a, b - a);
 	if (a > 0 && is_lower((unsigned char)t[0]))
 		t[0] = (char)(t[0] - 32);
-	strv_push(out, t);
+	rag_strv_push(out, t);
 }
 
 static char *claim_subject(const char *c);
@@ -648,7 +624,7 @@ static char *claim_subject(const char *c);
 /* 年度会员可享受九折优惠，并且可以免费退换货: the piece after 并且 starts with its verb and
  * borrows the sentence's subject, found where the same verb character starts in the sentence
  * (年度会员|可享受) or else before its first verb (年度会员可以免费退换货). */
-static void carry_subject(struct strv *out, const char *sentence)
+static void carry_subject(rag_strv *out, const char *sentence)
 {
 	static const char *const predicate_start[] = {
 		"可", "能", "会", "也", "还", "都", "就", "已", "将", "是", "有", "被", "在", "为", "要",
@@ -684,7 +660,7 @@ static void carry_subject(struct strv *out, const char *sentence)
 }
 
 /* Split at ; and ；, then at coordinated clauses; a piece too short to stand alone stays joined. */
-static void split_clauses(const char *s, struct strv *out)
+static void split_clauses(const char *s, rag_strv *out)
 {
 	struct cut cuts[64];
 	size_t n = strlen(s), nc = 0, i, l, from, k;
@@ -732,7 +708,7 @@ static int has_digit(const char *s, size_t a, size_t b)
 /* "X was born in Ulm on 14 March 1879" is two facts; checking them apart lets a wrong date fail
  * on its own. Only for "<aux> <participle> in|on|at A in|on|at B" where exactly one of A and B
  * holds a number. Returns 1 and pushes two claims when it splits. */
-static int split_place_time(const char *s, struct strv *out)
+static int split_place_time(const char *s, rag_strv *out)
 {
 	struct words w = { 0 };
 	size_t i, k, a, b, e;
@@ -759,9 +735,9 @@ static int split_place_time(const char *s, struct strv *out)
 		e = w.b[k - 1];
 		while (e > w.a[i + 2] && (s[e - 1] == ',' || s[e - 1] == ' '))
 			e--;
-		strv_push(out, rag_xasprintf("%.*s %.*s", (int)w.b[i + 1], s, (int)(e - w.a[i + 2]),
-		                             s + w.a[i + 2]));
-		strv_push(out, rag_xasprintf("%.*s %s", (int)w.b[i + 1], s, s + w.a[k]));
+		rag_strv_push(out, rag_xasprintf("%.*s %.*s", (int)w.b[i + 1], s, (int)(e - w.a[i + 2]),
+		                                 s + w.a[i + 2]));
+		rag_strv_push(out, rag_xasprintf("%.*s %s", (int)w.b[i + 1], s, s + w.a[k]));
 		done = 1;
 	}
 	words_free(&w);
@@ -1048,7 +1024,7 @@ static char *with_end(char *piece, const char *end)
 
 jv rag_offline_claims(const char *question, const char *text, int max_claims)
 {
-	struct strv sents = { 0 }, claims = { 0 };
+	rag_strv sents = { 0 }, claims = { 0 };
 	char *fixed, *qsubj, *prev = NULL, *resolved, *subj;
 	jv out = jv_array();
 	size_t i, k, d;
@@ -1057,18 +1033,18 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 	if (!text)
 		return out;
 	fixed = rag_utf8_sanitize(text, strlen(text));
-	split_sentences(fixed, &sents, 1);
+	rag_offline_sentences(fixed, &sents, 1);
 	for (i = 0; i < sents.n; i++) {
 		const char *s = skip_interjection(sents.v[i]);
 		const char *end = sentence_end(s);
-		struct strv pieces = { 0 };
+		rag_strv pieces = { 0 };
 
 		if (is_question(s))
 			continue;
 		noisy = is_noise(s);
 		split_clauses(s, &pieces);
 		for (k = 0; k < pieces.n; k++) {
-			struct strv two = { 0 };
+			rag_strv two = { 0 };
 			char *p = pieces.v[k];
 
 			/* "I'm not sure, but Paris is the capital": the claim after a hedge survives, unless
@@ -1077,11 +1053,11 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 				free(p);
 			} else if (split_place_time(p, &two)) {
 				for (d = 0; d < two.n; d++)
-					strv_push(&claims, with_end(two.v[d], end));
+					rag_strv_push(&claims, with_end(two.v[d], end));
 				free(two.v);
 				free(p);
 			} else {
-				strv_push(&claims, with_end(p, end));
+				rag_strv_push(&claims, with_end(p, end));
 			}
 		}
 		free(pieces.v);
@@ -1115,389 +1091,8 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 	}
 	free(prev);
 	free(qsubj);
-	strv_free(&claims);
-	strv_free(&sents);
+	rag_strv_free(&claims);
+	rag_strv_free(&sents);
 	free(fixed);
-	return out;
-}
-
-/* ---------------------------------------------------------------- verification */
-
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Add the tokens of text to a string vector (copies). */
-static void add_tokens(struct strv *into, const char *text)
-{
-	jv toks = rag_text_tokens(text);
-	int i, n = jv_array_length(jv_copy(toks));
-
-	for (i = 0; i < n; i++) {
-		jv t = jv_array_get(jv_copy(toks), i);
-		strv_push(into, rag_xstrdup(jv_string_value(t)));
-		jv_free(t);
-	}
-	jv_free(toks);
-}
-
-/* Sort and drop duplicates, so that membership is a binary search. */
-static void set_finish(struct strv *a)
-{
-	size_t i, o = 0;
-
-	if (!a->n)
-		return;
-	qsort(a->v, a->n, sizeof *a->v, cmp_strp);
-	for (i = 1; i < a->n; i++) {
-		if (!strcmp(a->v[i], a->v[o]))
-			free(a->v[i]);
-		else
-			a->v[++o] = a->v[i];
-	}
-	a->n = o + 1;
-}
-
-static int set_has(const struct strv *a, const char *s)
-{
-	return a->n && bsearch(&s, a->v, a->n, sizeof *a->v, cmp_strp) != NULL;
-}
-
-static int is_number_token(const char *t)
-{
-	return is_digit((unsigned char)t[0]);
-}
-
-/* Stemmed month names (as rag_text_tokens gives them) and their numbers: a context saying
- * "14 March 1879" also supports the 3 of "1879-03-14" and "1879年3月14日". */
-static const char *const month_stems[][2] = {
-	{ "januari", "1" }, { "februari", "2" }, { "march", "3" }, { "april", "4" }, { "may", "5" },
-	{ "june", "6" }, { "juli", "7" }, { "august", "8" }, { "septemb", "9" }, { "octob", "10" },
-	{ "novemb", "11" }, { "decemb", "12" },
-};
-
-struct sentence {
-	struct strv toks;    /* set */
-	char *text;
-};
-
-struct context {
-	struct sentence *sent;
-	size_t nsent;
-	struct strv all;     /* set of every token */
-	struct strv nums;    /* set of numbers, month numbers included */
-};
-
-static void context_build(struct context *c, const char *text)
-{
-	struct strv sents = { 0 };
-	size_t i, k;
-
-	memset(c, 0, sizeof *c);
-	split_sentences(text, &sents, 0);
-	c->sent = rag_xmalloc((sents.n ? sents.n : 1) * sizeof *c->sent);
-	c->nsent = sents.n;
-	for (i = 0; i < sents.n; i++) {
-		struct sentence *s = &c->sent[i];
-		memset(s, 0, sizeof *s);
-		add_tokens(&s->toks, sents.v[i]);
-		set_finish(&s->toks);
-		s->text = sents.v[i];
-		sents.v[i] = NULL;
-		for (k = 0; k < s->toks.n; k++)
-			strv_push(&c->all, rag_xstrdup(s->toks.v[k]));
-	}
-	set_finish(&c->all);
-	for (i = 0; i < c->all.n; i++) {
-		if (is_number_token(c->all.v[i]))
-			strv_push(&c->nums, rag_xstrdup(c->all.v[i]));
-		for (k = 0; k < sizeof month_stems / sizeof *month_stems; k++)
-			if (!strcmp(c->all.v[i], month_stems[k][0]))
-				strv_push(&c->nums, rag_xstrdup(month_stems[k][1]));
-	}
-	set_finish(&c->nums);
-	strv_free(&sents);
-}
-
-static void context_free(struct context *c)
-{
-	size_t i;
-	for (i = 0; i < c->nsent; i++) {
-		strv_free(&c->sent[i].toks);
-		free(c->sent[i].text);
-	}
-	free(c->sent);
-	strv_free(&c->all);
-	strv_free(&c->nums);
-}
-
-static size_t count_found(const struct strv *claim, const struct strv *set)
-{
-	size_t i, f = 0;
-	for (i = 0; i < claim->n; i++)
-		f += set_has(set, claim->v[i]);
-	return f;
-}
-
-/* Claim tokens found in a whole context: a number also counts when the context has it as a
- * month name ("01" in "1967-01-15" against "January"). */
-static size_t count_found_ctx(const struct strv *claim, const struct context *c)
-{
-	size_t i, f = 0;
-	for (i = 0; i < claim->n; i++)
-		f += set_has(&c->all, claim->v[i]) ||
-		     (is_number_token(claim->v[i]) && set_has(&c->nums, claim->v[i]));
-	return f;
-}
-
-/* How one context (or all of them together) fares for one claim. */
-struct cand {
-	int level;           /* 0 too few words, 1 a number missing, 2 negation differs, 3 supported */
-	int joined;          /* 1 for all contexts together */
-	size_t idx;          /* the context, or for joined the one whose sentence matched best */
-	size_t found;
-	double share;
-	rag_buf missing;     /* "20, 1880" */
-	size_t nmissing;
-	const struct sentence *sent;   /* the best-matching sentence, for the negation check */
-	int checked;         /* the negation check has run */
-};
-
-/* Best-matching sentence of context c: the most claim tokens, the first on a tie. */
-static const struct sentence *best_sentence(const struct context *c, const struct strv *claim,
-                                            size_t *found)
-{
-	const struct sentence *best = NULL;
-	size_t i, f;
-
-	for (i = 0; i < c->nsent; i++) {
-		f = count_found(claim, &c->sent[i].toks);
-		if (!best || f > *found) {
-			best = &c->sent[i];
-			*found = f;
-		}
-	}
-	return best;
-}
-
-/* Level from words and numbers; 2 until the negation check (see verify_one) says 3. */
-static void cand_level(struct cand *cd, const struct strv *claim, double threshold,
-                       const struct sentence *best)
-{
-	cd->share = (double)cd->found / (double)claim->n;
-	cd->sent = best;
-	if (cd->share + 1e-9 < threshold)
-		cd->level = 0;
-	else if (cd->nmissing)
-		cd->level = 1;
-	else
-		cd->level = 2;
-}
-
-static void note_missing(struct cand *cd, const char *num)
-{
-	if (cd->nmissing++)
-		rag_buf_adds(&cd->missing, ", ");
-	rag_buf_adds(&cd->missing, num);
-}
-
-static void cand_single(struct cand *cd, const struct context *c, size_t idx,
-                        const struct strv *claim, double threshold)
-{
-	const struct sentence *s;
-	size_t i, f = 0;
-
-	cd->idx = idx;
-	cd->found = count_found_ctx(claim, c);
-	for (i = 0; i < claim->n; i++)
-		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
-			note_missing(cd, claim->v[i]);
-	s = best_sentence(c, claim, &f);
-	cand_level(cd, claim, threshold, s);
-}
-
-static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
-                        const struct strv *claim, double threshold)
-{
-	const struct sentence *s, *best = NULL;
-	size_t i, k, f, bestf = 0;
-	int hit;
-
-	cd->joined = 1;
-	for (i = 0; i < claim->n; i++) {
-		int num = is_number_token(claim->v[i]);
-		for (hit = 0, k = 0; k < nc && !hit; k++)
-			hit = set_has(&cs[k].all, claim->v[i]) || (num && set_has(&cs[k].nums, claim->v[i]));
-		cd->found += (size_t)hit;
-		if (num && !hit)
-			note_missing(cd, claim->v[i]);
-	}
-	for (k = 0; k < nc; k++) {
-		f = 0;
-		if ((s = best_sentence(&cs[k], claim, &f)) && (!best || f > bestf)) {
-			best = s;
-			bestf = f;
-			cd->idx = k;
-		}
-	}
-	cand_level(cd, claim, threshold, best);
-}
-
-/* Is a better than b: a higher level, then one context over all together, then more words
- * found, then the earlier context. */
-static int cand_better(const struct cand *a, const struct cand *b)
-{
-	if (a->level != b->level)
-		return a->level > b->level;
-	if (a->joined != b->joined)
-		return !a->joined;
-	if (a->found != b->found)
-		return a->found > b->found;
-	return a->idx < b->idx;
-}
-
-static jv verdict(jv claim, int ok, const char *reason, jv context)
-{
-	jv v = jv_object();
-	v = jv_object_set(v, jv_string("claim"), claim);
-	v = jv_object_set(v, jv_string("verdict"), jv_bool(ok));
-	v = jv_object_set(v, jv_string("reason"), jv_string(reason));
-	v = jv_object_set(v, jv_string("context"), context);
-	return v;
-}
-
-static jv verify_one(jv claim, const struct context *cs, size_t nc, double threshold)
-{
-	struct strv toks = { 0 };
-	struct cand *cands, *best;
-	size_t i, ncand, most = 0;
-	int pct, tpct;
-	char *reason;
-	jv ctx = jv_null(), out;
-
-	if (jv_get_kind(claim) != JV_KIND_STRING)
-		return verdict(claim, 0, "claim is not a string", jv_null());
-	if (!nc)
-		return verdict(claim, 0, "no contexts", jv_null());
-	add_tokens(&toks, jv_string_value(claim));
-	set_finish(&toks);
-	if (!toks.n) {
-		strv_free(&toks);
-		return verdict(claim, 0, "claim has no content words", jv_null());
-	}
-
-	ncand = nc + (nc > 1);
-	cands = rag_xmalloc(ncand * sizeof *cands);
-	memset(cands, 0, ncand * sizeof *cands);
-	for (i = 0; i < nc; i++) {
-		cand_single(&cands[i], &cs[i], i, &toks, threshold);
-		if (cands[i].found > cands[most].found)
-			most = i;
-	}
-	if (nc > 1)
-		cand_joined(&cands[nc], cs, nc, &toks, threshold);
-	/* The negation check costs the most: it runs on the candidates in order of preference and
-	 * stops at the first that agrees. */
-	for (;;) {
-		best = NULL;
-		for (i = 0; i < ncand; i++)
-			if (cands[i].level == 2 && !cands[i].checked && (!best || cand_better(&cands[i], best)))
-				best = &cands[i];
-		if (!best)
-			break;
-		best->checked = 1;
-		if (rag_text_negation_agrees(jv_string_value(claim), best->sent ? best->sent->text : "")) {
-			best->level = 3;
-			break;
-		}
-	}
-	best = &cands[0];
-	for (i = 1; i < ncand; i++)
-		if (cand_better(&cands[i], best))
-			best = &cands[i];
-
-	pct = (int)floor(best->share * 100.0 + 1e-9);
-	tpct = (int)floor(threshold * 100.0 + 0.5);
-	switch (best->level) {
-	case 3:
-		if (best->joined) {
-			reason = rag_xasprintf("supported by the contexts together (%d%% of content words)", pct);
-			ctx = jv_number((double)most);
-		} else {
-			reason = rag_xasprintf("supported by context %zu (%d%% of content words)", best->idx + 1, pct);
-			ctx = jv_number((double)best->idx);
-		}
-		break;
-	case 2:
-		reason = rag_xasprintf("negation differs from context %zu", best->idx + 1);
-		ctx = jv_number((double)best->idx);
-		break;
-	case 1:
-		if (best->joined) {
-			reason = rag_xasprintf("number%s %s not in any context", best->nmissing > 1 ? "s" : "",
-			                       best->missing.p);
-		} else {
-			reason = rag_xasprintf("number%s %s not in context %zu", best->nmissing > 1 ? "s" : "",
-			                       best->missing.p, best->idx + 1);
-			ctx = jv_number((double)best->idx);
-		}
-		break;
-	default:
-		if (!best->found) {
-			reason = rag_xstrdup("no content words found in any context");
-		} else {
-			reason = rag_xasprintf("%d%% of content words found in context %zu (below %d%%)%s%s%s",
-			                       pct, best->idx + 1, tpct,
-			                       best->nmissing ? (best->nmissing > 1 ? "; numbers " : "; number ") : "",
-			                       best->nmissing ? best->missing.p : "",
-			                       best->nmissing ? " not in it" : "");
-			ctx = jv_number((double)best->idx);
-		}
-		break;
-	}
-	out = verdict(claim, best->level == 3, reason, ctx);
-	free(reason);
-	for (i = 0; i < ncand; i++)
-		rag_buf_free(&cands[i].missing);
-	free(cands);
-	strv_free(&toks);
-	return out;
-}
-
-jv rag_offline_verify(jv claims, jv contexts, double threshold)
-{
-	struct context *cs;
-	size_t nc = 0, i;
-	int n, k;
-	jv out = jv_array();
-
-	if (!(threshold >= 0.0 && threshold <= 1.0))
-		threshold = 0.6;
-	if (jv_get_kind(claims) != JV_KIND_ARRAY) {
-		jv_free(claims);
-		jv_free(contexts);
-		return out;
-	}
-	if (jv_get_kind(contexts) == JV_KIND_ARRAY)
-		nc = (size_t)jv_array_length(jv_copy(contexts));
-	cs = rag_xmalloc((nc ? nc : 1) * sizeof *cs);
-	for (i = 0; i < nc; i++) {
-		jv t = jv_array_get(jv_copy(contexts), (int)i);
-		char *fixed = rag_utf8_sanitize(jv_get_kind(t) == JV_KIND_STRING ? jv_string_value(t) : "",
-		                                jv_get_kind(t) == JV_KIND_STRING ?
-		                                (size_t)jv_string_length_bytes(jv_copy(t)) : 0);
-		context_build(&cs[i], fixed);
-		free(fixed);
-		jv_free(t);
-	}
-	n = jv_array_length(jv_copy(claims));
-	for (k = 0; k < n; k++)
-		out = jv_array_append(out, verify_one(jv_array_get(jv_copy(claims), k), cs, nc, threshold));
-	for (i = 0; i < nc; i++)
-		context_free(&cs[i]);
-	free(cs);
-	jv_free(claims);
-	jv_free(contexts);
 	return out;
 }

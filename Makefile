@@ -55,7 +55,7 @@ bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
 
 tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -DRAG_TEST_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
 
 check: all $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN)

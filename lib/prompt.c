@@ -31,8 +31,12 @@ char *rag_prompt_load(const rag_config *cfg, const char *name, const char *lang,
 		snprintf(path, sizeof path, "%s/prompts/%s.%s.txt", rag_datadir(), name, langs[i]);
 		if (access(path, R_OK) == 0) return rag_read_file(path, NULL, err, errlen);
 	}
-	snprintf(err, errlen, "prompt \"%s\" not found in %s/prompts (set RAG_DATADIR or prompts.dir)",
-	         key, rag_datadir());
+	if (cfg->prompts.dir)
+		snprintf(err, errlen, "prompt \"%s\" not found in %s nor in %s/prompts", key, cfg->prompts.dir,
+		         rag_datadir());
+	else
+		snprintf(err, errlen, "prompt \"%s\" not found in %s/prompts (set RAG_DATADIR or prompts.dir)",
+		         key, rag_datadir());
 	return NULL;
 }
 

@@ -211,20 +211,22 @@ static void usage(const rag_cli *cli)
 }
 
 /* For tests/t/90-options.t: one line per option, --NAME, -X or -, the argument's name or -,
- * its kind (none, file, values or text), and the values, tab-separated. */
+ * its kind (none, file, values or text), the values, and its table (tool, judge or shared),
+ * tab-separated. */
 static void list_options(const rag_cli *cli)
 {
 	const rag_opt *t[3], *o;
 	int i, n = tables(cli, t);
 	for (i = 0; i < n; i++)
 		for (o = t[i]; o->name; o++) {
+			const char *table = t[i] == rag_cli_shared_opts ? "shared" : t[i] == rag_cli_judge_opts ? "judge" : "tool";
 			const char *kind = !o->arg ? "none" : !o->values ? "text" :
 			                   strcmp(o->values, RAG_ARG_FILE) == 0 ? "file" : "values";
 			printf("--%s\t", o->name);
 			if (o->short_name) printf("-%c\t", o->short_name);
 			else fputs("-\t", stdout);
-			printf("%s\t%s\t%s\n", o->arg ? o->arg : "-", kind,
-			       strcmp(kind, "values") == 0 ? o->values : "");
+			printf("%s\t%s\t%s\t%s\n", o->arg ? o->arg : "-", kind,
+			       strcmp(kind, "values") == 0 ? o->values : "", table);
 		}
 }
 

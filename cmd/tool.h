@@ -37,8 +37,8 @@ enum {
 /* The options of the tools that ask a judge (rag_cli.judge_opts), and those of every tool. */
 extern const rag_opt rag_cli_judge_opts[];
 extern const rag_opt rag_cli_shared_opts[];
-/* The --judge, --lang and --cache values, and --concurrency's help, for a tool that lists one
- * of them among its own options (rag-embsim). */
+/* The values the completions offer for --judge, --lang and --cache; also for a tool that lists
+ * one of them among its own options (rag-embsim's --cache). */
 #define RAG_CLI_JUDGE_VALUES "offline openai"
 #define RAG_CLI_LANG_VALUES "auto en zh"
 #define RAG_CLI_CACHE_VALUES "rw ro replay off"

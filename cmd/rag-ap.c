@@ -11,29 +11,21 @@ static const char usage[] =
 	"       rag-ap --trec QRELS RUN\n"
 	"Ranking metrics of each record's retrieved contexts, written to scores.<NAME>: the\n"
 	"relevance of each chunk comes from verdicts.context_precision (see rag-verify(1)),\n"
-	"from contexts[].id against relevant_ids, or from similarity to reference_contexts.\n"
-	"\n"
-	"Options:\n"
-	"  -m, --metrics LIST     ap, map, p@K, recall@K, hit@K, mrr, ndcg@K, rprec, comma-separated\n"
-	"                         (default ap: scores.context_precision)\n"
-	"      --from SOURCE      auto (default) | verdicts | ids | similarity\n"
-	"      --verdicts NAME    read verdicts.NAME: context_precision | context_utilization\n"
-	"      --threshold X      least similarity of a relevant chunk (default 0.5)\n"
-	"      --level L          relevant when the grade is at least L (default: above 0)\n"
-	"      --trec QRELS       TREC mode: QRELS and RUN files, trec_eval -q style rows\n"
-	"\n";
+	"from contexts[].id against relevant_ids, or from similarity to reference_contexts.\n";
 
 enum { OPT_FROM = RAG_OPT_TOOL, OPT_VERDICTS, OPT_THRESHOLD, OPT_LEVEL, OPT_TREC };
 
-static const struct option options[] = {
-	{"metrics", required_argument, 0, 'm'},
-	{"from", required_argument, 0, OPT_FROM},
-	{"verdicts", required_argument, 0, OPT_VERDICTS},
-	{"threshold", required_argument, 0, OPT_THRESHOLD},
-	{"level", required_argument, 0, OPT_LEVEL},
-	{"trec", required_argument, 0, OPT_TREC},
-	RAG_CLI_BASE_LONG,
-	{0, 0, 0, 0},
+static const rag_opt options[] = {
+	{"metrics", 'm', 'm', "LIST", "ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec",
+	 "ap, map, p@K, recall@K, hit@K, mrr, ndcg@K, rprec, comma-separated\n"
+	 "(default ap: scores.context_precision)"},
+	{"from", 0, OPT_FROM, "SOURCE", "auto verdicts ids similarity", "auto (default) | verdicts | ids | similarity"},
+	{"verdicts", 0, OPT_VERDICTS, "NAME", "context_precision context_utilization",
+	 "read verdicts.NAME: context_precision | context_utilization"},
+	{"threshold", 0, OPT_THRESHOLD, "X", NULL, "least similarity of a relevant chunk (default 0.5)"},
+	{"level", 0, OPT_LEVEL, "GRADE", NULL, "relevant when the grade is at least GRADE (default: above 0)"},
+	{"trec", 0, OPT_TREC, "QRELS", RAG_ARG_FILE, "TREC mode: QRELS and RUN files, trec_eval -q style rows"},
+	RAG_OPT_END
 };
 
 typedef struct tool {
@@ -237,18 +229,6 @@ static int trec_main(const tool *t, const char *qrels, const char *run, double l
 
 /* ------------------------------------------------------------------ main */
 
-static int number_arg(const rag_cli *cli, const char *opt, const char *arg, double lo, double hi, double *out)
-{
-	char *end;
-	double v = strtod(arg, &end);
-	if (end == arg || *end || !(v >= lo && v <= hi)) {
-		rag_msg(cli->prog, "error", "%s must be a number from %g to %g, not \"%s\"", opt, lo, hi, arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -261,10 +241,11 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli.prog = "rag-ap";
 	cli.usage = usage;
+	cli.opts = options;
 	cli.judge_opts = 0;
 	t.cli = &cli;
 	t.threshold = 0.5;
-	while ((opt = getopt_long(argc, argv, "m:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
 		case 'm': metrics = optarg; metrics_given = 1; break;
 		case OPT_FROM:
@@ -285,10 +266,10 @@ int main(int argc, char **argv)
 			t.verdicts = optarg;
 			break;
 		case OPT_THRESHOLD:
-			if (number_arg(&cli, "--threshold", optarg, 0, 1, &t.threshold)) return rag_cli_misuse(&cli);
+			if (rag_cli_double(&cli, "--threshold", optarg, 0, 1, 0, &t.threshold)) return rag_cli_misuse(&cli);
 			break;
 		case OPT_LEVEL:
-			if (number_arg(&cli, "--level", optarg, 1e-9, 1e9, &t.level)) return rag_cli_misuse(&cli);
+			if (rag_cli_double(&cli, "--level", optarg, 0, 1e9, 1, &t.level)) return rag_cli_misuse(&cli);
 			break;
 		case OPT_TREC: trec = optarg; break;
 		default:
@@ -304,6 +285,19 @@ int main(int argc, char **argv)
 		if (metrics_given && parse_metrics(&t, metrics)) {
 			free(t.m);
 			return rag_cli_misuse(&cli);
+		}
+		{
+			/* the library reads them; opened here first so that a missing one is a usage error */
+			const char *files[2] = {trec, argv[optind]};
+			FILE *f;
+			int i;
+			for (i = 0; i < 2; i++) {
+				if ((rc = rag_cli_open(&cli, files[i], "r", &f))) {
+					free(t.m);
+					return rc;
+				}
+				fclose(f);
+			}
 		}
 		rc = trec_main(&t, trec, argv[optind], t.level);
 		free(t.m);

@@ -7,20 +7,15 @@
 static const char usage[] =
 	"Usage: rag-claims [OPTIONS] < records.jsonl > records.jsonl\n"
 	"Split a text of each record (default: the answer) into atomic claims, written to\n"
-	"claims.<FIELD>.\n"
-	"\n"
-	"Options:\n"
-	"      --from FIELD       text field to split (default answer; e.g. reference)\n"
-	"  -n, --max-claims N     at most N claims (default 20)\n"
-	"\n";
+	"claims.<FIELD>.\n";
 
 enum { OPT_FROM = RAG_OPT_TOOL };
 
-static const struct option options[] = {
-	{"from", required_argument, 0, OPT_FROM},
-	{"max-claims", required_argument, 0, 'n'},
-	RAG_CLI_LONG,
-	{0, 0, 0, 0},
+static const rag_opt options[] = {
+	{"from", 0, OPT_FROM, "FIELD", "answer reference question response user_input",
+	 "text field to split (default answer; e.g. reference)"},
+	{"max-claims", 'n', 'n', "N", NULL, "at most N claims (default 20)"},
+	RAG_OPT_END
 };
 
 typedef struct tool {
@@ -88,11 +83,12 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli.prog = "rag-claims";
 	cli.usage = usage;
+	cli.opts = options;
 	cli.judge_opts = 1;
 	cli.prompts = (const char *const[]){"claims", NULL};
 	t.cli = &cli;
 	t.from = "answer";
-	while ((opt = getopt_long(argc, argv, "n:" RAG_CLI_SHORT, options, NULL)) != -1) {
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
 		case OPT_FROM:
 			if (!*optarg) {

@@ -10,35 +10,24 @@ static const char usage[] =
 	"Cosine similarity of embeddings. By default answer relevancy: the mean similarity of the\n"
 	"question and each of questions.generated (from rag-revq), 0 when questions.noncommittal,\n"
 	"into scores.answer_relevancy (each similarity in similarities.answer_relevancy).\n"
-	"Negative cosines count as 0.\n"
-	"\n"
-	"Options:\n"
-	"      --pair A,B         similarity of text fields A and B instead (e.g. answer,reference)\n"
-	"      --score NAME       write scores.NAME (default answer_relevancy, with --pair\n"
-	"                         semantic_similarity)\n"
-	"      --embedder NAME    openai | offline (default: openai when an endpoint is configured)\n"
-	"      --model NAME       embedding model (embeddings.model)\n"
-	"      --base-url URL     embeddings endpoint (embeddings.base_url)\n"
-	"      --dimensions N     ask for vectors of N numbers (embeddings.dimensions)\n"
-	"      --batch-size N     texts per request (embeddings.batch_size, default 64)\n"
-	"      --cache MODE       rw | ro | replay | off (cache.mode)\n"
-	"  -j, --concurrency N    requests in flight (llm.concurrency)\n"
-	"\n";
+	"Negative cosines count as 0.\n";
 
 enum { OPT_PAIR = RAG_OPT_TOOL, OPT_METRIC, OPT_EMBEDDER, OPT_EMODEL, OPT_EBASE, OPT_DIMS, OPT_BATCH };
 
-static const struct option options[] = {
-	{"pair", required_argument, 0, OPT_PAIR},
-	{"score", required_argument, 0, OPT_METRIC},
-	{"embedder", required_argument, 0, OPT_EMBEDDER},
-	{"model", required_argument, 0, OPT_EMODEL},
-	{"base-url", required_argument, 0, OPT_EBASE},
-	{"dimensions", required_argument, 0, OPT_DIMS},
-	{"batch-size", required_argument, 0, OPT_BATCH},
-	{"cache", required_argument, 0, RAG_OPT_CACHE},
-	{"concurrency", required_argument, 0, 'j'},
-	RAG_CLI_BASE_LONG,
-	{0, 0, 0, 0},
+/* --cache and -j are the judge's (rag_cli_option), for the embeddings endpoint */
+static const rag_opt options[] = {
+	{"pair", 0, OPT_PAIR, "A,B", "answer,reference", "similarity of text fields A and B instead (e.g. answer,reference)"},
+	{"score", 0, OPT_METRIC, "NAME", NULL, "write scores.NAME (default answer_relevancy, with --pair\n"
+	 "semantic_similarity)"},
+	{"embedder", 0, OPT_EMBEDDER, "NAME", "openai offline",
+	 "openai | offline (default: openai when an endpoint is configured)"},
+	{"model", 0, OPT_EMODEL, "NAME", NULL, "embedding model (embeddings.model)"},
+	{"base-url", 0, OPT_EBASE, "URL", NULL, "embeddings endpoint (embeddings.base_url)"},
+	{"dimensions", 0, OPT_DIMS, "N", NULL, "ask for vectors of N numbers (embeddings.dimensions)"},
+	{"batch-size", 0, OPT_BATCH, "N", NULL, "texts per request (embeddings.batch_size, default 64)"},
+	{"cache", 0, RAG_OPT_CACHE, "MODE", RAG_CLI_CACHE_VALUES, "rw | ro | replay | off (cache.mode)"},
+	{"concurrency", 'j', 'j', "N", NULL, "requests in flight (llm.concurrency)"},
+	RAG_OPT_END
 };
 
 typedef struct tool {
@@ -254,8 +243,9 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli.prog = "rag-embsim";
 	cli.usage = usage;
+	cli.opts = options;
 	t.cli = &cli;
-	while ((opt = getopt_long(argc, argv, "j:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
 		case OPT_PAIR: pair = optarg; break;
 		case OPT_METRIC:

@@ -13,51 +13,26 @@
 static const char usage[] =
 	"Usage: rag-gate [OPTIONS] [FILE...] < records.jsonl\n"
 	"Read a whole run of scored records and decide: exit 0 when it passes the gate, 1 when\n"
-	"it fails. Thresholds come from the config's gate section and from the options.\n"
-	"\n"
-	"Options:\n"
-	"  -t, --threshold METRIC=MIN         the mean of METRIC must be at least MIN\n"
-	"  -r, --record-threshold METRIC=MIN  a record passes when its METRIC is at least MIN\n"
-	"      --min-pass-rate RATE           share of records that must pass (default 1)\n"
-	"      --max-error-rate RATE          share of records a metric may leave null (default 0)\n"
-	"  -b, --baseline FILE                compare with an earlier run, aligned by id\n"
-	"      --regression DELTA             a record regressed when it lost more (default 0.1)\n"
-	"      --fail-on-regression           fail when a mean's interval lies wholly below 0\n"
-	"      --seed N                       bootstrap seed (default 1)\n"
-	"      --resamples N                  bootstrap resamples (default 2000)\n"
-	"      --confidence LEVEL             bootstrap interval (default 0.95)\n"
-	"      --worst N                      worst records listed (default 10)\n"
-	"      --json                         the summary as one JSON object\n"
-	"      --markdown                     the summary as Markdown (a pull-request comment)\n"
-	"      --junit FILE                   JUnit XML: one test case per record and metric\n"
-	"  -o, --output FILE                  write the summary to FILE\n"
-	"      --tee                          pass the records to stdout; the summary goes to stderr\n"
-	"\n";
+	"it fails. Thresholds come from the config's gate section and from the options.\n";
 
-enum {
-	OPT_MIN_PASS = RAG_OPT_TOOL, OPT_MAX_ERR, OPT_REGRESSION, OPT_FAIL_REG, OPT_SEED, OPT_RESAMPLES,
-	OPT_CONFIDENCE, OPT_WORST, OPT_JSON, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE
-};
+enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE };
 
-static const struct option options[] = {
-	{"threshold", required_argument, 0, 't'},
-	{"record-threshold", required_argument, 0, 'r'},
-	{"min-pass-rate", required_argument, 0, OPT_MIN_PASS},
-	{"max-error-rate", required_argument, 0, OPT_MAX_ERR},
-	{"baseline", required_argument, 0, 'b'},
-	{"regression", required_argument, 0, OPT_REGRESSION},
-	{"fail-on-regression", no_argument, 0, OPT_FAIL_REG},
-	{"seed", required_argument, 0, OPT_SEED},
-	{"resamples", required_argument, 0, OPT_RESAMPLES},
-	{"confidence", required_argument, 0, OPT_CONFIDENCE},
-	{"worst", required_argument, 0, OPT_WORST},
-	{"json", no_argument, 0, OPT_JSON},
-	{"markdown", no_argument, 0, OPT_MARKDOWN},
-	{"junit", required_argument, 0, OPT_JUNIT},
-	{"output", required_argument, 0, 'o'},
-	{"tee", no_argument, 0, OPT_TEE},
-	RAG_CLI_BASE_LONG,
-	{0, 0, 0, 0},
+/* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
+static const rag_opt options[] = {
+	RAG_CLI_GATE_THRESHOLD_OPTS,
+	{"baseline", 'b', 'b', "FILE", RAG_ARG_FILE, "compare with an earlier run, aligned by id"},
+	{"regression", 0, RAG_OPT_REGRESSION, "DELTA", NULL, "a record regressed when it lost more (default 0.1)"},
+	{"fail-on-regression", 0, RAG_OPT_FAIL_REG, NULL, NULL, "fail when a mean's interval lies wholly below 0"},
+	{"seed", 0, RAG_OPT_SEED, "N", NULL, "bootstrap seed (default 1)"},
+	{"resamples", 0, RAG_OPT_RESAMPLES, "N", NULL, "bootstrap resamples (default 2000)"},
+	{"confidence", 0, RAG_OPT_CONFIDENCE, "LEVEL", NULL, "bootstrap interval (default 0.95)"},
+	{"worst", 0, RAG_OPT_WORST, "N", NULL, "worst records listed (default 10)"},
+	{"json", 0, OPT_JSON, NULL, NULL, "the summary as one JSON object"},
+	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "the summary as Markdown (a pull-request comment)"},
+	{"junit", 0, OPT_JUNIT, "FILE", RAG_ARG_FILE, "JUnit XML: one test case per record and metric"},
+	{"output", 'o', 'o', "FILE", RAG_ARG_FILE, "write the summary to FILE"},
+	{"tee", 0, OPT_TEE, NULL, NULL, "pass the records to stdout; the summary goes to stderr"},
+	RAG_OPT_END
 };
 
 typedef struct tool {
@@ -104,17 +79,12 @@ static int read_input(tool *t, const char *name, FILE *out)
 	return rag_cli_read_run(t->cli, name, out, observe, t);
 }
 
-/* The JUnit file: the head, the records' cases kept aside, the tail. */
-static int write_junit(tool *t, const char *path, jv s)
+/* The JUnit file (f, open, closed here): the head, the records' cases kept aside, the tail. */
+static int write_junit(tool *t, FILE *f, const char *path, jv s)
 {
-	FILE *f = fopen(path, "w");
 	char buf[65536], *head;
 	size_t n;
 	int ok;
-	if (!f) {
-		rag_msg(t->cli->prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
-		return -1;
-	}
 	head = rag_junit_head(s, &t->junit);
 	fputs(head, f);
 	free(head);
@@ -133,51 +103,24 @@ int main(int argc, char **argv)
 	rag_cli cli;
 	tool t;
 	rag_gate_opts go;
-	rag_kd *fmean = NULL, *frec = NULL, *mean = NULL, *rec = NULL;
-	size_t nfmean = 0, nfrec = 0, i;
-	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, fail_reg = 0, pass = 0;
-	double min_pass = NAN, max_err = NAN, regression = NAN, confidence = NAN;
-	long seed = -1, resamples = 0, worst = -1;
+	rag_cli_gate g;
+	size_t i;
+	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0;
 	const char *baseline = NULL, *junit = NULL, *output = NULL;
-	FILE *sout = NULL;
+	FILE *sout = NULL, *jout = NULL;
 	jv summary = jv_invalid();
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
+	rag_cli_gate_init(&g);
 	cli.prog = "rag-gate";
 	cli.usage = usage;
+	cli.opts = options;
+	cli.gate = &g;
 	t.cli = &cli;
-	while ((opt = getopt_long(argc, argv, "t:r:b:o:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
-		case 't':
-			if (rag_cli_threshold(&cli, "--threshold", optarg, &fmean, &nfmean)) goto misuse;
-			break;
-		case 'r':
-			if (rag_cli_threshold(&cli, "--record-threshold", optarg, &frec, &nfrec)) goto misuse;
-			break;
-		case OPT_MIN_PASS:
-			if (rag_cli_double(&cli, "--min-pass-rate", optarg, 0, 1, 0, &min_pass)) goto misuse;
-			break;
-		case OPT_MAX_ERR:
-			if (rag_cli_double(&cli, "--max-error-rate", optarg, 0, 1, 0, &max_err)) goto misuse;
-			break;
 		case 'b': baseline = optarg; break;
-		case OPT_REGRESSION:
-			if (rag_cli_double(&cli, "--regression", optarg, 0, 1, 0, &regression)) goto misuse;
-			break;
-		case OPT_FAIL_REG: fail_reg = 1; break;
-		case OPT_SEED:
-			if (rag_cli_int(&cli, "--seed", optarg, 0, 0x7fffffffffffffffL, &seed)) goto misuse;
-			break;
-		case OPT_RESAMPLES:
-			if (rag_cli_int(&cli, "--resamples", optarg, 1, 1000000, &resamples)) goto misuse;
-			break;
-		case OPT_CONFIDENCE:
-			if (rag_cli_double(&cli, "--confidence", optarg, 0, 0.999999, 1, &confidence)) goto misuse;
-			break;
-		case OPT_WORST:
-			if (rag_cli_int(&cli, "--worst", optarg, 0, 100000, &worst)) goto misuse;
-			break;
 		case OPT_JSON: json = 1; break;
 		case OPT_MARKDOWN: markdown = 1; break;
 		case OPT_JUNIT: junit = optarg; break;
@@ -194,26 +137,11 @@ int main(int argc, char **argv)
 	}
 	if ((rc = rag_cli_setup(&cli))) goto out;
 
-	memset(&go, 0, sizeof go);
-	mean = rag_gate_thresholds_merge(cli.cfg.gate.mean, cli.cfg.gate.nmean, fmean, nfmean, &go.nmean);
-	rec = rag_gate_thresholds_merge(cli.cfg.gate.record, cli.cfg.gate.nrecord, frec, nfrec, &go.nrecord);
-	go.mean = mean;
-	go.record = rec;
-	go.min_pass_rate = isnan(min_pass) ? cli.cfg.gate.min_pass_rate : min_pass;
-	go.max_error_rate = isnan(max_err) ? cli.cfg.gate.max_error_rate : max_err;
-	go.regression = isnan(regression) ? cli.cfg.gate.regression : regression;
-	go.confidence = isnan(confidence) ? cli.cfg.gate.confidence : confidence;
-	go.fail_on_regression = fail_reg || cli.cfg.gate.fail_on_regression;
-	go.resamples = resamples ? (int)resamples : cli.cfg.gate.resamples;
-	go.worst = worst >= 0 ? (int)worst : cli.cfg.gate.worst;
-	go.seed = (uint64_t)(seed >= 0 ? seed : cli.cfg.gate.seed);
+	rag_cli_gate_opts(&cli, &g, &go);
 	t.gate = rag_gate_new(&go);
 
-	if (output && !(sout = fopen(output, "w"))) {
-		rag_msg(cli.prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
-		rc = RAG_EXIT_USAGE;
-		goto out;
-	}
+	if (output && (rc = rag_cli_open(&cli, output, "w", &sout))) goto out;
+	if (junit && (rc = rag_cli_open(&cli, junit, "w", &jout))) goto out;
 	if (junit && !(t.junit_body = tmpfile())) {
 		rag_msg(cli.prog, "error", "cannot create a temporary file: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
@@ -235,9 +163,13 @@ int main(int argc, char **argv)
 
 	summary = rag_gate_summary(t.gate);
 	pass = jv_get_kind(jv_object_get(jv_copy(summary), jv_string("pass"))) == JV_KIND_TRUE;
-	if (junit && write_junit(&t, junit, summary) < 0) {
-		rc = RAG_EXIT_INTERNAL;
-		goto out;
+	if (jout) {
+		int bad = write_junit(&t, jout, junit, summary) < 0;   /* it closes jout */
+		jout = NULL;
+		if (bad) {
+			rc = RAG_EXIT_INTERNAL;
+			goto out;
+		}
 	}
 	if (!cli.quiet || sout) {
 		FILE *f = sout ? sout : tee ? stderr : stdout;
@@ -270,16 +202,12 @@ out:
 		rag_msg(cli.prog, "error", "cannot write output: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
 	}
+	if (jout) fclose(jout);
 	if (t.junit_body) fclose(t.junit_body);
 	rag_buf_free(&t.junit_case);
 	jv_free(summary);
 	rag_gate_free(t.gate);
-	for (i = 0; i < nfmean; i++) free(fmean[i].key);
-	for (i = 0; i < nfrec; i++) free(frec[i].key);
-	free(fmean);
-	free(frec);
-	free(mean);
-	free(rec);
+	rag_cli_gate_free(&g);
 	rag_cli_free(&cli);
 	return rc;
 misuse:

@@ -3,41 +3,25 @@
 #include "tool.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
 	"Usage: rag-report [OPTIONS] [RUN.jsonl...] > report.html\n"
 	"Render scored runs (oldest first; the last is the run reported, the others its history)\n"
-	"as one self-contained HTML page, or as Markdown.\n"
-	"\n"
-	"Options:\n"
-	"  -t, --threshold METRIC=MIN         the mean of METRIC must be at least MIN\n"
-	"  -r, --record-threshold METRIC=MIN  a record passes when its METRIC is at least MIN\n"
-	"      --min-pass-rate RATE           share of records that must pass (default 1)\n"
-	"      --max-error-rate RATE          share of records a metric may leave null (default 0)\n"
-	"  -b, --baseline FILE                compare the last run with an earlier run, by id\n"
-	"      --worst N                      failed and worst records listed (default 10)\n"
-	"      --title TEXT                   the page's title\n"
-	"      --markdown                     Markdown instead of HTML\n"
-	"  -o, --output FILE                  write to FILE instead of standard output\n"
-	"\n";
+	"as one self-contained HTML page, or as Markdown.\n";
 
-enum { OPT_MIN_PASS = RAG_OPT_TOOL, OPT_MAX_ERR, OPT_WORST, OPT_TITLE, OPT_MARKDOWN };
+enum { OPT_TITLE = RAG_OPT_TOOL, OPT_MARKDOWN };
 
-static const struct option options[] = {
-	{"threshold", required_argument, 0, 't'},
-	{"record-threshold", required_argument, 0, 'r'},
-	{"min-pass-rate", required_argument, 0, OPT_MIN_PASS},
-	{"max-error-rate", required_argument, 0, OPT_MAX_ERR},
-	{"baseline", required_argument, 0, 'b'},
-	{"worst", required_argument, 0, OPT_WORST},
-	{"title", required_argument, 0, OPT_TITLE},
-	{"markdown", no_argument, 0, OPT_MARKDOWN},
-	{"output", required_argument, 0, 'o'},
-	RAG_CLI_BASE_LONG,
-	{0, 0, 0, 0},
+/* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
+static const rag_opt options[] = {
+	RAG_CLI_GATE_THRESHOLD_OPTS,
+	{"baseline", 'b', 'b', "FILE", RAG_ARG_FILE, "compare the last run with an earlier run, by id"},
+	{"worst", 0, RAG_OPT_WORST, "N", NULL, "failed and worst records listed (default 10)"},
+	{"title", 0, OPT_TITLE, "TEXT", NULL, "the page's title"},
+	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "Markdown instead of HTML"},
+	{"output", 'o', 'o', "FILE", RAG_ARG_FILE, "write to FILE instead of standard output"},
+	RAG_OPT_END
 };
 
 typedef struct tool {
@@ -70,11 +54,9 @@ int main(int argc, char **argv)
 	rag_cli cli;
 	tool t;
 	rag_gate_opts go;
-	rag_kd *fmean = NULL, *frec = NULL, *mean = NULL, *rec = NULL;
-	size_t nfmean = 0, nfrec = 0, i;
+	rag_cli_gate g;
+	size_t i;
 	int opt, rc = 0, done, markdown = 0, nfiles;
-	double min_pass = NAN, max_err = NAN;
-	long worst = -1;
 	const char *baseline = NULL, *output = NULL, *title = NULL;
 	char *text = NULL;
 	jv runs = jv_array();
@@ -82,27 +64,15 @@ int main(int argc, char **argv)
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
+	rag_cli_gate_init(&g);
 	cli.prog = "rag-report";
 	cli.usage = usage;
+	cli.opts = options;
+	cli.gate = &g;
 	t.cli = &cli;
-	while ((opt = getopt_long(argc, argv, "t:r:b:o:" RAG_CLI_BASE_SHORT, options, NULL)) != -1) {
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
-		case 't':
-			if (rag_cli_threshold(&cli, "--threshold", optarg, &fmean, &nfmean)) goto misuse;
-			break;
-		case 'r':
-			if (rag_cli_threshold(&cli, "--record-threshold", optarg, &frec, &nfrec)) goto misuse;
-			break;
-		case OPT_MIN_PASS:
-			if (rag_cli_double(&cli, "--min-pass-rate", optarg, 0, 1, 0, &min_pass)) goto misuse;
-			break;
-		case OPT_MAX_ERR:
-			if (rag_cli_double(&cli, "--max-error-rate", optarg, 0, 1, 0, &max_err)) goto misuse;
-			break;
 		case 'b': baseline = optarg; break;
-		case OPT_WORST:
-			if (rag_cli_int(&cli, "--worst", optarg, 0, 100000, &worst)) goto misuse;
-			break;
 		case OPT_TITLE: title = optarg; break;
 		case OPT_MARKDOWN: markdown = 1; break;
 		case 'o': output = optarg; break;
@@ -113,19 +83,7 @@ int main(int argc, char **argv)
 	}
 	if ((rc = rag_cli_setup(&cli))) goto out;
 
-	memset(&go, 0, sizeof go);
-	mean = rag_gate_thresholds_merge(cli.cfg.gate.mean, cli.cfg.gate.nmean, fmean, nfmean, &go.nmean);
-	rec = rag_gate_thresholds_merge(cli.cfg.gate.record, cli.cfg.gate.nrecord, frec, nfrec, &go.nrecord);
-	go.mean = mean;
-	go.record = rec;
-	go.min_pass_rate = isnan(min_pass) ? cli.cfg.gate.min_pass_rate : min_pass;
-	go.max_error_rate = isnan(max_err) ? cli.cfg.gate.max_error_rate : max_err;
-	go.regression = cli.cfg.gate.regression;
-	go.confidence = cli.cfg.gate.confidence;
-	go.fail_on_regression = cli.cfg.gate.fail_on_regression;
-	go.resamples = cli.cfg.gate.resamples;
-	go.worst = worst >= 0 ? (int)worst : cli.cfg.gate.worst;
-	go.seed = (uint64_t)cli.cfg.gate.seed;
+	rag_cli_gate_opts(&cli, &g, &go);
 
 	nfiles = argc - optind;
 	for (i = 0; i < (size_t)(nfiles ? nfiles : 1) && !rc; i++) {
@@ -149,11 +107,7 @@ int main(int argc, char **argv)
 
 	if (!title) title = "RAG evaluation report";
 	text = markdown ? rag_report_markdown(jv_copy(runs), title) : rag_report_html(jv_copy(runs), title);
-	if (output && !(out = fopen(output, "w"))) {
-		rag_msg(cli.prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
-		rc = RAG_EXIT_USAGE;
-		goto out;
-	}
+	if (output && (rc = rag_cli_open(&cli, output, "w", &out))) goto out;
 	fputs(text, out);
 	if (out != stdout && fclose(out) != 0) {
 		rag_msg(cli.prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
@@ -166,15 +120,7 @@ out:
 	}
 	free(text);
 	jv_free(runs);
-	for (i = 0; i < nfmean; i++) free(fmean[i].key);
-	for (i = 0; i < nfrec; i++) free(frec[i].key);
-	free(fmean);
-	free(frec);
-	free(mean);
-	free(rec);
+	rag_cli_gate_free(&g);
 	rag_cli_free(&cli);
 	return rc;
-misuse:
-	rc = rag_cli_misuse(&cli);
-	goto out;
 }

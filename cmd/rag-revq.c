@@ -10,22 +10,17 @@ static const char usage[] =
 	"Usage: rag-revq [OPTIONS] < records.jsonl > records.jsonl\n"
 	"Generate, from each answer alone, the questions it would answer: questions.generated\n"
 	"(array) and questions.noncommittal (bool). The offline judge uses the answer itself as\n"
-	"the one pseudo-question (questions.offline_pseudo: true).\n"
-	"\n"
-	"Options:\n"
-	"  -n, --n N              questions to generate (default 3)\n"
-	"      --generations MODE list (one request asking for N questions, default) |\n"
-	"                         n (one request, N choices: the endpoint's n parameter) |\n"
-	"                         requests (N requests of one question each)\n"
-	"\n";
+	"the one pseudo-question (questions.offline_pseudo: true).\n";
 
 enum { OPT_GENERATIONS = RAG_OPT_TOOL };
 
-static const struct option options[] = {
-	{"n", required_argument, 0, 'n'},
-	{"generations", required_argument, 0, OPT_GENERATIONS},
-	RAG_CLI_LONG,
-	{0, 0, 0, 0},
+static const rag_opt options[] = {
+	{"n", 'n', 'n', "N", NULL, "questions to generate (default 3)"},
+	{"generations", 0, OPT_GENERATIONS, "MODE", "list n requests",
+	 "list (one request asking for N questions, default) |\n"
+	 "n (one request, N choices: the endpoint's n parameter) |\n"
+	 "requests (N requests of one question each)"},
+	RAG_OPT_END
 };
 
 typedef struct tool {
@@ -106,10 +101,11 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli.prog = "rag-revq";
 	cli.usage = usage;
+	cli.opts = options;
 	cli.judge_opts = 1;
 	cli.prompts = (const char *const[]){"revq", NULL};
 	t.cli = &cli;
-	while ((opt = getopt_long(argc, argv, "n:" RAG_CLI_SHORT, options, NULL)) != -1) {
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
 		case 'n':
 			if (rag_cli_int(&cli, "--n", optarg, 1, 20, &n)) return rag_cli_misuse(&cli);

@@ -10,32 +10,22 @@
 static const char usage[] =
 	"Usage: rag-verify [OPTIONS] < records.jsonl > records.jsonl\n"
 	"Judge every claim of each record against its contexts: verdicts.<METRIC> and\n"
-	"scores.<METRIC> = supported claims / all claims.\n"
-	"\n"
-	"Options:\n"
-	"      --metric NAME      faithfulness (default) | context_recall | context_precision | context_utilization\n"
-	"                         (claims.answer, claims.reference; the last two with --chunks)\n"
-	"      --chunks           judge each chunk's usefulness for the reference (or the answer):\n"
-	"                         verdicts.<METRIC> per chunk, scores.<METRIC> = average precision\n"
-	"      --claims FIELD     read claims.<FIELD> instead of the metric's default\n"
-	"      --recheck          re-check unsupported claims against each chunk alone\n"
-	"      --literal          accept a claim that appears literally in a context\n"
-	"      --batch-claims N   claims per judge call (default 20)\n"
-	"      --batch-chars N    context characters per judge call (default 24000)\n"
-	"\n";
+	"scores.<METRIC> = supported claims / all claims.\n";
 
 enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATCH_CLAIMS, OPT_BATCH_CHARS, OPT_CHUNKS };
 
-static const struct option options[] = {
-	{"metric", required_argument, 0, OPT_METRIC},
-	{"claims", required_argument, 0, OPT_CLAIMS},
-	{"recheck", no_argument, 0, OPT_RECHECK},
-	{"literal", no_argument, 0, OPT_LITERAL},
-	{"batch-claims", required_argument, 0, OPT_BATCH_CLAIMS},
-	{"batch-chars", required_argument, 0, OPT_BATCH_CHARS},
-	{"chunks", no_argument, 0, OPT_CHUNKS},
-	RAG_CLI_LONG,
-	{0, 0, 0, 0},
+static const rag_opt options[] = {
+	{"metric", 0, OPT_METRIC, "NAME", "faithfulness context_recall context_precision context_utilization",
+	 "faithfulness (default) | context_recall | context_precision | context_utilization\n"
+	 "(claims.answer, claims.reference; the last two with --chunks)"},
+	{"chunks", 0, OPT_CHUNKS, NULL, NULL, "judge each chunk's usefulness for the reference (or the answer):\n"
+	 "verdicts.<METRIC> per chunk, scores.<METRIC> = average precision"},
+	{"claims", 0, OPT_CLAIMS, "FIELD", "answer reference", "read claims.<FIELD> instead of the metric's default"},
+	{"recheck", 0, OPT_RECHECK, NULL, NULL, "re-check unsupported claims against each chunk alone"},
+	{"literal", 0, OPT_LITERAL, NULL, NULL, "accept a claim that appears literally in a context"},
+	{"batch-claims", 0, OPT_BATCH_CLAIMS, "N", NULL, "claims per judge call (default 20)"},
+	{"batch-chars", 0, OPT_BATCH_CHARS, "N", NULL, "context characters per judge call (default 24000)"},
+	RAG_OPT_END
 };
 
 typedef struct tool {
@@ -264,10 +254,11 @@ int main(int argc, char **argv)
 	memset(&t, 0, sizeof t);
 	cli.prog = "rag-verify";
 	cli.usage = usage;
+	cli.opts = options;
 	cli.judge_opts = 1;
 	t.cli = &cli;
 	t.metric = "faithfulness";
-	while ((opt = getopt_long(argc, argv, RAG_CLI_SHORT, options, NULL)) != -1) {
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
 		case OPT_METRIC:
 			if (strcmp(optarg, "faithfulness") && strcmp(optarg, "context_recall") &&

@@ -2,6 +2,7 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,30 +44,202 @@ void rag_msg(const char *prog, const char *level, const char *fmt, ...)
 	rag_buf_free(&b);
 }
 
-static const char judge_usage[] =
-	"Judge options:\n"
-	"      --judge NAME       offline | openai\n"
-	"      --model NAME       judge model\n"
-	"      --base-url URL     OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1\n"
-	"      --lang LANG        auto | en | zh (prompt language)\n"
-	"      --cache MODE       rw | ro | replay | off\n"
-	"  -j, --concurrency N    requests in flight (default 8)\n"
-	"\n";
+const rag_opt rag_cli_judge_opts[] = {
+	{"judge", 0, RAG_OPT_JUDGE, "NAME", RAG_CLI_JUDGE_VALUES, "offline | openai"},
+	{"model", 0, RAG_OPT_MODEL, "NAME", NULL, "judge model"},
+	{"base-url", 0, RAG_OPT_BASE_URL, "URL", NULL, "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"},
+	{"lang", 0, RAG_OPT_LANG, "LANG", RAG_CLI_LANG_VALUES, "auto | en | zh (prompt language)"},
+	{"cache", 0, RAG_OPT_CACHE, "MODE", RAG_CLI_CACHE_VALUES, "rw | ro | replay | off"},
+	{"concurrency", 'j', 'j', "N", NULL, "requests in flight (default 8)"},
+	RAG_OPT_END
+};
 
-static const char common_usage[] =
-	"Shared options:\n"
-	"  -c, --config FILE      configuration file (see rag-config(5))\n"
-	"      --strict           stop at the first bad input line (exit 3)\n"
-	"      --unbuffered       flush after each record\n"
-	"      --max-line BYTES   longest input line accepted (default 8388608)\n"
-	"  -q, --quiet            no notice or summary line on stderr\n"
-	"  -v, --verbose          more messages on stderr\n"
-	"  -h, --help             show this help\n"
-	"  -V, --version          show the version\n";
+const rag_opt rag_cli_shared_opts[] = {
+	{"config", 'c', 'c', "FILE", RAG_ARG_FILE, "configuration file (see rag-config(5))"},
+	{"strict", 0, RAG_OPT_STRICT, NULL, NULL, "stop at the first bad input line (exit 3)"},
+	{"unbuffered", 0, RAG_OPT_UNBUFFERED, NULL, NULL, "flush after each record"},
+	{"max-line", 0, RAG_OPT_MAX_LINE, "BYTES", NULL, "longest input line accepted (default 8388608)"},
+	{"quiet", 'q', 'q', NULL, NULL, "no notice or summary line on stderr"},
+	{"verbose", 'v', 'v', NULL, NULL, "more messages on stderr"},
+	{"help", 'h', 'h', NULL, NULL, "show this help"},
+	{"version", 'V', 'V', NULL, NULL, "show the version"},
+	RAG_OPT_END
+};
+
+/* The tables of a tool, in the order of its --help. */
+static int tables(const rag_cli *cli, const rag_opt *t[3])
+{
+	int n = 0;
+	if (cli->opts) t[n++] = cli->opts;
+	if (cli->judge_opts) t[n++] = rag_cli_judge_opts;
+	t[n++] = rag_cli_shared_opts;
+	return n;
+}
+
+/* getopt_long's tables from ours; --list-options is for the tests, so in no table. */
+static void build(rag_cli *cli)
+{
+	const rag_opt *t[3];
+	size_t nl = 0, ns = 0, maxl = sizeof cli->longopts / sizeof cli->longopts[0];
+	int i, n = tables(cli, t);
+	cli->shortopts[ns++] = ':';          /* a missing argument is ':', told apart from unknown */
+	for (i = 0; i < n; i++) {
+		const rag_opt *o;
+		for (o = t[i]; o->name; o++) {
+			if (nl + 2 >= maxl || ns + 3 >= sizeof cli->shortopts) {
+				rag_msg(cli->prog, "error", "internal: too many options");
+				abort();
+			}
+			cli->longopts[nl].name = o->name;
+			cli->longopts[nl].has_arg = o->arg ? required_argument : no_argument;
+			cli->longopts[nl].flag = NULL;
+			cli->longopts[nl++].val = o->val;
+			if (o->short_name) {
+				cli->shortopts[ns++] = (char)o->short_name;
+				if (o->arg) cli->shortopts[ns++] = ':';
+			}
+		}
+	}
+	cli->longopts[nl].name = "list-options";
+	cli->longopts[nl].has_arg = no_argument;
+	cli->longopts[nl].flag = NULL;
+	cli->longopts[nl++].val = RAG_OPT_LIST_OPTIONS;
+	memset(&cli->longopts[nl], 0, sizeof cli->longopts[nl]);
+	cli->shortopts[ns] = 0;
+}
+
+static const rag_opt *find_val(const rag_cli *cli, int val)
+{
+	const rag_opt *t[3], *o;
+	int i, n = tables(cli, t);
+	for (i = 0; i < n; i++)
+		for (o = t[i]; o->name; o++)
+			if (o->val == val) return o;
+	return NULL;
+}
+
+/* The word getopt stopped at, as written: "--name" without its "=value". */
+static char *long_word(const char *w)
+{
+	return rag_xstrndup(w, strcspn(w, "="));
+}
+
+/* getopt's own complaints, in the form of every other message (opterr is 0). */
+static void complain(const rag_cli *cli, int c, char **argv)
+{
+	const char *w = optind > 0 ? argv[optind - 1] : "";
+	int is_long = strncmp(w, "--", 2) == 0;
+	const rag_opt *o = optopt ? find_val(cli, optopt) : NULL;
+	char *word;
+
+	if (c == ':' && is_long && o) {
+		rag_msg(cli->prog, "error", "option --%s needs an argument", o->name);
+	} else if (c == ':') {
+		rag_msg(cli->prog, "error", "option -%c needs an argument", optopt);
+	} else if (is_long && o) {
+		rag_msg(cli->prog, "error", "option --%s takes no argument", o->name);
+	} else if (optopt) {
+		if (optopt > ' ' && optopt < 127) rag_msg(cli->prog, "error", "unknown option -%c", optopt);
+		else rag_msg(cli->prog, "error", "unknown option");
+	} else {
+		const rag_opt *t[3], *p;
+		rag_buf b = {0};
+		int i, n = tables(cli, t), hits = 0;
+		word = long_word(w);
+		for (i = 0; i < n; i++)
+			for (p = t[i]; p->name; p++)
+				if (strncmp(p->name, word + 2, strlen(word + 2)) == 0)
+					rag_buf_addf(&b, "%s--%s", hits++ ? ", " : "", p->name);
+		if (hits > 1) rag_msg(cli->prog, "error", "option %s is ambiguous (%s)", word, b.p);
+		else rag_msg(cli->prog, "error", "unknown option %s", word);
+		rag_buf_free(&b);
+		free(word);
+	}
+}
+
+int rag_cli_getopt(rag_cli *cli, int argc, char **argv)
+{
+	int c;
+	if (!cli->shortopts[0]) build(cli);
+	opterr = 0;
+	c = getopt_long(argc, argv, cli->shortopts, cli->longopts, NULL);
+	if (c == '?' || c == ':') {
+		complain(cli, c, argv);
+		return '?';
+	}
+	return c;
+}
+
+/* One section of --help: "  -x, --name ARG" then the help at a column that fits them all. */
+static void usage_section(const char *title, const rag_opt *opts)
+{
+	const rag_opt *o;
+	int col = 25;
+	for (o = opts; o->name; o++) {
+		int w = 8 + (int)strlen(o->name) + (o->arg ? 1 + (int)strlen(o->arg) : 0);
+		if (w + 2 > col) col = w + 2;
+	}
+	printf("%s:\n", title);
+	for (o = opts; o->name; o++) {
+		const char *h = o->help, *nl;
+		char left[128];
+		if (o->short_name) snprintf(left, sizeof left, "  -%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		else snprintf(left, sizeof left, "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		printf("%-*s", col, left);
+		while ((nl = strchr(h, '\n'))) {
+			printf("%.*s\n%*s", (int)(nl - h), h, col, "");
+			h = nl + 1;
+		}
+		printf("%s\n", h);
+	}
+}
+
+static void usage(const rag_cli *cli)
+{
+	fputs(cli->usage, stdout);
+	if (cli->opts) {
+		putchar('\n');
+		usage_section("Options", cli->opts);
+	}
+	if (cli->judge_opts) {
+		putchar('\n');
+		usage_section("Judge options", rag_cli_judge_opts);
+	}
+	putchar('\n');
+	usage_section("Shared options", rag_cli_shared_opts);
+	printf("\nSee %s(1) and rag(7).\n", cli->prog);
+}
+
+/* For tests/t/90-options.t: one line per option, --NAME, -X or -, the argument's name or -,
+ * its kind (none, file, values or text), the values, and its table (tool, judge or shared),
+ * tab-separated. */
+static void list_options(const rag_cli *cli)
+{
+	const rag_opt *t[3], *o;
+	int i, n = tables(cli, t);
+	for (i = 0; i < n; i++)
+		for (o = t[i]; o->name; o++) {
+			const char *table = t[i] == rag_cli_shared_opts ? "shared" : t[i] == rag_cli_judge_opts ? "judge" : "tool";
+			const char *kind = !o->arg ? "none" : !o->values ? "text" :
+			                   strcmp(o->values, RAG_ARG_FILE) == 0 ? "file" : "values";
+			printf("--%s\t", o->name);
+			if (o->short_name) printf("-%c\t", o->short_name);
+			else fputs("-\t", stdout);
+			printf("%s\t%s\t%s\t%s\n", o->arg ? o->arg : "-", kind,
+			       strcmp(kind, "values") == 0 ? o->values : "", table);
+		}
+}
 
 int rag_cli_misuse(const rag_cli *cli)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", cli->prog);
+	return RAG_EXIT_USAGE;
+}
+
+int rag_cli_open(const rag_cli *cli, const char *path, const char *mode, FILE **f)
+{
+	if ((*f = fopen(path, mode))) return 0;
+	rag_msg(cli->prog, "error", "cannot open \"%s\": %s", path, strerror(errno));
 	return RAG_EXIT_USAGE;
 }
 
@@ -104,6 +277,63 @@ static int one_of(const rag_cli *cli, const char *opt, const char *arg, const ch
 	return -1;
 }
 
+/* rag-gate's and rag-report's options: 0 handled, -1 a bad value (told), 1 not one of them. */
+static long gate_option(const rag_cli *cli, rag_cli_gate *g, int opt, const char *arg)
+{
+	int bad;
+	switch (opt) {
+	case 't': bad = rag_cli_threshold(cli, "--threshold", arg, &g->mean, &g->nmean); break;
+	case 'r': bad = rag_cli_threshold(cli, "--record-threshold", arg, &g->record, &g->nrecord); break;
+	case RAG_OPT_MIN_PASS: bad = rag_cli_double(cli, "--min-pass-rate", arg, 0, 1, 0, &g->min_pass); break;
+	case RAG_OPT_MAX_ERR: bad = rag_cli_double(cli, "--max-error-rate", arg, 0, 1, 0, &g->max_err); break;
+	case RAG_OPT_REGRESSION: bad = rag_cli_double(cli, "--regression", arg, 0, 1, 0, &g->regression); break;
+	case RAG_OPT_FAIL_REG: g->fail_reg = 1; bad = 0; break;
+	case RAG_OPT_SEED: bad = rag_cli_int(cli, "--seed", arg, 0, 0x7fffffffffffffffL, &g->seed); break;
+	case RAG_OPT_RESAMPLES: bad = rag_cli_int(cli, "--resamples", arg, 1, 1000000, &g->resamples); break;
+	case RAG_OPT_CONFIDENCE: bad = rag_cli_double(cli, "--confidence", arg, 0, 0.999999, 1, &g->confidence); break;
+	case RAG_OPT_WORST: bad = rag_cli_int(cli, "--worst", arg, 0, 100000, &g->worst); break;
+	default: return 1;
+	}
+	return bad ? -1 : 0;
+}
+
+void rag_cli_gate_init(rag_cli_gate *g)
+{
+	memset(g, 0, sizeof *g);
+	g->min_pass = g->max_err = g->regression = g->confidence = NAN;
+	g->seed = g->resamples = g->worst = -1;
+}
+
+void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
+{
+	const rag_config *c = &cli->cfg;
+	memset(go, 0, sizeof *go);
+	g->merged_mean = rag_gate_thresholds_merge(c->gate.mean, c->gate.nmean, g->mean, g->nmean, &go->nmean);
+	g->merged_record = rag_gate_thresholds_merge(c->gate.record, c->gate.nrecord, g->record, g->nrecord, &go->nrecord);
+	go->mean = g->merged_mean;
+	go->record = g->merged_record;
+	go->min_pass_rate = isnan(g->min_pass) ? c->gate.min_pass_rate : g->min_pass;
+	go->max_error_rate = isnan(g->max_err) ? c->gate.max_error_rate : g->max_err;
+	go->regression = isnan(g->regression) ? c->gate.regression : g->regression;
+	go->confidence = isnan(g->confidence) ? c->gate.confidence : g->confidence;
+	go->fail_on_regression = g->fail_reg || c->gate.fail_on_regression;
+	go->resamples = g->resamples > 0 ? (int)g->resamples : c->gate.resamples;
+	go->worst = g->worst >= 0 ? (int)g->worst : c->gate.worst;
+	go->seed = (uint64_t)(g->seed >= 0 ? g->seed : c->gate.seed);
+}
+
+void rag_cli_gate_free(rag_cli_gate *g)
+{
+	size_t i;
+	for (i = 0; i < g->nmean; i++) free(g->mean[i].key);
+	for (i = 0; i < g->nrecord; i++) free(g->record[i].key);
+	free(g->mean);
+	free(g->record);
+	free(g->merged_mean);
+	free(g->merged_record);
+	memset(g, 0, sizeof *g);
+}
+
 int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 {
 	static const char *const judges[] = {"offline", "openai", NULL};
@@ -114,36 +344,37 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 	switch (opt) {
 	case 'c': cli->config_path = arg; return 0;
 	case RAG_OPT_JUDGE:
-		if (one_of(cli, "--judge", arg, judges)) return RAG_EXIT_USAGE;
+		if (one_of(cli, "--judge", arg, judges)) return rag_cli_misuse(cli);
 		cli->provider = arg;
 		return 0;
 	case RAG_OPT_MODEL: cli->model = arg; return 0;
 	case RAG_OPT_BASE_URL: cli->base_url = arg; return 0;
 	case RAG_OPT_LANG:
-		if (one_of(cli, "--lang", arg, langs)) return RAG_EXIT_USAGE;
+		if (one_of(cli, "--lang", arg, langs)) return rag_cli_misuse(cli);
 		cli->lang = arg;
 		return 0;
 	case RAG_OPT_CACHE:
-		if (one_of(cli, "--cache", arg, caches)) return RAG_EXIT_USAGE;
+		if (one_of(cli, "--cache", arg, caches)) return rag_cli_misuse(cli);
 		cli->cache_mode = arg;
 		return 0;
 	case 'j':
-		if (rag_cli_int(cli, "--concurrency", arg, 1, 1024, &v)) return RAG_EXIT_USAGE;
+		if (rag_cli_int(cli, "--concurrency", arg, 1, 1024, &v)) return rag_cli_misuse(cli);
 		cli->concurrency = (int)v;
 		return 0;
 	case RAG_OPT_STRICT: cli->strict = 1; return 0;
 	case RAG_OPT_UNBUFFERED: cli->unbuffered = 1; return 0;
 	case RAG_OPT_MAX_LINE:
-		if (rag_cli_int(cli, "--max-line", arg, 1024, 1L << 30, &v)) return RAG_EXIT_USAGE;
+		if (rag_cli_int(cli, "--max-line", arg, 1024, 1L << 30, &v)) return rag_cli_misuse(cli);
 		cli->max_line = (size_t)v;
 		return 0;
 	case 'q': cli->quiet = 1; return 0;
 	case 'v': cli->verbose++; return 0;
 	case 'h':
-		fputs(cli->usage, stdout);
-		if (cli->judge_opts) fputs(judge_usage, stdout);
-		fputs(common_usage, stdout);
-		printf("\nSee %s(1) and rag(7).\n", cli->prog);
+		usage(cli);
+		*done = 1;
+		return RAG_EXIT_OK;
+	case RAG_OPT_LIST_OPTIONS:
+		list_options(cli);
 		*done = 1;
 		return RAG_EXIT_OK;
 	case 'V':
@@ -151,6 +382,8 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 		*done = 1;
 		return RAG_EXIT_OK;
 	default:
+		if (cli->gate && (v = gate_option(cli, cli->gate, opt, arg)) <= 0)
+			return v ? rag_cli_misuse(cli) : 0;
 		return rag_cli_misuse(cli);
 	}
 }
@@ -361,10 +594,7 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	FILE *in = stdin;
 	int rc, named = strcmp(name, "-") != 0;
 
-	if (named && !(in = fopen(name, "r"))) {
-		rag_msg(cli->prog, "error", "cannot open \"%s\": %s", name, strerror(errno));
-		return RAG_EXIT_USAGE;
-	}
+	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
 	memset(&o, 0, sizeof o);
 	o.prog = cli->prog;
 	o.input_name = named ? name : "<stdin>";

@@ -11,37 +11,52 @@
 
 #include "rag.h"
 
+/* One option of a tool: its table entry gives getopt_long its struct option, --help its line,
+ * and the hidden --list-options its line, which tests/t/90-options.t holds the manual pages and
+ * the completions to. */
+typedef struct rag_opt {
+	const char *name;         /* the long name, without "--" */
+	int short_name;           /* its one-letter form, or 0 */
+	int val;                  /* what rag_cli_getopt returns for it */
+	const char *arg;          /* the argument's name in --help ("N", "FILE", "METRIC=MIN"), NULL: none */
+	const char *values;       /* what the completions offer for the argument: the values, separated
+	                           * by spaces; RAG_ARG_FILE: file names; NULL: nothing (free text) */
+	const char *help;         /* the --help text; each "\n" starts a continuation line */
+} rag_opt;
+#define RAG_ARG_FILE "<file>"
+#define RAG_OPT_END {0, 0, 0, 0, 0, 0}
+
 enum {
 	RAG_OPT_JUDGE = 1000, RAG_OPT_MODEL, RAG_OPT_BASE_URL, RAG_OPT_LANG, RAG_OPT_CACHE,
-	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_TOOL = 1100 /* tools start here */
+	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_LIST_OPTIONS,
+	/* rag-gate's and rag-report's (rag_cli_gate) */
+	RAG_OPT_MIN_PASS, RAG_OPT_MAX_ERR, RAG_OPT_REGRESSION, RAG_OPT_FAIL_REG, RAG_OPT_SEED,
+	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST,
+	RAG_OPT_TOOL = 1100 /* tools start here */
 };
-/* Every tool: RAG_CLI_BASE_SHORT / RAG_CLI_BASE_LONG. Tools that ask a judge (or another
- * remote service) add RAG_CLI_JUDGE_SHORT / RAG_CLI_JUDGE_LONG and set rag_cli.judge_opts. */
-#define RAG_CLI_JUDGE_SHORT "j:"
-#define RAG_CLI_JUDGE_LONG \
-	{"judge", required_argument, 0, RAG_OPT_JUDGE}, \
-	{"model", required_argument, 0, RAG_OPT_MODEL}, \
-	{"base-url", required_argument, 0, RAG_OPT_BASE_URL}, \
-	{"lang", required_argument, 0, RAG_OPT_LANG}, \
-	{"cache", required_argument, 0, RAG_OPT_CACHE}, \
-	{"concurrency", required_argument, 0, 'j'}
-#define RAG_CLI_BASE_SHORT "c:qvhV"
-#define RAG_CLI_BASE_LONG \
-	{"config", required_argument, 0, 'c'}, \
-	{"strict", no_argument, 0, RAG_OPT_STRICT}, \
-	{"unbuffered", no_argument, 0, RAG_OPT_UNBUFFERED}, \
-	{"max-line", required_argument, 0, RAG_OPT_MAX_LINE}, \
-	{"quiet", no_argument, 0, 'q'}, \
-	{"verbose", no_argument, 0, 'v'}, \
-	{"help", no_argument, 0, 'h'}, \
-	{"version", no_argument, 0, 'V'}
-#define RAG_CLI_SHORT RAG_CLI_JUDGE_SHORT RAG_CLI_BASE_SHORT
-#define RAG_CLI_LONG RAG_CLI_JUDGE_LONG, RAG_CLI_BASE_LONG
+/* The options of the tools that ask a judge (rag_cli.judge_opts), and those of every tool. */
+extern const rag_opt rag_cli_judge_opts[];
+extern const rag_opt rag_cli_shared_opts[];
+/* The values the completions offer for --judge, --lang and --cache; also for a tool that lists
+ * one of them among its own options (rag-embsim's --cache). */
+#define RAG_CLI_JUDGE_VALUES "offline openai"
+#define RAG_CLI_LANG_VALUES "auto en zh"
+#define RAG_CLI_CACHE_VALUES "rw ro replay off"
+/* The threshold options rag-gate and rag-report share, with the same help, first in their tables. */
+#define RAG_CLI_GATE_THRESHOLD_OPTS \
+	{"threshold", 't', 't', "METRIC=MIN", NULL, "the mean of METRIC must be at least MIN"}, \
+	{"record-threshold", 'r', 'r', "METRIC=MIN", NULL, "a record passes when its METRIC is at least MIN"}, \
+	{"min-pass-rate", 0, RAG_OPT_MIN_PASS, "RATE", NULL, "share of records that must pass (default 1)"}, \
+	{"max-error-rate", 0, RAG_OPT_MAX_ERR, "RATE", NULL, "share of records a metric may leave null (default 0)"}
 
 typedef struct rag_cli {
 	const char *prog;
 	int judge_opts;           /* the tool asks a judge: judge options in --help, a judge is set up */
-	const char *usage;        /* the tool's synopsis and own options, for --help */
+	const char *usage;        /* the tool's synopsis and description, for --help */
+	const rag_opt *opts;      /* the tool's own options, ended by RAG_OPT_END */
+	struct rag_cli_gate *gate; /* rag-gate, rag-report: where rag_cli_option puts the gate options */
+	struct option longopts[64];  /* built from the tables by rag_cli_getopt */
+	char shortopts[64];
 	const char *config_path;  /* -c */
 	int verbose, quiet, strict, unbuffered;
 	const char *cache_mode;   /* --cache MODE */
@@ -54,11 +69,21 @@ typedef struct rag_cli {
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* getopt_long over the tool's options, the judge options when judge_opts, and the shared ones.
+ * Returns the option's val, or -1 after the last option. An unknown option, a missing or an
+ * unwanted argument gets its message here and returns '?', which rag_cli_option turns into the
+ * usage hint and RAG_EXIT_USAGE. */
+int rag_cli_getopt(rag_cli *cli, int argc, char **argv);
 /* Parse an integer option value; prints and returns -1 when it is not one in [min, max]. */
 int rag_cli_int(const rag_cli *cli, const char *opt, const char *arg, long min, long max, long *out);
-/* Handle a shared option. Returns 0 handled, or an exit code to exit with now (help, version:
- * RAG_EXIT_OK with *done set; bad values: RAG_EXIT_USAGE). */
+/* Handle a shared option (and a gate option when cli->gate is set). Returns 0 handled, or an
+ * exit code to exit with now (help, version: RAG_EXIT_OK with *done set; misuse: the usage hint
+ * and RAG_EXIT_USAGE). */
 int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done);
+/* Open a file the user named: 0 with *f set, or RAG_EXIT_USAGE after `prog: error: cannot open
+ * "PATH": reason`. Every file a tool is told to read or write is opened through it, so that a
+ * file that cannot be opened has one exit status in every tool (rag(7) EXIT STATUS). */
+int rag_cli_open(const rag_cli *cli, const char *path, const char *mode, FILE **f);
 /* For filters that read records from stdin only: 0, or after a message and the usage hint
  * RAG_EXIT_USAGE when an operand is left after the options. */
 int rag_cli_no_operands(const rag_cli *cli, int argc, char **argv);
@@ -84,6 +109,19 @@ int rag_cli_double(const rag_cli *cli, const char *opt, const char *arg, double 
                    int lo_open, double *out);
 /* A METRIC=MIN option value added to list (gate.c's syntax); prints and returns -1 when bad. */
 int rag_cli_threshold(const rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n);
+/* rag-gate's and rag-report's gate options, as given; each unset one is the config's. */
+typedef struct rag_cli_gate {
+	rag_kd *mean, *record;    /* -t, -r */
+	size_t nmean, nrecord;
+	double min_pass, max_err, regression, confidence;   /* NAN: unset */
+	long seed, resamples, worst;                        /* -1: unset */
+	int fail_reg;
+	rag_kd *merged_mean, *merged_record;                /* what rag_cli_gate_opts gave */
+} rag_cli_gate;
+void rag_cli_gate_init(rag_cli_gate *g);
+/* The options over cli->cfg.gate (after rag_cli_setup); go borrows from g until rag_cli_gate_free. */
+void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go);
+void rag_cli_gate_free(rag_cli_gate *g);
 /* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
  * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
  * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the

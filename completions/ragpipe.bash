@@ -70,6 +70,9 @@ _ragpipe()
 	--claims)
 		COMPREPLY=($(compgen -W 'answer reference' -- "$cur"))
 		return 0 ;;
+	--pair)
+		COMPREPLY=($(compgen -W 'answer,reference' -- "$cur"))
+		return 0 ;;
 	-b|--baseline|--junit|-o|--output)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
@@ -78,7 +81,7 @@ _ragpipe()
 	--resamples|--confidence|--worst|--title)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars|\
-	--n|--pair|--score|--dimensions|--batch-size)
+	--n|--score|--dimensions|--batch-size)
 		return 0 ;;
 	esac
 

@@ -58,7 +58,7 @@ run rag rag-ap --trec "$T/qrels" "$T/run2"
 is "$RC" 3 "a document ranked twice: exit 3"
 like "$(cat "$ERR")" 'run2:2: document "a" is ranked twice for query "q1"' "...naming the line"
 run rag rag-ap --trec "$T/nonexistent" "$T/run"
-is "$RC" 3 "--trec with a missing file: exit 3"
+is "$RC" 2 "--trec with a missing file: exit 2, as in every tool"
 run rag rag-ap --trec "$T/qrels"
 is "$RC" 2 "--trec without RUN: usage error"
 

@@ -7,6 +7,12 @@
 # The values offered for --judge, --lang, --cache, --metric are named on the option's --help
 # line. And the basics of STYLE.md: --help exits 0, --version prints "TOOL (ragpipe) VERSION",
 # an unknown option or a bad value exits 2 with a message on stderr and nothing on stdout.
+# The tool's option table (the hidden --list-options) is the truth for what each option takes:
+# SYNOPSIS says which take an argument and lists the same values, OPTIONS names the same
+# argument, and the bash, zsh and fish completions complete files, the table's values, nothing
+# (free text), or no argument at all, as the table says. getopt's complaints read
+# "TOOL: error: unknown option --nope" and the like, with the hint; a file a tool cannot open
+# is exit 2 in every tool.
 # With groff installed, the manual pages format without a warning.
 . "$(dirname "$0")/lib.sh"
 
@@ -55,9 +61,9 @@ bash_complete() {
 	' bash "$COMP/ragpipe.bash" "$@"
 }
 
-# zsh_opts TOOL: the long options in _ragpipe's shared=( ) array, in TOOL's case arm, and in the
-# judge=( ) array when that arm uses it.
-zsh_opts() {
+# zsh_specs TOOL: the _arguments specs of _ragpipe's shared=( ) array, of TOOL's case arm, and
+# of the judge=( ) array when that arm uses it.
+zsh_specs() {
 	awk -v tool="$1" '
 		/^shared=\(/ { sh = 1; next }
 		sh && /^\)/ { sh = 0; next }
@@ -68,7 +74,12 @@ zsh_opts() {
 		arm && /;;/ { arm = 0; next }
 		arm && /judge\[@\]/ { usejudge = 1 }
 		sh || arm
-		END { if (usejudge) printf "%s", judge }' "$COMP/_ragpipe" | longopts
+		END { if (usejudge) printf "%s", judge }' "$COMP/_ragpipe"
+}
+
+# zsh_opts TOOL: the long options of TOOL's specs.
+zsh_opts() {
+	zsh_specs "$1" | longopts
 }
 
 # fish_opts TOOL: the long options fish offers (with fish installed), else those the file
@@ -81,6 +92,173 @@ fish_opts() {
 		grep -E -e "^[[:space:]]*complete -c (\\\$cmd|$1) " "$COMP/ragpipe.fish" |
 			grep -oE -e ' -l [a-z][a-z-]*' | sed 's/ -l /--/' | LC_ALL=C sort -u
 	fi
+}
+
+# ---------------------------------------------------------------- argument kinds
+# Each of the following prints one line per option name (short and long): "NAME KIND", KIND
+# being none, file, text or "values W..." (the values the completion offers, sorted), and
+# "NAME arg" where a manual page says only that it takes one. Sorted, for `same`.
+
+# sortvals: "NAME KIND W..." lines with their words W sorted, and the lines sorted.
+sortvals() {
+	while read -r _n _k _v; do
+		if [ -n "$_v" ]; then
+			printf '%s %s %s\n' "$_n" "$_k" "$(printf '%s\n' $_v | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//')"
+		else
+			printf '%s %s\n' "$_n" "$_k"
+		fi
+	done | LC_ALL=C sort -u
+}
+
+# table_kinds TOOL: the truth, from the tool's option table (the hidden --list-options).
+table_kinds() {
+	"$BIN/$1" --list-options | awk -F '\t' '{
+		print $1, $4, $5
+		if ($2 != "-") print $2, $4, $5 }' | sortvals
+}
+
+# arg_only: KIND reduced to what a manual page's SYNOPSIS says: none, or arg.
+arg_only() {
+	awk '{ print $1, ($2 == "none" ? "none" : "arg") }' | LC_ALL=C sort -u
+}
+
+# table_args TOOL [TABLE]: "NAME ARG" with the argument's name in lower case, or "NAME" alone;
+# with TABLE (tool, judge or shared), only that table's options.
+table_args() {
+	"$BIN/$1" --list-options | awk -F '\t' -v only="${2:-}" 'only == "" || $6 == only {
+		a = ($3 == "-") ? "" : " " tolower($3)
+		print $1 a
+		if ($2 != "-") print $2 a }' | LC_ALL=C sort -u
+}
+
+# man_synopsis_kinds PAGE: from SYNOPSIS, "NAME none" or "NAME arg" ([\fB--name\fR\~\fIarg\fR],
+# or \fB-x\fR|\fB--name\fR... for a short name that is the long one's other spelling).
+man_synopsis_kinds() {
+	man_section "$1" SYNOPSIS | awk '
+		/^\.BR/ { for (i = 2; i <= NF; i++) if ($i ~ /^-/) print $i, "none"; next }
+		{
+			line = $0
+			while (match(line, /\\fB-[-a-zA-Z]*\\fR/)) {
+				name = substr(line, RSTART + 3, RLENGTH - 6)
+				line = substr(line, RSTART + RLENGTH)
+				if (name !~ /^--/ && line ~ /^\|\\fB--/) { alias = alias " " name; continue }
+				kind = (line ~ /^\\~/) ? "arg" : "none"
+				print name, kind
+				n = split(alias, a, " ")
+				for (j = 1; j <= n; j++) print a[j], kind
+				alias = ""
+			}
+		}' | LC_ALL=C sort -u
+}
+
+# man_synopsis_values PAGE: "NAME values W..." for the options SYNOPSIS shows with a list of
+# values (\fB--name\fR\~\fBa\fR|\fBb\fR), the lists of all its synopses together.
+man_synopsis_values() {
+	man_section "$1" SYNOPSIS | awk '
+		{
+			line = $0
+			while (match(line, /\\fB--[-a-z]*\\fR\\~\\fB[^]]*/)) {
+				m = substr(line, RSTART, RLENGTH)
+				line = substr(line, RSTART + RLENGTH)
+				name = m; sub(/^\\fB/, "", name); sub(/\\fR.*/, "", name)
+				v = m; sub(/^[^~]*~/, "", v); gsub(/\\f[BIR]/, "", v); gsub(/\|/, " ", v)
+				vals[name] = vals[name] " " v
+			}
+		}
+		END { for (n in vals) print n, "values", vals[n] }' | sortvals
+}
+
+# man_option_args PAGE [SECTION...]: from the .TP tags of the sections (default OPTIONS),
+# "NAME ARG" (the italic argument, font changes dropped) or "NAME" alone.
+man_option_args() {
+	_page=$1; shift
+	[ $# -gt 0 ] || set -- OPTIONS
+	for _sec in "$@"; do man_section "$_page" "$_sec"; done | awk '
+		prev == ".TP" && /^\.B[IR]? +-/ {
+			t = $0
+			sub(/^\.B[IR]? +/, "", t)
+			gsub(/"\\fR, \\fP/, " ", t); gsub(/", "/, " ", t); gsub(/"/, " ", t); gsub(/\\f[BIRP]/, "", t)
+			n = split(t, w, " "); names = ""; arg = ""
+			for (i = 1; i <= n; i++) if (w[i] ~ /^-/) names = names " " w[i]; else if (arg == "") arg = w[i]
+			m = split(names, nm, " ")
+			for (i = 1; i <= m; i++) print nm[i] (arg == "" ? "" : " " arg)
+		}
+		{ prev = $1 }' | LC_ALL=C sort -u
+}
+
+# bash_kinds TOOL: for each option the bash completion offers, what it completes after it:
+# options (none), the files of a directory (file), nothing (text), or words (values).
+bash_kinds() {
+	mkdir -p "$T/probe" && : >"$T/probe/probe.file"
+	(cd "$T/probe" && bash -c '
+		. "$1" || exit 1
+		tool=$2
+		complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _ragpipe; }
+		complete_words "$tool" -
+		for opt in "${COMPREPLY[@]}"; do
+			complete_words "$tool" "$opt" -
+			if [ "${#COMPREPLY[@]}" -gt 0 ] && [[ ${COMPREPLY[0]} == -* ]]; then echo "$opt none"; continue; fi
+			complete_words "$tool" "$opt" ""
+			if [ "${COMPREPLY[*]}" = probe.file ]; then echo "$opt file"
+			elif [ "${#COMPREPLY[@]}" -eq 0 ]; then echo "$opt text"
+			else echo "$opt values ${COMPREPLY[*]}"; fi
+		done
+	' bash "$COMP/ragpipe.bash" "$1") | sortvals
+}
+
+# zsh_kinds TOOL: from the _arguments specs: --name=/-x+ take an argument, whose action is
+# _files (file), a list (values), or anything else (text).
+zsh_kinds() {
+	zsh_specs "$1" | awk '
+		{
+			s = $0
+			sub(/^[ \t]+/, "", s); sub(/[ \t]*\\$/, "", s)
+			sub(/^\x27\([^)]*\)\x27/, "", s); sub(/^\x27\*\x27/, "", s); sub(/^\x27\([^)]*\)/, "\x27", s)
+			if (s ~ /^\{/) { names = substr(s, 2, index(s, "}") - 2); rest = substr(s, index(s, "}") + 1) }
+			else if (s ~ /^\x27-/) { names = substr(s, 2, index(s, "[") - 2); rest = substr(s, index(s, "[")) }
+			else next
+			gsub(/,/, " ", names)
+			sub(/^\x27?\[[^]]*\]/, "", rest); sub(/\x27$/, "", rest)
+			action = rest; sub(/^:[^:]*:/, "", action)
+			n = split(names, nm, " ")
+			for (i = 1; i <= n; i++) {
+				name = nm[i]
+				if (name !~ /[=+]$/) { print name, "none"; continue }
+				sub(/[=+]$/, "", name)
+				if (action == "_files") print name, "file"
+				else if (action ~ /^\(/) {
+					v = action; gsub(/\\:"[^"]*"/, "", v); gsub(/[()]/, "", v)
+					print name, "values", v
+				} else print name, "text"
+			}
+		}' | sortvals
+}
+
+# fish_kinds TOOL: from the complete lines for TOOL (by name, or through a for loop over the
+# tools): -x/-r -f with -a (values) or without (text), -r (file), neither (none).
+fish_kinds() {
+	awk -v tool="$1" '
+		$1 == "for" && $3 == "in" { var = "$" $2; tools = " "; for (i = 4; i <= NF; i++) tools = tools $i " "; next }
+		$1 == "end" { var = ""; next }
+		$1 == "complete" {
+			if (!($2 == "-c" && ($3 == tool || ($3 == var && index(tools, " " tool " "))))) next
+			l = ""; sh = ""; arg = 0; nofile = 0; vals = ""; hasvals = 0
+			for (i = 4; i <= NF; i++) {
+				if ($i == "-l") l = $(i + 1)
+				else if ($i == "-s") sh = $(i + 1)
+				else if ($i == "-r") arg = 1
+				else if ($i == "-x") { arg = 1; nofile = 1 }
+				else if ($i == "-f") nofile = 1
+			}
+			if (match($0, / -a \x27[^\x27]*\x27/)) {
+				hasvals = 1
+				vals = substr($0, RSTART + 5, RLENGTH - 6)
+				gsub(/\\t"[^"]*"/, "", vals)
+			}
+			kind = !arg ? "none" : hasvals ? "values " vals : nofile ? "text" : "file"
+			if (l != "") print "--" l, kind
+			if (sh != "") print "-" sh, kind
+		}' "$COMP/ragpipe.fish" | sortvals
 }
 
 shared=
@@ -106,6 +284,19 @@ for tool in $TOOLS; do
 	check "$tool: an unknown option gives a message on stderr" test -s "$ERR"
 	is "$(cat "$OUT")" "" "$tool: an unknown option writes nothing to stdout"
 
+	# getopt's complaints in the house form, each with the hint, exit 2, nothing on stdout
+	hint="Try '$tool --help' for more information."
+	for misuse in "--nope:unknown option --nope" "--nope=1:unknown option --nope" "-Z:unknown option -Z" \
+		"--config:option --config needs an argument" "-c:option -c needs an argument" \
+		"--strict=yes:option --strict takes no argument"; do
+		run rag "$tool" "${misuse%%:*}" </dev/null
+		is "$RC:$(cat "$OUT"):$(cat "$ERR")" "2::$tool: error: ${misuse#*:}
+$hint" "$tool ${misuse%%:*}: \"$tool: error: ${misuse#*:}\", the hint, exit 2"
+	done
+	run rag "$tool" --ver </dev/null
+	like "$RC:$(cat "$ERR")" "^2:$tool: error: option --ver is ambiguous \\(.*--verbose, --version\\)" \
+		"$tool --ver: ambiguous, naming the candidates"
+
 	if printf '%s\n' "$help" | grep -qx -e "--judge"; then
 		run rag "$tool" --judge no-such-judge </dev/null
 		is "$RC" 2 "$tool: a bad --judge value exits 2"
@@ -129,6 +320,21 @@ for tool in $TOOLS; do
 	same "$help" "$(bash_complete "$tool" -- | longopts)" "$tool: --help and the bash completion name the same long options"
 	same "$help" "$(zsh_opts "$tool")" "$tool: --help and the zsh completion name the same long options"
 	same "$help" "$(fish_opts "$tool")" "$tool: --help and the fish completion name the same long options"
+	# what each option takes: the table (--list-options) is the truth, the rest its copies
+	table_kinds "$tool" >"$T/kinds.$tool"
+	kinds=$(cat "$T/kinds.$tool")
+	is "$(awk '{ print $1 }' "$T/kinds.$tool" | grep -e '^--' | LC_ALL=C sort -u)" "$help" \
+		"$tool: --list-options names the options of --help"
+	same "$(arg_only <"$T/kinds.$tool")" "$(man_synopsis_kinds "$man")" \
+		"$tool: $tool.1 SYNOPSIS says which options take an argument, as the table does"
+	man_synopsis_values "$man" >"$T/mvals.$tool"
+	same "$(awk 'NR == FNR { shown[$1]; next } $1 in shown' "$T/mvals.$tool" "$T/kinds.$tool")" \
+		"$(cat "$T/mvals.$tool")" "$tool: the value lists of $tool.1 SYNOPSIS are those of the table"
+	same "$(table_args "$tool")" "$(man_option_args "$man")" \
+		"$tool: $tool.1 OPTIONS names each option's argument as the table does"
+	same "$kinds" "$(bash_kinds "$tool")" "$tool: the bash completion completes each option's argument as the table says"
+	same "$kinds" "$(zsh_kinds "$tool")" "$tool: the zsh completion completes each option's argument as the table says"
+	same "$kinds" "$(fish_kinds "$tool")" "$tool: the fish completion completes each option's argument as the table says"
 	check "$tool: ragpipe.bash completes it" grep -Eq -e "^complete -F _ragpipe( [a-z-]+)* $tool( |\$)" "$COMP/ragpipe.bash"
 	check "$tool: _ragpipe completes it" grep -Eq -e "^#compdef( [a-z-]+)* $tool( |\$)" "$COMP/_ragpipe"
 	check "$tool: ragpipe.fish completes it" grep -Eq -e "^for cmd in( [a-z-]+)* $tool( |\$)" "$COMP/ragpipe.fish"
@@ -168,6 +374,29 @@ man_section "$TOP/share/man/man7/rag.7" "JUDGE OPTIONS" | longopts >"$T/judgeopt
 same "$(printf '%s\n' "$shared" | LC_ALL=C comm -23 - "$T/judgeopts")" \
 	"$(man_section "$TOP/share/man/man7/rag.7" OPTIONS | longopts)" \
 	"the options every tool shares are those of rag.7 OPTIONS"
+
+# The shared and judge options take in rag.7 what they take in the tables (rag-verify has both).
+same "$( (table_args rag-verify judge; table_args rag-verify shared) | LC_ALL=C sort -u)" \
+	"$(man_option_args "$TOP/share/man/man7/rag.7" OPTIONS "JUDGE OPTIONS")" \
+	"rag.7 OPTIONS and JUDGE OPTIONS name each option's argument as the tables do"
+
+# "cannot open FILE" is one exit status, 2, in every tool, for every file it is told to open.
+for tool in $TOOLS; do
+	run rag "$tool" -c "$T/missing.yaml" </dev/null
+	like "$RC:$(cat "$ERR")" "^2:$tool: error: cannot open \"$T/missing.yaml\": " "$tool -c MISSING: exit 2, cannot open"
+done
+printf '{"id":"a","scores":{"faithfulness":1}}\n' >"$T/run.jsonl"
+: >"$T/empty"
+for cmd in "rag-gate MISSING" "rag-gate -b MISSING $T/run.jsonl" "rag-gate -o NODIR $T/run.jsonl" \
+	"rag-gate --junit NODIR $T/run.jsonl" "rag-report MISSING" "rag-report $T/run.jsonl MISSING" \
+	"rag-report -b MISSING $T/run.jsonl" "rag-report -o NODIR $T/run.jsonl" \
+	"rag-ap --trec MISSING $T/empty" "rag-ap --trec $T/empty MISSING"; do
+	file=$T/missing.jsonl
+	case $cmd in *NODIR*) file=$T/no-such-dir/out ;; esac
+	# shellcheck disable=SC2086
+	run rag $(printf '%s\n' "$cmd" | sed -e "s|MISSING|$file|" -e "s|NODIR|$file|") </dev/null
+	like "$RC:$(cat "$ERR")" "^2:${cmd%% *}: error: cannot open \"$file\": " "$cmd: exit 2, cannot open"
+done
 
 # The pages format cleanly (groff without preconv: non-ASCII text must be \[uXXXX]).
 if command -v groff >/dev/null 2>&1; then

@@ -332,8 +332,9 @@ int main(int argc, char **argv)
 	if (!cli.quiet) {
 		long req, texts, distinct, hits, retries;
 		rag_embed_stats(t.emb, &req, &texts, &distinct, &hits, &retries);
-		fprintf(stderr, "%s: embedder %s: %ld requests, %ld texts, %ld distinct, %ld from cache, %ld retries\n",
-		        cli.prog, rag_embed_name(t.emb), req, texts, distinct, hits, retries);
+		fprintf(stderr, "%s: embedder %s: %ld request%s, %ld text%s, %ld distinct, %ld from cache, %ld retr%s\n",
+		        cli.prog, rag_embed_name(t.emb), req, req == 1 ? "" : "s", texts, texts == 1 ? "" : "s",
+		        distinct, hits, retries, retries == 1 ? "y" : "ies");
 	}
 out:
 	rag_embed_free(t.emb);

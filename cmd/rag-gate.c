@@ -256,8 +256,8 @@ static void text_summary(FILE *f, jv s, int color)
 	jv base = get(jv_copy(s), "baseline"), metrics = get(jv_copy(s), "metrics");
 	double pr = dbl(s, "pass_rate");
 
-	fprintf(f, "%srag-gate: %s%s%s%s: %.0f records, %.0f passed", B, pass ? G : R, pass ? "PASS" : "FAIL", N, B,
-	        dbl(s, "records"), dbl(s, "passed"));
+	fprintf(f, "%srag-gate: %s%s%s%s: %.0f record%s, %.0f passed", B, pass ? G : R, pass ? "PASS" : "FAIL", N, B,
+	        dbl(s, "records"), dbl(s, "records") == 1 ? "" : "s", dbl(s, "passed"));
 	if (!isnan(pr)) fprintf(f, " (%.1f%%)", pr * 100);
 	fprintf(f, ", %.0f with errors or nulls%s\n", dbl(s, "errored"), N);
 	if (jv_array_length(jv_copy(metrics))) {
@@ -328,8 +328,8 @@ static void text_summary(FILE *f, jv s, int color)
 		jv oc = get(jv_copy(base), "only_current"), ob = get(jv_copy(base), "only_baseline");
 		fprintf(f, "\n%sbaseline%s ", B, N);
 		put_text(f, str(base, "file", file, sizeof file), 200);
-		fprintf(f, ": %.0f records, %.0f matched by id; %.0f only in this run, %.0f only in the baseline\n",
-		        dbl(base, "records"), dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"));
+		fprintf(f, ": %.0f record%s, %.0f matched by id; %.0f only in this run, %.0f only in the baseline\n",
+		        dbl(base, "records"), dbl(base, "records") == 1 ? "" : "s", dbl(base, "matched"), dbl(base, "only_current_count"), dbl(base, "only_baseline_count"));
 		fprintf(f, "  %-24s %6s %8s %8s %8s  %g%% interval (seed %.0f, %.0f resamples)\n", "metric", "pairs", "baseline",
 		        "now", "delta", dbl(base, "confidence") * 100, dbl(base, "seed"), dbl(base, "resamples"));
 		jv_array_foreach(bm, i, m) {

@@ -205,7 +205,7 @@ static void report(void *ctx, const char *msg)
 static void progress(void *ctx, long done, long read, long pending)
 {
 	const rag_cli *cli = ctx;
-	fprintf(stderr, "\r%s: %ld records written, %ld in flight ", cli->prog, done, pending);
+	fprintf(stderr, "\r%s: %ld record%s written, %ld in flight ", cli->prog, done, done == 1 ? "" : "s", pending);
 	(void)read;
 }
 
@@ -246,13 +246,20 @@ static void w_cancel(void *ctx)
 	if (w->judge) rag_judge_cancel(w->judge, "interrupted before the judge answered");
 }
 
+/* "1 record", "2 records": a count and its noun, into buf */
+static const char *count(char *buf, long n, const char *noun)
+{
+	snprintf(buf, 64, "%ld %s%s", n, noun, n == 1 ? "" : "s");
+	return buf;
+}
+
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 {
 	rag_stream_opts o;
 	rag_stream_ops ops = {w_start, w_finish, w_run, w_cancel};
 	wrap w = {tool_ops, ctx, cli->judge};
 	rag_stream_stats st;
-	char err[RAG_ERRLEN];
+	char err[RAG_ERRLEN], n1[64], n2[64], n3[64], n4[64], n5[64];
 	int rc, show_progress = !cli->quiet && isatty(2);
 
 	memset(&o, 0, sizeof o);
@@ -272,15 +279,15 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
 	if (!cli->quiet && !cli->judge) {
-		fprintf(stderr, "%s: %ld records, %ld input errors, %.2f s%s\n", cli->prog, st.records,
-		        st.input_errors, st.seconds, st.interrupted ? ", interrupted" : "");
+		fprintf(stderr, "%s: %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
+		        count(n2, st.input_errors, "input error"), st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
 		char line[1024];
-		snprintf(line, sizeof line, "%s: %ld records, %ld input errors, %ld judge errors, %ld calls, %ld cache hits, "
-		        "%ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
-		        cli->prog, st.records, st.input_errors, st.remote_errors, st.usage.calls,
-		        st.usage.cache_hits, st.usage.prompt_tokens, st.usage.completion_tokens, st.seconds,
-		        rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+		snprintf(line, sizeof line, "%s: %s, %s, %s, %s, %s, %ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
+		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"),
+		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
+		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, st.usage.completion_tokens,
+		        st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
 		fputs(line, stderr);
 	}
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {

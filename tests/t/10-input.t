@@ -89,9 +89,13 @@ is "$(jq -r '.scores.faithfulness' "$OUT" | sort -u | tr '\n' ' ')" "0.5 " "each
 run rag rag-claims <"$T/500.jsonl"
 like "$(cat "$ERR")" 'rag-claims: 500 records' "stderr not a terminal: the summary line"
 unlike "$(cat "$ERR")" 'records written' "stderr not a terminal: no progress line"
+echo '{"answer":"A is B.","contexts":["A is B."]}' >"$T/one.jsonl"
+run rag rag-claims <"$T/one.jsonl"
+like "$(cat "$ERR")" '^rag-claims: 1 record, 0 input errors, 0 judge errors, 0 calls, 0 cache hits, ' \
+	"one record: the summary says 1 record, in the singular"
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$BIN/rag-claims' <'$T/500.jsonl' >'$T/tty.out'" "$T/tty.log" >/dev/null 2>&1
-	like "$(cat "$T/tty.log")" 'rag-claims: [0-9]+ records written, [0-9]+ in flight' "stderr a terminal: a progress line"
+	like "$(cat "$T/tty.log")" 'rag-claims: [0-9]+ records? written, [0-9]+ in flight' "stderr a terminal: a progress line"
 	check "the progress line is erased before the summary" grep -q "$(printf '\r\033\\[K')rag-claims: 500 records" "$T/tty.log"
 	is "$(nlines "$T/tty.out")" 500 "stdout keeps only the records"
 	script -qec "'$BIN/rag-claims' -q <'$T/500.jsonl' >/dev/null" "$T/tty-q.log" >/dev/null 2>&1

@@ -49,7 +49,7 @@ offline() {
 }
 
 # stderr_other FILE...: stderr lines other than notices and the summary line
-stderr_other() { cat "$@" | grep -v -E '^rag-[a-z]+: (notice: |[0-9]+ records, )' || true; }
+stderr_other() { cat "$@" | grep -v -E '^rag-[a-z]+: (notice: |[0-9]+ records?, )' || true; }
 
 # jq over the request log. lu: the last user message of a request; sys: its system message.
 JQDEF='def lu: [.body.messages[] | select(.role == "user")] | last | .content;

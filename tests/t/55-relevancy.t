@@ -212,7 +212,7 @@ check "rag-embsim: the score is the mean of the similarities" \
 like "$(field c .scores.answer_relevancy)" '^0\.[0-9]+' "rag-embsim: Chinese: a value between 0 and 1"
 check "rag-embsim: the Chinese texts were sent as they are" \
 	jq -se 'any(.[]; .body.input | index("中国的首都是哪里？"))' "$FAKE_LOG"
-like "$(cat "$ERR")" 'embedder openai:text-embedding-3-small: 1 requests, 12 texts, 12 distinct, 0 from cache' "rag-embsim: the summary counts requests and texts"
+like "$(cat "$ERR")" 'embedder openai:text-embedding-3-small: 1 request, 12 texts, 12 distinct, 0 from cache' "rag-embsim: the summary counts requests and texts"
 cp "$OUT" "$T/three-scored.jsonl"
 
 # the fake's vectors are computed here too: the similarity of record a's question with its

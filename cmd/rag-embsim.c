@@ -328,6 +328,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (notice[0] && !cli.quiet) rag_msg(cli.prog, "notice", "%s", notice);
+	if (cli.verbose) {
+		char url[512];
+		rag_msg(cli.prog, "info", "embedder %s, endpoint %s, config %s, cache %s", rag_embed_name(t.emb),
+		        rag_cli_endpoint(&cli, 1, strcmp(rag_embed_name(t.emb), "offline") == 0, url, sizeof url),
+		        cli.cfg.path ? cli.cfg.path : "(none)", rag_cache_mode_name(cli.cfg.cache.mode));
+	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	if (!cli.quiet) {
 		long req, texts, distinct, hits, retries;

@@ -182,10 +182,24 @@ int rag_cli_setup(rag_cli *cli)
 		return RAG_EXIT_USAGE;
 	}
 	if (notice[0] && !cli->quiet) rag_msg(cli->prog, "notice", "%s", notice);
-	if (cli->verbose)
-		rag_msg(cli->prog, "info", "judge %s, config %s, cache %s", rag_judge_name(cli->judge),
+	if (cli->verbose) {
+		char url[512];
+		rag_msg(cli->prog, "info", "judge %s, endpoint %s, config %s, cache %s", rag_judge_name(cli->judge),
+		        rag_cli_endpoint(cli, 0, strcmp(rag_judge_name(cli->judge), "offline") == 0, url, sizeof url),
 		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
+	}
 	return 0;
+}
+
+const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n)
+{
+	const char *url = rag_llm_base_url(&cli->cfg, embeddings), *host = strstr(url, "://");
+	const char *at = host ? strchr(host + 3, '@') : NULL, *slash = host ? strchr(host + 3, '/') : NULL;
+	if (offline) return "none";
+	/* a password in the URL is a key too */
+	if (at && (!slash || at < slash)) snprintf(buf, n, "%.*s***%s", (int)(host + 3 - url), url, at);
+	else snprintf(buf, n, "%s", url);
+	return buf;
 }
 
 const char *rag_cli_lang(const rag_cli *cli, const char *text)

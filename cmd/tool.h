@@ -82,6 +82,9 @@ int rag_cli_threshold(const rag_cli *cli, const char *opt, const char *arg, rag_
  * status 3 unless --strict stopped the stream. Returns an exit code. */
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx);
+/* For -v: the base URL the requests go to (embeddings: the embeddings one), a password in it
+ * masked, into buf; "none" when offline. */
+const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n);
 /* The language of prompts for a record: cfg lang, or by the script of text when "auto". */
 const char *rag_cli_lang(const rag_cli *cli, const char *text);
 

@@ -488,4 +488,16 @@ for _sig in INT:130 TERM:143; do
 done
 like "$(cat "$ERR")" 'interrupted' "signals: the summary says the run was interrupted"
 
+# ---------------------------------------------------------------- -v names the endpoint, never the key
+fresh
+verify -v </dev/null
+like "$(grep '^rag-verify: info: ' "$ERR")" "^rag-verify: info: judge openai:$MODEL, endpoint $FAKE_URL/v1, config $CONF, cache off\$" \
+	"-v: the info line names the judge, the endpoint URL, the config and the cache"
+unlike "$(cat "$ERR")" 'test-secret-key' "-v: the key is never shown"
+RAG_BASE_URL=http://user:pw-secret@127.0.0.1:$FAKE_PORT/v1 verify -v </dev/null
+like "$(grep '^rag-verify: info: ' "$ERR")" "endpoint http://\\*\\*\\*@127.0.0.1:$FAKE_PORT/v1," "-v: a password in the URL is masked"
+unlike "$(cat "$ERR")" 'pw-secret' "-v: the password in the URL is never shown"
+offline verify -v </dev/null
+like "$(grep '^rag-verify: info: ' "$ERR")" '^rag-verify: info: judge offline, endpoint none,' "-v offline: no endpoint"
+
 done_testing

@@ -418,4 +418,13 @@ run rag rag-revq -c "$CONF" <"$T/three.jsonl"
 is "$RC" 0 "rag-revq, one question for three asked: accepted"
 is "$(jq -c '.questions.generated | length' "$OUT" | tr '\n' ' ')" "1 3 3 " "rag-revq: as many questions as the judge gave, up to N"
 
+# ---------------------------------------------------------------- -v names the embeddings endpoint
+fresh
+run rag rag-embsim -c "$CONF" -v </dev/null
+like "$(grep '^rag-embsim: info: ' "$ERR")" "^rag-embsim: info: embedder openai:text-embedding-3-small, endpoint $FAKE_URL/v1, config $CONF, cache off\$" \
+	"rag-embsim -v: the info line names the embedder and its endpoint URL"
+run rag rag-embsim -c "$CONF" -v --base-url http://127.0.0.1:9/emb </dev/null
+like "$(grep '^rag-embsim: info: ' "$ERR")" 'endpoint http://127.0.0.1:9/emb,' "rag-embsim -v: --base-url is the endpoint shown"
+unlike "$(cat "$ERR")" 'test-secret-key' "rag-embsim -v: the key is never shown"
+
 done_testing

@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 		rc = RAG_EXIT_USAGE;
 		goto out;
 	}
-	if (notice[0] && !cli.quiet) rag_msg(cli.prog, "notice", "%s", notice);
+	if (notice[0]) rag_cli_notice(&cli, rag_embed_name(t.emb), notice);
 	if (cli.verbose) {
 		char url[512];
 		rag_msg(cli.prog, "info", "embedder %s, endpoint %s, config %s, cache %s", rag_embed_name(t.emb),

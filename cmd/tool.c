@@ -181,7 +181,7 @@ int rag_cli_setup(rag_cli *cli)
 		rag_msg(cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
-	if (notice[0] && !cli->quiet) rag_msg(cli->prog, "notice", "%s", notice);
+	if (notice[0]) rag_cli_notice(cli, rag_judge_name(cli->judge), notice);
 	if (cli->verbose) {
 		char url[512];
 		rag_msg(cli->prog, "info", "judge %s, endpoint %s, config %s, cache %s", rag_judge_name(cli->judge),
@@ -189,6 +189,38 @@ int rag_cli_setup(rag_cli *cli)
 		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
 	}
 	return 0;
+}
+
+void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
+{
+	if (cli->quiet) return;
+	free(cli->notice);
+	free(cli->notice_judge);
+	cli->notice = rag_xstrdup(msg);
+	cli->notice_judge = rag_xstrdup(judge);
+}
+
+/* The held notice, before the first record is judged: said unless an earlier stage of the
+ * pipeline judged this record with the same judge (and so said it, or was told -q). Deciding
+ * by the records needs no shared state and holds however the stages are joined. */
+static void say_notice(rag_cli *cli, jv rec)
+{
+	jv usage = jv_object_get(jv_copy(rec), jv_string("usage"));
+	int said = 0;
+	if (jv_get_kind(usage) == JV_KIND_OBJECT) {
+		jv_object_foreach(usage, k, u) {
+			jv j = jv_get_kind(u) == JV_KIND_OBJECT ? jv_object_get(jv_copy(u), jv_string("judge")) : jv_invalid();
+			if (jv_get_kind(j) == JV_KIND_STRING && strcmp(jv_string_value(j), cli->notice_judge) == 0) said = 1;
+			jv_free(j);
+			jv_free(k);
+			jv_free(u);
+		}
+	}
+	jv_free(usage);
+	if (!said) rag_msg(cli->prog, "notice", "%s", cli->notice);
+	free(cli->notice);
+	free(cli->notice_judge);
+	cli->notice = cli->notice_judge = NULL;
 }
 
 const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n)
@@ -225,6 +257,7 @@ static void progress(void *ctx, long done, long read, long pending)
 
 /* The stream calls the tool for records and the judge for waiting; one context carries both. */
 typedef struct wrap {
+	rag_cli *cli;
 	const rag_stream_ops *tool;
 	void *tool_ctx;
 	rag_judge *judge;
@@ -233,6 +266,7 @@ typedef struct wrap {
 static void w_start(rag_item *it, void *ctx)
 {
 	wrap *w = ctx;
+	if (w->cli->notice) say_notice(w->cli, it->rec);
 	w->tool->start(it, w->tool_ctx);
 }
 
@@ -271,7 +305,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 {
 	rag_stream_opts o;
 	rag_stream_ops ops = {w_start, w_finish, w_run, w_cancel};
-	wrap w = {tool_ops, ctx, cli->judge};
+	wrap w = {cli, tool_ops, ctx, cli->judge};
 	rag_stream_stats st;
 	char err[RAG_ERRLEN], n1[64], n2[64], n3[64], n4[64], n5[64];
 	int rc, show_progress = !cli->quiet && isatty(2);
@@ -315,6 +349,9 @@ void rag_cli_free(rag_cli *cli)
 {
 	rag_judge_free(cli->judge);
 	cli->judge = NULL;
+	free(cli->notice);
+	free(cli->notice_judge);
+	cli->notice = cli->notice_judge = NULL;
 	rag_config_free(&cli->cfg);
 }
 

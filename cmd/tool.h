@@ -50,6 +50,7 @@ typedef struct rag_cli {
 	size_t max_line;
 	rag_config cfg;
 	rag_judge *judge;
+	char *notice, *notice_judge;   /* held for the first record (rag_cli_notice) */
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -66,6 +67,10 @@ int rag_cli_misuse(const rag_cli *cli);
 /* Load the configuration, apply flags, and for a judge tool create the judge and print the
  * notice. 0 or an exit code. */
 int rag_cli_setup(rag_cli *cli);
+/* A notice about the judge (named as in usage.<tool>.judge: "offline", "openai:<model>"), said
+ * once per pipeline: held until the first record is judged, and dropped when that record shows
+ * an earlier stage with the same judge, which said it already (rag(7), MESSAGES). */
+void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg);
 /* Run the record stream on stdin/stdout with the tool's ops; prints the summary; closes
  * stdout. Returns the exit code. */
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *ops, void *ctx);

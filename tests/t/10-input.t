@@ -49,6 +49,12 @@ is "$(sed -n 2p "$OUT" | jq -c '.errors | length')" 1 "an upstream error record 
 is "$(jq -r 'select(.id == "t1") | .errors[-1].message' "$OUT")" 'field "contexts" is number, not an array' "a mistyped contexts is named"
 is "$(jq -r 'select(.id == "t1") | .scores.faithfulness' "$OUT")" null "and its score is null"
 is "$(jq -r 'select(.id == "g1") | .scores.faithfulness' "$OUT")" 1 "good records are scored as usual"
+is "$(sed -n 5p "$OUT")" "$(sed -n 5p "$T/claims.jsonl")" \
+	"an invalid UTF-8 record passes through as it came: not judged, no second error entry"
+run rag rag-verify <"$T/claims.jsonl"
+unlike "$(cat "$ERR")" '<stdin>:5\)' "rag-verify prints no second error for the invalid UTF-8 line"
+unlike "$(cat "$ERR")" 'run rag-claims first' "no hint to run rag-claims for a line rag-claims could not read"
+is "$(grep -c 'error (at' "$ERR")" 1 "rag-verify on the same stream: one stderr line, for the record it reads itself (t1)"
 
 # ---------------------------------------------------------------- a 10 MB line
 {

@@ -54,10 +54,14 @@ is "$(jq -r 'select(.questions.noncommittal) | .id' "$OUT" | tr '\n' ' ')" "en-6
 cp "$OUT" "$T/revq-offline.jsonl"
 
 emb_off() { rag rag-embsim -c "$CONF" "$@"; }
+offline run emb_off --pair answer,reference <"$EXAMPLE"
+like "$(cat "$ERR")" '^rag-embsim: notice: no embeddings endpoint configured; using the offline embedder' \
+	"offline rag-embsim on records no stage judged: a notice says so"
+is "$(grep -c notice "$ERR")" 1 "offline rag-embsim: one notice for 10 records"
 offline run emb_off <"$T/revq-offline.jsonl"
 is "$RC" 0 "offline rag-embsim: exit 0"
 is "$(nlines "$OUT")" 10 "offline rag-embsim: one line per record"
-like "$(cat "$ERR")" 'rag-embsim: notice: no embeddings endpoint configured; using the offline embedder' "offline rag-embsim: a notice says so"
+unlike "$(cat "$ERR")" 'notice' "offline rag-embsim after the offline rag-revq: no second notice (the records say usage.rag-revq.judge offline)"
 is "$(jq -r 'select(.questions.noncommittal) | "\(.id)=\(.scores.answer_relevancy)"' "$OUT" | tr '\n' ' ')" "en-6=0 zh-4=0 " \
 	"offline: a noncommittal answer scores 0"
 check "offline: the others score in (0, 1], with one similarity per generated question" \

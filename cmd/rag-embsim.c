@@ -300,13 +300,20 @@ int main(int argc, char **argv)
 		rc = RAG_EXIT_USAGE;
 		goto out;
 	}
-	if (notice[0] && !cli.quiet) rag_msg(cli.prog, "notice", "%s", notice);
+	if (notice[0]) rag_cli_notice(&cli, rag_embed_name(t.emb), notice);
+	if (cli.verbose) {
+		char url[512];
+		rag_msg(cli.prog, "info", "embedder %s, endpoint %s, config %s, cache %s", rag_embed_name(t.emb),
+		        rag_cli_endpoint(&cli, 1, strcmp(rag_embed_name(t.emb), "offline") == 0, url, sizeof url),
+		        cli.cfg.path ? cli.cfg.path : "(none)", rag_cache_mode_name(cli.cfg.cache.mode));
+	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	if (!cli.quiet) {
 		long req, texts, distinct, hits, retries;
 		rag_embed_stats(t.emb, &req, &texts, &distinct, &hits, &retries);
-		fprintf(stderr, "%s: embedder %s: %ld requests, %ld texts, %ld distinct, %ld from cache, %ld retries\n",
-		        cli.prog, rag_embed_name(t.emb), req, texts, distinct, hits, retries);
+		fprintf(stderr, "%s: embedder %s: %ld request%s, %ld text%s, %ld distinct, %ld from cache, %ld retr%s\n",
+		        cli.prog, rag_embed_name(t.emb), req, req == 1 ? "" : "s", texts, texts == 1 ? "" : "s",
+		        distinct, hits, retries, retries == 1 ? "y" : "ies");
 	}
 out:
 	rag_embed_free(t.emb);

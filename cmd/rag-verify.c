@@ -204,9 +204,15 @@ static void start(rag_item *it, void *ctx)
 	if (strcmp(t->metric, "context_recall") == 0) {
 		const char *ref = rag_record_str(it->rec, "reference");
 		if (!ref || !*ref) {
+			/* claims.reference null: rag-claims --from reference said so already, and counted it */
+			jv_free(record_claims(it->rec, t->claims_field, &upstream));
 			set_null(it, t);
-			rag_item_input_error(it, "rag-verify", t->metric,
-			                     "record has no reference: context recall needs a reference answer");
+			if (upstream)
+				it->rec = rag_record_error(it->rec, "rag-verify", t->metric,
+				                           "record has no reference: context recall needs a reference answer");
+			else
+				rag_item_input_error(it, "rag-verify", t->metric,
+				                     "record has no reference: context recall needs a reference answer");
 			return;
 		}
 	}

@@ -414,10 +414,13 @@ int rag_cli_judge(rag_cli *cli)
 		rag_msg(cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
-	if (notice[0] && !cli->quiet) rag_msg(cli->prog, "notice", "%s", notice);
-	if (cli->verbose)
-		rag_msg(cli->prog, "info", "judge %s, config %s, cache %s", rag_judge_name(cli->judge),
+	if (notice[0]) rag_cli_notice(cli, rag_judge_name(cli->judge), notice);
+	if (cli->verbose) {
+		char url[512];
+		rag_msg(cli->prog, "info", "judge %s, endpoint %s, config %s, cache %s", rag_judge_name(cli->judge),
+		        rag_cli_endpoint(cli, 0, rag_judge_offline(cli->judge), url, sizeof url),
 		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
+	}
 	return 0;
 }
 
@@ -433,6 +436,49 @@ void rag_cli_self_check(rag_cli *cli, jv rec)
 	if (rag_judge_self_check(cli->judge, rec))
 		rag_msg(cli->prog, "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
 		        rag_judge_model(cli->judge));
+}
+
+void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
+{
+	if (cli->quiet) return;
+	free(cli->notice);
+	free(cli->notice_judge);
+	cli->notice = rag_xstrdup(msg);
+	cli->notice_judge = rag_xstrdup(judge);
+}
+
+/* The held notice, before the first record is judged: said unless an earlier stage of the
+ * pipeline judged this record with the same judge (and so said it, or was told -q). Deciding
+ * by the records needs no shared state and holds however the stages are joined. */
+static void say_notice(rag_cli *cli, jv rec)
+{
+	jv usage = jv_object_get(jv_copy(rec), jv_string("usage"));
+	int said = 0;
+	if (jv_get_kind(usage) == JV_KIND_OBJECT) {
+		jv_object_foreach(usage, k, u) {
+			jv j = jv_get_kind(u) == JV_KIND_OBJECT ? jv_object_get(jv_copy(u), jv_string("judge")) : jv_invalid();
+			if (jv_get_kind(j) == JV_KIND_STRING && strcmp(jv_string_value(j), cli->notice_judge) == 0) said = 1;
+			jv_free(j);
+			jv_free(k);
+			jv_free(u);
+		}
+	}
+	jv_free(usage);
+	if (!said) rag_msg(cli->prog, "notice", "%s", cli->notice);
+	free(cli->notice);
+	free(cli->notice_judge);
+	cli->notice = cli->notice_judge = NULL;
+}
+
+const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n)
+{
+	const char *url = rag_llm_base_url(&cli->cfg, embeddings), *host = strstr(url, "://");
+	const char *at = host ? strchr(host + 3, '@') : NULL, *slash = host ? strchr(host + 3, '/') : NULL;
+	if (offline) return "none";
+	/* a password in the URL is a key too */
+	if (at && (!slash || at < slash)) snprintf(buf, n, "%.*s***%s", (int)(host + 3 - url), url, at);
+	else snprintf(buf, n, "%s", url);
+	return buf;
 }
 
 const char *rag_cli_lang(const rag_cli *cli, const char *text)
@@ -452,21 +498,22 @@ static void report(void *ctx, const char *msg)
 static void progress(void *ctx, long done, long read, long pending)
 {
 	const rag_cli *cli = ctx;
-	fprintf(stderr, "\r%s: %ld records written, %ld in flight ", cli->prog, done, pending);
+	fprintf(stderr, "\r%s: %ld record%s written, %ld in flight ", cli->prog, done, done == 1 ? "" : "s", pending);
 	(void)read;
 }
 
 /* The stream calls the tool for records and the judge for waiting; one context carries both. */
 typedef struct wrap {
+	rag_cli *cli;
 	const rag_stream_ops *tool;
 	void *tool_ctx;
-	const rag_cli *cli;
 	rag_judge *judge;
 } wrap;
 
 static void w_start(rag_item *it, void *ctx)
 {
 	wrap *w = ctx;
+	if (w->cli->notice) say_notice(w->cli, it->rec);
 	w->tool->start(it, w->tool_ctx);
 }
 
@@ -496,13 +543,20 @@ static void w_cancel(void *ctx)
 	if (w->judge) rag_judge_cancel(w->judge, "interrupted before the judge answered");
 }
 
+/* "1 record", "2 records": a count and its noun, into buf */
+static const char *count(char *buf, long n, const char *noun)
+{
+	snprintf(buf, 64, "%ld %s%s", n, noun, n == 1 ? "" : "s");
+	return buf;
+}
+
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 {
 	rag_stream_opts o;
 	rag_stream_ops ops = {w_start, w_finish, w_run, w_cancel};
-	wrap w = {tool_ops, ctx, cli, cli->judge};
+	wrap w = {cli, tool_ops, ctx, cli->judge};
 	rag_stream_stats st;
-	char err[RAG_ERRLEN];
+	char err[RAG_ERRLEN], n1[64], n2[64], n3[64], n4[64], n5[64];
 	int rc, show_progress = !cli->quiet && isatty(2);
 
 	memset(&o, 0, sizeof o);
@@ -522,15 +576,15 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
 	if (!cli->quiet && !cli->judge) {
-		fprintf(stderr, "%s: %ld records, %ld input errors, %.2f s%s\n", cli->prog, st.records,
-		        st.input_errors, st.seconds, st.interrupted ? ", interrupted" : "");
+		fprintf(stderr, "%s: %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
+		        count(n2, st.input_errors, "input error"), st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
 		char line[1024];
-		snprintf(line, sizeof line, "%s: %ld records, %ld input errors, %ld judge errors, %ld calls, %ld cache hits, "
-		        "%ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
-		        cli->prog, st.records, st.input_errors, st.remote_errors, st.usage.calls,
-		        st.usage.cache_hits, st.usage.prompt_tokens, st.usage.completion_tokens, st.seconds,
-		        rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+		snprintf(line, sizeof line, "%s: %s, %s, %s, %s, %s, %ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
+		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"),
+		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
+		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, st.usage.completion_tokens,
+		        st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
 		fputs(line, stderr);
 	}
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {
@@ -544,6 +598,9 @@ void rag_cli_free(rag_cli *cli)
 {
 	rag_judge_free(cli->judge);
 	cli->judge = NULL;
+	free(cli->notice);
+	free(cli->notice_judge);
+	cli->notice = cli->notice_judge = NULL;
 	rag_config_free(&cli->cfg);
 }
 

@@ -66,6 +66,7 @@ typedef struct rag_cli {
 	const char *const *prompts; /* the prompts the judge needs (NULL-terminated), set before set-up */
 	rag_config cfg;
 	rag_judge *judge;
+	char *notice, *notice_judge;   /* held for the first record (rag_cli_notice) */
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -92,13 +93,17 @@ int rag_cli_misuse(const rag_cli *cli);
 /* Set-up in two steps, so that a tool's own flags reach the configuration before the judge is
  * made from it (the judge copies what it needs; cfg is read-only after that):
  * rag_cli_config loads the configuration and applies the shared flags; rag_cli_judge makes the
- * judge, with the prompts of cli->prompts, and prints its notice (and with -v what it uses).
+ * judge, with the prompts of cli->prompts, and holds its notice (and with -v says what it uses).
  * rag_cli_setup does both (the judge only for a judge tool). Each returns 0 or an exit code. */
 int rag_cli_config(rag_cli *cli);
 int rag_cli_judge(rag_cli *cli);
 int rag_cli_setup(rag_cli *cli);
 /* The warning, once a run, that the judge's model also generated the answers (rec borrowed). */
 void rag_cli_self_check(rag_cli *cli, jv rec);
+/* A notice about the judge (named as in usage.<tool>.judge: "offline", "openai:<model>"), said
+ * once per pipeline: held until the first record is judged, and dropped when that record shows
+ * an earlier stage with the same judge, which said it already (rag(7), MESSAGES). */
+void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg);
 /* Run the record stream on stdin/stdout with the tool's ops; prints the summary; closes
  * stdout. Returns the exit code. */
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *ops, void *ctx);
@@ -128,6 +133,9 @@ void rag_cli_gate_free(rag_cli_gate *g);
  * status 3 unless --strict stopped the stream. Returns an exit code. */
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx);
+/* For -v: the base URL the requests go to (embeddings: the embeddings one), a password in it
+ * masked, into buf; "none" when offline. */
+const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n);
 /* The language of prompts for a record: cfg lang, or by the script of text when "auto". */
 const char *rag_cli_lang(const rag_cli *cli, const char *text);
 

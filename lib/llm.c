@@ -106,11 +106,17 @@ static char *scrub(const rag_llm *l, char *msg)
 	return msg;
 }
 
+const char *rag_llm_base_url(const rag_config *cfg, int embeddings)
+{
+	if (embeddings && cfg->embeddings.base_url && *cfg->embeddings.base_url) return cfg->embeddings.base_url;
+	return cfg->llm.base_url ? cfg->llm.base_url : "https://api.openai.com/v1";
+}
+
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen)
 {
 	static int global_init;
 	rag_llm *l;
-	const char *base = cfg->llm.base_url ? cfg->llm.base_url : "https://api.openai.com/v1";
+	const char *base = rag_llm_base_url(cfg, 0);
 	size_t bl = strlen(base);
 
 	if (!global_init) {
@@ -138,7 +144,7 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	}
 	/* embeddings: their own endpoint, model and key where set, else those of llm */
 	{
-		const char *eb = cfg->embeddings.base_url && *cfg->embeddings.base_url ? cfg->embeddings.base_url : base;
+		const char *eb = rag_llm_base_url(cfg, 1);
 		size_t el = strlen(eb);
 		const char *key = cfg->embeddings.api_key && *cfg->embeddings.api_key ? cfg->embeddings.api_key
 		                  : cfg->llm.api_key;

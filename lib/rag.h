@@ -378,6 +378,9 @@ typedef struct rag_llm_reply {
 } rag_llm_reply;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
+/* The base URL that requests go to: cfg's llm.base_url, or OpenAI's when unset; for embeddings
+ * embeddings.base_url first. Borrowed from cfg (or static). */
+const char *rag_llm_base_url(const rag_config *cfg, int embeddings);
 /* Queue a chat completion. messages: jv array of {role, content} (consumed).
  * The callback runs later, from rag_llm_run, exactly once. */
 void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg);

@@ -91,6 +91,31 @@ void rag_item_input_error(rag_item *it, const char *tool, const char *metric, co
 	free(msg);
 }
 
+/* The stream's own entry for a record whose line had invalid UTF-8: written with U+FFFD and not
+ * judged, by this stage and, since it finds this entry, by every later one (upstream_bad). */
+static const char bad_utf8[] = "invalid UTF-8 (replaced with U+FFFD; record not judged)";
+
+/* An earlier stage could not read this record's line: it wrote only {"errors": [...]}, or the
+ * record with the entry for invalid UTF-8. Such a record is passed on as it came, rather than
+ * judged or given a second complaint for the same line. Consumes rec. */
+static int upstream_bad(jv rec)
+{
+	jv errors = jv_object_get(jv_copy(rec), jv_string("errors"));
+	int bad = 0;
+	if (jv_get_kind(errors) == JV_KIND_ARRAY) {
+		if (jv_object_length(jv_copy(rec)) == 1) bad = 1;
+		jv_array_foreach(errors, i, e) {
+			jv m = jv_get_kind(e) == JV_KIND_OBJECT ? jv_object_get(jv_copy(e), jv_string("message")) : jv_invalid();
+			if (jv_get_kind(m) == JV_KIND_STRING && strcmp(jv_string_value(m), bad_utf8) == 0) bad = 1;
+			jv_free(m);
+			jv_free(e);
+		}
+	}
+	jv_free(errors);
+	jv_free(rec);
+	return bad;
+}
+
 /* Turn one line into an item: parsed, or carrying the reason it could not be. */
 static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_t len, int too_long)
 {
@@ -125,7 +150,7 @@ static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_
 		} else {
 			jv_free(v);
 		}
-		rag_item_input_error(it, prog, NULL, "invalid UTF-8 (replaced with U+FFFD; record not judged)");
+		rag_item_input_error(it, prog, NULL, "%s", bad_utf8);
 		return it;
 	}
 	jv v = jv_parse_sized(line, (int)len);
@@ -146,10 +171,7 @@ static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_
 	}
 	jv_free(it->rec);
 	it->rec = v;
-	/* an earlier stage already said this line was bad and wrote only {"errors": [...]}: pass it
-	 * on as it is, rather than pile a second complaint on the same line */
-	if (jv_object_length(jv_copy(v)) == 1 && jv_object_has(jv_copy(v), jv_string("errors")))
-		it->passthrough = 1;
+	if (upstream_bad(jv_copy(v))) it->passthrough = 1;
 	return it;
 }
 

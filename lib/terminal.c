@@ -68,8 +68,8 @@ char *rag_report_text(jv s, int color)
 	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
 	double pr = rag_json_num(s, "pass_rate");
 
-	rag_buf_addf(b, "%srag-gate: %s%s%s%s: %.0f records, %.0f passed", B, pass ? G : R, pass ? "PASS" : "FAIL", N, B,
-	        rag_json_num(s, "records"), rag_json_num(s, "passed"));
+	rag_buf_addf(b, "%srag-gate: %s%s%s%s: %.0f record%s, %.0f passed", B, pass ? G : R, pass ? "PASS" : "FAIL", N, B,
+	             rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(b, " (%.1f%%)", pr * 100);
 	rag_buf_addf(b, ", %.0f with errors or nulls%s\n", rag_json_num(s, "errored"), N);
 	if (jv_array_length(jv_copy(metrics))) {
@@ -140,8 +140,8 @@ char *rag_report_text(jv s, int color)
 		jv oc = rag_json_get(jv_copy(base), "only_current"), ob = rag_json_get(jv_copy(base), "only_baseline");
 		rag_buf_addf(b, "\n%sbaseline%s ", B, N);
 		put_text(b, rag_json_str(base, "file", file, sizeof file), 200);
-		rag_buf_addf(b, ": %.0f records, %.0f matched by id; %.0f only in this run, %.0f only in the baseline\n",
-		        rag_json_num(base, "records"), rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"));
+		rag_buf_addf(b, ": %.0f record%s, %.0f matched by id; %.0f only in this run, %.0f only in the baseline\n",
+		             rag_json_num(base, "records"), rag_json_num(base, "records") == 1 ? "" : "s", rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"));
 		rag_buf_addf(b, "  %-24s %6s %8s %8s %8s  %g%% interval (seed %.0f, %.0f resamples)\n", "metric", "pairs", "baseline",
 		        "now", "delta", rag_json_num(base, "confidence") * 100, rag_json_num(base, "seed"), rag_json_num(base, "resamples"));
 		jv_array_foreach(bm, i, m) {

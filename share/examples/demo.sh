@@ -1,26 +1,57 @@
 #!/bin/sh
-# make demo: evaluate the bundled example set with the offline judge (or the endpoint that the
-# environment or ./rag.yaml configures), print the scored records and a summary.
+# demo.sh: evaluate the bundled example set with the offline judge (or the endpoint that the
+# environment or ./rag.yaml configures), print the scored records and a summary, gate and report.
+# Runs from the source tree (make demo: the tools in bin/) or installed
+# (PREFIX/share/ragpipe/examples/demo.sh: the tools in PREFIX/bin, else on PATH). The output
+# goes to $RAG_DEMO_OUT, default ./demo-out. Exits non-zero when a stage fails.
 set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
-bin=$top/bin
-data=share/examples/example.jsonl
-out=${RAG_DEMO_OUT:-$top/demo-out}
+here=$(cd "$(dirname "$0")" && pwd)
+tools="rag-claims rag-verify rag-revq rag-embsim rag-ap rag-gate rag-report"
+bin=
+for d in "$here/../../bin" "$here/../../../bin"; do   # the source tree's, or PREFIX/bin
+	[ -x "$d/rag-claims" ] || continue
+	bin=$(cd "$d" && pwd)
+	break
+done
+if [ -z "$bin" ] && p=$(command -v rag-claims 2>/dev/null); then bin=$(dirname "$p"); fi   # on PATH
+[ -n "$bin" ] || { echo "demo.sh: cannot find rag-claims (not beside $here, not on PATH)" >&2; exit 2; }
+for t in $tools; do
+	[ -x "$bin/$t" ] || { echo "demo.sh: cannot find $t in $bin, beside the other tools" >&2; exit 2; }
+done
+command -v jq >/dev/null 2>&1 || { echo "demo.sh: jq is needed to print the tables (apt-get install jq)" >&2; exit 2; }
+data=$here/example.jsonl
+[ -r "$data" ] || { echo "demo.sh: cannot read $data" >&2; exit 2; }
+out=${RAG_DEMO_OUT:-demo-out}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# POSIX sh has no pipefail: the first stage of a pipe leaves its failure in $st
+st=$out/.first-stage-status
+rm -f "$st"
+first_ok() {
+	if [ -s "$st" ]; then
+		echo "demo.sh: $1 failed (exit status $(cat "$st"))" >&2
+		rm -f "$st"
+		exit 1
+	fi
+}
 
-echo "== faithfulness: rag-claims | rag-verify   ($data)"
-"$bin/rag-claims" < "$data" | "$bin/rag-verify" > "$out/faithfulness.jsonl"
+echo "== faithfulness: rag-claims | rag-verify   ($data, tools in $bin)"
+{ "$bin/rag-claims" < "$data" || echo $? > "$st"; } | "$bin/rag-verify" > "$out/faithfulness.jsonl"
+first_ok rag-claims
 echo
 echo "== context recall: rag-claims --from reference | rag-verify --metric context_recall"
-"$bin/rag-claims" -q --from reference < "$out/faithfulness.jsonl" \
+{ "$bin/rag-claims" -q --from reference < "$out/faithfulness.jsonl" || echo $? > "$st"; } \
 	| "$bin/rag-verify" -q --metric context_recall > "$out/recall.jsonl"
+first_ok "rag-claims --from reference"
 echo
 echo "== answer relevancy: rag-revq | rag-embsim"
-"$bin/rag-revq" -q < "$out/recall.jsonl" | "$bin/rag-embsim" -q > "$out/relevancy.jsonl"
+{ "$bin/rag-revq" -q < "$out/recall.jsonl" || echo $? > "$st"; } | "$bin/rag-embsim" -q > "$out/relevancy.jsonl"
+first_ok rag-revq
 echo
 echo "== context precision: rag-verify --chunks | rag-ap"
-"$bin/rag-verify" -q --chunks < "$out/relevancy.jsonl" | "$bin/rag-ap" -q -m ap,mrr > "$out/scored.jsonl"
+{ "$bin/rag-verify" -q --chunks < "$out/relevancy.jsonl" || echo $? > "$st"; } \
+	| "$bin/rag-ap" -q -m ap,mrr > "$out/scored.jsonl"
+first_ok "rag-verify --chunks"
 echo
 echo "== scored records ($out/scored.jsonl)"
 jq -r '[.id, .category,
@@ -46,8 +77,11 @@ echo "== the gate: rag-gate, as a CI job would run it (JUnit: $out/gate.xml, Mar
 status=0
 "$bin/rag-gate" -t faithfulness=0.7 -t context_recall=0.7 -r faithfulness=0.5 --min-pass-rate 0.8 \
 	--worst 3 --junit "$out/gate.xml" "$out/scored.jsonl" || status=$?
+[ "$status" -le 1 ] || { echo "demo.sh: rag-gate failed (exit status $status)" >&2; exit 1; }
+s2=0
 "$bin/rag-gate" -q -t faithfulness=0.7 -t context_recall=0.7 -r faithfulness=0.5 --min-pass-rate 0.8 \
-	--markdown -o "$out/gate.md" "$out/scored.jsonl" || true
+	--markdown -o "$out/gate.md" "$out/scored.jsonl" || s2=$?
+[ "$s2" -le 1 ] || { echo "demo.sh: rag-gate --markdown failed (exit status $s2)" >&2; exit 1; }
 echo "rag-gate exit status: $status (0 pass, 1 fail)"
 "$bin/rag-report" -q -t faithfulness=0.7 -t context_recall=0.7 -r faithfulness=0.5 --min-pass-rate 0.8 \
 	--title "ragpipe demo" -o "$out/report.html" "$out/scored.jsonl"

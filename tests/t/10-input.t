@@ -49,6 +49,12 @@ is "$(sed -n 2p "$OUT" | jq -c '.errors | length')" 1 "an upstream error record 
 is "$(jq -r 'select(.id == "t1") | .errors[-1].message' "$OUT")" 'field "contexts" is number, not an array' "a mistyped contexts is named"
 is "$(jq -r 'select(.id == "t1") | .scores.faithfulness' "$OUT")" null "and its score is null"
 is "$(jq -r 'select(.id == "g1") | .scores.faithfulness' "$OUT")" 1 "good records are scored as usual"
+is "$(sed -n 5p "$OUT")" "$(sed -n 5p "$T/claims.jsonl")" \
+	"an invalid UTF-8 record passes through as it came: not judged, no second error entry"
+run rag rag-verify <"$T/claims.jsonl"
+unlike "$(cat "$ERR")" '<stdin>:5\)' "rag-verify prints no second error for the invalid UTF-8 line"
+unlike "$(cat "$ERR")" 'run rag-claims first' "no hint to run rag-claims for a line rag-claims could not read"
+is "$(grep -c 'error (at' "$ERR")" 1 "rag-verify on the same stream: one stderr line, for the record it reads itself (t1)"
 
 # ---------------------------------------------------------------- a 10 MB line
 {
@@ -89,9 +95,13 @@ is "$(jq -r '.scores.faithfulness' "$OUT" | sort -u | tr '\n' ' ')" "0.5 " "each
 run rag rag-claims <"$T/500.jsonl"
 like "$(cat "$ERR")" 'rag-claims: 500 records' "stderr not a terminal: the summary line"
 unlike "$(cat "$ERR")" 'records written' "stderr not a terminal: no progress line"
+echo '{"answer":"A is B.","contexts":["A is B."]}' >"$T/one.jsonl"
+run rag rag-claims <"$T/one.jsonl"
+like "$(cat "$ERR")" '^rag-claims: 1 record, 0 input errors, 0 judge errors, 0 calls, 0 cache hits, ' \
+	"one record: the summary says 1 record, in the singular"
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$BIN/rag-claims' <'$T/500.jsonl' >'$T/tty.out'" "$T/tty.log" >/dev/null 2>&1
-	like "$(cat "$T/tty.log")" 'rag-claims: [0-9]+ records written, [0-9]+ in flight' "stderr a terminal: a progress line"
+	like "$(cat "$T/tty.log")" 'rag-claims: [0-9]+ records? written, [0-9]+ in flight' "stderr a terminal: a progress line"
 	check "the progress line is erased before the summary" grep -q "$(printf '\r\033\\[K')rag-claims: 500 records" "$T/tty.log"
 	is "$(nlines "$T/tty.out")" 500 "stdout keeps only the records"
 	script -qec "'$BIN/rag-claims' -q <'$T/500.jsonl' >/dev/null" "$T/tty-q.log" >/dev/null 2>&1

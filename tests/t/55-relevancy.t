@@ -54,10 +54,14 @@ is "$(jq -r 'select(.questions.noncommittal) | .id' "$OUT" | tr '\n' ' ')" "en-6
 cp "$OUT" "$T/revq-offline.jsonl"
 
 emb_off() { rag rag-embsim -c "$CONF" "$@"; }
+offline run emb_off --pair answer,reference <"$EXAMPLE"
+like "$(cat "$ERR")" '^rag-embsim: notice: no embeddings endpoint configured; using the offline embedder' \
+	"offline rag-embsim on records no stage judged: a notice says so"
+is "$(grep -c notice "$ERR")" 1 "offline rag-embsim: one notice for 10 records"
 offline run emb_off <"$T/revq-offline.jsonl"
 is "$RC" 0 "offline rag-embsim: exit 0"
 is "$(nlines "$OUT")" 10 "offline rag-embsim: one line per record"
-like "$(cat "$ERR")" 'rag-embsim: notice: no embeddings endpoint configured; using the offline embedder' "offline rag-embsim: a notice says so"
+unlike "$(cat "$ERR")" 'notice' "offline rag-embsim after the offline rag-revq: no second notice (the records say usage.rag-revq.judge offline)"
 is "$(jq -r 'select(.questions.noncommittal) | "\(.id)=\(.scores.answer_relevancy)"' "$OUT" | tr '\n' ' ')" "en-6=0 zh-4=0 " \
 	"offline: a noncommittal answer scores 0"
 check "offline: the others score in (0, 1], with one similarity per generated question" \
@@ -212,7 +216,7 @@ check "rag-embsim: the score is the mean of the similarities" \
 like "$(field c .scores.answer_relevancy)" '^0\.[0-9]+' "rag-embsim: Chinese: a value between 0 and 1"
 check "rag-embsim: the Chinese texts were sent as they are" \
 	jq -se 'any(.[]; .body.input | index("中国的首都是哪里？"))' "$FAKE_LOG"
-like "$(cat "$ERR")" 'embedder openai:text-embedding-3-small: 1 requests, 12 texts, 12 distinct, 0 from cache' "rag-embsim: the summary counts requests and texts"
+like "$(cat "$ERR")" 'embedder openai:text-embedding-3-small: 1 request, 12 texts, 12 distinct, 0 from cache' "rag-embsim: the summary counts requests and texts"
 cp "$OUT" "$T/three-scored.jsonl"
 
 # the fake's vectors are computed here too: the similarity of record a's question with its
@@ -417,5 +421,14 @@ fresh '[{"content": {"questions": ["Q?"], "noncommittal": false}, "match": "supe
 run rag rag-revq -c "$CONF" <"$T/three.jsonl"
 is "$RC" 0 "rag-revq, one question for three asked: accepted"
 is "$(jq -c '.questions.generated | length' "$OUT" | tr '\n' ' ')" "1 3 3 " "rag-revq: as many questions as the judge gave, up to N"
+
+# ---------------------------------------------------------------- -v names the embeddings endpoint
+fresh
+run rag rag-embsim -c "$CONF" -v </dev/null
+like "$(grep '^rag-embsim: info: ' "$ERR")" "^rag-embsim: info: embedder openai:text-embedding-3-small, endpoint $FAKE_URL/v1, config $CONF, cache off\$" \
+	"rag-embsim -v: the info line names the embedder and its endpoint URL"
+run rag rag-embsim -c "$CONF" -v --base-url http://127.0.0.1:9/emb </dev/null
+like "$(grep '^rag-embsim: info: ' "$ERR")" 'endpoint http://127.0.0.1:9/emb,' "rag-embsim -v: --base-url is the endpoint shown"
+unlike "$(cat "$ERR")" 'test-secret-key' "rag-embsim -v: the key is never shown"
 
 done_testing

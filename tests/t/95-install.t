@@ -23,6 +23,40 @@ is "$(grep -L "^\.TH .*\"ragpipe $V\"" "$D"/opt/rp/share/man/man*/* | tr '\n' ' 
 is "$(grep -rn '[0-9]\.[0-9]\.[0-9]' "$TOP"/share/man "$TOP"/lib/rag.h "$TOP"/cmd/tool.h | grep -v 'ragpipe.*@VERSION@' | grep -c 'ragpipe')" 0 \
 	"no version number is written anywhere else in the pages or headers"
 
+# the installed demo.sh, run from elsewhere: the tools beside it, the examples in its directory
+run make -s -C "$TOP" install PREFIX=/usr DESTDIR="$T/inst"
+is "$RC" 0 "make install PREFIX=/usr DESTDIR=...: exit 0"
+DEMO=$T/inst/usr/share/ragpipe/examples/demo.sh
+mkdir -p "$T/elsewhere"
+demo() { (cd "$T/elsewhere" && RAG_DEMO_OUT=$T/$1 PATH=${2:-/usr/bin:/bin} sh "$3"); }
+run demo demo1 "" "$DEMO"
+is "$RC" 0 "installed demo.sh: exit 0"
+like "$(cat "$OUT")" "tools in $T/inst/usr/bin\)" "installed demo.sh: uses the installed tools beside it"
+is "$(wc -l <"$T/demo1/scored.jsonl" | tr -d ' ')" 10 "installed demo.sh: scores the 10 installed examples"
+check "installed demo.sh: every record has the four scores" \
+	jq -se 'all(.[]; .scores | has("faithfulness") and has("context_recall") and has("answer_relevancy") and has("context_precision"))' "$T/demo1/scored.jsonl"
+check "installed demo.sh: writes the report" test -s "$T/demo1/report.html"
+unlike "$(cat "$ERR")" 'demo.sh:' "installed demo.sh: no complaint"
+
+mkdir -p "$T/ex-only"
+cp "$T/inst/usr/share/ragpipe/examples/"* "$T/ex-only/"
+run demo demo2 "$T/inst/usr/bin:/usr/bin:/bin" "$T/ex-only/demo.sh"
+is "$RC" 0 "demo.sh with no tools beside it: exit 0, with the tools on PATH"
+like "$(cat "$OUT")" "tools in $T/inst/usr/bin\)" "demo.sh with no tools beside it: uses those on PATH"
+
+cp -R "$T/inst" "$T/broken"
+rm "$T/broken/usr/bin/rag-embsim"
+run demo demo3 "" "$T/broken/usr/share/ragpipe/examples/demo.sh"
+isnt "$RC" 0 "demo.sh, a tool missing: exit status not 0"
+like "$(cat "$ERR")" 'demo.sh: cannot find rag-embsim' "demo.sh, a tool missing: says which"
+
+cp "$T/inst/usr/bin/rag-embsim" "$T/broken/usr/bin/"
+printf '#!/bin/sh\nexit 4\n' >"$T/broken/usr/bin/rag-revq"   # fails, and writes nothing
+run demo demo4 "" "$T/broken/usr/share/ragpipe/examples/demo.sh"
+isnt "$RC" 0 "demo.sh, the first stage of a pipe fails: exit status not 0"
+like "$(cat "$ERR")" 'demo.sh: rag-revq failed \(exit status 4\)' "demo.sh, the first stage of a pipe fails: says which"
+check "demo.sh, a stage fails: it stops there (no report)" test ! -e "$T/demo4/report.html"
+
 # the staged copy, run from elsewhere, against the fake: it must load its prompts
 fake_start
 cd "$T"

@@ -1,0 +1,103 @@
+#!/bin/sh
+# 96-docs.t - the README's Layout and rag(7)'s FILES and SEE ALSO say what the tree and
+# `make install` hold: every path the Layout names exists, every tool and manual page is named
+# there, FILES names exactly the files installed under share/ragpipe, SEE ALSO every page.
+. "$(dirname "$0")/lib.sh"
+
+# ---------------------------------------------------------------- README: Layout
+# the fenced block under "## Layout"
+awk '/^## Layout/ { on = 1; next } on && /^```/ { if (in_block) exit; in_block = 1; next } in_block' \
+	"$TOP/README.md" >"$T/layout"
+check "README has a Layout block" test -s "$T/layout"
+
+# the first column of each entry: a path from the top
+missing=
+for p in $(awk '/^[^ ]/ { print $1 }' "$T/layout"); do
+	[ -e "$TOP/$p" ] || missing="$missing $p"
+done
+is "$missing" "" "every path in the first column of the Layout exists"
+
+# paths named in the descriptions: dir/file (bin/rag-ap, cmd/tool.c, lib/rag.h...)
+missing=
+for p in $(grep -o -E '[a-z]+/[A-Za-z0-9_.-]+\.[a-z]+|bin/rag-[a-z]+' "$T/layout" | sort -u); do
+	[ -e "$TOP/$p" ] || missing="$missing $p"
+done
+is "$missing" "" "every dir/file path in the Layout's descriptions exists"
+
+# every tool: its source named, and its binary named among what make builds
+missing=
+for c in "$TOP"/cmd/rag-*.c; do
+	t=$(basename "$c" .c)
+	grep -q -w -F "$t.c" "$T/layout" || missing="$missing $t.c"
+	grep -q -F "bin/$t" "$T/layout" || missing="$missing bin/$t"
+done
+is "$missing" "" "the Layout names every cmd/rag-*.c and the bin/ tool that make builds from it"
+# and only those: every rag-x.c named is a tool
+extra=
+for t in $(grep -o -E 'rag-[a-z]+\.c' "$T/layout" | sort -u); do
+	[ -e "$TOP/cmd/$t" ] || extra="$extra $t"
+done
+is "$extra" "" "every rag-*.c the Layout names is in cmd/"
+
+# every manual page as name(N), and every name(N) a page
+missing=
+for m in "$TOP"/share/man/man*/*.[0-9]; do
+	f=$(basename "$m")
+	grep -q -F "${f%.*}(${f##*.})" "$T/layout" || missing="$missing ${f%.*}(${f##*.})"
+done
+is "$missing" "" "the Layout names every manual page in share/man"
+extra=
+for r in $(grep -o -E 'rag[a-z-]*\([0-9]\)' "$T/layout" | sort -u); do
+	n=${r%(*} s=${r#*(}; s=${s%)}
+	[ -e "$TOP/share/man/man$s/$n.$s" ] || extra="$extra $r"
+done
+is "$extra" "" "every page the Layout names is in share/man"
+
+# every prompt family in share/prompts named in the Layout's prompts entry
+missing=
+for f in "$TOP"/share/prompts/*.txt; do
+	fam=$(basename "$f" | cut -d. -f1)
+	grep '^share/prompts/' "$T/layout" | grep -q -w "$fam" || missing="$missing $fam"
+done
+is "$missing" "" "the Layout's share/prompts/ entry names every prompt (chunks, claims, revq, verify)"
+
+# ---------------------------------------------------------------- rag(7): FILES
+RAG7=$TOP/share/man/man7/rag.7
+run make -s -C "$TOP" install PREFIX=/usr/local DESTDIR="$T/inst"
+is "$RC" 0 "make install PREFIX=/usr/local DESTDIR=...: exit 0"
+(cd "$T/inst/usr/local/share/ragpipe" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) >"$T/installed"
+check "make install puts files under share/ragpipe" test -s "$T/installed"
+
+# FILES entries: a .TP heading /usr/local/share/ragpipe/DIR/ lists its files in the body
+# (.B NAME / .BR NAME ,); a heading that names a file is that file. Other entries are not installed.
+sed -n '/^\.SH FILES/,/^\.SH /p' "$RAG7" | sed 's/\\-/-/g' | awk '
+	/^\.TP/ { head = 1; next }
+	head { head = 0; dir = ""
+		if ($1 == ".B" && index($2, "/usr/local/share/ragpipe/") == 1) {
+			p = substr($2, length("/usr/local/share/ragpipe/") + 1)
+			if (p ~ /\/$/) dir = p; else if (p != "") print p
+		}
+		next }
+	dir != "" && ($1 == ".B" || $1 == ".BR") && $2 ~ /^[A-Za-z0-9_.-]+\.(txt|jsonl|yaml|sh)$/ { print dir $2 }
+' | LC_ALL=C sort -u >"$T/files"
+check "rag(7) FILES names files under /usr/local/share/ragpipe" test -s "$T/files"
+is "$(comm -23 "$T/installed" "$T/files" | tr '\n' ' ')" "" "rag(7) FILES names every file make install puts under share/ragpipe"
+is "$(comm -13 "$T/installed" "$T/files" | tr '\n' ' ')" "" "every file rag(7) FILES names under share/ragpipe is installed"
+is "$(grep -c '^prompts/' "$T/files")" "$(ls "$TOP"/share/prompts | wc -l | tr -d ' ')" "rag(7) FILES lists every prompt in share/prompts"
+
+# ---------------------------------------------------------------- rag(7): SEE ALSO
+sed -n '/^\.SH SEE ALSO/,/^\.SH /p' "$RAG7" | sed 's/\\-/-/g' >"$T/seealso"
+missing=
+for m in "$TOP"/share/man/man*/*.[0-9]; do
+	f=$(basename "$m")
+	[ "$f" = rag.7 ] && continue
+	grep -q -E "^\.BR ${f%.*} \(${f##*.}\)" "$T/seealso" || missing="$missing ${f%.*}(${f##*.})"
+done
+is "$missing" "" "rag(7) SEE ALSO names every other manual page"
+extra=
+for r in $(grep -o -E '^\.BR rag[a-z-]* \([0-9]\)' "$T/seealso" | awk '{ print $2 "." substr($3, 2, 1) }'); do
+	[ -e "$TOP/share/man/man${r##*.}/$r" ] || extra="$extra $r"
+done
+is "$extra" "" "every rag page in rag(7) SEE ALSO exists"
+
+done_testing

@@ -717,8 +717,8 @@ jv rag_gate_summary(rag_gate *g)
 		if (g->records && nulls > 0) {
 			int ok = erate <= g->o.max_error_rate + EPS;
 			snprintf(what, sizeof what, "nulls %s", g->metric[m]);
-			checks = check(checks, what, ok, "%s: %ld of %ld records have no score (%.1f%%; max_error_rate %g%%)",
-			               g->metric[m], nulls, g->records, erate * 100, g->o.max_error_rate * 100);
+			checks = check(checks, what, ok, "%s: %ld of %ld record%s no score (%.1f%%; max_error_rate %g%%)",
+			               g->metric[m], nulls, g->records, g->records == 1 ? " has" : "s have", erate * 100, g->o.max_error_rate * 100);
 			pass &= ok;
 		}
 		if (!isnan(g->mean_thr[m]) && g->records) {
@@ -746,14 +746,14 @@ jv rag_gate_summary(rag_gate *g)
 	}
 	if (g->unreadable) {
 		int ok = (double)g->unreadable / (double)g->records <= g->o.max_error_rate + EPS;
-		checks = check(checks, "unreadable", ok, "%ld of %ld lines could not be read as records",
-		               g->unreadable, g->records);
+		checks = check(checks, "unreadable", ok, "%ld of %ld line%s could not be read as records",
+		               g->unreadable, g->records, g->records == 1 ? "" : "s");
 		pass &= ok;
 	}
 	if (g->records && judged > 0) {
 		int ok = rate >= g->o.min_pass_rate - EPS;
-		checks = check(checks, "pass rate", ok, "%ld of %ld records pass (%.1f%%; min_pass_rate %g%%)",
-		               g->passed, judged, rate * 100, g->o.min_pass_rate * 100);
+		checks = check(checks, "pass rate", ok, "%ld of %ld record%s (%.1f%%; min_pass_rate %g%%)",
+		               g->passed, judged, judged == 1 ? " passes" : "s pass", rate * 100, g->o.min_pass_rate * 100);
 		pass &= ok;
 	}
 

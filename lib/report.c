@@ -318,9 +318,9 @@ char *rag_report_html(jv runs, const char *title)
 		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed");
 		rag_buf_adds(&b, "<section id=\"baseline\">\n<h2>Against the baseline</h2>\n<p>");
 		esc_field(&b, base, "file");
-		rag_buf_addf(&b, ": %.0f records matched by id, %.0f only in this run, %.0f only in the baseline; "
+		rag_buf_addf(&b, ": %.0f record%s matched by id, %.0f only in this run, %.0f only in the baseline; "
 		             "%.0f regressed and %.0f improved by more than %.3f.</p>\n",
-		             rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
+		             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
 		             rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"), rag_json_num(base, "regression"));
 		rag_buf_addf(&b, "<table><thead><tr><th>metric</th><th>pairs</th><th>baseline</th><th>now</th><th>delta</th>"
 		             "<th>%g%% interval</th><th>change</th></tr></thead><tbody>\n", rag_json_num(base, "confidence") * 100);
@@ -436,7 +436,8 @@ char *rag_report_markdown(jv runs, const char *title)
 
 	rag_buf_adds(&b, "## ");
 	md(&b, title, 200);
-	rag_buf_addf(&b, ": %s\n\n%.0f records, %.0f passed", pass ? "✅ PASS" : "❌ FAIL", rag_json_num(s, "records"), rag_json_num(s, "passed"));
+	rag_buf_addf(&b, ": %s\n\n%.0f record%s, %.0f passed", pass ? "✅ PASS" : "❌ FAIL", rag_json_num(s, "records"),
+	             rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
 	rag_buf_addf(&b, ", %.0f with errors or nulls.\n\n", rag_json_num(s, "errored"));
 	md_metrics(&b, jv_copy(metrics));
@@ -521,9 +522,9 @@ char *rag_report_markdown(jv runs, const char *title)
 	}
 	if (jv_is_valid(base)) {
 		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed");
-		rag_buf_addf(&b, "\n### Against the baseline\n\n%.0f records matched by id; %.0f only in this run, %.0f only in the baseline; "
+		rag_buf_addf(&b, "\n### Against the baseline\n\n%.0f record%s matched by id; %.0f only in this run, %.0f only in the baseline; "
 		             "%.0f regressed and %.0f improved by more than %.3f.\n\n",
-		             rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
+		             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
 		             rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"), rag_json_num(base, "regression"));
 		rag_buf_addf(&b, "| metric | pairs | baseline | now | delta | %g%% interval |\n|---|--:|--:|--:|--:|---|\n",
 		             rag_json_num(base, "confidence") * 100);

@@ -272,4 +272,17 @@ for args in "-t faithfulness" "-t =0.5" "-t faithfulness=1.5" "-r faithfulness=x
 	is "$RC:$(cat "$OUT")" "2:" "misuse ($args): exit 2, nothing on stdout"
 done
 
+# one record: every summary says it in the singular
+printf '{"id":"one","scores":{"faithfulness":0.2}}\n' >"$T/one.jsonl"
+run rag rag-gate -t faithfulness=0.5 -r faithfulness=0.5 -b "$T/one.jsonl" "$T/one.jsonl"
+is "$RC" 1 "one record below its thresholds: FAIL"
+like "$(cat "$OUT")" 'FAIL: 1 record, 0 passed' "text: 1 record"
+like "$(cat "$OUT")" '0 of 1 record passes' "text: 0 of 1 record passes"
+like "$(cat "$OUT")" 'one.jsonl: 1 record, 1 matched by id' "text: the baseline has 1 record"
+unlike "$(cat "$OUT")" '(^|[^0-9])1 records' "text: no \"1 records\""
+run rag rag-gate -t faithfulness=0.5 -r faithfulness=0.5 -b "$T/one.jsonl" --markdown "$T/one.jsonl"
+like "$(cat "$OUT")" '1 record, 0 passed' "Markdown: 1 record"
+like "$(cat "$OUT")" '1 record matched by id' "Markdown: 1 record matched"
+unlike "$(cat "$OUT")" '(^|[^0-9])1 records' "Markdown: no \"1 records\""
+
 done_testing

@@ -1,7 +1,9 @@
-/* rag.h - the ragpipe library: one header, grouped by the file that implements each part.
+/* rag.h - the ragpipe library: one header, grouped by the file that implements each part, in
+ * layer order: each part uses only those above it (HACKING.md names the layers). The tools'
+ * own layer, options and messages, is cmd/tool.h.
  *
  * Conventions:
- *  - The library never prints and never exits. Functions that can fail return 0 on success and
+ *  - The library never prints and never exits (tests/t/92-layers.t checks). Functions that can fail return 0 on success and
  *    -1 on failure, and write a one-line lowercase message into a caller's buffer (err, errlen).
  *  - jv ownership follows libjq: a jv argument is CONSUMED unless the comment says "borrowed".
  *    Returned jv values are owned by the caller.
@@ -32,6 +34,7 @@ enum rag_exit {
 	RAG_EXIT_INTERNAL = 5, /* internal or system error (out of memory, write error) */
 };
 
+/* ================================================================ 1. the foundation */
 /* ---------------------------------------------------------------- util.c */
 void *rag_xmalloc(size_t n);            /* aborts on out of memory: the one exception */
 void *rag_xrealloc(void *p, size_t n);
@@ -110,51 +113,18 @@ int rag_text_negation(const char *s);
  * "Einstein, who did not like school, was born in Ulm" agree. Both borrowed. */
 int rag_text_negation_agrees(const char *claim, const char *text);
 
-/* ---------------------------------------------------------------- claimsplit.c */
-/* The offline, deterministic judge, no network, in two files: claimsplit.c cuts claims,
- * claimcheck.c checks them.
- * Split text into at most max_claims atomic claims (sentences, then clauses at ; and CJK
- * punctuation, and coordinated clauses), drop refusals, fillers and questions, and resolve a
- * leading pronoun with the question's subject where it can. max_claims <= 0: no cap. question
- * (may be NULL) and text borrowed. Returns a jv array of distinct single-line strings (possibly
- * empty). */
-jv rag_offline_claims(const char *question, const char *text, int max_claims);
-/* Append the sentences of s (valid UTF-8, borrowed) to out: cut at . ! ? (not at decimals,
- * abbreviations or initials), at CJK sentence ends and at newlines; each keeps its final
- * punctuation, whitespace runs become one space, markdown ** goes and empty ones are dropped.
- * With markers, list markers ("- ", "1. ", "## ") are dropped too, as in answers, where they
- * are layout; contexts keep them, where "1." may be data. */
-void rag_offline_sentences(const char *s, rag_strv *out, int markers);
+/* ---------------------------------------------------------------- usage.c */
+typedef struct rag_usage {
+	long calls;               /* requests answered by the endpoint (not cache) */
+	long cache_hits;
+	long prompt_tokens, completion_tokens;
+	long retries;
+} rag_usage;
+void rag_usage_add(rag_usage *to, const rag_usage *from);
+/* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge} */
+jv rag_usage_json(const rag_usage *u, const char *judge);
 
-/* ---------------------------------------------------------------- claimcheck.c */
-/* Verdicts for each claim against the contexts (array of strings). Consumes claims and contexts.
- * Returns an array with one object per claim, in order:
- *   {"claim": claim, "verdict": true|false, "reason": "...", "context": index-or-null}
- * A claim is supported when the share of its content tokens (rag_text_tokens) found in one
- * context (or in all contexts together) is >= threshold AND every number in the claim appears in
- * that context (a month name also counts as its number) AND the claim's negation agrees with the
- * context sentence it matched best. "context" is the 0-based index of the context the reason
- * names (the supporting one, or the closest one), null when none; reasons count contexts from 1:
- * "supported by context 2 (83% of content words)", "number 20 not in context 1",
- * "negation differs from context 1", "50% of content words found in context 1 (below 60%)",
- * "no contexts". A threshold outside [0, 1] means 0.6. */
-jv rag_offline_verify(jv claims, jv contexts, double threshold);
-
-/* ---------------------------------------------------------------- vec.c */
-/* Cosine similarity of a and b (n numbers each) into *out, in [-1, 1]; a zero vector has
- * similarity 0 with everything. -1 when the sums overflow. */
-int rag_vec_cosine(const double *a, const double *b, size_t n, double *out);
-/* The numbers of a jv array (borrowed), malloc'ed, count in *n; NULL unless a non-empty array of
- * finite numbers. */
-double *rag_vec_from_jv(jv v, size_t *n);
-/* rag_vec_cosine of two jv vectors (borrowed); -1 and err when they are not vectors or their
- * sizes differ ("dimension mismatch: ..."). */
-int rag_vec_cosine_jv(jv a, jv b, double *out, char *err, size_t errlen);
-/* The offline embedder: a deterministic L2-normalised vector of dims numbers (<= 0: 512) from
- * hashed features of text: its lexical tokens (rag_text_tokens) and character n-grams (word
- * trigrams with boundary marks; single CJK characters). A text without features gives zeros. */
-jv rag_vec_hashed(const char *text, int dims);
-
+/* ================================================================ 2. configuration and records */
 /* ---------------------------------------------------------------- config.c */
 enum rag_cache_mode { RAG_CACHE_RW = 0, RAG_CACHE_RO, RAG_CACHE_REPLAY, RAG_CACHE_OFF };
 
@@ -240,6 +210,100 @@ void rag_config_free(rag_config *cfg);
 int rag_cache_mode_parse(const char *s);
 const char *rag_cache_mode_name(int mode);
 
+/* ---------------------------------------------------------------- record.c */
+/* Field access with RAGAS aliases: question|user_input, answer|response,
+ * contexts|retrieved_contexts, reference|ground_truth; either name finds the field, ours first.
+ * rec borrowed. */
+jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
+/* Our name for a field given by either name ("ground_truth" -> "reference"): static or field. */
+const char *rag_record_canonical(const char *field);
+/* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
+ * message when mistyped. rec borrowed. */
+jv rag_record_contexts(jv rec);
+/* Append {tool, metric, message} to rec.errors (metric may be NULL). Consumes rec. */
+jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Append an error object (consumed) to rec.errors. Consumes rec. */
+jv rag_record_add_error(jv rec, jv entry);
+/* rec.<section>.<name> = value. Consumes rec and value. */
+jv rag_record_set(jv rec, const char *section, const char *name, jv value);
+/* rec.usage.<tool> = usage (replaced: a tool run again reports its own run). Consumes rec. */
+jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge);
+/* Borrowed string value of a field (with aliases) or NULL when absent or not a string;
+ * valid while rec lives. */
+const char *rag_record_str(jv rec, const char *field);
+
+/* ---------------------------------------------------------------- stream.c */
+typedef struct rag_item {
+	size_t lineno;
+	jv rec;                   /* the record (object); tools modify it in place */
+	int pending;              /* outstanding async operations */
+	int bad;                  /* input error: rec already carries the error */
+	int remote;               /* the judge failed for this record */
+	int passthrough;          /* an upstream stage's error record: written as it came */
+	rag_usage usage;
+	void *data;               /* tool state for this record */
+	struct rag_item *next;
+	struct rag_stream *stream_; /* private */
+} rag_item;
+
+typedef struct rag_stream rag_stream;
+typedef struct rag_stream_ops {
+	/* Called once per good record, in order. May start async operations (rag_item_hold). */
+	void (*start)(rag_item *it, void *ctx);
+	/* Called when pending drops to 0, before the record is written. */
+	void (*finish)(rag_item *it, void *ctx);
+	/* Progress pending async work; wait up to timeout seconds or until fd (>= 0) is readable.
+	 * Returns 1 when fd is readable. */
+	int (*run)(void *ctx, int fd, double timeout);
+	/* Fail all pending work now (interrupt): callbacks must still release their items. */
+	void (*cancel)(void *ctx);
+} rag_stream_ops;
+
+typedef struct rag_stream_opts {
+	const char *prog;         /* "rag-verify" */
+	const char *input_name;   /* "<stdin>" or a file name for positions */
+	int strict;               /* stop at the first bad line with RAG_EXIT_DATA */
+	int unbuffered;           /* flush after each record */
+	int window;               /* max records held in memory (default 256) */
+	size_t max_line;          /* longest accepted line (default 8 MiB) */
+	/* called for each problem with a record: "error (at <stdin>:17): ..." (printing is the
+	 * caller's business) */
+	void (*report)(void *ctx, const char *msg);
+	/* called about twice a second when set (progress line) */
+	void (*progress)(void *ctx, long done, long read, long pending);
+	void *progress_ctx;
+	/* when set: called with the ops' ctx for every record, good, bad or an upstream error
+	 * passed through, in order, just before it is written (rag-gate sees what a filter writes) */
+	void (*observe)(rag_item *it, void *ctx);
+	/* when set: nonzero (the signal's number) once the tool's signal handler ran; the stream
+	 * then reads no more, cancels what is in flight, writes every record it read and returns
+	 * 128 + the signal. The tool installs the handler (without SA_RESTART) and ignores SIGPIPE. */
+	const volatile sig_atomic_t *interrupted;
+} rag_stream_opts;
+
+typedef struct rag_stream_stats {
+	long records, input_errors, remote_errors;   /* lines read; bad lines; records the judge failed */
+	rag_usage usage;
+	double seconds;
+	int interrupted;
+} rag_stream_stats;
+
+void rag_item_hold(rag_item *it);
+void rag_item_release(rag_item *it);
+/* Record an input error on this record (missing or mistyped field): adds an errors entry with
+ * the position, marks it bad; in strict mode the stream stops after it. */
+void rag_item_input_error(rag_item *it, const char *tool, const char *metric, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
+ * reports msg with the record's position. */
+void rag_item_remote_error(rag_item *it, const char *msg);
+/* Read records from in, write to out (NULL: write nothing). Returns an exit code (enum rag_exit). Prints nothing itself:
+ * err receives the message when the stream had to stop (strict, write error). */
+int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stream_ops *ops,
+                   void *ctx, rag_stream_stats *stats, char *err, size_t errlen);
+
+/* ================================================================ 3. asking a model */
 /* ---------------------------------------------------------------- cache.c */
 typedef struct rag_cache rag_cache;
 /* dir is created (mkdir -p, mode 0700) in RW mode; RO and REPLAY never create it. mode OFF gives
@@ -257,17 +321,6 @@ int rag_cache_mode(const rag_cache *c);
 int rag_cache_open_config(const rag_config *cfg, rag_cache **out, char *err, size_t errlen);
 void rag_cache_close(rag_cache *c);
 
-/* ---------------------------------------------------------------- usage.c */
-typedef struct rag_usage {
-	long calls;               /* requests answered by the endpoint (not cache) */
-	long cache_hits;
-	long prompt_tokens, completion_tokens;
-	long retries;
-} rag_usage;
-void rag_usage_add(rag_usage *to, const rag_usage *from);
-/* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge} */
-jv rag_usage_json(const rag_usage *u, const char *judge);
-
 /* ---------------------------------------------------------------- rate.c */
 /* Requests and tokens per minute over a sliding 60-second window. */
 typedef struct rag_rate {
@@ -280,86 +333,6 @@ typedef struct rag_rate {
 double rag_rate_wait(rag_rate *r, long tokens, double now);
 void rag_rate_note(rag_rate *r, long tokens, double now);
 void rag_rate_free(rag_rate *r);
-
-/* ---------------------------------------------------------------- stats.c */
-/* A generator of our own (xoshiro256** seeded by splitmix64), so that a seed gives the same
- * draws on every machine and with every C library. */
-typedef struct rag_rng { uint64_t s[4]; } rag_rng;
-void rag_rng_seed(rag_rng *r, uint64_t seed);
-uint64_t rag_rng_next(rag_rng *r);
-uint64_t rag_rng_below(rag_rng *r, uint64_t n);   /* uniform in [0, n), n > 0, no modulo bias */
-void rag_stats_sort(double *x, size_t n);          /* ascending */
-double rag_stats_mean(const double *x, size_t n);  /* NAN when n is 0 */
-/* Quantile p in [0, 1] of sorted x by linear interpolation between the closest ranks (Hyndman
- * and Fan's type 7, the default of R, NumPy and spreadsheets' PERCENTILE.INC): with
- * h = (n - 1) p, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]), 0-based. NAN when
- * n is 0. */
-double rag_stats_quantile(const double *sorted, size_t n, double p);
-typedef struct rag_summary { size_t n; double mean, median, min, p10, max; } rag_summary;
-/* Summary of x[0..n); sorts x in place. NANs when n is 0. */
-void rag_stats_summary(double *x, size_t n, rag_summary *s);
-/* Percentile bootstrap interval of the mean of d[0..n) (paired differences): `resamples` means
- * of n draws with replacement from rag_rng seeded with seed; the interval runs between their
- * quantiles (1 - confidence) / 2 and (1 + confidence) / 2. -1 (and NANs) when n is 0 or the
- * arguments are out of range. */
-int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confidence, uint64_t seed,
-                        double *lo, double *hi);
-
-/* ---------------------------------------------------------------- gate.c */
-/* The quality gate over a whole run (rag-gate(1)): every score is kept per metric and per
- * category (a median needs them all), plus the ids of a baseline and the worst records. */
-typedef struct rag_gate rag_gate;
-typedef struct rag_gate_opts {
-	const rag_kd *mean; size_t nmean;       /* metric -> lowest mean (borrowed) */
-	const rag_kd *record; size_t nrecord;   /* metric -> lowest score of a passing record */
-	double min_pass_rate, max_error_rate, regression, confidence;
-	int fail_on_regression, resamples, worst;
-	uint64_t seed;
-} rag_gate_opts;
-rag_gate *rag_gate_new(const rag_gate_opts *o);
-/* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
- * file for the summary. */
-void rag_gate_baseline(rag_gate *g, jv rec);
-void rag_gate_baseline_name(rag_gate *g, const char *name);
-/* A record of the run (borrowed); where names its position ("file:17"), unreadable says the line
- * was not a record. With want_checks: returns one check per metric of the table, {metric,
- * score, threshold, status: "pass"|"failure"|"error", message?}; else jv_invalid(). */
-jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
-/* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
- * thresholds, metrics: [...], categories: [...], worst: [...], baseline?: {...}, checks: [...]}
- * (rag-gate(1) --json). Call once. */
-jv rag_gate_summary(rag_gate *g);
-void rag_gate_free(rag_gate *g);
-/* "METRIC=MIN" (MIN in [0, 1]) into list: a metric already there gets the new minimum. -1 and
- * err when arg is not that. */
-int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *err, size_t errlen);
-/* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
- * the keys, which stay borrowed from the two lists). */
-rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
-
-/* ---------------------------------------------------------------- report.c */
-/* runs: array (consumed, at least one) of {name, summary} with summary from rag_gate_summary,
- * oldest first; the last is the run reported, the others its history. One self-contained HTML
- * page (inline CSS and SVG, no script) or Markdown; every text from the input is escaped.
- * Returns malloc'ed text. */
-char *rag_report_html(jv runs, const char *title);
-char *rag_report_markdown(jv runs, const char *title);
-
-/* ---------------------------------------------------------------- terminal.c */
-/* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the
- * records become "?"; ANSI colour when color is set. Returns malloc'ed text. */
-char *rag_report_text(jv summary, int color);
-
-/* ---------------------------------------------------------------- junit.c */
-/* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
- * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
-typedef struct rag_junit { long tests, failures, errors; } rag_junit;
-/* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
- * b; counts in n. */
-void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);
-/* The document up to the records' suite (summary borrowed): malloc'ed. */
-char *rag_junit_head(jv summary, const rag_junit *n);
-const char *rag_junit_tail(void);
 
 /* ---------------------------------------------------------------- llm.c */
 typedef struct rag_llm rag_llm;
@@ -492,6 +465,53 @@ void rag_judge_cancel(rag_judge *j, const char *why);
 int rag_judge_self_check(rag_judge *j, jv rec);
 void rag_judge_free(rag_judge *j);
 
+/* ================================================================ 4. the offline judge */
+/* ---------------------------------------------------------------- claimsplit.c */
+/* The offline, deterministic judge, no network, in two files: claimsplit.c cuts claims,
+ * claimcheck.c checks them.
+ * Split text into at most max_claims atomic claims (sentences, then clauses at ; and CJK
+ * punctuation, and coordinated clauses), drop refusals, fillers and questions, and resolve a
+ * leading pronoun with the question's subject where it can. max_claims <= 0: no cap. question
+ * (may be NULL) and text borrowed. Returns a jv array of distinct single-line strings (possibly
+ * empty). */
+jv rag_offline_claims(const char *question, const char *text, int max_claims);
+/* Append the sentences of s (valid UTF-8, borrowed) to out: cut at . ! ? (not at decimals,
+ * abbreviations or initials), at CJK sentence ends and at newlines; each keeps its final
+ * punctuation, whitespace runs become one space, markdown ** goes and empty ones are dropped.
+ * With markers, list markers ("- ", "1. ", "## ") are dropped too, as in answers, where they
+ * are layout; contexts keep them, where "1." may be data. */
+void rag_offline_sentences(const char *s, rag_strv *out, int markers);
+
+/* ---------------------------------------------------------------- claimcheck.c */
+/* Verdicts for each claim against the contexts (array of strings). Consumes claims and contexts.
+ * Returns an array with one object per claim, in order:
+ *   {"claim": claim, "verdict": true|false, "reason": "...", "context": index-or-null}
+ * A claim is supported when the share of its content tokens (rag_text_tokens) found in one
+ * context (or in all contexts together) is >= threshold AND every number in the claim appears in
+ * that context (a month name also counts as its number) AND the claim's negation agrees with the
+ * context sentence it matched best. "context" is the 0-based index of the context the reason
+ * names (the supporting one, or the closest one), null when none; reasons count contexts from 1:
+ * "supported by context 2 (83% of content words)", "number 20 not in context 1",
+ * "negation differs from context 1", "50% of content words found in context 1 (below 60%)",
+ * "no contexts". A threshold outside [0, 1] means 0.6. */
+jv rag_offline_verify(jv claims, jv contexts, double threshold);
+
+/* ---------------------------------------------------------------- vec.c */
+/* Cosine similarity of a and b (n numbers each) into *out, in [-1, 1]; a zero vector has
+ * similarity 0 with everything. -1 when the sums overflow. */
+int rag_vec_cosine(const double *a, const double *b, size_t n, double *out);
+/* The numbers of a jv array (borrowed), malloc'ed, count in *n; NULL unless a non-empty array of
+ * finite numbers. */
+double *rag_vec_from_jv(jv v, size_t *n);
+/* rag_vec_cosine of two jv vectors (borrowed); -1 and err when they are not vectors or their
+ * sizes differ ("dimension mismatch: ..."). */
+int rag_vec_cosine_jv(jv a, jv b, double *out, char *err, size_t errlen);
+/* The offline embedder: a deterministic L2-normalised vector of dims numbers (<= 0: 512) from
+ * hashed features of text: its lexical tokens (rag_text_tokens) and character n-grams (word
+ * trigrams with boundary marks; single CJK characters). A text without features gives zeros. */
+jv rag_vec_hashed(const char *text, int dims);
+
+/* ================================================================ 5. the metric operations */
 /* The metric operations, one a file: each asks the judge (rag_judge_ask) or answers offline, and
  * hands its result to cb exactly once (at once when offline or when nothing needs asking).
  * usage is updated as calls complete and must stay valid until cb has run. question may be
@@ -522,6 +542,23 @@ void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv cla
 void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
                     jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg);
 
+/* ---------------------------------------------------------------- revq.c */
+/* Refusal phrasings, one a line ('#' comments), folded (NFKC, case, apostrophes, blanks) for
+ * rag_revq_noncommittal. Invalid jv and err when the file cannot be read. */
+jv rag_revq_refusals_load(const char *path, char *err, size_t errlen);
+/* Nonzero when the answer (folded) contains one of the phrases (borrowed), or is blank. */
+int rag_revq_noncommittal(jv phrases, const char *answer);
+/* How rag_revq_ask gets its n questions: one request asking for all n (a list); one request
+ * with the endpoint's "n" (n choices of one question each; what an endpoint that ignores "n"
+ * leaves out is asked for in separate requests); or n separate requests of one question. */
+enum rag_revq_mode { RAG_REVQ_LIST = 0, RAG_REVQ_N, RAG_REVQ_REQUESTS };
+/* Ask the judge (prompt "revq", loaded beforehand) for n questions the answer would answer, and
+ * whether it is noncommittal (when any generation says so). mode: enum rag_revq_mode. cb gets
+ * {"generated": [strings], "noncommittal": bool} or an error. Not for the offline judge. */
+void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int mode,
+                  rag_usage *usage, rag_judge_cb cb, void *arg);
+
+/* ================================================================ 6. scores and runs */
 /* ---------------------------------------------------------------- rank.c */
 /* Ranking metrics over one relevance vector (rag-ap(1) states the conventions). */
 enum rag_rank_kind {
@@ -584,113 +621,84 @@ const char *rag_trec_qid(const rag_trec *t, size_t i);   /* borrowed */
 void rag_trec_list(const rag_trec *t, size_t i, double level, rag_rank_list *l);
 void rag_trec_free(rag_trec *t);
 
-/* ---------------------------------------------------------------- revq.c */
-/* Refusal phrasings, one a line ('#' comments), folded (NFKC, case, apostrophes, blanks) for
- * rag_revq_noncommittal. Invalid jv and err when the file cannot be read. */
-jv rag_revq_refusals_load(const char *path, char *err, size_t errlen);
-/* Nonzero when the answer (folded) contains one of the phrases (borrowed), or is blank. */
-int rag_revq_noncommittal(jv phrases, const char *answer);
-/* How rag_revq_ask gets its n questions: one request asking for all n (a list); one request
- * with the endpoint's "n" (n choices of one question each; what an endpoint that ignores "n"
- * leaves out is asked for in separate requests); or n separate requests of one question. */
-enum rag_revq_mode { RAG_REVQ_LIST = 0, RAG_REVQ_N, RAG_REVQ_REQUESTS };
-/* Ask the judge (prompt "revq", loaded beforehand) for n questions the answer would answer, and
- * whether it is noncommittal (when any generation says so). mode: enum rag_revq_mode. cb gets
- * {"generated": [strings], "noncommittal": bool} or an error. Not for the offline judge. */
-void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int mode,
-                  rag_usage *usage, rag_judge_cb cb, void *arg);
+/* ---------------------------------------------------------------- stats.c */
+/* A generator of our own (xoshiro256** seeded by splitmix64), so that a seed gives the same
+ * draws on every machine and with every C library. */
+typedef struct rag_rng { uint64_t s[4]; } rag_rng;
+void rag_rng_seed(rag_rng *r, uint64_t seed);
+uint64_t rag_rng_next(rag_rng *r);
+uint64_t rag_rng_below(rag_rng *r, uint64_t n);   /* uniform in [0, n), n > 0, no modulo bias */
+void rag_stats_sort(double *x, size_t n);          /* ascending */
+double rag_stats_mean(const double *x, size_t n);  /* NAN when n is 0 */
+/* Quantile p in [0, 1] of sorted x by linear interpolation between the closest ranks (Hyndman
+ * and Fan's type 7, the default of R, NumPy and spreadsheets' PERCENTILE.INC): with
+ * h = (n - 1) p, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]), 0-based. NAN when
+ * n is 0. */
+double rag_stats_quantile(const double *sorted, size_t n, double p);
+typedef struct rag_summary { size_t n; double mean, median, min, p10, max; } rag_summary;
+/* Summary of x[0..n); sorts x in place. NANs when n is 0. */
+void rag_stats_summary(double *x, size_t n, rag_summary *s);
+/* Percentile bootstrap interval of the mean of d[0..n) (paired differences): `resamples` means
+ * of n draws with replacement from rag_rng seeded with seed; the interval runs between their
+ * quantiles (1 - confidence) / 2 and (1 + confidence) / 2. -1 (and NANs) when n is 0 or the
+ * arguments are out of range. */
+int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confidence, uint64_t seed,
+                        double *lo, double *hi);
 
-/* ---------------------------------------------------------------- record.c */
-/* Field access with RAGAS aliases: question|user_input, answer|response,
- * contexts|retrieved_contexts, reference|ground_truth; either name finds the field, ours first.
- * rec borrowed. */
-jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
-/* Our name for a field given by either name ("ground_truth" -> "reference"): static or field. */
-const char *rag_record_canonical(const char *field);
-/* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
- * message when mistyped. rec borrowed. */
-jv rag_record_contexts(jv rec);
-/* Append {tool, metric, message} to rec.errors (metric may be NULL). Consumes rec. */
-jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* Append an error object (consumed) to rec.errors. Consumes rec. */
-jv rag_record_add_error(jv rec, jv entry);
-/* rec.<section>.<name> = value. Consumes rec and value. */
-jv rag_record_set(jv rec, const char *section, const char *name, jv value);
-/* rec.usage.<tool> = usage (replaced: a tool run again reports its own run). Consumes rec. */
-jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge);
-/* Borrowed string value of a field (with aliases) or NULL when absent or not a string;
- * valid while rec lives. */
-const char *rag_record_str(jv rec, const char *field);
+/* ---------------------------------------------------------------- gate.c */
+/* The quality gate over a whole run (rag-gate(1)): every score is kept per metric and per
+ * category (a median needs them all), plus the ids of a baseline and the worst records. */
+typedef struct rag_gate rag_gate;
+typedef struct rag_gate_opts {
+	const rag_kd *mean; size_t nmean;       /* metric -> lowest mean (borrowed) */
+	const rag_kd *record; size_t nrecord;   /* metric -> lowest score of a passing record */
+	double min_pass_rate, max_error_rate, regression, confidence;
+	int fail_on_regression, resamples, worst;
+	uint64_t seed;
+} rag_gate_opts;
+rag_gate *rag_gate_new(const rag_gate_opts *o);
+/* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
+ * file for the summary. */
+void rag_gate_baseline(rag_gate *g, jv rec);
+void rag_gate_baseline_name(rag_gate *g, const char *name);
+/* A record of the run (borrowed); where names its position ("file:17"), unreadable says the line
+ * was not a record. With want_checks: returns one check per metric of the table, {metric,
+ * score, threshold, status: "pass"|"failure"|"error", message?}; else jv_invalid(). */
+jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
+/* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
+ * thresholds, metrics: [...], categories: [...], worst: [...], baseline?: {...}, checks: [...]}
+ * (rag-gate(1) --json). Call once. */
+jv rag_gate_summary(rag_gate *g);
+void rag_gate_free(rag_gate *g);
+/* "METRIC=MIN" (MIN in [0, 1]) into list: a metric already there gets the new minimum. -1 and
+ * err when arg is not that. */
+int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *err, size_t errlen);
+/* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
+ * the keys, which stay borrowed from the two lists). */
+rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
 
-/* ---------------------------------------------------------------- stream.c */
-typedef struct rag_item {
-	size_t lineno;
-	jv rec;                   /* the record (object); tools modify it in place */
-	int pending;              /* outstanding async operations */
-	int bad;                  /* input error: rec already carries the error */
-	int remote;               /* the judge failed for this record */
-	int passthrough;          /* an upstream stage's error record: written as it came */
-	rag_usage usage;
-	void *data;               /* tool state for this record */
-	struct rag_item *next;
-	struct rag_stream *stream_; /* private */
-} rag_item;
+/* ---------------------------------------------------------------- report.c */
+/* runs: array (consumed, at least one) of {name, summary} with summary from rag_gate_summary,
+ * oldest first; the last is the run reported, the others its history. One self-contained HTML
+ * page (inline CSS and SVG, no script) or Markdown; every text from the input is escaped.
+ * Returns malloc'ed text. */
+char *rag_report_html(jv runs, const char *title);
+char *rag_report_markdown(jv runs, const char *title);
 
-typedef struct rag_stream rag_stream;
-typedef struct rag_stream_ops {
-	/* Called once per good record, in order. May start async operations (rag_item_hold). */
-	void (*start)(rag_item *it, void *ctx);
-	/* Called when pending drops to 0, before the record is written. */
-	void (*finish)(rag_item *it, void *ctx);
-	/* Progress pending async work; wait up to timeout seconds or until fd (>= 0) is readable.
-	 * Returns 1 when fd is readable. */
-	int (*run)(void *ctx, int fd, double timeout);
-	/* Fail all pending work now (interrupt): callbacks must still release their items. */
-	void (*cancel)(void *ctx);
-} rag_stream_ops;
+/* ---------------------------------------------------------------- terminal.c */
+/* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the
+ * records become "?"; ANSI colour when color is set. Returns malloc'ed text. */
+char *rag_report_text(jv summary, int color);
 
-typedef struct rag_stream_opts {
-	const char *prog;         /* "rag-verify" */
-	const char *input_name;   /* "<stdin>" or a file name for positions */
-	int strict;               /* stop at the first bad line with RAG_EXIT_DATA */
-	int unbuffered;           /* flush after each record */
-	int window;               /* max records held in memory (default 256) */
-	size_t max_line;          /* longest accepted line (default 8 MiB) */
-	/* called for each problem with a record: "error (at <stdin>:17): ..." (printing is the
-	 * caller's business) */
-	void (*report)(void *ctx, const char *msg);
-	/* called about twice a second when set (progress line) */
-	void (*progress)(void *ctx, long done, long read, long pending);
-	void *progress_ctx;
-	/* when set: called with the ops' ctx for every record, good, bad or an upstream error
-	 * passed through, in order, just before it is written (rag-gate sees what a filter writes) */
-	void (*observe)(rag_item *it, void *ctx);
-	/* when set: nonzero (the signal's number) once the tool's signal handler ran; the stream
-	 * then reads no more, cancels what is in flight, writes every record it read and returns
-	 * 128 + the signal. The tool installs the handler (without SA_RESTART) and ignores SIGPIPE. */
-	const volatile sig_atomic_t *interrupted;
-} rag_stream_opts;
-
-typedef struct rag_stream_stats {
-	long records, input_errors, remote_errors;   /* lines read; bad lines; records the judge failed */
-	rag_usage usage;
-	double seconds;
-	int interrupted;
-} rag_stream_stats;
-
-void rag_item_hold(rag_item *it);
-void rag_item_release(rag_item *it);
-/* Record an input error on this record (missing or mistyped field): adds an errors entry with
- * the position, marks it bad; in strict mode the stream stops after it. */
-void rag_item_input_error(rag_item *it, const char *tool, const char *metric, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
- * reports msg with the record's position. */
-void rag_item_remote_error(rag_item *it, const char *msg);
-/* Read records from in, write to out (NULL: write nothing). Returns an exit code (enum rag_exit). Prints nothing itself:
- * err receives the message when the stream had to stop (strict, write error). */
-int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stream_ops *ops,
-                   void *ctx, rag_stream_stats *stats, char *err, size_t errlen);
+/* ---------------------------------------------------------------- junit.c */
+/* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
+ * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
+typedef struct rag_junit { long tests, failures, errors; } rag_junit;
+/* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
+ * b; counts in n. */
+void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);
+/* The document up to the records' suite (summary borrowed): malloc'ed. */
+char *rag_junit_head(jv summary, const rag_junit *n);
+const char *rag_junit_tail(void);
 
 #endif

@@ -21,6 +21,8 @@ LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:.c=.test)
+# the unit tests find the tree's share/ through RAG_TEST_TOP
+UNIT_CFLAGS = -Itests/unit -DRAG_TEST_TOP='"$(CURDIR)"'
 
 all: .deps-ok $(BINS)
 
@@ -55,7 +57,7 @@ bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
 
 tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
-	$(CC) $(ALL_CFLAGS) -Itests/unit -DRAG_TEST_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
 
 check: all $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN)
@@ -79,7 +81,7 @@ WARN_CFLAGS = -Wconversion -Wshadow -Wstrict-prototypes
 WARN_SRC = $(wildcard lib/*.c cmd/*.c tests/unit/*.c)
 warnings: .deps-ok
 	@out=$$(for f in $(WARN_SRC); do \
-	  $(CC) $(ALL_CFLAGS) $(WARN_CFLAGS) -Itests/unit -c -o /dev/null $$f 2>&1 || echo "$$f: does not compile"; \
+	  $(CC) $(ALL_CFLAGS) $(WARN_CFLAGS) $(UNIT_CFLAGS) -c -o /dev/null $$f 2>&1 || echo "$$f: does not compile"; \
 	done); \
 	[ -z "$$out" ] || printf '%s\n' "$$out"; \
 	echo "make warnings: $$(printf '%s' "$$out" | grep -c 'warning:') warnings in $(words $(WARN_SRC)) files"; \

@@ -38,7 +38,6 @@ static const rag_opt options[] = {
 typedef struct tool {
 	rag_cli *cli;
 	rag_gate *gate;
-	int baseline;             /* reading the baseline */
 	const char *input;
 	const char *first_input;  /* the run's name in a Markdown summary */
 	FILE *junit_body;         /* test cases, until the counts are known */
@@ -50,10 +49,6 @@ static void observe(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
 	char where[600];
-	if (t->baseline) {
-		if (!it->bad) rag_gate_baseline(t->gate, jv_copy(it->rec));
-		return;
-	}
 	snprintf(where, sizeof where, "%s:%zu", t->input, it->lineno);
 	if (t->junit_body) {
 		jv checks = rag_gate_add(t->gate, it->rec, where, it->bad, 1);
@@ -75,7 +70,7 @@ static void observe(rag_item *it, void *ctx)
 static int read_input(tool *t, const char *name, FILE *out)
 {
 	t->input = strcmp(name, "-") ? name : "<stdin>";
-	if (!t->baseline && !t->first_input) t->first_input = t->input;
+	if (!t->first_input) t->first_input = t->input;
 	return rag_cli_read_run(t->cli, name, out, observe, t);
 }
 
@@ -147,12 +142,7 @@ int main(int argc, char **argv)
 		rc = RAG_EXIT_INTERNAL;
 		goto out;
 	}
-	if (baseline) {
-		t.baseline = 1;
-		rag_gate_baseline_name(t.gate, baseline);
-		if ((rc = read_input(&t, baseline, NULL))) goto out;
-		t.baseline = 0;
-	}
+	if (baseline && (rc = rag_cli_read_baseline(&cli, t.gate, baseline))) goto out;
 	if (optind == argc) {
 		rc = read_input(&t, "-", tee ? stdout : NULL);
 	} else {

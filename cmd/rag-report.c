@@ -27,7 +27,6 @@ static const rag_opt options[] = {
 typedef struct tool {
 	rag_cli *cli;
 	rag_gate *gate;
-	int baseline;
 	const char *input;
 } tool;
 
@@ -35,10 +34,6 @@ static void observe(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
 	char where[600];
-	if (t->baseline) {
-		if (!it->bad) rag_gate_baseline(t->gate, jv_copy(it->rec));
-		return;
-	}
 	snprintf(where, sizeof where, "%s:%zu", t->input, it->lineno);
 	rag_gate_add(t->gate, it->rec, where, it->bad, 0);
 }
@@ -90,12 +85,7 @@ int main(int argc, char **argv)
 		const char *name = nfiles ? argv[optind + (int)i] : "-";
 		int last = i + 1 == (size_t)(nfiles ? nfiles : 1);
 		t.gate = rag_gate_new(&go);
-		if (last && baseline) {
-			t.baseline = 1;
-			rag_gate_baseline_name(t.gate, baseline);
-			rc = read_input(&t, baseline);
-			t.baseline = 0;
-		}
+		if (last && baseline) rc = rag_cli_read_baseline(&cli, t.gate, baseline);
 		if (!rc) rc = read_input(&t, name);
 		if (!rc)
 			runs = jv_array_append(runs, JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"),

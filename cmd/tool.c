@@ -641,6 +641,17 @@ static int wait_input(void *ctx, int fd, double timeout)
 	return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
 }
 
+static void baseline_record(rag_item *it, void *ctx)
+{
+	if (!it->bad) rag_gate_baseline(ctx, jv_copy(it->rec));
+}
+
+int rag_cli_read_baseline(rag_cli *cli, rag_gate *g, const char *name)
+{
+	rag_gate_baseline_name(g, name);
+	return rag_cli_read_run(cli, name, NULL, baseline_record, g);
+}
+
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx)
 {

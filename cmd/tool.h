@@ -133,6 +133,9 @@ void rag_cli_gate_free(rag_cli_gate *g);
  * status 3 unless --strict stopped the stream. Returns an exit code. */
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx);
+/* rag_cli_read_run over a baseline run: its records (the readable ones) go to
+ * rag_gate_baseline, before the run itself is read. */
+int rag_cli_read_baseline(rag_cli *cli, rag_gate *g, const char *name);
 /* For -v: the base URL the requests go to (embeddings: the embeddings one), a password in it
  * masked, into buf; "none" when offline. */
 const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n);

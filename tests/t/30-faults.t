@@ -9,7 +9,7 @@
 # API key appears in neither stdout nor stderr.
 . "$(dirname "$0")/lib.sh"
 
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need jq
 [ -x "$BIN/rag-verify" ] && [ -x "$BIN/rag-claims" ] || bail_out "bin/rag-verify or bin/rag-claims is not built: run make"
 
 FIX=$FIXTURES/faults.jsonl

@@ -11,8 +11,7 @@
 # only; the request log ($FAKE_LOG) holds each request body.
 . "$(dirname "$0")/lib.sh"
 
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
+need jq python3
 [ -x "$BIN/rag-verify" ] && [ -x "$BIN/rag-claims" ] || bail_out "bin/rag-verify or bin/rag-claims is not built: run make"
 
 EXAMPLE=$TOP/share/examples/example.jsonl

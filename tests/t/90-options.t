@@ -177,7 +177,7 @@ if command -v groff >/dev/null 2>&1; then
 		is "$RC:$(cat "$ERR")" "0:" "groff formats ${page#"$TOP"/} without a warning"
 	done
 else
-	skip "groff is not installed"
+	skip_missing groff
 fi
 
 # The completion files parse.
@@ -185,12 +185,12 @@ check "ragpipe.bash parses" bash -n "$COMP/ragpipe.bash"
 if command -v zsh >/dev/null 2>&1; then
 	check "_ragpipe parses" zsh -n "$COMP/_ragpipe"
 else
-	skip "zsh is not installed"
+	skip_missing zsh
 fi
 if command -v fish >/dev/null 2>&1; then
 	check "ragpipe.fish parses" fish --no-config -n "$COMP/ragpipe.fish"
 else
-	skip "fish is not installed"
+	skip_missing fish
 fi
 
 done_testing

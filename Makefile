@@ -77,6 +77,10 @@ check-run: all $(UNIT_BIN)
 demo-run: all
 	@sh share/examples/demo.sh
 
+# make demo and make check in a fresh Debian 12 (debootstrap minbase) with only make installed
+check-fresh:
+	sh mk/check-fresh.sh
+
 # AddressSanitizer/UBSan and valgrind runs of the whole suite.
 asan:
 	$(MAKE) clean
@@ -110,6 +114,6 @@ install: all
 clean:
 	rm -rf bin lib/*.o lib/librag.a tests/unit/*.test tests/tmp
 
-.PHONY: all deps deps-build have-deps check check-run demo demo-run asan valgrind \
+.PHONY: all deps deps-build have-deps check check-run demo demo-run check-fresh asan valgrind \
 	bench install clean
 .SECONDARY:

@@ -43,6 +43,7 @@ key=$(printf '%s' "$mirror" | md5sum | cut -c1-12)
 tarball=$cache/bookworm-minbase-$key.tar.gz
 if [ ! -s "$tarball" ]; then
 	bare=$(mktemp -d "$cache/bare.XXXXXX")
+	chmod 755 "$bare"   # it becomes /: mktemp's 0700 would keep apt's _apt user out
 	say "debootstrap --variant=minbase bookworm (once; kept as $tarball)"
 	if ! debootstrap --variant=minbase bookworm "$bare" $mirror >"$bare.log" 2>&1; then
 		tail -n 20 "$bare.log" >&2
@@ -58,7 +59,6 @@ fi
 
 # ---------------------------------------------------------------- this run's root
 root=$(mktemp -d "$cache/run.XXXXXX")
-chmod 755 "$root"   # it is /: mktemp's 0700 would keep apt's _apt user out
 mounted=
 cleanup() {
 	st=$?
@@ -85,6 +85,7 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 tar -C "$root" --numeric-owner -xzpf "$tarball"
+chmod 755 "$root"   # as / is (a tarball from an older run may say 0700)
 # mount MOUNTPOINT ARGS...: remembered newest first, so cleanup unmounts /dev/pts before /dev
 mnt() { _m=$1; shift; mount "$@" "$root$_m" && mounted="$_m $mounted"; }
 mnt /proc -t proc proc

@@ -12,7 +12,10 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
-LDLIBS  = -lcurl -ljq -lonig -lyaml -lutf8proc -lstemmer -lm
+# pkg-config for the libraries that ship a .pc file; libjq 1.6 and libstemmer have none
+PC_LIBS = libcurl yaml-0.1 libutf8proc
+ALL_CFLAGS += $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
+LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemmer -lm
 
 # every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
 TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
@@ -24,23 +27,27 @@ UNIT_BIN = $(UNIT_SRC:.c=.test)
 # the unit tests find the tree's share/ through RAG_TEST_TOP
 UNIT_CFLAGS = -Itests/unit -DRAG_TEST_TOP='"$(CURDIR)"'
 
-all: .deps-ok $(BINS)
+all: $(BINS)
 
-# The build needs these Debian 12 packages; missing ones are installed by `make deps`.
-DEB_PKGS = build-essential libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
-	libutf8proc-dev libstemmer-dev python3 perl jq
-.deps-ok:
-	@printf '#include <curl/curl.h>\n#include <jq.h>\n#include <yaml.h>\n#include <utf8proc.h>\n#include <libstemmer.h>\nint main(void){return 0;}\n' \
-	  | $(CC) -x c - -o /dev/null -ljq -lonig -lyaml -lcurl -lutf8proc -lstemmer 2>/dev/null \
-	  && command -v python3 >/dev/null && command -v prove >/dev/null && command -v jq >/dev/null \
-	  || $(MAKE) deps
-	@touch $@
+# ---------------------------------------------------------------- dependencies
+# Plain `make` and `make install` never install anything (packagers run them): when a library is
+# missing they stop, before compiling, with one message saying to run `make deps`. `make deps`
+# installs with apt-get those of these Debian 12 packages that are missing: BUILD_PKGS to build,
+# TEST_PKGS for every tool a test uses (a test skipped for a missing tool never ran).
+BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
+	libutf8proc-dev libstemmer-dev
+DEMO_PKGS = jq
+TEST_PKGS = $(DEMO_PKGS) python3 perl curl groff-base libxml2-utils bsdutils zsh fish chromium
 
 deps:
-	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	echo "installing build dependencies: $(DEB_PKGS)"; \
-	$$SUDO apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_PKGS)
+	@sh mk/deps.sh install $(BUILD_PKGS) $(TEST_PKGS)
+deps-build:
+	@sh mk/deps.sh install $(BUILD_PKGS) $(DEMO_PKGS)
+
+# every compile waits for this check (order-only: it never makes anything out of date)
+$(LIB_OBJ) cmd/tool.o $(BINS) $(UNIT_BIN): | have-deps
+have-deps:
+	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
 lib/%.o: lib/%.c lib/rag.h VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -59,12 +66,29 @@ bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
 tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
 	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
 
-check: all $(UNIT_BIN)
-	prove --exec '' $(UNIT_BIN)
-	prove tests/t/*.t
+# make check and make demo install what is missing first, then build in a second make, so
+# that with -j nothing compiles before the packages are in place.
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-run
+demo:
+	@$(MAKE) --no-print-directory deps-build
+	@$(MAKE) --no-print-directory demo-run
 
-demo: all
+# the tests, without the package step; at the end, how many were skipped and why
+SKIP_LOG = $(CURDIR)/tests/tmp/skipped
+check-run: all $(UNIT_BIN)
+	@mkdir -p tests/tmp && : >$(SKIP_LOG)
+	@export RAG_SKIP_LOG='$(SKIP_LOG)'; \
+	prove --exec '' $(UNIT_BIN) && prove tests/t/*.t; st=$$?; \
+	sh mk/skipped.sh '$(SKIP_LOG)'; exit $$st
+
+demo-run: all
 	@sh share/examples/demo.sh
+
+# make demo and make check in a fresh Debian 12 (debootstrap minbase) with only make installed
+check-fresh:
+	sh mk/check-fresh.sh
 
 # AddressSanitizer/UBSan and valgrind runs of the whole suite.
 asan:
@@ -79,7 +103,7 @@ valgrind: all $(UNIT_BIN)
 # warnings and fails when there is any.
 WARN_CFLAGS = -Wconversion -Wshadow -Wstrict-prototypes
 WARN_SRC = $(wildcard lib/*.c cmd/*.c tests/unit/*.c)
-warnings: .deps-ok
+warnings: | have-deps
 	@out=$$(for f in $(WARN_SRC); do \
 	  $(CC) $(ALL_CFLAGS) $(WARN_CFLAGS) $(UNIT_CFLAGS) -c -o /dev/null $$f 2>&1 || echo "$$f: does not compile"; \
 	done); \
@@ -114,5 +138,6 @@ install: all
 clean:
 	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp
 
-.PHONY: all deps check demo asan valgrind bench install clean
+.PHONY: all deps deps-build have-deps check check-run demo demo-run check-fresh asan valgrind \
+	bench install clean
 .SECONDARY:

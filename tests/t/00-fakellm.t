@@ -2,8 +2,7 @@
 # 00-fakellm.t - the fake OpenAI-compatible server (tests/fakellm.py) itself.
 . "$(dirname "$0")/lib.sh"
 
-command -v curl >/dev/null 2>&1 || skip_all "curl not installed"
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need curl jq
 
 # post BODY-FILE: POST to the fake; $T/resp (body), $T/hdr (headers), $T/code (HTTP code),
 # $T/curlrc (curl's exit status: 52 = empty reply); prints the HTTP code.

@@ -2,7 +2,7 @@
 # 10-input.t - the record stream: one output line per input line, in order, whatever the input;
 # bad lines carry an errors entry with their position; --strict stops at the first one.
 . "$(dirname "$0")/lib.sh"
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need jq
 
 good='{"id":"g1","question":"Where is the tower?","answer":"The tower is in Paris.","contexts":["The tower is in Paris."],"extra":{"n":[1,2,{"deep":true}]}}'
 
@@ -107,7 +107,7 @@ if command -v script >/dev/null 2>&1; then
 	script -qec "'$BIN/rag-claims' -q <'$T/500.jsonl' >/dev/null" "$T/tty-q.log" >/dev/null 2>&1
 	unlike "$(cat "$T/tty-q.log")" 'records written' "-q: no progress line on a terminal either"
 else
-	skip "script(1) is not installed: no terminal to test the progress line on"
+	skip_missing script "no terminal to test the progress line on"
 fi
 
 # ---------------------------------------------------------------- misuse

@@ -2,7 +2,7 @@
 # 20-cache.t - replies cached on disk: a second run asks nothing; replay mode runs from the cache
 # alone and a miss fails clearly; the key depends on the model; no secret reaches the cache.
 . "$(dirname "$0")/lib.sh"
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need jq
 
 cat >"$T/in.jsonl" <<'EOF2'
 {"id":1,"question":"Where is the tower?","answer":"The tower is in Paris. It is 330 m tall.","contexts":["The tower is in Paris and is 330 m tall."]}

@@ -9,8 +9,7 @@
 # an endpoint: the offline judge (lexical overlap, verify.chunk_threshold) and the RAGAS examples.
 . "$(dirname "$0")/lib.sh"
 
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
+need jq python3
 [ -x "$BIN/rag-verify" ] && [ -x "$BIN/rag-ap" ] || bail_out "bin/rag-verify or bin/rag-ap is not built: run make"
 
 cat >"$T/rag.yaml" <<EOF

@@ -8,7 +8,7 @@
 # three sources of relevance, and the edge cases of rag-ap(1) CONVENTIONS.
 . "$(dirname "$0")/lib.sh"
 
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need jq
 [ -x "$BIN/rag-ap" ] || bail_out "bin/rag-ap is not built: run make"
 TR=$FIXTURES/trec
 

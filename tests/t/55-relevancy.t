@@ -8,8 +8,7 @@
 # per input line with the right errors and exit status.
 . "$(dirname "$0")/lib.sh"
 
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
+need jq python3
 [ -x "$BIN/rag-revq" ] && [ -x "$BIN/rag-embsim" ] || bail_out "bin/rag-revq or bin/rag-embsim is not built: run make"
 
 EXAMPLE=$TOP/share/examples/example.jsonl

@@ -4,7 +4,7 @@
 # reproducible bootstrap), the output formats (JSON, JUnit XML well-formed and counted,
 # Markdown and text with hostile text escaped), --tee, the config's gate section.
 . "$(dirname "$0")/lib.sh"
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need jq
 
 # rec ID CATEGORY FAITHFULNESS [RECALL]: a scored record (null for a null score)
 rec() {
@@ -191,7 +191,7 @@ check "the JUnit file is well-formed XML" python3 -c 'import sys, xml.dom.minido
 if command -v xmllint >/dev/null 2>&1; then
 	check "xmllint agrees" xmllint --noout "$T/junit.xml"
 else
-	skip "xmllint is not installed"
+	skip_missing xmllint
 fi
 cat >"$T/count.py" <<'EOF'
 import sys, xml.dom.minidom

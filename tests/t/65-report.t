@@ -3,7 +3,7 @@
 # script), escaping of hostile text, Chinese text intact, a history of runs (trend), a baseline,
 # --markdown; where Chromium is installed, the page loads headless and gives a screenshot.
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null 2>&1 || skip_all "python3 not installed"
+need python3
 
 # a scored run: the example records with scores, one of them hostile, one Chinese
 cat >"$T/run2.jsonl" <<'EOF'
@@ -114,7 +114,7 @@ if [ -n "$chrome" ]; then
 		--screenshot="$T/shot.png" "file://$T/two.html"
 	check "Chromium renders the page to a screenshot" test -s "$T/shot.png"
 else
-	skip "Chromium is not installed (Debian package chromium): no headless screenshot"
+	skip_missing chromium "no headless screenshot"
 fi
 
 done_testing

@@ -82,16 +82,39 @@ zsh_opts() {
 	zsh_specs "$1" | longopts
 }
 
-# fish_opts TOOL: the long options fish offers (with fish installed), else those the file
-# declares for TOOL (-c TOOL, or -c $cmd in the loop over the tools).
+# fish_file_opts TOOL: the long options ragpipe.fish declares for TOOL, read from the file
+# itself (no fish needed): "complete -c TOOL" lines, and "complete -c $VAR" lines inside a
+# "for VAR in ... TOOL ...; ... end" loop. Quoted strings and comments are dropped first; every
+# block (for, if, while, function, switch, begin) is closed by its "end".
+fish_file_opts() {
+	awk -v tool="$1" '
+		{ gsub(/\047[^\047]*\047|"[^"]*"/, ""); sub(/#.*/, ""); sub(/;[ \t]*$/, "") }
+		$1 == "for" && $3 == "in" {
+			d++; var[d] = "$" $2; has[d] = 0
+			for (i = 4; i <= NF; i++) if ($i == tool) has[d] = 1
+			next
+		}
+		$1 ~ /^(if|while|function|switch|begin)$/ { d++; var[d] = ""; next }
+		$1 == "end" { if (d > 0) d--; next }
+		$1 == "complete" {
+			mine = 0; n = 0
+			for (i = 2; i <= NF; i++) {
+				if (($i == "-c" || $i == "--command") && i < NF) {
+					c = $(i + 1)
+					if (c == tool) mine = 1
+					for (k = d; k > 0; k--) if (var[k] == c && has[k]) mine = 1
+				}
+				if (($i == "-l" || $i == "--long-option") && i < NF) opt[++n] = $(i + 1)
+				else if ($i ~ /^--long-option=/) { o = $i; sub(/^[^=]*=/, "", o); opt[++n] = o }
+			}
+			if (mine) for (k = 1; k <= n; k++) print "--" opt[k]
+		}' "$COMP/ragpipe.fish" | LC_ALL=C sort -u
+}
+
+# fish_opts TOOL: the long options fish itself offers for TOOL (fish must be installed).
 fish_opts() {
-	if command -v fish >/dev/null 2>&1; then
-		fish --no-config -c 'source $argv[1]; complete -C "$argv[2] --"' "$COMP/ragpipe.fish" "$1" |
-			cut -f1 | longopts
-	else
-		grep -E -e "^[[:space:]]*complete -c (\\\$cmd|$1) " "$COMP/ragpipe.fish" |
-			grep -oE -e ' -l [a-z][a-z-]*' | sed 's/ -l /--/' | LC_ALL=C sort -u
-	fi
+	fish --no-config -c 'source $argv[1]; complete -C "$argv[2] --"' "$COMP/ragpipe.fish" "$1" |
+		cut -f1 | longopts
 }
 
 # ---------------------------------------------------------------- argument kinds
@@ -319,7 +342,12 @@ $hint" "$tool ${misuse%%:*}: \"$tool: error: ${misuse#*:}\", the hint, exit 2"
 	# the completions
 	same "$help" "$(bash_complete "$tool" -- | longopts)" "$tool: --help and the bash completion name the same long options"
 	same "$help" "$(zsh_opts "$tool")" "$tool: --help and the zsh completion name the same long options"
-	same "$help" "$(fish_opts "$tool")" "$tool: --help and the fish completion name the same long options"
+	same "$help" "$(fish_file_opts "$tool")" "$tool: --help and ragpipe.fish name the same long options"
+	if command -v fish >/dev/null 2>&1; then
+		same "$help" "$(fish_opts "$tool")" "$tool: --help and the fish completion name the same long options"
+	else
+		skip_missing fish "$tool: the options fish completes"
+	fi
 	# what each option takes: the table (--list-options) is the truth, the rest its copies
 	table_kinds "$tool" >"$T/kinds.$tool"
 	kinds=$(cat "$T/kinds.$tool")
@@ -357,6 +385,8 @@ $hint" "$tool ${misuse%%:*}: \"$tool: error: ${misuse#*:}\", the hint, exit 2"
 			fvals=$(fish --no-config -c 'source $argv[1]; complete -C "$argv[2] --$argv[3] "' \
 				"$COMP/ragpipe.fish" "$tool" "$opt" | cut -f1 | LC_ALL=C sort)
 			is "$fvals" "$(printf '%s\n' $vals | LC_ALL=C sort)" "$tool: fish completes --$opt with the same values as bash"
+		else
+			skip_missing fish "$tool: the values fish completes for --$opt"
 		fi
 	done
 
@@ -406,7 +436,7 @@ if command -v groff >/dev/null 2>&1; then
 		is "$RC:$(cat "$ERR")" "0:" "groff formats ${page#"$TOP"/} without a warning"
 	done
 else
-	skip "groff is not installed"
+	skip_missing groff
 fi
 
 # The completion files parse.
@@ -414,12 +444,12 @@ check "ragpipe.bash parses" bash -n "$COMP/ragpipe.bash"
 if command -v zsh >/dev/null 2>&1; then
 	check "_ragpipe parses" zsh -n "$COMP/_ragpipe"
 else
-	skip "zsh is not installed"
+	skip_missing zsh
 fi
 if command -v fish >/dev/null 2>&1; then
 	check "ragpipe.fish parses" fish --no-config -n "$COMP/ragpipe.fish"
 else
-	skip "fish is not installed"
+	skip_missing fish
 fi
 
 done_testing

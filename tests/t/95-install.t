@@ -2,7 +2,7 @@
 # 95-install.t - make install honours PREFIX and DESTDIR, and the installed tools find their
 # prompts without the build tree.
 . "$(dirname "$0")/lib.sh"
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+need jq
 
 D=$T/stage
 run make -s -C "$TOP" install PREFIX=/opt/rp DESTDIR="$D"

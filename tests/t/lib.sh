@@ -14,8 +14,12 @@
 # and XDG_CONFIG_HOME / XDG_CACHE_HOME point into $T so a user's config and cache never leak in.
 #
 # TAP:  tap_plan N | tap_ok STATUS DESC | check DESC CMD... | is GOT WANT DESC | isnt GOT WANT DESC
-#       like GOT ERE DESC | unlike GOT ERE DESC | skip DESC... | skip_all REASON | diag MSG...
-#       bail_out MSG | done_testing
+#       like GOT ERE DESC | unlike GOT ERE DESC | diag MSG... | bail_out MSG | done_testing
+# Skip: skip_missing TOOL [DESC] | skip_all_missing TOOL | need TOOL...   (a tool not installed:
+#       make deps installs every tool a test uses, so .ci/run fails on these)
+#       skip DESC... | skip_all REASON   (any other reason)
+#       With RAG_SKIP_LOG set (make check sets it), each skip appends "TEST<TAB>KIND<TAB>REASON"
+#       to that file, KIND being "missing TOOL" or "other"; make check counts them at the end.
 # Run:  run CMD...          -> $OUT, $ERR (files), $RC (status); stdin is the caller's
 #       rag TOOL ARGS...    -> bin/TOOL, under valgrind when RAG_VALGRIND=1 (exit 99 on errors)
 # Fake: fake_start [fakellm args...] | fake_stop | fake_requests | $FAKE_LOG $FAKE_PORT $FAKE_URL
@@ -78,7 +82,23 @@ tap_plan() { _tap_planned=$1; echo "1..$1"; }
 # diag LINE...: each argument on its own "# " line
 diag() { for _l in "$@"; do printf '%s\n' "$_l"; done | sed 's/^/# /'; }
 bail_out() { echo "Bail out! $*"; exit 255; }
-skip_all() { echo "1..0 # SKIP $*"; _tap_planned=0; exit 0; }
+
+# _skip_log KIND REASON
+_skip_log() {
+	[ -n "${RAG_SKIP_LOG:-}" ] && printf '%s\t%s\t%s\n' "$_tname" "$1" "$2" >>"$RAG_SKIP_LOG"
+	return 0
+}
+skip_all() { _skip_log other "$* (the whole file)"; echo "1..0 # SKIP $*"; _tap_planned=0; exit 0; }
+skip_all_missing() {
+	_skip_log "missing $1" "$1 is not installed (the whole file)"
+	echo "1..0 # SKIP $1 is not installed"; _tap_planned=0; exit 0
+}
+# need TOOL...: skip the whole file unless every TOOL is installed.
+need() {
+	for _need in "$@"; do
+		command -v "$_need" >/dev/null 2>&1 || skip_all_missing "$_need"
+	done
+}
 
 # tap_ok STATUS DESC: pass when STATUS is 0.
 tap_ok() {
@@ -92,8 +112,15 @@ tap_ok() {
 	return 1
 }
 
-# skip DESC: a passing test marked SKIP.
-skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
+# skip DESC: a passing test marked SKIP, for a reason other than a tool not installed.
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; _skip_log other "$*"; }
+# skip_missing TOOL [DESC]: a test skipped because TOOL is not installed.
+skip_missing() {
+	_sm=$1; shift
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n # SKIP $_sm is not installed${1:+: $*}"
+	_skip_log "missing $_sm" "$_sm is not installed${1:+: $*}"
+}
 
 # check DESC CMD...: pass when CMD exits 0 (its stdout/stderr are shown only on failure).
 check() {

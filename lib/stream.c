@@ -267,7 +267,7 @@ static int reader_line(reader *r, size_t max, const char **line, size_t *len, in
 			r->skipping = 1;
 			continue;
 		}
-		if (r->eof && have > max + (b[have - 1] == '\r')) {
+		if (r->eof && have > 0 && have > max + (b[have - 1] == '\r')) {
 			r->skipping = 1;
 			continue;
 		}

@@ -277,13 +277,22 @@ static int one_of(const rag_cli *cli, const char *opt, const char *arg, const ch
 	return -1;
 }
 
+/* A METRIC=MIN option value added to list (gate.c's syntax); told and -1 when bad. */
+static int threshold(const rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n)
+{
+	char err[RAG_ERRLEN];
+	if (rag_gate_threshold_parse(arg, list, n, err, sizeof err) == 0) return 0;
+	rag_msg(cli->prog, "error", "%s %s", opt, err);
+	return -1;
+}
+
 /* rag-gate's and rag-report's options: 0 handled, -1 a bad value (told), 1 not one of them. */
 static long gate_option(const rag_cli *cli, rag_cli_gate *g, int opt, const char *arg)
 {
 	int bad;
 	switch (opt) {
-	case 't': bad = rag_cli_threshold(cli, "--threshold", arg, &g->mean, &g->nmean); break;
-	case 'r': bad = rag_cli_threshold(cli, "--record-threshold", arg, &g->record, &g->nrecord); break;
+	case 't': bad = threshold(cli, "--threshold", arg, &g->mean, &g->nmean); break;
+	case 'r': bad = threshold(cli, "--record-threshold", arg, &g->record, &g->nrecord); break;
 	case RAG_OPT_MIN_PASS: bad = rag_cli_double(cli, "--min-pass-rate", arg, 0, 1, 0, &g->min_pass); break;
 	case RAG_OPT_MAX_ERR: bad = rag_cli_double(cli, "--max-error-rate", arg, 0, 1, 0, &g->max_err); break;
 	case RAG_OPT_REGRESSION: bad = rag_cli_double(cli, "--regression", arg, 0, 1, 0, &g->regression); break;
@@ -618,14 +627,6 @@ int rag_cli_double(const rag_cli *cli, const char *opt, const char *arg, double 
 	}
 	*out = v;
 	return 0;
-}
-
-int rag_cli_threshold(const rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n)
-{
-	char err[RAG_ERRLEN];
-	if (rag_gate_threshold_parse(arg, list, n, err, sizeof err) == 0) return 0;
-	rag_msg(cli->prog, "error", "%s %s", opt, err);
-	return -1;
 }
 
 static void no_start(rag_item *it, void *ctx)

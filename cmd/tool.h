@@ -112,8 +112,6 @@ void rag_cli_free(rag_cli *cli);
  * it is not one. */
 int rag_cli_double(const rag_cli *cli, const char *opt, const char *arg, double lo, double hi,
                    int lo_open, double *out);
-/* A METRIC=MIN option value added to list (gate.c's syntax); prints and returns -1 when bad. */
-int rag_cli_threshold(const rag_cli *cli, const char *opt, const char *arg, rag_kd **list, size_t *n);
 /* rag-gate's and rag-report's gate options, as given; each unset one is the config's. */
 typedef struct rag_cli_gate {
 	rag_kd *mean, *record;    /* -t, -r */

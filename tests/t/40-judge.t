@@ -17,19 +17,8 @@ need jq python3
 EXAMPLE=$TOP/share/examples/example.jsonl
 MODEL=judge-x
 
-cat >"$T/rag.yaml" <<EOF
-llm:
-  model: $MODEL
-  timeout: 10
-  retries: 0
-EOF
-CONF=$T/rag.yaml
+judge_config "$MODEL"
 
-# fresh [PLAN-JSON]: a new fake (empty log), with that plan
-fresh() {
-	printf '%s\n' "${1:-[]}" >"$T/plan.json"
-	fake_start --plan "$T/plan.json"
-}
 
 # verify ARGS... < input: rag-verify with the test config
 verify() { run rag rag-verify -c "$CONF" "$@"; }

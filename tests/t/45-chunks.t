@@ -12,18 +12,8 @@
 need jq python3
 [ -x "$BIN/rag-verify" ] && [ -x "$BIN/rag-ap" ] || bail_out "bin/rag-verify or bin/rag-ap is not built: run make"
 
-cat >"$T/rag.yaml" <<EOF
-llm:
-  model: judge-x
-  timeout: 10
-  retries: 0
-EOF
-CONF=$T/rag.yaml
+judge_config
 
-fresh() {
-	printf '%s\n' "${1:-[]}" >"$T/plan.json"
-	fake_start --plan "$T/plan.json"
-}
 chunks() { run rag rag-verify -c "$CONF" --chunks "$@"; }
 # feed LINE CMD...: CMD with LINE on its stdin (not a pipe: run must set RC in this shell)
 feed() { printf '%s\n' "$1" >"$T/in"; shift; "$@" <"$T/in"; }

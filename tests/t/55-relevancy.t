@@ -12,18 +12,8 @@ need jq python3
 [ -x "$BIN/rag-revq" ] && [ -x "$BIN/rag-embsim" ] || bail_out "bin/rag-revq or bin/rag-embsim is not built: run make"
 
 EXAMPLE=$TOP/share/examples/example.jsonl
-cat >"$T/rag.yaml" <<EOF
-llm:
-  model: judge-x
-  timeout: 10
-  retries: 0
-EOF
-CONF=$T/rag.yaml
+judge_config
 
-fresh() {
-	printf '%s\n' "${1:-[]}" >"$T/plan.json"
-	fake_start --plan "$T/plan.json"
-}
 offline() {
 	_ob=${RAG_BASE_URL:-} _ok=${RAG_API_KEY:-} _oc=${RAG_CACHE:-}
 	unset RAG_BASE_URL RAG_API_KEY RAG_CACHE

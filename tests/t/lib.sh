@@ -22,7 +22,8 @@
 #       to that file, KIND being "missing TOOL" or "other"; make check counts them at the end.
 # Run:  run CMD...          -> $OUT, $ERR (files), $RC (status); stdin is the caller's
 #       rag TOOL ARGS...    -> bin/TOOL, under valgrind when RAG_VALGRIND=1 (exit 99 on errors)
-# Fake: fake_start [fakellm args...] | fake_stop | fake_requests | $FAKE_LOG $FAKE_PORT $FAKE_URL
+# Fake: fake_start [fakellm args...] | fresh [PLAN] | fake_stop | fake_requests | $FAKE_LOG $FAKE_PORT $FAKE_URL
+#       judge_config [MODEL] -> $CONF
 
 # ---------------------------------------------------------------- locations
 if [ -n "${RAG_TOP:-}" ]; then
@@ -212,6 +213,19 @@ nlines() { wc -l <"$1" | tr -d ' '; }
 # fake_start [args for tests/fakellm.py]: start it (stopping a previous one), wait until
 # /health answers, export RAG_BASE_URL, RAG_API_KEY=test-secret-key, RAG_CACHE=off.
 # Each start gets a fresh log: $FAKE_LOG.
+# judge_config [MODEL]: $CONF, a rag.yaml for a judge under test: MODEL (default judge-x),
+# 10 s a request, no retries.
+judge_config() {
+	printf 'llm:\n  model: %s\n  timeout: 10\n  retries: 0\n' "${1:-judge-x}" >"$T/rag.yaml"
+	CONF=$T/rag.yaml
+}
+
+# fresh [PLAN-JSON]: a new fake (empty log) that answers by that plan (default: []).
+fresh() {
+	printf '%s\n' "${1:-[]}" >"$T/plan.json"
+	fake_start --plan "$T/plan.json"
+}
+
 fake_start() {
 	fake_stop
 	_fake_n=$((_fake_n + 1))

@@ -165,21 +165,21 @@ int main(int argc, char **argv)
 		FILE *f = sout ? sout : tee ? stderr : stdout;
 		const char *nc = getenv("NO_COLOR");
 		int color = !json && !markdown && !sout && isatty(fileno(f)) && !(nc && *nc);
+		char *text;
 		if (tee) fflush(stdout);
 		if (json) {
 			jv d = jv_dump_string(jv_copy(summary), 0);
-			fprintf(f, "%s\n", jv_string_value(d));
+			text = rag_xasprintf("%s\n", jv_string_value(d));
 			jv_free(d);
 		} else if (markdown) {
-			char *md = rag_report_markdown(JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string(t.first_input ? t.first_input : "<stdin>"),
-			                                                  jv_string("summary"), jv_copy(summary))), "rag-gate");
-			fputs(md, f);
-			free(md);
+			text = rag_report_markdown(JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string(t.first_input ? t.first_input : "<stdin>"),
+			                                              jv_string("summary"), jv_copy(summary))), "rag-gate");
 		} else {
-			char *text = rag_report_text(summary, color);
-			fputs(text, f);
-			free(text);
+			text = rag_report_text(summary, color);
 		}
+		rc = rag_cli_write(&cli, f, sout ? output : NULL, text);   /* one write: stderr is shared */
+		free(text);
+		if (rc) goto out;
 	}
 	rc = pass ? RAG_EXIT_OK : RAG_EXIT_FAIL;
 

@@ -98,8 +98,8 @@ int main(int argc, char **argv)
 	if (!title) title = "RAG evaluation report";
 	text = markdown ? rag_report_markdown(jv_copy(runs), title) : rag_report_html(jv_copy(runs), title);
 	if (output && (rc = rag_cli_open(&cli, output, "w", &out))) goto out;
-	fputs(text, out);
-	if (out != stdout && fclose(out) != 0) {
+	rc = rag_cli_write(&cli, out, output, text);
+	if (out != stdout && fclose(out) != 0 && rc == 0) {
 		rag_msg(cli.prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
 	}

@@ -331,6 +331,11 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->seed = (uint64_t)(g->seed >= 0 ? g->seed : c->gate.seed);
 }
 
+int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline)
+{
+	return go->nmean > 0 || go->nrecord > 0 || (go->fail_on_regression && baseline);
+}
+
 void rag_cli_gate_free(rag_cli_gate *g)
 {
 	size_t i;

@@ -132,6 +132,10 @@ void rag_cli_gate_init(rag_cli_gate *g);
 /* The options over cli->cfg.gate (after rag_cli_setup); go borrows from g until rag_cli_gate_free. */
 void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go);
 void rag_cli_gate_free(rag_cli_gate *g);
+/* Whether go has anything to decide on: a mean or a record threshold, or --fail-on-regression
+ * with a baseline. The rates alone are not enough (they qualify the thresholds, and the nulls
+ * they allow are checked in every run): a run of zeros with every score present passes them. */
+int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline);
 /* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
  * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
  * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the

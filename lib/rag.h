@@ -689,6 +689,9 @@ rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *
  * Returns malloc'ed text. */
 char *rag_report_html(jv runs, const char *title);
 char *rag_report_markdown(jv runs, const char *title);
+/* The verdict of a summary (borrowed): "PASS", "FAIL", or "SUMMARY" when its pass is null, a
+ * summary with no decision (rag-gate --summary-only, rag-report with no threshold). */
+const char *rag_report_verdict(jv summary);
 
 /* ---------------------------------------------------------------- terminal.c */
 /* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the

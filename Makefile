@@ -37,7 +37,7 @@ all: $(BINS)
 BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
 	libutf8proc-dev libstemmer-dev
 DEMO_PKGS = jq
-TEST_PKGS = $(DEMO_PKGS) python3 perl curl groff-base libxml2-utils bsdutils zsh fish chromium
+TEST_PKGS = $(DEMO_PKGS) python3 perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace
 
 deps:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(TEST_PKGS)

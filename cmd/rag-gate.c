@@ -13,13 +13,15 @@
 static const char usage[] =
 	"Usage: rag-gate [OPTIONS] [FILE...] < records.jsonl\n"
 	"Read a whole run of scored records and decide: exit 0 when it passes the gate, 1 when\n"
-	"it fails. Thresholds come from the config's gate section and from the options.\n";
+	"it fails. Thresholds come from the config's gate section and from the options; with\n"
+	"none, give --summary-only for the summary alone.\n";
 
-enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE };
+enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE, OPT_SUMMARY_ONLY };
 
 /* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
 static const rag_opt options[] = {
 	RAG_CLI_GATE_THRESHOLD_OPTS,
+	{"summary-only", 0, OPT_SUMMARY_ONLY, NULL, NULL, "no decision: the summary, and exit 0"},
 	{"baseline", 'b', 'b', "FILE", RAG_ARG_FILE, "compare with an earlier run, aligned by id"},
 	{"regression", 0, RAG_OPT_REGRESSION, "DELTA", NULL, "a record regressed when it lost more (default 0.1)"},
 	{"fail-on-regression", 0, RAG_OPT_FAIL_REG, NULL, NULL, "fail when a mean's interval lies wholly below 0"},
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 	rag_gate_opts go;
 	rag_cli_gate g;
 	size_t i;
-	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0;
+	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0, summary_only = 0;
 	const char *baseline = NULL, *junit = NULL, *output = NULL;
 	FILE *sout = NULL, *jout = NULL;
 	jv summary = jv_invalid();
@@ -121,6 +123,7 @@ int main(int argc, char **argv)
 		case OPT_JUNIT: junit = optarg; break;
 		case 'o': output = optarg; break;
 		case OPT_TEE: tee = 1; break;
+		case OPT_SUMMARY_ONLY: summary_only = 1; break;
 		default:
 			rc = rag_cli_option(&cli, opt, optarg, &done);
 			if (rc || done) goto out;
@@ -133,6 +136,12 @@ int main(int argc, char **argv)
 	if ((rc = rag_cli_setup(&cli))) goto out;
 
 	rag_cli_gate_opts(&cli, &g, &go);
+	if (!summary_only && !rag_cli_gate_any(&go, baseline)) {
+		/* a gate with nothing to check would pass any run that has its scores */
+		rag_msg(cli.prog, "error", "no threshold to gate on: give -t METRIC=MIN or -r METRIC=MIN, or gate.mean "
+		        "or gate.record in the configuration (rag.yaml); --summary-only for the summary alone");
+		goto misuse;
+	}
 	t.gate = rag_gate_new(&go);
 
 	if (output && (rc = rag_cli_open(&cli, output, "w", &sout))) goto out;
@@ -152,7 +161,8 @@ int main(int argc, char **argv)
 	if (rc) goto out;
 
 	summary = rag_gate_summary(t.gate);
-	pass = jv_get_kind(jv_object_get(jv_copy(summary), jv_string("pass"))) == JV_KIND_TRUE;
+	if (summary_only) summary = jv_object_set(summary, jv_string("pass"), jv_null());
+	pass = summary_only || jv_get_kind(jv_object_get(jv_copy(summary), jv_string("pass"))) == JV_KIND_TRUE;
 	if (jout) {
 		int bad = write_junit(&t, jout, junit, summary) < 0;   /* it closes jout */
 		jout = NULL;
@@ -165,21 +175,21 @@ int main(int argc, char **argv)
 		FILE *f = sout ? sout : tee ? stderr : stdout;
 		const char *nc = getenv("NO_COLOR");
 		int color = !json && !markdown && !sout && isatty(fileno(f)) && !(nc && *nc);
+		char *text;
 		if (tee) fflush(stdout);
 		if (json) {
 			jv d = jv_dump_string(jv_copy(summary), 0);
-			fprintf(f, "%s\n", jv_string_value(d));
+			text = rag_xasprintf("%s\n", jv_string_value(d));
 			jv_free(d);
 		} else if (markdown) {
-			char *md = rag_report_markdown(JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string(t.first_input ? t.first_input : "<stdin>"),
-			                                                  jv_string("summary"), jv_copy(summary))), "rag-gate");
-			fputs(md, f);
-			free(md);
+			text = rag_report_markdown(JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string(t.first_input ? t.first_input : "<stdin>"),
+			                                              jv_string("summary"), jv_copy(summary))), "rag-gate");
 		} else {
-			char *text = rag_report_text(summary, color);
-			fputs(text, f);
-			free(text);
+			text = rag_report_text(summary, color);
 		}
+		rc = rag_cli_write(&cli, f, sout ? output : NULL, text);   /* one write: stderr is shared */
+		free(text);
+		if (rc) goto out;
 	}
 	rc = pass ? RAG_EXIT_OK : RAG_EXIT_FAIL;
 

@@ -87,9 +87,13 @@ int main(int argc, char **argv)
 		t.gate = rag_gate_new(&go);
 		if (last && baseline) rc = rag_cli_read_baseline(&cli, t.gate, baseline);
 		if (!rc) rc = read_input(&t, name);
-		if (!rc)
+		if (!rc) {
+			jv s = rag_gate_summary(t.gate);
+			/* no threshold, no verdict: the page does not say PASS of a run nothing was asked of */
+			if (!rag_cli_gate_any(&go, last ? baseline : NULL)) s = jv_object_set(s, jv_string("pass"), jv_null());
 			runs = jv_array_append(runs, JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"),
-			                                       jv_string("summary"), rag_gate_summary(t.gate)));
+			                                       jv_string("summary"), s));
+		}
 		rag_gate_free(t.gate);
 		t.gate = NULL;
 	}
@@ -98,8 +102,8 @@ int main(int argc, char **argv)
 	if (!title) title = "RAG evaluation report";
 	text = markdown ? rag_report_markdown(jv_copy(runs), title) : rag_report_html(jv_copy(runs), title);
 	if (output && (rc = rag_cli_open(&cli, output, "w", &out))) goto out;
-	fputs(text, out);
-	if (out != stdout && fclose(out) != 0) {
+	rc = rag_cli_write(&cli, out, output, text);
+	if (out != stdout && fclose(out) != 0 && rc == 0) {
 		rag_msg(cli.prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
 	}

@@ -331,6 +331,11 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->seed = (uint64_t)(g->seed >= 0 ? g->seed : c->gate.seed);
 }
 
+int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline)
+{
+	return go->nmean > 0 || go->nrecord > 0 || (go->fail_on_regression && baseline);
+}
+
 void rag_cli_gate_free(rag_cli_gate *g)
 {
 	size_t i;
@@ -341,6 +346,40 @@ void rag_cli_gate_free(rag_cli_gate *g)
 	free(g->merged_mean);
 	free(g->merged_record);
 	memset(g, 0, sizeof *g);
+}
+
+/* After --help, --version: what they printed reached standard output (a full disk is an error,
+ * a reader gone away is not). */
+static int printed(const rag_cli *cli)
+{
+	int bad = ferror(stdout);
+	if (fflush(stdout) != 0) bad = 1;
+	if (!bad || errno == EPIPE) return RAG_EXIT_OK;
+	rag_msg(cli->prog, "error", "cannot write output: %s", strerror(errno));
+	return RAG_EXIT_INTERNAL;
+}
+
+int rag_cli_write(const rag_cli *cli, FILE *f, const char *path, const char *s)
+{
+	size_t n = strlen(s);
+	int fd = fileno(f);
+	if (fflush(f) == 0) {
+		while (n > 0) {
+			ssize_t w = write(fd, s, n);
+			if (w < 0 && errno == EINTR) continue;
+			if (w <= 0) {
+				if (w == 0) errno = EIO;
+				break;
+			}
+			s += w;
+			n -= (size_t)w;
+		}
+		if (n == 0) return 0;
+	}
+	if (f == stdout && errno == EPIPE) return 0;
+	if (path) rag_msg(cli->prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
+	else rag_msg(cli->prog, "error", "cannot write output: %s", strerror(errno));
+	return RAG_EXIT_INTERNAL;
 }
 
 int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
@@ -381,15 +420,15 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 	case 'h':
 		usage(cli);
 		*done = 1;
-		return RAG_EXIT_OK;
+		return printed(cli);
 	case RAG_OPT_LIST_OPTIONS:
 		list_options(cli);
 		*done = 1;
-		return RAG_EXIT_OK;
+		return printed(cli);
 	case 'V':
 		printf("%s (ragpipe) %s\n", cli->prog, RAG_VERSION);
 		*done = 1;
-		return RAG_EXIT_OK;
+		return printed(cli);
 	default:
 		if (cli->gate && (v = gate_option(cli, cli->gate, opt, arg)) <= 0)
 			return v ? rag_cli_misuse(cli) : 0;
@@ -500,6 +539,7 @@ const char *rag_cli_lang(const rag_cli *cli, const char *text)
 static void report(void *ctx, const char *msg)
 {
 	const rag_cli *cli = ctx;
+	if (cli->output_gone) return;   /* the records cancelled for it: nobody will read them */
 	if (isatty(2) && !cli->quiet) fputs("\r\033[K", stderr);
 	fprintf(stderr, "%s: %s\n", cli->prog, msg);
 }
@@ -548,6 +588,9 @@ static int w_run(void *ctx, int fd, double timeout)
 static void w_cancel(void *ctx)
 {
 	wrap *w = ctx;
+	/* the stream cancels for a signal, or because its output went away (EPIPE) or failed: then
+	 * the records cancelled are not judge failures, and are neither reported nor summed up */
+	if (!rag_tool_interrupted) w->cli->output_gone = 1;
 	if (w->tool->cancel) w->tool->cancel(w->tool_ctx);
 	if (w->judge) rag_judge_cancel(w->judge, "interrupted before the judge answered");
 }
@@ -584,7 +627,9 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	if (show_progress) fputs("\r\033[K", stderr);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
-	if (!cli->quiet && !cli->judge) {
+	if (st.closed || cli->output_gone) {
+		/* a closed output ends the tool quietly; work dropped for a failed one is no judge error */
+	} else if (!cli->quiet && !cli->judge) {
 		fprintf(stderr, "%s: %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
@@ -674,6 +719,7 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	o.progress_ctx = cli;
 	o.observe = observe;
 	o.interrupted = &rag_tool_interrupted;
+	o.drain = 1;    /* a run is decided on all of it, whoever stops reading what it passes on */
 	rag_tool_signals();
 	rc = rag_stream_run(in, out, &o, &ops, ctx, &st, err, sizeof err);
 	if (named) fclose(in);

@@ -67,6 +67,7 @@ typedef struct rag_cli {
 	rag_config cfg;
 	rag_judge *judge;
 	char *notice, *notice_judge;   /* held for the first record (rag_cli_notice) */
+	int output_gone;          /* rag_cli_run: the stream dropped work for its output (EPIPE, a write error) */
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -88,6 +89,12 @@ int rag_cli_open(const rag_cli *cli, const char *path, const char *mode, FILE **
 /* For filters that read records from stdin only: 0, or after a message and the usage hint
  * RAG_EXIT_USAGE when an operand is left after the options. */
 int rag_cli_no_operands(const rag_cli *cli, int argc, char **argv);
+/* Write a rendered text (a summary, a report) to f, opened for path (NULL: standard output or
+ * error): what f holds, then s in one write(2), so that it neither interleaves mid-line with
+ * another stage's messages on a shared standard error nor loses a write error in a buffer.
+ * Returns 0, or after `prog: error: cannot write "PATH": reason` ("cannot write output" for
+ * path NULL) RAG_EXIT_INTERNAL. A reader gone away from standard output (EPIPE) is no error. */
+int rag_cli_write(const rag_cli *cli, FILE *f, const char *path, const char *s);
 /* Print the usage hint for misuse and return RAG_EXIT_USAGE. */
 int rag_cli_misuse(const rag_cli *cli);
 /* Set-up in two steps, so that a tool's own flags reach the configuration before the judge is
@@ -125,6 +132,10 @@ void rag_cli_gate_init(rag_cli_gate *g);
 /* The options over cli->cfg.gate (after rag_cli_setup); go borrows from g until rag_cli_gate_free. */
 void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go);
 void rag_cli_gate_free(rag_cli_gate *g);
+/* Whether go has anything to decide on: a mean or a record threshold, or --fail-on-regression
+ * with a baseline. The rates alone are not enough (they qualify the thresholds, and the nulls
+ * they allow are checked in every run): a run of zeros with every score present passes them. */
+int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline);
 /* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
  * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
  * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the

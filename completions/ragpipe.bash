@@ -108,8 +108,8 @@ _ragpipe()
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
 		      -j --concurrency" ;;
 	rag-gate)
-		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
-		      --regression --fail-on-regression --seed --resamples --confidence --worst --json --markdown
+		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate --summary-only
+		      -b --baseline --regression --fail-on-regression --seed --resamples --confidence --worst --json --markdown
 		      --junit -o --output --tee"
 		# rag-gate also reads files
 		if [[ $cur != -* ]]; then

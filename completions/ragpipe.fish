@@ -59,6 +59,7 @@ complete -c rag-gate -s t -l threshold -x -d 'METRIC=MIN: lowest mean of a metri
 complete -c rag-gate -s r -l record-threshold -x -d 'METRIC=MIN: lowest score of a passing record'
 complete -c rag-gate -l min-pass-rate -x -d 'Share of records that must pass'
 complete -c rag-gate -l max-error-rate -x -d 'Share of records a metric may leave null'
+complete -c rag-gate -l summary-only -d 'No decision: the summary, and exit 0'
 complete -c rag-gate -s b -l baseline -r -F -d 'Earlier run to compare with'
 complete -c rag-gate -l regression -x -d 'A record regressed when it lost more'
 complete -c rag-gate -l fail-on-regression -d 'Fail when a mean interval lies below 0'

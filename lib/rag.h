@@ -280,6 +280,10 @@ typedef struct rag_stream_opts {
 	 * then reads no more, cancels what is in flight, writes every record it read and returns
 	 * 128 + the signal. The tool installs the handler (without SA_RESTART) and ignores SIGPIPE. */
 	const volatile sig_atomic_t *interrupted;
+	/* when the reader of out goes away (EPIPE): write no more, but read and observe on to the end
+	 * of input (a reader of whole runs, such as rag-gate --tee, decides on all of it); unset: stop
+	 * reading too, as a filter whose output nobody reads has nothing left to do */
+	int drain;
 } rag_stream_opts;
 
 typedef struct rag_stream_stats {
@@ -287,6 +291,7 @@ typedef struct rag_stream_stats {
 	rag_usage usage;
 	double seconds;
 	int interrupted;
+	int closed;               /* the reader of out went away (EPIPE); without drain, reading stopped */
 } rag_stream_stats;
 
 void rag_item_hold(rag_item *it);
@@ -684,6 +689,9 @@ rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *
  * Returns malloc'ed text. */
 char *rag_report_html(jv runs, const char *title);
 char *rag_report_markdown(jv runs, const char *title);
+/* The verdict of a summary (borrowed): "PASS", "FAIL", or "SUMMARY" when its pass is null, a
+ * summary with no decision (rag-gate --summary-only, rag-report with no threshold). */
+const char *rag_report_verdict(jv summary);
 
 /* ---------------------------------------------------------------- terminal.c */
 /* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the

@@ -47,7 +47,7 @@ static const char css[] =
 	"line-height:1.45}\n"
 	"h1{margin-bottom:.2em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:2em}\n"
 	".verdict{display:inline-block;font-weight:bold;padding:.2em .8em;border-radius:.3em;color:#fff}\n"
-	".pass{background:#1a7f37}.fail{background:#cf222e}\n"
+	".pass{background:#1a7f37}.fail{background:#cf222e}.none{background:#6e7781}\n"
 	".cards{display:flex;flex-wrap:wrap;gap:1em}.card{border:1px solid #d0d7de;border-radius:.4em;"
 	"padding:.8em 1em;min-width:12em}\n"
 	".card .name{font-weight:bold}.card .big{font-size:2em}.card .small{color:#59636e;font-size:.9em}\n"
@@ -167,6 +167,20 @@ static void metric_table(rag_buf *b, jv metrics, int hist)
 	jv_free(metrics);
 }
 
+const char *rag_report_verdict(jv s)
+{
+	jv p = jv_object_get(jv_copy(s), jv_string("pass"));
+	jv_kind k = jv_get_kind(p);
+	jv_free(p);
+	return k == JV_KIND_TRUE ? "PASS" : k == JV_KIND_NULL ? "SUMMARY" : "FAIL";
+}
+
+/* the class of a verdict, its colour on the page */
+static const char *verdict_class(const char *v)
+{
+	return !strcmp(v, "PASS") ? "pass" : !strcmp(v, "FAIL") ? "fail" : "none";
+}
+
 char *rag_report_html(jv runs, const char *title)
 {
 	rag_buf b = {0};
@@ -174,7 +188,7 @@ char *rag_report_html(jv runs, const char *title)
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
 	jv metrics = rag_json_get(jv_copy(s), "metrics"), checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories");
 	jv worst = rag_json_get(jv_copy(s), "worst"), base = rag_json_get(jv_copy(s), "baseline");
-	int pass = rag_json_true(s, "pass");
+	const char *verdict = rag_report_verdict(s);
 	double pr = rag_json_num(s, "pass_rate");
 
 	rag_buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -184,7 +198,7 @@ char *rag_report_html(jv runs, const char *title)
 	             RAG_VERSION, css);
 	rag_buf_adds(&b, "<header>\n<h1>");
 	esc(&b, title);
-	rag_buf_addf(&b, "</h1>\n<p><span class=\"verdict %s\">%s</span> ", pass ? "pass" : "fail", pass ? "PASS" : "FAIL");
+	rag_buf_addf(&b, "</h1>\n<p><span class=\"verdict %s\">%s</span> ", verdict_class(verdict), verdict);
 	esc_field(&b, last, "name");
 	rag_buf_addf(&b, ": %.0f record%s, %.0f passed", rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
@@ -264,7 +278,7 @@ char *rag_report_html(jv runs, const char *title)
 			jv rs = rag_json_get(jv_copy(r), "summary");
 			rag_buf_addf(&b, "<tr><td class=\"n\">%d</td><td>", i + 1);
 			esc_field(&b, r, "name");
-			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td>%s</td></tr>\n", rag_json_num(rs, "records"), rag_json_true(rs, "pass") ? "pass" : "fail");
+			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td>%s</td></tr>\n", rag_json_num(rs, "records"), verdict_class(rag_report_verdict(rs)));
 			jv_free(rs);
 			jv_free(r);
 		}
@@ -432,11 +446,11 @@ char *rag_report_markdown(jv runs, const char *title)
 	jv checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories"), worst = rag_json_get(jv_copy(s), "worst");
 	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
 	double pr = rag_json_num(s, "pass_rate");
-	int pass = rag_json_true(s, "pass");
+	const char *verdict = rag_report_verdict(s);
 
 	rag_buf_adds(&b, "## ");
 	md(&b, title, 200);
-	rag_buf_addf(&b, ": %s\n\n%.0f record%s, %.0f passed", pass ? "✅ PASS" : "❌ FAIL", rag_json_num(s, "records"),
+	rag_buf_addf(&b, ": %s\n\n%.0f record%s, %.0f passed", !strcmp(verdict, "PASS") ? "✅ PASS" : !strcmp(verdict, "FAIL") ? "❌ FAIL" : "SUMMARY", rag_json_num(s, "records"),
 	             rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
 	rag_buf_addf(&b, ", %.0f with errors or nulls.\n\n", rag_json_num(s, "errored"));

@@ -311,7 +311,8 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 	err[0] = 0;
 
 	for (;;) {
-		int can_take = !s.stop_strict && !interrupted(&o) && !epipe && !failed_write;
+		/* epipe && !o.drain: the reader went away, and nobody else wants what we read */
+		int can_take = !s.stop_strict && !interrupted(&o) && !(epipe && !o.drain) && !failed_write;
 		const char *line;
 		size_t len;
 		int too_long, fd;
@@ -331,7 +332,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			can_take = !s.stop_strict && !interrupted(&o);
 		}
 
-		if ((interrupted(&o) || epipe || failed_write) && !cancelled) {
+		if ((interrupted(&o) || (epipe && !o.drain) || failed_write) && !cancelled) {
 			/* nobody will see the rest, or the user wants out: fail what is in flight so that
 			 * every record read so far still gets its line (with an error saying why) */
 			cancelled = 1;
@@ -372,7 +373,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			stats->input_errors++;
 			break;
 		}
-		if (!head && (s.stop_strict || interrupted(&o) || epipe || failed_write ||
+		if (!head && (s.stop_strict || interrupted(&o) || (epipe && !o.drain) || failed_write ||
 		              (r.eof && r.start == r.len && !r.skipping)))
 			break;
 
@@ -411,6 +412,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 
 	stats->seconds = rag_now() - t0;
 	stats->interrupted = (int)interrupted(&o);
+	stats->closed = epipe;
 	if (failed_write) return RAG_EXIT_INTERNAL;
 	if (rc != RAG_EXIT_OK) return rc;
 	if (s.stop_strict) {
@@ -418,7 +420,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		return RAG_EXIT_DATA;
 	}
 	if (interrupted(&o)) return 128 + (int)interrupted(&o);
-	if (epipe) return RAG_EXIT_OK;
+	if (epipe && !o.drain) return RAG_EXIT_OK;   /* a drained run ends as if it had been read */
 	if (s.remote_failed) return RAG_EXIT_REMOTE;
 	if (s.input_failed) return RAG_EXIT_DATA;
 	return RAG_EXIT_OK;

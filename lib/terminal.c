@@ -63,12 +63,13 @@ char *rag_report_text(jv s, int color)
 	rag_buf out = {0}, *b = &out;
 	const char *G = c_on(color, "\033[32m"), *R = c_on(color, "\033[31m"), *B = c_on(color, "\033[1m"),
 	           *N = c_on(color, "\033[0m");
-	int pass = jv_get_kind(jv_object_get(jv_copy(s), jv_string("pass"))) == JV_KIND_TRUE;
+	const char *verdict = rag_report_verdict(s);
+	const char *vc = !strcmp(verdict, "PASS") ? G : !strcmp(verdict, "FAIL") ? R : "";
 	jv checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories"), worst = rag_json_get(jv_copy(s), "worst");
 	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
 	double pr = rag_json_num(s, "pass_rate");
 
-	rag_buf_addf(b, "%srag-gate: %s%s%s%s: %.0f record%s, %.0f passed", B, pass ? G : R, pass ? "PASS" : "FAIL", N, B,
+	rag_buf_addf(b, "%srag-gate: %s%s%s%s: %.0f record%s, %.0f passed", B, vc, verdict, N, B,
 	             rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
 	if (!isnan(pr)) rag_buf_addf(b, " (%.1f%%)", pr * 100);
 	rag_buf_addf(b, ", %.0f with errors or nulls%s\n", rag_json_num(s, "errored"), N);

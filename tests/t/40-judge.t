@@ -108,7 +108,7 @@ _v=$(field zh-3 .scores.faithfulness)
 nine() {
 	rag rag-claims <"$EXAMPLE" | rag rag-verify | rag rag-claims --from reference |
 	rag rag-verify --metric context_recall | rag rag-verify --chunks | rag rag-ap -m ap,mrr |
-	rag rag-revq | rag rag-embsim | rag rag-gate -q --tee
+	rag rag-revq | rag rag-embsim | rag rag-gate -q --tee --summary-only
 }
 offline run nine
 is "$(nlines "$OUT")" 10 "nine stages, offline: one output line per record"

@@ -16,6 +16,9 @@ rec() {
 }
 # js EXPR: a jq expression over the --json summary in $OUT
 js() { jq -r "$1" "$OUT"; }
+# a threshold every run with a score meets: a gate needs one, and the cases that give it test
+# what every gate checks besides (nulls, empty runs, bad lines) or shows (statistics, reasons)
+ANY="-t faithfulness=0"
 
 # ---------------------------------------------------------------- thresholds: equal passes
 { rec a x 0.7; rec b x 0.9; } >"$T/two.jsonl"
@@ -37,27 +40,49 @@ run rag rag-gate -r faithfulness=0.71 --min-pass-rate 0.5 "$T/two.jsonl"
 is "$RC" 0 "--min-pass-rate 0.5: one of two is enough (equal passes)"
 run rag rag-gate -r faithfulness=0.71 --min-pass-rate 0.51 "$T/two.jsonl"
 is "$RC" 1 "--min-pass-rate 0.51: one of two is not"
+# nothing to gate on: a usage error, not a PASS (the mean here is 0.8, but it could be 0.1)
 run rag rag-gate "$T/two.jsonl"
-is "$RC" 0 "no thresholds and no nulls: pass"
+is "$RC:$(cat "$OUT")" "2:" "no threshold anywhere: exit 2, no summary"
+like "$(cat "$ERR")" 'rag-gate: error: no threshold to gate on: give -t METRIC=MIN or -r METRIC=MIN, or gate.mean or gate.record in the configuration' \
+	"and the message says how to give one"
+run rag rag-gate --min-pass-rate 0.5 --max-error-rate 0.5 "$T/two.jsonl"
+is "$RC" 2 "the rates alone are no threshold: exit 2"
+run rag rag-gate --fail-on-regression "$T/two.jsonl"
+is "$RC" 2 "--fail-on-regression without a baseline is none either"
+run rag rag-gate --fail-on-regression -b "$T/two.jsonl" "$T/two.jsonl"
+is "$RC" 0 "--fail-on-regression with a baseline is something to decide"
+printf 'gate:\n  record:\n    faithfulness: 0.5\n' >"$T/rec.yaml"
+run rag rag-gate -c "$T/rec.yaml" "$T/two.jsonl"
+is "$RC" 0 "a threshold in the config's gate section is enough"
+run rag rag-gate --summary-only "$T/two.jsonl"
+is "$RC" 0 "--summary-only: no threshold needed, exit 0"
+like "$(head -n 1 "$OUT")" '^rag-gate: SUMMARY: 2 records' "--summary-only: the verdict is SUMMARY, not PASS"
+unlike "$(cat "$OUT")" 'PASS' "--summary-only: no PASS anywhere"
+{ rec a x 0.1; rec b x null; } >"$T/poor.jsonl"
+run rag rag-gate --summary-only --json -t faithfulness=0.9 "$T/poor.jsonl"
+is "$RC:$(js '.pass'):$(js '[.checks[] | select(.pass == false)] | length')" "0:null:2" \
+	"--summary-only with thresholds: the checks are shown, pass is null, exit 0"
+run rag rag-gate --summary-only --markdown "$T/two.jsonl"
+like "$(head -n 1 "$OUT")" ': SUMMARY$' "--summary-only --markdown: SUMMARY"
 
 # ---------------------------------------------------------------- statistics
 for i in 1 2 3 4 5 6 7 8 9 10; do rec "s$i" x "$i" | sed 's/"faithfulness":\([0-9]*\)/"faithfulness":0.\1/; s/0\.10}/1}/'; done >"$T/ten.jsonl"
-run rag rag-gate --json "$T/ten.jsonl"
+run rag rag-gate $ANY --json "$T/ten.jsonl"
 is "$(js '.metrics[0] | [.scored, .null] + ([.mean, .median, .min, .p10] | map(. * 1000 | round)) | @tsv')" "10	0	550	550	100	190" \
 	"0.1 .. 1.0: mean 0.55, median 0.55, min 0.1, p10 0.19 (linear interpolation, type 7)"
 is "$(js '.metrics[0].histogram | join(" ")')" "0 1 1 1 1 1 1 1 1 2" "histogram: ten bins of 0.1, 1.0 in the last"
 
 # ---------------------------------------------------------------- nulls
 { rec a x 0.9; rec b x null; rec c x 0.8; } >"$T/null.jsonl"
-run rag rag-gate --json "$T/null.jsonl"
+run rag rag-gate $ANY --json "$T/null.jsonl"
 is "$RC" 1 "a null score fails the gate by default, even with no threshold"
 is "$(js '.metrics[0] | [.scored, .null] | @tsv')" "2	1" "the null is counted, not dropped"
 is "$(js '.metrics[0].mean')" 0.8500000000000001 "the mean is over the scored records"
 like "$(js '.checks[] | select(.pass == false) | .message')" 'faithfulness: 1 of 3 records have no score' "the check names the nulls"
 is "$(js '.worst[0].id + ": " + .worst[0].reasons[0]')" "b: faithfulness is null" "the null record comes first among the worst"
-run rag rag-gate --max-error-rate 0.34 "$T/null.jsonl"
+run rag rag-gate $ANY --max-error-rate 0.34 "$T/null.jsonl"
 is "$RC" 0 "--max-error-rate 0.34 allows 1 null in 3"
-run rag rag-gate --max-error-rate 0.33 "$T/null.jsonl"
+run rag rag-gate $ANY --max-error-rate 0.33 "$T/null.jsonl"
 is "$RC" 1 "--max-error-rate 0.33 does not"
 run rag rag-gate -t faithfulness=0.5 --max-error-rate 0.5 --json "$T/null.jsonl"
 is "$RC:$(js '[.errored, .passed] | @tsv')" "0:1	2" "a null in a gated metric makes the record an error, not a failure"
@@ -65,38 +90,38 @@ printf '{"id":"m","scores":{}}\n{"id":"n","scores":{"faithfulness":1}}\n' >"$T/m
 run rag rag-gate --json -t faithfulness=0.5 "$T/missing.jsonl"
 is "$RC:$(js '.metrics[0] | [.scored, .null] | @tsv')" "1:1	1" "a missing score counts as null"
 printf '{"id":"s","scores":{"faithfulness":"high"}}\n' >"$T/string.jsonl"
-run rag rag-gate --json "$T/string.jsonl"
+run rag rag-gate $ANY --json "$T/string.jsonl"
 is "$RC:$(js '.worst[0].reasons[0]')" "1:faithfulness is not a number" "a score that is not a number is a null too"
 run rag rag-gate -t context_recall=0.5 --json "$T/two.jsonl"
 is "$RC:$(js '.metrics[] | select(.metric == "context_recall") | [.scored, .null] | @tsv')" "1:0	2" \
 	"a gated metric no record carries: all null, fails"
 
 # ---------------------------------------------------------------- empty input, no scores, bad lines
-run rag rag-gate --json </dev/null
+run rag rag-gate $ANY --json </dev/null
 is "$RC" 1 "empty input fails: an empty run proves nothing"
 is "$(js '.records'):$(js '.checks[0].message')" "0:no records: an empty run cannot pass" "and says why"
 printf '{"id":"a"}\n' >"$T/noscores.jsonl"
-run rag rag-gate "$T/noscores.jsonl"
+run rag rag-gate $ANY "$T/noscores.jsonl"
 is "$RC" 1 "records without any score fail"
 like "$(cat "$OUT")" 'no record carries a number in scores' "and the summary says so"
 { rec a x 0.9; echo 'not json'; rec c x 0.9; } >"$T/bad.jsonl"
-run rag rag-gate --json "$T/bad.jsonl"
+run rag rag-gate $ANY --json "$T/bad.jsonl"
 is "$RC" 1 "a bad line fails the gate by default"
 like "$(cat "$ERR")" "rag-gate: error \\(at $T/bad.jsonl:2\\): not valid JSON" "stderr names the file and line"
 is "$(js '[.records, .unreadable, .metrics[0].null] | @tsv')" "3	1	1" "the bad line counts as a record with nulls"
-run rag rag-gate --max-error-rate 0.5 "$T/bad.jsonl"
+run rag rag-gate $ANY --max-error-rate 0.5 "$T/bad.jsonl"
 is "$RC" 0 "--max-error-rate allows it"
-run rag rag-gate --strict "$T/bad.jsonl"
+run rag rag-gate $ANY --strict "$T/bad.jsonl"
 is "$RC" 3 "--strict: a bad line stops the gate with exit 3"
 printf '{"errors":[{"tool":"rag-verify","message":"boom"}]}\n' | cat "$T/two.jsonl" - >"$T/upstream.jsonl"
-run rag rag-gate --json "$T/upstream.jsonl"
+run rag rag-gate $ANY --json "$T/upstream.jsonl"
 is "$RC:$(js '.metrics[0].null')" "1:1" "an upstream error record counts as null"
 like "$(js '.worst[0].reasons | join(" / ")')" 'rag-verify: error: boom' "and its error is the reason"
 
 # ---------------------------------------------------------------- files, stdin, positions
-run rag rag-gate --json "$T/two.jsonl" - <"$T/ten.jsonl"
+run rag rag-gate $ANY --json "$T/two.jsonl" - <"$T/ten.jsonl"
 is "$(js '.records')" 12 "files and - (stdin) are one run"
-run rag rag-gate "$T/no-such-file.jsonl"
+run rag rag-gate $ANY "$T/no-such-file.jsonl"
 is "$RC" 2 "a file that cannot be opened: exit 2"
 like "$(cat "$ERR")" 'cannot open' "with a message"
 
@@ -108,14 +133,14 @@ like "$(cat "$ERR")" 'cannot open' "with a message"
 	rec g2 geo null 0.8
 	printf '{"id":"n1","scores":{"faithfulness":0.6,"context_recall":0.6}}\n'
 } >"$T/cats.jsonl"
-run rag rag-gate --json --max-error-rate 1 "$T/cats.jsonl"
+run rag rag-gate $ANY --json --max-error-rate 1 "$T/cats.jsonl"
 is "$(js '[.categories[].category] | join(",")')" "geo,math" "categories by name (records without one are only in the totals)"
 is "$(js '.categories[] | select(.category == "geo") | .metrics[] | select(.metric == "faithfulness") | [.scored, .null, .mean] | @tsv')" \
 	"1	1	0.9" "per category: scored, null, mean"
 is "$(js '.categories[] | select(.category == "math") | .metrics[] | select(.metric == "context_recall") | [.median, .min] | @tsv')" \
 	"0.75	0.5" "per category: median, min"
 is "$(js '.metrics[] | select(.metric == "faithfulness") | [.scored, .null] | @tsv')" "4	1" "totals over all records"
-run rag rag-gate --max-error-rate 1 "$T/cats.jsonl"
+run rag rag-gate $ANY --max-error-rate 1 "$T/cats.jsonl"
 like "$(cat "$OUT")" 'geo: 2 records' "the readable summary has the categories"
 
 # ---------------------------------------------------------------- the worst records and their reasons
@@ -125,7 +150,7 @@ like "$(cat "$OUT")" 'geo: 2 records' "the readable summary has the categories"
 	printf '%s\n' '{"id":"fail","scores":{"faithfulness":null},"errors":[{"tool":"rag-verify","metric":"faithfulness","message":"http 500 after 4 retries"}]}'
 	printf '%s\n' '{"id":"mid","scores":{"faithfulness":0.6}}'
 } >"$T/worst.jsonl"
-run rag rag-gate --json --worst 3 --max-error-rate 1 "$T/worst.jsonl"
+run rag rag-gate $ANY --json --worst 3 --max-error-rate 1 "$T/worst.jsonl"
 is "$(js '[.worst[].id] | join(",")')" "fail,lie,mid" "the worst first: the error, then by score; --worst 3"
 is "$(js '.worst[0].reasons | join(" / ")')" "faithfulness is null / rag-verify: faithfulness: error: http 500 after 4 retries" \
 	"an error's reason is its message"
@@ -133,13 +158,13 @@ is "$(js '.worst[1].reasons | join(" / ")')" \
 	"faithfulness: unsupported claim: The moon is cheese. / faithfulness: unsupported claim: Two / faithfulness: unsupported claim: Three / faithfulness: 1 more" \
 	"unsupported claims are the reasons, three then a count"
 is "$(js '.worst[1].at')" "$T/worst.jsonl:2" "each names its position"
-run rag rag-gate --json --worst 0 --max-error-rate 1 "$T/worst.jsonl"
+run rag rag-gate $ANY --json --worst 0 --max-error-rate 1 "$T/worst.jsonl"
 is "$(js '.worst | length')" 0 "--worst 0 lists none"
 
 # ---------------------------------------------------------------- baseline
 { rec q1 x 0.9; rec q2 x 0.9; rec q3 x 0.5; rec q4 x 0.8; rec gone x 0.8; } >"$T/base.jsonl"
 { rec q1 x 0.9; rec q2 x 0.5; rec q3 x 0.9; rec q4 x 0.75; rec new x 0.6; echo '{"scores":{"faithfulness":1}}'; } >"$T/cur.jsonl"
-run rag rag-gate --json -b "$T/base.jsonl" "$T/cur.jsonl"
+run rag rag-gate $ANY --json -b "$T/base.jsonl" "$T/cur.jsonl"
 is "$(js '.baseline | [.records, .matched, .only_current_count, .only_baseline_count, .records_without_id] | @tsv')" "5	4	1	1	1" \
 	"aligned by id: 4 matched, 1 only here, 1 only in the baseline, 1 without an id"
 is "$(js '.baseline.only_current | join(",")'):$(js '.baseline.only_baseline | join(",")')" "new:gone" "the ids present in one run only are listed"
@@ -148,9 +173,9 @@ is "$(js '.baseline.regressed | map("\(.id) \(.metric) \(.baseline) \(.current)"
 is "$(js '.baseline.improved | map(.id) | join(",")')" "q3" "improved by more than 0.1"
 is "$(js '.baseline.metrics[0] | [.pairs] + ([.baseline_mean, .mean, .delta] | map(. * 10000 | round)) | @tsv')" "4	7750	7625	-125" \
 	"per-metric means over the pairs, and their difference"
-run rag rag-gate --json -b "$T/base.jsonl" --regression 0.01 "$T/cur.jsonl"
+run rag rag-gate $ANY --json -b "$T/base.jsonl" --regression 0.01 "$T/cur.jsonl"
 is "$(js '.baseline.regressed | map(.id) | join(",")')" "q2,q4" "--regression 0.01: q4 too, the biggest drop first"
-run rag rag-gate -b "$T/base.jsonl" "$T/cur.jsonl"
+run rag rag-gate $ANY -b "$T/base.jsonl" "$T/cur.jsonl"
 like "$(cat "$OUT")" 'only in the baseline: gone' "the readable summary lists them"
 
 # a real drop: 200 pairs, every one lower by 0.1 to 0.3
@@ -161,20 +186,20 @@ while [ $i -lt 200 ]; do
 	printf '{"id":"r%d","scores":{"faithfulness":0.%d}}\n' $i $((6 + i % 3)) >>"$T/c200.jsonl"
 	i=$((i + 1))
 done
-run rag rag-gate --json -b "$T/b200.jsonl" --seed 7 "$T/c200.jsonl"
+run rag rag-gate $ANY --json -b "$T/b200.jsonl" --seed 7 "$T/c200.jsonl"
 is "$RC" 0 "a significant drop alone does not fail the gate"
 is "$(js '.baseline.metrics[0].change')" regression "but is marked a regression"
 ci1=$(js '.baseline.metrics[0] | [.ci_low, .ci_high] | @tsv')
-run rag rag-gate --json -b "$T/b200.jsonl" --seed 7 "$T/c200.jsonl"
+run rag rag-gate $ANY --json -b "$T/b200.jsonl" --seed 7 "$T/c200.jsonl"
 is "$(js '.baseline.metrics[0] | [.ci_low, .ci_high] | @tsv')" "$ci1" "the same seed gives the same interval"
-run rag rag-gate --json -b "$T/b200.jsonl" --seed 8 "$T/c200.jsonl"
+run rag rag-gate $ANY --json -b "$T/b200.jsonl" --seed 8 "$T/c200.jsonl"
 isnt "$(js '.baseline.metrics[0] | [.ci_low, .ci_high] | @tsv')" "$ci1" "another seed, another interval"
 is "$(js '.baseline.metrics[0] | .ci_low < .delta and .delta < .ci_high and .ci_high < 0')" true \
 	"the interval holds the mean drop and lies below 0"
-run rag rag-gate --json -b "$T/b200.jsonl" --seed 7 --fail-on-regression "$T/c200.jsonl"
+run rag rag-gate $ANY --json -b "$T/b200.jsonl" --seed 7 --fail-on-regression "$T/c200.jsonl"
 is "$RC" 1 "--fail-on-regression: an interval wholly below 0 fails"
 like "$(js '.checks[] | select(.pass == false) | .message')" 'lies wholly below 0' "and says so"
-run rag rag-gate --json -b "$T/base.jsonl" --fail-on-regression "$T/cur.jsonl" --max-error-rate 1
+run rag rag-gate $ANY --json -b "$T/base.jsonl" --fail-on-regression "$T/cur.jsonl" --max-error-rate 1
 is "$(js '.baseline.metrics[0].change'):$RC" "none:0" "a mixed change (interval across 0) does not fail"
 # pinned: the interval must not move between versions or machines (seed 7, 2000 resamples)
 is "$(printf '%s\n' "$ci1" | awk '{ printf "%.4f %.4f", $1, $2 }')" "-0.2120 -0.1895" "the interval is pinned (seed 7, 2000 resamples)"
@@ -233,13 +258,13 @@ unlike "$(cat "$OUT")" "$(printf '\033')" "NO_COLOR: no escape characters"
 
 # ---------------------------------------------------------------- --tee, -o, -q
 jq -c . "$T/cats.jsonl" >"$T/cats.c.jsonl"
-run rag rag-gate --tee --max-error-rate 1 "$T/cats.c.jsonl"
+run rag rag-gate $ANY --tee --max-error-rate 1 "$T/cats.c.jsonl"
 is "$RC" 0 "--tee: the gate's status"
 check "--tee: the records pass through unchanged" cmp "$OUT" "$T/cats.c.jsonl"
 like "$(cat "$ERR")" 'rag-gate: PASS' "--tee: the summary on stderr"
-run rag rag-gate --tee --json --max-error-rate 1 -o "$T/sum.json" <"$T/cats.c.jsonl"
+run rag rag-gate $ANY --tee --json --max-error-rate 1 -o "$T/sum.json" <"$T/cats.c.jsonl"
 is "$(jq -r .pass "$T/sum.json"):$(nlines "$OUT")" "true:5" "-o FILE takes the summary, stdout the records"
-run rag rag-gate -q "$T/null.jsonl"
+run rag rag-gate $ANY -q "$T/null.jsonl"
 is "$RC:$(cat "$OUT")" "1:" "-q: no summary, the status tells"
 
 # ---------------------------------------------------------------- the config's gate section

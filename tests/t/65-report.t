@@ -93,6 +93,17 @@ like "$(cat "$OUT")" '^## RAG evaluation report: ' "--markdown: a heading"
 like "$(cat "$OUT")" 'Trend \(mean per run' "--markdown: the trend table"
 unlike "$(cat "$OUT")" '<script>|<iframe' "--markdown: no hostile HTML"
 
+# no threshold, no verdict: the page does not call a run good that nothing was asked of
+{ printf '{"id":"a","scores":{"faithfulness":0.1}}\n'; printf '{"id":"b","scores":{"faithfulness":0.2}}\n'; } >"$T/poor.jsonl"
+run rag rag-report "$T/poor.jsonl"
+is "$RC" 0 "no threshold: exit 0 (a report, not a verdict)"
+like "$(cat "$OUT")" '<span class="verdict none">SUMMARY</span>' "no threshold: the page's verdict is SUMMARY"
+unlike "$(cat "$OUT")" 'PASS' "no threshold: no PASS on the page"
+run rag rag-report --markdown "$T/poor.jsonl"
+like "$(head -n 1 "$OUT")" ': SUMMARY$' "no threshold, --markdown: SUMMARY"
+run rag rag-report -t faithfulness=0.1 "$T/poor.jsonl"
+like "$(cat "$OUT")" '<span class="verdict pass">PASS</span>' "with a threshold met: PASS"
+
 run rag rag-report -o "$T/o.html" "$T/run1.jsonl"
 is "$RC:$(cat "$OUT")" "0:" "-o FILE: nothing on stdout"
 check "-o FILE: the page is in FILE" grep -q '</html>' "$T/o.html"

@@ -417,8 +417,8 @@ for tool in $TOOLS; do
 done
 printf '{"id":"a","scores":{"faithfulness":1}}\n' >"$T/run.jsonl"
 : >"$T/empty"
-for cmd in "rag-gate MISSING" "rag-gate -b MISSING $T/run.jsonl" "rag-gate -o NODIR $T/run.jsonl" \
-	"rag-gate --junit NODIR $T/run.jsonl" "rag-report MISSING" "rag-report $T/run.jsonl MISSING" \
+for cmd in "rag-gate -t faithfulness=1 MISSING" "rag-gate -t faithfulness=1 -b MISSING $T/run.jsonl" \
+	"rag-gate -t faithfulness=1 -o NODIR $T/run.jsonl" "rag-gate -t faithfulness=1 --junit NODIR $T/run.jsonl" "rag-report MISSING" "rag-report $T/run.jsonl MISSING" \
 	"rag-report -b MISSING $T/run.jsonl" "rag-report -o NODIR $T/run.jsonl" \
 	"rag-ap --trec MISSING $T/empty" "rag-ap --trec $T/empty MISSING"; do
 	file=$T/missing.jsonl

@@ -218,7 +218,7 @@ jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
 /* Our name for a field given by either name ("ground_truth" -> "reference"): static or field. */
 const char *rag_record_canonical(const char *field);
 /* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
- * message when mistyped. rec borrowed. */
+ * message when mistyped, or when a text holds a NUL (as rag_record_text). rec borrowed. */
 jv rag_record_contexts(jv rec);
 /* Append {tool, metric, message} to rec.errors (metric may be NULL). Consumes rec. */
 jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
@@ -230,8 +230,15 @@ jv rag_record_set(jv rec, const char *section, const char *name, jv value);
 /* rec.usage.<tool> = usage (replaced: a tool run again reports its own run). Consumes rec. */
 jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge);
 /* Borrowed string value of a field (with aliases) or NULL when absent or not a string;
- * valid while rec lives. */
+ * valid while rec lives. For names and labels; a text to judge is read with rag_record_text. */
 const char *rag_record_str(jv rec, const char *field);
+/* A text the tool judges: 0 with *s as rag_record_str gives it (NULL when absent or not a
+ * string), or -1 with "field "F" contains a NUL character (\u0000)" in err: JSON can carry a
+ * \u0000 that a C string cannot, and judging the text before it would score a part as the
+ * whole. rec borrowed. */
+int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t errlen);
+/* 1 when s (borrowed) is a string that holds a NUL character. */
+int rag_record_has_nul(jv s);
 
 /* ---------------------------------------------------------------- stream.c */
 typedef struct rag_item {

@@ -37,6 +37,27 @@ jv rag_record_get(jv rec, const char *field)
 	return jv_invalid();
 }
 
+int rag_record_has_nul(jv s)
+{
+	return jv_get_kind(s) == JV_KIND_STRING &&
+	       strlen(jv_string_value(s)) != (size_t)jv_string_length_bytes(jv_copy(s));
+}
+
+int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t errlen)
+{
+	jv v = rag_record_get(rec, field);
+	int rc = 0;
+	*s = NULL;
+	if (rag_record_has_nul(v)) {
+		snprintf(err, errlen, "field \"%s\" contains a NUL character (\\u0000)", field);
+		rc = -1;
+	} else if (jv_get_kind(v) == JV_KIND_STRING) {
+		*s = jv_string_value(v);    /* lives inside rec, as in rag_record_str */
+	}
+	jv_free(v);
+	return rc;
+}
+
 const char *rag_record_str(jv rec, const char *field)
 {
 	jv v = rag_record_get(rec, field);
@@ -57,6 +78,10 @@ jv rag_record_contexts(jv rec)
 	}
 	if (jv_get_kind(ctx) == JV_KIND_STRING) {
 		/* a single context given as a string is common enough to accept */
+		if (rag_record_has_nul(ctx)) {
+			jv_free(ctx);
+			return jv_invalid_with_msg(jv_string("field \"contexts\" contains a NUL character (\\u0000)"));
+		}
 		return JV_ARRAY(ctx);
 	}
 	if (jv_get_kind(ctx) != JV_KIND_ARRAY) {
@@ -85,6 +110,12 @@ jv rag_record_contexts(jv rec)
 			jv_free(out);
 			jv_free(ctx);
 			return jv_invalid_with_msg(msg);
+		}
+		if (rag_record_has_nul(c)) {
+			jv_free(c);
+			jv_free(out);
+			jv_free(ctx);
+			return jv_invalid_with_msg(jv_string_fmt("contexts[%d] contains a NUL character (\\u0000)", i));
 		}
 		out = jv_array_append(out, c);
 	}

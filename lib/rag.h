@@ -415,11 +415,16 @@ void rag_embed_free(rag_embed *e);
 char *rag_prompt_load(const rag_config *cfg, const char *name, const char *lang, char *err, size_t errlen);
 /* Replace {{key}} placeholders from a jv object of strings (borrowed). */
 char *rag_prompt_fill(const char *tmpl, jv vars);
-/* Wrap untrusted text in a delimited block whose fence cannot appear in the text:
- *   <<<TAG-xxxxxxxx ... TAG-xxxxxxxx>>> where xxxxxxxx is derived from the text and retried until
- *   absent from it. */
-char *rag_prompt_block(const char *tag, const char *text);
-jv rag_prompt_blockv(const char *tag, const char *text);   /* the same as a jv string */
+/* Record text goes to the judge in fenced blocks, <<<TAG-nonce\n...\nTAG-nonce>>>, one nonce for
+ * all the blocks of a request. rag_prompt_nonce chooses it from all the record texts the request
+ * carries (texts: an array of strings, borrowed): 8 hex digits derived from the texts, rehashed
+ * until they occur in none of them, so that no text can hold any fence of its request, its own
+ * block's or another's. The same texts give the same nonce, so the same record gives the same
+ * prompt and cache key. */
+#define RAG_NONCE_LEN 9
+void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN]);
+char *rag_prompt_block(const char *tag, const char *nonce, const char *text);
+jv rag_prompt_blockv(const char *tag, const char *nonce, const char *text);   /* the same as a jv string */
 /* A copy of s with newlines and tabs as spaces: one item of a numbered list stays one line. */
 char *rag_prompt_one_line(const char *s);
 /* Split texts (array of strings, borrowed) into runs of consecutive texts of at most limit

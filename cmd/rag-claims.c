@@ -48,6 +48,7 @@ static void start(rag_item *it, void *ctx)
 	char why[RAG_ERRLEN];
 
 	it->data = t;
+	it->stage = t->key;
 	if (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL) {
 		jv_free(v);
 		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());

@@ -58,6 +58,7 @@ static void start(rag_item *it, void *ctx)
 	jv a = rag_record_get(it->rec, "answer");
 	const char *answer;
 	char why[RAG_ERRLEN];
+	it->stage = "answer_relevancy";
 	if (jv_get_kind(a) != JV_KIND_STRING) {
 		const char *k = jv_is_valid(a) ? jv_kind_name(jv_get_kind(a)) : NULL;
 		jv_free(a);

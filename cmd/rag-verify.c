@@ -169,6 +169,7 @@ static void chunks_start(rag_item *it, tool *t)
 	if (ref && !*ref) ref = NULL;
 	if (ans && !*ans) ans = NULL;
 	if (!t->metric_given) metric = ref ? "context_precision" : "context_utilization";
+	it->stage = metric;
 	target = strcmp(metric, "context_precision") == 0 ? ref : ans;
 	if (!target) {
 		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
@@ -212,6 +213,7 @@ static void start(rag_item *it, void *ctx)
 	int upstream;
 
 	it->data = t;
+	it->stage = t->metric;
 	if (t->chunks) {
 		chunks_start(it, t);
 		return;

@@ -227,8 +227,11 @@ jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fm
 jv rag_record_add_error(jv rec, jv entry);
 /* rec.<section>.<name> = value. Consumes rec and value. */
 jv rag_record_set(jv rec, const char *section, const char *name, jv value);
-/* rec.usage.<tool> = usage (replaced: a tool run again reports its own run). Consumes rec. */
-jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge);
+/* rec.usage.<tool>.<stage> = usage, stage being what the tool made of the record: the metric it
+ * scored or the field it read (usage["rag-claims"].reference, usage["rag-verify"].context_recall).
+ * Each stage of a pipeline keeps its own entry, so that adding them all up counts every call;
+ * the same stage run again replaces its entry with its own run. Consumes rec. */
+jv rag_record_usage(jv rec, const char *tool, const char *stage, const rag_usage *u, const char *judge);
 /* Borrowed string value of a field (with aliases) or NULL when absent or not a string;
  * valid while rec lives. For names and labels; a text to judge is read with rag_record_text. */
 const char *rag_record_str(jv rec, const char *field);
@@ -249,6 +252,7 @@ typedef struct rag_item {
 	int remote;               /* the judge failed for this record */
 	int passthrough;          /* an upstream stage's error record: written as it came */
 	rag_usage usage;
+	const char *stage;        /* usage.<tool>.<stage>: the metric or field judged (static), set by the tool */
 	void *data;               /* tool state for this record */
 	struct rag_item *next;
 	struct rag_stream *stream_; /* private */

@@ -176,7 +176,23 @@ jv rag_record_set(jv rec, const char *section, const char *name, jv value)
 	return jv_object_set(rec, jv_string(section), sec);
 }
 
-jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge)
+jv rag_record_usage(jv rec, const char *tool, const char *stage, const rag_usage *u, const char *judge)
 {
-	return rag_record_set(rec, "usage", tool, rag_usage_json(u, judge));
+	jv all = jv_object_get(jv_copy(rec), jv_string("usage")), mine;
+	mine = jv_get_kind(all) == JV_KIND_OBJECT ? jv_object_get(all, jv_string(tool)) : (jv_free(all), jv_invalid());
+	/* an entry of the flat shape, {"judge": ...}, is one run of a whole tool: this run replaces it */
+	if (jv_get_kind(mine) == JV_KIND_OBJECT) {
+		jv j = jv_object_get(jv_copy(mine), jv_string("judge"));
+		if (jv_get_kind(j) == JV_KIND_STRING) {
+			jv_free(mine);
+			mine = jv_invalid();
+		}
+		jv_free(j);
+	}
+	if (jv_get_kind(mine) != JV_KIND_OBJECT) {
+		jv_free(mine);
+		mine = jv_object();
+	}
+	mine = jv_object_set(mine, jv_string(stage), rag_usage_json(u, judge));
+	return rag_record_set(rec, "usage", tool, mine);
 }

@@ -251,6 +251,7 @@ int main(int argc, char **argv)
 	cli.prog = "rag-embsim";
 	cli.usage = usage;
 	cli.opts = options;
+	cli.remote_noun = "embedder error";
 	t.cli = &cli;
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
@@ -316,11 +317,11 @@ int main(int argc, char **argv)
 	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	if (!cli.quiet) {
-		long req, texts, distinct, hits, retries;
-		rag_embed_stats(t.emb, &req, &texts, &distinct, &hits, &retries);
-		fprintf(stderr, "%s: embedder %s: %ld request%s, %ld text%s, %ld distinct, %ld from cache, %ld retr%s\n",
-		        cli.prog, rag_embed_name(t.emb), req, req == 1 ? "" : "s", texts, texts == 1 ? "" : "s",
-		        distinct, hits, retries, retries == 1 ? "y" : "ies");
+		long req, failed, texts, distinct, hits, retries;
+		rag_embed_stats(t.emb, &req, &failed, &texts, &distinct, &hits, &retries);
+		fprintf(stderr, "%s: embedder %s: %ld request%s, %ld text%s, %ld distinct, %ld from cache, %ld retr%s, "
+		        "%ld failed\n", cli.prog, rag_embed_name(t.emb), req, req == 1 ? "" : "s", texts,
+		        texts == 1 ? "" : "s", distinct, hits, retries, retries == 1 ? "y" : "ies", failed);
 	}
 out:
 	rag_embed_free(t.emb);

@@ -602,7 +602,11 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	if (show_progress) fputs("\r\033[K", stderr);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
-	if (!cli->quiet && !cli->judge) {
+	if (!cli->quiet && !cli->judge && cli->remote_noun) {
+		fprintf(stderr, "%s: %s, %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
+		        count(n2, st.input_errors, "input error"), count(n3, st.remote_errors, cli->remote_noun),
+		        st.seconds, st.interrupted ? ", interrupted" : "");
+	} else if (!cli->quiet && !cli->judge) {
 		fprintf(stderr, "%s: %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {

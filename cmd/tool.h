@@ -64,6 +64,8 @@ typedef struct rag_cli {
 	int concurrency;          /* -j N, 0 = config */
 	size_t max_line;
 	const char *const *prompts; /* the prompts the judge needs (NULL-terminated), set before set-up */
+	const char *remote_noun;  /* a tool with remote work of its own: what the summary calls a record
+	                           * it failed ("embedder error"); a judge tool's are "judge error"s */
 	rag_config cfg;
 	rag_judge *judge;
 	char *notice, *notice_judge;   /* held for the first record (rag_cli_notice) */

@@ -409,9 +409,10 @@ void rag_embed_flush(rag_embed *e);
 /* As rag_llm_run; fd < 0 (no more input to wait for) sends a partial batch at once. */
 int rag_embed_run(rag_embed *e, int fd, double timeout);
 void rag_embed_cancel(rag_embed *e, const char *why);
-/* requests answered, texts asked for, distinct texts, texts found in the cache, retries */
-void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *distinct, long *cache_hits,
-                     long *retries);
+/* requests sent to the endpoint (each attempt: what its log shows) and those of them that failed,
+ * texts asked for, distinct texts, texts found in the cache, retries */
+void rag_embed_stats(const rag_embed *e, long *requests, long *failed, long *texts, long *distinct,
+                     long *cache_hits, long *retries);
 void rag_embed_free(rag_embed *e);
 
 /* ---------------------------------------------------------------- prompt.c */

@@ -60,4 +60,29 @@ is "$(cat "$T/n1" "$T/n2" | grep -c 'notice:')" 1 "offline pipeline: one notice"
 is "$(grep -c 'notice:' "$T/n2")" 0 "offline pipeline: rag-verify sees rag-claims's judge in usage and stays quiet"
 fake_stop
 
+# ---------------------------------------------------------------- rag-embsim's summary lines
+# 20 records (40 texts) in batches of 8: 5 requests, each failing. Before: "20 records, 0 input errors"
+# and "0 requests" while the endpoint saw 5.
+jq -nc 'range(20) | {id: "r\(.)", answer: "answer \(.)", reference: "reference \(.)"}' >"$T/twenty.jsonl"
+fresh '[{"match": "\"input\"", "status": 500}]'
+run rag rag-embsim -c "$CONF" --pair answer,reference --batch-size 8 <"$T/twenty.jsonl"
+is "$RC" 4 "embedder failing: exit 4"
+is "$(jq -c '.scores.semantic_similarity' "$OUT" | sort | uniq -c | tr -s ' ')" " 20 null" "embedder failing: 20 nulls"
+is "$(fake_requests)" 5 "embedder failing: the endpoint saw 5 requests"
+like "$(cat "$ERR")" 'rag-embsim: 20 records, 0 input errors, 20 embedder errors, ' \
+	"embedder failing: the record summary counts the records the embedder failed"
+like "$(cat "$ERR")" 'embedder openai:[^ ]*: 5 requests, 40 texts, 40 distinct, 0 from cache, 0 retries, 5 failed' \
+	"embedder failing: the embedder line counts the requests sent and failed"
+
+# two failures, then answers: with two retries every record is scored, and every attempt counts
+printf 'llm:\n  model: judge-x\n  timeout: 10\n  retries: 2\n' >"$T/retry.yaml"
+fresh '[{"match": "\"input\"", "status": 500, "times": 2}]'
+run rag rag-embsim -c "$T/retry.yaml" --pair answer,reference --batch-size 8 <"$T/twenty.jsonl"
+is "$RC,$(jq -c '.scores.semantic_similarity | type' "$OUT" | sort -u)" '0,"number"' "retried: every record scored"
+is "$(fake_requests)" 7 "retried: the endpoint saw 7 requests"
+like "$(cat "$ERR")" 'rag-embsim: 20 records, 0 input errors, 0 embedder errors, ' "retried: no record failed"
+like "$(cat "$ERR")" ': 7 requests, 40 texts, 40 distinct, 0 from cache, 2 retries, 2 failed' \
+	"retried: the embedder line counts every attempt, and the two that failed"
+fake_stop
+
 done_testing

@@ -45,8 +45,10 @@ static void start(rag_item *it, void *ctx)
 	tool *t = ctx;
 	jv v = rag_record_get(it->rec, t->from);
 	const char *text, *question;
+	char why[RAG_ERRLEN];
 
 	it->data = t;
+	it->stage = t->key;
 	if (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL) {
 		jv_free(v);
 		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
@@ -62,8 +64,12 @@ static void start(rag_item *it, void *ctx)
 	}
 	jv_free(v);
 	/* borrowed from the record, which does not change until the callback */
-	text = rag_record_str(it->rec, t->from);
-	question = rag_record_str(it->rec, "question");
+	if (rag_record_text(it->rec, t->from, &text, why, sizeof why) < 0 ||
+	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
+		rag_item_input_error(it, "rag-claims", NULL, "%s", why);
+		return;
+	}
 	rag_cli_self_check(t->cli, it->rec);
 	rag_item_hold(it);
 	rag_claims_ask(t->cli->judge, rag_cli_lang(t->cli, question ? question : text), question, text,

@@ -113,6 +113,7 @@ static const char *text_field(rag_item *it, const tool *t, const char *name)
 {
 	jv v = rag_record_get(it->rec, name);
 	const char *s;
+	char why[RAG_ERRLEN];
 	if (jv_get_kind(v) != JV_KIND_STRING) {
 		const char *k = jv_is_valid(v) ? jv_kind_name(jv_get_kind(v)) : NULL;
 		jv_free(v);
@@ -122,7 +123,11 @@ static const char *text_field(rag_item *it, const tool *t, const char *name)
 		return NULL;
 	}
 	jv_free(v);
-	s = rag_record_str(it->rec, name);
+	if (rag_record_text(it->rec, name, &s, why, sizeof why) < 0) {
+		set_null(it, t);
+		rag_item_input_error(it, "rag-embsim", t->metric, "%s", why);
+		return NULL;
+	}
 	if (!*s) {
 		set_null(it, t);
 		rag_item_input_error(it, "rag-embsim", t->metric, "field \"%s\" is empty", name);
@@ -170,12 +175,14 @@ static int relevancy_texts(rag_item *it, tool *t, jv *texts, int *noncommittal)
 	*texts = jv_array_append(jv_array(), jv_string(q));
 	for (i = 0; i < n; i++) {
 		jv s = jv_array_get(jv_copy(gen), i);
-		if (jv_get_kind(s) != JV_KIND_STRING || !*jv_string_value(s)) {
+		if (jv_get_kind(s) != JV_KIND_STRING || !*jv_string_value(s) || rag_record_has_nul(s)) {
+			int nul = rag_record_has_nul(s);
 			jv_free(s);
 			jv_free(gen);
 			jv_free(*texts);
 			set_null(it, t);
-			rag_item_input_error(it, "rag-embsim", t->metric, "questions.generated[%d] is not a non-empty string", i);
+			rag_item_input_error(it, "rag-embsim", t->metric, nul ? "questions.generated[%d] contains a NUL character "
+			                     "(\\u0000)" : "questions.generated[%d] is not a non-empty string", i);
 			return -1;
 		}
 		*texts = jv_array_append(*texts, s);
@@ -244,6 +251,7 @@ int main(int argc, char **argv)
 	cli.prog = "rag-embsim";
 	cli.usage = usage;
 	cli.opts = options;
+	cli.remote_noun = "embedder error";
 	t.cli = &cli;
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
@@ -309,11 +317,11 @@ int main(int argc, char **argv)
 	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	if (!cli.quiet) {
-		long req, texts, distinct, hits, retries;
-		rag_embed_stats(t.emb, &req, &texts, &distinct, &hits, &retries);
-		fprintf(stderr, "%s: embedder %s: %ld request%s, %ld text%s, %ld distinct, %ld from cache, %ld retr%s\n",
-		        cli.prog, rag_embed_name(t.emb), req, req == 1 ? "" : "s", texts, texts == 1 ? "" : "s",
-		        distinct, hits, retries, retries == 1 ? "y" : "ies");
+		long req, failed, texts, distinct, hits, retries;
+		rag_embed_stats(t.emb, &req, &failed, &texts, &distinct, &hits, &retries);
+		fprintf(stderr, "%s: embedder %s: %ld request%s, %ld text%s, %ld distinct, %ld from cache, %ld retr%s, "
+		        "%ld failed\n", cli.prog, rag_embed_name(t.emb), req, req == 1 ? "" : "s", texts,
+		        texts == 1 ? "" : "s", distinct, hits, retries, retries == 1 ? "y" : "ies", failed);
 	}
 out:
 	rag_embed_free(t.emb);

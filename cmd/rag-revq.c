@@ -57,6 +57,8 @@ static void start(rag_item *it, void *ctx)
 	tool *t = ctx;
 	jv a = rag_record_get(it->rec, "answer");
 	const char *answer;
+	char why[RAG_ERRLEN];
+	it->stage = "answer_relevancy";
 	if (jv_get_kind(a) != JV_KIND_STRING) {
 		const char *k = jv_is_valid(a) ? jv_kind_name(jv_get_kind(a)) : NULL;
 		jv_free(a);
@@ -66,7 +68,11 @@ static void start(rag_item *it, void *ctx)
 		return;
 	}
 	jv_free(a);
-	answer = rag_record_str(it->rec, "answer");
+	if (rag_record_text(it->rec, "answer", &answer, why, sizeof why) < 0) {
+		set_null(it);
+		rag_item_input_error(it, "rag-revq", "answer_relevancy", "%s", why);
+		return;
+	}
 	if (rag_judge_offline(t->cli->judge)) {
 		/* no question can be generated without a model: the answer stands in for one */
 		it->rec = rag_record_set(it->rec, "questions", "generated",

@@ -97,11 +97,15 @@ static jv record_claims(jv rec, const char *field, int *upstream_failed)
 	n = jv_array_length(jv_copy(c));
 	for (i = 0; i < n; i++) {
 		jv s = jv_array_get(jv_copy(c), i);
-		int ok = jv_get_kind(s) == JV_KIND_STRING;
+		int ok = jv_get_kind(s) == JV_KIND_STRING, nul = rag_record_has_nul(s);
 		jv_free(s);
 		if (!ok) {
 			jv_free(c);
 			return jv_invalid_with_msg(jv_string_fmt("claims.%s[%d] is not a string", field, i));
+		}
+		if (nul) {
+			jv_free(c);
+			return jv_invalid_with_msg(jv_string_fmt("claims.%s[%d] contains a NUL character (\\u0000)", field, i));
 		}
 	}
 	return c;
@@ -147,14 +151,25 @@ static void chunks_judged(void *arg, jv result, const char *error)
 
 static void chunks_start(rag_item *it, tool *t)
 {
-	const char *ref = rag_record_str(it->rec, "reference"), *ans = rag_record_str(it->rec, "answer");
-	const char *metric = t->metric, *question = rag_record_str(it->rec, "question"), *target;
+	const char *ref, *ans, *metric = t->metric, *question, *target;
+	char why[RAG_ERRLEN];
 	chunk_item *ci;
 	jv contexts;
 
+	if (rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0 ||
+	    rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
+	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+		/* the record's metric is the one its reference would have chosen */
+		if (!t->metric_given) metric = rag_record_str(it->rec, "reference") ? "context_precision" : "context_utilization";
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+		rag_item_input_error(it, "rag-verify", metric, "%s", why);
+		return;
+	}
 	if (ref && !*ref) ref = NULL;
 	if (ans && !*ans) ans = NULL;
 	if (!t->metric_given) metric = ref ? "context_precision" : "context_utilization";
+	it->stage = metric;
 	target = strcmp(metric, "context_precision") == 0 ? ref : ans;
 	if (!target) {
 		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
@@ -194,25 +209,26 @@ static void start(rag_item *it, void *ctx)
 	tool *t = ctx;
 	jv claims, contexts;
 	const char *question;
+	char why[RAG_ERRLEN];
 	int upstream;
 
 	it->data = t;
+	it->stage = t->metric;
 	if (t->chunks) {
 		chunks_start(it, t);
 		return;
 	}
 	if (strcmp(t->metric, "context_recall") == 0) {
-		const char *ref = rag_record_str(it->rec, "reference");
-		if (!ref || !*ref) {
+		const char *ref, *no_ref = "record has no reference: context recall needs a reference answer";
+		int nul = rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0;
+		if (nul || !ref || !*ref) {
 			/* claims.reference null: rag-claims --from reference said so already, and counted it */
 			jv_free(record_claims(it->rec, t->claims_field, &upstream));
 			set_null(it, t);
 			if (upstream)
-				it->rec = rag_record_error(it->rec, "rag-verify", t->metric,
-				                           "record has no reference: context recall needs a reference answer");
+				it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", nul ? why : no_ref);
 			else
-				rag_item_input_error(it, "rag-verify", t->metric,
-				                     "record has no reference: context recall needs a reference answer");
+				rag_item_input_error(it, "rag-verify", t->metric, "%s", nul ? why : no_ref);
 			return;
 		}
 	}
@@ -236,8 +252,14 @@ static void start(rag_item *it, void *ctx)
 		jv_free(m);
 		return;
 	}
+	if (rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+		jv_free(claims);
+		jv_free(contexts);
+		set_null(it, t);
+		rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
+		return;
+	}
 	rag_cli_self_check(t->cli, it->rec);
-	question = rag_record_str(it->rec, "question");
 	{
 		/* without a question, the claims tell the language */
 		jv first = jv_array_length(jv_copy(claims)) ? jv_array_get(jv_copy(claims), 0) : jv_string("");

@@ -495,6 +495,15 @@ void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
 	cli->notice_judge = rag_xstrdup(judge);
 }
 
+/* 1 when the usage entry u (borrowed) names this judge */
+static int same_judge(jv u, const char *judge)
+{
+	jv j = jv_object_get(jv_copy(u), jv_string("judge"));
+	int same = jv_get_kind(j) == JV_KIND_STRING && strcmp(jv_string_value(j), judge) == 0;
+	jv_free(j);
+	return same;
+}
+
 /* The held notice, before the first record is judged: said unless an earlier stage of the
  * pipeline judged this record with the same judge (and so said it, or was told -q). Deciding
  * by the records needs no shared state and holds however the stages are joined. */
@@ -504,9 +513,15 @@ static void say_notice(rag_cli *cli, jv rec)
 	int said = 0;
 	if (jv_get_kind(usage) == JV_KIND_OBJECT) {
 		jv_object_foreach(usage, k, u) {
-			jv j = jv_get_kind(u) == JV_KIND_OBJECT ? jv_object_get(jv_copy(u), jv_string("judge")) : jv_invalid();
-			if (jv_get_kind(j) == JV_KIND_STRING && strcmp(jv_string_value(j), cli->notice_judge) == 0) said = 1;
-			jv_free(j);
+			/* usage.<tool>.<stage>.judge; usage.<tool>.judge in records of the flat shape */
+			if (jv_get_kind(u) == JV_KIND_OBJECT) {
+				said |= same_judge(u, cli->notice_judge);
+				jv_object_foreach(u, sk, su) {
+					if (jv_get_kind(su) == JV_KIND_OBJECT) said |= same_judge(su, cli->notice_judge);
+					jv_free(sk);
+					jv_free(su);
+				}
+			}
 			jv_free(k);
 			jv_free(u);
 		}
@@ -570,8 +585,11 @@ static void w_finish(rag_item *it, void *ctx)
 {
 	wrap *w = ctx;
 	if (w->tool->finish) w->tool->finish(it, w->tool_ctx);
-	/* a judge tool says in every record what its judge cost it, and which judge it was */
-	if (w->judge) it->rec = rag_record_usage(it->rec, w->cli->prog, &it->usage, rag_judge_name(w->judge));
+	/* a judge tool says in every record what its judge cost it, and which judge it was, under
+	 * the stage the tool named (its metric or field) */
+	if (w->judge)
+		it->rec = rag_record_usage(it->rec, w->cli->prog, it->stage ? it->stage : "all", &it->usage,
+		                           rag_judge_name(w->judge));
 }
 
 static int w_run(void *ctx, int fd, double timeout)
@@ -629,6 +647,10 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
 	if (st.closed || cli->output_gone) {
 		/* a closed output ends the tool quietly; work dropped for a failed one is no judge error */
+	} else if (!cli->quiet && !cli->judge && cli->remote_noun) {
+		fprintf(stderr, "%s: %s, %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
+		        count(n2, st.input_errors, "input error"), count(n3, st.remote_errors, cli->remote_noun),
+		        st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet && !cli->judge) {
 		fprintf(stderr, "%s: %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), st.seconds, st.interrupted ? ", interrupted" : "");

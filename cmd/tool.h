@@ -64,6 +64,8 @@ typedef struct rag_cli {
 	int concurrency;          /* -j N, 0 = config */
 	size_t max_line;
 	const char *const *prompts; /* the prompts the judge needs (NULL-terminated), set before set-up */
+	const char *remote_noun;  /* a tool with remote work of its own: what the summary calls a record
+	                           * it failed ("embedder error"); a judge tool's are "judge error"s */
 	rag_config cfg;
 	rag_judge *judge;
 	char *notice, *notice_judge;   /* held for the first record (rag_cli_notice) */
@@ -107,7 +109,7 @@ int rag_cli_judge(rag_cli *cli);
 int rag_cli_setup(rag_cli *cli);
 /* The warning, once a run, that the judge's model also generated the answers (rec borrowed). */
 void rag_cli_self_check(rag_cli *cli, jv rec);
-/* A notice about the judge (named as in usage.<tool>.judge: "offline", "openai:<model>"), said
+/* A notice about the judge (named as in usage.<tool>.<stage>.judge: "offline", "openai:<model>"), said
  * once per pipeline: held until the first record is judged, and dropped when that record shows
  * an earlier stage with the same judge, which said it already (rag(7), MESSAGES). */
 void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg);

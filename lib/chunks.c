@@ -66,22 +66,25 @@ static void ask(chunks_op *op, const char *lang, const char *question, const cha
 {
 	int zh = strcmp(lang, "zh") == 0, i;
 	rag_buf b = {0};
-	char num[32];
-	jv vars = jv_object();
+	char num[32], nonce[RAG_NONCE_LEN];
+	jv vars = jv_object(), texts = JV_ARRAY(jv_string(question ? question : ""), jv_string(target));
 	ccall *c = rag_xmalloc(sizeof *c);
 	c->op = op;
 	c->first = first;
 	c->count = count;
+	for (i = 0; i < count; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(op->contexts), first + i));
+	rag_prompt_nonce(texts, nonce);
+	jv_free(texts);
 	for (i = 0; i < count; i++) {
 		jv s = jv_array_get(jv_copy(op->contexts), first + i);
-		char *bl = rag_prompt_block("CHUNK", jv_string_value(s));
+		char *bl = rag_prompt_block("CHUNK", nonce, jv_string_value(s));
 		rag_buf_addf(&b, "%s%s %d:\n%s\n", i ? "\n" : "", zh ? "片段" : "Chunk", i + 1, bl);
 		free(bl);
 		jv_free(s);
 	}
 	snprintf(num, sizeof num, "%d", count);
-	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", question ? question : ""));
-	vars = jv_object_set(vars, jv_string("target"), rag_prompt_blockv(reference ? "REFERENCE" : "ANSWER", target));
+	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));
+	vars = jv_object_set(vars, jv_string("target"), rag_prompt_blockv(reference ? "REFERENCE" : "ANSWER", nonce, target));
 	vars = jv_object_set(vars, jv_string("target_name"),
 	                     jv_string(reference ? (zh ? "参考答案" : "reference answer") : (zh ? "回答" : "answer")));
 	vars = jv_object_set(vars, jv_string("chunks"), jv_string(b.p ? b.p : ""));

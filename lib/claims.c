@@ -56,16 +56,19 @@ static const char *check_claims(jv v, int expect, jv *result, char *problem, siz
 void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const char *text,
                     int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
-	char num[32];
-	jv vars = jv_object();
+	char num[32], nonce[RAG_NONCE_LEN];
+	jv vars = jv_object(), texts;
 	if (rag_judge_offline(j)) {
 		jv_free(vars);
 		cb(arg, rag_offline_claims(question ? question : "", text, max_claims), NULL);
 		return;
 	}
 	snprintf(num, sizeof num, "%d", max_claims);
-	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", question ? question : ""));
-	vars = jv_object_set(vars, jv_string("text"), rag_prompt_blockv("TEXT", text));
+	texts = JV_ARRAY(jv_string(question ? question : ""), jv_string(text));
+	rag_prompt_nonce(texts, nonce);
+	jv_free(texts);
+	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));
+	vars = jv_object_set(vars, jv_string("text"), rag_prompt_blockv("TEXT", nonce, text));
 	vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
 	rag_judge_ask(j, "claims", lang, vars, check_claims, max_claims, "{\"claims\": [\"...\", \"...\"]}",
 	              usage, cb, arg);

@@ -62,6 +62,8 @@ struct rag_embed {
 	int *batch, nbatch;
 	double batch_t0;
 	long texts;               /* texts asked for, duplicates counted */
+	int replay;               /* cache replay mode: a miss sends nothing */
+	long sent, failed;        /* requests the endpoint saw (retries too); those that gave no vectors */
 };
 
 rag_embed *rag_embed_new(const rag_config *cfg, char *notice, size_t noticelen, char *err, size_t errlen)
@@ -105,6 +107,7 @@ rag_embed *rag_embed_new(const rag_config *cfg, char *notice, size_t noticelen, 
 		return NULL;
 	}
 	e->dims = cfg->embeddings.dimensions;
+	e->replay = cfg->cache.mode == RAG_CACHE_REPLAY;
 	e->name = rag_xasprintf("openai:%s", rag_llm_embed_model(e->llm));
 	return e;
 }
@@ -114,11 +117,12 @@ const char *rag_embed_name(const rag_embed *e)
 	return e->name;
 }
 
-void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *distinct, long *cache_hits,
-                     long *retries)
+void rag_embed_stats(const rag_embed *e, long *requests, long *failed, long *texts, long *distinct,
+                     long *cache_hits, long *retries)
 {
 	const rag_usage *u = e->llm ? rag_llm_usage(e->llm) : NULL;
-	*requests = u ? u->calls : 0;
+	*requests = e->sent;
+	*failed = e->failed;
 	*cache_hits = u ? u->cache_hits : 0;
 	*retries = u ? u->retries : 0;
 	*texts = e->texts;
@@ -206,11 +210,12 @@ static void on_vectors(void *arg, const rag_llm_reply *r)
 {
 	batch *b = arg;
 	rag_embed *e = b->e;
-	int i;
+	int i, bad = 0;
 	for (i = 0; i < b->n; i++) {
 		int k = b->idx[i];
 		if (r->error || jv_get_kind(r->vectors) != JV_KIND_ARRAY) {
 			fail(e, k, r->error ? r->error : "internal error: no vectors");
+			bad = 1;
 			continue;
 		}
 		{
@@ -220,6 +225,7 @@ static void on_vectors(void *arg, const rag_llm_reply *r)
 			if (d <= 0) {
 				jv_free(v);
 				fail(e, k, "embeddings reply: a vector is missing");
+				bad = 1;
 				continue;
 			}
 			if (!e->seen_dims) e->seen_dims = d;
@@ -228,12 +234,19 @@ static void on_vectors(void *arg, const rag_llm_reply *r)
 				snprintf(msg, sizeof msg, "dimension mismatch: a vector of %d numbers after vectors of %d",
 				         d, e->seen_dims);
 				fail(e, k, msg);
+				bad = 1;
 				continue;
 			}
 			e->ents[k].state = E_READY;
 			e->ents[k].vec = v;
 			settle(e, k);
 		}
+	}
+	/* what the endpoint saw: every attempt of a request not answered from the cache, the
+	 * retried ones failed; the last one failed too when it brought no usable vectors */
+	if (!r->cached && !e->replay) {
+		e->sent += 1 + r->retries;
+		e->failed += r->retries + bad;
 	}
 	free(b->idx);
 	free(b);

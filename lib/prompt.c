@@ -74,26 +74,48 @@ char *rag_prompt_fill(const char *tmpl, jv vars)
 	return b.p;
 }
 
-char *rag_prompt_block(const char *tag, const char *text)
+/* The nonce is shared by every block of a request and checked against every text of it: a
+ * fence derived from one block's text alone could be carried by another block's text (a context
+ * holding the statements' fence), and so appear inside the prompt more than its own two times.
+ * Lengths go into the seed so that ["ab","c"] and ["a","bc"] are different requests. */
+void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN])
 {
-	char hex[65], fence[96];
+	char hex[65];
 	unsigned counter = 0;
+	int n = jv_array_length(jv_copy(texts)), i, clash;
 	rag_buf seed = {0};
-	for (;;) {
+	do {
 		seed.len = 0;
-		rag_buf_addf(&seed, "%u:", counter++);
-		rag_buf_adds(&seed, text);
+		rag_buf_addf(&seed, "%u", counter++);
+		for (i = 0; i < n; i++) {
+			jv s = jv_array_get(jv_copy(texts), i);
+			const char *p = jv_get_kind(s) == JV_KIND_STRING ? jv_string_value(s) : "";
+			size_t len = strlen(p);
+			rag_buf_addf(&seed, ":%zu:", len);
+			rag_buf_add(&seed, p, len);
+			jv_free(s);
+		}
 		rag_sha256_hex(seed.p, seed.len, hex);
-		snprintf(fence, sizeof fence, "%s-%.8s", tag, hex);
-		if (!strstr(text, fence)) break;
-	}
+		memcpy(nonce, hex, RAG_NONCE_LEN - 1);
+		nonce[RAG_NONCE_LEN - 1] = 0;
+		/* a text without the nonce holds no TAG-nonce of any tag */
+		for (clash = 0, i = 0; i < n && !clash; i++) {
+			jv s = jv_array_get(jv_copy(texts), i);
+			clash = jv_get_kind(s) == JV_KIND_STRING && strstr(jv_string_value(s), nonce) != NULL;
+			jv_free(s);
+		}
+	} while (clash);
 	rag_buf_free(&seed);
-	return rag_xasprintf("<<<%s\n%s\n%s>>>", fence, text, fence);
 }
 
-jv rag_prompt_blockv(const char *tag, const char *text)
+char *rag_prompt_block(const char *tag, const char *nonce, const char *text)
 {
-	char *b = rag_prompt_block(tag, text);
+	return rag_xasprintf("<<<%s-%s\n%s\n%s-%s>>>", tag, nonce, text, tag, nonce);
+}
+
+jv rag_prompt_blockv(const char *tag, const char *nonce, const char *text)
+{
+	char *b = rag_prompt_block(tag, nonce, text);
 	jv v = jv_string(b);
 	free(b);
 	return v;

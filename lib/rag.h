@@ -218,7 +218,7 @@ jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
 /* Our name for a field given by either name ("ground_truth" -> "reference"): static or field. */
 const char *rag_record_canonical(const char *field);
 /* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
- * message when mistyped. rec borrowed. */
+ * message when mistyped, or when a text holds a NUL (as rag_record_text). rec borrowed. */
 jv rag_record_contexts(jv rec);
 /* Append {tool, metric, message} to rec.errors (metric may be NULL). Consumes rec. */
 jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
@@ -227,11 +227,21 @@ jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fm
 jv rag_record_add_error(jv rec, jv entry);
 /* rec.<section>.<name> = value. Consumes rec and value. */
 jv rag_record_set(jv rec, const char *section, const char *name, jv value);
-/* rec.usage.<tool> = usage (replaced: a tool run again reports its own run). Consumes rec. */
-jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge);
+/* rec.usage.<tool>.<stage> = usage, stage being what the tool made of the record: the metric it
+ * scored or the field it read (usage["rag-claims"].reference, usage["rag-verify"].context_recall).
+ * Each stage of a pipeline keeps its own entry, so that adding them all up counts every call;
+ * the same stage run again replaces its entry with its own run. Consumes rec. */
+jv rag_record_usage(jv rec, const char *tool, const char *stage, const rag_usage *u, const char *judge);
 /* Borrowed string value of a field (with aliases) or NULL when absent or not a string;
- * valid while rec lives. */
+ * valid while rec lives. For names and labels; a text to judge is read with rag_record_text. */
 const char *rag_record_str(jv rec, const char *field);
+/* A text the tool judges: 0 with *s as rag_record_str gives it (NULL when absent or not a
+ * string), or -1 with "field "F" contains a NUL character (\u0000)" in err: JSON can carry a
+ * \u0000 that a C string cannot, and judging the text before it would score a part as the
+ * whole. rec borrowed. */
+int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t errlen);
+/* 1 when s (borrowed) is a string that holds a NUL character. */
+int rag_record_has_nul(jv s);
 
 /* ---------------------------------------------------------------- stream.c */
 typedef struct rag_item {
@@ -242,6 +252,7 @@ typedef struct rag_item {
 	int remote;               /* the judge failed for this record */
 	int passthrough;          /* an upstream stage's error record: written as it came */
 	rag_usage usage;
+	const char *stage;        /* usage.<tool>.<stage>: the metric or field judged (static), set by the tool */
 	void *data;               /* tool state for this record */
 	struct rag_item *next;
 	struct rag_stream *stream_; /* private */
@@ -403,9 +414,10 @@ void rag_embed_flush(rag_embed *e);
 /* As rag_llm_run; fd < 0 (no more input to wait for) sends a partial batch at once. */
 int rag_embed_run(rag_embed *e, int fd, double timeout);
 void rag_embed_cancel(rag_embed *e, const char *why);
-/* requests answered, texts asked for, distinct texts, texts found in the cache, retries */
-void rag_embed_stats(const rag_embed *e, long *requests, long *texts, long *distinct, long *cache_hits,
-                     long *retries);
+/* requests sent to the endpoint (each attempt: what its log shows) and those of them that failed,
+ * texts asked for, distinct texts, texts found in the cache, retries */
+void rag_embed_stats(const rag_embed *e, long *requests, long *failed, long *texts, long *distinct,
+                     long *cache_hits, long *retries);
 void rag_embed_free(rag_embed *e);
 
 /* ---------------------------------------------------------------- prompt.c */
@@ -413,11 +425,16 @@ void rag_embed_free(rag_embed *e);
 char *rag_prompt_load(const rag_config *cfg, const char *name, const char *lang, char *err, size_t errlen);
 /* Replace {{key}} placeholders from a jv object of strings (borrowed). */
 char *rag_prompt_fill(const char *tmpl, jv vars);
-/* Wrap untrusted text in a delimited block whose fence cannot appear in the text:
- *   <<<TAG-xxxxxxxx ... TAG-xxxxxxxx>>> where xxxxxxxx is derived from the text and retried until
- *   absent from it. */
-char *rag_prompt_block(const char *tag, const char *text);
-jv rag_prompt_blockv(const char *tag, const char *text);   /* the same as a jv string */
+/* Record text goes to the judge in fenced blocks, <<<TAG-nonce\n...\nTAG-nonce>>>, one nonce for
+ * all the blocks of a request. rag_prompt_nonce chooses it from all the record texts the request
+ * carries (texts: an array of strings, borrowed): 8 hex digits derived from the texts, rehashed
+ * until they occur in none of them, so that no text can hold any fence of its request, its own
+ * block's or another's. The same texts give the same nonce, so the same record gives the same
+ * prompt and cache key. */
+#define RAG_NONCE_LEN 9
+void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN]);
+char *rag_prompt_block(const char *tag, const char *nonce, const char *text);
+jv rag_prompt_blockv(const char *tag, const char *nonce, const char *text);   /* the same as a jv string */
 /* A copy of s with newlines and tabs as spaces: one item of a numbered list stays one line. */
 char *rag_prompt_one_line(const char *s);
 /* Split texts (array of strings, borrowed) into runs of consecutive texts of at most limit

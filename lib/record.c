@@ -37,6 +37,27 @@ jv rag_record_get(jv rec, const char *field)
 	return jv_invalid();
 }
 
+int rag_record_has_nul(jv s)
+{
+	return jv_get_kind(s) == JV_KIND_STRING &&
+	       strlen(jv_string_value(s)) != (size_t)jv_string_length_bytes(jv_copy(s));
+}
+
+int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t errlen)
+{
+	jv v = rag_record_get(rec, field);
+	int rc = 0;
+	*s = NULL;
+	if (rag_record_has_nul(v)) {
+		snprintf(err, errlen, "field \"%s\" contains a NUL character (\\u0000)", field);
+		rc = -1;
+	} else if (jv_get_kind(v) == JV_KIND_STRING) {
+		*s = jv_string_value(v);    /* lives inside rec, as in rag_record_str */
+	}
+	jv_free(v);
+	return rc;
+}
+
 const char *rag_record_str(jv rec, const char *field)
 {
 	jv v = rag_record_get(rec, field);
@@ -57,6 +78,10 @@ jv rag_record_contexts(jv rec)
 	}
 	if (jv_get_kind(ctx) == JV_KIND_STRING) {
 		/* a single context given as a string is common enough to accept */
+		if (rag_record_has_nul(ctx)) {
+			jv_free(ctx);
+			return jv_invalid_with_msg(jv_string("field \"contexts\" contains a NUL character (\\u0000)"));
+		}
 		return JV_ARRAY(ctx);
 	}
 	if (jv_get_kind(ctx) != JV_KIND_ARRAY) {
@@ -85,6 +110,12 @@ jv rag_record_contexts(jv rec)
 			jv_free(out);
 			jv_free(ctx);
 			return jv_invalid_with_msg(msg);
+		}
+		if (rag_record_has_nul(c)) {
+			jv_free(c);
+			jv_free(out);
+			jv_free(ctx);
+			return jv_invalid_with_msg(jv_string_fmt("contexts[%d] contains a NUL character (\\u0000)", i));
 		}
 		out = jv_array_append(out, c);
 	}
@@ -145,7 +176,23 @@ jv rag_record_set(jv rec, const char *section, const char *name, jv value)
 	return jv_object_set(rec, jv_string(section), sec);
 }
 
-jv rag_record_usage(jv rec, const char *tool, const rag_usage *u, const char *judge)
+jv rag_record_usage(jv rec, const char *tool, const char *stage, const rag_usage *u, const char *judge)
 {
-	return rag_record_set(rec, "usage", tool, rag_usage_json(u, judge));
+	jv all = jv_object_get(jv_copy(rec), jv_string("usage")), mine;
+	mine = jv_get_kind(all) == JV_KIND_OBJECT ? jv_object_get(all, jv_string(tool)) : (jv_free(all), jv_invalid());
+	/* an entry of the flat shape, {"judge": ...}, is one run of a whole tool: this run replaces it */
+	if (jv_get_kind(mine) == JV_KIND_OBJECT) {
+		jv j = jv_object_get(jv_copy(mine), jv_string("judge"));
+		if (jv_get_kind(j) == JV_KIND_STRING) {
+			jv_free(mine);
+			mine = jv_invalid();
+		}
+		jv_free(j);
+	}
+	if (jv_get_kind(mine) != JV_KIND_OBJECT) {
+		jv_free(mine);
+		mine = jv_object();
+	}
+	mine = jv_object_set(mine, jv_string(stage), rag_usage_json(u, judge));
+	return rag_record_set(rec, "usage", tool, mine);
 }

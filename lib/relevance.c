@@ -230,10 +230,11 @@ static int from_similarity(jv rec, jv refs, double threshold, rag_relevance *r, 
 	nref = jv_array_length(jv_copy(refs));
 	for (j = 0; j < nref; j++) {
 		jv s = jv_array_get(jv_copy(refs), j);
-		int ok = jv_get_kind(s) == JV_KIND_STRING;
+		int ok = jv_get_kind(s) == JV_KIND_STRING, nul = rag_record_has_nul(s);
 		jv_free(s);
-		if (!ok) {
-			snprintf(err, errlen, "reference_contexts[%d] is not a string", j);
+		if (!ok || nul) {
+			snprintf(err, errlen, nul ? "reference_contexts[%d] contains a NUL character (\\u0000)"
+			         : "reference_contexts[%d] is not a string", j);
 			jv_free(refs);
 			jv_free(ctx);
 			return -1;

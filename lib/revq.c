@@ -246,7 +246,13 @@ void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int
 	op->generated = jv_array();
 	op->j = j;
 	op->lang = rag_xstrdup(lang);
-	op->blk = rag_prompt_block("ANSWER", answer);
+	{
+		char nonce[RAG_NONCE_LEN];
+		jv texts = JV_ARRAY(jv_string(answer));
+		rag_prompt_nonce(texts, nonce);
+		jv_free(texts);
+		op->blk = rag_prompt_block("ANSWER", nonce, answer);
+	}
 	op->n = n;
 	op->usage = usage;
 	op->cb = cb;

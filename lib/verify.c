@@ -77,7 +77,8 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 	vcall *vc = rag_xmalloc(sizeof *vc);
 	rag_buf ctx = {0}, st = {0};
 	jv vars = jv_object();
-	char num[32];
+	char num[32], nonce[RAG_NONCE_LEN];
+	jv texts;
 	int i;
 
 	vc->op = op;
@@ -86,13 +87,6 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 	vc->k = k;
 	vc->ctx_first = cfirst;
 	vc->ctx_count = ccount;
-	for (i = 0; i < ccount; i++) {
-		jv s = jv_array_get(jv_copy(op->contexts), cfirst + i);
-		char *b = rag_prompt_block("CONTEXT", jv_string_value(s));
-		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", cfirst + i + 1, b);
-		free(b);
-		jv_free(s);
-	}
 	for (i = 0; i < k; i++) {
 		jv s = jv_array_get(jv_copy(op->claims), idx[i]);
 		char *line = rag_prompt_one_line(jv_string_value(s));
@@ -100,10 +94,21 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 		free(line);
 		jv_free(s);
 	}
+	texts = JV_ARRAY(jv_string(op->question), jv_string(st.p ? st.p : ""));
+	for (i = 0; i < ccount; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(op->contexts), cfirst + i));
+	rag_prompt_nonce(texts, nonce);
+	jv_free(texts);
+	for (i = 0; i < ccount; i++) {
+		jv s = jv_array_get(jv_copy(op->contexts), cfirst + i);
+		char *b = rag_prompt_block("CONTEXT", nonce, jv_string_value(s));
+		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", cfirst + i + 1, b);
+		free(b);
+		jv_free(s);
+	}
 	snprintf(num, sizeof num, "%d", k);
-	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", op->question));
+	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, op->question));
 	vars = jv_object_set(vars, jv_string("contexts"), jv_string(ctx.p ? ctx.p : ""));
-	vars = jv_object_set(vars, jv_string("statements"), rag_prompt_blockv("STATEMENTS", st.p ? st.p : ""));
+	vars = jv_object_set(vars, jv_string("statements"), rag_prompt_blockv("STATEMENTS", nonce, st.p ? st.p : ""));
 	vars = jv_object_set(vars, jv_string("count"), jv_string(num));
 	rag_buf_free(&ctx);
 	rag_buf_free(&st);

@@ -22,12 +22,12 @@ pipeline "$T/a.yaml" rw
 is "$RC" 0 "first run: exit 0"
 is "$(fake_requests)" 6 "first run: 3 claims + 3 verify requests"
 cp "$OUT" "$T/first.jsonl"
-is "$(jq -s '[.[].usage[].cache_hits] | add' "$OUT")" 0 "first run: no cache hits"
+is "$(jq -s '[.[].usage[][].cache_hits] | add' "$OUT")" 0 "first run: no cache hits"
 is "$(find "$CACHE" -name '*.json' | wc -l | tr -d ' ')" 6 "six replies cached"
 
 pipeline "$T/a.yaml" rw
 is "$(fake_requests)" 6 "second run: no new request"
-is "$(jq -s '[.[].usage[].cache_hits] | add' "$OUT")" 6 "second run: six cache hits, counted in usage"
+is "$(jq -s '[.[].usage[][].cache_hits] | add' "$OUT")" 6 "second run: six cache hits, counted in usage"
 is "$(jq -c 'del(.usage)' "$OUT")" "$(jq -c 'del(.usage)' "$T/first.jsonl")" "second run: the same records"
 
 pipeline "$T/b.yaml" rw

@@ -78,8 +78,8 @@ check "baseline: verdicts.faithfulness has one {claim, verdict, reason} per clai
 	jq -se 'all(.[]; (.verdicts.faithfulness | length) == (.claims.answer | length) and all(.verdicts.faithfulness[]; (.claim | type) == "string" and (.verdict | type) == "boolean" and (.reason | type) == "string"))' "$OUT"
 is "$(jq -c 'select(.id == "r1") | [.verdicts.faithfulness[].verdict]' "$OUT")" "[true,false]" "baseline: the UNSUPPORTED claim is false"
 is "$(fake_requests)" "$NREC" "baseline: one judge call per record"
-is "$(jq -s '[.[].usage["rag-verify"].calls] | add' "$OUT")" "$NREC" "baseline: usage.rag-verify.calls adds up to the requests"
-is "$(jq -r '.usage["rag-verify"].judge' "$OUT" | sort -u)" "openai:fake-judge" "baseline: usage judge is openai:<model>"
+is "$(jq -s '[.[].usage["rag-verify"].faithfulness.calls] | add' "$OUT")" "$NREC" "baseline: usage.rag-verify.faithfulness.calls adds up to the requests"
+is "$(jq -r '.usage["rag-verify"].faithfulness.judge' "$OUT" | sort -u)" "openai:fake-judge" "baseline: usage judge is openai:<model>"
 is "$(jq -r '.body.model' "$FAKE_LOG" | sort -u)" "fake-judge" "baseline: requests use llm.model"
 is "$(jq -r '.path' "$FAKE_LOG" | sort -u)" "/v1/chat/completions" "baseline: POST <base_url>/chat/completions"
 is "$(jq -r '.auth' "$FAKE_LOG" | sort -u)" "Bearer $KEY" "auth: every request carries Authorization: Bearer <key>"
@@ -211,6 +211,6 @@ unset RAG_CACHE_DIR
 expect "cache rw warm" none 0
 is "$(( $(fake_requests) - _n ))" 1 "cache rw warm: only the record that failed before is asked again"
 check "cache rw warm: cache_hits recorded" \
-	jq -se '[.[] | .usage["rag-verify"].cache_hits] | add == 7' "$OUT"
+	jq -se '[.[] | .usage["rag-verify"].faithfulness.cache_hits] | add == 7' "$OUT"
 
 done_testing

@@ -81,9 +81,9 @@ is "$(grep -c 'using the offline judge' "$T/claims.err")" 1 "offline example: ra
 like "$(grep 'using the offline judge' "$T/claims.err")" '^rag-claims: notice: ' "offline example: rag-claims' notice is a notice line"
 is "$(grep -c 'using the offline judge' "$ERR")" 0 "offline example: rag-verify, after rag-claims with the same judge, does not say it again"
 is "$(stderr_other "$T/claims.err" "$ERR")" "" "offline example: nothing on stderr but the notices and summaries"
-is "$(jq -r '.usage["rag-verify"].judge' "$OUT" | sort -u)" offline "offline example: usage.rag-verify.judge is offline"
-is "$(jq -r '.usage["rag-claims"].judge' "$OUT" | sort -u)" offline "offline example: usage.rag-claims.judge is offline"
-is "$(jq -s '[.[].usage["rag-verify"].calls] | add' "$OUT")" 0 "offline example: no judge calls counted"
+is "$(jq -r '.usage["rag-verify"].faithfulness.judge' "$OUT" | sort -u)" offline "offline example: usage.rag-verify.faithfulness.judge is offline"
+is "$(jq -r '.usage["rag-claims"].answer.judge' "$OUT" | sort -u)" offline "offline example: usage.rag-claims.answer.judge is offline"
+is "$(jq -s '[.[].usage["rag-verify"].faithfulness.calls] | add' "$OUT")" 0 "offline example: no judge calls counted"
 # Pinned from the current build (checked by hand): en-4's contexts never say where the Eiffel
 # Tower is (score 0); en-6 and zh-4 decline to answer (no claims, score 1); en-2 and zh-2 hold a
 # wrong date / length (0.5). zh-3 is pinned separately below (a known bug).
@@ -104,7 +104,7 @@ _v=$(field zh-3 .scores.faithfulness)
 [ "$_v" = 0.5 ]; tap_ok $? "offline example: zh-3 faithfulness 0.5 (got $_v)"
 
 # One notice per pipeline: a stage whose records show an earlier stage with the same judge
-# (usage.<tool>.judge) does not repeat it.
+# (usage.<tool>.<stage>.judge; the flat usage.<tool>.judge of older records too) does not repeat it.
 nine() {
 	rag rag-claims <"$EXAMPLE" | rag rag-verify | rag rag-claims --from reference |
 	rag rag-verify --metric context_recall | rag rag-verify --chunks | rag rag-ap -m ap,mrr |
@@ -217,7 +217,7 @@ is "$(reqs nstmt | sort | tr '\n' ' ')" "1 2 2 " "batch-claims 2: the requests h
 is "$(field b1 '[.verdicts.faithfulness[].claim] == .claims.answer')" true "batch-claims 2: verdicts in claim order"
 is "$(field b1 '[.verdicts.faithfulness[].verdict]')" '[true,true,false,true,true]' "batch-claims 2: the UNSUPPORTED claim is false"
 is "$(field b1 .scores.faithfulness)" 0.8 "batch-claims 2: score 4/5"
-is "$(field b1 '.usage["rag-verify"].calls')" 3 "batch-claims 2: usage counts 3 calls"
+is "$(field b1 '.usage["rag-verify"].faithfulness.calls')" 3 "batch-claims 2: usage counts 3 calls"
 
 # ---------------------------------------------------------------- batching contexts
 fresh "$PLAN_BATCH"
@@ -229,7 +229,7 @@ is "$(reqs '"\(ctxs)/\(nstmt)"' | sort | tr '\n' ' ')" "1/1 1/2 1/2 2/1 2/2 2/2 
 	"batch-chars 150: every claim group meets every context, contexts keep their numbers"
 is "$(field b1 '[.verdicts.faithfulness[].verdict]')" '[true,true,false,true,true]' "batch-chars 150: verdicts merged in claim order"
 is "$(field b1 .scores.faithfulness)" 0.8 "batch-chars 150: score 4/5"
-is "$(field b1 '.usage["rag-verify"].calls')" 9 "batch-chars 150: usage counts 9 calls"
+is "$(field b1 '.usage["rag-verify"].faithfulness.calls')" 9 "batch-chars 150: usage counts 9 calls"
 
 fresh "$PLAN_BATCH"
 verify --batch-claims 2 --batch-chars 250 <"$T/b1.jsonl"
@@ -273,7 +273,7 @@ is "$(reqs 'select(nctx == 1) | ctxs' | sort | tr '\n' ' ')" "1 2 " "recheck: on
 check "recheck: the re-checks ask about the unsupported claim" \
 	jq -se "$JQDEF"' [.[1:][] | lu | contains("1. The Zed is UNSUPPORTED frozen all year.")] | all' "$FAKE_LOG"
 is "$(field r1 '[[.verdicts.faithfulness[].verdict], .scores.faithfulness]')" '[[true,false],0.5]' "recheck: the claim stays false"
-is "$(field r1 '.usage["rag-verify"].calls')" 3 "recheck: usage counts 3 calls"
+is "$(field r1 '.usage["rag-verify"].faithfulness.calls')" 3 "recheck: usage counts 3 calls"
 
 jq -c '.claims.answer |= map(sub("UNSUPPORTED "; ""))' "$T/r1.jsonl" >"$T/r1ok.jsonl"
 fresh
@@ -310,7 +310,7 @@ is "$(field l1 '.verdicts.faithfulness[0] | [.verdict, .reason]')" '[true,"found
 is "$(reqs nstmt)" 1 "literal: the literal claim is not sent"
 unlike "$(reqs lu)" 'TWO-YEAR|two-year limited warranty\.' "literal: the request holds only the other claim"
 is "$(field l1 '[.verdicts.faithfulness[1].verdict, .scores.faithfulness]')" '[false,0.5]' "literal: the other claim is judged"
-is "$(field l2 '[[.verdicts.faithfulness[] | .reason], .scores.faithfulness, .usage["rag-verify"].calls]')" \
+is "$(field l2 '[[.verdicts.faithfulness[] | .reason], .scores.faithfulness, .usage["rag-verify"].faithfulness.calls]')" \
 	'[["found literally in context 1","found literally in context 1"],1,0]' \
 	"literal: all claims literal (one in full-width digits) -> no call, score 1"
 fresh
@@ -424,7 +424,7 @@ run rag rag-verify -c "$CONF" <"$T/w.jsonl"
 is "$(grep -c -i warning "$ERR")" 0 "self-judging: no answer model -> no warning"
 offline run rag rag-verify -c "$T/self.yaml" <"$T/w-rec.jsonl"
 is "$RC" 0 "self-judging offline: exit status 0"
-is "$(grep -c -i warning "$ERR"),$(jq -r '.usage["rag-verify"].judge' "$OUT" | sort -u)" "0,offline" \
+is "$(grep -c -i warning "$ERR"),$(jq -r '.usage["rag-verify"].faithfulness.judge' "$OUT" | sort -u)" "0,offline" \
 	"self-judging: the offline judge never warns"
 
 # ---------------------------------------------------------------- I don't know (fake)

@@ -38,7 +38,7 @@ is "$(jq -r '.verdicts.context_precision[1].chunk' "$OUT")" "$B" "each verdict n
 is "$(jq -r '.verdicts.context_precision[1].reason' "$OUT")" "fake: marked IRRELEVANT" "...with the judge's reason"
 is "$(jq -c '.scores.context_precision * 10000 | round' "$OUT")" 8333 "scores.context_precision = (1 + 2/3) / 2"
 is "$(rag rag-ap -q -m ap <"$OUT" | jq -c '.scores.context_precision * 10000 | round')" 8333 "rag-ap on the verdicts: the same number"
-is "$(jq -r '.usage["rag-verify"].calls' "$OUT")" 1 "usage counts one call"
+is "$(jq -r '.usage["rag-verify"].context_precision.calls' "$OUT")" 1 "usage counts one call"
 
 # no reference: context utilization, against the answer
 fresh

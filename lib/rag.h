@@ -473,7 +473,10 @@ const char *rag_judge_model(const rag_judge *j);  /* NULL for offline */
  * consumed), ask, parse the JSON out of the reply and hand it (consumed) to check with expect.
  * check returns NULL when the reply fits (and sets *result) or a problem text (it may write it
  * into problem[plen]); a reply that does not fit is re-asked once with the problem and fix_hint
- * stated; then cb gets the result or an error. Never called for the offline judge. */
+ * stated; then cb gets the result or an error. Never called for the offline judge.
+ * The request carries the JSON Schema judge.c holds for the operation `name` (claims, verify,
+ * chunks, revq; llm.json_mode); a reply is cached only once it fits (rag_llm_commit), and a
+ * cached one that does not fit is asked again of the endpoint before the re-ask. */
 typedef const char *(*rag_judge_check)(jv reply, int expect, jv *result, char *problem, size_t plen);
 void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
                    int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);

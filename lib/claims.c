@@ -53,6 +53,26 @@ static const char *check_claims(jv v, int expect, jv *result, char *problem, siz
 	return NULL;
 }
 
+/* The same for a text that says something: a judge that finds no claim in it is wrong, or
+ * was not reading (a faithfulness of 1 from no claims would be a plausible number for a failure). */
+static const char *check_some_claims(jv v, int expect, jv *result, char *problem, size_t plen)
+{
+	const char *p = check_claims(v, expect, result, problem, plen);
+	if (p || jv_array_length(jv_copy(*result)) > 0) return p;
+	jv_free(*result);
+	*result = jv_null();
+	return "no claims, but the text is not empty and not a refusal: list the claims it makes";
+}
+
+/* Whether the text makes any claim, by the offline splitter: it drops refusals ("I don't know"),
+ * fillers, questions and blank text, which may rightly have no claims. */
+static int says_something(const char *question, const char *text)
+{
+	jv c = rag_offline_claims(question ? question : "", text, 1);
+	int n = jv_array_length(c);
+	return n > 0;
+}
+
 void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const char *text,
                     int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
@@ -70,7 +90,7 @@ void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const 
 	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));
 	vars = jv_object_set(vars, jv_string("text"), rag_prompt_blockv("TEXT", nonce, text));
 	vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
-	rag_judge_ask(j, "claims", lang, vars, check_claims, max_claims, "{\"claims\": [\"...\", \"...\"]}",
-	              usage, cb, arg);
+	rag_judge_ask(j, "claims", lang, vars, says_something(question, text) ? check_some_claims : check_claims,
+	              max_claims, "{\"claims\": [\"...\", \"...\"]}", usage, cb, arg);
 }
 

@@ -25,6 +25,7 @@ enum type {
 	T_LONG,       /* long in [lo, hi]; also sets the int at .aux, so 0 can be told from unset */
 	T_DOUBLE,     /* double in [lo, hi], lo excluded when lo_open */
 	T_BOOL,       /* int 0 or 1 */
+	T_JSON,       /* int: enum rag_json_mode, the index of its name in .choices, or a boolean */
 	T_FILES,      /* "*" row: name -> path pairs; rag_kv * at .off, its size_t count at .aux */
 	T_NUMS,       /* "*" row: name -> number in [lo, hi]; rag_kd * at .off, its size_t count at .aux */
 };
@@ -43,6 +44,7 @@ struct key {
 static const char *const providers[] = { "openai", "offline", NULL };
 static const char *const langs[] = { "auto", "en", "zh", NULL };
 static const char *const cache_modes[] = { "rw", "ro", "replay", "off", NULL };
+static const char *const json_modes[] = { "off", "object", "schema", NULL };   /* enum rag_json_mode */
 
 /* the fields every row has; the others by name, as each type needs them */
 #define ROW(sec, key, t, field) .section = sec, .name = key, .type = t, .off = offsetof(rag_config, field)
@@ -62,7 +64,8 @@ static const struct key keys[] = {
 	{ ROW("llm", "concurrency", T_INT, llm.concurrency), .lo = 1, .hi = INT_MAX },
 	{ ROW("llm", "requests_per_minute", T_DOUBLE, llm.rpm), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("llm", "tokens_per_minute", T_DOUBLE, llm.tpm), .lo = 0, .hi = HUGE_VAL },
-	{ ROW("llm", "json_mode", T_BOOL, llm.json_mode) },
+	{ ROW("llm", "deadline", T_DOUBLE, llm.deadline), .lo = 0, .hi = HUGE_VAL },
+	{ ROW("llm", "json_mode", T_JSON, llm.json_mode), .choices = json_modes },
 	{ ROW("llm", "answer_model", T_STR, llm.answer_model) },
 	{ ROW("cache", "mode", T_MODE, cache.mode), .choices = cache_modes },
 	{ ROW("cache", "dir", T_PATH, cache.dir) },
@@ -162,7 +165,8 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->llm.timeout = 60;
 	cfg->llm.retries = 4;
 	cfg->llm.concurrency = 8;
-	cfg->llm.json_mode = 1;
+	cfg->llm.deadline = 300;
+	cfg->llm.json_mode = RAG_JSON_SCHEMA;
 	cfg->cache.mode = RAG_CACHE_RW;
 	cfg->cache.dir = xdg_dir("XDG_CACHE_HOME", ".cache", "ragpipe");
 	cfg->lang = rag_xstrdup("auto");
@@ -454,6 +458,19 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		if ((r = parse_bool(text)) < 0) {
 			snprintf(msg, msglen, "\"%s\" must be true or false, not \"%s\"", name,
 			         clip(text, echo, sizeof echo));
+			return -1;
+		}
+		*(int *)field = r;
+		return 0;
+	case T_JSON:
+		/* the key was a boolean once: true still means a JSON object, false none */
+		for (i = 0; k->choices[i] && strcmp(k->choices[i], text); i++)
+			;
+		if (k->choices[i]) r = (int)i;
+		else if ((r = parse_bool(text)) >= 0) r = r ? RAG_JSON_OBJECT : RAG_JSON_OFF;
+		else {
+			snprintf(msg, msglen, "\"%s\" must be schema, object or off (or true or false), not \"%s\"",
+			         name, clip(text, echo, sizeof echo));
 			return -1;
 		}
 		*(int *)field = r;

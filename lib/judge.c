@@ -7,6 +7,7 @@
 #include "rag.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,7 +224,9 @@ typedef struct call {
 	rag_judge *j;
 	rag_usage *usage;
 	jv messages;
+	const char *name;         /* the operation (prompt name): its reply's schema */
 	int reasked;
+	int fresh;                /* a cached reply did not fit: asked again past the cache */
 	rag_judge_check check;
 	const char *fix_hint;     /* what to ask for on a re-ask */
 	int expect;               /* verdicts expected / claims allowed */
@@ -235,9 +238,37 @@ typedef struct call {
 
 static void call_reply(void *arg, const rag_llm_reply *r);
 
+/* The JSON Schema of each operation's reply, sent as response_format when llm.json_mode is
+ * schema (strict: every property required, none other allowed). A new operation adds its own
+ * here; one without gets a plain JSON object. */
+static const char verdicts_schema[] =
+	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"verdicts\"],\"properties\":"
+	"{\"verdicts\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
+	"\"required\":[\"id\",\"verdict\",\"reason\"],\"properties\":{\"id\":{\"type\":\"integer\"},"
+	"\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}}}";
+static const struct { const char *name, *schema; } schemas[] = {
+	{"claims", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"claims\"],"
+	           "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}"},
+	{"verify", verdicts_schema},
+	{"chunks", verdicts_schema},
+	{"revq", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\",\"noncommittal\"],"
+	         "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+	         "\"noncommittal\":{\"type\":\"boolean\"}}}"},
+};
+
 static void call_send(call *c)
 {
-	rag_llm_submit_n(c->j->llm, jv_copy(c->messages), c->n, call_reply, c);
+	rag_llm_opts o = {0};
+	size_t i;
+	o.n = c->n;
+	o.fresh = c->fresh;
+	for (i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
+		if (strcmp(schemas[i].name, c->name) == 0) {
+			o.schema_name = schemas[i].name;
+			o.schema = schemas[i].schema;
+		}
+	}
+	rag_llm_ask(c->j->llm, jv_copy(c->messages), &o, call_reply, c);
 }
 
 /* Parse and check one reply text: NULL and *result when it fits, else the problem. */
@@ -264,6 +295,16 @@ static void call_end(call *c, jv result, const char *error)
 	done(arg, result, error);
 }
 
+/* A cached reply that does not fit (stored by an older ragpipe, which cached before checking)
+ * is asked again of the endpoint, the same question, before any re-ask: 1 when sent. */
+static int refresh(call *c, const rag_llm_reply *r)
+{
+	if (!r->cached || c->fresh) return 0;
+	c->fresh = 1;
+	call_send(c);
+	return 1;
+}
+
 static void call_reply(void *arg, const rag_llm_reply *r)
 {
 	call *c = arg;
@@ -278,12 +319,14 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 		c->usage->prompt_tokens += r->prompt_tokens;
 		c->usage->completion_tokens += r->completion_tokens;
 	}
+	if (r->usage_error) c->usage->invalid_usage++;
 	c->usage->retries += r->retries;
 	if (r->error) {
 		call_end(c, jv_null(), r->error);
 		return;
 	}
 	if (r->finish_reason && strcmp(r->finish_reason, "length") == 0) {
+		if (refresh(c, r)) return;
 		snprintf(msg, sizeof msg, "the judge's reply was cut off (finish_reason: length); "
 		         "raise llm.max_tokens (now %d)", c->j->max_tokens);
 		call_end(c, jv_null(), msg);
@@ -308,6 +351,7 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 			jv_free(ch);
 		}
 		if (!problem) {
+			rag_llm_commit(c->j->llm, r);
 			call_end(c, all, NULL);
 			return;
 		}
@@ -315,10 +359,15 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	} else {
 		problem = fit(c, r->content, &result);
 		if (!problem) {
+			rag_llm_commit(c->j->llm, r);
 			call_end(c, result, NULL);
 			return;
 		}
 		jv_free(result);
+	}
+	if (refresh(c, r)) {
+		free(bad);
+		return;
 	}
 	if (c->reasked) {
 		snprintf(msg, sizeof msg, "the judge's reply did not fit, even when asked again: %s", problem);
@@ -358,6 +407,7 @@ void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, 
 	c->j = j;
 	c->usage = usage;
 	c->messages = messages_for(t, vars);
+	c->name = name;
 	c->check = check;
 	c->fix_hint = fix_hint;
 	c->expect = expect;
@@ -419,6 +469,7 @@ const char *rag_judge_check_verdicts(jv v, int expect, jv *result, char *problem
 		jv o = jv_array_get(jv_copy(arr), i);
 		jv id, vd, rs;
 		int idn, t;
+		double x;
 		if (jv_get_kind(o) != JV_KIND_OBJECT) {
 			snprintf(problem, plen, "verdicts[%d] is not an object", i);
 			jv_free(o);
@@ -430,13 +481,19 @@ const char *rag_judge_check_verdicts(jv v, int expect, jv *result, char *problem
 			jv_free(id);
 			id = num;
 		}
-		if (jv_get_kind(id) == JV_KIND_NUMBER) idn = (int)jv_number_value(id);
-		else idn = n == k ? i + 1 : -1;         /* no ids: positional, only when counts agree */
+		if (jv_get_kind(id) == JV_KIND_NUMBER) {
+			/* the server's number, checked before it becomes an int */
+			x = jv_number_value(id);
+			idn = x >= 1 && x <= k && x == floor(x) ? (int)x : -1;
+		} else {
+			idn = n == k ? i + 1 : -1;          /* no ids: positional, only when counts agree */
+			x = idn;
+		}
 		jv_free(id);
 		vd = jv_object_get(jv_copy(o), jv_string("verdict"));
 		rs = jv_object_get(o, jv_string("reason"));
 		if (idn < 1 || idn > k)
-			snprintf(problem, plen, "verdict id %d is not one of the statements 1-%d", idn, k);
+			snprintf(problem, plen, "verdict id %.6g is not one of the statements 1-%d", x, k);
 		else if (seen[idn])
 			snprintf(problem, plen, "statement %d has two verdicts", idn);
 		else if (!truthy(vd, &t))

@@ -19,6 +19,10 @@
 #include <strings.h>
 #include <time.h>
 
+#define RETRY_AFTER_MAX 120.0 /* seconds: the most a server's Retry-After makes one retry wait */
+#define UNREACHABLE_AFTER 3   /* connection failures in a row, no reply between, before the probe */
+#define PROBE_WAIT 1.0        /* seconds from then to the probe */
+
 typedef struct req {
 	struct req *next;
 	int embed;                /* an embeddings request (else a chat completion) */
@@ -27,6 +31,12 @@ typedef struct req {
 	const char *url, *auth;   /* borrowed from the client */
 	char *body;               /* JSON request body */
 	char key[65];             /* cache key */
+	int schema;               /* the body asks for a JSON Schema (response_format json_schema) */
+	char *entry;              /* chat: the cache entry, stored only when the caller commits it */
+	char *usage_error;        /* the reply's usage was no token count */
+	int probe;                /* sent to learn whether a failing endpoint is still there */
+	double t0;                /* when the first attempt started (llm.deadline counts from it) */
+	int capped;               /* this attempt's transfer timeout is what was left of llm.deadline */
 	rag_llm_cb cb;
 	void *arg;
 	int attempt;              /* retries used */
@@ -61,7 +71,15 @@ struct rag_llm {
 	double temperature;
 	long seed; int has_seed;
 	int max_tokens, json_mode, retries, concurrency;
+	int schema_refused;       /* the endpoint answered 400 to a json_schema: json_object from then on */
 	long timeout_ms;
+	double deadline;          /* llm.deadline: seconds a request may take, retries included; 0 none */
+	/* a dead endpoint, per kind (0 chat, 1 embeddings): connection failures in a row with no
+	 * reply in between; after UNREACHABLE_AFTER of them one probe, and if it fails too every
+	 * request of that kind fails at once with dead[kind] */
+	int conn_fails[2], running_kind[2];
+	double suspect_at[2];
+	char *dead[2];
 	req *queue, *queue_tail;  /* waiting to start */
 	req *done, *done_tail;    /* finished, callback not yet run */
 	req *inflight;            /* transfers in progress (at most concurrency) */
@@ -79,6 +97,8 @@ static void req_free(req *r)
 	free(r->content);
 	free(r->finish_reason);
 	free(r->error);
+	free(r->entry);
+	free(r->usage_error);
 	if (r->n > 1) jv_free(r->choices);
 	if (r->embed) {
 		jv_free(r->texts);
@@ -89,21 +109,64 @@ static void req_free(req *r)
 	free(r);
 }
 
-/* Error texts can quote the server; never let them carry the key. */
+/* What the server says can quote the key (an error message, a reply's content): never let a
+ * message, a caller or the cache see it. The one scrub: every text from the server passes here. */
 static char *scrub(const rag_llm *l, char *msg)
 {
+	const char *keys[2] = {l->api_key, l->emb_key};
 	char *p;
-	size_t kl;
-	if (!l->api_key || !*l->api_key || !msg) return msg;
-	kl = strlen(l->api_key);
-	while ((p = strstr(msg, l->api_key))) {
-		memset(p, '*', kl);
-	}
-	if (l->emb_key && *l->emb_key) {
-		kl = strlen(l->emb_key);
-		while ((p = strstr(msg, l->emb_key))) memset(p, '*', kl);
+	size_t i, kl;
+	if (!msg) return msg;
+	for (i = 0; i < 2; i++) {
+		if (!keys[i] || !*keys[i]) continue;
+		kl = strlen(keys[i]);
+		while ((p = strstr(msg, keys[i]))) memset(p, '*', kl);
 	}
 	return msg;
+}
+
+/* A jv string with the key scrubbed (consumed). */
+static jv scrub_jv(const rag_llm *l, jv s)
+{
+	char *t;
+	if (jv_get_kind(s) != JV_KIND_STRING) return s;
+	t = scrub(l, rag_xstrdup(jv_string_value(s)));
+	jv_free(s);
+	s = jv_string(t);
+	free(t);
+	return s;
+}
+
+/* A token count of the server's usage (u borrowed): 0 when absent, else a whole number in
+ * [0, 1e9]; anything else sets *bad (the count is then taken as missing, never converted). */
+static long token_count(jv u, const char *k, const char **bad)
+{
+	jv x = jv_get_kind(u) == JV_KIND_OBJECT ? jv_object_get(jv_copy(u), jv_string(k)) : jv_invalid();
+	double d;
+	if (jv_get_kind(x) == JV_KIND_INVALID || jv_get_kind(x) == JV_KIND_NULL) {
+		jv_free(x);
+		return 0;
+	}
+	d = jv_get_kind(x) == JV_KIND_NUMBER ? jv_number_value(x) : NAN;
+	jv_free(x);
+	if (!(d >= 0 && d <= 1e9 && d == floor(d))) {
+		if (!*bad) *bad = k;
+		return 0;
+	}
+	return (long)d;
+}
+
+/* r's prompt_tokens and completion_tokens from usage u (borrowed), or both 0 and r->usage_error. */
+static void take_usage(req *r, jv u, int prompt_only)
+{
+	const char *bad = NULL;
+	r->prompt_tokens = token_count(u, "prompt_tokens", &bad);
+	r->completion_tokens = prompt_only ? 0 : token_count(u, "completion_tokens", &bad);
+	if (bad) {
+		r->prompt_tokens = r->completion_tokens = 0;
+		free(r->usage_error);
+		r->usage_error = rag_xasprintf("the endpoint's usage.%s is not a token count; usage counted as missing", bad);
+	}
 }
 
 const char *rag_llm_base_url(const rag_config *cfg, int embeddings)
@@ -167,6 +230,7 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	l->retries = cfg->llm.retries >= 0 ? cfg->llm.retries : 0;
 	l->concurrency = cfg->llm.concurrency > 0 ? cfg->llm.concurrency : 8;
 	l->timeout_ms = (long)((cfg->llm.timeout > 0 ? cfg->llm.timeout : 60) * 1000);
+	l->deadline = cfg->llm.deadline > 0 ? cfg->llm.deadline : 0;
 	l->rate.rpm = cfg->llm.rpm;
 	l->rate.tpm = cfg->llm.tpm;
 	l->cache = cache;
@@ -176,8 +240,24 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	return l;
 }
 
+/* response_format: the reply's JSON Schema when llm.json_mode is schema and the caller has one
+ * (and the endpoint has not refused one), else a JSON object unless llm.json_mode is off. */
+static jv response_format(const rag_llm *l, const char *name, const char *schema, int *used)
+{
+	jv sch = schema && l->json_mode == RAG_JSON_SCHEMA && !l->schema_refused ? jv_parse(schema) : jv_invalid();
+	*used = 0;
+	if (jv_get_kind(sch) == JV_KIND_OBJECT) {
+		*used = 1;
+		return JV_OBJECT(jv_string("type"), jv_string("json_schema"), jv_string("json_schema"),
+		                 JV_OBJECT(jv_string("name"), jv_string(name && *name ? name : "reply"),
+		                           jv_string("strict"), jv_true(), jv_string("schema"), sch));
+	}
+	jv_free(sch);
+	return JV_OBJECT(jv_string("type"), jv_string("json_object"));
+}
+
 /* Everything that changes the answer, and nothing secret. Canonical: jv dumps with sorted keys. */
-static jv request_json(rag_llm *l, jv messages, int n)
+static jv request_json(rag_llm *l, jv messages, int n, const char *name, const char *schema, int *used)
 {
 	jv o = jv_object();
 	o = jv_object_set(o, jv_string("model"), jv_string(l->model));
@@ -186,9 +266,9 @@ static jv request_json(rag_llm *l, jv messages, int n)
 	o = jv_object_set(o, jv_string("temperature"), jv_number(l->temperature));
 	o = jv_object_set(o, jv_string("max_tokens"), jv_number(l->max_tokens));
 	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed));
-	if (l->json_mode)
-		o = jv_object_set(o, jv_string("response_format"),
-		                  jv_object_set(jv_object(), jv_string("type"), jv_string("json_object")));
+	*used = 0;
+	if (l->json_mode != RAG_JSON_OFF)
+		o = jv_object_set(o, jv_string("response_format"), response_format(l, name, schema, used));
 	return o;
 }
 
@@ -236,17 +316,17 @@ void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
 
 void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
 {
-	req *r = rag_xmalloc(sizeof *r);
-	jv body = request_json(l, messages, n);
-	jv keyed, dumped;
-	memset(r, 0, sizeof *r);
-	r->n = n > 1 ? n : 1;
-	r->choices = jv_null();
-	r->cb = cb;
-	r->arg = arg;
-	r->url = l->url;
-	r->auth = l->auth;
-	dumped = jv_dump_string(jv_copy(body), 0);
+	rag_llm_opts o = {0};
+	o.n = n;
+	rag_llm_ask(l, messages, &o, cb, arg);
+}
+
+/* The chat request's body (consumed) and what follows from it: the text sent, the token
+ * estimate and the cache key, which is the body (the response_format too) and the endpoint. */
+static void set_body(rag_llm *l, req *r, jv body)
+{
+	jv keyed, dumped = jv_dump_string(jv_copy(body), 0);
+	free(r->body);
 	r->body = rag_xstrdup(jv_string_value(dumped));
 	r->est_tokens = (long)(strlen(r->body) / 4) + l->max_tokens;
 	jv_free(dumped);
@@ -254,8 +334,31 @@ void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
 	dumped = jv_dump_string(keyed, JV_PRINT_SORTED);
 	rag_sha256_hex(jv_string_value(dumped), strlen(jv_string_value(dumped)), r->key);
 	jv_free(dumped);
+}
 
-	if (l->cache_mode != RAG_CACHE_OFF) {
+/* A request built with a schema, for an endpoint that refused one: json_object instead. */
+static void no_schema(rag_llm *l, req *r)
+{
+	jv body = jv_parse(r->body);
+	body = jv_object_set(body, jv_string("response_format"), JV_OBJECT(jv_string("type"), jv_string("json_object")));
+	r->schema = 0;
+	set_body(l, r, body);
+}
+
+void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, void *arg)
+{
+	req *r = rag_xmalloc(sizeof *r);
+	int n = o->n > 1 ? o->n : 1;
+	memset(r, 0, sizeof *r);
+	r->n = n;
+	r->choices = jv_null();
+	r->cb = cb;
+	r->arg = arg;
+	r->url = l->url;
+	r->auth = l->auth;
+	set_body(l, r, request_json(l, messages, n, o->schema_name, o->schema, &r->schema));
+
+	if (l->cache_mode != RAG_CACHE_OFF && !(o->fresh && l->cache_mode != RAG_CACHE_REPLAY)) {
 		char *val = NULL;
 		size_t len = 0;
 		int hit = rag_cache_get(l->cache, r->key, &val, &len);
@@ -265,12 +368,10 @@ void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
 			if (jv_get_kind(c) == JV_KIND_STRING) {
 				jv fr = jv_object_get(jv_copy(v), jv_string("finish_reason"));
 				jv u = jv_object_get(jv_copy(v), jv_string("usage"));
-				jv pt = jv_object_get(jv_copy(u), jv_string("prompt_tokens"));
-				jv ct = jv_object_get(u, jv_string("completion_tokens"));
-				r->content = rag_xstrdup(jv_string_value(c));
+				r->content = scrub(l, rag_xstrdup(jv_string_value(c)));
 				r->finish_reason = rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop");
-				r->prompt_tokens = jv_get_kind(pt) == JV_KIND_NUMBER ? (long)jv_number_value(pt) : 0;
-				r->completion_tokens = jv_get_kind(ct) == JV_KIND_NUMBER ? (long)jv_number_value(ct) : 0;
+				take_usage(r, u, 0);
+				jv_free(u);
 				r->cached = 1;
 				if (r->n > 1) {
 					jv_free(r->choices);
@@ -281,8 +382,6 @@ void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
 					}
 				}
 				jv_free(fr);
-				jv_free(pt);
-				jv_free(ct);
 				jv_free(c);
 				jv_free(v);
 				free(val);
@@ -301,7 +400,24 @@ void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
 			return;
 		}
 	}
+	if (l->dead[0]) {
+		r->error = rag_xstrdup(l->dead[0]);
+		finish(l, r);
+		return;
+	}
 	push(&l->queue, &l->queue_tail, r);
+}
+
+void rag_llm_commit(rag_llm *l, const rag_llm_reply *rep)
+{
+	req *r = rep->req_;
+	char cerr[RAG_ERRLEN];
+	if (!r || !r->entry) return;
+	/* a cache that cannot be written costs speed, not results */
+	if (l->cache_mode == RAG_CACHE_RW)
+		(void)rag_cache_put(l->cache, r->key, r->entry, strlen(r->entry), cerr, sizeof cerr);
+	free(r->entry);
+	r->entry = NULL;
 }
 
 /* ------------------------------------------------------------------ embeddings */
@@ -392,6 +508,12 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg)
 		finish(l, r);
 		return;
 	}
+	if (l->dead[1]) {
+		jv_free(input);
+		r->error = rag_xstrdup(l->dead[1]);
+		finish(l, r);
+		return;
+	}
 	body = jv_object();
 	body = jv_object_set(body, jv_string("model"), jv_string(l->emb_model));
 	body = jv_object_set(body, jv_string("input"), input);
@@ -476,9 +598,8 @@ static void embed_reply(rag_llm *l, req *r)
 		l->usage.calls++;
 		{
 			jv u = jv_object_get(jv_copy(v), jv_string("usage"));
-			jv pt = jv_object_get(u, jv_string("prompt_tokens"));
-			r->prompt_tokens = jv_get_kind(pt) == JV_KIND_NUMBER ? (long)jv_number_value(pt) : 0;
-			jv_free(pt);
+			take_usage(r, u, 1);
+			jv_free(u);
 		}
 		for (i = 0; i < n; i++) {
 			jv e = jv_array_get(jv_copy(got), i);
@@ -563,8 +684,21 @@ static void start(rag_llm *l, req *r)
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, l->timeout_ms);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, l->timeout_ms < 30000 ? l->timeout_ms : 30000L);
+	if (!r->t0) r->t0 = rag_now();
+	{
+		/* no transfer outlives the request's deadline */
+		long ms = l->timeout_ms;
+		r->capped = 0;
+		if (l->deadline > 0) {
+			double left = (r->t0 + l->deadline - rag_now()) * 1000;
+			if (left < ms) {
+				ms = left > 1 ? (long)left : 1;
+				r->capped = 1;
+			}
+		}
+		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, ms);
+		curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, ms < 30000 ? ms : 30000L);
+	}
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->curl_err);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, r);
@@ -574,6 +708,7 @@ static void start(rag_llm *l, req *r)
 	r->next = l->inflight;
 	l->inflight = r;
 	l->running++;
+	l->running_kind[r->embed]++;
 }
 
 /* Start what may start: free slots, rate limits, backoff. Returns seconds until the next
@@ -584,7 +719,15 @@ static double start_ready(rag_llm *l)
 	req **pp = &l->queue, *prev = NULL;
 	while (*pp && l->running < l->concurrency) {
 		req *r = *pp;
+		int k = r->embed;
 		double w = r->not_before - now;
+		if (l->suspect_at[k] > 0) {
+			/* the endpoint failed to connect again and again: one probe, after a pause,
+			 * before anything else of its kind is sent */
+			double pw = l->suspect_at[k] + PROBE_WAIT - now;
+			if (pw > w) w = pw;
+			if (l->running_kind[k] > 0) w = w > 0.05 ? w : 0.05;
+		}
 		if (w > 0) {
 			if (wait == 0 || w < wait) wait = w;
 			prev = r;
@@ -599,6 +742,8 @@ static double start_ready(rag_llm *l)
 		*pp = r->next;
 		if (l->queue_tail == r) l->queue_tail = prev;
 		rag_rate_note(&l->rate, r->est_tokens, now);
+		r->probe = l->suspect_at[k] > 0;
+		if (r->schema && l->schema_refused) no_schema(l, r);   /* queued before the refusal */
 		start(l, r);
 	}
 	return wait;
@@ -609,8 +754,9 @@ static int transient_status(long status)
 	return status == 408 || status == 409 || status == 429 || status >= 500;
 }
 
-/* Exponential backoff with jitter; the server's Retry-After wins when it asks for longer. */
-static void schedule_retry(rag_llm *l, req *r)
+/* Exponential backoff with jitter, at most 30 s; the server's Retry-After wins when it asks for
+ * longer, up to RETRY_AFTER_MAX (rag-config(5) says so). */
+static double retry_delay(rag_llm *l, const req *r)
 {
 	double base = 0.5 * pow(2.0, r->attempt), jitter;
 	l->rng ^= l->rng << 13;
@@ -619,9 +765,14 @@ static void schedule_retry(rag_llm *l, req *r)
 	jitter = 0.5 + (l->rng % 1000) / 1000.0;      /* 0.5 .. 1.5 */
 	base *= jitter;
 	if (base > 30) base = 30;
-	if (r->retry_after > base) base = r->retry_after > 120 ? 120 : r->retry_after;
+	if (r->retry_after > base) base = r->retry_after > RETRY_AFTER_MAX ? RETRY_AFTER_MAX : r->retry_after;
+	return base;
+}
+
+static void schedule_retry(rag_llm *l, req *r, double delay)
+{
 	r->attempt++;
-	r->not_before = rag_now() + base;
+	r->not_before = rag_now() + delay;
 	push(&l->queue, &l->queue_tail, r);
 }
 
@@ -653,102 +804,203 @@ static void stop_transfer(rag_llm *l, req *r)
 	curl_easy_cleanup(r->easy);
 	r->easy = NULL;
 	l->running--;
+	l->running_kind[r->embed]--;
+}
+
+/* Failures where no server answered at all: nothing was there to take the request. */
+static int connection_failure(CURLcode code)
+{
+	switch (code) {
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The endpoint of kind k is gone: every request of that kind, queued or in flight, fails now
+ * with why, and so does every later one (rag_llm_ask, rag_llm_embed). */
+static void declare_dead(rag_llm *l, int k, const char *why)
+{
+	req **pp = &l->queue, *prev = NULL, *r;
+	l->dead[k] = rag_xstrdup(why);
+	while ((r = *pp)) {
+		if (r->embed != k) {
+			prev = r;
+			pp = &r->next;
+			continue;
+		}
+		*pp = r->next;
+		if (l->queue_tail == r) l->queue_tail = prev;
+		r->error = rag_xstrdup(why);
+		finish(l, r);
+	}
+	for (r = l->inflight; r;) {
+		req *next = r->next;
+		if (r->embed == k) {
+			stop_transfer(l, r);
+			r->error = rag_xstrdup(why);
+			finish(l, r);
+		}
+		r = next;
+	}
 }
 
 static void embed_reply(rag_llm *l, req *r);
 
+/* One attempt failed for good or for now (a transport failure, or a status worth retrying): retry
+ * it, unless retries or llm.deadline are used up, or the endpoint turned out to be gone. */
+static void attempt_failed(rag_llm *l, req *r, CURLcode code, long status)
+{
+	char last[CURL_ERROR_SIZE + 64];
+	int k = r->embed, tries = r->attempt + 1;
+	double now = rag_now(), delay;
+	if (code != CURLE_OK)
+		snprintf(last, sizeof last, "%s", r->curl_err[0] ? r->curl_err : curl_easy_strerror(code));
+	else
+		snprintf(last, sizeof last, "endpoint answered http %ld", status);
+	scrub(l, last);
+	if (code != CURLE_OK && connection_failure(code)) {
+		l->conn_fails[k]++;
+		if (r->probe) {
+			char *why = rag_xasprintf("endpoint unreachable: %d connection failures in a row and no reply "
+			                          "(last: %s)", l->conn_fails[k], last);
+			r->error = rag_xstrdup(why);
+			finish(l, r);
+			declare_dead(l, k, why);
+			free(why);
+			return;
+		}
+		if (l->conn_fails[k] >= UNREACHABLE_AFTER && l->suspect_at[k] == 0) l->suspect_at[k] = now;
+	}
+	if (l->deadline > 0 && (now >= r->t0 + l->deadline || (r->capped && code == CURLE_OPERATION_TIMEDOUT))) {
+		r->error = rag_xasprintf("llm.deadline (%g s) passed after %d %s: %s", l->deadline, tries,
+		                         tries > 1 ? "attempts" : "attempt", last);
+	} else if (r->attempt < l->retries) {
+		delay = retry_delay(l, r);
+		if (l->deadline <= 0 || now + delay < r->t0 + l->deadline) {
+			l->usage.retries++;
+			schedule_retry(l, r, delay);
+			return;
+		}
+		r->error = rag_xasprintf("gave up after %d %s: the next retry (in %.0f s) would pass llm.deadline "
+		                         "(%g s): %s", tries, tries > 1 ? "attempts" : "attempt", delay, l->deadline,
+		                         last);
+	} else if (code != CURLE_OK) {
+		r->error = rag_xasprintf("request failed after %d %s: %s", tries, tries > 1 ? "attempts" : "attempt", last);
+	} else {
+		r->error = rag_xasprintf("endpoint answered http %ld after %d %s", status, tries,
+		                         tries > 1 ? "attempts" : "attempt");
+	}
+	finish(l, r);
+}
+
+/* An endpoint that refuses a json_schema response_format (400, 422) gets json_object from then
+ * on: this request goes again at once, under the key of what it now asks. */
+static int schema_refused(rag_llm *l, req *r, long status)
+{
+	if (!r->schema || (status != 400 && status != 422)) return 0;
+	l->schema_refused = 1;
+	no_schema(l, r);
+	push(&l->queue, &l->queue_tail, r);
+	return 1;
+}
+
+/* A 200 chat reply: its content (the key scrubbed), and the cache entry kept for the caller's
+ * rag_llm_commit. */
+static void chat_reply(rag_llm *l, req *r)
+{
+	jv v = jv_parse_sized(r->resp.p ? r->resp.p : "", (int)r->resp.len);
+	jv ch, msg, c, fr, u;
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		r->error = rag_xstrdup("endpoint returned a body that is not JSON");
+		return;
+	}
+	l->usage.calls++;
+	ch = jv_array_get(jv_object_get(jv_copy(v), jv_string("choices")), 0);
+	msg = jv_object_get(jv_copy(ch), jv_string("message"));
+	c = jv_object_get(msg, jv_string("content"));
+	fr = jv_object_get(ch, jv_string("finish_reason"));
+	u = jv_object_get(jv_copy(v), jv_string("usage"));
+	if (jv_get_kind(c) != JV_KIND_STRING) {
+		r->error = rag_xstrdup("endpoint reply has no choices[0].message.content");
+	} else {
+		c = scrub_jv(l, c);
+		r->content = rag_xstrdup(jv_string_value(c));
+		r->finish_reason = scrub(l, rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop"));
+		take_usage(r, u, 0);
+		if (r->n > 1) {
+			/* an endpoint without "n" answers one choice: the caller sees how many came */
+			jv_free(r->choices);
+			r->choices = choice_contents(jv_object_get(jv_copy(v), jv_string("choices")), r->n);
+			if (!jv_is_valid(r->choices)) {
+				jv_free(r->choices);
+				r->choices = jv_array_append(jv_array(), jv_string(r->content));
+			} else {
+				jv sc = jv_array();
+				jv_array_foreach(r->choices, i, x) sc = jv_array_append(sc, scrub_jv(l, x));
+				jv_free(r->choices);
+				r->choices = sc;
+			}
+		}
+		if (l->cache_mode == RAG_CACHE_RW) {
+			jv e = jv_object(), d;
+			if (r->n > 1) e = jv_object_set(e, jv_string("choices"), jv_copy(r->choices));
+			e = jv_object_set(e, jv_string("content"), jv_copy(c));
+			e = jv_object_set(e, jv_string("finish_reason"), jv_string(r->finish_reason));
+			e = jv_object_set(e, jv_string("model"), jv_string(l->model));
+			if (!r->usage_error)
+				e = jv_object_set(e, jv_string("usage"),
+				                  JV_OBJECT(jv_string("prompt_tokens"), jv_number((double)r->prompt_tokens),
+				                            jv_string("completion_tokens"),
+				                            jv_number((double)r->completion_tokens)));
+			d = jv_dump_string(e, JV_PRINT_SORTED);
+			r->entry = scrub(l, rag_xstrdup(jv_string_value(d)));
+			jv_free(d);
+		}
+	}
+	jv_free(c);
+	jv_free(fr);
+	jv_free(u);
+	jv_free(v);
+}
+
 static void complete(rag_llm *l, req *r, CURLcode code)
 {
 	long status = 0;
+	int k = r->embed;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
 	stop_transfer(l, r);
+	if (status != 0 || code == CURLE_OK) {
+		/* someone answered: the endpoint is there */
+		l->conn_fails[k] = 0;
+		l->suspect_at[k] = 0;
+	}
 
 	if (code != CURLE_OK || transient_status(status)) {
-		if (r->attempt < l->retries) {
-			l->usage.retries++;
-			schedule_retry(l, r);
-			return;
-		}
-		if (code != CURLE_OK)
-			r->error = rag_xasprintf("request failed after %d %s: %s", r->attempt + 1,
-			                         r->attempt ? "attempts" : "attempt",
-			                         r->curl_err[0] ? r->curl_err : curl_easy_strerror(code));
-		else
-			r->error = rag_xasprintf("endpoint answered http %ld after %d %s", status, r->attempt + 1,
-			                         r->attempt ? "attempts" : "attempt");
-		scrub(l, r->error);
-		finish(l, r);
+		attempt_failed(l, r, code, status);
 		return;
 	}
 	if (status != 200) {
-		char *m = r->resp.p ? server_message(r->resp.p) : NULL;
+		char *m;
+		if (schema_refused(l, r, status)) return;
+		m = r->resp.p ? server_message(r->resp.p) : NULL;
 		r->error = rag_xasprintf("endpoint answered http %ld%s%s", status, m ? ": " : "", m ? m : "");
 		free(m);
 		scrub(l, r->error);
 		finish(l, r);
 		return;
 	}
-	if (r->embed) {
-		embed_reply(l, r);
-		finish(l, r);
-		return;
-	}
-	{
-		jv v = jv_parse_sized(r->resp.p ? r->resp.p : "", (int)r->resp.len);
-		jv ch, msg, c, fr, u;
-		if (!jv_is_valid(v)) {
-			jv_free(v);
-			r->error = rag_xstrdup("endpoint returned a body that is not JSON");
-			finish(l, r);
-			return;
-		}
-		l->usage.calls++;
-		ch = jv_array_get(jv_object_get(jv_copy(v), jv_string("choices")), 0);
-		msg = jv_object_get(jv_copy(ch), jv_string("message"));
-		c = jv_object_get(msg, jv_string("content"));
-		fr = jv_object_get(ch, jv_string("finish_reason"));
-		u = jv_object_get(jv_copy(v), jv_string("usage"));
-		if (jv_get_kind(c) != JV_KIND_STRING) {
-			r->error = rag_xstrdup("endpoint reply has no choices[0].message.content");
-		} else {
-			jv pt = jv_object_get(jv_copy(u), jv_string("prompt_tokens"));
-			jv ct = jv_object_get(jv_copy(u), jv_string("completion_tokens"));
-			r->content = rag_xstrdup(jv_string_value(c));
-			r->finish_reason = rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop");
-			r->prompt_tokens = jv_get_kind(pt) == JV_KIND_NUMBER ? (long)jv_number_value(pt) : 0;
-			r->completion_tokens = jv_get_kind(ct) == JV_KIND_NUMBER ? (long)jv_number_value(ct) : 0;
-			jv_free(pt);
-			jv_free(ct);
-			if (r->n > 1) {
-				/* an endpoint without "n" answers one choice: the caller sees how many came */
-				jv_free(r->choices);
-				r->choices = choice_contents(jv_object_get(jv_copy(v), jv_string("choices")), r->n);
-				if (!jv_is_valid(r->choices)) {
-					jv_free(r->choices);
-					r->choices = jv_array_append(jv_array(), jv_string(r->content));
-				}
-			}
-			if (l->cache_mode == RAG_CACHE_RW) {
-				jv e = jv_object(), d;
-				char cerr[RAG_ERRLEN];
-				if (r->n > 1) e = jv_object_set(e, jv_string("choices"), jv_copy(r->choices));
-				e = jv_object_set(e, jv_string("content"), jv_copy(c));
-				e = jv_object_set(e, jv_string("finish_reason"), jv_string(r->finish_reason));
-				e = jv_object_set(e, jv_string("model"), jv_string(l->model));
-				e = jv_object_set(e, jv_string("usage"), jv_copy(u));
-				d = jv_dump_string(e, JV_PRINT_SORTED);
-				/* a cache that cannot be written costs speed, not results */
-				(void)rag_cache_put(l->cache, r->key, jv_string_value(d), strlen(jv_string_value(d)),
-				                    cerr, sizeof cerr);
-				jv_free(d);
-			}
-		}
-		jv_free(c);
-		jv_free(fr);
-		jv_free(u);
-		jv_free(v);
-		finish(l, r);
-	}
+	if (r->embed) embed_reply(l, r);
+	else chat_reply(l, r);
+	finish(l, r);
 }
 
 static int run_callbacks(rag_llm *l)
@@ -767,6 +1019,8 @@ static int run_callbacks(rag_llm *l)
 		rep.prompt_tokens = r->prompt_tokens;
 		rep.completion_tokens = r->completion_tokens;
 		rep.retries = r->attempt;
+		rep.usage_error = r->error ? NULL : r->usage_error;
+		rep.req_ = r;
 		rep.vectors = r->embed && !r->error ? r->vectors : jv_null();
 		rep.choices = r->n > 1 && !r->error ? r->choices : jv_null();
 		if (r->cached && !r->embed) l->usage.cache_hits++;   /* embeddings count texts */
@@ -833,6 +1087,8 @@ void rag_llm_free(rag_llm *l)
 {
 	if (!l) return;
 	rag_llm_cancel(l, "shutting down");
+	free(l->dead[0]);
+	free(l->dead[1]);
 	curl_multi_cleanup(l->multi);
 	free(l->url);
 	free(l->endpoint);

@@ -119,14 +119,18 @@ typedef struct rag_usage {
 	long cache_hits;
 	long prompt_tokens, completion_tokens;
 	long retries;
+	long invalid_usage;       /* replies whose usage held no token count (counted as missing) */
 } rag_usage;
 void rag_usage_add(rag_usage *to, const rag_usage *from);
-/* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge} */
+/* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge}, and
+ * "retries", "invalid_usage" when not 0 */
 jv rag_usage_json(const rag_usage *u, const char *judge);
 
 /* ================================================================ 2. configuration and records */
 /* ---------------------------------------------------------------- config.c */
 enum rag_cache_mode { RAG_CACHE_RW = 0, RAG_CACHE_RO, RAG_CACHE_REPLAY, RAG_CACHE_OFF };
+/* llm.json_mode: the response_format sent (false is off, true is object, as the key once was) */
+enum rag_json_mode { RAG_JSON_OFF = 0, RAG_JSON_OBJECT, RAG_JSON_SCHEMA };
 
 typedef struct rag_kv { char *key; char *value; } rag_kv;
 typedef struct rag_kd { char *key; double value; } rag_kd;
@@ -147,7 +151,9 @@ typedef struct rag_config {
 		int retries;          /* default 4 */
 		int concurrency;      /* requests in flight, default 8 */
 		double rpm, tpm;      /* requests / tokens per minute, 0 = no limit */
-		int json_mode;        /* response_format json_object, default 1 */
+		double deadline;      /* seconds a request may take, retries and their waits included;
+		                       * default 300, 0 = none */
+		int json_mode;        /* enum rag_json_mode, default RAG_JSON_SCHEMA */
 		char *answer_model;   /* model that generated the answers (self-judging warning) */
 	} llm;
 	struct {
@@ -364,7 +370,19 @@ typedef struct rag_llm_reply {
 	jv choices;               /* rag_llm_submit_n with n > 1: borrowed array of the contents of
 	                           * the choices (as many as came, at most n; content is the first);
 	                           * null otherwise */
+	const char *usage_error;  /* the endpoint's usage was no token count (tokens then 0), or NULL */
+	void *req_;               /* private: what rag_llm_commit stores */
 } rag_llm_reply;
+/* How to ask (rag_llm_ask): { 0 } asks for one choice with a JSON object reply. */
+typedef struct rag_llm_opts {
+	int n;                    /* choices ("n"); 0 or 1: one */
+	const char *schema_name;  /* the schema's name in the request */
+	const char *schema;       /* the reply's JSON Schema (JSON text, borrowed), sent as
+	                           * response_format json_schema when llm.json_mode is schema; an
+	                           * endpoint that answers it with 400 gets json_object from then on */
+	int fresh;                /* ask the endpoint even when the cache holds the answer (a cached
+	                           * reply that failed its check); not in replay mode */
+} rag_llm_opts;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
 /* The base URL that requests go to: cfg's llm.base_url, or OpenAI's when unset; for embeddings
@@ -376,6 +394,13 @@ void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg);
 /* The same with "n": n choices from one request (n is part of the cache key). An endpoint that
  * ignores n answers fewer: reply->choices says how many came. */
 void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg);
+/* The same with every option (o borrowed). Chat replies are cached only when committed: */
+void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, void *arg);
+/* From the callback, once the caller's check accepted the reply: store it in the cache (RW mode;
+ * else, and for a cached reply or a failure, nothing). A reply never committed is never cached,
+ * so a reply that did not fit is asked again by the next run. Texts from the server (content,
+ * choices, errors) never hold the API key: it is scrubbed as they come. */
+void rag_llm_commit(rag_llm *l, const rag_llm_reply *r);
 /* Queue an embeddings request: POST <embeddings endpoint>/embeddings {"model", "input": texts,
  * "dimensions"?} with the texts (jv array of strings, consumed) that the cache does not hold;
  * each text is cached alone (key: endpoint, model, dimensions, text). The reply's vectors come
@@ -385,7 +410,11 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg);
 const char *rag_llm_model(const rag_llm *l);        /* the chat model (llm.model or the default) */
 const char *rag_llm_embed_model(const rag_llm *l);
 /* Do transfers and run callbacks; wait up to timeout seconds for progress, or for fd (>= 0)
- * to become readable. Returns 1 when fd is readable. */
+ * to become readable. Returns 1 when fd is readable.
+ * Retries: llm.retries, with backoff (or the server's Retry-After, at most 120 s a retry), all
+ * within llm.deadline from the first attempt. An endpoint that fails to connect 3 times in a row
+ * with no reply between gets one probe a second later; when that fails too, every request of
+ * its kind (chat or embeddings), queued, in flight or later, fails with "endpoint unreachable". */
 int rag_llm_run(rag_llm *l, int fd, double timeout);
 /* Fail every queued and in-flight request now (their callbacks run with error why). */
 void rag_llm_cancel(rag_llm *l, const char *why);
@@ -466,7 +495,10 @@ const char *rag_judge_model(const rag_judge *j);  /* NULL for offline */
  * consumed), ask, parse the JSON out of the reply and hand it (consumed) to check with expect.
  * check returns NULL when the reply fits (and sets *result) or a problem text (it may write it
  * into problem[plen]); a reply that does not fit is re-asked once with the problem and fix_hint
- * stated; then cb gets the result or an error. Never called for the offline judge. */
+ * stated; then cb gets the result or an error. Never called for the offline judge.
+ * The request carries the JSON Schema judge.c holds for the operation `name` (claims, verify,
+ * chunks, revq; llm.json_mode); a reply is cached only once it fits (rag_llm_commit), and a
+ * cached one that does not fit is asked again of the endpoint before the re-ask. */
 typedef const char *(*rag_judge_check)(jv reply, int expect, jv *result, char *problem, size_t plen);
 void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
                    int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);

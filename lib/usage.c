@@ -8,6 +8,7 @@ void rag_usage_add(rag_usage *to, const rag_usage *from)
 	to->prompt_tokens += from->prompt_tokens;
 	to->completion_tokens += from->completion_tokens;
 	to->retries += from->retries;
+	to->invalid_usage += from->invalid_usage;
 }
 
 /* JSON numbers are doubles: counts stay far below 2^53, so the casts are exact. */
@@ -21,5 +22,7 @@ jv rag_usage_json(const rag_usage *u, const char *judge)
 	o = jv_object_set(o, jv_string("completion_tokens"), jv_number((double)u->completion_tokens));
 	if (u->retries)
 		o = jv_object_set(o, jv_string("retries"), jv_number((double)u->retries));
+	if (u->invalid_usage)
+		o = jv_object_set(o, jv_string("invalid_usage"), jv_number((double)u->invalid_usage));
 	return o;
 }

@@ -46,6 +46,7 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
   "finish_reason": "length"  the AUTO content cut in half, with that finish_reason
                          (other finish_reason values: the full content with that reason)
   "ignore_n": true       one choice, whatever "n" asked for (an endpoint without "n")
+  "usage": {..}          this "usage" object in the reply instead of the counted one
   embeddings only:
   "dims": N              vectors of N numbers whatever was asked
   "empty": true          an empty data list
@@ -53,7 +54,8 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
   "reverse": true        data in reverse order, each with its right "index"
 Every request is logged (--log) as one JSON line:
   {"n": seq, "path", "auth": Authorization header or null, "body": parsed JSON or raw string,
-   "rule": index of the applied rule or null, "t": unix time}
+   "rule": index of the applied rule or null, "t": unix time,
+   "response_format": the request's response_format or null}
 """
 
 import argparse
@@ -271,7 +273,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         (seq, rule, headers) for a normal reply, or None when the rule already answered (or dropped)."""
         seq, ri = st.pick(raw)
         st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
-                      "body": req if req is not None else raw, "rule": ri, "t": time.time()})
+                      "body": req if req is not None else raw, "rule": ri, "t": time.time(),
+                      "response_format": req.get("response_format") if isinstance(req, dict) else None})
         if st.latency > 0:
             time.sleep(st.latency)
         if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
@@ -368,6 +371,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                          "finish_reason": finish} for i in range(nchoices)],
             "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
         }
+        if "usage" in rule:
+            resp["usage"] = rule["usage"]
         self.send(200, json.dumps(resp, ensure_ascii=False), headers=headers)
 
 

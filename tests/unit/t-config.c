@@ -83,7 +83,8 @@ static void test_defaults(void)
 	is_int(c.llm.retries, 4, "retries");
 	is_int(c.llm.concurrency, 8, "concurrency");
 	ok(c.llm.rpm == 0 && c.llm.tpm == 0, "no rate limits");
-	is_int(c.llm.json_mode, 1, "json_mode");
+	is_int(c.llm.json_mode, RAG_JSON_SCHEMA, "json_mode schema");
+	is_num(c.llm.deadline, 300, 0, "deadline");
 	ok(c.llm.answer_model == NULL, "answer_model");
 	is_int(c.cache.mode, RAG_CACHE_RW, "cache mode rw");
 	want = rag_xasprintf("%s/.cache/ragpipe", root);
@@ -266,10 +267,33 @@ static void test_errors(void)
 	       "number given a word");
 	is_str(fails("llm: {temperature: .nan}\n"), "t.yaml:1:20: \"temperature\" must be a number, not \".nan\"",
 	       "number given NaN");
-	is_str(fails("llm: {json_mode: maybe}\n"), "t.yaml:1:18: \"json_mode\" must be true or false, not \"maybe\"",
-	       "bool given a word");
-	is_str(fails("llm: {json_mode: 1}\n"), "t.yaml:1:18: \"json_mode\" must be true or false, not \"1\"",
+	is_str(fails("verify: {literal_match: maybe}\n"),
+	       "t.yaml:1:25: \"literal_match\" must be true or false, not \"maybe\"", "bool given a word");
+	is_str(fails("verify: {literal_match: 1}\n"), "t.yaml:1:25: \"literal_match\" must be true or false, not \"1\"",
 	       "bool given a number");
+	is_str(fails("llm: {json_mode: maybe}\n"),
+	       "t.yaml:1:18: \"json_mode\" must be schema, object or off (or true or false), not \"maybe\"",
+	       "json_mode given another word");
+	is_str(fails("llm: {deadline: -1}\n"), "t.yaml:1:17: \"deadline\" must be at least 0, not \"-1\"",
+	       "deadline below 0");
+	{
+		static const struct { const char *word; int want; } modes[] = {
+			{ "schema", RAG_JSON_SCHEMA }, { "object", RAG_JSON_OBJECT }, { "off", RAG_JSON_OFF },
+			{ "true", RAG_JSON_OBJECT }, { "false", RAG_JSON_OFF },
+		};
+		size_t i;
+		char *text;
+		for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+			text = rag_xasprintf("llm: {json_mode: %s, deadline: 0}\n", modes[i].word);
+			if (load_text(&c, text) == 0) {
+				ok(c.llm.json_mode == modes[i].want && c.llm.deadline == 0, "json_mode %s", modes[i].word);
+				rag_config_free(&c);
+			} else {
+				ok(0, "json_mode %s: %s", modes[i].word, err);
+			}
+			free(text);
+		}
+	}
 	is_str(fails("llm:\n  model: [a, b]\n"), "t.yaml:2:10: \"model\" must be a string, not a list",
 	       "string given a list");
 	is_str(fails("llm:\n  concurrency:\n    a: 1\n"), "t.yaml:3:5: \"concurrency\" must be an integer, not a mapping",
@@ -652,7 +676,7 @@ static void test_shipped_files(const char *example, const char *manpage)
 		free(text);
 	}
 	fclose(f);
-	is_int(documented, 41, "rag-config.5 documents 41 keys");
+	is_int(documented, 42, "rag-config.5 documents 42 keys");
 	is_int(known, documented, "the parser knows every documented key");
 }
 

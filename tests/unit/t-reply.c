@@ -24,6 +24,17 @@ static void reply_cases(void)
 		 "{\"verdicts\":[{\"id\":1,\"verdict\":true}]}"},
 		{"The list: [\"x\", \"y\"] done", "[\"x\",\"y\"]"},
 		{"{\"t\":\"中文\"}", "{\"t\":\"中文\"}"},
+		/* near-JSON with one reading, repaired */
+		{"{\"claims\": [\"a\", \"b\", ]}", "{\"claims\":[\"a\",\"b\"]}"},
+		{"{\"verdicts\": [{\"id\": 1, \"verdict\": true,},\n ]\n}", "{\"verdicts\":[{\"id\":1,\"verdict\":true}]}"},
+		{"{'claims': ['a', 'b']}", "{\"claims\":[\"a\",\"b\"]}"},
+		{"{'verdicts': [{'id': 1, 'verdict': True, 'reason': None}, {'id': 2, 'verdict': False}]}",
+		 "{\"verdicts\":[{\"id\":1,\"reason\":null,\"verdict\":true},{\"id\":2,\"verdict\":false}]}"},
+		{"{'claims': [\"It's red\", 'He said \"hi\"', 'don\\'t']}",
+		 "{\"claims\":[\"It's red\",\"He said \\\"hi\\\"\",\"don't\"]}"},
+		{"Here's my answer:\n```python\n{'claims': ['x',]}\n```", "{\"claims\":[\"x\"]}"},
+		{"Sure: {'a': 'True, False, None', 'b': True}", "{\"a\":\"True, False, None\",\"b\":true}"},
+		{"{\"a\": \"keep , ] and 'quotes'\", }", "{\"a\":\"keep , ] and 'quotes'\"}"},
 	};
 	size_t i;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -41,6 +52,15 @@ static void reply_cases(void)
 		jv_free(v);
 		v = rag_reply_json("{\"a\": [1, 2}");
 		ok(!jv_is_valid(v), "broken JSON is an error, not a guess");
+		jv_free(v);
+		v = rag_reply_json("{'a': 'never ends}");
+		ok(!jv_is_valid(v), "a single-quoted string that does not end is not repaired");
+		jv_free(v);
+		v = rag_reply_json("{\"a\": [1,, 2]}");
+		ok(!jv_is_valid(v), "a doubled comma is not a trailing comma");
+		jv_free(v);
+		v = rag_reply_json("{\"a\": Truely}");
+		ok(!jv_is_valid(v), "only the whole words True, False, None are Python's");
 		jv_free(v);
 	}
 }

@@ -191,6 +191,14 @@ typedef struct rag_config {
 		double confidence;               /* bootstrap interval, default 0.95 */
 		int worst;                       /* records listed as the worst, default 10 */
 	} gate;
+	struct {
+		/* rag-kw's settings (rag-config(5)); flags override them */
+		char *metrics;                   /* kw.metrics: comma-separated, NULL: keyword_overlap */
+		double threshold;                /* keyword_overlap's pass threshold, default 0.3 */
+		int stem;                        /* ROUGE words Porter-stemmed, default 0 */
+		/* the lists a record without its own uses (contains, contains_all, regex) */
+		rag_strv must_contain, must_not_contain, must_match, must_not_match;
+	} kw;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
@@ -661,6 +669,22 @@ void rag_chrf_opts_init(rag_chrf_opts *o);   /* order 6, beta 2 */
 void rag_chrf_stats_add(rag_chrf_stats *st, const char *hyp, const char *const *refs, size_t nrefs,
                         const rag_chrf_opts *o);
 double rag_chrf_score(const rag_chrf_stats *st, const rag_chrf_opts *o);
+
+/* ---------------------------------------------------------------- keywords.c */
+/* Keywords for rag-kw's keyword_overlap: English and numbers as rag_text_tokens (stemmed, no
+ * stop words, numbers canonical); Chinese words by ICU's dictionary word segmentation (runs of
+ * single characters joined), without Chinese stop words. One object per tool: it holds the ICU
+ * break iterator. */
+typedef struct rag_keywords rag_keywords;
+rag_keywords *rag_keywords_new(char *err, size_t errlen);
+void rag_keywords_free(rag_keywords *k);
+/* The distinct keywords of text (borrowed), in text order: a jv array of strings. */
+jv rag_keywords_of(rag_keywords *k, const char *text);
+/* Share of the reference's keywords found in the answer (a Chinese word in its text, anything
+ * else among its tokens) into *score, with *found and *missed (arrays, the caller's). -1 (score
+ * 0) when the reference has no keywords. Both texts borrowed. */
+int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *reference, double *score,
+                         jv *found, jv *missed);
 
 /* ---------------------------------------------------------------- trec.c */
 /* TREC qrels ("qid iter docno rel") and run ("qid Q0 docno rank score tag") files, ranked as

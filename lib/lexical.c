@@ -676,7 +676,8 @@ double rag_bleu_score(const rag_bleu_stats *st, const rag_bleu_opts *o)
 		}
 	}
 	for (n = 0; n < eff; n++) sum += my_log(prec[n]);
-	return bp * exp(sum / eff) / 100;
+	sum = bp * exp(sum / eff) / 100;
+	return sum > 1 ? 1 : sum;       /* exp(log) of a perfect match can come out a hair above 1 */
 }
 
 /* ------------------------------------------------------------------ chrF */

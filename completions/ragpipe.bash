@@ -41,6 +41,29 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-kw's option values (its --from, --against and --threshold are its own)
+	if [ "$tool" = rag-kw ]; then
+		case $prev in
+		-m|--metrics)
+			COMPREPLY=($(compgen -W 'keyword_overlap token_f1 exact_match contains contains_all regex levenshtein rouge1 rouge2 rougeL rougeLsum bleu chrf' -- "$cur"))
+			return 0 ;;
+		--from)
+			COMPREPLY=($(compgen -W 'answer response reference question' -- "$cur"))
+			return 0 ;;
+		--against)
+			COMPREPLY=($(compgen -W 'reference ground_truth answer' -- "$cur"))
+			return 0 ;;
+		--tokenize)
+			COMPREPLY=($(compgen -W '13a none zh char' -- "$cur"))
+			return 0 ;;
+		--smooth)
+			COMPREPLY=($(compgen -W 'exp none floor add-k' -- "$cur"))
+			return 0 ;;
+		--threshold)
+			return 0 ;;
+		esac
+	fi
+
 	case $prev in
 	-c|--config)
 		compopt -o filenames 2>/dev/null
@@ -104,6 +127,9 @@ _ragpipe()
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0
 		fi ;;
+	rag-kw)
+		opts="$opts -m --metrics --from --against --threshold --stem --precision-recall --tokenize
+		      --smooth --lowercase" ;;
 	rag-embsim)
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
 		      -j --concurrency" ;;
@@ -132,4 +158,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw

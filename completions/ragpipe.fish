@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -92,3 +92,14 @@ complete -c rag-ap -l verdicts -x -a 'context_precision context_utilization' -d 
 complete -c rag-ap -l threshold -x -d 'Least similarity of a relevant chunk'
 complete -c rag-ap -l level -x -d 'Least grade of a relevant item'
 complete -c rag-ap -l trec -r -F -d 'TREC mode: qrels file, then the run file'
+
+# rag-kw
+complete -c rag-kw -s m -l metrics -x -a 'keyword_overlap token_f1 exact_match contains contains_all regex levenshtein rouge1 rouge2 rougeL rougeLsum bleu chrf' -d 'Metrics, comma-separated'
+complete -c rag-kw -l from -x -a 'answer response reference question' -d 'The text scored'
+complete -c rag-kw -l against -x -a 'reference ground_truth answer' -d 'The text it is compared with'
+complete -c rag-kw -l threshold -x -d 'keyword_overlap passes at X or more'
+complete -c rag-kw -l stem -d 'Porter-stem ROUGE words longer than 3 letters'
+complete -c rag-kw -l precision-recall -d 'Also precision and recall of ROUGE and token F1'
+complete -c rag-kw -l tokenize -x -a '13a none zh char' -d 'BLEU tokens'
+complete -c rag-kw -l smooth -x -a 'exp none floor add-k' -d 'BLEU smoothing'
+complete -c rag-kw -l lowercase -d 'BLEU and chrF ignore case'

@@ -28,6 +28,7 @@ enum type {
 	T_JSON,       /* int: enum rag_json_mode, the index of its name in .choices, or a boolean */
 	T_FILES,      /* "*" row: name -> path pairs; rag_kv * at .off, its size_t count at .aux */
 	T_NUMS,       /* "*" row: name -> number in [lo, hi]; rag_kd * at .off, its size_t count at .aux */
+	T_STRS,       /* rag_strv: a list of strings (a single string is a list of one) */
 };
 
 struct key {
@@ -97,6 +98,13 @@ static const struct key keys[] = {
 	{ ROW("gate", "resamples", T_INT, gate.resamples), .lo = 1, .hi = 1000000 },
 	{ ROW("gate", "confidence", T_DOUBLE, gate.confidence), .lo = 0, .hi = 0.9999, .lo_open = 1 },
 	{ ROW("gate", "worst", T_INT, gate.worst), .lo = 0, .hi = 100000 },
+	{ ROW("kw", "metrics", T_STR, kw.metrics) },
+	{ ROW("kw", "threshold", T_DOUBLE, kw.threshold), .lo = 0, .hi = 1 },
+	{ ROW("kw", "stem", T_BOOL, kw.stem) },
+	{ ROW("kw", "must_contain", T_STRS, kw.must_contain) },
+	{ ROW("kw", "must_not_contain", T_STRS, kw.must_not_contain) },
+	{ ROW("kw", "must_match", T_STRS, kw.must_match) },
+	{ ROW("kw", "must_not_match", T_STRS, kw.must_not_match) },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -117,6 +125,7 @@ struct loader {
 	char *basedir;            /* relative paths in the file are relative to it; NULL: as written */
 	char *err;
 	size_t errlen;
+	yaml_document_t *doc;     /* the document being loaded (for the items of a list) */
 };
 
 /* "FILE:LINE:COLUMN: msg", with libyaml's 0-based marks made 1-based like every compiler's. */
@@ -185,6 +194,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->gate.worst = 10;
 	cfg->embeddings.model = rag_xstrdup("text-embedding-3-small");
 	cfg->embeddings.batch_size = 64;
+	cfg->kw.threshold = 0.3;
 }
 
 /* From the table, so that a new row cannot be forgotten here. */
@@ -211,6 +221,9 @@ void rag_config_free(rag_config *cfg)
 			free(kv);
 			break;
 		}
+		case T_STRS:
+			rag_strv_free(field);
+			break;
 		case T_NUMS: {
 			rag_kd *kd = *(rag_kd **)field;
 			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
@@ -485,6 +498,9 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		++*n;
 		return 0;
 	}
+	case T_STRS:
+		rag_strv_push(field, rag_xstrdup(text));
+		return 0;
 	case T_NUMS: {
 		rag_kd **kd = field;
 		size_t *n = (size_t *)((char *)cfg + k->aux);
@@ -588,8 +604,42 @@ static const char *type_noun(enum type t)
 	case T_INT: case T_LONG: return "an integer";
 	case T_DOUBLE: case T_NUMS: return "a number";
 	case T_BOOL: return "true or false";
+	case T_STRS: return "a list of strings";
 	default: return "a string";
 	}
+}
+
+/* A list of strings (kw.must_contain...): each item a scalar, ${VAR} expanded; a single scalar
+ * is a list of one. */
+static int load_list(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
+{
+	rag_strv *list = (rag_strv *)((char *)L->cfg + k->off);
+	char msg[RAG_ERRLEN], *text;
+	yaml_node_item_t *it;
+
+	rag_strv_free(list);
+	if (v->type == YAML_SCALAR_NODE) {
+		if (!(text = expand((const char *)v->data.scalar.value, k, name, msg, sizeof msg)))
+			return fail_at(L, v->start_mark, msg);
+		rag_strv_push(list, text);
+		return 0;
+	}
+	if (v->type != YAML_SEQUENCE_NODE) {
+		snprintf(msg, sizeof msg, "\"%s\" must be a list of strings, not %s", name, kind_name(v));
+		return fail_at(L, v->start_mark, msg);
+	}
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_document_get_node(L->doc, *it);
+		if (!e || e->type != YAML_SCALAR_NODE) {
+			snprintf(msg, sizeof msg, "\"%s\" must be a list of strings, not a list of %s", name,
+			         e && e->type == YAML_MAPPING_NODE ? "mappings" : "lists");
+			return fail_at(L, e ? e->start_mark : v->start_mark, msg);
+		}
+		if (!(text = expand((const char *)e->data.scalar.value, k, name, msg, sizeof msg)))
+			return fail_at(L, e->start_mark, msg);
+		rag_strv_push(list, text);
+	}
+	return 0;
 }
 
 static int load_value(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
@@ -598,6 +648,7 @@ static int load_value(struct loader *L, const struct key *k, const char *name, y
 	int rc;
 
 	if (is_null(v)) return 0;
+	if (k->type == T_STRS) return load_list(L, k, name, v);
 	if (v->type != YAML_SCALAR_NODE) {
 		snprintf(msg, sizeof msg, "\"%s\" must be %s, not %s", name, type_noun(k->type), kind_name(v));
 		return fail_at(L, v->start_mark, msg);
@@ -684,7 +735,7 @@ static int yaml_fail(struct loader *L, const yaml_parser_t *p, const char *text,
 
 static int load_file(rag_config *cfg, const char *file, char *err, size_t errlen)
 {
-	struct loader L = { cfg, file, NULL, err, errlen };
+	struct loader L = { cfg, file, NULL, err, errlen, NULL };
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
@@ -711,7 +762,7 @@ static int load_file(rag_config *cfg, const char *file, char *err, size_t errlen
 		if (root->type != YAML_MAPPING_NODE)
 			rc = fail_at(&L, root->start_mark, "the top level must be a mapping of keys to values");
 		else
-			rc = load_map(&L, &doc, root, "");
+			L.doc = &doc, rc = load_map(&L, &doc, root, "");
 	}
 	yaml_document_delete(&doc);
 	if (rc == 0) {

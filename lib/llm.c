@@ -901,11 +901,15 @@ static void attempt_failed(rag_llm *l, req *r, CURLcode code, long status)
 	finish(l, r);
 }
 
-/* An endpoint that refuses a json_schema response_format (400, 422) gets json_object from then
- * on: this request goes again at once, under the key of what it now asks. */
+/* An endpoint that refuses a json_schema response_format (400, 422, its message naming
+ * response_format or the schema) gets json_object from then on: this request goes again at once,
+ * under the key of what it now asks. Any other 400 (a bad key, a prompt too long) is the
+ * request's own error, and changes nothing for the rest of the run. */
 static int schema_refused(rag_llm *l, req *r, long status)
 {
+	const char *b = r->resp.p ? r->resp.p : "";
 	if (!r->schema || (status != 400 && status != 422)) return 0;
+	if (!strcasestr(b, "response_format") && !strcasestr(b, "schema")) return 0;
 	l->schema_refused = 1;
 	no_schema(l, r);
 	push(&l->queue, &l->queue_tail, r);

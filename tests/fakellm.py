@@ -47,14 +47,42 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
                          (other finish_reason values: the full content with that reason)
   "ignore_n": true       one choice, whatever "n" asked for (an endpoint without "n")
   "usage": {..}          this "usage" object in the reply instead of the counted one
+  "scope": "NAME"        the rule applies only to requests under /s/NAME/ (below)
+  "ctype": "type"        the reply's Content-Type (default application/json), e.g. text/html
+  "hang": true           read the request, then answer nothing (for "hang_s", default 60 s)
+  "drip_ms": N           a normal reply, its body sent one byte every N ms
+  "cut_body": true       a normal reply's headers (full Content-Length) and half its body, then
+                         the connection is closed: dropped mid-body
+  "truncate": true       a normal reply whose envelope is cut in half (Content-Length of the cut
+                         part: the HTTP is complete, the JSON is not)
+  "bad_ids": true        the AUTO reply with every verdict id + 100 (ids the prompt never had)
+  "wrong_types": true    the AUTO reply with values of the wrong JSON type: verdict ids and
+                         verdicts as strings, claims and questions as numbers, noncommittal "no"
+  "empty_list": true     the AUTO reply with its list (verdicts, claims, questions) emptied
+  "pad_bytes": N         the AUTO reply with a "padding" member of N bytes (a huge valid reply)
+  "echo_key": true       the AUTO reply with the caller's API key quoted in every reason, claim
+                         and question
+  In "body" and "content", {{key}} is replaced by the caller's API key (from Authorization).
   embeddings only:
   "dims": N              vectors of N numbers whatever was asked
   "empty": true          an empty data list
   "few": true            (also) the last vector left out
   "reverse": true        data in reverse order, each with its right "index"
+  "bad_ids": true        (also) every "index" + 100
+  "wrong_types": true    (also) every embedding a list of strings
+  "echo_key": true       (also) the caller's API key in the reply's "model"
+  ("empty_list" is "empty" here; "cut_body", "truncate", "drip_ms", "hang", "ctype",
+  "pad_bytes" as for chat)
+Scopes: a request to /s/NAME/v1/... is served as /v1/... and logged with "scope": "NAME"; only
+the rules without "scope" and those with "scope": "NAME" apply to it. So one server holds many
+independent cells, each with its own base URL (and so its own cache keys).
+  POST /_fake/heal  {"scope": "NAME"} (or {} for all): from now on the rules of that scope (all
+                    rules) never apply, and its requests are logged with "healed": true. Not
+                    logged itself.
 Every request is logged (--log) as one JSON line:
   {"n": seq, "path", "auth": Authorization header or null, "body": parsed JSON or raw string,
-   "rule": index of the applied rule or null, "t": unix time,
+   "rule": index of the applied rule or null, "t": unix time, "scope": NAME or null,
+   "healed": whether the scope was healed before this request,
    "response_format": the request's response_format or null}
 """
 
@@ -184,13 +212,25 @@ class State:
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.latency = latency_ms / 1000.0
         self.require_key = require_key
+        self.healed = set()     # scopes healed; None in it: every rule is off
 
-    def pick(self, raw):
+    def heal(self, scope):
+        with self.lock:
+            self.healed.add(scope)
+
+    def is_healed(self, scope):
+        return None in self.healed or scope in self.healed
+
+    def pick(self, raw, scope=None):
         """Index of the rule that applies (its counter taken), or None."""
         with self.lock:
             self.seq += 1
             seq = self.seq
+            if self.is_healed(scope):
+                return seq, None
             for i, r in enumerate(self.plan):
+                if r.get("scope") is not None and r.get("scope") != scope:
+                    continue
                 m = r.get("match")
                 if m is not None and m not in raw:
                     continue
@@ -218,15 +258,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     # -- helpers
-    def send(self, status, body, ctype="application/json", headers=None):
+    def send(self, status, body, ctype="application/json", headers=None, rule=None):
         if isinstance(body, str):
             body = body.encode("utf-8")
+        rule = rule or {}
+        ctype = rule.get("ctype") or ctype
+        if rule.get("truncate"):
+            body = body[: len(body) // 2]
         try:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             for k, v in (headers or {}).items():
                 self.send_header(k, str(v))
+            if rule.get("cut_body"):
+                self._headers_buffer.append(b"\r\n")
+                self._headers_buffer.append(body[: len(body) // 2])
+                self.flush_headers()
+                self.drop()
+                return
+            if rule.get("drip_ms"):
+                self.end_headers()
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(float(rule["drip_ms"]) / 1000.0)
+                return
             # headers and body in one write: two small writes meet Nagle and the client's
             # delayed ACK, which adds ~40 ms to every reply and would skew the benchmark
             self._headers_buffer.append(b"\r\n")
@@ -271,9 +328,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def faults(self, st, raw, req):
         """Log the request, wait the latency, check the key, apply the plan's rule. Returns
         (seq, rule, headers) for a normal reply, or None when the rule already answered (or dropped)."""
-        seq, ri = st.pick(raw)
+        seq, ri = st.pick(raw, self.scope)
         st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
                       "body": req if req is not None else raw, "rule": ri, "t": time.time(),
+                      "scope": self.scope, "healed": st.is_healed(self.scope),
                       "response_format": req.get("response_format") if isinstance(req, dict) else None})
         if st.latency > 0:
             time.sleep(st.latency)
@@ -287,6 +345,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if rule.get("drop"):
             self.drop()
             return None
+        if rule.get("hang"):
+            time.sleep(float(rule.get("hang_s", 60)))
+            self.drop()
+            return None
         headers = dict(rule.get("headers") or {})
         if "retry_after" in rule:
             headers["Retry-After"] = rule["retry_after"]
@@ -297,16 +359,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = rule["body"]
             if not isinstance(body, str):
                 body = json.dumps(body)
-            self.send(int(status or 200), body, headers=headers)
+            self.send(int(status or 200), body.replace("{{key}}", self.caller_key()),
+                      headers=headers, rule=rule)
             return None
         if status is not None and int(status) != 200:
             status = int(status)
             etype = "rate_limit_error" if status == 429 else (
                 "server_error" if status >= 500 else "invalid_request_error")
             self.send(status, json.dumps({"error": {"message": "fake: status %d" % status,
-                                                    "type": etype, "code": None}}), headers=headers)
+                                                    "type": etype, "code": None}}), headers=headers,
+                      rule=rule)
             return None
         return seq, rule, headers
+
+    def caller_key(self):
+        a = self.headers.get("Authorization") or ""
+        return a[7:] if a.startswith("Bearer ") else a
 
     def do_POST(self):
         st = self.server.state
@@ -317,6 +385,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             req = json.loads(raw)
         except ValueError:
             req = None
+        self.scope = None
+        m = re.match(r"^/s/([^/]+)(/.*)$", path)
+        if m:
+            self.scope, path = m.group(1), m.group(2)
+        if path == "/_fake/heal":
+            st.heal(req.get("scope") if isinstance(req, dict) else None)
+            self.send(200, json.dumps({"healed": True}))
+            return
         if path in ("/v1/embeddings", "/embeddings"):
             self.embeddings(st, raw, req)
             return
@@ -342,11 +418,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 content = json.dumps(content, ensure_ascii=False)
         else:
             obj, kind = auto_reply(req)
-            if rule.get("few"):
-                for k in ("verdicts", "claims"):
-                    if isinstance(obj.get(k), list) and obj[k]:
-                        obj[k].pop()
+            mutate(obj, rule, self.caller_key())
             content = json.dumps(obj, ensure_ascii=False)
+        content = content.replace("{{key}}", self.caller_key())
         if rule.get("finish_reason"):
             finish = rule["finish_reason"]
             if finish == "length":
@@ -373,7 +447,39 @@ class Handler(http.server.BaseHTTPRequestHandler):
         }
         if "usage" in rule:
             resp["usage"] = rule["usage"]
-        self.send(200, json.dumps(resp, ensure_ascii=False), headers=headers)
+        self.send(200, json.dumps(resp, ensure_ascii=False), headers=headers, rule=rule)
+
+
+def mutate(obj, rule, key):
+    """The plan's changes to an AUTO reply object, in place."""
+    lists = [k for k in ("verdicts", "claims", "questions") if isinstance(obj.get(k), list)]
+    if rule.get("few"):
+        for k in lists:
+            if obj[k]:
+                obj[k].pop()
+    if rule.get("empty_list"):
+        for k in lists:
+            obj[k] = []
+    if rule.get("bad_ids"):
+        for v in obj.get("verdicts") or []:
+            v["id"] = v["id"] + 100
+    if rule.get("echo_key"):
+        for v in obj.get("verdicts") or []:
+            v["reason"] = v["reason"] + " (key: %s)" % key
+        for k in ("claims", "questions"):
+            if isinstance(obj.get(k), list):
+                obj[k] = [c + " (key: %s)" % key for c in obj[k]]
+    if rule.get("wrong_types"):
+        for v in obj.get("verdicts") or []:
+            v["id"] = str(v["id"])
+            v["verdict"] = "yes" if v["verdict"] else "no"
+        for k in ("claims", "questions"):
+            if isinstance(obj.get(k), list):
+                obj[k] = list(range(1, len(obj[k]) + 1))
+        if "noncommittal" in obj:
+            obj["noncommittal"] = "no"
+    if rule.get("pad_bytes"):
+        obj["padding"] = "x" * int(rule["pad_bytes"])
 
 
 def embed_vector(text, dims):
@@ -405,14 +511,25 @@ def _embeddings(self, st, raw, req):
             for i, t in enumerate(inp)]
     if rule.get("few"):
         data.pop()
-    if rule.get("empty"):
+    if rule.get("empty") or rule.get("empty_list"):
         data = []
     if rule.get("reverse"):
         data.reverse()
+    if rule.get("bad_ids"):
+        for d in data:
+            d["index"] += 100
+    if rule.get("wrong_types"):
+        for d in data:
+            d["embedding"] = [str(x) for x in d["embedding"]]
     toks = sum(max(1, len(t) // 4) for t in inp)
-    resp = {"object": "list", "data": data, "model": req.get("model") or "fake-embedding",
+    model = req.get("model") or "fake-embedding"
+    if rule.get("echo_key"):
+        model = "%s (key: %s)" % (model, self.caller_key())
+    resp = {"object": "list", "data": data, "model": model,
             "usage": {"prompt_tokens": toks, "total_tokens": toks}}
-    self.send(200, json.dumps(resp), headers=headers)
+    if rule.get("pad_bytes"):
+        resp["padding"] = "x" * int(rule["pad_bytes"])
+    self.send(200, json.dumps(resp), headers=headers, rule=rule)
 
 
 Handler.embeddings = _embeddings

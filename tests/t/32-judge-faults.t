@@ -223,10 +223,16 @@ is "$(fake_requests)" 6 "and each is found again"
 unset RAG_CACHE_DIR
 # an endpoint that refuses the schema
 printf 'llm:\n  model: fake-judge\n  concurrency: 1\n' >"$T/one.yaml"
-fresh '[{"match": "json_schema", "status": 400}]'
+fresh '[{"match": "json_schema", "status": 400, "body": {"error": {"message": "This response_format type is unavailable now", "type": "invalid_request_error"}}}]'
 run rag rag-claims -q -c "$T/one.yaml" <"$T/in.jsonl"
 is "$RC" 0 "schema refused (http 400): exit 0"
 is "$(jq -r '.response_format.type' "$FAKE_LOG" | tr '\n' ' ')" "json_schema json_object json_object json_object " \
 	"schema refused: asked again with json_object, and json_object from then on"
+# a 400 for another reason (a prompt too long) is that request's error: the schema stays
+fresh '[{"match": "MARK", "status": 400, "body": {"error": {"message": "maximum context length is 8192 tokens", "type": "invalid_request_error"}}}]'
+run rag rag-claims -q -c "$T/one.yaml" <"$T/in.jsonl"
+is "$RC" 4 "a 400 that is not about the schema: exit 4"
+is "$(jq -r '.response_format.type' "$FAKE_LOG" | tr '\n' ' ')" "json_schema json_schema json_schema " \
+	"a 400 that is not about the schema: not asked again, and the schema is still sent"
 
 done_testing

@@ -139,6 +139,12 @@ static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_
 		rag_item_input_error(it, prog, NULL, "empty line");
 		return it;
 	}
+	if (memchr(line, 0, len)) {
+		/* no JSON text holds a raw NUL (a string spells it \u0000); and libjq 1.6 leaks on one */
+		rag_item_input_error(it, prog, NULL, "not valid JSON: a NUL byte at byte %zu",
+		                     (size_t)((const char *)memchr(line, 0, len) - line) + 1);
+		return it;
+	}
 	if (!rag_utf8_valid(line, len)) {
 		/* keep what can be kept: the record with U+FFFD, but not judged */
 		char *fixed = rag_utf8_sanitize(line, len);

@@ -888,6 +888,22 @@ static void t_crlf_limit(void)
 	tool_free(&t);
 }
 
+/* A raw NUL byte in a line (no JSON text has one): a bad line naming the byte, not a parse. */
+static void t_nul(void)
+{
+	static const char in[] = "{\"a\":1}\n{\"a\":\0\"b\"}\n{\"a\":3}\n";
+	rag_stream_opts o = opts(NULL, 0, 0);
+	tool t;
+	result r;
+	tool_init(&t);
+	run_stream(in, sizeof in - 1, 0, 0, OUT_PIPE, &o, &t, &r);
+	is_str(buf_str(&t.observed), "1g 2b 3g ", "a NUL byte: that line is bad, the others are records");
+	ok(strstr(buf_str(&t.reports), "error (at <stdin>:2): not valid JSON: a NUL byte at byte 6") != NULL,
+	   "a NUL byte: the message names the line and the byte");
+	buf_free(&r.out);
+	tool_free(&t);
+}
+
 int main(void)
 {
 	alarm(600);   /* a deadlock fails the test instead of hanging the suite */
@@ -902,5 +918,6 @@ int main(void)
 	t_epipe();
 	t_interrupt();
 	t_crlf_limit();
+	t_nul();
 	return done_testing();
 }

@@ -62,12 +62,15 @@ static void test_rouge(void)
 	char *mp = slurp("rouge/pyrouge_files/prediction_multi.0.txt");
 	char *mt = slurp("rouge/pyrouge_files/target_multi.0.txt");
 	int unit_agree, unit_values;
+	jv cases;
 
 	ok(jv_get_kind(e) == JV_KIND_OBJECT && pred && target && mp && mt, "rouge fixtures read");
 	agree = values = 0;
-	jv_array_foreach(jv_object_get(jv_copy(e), jv_string("unit_cases")), i, c) {
+	/* jv_array_foreach names its array more than once: a variable, not a call that takes a reference */
+	cases = jv_object_get(jv_copy(e), jv_string("unit_cases"));
+	jv_array_foreach(cases, i, c) {
 		char types[64], *t, *save = NULL;
-		snprintf(types, sizeof types, "%s", jv_string_value(jv_object_get(jv_copy(c), jv_string("type"))));
+		rag_json_str(c, "type", types, sizeof types);
 		for (t = strtok_r(types, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
 			rag_prf p;
 			char what[160];
@@ -82,10 +85,12 @@ static void test_rouge(void)
 		}
 		jv_free(c);
 	}
+	jv_free(cases);
 	unit_agree = agree;
 	unit_values = values;
 	agree = values = 0;
-	jv_array_foreach(jv_object_get(jv_copy(e), jv_string("rouge155_cases")), i, c) {
+	cases = jv_object_get(jv_copy(e), jv_string("rouge155_cases"));
+	jv_array_foreach(cases, i, c) {
 		jv type = jv_object_get(jv_copy(c), jv_string("type"));
 		int stem = rag_json_true(c, "stem");
 		double line = rag_json_num(c, "line");
@@ -106,6 +111,7 @@ static void test_rouge(void)
 		(void)i;
 		jv_free(c);
 	}
+	jv_free(cases);
 	printf("# ROUGE: rouge_score's cases %d of %d values within 1e-9; ROUGE-1.5.5 %d of %d within 5e-6 (its 5 decimals)\n",
 	       unit_agree, unit_values, agree, values);
 	ok(unit_agree == unit_values && agree == values, "ROUGE: all %d + %d reference values agree", unit_values, values);
@@ -118,7 +124,8 @@ static void test_rouge(void)
 
 /* ------------------------------------------------------------------ BLEU */
 
-/* Corpus BLEU (0-1) of hyps (array) against ref streams (array of arrays, one per reference). */
+/* Corpus BLEU (0-1) of hyps (array) against ref streams (array of arrays, one per reference);
+ * both consumed. */
 static double corpus_bleu(jv hyps, jv streams, const rag_bleu_opts *o)
 {
 	rag_bleu_stats st;
@@ -135,6 +142,8 @@ static double corpus_bleu(jv hyps, jv streams, const rag_bleu_opts *o)
 		for (k = 0; k < nr && k < 8; k++) jv_free(r[k]);
 		jv_free(h);
 	}
+	jv_free(hyps);
+	jv_free(streams);
 	return rag_bleu_score(&st, o);
 }
 
@@ -167,6 +176,15 @@ static void raw_opts(rag_bleu_opts *o, double floor)
 
 static jv get(jv o, const char *k) { return jv_object_get(jv_copy(o), jv_string(k)); }
 
+/* jv_array_foreach names its array several times: an expression that takes a reference (get)
+ * is bound once here, and freed when the loop ends. */
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define FOREACH(expr, i, x) \
+	for (jv CAT(arr_, __LINE__) = (expr), *CAT(once_, __LINE__) = &CAT(arr_, __LINE__); CAT(once_, __LINE__); \
+	     jv_free(CAT(arr_, __LINE__)), CAT(once_, __LINE__) = NULL) \
+		jv_array_foreach(CAT(arr_, __LINE__), i, x)
+
 static void test_bleu(jv v)
 {
 	jv b = get(v, "test_bleu.py"), s = get(v, "test_sentence_bleu.py");
@@ -175,14 +193,14 @@ static void test_bleu(jv v)
 	char what[160];
 
 	agree = values = 0;
-	jv_array_foreach(get(b, "test_raw_bleu_cases"), i, c) {
+	FOREACH(get(b, "test_raw_bleu_cases"), i, c) {
 		raw_opts(&o, 0.01);
 		snprintf(what, sizeof what, "raw_corpus_bleu case %d", i);
 		check(corpus_bleu(jv_array_get(jv_copy(c), 0), jv_array_get(jv_copy(c), 1), &o),
 		      jv_number_value(jv_array_get(jv_copy(c), 2)), 1e-8, what);
 		jv_free(c);
 	}
-	jv_array_foreach(get(b, "test_corpus_bleu_cases"), i, c) {
+	FOREACH(get(b, "test_corpus_bleu_cases"), i, c) {
 		jv kw = jv_array_get(jv_copy(c), 2), t = get(kw, "tokenize"), m = get(kw, "smooth_method");
 		rag_bleu_opts_init(&o);
 		o.effective_order = 0;          /* corpus_bleu's default */
@@ -201,7 +219,7 @@ static void test_bleu(jv v)
 		jv_free(kw);
 		jv_free(c);
 	}
-	jv_array_foreach(get(b, "test_case_offset"), i, c) {
+	FOREACH(get(b, "test_case_offset"), i, c) {
 		raw_opts(&o, -1);
 		check(corpus_bleu(jv_array_get(jv_copy(c), 0), jv_array_get(jv_copy(c), 1), &o),
 		      jv_number_value(jv_array_get(jv_copy(c), 2)), 1e-8, "offset: floor 0.1");
@@ -211,7 +229,7 @@ static void test_bleu(jv v)
 		(void)i;
 		jv_free(c);
 	}
-	jv_array_foreach(get(b, "test_case_statistics"), i, c) {
+	FOREACH(get(b, "test_case_statistics"), i, c) {
 		jv h = jv_array_get(jv_array_get(jv_copy(c), 0), 0), r = jv_array_get(jv_array_get(jv_array_get(jv_copy(c), 1), 0), 0);
 		jv want = jv_array_get(jv_copy(c), 2);
 		const char *refs[1] = {jv_string_value(r)};
@@ -236,7 +254,7 @@ static void test_bleu(jv v)
 		const char *groups[2] = {"test_case_scoring", "test_case_degenerate_stats"};
 		int g;
 		for (g = 0; g < 2; g++) {
-			jv_array_foreach(get(b, groups[g]), i, c) {
+			FOREACH(get(b, groups[g]), i, c) {
 				jv a = jv_array_get(jv_copy(c), 0), st0 = jv_array_get(jv_copy(a), 0);
 				rag_bleu_stats st;
 				int k;
@@ -259,14 +277,14 @@ static void test_bleu(jv v)
 			}
 		}
 	}
-	jv_array_foreach(get(b, "test_case_effective_order"), i, c) {
+	FOREACH(get(b, "test_case_effective_order"), i, c) {
 		raw_opts(&o, 0.01);
 		snprintf(what, sizeof what, "effective order case %d", i);
 		check(corpus_bleu(jv_array_get(jv_copy(c), 0), jv_array_get(jv_copy(c), 1), &o),
 		      jv_number_value(jv_array_get(jv_copy(c), 2)), 1e-8, what);
 		jv_free(c);
 	}
-	jv_array_foreach(get(b, "test_bleu_max_order"), i, c) {
+	FOREACH(get(b, "test_bleu_max_order"), i, c) {
 		char got[32];
 		jv want = jv_array_get(jv_copy(c), 3);
 		rag_bleu_opts_init(&o);
@@ -286,7 +304,7 @@ static void test_bleu(jv v)
 		int g;
 		for (g = 0; g < 2; g++) {
 			jv sys = get(s, groups[g][1]), ref = get(s, groups[g][2]);
-			jv_array_foreach(get(s, groups[g][0]), i, c) {
+			FOREACH(get(s, groups[g][0]), i, c) {
 				jv m = jv_array_get(jv_copy(c), 0), val = jv_array_get(jv_copy(c), 1), t = jv_array_get(jv_copy(c), 3);
 				const char *refs[1] = {jv_string_value(ref)};
 				rag_bleu_stats st;
@@ -335,6 +353,8 @@ static double corpus_chrf(jv hyps, jv refs, const rag_chrf_opts *o)
 		jv_free(h);
 		jv_free(r);
 	}
+	jv_free(hyps);
+	jv_free(refs);
 	return 100 * rag_chrf_score(&st, o);
 }
 
@@ -353,7 +373,7 @@ static void test_chrf(jv v)
 
 	agree = values = 0;
 	for (g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-		jv_array_foreach(get(c, groups[g].name), i, t) {
+		FOREACH(get(c, groups[g].name), i, t) {
 			rag_chrf_opts_init(&o);
 			o.beta = groups[g].beta;
 			o.eps_smoothing = groups[g].eps;
@@ -364,7 +384,7 @@ static void test_chrf(jv v)
 			jv_free(t);
 		}
 	}
-	jv_array_foreach(get(c, "test_sentence_level_chrf"), i, t) {
+	FOREACH(get(c, "test_sentence_level_chrf"), i, t) {
 		jv h = jv_array_get(jv_copy(t), 0), r = jv_array_get(jv_array_get(jv_copy(t), 1), 0);
 		const char *rs[1] = {jv_string_value(r)};
 		rag_chrf_stats st;

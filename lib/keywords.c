@@ -105,7 +105,9 @@ static void segment(rag_keywords *k, const char *norm, struct kwlist *l)
 	UErrorCode e = U_ZERO_ERROR;
 	int32_t n16 = 0, s, t;
 	UChar *u;
-	rag_buf w = {0}, run = {0};
+	char *w = NULL;           /* the word in UTF-8 */
+	size_t wcap = 0, wlen;
+	rag_buf run = {0};
 
 	u_strFromUTF8WithSub(NULL, 0, &n16, norm, -1, 0xFFFD, NULL, &e);
 	e = U_ZERO_ERROR;
@@ -125,30 +127,32 @@ static void segment(rag_keywords *k, const char *norm, struct kwlist *l)
 		e = U_ZERO_ERROR;
 		u_strToUTF8WithSub(NULL, 0, &len, u + s, t - s, 0xFFFD, NULL, &e);
 		e = U_ZERO_ERROR;
-		w.len = 0;
-		rag_buf_add(&w, "", (size_t)len + 1);
-		u_strToUTF8WithSub(w.p, len + 1, &len, u + s, t - s, 0xFFFD, NULL, &e);
-		w.len = (size_t)len;
-		w.p[len] = 0;
+		if ((size_t)len + 1 > wcap) {
+			wcap = (size_t)len + 1;
+			w = rag_xrealloc(w, wcap);
+		}
+		u_strToUTF8WithSub(w, len + 1, &len, u + s, t - s, 0xFFFD, NULL, &e);
+		wlen = (size_t)len;
+		w[wlen] = 0;
 		if (ubrk_getRuleStatus(k->brk) < UBRK_WORD_NONE_LIMIT) {
 			flush(l, &run);                     /* spaces, punctuation */
 			continue;
 		}
-		single = rag_utf8_decode(w.p, w.len, &c) == w.len;
+		single = rag_utf8_decode(w, wlen, &c) == wlen;
 		if (!rag_text_is_cjk(c)) {
 			flush(l, &run);
-			add_tokens(l, w.p);
-		} else if (is_stop(w.p)) {
+			add_tokens(l, w);
+		} else if (is_stop(w)) {
 			flush(l, &run);
 		} else if (single) {
-			rag_buf_add(&run, w.p, w.len);
+			rag_buf_add(&run, w, wlen);
 		} else {
 			flush(l, &run);
-			add(l, w.p, w.len);
+			add(l, w, wlen);
 		}
 	}
 	flush(l, &run);
-	rag_buf_free(&w);
+	free(w);
 	rag_buf_free(&run);
 	free(u);
 }

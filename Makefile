@@ -38,7 +38,7 @@ BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-d
 	libutf8proc-dev libstemmer-dev libicu-dev
 DEMO_PKGS = jq
 TEST_PKGS = $(DEMO_PKGS) python3 perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev llvm
 
 deps:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(TEST_PKGS)
@@ -130,9 +130,12 @@ FUZZ_BIN     = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS    ?= 3000
 FUZZ_OPTS    = -seed=1 -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-# libjq 1.6 leaks a token when two values lack a separator (["a" "b"], a NUL in a line): that
-# leak is suppressed, which needs whole malloc stacks (libjq has no frame pointers)
-FUZZ_ENV     = ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/$(FUZZ_DIR)/lsan.supp
+# libjq 1.6 leaks a token when two values lack a separator (["a" "b"]): that leak is
+# suppressed, which needs whole malloc stacks (libjq has no frame pointers) and symbols (a
+# suppression names a function: llvm-symbolizer, from the package llvm)
+FUZZ_SYMBOLIZER = $(firstword $(wildcard /usr/bin/llvm-symbolizer /usr/lib/llvm-14/bin/llvm-symbolizer))
+FUZZ_ENV     = ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/$(FUZZ_DIR)/lsan.supp \
+	$(if $(FUZZ_SYMBOLIZER),ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER))
 # the build's own CFLAGS (make asan passes its own) never reach these objects
 $(FUZZ_OBJ) $(FUZZ_BIN): override CFLAGS = -O1 -g
 

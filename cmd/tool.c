@@ -626,7 +626,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	rag_stream_ops ops = {w_start, w_finish, w_run, w_cancel};
 	wrap w = {cli, tool_ops, ctx, cli->judge};
 	rag_stream_stats st;
-	char err[RAG_ERRLEN], n1[64], n2[64], n3[64], n4[64], n5[64];
+	char err[RAG_ERRLEN], n1[64], n2[64], n3[64], n4[64], n5[64], na[64] = "";
 	int rc, show_progress = !cli->quiet && isatty(2);
 
 	memset(&o, 0, sizeof o);
@@ -643,21 +643,22 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	if (show_progress) o.progress = progress;
 	rc = rag_stream_run(stdin, stdout, &o, &ops, &w, &st, err, sizeof err);
 	if (show_progress) fputs("\r\033[K", stderr);
+	if (st.not_applicable) snprintf(na, sizeof na, ", %ld not applicable", st.not_applicable);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
 	if (st.closed || cli->output_gone) {
 		/* a closed output ends the tool quietly; work dropped for a failed one is no judge error */
 	} else if (!cli->quiet && !cli->judge && cli->remote_noun) {
-		fprintf(stderr, "%s: %s, %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
-		        count(n2, st.input_errors, "input error"), count(n3, st.remote_errors, cli->remote_noun),
+		fprintf(stderr, "%s: %s, %s%s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
+		        count(n2, st.input_errors, "input error"), na, count(n3, st.remote_errors, cli->remote_noun),
 		        st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet && !cli->judge) {
-		fprintf(stderr, "%s: %s, %s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
-		        count(n2, st.input_errors, "input error"), st.seconds, st.interrupted ? ", interrupted" : "");
+		fprintf(stderr, "%s: %s, %s%s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
+		        count(n2, st.input_errors, "input error"), na, st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
 		char line[1024];
-		snprintf(line, sizeof line, "%s: %s, %s, %s, %s, %s, %ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
-		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"),
+		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
+		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"), na,
 		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
 		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, st.usage.completion_tokens,
 		        st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");

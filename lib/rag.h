@@ -265,6 +265,7 @@ typedef struct rag_item {
 	int bad;                  /* input error: rec already carries the error */
 	int remote;               /* the judge failed for this record */
 	int passthrough;          /* an upstream stage's error record: written as it came */
+	int not_applicable;       /* metrics not applicable to this record (rag_item_not_applicable) */
 	rag_usage usage;
 	const char *stage;        /* usage.<tool>.<stage>: the metric or field judged (static), set by the tool */
 	void *data;               /* tool state for this record */
@@ -313,6 +314,7 @@ typedef struct rag_stream_opts {
 
 typedef struct rag_stream_stats {
 	long records, input_errors, remote_errors;   /* lines read; bad lines; records the judge failed */
+	long not_applicable;      /* records with a metric not applicable to them */
 	rag_usage usage;
 	double seconds;
 	int interrupted;
@@ -325,6 +327,10 @@ void rag_item_release(rag_item *it);
  * the position, marks it bad; in strict mode the stream stops after it. */
 void rag_item_input_error(rag_item *it, const char *tool, const char *metric, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The metric does not apply to this record by its definition (no reference answer for context
+ * recall): scores.<metric> = null and not_applicable.<metric> = reason, no errors entry, no
+ * change to the exit status; the summary counts such records apart (rag(7) NOT APPLICABLE). */
+void rag_item_not_applicable(rag_item *it, const char *metric, const char *reason);
 /* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
  * reports msg with the record's position. */
 void rag_item_remote_error(rag_item *it, const char *msg);

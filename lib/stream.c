@@ -91,6 +91,13 @@ void rag_item_input_error(rag_item *it, const char *tool, const char *metric, co
 	free(msg);
 }
 
+void rag_item_not_applicable(rag_item *it, const char *metric, const char *reason)
+{
+	it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+	it->rec = rag_record_set(it->rec, "not_applicable", metric, jv_string(reason));
+	it->not_applicable++;
+}
+
 /* The stream's own entry for a record whose line had invalid UTF-8: written with U+FFFD and not
  * judged, by this stage and, since it finds this entry, by every later one (upstream_bad). */
 static const char bad_utf8[] = "invalid UTF-8 (replaced with U+FFFD; record not judged)";
@@ -353,6 +360,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			if (!it->bad && !it->passthrough && ops->finish) ops->finish(it, ctx);
 			if (it->bad) stats->input_errors++;
 			if (it->remote) stats->remote_errors++;
+			if (it->not_applicable) stats->not_applicable++;
 			rag_usage_add(&stats->usage, &it->usage);
 			if (o.observe) o.observe(it, ctx);
 			if (out && !epipe && !failed_write && write_item(out, it, o.unbuffered, &epipe) < 0 && !epipe) {

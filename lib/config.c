@@ -5,6 +5,7 @@
  * field, a new row, a default and a line in rag-config.5. */
 #include "rag.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -29,6 +30,8 @@ enum type {
 	T_FILES,      /* "*" row: name -> path pairs; rag_kv * at .off, its size_t count at .aux */
 	T_NUMS,       /* "*" row: name -> number in [lo, hi]; rag_kd * at .off, its size_t count at .aux */
 	T_STRS,       /* rag_strv: a list of strings (a single string is a list of one) */
+	T_RUBRICS,    /* "*" row: name -> a rubric mapping (load_rubric); rag_rubric_conf * at .off,
+	               * its size_t count at .aux */
 };
 
 struct key {
@@ -105,6 +108,7 @@ static const struct key keys[] = {
 	{ ROW("kw", "must_not_contain", T_STRS, kw.must_not_contain) },
 	{ ROW("kw", "must_match", T_STRS, kw.must_match) },
 	{ ROW("kw", "must_not_match", T_STRS, kw.must_not_match) },
+	{ ROW("rubrics", "*", T_RUBRICS, rubrics.v), .aux = offsetof(rag_config, rubrics.n) },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -197,6 +201,39 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->kw.threshold = 0.3;
 }
 
+static void rubric_conf_free(rag_rubric_conf *r)
+{
+	size_t j;
+	free(r->name);
+	free(r->criteria);
+	rag_strv_free(&r->steps);
+	rag_strv_free(&r->fields);
+	for (j = 0; j < r->nscores; j++) {
+		free(r->scores[j].key);
+		free(r->scores[j].value);
+	}
+	free(r->scores);
+	memset(r, 0, sizeof *r);
+}
+
+int rag_scale_parse(const char *s)
+{
+	if (!s) return -1;
+	if (!strcmp(s, "0-10")) return RAG_SCALE_0_10;
+	if (!strcmp(s, "1-5")) return RAG_SCALE_1_5;
+	if (!strcmp(s, "yes/no")) return RAG_SCALE_YESNO;
+	return -1;
+}
+
+const char *rag_scale_name(int scale)
+{
+	switch (scale) {
+	case RAG_SCALE_1_5: return "1-5";
+	case RAG_SCALE_YESNO: return "yes/no";
+	default: return "0-10";
+	}
+}
+
 /* From the table, so that a new row cannot be forgotten here. */
 void rag_config_free(rag_config *cfg)
 {
@@ -229,6 +266,13 @@ void rag_config_free(rag_config *cfg)
 			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
 			for (j = 0; j < n; j++) free(kd[j].key);
 			free(kd);
+			break;
+		}
+		case T_RUBRICS: {
+			rag_rubric_conf *r = *(rag_rubric_conf **)field;
+			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
+			for (j = 0; j < n; j++) rubric_conf_free(&r[j]);
+			free(r);
 			break;
 		}
 		default:
@@ -501,6 +545,9 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 	case T_STRS:
 		rag_strv_push(field, rag_xstrdup(text));
 		return 0;
+	case T_RUBRICS:
+		snprintf(msg, msglen, "\"%s\" must be a mapping", name);   /* load_rubric reads them */
+		return -1;
 	case T_NUMS: {
 		rag_kd **kd = field;
 		size_t *n = (size_t *)((char *)cfg + k->aux);
@@ -611,9 +658,8 @@ static const char *type_noun(enum type t)
 
 /* A list of strings (kw.must_contain...): each item a scalar, ${VAR} expanded; a single scalar
  * is a list of one. */
-static int load_list(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
+static int load_strs(struct loader *L, const struct key *k, const char *name, yaml_node_t *v, rag_strv *list)
 {
-	rag_strv *list = (rag_strv *)((char *)L->cfg + k->off);
 	char msg[RAG_ERRLEN], *text;
 	yaml_node_item_t *it;
 
@@ -640,6 +686,174 @@ static int load_list(struct loader *L, const struct key *k, const char *name, ya
 		rag_strv_push(list, text);
 	}
 	return 0;
+}
+
+static int load_list(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
+{
+	return load_strs(L, k, name, v, (rag_strv *)((char *)L->cfg + k->off));
+}
+
+/* One scalar of a rubric, ${VAR} expanded: malloc'ed, or NULL after the message. */
+static char *rubric_scalar(struct loader *L, const struct key *k, const char *rubric, const char *key,
+                           yaml_node_t *v)
+{
+	char msg[RAG_ERRLEN], *text;
+	if (v->type != YAML_SCALAR_NODE) {
+		snprintf(msg, sizeof msg, "\"%s\" of rubric \"%s\" must be a single value, not %s", key, rubric,
+		         kind_name(v));
+		fail_at(L, v->start_mark, msg);
+		return NULL;
+	}
+	if (!(text = expand((const char *)v->data.scalar.value, k, key, msg, sizeof msg))) fail_at(L, v->start_mark, msg);
+	return text;
+}
+
+/* 1 when s is a score of the scale: an integer in its range, or yes / no. */
+static int scale_has(int scale, const char *s)
+{
+	long l;
+	if (scale == RAG_SCALE_YESNO) return !strcmp(s, "yes") || !strcmp(s, "no");
+	if (parse_long(s, &l) != 0) return 0;
+	return scale == RAG_SCALE_1_5 ? l >= 1 && l <= 5 : l >= 0 && l <= 10;
+}
+
+/* rubrics.<name>: a mapping of criteria, scale, steps, fields and scores (rag-config(5)). */
+static int load_rubric(struct loader *L, const struct key *k, const char *name, yaml_node_t *key_node,
+                       yaml_node_t *v)
+{
+	static const char *const known[] = {"criteria", "scale", "steps", "fields", "scores"};
+	rag_rubric_conf **list = (rag_rubric_conf **)((char *)L->cfg + k->off);
+	size_t *n = (size_t *)((char *)L->cfg + k->aux), i;
+	rag_rubric_conf r;
+	yaml_node_pair_t *pair, *q;
+	yaml_mark_t *marks = NULL;          /* where each score was written */
+	char msg[RAG_ERRLEN], echo[72];
+	const char *p;
+
+	clip(name, echo, sizeof echo);
+	for (p = name; *p && (isalnum((unsigned char)*p) || *p == '_' || *p == '-'); p++)
+		;
+	if (!*name || *p || strlen(name) > 64) {
+		snprintf(msg, sizeof msg, "rubric name \"%s\" must be 1-64 letters, digits, \"_\" or \"-\"", echo);
+		return fail_at(L, key_node->start_mark, msg);
+	}
+	if (v->type != YAML_MAPPING_NODE) {
+		snprintf(msg, sizeof msg, "rubric \"%s\" must be a mapping (criteria, scale, steps, fields, scores), "
+		         "not %s", echo, is_null(v) ? "empty" : kind_name(v));
+		return fail_at(L, v->start_mark, msg);
+	}
+	memset(&r, 0, sizeof r);
+	r.name = rag_xstrdup(name);
+	for (pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top; pair++) {
+		yaml_node_t *kn = yaml_document_get_node(L->doc, pair->key);
+		yaml_node_t *vn = yaml_document_get_node(L->doc, pair->value);
+		const char *key;
+		char *text;
+		size_t best = 3, d;
+		const char *hint = NULL;
+		if (kn->type != YAML_SCALAR_NODE) {
+			fail_at(L, kn->start_mark, "keys must be plain names, not a mapping or a list");
+			goto fail;
+		}
+		key = (const char *)kn->data.scalar.value;
+		for (q = v->data.mapping.pairs.start; q < pair; q++) {
+			yaml_node_t *o = yaml_document_get_node(L->doc, q->key);
+			if (o->type == YAML_SCALAR_NODE && !strcmp((const char *)o->data.scalar.value, key)) {
+				snprintf(msg, sizeof msg, "duplicate key \"%s\" in rubric \"%s\"", clip(key, echo, sizeof echo), name);
+				fail_at(L, kn->start_mark, msg);
+				goto fail;
+			}
+		}
+		if (is_null(vn)) continue;
+		if (!strcmp(key, "criteria")) {
+			if (!(text = rubric_scalar(L, k, name, key, vn))) goto fail;
+			replace(&r.criteria, text);
+		} else if (!strcmp(key, "scale")) {
+			int sc;
+			if (!(text = rubric_scalar(L, k, name, key, vn))) goto fail;
+			sc = rag_scale_parse(text);
+			if (sc < 0) {
+				snprintf(msg, sizeof msg, "\"scale\" of rubric \"%s\" must be one of 0-10, 1-5, yes/no, not \"%s\"",
+				         name, clip(text, echo, sizeof echo));
+				free(text);
+				fail_at(L, vn->start_mark, msg);
+				goto fail;
+			}
+			free(text);
+			r.scale = sc;
+		} else if (!strcmp(key, "steps") || !strcmp(key, "fields")) {
+			rag_strv *sv = key[0] == 's' ? &r.steps : &r.fields;
+			rag_strv_free(sv);
+			if (load_strs(L, k, key, vn, sv) < 0) goto fail;
+			for (i = 0; i < sv->n; i++) {
+				if (!*sv->v[i]) {
+					snprintf(msg, sizeof msg, "\"%s\" of rubric \"%s\" holds an empty string", key, name);
+					fail_at(L, vn->start_mark, msg);
+					goto fail;
+				}
+			}
+		} else if (!strcmp(key, "scores")) {
+			yaml_node_pair_t *sp;
+			if (vn->type != YAML_MAPPING_NODE) {
+				snprintf(msg, sizeof msg, "\"scores\" of rubric \"%s\" must be a mapping of score to "
+				         "description, not %s", name, kind_name(vn));
+				fail_at(L, vn->start_mark, msg);
+				goto fail;
+			}
+			for (sp = vn->data.mapping.pairs.start; sp < vn->data.mapping.pairs.top; sp++) {
+				yaml_node_t *sk = yaml_document_get_node(L->doc, sp->key);
+				yaml_node_t *sv = yaml_document_get_node(L->doc, sp->value);
+				char *desc;
+				if (sk->type != YAML_SCALAR_NODE) {
+					fail_at(L, sk->start_mark, "a score must be a plain value, not a mapping or a list");
+					goto fail;
+				}
+				if (!(desc = rubric_scalar(L, k, name, (const char *)sk->data.scalar.value, sv))) goto fail;
+				r.scores = rag_xrealloc(r.scores, (r.nscores + 1) * sizeof *r.scores);
+				marks = rag_xrealloc(marks, (r.nscores + 1) * sizeof *marks);
+				r.scores[r.nscores].key = rag_xstrdup((const char *)sk->data.scalar.value);
+				r.scores[r.nscores].value = desc;
+				marks[r.nscores++] = sk->start_mark;
+			}
+		} else {
+			for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+				if ((d = distance(key, known[i])) < best && d < strlen(key)) {
+					best = d;
+					hint = known[i];
+				}
+			}
+			clip(key, echo, sizeof echo);
+			if (hint)
+				snprintf(msg, sizeof msg, "unknown key \"%s\" in rubric \"%s\" (did you mean \"%s\"?)", echo, name, hint);
+			else
+				snprintf(msg, sizeof msg, "unknown key \"%s\" in rubric \"%s\" (known: criteria, scale, steps, "
+				         "fields, scores)", echo, name);
+			fail_at(L, kn->start_mark, msg);
+			goto fail;
+		}
+	}
+	if (!r.criteria || !*r.criteria) {
+		snprintf(msg, sizeof msg, "rubric \"%s\" has no \"criteria\": say what the judge is to assess", name);
+		fail_at(L, key_node->start_mark, msg);
+		goto fail;
+	}
+	/* checked once the whole mapping is read: the scale may come after the scores */
+	for (i = 0; i < r.nscores; i++) {
+		if (!scale_has(r.scale, r.scores[i].key)) {
+			snprintf(msg, sizeof msg, "score \"%s\" of rubric \"%s\" is not on its scale %s",
+			         clip(r.scores[i].key, echo, sizeof echo), name, rag_scale_name(r.scale));
+			fail_at(L, marks[i], msg);
+			goto fail;
+		}
+	}
+	free(marks);
+	*list = rag_xrealloc(*list, (*n + 1) * sizeof **list);
+	(*list)[(*n)++] = r;
+	return 0;
+fail:
+	free(marks);
+	rubric_conf_free(&r);
+	return -1;
 }
 
 static int load_value(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
@@ -702,7 +916,11 @@ static int load_map(struct loader *L, yaml_document_t *doc, yaml_node_t *map, co
 			continue;
 		}
 		if ((k = find_key(section, "*"))) {
-			if (load_value(L, k, name, vn) < 0) return -1;
+			if (k->type == T_RUBRICS) {
+				if (load_rubric(L, k, name, kn, vn) < 0) return -1;
+			} else if (load_value(L, k, name, vn) < 0) {
+				return -1;
+			}
 			continue;
 		}
 		if (suggest(section, name, hint, sizeof hint))

@@ -231,6 +231,7 @@ typedef struct call {
 	const char *fix_hint;     /* what to ask for on a re-ask */
 	int expect;               /* verdicts expected / claims allowed */
 	int n;                    /* choices asked for (rag_judge_ask_n); 1 otherwise */
+	int repeat;               /* rag_judge_ask_repeat's repeat; 0 otherwise */
 	char problem[256];
 	rag_judge_cb done;
 	void *arg;
@@ -254,6 +255,9 @@ static const struct { const char *name, *schema; } schemas[] = {
 	{"revq", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\",\"noncommittal\"],"
 	         "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
 	         "\"noncommittal\":{\"type\":\"boolean\"}}}"},
+	/* rag-judge: a number on the rubric's scale, or "yes" / "no" (rubric.c checks which) */
+	{"rubric", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"score\",\"reason\"],"
+	           "\"properties\":{\"score\":{\"type\":[\"number\",\"string\"]},\"reason\":{\"type\":\"string\"}}}"},
 };
 
 static void call_send(call *c)
@@ -262,6 +266,7 @@ static void call_send(call *c)
 	size_t i;
 	o.n = c->n;
 	o.fresh = c->fresh;
+	o.repeat = c->repeat;
 	for (i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
 		if (strcmp(schemas[i].name, c->name) == 0) {
 			o.schema_name = schemas[i].name;
@@ -390,8 +395,9 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	call_send(c);
 }
 
-void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
-                     int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+static void ask(rag_judge *j, const char *name, const char *lang, jv vars, int n, int repeat,
+                rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb,
+                void *arg)
 {
 	const char *t = template(j, name, lang);
 	call *c;
@@ -412,9 +418,23 @@ void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, 
 	c->fix_hint = fix_hint;
 	c->expect = expect;
 	c->n = n > 1 ? n : 1;
+	c->repeat = repeat > 0 ? repeat : 0;
 	c->done = cb;
 	c->arg = arg;
 	call_send(c);
+}
+
+void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
+                     int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	ask(j, name, lang, vars, n, 0, check, expect, fix_hint, usage, cb, arg);
+}
+
+void rag_judge_ask_repeat(rag_judge *j, const char *name, const char *lang, jv vars, int repeat,
+                          rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage,
+                          rag_judge_cb cb, void *arg)
+{
+	ask(j, name, lang, vars, 1, repeat, check, expect, fix_hint, usage, cb, arg);
 }
 
 void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,

@@ -27,6 +27,7 @@ typedef struct req {
 	struct req *next;
 	int embed;                /* an embeddings request (else a chat completion) */
 	int n;                    /* chat: choices asked for ("n"), 1 unless rag_llm_submit_n */
+	int repeat;               /* rag_llm_opts.repeat: in the cache key */
 	jv choices;               /* n > 1: the content of each choice (array of strings) */
 	const char *url, *auth;   /* borrowed from the client */
 	char *body;               /* JSON request body */
@@ -257,7 +258,8 @@ static jv response_format(const rag_llm *l, const char *name, const char *schema
 }
 
 /* Everything that changes the answer, and nothing secret. Canonical: jv dumps with sorted keys. */
-static jv request_json(rag_llm *l, jv messages, int n, const char *name, const char *schema, int *used)
+static jv request_json(rag_llm *l, jv messages, int n, int repeat, const char *name, const char *schema,
+                       int *used)
 {
 	jv o = jv_object();
 	o = jv_object_set(o, jv_string("model"), jv_string(l->model));
@@ -265,7 +267,8 @@ static jv request_json(rag_llm *l, jv messages, int n, const char *name, const c
 	if (n > 1) o = jv_object_set(o, jv_string("n"), jv_number(n));
 	o = jv_object_set(o, jv_string("temperature"), jv_number(l->temperature));
 	o = jv_object_set(o, jv_string("max_tokens"), jv_number(l->max_tokens));
-	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed));
+	/* repeat i of a question asks with seed + i: a seeded endpoint gives each its own sample */
+	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed + repeat));
 	*used = 0;
 	if (l->json_mode != RAG_JSON_OFF)
 		o = jv_object_set(o, jv_string("response_format"), response_format(l, name, schema, used));
@@ -331,6 +334,8 @@ static void set_body(rag_llm *l, req *r, jv body)
 	r->est_tokens = (long)(strlen(r->body) / 4) + l->max_tokens;
 	jv_free(dumped);
 	keyed = jv_object_set(body, jv_string("endpoint"), jv_string(l->endpoint));
+	/* without a seed, repeats are the same request: the key still tells them apart */
+	if (r->repeat > 0) keyed = jv_object_set(keyed, jv_string("repeat"), jv_number(r->repeat));
 	dumped = jv_dump_string(keyed, JV_PRINT_SORTED);
 	rag_sha256_hex(jv_string_value(dumped), strlen(jv_string_value(dumped)), r->key);
 	jv_free(dumped);
@@ -351,12 +356,13 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 	int n = o->n > 1 ? o->n : 1;
 	memset(r, 0, sizeof *r);
 	r->n = n;
+	r->repeat = o->repeat > 0 ? o->repeat : 0;
 	r->choices = jv_null();
 	r->cb = cb;
 	r->arg = arg;
 	r->url = l->url;
 	r->auth = l->auth;
-	set_body(l, r, request_json(l, messages, n, o->schema_name, o->schema, &r->schema));
+	set_body(l, r, request_json(l, messages, n, r->repeat, o->schema_name, o->schema, &r->schema));
 
 	if (l->cache_mode != RAG_CACHE_OFF && !(o->fresh && l->cache_mode != RAG_CACHE_REPLAY)) {
 		char *val = NULL;

@@ -135,6 +135,23 @@ enum rag_json_mode { RAG_JSON_OFF = 0, RAG_JSON_OBJECT, RAG_JSON_SCHEMA };
 typedef struct rag_kv { char *key; char *value; } rag_kv;
 typedef struct rag_kd { char *key; double value; } rag_kd;
 
+/* The scale of a rubric (rag-judge(1)): its scores, and how they map to [0, 1]. */
+enum rag_scale { RAG_SCALE_0_10 = 0, RAG_SCALE_1_5, RAG_SCALE_YESNO };
+/* "0-10", "1-5", "yes/no": the scale, or -1. */
+int rag_scale_parse(const char *s);
+const char *rag_scale_name(int scale);    /* static; "0-10" for an unknown one */
+
+/* A custom rubric of the configuration (rubrics.<name>, rag-config(5)), checked at load: a
+ * name of letters, digits, "_" and "-", criteria given, every score described on the scale. */
+typedef struct rag_rubric_conf {
+	char *name;
+	char *criteria;           /* what the judge is to assess */
+	int scale;                /* enum rag_scale, default 0-10 */
+	rag_strv steps;           /* evaluation steps (G-Eval), in order; may be empty */
+	rag_strv fields;          /* the record fields the judge sees; empty: question, answer */
+	rag_kv *scores; size_t nscores;   /* score ("10", "yes") -> what it means, in file order */
+} rag_rubric_conf;
+
 typedef struct rag_verify_conf rag_verify_conf;
 typedef struct rag_config {
 	char *path;               /* the file that was loaded, or NULL */
@@ -205,6 +222,10 @@ typedef struct rag_config {
 		/* the lists a record without its own uses (contains, contains_all, regex) */
 		rag_strv must_contain, must_not_contain, must_match, must_not_match;
 	} kw;
+	struct {
+		/* rag-judge's custom rubrics, in file order; a name of a built-in one replaces it */
+		rag_rubric_conf *v; size_t n;
+	} rubrics;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
@@ -396,6 +417,9 @@ typedef struct rag_llm_opts {
 	                           * endpoint that answers it with 400 gets json_object from then on */
 	int fresh;                /* ask the endpoint even when the cache holds the answer (a cached
 	                           * reply that failed its check); not in replay mode */
+	int repeat;               /* repeat i of the same question (rag-judge --repeat), 0 the first:
+	                           * with llm.seed the request's seed is llm.seed + i; the cache key
+	                           * holds i, so that repeats are distinct entries even without a seed */
 } rag_llm_opts;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
@@ -520,6 +544,10 @@ void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, ra
  * array of their results (fewer than n when the endpoint ignores "n"). */
 void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
                      int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
+/* rag_judge_ask as repeat i (0 the first) of the same question: rag_llm_opts.repeat. */
+void rag_judge_ask_repeat(rag_judge *j, const char *name, const char *lang, jv vars, int repeat,
+                          rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage,
+                          rag_judge_cb cb, void *arg);
 /* The reply check for "one verdict per numbered item": {"verdicts": [{"id": 1..expect,
  * "verdict": bool, "reason": str}]} -> *result = array of {verdict, reason} in id order. */
 const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *problem, size_t plen);
@@ -625,6 +653,41 @@ enum rag_revq_mode { RAG_REVQ_LIST = 0, RAG_REVQ_N, RAG_REVQ_REQUESTS };
  * {"generated": [strings], "noncommittal": bool} or an error. Not for the offline judge. */
 void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int mode,
                   rag_usage *usage, rag_judge_cb cb, void *arg);
+
+/* ---------------------------------------------------------------- rubric.c */
+/* rag-judge's rubrics: the built-in ones (correctness, relevance, completeness,
+ * groundedness_0_10, consistent; rag-judge(1)) and those of the configuration's rubrics
+ * section, which win over a built-in one of the same name. Prompt "rubric". */
+typedef struct rag_rubric rag_rubric;
+/* The rubric called name (cfg borrowed, not kept): NULL and err when there is none. */
+rag_rubric *rag_rubric_get(const rag_config *cfg, const char *name, char *err, size_t errlen);
+void rag_rubric_free(rag_rubric *r);
+const char *rag_rubric_builtins(void);          /* "correctness, relevance, ...": static */
+const char *rag_rubric_name(const rag_rubric *r);
+int rag_rubric_scale(const rag_rubric *r);      /* enum rag_scale */
+size_t rag_rubric_nfields(const rag_rubric *r);
+const char *rag_rubric_field(const rag_rubric *r, size_t i);   /* canonical names: "question" */
+/* The fields the rubric shows the judge, read from rec (borrowed): 0 and *values, an array in
+ * the rubric's field order (contexts an array of strings, the others strings); 1 when the
+ * rubric does not apply by its definition (it reads the reference and the record has none), *na
+ * the reason (static); -1 and err for a missing or mistyped field. */
+int rag_rubric_inputs(const rag_rubric *r, jv rec, jv *values, const char **na, char *err, size_t errlen);
+/* The reply check (a rag_judge_check, expect being the scale): {"score", "reason"} with the
+ * score on the scale (an integer in range; "yes" / "no" or a boolean for yes/no) and a reason
+ * that is not blank -> *result {"score": number (yes 1, no 0), "reason": string}. */
+const char *rag_rubric_check(jv reply, int scale, jv *result, char *problem, size_t plen);
+/* Ask the judge to score the values (consumed, from rag_rubric_inputs) against the rubric, as
+ * repeat `repeat` of the question (0 the first; llm.seed + repeat, rag_llm_opts). cb gets
+ * {"score", "reason"} as rag_rubric_check gives it, or an error. Not for the offline judge. */
+void rag_rubric_ask(rag_judge *j, const char *lang, const rag_rubric *r, jv values, int repeat,
+                    rag_usage *usage, rag_judge_cb cb, void *arg);
+/* A score on the scale in [0, 1]: 0-10 s / 10, 1-5 (s - 1) / 4, yes/no 1 or 0. */
+double rag_rubric_normalise(int scale, double s);
+/* verdicts.<rubric> from n >= 1 scores on the scale (repeats in order) and the first reason:
+ * {score: the mean, scale, reason, pass (yes/no: more yes than no)}, and with n > 1 repeats,
+ * stdev (the sample's, n - 1) and, when threshold (normalised) is not NAN or the scale is
+ * yes/no, flip: whether the normalised repeats fall on both sides of it (equal passes). */
+jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const char *reason, double threshold);
 
 /* ================================================================ 6. scores and runs */
 /* ---------------------------------------------------------------- rank.c */

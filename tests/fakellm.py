@@ -30,6 +30,16 @@ plain user message, the last user message that holds a block):
     with " [choice i]" after each question; other replies: K copies)
   * else a <<<TEXT-xxxxxxxx ... >>> block -> {"claims": [sentences]}
     (split after . ! ? followed by blank/end, and after 。！？; "I don't know" -> []);
+  * a rag-judge rubric prompt (a user message ending 'the rubric "NAME" on the scale S', or
+    '评分标准“NAME”、在分数范围 S 内'; checked first, as it holds an ANSWER block too) ->
+      {"score": V, "reason": "fake: rubric NAME scored V"}
+    V from a marker in the ANSWER block (else the whole message): "SCORE:NAME=V" for that
+    rubric, else "SCORE=V" (a number, or yes / no), else the top of the scale (10, 5, yes).
+    With "JITTER" in the answer and a "seed" s in the request, V moves by the seed: s % 3 == 2
+    adds 1, s % 3 == 0 takes 1 (clamped to the scale; yes/no: s % 3 == 2 turns it over), so
+    seeds 1, 2, 3 give V, V+1, V-1. Plan rules on it: "few" drops the reason, "empty_list"
+    empties it, "bad_ids" adds 100 to the score, "wrong_types" makes it a string ("yes": a
+    list), "echo_key" quotes the key in the reason;
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
 
 PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
@@ -141,6 +151,52 @@ def split_sentences(text):
     return out
 
 
+RUBRIC_RE = re.compile(r'the rubric "([^"]+)" on the scale (\S+?)\.|评分标准“([^”]+)”、在分数范围 (\S+) 内')
+
+
+def rubric_reply(req, users):
+    """The AUTO reply to a rag-judge rubric prompt, or None for any other prompt."""
+    for u in reversed(users):
+        m = RUBRIC_RE.search(u)
+        if m:
+            break
+    else:
+        return None
+    name, scale = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    an = find_block(u, "ANSWER")
+    text = an if an is not None else u
+    top = {"0-10": 10, "1-5": 5}.get(scale, "yes")
+    mk = re.search(r"SCORE:%s=(\S+)" % re.escape(name), text) or re.search(r"SCORE=(\S+)", text)
+    v = mk.group(1).rstrip(".,;") if mk else top
+    if isinstance(v, str) and re.match(r"^-?\d+(\.\d+)?$", v):
+        v = float(v) if "." in v else int(v)
+    seed = req.get("seed")
+    if "JITTER" in text and isinstance(seed, int):
+        step = {2: 1, 0: -1}.get(seed % 3, 0)
+        if scale == "yes/no" and v in ("yes", "no"):
+            v = ("no" if v == "yes" else "yes") if step == 1 else v
+        elif isinstance(v, (int, float)):
+            lo, hi = (1, 5) if scale == "1-5" else (0, 10)
+            v = min(hi, max(lo, v + step))
+    return {"score": v, "reason": "fake: rubric %s scored %s" % (name, v)}, "rubric"
+
+
+def mutate_rubric(obj, rule, key):
+    """The plan's changes to a rubric reply (the rubric has no list, verdicts or ids)."""
+    if "score" not in obj or "reason" not in obj:
+        return
+    if rule.get("few"):
+        del obj["reason"]
+    elif rule.get("empty_list"):
+        obj["reason"] = ""
+    if rule.get("bad_ids") and isinstance(obj["score"], (int, float)):
+        obj["score"] += 100
+    if rule.get("wrong_types"):
+        obj["score"] = [obj["score"]] if isinstance(obj["score"], str) else str(obj["score"])
+    if rule.get("echo_key") and "reason" in obj:
+        obj["reason"] += " (key: %s)" % key
+
+
 def auto_reply(req):
     """(python object to send as content, kind) for a parsed request."""
     msgs = req.get("messages") if isinstance(req, dict) else None
@@ -148,6 +204,9 @@ def auto_reply(req):
     if isinstance(msgs, list):
         users = [message_text(m.get("content")) for m in msgs
                  if isinstance(m, dict) and m.get("role") == "user"]
+    rubric = rubric_reply(req, users)
+    if rubric is not None:
+        return rubric
     # The last user message; but a re-ask appends the model's reply and a short user message
     # ("your reply did not fit ..."), so fall back to the last user message holding a block.
     last = users[-1] if users else ""
@@ -452,6 +511,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def mutate(obj, rule, key):
     """The plan's changes to an AUTO reply object, in place."""
+    mutate_rubric(obj, rule, key)
     lists = [k for k in ("verdicts", "claims", "questions") if isinstance(obj.get(k), list)]
     if rule.get("few"):
         for k in lists:

@@ -1,0 +1,259 @@
+/* rag-judge - score each record against one or more rubrics (correctness against the reference,
+ * relevance, completeness, groundedness, consistency, or the configuration's own), each with a
+ * score on the rubric's scale and a reason; --repeat asks again and measures the spread. */
+#include "tool.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"Usage: rag-judge [OPTIONS] < records.jsonl > records.jsonl\n"
+	"Score each record against rubrics with an LLM judge: verdicts.<RUBRIC> (score on the\n"
+	"rubric's scale, reason) and scores.<RUBRIC> (normalised to [0, 1]). Built-in rubrics:\n"
+	"correctness, relevance, completeness, groundedness_0_10, consistent; custom ones from the\n"
+	"rubrics section of rag.yaml. There is no offline judge: it needs an endpoint (or --cache\n"
+	"replay).\n";
+
+enum { OPT_RUBRIC = RAG_OPT_TOOL };
+
+static const rag_opt options[] = {
+	{"rubric", 0, OPT_RUBRIC, "NAME[,NAME...]",
+	 "correctness relevance completeness groundedness_0_10 consistent",
+	 "the rubrics to score (default correctness): correctness | relevance |\n"
+	 "completeness | groundedness_0_10 | consistent | a name from rubrics: in rag.yaml;\n"
+	 "several: one request each, in flight together"},
+	{"repeat", 'n', 'n', "N", NULL, "ask N times (llm.seed, seed+1, ...): the mean, repeats, stdev, flip"},
+	{"threshold", 't', 't', "X", NULL,
+	 "normalised pass threshold for --repeat's flip (default: gate.record.<RUBRIC>)"},
+	RAG_OPT_END
+};
+
+typedef struct tool {
+	rag_cli *cli;
+	rag_rubric **rubrics;
+	double *thresholds;       /* per rubric, NAN when none is known */
+	size_t n;
+	int repeat;
+	char *stage;              /* usage.rag-judge.<the rubrics, comma-separated> */
+} tool;
+
+/* One rubric of one record: its repeats, in flight together. */
+typedef struct job {
+	rag_item *it;
+	tool *t;
+	size_t r;                 /* the rubric */
+	int left;
+	double *scores;
+	char *reason;             /* the first repeat's */
+	char *error;
+} job;
+
+static void set_null(rag_item *it, const char *name)
+{
+	it->rec = rag_record_set(it->rec, "verdicts", name, jv_null());
+	it->rec = rag_record_set(it->rec, "scores", name, jv_null());
+}
+
+static void job_end(job *b)
+{
+	rag_item *it = b->it;
+	const rag_rubric *r = b->t->rubrics[b->r];
+	const char *name = rag_rubric_name(r);
+	if (b->error) {
+		set_null(it, name);
+		it->rec = rag_record_error(it->rec, "rag-judge", name, "%s", b->error);
+		rag_item_remote_error(it, b->error);
+	} else {
+		jv v = rag_rubric_verdict(r, b->scores, b->t->repeat, b->reason, b->t->thresholds[b->r]);
+		double mean = rag_json_num(v, "score");
+		it->rec = rag_record_set(it->rec, "verdicts", name, v);
+		it->rec = rag_record_set(it->rec, "scores", name,
+		                         jv_number(rag_rubric_normalise(rag_rubric_scale(r), mean)));
+	}
+	free(b->scores);
+	free(b->reason);
+	free(b->error);
+	free(b);
+	rag_item_release(it);
+}
+
+typedef struct ask { job *b; int i; } ask;
+
+static void scored(void *arg, jv result, const char *error)
+{
+	ask *a = arg;
+	job *b = a->b;
+	int i = a->i;
+	free(a);
+	if (error) {
+		if (!b->error) b->error = b->t->repeat > 1 ? rag_xasprintf("repeat %d: %s", i + 1, error) : rag_xstrdup(error);
+	} else {
+		jv rs = jv_object_get(jv_copy(result), jv_string("reason"));
+		b->scores[i] = rag_json_num(result, "score");
+		if (i == 0) b->reason = rag_xstrdup(jv_string_value(rs));
+		jv_free(rs);
+	}
+	jv_free(result);
+	if (--b->left == 0) job_end(b);
+}
+
+static void start(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	const char *q = rag_record_str(it->rec, "question"), *a = rag_record_str(it->rec, "answer"), *na;
+	const char *lang = rag_cli_lang(t->cli, q ? q : a ? a : "");
+	char why[RAG_ERRLEN];
+	size_t r;
+	int i, self_checked = 0;
+
+	it->stage = t->stage;
+	for (r = 0; r < t->n; r++) {
+		const char *name = rag_rubric_name(t->rubrics[r]);
+		jv values;
+		job *b;
+		int rc = rag_rubric_inputs(t->rubrics[r], it->rec, &values, &na, why, sizeof why);
+		if (rc == 1) {
+			it->rec = rag_record_set(it->rec, "verdicts", name, jv_null());
+			rag_item_not_applicable(it, name, na);
+			continue;
+		}
+		if (rc < 0) {
+			set_null(it, name);
+			rag_item_input_error(it, "rag-judge", name, "%s", why);
+			continue;
+		}
+		if (!self_checked++) rag_cli_self_check(t->cli, it->rec);
+		b = rag_xcalloc(1, sizeof *b);
+		b->it = it;
+		b->t = t;
+		b->r = r;
+		b->left = t->repeat;
+		b->scores = rag_xcalloc((size_t)t->repeat, sizeof *b->scores);
+		rag_item_hold(it);
+		for (i = 0; i < t->repeat; i++) {
+			ask *k = rag_xmalloc(sizeof *k);
+			k->b = b;
+			k->i = i;
+			rag_rubric_ask(t->cli->judge, lang, t->rubrics[r], i + 1 < t->repeat ? jv_copy(values) : values, i,
+			               &it->usage, scored, k);
+		}
+	}
+}
+
+/* The rubrics of --rubric, each once, into t. */
+static int load_rubrics(rag_cli *cli, tool *t, const char *list)
+{
+	const char *p = list, *e;
+	char err[RAG_ERRLEN];
+	rag_buf stage = {0};
+	size_t i, k;
+	for (; *p; p = *e ? e + 1 : e) {
+		char *name;
+		rag_rubric *r;
+		e = strchr(p, ',');
+		if (!e) e = p + strlen(p);
+		name = rag_xstrndup(p, (size_t)(e - p));
+		if (!*name) {
+			free(name);
+			continue;
+		}
+		for (k = 0; k < t->n && strcmp(rag_rubric_name(t->rubrics[k]), name); k++)
+			;
+		if (k < t->n) {
+			free(name);
+			continue;
+		}
+		if (!(r = rag_rubric_get(&cli->cfg, name, err, sizeof err))) {
+			rag_msg(cli->prog, "error", "%s", err);
+			free(name);
+			rag_buf_free(&stage);
+			return RAG_EXIT_USAGE;
+		}
+		free(name);
+		t->rubrics = rag_xrealloc(t->rubrics, (t->n + 1) * sizeof *t->rubrics);
+		t->thresholds = rag_xrealloc(t->thresholds, (t->n + 1) * sizeof *t->thresholds);
+		t->rubrics[t->n] = r;
+		t->thresholds[t->n] = NAN;
+		for (i = 0; i < cli->cfg.gate.nrecord; i++)
+			if (!strcmp(cli->cfg.gate.record[i].key, rag_rubric_name(r))) t->thresholds[t->n] = cli->cfg.gate.record[i].value;
+		rag_buf_addf(&stage, "%s%s", t->n ? "," : "", rag_rubric_name(r));
+		t->n++;
+	}
+	if (!t->n) {
+		rag_msg(cli->prog, "error", "--rubric needs a rubric name (built in: %s)", rag_rubric_builtins());
+		return RAG_EXIT_USAGE;
+	}
+	t->stage = stage.p;
+	return 0;
+}
+
+/* No endpoint, no scores: the judge is a model, and a made-up number is worse than none. A
+ * replay cache is the one way to run without one (every miss then an error). */
+static int need_endpoint(rag_cli *cli)
+{
+	rag_config *cfg = &cli->cfg;
+	const char *prov = cfg->llm.provider;
+	int none = prov && !strcmp(prov, "offline");
+	if (!prov || !*prov)
+		none = !(cfg->llm.base_url && *cfg->llm.base_url) && !(cfg->llm.api_key && *cfg->llm.api_key);
+	if (!none) return 0;
+	if (cfg->cache.mode == RAG_CACHE_REPLAY && !(prov && !strcmp(prov, "offline"))) {
+		rag_set_str(&cfg->llm.provider, "openai");
+		return 0;
+	}
+	rag_msg(cli->prog, "error", "rag-judge needs an LLM endpoint: it has no offline judge and never invents "
+	        "a score (set RAG_BASE_URL and RAG_MODEL, or llm.base_url in rag.yaml; or --cache replay to "
+	        "score from a recorded cache)");
+	return RAG_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	rag_cli cli;
+	tool t;
+	rag_stream_ops ops = {start, NULL, NULL, NULL};
+	int opt, rc, done;
+	long repeat = 1;
+	double threshold = NAN;
+	const char *list = "correctness";
+	size_t i;
+
+	memset(&cli, 0, sizeof cli);
+	memset(&t, 0, sizeof t);
+	cli.prog = "rag-judge";
+	cli.usage = usage;
+	cli.opts = options;
+	cli.judge_opts = 1;
+	cli.prompts = (const char *const[]){"rubric", NULL};
+	t.cli = &cli;
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
+		switch (opt) {
+		case OPT_RUBRIC: list = optarg; break;
+		case 'n':
+			if (rag_cli_int(&cli, "--repeat", optarg, 1, 100, &repeat)) return rag_cli_misuse(&cli);
+			break;
+		case 't':
+			if (rag_cli_double(&cli, "--threshold", optarg, 0, 1, 0, &threshold)) return rag_cli_misuse(&cli);
+			break;
+		default:
+			rc = rag_cli_option(&cli, opt, optarg, &done);
+			if (rc || done) return rc;
+		}
+	}
+	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
+	t.repeat = (int)repeat;
+	if ((rc = rag_cli_config(&cli)) || (rc = load_rubrics(&cli, &t, list)) || (rc = need_endpoint(&cli)) ||
+	    (rc = rag_cli_judge(&cli)))
+		goto out;
+	if (!isnan(threshold))
+		for (i = 0; i < t.n; i++) t.thresholds[i] = threshold;
+	rc = rag_cli_run(&cli, &ops, &t);
+out:
+	for (i = 0; i < t.n; i++) rag_rubric_free(t.rubrics[i]);
+	free(t.rubrics);
+	free(t.thresholds);
+	free(t.stage);
+	rag_cli_free(&cli);
+	return rc;
+}

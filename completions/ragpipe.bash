@@ -41,6 +41,14 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-judge's rubrics (a comma-separated list: the last name is completed)
+	if [ "$tool" = rag-judge ] && [ "$prev" = --rubric ]; then
+		local done=
+		[[ $cur == *,* ]] && done=${cur%,*},
+		COMPREPLY=($(compgen -P "$done" -W 'correctness relevance completeness groundedness_0_10 consistent' -- "${cur##*,}"))
+		return 0
+	fi
+
 	# rag-kw's option values (its --from, --against and --threshold are its own)
 	if [ "$tool" = rag-kw ]; then
 		case $prev in
@@ -104,7 +112,7 @@ _ragpipe()
 	--resamples|--confidence|--worst|--title)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars|\
-	--n|--score|--dimensions|--batch-size)
+	--n|--score|--dimensions|--batch-size|--repeat)
 		return 0 ;;
 	esac
 
@@ -119,6 +127,8 @@ _ragpipe()
 		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars --chunks" ;;
 	rag-revq)
 		opts="$opts $judge -n --n --generations" ;;
+	rag-judge)
+		opts="$opts $judge --rubric -n --repeat -t --threshold" ;;
 	rag-ap)
 		opts="$opts -m --metrics --from --verdicts --threshold --level --trec"
 		# the RUN file after --trec QRELS
@@ -158,4 +168,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge

@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -16,7 +16,7 @@ for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report 
 end
 
 # Options of the tools that ask a judge.
-for judged in rag-claims rag-verify rag-revq
+for judged in rag-claims rag-verify rag-revq rag-judge
     complete -c $judged -l judge -x -a 'offline\t"Deterministic, no network" openai\t"OpenAI-compatible endpoint"' -d Judge
     complete -c $judged -l model -x -d 'Judge model'
     complete -c $judged -l base-url -x -d 'OpenAI-compatible endpoint URL'
@@ -41,6 +41,11 @@ complete -c rag-verify -l batch-chars -x -d 'Context characters per judge call'
 # rag-revq
 complete -c rag-revq -s n -l n -x -d 'Questions to generate'
 complete -c rag-revq -l generations -x -a 'list\t"One request for all" n\t"The endpoint n parameter" requests\t"One request per question"' -d 'How the questions are generated'
+
+# rag-judge
+complete -c rag-judge -l rubric -x -a 'correctness relevance completeness groundedness_0_10 consistent' -d 'Rubrics, comma-separated'
+complete -c rag-judge -s n -l repeat -x -d 'Ask N times: mean, stdev, flip'
+complete -c rag-judge -s t -l threshold -x -d 'Normalised pass threshold for flip'
 
 # rag-embsim
 complete -c rag-embsim -l pair -x -a 'answer,reference' -d 'Similarity of two text fields'

@@ -23,7 +23,7 @@ TODO_CELLS='
 . "$(dirname "$0")/lib.sh"
 
 need jq curl python3
-for _t in rag-claims rag-verify rag-revq rag-embsim; do
+for _t in rag-claims rag-verify rag-revq rag-embsim rag-judge; do
 	[ -x "$BIN/$_t" ] || bail_out "bin/$_t is not built: run make"
 done
 KEY=test-secret-key
@@ -43,7 +43,7 @@ IDS="r1 r2 r3"
 # TOOLS: id, command, the field it writes (jq path), the tool named in errors, units (requests
 # a healthy run makes for r2: one judge call; rag-embsim: question and generated question,
 # embedded one per request with batch_size 1)
-TOOLS='claims verify recall chunks revq embsim'
+TOOLS='claims verify recall chunks revq embsim judge'
 tool_cmd() {
 	case $1 in
 	claims) echo "rag-claims" ;;
@@ -52,6 +52,7 @@ tool_cmd() {
 	chunks) echo "rag-verify --chunks" ;;
 	revq) echo "rag-revq --n 2" ;;
 	embsim) echo "rag-embsim" ;;
+	judge) echo "rag-judge --rubric correctness" ;;
 	esac
 }
 tool_field() {
@@ -62,6 +63,7 @@ tool_field() {
 	chunks) echo ".scores.context_precision" ;;
 	revq) echo ".questions.generated" ;;
 	embsim) echo ".scores.answer_relevancy" ;;
+	judge) echo ".scores.correctness" ;;
 	esac
 }
 tool_name() { set -- $(tool_cmd "$1"); echo "$1"; }
@@ -108,6 +110,10 @@ fault_want() {
 	embsim:nonjson | embsim:length) echo na ;;  # no chat content, no finish_reason
 	claims:few | revq:few) echo "accept 1" ;;   # one claim (question) fewer is a valid reply
 	claims:badids | revq:badids) echo na ;;     # no ids in the reply
+	# rag-judge: the fake drops the reason (few), empties it (emptylist), adds 100 to the score
+	# (badids), quotes it (wrongtypes): each does not fit, so the default "fail 2" holds; a key
+	# quoted in the reason is starred out and the score kept
+	judge:key200) echo "ride 1" ;;
 	# ids "1" and verdicts "yes"/"no" have one reading: 1 and true/false (rag-verify(1), REPLIES)
 	verify:wrongtypes | recall:wrongtypes | chunks:wrongtypes) echo "ride 1" ;;
 	# a key quoted in claims or questions is starred out, and the rest of the reply kept

@@ -397,7 +397,13 @@ void rag_rubric_ask(rag_judge *j, const char *lang, const rag_rubric *r, jv valu
 	int lg = lang && strcmp(lang, "zh") == 0;
 	rag_buf b = {0};
 	jv texts = jv_array(), vars = jv_object();
-	char nonce[RAG_NONCE_LEN], hint[160];
+	/* the judge keeps the hint for the re-ask: static text */
+	static const char *const hints[3] = {
+		"{\"score\": <an integer from 0 to 10>, \"reason\": \"...\"} with a score on the scale 0-10 and a reason",
+		"{\"score\": <an integer from 1 to 5>, \"reason\": \"...\"} with a score on the scale 1-5 and a reason",
+		"{\"score\": \"yes\" or \"no\", \"reason\": \"...\"} with a score on the scale yes/no and a reason",
+	};
+	char nonce[RAG_NONCE_LEN];
 	size_t i;
 	int k, n;
 
@@ -460,9 +466,7 @@ void rag_rubric_ask(rag_judge *j, const char *lang, const rag_rubric *r, jv valu
 	rag_buf_free(&b);
 	vars = jv_object_set(vars, jv_string("scale"), jv_string(rag_scale_name(r->scale)));
 	vars = jv_object_set(vars, jv_string("score_form"), jv_string(labels[lg].score_form[r->scale]));
-	snprintf(hint, sizeof hint, "{\"score\": %s, \"reason\": \"...\"} with a score on the scale %s and a reason",
-	         labels[0].score_form[r->scale], rag_scale_name(r->scale));
-	rag_judge_ask_repeat(j, "rubric", lang, vars, repeat, rag_rubric_check, r->scale, hint, usage, cb, arg);
+	rag_judge_ask_repeat(j, "rubric", lang, vars, repeat, rag_rubric_check, r->scale, hints[r->scale], usage, cb, arg);
 }
 
 /* ------------------------------------------------------------------ the verdict */

@@ -180,6 +180,9 @@ bad_reply() {  # bad_reply DESC CONTENT-JSON PROBLEM-ERE [RUBRIC]
 	is "$RC $(fake_requests)" "0 2" "$1: re-asked once (2 requests), then scored: exit 0"
 	is "$(field m1 ".scores[\"${4:-correctness}\"]")" "$( [ "${4:-}" = consistent ] && echo 0 || echo 0.6)" "$1: the score of the re-ask"
 	like "$(reqs '[.body.messages[] | select(.role == "user")] | last | .content' | tail -n 1)" "Your reply did not fit: $3" "$1: the re-ask names the problem"
+	like "$(reqs '[.body.messages[] | select(.role == "user")] | last | .content' | tail -n 1)" \
+		"Answer again with JSON only: \\{\"score\": ($( [ "${4:-}" = consistent ] && echo '\"yes\" or \"no\"' || echo '<an integer from 0 to 10>')), \"reason\": \"...\"\\} with a score on the scale" \
+		"$1: the re-ask shows the form of the reply"
 	fresh "[{\"match\": \"MARK\", \"content\": $2}]"
 	judge --rubric "${4:-correctness}" <"$T/m.jsonl"
 	is "$RC $(fake_requests)" "4 2" "$1, twice: exit 4 after 2 requests"

@@ -20,12 +20,13 @@ enum { OPT_RUBRIC = RAG_OPT_TOOL };
 static const rag_opt options[] = {
 	{"rubric", 0, OPT_RUBRIC, "NAME[,NAME...]",
 	 "correctness relevance completeness groundedness_0_10 consistent",
-	 "the rubrics to score (default correctness): correctness | relevance |\n"
-	 "completeness | groundedness_0_10 | consistent | a name from rubrics: in rag.yaml;\n"
-	 "several: one request each, in flight together"},
-	{"repeat", 'n', 'n', "N", NULL, "ask N times (llm.seed, seed+1, ...): the mean, repeats, stdev, flip"},
+	 "the rubrics to score (default correctness):\n"
+	 "correctness | relevance | completeness | groundedness_0_10 |\n"
+	 "consistent | one of the rubrics of rag.yaml; several: one\n"
+	 "request each, in flight together"},
+	{"repeat", 'n', 'n', "N", NULL, "ask N times (seeds llm.seed, +1, ...): mean, repeats,\nstdev, flip"},
 	{"threshold", 't', 't', "X", NULL,
-	 "normalised pass threshold for --repeat's flip (default: gate.record.<RUBRIC>)"},
+	 "normalised threshold of --repeat's flip\n(default gate.record.<RUBRIC>)"},
 	RAG_OPT_END
 };
 

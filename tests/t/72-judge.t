@@ -276,6 +276,17 @@ is "$(nlines "$OUT")" 2 "no endpoint, replay: one line per record"
 is "$(jq -c '[.scores.correctness, (.errors[0].message | startswith("cache miss in replay mode"))]' "$OUT" | sort -u)" '[null,true]' \
 	"no endpoint, replay: each record null with a cache miss error"
 
+run rag rag-judge -c "$CONF" --judge offline --cache replay <"$T/b.jsonl"
+is "$RC" 2 "--judge offline --cache replay: still exit 2 (there is no offline rubric judge)"
+
+# ================================================================ the judge grading itself
+fresh
+{ rec s1 'Paris.' ',"model":"judge-x"'; rec s2 'Paris.' ',"model":"judge-x"'; } >"$T/self.jsonl"
+judge --rubric relevance <"$T/self.jsonl"
+is "$RC" 0 "answers from the judge's own model: exit 0"
+is "$(grep -c 'warning: the judge model "judge-x" also generated the answers' "$ERR")" 1 \
+	"answers from the judge's own model: one warning"
+
 # ================================================================ not applicable, bad lines
 fresh
 { printf '%s\n' '{"id":"n1","question":"Q?","answer":"A. SCORE=5"}'

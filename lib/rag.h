@@ -792,6 +792,11 @@ typedef struct rag_gate_opts {
 	double min_pass_rate, max_error_rate, regression, confidence;
 	int fail_on_regression, resamples, worst;
 	uint64_t seed;
+	/* metrics gated on the tool's own pass verdict (verdicts.<m>.pass, verdicts.<m>[0].verdict) */
+	const char *const *pass; size_t npass;
+	int fail_on_flip;                       /* a flip (verdicts.<m>.flip) on a gated metric fails */
+	/* fields the records are grouped by (dotted paths); none: category */
+	const char *const *by; size_t nby;
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
@@ -800,12 +805,15 @@ void rag_gate_baseline(rag_gate *g, jv rec);
 void rag_gate_baseline_name(rag_gate *g, const char *name);
 /* A record of the run (borrowed); where names its position ("file:17"), unreadable says the line
  * was not a record. With want_checks: returns one check per metric of the table, {metric,
- * score, threshold, status: "pass"|"failure"|"error", message?}; else jv_invalid(). */
+ * score, threshold, status: "pass"|"failure"|"error"|"skipped", message?} (skipped: the metric
+ * is not applicable to the record, not_applicable.<metric>); else jv_invalid(). */
 jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
- * thresholds, metrics: [...], categories: [...], worst: [...], baseline?: {...}, checks: [...]}
- * (rag-gate(1) --json). Call once. */
+ * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
+ * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */
 jv rag_gate_summary(rag_gate *g);
+/* The language of the run's questions so far, "en" or "zh" (rag_text_lang by majority). */
+const char *rag_gate_lang(const rag_gate *g);
 void rag_gate_free(rag_gate *g);
 /* "METRIC=MIN" (MIN in [0, 1]) into list: a metric already there gets the new minimum. -1 and
  * err when arg is not that. */

@@ -196,6 +196,9 @@ typedef struct rag_config {
 		int resamples;                   /* bootstrap resamples, default 2000 */
 		double confidence;               /* bootstrap interval, default 0.95 */
 		int worst;                       /* records listed as the worst, default 10 */
+		rag_strv pass;                   /* metrics gated on the tool's own pass verdict */
+		int fail_on_flip;                /* a flip across repeats fails the record, default 0 */
+		rag_strv by;                     /* fields the summary groups by, default category */
 	} gate;
 	struct {
 		/* rag-kw's settings (rag-config(5)); flags override them */
@@ -821,6 +824,16 @@ int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *er
 /* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
  * the keys, which stay borrowed from the two lists). */
 rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
+
+/* ---------------------------------------------------------------- hints.c */
+/* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or
+ * "A+B: text", the advice when both fail), as an object KEY -> text. jv_invalid() and err when
+ * the file cannot be read or an entry is malformed. */
+jv rag_hints_load(const char *lang, char *err, size_t errlen);
+/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint}] for the
+ * metrics whose gate failed (gate_failed): the advice for failures together first, then
+ * retrieval's metrics, then the rest. hints borrowed. */
+jv rag_hints_apply(jv summary, jv hints);
 
 /* ---------------------------------------------------------------- report.c */
 /* runs: array (consumed, at least one) of {name, summary} with summary from rag_gate_summary,

@@ -854,7 +854,7 @@ char *rag_report_text(jv summary, int color);
 /* ---------------------------------------------------------------- junit.c */
 /* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
  * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
-typedef struct rag_junit { long tests, failures, errors; } rag_junit;
+typedef struct rag_junit { long tests, failures, errors, skipped; } rag_junit;
 /* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
  * b; counts in n. */
 void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);

@@ -44,6 +44,7 @@ typedef struct mstat {
 	char *na_reason;          /* the first of their reasons */
 	long flips;               /* records whose repeats flip (verdicts.<metric>.flip) */
 	long judged, passed, failed;   /* records checked against its record threshold or verdict */
+	long undecided;           /* records with a score but no pass verdict to gate on */
 	int verdict;              /* gated on the tool's own pass verdict (o.pass) */
 } mstat;
 
@@ -660,6 +661,7 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 					has_null = 1;
 					failed = errored = 1;
 					number = 0;   /* an error: a pass gate with no verdict to read */
+					g->ms[m].undecided++;
 					snprintf(msg, sizeof msg, "%s has no pass verdict (verdicts.%s)", name, name);
 					missed = jv_array_append(missed, jv_string(msg));
 					why = msg;
@@ -942,7 +944,7 @@ jv rag_gate_summary(rag_gate *g)
 		const mstat *ms = &g->ms[m];
 		dvec copy = {0};
 		jv row;
-		long applicable = g->records - ms->na, nulls = applicable - (long)g->vals[m].n;
+		long applicable = g->records - ms->na, nulls = applicable - (long)g->vals[m].n + ms->undecided;
 		double erate = applicable > 0 ? (double)nulls / (double)applicable : 0;
 		int mean_failed = 0;
 		char what[300], of[200] = "";
@@ -964,8 +966,9 @@ jv rag_gate_summary(rag_gate *g)
 		if (applicable > 0 && nulls > 0) {
 			int ok = erate <= g->o.max_error_rate + EPS;
 			snprintf(what, sizeof what, "nulls %s", g->metric[m]);
-			checks = check(checks, what, ok, "%s: %ld of %ld record%s no score (%.1f%%; max_error_rate %g%%)%s",
-			               g->metric[m], nulls, applicable, applicable == 1 ? " has" : "s have", erate * 100,
+			checks = check(checks, what, ok, "%s: %ld of %ld record%s no score%s (%.1f%%; max_error_rate %g%%)%s",
+			               g->metric[m], nulls, applicable, applicable == 1 ? " has" : "s have",
+			               ms->undecided ? " or no pass verdict" : "", erate * 100,
 			               g->o.max_error_rate * 100, ms->na ? " (not applicable ones left out)" : "");
 			pass &= ok;
 		}

@@ -1028,9 +1028,9 @@ jv rag_gate_summary(rag_gate *g)
 
 	cats = cat_rows(g, g->cat, g->ncat, order, 0, "category");
 	for (k = 0; k < g->o.nby; k++) {
-		jv by = jv_object();
+		jv by;
 		if (!g->by_seen[k]) continue;   /* a field no record has makes one group of all: noise */
-		by = jv_object_set(by, jv_string("by"), jv_string(g->o.by[k]));
+		by = jv_object_set(jv_object(), jv_string("by"), jv_string(g->o.by[k]));
 		by = jv_object_set(by, jv_string("groups"), cat_rows(g, g->grp, g->ngrp, order, k + 1, "group"));
 		groups = jv_array_append(groups, by);
 	}

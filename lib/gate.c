@@ -32,6 +32,7 @@ static void dvec_push(dvec *d, double x)
 typedef struct category {
 	char *name;
 	size_t by;                /* a group: the index of its field in o.by */
+	int none;                 /* a group: the records without the field */
 	long records, passed, errored;
 	dvec *m;                  /* per metric index; grown as metrics appear */
 	long *na;                 /* per metric: records it is not applicable to */
@@ -67,8 +68,11 @@ struct rag_gate {
 	mstat *ms;                       /* per metric */
 	jv metric_ix, cat_ix;            /* name -> index */
 	category *cat; size_t ncat;
-	category *grp; size_t ngrp;      /* groups of o.by, keyed "<by index>:<value>" in grp_ix */
+	category *grp; size_t ngrp;      /* groups of o.by, keyed "<by index>=<value>" (or "<by
+	                                  * index>" for none) in grp_ix */
 	jv grp_ix;
+	long cat_by;                     /* the index of "category" in o.by, whose groups are the
+	                                  * categories too (kept once); -1: the categories apart */
 	unsigned char *by_seen;          /* per o.by field: some record has it */
 	long lang_zh, lang_en;           /* the questions' languages */
 	worst *w; size_t nw;
@@ -150,6 +154,9 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 		g->o.nby = 1;
 	}
 	g->by_seen = rag_xcalloc(g->o.nby, 1);
+	g->cat_by = -1;
+	for (k = 0; k < g->o.nby && g->cat_by < 0; k++)
+		if (!strcmp(g->o.by[k], "category")) g->cat_by = (long)k;
 	/* the gated metrics are in the table even when no record carries them: all null then */
 	for (k = 0; k < o->nmean; k++) metric_index(g, o->mean[k].key);
 	for (k = 0; k < o->nrecord; k++) metric_index(g, o->record[k].key);
@@ -582,7 +589,7 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 		catv = d;
 		cat = jv_string_value(catv);
 	}
-	if (cat) {
+	if (cat && g->cat_by < 0) {
 		c = get_cat(&g->cat, &g->ncat, &g->cat_ix, cat, cat, 0);
 		c->records++;
 	}
@@ -593,6 +600,7 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 		k = rag_xasprintf("%zu%s%s", b, v ? "=" : "", v ? v : "");
 		gi[b] = (size_t)(get_cat(&g->grp, &g->ngrp, &g->grp_ix, k, v ? v : "(none)", b) - g->grp);
 		g->grp[gi[b]].records++;
+		g->grp[gi[b]].none = !v;
 		free(k);
 		free(v);
 	}
@@ -890,7 +898,8 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 }
 
 /* The rows of a table of categories or groups, by name; by: 0 every entry, else only those of
- * field by - 1. key names the entry's name in its row. */
+ * field by - 1 (and without its "(none)" when key is "category"). key names the entry's name
+ * in its row. */
 static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, size_t by, const char *key)
 {
 	jv rows = jv_array();
@@ -906,7 +915,7 @@ static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, si
 		category *c = &tab[corder[k]];
 		jv row = jv_object(), ms = jv_array();
 		long cj = c->records - c->errored;
-		if (by && c->by != by - 1) continue;
+		if (by && (c->by != by - 1 || (c->none && !strcmp(key, "category")))) continue;
 		row = jv_object_set(row, jv_string(key), jv_string(c->name));
 		row = jv_object_set(row, jv_string("records"), jv_number((double)c->records));
 		row = jv_object_set(row, jv_string("passed"), jv_number((double)c->passed));
@@ -1026,7 +1035,8 @@ jv rag_gate_summary(rag_gate *g)
 		pass &= ok;
 	}
 
-	cats = cat_rows(g, g->cat, g->ncat, order, 0, "category");
+	cats = g->cat_by < 0 ? cat_rows(g, g->cat, g->ncat, order, 0, "category")
+	                     : cat_rows(g, g->grp, g->ngrp, order, (size_t)g->cat_by + 1, "category");
 	for (k = 0; k < g->o.nby; k++) {
 		jv by;
 		if (!g->by_seen[k]) continue;   /* a field no record has makes one group of all: noise */

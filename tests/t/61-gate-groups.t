@@ -177,11 +177,12 @@ run rag rag-gate --json -r faithfulness=0.4 --min-pass-rate 0 --by difficulty "$
 is "$(js '[.groups[0].groups[] | "\(.group) n=\(.records) pass=\(.pass_rate) mean=\(.metrics[0].mean)"] | join(", ")')" \
 	"(none) n=1 pass=1 mean=1, easy n=1 pass=1 mean=0.9, hard n=2 pass=0.5 mean=0.4" \
 	"--by difficulty: a record without it is in (none); per group n, pass rate, mean per metric"
+is "$(js '[.categories[] | "\(.category)=\(.records)/\(.passed)"] | join(" ")')" "geo=2/2 math=2/1" "--by difficulty: the categories are still there"
 run rag rag-gate --json -r faithfulness=0.4 --min-pass-rate 0 --by system.top_k "$T/groups.jsonl"
 is "$(js '[.groups[0].groups[] | "\(.group)=\(.records)/\(.passed)"] | join(" ")')" "3=2/2 5=2/1" "--by system.top_k: a nested field, a number as its text"
 run rag rag-gate --json -r faithfulness=0.4 --min-pass-rate 0 --by difficulty,system.top_k --by category "$T/groups.jsonl"
 is "$(js '[.groups[].by] | join(",")')" "difficulty,system.top_k,category" "--by: comma-separated and repeatable, in order"
-is "$(js '[.categories[].category] | join(",")')" "geo,math" "categories stay as before"
+is "$(js '[.categories[] | "\(.category)=\(.records)/\(.passed)"] | join(" ")')" "geo=2/2 math=2/1" "categories stay as before (kept once with the category groups)"
 run rag rag-gate --json -r faithfulness=0.4 --min-pass-rate 0 --by nosuch "$T/groups.jsonl"
 is "$(js '.groups | length')" 0 "a field no record has: no group table"
 printf 'gate:\n  by: [difficulty]\n' >"$T/by.yaml"

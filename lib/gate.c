@@ -913,9 +913,11 @@ static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, si
 	free(names);
 	for (k = 0; k < n; k++) {
 		category *c = &tab[corder[k]];
-		jv row = jv_object(), ms = jv_array();
+		jv row, ms;
 		long cj = c->records - c->errored;
 		if (by && (c->by != by - 1 || (c->none && !strcmp(key, "category")))) continue;
+		row = jv_object();
+		ms = jv_array();
 		row = jv_object_set(row, jv_string(key), jv_string(c->name));
 		row = jv_object_set(row, jv_string("records"), jv_number((double)c->records));
 		row = jv_object_set(row, jv_string("passed"), jv_number((double)c->passed));

@@ -477,6 +477,14 @@ static void consider_worst(rag_gate *g, double key, jv rec, const char *where, c
 	}
 	info = jv_object_set(info, jv_string("failed"), jv_bool(failed));
 	info = jv_object_set(info, jv_string("scores"), scores);
+	{
+		/* which of its null scores are not applicable rather than missing */
+		jv na = rag_json_get(jv_copy(rec), "not_applicable");
+		if (jv_get_kind(na) == JV_KIND_OBJECT && jv_object_length(jv_copy(na)) > 0)
+			info = jv_object_set(info, jv_string("not_applicable"), na);
+		else
+			jv_free(na);
+	}
 	info = jv_object_set(info, jv_string("reasons"), reasons(g, rec, missed));
 	w.key = key;
 	w.seq = g->seq;

@@ -334,8 +334,13 @@ char *rag_report_html(jv runs, const char *title)
 			jv_object_foreach(sc, k, v) {
 				esc(&b, jv_string_value(k));
 				rag_buf_adds(&b, "&#160;");
-				if (jv_get_kind(v) == JV_KIND_NUMBER) num3(&b, jv_number_value(v));
-				else rag_buf_adds(&b, "null");
+				if (jv_get_kind(v) == JV_KIND_NUMBER) {
+					num3(&b, jv_number_value(v));
+				} else {
+					jv r = rag_json_get(rag_json_get(jv_copy(w), "not_applicable"), jv_string_value(k));
+					rag_buf_adds(&b, jv_get_kind(r) == JV_KIND_STRING ? "n/a" : "null");
+					jv_free(r);
+				}
 				rag_buf_adds(&b, "<br>");
 				jv_free(k);
 				jv_free(v);

@@ -27,6 +27,15 @@ static void put_text(rag_buf *b, const char *s, size_t max)
 
 static const char *c_on(int color, const char *code) { return color ? code : ""; }
 
+/* whether not_applicable (borrowed, of a worst record) names metric */
+static int is_na(jv na, const char *metric)
+{
+	jv r = rag_json_get(jv_copy(na), metric);
+	int yes = jv_get_kind(r) == JV_KIND_STRING;
+	jv_free(r);
+	return yes;
+}
+
 static void fmt3(char *buf, size_t n, double x)
 {
 	if (isnan(x)) snprintf(buf, n, "-");
@@ -131,6 +140,7 @@ char *rag_report_text(jv s, int color)
 	jv_array_foreach(worst, i, w) {
 		char id[512], at[600], cat[512];
 		jv sc = rag_json_get(jv_copy(w), "scores"), rs = rag_json_get(jv_copy(w), "reasons");
+		jv na = rag_json_get(jv_copy(w), "not_applicable");
 		if (i == 0) rag_buf_addf(b, "\n%sworst records%s\n", B, N);
 		rag_buf_addf(b, "  %d. ", i + 1);
 		put_text(b, *rag_json_str(w, "id", id, sizeof id) ? id : "(no id)", 120);
@@ -145,7 +155,7 @@ char *rag_report_text(jv s, int color)
 			rag_buf_adds(b, "  ");
 			put_text(b, jv_string_value(k), 60);
 			if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, " %.3f", jv_number_value(v));
-			else rag_buf_adds(b, " null");
+			else rag_buf_adds(b, is_na(na, jv_string_value(k)) ? " n/a" : " null");
 			jv_free(k);
 			jv_free(v);
 		}
@@ -159,6 +169,7 @@ char *rag_report_text(jv s, int color)
 		}
 		jv_free(sc);
 		jv_free(rs);
+		jv_free(na);
 		jv_free(w);
 	}
 	if (jv_is_valid(base)) {

@@ -38,6 +38,7 @@ like "$(js '.checks[] | select(.check == "mean context_recall") | .message')" 'c
 	"the mean check says how many records it was computed on"
 run rag rag-gate -t context_recall=0.7 "$T/na.jsonl"
 like "$(cat "$OUT")" 'context_recall +2 +1 +0 +0\.700' "text: computed, n/a, null columns"
+like "$(cat "$OUT")" 'r3 at .*context_recall n/a' "text: a worst record's not applicable score is n/a, not null"
 run rag rag-gate --markdown -t context_recall=0.7 "$T/na.jsonl"
 like "$(cat "$OUT")" '\| context\\_recall \| 2 \| 1 \| 0 \| 0\.700' "Markdown: computed, n/a, null columns"
 run rag rag-report -t context_recall=0.7 "$T/na.jsonl"

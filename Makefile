@@ -177,13 +177,14 @@ bench: all
 	sh bench/gate.sh
 
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/examples \
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 644 share/prompts/* $(DESTDIR)$(DATADIR)/prompts/
+	install -m 644 share/hints/* $(DESTDIR)$(DATADIR)/hints/
 	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
 	install -m 644 share/examples/* $(DESTDIR)$(DATADIR)/examples/
 	for p in share/man/man[157]/*.[157]; do \

@@ -58,6 +58,23 @@ static void all_null(rag_item *it, const tool *t, const char *ap_name)
 		it->rec = rag_record_set(it->rec, "scores", metric_name(t, i, &r, buf, sizeof buf), jv_null());
 }
 
+static void all_na(rag_item *it, const tool *t, const char *reason)
+{
+	rag_relevance r = {0};
+	char buf[64];
+	int i;
+	for (i = 0; i < t->nm; i++) rag_item_not_applicable(it, metric_name(t, i, &r, buf, sizeof buf), reason);
+}
+
+/* not_applicable.<metric> set by an earlier tool */
+static int already_na(jv rec, const char *metric)
+{
+	jv na = rag_json_get(rag_json_get(jv_copy(rec), "not_applicable"), metric);
+	int set = jv_get_kind(na) == JV_KIND_STRING;
+	jv_free(na);
+	return set;
+}
+
 static void start(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
@@ -66,7 +83,26 @@ static void start(rag_item *it, void *ctx)
 	char err[RAG_ERRLEN], buf[64];
 	int i, rc;
 
+	/* reference-based relevance with no reference to judge against: not applicable (rag(7)) */
+	if (t->source == RAG_REL_SIMILARITY || t->source == RAG_REL_IDS) {
+		const char *field = t->source == RAG_REL_IDS ? "relevant_ids" : "reference_contexts";
+		jv v = jv_object_get(jv_copy(it->rec), jv_string(field));
+		int none = !jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL ||
+		           (t->source == RAG_REL_SIMILARITY && jv_get_kind(v) == JV_KIND_ARRAY && jv_array_length(jv_copy(v)) == 0);
+		jv_free(v);
+		if (none) {
+			snprintf(err, sizeof err, "no %s", t->source == RAG_REL_IDS ? "relevant ids" : "reference contexts");
+			all_na(it, t, err);
+			return;
+		}
+	}
 	rc = rag_relevance_get(it->rec, t->source, t->verdicts, t->threshold, &r, err, sizeof err);
+	if (rc == -2 && r.ap_name && already_na(it->rec, r.ap_name)) {
+		/* rag-verify --chunks found nothing to judge against and said so: pass it through */
+		all_null(it, t, r.ap_name);
+		rag_relevance_free(&r);
+		return;
+	}
 	if (rc < 0) {
 		all_null(it, t, r.ap_name ? r.ap_name : t->verdicts);
 		if (rc == -2)

@@ -49,6 +49,15 @@ static void start(rag_item *it, void *ctx)
 
 	it->data = t;
 	it->stage = t->key;
+	if (!strcmp(t->key, "reference") && (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL ||
+	                                      (jv_get_kind(v) == JV_KIND_STRING && !*jv_string_value(v)))) {
+		/* no reference answer: context recall, which needs its claims, does not apply (rag(7)
+		 * NOT APPLICABLE); rag-verify passes it through */
+		jv_free(v);
+		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
+		rag_item_not_applicable(it, "context_recall", "no reference answer");
+		return;
+	}
 	if (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL) {
 		jv_free(v);
 		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());

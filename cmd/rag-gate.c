@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	if (!summary_only && !rag_cli_gate_any(&go, baseline)) {
 		/* a gate with nothing to check would pass any run that has its scores */
 		rag_msg(cli.prog, "error", "no threshold to gate on: give -t METRIC=MIN or -r METRIC=MIN, or gate.mean "
-		        "or gate.record in the configuration (rag.yaml); --summary-only for the summary alone");
+		        "or gate.record in the configuration (rag.yaml), or --pass METRIC; --summary-only for the summary alone");
 		goto misuse;
 	}
 	t.gate = rag_gate_new(&go);
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	}
 	if (rc) goto out;
 
-	summary = rag_gate_summary(t.gate);
+	summary = rag_cli_hints(&cli, t.gate, rag_gate_summary(t.gate));
 	if (summary_only) summary = jv_object_set(summary, jv_string("pass"), jv_null());
 	pass = summary_only || jv_get_kind(jv_object_get(jv_copy(summary), jv_string("pass"))) == JV_KIND_TRUE;
 	if (jout) {

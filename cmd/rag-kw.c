@@ -170,6 +170,19 @@ static void set_null(rag_item *it, const tool *t, int k)
 	it->rec = rag_record_set(it->rec, "scores", b, jv_null());
 }
 
+/* Metric k does not apply: the record has nothing to compare with (rag(7) NOT APPLICABLE). */
+static void not_applicable(rag_item *it, const tool *t, int k, const char *reason)
+{
+	char b[64];
+	set_null(it, t, k);
+	rag_item_not_applicable(it, names[k], reason);
+	if (!t->pr || !(k == TOKEN_F1 || (k >= ROUGE1 && k <= ROUGELSUM))) return;
+	snprintf(b, sizeof b, "%s_precision", names[k]);
+	rag_item_not_applicable(it, b, reason);
+	snprintf(b, sizeof b, "%s_recall", names[k]);
+	rag_item_not_applicable(it, b, reason);
+}
+
 static void keyword(rag_item *it, const tool *t, const char *text, const char *ref)
 {
 	double s;
@@ -215,6 +228,7 @@ static void start(rag_item *it, void *ctx)
 	int k, ht = text_of(it->rec, t->from, &text), hr = text_of(it->rec, t->against, &ref), said = 0;
 	rag_lex *x = NULL;
 	rag_prf p;
+	char reason[128];
 
 	if (ht <= 0) {
 		for (k = 0; k < NKINDS; k++) if (t->want[k]) set_null(it, t, k);
@@ -234,7 +248,13 @@ static void start(rag_item *it, void *ctx)
 			}
 			continue;
 		}
-		if (hr <= 0) {
+		if (hr == 0 || (hr > 0 && !*ref)) {
+			/* nothing to compare with: by definition, not a failure */
+			snprintf(reason, sizeof reason, "no %s", strcmp(rag_record_canonical(t->against), "reference") ? rag_record_canonical(t->against) : "reference answer");
+			not_applicable(it, t, k, reason);
+			continue;
+		}
+		if (hr < 0) {
 			set_null(it, t, k);
 			if (!said++)
 				rag_item_input_error(it, "rag-kw", NULL, hr ? "field \"%s\" is not a string" : "record has no %s",

@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		if (last && baseline) rc = rag_cli_read_baseline(&cli, t.gate, baseline);
 		if (!rc) rc = read_input(&t, name);
 		if (!rc) {
-			jv s = rag_gate_summary(t.gate);
+			jv s = last ? rag_cli_hints(&cli, t.gate, rag_gate_summary(t.gate)) : rag_gate_summary(t.gate);
 			/* no threshold, no verdict: the page does not say PASS of a run nothing was asked of */
 			if (!rag_cli_gate_any(&go, last ? baseline : NULL)) s = jv_object_set(s, jv_string("pass"), jv_null());
 			runs = jv_array_append(runs, JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"),

@@ -219,16 +219,30 @@ static void start(rag_item *it, void *ctx)
 		return;
 	}
 	if (strcmp(t->metric, "context_recall") == 0) {
-		const char *ref, *no_ref = "record has no reference: context recall needs a reference answer";
-		int nul = rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0;
-		if (nul || !ref || !*ref) {
-			/* claims.reference null: rag-claims --from reference said so already, and counted it */
+		const char *ref;
+		int bad = rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0;
+		jv rv = rag_record_get(it->rec, "reference");
+		jv_kind rk = jv_get_kind(rv);
+		jv_free(rv);
+		if (!bad && rk != JV_KIND_INVALID && rk != JV_KIND_NULL && rk != JV_KIND_STRING) {
+			/* a reference that is not a text is broken input, not a missing one */
+			snprintf(why, sizeof why, "field \"reference\" is %s, not a string", jv_kind_name(rk));
+			bad = 1;
+		}
+		if (!bad && (!ref || !*ref)) {
+			/* no reference answer: context recall does not apply (rag(7) NOT APPLICABLE), whether
+			 * rag-claims --from reference said so already or not */
+			set_null(it, t);
+			rag_item_not_applicable(it, t->metric, "no reference answer");
+			return;
+		}
+		if (bad) {
 			jv_free(record_claims(it->rec, t->claims_field, &upstream));
 			set_null(it, t);
 			if (upstream)
-				it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", nul ? why : no_ref);
+				it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", why);
 			else
-				rag_item_input_error(it, "rag-verify", t->metric, "%s", nul ? why : no_ref);
+				rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
 			return;
 		}
 	}

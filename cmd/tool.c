@@ -286,6 +286,23 @@ static int threshold(const rag_cli *cli, const char *opt, const char *arg, rag_k
 	return -1;
 }
 
+/* A comma-separated list of names added to list; told and -1 when one is empty. */
+static int names(const rag_cli *cli, const char *opt, const char *arg, rag_strv *list)
+{
+	const char *p = arg;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (!len) {
+			rag_msg(cli->prog, "error", "%s takes names separated by commas, not \"%s\"", opt, arg);
+			return -1;
+		}
+		rag_strv_push(list, rag_xstrndup(p, len));
+		if (!comma) return 0;
+		p = comma + 1;
+	}
+}
+
 /* rag-gate's and rag-report's options: 0 handled, -1 a bad value (told), 1 not one of them. */
 static long gate_option(const rag_cli *cli, rag_cli_gate *g, int opt, const char *arg)
 {
@@ -301,6 +318,11 @@ static long gate_option(const rag_cli *cli, rag_cli_gate *g, int opt, const char
 	case RAG_OPT_RESAMPLES: bad = rag_cli_int(cli, "--resamples", arg, 1, 1000000, &g->resamples); break;
 	case RAG_OPT_CONFIDENCE: bad = rag_cli_double(cli, "--confidence", arg, 0, 0.999999, 1, &g->confidence); break;
 	case RAG_OPT_WORST: bad = rag_cli_int(cli, "--worst", arg, 0, 100000, &g->worst); break;
+	case RAG_OPT_FAIL_FLIP: g->fail_flip = 1; bad = 0; break;
+	case RAG_OPT_PASS:
+	case RAG_OPT_BY:
+		bad = names(cli, opt == RAG_OPT_PASS ? "--pass" : "--by", arg, opt == RAG_OPT_PASS ? &g->pass : &g->by);
+		break;
 	default: return 1;
 	}
 	return bad ? -1 : 0;
@@ -329,11 +351,47 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->resamples = g->resamples > 0 ? (int)g->resamples : c->gate.resamples;
 	go->worst = g->worst >= 0 ? (int)g->worst : c->gate.worst;
 	go->seed = (uint64_t)(g->seed >= 0 ? g->seed : c->gate.seed);
+	go->fail_on_flip = g->fail_flip || c->gate.fail_on_flip;
+	{
+		/* --pass adds to gate.pass; --by replaces gate.by */
+		const rag_strv *by = g->by.n ? &g->by : &c->gate.by;
+		size_t i, j, n = 0;
+		g->merged_pass = rag_xmalloc((c->gate.pass.n + g->pass.n + 1) * sizeof *g->merged_pass);
+		for (i = 0; i < c->gate.pass.n + g->pass.n; i++) {
+			const char *p = i < c->gate.pass.n ? c->gate.pass.v[i] : g->pass.v[i - c->gate.pass.n];
+			for (j = 0; j < n && strcmp(g->merged_pass[j], p); j++)
+				;
+			if (j == n) g->merged_pass[n++] = p;
+		}
+		go->pass = g->merged_pass;
+		go->npass = n;
+		g->merged_by = rag_xmalloc((by->n + 1) * sizeof *g->merged_by);
+		for (i = 0; i < by->n; i++) g->merged_by[i] = by->v[i];
+		go->by = g->merged_by;
+		go->nby = by->n;
+	}
 }
 
 int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline)
 {
-	return go->nmean > 0 || go->nrecord > 0 || (go->fail_on_regression && baseline);
+	return go->nmean > 0 || go->nrecord > 0 || go->npass > 0 || (go->fail_on_regression && baseline);
+}
+
+jv rag_cli_hints(const rag_cli *cli, const rag_gate *g, jv summary)
+{
+	const char *l = cli->cfg.lang;
+	char err[RAG_ERRLEN];
+	jv hints;
+	if (!l || (strcmp(l, "en") && strcmp(l, "zh"))) l = rag_gate_lang(g);
+	hints = rag_hints_load(l, err, sizeof err);
+	if (!jv_is_valid(hints)) {
+		rag_msg(cli->prog, "warning", "no failure hints: %s", err);
+		jv_free(hints);
+		return summary;
+	}
+	summary = rag_hints_apply(summary, hints);
+	jv_free(hints);
+	return summary;
 }
 
 void rag_cli_gate_free(rag_cli_gate *g)
@@ -343,6 +401,10 @@ void rag_cli_gate_free(rag_cli_gate *g)
 	for (i = 0; i < g->nrecord; i++) free(g->record[i].key);
 	free(g->mean);
 	free(g->record);
+	rag_strv_free(&g->pass);
+	rag_strv_free(&g->by);
+	free(g->merged_pass);
+	free(g->merged_by);
 	free(g->merged_mean);
 	free(g->merged_record);
 	memset(g, 0, sizeof *g);

@@ -31,7 +31,7 @@ enum {
 	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_LIST_OPTIONS,
 	/* rag-gate's and rag-report's (rag_cli_gate) */
 	RAG_OPT_MIN_PASS, RAG_OPT_MAX_ERR, RAG_OPT_REGRESSION, RAG_OPT_FAIL_REG, RAG_OPT_SEED,
-	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST,
+	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST, RAG_OPT_PASS, RAG_OPT_FAIL_FLIP, RAG_OPT_BY,
 	RAG_OPT_TOOL = 1100 /* tools start here */
 };
 /* The options of the tools that ask a judge (rag_cli.judge_opts), and those of every tool. */
@@ -47,7 +47,11 @@ extern const rag_opt rag_cli_shared_opts[];
 	{"threshold", 't', 't', "METRIC=MIN", NULL, "the mean of METRIC must be at least MIN"}, \
 	{"record-threshold", 'r', 'r', "METRIC=MIN", NULL, "a record passes when its METRIC is at least MIN"}, \
 	{"min-pass-rate", 0, RAG_OPT_MIN_PASS, "RATE", NULL, "share of records that must pass (default 1)"}, \
-	{"max-error-rate", 0, RAG_OPT_MAX_ERR, "RATE", NULL, "share of records a metric may leave null (default 0)"}
+	{"max-error-rate", 0, RAG_OPT_MAX_ERR, "RATE", NULL, "share of records a metric may leave null (default 0)"}, \
+	{"pass", 0, RAG_OPT_PASS, "METRIC", NULL, "a record passes METRIC when the tool's own verdict says pass"}, \
+	{"fail-on-flip", 0, RAG_OPT_FAIL_FLIP, NULL, NULL, "a record whose repeats flip on a gated metric fails"}, \
+	{"by", 0, RAG_OPT_BY, "FIELD", NULL, "group the summary by FIELD (dotted path; default category)"}, \
+	{"lang", 0, RAG_OPT_LANG, "LANG", RAG_CLI_LANG_VALUES, "auto | en | zh (failure hints)"}
 
 typedef struct rag_cli {
 	const char *prog;
@@ -127,8 +131,10 @@ typedef struct rag_cli_gate {
 	size_t nmean, nrecord;
 	double min_pass, max_err, regression, confidence;   /* NAN: unset */
 	long seed, resamples, worst;                        /* -1: unset */
-	int fail_reg;
+	int fail_reg, fail_flip;
+	rag_strv pass, by;                                  /* --pass, --by (comma-separated, repeatable) */
 	rag_kd *merged_mean, *merged_record;                /* what rag_cli_gate_opts gave */
+	const char **merged_pass, **merged_by;
 } rag_cli_gate;
 void rag_cli_gate_init(rag_cli_gate *g);
 /* The options over cli->cfg.gate (after rag_cli_setup); go borrows from g until rag_cli_gate_free. */
@@ -138,6 +144,10 @@ void rag_cli_gate_free(rag_cli_gate *g);
  * with a baseline. The rates alone are not enough (they qualify the thresholds, and the nulls
  * they allow are checked in every run): a run of zeros with every score present passes them. */
 int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline);
+/* summary (consumed) with the failure hints (rag_hints_apply) in the language of --lang or the
+ * config's lang, or with auto that of the run's questions (g borrowed); a hints file that
+ * cannot be read is a warning, and no hints. */
+jv rag_cli_hints(const rag_cli *cli, const rag_gate *g, jv summary);
 /* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
  * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
  * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the

@@ -109,7 +109,7 @@ _ragpipe()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	-t|--threshold|-r|--record-threshold|--min-pass-rate|--max-error-rate|--regression|--seed|\
-	--resamples|--confidence|--worst|--title)
+	--resamples|--confidence|--worst|--title|--pass|--by)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars|\
 	--n|--score|--dimensions|--batch-size|--repeat)
@@ -146,7 +146,7 @@ _ragpipe()
 	rag-gate)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate --summary-only
 		      -b --baseline --regression --fail-on-regression --seed --resamples --confidence --worst --json --markdown
-		      --junit -o --output --tee"
+		      --junit -o --output --tee --pass --fail-on-flip --by --lang"
 		# rag-gate also reads files
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null
@@ -155,7 +155,7 @@ _ragpipe()
 		fi ;;
 	rag-report)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
-		      --worst --title --markdown -o --output"
+		      --worst --title --markdown -o --output --pass --fail-on-flip --by --lang"
 		# rag-report reads files (the runs)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

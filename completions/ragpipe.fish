@@ -77,6 +77,10 @@ complete -c rag-gate -l markdown -d 'The summary as Markdown'
 complete -c rag-gate -l junit -r -F -d 'JUnit XML file'
 complete -c rag-gate -s o -l output -r -F -d 'Write the summary to FILE'
 complete -c rag-gate -l tee -d 'Pass the records to stdout'
+complete -c rag-gate -l pass -x -d "METRIC: gate on the tool's own pass verdict"
+complete -c rag-gate -l fail-on-flip -d 'A record whose repeats flip on a gated metric fails'
+complete -c rag-gate -l by -x -d 'FIELD: group the summary by it (dotted path)'
+complete -c rag-gate -l lang -x -a 'auto en zh' -d 'Failure hints language'
 
 # rag-report (it reads files: the runs)
 complete -c rag-report -F
@@ -89,6 +93,10 @@ complete -c rag-report -l worst -x -d 'Records listed'
 complete -c rag-report -l title -x -d 'Page title'
 complete -c rag-report -l markdown -d 'Markdown instead of HTML'
 complete -c rag-report -s o -l output -r -F -d 'Write to FILE'
+complete -c rag-report -l pass -x -d "METRIC: gate on the tool's own pass verdict"
+complete -c rag-report -l fail-on-flip -d 'A record whose repeats flip on a gated metric fails'
+complete -c rag-report -l by -x -d 'FIELD: group the summary by it (dotted path)'
+complete -c rag-report -l lang -x -a 'auto en zh' -d 'Failure hints language'
 
 # rag-ap (with --trec it also reads files)
 complete -c rag-ap -s m -l metrics -x -a 'ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec' -d 'Metrics, comma-separated'

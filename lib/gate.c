@@ -31,10 +31,23 @@ static void dvec_push(dvec *d, double x)
 
 typedef struct category {
 	char *name;
+	size_t by;                /* a group: the index of its field in o.by */
+	int none;                 /* a group: the records without the field */
 	long records, passed, errored;
 	dvec *m;                  /* per metric index; grown as metrics appear */
+	long *na;                 /* per metric: records it is not applicable to */
 	size_t nm;
 } category;
+
+/* what a metric's values alone do not say */
+typedef struct mstat {
+	long na;                  /* records it is not applicable to (not_applicable.<metric>) */
+	char *na_reason;          /* the first of their reasons */
+	long flips;               /* records whose repeats flip (verdicts.<metric>.flip) */
+	long judged, passed, failed;   /* records checked against its record threshold or verdict */
+	long undecided;           /* records with a score but no pass verdict to gate on */
+	int verdict;              /* gated on the tool's own pass verdict (o.pass) */
+} mstat;
 
 typedef struct worst {
 	double key;
@@ -52,8 +65,16 @@ struct rag_gate {
 	char **metric; size_t nmetric;   /* names, in order of appearance */
 	dvec *vals;                      /* per metric */
 	double *mean_thr, *rec_thr;      /* per metric, NAN when none */
+	mstat *ms;                       /* per metric */
 	jv metric_ix, cat_ix;            /* name -> index */
 	category *cat; size_t ncat;
+	category *grp; size_t ngrp;      /* groups of o.by, keyed "<by index>=<value>" (or "<by
+	                                  * index>" for none) in grp_ix */
+	jv grp_ix;
+	long cat_by;                     /* the index of "category" in o.by, whose groups are the
+	                                  * categories too (kept once); -1: the categories apart */
+	unsigned char *by_seen;          /* per o.by field: some record has it */
+	long lang_zh, lang_en;           /* the questions' languages */
 	worst *w; size_t nw;
 	/* baseline */
 	int have_base;
@@ -91,6 +112,10 @@ static size_t metric_index(rag_gate *g, const char *name)
 	g->mean_thr = rag_xrealloc(g->mean_thr, g->nmetric * sizeof *g->mean_thr);
 	g->rec_thr = rag_xrealloc(g->rec_thr, g->nmetric * sizeof *g->rec_thr);
 	g->mean_thr[i] = g->rec_thr[i] = NAN;
+	g->ms = rag_xrealloc(g->ms, g->nmetric * sizeof *g->ms);
+	memset(&g->ms[i], 0, sizeof g->ms[i]);
+	for (k = 0; k < g->o.npass; k++)
+		if (!strcmp(g->o.pass[k], name)) g->ms[i].verdict = 1;
 	for (k = 0; k < g->o.nmean; k++)
 		if (!strcmp(g->o.mean[k].key, name)) g->mean_thr[i] = g->o.mean[k].value;
 	for (k = 0; k < g->o.nrecord; k++)
@@ -101,8 +126,16 @@ static size_t metric_index(rag_gate *g, const char *name)
 
 static int gated(const rag_gate *g, size_t m)
 {
-	return !isnan(g->mean_thr[m]) || !isnan(g->rec_thr[m]);
+	return !isnan(g->mean_thr[m]) || !isnan(g->rec_thr[m]) || g->ms[m].verdict;
 }
+
+/* checked record by record: a record threshold or the tool's verdict */
+static int record_gated(const rag_gate *g, size_t m)
+{
+	return !isnan(g->rec_thr[m]) || g->ms[m].verdict;
+}
+
+static const char *const default_by[] = {"category"};
 
 rag_gate *rag_gate_new(const rag_gate_opts *o)
 {
@@ -115,9 +148,19 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	g->base_ix = jv_object();
 	g->bmetric_ix = jv_object();
 	g->only_cur = jv_array();
+	g->grp_ix = jv_object();
+	if (!g->o.nby) {
+		g->o.by = default_by;
+		g->o.nby = 1;
+	}
+	g->by_seen = rag_xcalloc(g->o.nby, 1);
+	g->cat_by = -1;
+	for (k = 0; k < g->o.nby && g->cat_by < 0; k++)
+		if (!strcmp(g->o.by[k], "category")) g->cat_by = (long)k;
 	/* the gated metrics are in the table even when no record carries them: all null then */
 	for (k = 0; k < o->nmean; k++) metric_index(g, o->mean[k].key);
 	for (k = 0; k < o->nrecord; k++) metric_index(g, o->record[k].key);
+	for (k = 0; k < o->npass; k++) metric_index(g, o->pass[k]);
 	return g;
 }
 
@@ -206,33 +249,117 @@ void rag_gate_baseline_name(rag_gate *g, const char *name)
 	g->have_base = 1;
 }
 
-static category *get_category(rag_gate *g, const char *name)
+/* the entry of key in a table of categories (or groups), made when new */
+static category *get_cat(category **tab, size_t *n, jv *ix_tab, const char *key, const char *name, size_t by)
 {
-	jv ix = jv_object_get(jv_copy(g->cat_ix), jv_string(name));
+	jv ix = jv_object_get(jv_copy(*ix_tab), jv_string(key));
 	category *c;
 	if (jv_get_kind(ix) == JV_KIND_NUMBER) {
-		c = &g->cat[(size_t)jv_number_value(ix)];
+		c = &(*tab)[(size_t)jv_number_value(ix)];
 		jv_free(ix);
 		return c;
 	}
 	jv_free(ix);
-	g->cat = rag_xrealloc(g->cat, (g->ncat + 1) * sizeof *g->cat);
-	c = &g->cat[g->ncat];
+	*tab = rag_xrealloc(*tab, (*n + 1) * sizeof **tab);
+	c = &(*tab)[*n];
 	memset(c, 0, sizeof *c);
 	c->name = rag_xstrdup(name);
-	g->cat_ix = jv_object_set(g->cat_ix, jv_string(name), jv_number((double)g->ncat));
-	g->ncat++;
+	c->by = by;
+	*ix_tab = jv_object_set(*ix_tab, jv_string(key), jv_number((double)*n));
+	++*n;
 	return c;
+}
+
+static void cat_grow(category *c, size_t m)
+{
+	if (m >= c->nm) {
+		c->m = rag_xrealloc(c->m, (m + 1) * sizeof *c->m);
+		c->na = rag_xrealloc(c->na, (m + 1) * sizeof *c->na);
+		memset(c->m + c->nm, 0, (m + 1 - c->nm) * sizeof *c->m);
+		memset(c->na + c->nm, 0, (m + 1 - c->nm) * sizeof *c->na);
+		c->nm = m + 1;
+	}
 }
 
 static void cat_push(category *c, size_t m, double x)
 {
-	if (m >= c->nm) {
-		c->m = rag_xrealloc(c->m, (m + 1) * sizeof *c->m);
-		memset(c->m + c->nm, 0, (m + 1 - c->nm) * sizeof *c->m);
-		c->nm = m + 1;
-	}
+	cat_grow(c, m);
 	dvec_push(&c->m[m], x);
+}
+
+static void cat_na(category *c, size_t m)
+{
+	cat_grow(c, m);
+	c->na[m]++;
+}
+
+/* A field of the record by a dotted path (system.top_k), as text into a new string; NULL when
+ * absent or null. Strings as they are, other values as JSON. */
+static char *field_text(jv rec, const char *path)
+{
+	jv v = rag_json_get(jv_copy(rec), path);   /* a key with a dot in it first */
+	const char *p = path;
+	char *s = NULL;
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		v = jv_copy(rec);
+		while (jv_is_valid(v)) {
+			const char *dot = strchr(p, '.');
+			char *k = dot ? rag_xstrndup(p, (size_t)(dot - p)) : rag_xstrdup(p);
+			v = rag_json_get(v, k);
+			free(k);
+			if (!dot) break;
+			p = dot + 1;
+		}
+	}
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		s = rag_xstrdup(jv_string_value(v));
+	} else if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) {
+		jv d = jv_dump_string(jv_copy(v), 0);
+		s = rag_xstrdup(jv_string_value(d));
+		jv_free(d);
+	}
+	jv_free(v);
+	return s;
+}
+
+/* an object field of the record, or an empty object */
+static jv record_obj(jv rec, const char *k)
+{
+	jv o = rag_json_get(jv_copy(rec), k);
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		return jv_object();
+	}
+	return o;
+}
+
+/* The tool's own pass verdict on metric in verdicts (borrowed): a yes/no rubric's
+ * {"pass": bool}, or keyword_overlap's [{"verdict": bool}]. 1 pass, 0 fail, -1 none. */
+static int pass_verdict(jv verdicts, const char *metric)
+{
+	jv v = rag_json_get(jv_copy(verdicts), metric), p;
+	int r = -1;
+	if (jv_get_kind(v) == JV_KIND_ARRAY && jv_array_length(jv_copy(v)) == 1) {
+		jv e = jv_array_get(jv_copy(v), 0);
+		p = rag_json_get(e, "verdict");
+	} else {
+		p = rag_json_get(jv_copy(v), "pass");
+	}
+	if (jv_get_kind(p) == JV_KIND_TRUE) r = 1;
+	else if (jv_get_kind(p) == JV_KIND_FALSE) r = 0;
+	jv_free(p);
+	jv_free(v);
+	return r;
+}
+
+/* whether verdicts.<metric>.flip is true: rag-judge --repeat saw repeats on both sides */
+static int flipped(jv verdicts, const char *metric)
+{
+	jv v = rag_json_get(jv_copy(verdicts), metric);
+	int f = rag_json_true(v, "flip");
+	jv_free(v);
+	return f;
 }
 
 static const char *verdict_label(const char *metric)
@@ -350,6 +477,14 @@ static void consider_worst(rag_gate *g, double key, jv rec, const char *where, c
 	}
 	info = jv_object_set(info, jv_string("failed"), jv_bool(failed));
 	info = jv_object_set(info, jv_string("scores"), scores);
+	{
+		/* which of its null scores are not applicable rather than missing */
+		jv na = rag_json_get(jv_copy(rec), "not_applicable");
+		if (jv_get_kind(na) == JV_KIND_OBJECT && jv_object_length(jv_copy(na)) > 0)
+			info = jv_object_set(info, jv_string("not_applicable"), na);
+		else
+			jv_free(na);
+	}
 	info = jv_object_set(info, jv_string("reasons"), reasons(g, rec, missed));
 	w.key = key;
 	w.seq = g->seq;
@@ -420,14 +555,28 @@ static void align(rag_gate *g, const char *id, jv scores)
 	}
 }
 
+/* one check of a record for JUnit: {metric, score, threshold, status, message?} */
+static jv record_check(jv checks, const char *metric, jv score, double thr, const char *status, const char *why)
+{
+	jv ch = jv_object();
+	ch = jv_object_set(ch, jv_string("metric"), jv_string(metric));
+	ch = jv_object_set(ch, jv_string("score"), score);
+	ch = jv_object_set(ch, jv_string("threshold"), isnan(thr) ? jv_null() : jv_number(thr));
+	ch = jv_object_set(ch, jv_string("status"), jv_string(status));
+	if (why) ch = jv_object_set(ch, jv_string("message"), jv_string(why));
+	return jv_array_append(checks, ch);
+}
+
 jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks)
 {
 	jv scores = record_scores(rec), checks = want_checks ? jv_array() : jv_invalid(), missed = jv_array();
+	jv na = record_obj(rec, "not_applicable"), verdicts = record_obj(rec, "verdicts");
 	char *id = record_id(rec);
-	const char *cat = NULL;
+	const char *cat = NULL, *q;
 	category *c = NULL;
-	size_t m, nseen;
-	int has_null = 0, failed = 0, errs = 0;
+	size_t *gi = rag_xcalloc(g->o.nby, sizeof *gi);   /* the record's group per field */
+	size_t m, nseen, b;
+	int has_null = 0, failed = 0, errs = 0, errored = unreadable;
 	double key = HUGE_VAL;
 	jv catv = rag_json_get(jv_copy(rec), "category");
 	jv e = rag_json_get(jv_copy(rec), "errors");
@@ -437,6 +586,10 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 	if (unreadable) g->unreadable++;
 	errs = jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0;
 	jv_free(e);
+	if ((q = rag_record_str(rec, "question")) && *q) {
+		if (!strcmp(rag_text_lang(q), "zh")) g->lang_zh++;
+		else g->lang_en++;
+	}
 	if (jv_get_kind(catv) == JV_KIND_STRING) cat = jv_string_value(catv);
 	else if (jv_is_valid(catv) && jv_get_kind(catv) != JV_KIND_NULL) {
 		jv d = jv_dump_string(jv_copy(catv), 0);
@@ -444,9 +597,20 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 		catv = d;
 		cat = jv_string_value(catv);
 	}
-	if (cat) {
-		c = get_category(g, cat);
+	if (cat && g->cat_by < 0) {
+		c = get_cat(&g->cat, &g->ncat, &g->cat_ix, cat, cat, 0);
 		c->records++;
+	}
+	/* the groups: a record without the field is in "(none)" (keyed apart from a value "(none)") */
+	for (b = 0; b < g->o.nby; b++) {
+		char *v = field_text(rec, g->o.by[b]), *k;
+		if (v) g->by_seen[b] = 1;
+		k = rag_xasprintf("%zu%s%s", b, v ? "=" : "", v ? v : "");
+		gi[b] = (size_t)(get_cat(&g->grp, &g->ngrp, &g->grp_ix, k, v ? v : "(none)", b) - g->grp);
+		g->grp[gi[b]].records++;
+		g->grp[gi[b]].none = !v;
+		free(k);
+		free(v);
 	}
 
 	/* every number the record carries */
@@ -456,6 +620,7 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 			double x = jv_number_value(v);
 			dvec_push(&g->vals[m], x);
 			if (c) cat_push(c, m, x);
+			for (b = 0; b < g->o.nby; b++) cat_push(&g->grp[gi[b]], m, x);
 		}
 		jv_free(k);
 		jv_free(v);
@@ -463,61 +628,96 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 	/* then every metric of the table, the record's and the gated ones: nulls and thresholds */
 	nseen = g->nmetric;
 	for (m = 0; m < nseen; m++) {
-		jv v = jv_object_get(jv_copy(scores), jv_string(g->metric[m]));
-		int present = jv_is_valid(v), number = jv_get_kind(v) == JV_KIND_NUMBER;
+		const char *name = g->metric[m];
+		jv v = jv_object_get(jv_copy(scores), jv_string(name)), nav;
+		int present = jv_is_valid(v), number = jv_get_kind(v) == JV_KIND_NUMBER, bad = 0, flip;
+		int isnull = jv_get_kind(v) == JV_KIND_NULL;
 		double x = number ? jv_number_value(v) : NAN, thr = g->rec_thr[m];
 		const char *why = NULL;
-		char msg[300];
+		char msg[400];
+		jv_free(v);
+		if ((flip = flipped(verdicts, name))) g->ms[m].flips++;
+		/* not applicable by the metric's definition: out of its mean, its nulls and its gate */
+		nav = jv_object_get(jv_copy(na), jv_string(name));
+		if (!number && jv_get_kind(nav) == JV_KIND_STRING) {
+			g->ms[m].na++;
+			if (!g->ms[m].na_reason) g->ms[m].na_reason = rag_xstrdup(jv_string_value(nav));
+			if (c) cat_na(c, m);
+			for (b = 0; b < g->o.nby; b++) cat_na(&g->grp[gi[b]], m);
+			if (want_checks) {
+				snprintf(msg, sizeof msg, "%s: not applicable (%s)", name, jv_string_value(nav));
+				checks = record_check(checks, name, jv_null(), thr, "skipped", msg);
+			}
+			jv_free(nav);
+			continue;
+		}
+		jv_free(nav);
 		/* a metric this record does not carry is a null in the table (records - scored) but
 		 * a failure of the record only when the metric is gated */
 		if (!present && !gated(g, m)) continue;
 		if (!number) {
 			/* absent or null: the record was not scored on this metric */
 			has_null = 1;
-			if (gated(g, m)) failed = 1;
-			snprintf(msg, sizeof msg, "%s is %s", g->metric[m], !present ? "missing" :
-			         jv_get_kind(v) == JV_KIND_NULL ? "null" : "not a number");
+			if (gated(g, m)) failed = errored = 1;
+			snprintf(msg, sizeof msg, "%s is %s", name, !present ? "missing" : isnull ? "null" : "not a number");
 			if (gated(g, m) || present) missed = jv_array_append(missed, jv_string(msg));
 			why = msg;
 		} else {
 			double k = isnan(thr) ? x : x - thr;
 			if (k < key) key = k;
 			if (!isnan(thr) && x < thr - EPS) {
-				failed = 1;
-				snprintf(msg, sizeof msg, "%s %.3f is below the per-record threshold %.3f", g->metric[m], x, thr);
+				bad = 1;
+				snprintf(msg, sizeof msg, "%s %.3f is below the per-record threshold %.3f", name, x, thr);
 				missed = jv_array_append(missed, jv_string(msg));
 				why = msg;
 			}
+			if (g->ms[m].verdict) {
+				int pv = pass_verdict(verdicts, name);
+				if (pv < 0) {
+					has_null = 1;
+					failed = errored = 1;
+					number = 0;   /* an error: a pass gate with no verdict to read */
+					g->ms[m].undecided++;
+					snprintf(msg, sizeof msg, "%s has no pass verdict (verdicts.%s)", name, name);
+					missed = jv_array_append(missed, jv_string(msg));
+					why = msg;
+				} else if (!pv && !bad) {
+					bad = 1;
+					if (key > -1) key = -1;
+					snprintf(msg, sizeof msg, "%s: the tool's verdict is fail", name);
+					missed = jv_array_append(missed, jv_string(msg));
+					why = msg;
+				}
+			}
+			if (flip && g->o.fail_on_flip && gated(g, m) && !bad) {
+				bad = 1;
+				if (key > -1) key = -1;
+				snprintf(msg, sizeof msg, "%s: the repeats flip across the threshold (--fail-on-flip)", name);
+				missed = jv_array_append(missed, jv_string(msg));
+				why = msg;
+			}
+			if (number && (record_gated(g, m) || (flip && g->o.fail_on_flip && gated(g, m)))) {
+				g->ms[m].judged++;
+				if (bad) g->ms[m].failed++;
+				else g->ms[m].passed++;
+			}
+			if (bad) failed = 1;
 		}
-		jv_free(v);
-		if (want_checks) {
-			jv ch = jv_object();
-			ch = jv_object_set(ch, jv_string("metric"), jv_string(g->metric[m]));
-			ch = jv_object_set(ch, jv_string("score"), number ? jv_number(x) : jv_null());
-			ch = jv_object_set(ch, jv_string("threshold"), isnan(thr) ? jv_null() : jv_number(thr));
-			ch = jv_object_set(ch, jv_string("status"), jv_string(!number ? "error" : why ? "failure" : "pass"));
-			if (why) ch = jv_object_set(ch, jv_string("message"), jv_string(why));
-			checks = jv_array_append(checks, ch);
-		}
+		if (want_checks)
+			checks = record_check(checks, name, number ? jv_number(x) : jv_null(), thr,
+			                      !number ? "error" : why ? "failure" : "pass", why);
 	}
 	if (unreadable) has_null = failed = 1;
 	/* a record with an error entry or a null is among the worst whatever its other scores */
 	if (has_null || errs || unreadable) key = -HUGE_VAL;
-	{
-		int errored = unreadable;
-		for (m = 0; m < g->nmetric && !errored; m++) {
-			if (!gated(g, m)) continue;
-			jv v = jv_object_get(jv_copy(scores), jv_string(g->metric[m]));
-			errored = jv_get_kind(v) != JV_KIND_NUMBER;
-			jv_free(v);
-		}
-		if (errored) {
-			g->errored++;
-			if (c) c->errored++;
-		} else if (!failed) {
-			g->passed++;
-			if (c) c->passed++;
-		}
+	if (errored) {
+		g->errored++;
+		if (c) c->errored++;
+		for (b = 0; b < g->o.nby; b++) g->grp[gi[b]].errored++;
+	} else if (!failed) {
+		g->passed++;
+		if (c) c->passed++;
+		for (b = 0; b < g->o.nby; b++) g->grp[gi[b]].passed++;
 	}
 	if (g->have_base) align(g, id, scores);
 	if (key < HUGE_VAL || has_null || errs)
@@ -525,9 +725,17 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 	else
 		jv_free(missed);
 	jv_free(scores);
+	jv_free(na);
+	jv_free(verdicts);
 	jv_free(catv);
+	free(gi);
 	free(id);
 	return checks;
+}
+
+const char *rag_gate_lang(const rag_gate *g)
+{
+	return g->lang_zh > g->lang_en ? "zh" : "en";
 }
 
 static jv num(double x)
@@ -550,15 +758,18 @@ static jv histogram(const dvec *d)
 	return h;
 }
 
-/* the table row of one metric over values (sorted in place) out of `records` */
-static jv metric_row(const char *name, dvec *d, long records)
+/* the table row of one metric over values (sorted in place) out of `records`, na of which it is
+ * not applicable to: computed (also "scored", its older name), not_applicable, null, the rest */
+static jv metric_row(const char *name, dvec *d, long records, long na)
 {
 	rag_summary s;
 	jv r = jv_object();
 	rag_stats_summary(d->v, d->n, &s);
 	r = jv_object_set(r, jv_string("metric"), jv_string(name));
 	r = jv_object_set(r, jv_string("scored"), jv_number((double)d->n));
-	r = jv_object_set(r, jv_string("null"), jv_number((double)records - (double)d->n));
+	r = jv_object_set(r, jv_string("computed"), jv_number((double)d->n));
+	r = jv_object_set(r, jv_string("not_applicable"), jv_number((double)na));
+	r = jv_object_set(r, jv_string("null"), jv_number((double)records - (double)na - (double)d->n));
 	r = jv_object_set(r, jv_string("mean"), num(s.mean));
 	r = jv_object_set(r, jv_string("median"), num(s.median));
 	r = jv_object_set(r, jv_string("min"), num(s.min));
@@ -587,6 +798,17 @@ static jv check(jv checks, const char *what, int pass, const char *fmt, ...)
 	c = jv_object_set(c, jv_string("message"), jv_string(msg));
 	free(msg);
 	return jv_array_append(checks, c);
+}
+
+/* a check not made: it passes, and says why it was skipped */
+static jv skipped(jv checks, const char *what, const char *metric, long records, const char *reason)
+{
+	jv c;
+	checks = check(checks, what, 1, "%s: computed on 0 of %ld record%s (%s): gate skipped", metric, records,
+	               records == 1 ? "" : "s", reason ? reason : "not applicable");
+	c = jv_array_get(jv_copy(checks), jv_array_length(jv_copy(checks)) - 1);
+	c = jv_object_set(c, jv_string("skipped"), jv_true());
+	return jv_array_set(checks, jv_array_length(jv_copy(checks)) - 1, c);
 }
 
 static int cmp_change_up(const void *a, const void *b)
@@ -683,11 +905,48 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 	return b;
 }
 
+/* The rows of a table of categories or groups, by name; by: 0 every entry, else only those of
+ * field by - 1 (and without its "(none)" when key is "category"). key names the entry's name
+ * in its row. */
+static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, size_t by, const char *key)
+{
+	jv rows = jv_array();
+	size_t *corder = rag_xmalloc((n + 1) * sizeof *corder), i, k;
+	char **names = rag_xmalloc((n + 1) * sizeof *names);
+	for (i = 0; i < n; i++) {
+		corder[i] = i;
+		names[i] = tab[i].name;
+	}
+	qsort_r(corder, n, sizeof *corder, by_name, names);
+	free(names);
+	for (k = 0; k < n; k++) {
+		category *c = &tab[corder[k]];
+		jv row, ms;
+		long cj = c->records - c->errored;
+		if (by && (c->by != by - 1 || (c->none && !strcmp(key, "category")))) continue;
+		row = jv_object();
+		ms = jv_array();
+		row = jv_object_set(row, jv_string(key), jv_string(c->name));
+		row = jv_object_set(row, jv_string("records"), jv_number((double)c->records));
+		row = jv_object_set(row, jv_string("passed"), jv_number((double)c->passed));
+		row = jv_object_set(row, jv_string("pass_rate"), cj > 0 ? jv_number((double)c->passed / (double)cj) : jv_null());
+		for (i = 0; i < g->nmetric; i++) {
+			size_t m = order[i];
+			dvec empty = {0}, *d = m < c->nm ? &c->m[m] : &empty;
+			ms = jv_array_append(ms, metric_row(g->metric[m], d, c->records, m < c->nm ? c->na[m] : 0));
+		}
+		row = jv_object_set(row, jv_string("metrics"), ms);
+		rows = jv_array_append(rows, row);
+	}
+	free(corder);
+	return rows;
+}
+
 jv rag_gate_summary(rag_gate *g)
 {
-	jv s = jv_object(), metrics = jv_array(), cats = jv_array(), checks = jv_array(), worsts = jv_array();
+	jv s = jv_object(), metrics = jv_array(), cats, groups = jv_array(), checks = jv_array(), worsts = jv_array();
 	jv thr = jv_object(), tm = jv_object(), tr = jv_object();
-	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), *corder, i, k;
+	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), i, k;
 	int pass = 1, any_scored = 0;
 	long judged = g->records - g->errored;
 	double rate = judged > 0 ? (double)g->passed / (double)judged : NAN;
@@ -701,42 +960,71 @@ jv rag_gate_summary(rag_gate *g)
 	}
 	for (i = 0; i < g->nmetric; i++) {
 		size_t m = order[i];
+		const mstat *ms = &g->ms[m];
 		dvec copy = {0};
 		jv row;
-		long nulls = g->records - (long)g->vals[m].n;
-		double erate = g->records ? (double)nulls / (double)g->records : 0;
-		char what[300];
-		any_scored |= g->vals[m].n > 0;
+		long applicable = g->records - ms->na, nulls = applicable - (long)g->vals[m].n + ms->undecided;
+		double erate = applicable > 0 ? (double)nulls / (double)applicable : 0;
+		int mean_failed = 0;
+		char what[300], of[200] = "";
+		any_scored |= g->vals[m].n > 0 || ms->na > 0;
+		if (ms->na)
+			snprintf(of, sizeof of, " (computed on %zu of %ld records; %ld not applicable)", g->vals[m].n, g->records, ms->na);
 		copy.v = rag_xmalloc((g->vals[m].n + 1) * sizeof *copy.v);
 		if (g->vals[m].n) memcpy(copy.v, g->vals[m].v, g->vals[m].n * sizeof *copy.v);
 		copy.n = g->vals[m].n;
-		row = metric_row(g->metric[m], &copy, g->records);
+		row = metric_row(g->metric[m], &copy, g->records, ms->na);
 		row = jv_object_set(row, jv_string("error_rate"), jv_number(erate));
 		row = jv_object_set(row, jv_string("threshold_mean"), num(g->mean_thr[m]));
 		row = jv_object_set(row, jv_string("threshold_record"), num(g->rec_thr[m]));
-		if (g->records && nulls > 0) {
+		row = jv_object_set(row, jv_string("gate_verdict"), jv_bool(ms->verdict));
+		row = jv_object_set(row, jv_string("flips"), jv_number((double)ms->flips));
+		row = jv_object_set(row, jv_string("passed"), ms->judged ? jv_number((double)ms->passed) : jv_null());
+		row = jv_object_set(row, jv_string("failed"), ms->judged ? jv_number((double)ms->failed) : jv_null());
+		row = jv_object_set(row, jv_string("pass_rate"), ms->judged ? jv_number((double)ms->passed / (double)ms->judged) : jv_null());
+		if (applicable > 0 && nulls > 0) {
 			int ok = erate <= g->o.max_error_rate + EPS;
 			snprintf(what, sizeof what, "nulls %s", g->metric[m]);
-			checks = check(checks, what, ok, "%s: %ld of %ld record%s no score (%.1f%%; max_error_rate %g%%)",
-			               g->metric[m], nulls, g->records, g->records == 1 ? " has" : "s have", erate * 100, g->o.max_error_rate * 100);
+			checks = check(checks, what, ok, "%s: %ld of %ld record%s no score%s (%.1f%%; max_error_rate %g%%)%s",
+			               g->metric[m], nulls, applicable, applicable == 1 ? " has" : "s have",
+			               ms->undecided ? " or no pass verdict" : "", erate * 100,
+			               g->o.max_error_rate * 100, ms->na ? " (not applicable ones left out)" : "");
 			pass &= ok;
 		}
 		if (!isnan(g->mean_thr[m]) && g->records) {
 			double mean = rag_stats_mean(g->vals[m].v, g->vals[m].n);
 			int ok = g->vals[m].n > 0 && mean >= g->mean_thr[m] - EPS;
 			snprintf(what, sizeof what, "mean %s", g->metric[m]);
-			if (g->vals[m].n)
-				checks = check(checks, what, ok, "%s mean %.3f %s %.3f", g->metric[m], mean,
-				               ok ? ">=" : "<", g->mean_thr[m]);
-			else
+			if (g->vals[m].n) {
+				checks = check(checks, what, ok, "%s mean %.3f %s %.3f%s", g->metric[m], mean,
+				               ok ? ">=" : "<", g->mean_thr[m], of);
+			} else if (ms->na) {
+				checks = skipped(checks, what, g->metric[m], g->records, ms->na_reason);
+				ok = 1;
+			} else {
 				checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
+			}
+			mean_failed = !ok;
 			pass &= ok;
 		}
-		if (!isnan(g->rec_thr[m]) && g->records && !g->vals[m].n) {
+		if (record_gated(g, m) && g->records && !g->vals[m].n) {
 			snprintf(what, sizeof what, "scores %s", g->metric[m]);
-			checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
-			pass = 0;
+			if (ms->na) {
+				checks = skipped(checks, what, g->metric[m], g->records, ms->na_reason);
+			} else {
+				checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
+				pass = 0;
+			}
 		}
+		if (ms->flips) {
+			snprintf(what, sizeof what, "flips %s", g->metric[m]);
+			/* a note: the records that fail by a flip fail the pass rate */
+			checks = check(checks, what, 1, "%s: %ld record%s flip%s across repeats%s",
+			               g->metric[m], ms->flips, ms->flips == 1 ? "" : "s", ms->flips == 1 ? "s" : "",
+			               g->o.fail_on_flip && gated(g, m) ? " (--fail-on-flip: they fail)" : "");
+		}
+		/* what a failure hint is for: the metric's quality is too low, not its data missing */
+		row = jv_object_set(row, jv_string("gate_failed"), jv_bool(mean_failed || ms->failed > 0));
 		metrics = jv_array_append(metrics, row);
 		free(copy.v);
 	}
@@ -757,34 +1045,15 @@ jv rag_gate_summary(rag_gate *g)
 		pass &= ok;
 	}
 
-	/* categories, by name */
-	corder = rag_xmalloc((g->ncat + 1) * sizeof *corder);
-	{
-		char **names = rag_xmalloc((g->ncat + 1) * sizeof *names);
-		for (i = 0; i < g->ncat; i++) {
-			corder[i] = i;
-			names[i] = g->cat[i].name;
-		}
-		qsort_r(corder, g->ncat, sizeof *corder, by_name, names);
-		free(names);
+	cats = g->cat_by < 0 ? cat_rows(g, g->cat, g->ncat, order, 0, "category")
+	                     : cat_rows(g, g->grp, g->ngrp, order, (size_t)g->cat_by + 1, "category");
+	for (k = 0; k < g->o.nby; k++) {
+		jv by;
+		if (!g->by_seen[k]) continue;   /* a field no record has makes one group of all: noise */
+		by = jv_object_set(jv_object(), jv_string("by"), jv_string(g->o.by[k]));
+		by = jv_object_set(by, jv_string("groups"), cat_rows(g, g->grp, g->ngrp, order, k + 1, "group"));
+		groups = jv_array_append(groups, by);
 	}
-	for (k = 0; k < g->ncat; k++) {
-		category *c = &g->cat[corder[k]];
-		jv row = jv_object(), ms = jv_array();
-		long cj = c->records - c->errored;
-		row = jv_object_set(row, jv_string("category"), jv_string(c->name));
-		row = jv_object_set(row, jv_string("records"), jv_number((double)c->records));
-		row = jv_object_set(row, jv_string("passed"), jv_number((double)c->passed));
-		row = jv_object_set(row, jv_string("pass_rate"), cj > 0 ? jv_number((double)c->passed / (double)cj) : jv_null());
-		for (i = 0; i < g->nmetric; i++) {
-			size_t m = order[i];
-			dvec empty = {0}, *d = m < c->nm ? &c->m[m] : &empty;
-			ms = jv_array_append(ms, metric_row(g->metric[m], d, c->records));
-		}
-		row = jv_object_set(row, jv_string("metrics"), ms);
-		cats = jv_array_append(cats, row);
-	}
-	free(corder);
 
 	for (i = 0; i < g->nw; i++) worsts = jv_array_append(worsts, jv_copy(g->w[i].info));
 
@@ -794,6 +1063,14 @@ jv rag_gate_summary(rag_gate *g)
 	thr = jv_object_set(thr, jv_string("record"), tr);
 	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
 	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
+	{
+		jv pv = jv_array(), byv = jv_array();
+		for (i = 0; i < g->o.npass; i++) pv = jv_array_append(pv, jv_string(g->o.pass[i]));
+		thr = jv_object_set(thr, jv_string("pass"), pv);
+		thr = jv_object_set(thr, jv_string("fail_on_flip"), jv_bool(g->o.fail_on_flip));
+		for (i = 0; i < g->o.nby; i++) byv = jv_array_append(byv, jv_string(g->o.by[i]));
+		s = jv_object_set(s, jv_string("by"), byv);
+	}
 
 	s = jv_object_set(s, jv_string("records"), jv_number((double)g->records));
 	s = jv_object_set(s, jv_string("unreadable"), jv_number((double)g->unreadable));
@@ -803,6 +1080,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("thresholds"), thr);
 	s = jv_object_set(s, jv_string("metrics"), metrics);
 	s = jv_object_set(s, jv_string("categories"), cats);
+	s = jv_object_set(s, jv_string("groups"), groups);
 	s = jv_object_set(s, jv_string("worst"), worsts);
 	if (g->have_base) s = jv_object_set(s, jv_string("baseline"), baseline_summary(g, order, &checks, &pass));
 	s = jv_object_set(s, jv_string("checks"), checks);
@@ -837,9 +1115,21 @@ void rag_gate_free(rag_gate *g)
 	for (i = 0; i < g->ncat; i++) {
 		for (k = 0; k < g->cat[i].nm; k++) free(g->cat[i].m[k].v);
 		free(g->cat[i].m);
+		free(g->cat[i].na);
 		free(g->cat[i].name);
 	}
 	free(g->cat);
+	for (i = 0; i < g->ngrp; i++) {
+		for (k = 0; k < g->grp[i].nm; k++) free(g->grp[i].m[k].v);
+		free(g->grp[i].m);
+		free(g->grp[i].na);
+		free(g->grp[i].name);
+	}
+	free(g->grp);
+	free(g->by_seen);
+	jv_free(g->grp_ix);
+	for (i = 0; i < g->nmetric; i++) free(g->ms[i].na_reason);
+	free(g->ms);
 	for (i = 0; i < g->nw; i++) jv_free(g->w[i].info);
 	free(g->w);
 	for (i = 0; i < g->nbase; i++) free(g->base_id[i]);

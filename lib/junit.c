@@ -54,6 +54,12 @@ void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv ch
 		t->tests++;
 		if (!strcmp(status, "pass")) {
 			rag_buf_adds(b, "/>\n");
+		} else if (!strcmp(status, "skipped")) {
+			/* not applicable to the record: neither a pass nor a failure */
+			t->skipped++;
+			rag_buf_adds(b, ">\n      <skipped message=\"");
+			put_xml(b, msg);
+			rag_buf_adds(b, "\"/>\n    </testcase>\n");
 		} else {
 			int err = !strcmp(status, "error");
 			t->failures += !err;
@@ -74,24 +80,29 @@ char *rag_junit_head(jv s, const rag_junit *t)
 {
 	rag_buf out = {0}, *b = &out;
 	jv checks = rag_json_get(jv_copy(s), "checks");
-	long nc = 0, fc = 0;
+	long nc = 0, fc = 0, sc = 0;
 	jv_array_foreach(checks, i, c) {
 		nc++;
 		fc += jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) != JV_KIND_TRUE;
+		sc += rag_json_true(c, "skipped");
 		jv_free(c);
 		(void)i;
 	}
 	rag_buf_addf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	rag_buf_addf(b, "<testsuites name=\"rag-gate\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\">\n", nc + t->tests,
-	             fc + t->failures, t->errors);
-	rag_buf_addf(b, "  <testsuite name=\"gate\" tests=\"%ld\" failures=\"%ld\" errors=\"0\">\n", nc, fc);
+	rag_buf_addf(b, "<testsuites name=\"rag-gate\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\">\n", nc + t->tests,
+	             fc + t->failures, t->errors, sc + t->skipped);
+	rag_buf_addf(b, "  <testsuite name=\"gate\" tests=\"%ld\" failures=\"%ld\" errors=\"0\" skipped=\"%ld\">\n", nc, fc, sc);
 	jv_array_foreach(checks, i, c) {
 		char what[512], msg[2048];
 		int pass = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE;
 		rag_buf_adds(b, "    <testcase classname=\"gate\" name=\"");
 		put_xml(b, rag_json_str(c, "check", what, sizeof what));
 		rag_buf_adds(b, "\"");
-		if (pass) {
+		if (rag_json_true(c, "skipped")) {
+			rag_buf_adds(b, ">\n      <skipped message=\"");
+			put_xml(b, rag_json_str(c, "message", msg, sizeof msg));
+			rag_buf_adds(b, "\"/>\n    </testcase>\n");
+		} else if (pass) {
 			rag_buf_adds(b, "/>\n");
 		} else {
 			rag_buf_adds(b, ">\n      <failure message=\"");
@@ -102,8 +113,8 @@ char *rag_junit_head(jv s, const rag_junit *t)
 		(void)i;
 	}
 	rag_buf_adds(b, "  </testsuite>\n");
-	rag_buf_addf(b, "  <testsuite name=\"records\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\">\n", t->tests,
-	             t->failures, t->errors);
+	rag_buf_addf(b, "  <testsuite name=\"records\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\">\n", t->tests,
+	             t->failures, t->errors, t->skipped);
 	jv_free(checks);
 	return out.p;
 }

@@ -213,6 +213,9 @@ typedef struct rag_config {
 		int resamples;                   /* bootstrap resamples, default 2000 */
 		double confidence;               /* bootstrap interval, default 0.95 */
 		int worst;                       /* records listed as the worst, default 10 */
+		rag_strv pass;                   /* metrics gated on the tool's own pass verdict */
+		int fail_on_flip;                /* a flip across repeats fails the record, default 0 */
+		rag_strv by;                     /* fields the summary groups by, default category */
 	} gate;
 	struct {
 		/* rag-kw's settings (rag-config(5)); flags override them */
@@ -855,6 +858,11 @@ typedef struct rag_gate_opts {
 	double min_pass_rate, max_error_rate, regression, confidence;
 	int fail_on_regression, resamples, worst;
 	uint64_t seed;
+	/* metrics gated on the tool's own pass verdict (verdicts.<m>.pass, verdicts.<m>[0].verdict) */
+	const char *const *pass; size_t npass;
+	int fail_on_flip;                       /* a flip (verdicts.<m>.flip) on a gated metric fails */
+	/* fields the records are grouped by (dotted paths); none: category */
+	const char *const *by; size_t nby;
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
@@ -863,12 +871,15 @@ void rag_gate_baseline(rag_gate *g, jv rec);
 void rag_gate_baseline_name(rag_gate *g, const char *name);
 /* A record of the run (borrowed); where names its position ("file:17"), unreadable says the line
  * was not a record. With want_checks: returns one check per metric of the table, {metric,
- * score, threshold, status: "pass"|"failure"|"error", message?}; else jv_invalid(). */
+ * score, threshold, status: "pass"|"failure"|"error"|"skipped", message?} (skipped: the metric
+ * is not applicable to the record, not_applicable.<metric>); else jv_invalid(). */
 jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
- * thresholds, metrics: [...], categories: [...], worst: [...], baseline?: {...}, checks: [...]}
- * (rag-gate(1) --json). Call once. */
+ * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
+ * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */
 jv rag_gate_summary(rag_gate *g);
+/* The language of the run's questions so far, "en" or "zh" (rag_text_lang by majority). */
+const char *rag_gate_lang(const rag_gate *g);
 void rag_gate_free(rag_gate *g);
 /* "METRIC=MIN" (MIN in [0, 1]) into list: a metric already there gets the new minimum. -1 and
  * err when arg is not that. */
@@ -876,6 +887,16 @@ int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *er
 /* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
  * the keys, which stay borrowed from the two lists). */
 rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
+
+/* ---------------------------------------------------------------- hints.c */
+/* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or
+ * "A+B: text", the advice when both fail), as an object KEY -> text. jv_invalid() and err when
+ * the file cannot be read or an entry is malformed. */
+jv rag_hints_load(const char *lang, char *err, size_t errlen);
+/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint}] for the
+ * metrics whose gate failed (gate_failed): the advice for failures together first, then
+ * retrieval's metrics, then the rest. hints borrowed. */
+jv rag_hints_apply(jv summary, jv hints);
 
 /* ---------------------------------------------------------------- report.c */
 /* runs: array (consumed, at least one) of {name, summary} with summary from rag_gate_summary,
@@ -896,7 +917,7 @@ char *rag_report_text(jv summary, int color);
 /* ---------------------------------------------------------------- junit.c */
 /* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
  * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
-typedef struct rag_junit { long tests, failures, errors; } rag_junit;
+typedef struct rag_junit { long tests, failures, errors, skipped; } rag_junit;
 /* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
  * b; counts in n. */
 void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);

@@ -54,7 +54,7 @@ static const char css[] =
 	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #d0d7de;padding:.3em .6em;"
 	"vertical-align:top;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"td.text{max-width:30em;white-space:pre-wrap;word-break:break-word}\n"
-	"ul.checks li.bad{color:#cf222e}ul.checks li.good{color:#1a7f37}\n"
+	"ul.checks li.bad{color:#cf222e}ul.checks li.good{color:#1a7f37}ul.checks li.skip{color:#59636e}\n"
 	"figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.9em;color:#59636e}\n"
 	"svg text{font-size:10px;fill:#59636e}\n";
 
@@ -135,14 +135,15 @@ static void svg_trend(rag_buf *b, jv runs, const char *metric)
 
 static void metric_table(rag_buf *b, jv metrics, int hist)
 {
-	rag_buf_adds(b, "<table><thead><tr><th>metric</th><th>scored</th><th>null</th><th>mean</th><th>median</th>"
+	rag_buf_adds(b, "<table><thead><tr><th>metric</th><th>computed</th><th>not applicable</th><th>null</th><th>mean</th><th>median</th>"
 	                "<th>min</th><th>p10</th>");
 	if (hist) rag_buf_adds(b, "<th>distribution</th>");
 	rag_buf_adds(b, "</tr></thead><tbody>\n");
 	jv_array_foreach(metrics, i, m) {
 		rag_buf_adds(b, "<tr><td>");
 		esc_field(b, m, "metric");
-		rag_buf_addf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">", rag_json_num(m, "scored"), rag_json_num(m, "null"));
+		rag_buf_addf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">", rag_json_num(m, "scored"),
+		             rag_json_num(m, "not_applicable"), rag_json_num(m, "null"));
 		num3(b, rag_json_num(m, "mean"));
 		rag_buf_adds(b, "</td><td class=\"n\">");
 		num3(b, rag_json_num(m, "median"));
@@ -186,7 +187,8 @@ char *rag_report_html(jv runs, const char *title)
 	rag_buf b = {0};
 	int n = jv_array_length(jv_copy(runs));
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
-	jv metrics = rag_json_get(jv_copy(s), "metrics"), checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories");
+	jv metrics = rag_json_get(jv_copy(s), "metrics"), checks = rag_json_get(jv_copy(s), "checks"), groups = rag_json_get(jv_copy(s), "groups");
+	jv hints = rag_json_get(jv_copy(s), "hints");
 	jv worst = rag_json_get(jv_copy(s), "worst"), base = rag_json_get(jv_copy(s), "baseline");
 	const char *verdict = rag_report_verdict(s);
 	double pr = rag_json_num(s, "pass_rate");
@@ -216,14 +218,19 @@ char *rag_report_html(jv runs, const char *title)
 		num3(&b, rag_json_num(m, "p10"));
 		rag_buf_adds(&b, " &#183; min ");
 		num3(&b, rag_json_num(m, "min"));
-		rag_buf_addf(&b, "<br>%.0f scored, %.0f null</div></div>\n", rag_json_num(m, "scored"), rag_json_num(m, "null"));
+		rag_buf_addf(&b, "<br>computed on %.0f of %.0f records", rag_json_num(m, "scored"), rag_json_num(s, "records"));
+		if (rag_json_num(m, "not_applicable") > 0) rag_buf_addf(&b, ", %.0f not applicable", rag_json_num(m, "not_applicable"));
+		rag_buf_addf(&b, ", %.0f null", rag_json_num(m, "null"));
+		if (!isnan(rag_json_num(m, "pass_rate"))) rag_buf_addf(&b, "<br>pass rate %.1f%%", rag_json_num(m, "pass_rate") * 100);
+		if (rag_json_num(m, "flips") > 0) rag_buf_addf(&b, "<br>%.0f flipped across repeats", rag_json_num(m, "flips"));
+		rag_buf_adds(&b, "</div></div>\n");
 		jv_free(m);
 		(void)i;
 	}
 	rag_buf_adds(&b, "</div>\n<h3>Checks</h3>\n<ul class=\"checks\">\n");
 	jv_array_foreach(checks, i, c) {
-		int ok = rag_json_true(c, "pass");
-		rag_buf_addf(&b, "<li class=\"%s\">%s: ", ok ? "good" : "bad", ok ? "ok" : "FAIL");
+		int ok = rag_json_true(c, "pass"), skip = rag_json_true(c, "skipped");
+		rag_buf_addf(&b, "<li class=\"%s\">%s: ", skip ? "skip" : ok ? "good" : "bad", skip ? "skipped" : ok ? "ok" : "FAIL");
 		esc_field(&b, c, "message");
 		rag_buf_adds(&b, "</li>\n");
 		jv_free(c);
@@ -231,6 +238,17 @@ char *rag_report_html(jv runs, const char *title)
 	}
 	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(&b, "<li>no thresholds</li>\n");
 	rag_buf_adds(&b, "</ul>\n</section>\n");
+	if (jv_array_length(jv_copy(hints))) {
+		rag_buf_adds(&b, "<section id=\"hints\">\n<h2>Where to look</h2>\n<ul class=\"hints\">\n");
+		jv_array_foreach(hints, i, h) {
+			rag_buf_adds(&b, "<li>");
+			esc_field(&b, h, "hint");
+			rag_buf_adds(&b, "</li>\n");
+			jv_free(h);
+			(void)i;
+		}
+		rag_buf_adds(&b, "</ul>\n</section>\n");
+	}
 
 	rag_buf_adds(&b, "<section id=\"distribution\">\n<h2>Distribution</h2>\n");
 	jv_array_foreach(metrics, i, m) {
@@ -247,15 +265,27 @@ char *rag_report_html(jv runs, const char *title)
 	}
 	rag_buf_adds(&b, "</section>\n");
 
-	if (jv_array_length(jv_copy(cats))) {
-		rag_buf_adds(&b, "<section id=\"categories\">\n<h2>By category</h2>\n");
-		jv_array_foreach(cats, i, c) {
-			rag_buf_adds(&b, "<h3>");
-			esc_field(&b, c, "category");
-			rag_buf_addf(&b, "</h3>\n<p>%.0f record%s, %.0f passed</p>\n", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
-			metric_table(&b, rag_json_get(jv_copy(c), "metrics"), 1);
-			jv_free(c);
-			(void)i;
+	if (jv_array_length(jv_copy(groups))) {
+		rag_buf_adds(&b, "<section id=\"categories\">\n");
+		jv_array_foreach(groups, k, by) {
+			jv rows = rag_json_get(jv_copy(by), "groups");
+			rag_buf_adds(&b, "<h2>By ");
+			esc_field(&b, by, "by");
+			rag_buf_adds(&b, "</h2>\n");
+			jv_array_foreach(rows, i, c) {
+				double cpr = rag_json_num(c, "pass_rate");
+				rag_buf_adds(&b, "<h3>");
+				esc_field(&b, c, "group");
+				rag_buf_addf(&b, "</h3>\n<p>%.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
+				if (!isnan(cpr)) rag_buf_addf(&b, " (%.1f%%)", cpr * 100);
+				rag_buf_adds(&b, "</p>\n");
+				metric_table(&b, rag_json_get(jv_copy(c), "metrics"), 1);
+				jv_free(c);
+				(void)i;
+			}
+			jv_free(rows);
+			jv_free(by);
+			(void)k;
 		}
 		rag_buf_adds(&b, "</section>\n");
 	}
@@ -304,8 +334,13 @@ char *rag_report_html(jv runs, const char *title)
 			jv_object_foreach(sc, k, v) {
 				esc(&b, jv_string_value(k));
 				rag_buf_adds(&b, "&#160;");
-				if (jv_get_kind(v) == JV_KIND_NUMBER) num3(&b, jv_number_value(v));
-				else rag_buf_adds(&b, "null");
+				if (jv_get_kind(v) == JV_KIND_NUMBER) {
+					num3(&b, jv_number_value(v));
+				} else {
+					jv r = rag_json_get(rag_json_get(jv_copy(w), "not_applicable"), jv_string_value(k));
+					rag_buf_adds(&b, jv_get_kind(r) == JV_KIND_STRING ? "n/a" : "null");
+					jv_free(r);
+				}
 				rag_buf_adds(&b, "<br>");
 				jv_free(k);
 				jv_free(v);
@@ -372,7 +407,8 @@ char *rag_report_html(jv runs, const char *title)
 
 	jv_free(metrics);
 	jv_free(checks);
-	jv_free(cats);
+	jv_free(groups);
+	jv_free(hints);
 	jv_free(worst);
 	jv_free(base);
 	jv_free(s);
@@ -419,11 +455,11 @@ static void md_num(rag_buf *b, double x)
 
 static void md_metrics(rag_buf *b, jv metrics)
 {
-	rag_buf_adds(b, "| metric | scored | null | mean | median | min | p10 |\n|---|--:|--:|--:|--:|--:|--:|\n");
+	rag_buf_adds(b, "| metric | computed | n/a | null | mean | median | min | p10 |\n|---|--:|--:|--:|--:|--:|--:|--:|\n");
 	jv_array_foreach(metrics, i, m) {
 		rag_buf_adds(b, "| ");
 		md_field(b, m, "metric", 100);
-		rag_buf_addf(b, " | %.0f | %.0f | ", rag_json_num(m, "scored"), rag_json_num(m, "null"));
+		rag_buf_addf(b, " | %.0f | %.0f | %.0f | ", rag_json_num(m, "scored"), rag_json_num(m, "not_applicable"), rag_json_num(m, "null"));
 		md_num(b, rag_json_num(m, "mean"));
 		rag_buf_adds(b, " | ");
 		md_num(b, rag_json_num(m, "median"));
@@ -443,8 +479,9 @@ char *rag_report_markdown(jv runs, const char *title)
 	rag_buf b = {0};
 	int n = jv_array_length(jv_copy(runs));
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
-	jv checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories"), worst = rag_json_get(jv_copy(s), "worst");
+	jv checks = rag_json_get(jv_copy(s), "checks"), groups = rag_json_get(jv_copy(s), "groups"), worst = rag_json_get(jv_copy(s), "worst");
 	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
+	jv hints = rag_json_get(jv_copy(s), "hints");
 	double pr = rag_json_num(s, "pass_rate");
 	const char *verdict = rag_report_verdict(s);
 
@@ -459,20 +496,39 @@ char *rag_report_markdown(jv runs, const char *title)
 	jv_array_foreach(checks, i, c) {
 		rag_buf_adds(&b, "| ");
 		md_field(&b, c, "message", 400);
-		rag_buf_addf(&b, " | %s |\n", rag_json_true(c, "pass") ? "pass" : "**FAIL**");
+		rag_buf_addf(&b, " | %s |\n", rag_json_true(c, "skipped") ? "skipped" : rag_json_true(c, "pass") ? "pass" : "**FAIL**");
 		jv_free(c);
 		(void)i;
 	}
 	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(&b, "| no thresholds | |\n");
-	jv_array_foreach(cats, i, c) {
-		if (i == 0) rag_buf_adds(&b, "\n<details><summary>Categories</summary>\n\n");
-		rag_buf_adds(&b, "#### ");
-		md_field(&b, c, "category", 100);
-		rag_buf_addf(&b, " (%.0f record%s, %.0f passed)\n\n", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
-		md_metrics(&b, rag_json_get(jv_copy(c), "metrics"));
+	jv_array_foreach(hints, i, h) {
+		if (i == 0) rag_buf_adds(&b, "\n### Where to look\n\n");
+		rag_buf_adds(&b, "- ");
+		md_field(&b, h, "hint", 1000);
 		rag_buf_adds(&b, "\n");
-		if (i + 1 == jv_array_length(jv_copy(cats))) rag_buf_adds(&b, "</details>\n");
-		jv_free(c);
+		jv_free(h);
+	}
+	jv_array_foreach(groups, k, by) {
+		jv rows = rag_json_get(jv_copy(by), "groups");
+		rag_buf_adds(&b, "\n<details><summary>By ");
+		md_field(&b, by, "by", 100);
+		rag_buf_adds(&b, "</summary>\n\n");
+		jv_array_foreach(rows, i, c) {
+			double cpr = rag_json_num(c, "pass_rate");
+			rag_buf_adds(&b, "#### ");
+			md_field(&b, c, "group", 100);
+			rag_buf_addf(&b, " (%.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
+			if (!isnan(cpr)) rag_buf_addf(&b, ", %.1f%%", cpr * 100);
+			rag_buf_adds(&b, ")\n\n");
+			md_metrics(&b, rag_json_get(jv_copy(c), "metrics"));
+			rag_buf_adds(&b, "\n");
+			jv_free(c);
+			(void)i;
+		}
+		rag_buf_adds(&b, "</details>\n");
+		jv_free(rows);
+		jv_free(by);
+		(void)k;
 	}
 	if (n > 1) {
 		rag_buf_adds(&b, "\n### Trend (mean per run, oldest first)\n\n| metric |");
@@ -571,7 +627,8 @@ char *rag_report_markdown(jv runs, const char *title)
 	jv_free(metrics);
 	jv_free(base);
 	jv_free(checks);
-	jv_free(cats);
+	jv_free(groups);
+	jv_free(hints);
 	jv_free(worst);
 	jv_free(s);
 	jv_free(last);

@@ -27,6 +27,15 @@ static void put_text(rag_buf *b, const char *s, size_t max)
 
 static const char *c_on(int color, const char *code) { return color ? code : ""; }
 
+/* whether not_applicable (borrowed, of a worst record) names metric */
+static int is_na(jv na, const char *metric)
+{
+	jv r = rag_json_get(jv_copy(na), metric);
+	int yes = jv_get_kind(r) == JV_KIND_STRING;
+	jv_free(r);
+	return yes;
+}
+
 static void fmt3(char *buf, size_t n, double x)
 {
 	if (isnan(x)) snprintf(buf, n, "-");
@@ -35,11 +44,12 @@ static void fmt3(char *buf, size_t n, double x)
 
 static void text_metrics(rag_buf *b, jv metrics, int with_thr)
 {
-	rag_buf_addf(b, "  %-24s %8s %6s %7s %7s %7s %7s%s\n", "metric", "scored", "null", "mean", "median", "min", "p10",
-	        with_thr ? "  thresholds" : "");
+	rag_buf_addf(b, "  %-24s %8s %5s %6s %7s %7s %7s %7s%s\n", "metric", "computed", "n/a", "null", "mean", "median", "min", "p10",
+	        with_thr ? "  pass    gate" : "");
 	jv_array_foreach(metrics, i, m) {
 		char name[256], mean[32], median[32], min[32], p10[32];
 		double tm = rag_json_num(m, "threshold_mean"), tr = rag_json_num(m, "threshold_record");
+		double pr = rag_json_num(m, "pass_rate"), flips = rag_json_num(m, "flips");
 		rag_json_str(m, "metric", name, sizeof name);
 		fmt3(mean, sizeof mean, rag_json_num(m, "mean"));
 		fmt3(median, sizeof median, rag_json_num(m, "median"));
@@ -47,10 +57,16 @@ static void text_metrics(rag_buf *b, jv metrics, int with_thr)
 		fmt3(p10, sizeof p10, rag_json_num(m, "p10"));
 		rag_buf_adds(b, "  ");
 		put_text(b, name, 24);
-		rag_buf_addf(b, "%*s %8.0f %6.0f %7s %7s %7s %7s", (int)(strlen(name) < 24 ? 24 - strlen(name) : 0), "",
-		        rag_json_num(m, "scored"), rag_json_num(m, "null"), mean, median, min, p10);
+		rag_buf_addf(b, "%*s %8.0f %5.0f %6.0f %7s %7s %7s %7s", (int)(strlen(name) < 24 ? 24 - strlen(name) : 0), "",
+		        rag_json_num(m, "scored"), rag_json_num(m, "not_applicable"), rag_json_num(m, "null"), mean, median, min, p10);
+		if (with_thr) {
+			if (!isnan(pr)) rag_buf_addf(b, "  %5.1f%%", pr * 100);
+			else rag_buf_adds(b, "       -");
+		}
 		if (with_thr && !isnan(tm)) rag_buf_addf(b, "  mean>=%.3f", tm);
 		if (with_thr && !isnan(tr)) rag_buf_addf(b, "  record>=%.3f", tr);
+		if (with_thr && rag_json_true(m, "gate_verdict")) rag_buf_adds(b, "  verdict");
+		if (with_thr && flips > 0) rag_buf_addf(b, "  flips %.0f", flips);
 		rag_buf_adds(b, "\n");
 		jv_free(m);
 		(void)i;
@@ -65,7 +81,8 @@ char *rag_report_text(jv s, int color)
 	           *N = c_on(color, "\033[0m");
 	const char *verdict = rag_report_verdict(s);
 	const char *vc = !strcmp(verdict, "PASS") ? G : !strcmp(verdict, "FAIL") ? R : "";
-	jv checks = rag_json_get(jv_copy(s), "checks"), cats = rag_json_get(jv_copy(s), "categories"), worst = rag_json_get(jv_copy(s), "worst");
+	jv checks = rag_json_get(jv_copy(s), "checks"), groups = rag_json_get(jv_copy(s), "groups"), worst = rag_json_get(jv_copy(s), "worst");
+	jv hints = rag_json_get(jv_copy(s), "hints");
 	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
 	double pr = rag_json_num(s, "pass_rate");
 
@@ -82,29 +99,48 @@ char *rag_report_text(jv s, int color)
 	rag_buf_addf(b, "\n%schecks%s\n", B, N);
 	jv_array_foreach(checks, i, c) {
 		char msg[2048];
-		int ok = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE;
-		rag_buf_addf(b, "  %s%-4s%s ", ok ? G : R, ok ? "ok" : "FAIL", N);
+		int ok = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE, skip = rag_json_true(c, "skipped");
+		rag_buf_addf(b, "  %s%-4s%s ", skip ? "" : ok ? G : R, skip ? "skip" : ok ? "ok" : "FAIL", skip ? "" : N);
 		put_text(b, rag_json_str(c, "message", msg, sizeof msg), 400);
 		rag_buf_adds(b, "\n");
 		jv_free(c);
 		(void)i;
 	}
 	if (jv_array_length(jv_copy(checks)) == 0) rag_buf_adds(b, "  (no thresholds)\n");
-	jv_array_foreach(cats, i, c) {
-		char name[512];
-		double cpr = rag_json_num(c, "pass_rate");
-		if (i == 0) rag_buf_addf(b, "\n%scategories%s\n", B, N);
-		rag_buf_adds(b, "  ");
-		put_text(b, rag_json_str(c, "category", name, sizeof name), 80);
-		rag_buf_addf(b, ": %.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
-		if (!isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
+	jv_array_foreach(hints, i, h) {
+		char text[2048];
+		if (i == 0) rag_buf_addf(b, "\n%swhere to look%s\n", B, N);
+		rag_buf_adds(b, "  - ");
+		put_text(b, rag_json_str(h, "hint", text, sizeof text), 1000);
 		rag_buf_adds(b, "\n");
-		text_metrics(b, rag_json_get(jv_copy(c), "metrics"), 0);
-		jv_free(c);
+		jv_free(h);
+	}
+	jv_array_foreach(groups, k, by) {
+		char field[256];
+		jv rows = rag_json_get(jv_copy(by), "groups");
+		rag_buf_addf(b, "\n%sby ", B);
+		put_text(b, rag_json_str(by, "by", field, sizeof field), 80);
+		rag_buf_addf(b, "%s\n", N);
+		jv_array_foreach(rows, i, c) {
+			char name[512];
+			double cpr = rag_json_num(c, "pass_rate");
+			rag_buf_adds(b, "  ");
+			put_text(b, rag_json_str(c, "group", name, sizeof name), 80);
+			rag_buf_addf(b, ": %.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
+			if (!isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
+			rag_buf_adds(b, "\n");
+			text_metrics(b, rag_json_get(jv_copy(c), "metrics"), 0);
+			jv_free(c);
+			(void)i;
+		}
+		jv_free(rows);
+		jv_free(by);
+		(void)k;
 	}
 	jv_array_foreach(worst, i, w) {
 		char id[512], at[600], cat[512];
 		jv sc = rag_json_get(jv_copy(w), "scores"), rs = rag_json_get(jv_copy(w), "reasons");
+		jv na = rag_json_get(jv_copy(w), "not_applicable");
 		if (i == 0) rag_buf_addf(b, "\n%sworst records%s\n", B, N);
 		rag_buf_addf(b, "  %d. ", i + 1);
 		put_text(b, *rag_json_str(w, "id", id, sizeof id) ? id : "(no id)", 120);
@@ -119,7 +155,7 @@ char *rag_report_text(jv s, int color)
 			rag_buf_adds(b, "  ");
 			put_text(b, jv_string_value(k), 60);
 			if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, " %.3f", jv_number_value(v));
-			else rag_buf_adds(b, " null");
+			else rag_buf_adds(b, is_na(na, jv_string_value(k)) ? " n/a" : " null");
 			jv_free(k);
 			jv_free(v);
 		}
@@ -133,6 +169,7 @@ char *rag_report_text(jv s, int color)
 		}
 		jv_free(sc);
 		jv_free(rs);
+		jv_free(na);
 		jv_free(w);
 	}
 	if (jv_is_valid(base)) {
@@ -195,7 +232,8 @@ char *rag_report_text(jv s, int color)
 	}
 	jv_free(base);
 	jv_free(checks);
-	jv_free(cats);
+	jv_free(groups);
+	jv_free(hints);
 	jv_free(worst);
 	return out.p ? out.p : rag_xstrdup("");
 }

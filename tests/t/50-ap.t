@@ -106,6 +106,16 @@ like "$(cat "$ERR")" 'rag-ap: error \(at <stdin>:1\)' "...on stderr with the pos
 ap '{"verdicts":{"context_precision":null}}'
 is "$(scores)" '{"context_precision":null}' "null verdicts (judge failed upstream): null"
 like "$(jq -r '.errors[0].message' "$OUT")" 'chunks of this record were not judged' "...with the reason"
+# nothing to judge against: not applicable (rag(7)), not an error
+printf '%s\n' '{"id":"a","contexts":["x"]}' '{"id":"b","contexts":["x"],"reference_contexts":[]}' '{"id":"c","contexts":["x"],"reference_contexts":["x"]}' |
+	rag rag-ap --from similarity >"$OUT" 2>"$ERR"
+is "$?:$(jq -c '[.scores.context_precision, .not_applicable.context_precision]' "$OUT" | tr '\n' ' ')" \
+	'0:[null,"no reference contexts"] [null,"no reference contexts"] [1,null] ' \
+	"--from similarity, no reference contexts (absent or []): null and not applicable, exit 0"
+like "$(cat "$ERR")" '3 records, 0 input errors, 2 not applicable' "...counted apart in the summary"
+printf '%s\n' '{"id":"a","contexts":[{"id":1}]}' | rag rag-ap -q --from ids -m ap,p@5 >"$OUT" 2>"$ERR"
+is "$?:$(jq -c '.not_applicable' "$OUT")" '0:{"context_precision":"no relevant ids","precision@5":"no relevant ids"}' \
+	"--from ids, no relevant_ids: every metric asked not applicable"
 ap '{"contexts":[{"id":"a"}],"relevant_ids":"a"}'
 is "$RC" 3 "relevant_ids of the wrong type: exit 3"
 ap '{}' -m bleu

@@ -68,7 +68,7 @@ external: 0
 handlers: 0
 charset: True
 svg: 8
-sections: summary distribution categories failed
+sections: summary hints distribution categories failed
 text has <script>alert(1)</script>: True
 text has 长城全长约5000公里。: True
 text has </td></tr></table><h1>pwned</h1>: True

@@ -137,5 +137,63 @@ int main(void)
 	   num(s, "baseline.metrics.0.ci_high") == num(s2, "baseline.metrics.0.ci_high"), "the same runs and seed: the same interval");
 	jv_free(s);
 	jv_free(s2);
+
+	/* not applicable: out of the mean, the nulls and the record gate; a gate on none skipped */
+	{
+		rag_kd mean[] = {{"r", 0.7}}, rec[] = {{"r", 0.5}};
+		o = defaults();
+		o.mean = mean;
+		o.nmean = 1;
+		o.record = rec;
+		o.nrecord = 1;
+		g = rag_gate_new(&o);
+		add(g, "{\"scores\":{\"r\":0.8}}");
+		add(g, "{\"scores\":{\"r\":null},\"not_applicable\":{\"r\":\"no reference answer\"}}");
+		s = rag_gate_summary(g);
+		rag_gate_free(g);
+		is_num(num(s, "metrics.0.computed"), 1, 0, "not applicable: computed on 1");
+		is_num(num(s, "metrics.0.not_applicable"), 1, 0, "1 not applicable");
+		is_num(num(s, "metrics.0.null"), 0, 0, "no null");
+		is_num(num(s, "passed"), 2, 0, "both records pass");
+		ok(num(s, "pass") == 1, "the gate passes");
+		{
+			jv hints = JV_OBJECT(jv_string("r"), jv_string("x"));
+			s = rag_hints_apply(s, hints);
+			jv_free(hints);
+		}
+		is_num(jv_array_length(jv_object_get(jv_copy(s), jv_string("hints"))), 0, 0, "a passing gate: no hint");
+		jv_free(s);
+		g = rag_gate_new(&o);
+		add(g, "{\"scores\":{\"r\":null},\"not_applicable\":{\"r\":\"no reference answer\"}}");
+		s = rag_gate_summary(g);
+		rag_gate_free(g);
+		ok(num(s, "pass") == 1 && num(s, "checks.0.skipped") == 1, "not applicable on every record: the gate is skipped, and passes");
+		jv_free(s);
+	}
+	/* hints: the failures together first, retrieval before generation */
+	{
+		rag_kd mean[] = {{"faithfulness", 0.9}, {"context_recall", 0.9}, {"answer_relevancy", 0.9}};
+		jv hints = JV_OBJECT(jv_string("faithfulness"), jv_string("F"), jv_string("context_recall"), jv_string("R"),
+		                     jv_string("answer_relevancy"), jv_string("A"), jv_string("context_recall+faithfulness"), jv_string("RF"));
+		jv h;
+		o = defaults();
+		o.mean = mean;
+		o.nmean = 3;
+		g = rag_gate_new(&o);
+		add(g, "{\"scores\":{\"faithfulness\":0.1,\"context_recall\":0.1,\"answer_relevancy\":0.1}}");
+		s = rag_hints_apply(rag_gate_summary(g), hints);
+		rag_gate_free(g);
+		h = jv_object_get(jv_copy(s), jv_string("hints"));
+		{
+			jv d = jv_dump_string(jv_copy(h), 0);
+			is_str(jv_string_value(d), "[{\"metrics\":[\"context_recall\",\"faithfulness\"],\"hint\":\"RF\"},"
+			       "{\"metrics\":[\"context_recall\"],\"hint\":\"R\"},{\"metrics\":[\"faithfulness\"],\"hint\":\"F\"},"
+			       "{\"metrics\":[\"answer_relevancy\"],\"hint\":\"A\"}]", "hints: together first, then recall, faithfulness, relevancy");
+			jv_free(d);
+		}
+		jv_free(h);
+		jv_free(hints);
+		jv_free(s);
+	}
 	return done_testing();
 }

@@ -1,0 +1,117 @@
+/* hints.c - what a failed check means and where to look: the failure hints of rag-gate, read
+ * from share/hints/<lang>.txt (the texts live there, not in the code) and matched against the
+ * metrics a summary says failed, retrieval first. */
+#include "rag.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+jv rag_hints_load(const char *lang, char *err, size_t errlen)
+{
+	char path[4096], *text, *line, *save = NULL;
+	jv hints = jv_object();
+	int lineno = 0;
+	snprintf(path, sizeof path, "%s/hints/%s.txt", rag_datadir(), lang);
+	if (!(text = rag_read_file(path, NULL, err, errlen))) {
+		jv_free(hints);
+		return jv_invalid();
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon, *v, *end;
+		lineno++;
+		while (*line == ' ' || *line == '\t') line++;
+		if (!*line || *line == '#') continue;
+		colon = strchr(line, ':');
+		if (!colon || colon == line) {
+			snprintf(err, errlen, "%s: an entry is \"METRIC: text\", not \"%.40s\"", path, line);
+			free(text);
+			jv_free(hints);
+			return jv_invalid();
+		}
+		*colon = 0;
+		for (end = colon; end > line && (end[-1] == ' ' || end[-1] == '\t'); end--) end[-1] = 0;
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		for (end = v + strlen(v); end > v && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'); end--) end[-1] = 0;
+		if (*v) hints = jv_object_set(hints, jv_string(line), jv_string(v));
+	}
+	(void)lineno;
+	free(text);
+	return hints;
+}
+
+/* retrieval first: its metrics' hints come before those of the generation */
+static const char *const first[] = {
+	"context_recall", "context_precision", "context_utilization", "faithfulness", "groundedness_0_10",
+	"answer_relevancy", "relevance",
+};
+#define NFIRST (sizeof first / sizeof first[0])
+
+static int has(jv list, const char *name)
+{
+	int found = 0;
+	jv_array_foreach(list, i, v) {
+		if (!found && jv_get_kind(v) == JV_KIND_STRING && !strcmp(jv_string_value(v), name)) found = 1;
+		jv_free(v);
+		(void)i;
+	}
+	jv_free(list);
+	return found;
+}
+
+static jv hint(jv out, jv metrics, const char *text)
+{
+	return jv_array_append(out, JV_OBJECT(jv_string("metrics"), metrics, jv_string("hint"), jv_string(text)));
+}
+
+jv rag_hints_apply(jv summary, jv hints)
+{
+	jv failed = jv_array(), ordered = jv_array(), out = jv_array(), ms = rag_json_get(jv_copy(summary), "metrics");
+	size_t k;
+	jv_array_foreach(ms, i, m) {
+		jv name = rag_json_get(jv_copy(m), "metric");
+		if (rag_json_true(m, "gate_failed") && jv_get_kind(name) == JV_KIND_STRING) failed = jv_array_append(failed, jv_copy(name));
+		jv_free(name);
+		jv_free(m);
+		(void)i;
+	}
+	jv_free(ms);
+	for (k = 0; k < NFIRST; k++)
+		if (has(jv_copy(failed), first[k])) ordered = jv_array_append(ordered, jv_string(first[k]));
+	jv_array_foreach(failed, i, name) {
+		if (!has(jv_copy(ordered), jv_string_value(name))) ordered = jv_array_append(ordered, jv_copy(name));
+		jv_free(name);
+		(void)i;
+	}
+	/* the advice for metrics failing together ("a+b") first */
+	if (jv_get_kind(hints) == JV_KIND_OBJECT) {
+		jv_object_foreach(hints, key, text) {
+			const char *kk = jv_string_value(key);
+			if (strchr(kk, '+')) {
+				jv parts = jv_string_split(jv_copy(key), jv_string("+")), names = jv_array();
+				int all = jv_array_length(jv_copy(parts)) > 1;
+				jv_array_foreach(parts, i, p) {
+					if (!has(jv_copy(failed), jv_string_value(p))) all = 0;
+					names = jv_array_append(names, p);
+					(void)i;
+				}
+				jv_free(parts);
+				if (all) out = hint(out, names, jv_string_value(text));
+				else jv_free(names);
+			}
+			jv_free(key);
+			jv_free(text);
+		}
+		jv_array_foreach(ordered, i, name) {
+			jv text = jv_object_get(jv_copy(hints), jv_copy(name));
+			if (jv_get_kind(text) == JV_KIND_STRING) out = hint(out, JV_ARRAY(jv_copy(name)), jv_string_value(text));
+			jv_free(text);
+			jv_free(name);
+			(void)i;
+		}
+	}
+	jv_free(failed);
+	jv_free(ordered);
+	return jv_object_set(summary, jv_string("hints"), out);
+}

@@ -19,7 +19,7 @@ static const rag_opt options[] = {
 	{"command", 0, OPT_COMMAND, "CMD", NULL, "run CMD by /bin/sh -c per record instead: the record on its\n"
 	 "stdin, one JSON object on its stdout (collect.command)"},
 	{"method", 'X', 'X', "METHOD", "POST GET PUT PATCH", "HTTP method (collect.method, default POST)"},
-	{"header", 'H', 'H', "NAME: VALUE", NULL, "a request header, repeatable (collect.headers); the value\n"
+	{"header", 'H', 'H', "NAME:VALUE", NULL, "a request header, repeatable (collect.headers); the value\n"
 	 "is a secret: never shown"},
 	{"body", 0, OPT_BODY, "JQ", NULL, "jq program: record -> request body (collect.body,\n"
 	 "default {question: .question})"},

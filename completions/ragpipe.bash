@@ -64,6 +64,20 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-collect's option values
+	if [ "$tool" = rag-collect ]; then
+		case $prev in
+		-X|--method)
+			COMPREPLY=($(compgen -W 'POST GET PUT PATCH' -- "$cur"))
+			return 0 ;;
+		--stream)
+			COMPREPLY=($(compgen -W 'auto true false' -- "$cur"))
+			return 0 ;;
+		--url|--command|-H|--header|--body|--answer|--contexts|--ids|--system|--timeout|--retries)
+			return 0 ;;
+		esac
+	fi
+
 	case $prev in
 	-c|--config)
 		compopt -o filenames 2>/dev/null
@@ -130,6 +144,9 @@ _ragpipe()
 	rag-kw)
 		opts="$opts -m --metrics --from --against --threshold --stem --precision-recall --tokenize
 		      --smooth --lowercase" ;;
+	rag-collect)
+		opts="$opts --url --command -X --method -H --header --body --answer --contexts --ids --stream
+		      --system --timeout --retries -j --concurrency --cache" ;;
 	rag-embsim)
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
 		      -j --concurrency" ;;
@@ -158,4 +175,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-collect

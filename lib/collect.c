@@ -81,8 +81,10 @@ static void jq_msg(void *data, jv msg)
 {
 	rag_collect *c = data;
 	if (!c->jqerr[0]) {
-		if (jv_get_kind(msg) == JV_KIND_STRING) snprintf(c->jqerr, sizeof c->jqerr, "%s", jv_string_value(msg));
-		else snprintf(c->jqerr, sizeof c->jqerr, "jq error");
+		/* libjq's message, on one line: its first, without "jq: error: " */
+		const char *m = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "jq error";
+		if (!strncmp(m, "jq: error: ", 11)) m += 11;
+		snprintf(c->jqerr, sizeof c->jqerr, "%.*s", (int)strcspn(m, "\n"), m);
 	}
 	jv_free(msg);
 }

@@ -253,4 +253,15 @@ check "SIGINT: one line per record read ($n), in order" jq -se --argjson n "$n" 
 check "SIGINT: each answer null, with an error saying why" jq -se 'all(.[]; .answer == null and (.errors[0].message | test("interrupted")))' "$T/int.out"
 is "$(alive_of "$T/int.started")" 0 "SIGINT: the commands were killed"
 
+# and with HTTP calls in flight (the fake answers after 5 s)
+fake_start --latency-ms 5000
+"$BIN/rag-collect" -j 4 --url "$FAKE_URL/ask" <"$T/eight.jsonl" >"$T/int2.out" 2>"$T/int2.err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+is "$?" 130 "SIGINT with HTTP calls in flight: exit 130"
+check "SIGINT, HTTP: all 8 lines, in order, each answer null and why" jq -se '
+	map(.id) == [range(1; 9)] and all(.[]; .answer == null and (.errors[0].message | test("interrupted")))' "$T/int2.out"
+
 done_testing

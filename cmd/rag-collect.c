@@ -50,6 +50,7 @@ static void collected(void *arg, jv fields, const char *error)
 	rag_item *it = arg;
 	tool *t = it->data;
 	jv_object_foreach(fields, k, v) it->rec = jv_object_set(it->rec, k, v);
+	jv_free(fields);
 	it->rec = rag_collect_system(t->col, it->rec);
 	if (error) {
 		it->rec = rag_record_error(it->rec, "rag-collect", NULL, "%s", error);
@@ -273,8 +274,8 @@ int main(int argc, char **argv)
 	if (!cli.quiet && cli.verbose) {
 		rag_collect_counts s;
 		rag_collect_stats(t.col, &s);
-		fprintf(stderr, "%s: %ld call%s, %ld retr%s, %ld from cache, %ld failed\n", cli.prog, s.requests,
-		        s.requests == 1 ? "" : "s", s.retries, s.retries == 1 ? "y" : "ies", s.cache_hits, s.failed);
+		fprintf(stderr, "%s: %ld call%s (%ld from cache), %ld retr%s, %ld failed\n", cli.prog, s.requests,
+		        s.requests == 1 ? "" : "s", s.cache_hits, s.retries, s.retries == 1 ? "y" : "ies", s.failed);
 	}
 out:
 	rag_collect_free(t.col);

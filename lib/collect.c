@@ -677,7 +677,7 @@ jv rag_collect_system(const rag_collect *c, jv rec)
 		sys = jv_object();
 	}
 	/* the record's own keys stay: a test case may set a knob of its own (its body program sends it) */
-	jv_object_foreach(jv_copy(c->system), k, v) {
+	jv_object_foreach(c->system, k, v) {
 		if (!jv_object_has(jv_copy(sys), jv_copy(k))) sys = jv_object_set(sys, k, v);
 		else jv_free(k), jv_free(v);
 	}

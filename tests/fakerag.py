@@ -21,7 +21,8 @@ Endpoints (answers derived from the question alone, so the same question gets th
 PLAN (--plan FILE): a JSON array of rules, tried in order; a rule applies when its "match"
 substring occurs in the raw body (no "match": every request) and its "times" is not used up
 ("times": -1 or absent = unlimited). Keys:
-  "status": N        reply with that status and {"error": "fake"}
+  "status": N        reply with that status and {"error": {"message": "fake"}} (with
+                     "echo_header": NAME, the message quotes the request's header NAME)
   "retry_after": S   with a Retry-After: S header (status defaults to 429)
   "delay_ms": N      sleep N ms first, then go on (alone: a normal reply, late)
   "drop": true       close the connection without a response
@@ -29,6 +30,9 @@ substring occurs in the raw body (no "match": every request) and its "times" is 
   "no_sources": true the normal reply without "sources"
   "empty_sources": true  the normal reply with "sources": []
   "echo_header": NAME    the normal reply's answer also quotes the request's header NAME
+  "multiline": true  streams: each event's JSON over several data: lines, with an event: field
+  "crlf": true       streams: lines end with CR LF
+  "cut_body": true   /ask: the headers with the full Content-Length, half the body, then close
 Every request is logged (--log) as one JSON line: {"n", "path", "method", "body" (parsed or raw),
 "headers": {lower-case name: value}, "rule": index or null, "t": start time, "t_end": end time}.
 """
@@ -145,7 +149,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if "status" in rule or "retry_after" in rule:
             h = {"Retry-After": rule["retry_after"]} if "retry_after" in rule else {}
-            return self.reply(rule.get("status", 429), b'{"error": "fake"}', headers=h)
+            err = {"error": {"message": "fake"}}
+            if rule.get("echo_header"):
+                err["error"]["message"] = "bad credentials: " + str(self.headers.get(rule["echo_header"]))
+            return self.reply(rule.get("status", 429), json.dumps(err).encode("utf-8"), headers=h)
         if "body" in rule:
             return self.reply(200, rule["body"].encode("utf-8"))
         q = self.question(body)
@@ -161,7 +168,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if isinstance(body, dict) and body.get("stream"):
                 events = [{"choices": [{"index": 0, "delta": {"content": w}}]}
                           for w in words(answer)]
-                return self.stream(events)
+                return self.stream(events, rule)
             out = {"id": "fake", "object": "chat.completion",
                    "choices": [{"index": 0, "message": {"role": "assistant", "content": answer},
                                 "finish_reason": "stop"}]}
@@ -170,16 +177,41 @@ class Handler(http.server.BaseHTTPRequestHandler):
             events = [{"delta": w} for w in words(answer)]
             if src is not None:
                 events.append({"sources": src})
-            return self.stream(events)
+            return self.stream(events, rule)
         out = {"answer": answer}
         if src is not None:
             out["sources"] = src
-        return self.reply(200, json.dumps(out, ensure_ascii=False).encode("utf-8"))
+        data = json.dumps(out, ensure_ascii=False).encode("utf-8")
+        if rule.get("cut_body"):
+            # the headers promise the whole body; half of it comes, then the connection closes
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        return self.reply(200, data)
 
-    def stream(self, events):
-        text = "".join("data: %s\n\n" % json.dumps(e, ensure_ascii=False) for e in events)
-        text = ": a comment line\n\n" + text + "data: [DONE]\n\n"
-        self.reply(200, text.encode("utf-8"), "text/event-stream")
+    def stream(self, events, rule):
+        parts = [": a comment line", ""]
+        for e in events:
+            if rule.get("multiline"):
+                # one event over several data: lines (JSON broken between tokens), and an
+                # event: field, which is not data
+                parts.append("event: chunk")
+                parts.extend("data: " + line for line in json.dumps(e, ensure_ascii=False, indent=1).split("\n"))
+            else:
+                parts.append("data: " + json.dumps(e, ensure_ascii=False))
+            parts.append("")
+        parts += ["data: [DONE]", "", "data: {\"answer\": \"after DONE\"}", ""]
+        nl = "\r\n" if rule.get("crlf") else "\n"
+        self.reply(200, nl.join(parts).encode("utf-8"), "text/event-stream")
 
 
 def words(s):

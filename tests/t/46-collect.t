@@ -121,6 +121,11 @@ is "$RC" 0 "SSE: exit 0"
 check "SSE: the answer assembled from the events, the sources from the last one" jq -se '
 	.[0].answer == "Answer to: What is the capital of France?" and .[0].context_ids == ["doc-30", "doc-31"]
 	and .[1].answer == "Answer to: 谁发明了电话？"' "$OUT"
+fresh '[{"multiline": true, "crlf": true}]'
+collect --url "$FAKE_URL/sse" <"$T/good.jsonl"
+check "SSE: events over several data: lines, CR LF line ends, nothing after [DONE]" jq -se '
+	.[0].answer == "Answer to: What is the capital of France?" and .[0].context_ids == ["doc-30", "doc-31"]
+	and .[2].answer == "Answer to: How tall is Everest?"' "$OUT"
 BODY='{model: "rag-model", messages: [{role: "user", content: .question}]}'
 collect --url "$FAKE_URL/v1/chat/completions" --body "$BODY" <"$T/good.jsonl"
 check "OpenAI-compatible chat: the answer from choices[0].message.content, no contexts" jq -se '
@@ -170,6 +175,20 @@ collect --url "$FAKE_URL/ask" --retries 1 <"$T/good.jsonl"
 is "$RC" 4 "a dropped connection: exit 4"
 check "dropped: answer null and an error" jq -se '.[2].answer == null and (.[2].errors | length) == 1' "$OUT"
 check "dropped: retried (curl may also resend once on a dropped reused connection)" test "$(reqs Everest)" -ge 2
+
+fresh '[{"match": "France", "cut_body": true}]'
+collect --url "$FAKE_URL/ask" --retries 1 <"$T/good.jsonl"
+is "$RC" 4 "a body cut short: exit 4"
+check "cut body: answer null and an error, the others answered" jq -se '.[0].answer == null and (.[0].errors | length) == 1 and .[1].answer != null' "$OUT"
+
+printf '[{"match": "France", "status": 401, "echo_header": "Authorization"}]\n' >"$T/plan.json"
+fake_start --plan "$T/plan.json"
+collect --url "$FAKE_URL/ask" -H "Authorization: Bearer $SECRET" <"$T/good.jsonl"
+is "$RC" 4 "http 401: exit 4, not retried"
+is "$(reqs France)" 1 "http 401: one request (a 4xx other than 408, 409, 429 is final)"
+check "http 401: status 401, the service's message with the token starred out" jq -se '
+	.[0] | .status == 401 and .answer == null and (.errors[0].message | test("http 401: bad credentials: \\*+$"))' "$OUT"
+unlike "$(cat "$OUT" "$ERR")" "$SECRET" "http 401: the token the service quoted is in no output or message"
 
 # ---------------------------------------------------------------- concurrency
 fresh

@@ -561,6 +561,23 @@ static int http_cached(rag_llm *l, req *r, const char *val, size_t len)
 	return ok ? 0 : -1;
 }
 
+/* A header's value, and each of its words, are secrets: a service that quotes the token of
+ * "Bearer <token>" quotes a word. A word too short to be a credential would scrub ordinary
+ * words out of replies: those under 8 characters are not. The longest first, so that a value
+ * is starred out whole before its words. */
+static void add_secrets(req *r, const char *v)
+{
+	const char *p = v;
+	if (strlen(v) >= 8) rag_strv_push(&r->secrets, rag_xstrdup(v));
+	while (*p) {
+		size_t n;
+		p += strspn(p, " \t,;");
+		n = strcspn(p, " \t,;");
+		if (n >= 8 && n < strlen(v)) rag_strv_push(&r->secrets, rag_xstrndup(p, n));
+		p += n;
+	}
+}
+
 void rag_llm_http(rag_llm *l, const rag_http_req *q, rag_llm_cb cb, void *arg)
 {
 	req *r = rag_xmalloc(sizeof *r);
@@ -589,8 +606,7 @@ void rag_llm_http(rag_llm *l, const rag_http_req *q, rag_llm_cb cb, void *arg)
 		char *h = rag_xasprintf("%s: %s", q->headers[i].key, q->headers[i].value);
 		r->headers = curl_slist_append(r->headers, h);
 		free(h);
-		/* a value too short to be a credential would scrub ordinary words out of replies */
-		if (strlen(q->headers[i].value) >= 8) rag_strv_push(&r->secrets, rag_xstrdup(q->headers[i].value));
+		add_secrets(r, q->headers[i].value);
 	}
 	http_key(q, method, r->key);
 	if (l->cache_mode != RAG_CACHE_OFF && !(q->fresh && l->cache_mode != RAG_CACHE_REPLAY)) {

@@ -456,9 +456,9 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg);
  * failures; Retry-After), rate limit, llm.deadline, dead-endpoint detection and cache modes.
  * A 2xx reply gives status, body and, for a stream (sse 1, or -1 and a Content-Type of
  * text/event-stream), events; any other status, after the retries for the transient ones, is an
- * error with status set. Every header value of 8 characters or more counts as a secret: it is
- * scrubbed from the body, the events and every error, and the cache key holds a hash of each
- * value, never the value. A reply is cached only when committed (rag_llm_commit). q borrowed. */
+ * error with status set. Every header value, and each word of it, of 8 characters or more
+ * counts as a secret ("Bearer <token>": the token too): it is scrubbed from the body, the events
+ * and every error, and the cache key holds a hash of each value, never the value. A reply is cached only when committed (rag_llm_commit). q borrowed. */
 typedef struct rag_http_req {
 	const char *method;       /* NULL: POST with a body, else GET */
 	const char *url;

@@ -32,6 +32,7 @@ substring occurs in the raw body (no "match": every request) and its "times" is 
   "echo_header": NAME    the normal reply's answer also quotes the request's header NAME
   "multiline": true  streams: each event's JSON over several data: lines, with an event: field
   "crlf": true       streams: lines end with CR LF
+  "echo_token": true the normal reply's answer also quotes the last word of Authorization
   "cut_body": true   /ask: the headers with the full Content-Length, half the body, then close
 Every request is logged (--log) as one JSON line: {"n", "path", "method", "body" (parsed or raw),
 "headers": {lower-case name: value}, "rule": index or null, "t": start time, "t_end": end time}.
@@ -159,6 +160,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         answer = "Answer to: " + q
         if rule.get("echo_header"):
             answer += " [" + str(self.headers.get(rule["echo_header"])) + "]"
+        if rule.get("echo_token"):
+            # the token alone, without its "Bearer "
+            answer += " (token " + str(self.headers.get("Authorization", "")).split(" ")[-1] + ")"
         src = sources_for(q)
         if rule.get("no_sources"):
             src = None

@@ -74,7 +74,7 @@ check "system: numbers, booleans and strings as written; --system over the file"
 check "system: a record's own system keys are kept" jq -se '.[2].system.top_k == 9 and .[2].system.chunk_size == 256' "$OUT"
 
 # ---------------------------------------------------------------- headers: ${VAR}, secrets
-printf '[{"match": "France", "echo_header": "Authorization"}]\n' >"$T/plan.json"
+printf '[{"match": "France", "echo_header": "Authorization"}, {"match": "Everest", "echo_token": true}]\n' >"$T/plan.json"
 fake_start --plan "$T/plan.json"
 cat >"$T/hdr.yaml" <<EOF
 collect:
@@ -89,7 +89,8 @@ export RAG_TEST_TOKEN
 collect -c "$T/hdr.yaml" -v <"$T/good.jsonl"
 is "$RC" 0 "headers: exit 0"
 check "headers: \${VAR} expanded into the request" jq -se 'all(.[]; .headers.authorization == "Bearer '"$SECRET"'" and .headers["x-tenant"] == "acme")' "$FAKE_LOG"
-check "headers: a reply quoting the token has it scrubbed" jq -se '.[0].answer | test("\\[\\*{20,}\\]$")' "$OUT"
+check "headers: a reply quoting the header has it scrubbed" jq -se '.[0].answer | test("\\[\\*{20,}\\]$")' "$OUT"
+check "headers: a reply quoting the token without its Bearer has it scrubbed" jq -se '.[2].answer | test("\\(token \\*{20,}\\)$")' "$OUT"
 if grep -rl -- "$SECRET" "$OUT" "$ERR" "$XDG_CACHE_HOME" >/dev/null 2>&1; then
 	tap_ok 1 "headers: the secret is in no output, message or cache file"
 	grep -rl -- "$SECRET" "$OUT" "$ERR" "$XDG_CACHE_HOME" | sed 's/^/#   /'

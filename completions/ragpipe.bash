@@ -72,6 +72,20 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-collect's option values
+	if [ "$tool" = rag-collect ]; then
+		case $prev in
+		-X|--method)
+			COMPREPLY=($(compgen -W 'POST GET PUT PATCH' -- "$cur"))
+			return 0 ;;
+		--stream)
+			COMPREPLY=($(compgen -W 'auto true false' -- "$cur"))
+			return 0 ;;
+		--url|--command|-H|--header|--body|--answer|--contexts|--ids|--system|--timeout|--retries)
+			return 0 ;;
+		esac
+	fi
+
 	case $prev in
 	-c|--config)
 		compopt -o filenames 2>/dev/null
@@ -140,6 +154,9 @@ _ragpipe()
 	rag-kw)
 		opts="$opts -m --metrics --from --against --threshold --stem --precision-recall --tokenize
 		      --smooth --lowercase" ;;
+	rag-collect)
+		opts="$opts --url --command -X --method -H --header --body --answer --contexts --ids --stream
+		      --system --timeout --retries -j --concurrency --cache" ;;
 	rag-embsim)
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
 		      -j --concurrency" ;;
@@ -168,4 +185,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect

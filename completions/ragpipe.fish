@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -116,3 +116,19 @@ complete -c rag-kw -l precision-recall -d 'Also precision and recall of ROUGE an
 complete -c rag-kw -l tokenize -x -a '13a none zh char' -d 'BLEU tokens'
 complete -c rag-kw -l smooth -x -a 'exp none floor add-k' -d 'BLEU smoothing'
 complete -c rag-kw -l lowercase -d 'BLEU and chrF ignore case'
+
+# rag-collect
+complete -c rag-collect -l url -x -d 'The service to call'
+complete -c rag-collect -l command -x -d 'Run a command per record instead'
+complete -c rag-collect -s X -l method -x -a 'POST GET PUT PATCH' -d 'HTTP method'
+complete -c rag-collect -s H -l header -x -d 'A request header, NAME:VALUE'
+complete -c rag-collect -l body -x -d 'jq program: record to request body'
+complete -c rag-collect -l answer -x -d 'jq program: reply to answer'
+complete -c rag-collect -l contexts -x -d 'jq program: reply to contexts'
+complete -c rag-collect -l ids -x -d 'jq program: reply to context_ids'
+complete -c rag-collect -l stream -x -a 'auto true false' -d 'The reply is Server-Sent Events'
+complete -c rag-collect -l system -x -d 'A setting of the system, KEY=VALUE'
+complete -c rag-collect -l timeout -x -d 'Seconds a call may take'
+complete -c rag-collect -l retries -x -d 'Retries of a failed call'
+complete -c rag-collect -s j -l concurrency -x -d 'Calls at once'
+complete -c rag-collect -l cache -x -a 'rw\t"Read and write" ro\t"Read only" replay\t"Only from the cache" off\t"No cache"' -d 'Reply cache mode'

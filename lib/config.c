@@ -32,6 +32,10 @@ enum type {
 	T_STRS,       /* rag_strv: a list of strings (a single string is a list of one) */
 	T_RUBRICS,    /* "*" row: name -> a rubric mapping (load_rubric); rag_rubric_conf * at .off,
 	               * its size_t count at .aux */
+	T_SECRETS,    /* "*" row: name -> string, every value a secret (never in a message); rag_kv *
+	               * at .off, its size_t count at .aux */
+	T_SCALARS,    /* "*" row: name -> scalar kept as JSON text (number, boolean or string by how
+	               * it is written); rag_kv * at .off, its size_t count at .aux */
 };
 
 struct key {
@@ -49,6 +53,8 @@ static const char *const providers[] = { "openai", "offline", NULL };
 static const char *const langs[] = { "auto", "en", "zh", NULL };
 static const char *const cache_modes[] = { "rw", "ro", "replay", "off", NULL };
 static const char *const json_modes[] = { "off", "object", "schema", NULL };   /* enum rag_json_mode */
+static const char *const methods[] = { "POST", "GET", "PUT", "PATCH", NULL };
+static const char *const streams[] = { "auto", "true", "false", NULL };
 
 /* the fields every row has; the others by name, as each type needs them */
 #define ROW(sec, key, t, field) .section = sec, .name = key, .type = t, .off = offsetof(rag_config, field)
@@ -112,6 +118,22 @@ static const struct key keys[] = {
 	{ ROW("kw", "must_match", T_STRS, kw.must_match) },
 	{ ROW("kw", "must_not_match", T_STRS, kw.must_not_match) },
 	{ ROW("rubrics", "*", T_RUBRICS, rubrics.v), .aux = offsetof(rag_config, rubrics.n) },
+	/* rag-collect (rag-collect(1)) */
+	{ ROW("collect", "url", T_STR, collect.url) },
+	{ ROW("collect", "command", T_STR, collect.command) },
+	{ ROW("collect", "method", T_ENUM, collect.method), .choices = methods },
+	{ ROW("collect.headers", "*", T_SECRETS, collect.headers), .aux = offsetof(rag_config, collect.nheaders) },
+	{ ROW("collect", "body", T_STR, collect.body) },
+	{ ROW("collect", "answer", T_STR, collect.answer) },
+	{ ROW("collect", "contexts", T_STR, collect.contexts) },
+	{ ROW("collect", "context_ids", T_STR, collect.context_ids) },
+	{ ROW("collect", "stream", T_ENUM, collect.stream), .choices = streams },
+	{ ROW("collect", "timeout", T_DOUBLE, collect.timeout), .lo = 0, .hi = HUGE_VAL, .lo_open = 1 },
+	{ ROW("collect", "concurrency", T_INT, collect.concurrency), .lo = 1, .hi = 1024 },
+	{ ROW("collect", "retries", T_INT, collect.retries), .lo = 0, .hi = INT_MAX },
+	{ ROW("collect", "requests_per_minute", T_DOUBLE, collect.rpm), .lo = 0, .hi = HUGE_VAL },
+	{ ROW("collect", "cache", T_MODE, collect.cache), .choices = cache_modes },
+	{ ROW("system", "*", T_SCALARS, system), .aux = offsetof(rag_config, nsystem) },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -202,6 +224,10 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->embeddings.model = rag_xstrdup("text-embedding-3-small");
 	cfg->embeddings.batch_size = 64;
 	cfg->kw.threshold = 0.3;
+	cfg->collect.timeout = 60;
+	cfg->collect.retries = -1;        /* -1: llm.retries; and llm's concurrency and rate when unset */
+	cfg->collect.rpm = -1;
+	cfg->collect.cache = RAG_CACHE_OFF;
 }
 
 static void rubric_conf_free(rag_rubric_conf *r)
@@ -251,7 +277,9 @@ void rag_config_free(rag_config *cfg)
 		case T_ENUM:
 			free(*str);
 			break;
-		case T_FILES: {
+		case T_FILES:
+		case T_SECRETS:
+		case T_SCALARS: {
 			rag_kv *kv = *(rag_kv **)field;
 			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
 			for (j = 0; j < n; j++) {
@@ -409,6 +437,15 @@ static int parse_bool(const char *s)
 	return -1;
 }
 
+jv rag_config_scalar(const char *s)
+{
+	double d;
+	int b;
+	if (parse_double(s, &d) == 0) return jv_number(d);
+	if ((b = parse_bool(s)) >= 0) return jv_bool(b);
+	return jv_string(s);
+}
+
 static void range_msg(const struct key *k, double v, const char *text, char *msg, size_t msglen)
 {
 	char echo[72];
@@ -551,6 +588,16 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 	case T_RUBRICS:
 		snprintf(msg, msglen, "\"%s\" must be a mapping", name);   /* load_rubric reads them */
 		return -1;
+	case T_SECRETS:
+	case T_SCALARS: {
+		rag_kv **kv = field;
+		size_t *n = (size_t *)((char *)cfg + k->aux);
+		*kv = rag_xrealloc(*kv, (*n + 1) * sizeof **kv);
+		(*kv)[*n].key = rag_xstrdup(name);
+		(*kv)[*n].value = rag_xstrdup(text);
+		++*n;
+		return 0;
+	}
 	case T_NUMS: {
 		rag_kd **kd = field;
 		size_t *n = (size_t *)((char *)cfg + k->aux);
@@ -604,7 +651,7 @@ static char *expand(const char *s, const struct key *k, const char *name, char *
 			;
 		if (!n || i < n || n >= sizeof var) {
 			/* the text between the braces might be the secret itself, pasted in by mistake */
-			if (k->type == T_SECRET)
+			if (k->type == T_SECRET || k->type == T_SECRETS)
 				snprintf(msg, msglen, "bad variable name in \"${...}\" in \"%s\"", name);
 			else
 				snprintf(msg, msglen, "bad variable name \"${%.*s}\" in \"%s\"",
@@ -616,7 +663,7 @@ static char *expand(const char *s, const struct key *k, const char *name, char *
 		if (!getenv(var)) {
 			/* Conventional variable names are upper case; anything else in an api_key's braces
 			 * may be the key itself, which must not reach a message. */
-			if (k->type == T_SECRET && strspn(var, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
+			if ((k->type == T_SECRET || k->type == T_SECRETS) && strspn(var, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
 				snprintf(msg, msglen, "an environment variable named in \"%s\" is not set", name);
 			else
 				snprintf(msg, msglen, "environment variable \"%s\" is not set (used in \"%s\")",
@@ -872,6 +919,15 @@ static int load_value(struct loader *L, const struct key *k, const char *name, y
 	}
 	if (!(text = expand((const char *)v->data.scalar.value, k, name, msg, sizeof msg)))
 		return fail_at(L, v->start_mark, msg);
+	if (k->type == T_SCALARS) {
+		/* as written: a quoted value is a string, a plain one a number or boolean when it reads
+		 * as one */
+		jv j = v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? rag_config_scalar(text) : jv_string(text);
+		jv d = jv_dump_string(j, 0);
+		free(text);
+		text = rag_xstrdup(jv_string_value(d));
+		jv_free(d);
+	}
 	rc = set_field(L->cfg, k, name, text, L->basedir, msg, sizeof msg);
 	free(text);
 	return rc < 0 ? fail_at(L, v->start_mark, msg) : 0;

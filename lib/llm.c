@@ -26,6 +26,7 @@
 typedef struct req {
 	struct req *next;
 	int embed;                /* an embeddings request (else a chat completion) */
+	int kind;                 /* K_CHAT, K_EMBED, K_HTTP: which endpoint (dead-endpoint detection) */
 	int n;                    /* chat: choices asked for ("n"), 1 unless rag_llm_submit_n */
 	int repeat;               /* rag_llm_opts.repeat: in the cache key */
 	jv choices;               /* n > 1: the content of each choice (array of strings) */
@@ -57,7 +58,17 @@ typedef struct req {
 	jv texts, vectors;
 	char (*keys)[65];
 	int *miss, nmiss;
+	/* a generic HTTP request (rag_llm_http): its own URL and method, the header values to scrub
+	 * from what the server says, the reply's status, type, SSE events and time */
+	char *own_url, *method, *ctype;
+	rag_strv secrets;
+	int sse;                  /* -1 by Content-Type, 0 never, 1 always */
+	long status;
+	jv events;
+	double seconds;
 } req;
+
+enum { K_CHAT = 0, K_EMBED, K_HTTP, NKINDS };
 
 struct rag_llm {
 	CURLM *multi;
@@ -78,9 +89,9 @@ struct rag_llm {
 	/* a dead endpoint, per kind (0 chat, 1 embeddings): connection failures in a row with no
 	 * reply in between; after UNREACHABLE_AFTER of them one probe, and if it fails too every
 	 * request of that kind fails at once with dead[kind] */
-	int conn_fails[2], running_kind[2];
-	double suspect_at[2];
-	char *dead[2];
+	int conn_fails[NKINDS], running_kind[NKINDS];
+	double suspect_at[NKINDS];
+	char *dead[NKINDS];
 	req *queue, *queue_tail;  /* waiting to start */
 	req *done, *done_tail;    /* finished, callback not yet run */
 	req *inflight;            /* transfers in progress (at most concurrency) */
@@ -101,6 +112,13 @@ static void req_free(req *r)
 	free(r->entry);
 	free(r->usage_error);
 	if (r->n > 1) jv_free(r->choices);
+	if (r->kind == K_HTTP) {
+		free(r->own_url);
+		free(r->method);
+		free(r->ctype);
+		rag_strv_free(&r->secrets);
+		jv_free(r->events);
+	}
 	if (r->embed) {
 		jv_free(r->texts);
 		jv_free(r->vectors);
@@ -122,6 +140,20 @@ static char *scrub(const rag_llm *l, char *msg)
 		if (!keys[i] || !*keys[i]) continue;
 		kl = strlen(keys[i]);
 		while ((p = strstr(msg, keys[i]))) memset(p, '*', kl);
+	}
+	return msg;
+}
+
+/* scrub, and the request's own secrets too: the values of a generic request's headers. */
+static char *scrub_req(const rag_llm *l, const req *r, char *msg)
+{
+	size_t i, kl;
+	char *p;
+	scrub(l, msg);
+	if (!msg || r->kind != K_HTTP) return msg;
+	for (i = 0; i < r->secrets.n; i++) {
+		kl = strlen(r->secrets.v[i]);
+		while ((p = strstr(msg, r->secrets.v[i]))) memset(p, '*', kl);
 	}
 	return msg;
 }
@@ -426,6 +458,187 @@ void rag_llm_commit(rag_llm *l, const rag_llm_reply *rep)
 	r->entry = NULL;
 }
 
+/* ------------------------------------------------------------------ generic HTTP */
+
+/* The SSE events of a text/event-stream body: each event's data: lines joined by newlines, in
+ * order; comments and other fields are skipped and "[DONE]" ends the stream (OpenAI's). */
+static jv sse_events(const char *p, size_t n)
+{
+	jv out = jv_array();
+	rag_buf ev = {0};
+	int have = 0;
+	size_t i = 0;
+	while (i <= n) {
+		size_t j = i, e;
+		while (j < n && p[j] != '\n' && p[j] != '\r') j++;
+		e = j;
+		if (e == i) {
+			/* a blank line (or the end): the event so far is complete */
+			if (have) {
+				if (ev.len == 6 && !memcmp(ev.p, "[DONE]", 6)) break;
+				out = jv_array_append(out, jv_string_sized(ev.p ? ev.p : "", (int)ev.len));
+			}
+			ev.len = 0;
+			have = 0;
+		} else if (e - i >= 5 && !memcmp(p + i, "data:", 5)) {
+			size_t a = i + 5 + (e - i > 5 && p[i + 5] == ' ');
+			if (have) rag_buf_add(&ev, "\n", 1);
+			rag_buf_add(&ev, p + a, e - a);
+			have = 1;
+		}
+		if (j >= n) {
+			if (e == i) break;
+			i = n;          /* one more turn ends the last event as a blank line would */
+			continue;
+		}
+		i = j + (p[j] == '\r' && j + 1 < n && p[j + 1] == '\n' ? 2 : 1);
+	}
+	rag_buf_free(&ev);
+	return out;
+}
+
+static int is_sse(const req *r)
+{
+	if (r->sse >= 0) return r->sse;
+	return r->ctype && !strncasecmp(r->ctype, "text/event-stream", 17);
+}
+
+/* A 2xx reply to a generic request: the body (its secrets scrubbed), its events when it is a
+ * stream, and the cache entry kept for rag_llm_commit. */
+static void http_reply(rag_llm *l, req *r)
+{
+	free(r->content);
+	r->content = scrub_req(l, r, rag_xstrndup(r->resp.p ? r->resp.p : "", r->resp.len));
+	jv_free(r->events);
+	r->events = is_sse(r) ? sse_events(r->content, strlen(r->content)) : jv_null();
+	if (l->cache_mode == RAG_CACHE_RW) {
+		jv e = JV_OBJECT(jv_string("status"), jv_number((double)r->status), jv_string("body"),
+		                 jv_string(r->content), jv_string("seconds"), jv_number(r->seconds));
+		jv d;
+		if (r->ctype) e = jv_object_set(e, jv_string("content_type"), jv_string(r->ctype));
+		d = jv_dump_string(e, JV_PRINT_SORTED);
+		free(r->entry);
+		r->entry = scrub_req(l, r, rag_xstrdup(jv_string_value(d)));
+		jv_free(d);
+	}
+}
+
+/* The cache key of a generic request: method, URL, body, and each header by its name and a
+ * hash of its value, so that the key changes with a header's value and no value is kept. */
+static void http_key(const rag_http_req *q, const char *method, char key[65])
+{
+	jv o = jv_object(), hs = jv_array(), d;
+	size_t i;
+	char h[65];
+	for (i = 0; i < q->nheaders; i++) {
+		rag_sha256_hex(q->headers[i].value, strlen(q->headers[i].value), h);
+		hs = jv_array_append(hs, JV_ARRAY(jv_string(q->headers[i].key), jv_string(h)));
+	}
+	o = jv_object_set(o, jv_string("kind"), jv_string("http"));
+	o = jv_object_set(o, jv_string("method"), jv_string(method));
+	o = jv_object_set(o, jv_string("url"), jv_string(q->url));
+	o = jv_object_set(o, jv_string("headers"), hs);
+	o = jv_object_set(o, jv_string("body"), q->body ? jv_string(q->body) : jv_null());
+	o = jv_object_set(o, jv_string("sse"), jv_number(q->sse));
+	d = jv_dump_string(o, JV_PRINT_SORTED);
+	rag_sha256_hex(jv_string_value(d), strlen(jv_string_value(d)), key);
+	jv_free(d);
+}
+
+/* A cached reply (the entry val, borrowed) into r: 0, or -1 for a damaged entry (a miss). */
+static int http_cached(rag_llm *l, req *r, const char *val, size_t len)
+{
+	jv v = jv_parse_sized(val, (int)len);
+	jv b = jv_object_get(jv_copy(v), jv_string("body"));
+	jv ct = jv_object_get(jv_copy(v), jv_string("content_type"));
+	double st = rag_json_num(v, "status"), secs = rag_json_num(v, "seconds");
+	int ok = jv_get_kind(b) == JV_KIND_STRING && st >= 200 && st < 300;
+	if (ok) {
+		r->content = scrub_req(l, r, rag_xstrdup(jv_string_value(b)));
+		r->status = (long)st;
+		r->seconds = isfinite(secs) ? secs : 0;
+		if (jv_get_kind(ct) == JV_KIND_STRING) r->ctype = rag_xstrdup(jv_string_value(ct));
+		r->events = is_sse(r) ? sse_events(r->content, strlen(r->content)) : jv_null();
+		r->cached = 1;
+	}
+	jv_free(b);
+	jv_free(ct);
+	jv_free(v);
+	return ok ? 0 : -1;
+}
+
+/* A header's value, and each of its words, are secrets: a service that quotes the token of
+ * "Bearer <token>" quotes a word. A word too short to be a credential would scrub ordinary
+ * words out of replies: those under 8 characters are not. The longest first, so that a value
+ * is starred out whole before its words. */
+static void add_secrets(req *r, const char *v)
+{
+	const char *p = v;
+	if (strlen(v) >= 8) rag_strv_push(&r->secrets, rag_xstrdup(v));
+	while (*p) {
+		size_t n;
+		p += strspn(p, " \t,;");
+		n = strcspn(p, " \t,;");
+		if (n >= 8 && n < strlen(v)) rag_strv_push(&r->secrets, rag_xstrndup(p, n));
+		p += n;
+	}
+}
+
+void rag_llm_http(rag_llm *l, const rag_http_req *q, rag_llm_cb cb, void *arg)
+{
+	req *r = rag_xmalloc(sizeof *r);
+	size_t i;
+	const char *method = q->method && *q->method ? q->method : q->body ? "POST" : "GET";
+	memset(r, 0, sizeof *r);
+	r->kind = K_HTTP;
+	r->n = 1;
+	r->choices = jv_null();
+	r->events = jv_null();
+	r->cb = cb;
+	r->arg = arg;
+	r->own_url = rag_xstrdup(q->url);
+	r->url = r->own_url;
+	r->method = rag_xstrdup(method);
+	r->sse = q->sse;
+	if (q->body) r->body = rag_xstrdup(q->body);
+	r->est_tokens = 0;
+	r->headers = curl_slist_append(NULL, "Expect:");
+	if (q->body) {
+		int typed = 0;
+		for (i = 0; i < q->nheaders; i++) typed |= !strcasecmp(q->headers[i].key, "content-type");
+		if (!typed) r->headers = curl_slist_append(r->headers, "Content-Type: application/json");
+	}
+	for (i = 0; i < q->nheaders; i++) {
+		char *h = rag_xasprintf("%s: %s", q->headers[i].key, q->headers[i].value);
+		r->headers = curl_slist_append(r->headers, h);
+		free(h);
+		add_secrets(r, q->headers[i].value);
+	}
+	http_key(q, method, r->key);
+	if (l->cache_mode != RAG_CACHE_OFF && !(q->fresh && l->cache_mode != RAG_CACHE_REPLAY)) {
+		char *val = NULL;
+		size_t len = 0;
+		if (rag_cache_get(l->cache, r->key, &val, &len) == 1 && http_cached(l, r, val, len) == 0) {
+			free(val);
+			finish(l, r);
+			return;
+		}
+		free(val);
+		if (l->cache_mode == RAG_CACHE_REPLAY) {
+			r->error = rag_xasprintf("cache miss in replay mode (key %.12s...): run once with the cache "
+			                         "in read-write mode to record it", r->key);
+			finish(l, r);
+			return;
+		}
+	}
+	if (l->dead[K_HTTP]) {
+		r->error = rag_xstrdup(l->dead[K_HTTP]);
+		finish(l, r);
+		return;
+	}
+	push(&l->queue, &l->queue_tail, r);
+}
+
 /* ------------------------------------------------------------------ embeddings */
 
 /* One text's cache key: everything that changes its vector, and nothing secret. */
@@ -470,6 +683,7 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg)
 	jv input = jv_array(), body, dumped;
 	memset(r, 0, sizeof *r);
 	r->embed = 1;
+	r->kind = K_EMBED;
 	r->cb = cb;
 	r->arg = arg;
 	r->url = l->emb_url;
@@ -653,6 +867,13 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
 	req *r = arg;
 	size_t len = size * n;
+	if (r->kind == K_HTTP && len > 13 && strncasecmp(p, "content-type:", 13) == 0) {
+		size_t a = 13, b = len;
+		while (a < b && (p[a] == ' ' || p[a] == '\t')) a++;
+		while (b > a && (p[b - 1] == '\r' || p[b - 1] == '\n' || p[b - 1] == ' ')) b--;
+		free(r->ctype);
+		r->ctype = rag_xstrndup(p + a, b - a);
+	}
 	if (len > 12 && strncasecmp(p, "retry-after:", 12) == 0) {
 		char buf[128];
 		size_t m = len - 12 < sizeof buf - 1 ? len - 12 : sizeof buf - 1;
@@ -678,13 +899,25 @@ static void start(rag_llm *l, req *r)
 	rag_buf_free(&r->resp);
 	r->retry_after = 0;
 	r->curl_err[0] = 0;
+	if (r->kind == K_HTTP) {
+		free(r->ctype);
+		r->ctype = NULL;
+		curl_easy_setopt(e, CURLOPT_URL, r->url);
+		if (r->body) {
+			curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(r->body));
+		}
+		if (!strcmp(r->method, "GET")) curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+		else if (strcmp(r->method, "POST") || !r->body) curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+	} else {
+		curl_easy_setopt(e, CURLOPT_URL, r->url);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+	}
 	if (!r->headers) {
 		r->headers = curl_slist_append(NULL, "Content-Type: application/json");
 		r->headers = curl_slist_append(r->headers, "Expect:");
 		if (r->auth) r->headers = curl_slist_append(r->headers, r->auth);
 	}
-	curl_easy_setopt(e, CURLOPT_URL, r->url);
-	curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
@@ -714,7 +947,7 @@ static void start(rag_llm *l, req *r)
 	r->next = l->inflight;
 	l->inflight = r;
 	l->running++;
-	l->running_kind[r->embed]++;
+	l->running_kind[r->kind]++;
 }
 
 /* Start what may start: free slots, rate limits, backoff. Returns seconds until the next
@@ -725,7 +958,7 @@ static double start_ready(rag_llm *l)
 	req **pp = &l->queue, *prev = NULL;
 	while (*pp && l->running < l->concurrency) {
 		req *r = *pp;
-		int k = r->embed;
+		int k = r->kind;
 		double w = r->not_before - now;
 		if (l->suspect_at[k] > 0) {
 			/* the endpoint failed to connect again and again: one probe, after a pause,
@@ -810,7 +1043,7 @@ static void stop_transfer(rag_llm *l, req *r)
 	curl_easy_cleanup(r->easy);
 	r->easy = NULL;
 	l->running--;
-	l->running_kind[r->embed]--;
+	l->running_kind[r->kind]--;
 }
 
 /* Failures where no server answered at all: nothing was there to take the request. */
@@ -837,7 +1070,7 @@ static void declare_dead(rag_llm *l, int k, const char *why)
 	req **pp = &l->queue, *prev = NULL, *r;
 	l->dead[k] = rag_xstrdup(why);
 	while ((r = *pp)) {
-		if (r->embed != k) {
+		if (r->kind != k) {
 			prev = r;
 			pp = &r->next;
 			continue;
@@ -849,7 +1082,7 @@ static void declare_dead(rag_llm *l, int k, const char *why)
 	}
 	for (r = l->inflight; r;) {
 		req *next = r->next;
-		if (r->embed == k) {
+		if (r->kind == k) {
 			stop_transfer(l, r);
 			r->error = rag_xstrdup(why);
 			finish(l, r);
@@ -859,19 +1092,20 @@ static void declare_dead(rag_llm *l, int k, const char *why)
 }
 
 static void embed_reply(rag_llm *l, req *r);
+static void http_reply(rag_llm *l, req *r);
 
 /* One attempt failed for good or for now (a transport failure, or a status worth retrying): retry
  * it, unless retries or llm.deadline are used up, or the endpoint turned out to be gone. */
 static void attempt_failed(rag_llm *l, req *r, CURLcode code, long status)
 {
 	char last[CURL_ERROR_SIZE + 64];
-	int k = r->embed, tries = r->attempt + 1;
+	int k = r->kind, tries = r->attempt + 1;
 	double now = rag_now(), delay;
 	if (code != CURLE_OK)
 		snprintf(last, sizeof last, "%s", r->curl_err[0] ? r->curl_err : curl_easy_strerror(code));
 	else
 		snprintf(last, sizeof last, "endpoint answered http %ld", status);
-	scrub(l, last);
+	scrub_req(l, r, last);
 	if (code != CURLE_OK && connection_failure(code)) {
 		l->conn_fails[k]++;
 		if (r->probe) {
@@ -985,8 +1219,14 @@ static void chat_reply(rag_llm *l, req *r)
 static void complete(rag_llm *l, req *r, CURLcode code)
 {
 	long status = 0;
-	int k = r->embed;
+	int k = r->kind;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (k == K_HTTP) {
+		curl_off_t us = 0;
+		curl_easy_getinfo(r->easy, CURLINFO_TOTAL_TIME_T, &us);
+		r->seconds = (double)us / 1e6;
+		r->status = status;
+	}
 	stop_transfer(l, r);
 	if (status != 0 || code == CURLE_OK) {
 		/* someone answered: the endpoint is there */
@@ -998,13 +1238,18 @@ static void complete(rag_llm *l, req *r, CURLcode code)
 		attempt_failed(l, r, code, status);
 		return;
 	}
+	if (r->kind == K_HTTP && status >= 200 && status < 300) {
+		http_reply(l, r);
+		finish(l, r);
+		return;
+	}
 	if (status != 200) {
 		char *m;
 		if (schema_refused(l, r, status)) return;
 		m = r->resp.p ? server_message(r->resp.p) : NULL;
 		r->error = rag_xasprintf("endpoint answered http %ld%s%s", status, m ? ": " : "", m ? m : "");
 		free(m);
-		scrub(l, r->error);
+		scrub_req(l, r, r->error);
 		finish(l, r);
 		return;
 	}
@@ -1033,7 +1278,17 @@ static int run_callbacks(rag_llm *l)
 		rep.req_ = r;
 		rep.vectors = r->embed && !r->error ? r->vectors : jv_null();
 		rep.choices = r->n > 1 && !r->error ? r->choices : jv_null();
-		if (r->cached && !r->embed) l->usage.cache_hits++;   /* embeddings count texts */
+		if (r->kind == K_HTTP) {
+			rep.content = NULL;
+			rep.status = r->status;
+			rep.body = r->error ? NULL : r->content;
+			rep.body_len = rep.body ? strlen(rep.body) : 0;
+			rep.content_type = r->ctype;
+			rep.events = !r->error ? r->events : jv_null();
+			rep.seconds = r->seconds;
+		}
+		if (r->cached && !r->embed) l->usage.cache_hits++;
+		if (r->kind == K_HTTP && !r->cached && !r->error) l->usage.calls++;   /* embeddings count texts */
 		r->cb(r->arg, &rep);
 		req_free(r);
 		n++;
@@ -1097,8 +1352,9 @@ void rag_llm_free(rag_llm *l)
 {
 	if (!l) return;
 	rag_llm_cancel(l, "shutting down");
-	free(l->dead[0]);
-	free(l->dead[1]);
+	free(l->dead[K_CHAT]);
+	free(l->dead[K_EMBED]);
+	free(l->dead[K_HTTP]);
 	curl_multi_cleanup(l->multi);
 	free(l->url);
 	free(l->endpoint);

@@ -229,6 +229,25 @@ typedef struct rag_config {
 		/* rag-judge's custom rubrics, in file order; a name of a built-in one replaces it */
 		rag_rubric_conf *v; size_t n;
 	} rubrics;
+	struct {
+		/* rag-collect's call of the system under test (rag-config(5)); flags override them.
+		 * rag-eval runs rag-collect when url or command is set. */
+		char *url;                       /* HTTP mode: the service's URL, NULL when unset */
+		char *command;                   /* command mode: run by /bin/sh -c, NULL when unset */
+		char *method;                    /* "POST" (NULL) | "GET" | "PUT" | "PATCH" */
+		rag_kv *headers; size_t nheaders; /* name -> value, ${VAR} expanded; values are secrets */
+		char *body;                      /* jq program: record -> request body; NULL: the default */
+		char *answer, *contexts, *context_ids; /* jq programs over the reply; NULL: the defaults */
+		char *stream;                    /* "auto" (NULL) | "true" | "false": a reply is SSE */
+		double timeout;                  /* seconds a call (or a command) may take, default 60 */
+		int concurrency;                 /* calls or commands at once, 0: llm.concurrency */
+		int retries;                     /* -1: llm.retries */
+		double rpm;                      /* requests per minute, -1: llm.requests_per_minute */
+		int cache;                       /* enum rag_cache_mode of the replies, default off */
+	} collect;
+	/* system: the settings of the system under test (top_k: 5...), name -> JSON text (a number,
+	 * a boolean or a string), which rag-collect writes into each record's "system" object */
+	rag_kv *system; size_t nsystem;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
@@ -244,6 +263,9 @@ int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen)
 void rag_config_defaults(rag_config *cfg);
 /* Frees every field and zeroes cfg; safe to call twice. */
 void rag_config_free(rag_config *cfg);
+/* A plain scalar (a config value, rag-collect --system's VALUE) as JSON: a number when it
+ * reads as one, true or false for YAML's boolean words, else a string. s borrowed. */
+jv rag_config_scalar(const char *s);
 /* Parse a cache mode name: "rw"|"read-write", "ro"|"read-only", "replay", "off". -1 if unknown. */
 int rag_cache_mode_parse(const char *s);
 const char *rag_cache_mode_name(int mode);
@@ -409,6 +431,14 @@ typedef struct rag_llm_reply {
 	                           * the choices (as many as came, at most n; content is the first);
 	                           * null otherwise */
 	const char *usage_error;  /* the endpoint's usage was no token count (tokens then 0), or NULL */
+	/* rag_llm_http only (content is NULL there): */
+	long status;              /* the HTTP status of the last attempt, 0 when none answered */
+	const char *body;         /* the reply's body (2xx), its secrets scrubbed; NULL on failure */
+	size_t body_len;
+	const char *content_type; /* the reply's Content-Type, or NULL */
+	jv events;                /* a text/event-stream reply: borrowed array of the events' data
+	                           * (strings, "[DONE]" ends it); null otherwise */
+	double seconds;           /* how long the last attempt took (the cached one's for a hit) */
 	void *req_;               /* private: what rag_llm_commit stores */
 } rag_llm_reply;
 /* How to ask (rag_llm_ask): { 0 } asks for one choice with a JSON object reply. */
@@ -448,6 +478,24 @@ void rag_llm_commit(rag_llm *l, const rag_llm_reply *r);
  * in the order of texts, checked: one per text, by "index", all of one size. The endpoint, model,
  * key and dimensions are cfg->embeddings' (unset ones fall back to cfg->llm's). */
 void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg);
+/* A generic HTTP request (rag-collect's call of a service): the third kind next to chat and
+ * embeddings, with the same queue, concurrency, retries (408, 409, 429, 5xx and connection
+ * failures; Retry-After), rate limit, llm.deadline, dead-endpoint detection and cache modes.
+ * A 2xx reply gives status, body and, for a stream (sse 1, or -1 and a Content-Type of
+ * text/event-stream), events; any other status, after the retries for the transient ones, is an
+ * error with status set. Every header value, and each word of it, of 8 characters or more
+ * counts as a secret ("Bearer <token>": the token too): it is scrubbed from the body, the events
+ * and every error, and the cache key holds a hash of each value, never the value. A reply is cached only when committed (rag_llm_commit). q borrowed. */
+typedef struct rag_http_req {
+	const char *method;       /* NULL: POST with a body, else GET */
+	const char *url;
+	const rag_kv *headers;    /* name -> value */
+	size_t nheaders;
+	const char *body;         /* NULL: none */
+	int sse;                  /* -1 by Content-Type, 0 never, 1 always */
+	int fresh;                /* ask the service even when the cache holds the reply */
+} rag_http_req;
+void rag_llm_http(rag_llm *l, const rag_http_req *q, rag_llm_cb cb, void *arg);
 const char *rag_llm_model(const rag_llm *l);        /* the chat model (llm.model or the default) */
 const char *rag_llm_embed_model(const rag_llm *l);
 /* Do transfers and run callbacks; wait up to timeout seconds for progress, or for fd (>= 0)
@@ -691,6 +739,38 @@ double rag_rubric_normalise(int scale, double s);
  * stdev (the sample's, n - 1) and, when threshold (normalised) is not NAN or the scale is
  * yes/no, flip: whether the normalised repeats fall on both sides of it (equal passes). */
 jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const char *reason, double threshold);
+
+/* ---------------------------------------------------------------- collect.c */
+/* rag-collect's call of the system under test (rag-collect(1)), from cfg->collect: HTTP (a body
+ * made from the record by the collect.body jq program, sent with rag_llm_http) or a command
+ * (/bin/sh -c, the record as one JSON line on its standard input, one JSON object read from its
+ * standard output; its own process group, SIGTERM then SIGKILL past collect.timeout; the caller
+ * ignores SIGPIPE, as the tool layer does). The reply (for a stream, the array of its events,
+ * each parsed as JSON where it is JSON) goes through the answer, contexts and context_ids jq
+ * programs; every program is compiled once, here. */
+typedef struct rag_collect rag_collect;
+typedef struct rag_collect_stats {
+	long requests, failed, cache_hits, retries;   /* calls (commands run), those that failed */
+} rag_collect_counts;
+/* fields (consumed by the callback): what to set on the record: answer (a string, or null on
+ * failure), contexts (strings) and context_ids when the reply gave them, latency_ms and status
+ * (the HTTP status, or the command's exit status) when known. error: NULL, or why the call
+ * failed (borrowed for the call). */
+typedef void (*rag_collect_cb)(void *arg, jv fields, const char *error);
+/* NULL and err when neither or both of url and command are set, or a program does not compile. */
+rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen);
+const char *rag_collect_target(const rag_collect *c);   /* the URL or the command (borrowed) */
+/* Call the system for rec (borrowed); cb runs later, from rag_collect_run, exactly once. */
+void rag_collect_record(rag_collect *c, jv rec, rag_collect_cb cb, void *arg);
+/* rec (consumed) with the config's system: keys in its "system" object; keys the record's own
+ * system object already has are kept. */
+jv rag_collect_system(const rag_collect *c, jv rec);
+/* As rag_llm_run: progress, wait up to timeout for progress or fd; 1 when fd is readable. */
+int rag_collect_run(rag_collect *c, int fd, double timeout);
+/* Fail every call queued or in flight now (commands killed), callbacks with why. */
+void rag_collect_cancel(rag_collect *c, const char *why);
+void rag_collect_stats(const rag_collect *c, rag_collect_counts *s);
+void rag_collect_free(rag_collect *c);
 
 /* ================================================================ 6. scores and runs */
 /* ---------------------------------------------------------------- rank.c */

@@ -211,7 +211,7 @@ nlines() { wc -l <"$1" | tr -d ' '; }
 
 # ---------------------------------------------------------------- the fake LLM server
 # fake_start [args for tests/fakellm.py]: start it (stopping a previous one), wait until
-# /health answers, export RAG_BASE_URL, RAG_API_KEY=test-secret-key, RAG_CACHE=off.
+# /health answers (with FAKE_SERVER=fakerag.py: tests/fakerag.py, the fake RAG service), export RAG_BASE_URL, RAG_API_KEY=test-secret-key, RAG_CACHE=off.
 # Each start gets a fresh log: $FAKE_LOG.
 # judge_config [MODEL]: $CONF, a rag.yaml for a judge under test: MODEL (default judge-x),
 # 10 s a request, no retries.
@@ -232,7 +232,7 @@ fake_start() {
 	FAKE_LOG=$T/fake.$_fake_n.log
 	_pf=$T/fake.$_fake_n.port
 	: >"$FAKE_LOG"
-	python3 "$TOP/tests/fakellm.py" --port 0 --port-file "$_pf" --log "$FAKE_LOG" \
+	python3 "$TOP/tests/${FAKE_SERVER:-fakellm.py}" --port 0 --port-file "$_pf" --log "$FAKE_LOG" \
 		--max-seconds "${FAKE_MAX_SECONDS:-300}" "$@" \
 		</dev/null >"$T/fake.$_fake_n.stdout" 2>"$T/fake.$_fake_n.stderr" &
 	FAKE_PID=$!

@@ -1073,6 +1073,18 @@ static int run(eval *e, const char *cmd)
 	if (!rc) rc = finish_outputs(e, gate_rc);
 
 	totals = run_totals(recs, &models);
+	if (e->stage_on[S_EMBSIM]) {
+		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
+		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));
+		if (jv_array_length(em) == 0) {
+			const rag_config *c = &e->cli.cfg;
+			const char *prov = c->embeddings.provider ? c->embeddings.provider : c->llm.provider;
+			int online = prov ? !strcmp(prov, "openai") : (c->embeddings.base_url || c->llm.base_url);
+			models = jv_object_set(models, jv_string("embeddings"),
+			                       JV_ARRAY(online ? jv_string_fmt("openai:%s", c->embeddings.model)
+			                                       : jv_string("offline")));
+		}
+	}
 	ended = iso_time(time(NULL));
 	head = jv_object_set(head, jv_string("ended"), jv_string(ended));
 	head = jv_object_set(head, jv_string("models"), models);

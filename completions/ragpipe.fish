@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-eval
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -103,3 +103,17 @@ complete -c rag-kw -l precision-recall -d 'Also precision and recall of ROUGE an
 complete -c rag-kw -l tokenize -x -a '13a none zh char' -d 'BLEU tokens'
 complete -c rag-kw -l smooth -x -a 'exp none floor add-k' -d 'BLEU smoothing'
 complete -c rag-kw -l lowercase -d 'BLEU and chrF ignore case'
+
+# rag-eval (it reads a file: the test set)
+complete -c rag-eval -F
+complete -c rag-eval -s m -l metrics -x -d 'Metrics, comma-separated'
+complete -c rag-eval -s o -l output -r -F -d 'The run directory'
+complete -c rag-eval -l run-id -x -d 'The run id'
+complete -c rag-eval -l resume -r -F -d 'Finish an interrupted run'
+complete -c rag-eval -s b -l baseline -r -F -d 'Earlier run to compare with (or last)'
+complete -c rag-eval -s j -l concurrency -x -d 'Requests in flight, for every stage'
+complete -c rag-eval -l format -x -a 'auto json csv' -d 'The test set format'
+complete -c rag-eval -l bin -r -F -d 'The tools directory'
+complete -c rag-eval -l dry-run -d 'Print the pipeline and exit'
+complete -c rag-eval -l emit -d 'The first stage: the test set as records'
+complete -c rag-eval -l skip-done -r -F -d 'With --emit: leave out the ids of FILE'

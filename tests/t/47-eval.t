@@ -208,6 +208,18 @@ unlike "$(cat "$OUT")" "rag-collect" "no rag-collect when the records have answe
 RAG_EVAL_BIN=$T/bin run rag rag-eval -c "$T/collect.yaml" -o "$T/c" --dry-run "$T/noanswers.jsonl"
 like "$(cat "$OUT")" "$T/bin/rag-collect" "RAG_EVAL_BIN names the tools' directory"
 
+# progress on a terminal only (script(1) gives it one)
+run rag rag-eval -c "$T/collect.yaml" --bin "$T/bin" -m keyword_overlap -o "$T/quiet" "$T/noanswers.jsonl"
+unlike "$(cat "$ERR")" "records, [0-9.]+/s" "stand-in: no progress line when standard error is not a terminal"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$BIN/rag-eval' -c '$T/collect.yaml' --bin '$T/bin' -m keyword_overlap -o '$T/tty' '$T/noanswers.jsonl'" \
+		/dev/null </dev/null >"$T/tty.out" 2>&1
+	like "$(tr '\r' '\n' <"$T/tty.out")" "^rag-eval: [0-9]+/10 records, [0-9.]+/s, 0 errors, ETA [0-9]+:[0-9]{2}" \
+		"stand-in: on a terminal, a progress line: done/total, rate, errors, ETA"
+else
+	skip_missing script "the progress line"
+fi
+
 # an uninterrupted run, then one killed halfway (rag-eval and its pipeline, SIGKILL) and resumed
 run rag rag-eval -q -c "$T/collect.yaml" --bin "$T/bin" --run-id k1 -o "$T/whole" "$T/noanswers.jsonl"
 is "$RC" 0 "stand-in: the uninterrupted run passes"

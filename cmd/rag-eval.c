@@ -686,7 +686,7 @@ static jv tool_versions(eval *e)
 		else add_tool(e, &cmd, tools[i]);
 		rag_buf_adds(&cmd, " --version 2>/dev/null");
 		out = capture(cmd.p, 1);
-		/* "rag-verify (ragpipe) 0.1.0": the version is the last word */
+		/* "rag-verify (ragpipe) VERSION": the version is the last word */
 		sp = out ? strrchr(out, ' ') : NULL;
 		v = jv_object_set(v, jv_string(tools[i]), sp ? jv_string(sp + 1) : jv_null());
 		free(out);
@@ -1335,6 +1335,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rag_tool_signals();
+	if (e.cli.verbose) rag_msg(e.cli.prog, "info", "the pipeline: %s", cmd);
 	if (e.total == 0 && e.done_before) {
 		/* nothing left to score: the outputs of the whole run */
 		if (!e.cli.quiet) rag_msg(e.cli.prog, "info", "%s: every record is scored already", e.rundir);

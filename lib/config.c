@@ -895,7 +895,8 @@ jv rag_config_json(const rag_config *cfg)
 		const void *field = (const char *)cfg + k->off;
 		const char *str = *(char *const *)field;
 		int secret = k->type == T_SECRET || !strcmp(k->section, "collect.headers") ||
-		             !strncmp(k->section, "collect.headers.", 16);
+		             !strncmp(k->section, "collect.headers.", 16) ||
+		             (!strcmp(k->section, "collect") && !strcmp(k->name, "headers"));
 		jv v;
 		if (secret) continue;
 		switch (k->type) {

@@ -1144,7 +1144,7 @@ static int prepare(eval *e)
 		id = jv_object_get(jv_copy(old), jv_string("run_id"));
 		ts = jv_object_get(jv_copy(old), jv_string("testset"));
 		if (jv_get_kind(id) == JV_KIND_STRING) e->run_id = rag_xstrdup(jv_string_value(id));
-		if (!e->testset && jv_get_kind(ts) == JV_KIND_STRING) e->testset = rag_xstrdup(jv_string_value(ts));
+		if (!e->testset && jv_get_kind(ts) == JV_KIND_STRING) e->testset = e->testset_own = rag_xstrdup(jv_string_value(ts));
 		jv_free(id);
 		jv_free(ts);
 		e->rundir = rag_xstrdup(e->resume);

@@ -82,7 +82,8 @@ static size_t first_invalid(const char *text, size_t len)
 
 /* ---------------------------------------------------------------- JSON */
 
-/* libjq's "Invalid numeric literal at line 3, column 8" as "NAME:3:8: invalid numeric literal" */
+/* libjq's "Invalid numeric literal at line 3, column 8" as "NAME:3:8: invalid numeric literal"
+ * (msg consumed) */
 static void jq_error(const char *name, jv msg, char *err, size_t errlen)
 {
 	const char *m = jv_string_value(msg), *at = strstr(m, " at line ");
@@ -95,6 +96,7 @@ static void jq_error(const char *name, jv msg, char *err, size_t errlen)
 	} else {
 		rag_seterr(err, errlen, "%s: %s", name, m);
 	}
+	jv_free(msg);
 }
 
 /* the end of the JSON value that starts at i (already parsed once, so well formed) */

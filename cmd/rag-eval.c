@@ -1242,6 +1242,23 @@ static int prepare(eval *e)
 		}
 	}
 	e->stage_on[S_COLLECT] = e->collect;
+	if (!e->collect && !e->cli.quiet) {
+		size_t missing = 0;
+		for (i = 0; i < n; i++) {
+			jv rec = jv_array_get(jv_copy(e->records), (int)i);
+			jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
+			if (jv_get_kind(a) != JV_KIND_STRING) {
+				jv_free(a);
+				a = jv_object_get(jv_copy(rec), jv_string("response"));
+			}
+			missing += jv_get_kind(a) != JV_KIND_STRING;
+			jv_free(a);
+			jv_free(rec);
+		}
+		if (missing && !e->cli.cfg.collect.url && !e->cli.cfg.collect.command)
+			rag_msg(e->cli.prog, "warning", "%zu of %zu records have no answer, and no collect.url or "
+			        "collect.command is configured to get one from the system under test", missing, n);
+	}
 
 	if (e->baseline_opt) {
 		if (!strcmp(e->baseline_opt, "last")) {

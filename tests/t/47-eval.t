@@ -260,4 +260,41 @@ run rag rag-eval -q -c "$T/collect.yaml" --bin "$T/bin" -o "$T/broken" "$T/noans
 check "a stage that stops: the exit status is not 0 or 1 (got $RC)" test "$RC" -gt 1
 like "$(cat "$ERR")" "2 of 10 records came through.*--resume" "the message names the shortfall and --resume"
 
+# ---------------------------------------------------------------- make demo (stand-in rag-collect)
+# demo-eval.sh with the demonstration's RAG service and a stand-in rag-collect that asks it with curl
+if command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+	mkdir -p "$T/dbin"
+	for t in "$BIN"/rag-*; do ln -s "$t" "$T/dbin/"; done
+	cat >"$T/dbin/rag-collect" <<'EOF'
+#!/bin/sh
+# STAND-IN for rag-collect (tests/t/47-eval.t): POST {"question"} to the demo's service with curl
+while IFS= read -r line; do
+	r=$(printf '%s' "$line" | jq -c '{question}' | curl -sf -d @- "http://127.0.0.1:$RAG_DEMO_PORT/ask") || exit 4
+	printf '%s\n' "$line" | jq -c --argjson r "$r" '.answer = $r.answer | .contexts = [$r.sources[].text]
+		| .context_ids = [$r.sources[].id] | .latency_ms = 1 | .status = 200 | .system = {}'
+done
+EOF
+	chmod +x "$T/dbin/rag-collect"
+	RAG_EVAL_BIN=$T/dbin RAG_DEMO_OUT=$T/demo run sh "$TOP/share/examples/demo-eval.sh"
+	is "$RC" 0 "stand-in: make demo's demo-eval.sh passes its gate"
+	run_dir=$(ls -d "$T"/demo/demo-* 2>/dev/null | head -n 1)
+	check "stand-in: the demo's run directory has the report" test -s "$run_dir/report.html"
+	is "$(nlines "$run_dir/records.jsonl")" "$(jq length "$TOP/share/examples/testset.json")" "stand-in: every test case scored"
+	is "$(jq -r 'select(.id == "en-4") | .context_ids[0]' "$run_dir/records.jsonl")" "x200#1" \
+		"stand-in: the service retrieved the warranty paragraph first"
+	like "$(jq -r 'select(.id == "zh-3") | .answer' "$run_dir/records.jsonl")" "九折" "stand-in: a Chinese answer from the Chinese documents"
+	is "$(jq -r 'select(.id == "en-4") | .scores.mrr' "$run_dir/records.jsonl")" 1 "stand-in: mrr scored"
+	like "$(cat "$OUT")" "rag-collect -q -c .*demo.yaml" "stand-in: the demo prints the pipeline, collect first"
+	python3 "$TOP/share/examples/rag_service.py" --port-file "$T/svc.port" 2>/dev/null &
+	svc=$!
+	i=0; while [ ! -s "$T/svc.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	r=$(curl -s -d '{"question":"What is the moon made of?"}' "http://127.0.0.1:$(cat "$T/svc.port")/ask")
+	is "$(printf '%s' "$r" | jq -c '.sources')" "[]" "rag_service.py: a question no document answers has no sources"
+	is "$(curl -s -o /dev/null -w '%{http_code}' -d 'not json' "http://127.0.0.1:$(cat "$T/svc.port")/ask")" 400 \
+		"rag_service.py: a body that is not {\"question\"} is 400"
+	kill "$svc" 2>/dev/null; wait "$svc" 2>/dev/null
+else
+	skip_missing python3 "the demo"
+fi
+
 done_testing

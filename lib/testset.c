@@ -123,11 +123,11 @@ static size_t skip_value(const char *text, size_t len, size_t i)
 }
 
 /* the offset of the n-th (0-based) value from i: the values of the top level, or with i just
- * inside a '[', the elements of that array; for messages about a value that is not a record */
-static size_t value_start(const char *text, size_t len, size_t i, size_t n, int unused)
+ * inside a '[', the elements of that array. Only for the message about a value that is not a
+ * record (a scan from i: computed on that failure alone, so reading stays linear). */
+static size_t value_start(const char *text, size_t len, size_t i, size_t n)
 {
 	size_t k;
-	(void)unused;
 	for (k = 0;; k++) {
 		while (i < len && strchr(" \t\r\n,", text[i])) i++;
 		if (k == n || i >= len) return i < len ? i : len - (len > 0);
@@ -135,19 +135,14 @@ static size_t value_start(const char *text, size_t len, size_t i, size_t n, int 
 	}
 }
 
-static int add_record(jv *out, jv v, const char *name, const char *text, size_t len, size_t at,
-                      const char *what, char *err, size_t errlen)
+/* "WHAT is number, not an object (a record)" at the value's place */
+static int not_record(jv v, const char *name, const char *text, size_t at, const char *what,
+                      char *err, size_t errlen)
 {
 	char msg[160];
-	if (jv_get_kind(v) != JV_KIND_OBJECT) {
-		snprintf(msg, sizeof msg, "%s is %s, not an object (a record)", what,
-		         jv_kind_name(jv_get_kind(v)));
-		jv_free(v);
-		return fail_at(name, text, at, err, errlen, msg);
-	}
-	*out = jv_array_append(*out, v);
-	(void)len;
-	return 0;
+	snprintf(msg, sizeof msg, "%s is %s, not an object (a record)", what, jv_kind_name(jv_get_kind(v)));
+	jv_free(v);
+	return fail_at(name, text, at, err, errlen, msg);
 }
 
 static jv parse_json(const char *name, const char *text, size_t len, char *err, size_t errlen)
@@ -165,24 +160,30 @@ static jv parse_json(const char *name, const char *text, size_t len, char *err, 
 	p = jv_parser_new(0);
 	jv_parser_set_buf(p, text + skip, (int)(len - skip), 0);
 	while (jv_is_valid(v = jv_parser_next(p))) {
-		size_t at = value_start(text, len, skip, nvalues, 0);
 		nvalues++;
 		if (jv_get_kind(v) == JV_KIND_ARRAY) {
 			/* a JSON array file: its elements are the records */
 			int i, n = jv_array_length(jv_copy(v));
 			for (i = 0; i < n; i++) {
-				snprintf(what, sizeof what, "element %d of the array", i + 1);
-				if (add_record(&out, jv_array_get(jv_copy(v), i), name, text, len,
-				               value_start(text, len, at + 1, (size_t)i, 0), what, err, errlen) < 0) {
+				jv e = jv_array_get(jv_copy(v), i);
+				if (jv_get_kind(e) != JV_KIND_OBJECT) {
+					size_t at = value_start(text, len, skip, nvalues - 1);
+					snprintf(what, sizeof what, "element %d of the array", i + 1);
+					not_record(e, name, text, value_start(text, len, at + 1, (size_t)i), what, err, errlen);
 					jv_free(v);
 					goto fail;
 				}
+				out = jv_array_append(out, e);
 			}
 			jv_free(v);
 			continue;
 		}
-		snprintf(what, sizeof what, "value %zu", nvalues);
-		if (add_record(&out, v, name, text, len, at, what, err, errlen) < 0) goto fail;
+		if (jv_get_kind(v) != JV_KIND_OBJECT) {
+			snprintf(what, sizeof what, "value %zu", nvalues);
+			not_record(v, name, text, value_start(text, len, skip, nvalues - 1), what, err, errlen);
+			goto fail;
+		}
+		out = jv_array_append(out, v);
 	}
 	if (jv_invalid_has_msg(jv_copy(v))) {
 		jq_error(name, jv_invalid_get_msg(v), err, errlen);

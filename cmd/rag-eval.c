@@ -1120,6 +1120,47 @@ out:
 	return rc;
 }
 
+/* Whether a tool of the pipeline is there: in the tools' directory, or on PATH. */
+static int tool_found(const eval *e, const char *tool)
+{
+	const char *path = getenv("PATH"), *p;
+	char *f;
+	int ok = 0;
+	if (e->bin) {
+		f = rag_xasprintf("%s/%s", e->bin, tool);
+		ok = access(f, X_OK) == 0;
+		free(f);
+		return ok;
+	}
+	for (p = path; p && *p && !ok; p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
+		size_t n = strcspn(p, ":");
+		f = rag_xasprintf("%.*s/%s", (int)n, n ? p : ".", tool);
+		ok = access(f, X_OK) == 0;
+		free(f);
+	}
+	return ok;
+}
+
+/* Every tool the pipeline runs, there; else which one lacks, and for what. */
+static int check_tools(const eval *e)
+{
+	const char *need[S_NONE + 2];
+	size_t n = 0, i;
+	int s, missing = 0;
+	for (s = 0; s < S_NONE; s++)
+		if (e->stage_on[s]) need[n++] = stages[s].tool;
+	need[n++] = "rag-gate";
+	need[n++] = "rag-report";
+	for (i = 0; i < n; i++) {
+		if (tool_found(e, need[i])) continue;
+		rag_msg(e->cli.prog, "error", "%s is not installed (%s%s)%s", need[i], e->bin ? "not in " : "not on PATH",
+		        e->bin ? e->bin : "", !strcmp(need[i], "rag-collect") ? ": it collects the answers of the "
+		        "records that have none (collect: in the configuration)" : "");
+		missing = 1;
+	}
+	return missing ? RAG_EXIT_USAGE : 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int prepare(eval *e)
@@ -1351,6 +1392,7 @@ int main(int argc, char **argv)
 		if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
 		goto out;
 	}
+	if ((rc = check_tools(&e))) goto out;
 	rag_tool_signals();
 	if (e.cli.verbose) rag_msg(e.cli.prog, "info", "the pipeline: %s", cmd);
 	if (e.total == 0 && e.done_before) {

@@ -144,6 +144,12 @@ like "$(tr -d '\\\n' <"$OUT")" "rag-verify -q -c [^|]* --chunks +[|] +[^|]*rag-a
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m correctness,rubric:tone -j 4 "$EX"
 like "$(tr -d '\\\n' <"$OUT")" "rag-judge -q -c [^|]* -j 4 --rubric correctness +[|] +[^|]*rag-judge -q -c [^|]* -j 4 --rubric tone" \
 	"rag-judge rubrics, a custom one as rubric:NAME, with -j"
+mkdir -p "$T/nojudge"
+for t in rag-eval rag-gate rag-report; do ln -s "$BIN/$t" "$T/nojudge/"; done
+run rag rag-eval -q -c "$C" -o "$T/m" --bin "$T/nojudge" -m correctness "$EX"
+is "$RC" 2 "a metric whose tool is not there: exit status 2"
+like "$(cat "$ERR")" "rag-judge is not installed \(not in $T/nojudge\)" "named, before anything runs"
+check "and no run directory is made" test ! -e "$T/m"
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m faithfulness -j 3 "$EX"
 like "$(cat "$OUT")" "rag-claims -q -c [^ ]+ -j 3" "-j N passed to the stages"
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m faithfulnes "$EX"

@@ -437,13 +437,18 @@ static int load_testset(eval *e, const char *name, int from_stdin)
 		len = b.len - 1;
 		name = "<stdin>";
 	} else if (!(text = rag_read_file(name, &len, err, sizeof err))) {
-		rag_msg(e->cli.prog, "error", "cannot read \"%s\": %s", name, err);
+		rag_msg(e->cli.prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
 	if (e->format == RAG_TESTSET_AUTO) e->format = rag_testset_detect(from_stdin ? NULL : name, text, len);
 	e->records = rag_testset_parse(text, len, name, e->format, err, sizeof err);
 	if (!jv_is_valid(e->records)) {
 		rag_msg(e->cli.prog, "error", "%s", err);
+		free(text);
+		return RAG_EXIT_DATA;
+	}
+	if (!e->emit && jv_array_length(jv_copy(e->records)) == 0) {
+		rag_msg(e->cli.prog, "error", "%s: no records in the test set", name);
 		free(text);
 		return RAG_EXIT_DATA;
 	}

@@ -362,7 +362,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stre
  * array or object are parsed). A UTF-8 byte order mark is skipped. */
 enum rag_testset_format { RAG_TESTSET_AUTO = 0, RAG_TESTSET_JSON, RAG_TESTSET_CSV };
 /* By the name's extension (.csv; .json, .jsonl, .ndjson), else by the content: JSON when the
- * first character is { or [, else CSV. name may be NULL. */
+ * first character is { or [ (or there is none), else CSV. name may be NULL. */
 int rag_testset_detect(const char *name, const char *text, size_t len);
 const char *rag_testset_format_name(int format);   /* "auto", "json", "csv" */
 int rag_testset_format_parse(const char *s);       /* -1 when unknown */

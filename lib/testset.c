@@ -45,7 +45,8 @@ int rag_testset_detect(const char *name, const char *text, size_t len)
 	/* by content: JSON starts with an object or an array, a CSV header with a name */
 	for (i = bom(text, len); i < len && strchr(" \t\r\n", text[i]); i++)
 		;
-	return i < len && (text[i] == '{' || text[i] == '[') ? RAG_TESTSET_JSON : RAG_TESTSET_CSV;
+	/* nothing but blanks: no records, of either format */
+	return i == len || text[i] == '{' || text[i] == '[' ? RAG_TESTSET_JSON : RAG_TESTSET_CSV;
 }
 
 /* line and column (1-based) of byte off */

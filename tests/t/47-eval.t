@@ -174,6 +174,10 @@ run rag rag-eval -q -c "$C" -o "$T/x" "$T/nonexistent.jsonl"
 is "$RC" 2 "a test set that cannot be read: exit status 2"
 run rag rag-eval -q -c "$C"
 is "$RC" 2 "no test set: exit status 2"
+printf '\n' >"$T/empty.json"
+run rag rag-eval -q -c "$C" -o "$T/x" "$T/empty.json"
+is "$RC" 3 "a test set with no records: exit status 3"
+like "$(cat "$ERR")" "empty.json: no records in the test set" "named"
 
 # ---------------------------------------------------------------- --baseline last
 printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    keyword_overlap: 0.1\neval:\n  runs_dir: runs\n' >"$T/runs.yaml"

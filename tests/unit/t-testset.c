@@ -36,6 +36,7 @@ int main(void)
 	is_int(rag_testset_detect("a.JSON", "q", 1), RAG_TESTSET_JSON, "a .JSON name is JSON");
 	is_int(rag_testset_detect("set", "\xEF\xBB\xBF  [", 6), RAG_TESTSET_JSON, "content [ after a BOM is JSON");
 	is_int(rag_testset_detect(NULL, "question,reference\n", 19), RAG_TESTSET_CSV, "a header line is CSV");
+	is_int(rag_testset_detect(NULL, " \n", 2), RAG_TESTSET_JSON, "blanks alone: JSON, no records");
 	is_int(rag_testset_format_parse("jsonl"), RAG_TESTSET_JSON, "jsonl names JSON");
 	is_int(rag_testset_format_parse("xml"), -1, "an unknown format is -1");
 

@@ -1240,6 +1240,23 @@ static int prepare(eval *e)
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	n = (size_t)jv_array_length(jv_copy(e->records));
 	e->total = n;
+	{
+		/* runs are matched by id (--resume, --baseline): say when one is not unique */
+		jv seen = jv_object();
+		size_t dups = 0;
+		for (i = 0; i < n; i++) {
+			jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
+			if (jv_object_has(jv_copy(seen), jv_copy(id))) {
+				if (!dups++ && !e->cli.quiet)
+					rag_msg(e->cli.prog, "warning", "id \"%s\" is not unique in the test set: --resume and "
+					        "--baseline match records by id", jv_string_value(id));
+				jv_free(id);
+			} else {
+				seen = jv_object_set(seen, id, jv_true());
+			}
+		}
+		jv_free(seen);
+	}
 
 	/* the records scored already */
 	{

@@ -358,8 +358,9 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stre
 /* A test set file's records (rag-eval(1), INPUT): JSON Lines, a JSON array of objects, one or
  * several pretty-printed objects, or CSV with a header row (RFC 4180: quoted fields, "" inside
  * them, CRLF or LF; the header names the fields; an empty cell is an absent field; the columns
- * contexts, relevant_ids, context_ids, reference_contexts, keywords and system holding a JSON
- * array or object are parsed). A UTF-8 byte order mark is skipped. */
+ * contexts, relevant_ids, context_ids, reference_contexts, keywords, system and rag-kw's
+ * must_contain, must_not_contain, must_match, must_not_match holding a JSON array or object are
+ * parsed). A UTF-8 byte order mark is skipped. */
 enum rag_testset_format { RAG_TESTSET_AUTO = 0, RAG_TESTSET_JSON, RAG_TESTSET_CSV };
 /* By the name's extension (.csv; .json, .jsonl, .ndjson), else by the content: JSON when the
  * first character is { or [ (or there is none), else CSV. name may be NULL. */

@@ -11,7 +11,8 @@
 
 /* the columns of a CSV file that hold a JSON array (or object) rather than a string */
 static const char *const json_columns[] = {
-	"contexts", "relevant_ids", "context_ids", "reference_contexts", "keywords", "system", NULL
+	"contexts", "relevant_ids", "context_ids", "reference_contexts", "keywords", "system",
+	"must_contain", "must_not_contain", "must_match", "must_not_match", NULL
 };
 
 const char *rag_testset_format_name(int format)

@@ -55,6 +55,13 @@ is "$(jq -r '.category' "$T/run-zh/records.jsonl" | head -n 1)" "地理" "Chines
 is "$(jq -c 'has("reference")' "$T/run-zh/records.jsonl" | tr '\n' ' ')" "true false " \
 	"an empty reference cell is no reference (absent, not \"\")"
 
+# a duplicate id is said; rag-kw's lists in CSV cells are JSON
+printf 'id,question,answer,must_contain\nd,q,7 days,"[""7""]"\nd,q,no,\n' >"$T/dup.csv"
+run rag rag-eval -c "$T/none.yaml" -m contains -o "$T/run-dup" "$T/dup.csv"
+like "$(cat "$ERR")" 'warning: id "d" is not unique' "a duplicate id: a warning"
+is "$(head -n 1 "$T/run-dup/records.jsonl" | jq -c '[.must_contain, .scores.contains]')" '[["7"],1]' \
+	"a must_contain cell holding a JSON array is a list"
+
 # ---------------------------------------------------------------- broken files
 printf '{"id":"a","question":"q"}\n{"id":"b",\n "question": x}\n' >"$T/bad.jsonl"
 printf '[\n  {"id": "a"},\n  {"id": "b"}\n' >"$T/bad.json"

@@ -63,24 +63,23 @@ static const struct stage {
 	int jobs;                 /* takes -j N */
 	const char *list;         /* the option that names the metrics: the metrics of one such stage
 	                           * join into one comma-separated list (rag-ap -m ap,mrr) */
-	const char *each;         /* the option that names one metric: a stage for each (rag-judge) */
 } stages[] = {
-	[S_COLLECT] = {"rag-collect", NULL, 1, NULL, NULL},
-	[S_CLAIMS] = {"rag-claims", NULL, 1, NULL, NULL},
-	[S_VERIFY] = {"rag-verify", NULL, 1, NULL, NULL},
-	[S_CLAIMS_REF] = {"rag-claims", "--from reference", 1, NULL, NULL},
-	[S_VERIFY_RECALL] = {"rag-verify", "--metric context_recall", 1, NULL, NULL},
-	[S_REVQ] = {"rag-revq", NULL, 1, NULL, NULL},
-	[S_EMBSIM] = {"rag-embsim", NULL, 1, NULL, NULL},
-	[S_CHUNKS] = {"rag-verify", "--chunks", 1, NULL, NULL},
-	[S_CHUNKS_UTIL] = {"rag-verify", "--chunks --metric context_utilization", 1, NULL, NULL},
-	[S_AP] = {"rag-ap", NULL, 0, "-m", NULL},
-	[S_KW] = {"rag-kw", NULL, 0, "-m", NULL},
-	[S_JUDGE] = {"rag-judge", NULL, 1, NULL, "--rubric"},
+	[S_COLLECT] = {"rag-collect", NULL, 1, NULL},
+	[S_CLAIMS] = {"rag-claims", NULL, 1, NULL},
+	[S_VERIFY] = {"rag-verify", NULL, 1, NULL},
+	[S_CLAIMS_REF] = {"rag-claims", "--from reference", 1, NULL},
+	[S_VERIFY_RECALL] = {"rag-verify", "--metric context_recall", 1, NULL},
+	[S_REVQ] = {"rag-revq", NULL, 1, NULL},
+	[S_EMBSIM] = {"rag-embsim", NULL, 1, NULL},
+	[S_CHUNKS] = {"rag-verify", "--chunks", 1, NULL},
+	[S_CHUNKS_UTIL] = {"rag-verify", "--chunks --metric context_utilization", 1, NULL},
+	[S_AP] = {"rag-ap", NULL, 0, "-m"},
+	[S_KW] = {"rag-kw", NULL, 0, "-m"},
+	[S_JUDGE] = {"rag-judge", NULL, 1, "--rubric"},
 };
 
 /* Each metric a name can ask for, and its stages; a new metric is a new row. `arg` is what the
- * stage's list or each option gets (NULL: the name itself). */
+ * stage's list option gets (NULL: the name itself; NAME for rubric:NAME). */
 static const struct metric {
 	const char *name;
 	int prefix;               /* the name is a prefix followed by a number: ndcg@10 */
@@ -161,7 +160,6 @@ typedef struct eval {
 	rag_strv metric_names;
 	int stage_on[S_NONE];
 	rag_buf stage_list[S_NONE];   /* the list stages' metrics */
-	rag_strv rubrics;
 	int collect, summary_only;
 	jv records;               /* the test set */
 	size_t total, done_before;    /* records to score now; records a resumed run had */
@@ -225,7 +223,6 @@ static char *pipeline(eval *e)
 {
 	rag_buf b = {0};
 	char *f;
-	size_t i;
 	int s;
 
 	rag_buf_adds(&b, "mkdir -p ");
@@ -248,17 +245,6 @@ static char *pipeline(eval *e)
 	for (s = 0; s < S_NONE; s++) {
 		const struct stage *st = &stages[s];
 		if (!e->stage_on[s]) continue;
-		if (st->each) {
-			for (i = 0; i < e->rubrics.n; i++) {
-				rag_buf_adds(&b, " \\\n  | ");
-				add_tool(e, &b, st->tool);
-				add_common(e, &b);
-				if (e->jobs) rag_buf_addf(&b, " -j %ld", e->jobs);
-				rag_buf_addf(&b, " %s ", st->each);
-				shq(&b, e->rubrics.v[i]);
-			}
-			continue;
-		}
 		rag_buf_adds(&b, " \\\n  | ");
 		add_tool(e, &b, st->tool);
 		add_common(e, &b);
@@ -535,14 +521,12 @@ static int set_metrics(eval *e)
 			if (s == S_NONE) continue;
 			e->stage_on[s] = 1;
 			if (stages[s].list) {
-				const char *arg = m->arg ? m->arg : name;
+				const char *arg = m->arg ? m->arg : !strncmp(name, "rubric:", 7) ? name + 7 : name;
 				rag_buf *l = &e->stage_list[s];
 				if (l->len) rag_buf_adds(l, ",");
 				rag_buf_adds(l, arg);
 				rag_buf_add(l, "", 0);
 			}
-			if (stages[s].each)
-				rag_strv_push(&e->rubrics, rag_xstrdup(!strncmp(name, "rubric:", 7) ? name + 7 : name));
 		}
 	}
 	return 0;
@@ -1436,7 +1420,6 @@ out:
 	free(e.testset_own);
 	free(e.metrics_own);
 	rag_strv_free(&e.metric_names);
-	rag_strv_free(&e.rubrics);
 	for (i = 0; i < S_NONE; i++) rag_buf_free(&e.stage_list[i]);
 	rag_cli_free(&e.cli);
 	return rc;

@@ -149,8 +149,8 @@ run rag rag-eval -c "$C" -o "$T/m" --dry-run -m mrr,context_precision,rouge1,ndc
 like "$(tr -d '\\\n' <"$OUT")" "rag-verify -q -c [^|]* --chunks +[|] +[^|]*rag-ap -q -c [^|]* -m mrr,ap,ndcg@5 +[|] +[^|]*rag-kw -q -c [^|]* -m rouge1,bleu" \
 	"rag-verify --chunks before one rag-ap -m mrr,ap,ndcg@5, one rag-kw -m rouge1,bleu"
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m correctness,rubric:tone -j 4 "$EX"
-like "$(tr -d '\\\n' <"$OUT")" "rag-judge -q -c [^|]* -j 4 --rubric correctness +[|] +[^|]*rag-judge -q -c [^|]* -j 4 --rubric tone" \
-	"rag-judge rubrics, a custom one as rubric:NAME, with -j"
+like "$(tr -d '\\\n' <"$OUT")" "rag-judge -q -c [^|]* -j 4 --rubric correctness,tone +[|] +[^|]*rag-gate" \
+	"rag-judge rubrics in one stage, a custom one as rubric:NAME, with -j"
 mkdir -p "$T/nojudge"
 for t in rag-eval rag-gate rag-report; do ln -s "$BIN/$t" "$T/nojudge/"; done
 run rag rag-eval -q -c "$C" -o "$T/m" --bin "$T/nojudge" -m correctness "$EX"

@@ -36,8 +36,8 @@ all: $(BINS)
 # TEST_PKGS for every tool a test uses (a test skipped for a missing tool never ran).
 BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
 	libutf8proc-dev libstemmer-dev libicu-dev
-DEMO_PKGS = jq
-TEST_PKGS = $(DEMO_PKGS) python3 perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
+DEMO_PKGS = jq python3
+TEST_PKGS = $(DEMO_PKGS) perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
 	clang libclang-rt-14-dev llvm
 
 deps:
@@ -84,8 +84,9 @@ check-run: all $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN) && prove tests/t/*.t && $(MAKE) --no-print-directory fuzz-check; st=$$?; \
 	sh mk/skipped.sh '$(SKIP_LOG)'; exit $$st
 
+# rag-eval against the bundled RAG service (demo-eval.sh; demo.sh is the stage-by-stage walk-through)
 demo-run: all
-	@sh share/examples/demo.sh
+	@sh share/examples/demo-eval.sh
 
 # make demo and make check in a fresh Debian 12 (debootstrap minbase) with only make installed
 check-fresh:
@@ -121,7 +122,7 @@ warnings: | have-deps
 # target FUZZ_RUNS inputs with a fixed seed, so it is bounded and the same on every run. A crash
 # is written to tests/tmp/fuzz/ and fails the run. See tests/README.md.
 FUZZ_CC      = clang
-FUZZ_TARGETS = stream config reply text
+FUZZ_TARGETS = stream config reply text testset
 FUZZ_DIR     = tests/fuzz
 FUZZ_BUILD   = $(FUZZ_DIR)/build
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -175,9 +176,10 @@ bench: all
 	sh bench/faithfulness.sh
 	sh bench/relevancy.sh
 	sh bench/gate.sh
+	sh bench/eval.sh
 
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples \
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples/docs \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
@@ -186,7 +188,8 @@ install: all
 	install -m 644 share/prompts/* $(DESTDIR)$(DATADIR)/prompts/
 	install -m 644 share/hints/* $(DESTDIR)$(DATADIR)/hints/
 	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
-	install -m 644 share/examples/* $(DESTDIR)$(DATADIR)/examples/
+	install -m 644 share/examples/*.* $(DESTDIR)$(DATADIR)/examples/
+	install -m 644 share/examples/docs/* $(DESTDIR)$(DATADIR)/examples/docs/
 	for p in share/man/man[157]/*.[157]; do \
 	  s=$${p##*.}; sed 's/@VERSION@/$(VERSION)/g' $$p >$(DESTDIR)$(MANDIR)/man$$s/$${p##*/} && \
 	  chmod 644 $(DESTDIR)$(MANDIR)/man$$s/$${p##*/} || exit 1; \

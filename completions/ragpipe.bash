@@ -86,6 +86,21 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-eval's option values
+	if [ "$tool" = rag-eval ]; then
+		case $prev in
+		--format)
+			COMPREPLY=($(compgen -W 'auto json csv' -- "$cur"))
+			return 0 ;;
+		--resume|--bin|--skip-done|-o|--output|-b|--baseline)
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0 ;;
+		-m|--metrics|--run-id|-j|--concurrency)
+			return 0 ;;
+		esac
+	fi
+
 	case $prev in
 	-c|--config)
 		compopt -o filenames 2>/dev/null
@@ -170,6 +185,15 @@ _ragpipe()
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0
 		fi ;;
+	rag-eval)
+		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --format --bin
+		      --dry-run --emit --skip-done"
+		# rag-eval reads a file (the test set)
+		if [[ $cur != -* ]]; then
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0
+		fi ;;
 	rag-report)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
 		      --worst --title --markdown -o --output --pass --fail-on-flip --by --lang"
@@ -185,4 +209,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval

@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -132,3 +132,17 @@ complete -c rag-collect -l timeout -x -d 'Seconds a call may take'
 complete -c rag-collect -l retries -x -d 'Retries of a failed call'
 complete -c rag-collect -s j -l concurrency -x -d 'Calls at once'
 complete -c rag-collect -l cache -x -a 'rw\t"Read and write" ro\t"Read only" replay\t"Only from the cache" off\t"No cache"' -d 'Reply cache mode'
+
+# rag-eval (it reads a file: the test set)
+complete -c rag-eval -F
+complete -c rag-eval -s m -l metrics -x -d 'Metrics, comma-separated'
+complete -c rag-eval -s o -l output -r -F -d 'The run directory'
+complete -c rag-eval -l run-id -x -d 'The run id'
+complete -c rag-eval -l resume -r -F -d 'Finish an interrupted run'
+complete -c rag-eval -s b -l baseline -r -F -d 'Earlier run to compare with (or last)'
+complete -c rag-eval -s j -l concurrency -x -d 'Requests in flight, for every stage'
+complete -c rag-eval -l format -x -a 'auto json csv' -d 'The test set format'
+complete -c rag-eval -l bin -r -F -d 'The tools directory'
+complete -c rag-eval -l dry-run -d 'Print the pipeline and exit'
+complete -c rag-eval -l emit -d 'The first stage: the test set as records'
+complete -c rag-eval -l skip-done -r -F -d 'With --emit: leave out the ids of FILE'

@@ -134,6 +134,9 @@ static const struct key keys[] = {
 	{ ROW("collect", "requests_per_minute", T_DOUBLE, collect.rpm), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("collect", "cache", T_MODE, collect.cache), .choices = cache_modes },
 	{ ROW("system", "*", T_SCALARS, system), .aux = offsetof(rag_config, nsystem) },
+	/* eval: rag-eval's */
+	{ ROW("eval", "metrics", T_STRS, eval.metrics) },
+	{ ROW("eval", "runs_dir", T_PATH, eval.runs_dir) },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -1122,4 +1125,119 @@ int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen)
 	if (rc == 0) resolve_api_key(cfg);
 	if (rc < 0) rag_config_free(cfg);
 	return rc;
+}
+
+/* A URL's password (scheme://user:password@host) as "***": a key pasted into a base URL is as
+ * secret as api_key. */
+static jv masked_url(const char *s)
+{
+	const char *scheme = strstr(s, "://"), *at, *colon, *slash;
+	if (!scheme) return jv_string(s);
+	slash = strchr(scheme + 3, '/');
+	at = strchr(scheme + 3, '@');
+	if (!at || (slash && at > slash)) return jv_string(s);
+	colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
+	if (!colon) return jv_string(s);
+	return jv_string_fmt("%.*s:***%s", (int)(colon - s), s, at);
+}
+
+/* obj[path...] = v, making the sections on the way ("gate.mean" is two levels) */
+static jv set_in(jv obj, const char *section, const char *name, jv v)
+{
+	const char *dot;
+	jv sub;
+	if (!*section) return jv_object_set(obj, jv_string(name), v);
+	dot = strchr(section, '.');
+	{
+		jv key = dot ? jv_string_sized(section, (int)(dot - section)) : jv_string(section);
+		sub = jv_object_get(jv_copy(obj), jv_copy(key));
+		if (jv_get_kind(sub) != JV_KIND_OBJECT) {
+			jv_free(sub);
+			sub = jv_object();
+		}
+		sub = set_in(sub, dot ? dot + 1 : "", name, v);
+		return jv_object_set(obj, key, sub);
+	}
+}
+
+jv rag_config_json(const rag_config *cfg)
+{
+	jv out = jv_object();
+	size_t i, j;
+	for (i = 0; i < NKEYS; i++) {
+		const struct key *k = &keys[i];
+		const void *field = (const char *)cfg + k->off;
+		const char *str = NULL;
+		int secret = k->type == T_SECRET || !strcmp(k->section, "collect.headers") ||
+		             !strncmp(k->section, "collect.headers.", 16) ||
+		             (!strcmp(k->section, "collect") && !strcmp(k->name, "headers"));
+		jv v;
+		if (secret) continue;
+		switch (k->type) {
+		case T_STR:
+		case T_PATH:
+		case T_ENUM:
+			str = *(char *const *)field;
+			v = !str ? jv_null() : strstr(k->name, "url") ? masked_url(str) : jv_string(str);
+			break;
+		case T_MODE:
+			v = jv_string(rag_cache_mode_name(*(const int *)field));
+			break;
+		case T_INT:
+			v = jv_number(*(const int *)field);
+			break;
+		case T_LONG:
+			v = *(const int *)((const char *)cfg + k->aux) ? jv_number((double)*(const long *)field) : jv_null();
+			break;
+		case T_DOUBLE:
+			v = jv_number(*(const double *)field);
+			break;
+		case T_BOOL:
+			v = jv_bool(*(const int *)field);
+			break;
+		case T_JSON:
+			v = jv_string(k->choices[*(const int *)field]);
+			break;
+		case T_STRS: {
+			const rag_strv *l = field;
+			v = jv_array();
+			for (j = 0; j < l->n; j++) v = jv_array_append(v, jv_string(l->v[j]));
+			break;
+		}
+		case T_SCALARS: {
+			/* system: the values as JSON text (rag_config_scalar's) */
+			size_t n = *(const size_t *)((const char *)cfg + k->aux);
+			const rag_kv *kv = *(rag_kv *const *)field;
+			for (j = 0; j < n; j++) {
+				jv p = jv_parse(kv[j].value);
+				if (!jv_is_valid(p)) {
+					jv_free(p);
+					p = jv_string(kv[j].value);
+				}
+				out = set_in(out, k->section, kv[j].key, p);
+			}
+			continue;
+		}
+		case T_FILES:
+		case T_NUMS: {
+			/* a "*" row: its pairs are the section's own keys */
+			size_t n = *(const size_t *)((const char *)cfg + k->aux);
+			for (j = 0; j < n; j++) {
+				if (k->type == T_FILES) {
+					const rag_kv *kv = *(rag_kv *const *)field;
+					out = set_in(out, k->section, kv[j].key, jv_string(kv[j].value));
+				} else {
+					const rag_kd *kd = *(rag_kd *const *)field;
+					out = set_in(out, k->section, kd[j].key, jv_number(kd[j].value));
+				}
+			}
+			continue;
+		}
+		default:
+			continue;
+		}
+		out = set_in(out, k->section, k->name, v);
+	}
+	if (cfg->path) out = jv_object_set(out, jv_string("file"), jv_string(cfg->path));
+	return out;
 }

@@ -248,6 +248,12 @@ typedef struct rag_config {
 	/* system: the settings of the system under test (top_k: 5...), name -> JSON text (a number,
 	 * a boolean or a string), which rag-collect writes into each record's "system" object */
 	rag_kv *system; size_t nsystem;
+	struct {
+		/* rag-eval's settings (rag-config(5)); flags override them */
+		rag_strv metrics;                /* eval.metrics: empty = faithfulness, answer_relevancy,
+		                                  * context_precision, context_recall */
+		char *runs_dir;                  /* eval.runs_dir: NULL = ./runs */
+	} eval;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
@@ -266,6 +272,10 @@ void rag_config_free(rag_config *cfg);
 /* A plain scalar (a config value, rag-collect --system's VALUE) as JSON: a number when it
  * reads as one, true or false for YAML's boolean words, else a string. s borrowed. */
 jv rag_config_scalar(const char *s);
+/* The configuration as loaded, as one JSON object of sections and keys (the file's layout,
+ * defaults included), for a run's record (rag-eval's run.json): every T_SECRET value (api_key)
+ * and every value under collect.headers left out, and a password in a URL masked ("***"). */
+jv rag_config_json(const rag_config *cfg);
 /* Parse a cache mode name: "rw"|"read-write", "ro"|"read-only", "replay", "off". -1 if unknown. */
 int rag_cache_mode_parse(const char *s);
 const char *rag_cache_mode_name(int mode);
@@ -384,6 +394,25 @@ void rag_item_remote_error(rag_item *it, const char *msg);
  * err receives the message when the stream had to stop (strict, write error). */
 int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *o, const rag_stream_ops *ops,
                    void *ctx, rag_stream_stats *stats, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- testset.c */
+/* A test set file's records (rag-eval(1), INPUT): JSON Lines, a JSON array of objects, one or
+ * several pretty-printed objects, or CSV with a header row (RFC 4180: quoted fields, "" inside
+ * them, CRLF or LF; the header names the fields; an empty cell is an absent field; the columns
+ * contexts, relevant_ids, context_ids, reference_contexts, keywords, system and rag-kw's
+ * must_contain, must_not_contain, must_match, must_not_match holding a JSON array or object are
+ * parsed). A UTF-8 byte order mark is skipped. */
+enum rag_testset_format { RAG_TESTSET_AUTO = 0, RAG_TESTSET_JSON, RAG_TESTSET_CSV };
+/* By the name's extension (.csv; .json, .jsonl, .ndjson), else by the content: JSON when the
+ * first character is { or [ (or there is none), else CSV. name may be NULL. */
+int rag_testset_detect(const char *name, const char *text, size_t len);
+const char *rag_testset_format_name(int format);   /* "auto", "json", "csv" */
+int rag_testset_format_parse(const char *s);       /* -1 when unknown */
+/* The records of text[0..len) as a jv array of objects, format AUTO detected as above. A record
+ * without an id (or with an empty one) gets "case-N", N its 1-based place in the file; a
+ * number id becomes its text. Invalid jv with err "NAME:LINE:COLUMN: message" on a broken
+ * file (name NULL: "<stdin>"). text borrowed. */
+jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen);
 
 /* ================================================================ 3. asking a model */
 /* ---------------------------------------------------------------- cache.c */

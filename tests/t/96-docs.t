@@ -78,7 +78,7 @@ sed -n '/^\.SH FILES/,/^\.SH /p' "$RAG7" | sed 's/\\-/-/g' | awk '
 			if (p ~ /\/$/) dir = p; else if (p != "") print p
 		}
 		next }
-	dir != "" && ($1 == ".B" || $1 == ".BR") && $2 ~ /^[A-Za-z0-9_.-]+\.(txt|jsonl|yaml|sh)$/ { print dir $2 }
+	dir != "" && ($1 == ".B" || $1 == ".BR") && $2 ~ /^[A-Za-z0-9_.-]+\.(txt|json|jsonl|yaml|sh|py)$/ { print dir $2 }
 ' | LC_ALL=C sort -u >"$T/files"
 check "rag(7) FILES names files under /usr/local/share/ragpipe" test -s "$T/files"
 is "$(comm -23 "$T/installed" "$T/files" | tr '\n' ' ')" "" "rag(7) FILES names every file make install puts under share/ragpipe"

@@ -676,8 +676,41 @@ static void test_shipped_files(const char *example, const char *manpage)
 		free(text);
 	}
 	fclose(f);
-	is_int(documented, 65, "rag-config.5 documents 65 keys");
+	is_int(documented, 67, "rag-config.5 documents 67 keys");
 	is_int(known, documented, "the parser knows every documented key");
+}
+
+/* run.json's configuration (rag-eval): the loaded values, no secret */
+static void test_config_json(void)
+{
+	rag_config c;
+	jv j, d;
+	const char *t;
+	setenv("T_PW", "pw-" SECRET, 1);
+	setenv("RAG_API_KEY", SECRET, 1);
+	is_int(load_text(&c, "llm:\n  model: m1\n  base_url: http://u:${T_PW}@h:1/v1\n  api_key: x" SECRET "\n"
+	                     "embeddings:\n  api_key: y" SECRET "\n"
+	                     "gate:\n  mean:\n    faithfulness: 0.8\n"
+	                     "eval:\n  metrics: [faithfulness, mrr]\n  runs_dir: r\n"
+	                     "collect:\n  url: http://svc/ask\n  headers:\n    Authorization: Bearer h${T_PW}\n"
+	                     "system:\n  top_k: 5\n  prompt_version: \"7\"\n"), 0, "a config with secrets loads (%s)", err);
+	j = rag_config_json(&c);
+	d = jv_dump_string(jv_copy(j), JV_PRINT_SORTED);
+	t = jv_string_value(d);
+	ok(!strstr(t, SECRET), "no secret in the JSON of the config");
+	ok(strstr(t, "\"base_url\":\"http://u:***@h:1/v1\"") != NULL, "a URL's password masked");
+	ok(strstr(t, "\"model\":\"m1\"") != NULL, "llm.model kept");
+	ok(strstr(t, "\"mean\":{\"faithfulness\":0.8}") != NULL, "gate.mean as a mapping");
+	ok(strstr(t, "\"metrics\":[\"faithfulness\",\"mrr\"]") != NULL, "eval.metrics as a list");
+	ok(strstr(t, "\"url\":\"http://svc/ask\"") != NULL && strstr(t, "\"command\":null") != NULL, "collect's keys");
+	ok(!strstr(t, "pw-") && !strstr(t, "Authorization"), "collect.headers left out, names and values");
+	ok(strstr(t, "\"system\":{\"prompt_version\":\"7\",\"top_k\":5}") != NULL, "system: a number as a number, a quoted value as a string");
+	ok(strstr(t, "\"runs_dir\":\"r\"") != NULL, "eval.runs_dir");
+	jv_free(d);
+	jv_free(j);
+	rag_config_free(&c);
+	unsetenv("T_PW");
+	unsetenv("RAG_API_KEY");
 }
 
 int main(void)
@@ -701,6 +734,7 @@ int main(void)
 	test_api_key();
 	test_mode_names();
 	test_shipped_files(example, manpage);
+	test_config_json();
 	free(example);
 	free(manpage);
 	rag_buf_free(&all_errors);

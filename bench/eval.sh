@@ -1,0 +1,91 @@
+#!/bin/sh
+# eval.sh - throughput of rag-eval, the whole pipeline, against a RAG service and a judge that
+# both answer in a fixed latency (not a test).
+#
+#   sh bench/eval.sh [--json] [-n RECORDS] [-j CONCURRENCY] [--latency-ms MS]
+#
+# Makes a test set of RECORDS (default 200) questions without answers over the demonstration's
+# documents (share/examples/docs), starts share/examples/rag_service.py and tests/fakellm.py,
+# each with a reply latency of MS (default 100), and times
+#   bin/rag-eval -j J (default 16) with the default metrics (faithfulness, answer_relevancy,
+#   context_precision, context_recall): rag-collect, then 7 stages, then rag-gate
+# with RAG_CACHE=off. Each record goes through a chain of sequential requests: collect, then
+# each stage that asks the judge once (counted from the records' usage: the stages with calls).
+# With J requests in flight in every stage and the stages streaming, the ideal time is
+# (ceil(N / J) + chain - 1) x latency: the first record's chain, then a batch of J every
+# latency; the ratio is the ideal time over the time measured. Needs rag-collect (merged with
+# rag-eval); BENCH_EVAL_BIN names another directory of tools. Everything stays on 127.0.0.1.
+# Exit status: 0, or 1 when the run failed or lost records, 2 on usage errors.
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+cd "$TOP" || exit 2
+. "$TOP/bench/lib.sh"
+
+N=200 J=16 LAT=100
+bench_args "jl" "$@"
+bench_need jq python3
+EBIN=${BENCH_EVAL_BIN:-$BIN}
+[ -x "$EBIN/rag-collect" ] || { echo "eval.sh: $EBIN/rag-collect is not built: it comes with the rag-collect merge" >&2; exit 2; }
+bench_setup eval rag-eval
+
+# ---------------------------------------------------------------- the test set
+jq -c '.[]' share/examples/testset.json >"$W/base.jsonl"
+awk -v n="$N" '{ line[NR] = $0 } END {
+	for (i = 1; i <= n; i++) {
+		l = line[(i - 1) % NR + 1]
+		sub(/"id":"[^"]*"/, "\"id\":\"b" sprintf("%04d", i) "\"", l)
+		print l
+	}
+}' "$W/base.jsonl" >"$W/testset.jsonl"
+
+# ---------------------------------------------------------------- the services
+bench_fake "$LAT"
+python3 share/examples/rag_service.py --port 0 --port-file "$W/svc.port" --latency "$LAT" 2>"$W/svc.err" &
+SVC_PID=$!
+trap 'kill "$SVC_PID" 2>/dev/null; _bench_cleanup' EXIT
+i=0
+while [ ! -s "$W/svc.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s "$W/svc.port" ] || { echo "eval.sh: the RAG service did not start" >&2; cat "$W/svc.err" >&2; exit 1; }
+printf 'llm:\n  model: fake-judge\n  timeout: 30\n  concurrency: %d\ncollect:\n  url: http://127.0.0.1:%s/ask\n' \
+	"$J" "$(cat "$W/svc.port")" >"$W/rag.yaml"
+
+# ---------------------------------------------------------------- the run
+t0=$(now)
+"$EBIN/rag-eval" -q -c "$W/rag.yaml" --bin "$EBIN" -j "$J" -o "$W/run" "$W/testset.jsonl" >"$W/eval.out" 2>"$W/eval.err"
+RC=$?
+t1=$(now)
+SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+LINES=$(wc -l <"$W/run/records.jsonl" 2>/dev/null | tr -d ' ')
+ERRS=$(grep -c '"errors":\[{' "$W/run/records.jsonl" 2>/dev/null)
+JREQS=$(wc -l <"$W/fake.log" | tr -d ' ')
+# the chain: collect, and every stage that asked the judge for the record
+CHAIN=$(jq -s '[.[] | [.usage // {} | .[] | .[] | select((.calls // 0) + (.cache_hits // 0) > 0)] | length + 1] | max // 1' \
+	"$W/run/records.jsonl" 2>/dev/null)
+FAILED=0
+if [ "$RC" -gt 1 ] || [ "${LINES:-0}" -ne "$N" ]; then
+	FAILED=1
+	echo "eval.sh: rag-eval exited $RC with ${LINES:-0} of $N records" >&2
+	tail -n 5 "$W/eval.err" >&2
+fi
+
+awk -v n="$N" -v j="$J" -v lat="$LAT" -v json="$JSON" -v s="$SECS" -v chain="${CHAIN:-1}" -v q="$JREQS" \
+	-v e="${ERRS:-0}" -v rc="$RC" '
+BEGIN {
+	batches = int((n + j - 1) / j)
+	ideal = (batches + chain - 1) * lat / 1000
+	rate = s > 0 ? n / s : 0
+	irate = ideal > 0 ? n / ideal : 0
+	ratio = s > 0 ? ideal / s : 0
+	if (json) {
+		printf "{\"bench\":\"eval\",\"records\":%d,\"concurrency\":%d,\"latency_ms\":%d,\"seconds\":%.3f,\"records_per_s\":%.1f,", n, j, lat, s, rate
+		printf "\"chain\":%d,\"judge_requests\":%d,\"ideal_seconds\":%.3f,\"ideal_records_per_s\":%.1f,\"ratio\":%.3f,\"records_with_errors\":%d,\"exit\":%d}\n", chain, q, ideal, irate, ratio, e, rc
+		exit
+	}
+	printf "ragpipe rag-eval benchmark: %d records, -j %d, RAG service and fake judge latency %d ms, cache off\n\n", n, j, lat
+	printf "seconds %.2f, %.1f records/s, %d judge requests (%.2f a record), %d records with errors, exit %d\n", s, rate, q, q / n, e, rc
+	printf "chain of sequential requests a record: %d (collect + the judge stages)\n", chain
+	printf "ideal: (ceil(%d / %d) + %d - 1) x %d ms = %.2f s, %.1f records/s\n", n, j, chain, lat, ideal, irate
+	printf "ratio to the ideal: %.2f\n", ratio
+}'
+exit $FAILED

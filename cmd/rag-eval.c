@@ -1,0 +1,1429 @@
+/* rag-eval - from a test set to a scored, gated, reported run in one command: one streaming
+ * pipeline of the other tools (rag-collect when the records have no answers yet, the metrics of
+ * eval.metrics, rag-gate --tee), run with /bin/sh -c of the text --dry-run prints, its records
+ * written into a run directory as they arrive, then the gate's JSON and Markdown, the HTML report
+ * and run.json.
+ *
+ * The pipeline's first stage is rag-eval itself (--emit): the test set, in any format the reader
+ * takes (lib/testset.c), as JSON Lines with an id and the run id on every record, less the ids
+ * a resumed run already has. */
+#include "tool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"Usage: rag-eval [OPTIONS] TESTSET\n"
+	"Score a test set (JSON Lines, a JSON array, pretty JSON or CSV; - for stdin) with one\n"
+	"pipeline of the tools: rag-collect when the records have no answers and collect: is\n"
+	"configured, the metrics of eval.metrics, then rag-gate. Writes a run directory\n"
+	"(records.jsonl, run.json, gate.txt, gate.json, junit.xml, summary.md, report.html);\n"
+	"exits with the gate's status.\n";
+
+enum {
+	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE
+};
+
+static const rag_opt options[] = {
+	{"metrics", 'm', 'm', "LIST", NULL, "metrics, comma-separated (default eval.metrics, else faithfulness,\n"
+	 "answer_relevancy,context_precision,context_recall)"},
+	{"output", 'o', 'o', "DIR", RAG_ARG_FILE, "the run directory (default eval.runs_dir/RUN-ID, runs/RUN-ID)"},
+	{"run-id", 0, OPT_RUN_ID, "ID", NULL, "the run's id (default UTC time and a random suffix)"},
+	{"resume", 0, OPT_RESUME, "RUNDIR", RAG_ARG_FILE, "finish an interrupted run: score the ids it lacks"},
+	{"baseline", 'b', 'b', "RUNDIR", RAG_ARG_FILE, "compare with an earlier run (last: the newest in the runs directory)"},
+	{"concurrency", 'j', 'j', "N", NULL, "requests in flight, passed to every stage that sends any"},
+	{"format", 0, OPT_FORMAT, "FORMAT", "auto json csv", "the test set's format (default auto: by name and content)"},
+	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
+	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
+	{"emit", 0, OPT_EMIT, NULL, NULL, "the pipeline's first stage: the test set as records on stdout"},
+	{"skip-done", 0, OPT_SKIP_DONE, "FILE", RAG_ARG_FILE, "with --emit: leave out the ids FILE holds"},
+	RAG_OPT_END
+};
+
+/* ---------------------------------------------------------------- metrics -> stages */
+
+/* The stages, in the order they run in the pipeline. */
+enum stage_id {
+	S_COLLECT, S_CLAIMS, S_VERIFY, S_CLAIMS_REF, S_VERIFY_RECALL, S_REVQ, S_EMBSIM, S_CHUNKS,
+	S_CHUNKS_UTIL, S_AP, S_KW, S_JUDGE, S_NONE
+};
+
+static const struct stage {
+	const char *tool, *args;
+	int jobs;                 /* takes -j N */
+	const char *list;         /* the option that names the metrics: the metrics of one such stage
+	                           * join into one comma-separated list (rag-ap -m ap,mrr) */
+} stages[] = {
+	[S_COLLECT] = {"rag-collect", NULL, 1, NULL},
+	[S_CLAIMS] = {"rag-claims", NULL, 1, NULL},
+	[S_VERIFY] = {"rag-verify", NULL, 1, NULL},
+	[S_CLAIMS_REF] = {"rag-claims", "--from reference", 1, NULL},
+	[S_VERIFY_RECALL] = {"rag-verify", "--metric context_recall", 1, NULL},
+	[S_REVQ] = {"rag-revq", NULL, 1, NULL},
+	[S_EMBSIM] = {"rag-embsim", NULL, 1, NULL},
+	[S_CHUNKS] = {"rag-verify", "--chunks", 1, NULL},
+	[S_CHUNKS_UTIL] = {"rag-verify", "--chunks --metric context_utilization", 1, NULL},
+	[S_AP] = {"rag-ap", NULL, 0, "-m"},
+	[S_KW] = {"rag-kw", NULL, 0, "-m"},
+	[S_JUDGE] = {"rag-judge", NULL, 1, "--rubric"},
+};
+
+/* Each metric a name can ask for, and its stages; a new metric is a new row. `arg` is what the
+ * stage's list option gets (NULL: the name itself; NAME for rubric:NAME). */
+static const struct metric {
+	const char *name;
+	int prefix;               /* the name is a prefix followed by a number: ndcg@10 */
+	enum stage_id s1, s2;
+	const char *arg;
+} metrics[] = {
+	{"faithfulness", 0, S_CLAIMS, S_VERIFY, NULL},
+	{"context_recall", 0, S_CLAIMS_REF, S_VERIFY_RECALL, NULL},
+	{"answer_relevancy", 0, S_REVQ, S_EMBSIM, NULL},
+	{"context_precision", 0, S_CHUNKS, S_AP, "ap"},
+	{"context_utilization", 0, S_CHUNKS_UTIL, S_NONE, NULL},
+	/* rag-ap's rank metrics */
+	{"mrr", 0, S_AP, S_NONE, NULL},
+	{"map", 0, S_AP, S_NONE, NULL},
+	{"rprec", 0, S_AP, S_NONE, NULL},
+	{"p@", 1, S_AP, S_NONE, NULL},
+	{"recall@", 1, S_AP, S_NONE, NULL},
+	{"hit@", 1, S_AP, S_NONE, NULL},
+	{"ndcg@", 1, S_AP, S_NONE, NULL},
+	/* rag-kw's */
+	{"keyword_overlap", 0, S_KW, S_NONE, NULL},
+	{"token_f1", 0, S_KW, S_NONE, NULL},
+	{"exact_match", 0, S_KW, S_NONE, NULL},
+	{"contains", 0, S_KW, S_NONE, NULL},
+	{"contains_all", 0, S_KW, S_NONE, NULL},
+	{"regex", 0, S_KW, S_NONE, NULL},
+	{"levenshtein", 0, S_KW, S_NONE, NULL},
+	{"rouge1", 0, S_KW, S_NONE, NULL},
+	{"rouge2", 0, S_KW, S_NONE, NULL},
+	{"rougeL", 0, S_KW, S_NONE, NULL},
+	{"rougeLsum", 0, S_KW, S_NONE, NULL},
+	{"bleu", 0, S_KW, S_NONE, NULL},
+	{"chrf", 0, S_KW, S_NONE, NULL},
+	/* rag-judge's rubrics; a custom one is written rubric:NAME */
+	{"correctness", 0, S_JUDGE, S_NONE, NULL},
+	{"relevance", 0, S_JUDGE, S_NONE, NULL},
+	{"completeness", 0, S_JUDGE, S_NONE, NULL},
+	{"groundedness_0_10", 0, S_JUDGE, S_NONE, NULL},
+	{"consistent", 0, S_JUDGE, S_NONE, NULL},
+	{"rubric:", 1, S_JUDGE, S_NONE, NULL},
+};
+#define NMETRICS (sizeof metrics / sizeof metrics[0])
+
+static const char *const default_metrics[] = {
+	"faithfulness", "answer_relevancy", "context_precision", "context_recall", NULL
+};
+
+static const struct metric *find_metric(const char *name)
+{
+	size_t i, n;
+	for (i = 0; i < NMETRICS; i++) {
+		n = strlen(metrics[i].name);
+		if (!metrics[i].prefix && !strcmp(name, metrics[i].name)) return &metrics[i];
+		if (metrics[i].prefix && !strncmp(name, metrics[i].name, n) && name[n]) {
+			const char *p = name + n;
+			if (metrics[i].s1 == S_JUDGE) return &metrics[i];   /* rubric:NAME */
+			while (*p >= '0' && *p <= '9') p++;
+			if (!*p) return &metrics[i];
+		}
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- the tool */
+
+typedef struct eval {
+	rag_cli cli;
+	const char *testset;      /* as given; "-" is stdin */
+	const char *metrics_opt;  /* -m */
+	const char *outdir, *run_id_opt, *resume, *baseline_opt, *bin_opt, *skip_done;
+	int format, dry_run, emit;
+	long jobs;
+	char *bin;                /* the tools' directory, NULL: on PATH */
+	char *self;               /* rag-eval, for the first stage */
+	char *run_id, *rundir, *baseline;   /* baseline: the run directory compared with */
+	char *testset_own, *metrics_own;   /* what --resume took from run.json */
+	char *testset_abs;        /* the test set's absolute path, for run.json (NULL: stdin) */
+	rag_strv metric_names;
+	int stage_on[S_NONE];
+	rag_buf stage_list[S_NONE];   /* the list stages' metrics */
+	int collect, summary_only;
+	jv records;               /* the test set */
+	size_t total, done_before;    /* records to score now; records a resumed run had */
+	char *input;              /* the test set's text when it is stdin */
+	size_t input_len;
+} eval;
+
+/* Append s to b quoted for sh when it needs quoting. */
+static void shq(rag_buf *b, const char *s)
+{
+	const char *p;
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:@,%+") == strlen(s)) {
+		rag_buf_adds(b, s);
+		return;
+	}
+	rag_buf_add(b, "'", 1);
+	for (p = s; *p; p++) {
+		if (*p == '\'') rag_buf_adds(b, "'\\''");
+		else rag_buf_add(b, p, 1);
+	}
+	rag_buf_add(b, "'", 1);
+}
+
+static void add_tool(eval *e, rag_buf *b, const char *tool)
+{
+	char *path = e->bin ? rag_xasprintf("%s/%s", e->bin, tool) : rag_xstrdup(tool);
+	shq(b, path);
+	free(path);
+}
+
+/* the options every stage gets: -q, and -c when one was named */
+static void add_common(eval *e, rag_buf *b)
+{
+	rag_buf_adds(b, " -q");
+	if (e->cli.config_path) {
+		rag_buf_adds(b, " -c ");
+		shq(b, e->cli.config_path);
+	}
+}
+
+static char *path_in(const eval *e, const char *leaf)
+{
+	return rag_xasprintf("%s/%s", e->rundir, leaf);
+}
+
+/* rag-gate's options for this run (thresholds come from the config through -c) */
+static void add_gate_opts(eval *e, rag_buf *b)
+{
+	add_common(e, b);
+	if (e->summary_only) rag_buf_adds(b, " --summary-only");
+	if (e->baseline) {
+		char *f = rag_xasprintf("%s/records.jsonl", e->baseline);
+		rag_buf_adds(b, " -b ");
+		shq(b, f);
+		free(f);
+	}
+}
+
+/* The pipeline, as one shell command. */
+static char *pipeline(eval *e)
+{
+	rag_buf b = {0};
+	char *f;
+	int s;
+
+	rag_buf_adds(&b, "mkdir -p ");
+	shq(&b, e->rundir);
+	rag_buf_adds(&b, " && ");
+	shq(&b, e->self);
+	rag_buf_adds(&b, " --emit");
+	rag_buf_addf(&b, " --format %s --run-id ", rag_testset_format_name(e->format));
+	shq(&b, e->run_id);
+	if (e->done_before) {
+		f = path_in(e, "records.jsonl");
+		rag_buf_adds(&b, " --skip-done ");
+		shq(&b, f);
+		free(f);
+	}
+	if (strcmp(e->testset, "-")) {
+		rag_buf_adds(&b, " < ");
+		shq(&b, e->testset);
+	}
+	for (s = 0; s < S_NONE; s++) {
+		const struct stage *st = &stages[s];
+		if (!e->stage_on[s]) continue;
+		rag_buf_adds(&b, " \\\n  | ");
+		add_tool(e, &b, st->tool);
+		add_common(e, &b);
+		if (st->jobs && e->jobs) rag_buf_addf(&b, " -j %ld", e->jobs);
+		if (st->args) rag_buf_addf(&b, " %s", st->args);
+		if (st->list && e->stage_list[s].len) {
+			rag_buf_addf(&b, " %s ", st->list);
+			shq(&b, e->stage_list[s].p);
+		}
+	}
+	rag_buf_adds(&b, " \\\n  | ");
+	add_tool(e, &b, "rag-gate");
+	add_gate_opts(e, &b);
+	rag_buf_adds(&b, " --tee -o ");
+	f = path_in(e, "gate.txt");
+	shq(&b, f);
+	free(f);
+	rag_buf_adds(&b, " --junit ");
+	f = path_in(e, "junit.xml");
+	shq(&b, f);
+	free(f);
+	return b.p;
+}
+
+/* ---------------------------------------------------------------- small helpers */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR) continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* the whole output of a shell command (its first line when first_line), NULL when it failed */
+static char *capture(const char *cmd, int first_line)
+{
+	FILE *p = popen(cmd, "r");
+	rag_buf b = {0};
+	char buf[4096];
+	size_t n;
+	int st;
+	if (!p) return NULL;
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0) rag_buf_add(&b, buf, n);
+	st = pclose(p);
+	rag_buf_add(&b, "", 1);
+	if (st != 0) {
+		rag_buf_free(&b);
+		return NULL;
+	}
+	if (first_line) b.p[strcspn(b.p, "\n")] = 0;
+	return b.p;
+}
+
+static char *iso_time(time_t t)
+{
+	char buf[64];
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return rag_xstrdup(buf);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int mkdirs(const char *path)
+{
+	char *p = rag_xstrdup(path), *s;
+	int rc = 0;
+	for (s = p + 1; *s; s++) {
+		if (*s != '/') continue;
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = -1;
+		*s = '/';
+	}
+	if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = -1;
+	free(p);
+	return rc;
+}
+
+static jv read_json_file(const char *path)
+{
+	char err[RAG_ERRLEN];
+	size_t len;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	jv v;
+	if (!text) return jv_invalid();
+	v = jv_parse_sized(text, (int)len);
+	free(text);
+	return v;
+}
+
+static int write_json_file(const eval *e, const char *path, jv v)
+{
+	char *tmp = rag_xasprintf("%s.tmp", path);
+	jv d = jv_dump_string(v, JV_PRINT_PRETTY | JV_PRINT_SPACE1);
+	FILE *f = fopen(tmp, "w");
+	int ok = f && fputs(jv_string_value(d), f) >= 0 && fputc('\n', f) != EOF;
+	if (f && fclose(f) != 0) ok = 0;
+	if (ok && rename(tmp, path) < 0) ok = 0;
+	if (!ok) {
+		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	jv_free(d);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- --emit */
+
+/* The ids of the complete records of a records.jsonl (a line cut short by a crash is not one). */
+static jv done_ids(const char *path, size_t *complete_len)
+{
+	char err[RAG_ERRLEN];
+	size_t len, i = 0;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	jv ids = jv_object();
+	*complete_len = 0;
+	if (!text) return ids;
+	while (i < len) {
+		char *nl = memchr(text + i, '\n', len - i);
+		jv rec, id;
+		if (!nl) break;
+		rec = jv_parse_sized(text + i, (int)(nl - text - (long)i));
+		i = (size_t)(nl - text) + 1;
+		if (jv_get_kind(rec) != JV_KIND_OBJECT) {
+			jv_free(rec);
+			continue;
+		}
+		*complete_len = i;
+		id = jv_object_get(rec, jv_string("id"));
+		if (jv_get_kind(id) == JV_KIND_STRING) ids = jv_object_set(ids, id, jv_true());
+		else jv_free(id);
+	}
+	free(text);
+	return ids;
+}
+
+static int load_testset(eval *e, const char *name, int from_stdin)
+{
+	char err[RAG_ERRLEN];
+	size_t len;
+	char *text;
+	if (from_stdin) {
+		rag_buf b = {0};
+		char buf[65536];
+		ssize_t n;
+		while ((n = read(0, buf, sizeof buf)) != 0) {
+			if (n < 0) {
+				if (errno == EINTR) continue;
+				rag_msg(e->cli.prog, "error", "cannot read standard input: %s", strerror(errno));
+				rag_buf_free(&b);
+				return RAG_EXIT_INTERNAL;
+			}
+			rag_buf_add(&b, buf, (size_t)n);
+		}
+		rag_buf_add(&b, "", 1);
+		text = b.p;
+		len = b.len - 1;
+		name = "<stdin>";
+	} else if (!(text = rag_read_file(name, &len, err, sizeof err))) {
+		rag_msg(e->cli.prog, "error", "%s", err);
+		return RAG_EXIT_USAGE;
+	}
+	if (e->format == RAG_TESTSET_AUTO) e->format = rag_testset_detect(from_stdin ? NULL : name, text, len);
+	e->records = rag_testset_parse(text, len, name, e->format, err, sizeof err);
+	if (!jv_is_valid(e->records)) {
+		rag_msg(e->cli.prog, "error", "%s", err);
+		free(text);
+		return RAG_EXIT_DATA;
+	}
+	if (!e->emit && jv_array_length(jv_copy(e->records)) == 0) {
+		rag_msg(e->cli.prog, "error", "%s: no records in the test set", name);
+		free(text);
+		return RAG_EXIT_DATA;
+	}
+	if (from_stdin) {
+		e->input = text;
+		e->input_len = len;
+	} else {
+		free(text);
+	}
+	return 0;
+}
+
+static int emit(eval *e)
+{
+	jv skip = jv_object();
+	size_t n, i, dummy;
+	int rc = 0;
+	if (e->skip_done) skip = (jv_free(skip), done_ids(e->skip_done, &dummy));
+	if ((rc = load_testset(e, e->testset, !strcmp(e->testset, "-")))) goto out;
+	n = (size_t)jv_array_length(jv_copy(e->records));
+	for (i = 0; i < n; i++) {
+		jv rec = jv_array_get(jv_copy(e->records), (int)i), d;
+		jv id = jv_object_get(jv_copy(rec), jv_string("id"));
+		int seen = jv_object_has(jv_copy(skip), id);
+		if (seen) {
+			jv_free(rec);
+			continue;
+		}
+		if (e->run_id_opt) rec = jv_object_set(rec, jv_string("run_id"), jv_string(e->run_id_opt));
+		d = jv_dump_string(rec, 0);
+		if (fputs(jv_string_value(d), stdout) < 0 || putchar('\n') == EOF) rc = RAG_EXIT_INTERNAL;
+		jv_free(d);
+		if (rc) break;
+	}
+	if (fflush(stdout) != 0 && errno != EPIPE) rc = RAG_EXIT_INTERNAL;
+out:
+	jv_free(skip);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static int set_metrics(eval *e)
+{
+	rag_strv *names = &e->metric_names;
+	const rag_strv *cfgm = &e->cli.cfg.eval.metrics;
+	size_t i, j;
+	if (e->metrics_opt) {
+		const char *p = e->metrics_opt;
+		while (*p) {
+			size_t n = strcspn(p, ",");
+			if (n) rag_strv_push(names, rag_xstrndup(p, n));
+			p += n + (p[n] == ',');
+		}
+	} else if (cfgm->n) {
+		for (i = 0; i < cfgm->n; i++) rag_strv_push(names, rag_xstrdup(cfgm->v[i]));
+	} else {
+		for (i = 0; default_metrics[i]; i++) rag_strv_push(names, rag_xstrdup(default_metrics[i]));
+	}
+	if (!names->n) {
+		rag_msg(e->cli.prog, "error", "no metric to score: name at least one (-m faithfulness)");
+		return RAG_EXIT_USAGE;
+	}
+	for (i = 0; i < names->n; i++) {
+		const char *name = names->v[i];
+		const struct metric *m = find_metric(name);
+		enum stage_id ss[2];
+		int k;
+		for (j = 0; j < i; j++)
+			if (!strcmp(names->v[j], name)) break;
+		if (j < i) continue;
+		if (!m) {
+			rag_msg(e->cli.prog, "error", "unknown metric \"%s\": the metrics are faithfulness, context_recall, "
+			        "answer_relevancy, context_precision, context_utilization, rag-ap's (mrr, map, rprec, p@K, "
+			        "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu...) and rag-judge's "
+			        "rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "
+			        "rubric:NAME for a custom one)", name);
+			return RAG_EXIT_USAGE;
+		}
+		ss[0] = m->s1;
+		ss[1] = m->s2;
+		for (k = 0; k < 2; k++) {
+			enum stage_id s = ss[k];
+			if (s == S_NONE) continue;
+			e->stage_on[s] = 1;
+			if (stages[s].list) {
+				const char *arg = m->arg ? m->arg : !strncmp(name, "rubric:", 7) ? name + 7 : name;
+				rag_buf *l = &e->stage_list[s];
+				if (l->len) rag_buf_adds(l, ",");
+				rag_buf_adds(l, arg);
+				rag_buf_add(l, "", 0);
+			}
+		}
+	}
+	return 0;
+}
+
+static char *find_bin(eval *e)
+{
+	const char *env = getenv("RAG_EVAL_BIN");
+	char exe[PATH_MAX], *slash, *claims;
+	ssize_t n;
+	if (e->bin_opt) return rag_xstrdup(e->bin_opt);
+	if (env && *env) return rag_xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		if ((slash = strrchr(exe, '/'))) {
+			*slash = 0;
+			claims = rag_xasprintf("%s/rag-claims", exe);
+			if (access(claims, X_OK) == 0) {
+				free(claims);
+				return rag_xstrdup(exe);
+			}
+			free(claims);
+		}
+	}
+	return NULL;   /* on PATH */
+}
+
+static char *self_path(const eval *e)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+	if (e->bin) {
+		char *p = rag_xasprintf("%s/rag-eval", e->bin);
+		if (access(p, X_OK) == 0) return p;
+		free(p);
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		return rag_xstrdup(exe);
+	}
+	return rag_xstrdup("rag-eval");
+}
+
+static int valid_id(const char *s)
+{
+	return *s && *s != '.' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(s);
+}
+
+static char *new_run_id(void)
+{
+	char buf[64];
+	struct tm tm;
+	struct timespec ts;
+	unsigned r;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+	r = (unsigned)(ts.tv_nsec ^ (getpid() << 8)) & 0xffff;
+	return rag_xasprintf("%s-%04x", buf, r);
+}
+
+static const char *runs_dir(const eval *e)
+{
+	return e->cli.cfg.eval.runs_dir ? e->cli.cfg.eval.runs_dir : "runs";
+}
+
+/* --baseline last: the run of the runs directory that started last, other than this one */
+static char *last_run(eval *e)
+{
+	const char *dir = runs_dir(e);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *best = NULL, *best_start = NULL;
+	if (!d) return NULL;
+	while ((de = readdir(d))) {
+		char *p, *rj, *recs;
+		jv run, started;
+		if (de->d_name[0] == '.') continue;
+		p = rag_xasprintf("%s/%s", dir, de->d_name);
+		rj = rag_xasprintf("%s/run.json", p);
+		recs = rag_xasprintf("%s/records.jsonl", p);
+		run = is_file(recs) ? read_json_file(rj) : jv_invalid();
+		started = jv_get_kind(run) == JV_KIND_OBJECT ? jv_object_get(jv_copy(run), jv_string("started")) : jv_null();
+		if (jv_get_kind(started) == JV_KIND_STRING && strcmp(p, e->rundir)) {
+			/* the same second: the id decides */
+			const char *s = jv_string_value(started);
+			int later = !best_start || strcmp(s, best_start) > 0 ||
+			            (!strcmp(s, best_start) && strcmp(p, best) > 0);
+			if (later) {
+				free(best);
+				free(best_start);
+				best = p;
+				best_start = rag_xstrdup(s);
+				p = NULL;
+			}
+		}
+		jv_free(started);
+		jv_free(run);
+		free(p);
+		free(rj);
+		free(recs);
+	}
+	closedir(d);
+	free(best_start);
+	return best;
+}
+
+/* ---------------------------------------------------------------- run.json */
+
+static jv git_info(void)
+{
+	char *commit = capture("git rev-parse HEAD 2>/dev/null", 1), *status;
+	jv g;
+	if (!commit || !*commit) {
+		free(commit);
+		return JV_OBJECT(jv_string("commit"), jv_null(), jv_string("dirty"), jv_null());
+	}
+	status = capture("git status --porcelain --untracked-files=no 2>/dev/null", 0);
+	g = JV_OBJECT(jv_string("commit"), jv_string(commit),
+	              jv_string("dirty"), status ? jv_bool(*status != 0) : jv_null());
+	free(commit);
+	free(status);
+	return g;
+}
+
+static jv tool_versions(eval *e)
+{
+	jv v = jv_object();
+	const char *tools[S_NONE + 3];
+	size_t n = 0, i, j;
+	int s;
+	tools[n++] = "rag-eval";
+	for (s = 0; s < S_NONE; s++)
+		if (e->stage_on[s]) tools[n++] = stages[s].tool;
+	tools[n++] = "rag-gate";
+	tools[n++] = "rag-report";
+	for (i = 0; i < n; i++) {
+		rag_buf cmd = {0};
+		char *out, *sp;
+		for (j = 0; j < i; j++)
+			if (!strcmp(tools[j], tools[i])) break;
+		if (j < i) continue;
+		if (i == 0) shq(&cmd, e->self);
+		else add_tool(e, &cmd, tools[i]);
+		rag_buf_adds(&cmd, " --version 2>/dev/null");
+		out = capture(cmd.p, 1);
+		/* "rag-verify (ragpipe) VERSION": the version is the last word */
+		sp = out ? strrchr(out, ' ') : NULL;
+		v = jv_object_set(v, jv_string(tools[i]), sp ? jv_string(sp + 1) : jv_null());
+		free(out);
+		rag_buf_free(&cmd);
+	}
+	return v;
+}
+
+static jv names_array(const rag_strv *l)
+{
+	jv a = jv_array();
+	size_t i;
+	for (i = 0; i < l->n; i++) a = jv_array_append(a, jv_string(l->v[i]));
+	return a;
+}
+
+static jv run_head(eval *e, const char *cmd, const char *started)
+{
+	jv r = jv_object();
+	r = jv_object_set(r, jv_string("run_id"), jv_string(e->run_id));
+	r = jv_object_set(r, jv_string("started"), jv_string(started));
+	r = jv_object_set(r, jv_string("ended"), jv_null());
+	r = jv_object_set(r, jv_string("testset"), e->testset_abs ? jv_string(e->testset_abs) : jv_null());
+	r = jv_object_set(r, jv_string("format"), jv_string(rag_testset_format_name(e->format)));
+	r = jv_object_set(r, jv_string("metrics"), names_array(&e->metric_names));
+	r = jv_object_set(r, jv_string("collect"), jv_bool(e->collect));
+	r = jv_object_set(r, jv_string("baseline"), e->baseline ? jv_string(e->baseline) : jv_null());
+	r = jv_object_set(r, jv_string("pipeline"), jv_string(cmd));
+	r = jv_object_set(r, jv_string("git"), git_info());
+	r = jv_object_set(r, jv_string("config"), rag_config_json(&e->cli.cfg));
+	r = jv_object_set(r, jv_string("tools"), tool_versions(e));
+	return r;
+}
+
+/* a set of strings as a sorted array */
+static jv sorted_keys(jv set)
+{
+	return jv_keys(set);
+}
+
+/* Counts, tokens and models over the records of the run directory. */
+static jv run_totals(const char *path, jv *models_out)
+{
+	char err[RAG_ERRLEN];
+	size_t len, i = 0;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	long records = 0, with_errors = 0, errors = 0, na = 0, calls = 0, hits = 0, pt = 0, ct = 0;
+	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object();
+	while (text && i < len) {
+		char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		jv rec = jv_parse_sized(text + i, (int)(end - i)), x;
+		i = end + 1;
+		if (jv_get_kind(rec) != JV_KIND_OBJECT) {
+			jv_free(rec);
+			continue;
+		}
+		records++;
+		x = jv_object_get(jv_copy(rec), jv_string("errors"));
+		if (jv_get_kind(x) == JV_KIND_ARRAY && jv_array_length(jv_copy(x)) > 0) {
+			with_errors++;
+			errors += jv_array_length(jv_copy(x));
+		}
+		jv_free(x);
+		x = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
+		if (jv_get_kind(x) == JV_KIND_OBJECT) na += jv_object_length(jv_copy(x));
+		jv_free(x);
+		/* usage.<tool>.<stage>: {calls, cache_hits, prompt_tokens, completion_tokens, judge} */
+		x = jv_object_get(jv_copy(rec), jv_string("usage"));
+		if (jv_get_kind(x) == JV_KIND_OBJECT) {
+			jv_object_foreach(x, tool, per) {
+				if (jv_get_kind(per) == JV_KIND_OBJECT) {
+					jv_object_foreach(per, stage, u) {
+						jv judge;
+						if (jv_get_kind(u) == JV_KIND_OBJECT) {
+							double v;
+							if (!isnan(v = rag_json_num(u, "calls"))) calls += (long)v;
+							if (!isnan(v = rag_json_num(u, "cache_hits"))) hits += (long)v;
+							if (!isnan(v = rag_json_num(u, "prompt_tokens"))) pt += (long)v;
+							if (!isnan(v = rag_json_num(u, "completion_tokens"))) ct += (long)v;
+							judge = jv_object_get(jv_copy(u), jv_string("judge"));
+							if (jv_get_kind(judge) != JV_KIND_STRING) judge = (jv_free(judge), jv_object_get(jv_copy(u), jv_string("model")));
+							if (jv_get_kind(judge) == JV_KIND_STRING) {
+								const char *t = jv_string_value(tool);
+								if (!strcmp(t, "rag-embsim")) embedders = jv_object_set(embedders, judge, jv_true());
+								else if (!strcmp(t, "rag-collect")) collectors = jv_object_set(collectors, judge, jv_true());
+								else judges = jv_object_set(judges, judge, jv_true());
+							} else {
+								jv_free(judge);
+							}
+						}
+						jv_free(stage);
+						jv_free(u);
+					}
+				}
+				jv_free(tool);
+				jv_free(per);
+			}
+		}
+		jv_free(x);
+		jv_free(rec);
+	}
+	free(text);
+	jv_free(collectors);
+	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(judges), jv_string("embeddings"), sorted_keys(embedders));
+	return JV_OBJECT(jv_string("records"), jv_number((double)records),
+	                 jv_string("records_with_errors"), jv_number((double)with_errors),
+	                 jv_string("errors"), jv_number((double)errors),
+	                 jv_string("not_applicable"), jv_number((double)na),
+	                 jv_string("calls"), jv_number((double)calls),
+	                 jv_string("cache_hits"), jv_number((double)hits),
+	                 jv_string("prompt_tokens"), jv_number((double)pt),
+	                 jv_string("completion_tokens"), jv_number((double)ct));
+}
+
+/* ---------------------------------------------------------------- running */
+
+static int status_of(int st)
+{
+	if (WIFEXITED(st)) return WEXITSTATUS(st);
+	if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+	return RAG_EXIT_INTERNAL;
+}
+
+/* sh -c cmd with stdout a pipe read here (*out_fd) and, when input is set, stdin fed from it */
+static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
+{
+	int po[2], pi[2] = {-1, -1};
+	pid_t pid;
+	*feeder = -1;
+	if (pipe(po) < 0 || (e->input && pipe(pi) < 0)) return -1;
+	if ((pid = fork()) < 0) return -1;
+	if (pid == 0) {
+		dup2(po[1], 1);
+		close(po[0]);
+		close(po[1]);
+		if (e->input) {
+			dup2(pi[0], 0);
+			close(pi[0]);
+			close(pi[1]);
+		}
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(po[1]);
+	*out_fd = po[0];
+	if (e->input) {
+		close(pi[0]);
+		if ((*feeder = fork()) == 0) {
+			close(po[0]);
+			signal(SIGPIPE, SIG_DFL);
+			write_all(pi[1], e->input, e->input_len);
+			_exit(0);
+		}
+		close(pi[1]);
+	}
+	return pid;
+}
+
+struct progress {
+	int on;
+	double start, last;
+	size_t done, total, errors;
+};
+
+static void progress_show(struct progress *p, int final)
+{
+	double now = rag_now(), el = now - p->start, rate;
+	char eta[32] = "";
+	char line[200];
+	if (!p->on || (!final && now - p->last < 0.2)) return;
+	p->last = now;
+	rate = el > 0 ? (double)p->done / el : 0;
+	if (rate > 0 && p->total > p->done) {
+		long s = (long)((double)(p->total - p->done) / rate + 0.5);
+		snprintf(eta, sizeof eta, ", ETA %ld:%02ld", s / 60, s % 60);
+	}
+	snprintf(line, sizeof line, "\rrag-eval: %zu/%zu records, %.1f/s, %zu error%s%s\033[K", p->done, p->total,
+	         rate, p->errors, p->errors == 1 ? "" : "s", eta);
+	if (write_all(2, line, strlen(line)) < 0) p->on = 0;
+	if (final) {
+		write_all(2, "\r\033[K", 4);
+	}
+}
+
+/* Read the pipeline's records into records.jsonl, one write a record. */
+static int collect_output(eval *e, int in, int fd, size_t *nout)
+{
+	rag_buf b = {0};
+	char buf[65536];
+	size_t start = 0;
+	struct progress p = { isatty(2) && !e->cli.quiet, rag_now(), 0, 0, e->total, 0 };
+	int rc = 0;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+		char *nl;
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			rag_msg(e->cli.prog, "error", "cannot read the pipeline's output: %s", strerror(errno));
+			rc = RAG_EXIT_INTERNAL;
+			break;
+		}
+		if (n == 0) break;
+		rag_buf_add(&b, buf, (size_t)n);
+		while ((nl = memchr(b.p + start, '\n', b.len - start))) {
+			size_t len = (size_t)(nl - b.p) - start + 1;
+			if (!rc && write_all(fd, b.p + start, len) < 0) {
+				rag_msg(e->cli.prog, "error", "cannot write records.jsonl: %s", strerror(errno));
+				rc = RAG_EXIT_INTERNAL;
+			}
+			if (memmem(b.p + start, len, "\"errors\":[{", 11)) p.errors++;
+			start += len;
+			p.done++;
+			progress_show(&p, 0);
+		}
+		if (start > 65536) {
+			memmove(b.p, b.p + start, b.len - start);
+			b.len -= start;
+			start = 0;
+		}
+	}
+	if (b.len > start && !rc) {
+		/* a last line without its newline: a stage was cut short */
+		rag_msg(e->cli.prog, "warning", "the pipeline's last line was cut short; left out");
+	}
+	progress_show(&p, 1);
+	rag_buf_free(&b);
+	*nout = p.done;
+	return rc;
+}
+
+static int run_sh(const char *cmd)
+{
+	int st;
+	pid_t pid = fork();
+	if (pid < 0) return RAG_EXIT_INTERNAL;
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) return RAG_EXIT_INTERNAL;
+	return status_of(st);
+}
+
+/* After the pipeline: the gate's JSON and Markdown, (resumed: its text and JUnit over the whole
+ * run), and the HTML report. Returns the gate's status, or an error's. */
+static int finish_outputs(eval *e, int gate_rc)
+{
+	char *recs = path_in(e, "records.jsonl"), *f;
+	rag_buf b = {0};
+	int rc, final = gate_rc;
+	const char *what[] = { "--json", "gate.json", "--markdown", "summary.md" };
+	size_t i;
+
+	if (e->done_before) {
+		/* the pipeline's gate saw this part of the run only: the whole run's decision */
+		add_tool(e, &b, "rag-gate");
+		add_gate_opts(e, &b);
+		rag_buf_adds(&b, " -o ");
+		shq(&b, (f = path_in(e, "gate.txt")));
+		free(f);
+		rag_buf_adds(&b, " --junit ");
+		shq(&b, (f = path_in(e, "junit.xml")));
+		free(f);
+		rag_buf_adds(&b, " ");
+		shq(&b, recs);
+		final = run_sh(b.p);
+		b.len = 0;
+	}
+	for (i = 0; i < 4; i += 2) {
+		add_tool(e, &b, "rag-gate");
+		add_gate_opts(e, &b);
+		rag_buf_addf(&b, " %s -o ", what[i]);
+		shq(&b, (f = path_in(e, what[i + 1])));
+		free(f);
+		rag_buf_adds(&b, " ");
+		shq(&b, recs);
+		rag_buf_add(&b, "", 1);
+		rc = run_sh(b.p);
+		if (rc > RAG_EXIT_FAIL && final <= RAG_EXIT_FAIL) {
+			rag_msg(e->cli.prog, "error", "rag-gate %s failed (exit status %d)", what[i], rc);
+			final = rc;
+		}
+		b.len = 0;
+	}
+	add_tool(e, &b, "rag-report");
+	add_common(e, &b);
+	if (e->baseline) {
+		rag_buf_adds(&b, " -b ");
+		shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
+		free(f);
+	}
+	rag_buf_adds(&b, " --title ");
+	shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
+	free(f);
+	rag_buf_adds(&b, " -o ");
+	shq(&b, (f = path_in(e, "report.html")));
+	free(f);
+	rag_buf_adds(&b, " ");
+	shq(&b, recs);
+	rag_buf_add(&b, "", 1);
+	rc = run_sh(b.p);
+	if (rc != 0 && final <= RAG_EXIT_FAIL) {
+		rag_msg(e->cli.prog, "error", "rag-report failed (exit status %d)", rc);
+		final = rc;
+	}
+	rag_buf_free(&b);
+	free(recs);
+	return final;
+}
+
+static void print_file(const char *path)
+{
+	char err[RAG_ERRLEN];
+	size_t len;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	if (text) write_all(2, text, len);
+	free(text);
+}
+
+static int run(eval *e, const char *cmd)
+{
+	char *recs = path_in(e, "records.jsonl"), *runjson = path_in(e, "run.json");
+	char *started = NULL, *ended;
+	jv head = jv_invalid(), totals, models;
+	int fd = -1, out_fd = -1, st, rc = 0, gate_rc;
+	pid_t pid, feeder;
+	size_t nout = 0;
+
+	if (mkdirs(e->rundir) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot create \"%s\": %s", e->rundir, strerror(errno));
+		rc = RAG_EXIT_USAGE;
+		goto out;
+	}
+	if (e->done_before) {
+		jv old = read_json_file(runjson);
+		jv s = jv_get_kind(old) == JV_KIND_OBJECT ? jv_object_get(jv_copy(old), jv_string("started")) : jv_invalid();
+		if (jv_get_kind(s) == JV_KIND_STRING) started = rag_xstrdup(jv_string_value(s));
+		jv_free(s);
+		jv_free(old);
+	}
+	if (!started) started = iso_time(time(NULL));
+	head = run_head(e, cmd, started);
+	if (write_json_file(e, runjson, jv_copy(head)) < 0) {
+		rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
+	fd = open(recs, O_WRONLY | O_CREAT | O_APPEND, 0666);
+	if (fd < 0) {
+		rag_msg(e->cli.prog, "error", "cannot open \"%s\": %s", recs, strerror(errno));
+		rc = RAG_EXIT_USAGE;
+		goto out;
+	}
+	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot start the pipeline: %s", strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
+	rc = collect_output(e, out_fd, fd, &nout);
+	close(out_fd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (feeder > 0) while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
+		;
+	gate_rc = status_of(st);
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", recs, strerror(errno));
+		if (!rc) rc = RAG_EXIT_INTERNAL;
+	}
+	fd = -1;
+	if (!rc && nout != e->total) {
+		/* POSIX sh has no pipefail: a stage that stopped shows as records missing */
+		rag_msg(e->cli.prog, "error", "%zu of %zu records came through the pipeline: a stage failed "
+		        "(see its message above); finish the run with --resume %s", nout, e->total, e->rundir);
+		rc = gate_rc > RAG_EXIT_FAIL ? gate_rc : RAG_EXIT_INTERNAL;
+	}
+	if (!rc && gate_rc > RAG_EXIT_FAIL) {
+		rag_msg(e->cli.prog, "error", "rag-gate failed (exit status %d)", gate_rc);
+		rc = gate_rc;
+	}
+	if (!rc) rc = finish_outputs(e, gate_rc);
+
+	totals = run_totals(recs, &models);
+	if (e->stage_on[S_EMBSIM]) {
+		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
+		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));
+		if (jv_array_length(em) == 0) {
+			const rag_config *c = &e->cli.cfg;
+			const char *prov = c->embeddings.provider ? c->embeddings.provider : c->llm.provider;
+			int online = prov ? !strcmp(prov, "openai") : (c->embeddings.base_url || c->llm.base_url);
+			models = jv_object_set(models, jv_string("embeddings"),
+			                       JV_ARRAY(online ? jv_string_fmt("openai:%s", c->embeddings.model)
+			                                       : jv_string("offline")));
+		}
+	}
+	ended = iso_time(time(NULL));
+	head = jv_object_set(head, jv_string("ended"), jv_string(ended));
+	head = jv_object_set(head, jv_string("models"), models);
+	head = jv_object_set(head, jv_string("counts"), totals);
+	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
+	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc));
+	head = jv_object_set(head, jv_string("gate"),
+	                     e->summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
+	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
+	free(ended);
+	if (write_json_file(e, runjson, jv_copy(head)) < 0 && rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
+
+	if (!e->cli.quiet) {
+		char *g = path_in(e, "gate.txt");
+		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
+		print_file(g);
+		free(g);
+		if (e->summary_only)
+			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
+			        "a summary, no decision");
+		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors, %.0f not applicable; in %s "
+		        "(records.jsonl, report.html, junit.xml, summary.md, run.json)", e->run_id,
+		        rag_json_num(c, "records"), rag_json_num(c, "records_with_errors"),
+		        rag_json_num(c, "not_applicable"), e->rundir);
+		jv_free(c);
+	}
+out:
+	if (fd >= 0) close(fd);
+	jv_free(head);
+	free(started);
+	free(recs);
+	free(runjson);
+	return rc;
+}
+
+/* Whether a tool of the pipeline is there: in the tools' directory, or on PATH. */
+static int tool_found(const eval *e, const char *tool)
+{
+	const char *path = getenv("PATH"), *p;
+	char *f;
+	int ok = 0;
+	if (e->bin) {
+		f = rag_xasprintf("%s/%s", e->bin, tool);
+		ok = access(f, X_OK) == 0;
+		free(f);
+		return ok;
+	}
+	for (p = path; p && *p && !ok; p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
+		size_t n = strcspn(p, ":");
+		f = rag_xasprintf("%.*s/%s", (int)n, n ? p : ".", tool);
+		ok = access(f, X_OK) == 0;
+		free(f);
+	}
+	return ok;
+}
+
+/* Every tool the pipeline runs, there; else which one lacks, and for what. */
+static int check_tools(const eval *e)
+{
+	const char *need[S_NONE + 2];
+	size_t n = 0, i;
+	int s, missing = 0;
+	for (s = 0; s < S_NONE; s++)
+		if (e->stage_on[s]) need[n++] = stages[s].tool;
+	need[n++] = "rag-gate";
+	need[n++] = "rag-report";
+	for (i = 0; i < n; i++) {
+		if (tool_found(e, need[i])) continue;
+		rag_msg(e->cli.prog, "error", "%s is not installed (%s%s)%s", need[i], e->bin ? "not in " : "not on PATH",
+		        e->bin ? e->bin : "", !strcmp(need[i], "rag-collect") ? ": it collects the answers of the "
+		        "records that have none (collect: in the configuration)" : "");
+		missing = 1;
+	}
+	return missing ? RAG_EXIT_USAGE : 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int prepare(eval *e)
+{
+	jv old = jv_invalid();
+	size_t n, i, complete;
+	int rc;
+
+	e->bin = find_bin(e);
+	e->self = self_path(e);
+
+	if (e->resume) {
+		char *rj = rag_xasprintf("%s/run.json", e->resume);
+		jv id, ts;
+		old = read_json_file(rj);
+		free(rj);
+		if (jv_get_kind(old) != JV_KIND_OBJECT) {
+			rag_msg(e->cli.prog, "error", "--resume %s: no run.json of a run there", e->resume);
+			jv_free(old);
+			return RAG_EXIT_USAGE;
+		}
+		id = jv_object_get(jv_copy(old), jv_string("run_id"));
+		ts = jv_object_get(jv_copy(old), jv_string("testset"));
+		if (jv_get_kind(id) == JV_KIND_STRING) e->run_id = rag_xstrdup(jv_string_value(id));
+		if (!e->testset && jv_get_kind(ts) == JV_KIND_STRING) e->testset = e->testset_own = rag_xstrdup(jv_string_value(ts));
+		jv_free(id);
+		jv_free(ts);
+		e->rundir = rag_xstrdup(e->resume);
+		if (!e->metrics_opt) {
+			/* the same metrics as the run began with */
+			jv m = jv_object_get(jv_copy(old), jv_string("metrics"));
+			if (jv_get_kind(m) == JV_KIND_ARRAY) {
+				rag_buf l = {0};
+				jv_array_foreach(m, k, name) {
+					if (jv_get_kind(name) == JV_KIND_STRING)
+						rag_buf_addf(&l, "%s%s", k ? "," : "", jv_string_value(name));
+					jv_free(name);
+				}
+				rag_buf_add(&l, "", 1);
+				e->metrics_own = l.p;
+				e->metrics_opt = l.p;
+			}
+			jv_free(m);
+		}
+		if (!e->baseline_opt) {
+			jv b = jv_object_get(jv_copy(old), jv_string("baseline"));
+			if (jv_get_kind(b) == JV_KIND_STRING) e->baseline = rag_xstrdup(jv_string_value(b));
+			jv_free(b);
+		}
+		jv_free(old);
+		if (!e->run_id || !e->testset) {
+			rag_msg(e->cli.prog, "error", "--resume %s: run.json names no run id or no test set (give TESTSET)",
+			        e->resume);
+			return RAG_EXIT_USAGE;
+		}
+	}
+	if ((rc = set_metrics(e))) return rc;
+	if (!e->testset) {
+		rag_msg(e->cli.prog, "error", "no test set: give TESTSET (a file, or - for standard input)");
+		return rag_cli_misuse(&e->cli);
+	}
+	if (!e->run_id) {
+		if (e->run_id_opt && !valid_id(e->run_id_opt)) {
+			rag_msg(e->cli.prog, "error", "--run-id \"%s\": letters, digits, '.', '_' and '-' only", e->run_id_opt);
+			return rag_cli_misuse(&e->cli);
+		}
+		e->run_id = e->run_id_opt ? rag_xstrdup(e->run_id_opt) : new_run_id();
+	}
+	if (!e->rundir) e->rundir = e->outdir ? rag_xstrdup(e->outdir) : rag_xasprintf("%s/%s", runs_dir(e), e->run_id);
+
+	if ((rc = load_testset(e, e->testset, !strcmp(e->testset, "-")))) return rc;
+	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
+	n = (size_t)jv_array_length(jv_copy(e->records));
+	e->total = n;
+	{
+		/* runs are matched by id (--resume, --baseline): say when one is not unique */
+		jv seen = jv_object();
+		size_t dups = 0;
+		for (i = 0; i < n; i++) {
+			jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
+			if (jv_object_has(jv_copy(seen), jv_copy(id))) {
+				if (!dups++ && !e->cli.quiet)
+					rag_msg(e->cli.prog, "warning", "id \"%s\" is not unique in the test set: --resume and "
+					        "--baseline match records by id", jv_string_value(id));
+				jv_free(id);
+			} else {
+				seen = jv_object_set(seen, id, jv_true());
+			}
+		}
+		jv_free(seen);
+	}
+
+	/* the records scored already */
+	{
+		char *recs = path_in(e, "records.jsonl");
+		if (e->resume) {
+			jv ids = done_ids(recs, &complete);
+			struct stat st;
+			/* a line cut short by the crash goes: the record is scored again */
+			if (stat(recs, &st) == 0 && (size_t)st.st_size > complete && !e->dry_run &&
+			    truncate(recs, (off_t)complete) < 0) {
+				rag_msg(e->cli.prog, "error", "cannot truncate \"%s\": %s", recs, strerror(errno));
+				jv_free(ids);
+				free(recs);
+				return RAG_EXIT_INTERNAL;
+			}
+			for (i = 0; i < n; i++) {
+				jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
+				if (jv_object_has(jv_copy(ids), id)) e->done_before++;
+			}
+			jv_free(ids);
+			e->total = n - e->done_before;
+		} else if (is_file(recs)) {
+			struct stat st;
+			if (stat(recs, &st) == 0 && st.st_size > 0) {
+				rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
+				        "another directory", e->rundir, e->rundir);
+				free(recs);
+				return RAG_EXIT_USAGE;
+			}
+		}
+		free(recs);
+	}
+
+	/* collect when it is configured and some record has no answer yet */
+	if (e->cli.cfg.collect.url || e->cli.cfg.collect.command) {
+		for (i = 0; i < n && !e->collect; i++) {
+			jv rec = jv_array_get(jv_copy(e->records), (int)i);
+			jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
+			if (jv_get_kind(a) != JV_KIND_STRING) {
+				jv_free(a);
+				a = jv_object_get(jv_copy(rec), jv_string("response"));
+			}
+			if (jv_get_kind(a) != JV_KIND_STRING) e->collect = 1;
+			jv_free(a);
+			jv_free(rec);
+		}
+	}
+	e->stage_on[S_COLLECT] = e->collect;
+	if (!e->collect && !e->cli.quiet) {
+		size_t missing = 0;
+		for (i = 0; i < n; i++) {
+			jv rec = jv_array_get(jv_copy(e->records), (int)i);
+			jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
+			if (jv_get_kind(a) != JV_KIND_STRING) {
+				jv_free(a);
+				a = jv_object_get(jv_copy(rec), jv_string("response"));
+			}
+			missing += jv_get_kind(a) != JV_KIND_STRING;
+			jv_free(a);
+			jv_free(rec);
+		}
+		if (missing && !e->cli.cfg.collect.url && !e->cli.cfg.collect.command)
+			rag_msg(e->cli.prog, "warning", "%zu of %zu records have no answer, and no collect.url or "
+			        "collect.command is configured to get one from the system under test", missing, n);
+	}
+
+	if (e->baseline_opt) {
+		if (!strcmp(e->baseline_opt, "last")) {
+			if (!(e->baseline = last_run(e))) {
+				rag_msg(e->cli.prog, "error", "--baseline last: no earlier run in \"%s\"", runs_dir(e));
+				return RAG_EXIT_USAGE;
+			}
+		} else {
+			e->baseline = rag_xstrdup(e->baseline_opt);
+		}
+	}
+	if (e->baseline) {
+		char *f = rag_xasprintf("%s/records.jsonl", e->baseline);
+		int ok = is_dir(e->baseline) && is_file(f);
+		free(f);
+		if (!ok) {
+			rag_msg(e->cli.prog, "error", "--baseline %s: not a run directory (no records.jsonl)", e->baseline);
+			return RAG_EXIT_USAGE;
+		}
+	}
+	e->summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord &&
+	                  !(e->cli.cfg.gate.fail_on_regression && e->baseline);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	eval e;
+	int opt, rc = 0, done;
+	long n;
+	char *cmd = NULL;
+	size_t i;
+
+	memset(&e, 0, sizeof e);
+	e.records = jv_invalid();
+	e.cli.prog = "rag-eval";
+	e.cli.usage = usage;
+	e.cli.opts = options;
+	while ((opt = rag_cli_getopt(&e.cli, argc, argv)) != -1) {
+		switch (opt) {
+		case 'm': e.metrics_opt = optarg; break;
+		case 'o': e.outdir = optarg; break;
+		case 'b': e.baseline_opt = optarg; break;
+		case OPT_RUN_ID: e.run_id_opt = optarg; break;
+		case OPT_RESUME: e.resume = optarg; break;
+		case OPT_BIN: e.bin_opt = optarg; break;
+		case OPT_DRY_RUN: e.dry_run = 1; break;
+		case OPT_EMIT: e.emit = 1; break;
+		case OPT_SKIP_DONE: e.skip_done = optarg; break;
+		case 'j':
+			if (rag_cli_int(&e.cli, "-j", optarg, 1, 4096, &n) < 0) goto misuse;
+			e.jobs = n;
+			break;
+		case OPT_FORMAT:
+			if ((e.format = rag_testset_format_parse(optarg)) < 0) {
+				rag_msg(e.cli.prog, "error", "--format must be auto, json or csv, not \"%s\"", optarg);
+				goto misuse;
+			}
+			break;
+		default:
+			rc = rag_cli_option(&e.cli, opt, optarg, &done);
+			if (rc || done) goto out;
+		}
+	}
+	if (argc - optind > 1) {
+		rag_msg(e.cli.prog, "error", "one test set only (%d given)", argc - optind);
+		goto misuse;
+	}
+	e.testset = optind < argc ? argv[optind] : NULL;
+	if (e.emit) {
+		if (!e.testset) e.testset = "-";
+		e.run_id_opt = e.run_id_opt;   /* the run id the records carry */
+		rc = emit(&e);
+		goto out;
+	}
+	if (e.skip_done) {
+		rag_msg(e.cli.prog, "error", "--skip-done goes with --emit");
+		goto misuse;
+	}
+	if (e.resume && (e.outdir || e.run_id_opt)) {
+		rag_msg(e.cli.prog, "error", "--resume continues a run in its own directory, with its own id: "
+		        "no -o or --run-id with it");
+		goto misuse;
+	}
+	if ((rc = rag_cli_config(&e.cli))) goto out;
+	if ((rc = prepare(&e))) goto out;
+	cmd = pipeline(&e);
+	if (e.dry_run) {
+		printf("%s\n", cmd);
+		if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
+	if ((rc = check_tools(&e))) goto out;
+	rag_tool_signals();
+	if (e.cli.verbose) rag_msg(e.cli.prog, "info", "the pipeline: %s", cmd);
+	if (e.total == 0 && e.done_before) {
+		/* nothing left to score: the outputs of the whole run */
+		if (!e.cli.quiet) rag_msg(e.cli.prog, "info", "%s: every record is scored already", e.rundir);
+	}
+	rc = run(&e, cmd);
+
+out:
+	free(cmd);
+	jv_free(e.records);
+	free(e.bin);
+	free(e.self);
+	free(e.run_id);
+	free(e.rundir);
+	free(e.baseline);
+	free(e.testset_abs);
+	free(e.input);
+	free(e.testset_own);
+	free(e.metrics_own);
+	rag_strv_free(&e.metric_names);
+	for (i = 0; i < S_NONE; i++) rag_buf_free(&e.stage_list[i]);
+	rag_cli_free(&e.cli);
+	return rc;
+misuse:
+	rc = rag_cli_misuse(&e.cli);
+	goto out;
+}

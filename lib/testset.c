@@ -1,0 +1,400 @@
+/* testset.c - reading a test set: JSON Lines, a JSON array, pretty-printed JSON objects, or CSV
+ * with a header row (RFC 4180), into records (rag-eval(1), INPUT).
+ *
+ * Every error names its place as FILE:LINE:COLUMN (1-based, columns in bytes), so that a broken
+ * file is fixed where it is broken, not searched. */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* the columns of a CSV file that hold a JSON array (or object) rather than a string */
+static const char *const json_columns[] = {
+	"contexts", "relevant_ids", "context_ids", "reference_contexts", "keywords", "system",
+	"must_contain", "must_not_contain", "must_match", "must_not_match", NULL
+};
+
+const char *rag_testset_format_name(int format)
+{
+	return format == RAG_TESTSET_CSV ? "csv" : format == RAG_TESTSET_JSON ? "json" : "auto";
+}
+
+int rag_testset_format_parse(const char *s)
+{
+	if (!s) return -1;
+	if (!strcmp(s, "auto")) return RAG_TESTSET_AUTO;
+	if (!strcmp(s, "json") || !strcmp(s, "jsonl")) return RAG_TESTSET_JSON;
+	if (!strcmp(s, "csv")) return RAG_TESTSET_CSV;
+	return -1;
+}
+
+static size_t bom(const char *text, size_t len)
+{
+	return len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
+int rag_testset_detect(const char *name, const char *text, size_t len)
+{
+	const char *dot = name ? strrchr(name, '.') : NULL;
+	size_t i;
+	if (dot && !strchr(dot, '/')) {
+		if (!strcasecmp(dot, ".csv")) return RAG_TESTSET_CSV;
+		if (!strcasecmp(dot, ".json") || !strcasecmp(dot, ".jsonl") || !strcasecmp(dot, ".ndjson"))
+			return RAG_TESTSET_JSON;
+	}
+	/* by content: JSON starts with an object or an array, a CSV header with a name */
+	for (i = bom(text, len); i < len && strchr(" \t\r\n", text[i]); i++)
+		;
+	/* nothing but blanks: no records, of either format */
+	return i == len || text[i] == '{' || text[i] == '[' ? RAG_TESTSET_JSON : RAG_TESTSET_CSV;
+}
+
+/* line and column (1-based) of byte off */
+static void position(const char *text, size_t off, size_t *line, size_t *col)
+{
+	size_t i, l = 1, start = 0;
+	for (i = 0; i < off; i++)
+		if (text[i] == '\n') l++, start = i + 1;
+	*line = l;
+	*col = off - start + 1;
+}
+
+static int fail_at(const char *name, const char *text, size_t off, char *err, size_t errlen,
+                   const char *msg)
+{
+	size_t line, col;
+	position(text, off, &line, &col);
+	rag_seterr(err, errlen, "%s:%zu:%zu: %s", name, line, col, msg);
+	return -1;
+}
+
+/* the offset of the first byte of invalid UTF-8, or len */
+static size_t first_invalid(const char *text, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		long cp;
+		size_t n = rag_utf8_decode(text + i, len - i, &cp);
+		if (cp == 0xFFFD && !rag_utf8_valid(text + i, n)) return i;
+		i += n;
+	}
+	return len;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+/* libjq's "Invalid numeric literal at line 3, column 8" as "NAME:3:8: invalid numeric literal"
+ * (msg consumed) */
+static void jq_error(const char *name, jv msg, char *err, size_t errlen)
+{
+	const char *m = jv_string_value(msg), *at = strstr(m, " at line ");
+	unsigned long line = 0, col = 0;
+	char first;
+	if (at && sscanf(at, " at line %lu, column %lu", &line, &col) == 2) {
+		first = (char)(m[0] >= 'A' && m[0] <= 'Z' ? m[0] - 'A' + 'a' : m[0]);
+		rag_seterr(err, errlen, "%s:%lu:%lu: %c%.*s", name, line, col ? col : 1, first,
+		           (int)(at - m - 1), m + 1);
+	} else {
+		rag_seterr(err, errlen, "%s: %s", name, m);
+	}
+	jv_free(msg);
+}
+
+/* the end of the JSON value that starts at i (already parsed once, so well formed) */
+static size_t skip_value(const char *text, size_t len, size_t i)
+{
+	int depth = 0, str = 0;
+	if (i >= len) return len;
+	if (!strchr("{[\"", text[i])) {
+		while (i < len && !strchr(" \t\r\n,]}", text[i])) i++;
+		return i;
+	}
+	for (; i < len; i++) {
+		char c = text[i];
+		if (str) {
+			if (c == '\\') i++;
+			else if (c == '"') { str = 0; if (!depth) return i + 1; }
+			continue;
+		}
+		if (c == '"') str = 1;
+		else if (c == '{' || c == '[') depth++;
+		else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+	}
+	return len;
+}
+
+/* the offset of the n-th (0-based) value from i: the values of the top level, or with i just
+ * inside a '[', the elements of that array. Only for the message about a value that is not a
+ * record (a scan from i: computed on that failure alone, so reading stays linear). */
+static size_t value_start(const char *text, size_t len, size_t i, size_t n)
+{
+	size_t k;
+	for (k = 0;; k++) {
+		while (i < len && strchr(" \t\r\n,", text[i])) i++;
+		if (k == n || i >= len) return i < len ? i : len - (len > 0);
+		i = skip_value(text, len, i);
+	}
+}
+
+/* "WHAT is number, not an object (a record)" at the value's place */
+static int not_record(jv v, const char *name, const char *text, size_t at, const char *what,
+                      char *err, size_t errlen)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "%s is %s, not an object (a record)", what, jv_kind_name(jv_get_kind(v)));
+	jv_free(v);
+	return fail_at(name, text, at, err, errlen, msg);
+}
+
+static jv parse_json(const char *name, const char *text, size_t len, char *err, size_t errlen)
+{
+	jv out = jv_array(), v;
+	jv_parser *p;
+	size_t skip = bom(text, len), nvalues = 0;
+	char what[64];
+
+	if (len - skip > (size_t)0x7fffffff) {
+		rag_seterr(err, errlen, "%s: too large", name);
+		jv_free(out);
+		return jv_invalid();
+	}
+	p = jv_parser_new(0);
+	jv_parser_set_buf(p, text + skip, (int)(len - skip), 0);
+	while (jv_is_valid(v = jv_parser_next(p))) {
+		nvalues++;
+		if (jv_get_kind(v) == JV_KIND_ARRAY) {
+			/* a JSON array file: its elements are the records */
+			int i, n = jv_array_length(jv_copy(v));
+			for (i = 0; i < n; i++) {
+				jv e = jv_array_get(jv_copy(v), i);
+				if (jv_get_kind(e) != JV_KIND_OBJECT) {
+					size_t at = value_start(text, len, skip, nvalues - 1);
+					snprintf(what, sizeof what, "element %d of the array", i + 1);
+					not_record(e, name, text, value_start(text, len, at + 1, (size_t)i), what, err, errlen);
+					jv_free(v);
+					goto fail;
+				}
+				out = jv_array_append(out, e);
+			}
+			jv_free(v);
+			continue;
+		}
+		if (jv_get_kind(v) != JV_KIND_OBJECT) {
+			snprintf(what, sizeof what, "value %zu", nvalues);
+			not_record(v, name, text, value_start(text, len, skip, nvalues - 1), what, err, errlen);
+			goto fail;
+		}
+		out = jv_array_append(out, v);
+	}
+	if (jv_invalid_has_msg(jv_copy(v))) {
+		jq_error(name, jv_invalid_get_msg(v), err, errlen);
+		goto fail;
+	}
+	jv_free(v);
+	jv_parser_free(p);
+	return out;
+fail:
+	jv_parser_free(p);
+	jv_free(out);
+	return jv_invalid();
+}
+
+/* ---------------------------------------------------------------- CSV (RFC 4180) */
+
+struct csv {
+	const char *name, *text;
+	size_t len, i;
+	char *err;
+	size_t errlen;
+};
+
+/* One field from c->i: its text in *field (malloc'ed), *end set to 1 at the end of a row (or of
+ * the file). Returns 0, or -1 with the message. */
+static int csv_field(struct csv *c, char **field, int *end)
+{
+	rag_buf b = {0};
+	size_t start = c->i;
+	*end = 0;
+	if (c->i < c->len && c->text[c->i] == '"') {
+		c->i++;
+		for (;;) {
+			if (c->i >= c->len) {
+				rag_buf_free(&b);
+				return fail_at(c->name, c->text, start, c->err, c->errlen,
+				               "unterminated quoted field (a \" opened here is never closed)");
+			}
+			if (c->text[c->i] == '"') {
+				if (c->i + 1 < c->len && c->text[c->i + 1] == '"') {
+					rag_buf_add(&b, "\"", 1);
+					c->i += 2;
+					continue;
+				}
+				c->i++;
+				break;
+			}
+			rag_buf_add(&b, c->text + c->i, 1);
+			c->i++;
+		}
+		if (c->i < c->len && !strchr(",\r\n", c->text[c->i])) {
+			rag_buf_free(&b);
+			return fail_at(c->name, c->text, c->i, c->err, c->errlen,
+			               "text after a quoted field's closing quote (a \" inside a field is written \"\")");
+		}
+	} else {
+		while (c->i < c->len && !strchr(",\r\n", c->text[c->i])) {
+			if (c->text[c->i] == '"') {
+				rag_buf_free(&b);
+				return fail_at(c->name, c->text, c->i, c->err, c->errlen,
+				               "a quote inside an unquoted field (quote the whole field, and write \" as \"\")");
+			}
+			rag_buf_add(&b, c->text + c->i, 1);
+			c->i++;
+		}
+	}
+	if (c->i >= c->len) {
+		*end = 1;
+	} else if (c->text[c->i] == ',') {
+		c->i++;
+	} else {
+		if (c->text[c->i] == '\r') c->i++;
+		if (c->i < c->len && c->text[c->i] == '\n') c->i++;
+		*end = 1;
+	}
+	rag_buf_add(&b, "", 0);
+	if (!b.p) b.p = rag_xstrdup("");
+	*field = b.p;
+	return 0;
+}
+
+/* One row: its fields (a rag_strv) and the offset where it starts; 1 at the end of the file. */
+static int csv_row(struct csv *c, rag_strv *row, size_t *start)
+{
+	int end = 0;
+	char *f;
+	/* blank lines between rows are no rows */
+	while (c->i < c->len && (c->text[c->i] == '\n' || c->text[c->i] == '\r')) c->i++;
+	if (c->i >= c->len) return 1;
+	*start = c->i;
+	while (!end) {
+		if (csv_field(c, &f, &end) < 0) return -1;
+		rag_strv_push(row, f);
+	}
+	return 0;
+}
+
+static int json_column(const char *col)
+{
+	size_t i;
+	for (i = 0; json_columns[i]; i++)
+		if (!strcmp(json_columns[i], col)) return 1;
+	return 0;
+}
+
+static jv parse_csv(const char *name, const char *text, size_t len, char *err, size_t errlen)
+{
+	struct csv c = { name, text, len, bom(text, len), err, errlen };
+	rag_strv head = {0}, row = {0};
+	jv out = jv_array();
+	size_t start = 0, i, j;
+	char msg[200];
+	int r;
+
+	if ((r = csv_row(&c, &head, &start)) != 0) {
+		if (r > 0) rag_seterr(err, errlen, "%s: empty: a CSV test set starts with a header row (question,reference,...)", name);
+		goto fail;
+	}
+	for (i = 0; i < head.n; i++) {
+		if (!*head.v[i]) {
+			snprintf(msg, sizeof msg, "column %zu of the header has no name", i + 1);
+			fail_at(name, text, start, err, errlen, msg);
+			goto fail;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(head.v[i], head.v[j])) {
+				snprintf(msg, sizeof msg, "column \"%.60s\" appears twice in the header", head.v[i]);
+				fail_at(name, text, start, err, errlen, msg);
+				goto fail;
+			}
+	}
+	while ((r = csv_row(&c, &row, &start)) == 0) {
+		jv rec = jv_object();
+		if (row.n != head.n) {
+			snprintf(msg, sizeof msg, "%zu field%s where the header has %zu", row.n, row.n == 1 ? "" : "s", head.n);
+			jv_free(rec);
+			fail_at(name, text, start, err, errlen, msg);
+			goto fail;
+		}
+		for (i = 0; i < row.n; i++) {
+			const char *v = row.v[i];
+			/* an empty cell is an absent field: no reference is "not applicable", never "" */
+			if (!*v) continue;
+			if (json_column(head.v[i])) {
+				const char *p = v + strspn(v, " \t");
+				if (*p == '[' || *p == '{') {
+					jv parsed = jv_parse(p);
+					if (!jv_is_valid(parsed)) {
+						jv_free(parsed);
+						jv_free(rec);
+						snprintf(msg, sizeof msg, "column \"%.60s\" does not hold valid JSON", head.v[i]);
+						fail_at(name, text, start, err, errlen, msg);
+						goto fail;
+					}
+					rec = jv_object_set(rec, jv_string(head.v[i]), parsed);
+					continue;
+				}
+			}
+			rec = jv_object_set(rec, jv_string(head.v[i]), jv_string(v));
+		}
+		out = jv_array_append(out, rec);
+		rag_strv_free(&row);
+	}
+	if (r < 0) goto fail;
+	rag_strv_free(&head);
+	rag_strv_free(&row);
+	return out;
+fail:
+	rag_strv_free(&head);
+	rag_strv_free(&row);
+	jv_free(out);
+	return jv_invalid();
+}
+
+/* ---------------------------------------------------------------- records */
+
+jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen)
+{
+	jv out;
+	size_t bad, n, i;
+	if (!name) name = "<stdin>";
+	if ((bad = first_invalid(text, len)) < len) {
+		fail_at(name, text, bad, err, errlen, "invalid UTF-8");
+		return jv_invalid();
+	}
+	if (memchr(text, 0, len)) {
+		fail_at(name, text, (size_t)((const char *)memchr(text, 0, len) - text), err, errlen, "a NUL byte");
+		return jv_invalid();
+	}
+	if (format == RAG_TESTSET_AUTO) format = rag_testset_detect(name, text, len);
+	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, err, errlen)
+	                                : parse_json(name, text, len, err, errlen);
+	if (!jv_is_valid(out)) return out;
+	/* ids: a record without one is case-N, N its place in the file (1-based); a number id is
+	 * kept as its text, so that ids compare as strings everywhere */
+	n = (size_t)jv_array_length(jv_copy(out));
+	for (i = 0; i < n; i++) {
+		jv rec = jv_array_get(jv_copy(out), (int)i);
+		jv id = jv_object_get(jv_copy(rec), jv_string("id"));
+		jv_kind k = jv_get_kind(id);
+		if (k == JV_KIND_NUMBER) {
+			jv d = jv_dump_string(jv_copy(id), 0);
+			rec = jv_object_set(rec, jv_string("id"), jv_string(jv_string_value(d)));
+			jv_free(d);
+		} else if (k != JV_KIND_STRING || !jv_string_length_bytes(jv_copy(id))) {
+			rec = jv_object_set(rec, jv_string("id"), jv_string_fmt("case-%zu", i + 1));
+		}
+		jv_free(id);
+		out = jv_array_set(out, (int)i, rec);
+	}
+	return out;
+}

@@ -1,0 +1,317 @@
+#!/bin/sh
+# 47-eval.t - rag-eval: the test set formats (JSON Lines, a JSON array, pretty JSON, CSV, stdin)
+# give the same records; broken files are named by line and column; the run directory holds
+# what rag-eval(1) says, every record its run_id, run.json no secret; --dry-run prints the
+# command that runs (run through sh, it gives the same records) and changes nothing; --resume
+# after a SIGKILL of the whole run equals an uninterrupted run; --baseline last; the metrics
+# table; exit statuses. The offline judge throughout.
+#
+# STAND-IN rag-collect: until rag-collect is merged, the tests that collect (marked "stand-in")
+# point rag-eval (--bin) at a directory holding the real tools and a shell stand-in rag-collect
+# that answers each record from its reference with jq, 0.2 s a record. The coordinator switches
+# them to the real rag-collect against a fake RAG service after the merge.
+. "$(dirname "$0")/lib.sh"
+
+need jq
+[ -x "$BIN/rag-eval" ] || bail_out "bin/rag-eval is not built: run make"
+EX=$TOP/share/examples/example.jsonl
+
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.5\n' >"$T/rag.yaml"
+C=$T/rag.yaml
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\n' >"$T/none.yaml"
+# records without run-specific fields, sorted by id, for comparing runs
+norm() { jq -S -c 'del(.latency_ms)' "$1" | LC_ALL=C sort; }
+
+# ---------------------------------------------------------------- input formats
+head -n 4 "$EX" >"$T/set.jsonl"
+jq -s '.' "$T/set.jsonl" >"$T/set.json"
+jq '.' "$T/set.jsonl" >"$T/pretty.json"            # several objects, each across lines
+{
+	printf '\357\273\277id,question,answer,reference,category,contexts\r\n'
+	jq -r '[.id, .question, .answer, .reference, .category, (.contexts | tojson)] | @csv' "$T/set.jsonl" \
+		| sed 's/$/\r/'
+} >"$T/set.csv"
+for f in set.jsonl set.json pretty.json set.csv; do
+	run rag rag-eval -q -c "$C" -m faithfulness,keyword_overlap --run-id fmt -o "$T/run-$f" "$T/$f"
+	is "$RC" 0 "$f: exit status 0"
+done
+is "$(nlines "$T/run-set.jsonl/records.jsonl")" 4 "JSON Lines: one record a line"
+is "$(norm "$T/run-set.json/records.jsonl")" "$(norm "$T/run-set.jsonl/records.jsonl")" "a JSON array gives the same records"
+is "$(norm "$T/run-pretty.json/records.jsonl")" "$(norm "$T/run-set.jsonl/records.jsonl")" "pretty JSON gives the same records"
+is "$(norm "$T/run-set.csv/records.jsonl")" "$(norm "$T/run-set.jsonl/records.jsonl")" \
+	"CSV (BOM, CRLF, quoted fields, a JSON contexts column) gives the same records"
+is "$(jq -r '.format' "$T/run-set.csv/run.json")" csv "run.json names the format detected"
+run rag rag-eval -q -c "$C" -m faithfulness,keyword_overlap --run-id fmt -o "$T/run-stdin" - <"$T/set.json"
+is "$RC" 0 "stdin (-): exit status 0"
+is "$(jq -c '[.id, .scores.keyword_overlap]' "$T/run-stdin/records.jsonl")" \
+	"$(jq -c '[.id, .scores.keyword_overlap]' "$T/run-set.json/records.jsonl")" "stdin gives the same records"
+
+# CSV in Chinese, ids given to records without one, a record without a reference not applicable
+printf 'question,answer,reference,category\n长城有多长？,长城全长约两万公里。,长城全长约两万一千公里。,地理\n天空是什么颜色？,蓝色。,,常识\n' >"$T/zh.csv"
+run rag rag-eval -q -c "$T/none.yaml" -m keyword_overlap -o "$T/run-zh" "$T/zh.csv"
+is "$RC" 0 "Chinese CSV: exit status 0"
+is "$(jq -r '.id' "$T/run-zh/records.jsonl" | tr '\n' ' ')" "case-1 case-2 " "records without an id are case-N"
+is "$(jq -r '.category' "$T/run-zh/records.jsonl" | head -n 1)" "地理" "Chinese text intact"
+is "$(jq -c 'has("reference")' "$T/run-zh/records.jsonl" | tr '\n' ' ')" "true false " \
+	"an empty reference cell is no reference (absent, not \"\")"
+
+# a duplicate id is said; rag-kw's lists in CSV cells are JSON
+printf 'id,question,answer,must_contain\nd,q,7 days,"[""7""]"\nd,q,no,\n' >"$T/dup.csv"
+run rag rag-eval -c "$T/none.yaml" -m contains -o "$T/run-dup" "$T/dup.csv"
+like "$(cat "$ERR")" 'warning: id "d" is not unique' "a duplicate id: a warning"
+is "$(head -n 1 "$T/run-dup/records.jsonl" | jq -c '[.must_contain, .scores.contains]')" '[["7"],1]' \
+	"a must_contain cell holding a JSON array is a list"
+
+# ---------------------------------------------------------------- broken files
+printf '{"id":"a","question":"q"}\n{"id":"b",\n "question": x}\n' >"$T/bad.jsonl"
+printf '[\n  {"id": "a"},\n  {"id": "b"}\n' >"$T/bad.json"
+printf 'question,reference\n"where,"x\n' >"$T/bad.csv"
+printf 'question,reference\nq1,r1\nq2\n' >"$T/short.csv"
+run rag rag-eval -q -c "$C" -o "$T/run-bad" "$T/bad.jsonl"
+is "$RC" 3 "a broken JSON Lines file: exit status 3"
+like "$(cat "$ERR")" "^rag-eval: error: .*bad\.jsonl:3:[0-9]+: invalid" "named FILE:LINE:COLUMN"
+check "and no run directory is made" test ! -e "$T/run-bad"
+run rag rag-eval -q -c "$C" -o "$T/run-bad" "$T/bad.json"
+is "$RC" 3 "an unclosed JSON array: exit status 3"
+like "$(cat "$ERR")" "bad\.json:4:[0-9]+: unfinished" "named at its end"
+run rag rag-eval -q -c "$C" -o "$T/run-bad" "$T/bad.csv"
+is "$RC" 3 "a CSV field with text after its closing quote: exit status 3"
+like "$(cat "$ERR")" "bad\.csv:2:9: text after a quoted field" "named at the text"
+run rag rag-eval -q -c "$C" -o "$T/run-bad" "$T/short.csv"
+like "$(cat "$ERR")" "short\.csv:3:1: 1 field where the header has 2" "a short CSV row named by its line"
+
+# ---------------------------------------------------------------- the run directory
+run rag rag-eval -c "$C" --run-id dir1 -o "$T/dir1" "$EX"
+is "$RC" 0 "a run over the example set passes its gate (exit 0)"
+for f in records.jsonl run.json gate.txt gate.json junit.xml summary.md report.html; do
+	check "the run directory has $f" test -s "$T/dir1/$f"
+done
+is "$(nlines "$T/dir1/records.jsonl")" "$(nlines "$EX")" "one record per test case"
+is "$(jq -r '.run_id' "$T/dir1/records.jsonl" | sort -u)" dir1 "every record carries the run id"
+is "$(jq -r '[.scores | keys[]] | unique | join(",")' "$T/dir1/records.jsonl" | sort -u)" \
+	"answer_relevancy,context_precision,context_recall,faithfulness" "the default metrics scored"
+like "$(cat "$ERR")" "PASS" "the gate's text on stderr"
+like "$(cat "$ERR")" "rag-eval: info: run dir1: 10 records, 0 with errors.*$T/dir1" "one summary naming the run directory"
+is "$(jq -r '[.run_id, (.started | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T")), (.ended != null), .counts.records, .gate] | @tsv' "$T/dir1/run.json")" \
+	"$(printf 'dir1\ttrue\ttrue\t10\tpass')" "run.json: id, start and end, counts, the gate"
+is "$(jq -r '.models.judge | join(",")' "$T/dir1/run.json")" offline "run.json: the judge model from the records' usage"
+is "$(jq -r '.tools["rag-verify"]' "$T/dir1/run.json")" "$(cat "$TOP/VERSION")" "run.json: tool versions"
+if command -v git >/dev/null 2>&1 && git -C "$TOP" rev-parse HEAD >/dev/null 2>&1; then
+	is "$(jq -r '.git.commit' "$T/dir1/run.json")" "$(git -C "$TOP" rev-parse HEAD)" "run.json: the git commit of the working directory"
+	like "$(jq -r '.git.dirty' "$T/dir1/run.json")" '^(true|false)$' "run.json: its dirty flag"
+else
+	skip "not in a git checkout"; skip "not in a git checkout"
+fi
+# with no git to run (a PATH without it: rag-eval runs the tools by their paths), the fields are null
+mkdir -p "$T/empty"
+PATH=$T/empty "$BIN/rag-eval" -q -c "$C" -m faithfulness -o "$T/nogit" "$EX" 2>/dev/null
+is "$(jq -c '.git' "$T/nogit/run.json")" '{"commit":null,"dirty":null}' "run.json: no git, null fields"
+is "$(jq -r '.pass' "$T/dir1/gate.json")" true "gate.json is the gate's JSON"
+if command -v xmllint >/dev/null 2>&1; then
+	check "junit.xml is well-formed XML" xmllint --noout "$T/dir1/junit.xml"
+else
+	skip_missing xmllint
+fi
+like "$(head -c 300 "$T/dir1/report.html")" "<html" "report.html is the HTML report"
+like "$(cat "$T/dir1/summary.md")" "faithfulness" "summary.md is the Markdown summary"
+run rag rag-eval -q -c "$C" --run-id dir1 -o "$T/dir1" "$EX"
+is "$RC" 2 "a directory that holds a run already: exit status 2"
+like "$(cat "$ERR")" "--resume" "and the message says how to finish it"
+
+# ---------------------------------------------------------------- secrets
+printf 'llm:\n  provider: offline\n  base_url: http://user:${EVAL_PW}@127.0.0.1:9/v1\n  api_key: ${EVAL_KEY}\ncache:\n  mode: off\n' >"$T/secret.yaml"
+EVAL_PW=pw-SECRET-4711 EVAL_KEY=sk-SECRET-FILE RAG_API_KEY=sk-SECRET-ENV \
+	run rag rag-eval -c "$T/secret.yaml" -m keyword_overlap -o "$T/sec" "$EX"
+is "$RC" 0 "a run with secrets in the configuration: exit status 0"
+check "run.json has the configuration" test "$(jq -r '.config.llm.provider' "$T/sec/run.json")" = offline
+is "$(jq -r '.config.llm.base_url' "$T/sec/run.json")" "http://user:***@127.0.0.1:9/v1" "a URL's password masked"
+is "$(jq -r '.config.llm | has("api_key")' "$T/sec/run.json")" false "no api_key in run.json"
+is "$(grep -rl 'SECRET' "$T/sec" "$OUT" "$ERR" | wc -l | tr -d ' ')" 0 "no secret anywhere in the run directory or the messages"
+like "$(jq -r '.config.gate.min_pass_rate' "$T/sec/run.json")" '^1$' "run.json: the config with its defaults"
+
+# ---------------------------------------------------------------- --dry-run
+run rag rag-eval -c "$C" --run-id dry -o "$T/dry" --dry-run "$EX"
+is "$RC" 0 "--dry-run: exit status 0"
+check "--dry-run changes nothing" test ! -e "$T/dry"
+cp "$OUT" "$T/dry.sh"
+like "$(tr -d '\n' <"$T/dry.sh")" "rag-claims .*[|] .*rag-verify" "the pipeline names the stages"
+like "$(cat "$T/dry.sh")" "< $EX" "with the input redirect"
+like "$(tail -n 1 "$T/dry.sh")" "rag-gate .*--tee" "and ends in rag-gate --tee"
+sh "$T/dry.sh" >"$T/dry.out" 2>"$T/dry.err"
+is "$?" 0 "the printed command runs as printed (sh)"
+run rag rag-eval -q -c "$C" --run-id dry -o "$T/dry-real" "$EX"
+is "$(cat "$T/dry.out")" "$(cat "$T/dry-real/records.jsonl")" "and gives the records of the run, byte for byte"
+is "$(jq -r '.pipeline' "$T/dry-real/run.json" | sed "s|$T/dry-real|DIR|g")" "$(sed "s|$T/dry|DIR|g" "$T/dry.sh")" \
+	"run.json keeps the command that ran: the one --dry-run printed"
+
+# the metrics table: stages in order, rag-ap and rag-kw metrics merged into one stage each
+run rag rag-eval -c "$C" -o "$T/m" --dry-run -m mrr,context_precision,rouge1,ndcg@5,bleu "$EX"
+like "$(tr -d '\\\n' <"$OUT")" "rag-verify -q -c [^|]* --chunks +[|] +[^|]*rag-ap -q -c [^|]* -m mrr,ap,ndcg@5 +[|] +[^|]*rag-kw -q -c [^|]* -m rouge1,bleu" \
+	"rag-verify --chunks before one rag-ap -m mrr,ap,ndcg@5, one rag-kw -m rouge1,bleu"
+run rag rag-eval -c "$C" -o "$T/m" --dry-run -m correctness,rubric:tone -j 4 "$EX"
+like "$(tr -d '\\\n' <"$OUT")" "rag-judge -q -c [^|]* -j 4 --rubric correctness,tone +[|] +[^|]*rag-gate" \
+	"rag-judge rubrics in one stage, a custom one as rubric:NAME, with -j"
+mkdir -p "$T/nojudge"
+for t in rag-eval rag-gate rag-report; do ln -s "$BIN/$t" "$T/nojudge/"; done
+run rag rag-eval -q -c "$C" -o "$T/m" --bin "$T/nojudge" -m correctness "$EX"
+is "$RC" 2 "a metric whose tool is not there: exit status 2"
+like "$(cat "$ERR")" "rag-judge is not installed \(not in $T/nojudge\)" "named, before anything runs"
+check "and no run directory is made" test ! -e "$T/m"
+run rag rag-eval -c "$C" -o "$T/m" --dry-run -m faithfulness -j 3 "$EX"
+like "$(cat "$OUT")" "rag-claims -q -c [^ ]+ -j 3" "-j N passed to the stages"
+run rag rag-eval -c "$C" -o "$T/m" --dry-run -m faithfulnes "$EX"
+is "$RC" 2 "an unknown metric: exit status 2"
+like "$(cat "$ERR")" 'unknown metric "faithfulnes"' "named"
+printf 'llm:\n  provider: offline\neval:\n  metrics: [keyword_overlap, token_f1]\n' >"$T/m.yaml"
+run rag rag-eval -c "$T/m.yaml" -o "$T/m" --dry-run "$EX"
+like "$(cat "$OUT")" "rag-kw -q -c [^ ]+ -m keyword_overlap,token_f1" "eval.metrics from the configuration"
+unlike "$(cat "$OUT")" "rag-claims" "and only those"
+
+# ---------------------------------------------------------------- exit statuses, thresholds
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.99\n' >"$T/strict.yaml"
+run rag rag-eval -q -c "$T/strict.yaml" -m faithfulness -o "$T/fail" "$EX"
+is "$RC" 1 "a gate that fails: exit status 1"
+is "$(jq -r '.pass' "$T/fail/gate.json")" false "gate.json says so"
+is "$(jq -r '.gate' "$T/fail/run.json")" fail "run.json says so"
+run rag rag-eval -c "$T/none.yaml" -m faithfulness -o "$T/none" "$EX"
+is "$RC" 0 "no threshold configured: exit status 0"
+like "$(cat "$ERR")" "no threshold is configured.*a summary, no decision" "the summary says there was no decision"
+like "$(cat "$T/none/run.json")" '"gate": "summary only"' "and run.json"
+run rag rag-eval -q -c "$C" -o "$T/x" "$T/nonexistent.jsonl"
+is "$RC" 2 "a test set that cannot be read: exit status 2"
+run rag rag-eval -q -c "$C"
+is "$RC" 2 "no test set: exit status 2"
+printf '\n' >"$T/empty.json"
+run rag rag-eval -q -c "$C" -o "$T/x" "$T/empty.json"
+is "$RC" 3 "a test set with no records: exit status 3"
+like "$(cat "$ERR")" "empty.json: no records in the test set" "named"
+
+# ---------------------------------------------------------------- --baseline last
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    keyword_overlap: 0.1\neval:\n  runs_dir: runs\n' >"$T/runs.yaml"
+run rag rag-eval -q -c "$T/runs.yaml" -m keyword_overlap --baseline last "$EX"
+is "$RC" 2 "--baseline last with no earlier run: exit status 2"
+run rag rag-eval -q -c "$T/runs.yaml" -m keyword_overlap --run-id b1 "$EX"
+is "$RC" 0 "a first run into eval.runs_dir"
+check "eval.runs_dir is relative to the configuration file" test -s "$T/runs/b1/records.jsonl"
+sleep 1
+run rag rag-eval -q -c "$T/runs.yaml" -m keyword_overlap --run-id b2 "$EX"
+run rag rag-eval -c "$T/runs.yaml" -m keyword_overlap --run-id b3 --baseline last --dry-run "$EX"
+like "$(cat "$OUT")" "rag-gate .*-b $T/runs/b2/records.jsonl" "--baseline last is the newest earlier run"
+run rag rag-eval -q -c "$T/runs.yaml" -m keyword_overlap --run-id b3 --baseline last "$EX"
+is "$RC" 0 "a run against its baseline: exit status 0"
+is "$(jq -r '.baseline' "$T/runs/b3/run.json")" "$T/runs/b2" "run.json names the baseline"
+like "$(cat "$T/runs/b3/gate.txt")" "baseline" "the gate compared with it"
+
+# ---------------------------------------------------------------- collect (stand-in rag-collect)
+mkdir -p "$T/bin"
+for t in "$BIN"/rag-*; do ln -s "$t" "$T/bin/"; done
+cat >"$T/bin/rag-collect" <<'EOF'
+#!/bin/sh
+# STAND-IN for rag-collect (tests/t/47-eval.t): the answer and the context from the reference
+while IFS= read -r line; do
+	sleep 0.2
+	printf '%s\n' "$line" | jq -c '.answer = .reference | .contexts = [.reference] | .context_ids = ["d1"]
+		| .latency_ms = 200 | .status = 200 | .system = {}' || exit 5
+done
+EOF
+chmod +x "$T/bin/rag-collect"
+jq -c 'del(.answer, .contexts)' "$EX" >"$T/noanswers.jsonl"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.5\ncollect:\n  command: ./my-rag\n' >"$T/collect.yaml"
+run rag rag-eval -c "$T/collect.yaml" -o "$T/c" --bin "$T/bin" --dry-run "$T/noanswers.jsonl"
+like "$(cat "$OUT")" "^mkdir .*--emit.*\\\\$" "stand-in: the first stage is the test set"
+like "$(sed -n 2p "$OUT")" "$T/bin/rag-collect -q -c " "stand-in: rag-collect comes next when the records have no answers"
+run rag rag-eval -c "$T/collect.yaml" -o "$T/c" --bin "$T/bin" --dry-run "$EX"
+unlike "$(cat "$OUT")" "rag-collect" "no rag-collect when the records have answers"
+RAG_EVAL_BIN=$T/bin run rag rag-eval -c "$T/collect.yaml" -o "$T/c" --dry-run "$T/noanswers.jsonl"
+like "$(cat "$OUT")" "$T/bin/rag-collect" "RAG_EVAL_BIN names the tools' directory"
+
+# progress on a terminal only (script(1) gives it one)
+run rag rag-eval -c "$T/collect.yaml" --bin "$T/bin" -m keyword_overlap -o "$T/quiet" "$T/noanswers.jsonl"
+unlike "$(cat "$ERR")" "records, [0-9.]+/s" "stand-in: no progress line when standard error is not a terminal"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$BIN/rag-eval' -c '$T/collect.yaml' --bin '$T/bin' -m keyword_overlap -o '$T/tty' '$T/noanswers.jsonl'" \
+		/dev/null </dev/null >"$T/tty.out" 2>&1
+	like "$(tr '\r' '\n' <"$T/tty.out")" "^rag-eval: [0-9]+/10 records, [0-9.]+/s, 0 errors, ETA [0-9]+:[0-9]{2}" \
+		"stand-in: on a terminal, a progress line: done/total, rate, errors, ETA"
+else
+	skip_missing script "the progress line"
+fi
+
+# an uninterrupted run, then one killed halfway (rag-eval and its pipeline, SIGKILL) and resumed
+run rag rag-eval -q -c "$T/collect.yaml" --bin "$T/bin" --run-id k1 -o "$T/whole" "$T/noanswers.jsonl"
+is "$RC" 0 "stand-in: the uninterrupted run passes"
+is "$(jq -r '.answer' "$T/whole/records.jsonl" | head -n 1)" "$(head -n 1 "$EX" | jq -r '.reference')" "stand-in: the answers collected"
+setsid sh -c 'echo $$ >"$0/pgid"; exec "$1/rag-eval" -q -c "$0/collect.yaml" --bin "$0/bin" --run-id k1 -o "$0/killed" "$0/noanswers.jsonl"' \
+	"$T" "$BIN" >/dev/null 2>&1 &
+i=0
+while [ "$i" -lt 200 ]; do
+	[ -s "$T/killed/records.jsonl" ] && [ "$(nlines "$T/killed/records.jsonl")" -ge 3 ] && break
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -9 "-$(cat "$T/pgid")" 2>/dev/null
+wait
+n=$(nlines "$T/killed/records.jsonl")
+check "the killed run had scored part of the set ($n of 10)" test "$n" -ge 3 -a "$n" -lt 10
+is "$(jq -r '.ended' "$T/killed/run.json")" null "run.json of the killed run has no end"
+run rag rag-eval -q --resume "$T/killed" -c "$T/collect.yaml" --bin "$T/bin"
+is "$RC" 0 "--resume finishes the run: exit status 0"
+is "$(cat "$T/killed/records.jsonl")" "$(cat "$T/whole/records.jsonl")" \
+	"records.jsonl after --resume equals the uninterrupted run's, in order"
+is "$(jq -r '.resumed_with' "$T/killed/run.json")" "$n" "run.json: how many records the resumed run had"
+is "$(jq -c '.pass' "$T/killed/gate.json")" true "the gate decided over the whole run"
+like "$(cat "$T/killed/gate.txt")" "10 records" "gate.txt is over the whole run"
+run rag rag-eval -q --resume "$T/killed" -c "$T/collect.yaml" --bin "$T/bin"
+is "$(nlines "$T/killed/records.jsonl")" 10 "a second --resume has nothing left to score"
+
+# a stage that fails: the run says so and how to finish it
+cat >"$T/bin/rag-collect.fail" <<'EOF'
+#!/bin/sh
+head -n 2
+echo "rag-collect: error: the service is down" >&2
+exit 4
+EOF
+chmod +x "$T/bin/rag-collect.fail"
+rm "$T/bin/rag-collect" && mv "$T/bin/rag-collect.fail" "$T/bin/rag-collect"
+run rag rag-eval -q -c "$T/collect.yaml" --bin "$T/bin" -o "$T/broken" "$T/noanswers.jsonl"
+check "a stage that stops: the exit status is not 0 or 1 (got $RC)" test "$RC" -gt 1
+like "$(cat "$ERR")" "2 of 10 records came through.*--resume" "the message names the shortfall and --resume"
+
+# ---------------------------------------------------------------- make demo (stand-in rag-collect)
+# demo-eval.sh with the demonstration's RAG service and a stand-in rag-collect that asks it with curl
+if command -v python3 >/dev/null 2>&1 && command -v curl >/dev/null 2>&1; then
+	mkdir -p "$T/dbin"
+	for t in "$BIN"/rag-*; do ln -s "$t" "$T/dbin/"; done
+	cat >"$T/dbin/rag-collect" <<'EOF'
+#!/bin/sh
+# STAND-IN for rag-collect (tests/t/47-eval.t): POST {"question"} to the demo's service with curl
+while IFS= read -r line; do
+	r=$(printf '%s' "$line" | jq -c '{question}' | curl -sf -d @- "http://127.0.0.1:$RAG_DEMO_PORT/ask") || exit 4
+	printf '%s\n' "$line" | jq -c --argjson r "$r" '.answer = $r.answer | .contexts = [$r.sources[].text]
+		| .context_ids = [$r.sources[].id] | .latency_ms = 1 | .status = 200 | .system = {}'
+done
+EOF
+	chmod +x "$T/dbin/rag-collect"
+	RAG_EVAL_BIN=$T/dbin RAG_DEMO_OUT=$T/demo run sh "$TOP/share/examples/demo-eval.sh"
+	is "$RC" 0 "stand-in: make demo's demo-eval.sh passes its gate"
+	run_dir=$(ls -d "$T"/demo/demo-* 2>/dev/null | head -n 1)
+	check "stand-in: the demo's run directory has the report" test -s "$run_dir/report.html"
+	is "$(nlines "$run_dir/records.jsonl")" "$(jq length "$TOP/share/examples/testset.json")" "stand-in: every test case scored"
+	is "$(jq -r 'select(.id == "en-4") | .context_ids[0]' "$run_dir/records.jsonl")" "x200#1" \
+		"stand-in: the service retrieved the warranty paragraph first"
+	like "$(jq -r 'select(.id == "zh-3") | .answer' "$run_dir/records.jsonl")" "九折" "stand-in: a Chinese answer from the Chinese documents"
+	is "$(jq -r 'select(.id == "en-4") | .scores.mrr' "$run_dir/records.jsonl")" 1 "stand-in: mrr scored"
+	like "$(cat "$OUT")" "rag-collect -q -c .*demo.yaml" "stand-in: the demo prints the pipeline, collect first"
+	python3 "$TOP/share/examples/rag_service.py" --port-file "$T/svc.port" 2>/dev/null &
+	svc=$!
+	i=0; while [ ! -s "$T/svc.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	r=$(curl -s -d '{"question":"What is the moon made of?"}' "http://127.0.0.1:$(cat "$T/svc.port")/ask")
+	is "$(printf '%s' "$r" | jq -c '.sources')" "[]" "rag_service.py: a question no document answers has no sources"
+	is "$(curl -s -o /dev/null -w '%{http_code}' -d 'not json' "http://127.0.0.1:$(cat "$T/svc.port")/ask")" 400 \
+		"rag_service.py: a body that is not {\"question\"} is 400"
+	kill "$svc" 2>/dev/null; wait "$svc" 2>/dev/null
+else
+	skip_missing python3 "the demo"
+fi
+
+done_testing

@@ -1,0 +1,95 @@
+/* t-testset.c - the test set reader (lib/testset.c): JSON Lines, a JSON array, pretty JSON, CSV
+ * (RFC 4180 quoting, BOM, CRLF, JSON columns), format detection, ids, and broken files named
+ * by line and column. */
+#include "rag.h"
+#include "tap.h"
+
+#include <string.h>
+
+static char err[RAG_ERRLEN];
+
+static jv parse(const char *name, const char *text)
+{
+	err[0] = 0;
+	return rag_testset_parse(text, strlen(text), name, RAG_TESTSET_AUTO, err, sizeof err);
+}
+
+/* the records as one compact JSON text, or "invalid" */
+static char out[4096];
+static const char *dump(jv v)
+{
+	jv d;
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		return "invalid";
+	}
+	d = jv_dump_string(v, JV_PRINT_SORTED);
+	snprintf(out, sizeof out, "%s", jv_string_value(d));
+	jv_free(d);
+	return out;
+}
+
+int main(void)
+{
+	/* detection */
+	is_int(rag_testset_detect("a.csv", "{", 1), RAG_TESTSET_CSV, "a .csv name is CSV whatever it holds");
+	is_int(rag_testset_detect("a.JSON", "q", 1), RAG_TESTSET_JSON, "a .JSON name is JSON");
+	is_int(rag_testset_detect("set", "\xEF\xBB\xBF  [", 6), RAG_TESTSET_JSON, "content [ after a BOM is JSON");
+	is_int(rag_testset_detect(NULL, "question,reference\n", 19), RAG_TESTSET_CSV, "a header line is CSV");
+	is_int(rag_testset_detect(NULL, " \n", 2), RAG_TESTSET_JSON, "blanks alone: JSON, no records");
+	is_int(rag_testset_format_parse("jsonl"), RAG_TESTSET_JSON, "jsonl names JSON");
+	is_int(rag_testset_format_parse("xml"), -1, "an unknown format is -1");
+
+	/* JSON forms, all the same records */
+	is_str(dump(parse("a.jsonl", "{\"id\":\"a\",\"question\":\"q1\"}\n{\"question\":\"q2\"}\n")),
+	       "[{\"id\":\"a\",\"question\":\"q1\"},{\"id\":\"case-2\",\"question\":\"q2\"}]",
+	       "JSON Lines; a record without an id is case-N by its place");
+	is_str(dump(parse("a.json", "[\n  {\"id\": \"a\", \"question\": \"q1\"},\n  {\"question\": \"q2\"}\n]\n")),
+	       "[{\"id\":\"a\",\"question\":\"q1\"},{\"id\":\"case-2\",\"question\":\"q2\"}]", "a JSON array");
+	is_str(dump(parse("a.json", "{\n  \"id\": \"a\",\n  \"question\": \"q1\"\n}\n{\n  \"question\": \"q2\"\n}\n")),
+	       "[{\"id\":\"a\",\"question\":\"q1\"},{\"id\":\"case-2\",\"question\":\"q2\"}]", "pretty-printed objects");
+	is_str(dump(parse("a.json", "[{\"id\":7,\"question\":\"q\"},{\"id\":\"\",\"question\":\"r\"}]")),
+	       "[{\"id\":\"7\",\"question\":\"q\"},{\"id\":\"case-2\",\"question\":\"r\"}]",
+	       "a number id becomes text; an empty id is replaced");
+	is_str(dump(parse("a.json", "")), "[]", "an empty file is no records");
+	is_str(dump(parse("z.json", "[{\"question\":\"爱因斯坦出生在哪里？\"}]")),
+	       "[{\"id\":\"case-1\",\"question\":\"爱因斯坦出生在哪里？\"}]", "Chinese text passes unchanged");
+
+	/* broken JSON, with positions */
+	is_str(dump(parse("b.jsonl", "{\"a\":1}\n{\"b\":2,\n \"c\": x}\n")), "invalid", "a bad literal fails");
+	ok(!strncmp(err, "b.jsonl:3:", 10), "its position names line 3: %s", err);
+	is_str(dump(parse("b.json", "[\n {\"a\":1},\n {\"b\":2}\n")), "invalid", "an unclosed array fails");
+	ok(!strncmp(err, "b.json:4:", 9) && strstr(err, "unfinished"), "at the end of the file: %s", err);
+	is_str(dump(parse("b.json", "[\n {\"a\":1},\n 42\n]")), "invalid", "a number in the array fails");
+	is_str(err, "b.json:3:2: element 2 of the array is number, not an object (a record)", "named by its place");
+	is_str(dump(parse("b.jsonl", "{\"a\":1}\n\"text\"\n")), "invalid", "a string line fails");
+	is_str(err, "b.jsonl:2:1: value 2 is string, not an object (a record)", "named by its line");
+	is_str(dump(parse("b.jsonl", "{\"a\":\"x\xff\"}\n")), "invalid", "invalid UTF-8 fails");
+	is_str(err, "b.jsonl:1:8: invalid UTF-8", "at its byte");
+
+	/* CSV */
+	is_str(dump(parse("c.csv", "\xEF\xBB\xBFquestion,reference,category\r\n"
+	                           "\"Where, and when?\",\"He said \"\"Ulm\"\"\",history\r\n"
+	                           "\"two\nlines\",,misc\r\n")),
+	       "[{\"category\":\"history\",\"id\":\"case-1\",\"question\":\"Where, and when?\",\"reference\":\"He said \\\"Ulm\\\"\"},"
+	       "{\"category\":\"misc\",\"id\":\"case-2\",\"question\":\"two\\nlines\"}]",
+	       "CSV: BOM, CRLF, quoted commas, doubled quotes, a newline in a field, an empty cell absent");
+	is_str(dump(parse("c.csv", "id,question,contexts,relevant_ids\nx,q,\"[\"\"c1\"\",\"\"c2\"\"]\",\"[\"\"d1\"\"]\"\n")),
+	       "[{\"contexts\":[\"c1\",\"c2\"],\"id\":\"x\",\"question\":\"q\",\"relevant_ids\":[\"d1\"]}]",
+	       "CSV: contexts and relevant_ids holding JSON arrays are parsed");
+	is_str(dump(parse("c.csv", "question,category\n爱因斯坦出生在哪里？,历史\n")),
+	       "[{\"category\":\"历史\",\"id\":\"case-1\",\"question\":\"爱因斯坦出生在哪里？\"}]", "CSV in Chinese");
+	is_str(dump(parse("c.csv", "question,reference\nq\n")), "invalid", "a short row fails");
+	is_str(err, "c.csv:2:1: 1 field where the header has 2", "named by its line");
+	is_str(dump(parse("c.csv", "question,reference\nq,\"open\nx\n")), "invalid", "an unterminated quote fails");
+	is_str(err, "c.csv:2:3: unterminated quoted field (a \" opened here is never closed)", "where it opened");
+	is_str(dump(parse("c.csv", "question,reference\nq,ab\"c\n")), "invalid", "a bare quote fails");
+	ok(!strncmp(err, "c.csv:2:5: a quote inside an unquoted field", 43), "at the quote: %s", err);
+	is_str(dump(parse("c.csv", "question,reference\nq,\"ab\"c\n")), "invalid", "text after a closing quote fails");
+	ok(!strncmp(err, "c.csv:2:7: text after", 21), "at the text: %s", err);
+	is_str(dump(parse("c.csv", "question,contexts\nq,[broken\n")), "invalid", "a bad JSON column fails");
+	ok(!strncmp(err, "c.csv:2:1: column \"contexts\"", 28), "named: %s", err);
+	is_str(dump(parse("c.csv", "question,question\nq,r\n")), "invalid", "a column twice fails");
+	is_str(dump(parse("c.csv", "")), "invalid", "an empty CSV file has no header");
+	return done_testing();
+}

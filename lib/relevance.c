@@ -78,6 +78,7 @@ static jv id_key(jv id)
 static int from_ids(jv rec, jv rel, rag_relevance *r, char *err, size_t errlen)
 {
 	jv grades = jv_object(), ctx = rag_record_get(rec, "contexts"), seen = jv_object();
+	jv ids = rag_record_get(rec, "context_ids");   /* rag-collect's: the ids beside string contexts */
 	size_t cap = 0, icap = 0;
 	int i, n, rc = -1;
 
@@ -117,9 +118,15 @@ static int from_ids(jv rec, jv rel, rag_relevance *r, char *err, size_t errlen)
 	n = jv_array_length(jv_copy(ctx));
 	for (i = 0; i < n; i++) {
 		jv c = jv_array_get(jv_copy(ctx), i), key, g;
-		key = jv_get_kind(c) == JV_KIND_OBJECT ? id_key(jv_object_get(c, jv_string("id"))) : (jv_free(c), jv_invalid());
+		if (jv_get_kind(c) == JV_KIND_OBJECT)
+			key = id_key(jv_object_get(c, jv_string("id")));
+		else if (jv_get_kind(ids) == JV_KIND_ARRAY && i < jv_array_length(jv_copy(ids)))
+			key = (jv_free(c), id_key(jv_array_get(jv_copy(ids), i)));
+		else
+			key = (jv_free(c), jv_invalid());
 		if (!jv_is_valid(key)) {
-			snprintf(err, errlen, "contexts[%d] has no \"id\" (a string or a number) to match relevant_ids", i);
+			snprintf(err, errlen, "contexts[%d] has no \"id\" (a string or a number; or context_ids[%d]) "
+			         "to match relevant_ids", i, i);
 			goto out;
 		}
 		g = jv_object_get(jv_copy(grades), jv_copy(key));
@@ -147,6 +154,7 @@ static int from_ids(jv rec, jv rel, rag_relevance *r, char *err, size_t errlen)
 out:
 	jv_free(grades);
 	jv_free(ctx);
+	jv_free(ids);
 	jv_free(seen);
 	jv_free(rel);
 	return rc;

@@ -124,6 +124,14 @@ like "$(cat "$ERR")" 'unknown metric "bleu"' "...named"
 ap '{}' -m p@0
 is "$RC" 2 "p@0: usage error"
 
+# rag-collect's records: string contexts, their ids in context_ids
+ap '{"contexts":["x","y","z"],"context_ids":["d2","d1",3],"relevant_ids":["d1",3]}' -m mrr,ap
+is "$RC" 0 "string contexts with context_ids: exit 0"
+is "$(jq -c '[.scores.mrr, .scores.context_precision]' "$OUT")" "[0.5,0.5833333333333333]" "ids from context_ids, in retrieval order"
+ap '{"contexts":["x","y"],"context_ids":["d2"],"relevant_ids":["d1"]}' -m mrr
+is "$RC" 3 "context_ids shorter than contexts: an input error"
+like "$(cat "$ERR")" 'contexts\[1\] has no "id".*context_ids\[1\]' "...naming the chunk without an id"
+
 # the stream: one line per input line, in order
 printf '%s\nnot json\n%s\n' "$R" '{"contexts":[{"id":"d8"}],"relevant_ids":["d8"]}' | rag rag-ap -q -m mrr >"$OUT" 2>"$ERR"
 is "$?" 3 "a bad line: exit 3"

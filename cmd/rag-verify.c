@@ -19,8 +19,8 @@ enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATC
 
 static const rag_opt options[] = {
 	{"metric", 0, OPT_METRIC, "NAME", "faithfulness context_recall context_precision context_utilization answer_correctness",
-	 "faithfulness (default) | context_recall | context_precision | context_utilization |\n"
-	 "answer_correctness (claims.answer, claims.reference; precision and utilization with --chunks)"},
+	 "faithfulness (default) | context_recall | answer_correctness | context_precision | context_utilization\n"
+	 "(claims.answer, claims.reference; the last two with --chunks)"},
 	{"chunks", 0, OPT_CHUNKS, NULL, NULL, "judge each chunk's usefulness for the reference (or the answer):\n"
 	 "verdicts.<METRIC> per chunk, scores.<METRIC> = average precision"},
 	{"claims", 0, OPT_CLAIMS, "FIELD", "answer reference", "read claims.<FIELD> instead of the metric's default"},

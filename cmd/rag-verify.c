@@ -15,7 +15,7 @@ static const char usage[] =
 	"scores.<METRIC> = supported claims / all claims.\n";
 
 enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATCH_CLAIMS, OPT_BATCH_CHARS, OPT_CHUNKS,
-       OPT_MODE, OPT_WEIGHTS };
+       OPT_MODE, OPT_WEIGHTS, OPT_ONE_REQUEST };
 
 static const rag_opt options[] = {
 	{"metric", 0, OPT_METRIC, "NAME", "faithfulness context_recall context_precision context_utilization answer_correctness",
@@ -30,6 +30,8 @@ static const rag_opt options[] = {
 	{"batch-chars", 0, OPT_BATCH_CHARS, "N", NULL, "context characters per judge call (default 24000)"},
 	{"mode", 0, OPT_MODE, "MODE", "batched claim claim_chunk", "batched (default: all claims in one JSON request) |\n"
 	 "claim | claim_chunk: a Yes/No verifier model asked per claim (and chunk)"},
+	{"one-request", 0, OPT_ONE_REQUEST, NULL, NULL, "faithfulness: split the answer and judge its claims in one\n"
+	 "request (no claims.answer needed)"},
 	{"weights", 0, OPT_WEIGHTS, "F,S", NULL, "answer_correctness: weights of the factual F1 and the\n"
 	 "similarity (default 0.75,0.25)"},
 	RAG_OPT_END
@@ -42,6 +44,7 @@ typedef struct tool {
 	int chunks;               /* --chunks: judge the chunks, not claims */
 	int metric_given;         /* --metric was given (with --chunks: no choice by record) */
 	int claims_given;         /* --claims was given: no sentences in place of absent claims */
+	int one_request;          /* --one-request: faithfulness claims and verdicts asked together */
 	rag_embed *emb;           /* answer_correctness: the similarity, when the record lacks it */
 	int emb_remote;           /* emb talks to an endpoint: the run loop drives it too */
 } tool;
@@ -232,6 +235,53 @@ static void chunks_start(rag_item *it, tool *t)
 	rag_item_hold(it);
 	rag_chunks_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : target), question,
 	                 target, strcmp(metric, "context_precision") == 0, contexts, &it->usage, chunks_judged, it);
+}
+
+/* ---------------------------------------------------------------- faithfulness in one request */
+
+/* The claims the judge found go into claims.answer too, unless an earlier stage wrote some. */
+static void verified_one(void *arg, jv result, const char *error)
+{
+	rag_item *it = arg;
+	if (!error && claims_absent(it->rec, "answer")) {
+		jv claims = jv_array();
+		int n = jv_array_length(jv_copy(result)), i;
+		for (i = 0; i < n; i++)
+			claims = jv_array_append(claims, jv_object_get(jv_array_get(jv_copy(result), i), jv_string("claim")));
+		it->rec = rag_record_set(it->rec, "claims", "answer", claims);
+	}
+	verified(arg, result, error);
+}
+
+static void one_request_start(rag_item *it, tool *t)
+{
+	const char *ans, *question;
+	char why[RAG_ERRLEN];
+	jv contexts;
+	if (rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
+	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+		set_null(it, t);
+		rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
+		return;
+	}
+	if (!ans) {
+		set_null(it, t);
+		rag_item_input_error(it, "rag-verify", t->metric, "record has no \"answer\": --one-request splits "
+		                     "the answer into claims");
+		return;
+	}
+	contexts = rag_record_contexts(it->rec);
+	if (!jv_is_valid(contexts)) {
+		jv m = jv_invalid_get_msg(contexts);
+		set_null(it, t);
+		rag_item_input_error(it, "rag-verify", t->metric, "%s", jv_string_value(m));
+		jv_free(m);
+		return;
+	}
+	rag_cli_self_check(t->cli, it->rec);
+	rag_item_hold(it);
+	rag_verify_answer_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : ans), question,
+	                      ans, contexts, t->cli->cfg.verify.max_claims, &it->usage, verified_one, it);
 }
 
 /* ---------------------------------------------------------------- answer_correctness */
@@ -432,6 +482,10 @@ static void start(rag_item *it, void *ctx)
 		correctness_start(it, t);
 		return;
 	}
+	if (t->one_request) {
+		one_request_start(it, t);
+		return;
+	}
 	if (strcmp(t->metric, "context_recall") == 0) {
 		const char *ref;
 		int bad = rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0;
@@ -533,6 +587,7 @@ int main(int argc, char **argv)
 			t.metric_given = 1;
 			break;
 		case OPT_CHUNKS: t.chunks = 1; break;
+		case OPT_ONE_REQUEST: t.one_request = 1; break;
 		case OPT_CLAIMS: t.claims_field = optarg; t.claims_given = 1; break;
 		case OPT_MODE:
 			if (strcmp(optarg, "batched") == 0) mode = RAG_VERIFY_BATCHED;
@@ -583,6 +638,13 @@ int main(int argc, char **argv)
 			        "--batch-claims and --mode do not apply");
 			return rag_cli_misuse(&cli);
 		}
+		if (t.one_request && (strcmp(t.metric, "faithfulness") || t.chunks || t.claims_field || recheck || literal ||
+		                      batch_claims || batch_chars || mode >= 0)) {
+			rag_msg(cli.prog, "error", "--one-request is for --metric faithfulness (context recall takes one request "
+			        "without claims.reference already); --chunks, --claims, --recheck, --literal, --batch-claims, "
+			        "--batch-chars and --mode do not apply");
+			return rag_cli_misuse(&cli);
+		}
 		if (wf >= 0 && strcmp(t.metric, "answer_correctness")) {
 			rag_msg(cli.prog, "error", "--weights is for --metric answer_correctness");
 			return rag_cli_misuse(&cli);
@@ -612,8 +674,10 @@ int main(int argc, char **argv)
 	}
 	{
 		static const char *const chunks[] = {"chunks", NULL}, *const correctness[] = {"correctness", NULL},
-		                         *const verifier[] = {"verifier", NULL}, *const verify[] = {"verify", NULL};
+		                         *const verifier[] = {"verifier", NULL}, *const verify[] = {"verify", NULL},
+		                         *const one[] = {"faithfulness", "claims", NULL};
 		if (t.chunks) cli.prompts = chunks;
+		else if (t.one_request) cli.prompts = one;
 		else if (strcmp(t.metric, "answer_correctness") == 0) cli.prompts = correctness;
 		else if (cli.cfg.verify.mode != RAG_VERIFY_BATCHED) cli.prompts = verifier;
 		else cli.prompts = verify;
@@ -626,7 +690,7 @@ int main(int argc, char **argv)
 		rag_cli_free(&cli);
 		return rc;
 	}
-	if (!t.chunks && strcmp(t.metric, "answer_correctness") && cli.cfg.verify.mode != RAG_VERIFY_BATCHED &&
+	if (!t.chunks && !t.one_request && strcmp(t.metric, "answer_correctness") && cli.cfg.verify.mode != RAG_VERIFY_BATCHED &&
 	    rag_judge_offline(cli.judge) && !cli.quiet)
 		rag_msg(cli.prog, "notice", "verify.mode %s needs a verifier model at an LLM endpoint; the offline "
 		        "judge checks the claims instead", cli.cfg.verify.mode == RAG_VERIFY_CLAIM ? "claim" : "claim_chunk");

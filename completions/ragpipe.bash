@@ -142,7 +142,7 @@ _ragpipe()
 		opts="$opts $judge --from -n --max-claims" ;;
 	rag-verify)
 		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars --chunks --mode
-		      --weights" ;;
+		      --weights --one-request" ;;
 	rag-revq)
 		opts="$opts $judge -n --n --generations" ;;
 	rag-judge)

@@ -38,6 +38,7 @@ complete -c rag-verify -l literal -d 'Accept a claim found literally in a contex
 complete -c rag-verify -l batch-claims -x -d 'Claims per judge call'
 complete -c rag-verify -l batch-chars -x -d 'Context characters per judge call'
 complete -c rag-verify -l mode -x -a 'batched\t"All claims in one JSON request" claim\t"A Yes/No verifier per claim" claim_chunk\t"A Yes/No verifier per claim and chunk"' -d 'How claims are asked'
+complete -c rag-verify -l one-request -d 'Faithfulness: claims and verdicts in one request'
 complete -c rag-verify -l weights -x -d 'answer_correctness weights F,S'
 
 # rag-revq

@@ -260,6 +260,10 @@ static const struct { const char *name, *schema; } schemas[] = {
 	{"chunks", verdicts_schema},
 	{"correctness", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"answer\",\"reference\"],"
 	                "\"properties\":{\"answer\":" VERDICT_LIST ",\"reference\":" VERDICT_LIST "}}"},
+	{"faithfulness", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"claims\"],"
+	                 "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	                 "\"additionalProperties\":false,\"required\":[\"claim\",\"verdict\",\"reason\"],\"properties\":"
+	                 "{\"claim\":{\"type\":\"string\"},\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}}}"},
 	{"revq", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\",\"noncommittal\"],"
 	         "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
 	         "\"noncommittal\":{\"type\":\"boolean\"}}}"},

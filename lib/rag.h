@@ -695,6 +695,13 @@ void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const 
 void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
                     rag_usage *usage, rag_judge_cb cb, void *arg);
 
+/* Faithfulness in one request (prompt "faithfulness"): the answer (borrowed) split into at most
+ * max_claims claims and each judged against the contexts (consumed) by the same reply. cb gets
+ * what rag_verify_ask gives, {claim, verdict, reason} per claim. No contexts: the claims alone
+ * (prompt "claims"), each unsupported; offline: rag_offline_claims, then rag_offline_verify. */
+void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question, const char *answer, jv contexts,
+                           int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
+
 /* ---------------------------------------------------------------- correctness.c */
 /* answer_correctness (RAGAS): the answer's claims (aclaims) judged against the reference, the
  * reference's claims (rclaims) against the answer, both lists in one request (prompt

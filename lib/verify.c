@@ -425,3 +425,148 @@ void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv cla
 	else verify_batches(op, todo, ntodo);
 	free(todo);
 }
+
+/* ------------------------------------------------------------------ faithfulness in one request */
+
+/* expect: max_claims * 2, + 1 when the answer says something (an empty list is then a reply
+ * that does not fit, as rag_claims_ask has it) */
+static const char *check_claim_verdicts(jv v, int expect, jv *result, char *problem, size_t plen)
+{
+	int max = expect / 2, some = expect % 2, i, n, k = 0;
+	jv arr = v, claims = jv_array(), items = jv_array(), vs = jv_null();
+	const char *p;
+	if (jv_get_kind(v) == JV_KIND_OBJECT) arr = jv_object_get(v, jv_string("claims"));
+	if (jv_get_kind(arr) != JV_KIND_ARRAY) {
+		jv_free(arr);
+		jv_free(claims);
+		jv_free(items);
+		return "expected an object with a \"claims\" array of {\"claim\", \"verdict\", \"reason\"}";
+	}
+	n = jv_array_length(jv_copy(arr));
+	for (i = 0; i < n && k < max; i++) {
+		jv o = jv_array_get(jv_copy(arr), i), c;
+		char *line, *t, *e;
+		if (jv_get_kind(o) != JV_KIND_OBJECT || jv_get_kind(c = jv_object_get(jv_copy(o), jv_string("claim"))) != JV_KIND_STRING) {
+			if (jv_get_kind(o) == JV_KIND_OBJECT) jv_free(c);
+			jv_free(o);
+			jv_free(arr);
+			jv_free(claims);
+			jv_free(items);
+			snprintf(problem, plen, "claims[%d] is not an object with a \"claim\" string", i);
+			return problem;
+		}
+		line = rag_prompt_one_line(jv_string_value(c));
+		jv_free(c);
+		for (t = line; *t == ' '; t++)
+			;
+		for (e = t + strlen(t); e > t && e[-1] == ' '; ) *--e = 0;
+		if (*t) {
+			/* the verdict and reason as rag_judge_check_verdicts reads them, by position */
+			claims = jv_array_append(claims, jv_string(t));
+			jv vd = jv_object_get(jv_copy(o), jv_string("verdict")), rs = jv_object_get(jv_copy(o), jv_string("reason"));
+			if (!jv_is_valid(vd)) jv_free(vd), vd = jv_null();
+			if (!jv_is_valid(rs)) jv_free(rs), rs = jv_null();
+			items = jv_array_append(items, JV_OBJECT(jv_string("id"), jv_number(++k), jv_string("verdict"), vd,
+			                                         jv_string("reason"), rs));
+		}
+		free(line);
+		jv_free(o);
+	}
+	jv_free(arr);
+	if (k == 0 && some) {
+		jv_free(claims);
+		jv_free(items);
+		return "no claims, but the answer is not empty and not a refusal: list the claims it makes, each with its verdict";
+	}
+	p = rag_judge_check_verdicts(JV_OBJECT(jv_string("verdicts"), items), k, &vs, problem, plen);
+	if (p) {
+		jv_free(claims);
+		return p;
+	}
+	*result = jv_array();
+	for (i = 0; i < k; i++) {
+		jv o = jv_array_get(jv_copy(vs), i);
+		*result = jv_array_append(*result, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(claims), i),
+		                                             jv_string("verdict"), jv_object_get(jv_copy(o), jv_string("verdict")),
+		                                             jv_string("reason"), jv_object_get(o, jv_string("reason"))));
+	}
+	jv_free(vs);
+	jv_free(claims);
+	return NULL;
+}
+
+typedef struct answer_op { rag_judge_cb cb; void *arg; } answer_op;
+
+/* No contexts: the claims alone (rag_claims_ask), each unsupported, as rag_verify_ask has it. */
+static void claims_only(void *arg, jv result, const char *error)
+{
+	answer_op *op = arg;
+	jv out = jv_null();
+	int i, n;
+	if (!error) {
+		out = jv_array();
+		n = jv_array_length(jv_copy(result));
+		for (i = 0; i < n; i++)
+			out = jv_array_append(out, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(result), i),
+			                                     jv_string("verdict"), jv_false(),
+			                                     jv_string("reason"), jv_string("no contexts were retrieved")));
+	}
+	jv_free(result);
+	op->cb(op->arg, out, error);
+	free(op);
+}
+
+void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question, const char *answer, jv contexts,
+                           int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	int nctx = jv_array_length(jv_copy(contexts)), i, some;
+	char nonce[RAG_NONCE_LEN], num[32];
+	rag_buf ctx = {0};
+	jv texts, vars, offline;
+
+	lang = lang && strcmp(lang, "zh") == 0 ? "zh" : "en";
+	if (rag_judge_offline(j)) {
+		offline = rag_offline_claims(question ? question : "", answer, max_claims);
+		if (nctx > 0) {
+			cb(arg, rag_offline_verify(offline, contexts, rag_judge_verify_conf(j)->offline_threshold), NULL);
+			return;
+		}
+		jv_free(contexts);
+		answer_op *op = rag_xmalloc(sizeof *op);
+		op->cb = cb;
+		op->arg = arg;
+		claims_only(op, offline, NULL);
+		return;
+	}
+	if (nctx == 0) {
+		answer_op *op = rag_xmalloc(sizeof *op);
+		op->cb = cb;
+		op->arg = arg;
+		jv_free(contexts);
+		rag_claims_ask(j, lang, question, answer, max_claims, usage, claims_only, op);
+		return;
+	}
+	offline = rag_offline_claims(question ? question : "", answer, 1);
+	some = jv_array_length(offline) > 0;
+	texts = JV_ARRAY(jv_string(question ? question : ""), jv_string(answer));
+	for (i = 0; i < nctx; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(contexts), i));
+	rag_prompt_nonce(texts, nonce);
+	jv_free(texts);
+	for (i = 0; i < nctx; i++) {
+		jv s = jv_array_get(jv_copy(contexts), i);
+		char *b = rag_prompt_block("CONTEXT", nonce, jv_string_value(s));
+		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", i + 1, b);
+		free(b);
+		jv_free(s);
+	}
+	jv_free(contexts);
+	snprintf(num, sizeof num, "%d", max_claims);
+	vars = jv_object();
+	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));
+	vars = jv_object_set(vars, jv_string("contexts"), jv_string(ctx.p ? ctx.p : ""));
+	vars = jv_object_set(vars, jv_string("answer"), rag_prompt_blockv("ANSWER_TEXT", nonce, answer));
+	vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
+	rag_buf_free(&ctx);
+	rag_judge_ask(j, "faithfulness", lang, vars, check_claim_verdicts, max_claims * 2 + some,
+	              "{\"claims\": [{\"claim\": \"...\", \"verdict\": true, \"reason\": \"...\"}, ...]}", usage, cb, arg);
+}

@@ -47,6 +47,9 @@ plain user message, the last user message that holds a block):
     answer_correctness) -> {"answer": [{"id", "verdict", "reason"}], "reference": [...]}: a
     statement of one list is true exactly when the other list has the same statement (case,
     blanks and final . ! ? 。 aside) and it does not contain "UNSUPPORTED";
+  * else a <<<ANSWER_TEXT- block (rag-verify --one-request) -> {"claims": [{"claim", "verdict",
+    "reason"}]}: the sentences of the answer (as for TEXT), false exactly when one contains
+    "UNSUPPORTED"; "I don't know" -> [];
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
 
 PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
@@ -252,7 +255,7 @@ def auto_reply(req):
         qs = ["What is said about: %s?" % base + ("" if i == 0 else " (%d)" % i) for i in range(n)]
         nc = any(p in an for p in ("I don't know", "I don\u2019t know", "not sure", "不知道"))
         return {"questions": qs, "noncommittal": nc}, "revq"
-    for reply in (verifier_reply(users), correctness_reply(users)):
+    for reply in (verifier_reply(users), correctness_reply(users), faithfulness_reply(users)):
         if reply is not None:
             return reply
     tx = find_block(last, "TEXT")
@@ -311,6 +314,19 @@ def correctness_reply(users):
 
     return {"answer": judged(ans, ref, "reference"),
             "reference": judged(ref, ans, "answer")}, "correctness"
+
+
+def faithfulness_reply(users):
+    """rag-verify --one-request: the answer's sentences as claims, each with its verdict."""
+    u = last_with_block(users, "ANSWER_TEXT")
+    if u is None:
+        return None
+    text = find_block(u, "ANSWER_TEXT")
+    if "I don't know" in text or "I don\u2019t know" in text or "我不知道" in text:
+        return {"claims": []}, "faithfulness"
+    return {"claims": [{"claim": c, "verdict": "UNSUPPORTED" not in c,
+                        "reason": "fake: " + ("supported" if "UNSUPPORTED" not in c else "marked UNSUPPORTED")}
+                       for c in split_sentences(text)]}, "faithfulness"
 
 
 def prompt_chars(req):

@@ -1,8 +1,9 @@
 #!/bin/sh
 # 43-correctness.t - rag-verify --metric answer_correctness (RAGAS): the answer's claims judged
 # against the reference's (TP, FP) and back (FN) in one request, the factual F1 weighted with
-# the similarity of the two texts; and context recall in one request (the reference's sentences
-# when the record has no claims.reference).
+# the similarity of the two texts; and the one-request paths: context recall (the reference's
+# sentences when the record has no claims.reference) and faithfulness (--one-request: claims and
+# verdicts from one reply).
 #
 # Against the fake LLM (tests/fakellm.py: a statement of one list is true exactly when the other
 # list has the same statement; its /v1/embeddings gives bag-of-words vectors): the worked example
@@ -152,5 +153,41 @@ is "$(jq -c '[.verdicts.context_recall[] | .claim]' "$OUT")" '["Einstein was bor
 feed "$CR" run rag rag-verify -c "$CONF" --metric context_recall --claims reference
 is "$RC" 3 "--claims reference with no claims.reference: an input error (exit 3)"
 like "$(jq -r '.errors[0].message' "$OUT")" 'run rag-claims --from reference first' "...that says to run rag-claims --from reference"
+
+# ---------------------------------------------------------------- faithfulness in one request
+FR='{"id":"f1","question":"Where was Einstein born?","answer":"Einstein was born in Ulm. UNSUPPORTED He was born in 1900.","contexts":["Einstein was born in Ulm in 1879."]}'
+fresh
+feed "$FR" run rag rag-verify -c "$CONF" --one-request
+is "$RC,$(fake_requests)" "0,1" "--one-request: one request per record, no claims.answer needed"
+is "$(jq -c '[.verdicts.faithfulness[] | [.claim, .verdict]]' "$OUT")" \
+	'[["Einstein was born in Ulm.",true],["UNSUPPORTED He was born in 1900.",false]]' "...the claims and their verdicts from the one reply"
+is "$(jq -c '.claims.answer' "$OUT")" '["Einstein was born in Ulm.","UNSUPPORTED He was born in 1900."]' "...the claims written to claims.answer"
+is "$(jq -c '.scores.faithfulness' "$OUT")" 0.5 "...faithfulness 0.5"
+is "$(jq -r '.response_format.json_schema.name' "$FAKE_LOG")" faithfulness "...with the faithfulness JSON Schema"
+like "$(jq -r '.body.messages[1].content' "$FAKE_LOG")" '<<<ANSWER_TEXT-' "...the answer fenced"
+like "$(jq -r '.body.messages[1].content' "$FAKE_LOG")" '<<<CONTEXT-' "...with the contexts"
+fresh
+feed "$(printf '%s' "$FR" | jq -c '.claims.answer = ["kept"]')" run rag rag-verify -c "$CONF" --one-request
+is "$(jq -c '.claims.answer' "$OUT")" '["kept"]' "--one-request leaves an earlier stage's claims.answer as it was"
+fresh
+feed '{"question":"Where?","answer":"I don'"'"'t know.","contexts":["Einstein was born in Ulm."]}' run rag rag-verify -c "$CONF" --one-request
+is "$RC,$(jq -c '[.verdicts.faithfulness, .scores.faithfulness]' "$OUT")" '0,[[],1]' "--one-request, a refusal: no claims, faithfulness 1"
+fresh '[{"content": {"claims": []}}]'
+feed "$FR" run rag rag-verify -c "$CONF" --one-request
+is "$RC,$(fake_requests),$(jq -c '.scores.faithfulness' "$OUT")" "4,2,null" \
+	"--one-request: no claims for an answer that says something, twice: null, exit 4"
+fresh '[{"content": {"claims": [{"claim": "Einstein was born in Ulm.", "verdict": "perhaps", "reason": "x"}]}, "times": 1}]'
+feed "$FR" run rag rag-verify -c "$CONF" --one-request
+is "$RC,$(fake_requests)" "0,2" "--one-request: a verdict that is no verdict is asked again once"
+fresh
+feed '{"question":"Where?","answer":"Einstein was born in Ulm.","contexts":[]}' run rag rag-verify -c "$CONF" --one-request
+is "$RC,$(jq -c '[.verdicts.faithfulness[].reason, .scores.faithfulness]' "$OUT")" '0,["no contexts were retrieved",0]' \
+	"--one-request, no contexts: the claims alone, unsupported"
+like "$(jq -r '.body.messages[1].content' "$FAKE_LOG")" '<<<TEXT-' "...asked with the claims prompt"
+feed "$FR" run rag rag-verify -c "$CONF" --one-request --metric context_recall
+is "$RC" 2 "--one-request --metric context_recall: exit 2"
+fake_stop
+run env -u RAG_BASE_URL -u RAG_API_KEY "$BIN/rag-verify" -q --one-request <"$T/in"
+is "$RC,$(jq -c '[.verdicts.faithfulness[].verdict]' "$OUT")" "0,[true,false]" "--one-request offline: the offline claims and verdicts (Ulm yes, 1900 no)"
 
 done_testing

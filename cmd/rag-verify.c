@@ -358,12 +358,16 @@ static void correctness_embedded(void *arg, jv vectors, const char *error)
 	double c;
 	if (error) {
 		if (!ci->error) ci->error = rag_xasprintf("similarity: %s", error);
-	} else if (rag_vec_cosine_jv(jv_array_get(jv_copy(vectors), 0), jv_array_get(jv_copy(vectors), 1), &c,
-	                             err, sizeof err) < 0) {
-		if (!ci->error) ci->error = rag_xasprintf("similarity: %s", err);
 	} else {
-		/* as rag-embsim: a negative cosine is no similarity */
-		ci->similarity = c < 0 ? 0 : c > 1 ? 1 : c;
+		jv a = jv_array_get(jv_copy(vectors), 0), b = jv_array_get(jv_copy(vectors), 1);
+		if (rag_vec_cosine_jv(a, b, &c, err, sizeof err) < 0) {
+			if (!ci->error) ci->error = rag_xasprintf("similarity: %s", err);
+		} else {
+			/* as rag-embsim: a negative cosine is no similarity */
+			ci->similarity = c < 0 ? 0 : c > 1 ? 1 : c;
+		}
+		jv_free(a);
+		jv_free(b);
 	}
 	jv_free(vectors);
 	if (--ci->left == 0) correctness_done(it);

@@ -129,6 +129,7 @@ static jv all_of(int n, int yes, const char *reason)
 	return out;
 }
 
+/* The claims (consumed) as a numbered list, one a line. */
 static jv numbered(jv claims)
 {
 	rag_buf b = {0};
@@ -143,6 +144,7 @@ static jv numbered(jv claims)
 	}
 	out = jv_string(b.p ? b.p : "");
 	rag_buf_free(&b);
+	jv_free(claims);
 	return out;
 }
 

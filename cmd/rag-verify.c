@@ -603,10 +603,11 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_WEIGHTS: {
-			char *end;
+			char *end, *comma;
 			wf = strtod(optarg, &end);
-			ws = *end == ',' ? strtod(end + 1, &end) : -1;
-			if (*end || !(wf >= 0 && wf <= 1000) || !(ws >= 0 && ws <= 1000) || wf + ws <= 0) {
+			comma = end;
+			ws = *end == ',' ? strtod(comma + 1, &end) : -1;
+			if (*end || comma == optarg || end == comma + 1 || !(wf >= 0 && wf <= 1000) || !(ws >= 0 && ws <= 1000) || wf + ws <= 0) {
 				rag_msg(cli.prog, "error", "--weights must be two numbers F,S from 0 to 1000, not both 0 "
 				        "(such as 0.75,0.25), not \"%s\"", optarg);
 				return rag_cli_misuse(&cli);

@@ -76,6 +76,8 @@ ac --weights 0,0 <"$T/in"
 is "$RC,$(wc -c <"$OUT" | tr -d ' ')" "2,0" "--weights 0,0: exit 2, nothing on stdout"
 ac --weights 0.75 <"$T/in"
 is "$RC" 2 "--weights 0.75 (one number): exit 2"
+ac --weights ,0.25 <"$T/in"
+is "$RC" 2 "--weights ,0.25 (the first number missing): exit 2"
 run rag rag-verify -c "$CONF" --weights 1,0 <"$T/in"
 is "$RC" 2 "--weights without --metric answer_correctness: exit 2"
 

@@ -411,6 +411,18 @@ static void correctness_start(rag_item *it, tool *t)
 		rag_item_input_error(it, "rag-verify", metric, "%s", why);
 		return;
 	}
+	{
+		jv rv = rag_record_get(it->rec, "reference");
+		jv_kind rk = jv_get_kind(rv);
+		jv_free(rv);
+		if (rk != JV_KIND_INVALID && rk != JV_KIND_NULL && rk != JV_KIND_STRING) {
+			/* a reference that is not a text is broken input, not a missing one (as context recall) */
+			it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+			it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+			rag_item_input_error(it, "rag-verify", metric, "field \"reference\" is %s, not a string", jv_kind_name(rk));
+			return;
+		}
+	}
 	if (!ref || !*ref) {
 		rag_item_not_applicable(it, metric, "no reference answer");
 		return;

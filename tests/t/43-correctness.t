@@ -102,6 +102,8 @@ is "$RC,$(chat),$(emb)" "0,0,0" "no reference: exit 0, no request"
 is "$(jq -c '[.scores.answer_correctness, .not_applicable.answer_correctness, .errors]' "$OUT")" \
 	'[null,"no reference answer",null]' "...scores null, not_applicable says why, no errors entry"
 like "$(cat "$ERR")" '1 not applicable' "...the summary counts it as not applicable"
+feed '{"question":"Where?","answer":"In Ulm.","reference":42}' ac
+is "$RC,$(jq -c '[.scores.answer_correctness, .not_applicable]' "$OUT")" "3,[null,null]" "a reference that is a number: an input error (exit 3), not \"not applicable\""
 fresh
 feed '{"question":"Where?","reference":"In Ulm."}' ac
 is "$RC,$(chat)" "3,0" "no answer: an input error, exit 3, no request"

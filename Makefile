@@ -175,6 +175,7 @@ clean: fuzz-clean
 bench: all
 	sh bench/faithfulness.sh
 	sh bench/relevancy.sh
+	sh bench/verifier.sh
 	sh bench/gate.sh
 	sh bench/eval.sh
 

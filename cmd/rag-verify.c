@@ -1,9 +1,11 @@
 /* rag-verify - judge each claim of a record against its retrieved contexts: faithfulness (the
- * answer's claims) or context recall (the reference's claims); with --chunks, judge each chunk
- * for usefulness instead: context precision (against the reference) or context utilization
- * (against the answer). */
+ * answer's claims) or context recall (the reference's claims, or without them its sentences);
+ * with --chunks, judge each chunk for usefulness instead: context precision (against the
+ * reference) or context utilization (against the answer); answer_correctness judges the answer's
+ * claims against the reference's and back, weighted with the similarity of the two texts. */
 #include "tool.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,11 +14,12 @@ static const char usage[] =
 	"Judge every claim of each record against its contexts: verdicts.<METRIC> and\n"
 	"scores.<METRIC> = supported claims / all claims.\n";
 
-enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATCH_CLAIMS, OPT_BATCH_CHARS, OPT_CHUNKS };
+enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATCH_CLAIMS, OPT_BATCH_CHARS, OPT_CHUNKS,
+       OPT_MODE, OPT_WEIGHTS, OPT_ONE_REQUEST };
 
 static const rag_opt options[] = {
-	{"metric", 0, OPT_METRIC, "NAME", "faithfulness context_recall context_precision context_utilization",
-	 "faithfulness (default) | context_recall | context_precision | context_utilization\n"
+	{"metric", 0, OPT_METRIC, "NAME", "faithfulness context_recall context_precision context_utilization answer_correctness",
+	 "faithfulness (default) | context_recall | answer_correctness | context_precision | context_utilization\n"
 	 "(claims.answer, claims.reference; the last two with --chunks)"},
 	{"chunks", 0, OPT_CHUNKS, NULL, NULL, "judge each chunk's usefulness for the reference (or the answer):\n"
 	 "verdicts.<METRIC> per chunk, scores.<METRIC> = average precision"},
@@ -25,6 +28,12 @@ static const rag_opt options[] = {
 	{"literal", 0, OPT_LITERAL, NULL, NULL, "accept a claim that appears literally in a context"},
 	{"batch-claims", 0, OPT_BATCH_CLAIMS, "N", NULL, "claims per judge call (default 20)"},
 	{"batch-chars", 0, OPT_BATCH_CHARS, "N", NULL, "context characters per judge call (default 24000)"},
+	{"mode", 0, OPT_MODE, "MODE", "batched claim claim_chunk", "batched (default: all claims in one JSON request) |\n"
+	 "claim | claim_chunk: a Yes/No verifier model asked per claim (and chunk)"},
+	{"one-request", 0, OPT_ONE_REQUEST, NULL, NULL, "faithfulness: split the answer and judge its claims in one\n"
+	 "request (no claims.answer needed)"},
+	{"weights", 0, OPT_WEIGHTS, "F,S", NULL, "answer_correctness: weights of the factual F1 and the\n"
+	 "similarity (default 0.75,0.25)"},
 	RAG_OPT_END
 };
 
@@ -34,6 +43,10 @@ typedef struct tool {
 	const char *claims_field;
 	int chunks;               /* --chunks: judge the chunks, not claims */
 	int metric_given;         /* --metric was given (with --chunks: no choice by record) */
+	int claims_given;         /* --claims was given: no sentences in place of absent claims */
+	int one_request;          /* --one-request: faithfulness claims and verdicts asked together */
+	rag_embed *emb;           /* answer_correctness: the similarity, when the record lacks it */
+	int emb_remote;           /* emb talks to an endpoint: the run loop drives it too */
 } tool;
 
 /* --chunks: the metric of one record, chosen by what it holds */
@@ -109,6 +122,26 @@ static jv record_claims(jv rec, const char *field, int *upstream_failed)
 		}
 	}
 	return c;
+}
+
+/* Whether the record has no claims.<field> at all (null is there: an upstream failure). */
+static int claims_absent(jv rec, const char *field)
+{
+	jv c = rag_json_get(jv_copy(rec), "claims");
+	int absent = !jv_is_valid(c) || !jv_is_valid(c = rag_json_get(c, field));
+	jv_free(c);
+	return absent;
+}
+
+/* The sentences of a text, cut locally (claimsplit.c), as the claims of a one-request path. */
+static jv sentences(const char *text)
+{
+	rag_strv v = {0};
+	jv out = jv_array();
+	rag_offline_sentences(text, &v, 1);
+	for (size_t i = 0; i < v.n; i++) out = jv_array_append(out, jv_string(v.v[i]));
+	rag_strv_free(&v);
+	return out;
 }
 
 static void chunks_judged(void *arg, jv result, const char *error)
@@ -204,6 +237,249 @@ static void chunks_start(rag_item *it, tool *t)
 	                 target, strcmp(metric, "context_precision") == 0, contexts, &it->usage, chunks_judged, it);
 }
 
+/* ---------------------------------------------------------------- faithfulness in one request */
+
+/* The claims the judge found go into claims.answer too, unless an earlier stage wrote some. */
+static void verified_one(void *arg, jv result, const char *error)
+{
+	rag_item *it = arg;
+	if (!error && claims_absent(it->rec, "answer")) {
+		jv claims = jv_array();
+		int n = jv_array_length(jv_copy(result)), i;
+		for (i = 0; i < n; i++)
+			claims = jv_array_append(claims, jv_object_get(jv_array_get(jv_copy(result), i), jv_string("claim")));
+		it->rec = rag_record_set(it->rec, "claims", "answer", claims);
+	}
+	verified(arg, result, error);
+}
+
+static void one_request_start(rag_item *it, tool *t)
+{
+	const char *ans, *question;
+	char why[RAG_ERRLEN];
+	jv contexts;
+	if (rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
+	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+		set_null(it, t);
+		rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
+		return;
+	}
+	if (!ans) {
+		set_null(it, t);
+		rag_item_input_error(it, "rag-verify", t->metric, "record has no \"answer\": --one-request splits "
+		                     "the answer into claims");
+		return;
+	}
+	contexts = rag_record_contexts(it->rec);
+	if (!jv_is_valid(contexts)) {
+		jv m = jv_invalid_get_msg(contexts);
+		set_null(it, t);
+		rag_item_input_error(it, "rag-verify", t->metric, "%s", jv_string_value(m));
+		jv_free(m);
+		return;
+	}
+	rag_cli_self_check(t->cli, it->rec);
+	rag_item_hold(it);
+	rag_verify_answer_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : ans), question,
+	                      ans, contexts, t->cli->cfg.verify.max_claims, &it->usage, verified_one, it);
+}
+
+/* ---------------------------------------------------------------- answer_correctness */
+
+/* One record's two parts, the judge's verdicts and the similarity, in whichever order they come. */
+typedef struct corr_item {
+	tool *t;
+	int left;                 /* parts still to come */
+	jv verdicts;              /* null until judged, or on failure */
+	double similarity;        /* NAN: not used (weight 0) or failed */
+	const char *similarity_from;  /* "rag-embsim" (the record's scores.semantic_similarity), "embedder" */
+	char *error;              /* the first failure */
+} corr_item;
+
+static void correctness_fail(rag_item *it, const char *error)
+{
+	it->rec = rag_record_set(it->rec, "verdicts", "answer_correctness", jv_null());
+	it->rec = rag_record_set(it->rec, "scores", "answer_correctness", jv_null());
+	it->rec = rag_record_error(it->rec, "rag-verify", "answer_correctness", "%s", error);
+	rag_item_remote_error(it, error);
+}
+
+static void correctness_done(rag_item *it)
+{
+	corr_item *ci = it->data;
+	const rag_verify_conf *vc = &ci->t->cli->cfg.verify;
+	if (ci->error) {
+		correctness_fail(it, ci->error);
+		jv_free(ci->verdicts);
+	} else {
+		int n = jv_array_length(jv_copy(ci->verdicts)), i, tp = 0, fp = 0, fn = 0;
+		double f1, score;
+		jv parts;
+		for (i = 0; i < n; i++) {
+			jv c = jv_object_get(jv_array_get(jv_copy(ci->verdicts), i), jv_string("class"));
+			const char *k = jv_string_value(c);
+			tp += strcmp(k, "tp") == 0;
+			fp += strcmp(k, "fp") == 0;
+			fn += strcmp(k, "fn") == 0;
+			jv_free(c);
+		}
+		f1 = rag_correctness_f1(tp, fp, fn);
+		score = rag_correctness_score(f1, ci->similarity, vc->factual_weight, vc->similarity_weight);
+		parts = JV_OBJECT(jv_string("factual"), jv_number(f1), jv_string("tp"), jv_number(tp),
+		                  jv_string("fp"), jv_number(fp), jv_string("fn"), jv_number(fn),
+		                  jv_string("similarity"), isnan(ci->similarity) ? jv_null() : jv_number(ci->similarity),
+		                  jv_string("weights"), JV_ARRAY(jv_number(vc->factual_weight), jv_number(vc->similarity_weight)));
+		if (ci->similarity_from) parts = jv_object_set(parts, jv_string("similarity_from"), jv_string(ci->similarity_from));
+		it->rec = rag_record_set(it->rec, "verdicts", "answer_correctness", ci->verdicts);
+		it->rec = rag_record_set(it->rec, "scores", "answer_correctness", jv_number(score));
+		it->rec = rag_record_set(it->rec, "parts", "answer_correctness", parts);
+	}
+	free(ci->error);
+	it->data = ci->t;
+	free(ci);
+	rag_item_release(it);
+}
+
+static void correctness_judged(void *arg, jv result, const char *error)
+{
+	rag_item *it = arg;
+	corr_item *ci = it->data;
+	if (error && !ci->error) ci->error = rag_xstrdup(error);
+	jv_free(ci->verdicts);
+	ci->verdicts = result;
+	if (--ci->left == 0) correctness_done(it);
+}
+
+static void correctness_embedded(void *arg, jv vectors, const char *error)
+{
+	rag_item *it = arg;
+	corr_item *ci = it->data;
+	char err[RAG_ERRLEN];
+	double c;
+	if (error) {
+		if (!ci->error) ci->error = rag_xasprintf("similarity: %s", error);
+	} else {
+		jv a = jv_array_get(jv_copy(vectors), 0), b = jv_array_get(jv_copy(vectors), 1);
+		if (rag_vec_cosine_jv(a, b, &c, err, sizeof err) < 0) {
+			if (!ci->error) ci->error = rag_xasprintf("similarity: %s", err);
+		} else {
+			/* as rag-embsim: a negative cosine is no similarity */
+			ci->similarity = c < 0 ? 0 : c > 1 ? 1 : c;
+		}
+		jv_free(a);
+		jv_free(b);
+	}
+	jv_free(vectors);
+	if (--ci->left == 0) correctness_done(it);
+}
+
+/* claims.<field>, or the text's sentences when the record has none: 0, or -1 after the error. */
+static int correctness_claims(rag_item *it, tool *t, const char *field, const char *text, jv *out)
+{
+	int upstream;
+	jv c;
+	if (!t->claims_given && claims_absent(it->rec, field)) {
+		*out = sentences(text);
+		return 0;
+	}
+	c = record_claims(it->rec, field, &upstream);
+	if (!jv_is_valid(c)) {
+		jv m = jv_invalid_get_msg(c);
+		it->rec = rag_record_set(it->rec, "verdicts", "answer_correctness", jv_null());
+		it->rec = rag_record_set(it->rec, "scores", "answer_correctness", jv_null());
+		if (upstream) it->rec = rag_record_error(it->rec, "rag-verify", "answer_correctness", "%s", jv_string_value(m));
+		else rag_item_input_error(it, "rag-verify", "answer_correctness", "%s", jv_string_value(m));
+		jv_free(m);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+static void correctness_start(rag_item *it, tool *t)
+{
+	const char *ref, *ans, *question, *metric = "answer_correctness";
+	char why[RAG_ERRLEN];
+	jv aclaims, rclaims, sim;
+	corr_item *ci;
+
+	if (rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0 ||
+	    rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
+	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+		rag_item_input_error(it, "rag-verify", metric, "%s", why);
+		return;
+	}
+	{
+		jv rv = rag_record_get(it->rec, "reference");
+		jv_kind rk = jv_get_kind(rv);
+		jv_free(rv);
+		if (rk != JV_KIND_INVALID && rk != JV_KIND_NULL && rk != JV_KIND_STRING) {
+			/* a reference that is not a text is broken input, not a missing one (as context recall) */
+			it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+			it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+			rag_item_input_error(it, "rag-verify", metric, "field \"reference\" is %s, not a string", jv_kind_name(rk));
+			return;
+		}
+	}
+	if (!ref || !*ref) {
+		rag_item_not_applicable(it, metric, "no reference answer");
+		return;
+	}
+	if (!ans) {
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
+		rag_item_input_error(it, "rag-verify", metric, "record has no \"answer\": answer_correctness "
+		                     "judges the answer against the reference");
+		return;
+	}
+	if (correctness_claims(it, t, "answer", ans, &aclaims) < 0) return;
+	if (correctness_claims(it, t, "reference", ref, &rclaims) < 0) {
+		jv_free(aclaims);
+		return;
+	}
+	rag_cli_self_check(t->cli, it->rec);
+	ci = rag_xcalloc(1, sizeof *ci);
+	ci->t = t;
+	ci->verdicts = jv_null();
+	ci->similarity = NAN;
+	ci->left = 1;
+	it->data = ci;
+	rag_item_hold(it);
+	sim = rag_json_get(rag_json_get(jv_copy(it->rec), "scores"), "semantic_similarity");
+	if (t->cli->cfg.verify.similarity_weight > 0 && jv_get_kind(sim) == JV_KIND_NUMBER) {
+		/* rag-embsim --pair answer,reference ran before: its number, not a second embedding */
+		double v = jv_number_value(sim);
+		ci->similarity = v < 0 ? 0 : v > 1 ? 1 : v;
+		ci->similarity_from = "rag-embsim";
+	} else if (t->cli->cfg.verify.similarity_weight > 0) {
+		ci->similarity_from = "embedder";
+		ci->left++;
+		rag_embed_texts(t->emb, JV_ARRAY(jv_string(ans), jv_string(ref)), correctness_embedded, it);
+	}
+	jv_free(sim);
+	rag_correctness_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : ref), question,
+	                    ans, ref, aclaims, rclaims, &it->usage, correctness_judged, it);
+}
+
+static int run(void *ctx, int fd, double timeout)
+{
+	tool *t = ctx;
+	if (!t->emb_remote) return rag_judge_run(t->cli->judge, fd, timeout);
+	/* two endpoints' transfers: the embedder's without waiting, then a short wait on the judge's */
+	rag_embed_run(t->emb, -1, 0);
+	return rag_judge_run(t->cli->judge, fd, timeout < 0.02 ? timeout : 0.02);
+}
+
+static void cancel(void *ctx)
+{
+	tool *t = ctx;
+	if (t->emb) rag_embed_cancel(t->emb, "interrupted before the embeddings came");
+}
+
+/* ---------------------------------------------------------------- the record */
+
 static void start(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
@@ -216,6 +492,14 @@ static void start(rag_item *it, void *ctx)
 	it->stage = t->metric;
 	if (t->chunks) {
 		chunks_start(it, t);
+		return;
+	}
+	if (strcmp(t->metric, "answer_correctness") == 0) {
+		correctness_start(it, t);
+		return;
+	}
+	if (t->one_request) {
+		one_request_start(it, t);
 		return;
 	}
 	if (strcmp(t->metric, "context_recall") == 0) {
@@ -246,7 +530,11 @@ static void start(rag_item *it, void *ctx)
 			return;
 		}
 	}
-	claims = record_claims(it->rec, t->claims_field, &upstream);
+	if (strcmp(t->metric, "context_recall") == 0 && !t->claims_given && claims_absent(it->rec, t->claims_field))
+		/* the one-request path: the reference's sentences stand for its claims */
+		claims = sentences(rag_record_str(it->rec, "reference"));
+	else
+		claims = record_claims(it->rec, t->claims_field, &upstream);
 	if (!jv_is_valid(claims)) {
 		jv m = jv_invalid_get_msg(claims);
 		set_null(it, t);
@@ -288,9 +576,10 @@ int main(int argc, char **argv)
 {
 	rag_cli cli;
 	tool t;
-	rag_stream_ops ops = {start, NULL, NULL, NULL};
-	int opt, rc, done, recheck = 0, literal = 0;
+	rag_stream_ops ops = {start, NULL, run, cancel};
+	int opt, rc, done, recheck = 0, literal = 0, mode = -1;
 	long batch_claims = 0, batch_chars = 0;
+	double wf = -1, ws = -1;
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
@@ -304,16 +593,39 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case OPT_METRIC:
 			if (strcmp(optarg, "faithfulness") && strcmp(optarg, "context_recall") &&
-			    strcmp(optarg, "context_precision") && strcmp(optarg, "context_utilization")) {
-				rag_msg(cli.prog, "error", "--metric must be faithfulness, context_recall, context_precision or "
-				        "context_utilization, not \"%s\"", optarg);
+			    strcmp(optarg, "context_precision") && strcmp(optarg, "context_utilization") &&
+			    strcmp(optarg, "answer_correctness")) {
+				rag_msg(cli.prog, "error", "--metric must be faithfulness, context_recall, context_precision, "
+				        "context_utilization or answer_correctness, not \"%s\"", optarg);
 				return rag_cli_misuse(&cli);
 			}
 			t.metric = optarg;
 			t.metric_given = 1;
 			break;
 		case OPT_CHUNKS: t.chunks = 1; break;
-		case OPT_CLAIMS: t.claims_field = optarg; break;
+		case OPT_ONE_REQUEST: t.one_request = 1; break;
+		case OPT_CLAIMS: t.claims_field = optarg; t.claims_given = 1; break;
+		case OPT_MODE:
+			if (strcmp(optarg, "batched") == 0) mode = RAG_VERIFY_BATCHED;
+			else if (strcmp(optarg, "claim") == 0) mode = RAG_VERIFY_CLAIM;
+			else if (strcmp(optarg, "claim_chunk") == 0) mode = RAG_VERIFY_CLAIM_CHUNK;
+			else {
+				rag_msg(cli.prog, "error", "--mode must be batched, claim or claim_chunk, not \"%s\"", optarg);
+				return rag_cli_misuse(&cli);
+			}
+			break;
+		case OPT_WEIGHTS: {
+			char *end, *comma;
+			wf = strtod(optarg, &end);
+			comma = end;
+			ws = *end == ',' ? strtod(comma + 1, &end) : -1;
+			if (*end || comma == optarg || end == comma + 1 || !(wf >= 0 && wf <= 1000) || !(ws >= 0 && ws <= 1000) || wf + ws <= 0) {
+				rag_msg(cli.prog, "error", "--weights must be two numbers F,S from 0 to 1000, not both 0 "
+				        "(such as 0.75,0.25), not \"%s\"", optarg);
+				return rag_cli_misuse(&cli);
+			}
+			break;
+		}
 		case OPT_RECHECK: recheck = 1; break;
 		case OPT_LITERAL: literal = 1; break;
 		case OPT_BATCH_CLAIMS:
@@ -338,18 +650,54 @@ int main(int argc, char **argv)
 			rag_msg(cli.prog, "error", "--metric %s needs --chunks", t.metric);
 			return rag_cli_misuse(&cli);
 		}
-		if (t.chunks && (t.claims_field || recheck || literal || batch_claims)) {
-			rag_msg(cli.prog, "error", "--chunks judges chunks, not claims: --claims, --recheck, --literal and "
-			        "--batch-claims do not apply");
+		if (t.chunks && (t.claims_field || recheck || literal || batch_claims || mode >= 0)) {
+			rag_msg(cli.prog, "error", "--chunks judges chunks, not claims: --claims, --recheck, --literal, "
+			        "--batch-claims and --mode do not apply");
+			return rag_cli_misuse(&cli);
+		}
+		if (t.one_request && (strcmp(t.metric, "faithfulness") || t.chunks || t.claims_field || recheck || literal ||
+		                      batch_claims || batch_chars || mode >= 0)) {
+			rag_msg(cli.prog, "error", "--one-request is for --metric faithfulness (context recall takes one request "
+			        "without claims.reference already); --chunks, --claims, --recheck, --literal, --batch-claims, "
+			        "--batch-chars and --mode do not apply");
+			return rag_cli_misuse(&cli);
+		}
+		if (wf >= 0 && strcmp(t.metric, "answer_correctness")) {
+			rag_msg(cli.prog, "error", "--weights is for --metric answer_correctness");
+			return rag_cli_misuse(&cli);
+		}
+		if (strcmp(t.metric, "answer_correctness") == 0 && (t.claims_field || recheck || literal || mode >= 0)) {
+			rag_msg(cli.prog, "error", "--metric answer_correctness reads claims.answer and claims.reference: "
+			        "--claims, --recheck, --literal and --mode do not apply");
 			return rag_cli_misuse(&cli);
 		}
 	}
 	if (!t.claims_field)
 		t.claims_field = strcmp(t.metric, "context_recall") == 0 ? "reference" : "answer";
-	cli.prompts = t.chunks ? (const char *const[]){"chunks", NULL} : (const char *const[]){"verify", NULL};
 	if ((rc = rag_cli_config(&cli))) {
 		rag_cli_free(&cli);
 		return rc;
+	}
+	if (mode >= 0) cli.cfg.verify.mode = mode;
+	if (wf >= 0) {
+		cli.cfg.verify.factual_weight = wf;
+		cli.cfg.verify.similarity_weight = ws;
+	}
+	if (cli.cfg.verify.factual_weight + cli.cfg.verify.similarity_weight <= 0 &&
+	    strcmp(t.metric, "answer_correctness") == 0) {
+		rag_msg(cli.prog, "error", "verify.factual_weight and verify.similarity_weight are both 0");
+		rag_cli_free(&cli);
+		return RAG_EXIT_USAGE;
+	}
+	{
+		static const char *const chunks[] = {"chunks", NULL}, *const correctness[] = {"correctness", NULL},
+		                         *const verifier[] = {"verifier", NULL}, *const verify[] = {"verify", NULL},
+		                         *const one[] = {"faithfulness", "claims", NULL};
+		if (t.chunks) cli.prompts = chunks;
+		else if (t.one_request) cli.prompts = one;
+		else if (strcmp(t.metric, "answer_correctness") == 0) cli.prompts = correctness;
+		else if (cli.cfg.verify.mode != RAG_VERIFY_BATCHED) cli.prompts = verifier;
+		else cli.prompts = verify;
 	}
 	if (recheck) cli.cfg.verify.recheck_chunks = 1;
 	if (literal) cli.cfg.verify.literal_match = 1;
@@ -359,7 +707,24 @@ int main(int argc, char **argv)
 		rag_cli_free(&cli);
 		return rc;
 	}
+	if (!t.chunks && !t.one_request && strcmp(t.metric, "answer_correctness") && cli.cfg.verify.mode != RAG_VERIFY_BATCHED &&
+	    rag_judge_offline(cli.judge) && !cli.quiet)
+		rag_msg(cli.prog, "notice", "verify.mode %s needs a verifier model at an LLM endpoint; the offline "
+		        "judge checks the claims instead", cli.cfg.verify.mode == RAG_VERIFY_CLAIM ? "claim" : "claim_chunk");
+	if (strcmp(t.metric, "answer_correctness") == 0 && cli.cfg.verify.similarity_weight > 0) {
+		char err[RAG_ERRLEN], notice[RAG_ERRLEN];
+		if (!(t.emb = rag_embed_new(&cli.cfg, notice, sizeof notice, err, sizeof err))) {
+			rag_msg(cli.prog, "error", "%s", err);
+			rag_cli_free(&cli);
+			return RAG_EXIT_USAGE;
+		}
+		t.emb_remote = strcmp(rag_embed_name(t.emb), "offline") != 0;
+		/* an offline judge said it is offline already: the embedder's notice would say it again */
+		if (notice[0] && !rag_judge_offline(cli.judge) && !cli.quiet) rag_msg(cli.prog, "notice", "%s", notice);
+		if (cli.verbose) rag_msg(cli.prog, "info", "similarity by the embedder %s", rag_embed_name(t.emb));
+	}
 	rc = rag_cli_run(&cli, &ops, &t);
+	rag_embed_free(t.emb);
 	rag_cli_free(&cli);
 	return rc;
 }

@@ -116,7 +116,10 @@ _ragpipe()
 		COMPREPLY=($(compgen -W 'rw ro replay off' -- "$cur"))
 		return 0 ;;
 	--metric)
-		COMPREPLY=($(compgen -W 'faithfulness context_recall context_precision context_utilization' -- "$cur"))
+		COMPREPLY=($(compgen -W 'faithfulness context_recall context_precision context_utilization answer_correctness' -- "$cur"))
+		return 0 ;;
+	--mode)
+		COMPREPLY=($(compgen -W 'batched claim claim_chunk' -- "$cur"))
 		return 0 ;;
 	--generations)
 		COMPREPLY=($(compgen -W 'list n requests' -- "$cur"))
@@ -141,7 +144,7 @@ _ragpipe()
 	--resamples|--confidence|--worst|--title|--pass|--by)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars|\
-	--n|--score|--dimensions|--batch-size|--repeat)
+	--n|--score|--dimensions|--batch-size|--repeat|--weights)
 		return 0 ;;
 	esac
 
@@ -153,7 +156,8 @@ _ragpipe()
 	rag-claims)
 		opts="$opts $judge --from -n --max-claims" ;;
 	rag-verify)
-		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars --chunks" ;;
+		opts="$opts $judge --metric --claims --recheck --literal --batch-claims --batch-chars --chunks --mode
+		      --weights --one-request" ;;
 	rag-revq)
 		opts="$opts $judge -n --n --generations" ;;
 	rag-judge)

@@ -30,13 +30,16 @@ complete -c rag-claims -l from -x -a 'answer reference question response user_in
 complete -c rag-claims -s n -l max-claims -x -d 'At most N claims per record'
 
 # rag-verify
-complete -c rag-verify -l metric -x -a 'faithfulness\t"Claims of the answer" context_recall\t"Claims of the reference" context_precision\t"Chunks against the reference (--chunks)" context_utilization\t"Chunks against the answer (--chunks)"' -d Metric
+complete -c rag-verify -l metric -x -a 'faithfulness\t"Claims of the answer" context_recall\t"Claims of the reference" context_precision\t"Chunks against the reference (--chunks)" context_utilization\t"Chunks against the answer (--chunks)" answer_correctness\t"Answer claims against the reference claims"' -d Metric
 complete -c rag-verify -l chunks -d 'Judge each chunk for usefulness: context precision'
 complete -c rag-verify -l claims -x -a 'answer reference' -d 'Read claims.FIELD'
 complete -c rag-verify -l recheck -d 'Re-check each unsupported claim against each chunk alone'
 complete -c rag-verify -l literal -d 'Accept a claim found literally in a context'
 complete -c rag-verify -l batch-claims -x -d 'Claims per judge call'
 complete -c rag-verify -l batch-chars -x -d 'Context characters per judge call'
+complete -c rag-verify -l mode -x -a 'batched\t"All claims in one JSON request" claim\t"A Yes/No verifier per claim" claim_chunk\t"A Yes/No verifier per claim and chunk"' -d 'How claims are asked'
+complete -c rag-verify -l one-request -d 'Faithfulness: claims and verdicts in one request'
+complete -c rag-verify -l weights -x -d 'answer_correctness weights F,S'
 
 # rag-revq
 complete -c rag-revq -s n -l n -x -d 'Questions to generate'

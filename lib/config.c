@@ -22,6 +22,7 @@ enum type {
 	T_SECRET,     /* char *; the value never appears in a message */
 	T_ENUM,       /* char *; one of .choices */
 	T_MODE,       /* int; a cache mode (rag_cache_mode_parse), .choices names them */
+	T_CHOICE,     /* int; the index of its name in .choices */
 	T_INT,        /* int in [lo, hi] */
 	T_LONG,       /* long in [lo, hi]; also sets the int at .aux, so 0 can be told from unset */
 	T_DOUBLE,     /* double in [lo, hi], lo excluded when lo_open */
@@ -55,6 +56,7 @@ static const char *const cache_modes[] = { "rw", "ro", "replay", "off", NULL };
 static const char *const json_modes[] = { "off", "object", "schema", NULL };   /* enum rag_json_mode */
 static const char *const methods[] = { "POST", "GET", "PUT", "PATCH", NULL };
 static const char *const streams[] = { "auto", "true", "false", NULL };
+static const char *const verify_modes[] = { "batched", "claim", "claim_chunk", NULL };   /* enum rag_verify_mode */
 
 /* the fields every row has; the others by name, as each type needs them */
 #define ROW(sec, key, t, field) .section = sec, .name = key, .type = t, .off = offsetof(rag_config, field)
@@ -89,6 +91,10 @@ static const struct key keys[] = {
 	{ ROW("verify", "literal_match", T_BOOL, verify.literal_match) },
 	{ ROW("verify", "offline_threshold", T_DOUBLE, verify.offline_threshold), .lo = 0, .hi = 1 },
 	{ ROW("verify", "chunk_threshold", T_DOUBLE, verify.chunk_threshold), .lo = 0, .hi = 1 },
+	{ ROW("verify", "mode", T_CHOICE, verify.mode), .choices = verify_modes },
+	{ ROW("verify", "verifier_max_tokens", T_INT, verify.verifier_max_tokens), .lo = 1, .hi = INT_MAX },
+	{ ROW("verify", "factual_weight", T_DOUBLE, verify.factual_weight), .lo = 0, .hi = 1000 },
+	{ ROW("verify", "similarity_weight", T_DOUBLE, verify.similarity_weight), .lo = 0, .hi = 1000 },
 	{ ROW("embeddings", "provider", T_ENUM, embeddings.provider), .choices = providers },
 	{ ROW("embeddings", "base_url", T_STR, embeddings.base_url) },
 	{ ROW("embeddings", "model", T_STR, embeddings.model) },
@@ -218,6 +224,10 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->verify.literal_match = 0;
 	cfg->verify.offline_threshold = 0.6;
 	cfg->verify.chunk_threshold = 0.3;
+	cfg->verify.mode = RAG_VERIFY_BATCHED;
+	cfg->verify.verifier_max_tokens = 4;
+	cfg->verify.factual_weight = 0.75;
+	cfg->verify.similarity_weight = 0.25;
 	cfg->gate.min_pass_rate = 1;
 	cfg->gate.regression = 0.1;
 	cfg->gate.seed = 1;
@@ -519,6 +529,12 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 	case T_MODE:
 		if ((r = rag_cache_mode_parse(text)) < 0) break;
 		*(int *)field = r;
+		return 0;
+	case T_CHOICE:
+		for (i = 0; k->choices[i] && strcmp(k->choices[i], text); i++)
+			;
+		if (!k->choices[i]) break;
+		*(int *)field = (int)i;
 		return 0;
 	case T_INT:
 	case T_LONG:

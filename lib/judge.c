@@ -232,6 +232,8 @@ typedef struct call {
 	int expect;               /* verdicts expected / claims allowed */
 	int n;                    /* choices asked for (rag_judge_ask_n); 1 otherwise */
 	int repeat;               /* rag_judge_ask_repeat's repeat; 0 otherwise */
+	int plain;                /* rag_judge_ask_plain: a text reply, no JSON */
+	int max_tokens;           /* 0: llm.max_tokens */
 	char problem[256];
 	rag_judge_cb done;
 	void *arg;
@@ -242,6 +244,10 @@ static void call_reply(void *arg, const rag_llm_reply *r);
 /* The JSON Schema of each operation's reply, sent as response_format when llm.json_mode is
  * schema (strict: every property required, none other allowed). A new operation adds its own
  * here; one without gets a plain JSON object. */
+#define VERDICT_LIST \
+	"{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false," \
+	"\"required\":[\"id\",\"verdict\",\"reason\"],\"properties\":{\"id\":{\"type\":\"integer\"}," \
+	"\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}"
 static const char verdicts_schema[] =
 	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"verdicts\"],\"properties\":"
 	"{\"verdicts\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
@@ -252,6 +258,12 @@ static const struct { const char *name, *schema; } schemas[] = {
 	           "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}"},
 	{"verify", verdicts_schema},
 	{"chunks", verdicts_schema},
+	{"correctness", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"answer\",\"reference\"],"
+	                "\"properties\":{\"answer\":" VERDICT_LIST ",\"reference\":" VERDICT_LIST "}}"},
+	{"faithfulness", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"claims\"],"
+	                 "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	                 "\"additionalProperties\":false,\"required\":[\"claim\",\"verdict\",\"reason\"],\"properties\":"
+	                 "{\"claim\":{\"type\":\"string\"},\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}}}"},
 	{"revq", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\",\"noncommittal\"],"
 	         "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
 	         "\"noncommittal\":{\"type\":\"boolean\"}}}"},
@@ -267,6 +279,12 @@ static void call_send(call *c)
 	o.n = c->n;
 	o.fresh = c->fresh;
 	o.repeat = c->repeat;
+	o.plain = c->plain;
+	o.max_tokens = c->max_tokens;
+	if (c->plain) {
+		rag_llm_ask(c->j->llm, jv_copy(c->messages), &o, call_reply, c);
+		return;
+	}
 	for (i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
 		if (strcmp(schemas[i].name, c->name) == 0) {
 			o.schema_name = schemas[i].name;
@@ -279,8 +297,10 @@ static void call_send(call *c)
 /* Parse and check one reply text: NULL and *result when it fits, else the problem. */
 static const char *fit(call *c, const char *content, jv *result)
 {
-	jv v = rag_reply_json(content);
+	jv v;
 	*result = jv_null();
+	if (c->plain) return c->check(jv_string(content), c->expect, result, c->problem, sizeof c->problem);
+	v = rag_reply_json(content);
 	if (!jv_is_valid(v)) {
 		jv m = jv_invalid_get_msg(v);
 		snprintf(c->problem, sizeof c->problem, "%s",
@@ -330,7 +350,8 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 		call_end(c, jv_null(), r->error);
 		return;
 	}
-	if (r->finish_reason && strcmp(r->finish_reason, "length") == 0) {
+	/* a plain reply is read from its first word: a verifier cut off after it still answered */
+	if (!c->plain && r->finish_reason && strcmp(r->finish_reason, "length") == 0) {
 		if (refresh(c, r)) return;
 		snprintf(msg, sizeof msg, "the judge's reply was cut off (finish_reason: length); "
 		         "raise llm.max_tokens (now %d)", c->j->max_tokens);
@@ -383,7 +404,8 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	/* once more, with the model's own reply and the problem in front of it */
 	c->reasked = 1;
 	{
-		char *text = rag_xasprintf("Your reply did not fit: %s. Answer again with JSON only: %s",
+		char *text = rag_xasprintf(c->plain ? "Your reply did not fit: %s. Answer again with only: %s"
+		                                    : "Your reply did not fit: %s. Answer again with JSON only: %s",
 		                           problem, c->fix_hint);
 		c->messages = jv_array_append(c->messages, JV_OBJECT(jv_string("role"), jv_string("assistant"),
 		                                                     jv_string("content"), jv_string(bad ? bad : r->content)));
@@ -441,6 +463,71 @@ void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, ra
                    int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
 	rag_judge_ask_n(j, name, lang, vars, 1, check, expect, fix_hint, usage, cb, arg);
+}
+
+void rag_judge_ask_plain(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
+                         int expect, const char *fix_hint, int max_tokens, rag_usage *usage,
+                         rag_judge_cb cb, void *arg)
+{
+	const char *t = template(j, name, lang);
+	call *c;
+	if (!t) {
+		char msg[160];
+		jv_free(vars);
+		snprintf(msg, sizeof msg, "internal error: prompt \"%s\" was not loaded", name);
+		cb(arg, jv_null(), msg);
+		return;
+	}
+	c = rag_xcalloc(1, sizeof *c);
+	c->j = j;
+	c->usage = usage;
+	c->messages = messages_for(t, vars);
+	c->name = name;
+	c->check = check;
+	c->fix_hint = fix_hint;
+	c->expect = expect;
+	c->n = 1;
+	c->plain = 1;
+	c->max_tokens = max_tokens;
+	c->done = cb;
+	c->arg = arg;
+	call_send(c);
+}
+
+/* The first word of a verifier's reply, past blanks, quotes, asterisks and brackets: yes or
+ * no in English (any case, a whole word: "Yes." and "yes, because" count, "Yesterday" does
+ * not), 是 / 对 / 支持 or 否 / 不是 / 不对 / 不支持 in Chinese. */
+const char *rag_judge_check_yes_no(jv reply, int expect, jv *result, char *problem, size_t plen)
+{
+	static const char *const yes[] = {"yes", "\xe6\x98\xaf", "\xe5\xaf\xb9", "\xe6\x94\xaf\xe6\x8c\x81"};
+	static const char *const no[] = {"no", "\xe5\x90\xa6", "\xe4\xb8\x8d\xe6\x98\xaf", "\xe4\xb8\x8d\xe5\xaf\xb9",
+	                                 "\xe4\xb8\x8d\xe6\x94\xaf\xe6\x8c\x81"};
+	const char *s = jv_get_kind(reply) == JV_KIND_STRING ? jv_string_value(reply) : "";
+	size_t i, n;
+	int v = -1;
+	(void)expect;
+	while (*s && strchr(" \t\r\n\"'*`([{<_", *s)) s++;
+	for (i = 0; i < sizeof no / sizeof no[0] && v < 0; i++) {
+		n = strlen(no[i]);
+		if (strncasecmp(s, no[i], n) == 0 && (no[i][0] & 0x80 || !isalnum((unsigned char)s[n]))) v = 0;
+	}
+	for (i = 0; i < sizeof yes / sizeof yes[0] && v < 0; i++) {
+		n = strlen(yes[i]);
+		if (strncasecmp(s, yes[i], n) == 0 && (yes[i][0] & 0x80 || !isalnum((unsigned char)s[n]))) v = 1;
+	}
+	if (v < 0) {
+		char word[40];
+		for (n = 0; s[n] && !strchr(" \t\r\n", s[n]) && n < 32; n++)
+			;
+		snprintf(word, sizeof word, "%.*s", (int)n, s);
+		snprintf(problem, plen, n ? "the reply begins with \"%s\", not Yes or No" : "the reply is empty, not Yes or No",
+		         word);
+		jv_free(reply);
+		return problem;
+	}
+	jv_free(reply);
+	*result = jv_bool(v);
+	return NULL;
 }
 
 static int truthy(jv v, int *out)

@@ -290,20 +290,21 @@ static jv response_format(const rag_llm *l, const char *name, const char *schema
 }
 
 /* Everything that changes the answer, and nothing secret. Canonical: jv dumps with sorted keys. */
-static jv request_json(rag_llm *l, jv messages, int n, int repeat, const char *name, const char *schema,
-                       int *used)
+static jv request_json(rag_llm *l, jv messages, const rag_llm_opts *opts, int *used)
 {
 	jv o = jv_object();
+	int n = opts->n > 1 ? opts->n : 1;
 	o = jv_object_set(o, jv_string("model"), jv_string(l->model));
 	o = jv_object_set(o, jv_string("messages"), messages);
 	if (n > 1) o = jv_object_set(o, jv_string("n"), jv_number(n));
 	o = jv_object_set(o, jv_string("temperature"), jv_number(l->temperature));
-	o = jv_object_set(o, jv_string("max_tokens"), jv_number(l->max_tokens));
+	o = jv_object_set(o, jv_string("max_tokens"), jv_number(opts->max_tokens > 0 ? opts->max_tokens : l->max_tokens));
 	/* repeat i of a question asks with seed + i: a seeded endpoint gives each its own sample */
-	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed + repeat));
+	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed + (opts->repeat > 0 ? opts->repeat : 0)));
 	*used = 0;
-	if (l->json_mode != RAG_JSON_OFF)
-		o = jv_object_set(o, jv_string("response_format"), response_format(l, name, schema, used));
+	if (l->json_mode != RAG_JSON_OFF && !opts->plain)
+		o = jv_object_set(o, jv_string("response_format"),
+		                  response_format(l, opts->schema_name, opts->schema, used));
 	return o;
 }
 
@@ -394,7 +395,7 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 	r->arg = arg;
 	r->url = l->url;
 	r->auth = l->auth;
-	set_body(l, r, request_json(l, messages, n, r->repeat, o->schema_name, o->schema, &r->schema));
+	set_body(l, r, request_json(l, messages, o, &r->schema));
 
 	if (l->cache_mode != RAG_CACHE_OFF && !(o->fresh && l->cache_mode != RAG_CACHE_REPLAY)) {
 		char *val = NULL;

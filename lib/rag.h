@@ -153,6 +153,9 @@ typedef struct rag_rubric_conf {
 } rag_rubric_conf;
 
 typedef struct rag_verify_conf rag_verify_conf;
+/* verify.mode: all claims of a record in one request (a JSON judge), or a dedicated verifier
+ * (MiniCheck and the like: a bare Yes or No) asked per claim, or per claim and chunk */
+enum rag_verify_mode { RAG_VERIFY_BATCHED = 0, RAG_VERIFY_CLAIM, RAG_VERIFY_CLAIM_CHUNK };
 typedef struct rag_config {
 	char *path;               /* the file that was loaded, or NULL */
 	struct {
@@ -190,6 +193,9 @@ typedef struct rag_config {
 		int literal_match;    /* accept a claim found literally in a context, default 0 */
 		double offline_threshold; /* offline support threshold, default 0.6 */
 		double chunk_threshold;   /* offline chunk usefulness (rag-verify --chunks), default 0.3 */
+		int mode;             /* enum rag_verify_mode: how claims are asked, default batched */
+		int verifier_max_tokens;  /* max_tokens of a verifier request (a bare Yes or No), default 4 */
+		double factual_weight, similarity_weight;  /* answer_correctness, default 0.75 and 0.25 */
 	} verify;                 /* all >= 1 / in range once loaded (rag_config_load checks) */
 	struct {
 		/* the embeddings endpoint; unset keys fall back to llm.* (rag-config(5)) */
@@ -482,6 +488,8 @@ typedef struct rag_llm_opts {
 	int repeat;               /* repeat i of the same question (rag-judge --repeat), 0 the first:
 	                           * with llm.seed the request's seed is llm.seed + i; the cache key
 	                           * holds i, so that repeats are distinct entries even without a seed */
+	int plain;                /* a plain-text reply: no response_format, whatever llm.json_mode */
+	int max_tokens;           /* this request's max_tokens; 0: llm.max_tokens */
 } rag_llm_opts;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
@@ -628,6 +636,15 @@ void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, 
 void rag_judge_ask_repeat(rag_judge *j, const char *name, const char *lang, jv vars, int repeat,
                           rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage,
                           rag_judge_cb cb, void *arg);
+/* rag_judge_ask for a plain-text reply (a dedicated verifier's bare Yes or No): no
+ * response_format, max_tokens (0: llm.max_tokens), check gets the reply text as a jv string;
+ * a reply cut off at max_tokens is checked as it came; the re-ask asks for fix_hint only. */
+void rag_judge_ask_plain(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
+                         int expect, const char *fix_hint, int max_tokens, rag_usage *usage,
+                         rag_judge_cb cb, void *arg);
+/* The check for a verifier's reply: *result true or false from its first word (Yes / No, any
+ * case; 是 对 支持 / 否 不是 不对 不支持), anything else a problem. */
+const char *rag_judge_check_yes_no(jv reply, int expect, jv *result, char *problem, size_t plen);
 /* The reply check for "one verdict per numbered item": {"verdicts": [{"id": 1..expect,
  * "verdict": bool, "reason": str}]} -> *result = array of {verdict, reason} in id order. */
 const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *problem, size_t plen);
@@ -706,6 +723,30 @@ void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const 
  * "no contexts were retrieved"). verify.literal_match and verify.recheck_chunks as rag-config(5). */
 void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
                     rag_usage *usage, rag_judge_cb cb, void *arg);
+
+/* Faithfulness in one request (prompt "faithfulness"): the answer (borrowed) split into at most
+ * max_claims claims and each judged against the contexts (consumed) by the same reply. cb gets
+ * what rag_verify_ask gives, {claim, verdict, reason} per claim. No contexts: the claims alone
+ * (prompt "claims"), each unsupported; offline: rag_offline_claims, then rag_offline_verify. */
+void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question, const char *answer, jv contexts,
+                           int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
+
+/* ---------------------------------------------------------------- correctness.c */
+/* answer_correctness (RAGAS): the answer's claims (aclaims) judged against the reference, the
+ * reference's claims (rclaims) against the answer, both lists in one request (prompt
+ * "correctness"; offline: rag_offline_verify of each claim against the other text). Both
+ * arrays of strings consumed, texts borrowed. cb gets one object per claim, the answer's first:
+ * {claim, source: "answer"|"reference", class: "tp"|"fp" (answer claims supported by the
+ * reference or not) | "covered"|"fn" (reference claims the answer has or misses), verdict,
+ * reason}. No request when either list is empty (every claim of the other then fp or fn). */
+void rag_correctness_ask(rag_judge *j, const char *lang, const char *question, const char *answer,
+                         const char *reference, jv aclaims, jv rclaims, rag_usage *usage, rag_judge_cb cb,
+                         void *arg);
+/* The factual F1 of the counts: tp / (tp + 0.5 (fp + fn)), 1 when all three are 0. */
+double rag_correctness_f1(int tp, int fp, int fn);
+/* The weighted mean of the factual F1 and the similarity, (wf f + ws s) / (wf + ws); with
+ * ws 0 the F1 alone (similarity unused), with wf 0 the similarity alone. */
+double rag_correctness_score(double factual, double similarity, double factual_weight, double similarity_weight);
 
 /* ---------------------------------------------------------------- chunks.c */
 /* Judge whether each retrieved chunk (contexts: array of strings, consumed) was useful for

@@ -1,6 +1,8 @@
 /* verify.c - the verify operation: is each claim supported by the retrieved contexts? All the
  * claims of a record in one request (prompt "verify") with all its contexts, split only past
- * verify.batch_claims claims or verify.batch_chars characters; or judged offline (claimcheck.c). */
+ * verify.batch_claims claims or verify.batch_chars characters; or, for a dedicated verifier
+ * (verify.mode claim, claim_chunk; prompt "verifier"), one plain Yes/No request per claim (and
+ * chunk); or judged offline (claimcheck.c). */
 #include "rag.h"
 
 #include <ctype.h>
@@ -20,6 +22,10 @@ typedef struct verify_op {
 	int calls_left;
 	char *error;
 	int rechecking;
+	/* the verifier modes: the units each claim is asked against (context groups, or chunks),
+	 * and each answer, uv[claim * nunits + unit]: -1 not asked, 0 No, 1 Yes */
+	int nunits, *ufirst, *ucount;
+	signed char *uv;
 	rag_usage *usage;
 	rag_judge_cb cb;
 	void *arg;
@@ -30,6 +36,7 @@ typedef struct vcall {
 	int *idx;                 /* claim indexes of this call */
 	int k;
 	int ctx_first, ctx_count; /* contexts in this call, for reasons */
+	int unit;                 /* the verifier modes: the unit asked */
 } vcall;
 
 static void verify_finish(verify_op *op);
@@ -163,22 +170,72 @@ static void verify_recheck(verify_op *op)
 	if (--op->calls_left == 0) verify_finish(op);
 }
 
+/* "chunk 2", "chunks 1-3", "contexts 2-3": the contexts of a unit, counted from 1 */
+static void unit_name(const verify_op *op, int first, int count, char *buf, size_t n)
+{
+	const char *what = op->conf->mode == RAG_VERIFY_CLAIM_CHUNK ? "chunk" : "context";
+	if (count == 1) snprintf(buf, n, "%s %d", what, first + 1);
+	else snprintf(buf, n, "%ss %d-%d", what, first + 1, first + count);
+}
+
+/* The verifier's answers as verdicts: a claim is supported when any unit said Yes; the reason
+ * names the first such unit in retrieval order (the answers came in any order, so this does not
+ * depend on which came first), or the contexts that all said No. */
+static void verifier_settle(verify_op *op)
+{
+	int i, u, nctx = jv_array_length(jv_copy(op->contexts));
+	char where[64], r[96];
+	for (i = 0; i < op->n; i++) {
+		const signed char *v = op->uv + (size_t)i * (size_t)op->nunits;
+		if (v[0] < 0) continue;   /* not asked: found literally */
+		for (u = 0; u < op->nunits && v[u] != 1; u++)
+			;
+		if (u < op->nunits) {
+			op->verdict[i] = 1;
+			if (op->nunits == 1 && op->conf->mode == RAG_VERIFY_CLAIM) snprintf(r, sizeof r, "verifier: Yes");
+			else {
+				unit_name(op, op->ufirst[u], op->ucount[u], where, sizeof where);
+				snprintf(r, sizeof r, "verifier: Yes (%s)", where);
+			}
+		} else {
+			op->verdict[i] = 0;
+			if (op->nunits == 1 && op->conf->mode == RAG_VERIFY_CLAIM) snprintf(r, sizeof r, "verifier: No");
+			else {
+				unit_name(op, 0, nctx, where, sizeof where);
+				snprintf(r, sizeof r, "verifier: No (%s)", where);
+			}
+		}
+		op->reasons = jv_array_set(op->reasons, i, jv_string(r));
+	}
+}
+
 static void verify_finish(verify_op *op)
 {
 	jv out = jv_null();
-	int i;
+	int i, u;
+	if (!op->error && op->uv) verifier_settle(op);
 	if (!op->error) {
 		out = jv_array();
 		for (i = 0; i < op->n; i++) {
 			jv rs = jv_array_get(jv_copy(op->reasons), i);
-			out = jv_array_append(out, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(op->claims), i),
-			                                     jv_string("verdict"), jv_bool(op->verdict[i] == 1),
-			                                     jv_string("reason"),
-			                                     jv_get_kind(rs) == JV_KIND_STRING ? rs : jv_string("")));
+			jv o = JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(op->claims), i),
+			                 jv_string("verdict"), jv_bool(op->verdict[i] == 1),
+			                 jv_string("reason"), jv_get_kind(rs) == JV_KIND_STRING ? rs : jv_string(""));
 			if (jv_get_kind(rs) != JV_KIND_STRING) jv_free(rs);
+			if (op->uv && op->conf->mode == RAG_VERIFY_CLAIM_CHUNK && op->uv[(size_t)i * (size_t)op->nunits] >= 0) {
+				/* what each chunk said, in retrieval order */
+				jv each = jv_array();
+				for (u = 0; u < op->nunits; u++)
+					each = jv_array_append(each, jv_bool(op->uv[(size_t)i * (size_t)op->nunits + (size_t)u] == 1));
+				o = jv_object_set(o, jv_string("chunks"), each);
+			}
+			out = jv_array_append(out, o);
 		}
 	}
 	op->cb(op->arg, out, op->error);
+	free(op->uv);
+	free(op->ufirst);
+	free(op->ucount);
 	jv_free(op->claims);
 	jv_free(op->contexts);
 	jv_free(op->reasons);
@@ -186,6 +243,81 @@ static void verify_finish(verify_op *op)
 	free(op->question);
 	free(op->error);
 	free(op);
+}
+
+/* ------------------------------------------------------------------ the verifier modes */
+
+static void verifier_done(void *arg, jv result, const char *error)
+{
+	vcall *vc = arg;
+	verify_op *op = vc->op;
+	if (error) {
+		if (!op->error) op->error = rag_xstrdup(error);
+	} else {
+		op->uv[(size_t)vc->idx[0] * (size_t)op->nunits + (size_t)vc->unit] = jv_get_kind(result) == JV_KIND_TRUE;
+	}
+	jv_free(result);
+	free(vc->idx);
+	free(vc);
+	if (--op->calls_left == 0) verify_finish(op);
+}
+
+/* One claim against one unit: the unit's contexts as the document, one request, Yes or No. */
+static void verifier_send(verify_op *op, int claim, int unit)
+{
+	vcall *vc = rag_xcalloc(1, sizeof *vc);
+	int first = op->ufirst[unit], count = op->ucount[unit], i;
+	char nonce[RAG_NONCE_LEN];
+	rag_buf doc = {0};
+	jv texts, c = jv_array_get(jv_copy(op->claims), claim), vars = jv_object();
+
+	vc->op = op;
+	vc->idx = rag_xmalloc(sizeof *vc->idx);
+	vc->idx[0] = claim;
+	vc->k = 1;
+	vc->unit = unit;
+	texts = JV_ARRAY(jv_copy(c));
+	for (i = 0; i < count; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(op->contexts), first + i));
+	rag_prompt_nonce(texts, nonce);
+	/* the contexts of the unit, one document: a blank line between them */
+	for (i = 0; i < count; i++) {
+		jv t = jv_array_get(jv_copy(texts), i + 1);
+		rag_buf_addf(&doc, "%s%s", i ? "\n\n" : "", jv_string_value(t));
+		jv_free(t);
+	}
+	jv_free(texts);
+	vars = jv_object_set(vars, jv_string("document"), rag_prompt_blockv("DOCUMENT", nonce, doc.p ? doc.p : ""));
+	vars = jv_object_set(vars, jv_string("claim"), rag_prompt_blockv("CLAIM", nonce, jv_string_value(c)));
+	rag_buf_free(&doc);
+	jv_free(c);
+	op->calls_left++;
+	rag_judge_ask_plain(op->j, "verifier", op->lang, vars, rag_judge_check_yes_no, 1, "Yes or No",
+	                    op->conf->verifier_max_tokens, op->usage, verifier_done, vc);
+}
+
+/* Every claim to ask against every unit, all at once: claim_chunk asks each chunk of a claim
+ * even after one said Yes, so the number of requests (claims x chunks) and the verdict do not
+ * depend on the order the answers come in. */
+static void verifier_start(verify_op *op, const int *todo, int ntodo)
+{
+	int i, u, nctx = jv_array_length(jv_copy(op->contexts));
+	if (op->conf->mode == RAG_VERIFY_CLAIM_CHUNK) {
+		op->nunits = nctx;
+		op->ufirst = rag_xmalloc((size_t)nctx * sizeof *op->ufirst);
+		op->ucount = rag_xmalloc((size_t)nctx * sizeof *op->ucount);
+		for (u = 0; u < nctx; u++) {
+			op->ufirst[u] = u;
+			op->ucount[u] = 1;
+		}
+	} else {
+		op->nunits = rag_prompt_groups(op->contexts, op->conf->batch_chars, &op->ufirst, &op->ucount);
+	}
+	op->uv = rag_xmalloc((size_t)op->n * (size_t)op->nunits);
+	memset(op->uv, -1, (size_t)op->n * (size_t)op->nunits);
+	op->calls_left++;         /* guard: no finish while we are still sending */
+	for (i = 0; i < ntodo; i++)
+		for (u = 0; u < op->nunits; u++) verifier_send(op, todo[i], u);
+	if (--op->calls_left == 0) verify_finish(op);
 }
 
 /* A literal match must not be a piece of a longer word or number: "$10" is not in "$100". */
@@ -289,6 +421,152 @@ void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv cla
 		verify_finish(op);
 		return;
 	}
-	verify_batches(op, todo, ntodo);
+	if (conf->mode != RAG_VERIFY_BATCHED) verifier_start(op, todo, ntodo);
+	else verify_batches(op, todo, ntodo);
 	free(todo);
+}
+
+/* ------------------------------------------------------------------ faithfulness in one request */
+
+/* expect: max_claims * 2, + 1 when the answer says something (an empty list is then a reply
+ * that does not fit, as rag_claims_ask has it) */
+static const char *check_claim_verdicts(jv v, int expect, jv *result, char *problem, size_t plen)
+{
+	int max = expect / 2, some = expect % 2, i, n, k = 0;
+	jv arr = v, claims = jv_array(), items = jv_array(), vs = jv_null();
+	const char *p;
+	if (jv_get_kind(v) == JV_KIND_OBJECT) arr = jv_object_get(v, jv_string("claims"));
+	if (jv_get_kind(arr) != JV_KIND_ARRAY) {
+		jv_free(arr);
+		jv_free(claims);
+		jv_free(items);
+		return "expected an object with a \"claims\" array of {\"claim\", \"verdict\", \"reason\"}";
+	}
+	n = jv_array_length(jv_copy(arr));
+	for (i = 0; i < n && k < max; i++) {
+		jv o = jv_array_get(jv_copy(arr), i), c;
+		char *line, *t, *e;
+		if (jv_get_kind(o) != JV_KIND_OBJECT || jv_get_kind(c = jv_object_get(jv_copy(o), jv_string("claim"))) != JV_KIND_STRING) {
+			if (jv_get_kind(o) == JV_KIND_OBJECT) jv_free(c);
+			jv_free(o);
+			jv_free(arr);
+			jv_free(claims);
+			jv_free(items);
+			snprintf(problem, plen, "claims[%d] is not an object with a \"claim\" string", i);
+			return problem;
+		}
+		line = rag_prompt_one_line(jv_string_value(c));
+		jv_free(c);
+		for (t = line; *t == ' '; t++)
+			;
+		for (e = t + strlen(t); e > t && e[-1] == ' '; ) *--e = 0;
+		if (*t) {
+			/* the verdict and reason as rag_judge_check_verdicts reads them, by position */
+			claims = jv_array_append(claims, jv_string(t));
+			jv vd = jv_object_get(jv_copy(o), jv_string("verdict")), rs = jv_object_get(jv_copy(o), jv_string("reason"));
+			if (!jv_is_valid(vd)) jv_free(vd), vd = jv_null();
+			if (!jv_is_valid(rs)) jv_free(rs), rs = jv_null();
+			items = jv_array_append(items, JV_OBJECT(jv_string("id"), jv_number(++k), jv_string("verdict"), vd,
+			                                         jv_string("reason"), rs));
+		}
+		free(line);
+		jv_free(o);
+	}
+	jv_free(arr);
+	if (k == 0 && some) {
+		jv_free(claims);
+		jv_free(items);
+		return "no claims, but the answer is not empty and not a refusal: list the claims it makes, each with its verdict";
+	}
+	p = rag_judge_check_verdicts(JV_OBJECT(jv_string("verdicts"), items), k, &vs, problem, plen);
+	if (p) {
+		jv_free(claims);
+		return p;
+	}
+	*result = jv_array();
+	for (i = 0; i < k; i++) {
+		jv o = jv_array_get(jv_copy(vs), i);
+		*result = jv_array_append(*result, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(claims), i),
+		                                             jv_string("verdict"), jv_object_get(jv_copy(o), jv_string("verdict")),
+		                                             jv_string("reason"), jv_object_get(o, jv_string("reason"))));
+	}
+	jv_free(vs);
+	jv_free(claims);
+	return NULL;
+}
+
+typedef struct answer_op { rag_judge_cb cb; void *arg; } answer_op;
+
+/* No contexts: the claims alone (rag_claims_ask), each unsupported, as rag_verify_ask has it. */
+static void claims_only(void *arg, jv result, const char *error)
+{
+	answer_op *op = arg;
+	jv out = jv_null();
+	int i, n;
+	if (!error) {
+		out = jv_array();
+		n = jv_array_length(jv_copy(result));
+		for (i = 0; i < n; i++)
+			out = jv_array_append(out, JV_OBJECT(jv_string("claim"), jv_array_get(jv_copy(result), i),
+			                                     jv_string("verdict"), jv_false(),
+			                                     jv_string("reason"), jv_string("no contexts were retrieved")));
+	}
+	jv_free(result);
+	op->cb(op->arg, out, error);
+	free(op);
+}
+
+void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question, const char *answer, jv contexts,
+                           int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	int nctx = jv_array_length(jv_copy(contexts)), i, some;
+	char nonce[RAG_NONCE_LEN], num[32];
+	rag_buf ctx = {0};
+	jv texts, vars, offline;
+
+	lang = lang && strcmp(lang, "zh") == 0 ? "zh" : "en";
+	if (rag_judge_offline(j)) {
+		offline = rag_offline_claims(question ? question : "", answer, max_claims);
+		if (nctx > 0) {
+			cb(arg, rag_offline_verify(offline, contexts, rag_judge_verify_conf(j)->offline_threshold), NULL);
+			return;
+		}
+		jv_free(contexts);
+		answer_op *op = rag_xmalloc(sizeof *op);
+		op->cb = cb;
+		op->arg = arg;
+		claims_only(op, offline, NULL);
+		return;
+	}
+	if (nctx == 0) {
+		answer_op *op = rag_xmalloc(sizeof *op);
+		op->cb = cb;
+		op->arg = arg;
+		jv_free(contexts);
+		rag_claims_ask(j, lang, question, answer, max_claims, usage, claims_only, op);
+		return;
+	}
+	offline = rag_offline_claims(question ? question : "", answer, 1);
+	some = jv_array_length(offline) > 0;
+	texts = JV_ARRAY(jv_string(question ? question : ""), jv_string(answer));
+	for (i = 0; i < nctx; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(contexts), i));
+	rag_prompt_nonce(texts, nonce);
+	jv_free(texts);
+	for (i = 0; i < nctx; i++) {
+		jv s = jv_array_get(jv_copy(contexts), i);
+		char *b = rag_prompt_block("CONTEXT", nonce, jv_string_value(s));
+		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", i + 1, b);
+		free(b);
+		jv_free(s);
+	}
+	jv_free(contexts);
+	snprintf(num, sizeof num, "%d", max_claims);
+	vars = jv_object();
+	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));
+	vars = jv_object_set(vars, jv_string("contexts"), jv_string(ctx.p ? ctx.p : ""));
+	vars = jv_object_set(vars, jv_string("answer"), rag_prompt_blockv("ANSWER_TEXT", nonce, answer));
+	vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
+	rag_buf_free(&ctx);
+	rag_judge_ask(j, "faithfulness", lang, vars, check_claim_verdicts, max_claims * 2 + some,
+	              "{\"claims\": [{\"claim\": \"...\", \"verdict\": true, \"reason\": \"...\"}, ...]}", usage, cb, arg);
 }

@@ -40,6 +40,16 @@ plain user message, the last user message that holds a block):
     seeds 1, 2, 3 give V, V+1, V-1. Plan rules on it: "few" drops the reason, "empty_list"
     empties it, "bad_ids" adds 100 to the score, "wrong_types" makes it a string ("yes": a
     list), "echo_key" quotes the key in the reason;
+  * else a <<<CLAIM-xxxxxxxx ... >>> block (rag-verify --mode claim|claim_chunk: a verifier
+    model) -> the plain text "Yes", or "No" exactly when the claim contains "UNSUPPORTED" or
+    the document (the <<<DOCUMENT- block) contains "IRRELEVANT"; not JSON;
+  * else <<<ANSWER_STATEMENTS- and <<<REFERENCE_STATEMENTS- blocks (rag-verify --metric
+    answer_correctness) -> {"answer": [{"id", "verdict", "reason"}], "reference": [...]}: a
+    statement of one list is true exactly when the other list has the same statement (case,
+    blanks and final . ! ? 。 aside) and it does not contain "UNSUPPORTED";
+  * else a <<<ANSWER_TEXT- block (rag-verify --one-request) -> {"claims": [{"claim", "verdict",
+    "reason"}]}: the sentences of the answer (as for TEXT), false exactly when one contains
+    "UNSUPPORTED"; "I don't know" -> [];
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
 
 PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
@@ -245,12 +255,78 @@ def auto_reply(req):
         qs = ["What is said about: %s?" % base + ("" if i == 0 else " (%d)" % i) for i in range(n)]
         nc = any(p in an for p in ("I don't know", "I don\u2019t know", "not sure", "不知道"))
         return {"questions": qs, "noncommittal": nc}, "revq"
+    for reply in (verifier_reply(users), correctness_reply(users), faithfulness_reply(users)):
+        if reply is not None:
+            return reply
     tx = find_block(last, "TEXT")
     if tx is not None:
         if "I don't know" in tx or "I don\u2019t know" in tx or "我不知道" in tx:
             return {"claims": []}, "claims"
         return {"claims": split_sentences(tx)}, "claims"
     return {"error": "fake: unknown prompt"}, "unknown"
+
+
+def last_with_block(users, tag):
+    """The last user message holding a TAG block (a re-ask appends one without), or None."""
+    for u in reversed(users):
+        if find_block(u, tag) is not None:
+            return u
+    return None
+
+
+def verifier_reply(users):
+    """A dedicated verifier (MiniCheck-like): a bare Yes or No as plain text."""
+    u = last_with_block(users, "CLAIM")
+    if u is None:
+        return None
+    claim = find_block(u, "CLAIM")
+    doc = find_block(u, "DOCUMENT") or ""
+    return ("No" if "UNSUPPORTED" in claim or "IRRELEVANT" in doc else "Yes"), "verifier"
+
+
+def correctness_reply(users):
+    """answer_correctness: each statement judged by its presence in the other list."""
+    u = last_with_block(users, "ANSWER_STATEMENTS")
+    if u is None:
+        return None
+
+    def items(tag):
+        out = []
+        for line in (find_block(u, tag) or "").splitlines():
+            m = re.match(r"\s*(\d+)\.\s*(.*)$", line)
+            if m:
+                out.append((int(m.group(1)), m.group(2)))
+        return out
+
+    def key(s):
+        return re.sub(r"\s+", " ", s).strip().rstrip(".!?。！？").lower()
+
+    ans, ref = items("ANSWER_STATEMENTS"), items("REFERENCE_STATEMENTS")
+
+    def judged(mine, other, what):
+        keys = set(key(s) for _, s in other)
+        out = []
+        for i, s in mine:
+            ok = key(s) in keys and "UNSUPPORTED" not in s
+            out.append({"id": i, "verdict": ok,
+                        "reason": "fake: " + ("in the %s" % what if ok else "not in the %s" % what)})
+        return out
+
+    return {"answer": judged(ans, ref, "reference"),
+            "reference": judged(ref, ans, "answer")}, "correctness"
+
+
+def faithfulness_reply(users):
+    """rag-verify --one-request: the answer's sentences as claims, each with its verdict."""
+    u = last_with_block(users, "ANSWER_TEXT")
+    if u is None:
+        return None
+    text = find_block(u, "ANSWER_TEXT")
+    if "I don't know" in text or "I don\u2019t know" in text or "我不知道" in text:
+        return {"claims": []}, "faithfulness"
+    return {"claims": [{"claim": c, "verdict": "UNSUPPORTED" not in c,
+                        "reason": "fake: " + ("supported" if "UNSUPPORTED" not in c else "marked UNSUPPORTED")}
+                       for c in split_sentences(text)]}, "faithfulness"
 
 
 def prompt_chars(req):
@@ -477,8 +553,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 content = json.dumps(content, ensure_ascii=False)
         else:
             obj, kind = auto_reply(req)
-            mutate(obj, rule, self.caller_key())
-            content = json.dumps(obj, ensure_ascii=False)
+            if isinstance(obj, str):    # a plain-text reply (the verifier's Yes or No)
+                content = obj
+            else:
+                mutate(obj, rule, self.caller_key())
+                content = json.dumps(obj, ensure_ascii=False)
         content = content.replace("{{key}}", self.caller_key())
         if rule.get("finish_reason"):
             finish = rule["finish_reason"]

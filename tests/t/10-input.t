@@ -113,7 +113,7 @@ fi
 # ---------------------------------------------------------------- misuse
 run rag rag-verify --metric nonsense </dev/null
 is "$RC" 2 "a bad --metric value: exit 2"
-like "$(cat "$ERR")" 'metric must be faithfulness, context_recall, context_precision or context_utilization' "and the message names the choices"
+like "$(cat "$ERR")" 'metric must be faithfulness, context_recall, context_precision, context_utilization or answer_correctness' "and the message names the choices"
 run rag rag-claims extra-argument </dev/null
 is "$RC" 2 "a stray argument: exit 2"
 run rag rag-claims -c "$T/nonexistent.yaml" </dev/null

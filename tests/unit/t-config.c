@@ -97,6 +97,8 @@ static void test_defaults(void)
 	is_int(c.verify.batch_chars, 24000, "batch_chars");
 	ok(!c.verify.recheck_chunks && !c.verify.literal_match, "recheck_chunks, literal_match off");
 	is_num(c.verify.offline_threshold, 0.6, 1e-12, "offline_threshold");
+	ok(c.verify.mode == RAG_VERIFY_BATCHED && c.verify.verifier_max_tokens == 4, "verify.mode batched, verifier_max_tokens 4");
+	ok(c.verify.factual_weight == 0.75 && c.verify.similarity_weight == 0.25, "answer_correctness weights 0.75, 0.25");
 	rag_config_free(&c);
 	memset(&zero, 0, sizeof zero);
 	ok(!memcmp(&c, &zero, sizeof c), "rag_config_free zeroes the struct");
@@ -157,7 +159,11 @@ static void test_all_keys(void)
 		"  batch_chars: 1000\n"
 		"  recheck_chunks: yes\n"
 		"  literal_match: on\n"
-		"  offline_threshold: 0.75\n");
+		"  offline_threshold: 0.75\n"
+		"  mode: claim_chunk\n"
+		"  verifier_max_tokens: 8\n"
+		"  factual_weight: 1\n"
+		"  similarity_weight: 0\n");
 	is_int(rc, 0, "a file with every key loads (%s)", err);
 	if (rc) return;
 	is_str(c.path, "t.yaml", "path is the file loaded");
@@ -193,6 +199,9 @@ static void test_all_keys(void)
 	is_int(c.verify.recheck_chunks, 1, "recheck_chunks yes");
 	is_int(c.verify.literal_match, 1, "literal_match on");
 	is_num(c.verify.offline_threshold, 0.75, 0, "offline_threshold");
+	is_int(c.verify.mode, RAG_VERIFY_CLAIM_CHUNK, "verify.mode claim_chunk");
+	is_int(c.verify.verifier_max_tokens, 8, "verifier_max_tokens");
+	ok(c.verify.factual_weight == 1 && c.verify.similarity_weight == 0, "factual_weight, similarity_weight");
 	rag_config_free(&c);
 
 	/* flow style and quoted numbers are YAML too */
@@ -267,6 +276,8 @@ static void test_errors(void)
 	       "number given a word");
 	is_str(fails("llm: {temperature: .nan}\n"), "t.yaml:1:20: \"temperature\" must be a number, not \".nan\"",
 	       "number given NaN");
+	is_str(fails("verify: {mode: claims}\n"),
+	       "t.yaml:1:16: \"mode\" must be one of batched, claim, claim_chunk, not \"claims\"", "verify.mode names its choices");
 	is_str(fails("verify: {literal_match: maybe}\n"),
 	       "t.yaml:1:25: \"literal_match\" must be true or false, not \"maybe\"", "bool given a word");
 	is_str(fails("verify: {literal_match: 1}\n"), "t.yaml:1:25: \"literal_match\" must be true or false, not \"1\"",
@@ -676,7 +687,7 @@ static void test_shipped_files(const char *example, const char *manpage)
 		free(text);
 	}
 	fclose(f);
-	is_int(documented, 67, "rag-config.5 documents 67 keys");
+	is_int(documented, 71, "rag-config.5 documents 71 keys");
 	is_int(known, documented, "the parser knows every documented key");
 }
 

@@ -54,7 +54,7 @@ static const rag_opt options[] = {
 
 /* The stages, in the order they run in the pipeline. */
 enum stage_id {
-	S_COLLECT, S_CLAIMS, S_VERIFY, S_CLAIMS_REF, S_VERIFY_RECALL, S_REVQ, S_EMBSIM, S_CHUNKS,
+	S_COLLECT, S_CLAIMS, S_VERIFY, S_VERIFY_RECALL, S_CORRECT, S_REVQ, S_EMBSIM, S_CHUNKS,
 	S_CHUNKS_UTIL, S_AP, S_KW, S_JUDGE, S_NONE
 };
 
@@ -67,8 +67,9 @@ static const struct stage {
 	[S_COLLECT] = {"rag-collect", NULL, 1, NULL},
 	[S_CLAIMS] = {"rag-claims", NULL, 1, NULL},
 	[S_VERIFY] = {"rag-verify", NULL, 1, NULL},
-	[S_CLAIMS_REF] = {"rag-claims", "--from reference", 1, NULL},
+	/* context recall in one request: the reference's sentences, judged together (rag-verify(1)) */
 	[S_VERIFY_RECALL] = {"rag-verify", "--metric context_recall", 1, NULL},
+	[S_CORRECT] = {"rag-verify", "--metric answer_correctness", 1, NULL},
 	[S_REVQ] = {"rag-revq", NULL, 1, NULL},
 	[S_EMBSIM] = {"rag-embsim", NULL, 1, NULL},
 	[S_CHUNKS] = {"rag-verify", "--chunks", 1, NULL},
@@ -87,7 +88,8 @@ static const struct metric {
 	const char *arg;
 } metrics[] = {
 	{"faithfulness", 0, S_CLAIMS, S_VERIFY, NULL},
-	{"context_recall", 0, S_CLAIMS_REF, S_VERIFY_RECALL, NULL},
+	{"context_recall", 0, S_VERIFY_RECALL, S_NONE, NULL},
+	{"answer_correctness", 0, S_CORRECT, S_NONE, NULL},
 	{"answer_relevancy", 0, S_REVQ, S_EMBSIM, NULL},
 	{"context_precision", 0, S_CHUNKS, S_AP, "ap"},
 	{"context_utilization", 0, S_CHUNKS_UTIL, S_NONE, NULL},
@@ -507,7 +509,7 @@ static int set_metrics(eval *e)
 			if (!strcmp(names->v[j], name)) break;
 		if (j < i) continue;
 		if (!m) {
-			rag_msg(e->cli.prog, "error", "unknown metric \"%s\": the metrics are faithfulness, context_recall, "
+			rag_msg(e->cli.prog, "error", "unknown metric \"%s\": the metrics are faithfulness, context_recall, answer_correctness, "
 			        "answer_relevancy, context_precision, context_utilization, rag-ap's (mrr, map, rprec, p@K, "
 			        "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu...) and rag-judge's "
 			        "rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "

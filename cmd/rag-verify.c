@@ -211,8 +211,7 @@ static void chunks_start(rag_item *it, tool *t)
 			rag_item_input_error(it, "rag-verify", metric, "record has neither a reference nor an answer "
 			                     "to judge the chunks against");
 		else if (strcmp(metric, "context_precision") == 0)
-			rag_item_input_error(it, "rag-verify", metric, "record has no reference: context precision "
-			                     "needs a reference answer (context_utilization judges against the answer)");
+			rag_item_not_applicable(it, metric, "no reference answer");   /* by its definition */
 		else
 			rag_item_input_error(it, "rag-verify", metric, "record has no answer: context utilization "
 			                     "judges the chunks against the answer");

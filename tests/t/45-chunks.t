@@ -83,8 +83,14 @@ feed '{"question":"q","reference":"r","contexts":[]}' chunks
 is "$(fake_requests)" 0 "no chunks: no request"
 is "$(jq -c '[.verdicts.context_precision, .scores.context_precision]' "$OUT")" '[[],0]' "...verdicts [] and score 0"
 feed '{"question":"q","answer":"a","contexts":["x"]}' chunks --metric context_precision
-is "$RC" 3 "--metric context_precision without a reference: exit 3"
-like "$(jq -r '.errors[0].message' "$OUT")" 'record has no reference' "...record has no reference"
+is "$RC" 0 "--metric context_precision without a reference: not applicable, exit 0"
+is "$(jq -c '[.scores.context_precision, .not_applicable.context_precision, .errors]' "$OUT")" \
+	'[null,"no reference answer",null]' "...null, not_applicable says why, no errors entry"
+is "$(fake_requests)" 0 "...and no request"
+printf '%s\n' '{"question":"q","answer":"a","contexts":["x"]}' | rag rag-verify -q --chunks --metric context_precision \
+	| rag rag-ap -q -m ap >"$OUT" 2>"$ERR"
+is "$(jq -c '[.scores.context_precision, .not_applicable.context_precision, .errors]' "$OUT")" \
+	'[null,"no reference answer",null]' "...which rag-ap passes on as not applicable"
 feed '{"question":"q","contexts":["x"]}' chunks
 is "$RC" 3 "neither reference nor answer: exit 3"
 feed '{"question":"q","reference":"r"}' chunks

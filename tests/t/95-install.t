@@ -40,7 +40,7 @@ check "installed demo.sh: writes the report" test -s "$T/demo1/report.html"
 unlike "$(cat "$ERR")" 'demo.sh:' "installed demo.sh: no complaint"
 
 mkdir -p "$T/ex-only"
-cp "$T/inst/usr/share/ragpipe/examples/"* "$T/ex-only/"
+cp -R "$T/inst/usr/share/ragpipe/examples/". "$T/ex-only/"
 run demo demo2 "$T/inst/usr/bin:/usr/bin:/bin" "$T/ex-only/demo.sh"
 is "$RC" 0 "demo.sh with no tools beside it: exit 0, with the tools on PATH"
 like "$(cat "$OUT")" "tools in $T/inst/usr/bin\)" "demo.sh with no tools beside it: uses those on PATH"

@@ -98,6 +98,7 @@ static const struct key keys[] = {
 	{ ROW("gate", "resamples", T_INT, gate.resamples), .lo = 1, .hi = 1000000 },
 	{ ROW("gate", "confidence", T_DOUBLE, gate.confidence), .lo = 0, .hi = 0.9999, .lo_open = 1 },
 	{ ROW("gate", "worst", T_INT, gate.worst), .lo = 0, .hi = 100000 },
+	{ ROW("stream", "max_memory", T_INT, stream.max_memory), .lo = 65536, .hi = INT_MAX },
 	{ ROW("kw", "metrics", T_STR, kw.metrics) },
 	{ ROW("kw", "threshold", T_DOUBLE, kw.threshold), .lo = 0, .hi = 1 },
 	{ ROW("kw", "stem", T_BOOL, kw.stem) },
@@ -195,6 +196,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->embeddings.model = rag_xstrdup("text-embedding-3-small");
 	cfg->embeddings.batch_size = 64;
 	cfg->kw.threshold = 0.3;
+	cfg->stream.max_memory = 16 << 20;   /* RAG_STREAM_BUDGET */
 }
 
 /* From the table, so that a new row cannot be forgotten here. */

@@ -42,9 +42,12 @@ typedef struct worst {
 	jv info;
 } worst;
 
-typedef struct change { char *id; size_t metric; double base, cur; } change;
+typedef struct change { char *id; size_t metric; double base, cur; long seq; } change;
 
-typedef struct changes { change *v; size_t n, cap; } changes;
+/* The MAX_LISTED largest changes one way (a heap, the least of them on top) and how many there
+ * were: a run where every record regressed keeps a thousand, not a million. dir is -1 for
+ * drops (the most negative first), 1 for gains. */
+typedef struct changes { change *v; size_t n; long total; int dir; } changes;
 
 struct rag_gate {
 	rag_gate_opts o;
@@ -115,6 +118,8 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	g->base_ix = jv_object();
 	g->bmetric_ix = jv_object();
 	g->only_cur = jv_array();
+	g->regressed.dir = -1;
+	g->improved.dir = 1;
 	/* the gated metrics are in the table even when no record carries them: all null then */
 	for (k = 0; k < o->nmean; k++) metric_index(g, o->mean[k].key);
 	for (k = 0; k < o->nrecord; k++) metric_index(g, o->record[k].key);
@@ -366,17 +371,38 @@ static void consider_worst(rag_gate *g, double key, jv rec, const char *where, c
 	g->nw++;
 }
 
-static void push_change(changes *c, const char *id, size_t m, double base, double cur)
+/* a is listed before b: the larger change, then the earlier record */
+static int change_before(const changes *c, const change *a, const change *b)
 {
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->v = rag_xrealloc(c->v, c->cap * sizeof *c->v);
+	double da = (a->cur - a->base) * c->dir, db = (b->cur - b->base) * c->dir;
+	return da > db || (da == db && (a->seq < b->seq || (a->seq == b->seq && a->metric < b->metric)));
+}
+
+static void push_change(changes *c, const char *id, size_t m, double base, double cur, long seq)
+{
+	change x = {NULL, m, base, cur, seq};
+	size_t i = 0;
+	c->total++;
+	if (!c->v) c->v = rag_xmalloc(MAX_LISTED * sizeof *c->v);
+	if (c->n < MAX_LISTED) {
+		/* sift up: every parent is listed after its children (the top goes first) */
+		for (i = c->n++; i > 0 && change_before(c, &c->v[(i - 1) / 2], &x); i = (i - 1) / 2)
+			c->v[i] = c->v[(i - 1) / 2];
+	} else {
+		if (!change_before(c, &x, &c->v[0])) return;
+		free(c->v[0].id);
+		for (;;) {   /* sift down from the top */
+			size_t l = 2 * i + 1, r = l + 1, k = i;
+			const change *ck = &x;
+			if (l < c->n && change_before(c, ck, &c->v[l])) k = l, ck = &c->v[l];
+			if (r < c->n && change_before(c, ck, &c->v[r])) k = r;
+			if (k == i) break;
+			c->v[i] = c->v[k];
+			i = k;
+		}
 	}
-	c->v[c->n].id = rag_xstrdup(id);
-	c->v[c->n].metric = m;
-	c->v[c->n].base = base;
-	c->v[c->n].cur = cur;
-	c->n++;
+	x.id = rag_xstrdup(id);
+	c->v[i] = x;
 }
 
 static void align(rag_gate *g, const char *id, jv scores)
@@ -410,8 +436,8 @@ static void align(rag_gate *g, const char *id, jv scores)
 				dvec_push(&g->pcur[m], c);
 				dvec_push(&g->pbase[m], b);
 				/* "by more than": a change equal to it in decimal is not one */
-				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c);
-				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c);
+				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c, g->seq);
+				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c, g->seq);
 			}
 		}
 		jv_free(bi);
@@ -589,24 +615,17 @@ static jv check(jv checks, const char *what, int pass, const char *fmt, ...)
 	return jv_array_append(checks, c);
 }
 
-static int cmp_change_up(const void *a, const void *b)
+static int cmp_change(const void *a, const void *b, void *c)
 {
-	const change *x = a, *y = b;
-	double dx = x->cur - x->base, dy = y->cur - y->base;
-	return (dx > dy) - (dx < dy);
+	return change_before(c, a, b) ? -1 : change_before(c, b, a) ? 1 : 0;
 }
 
-static int cmp_change_down(const void *a, const void *b)
-{
-	return cmp_change_up(b, a);
-}
-
-static jv change_list(rag_gate *g, changes *c, int (*cmp)(const void *, const void *))
+static jv change_list(rag_gate *g, changes *c)
 {
 	jv out = jv_array();
 	size_t i;
-	if (c->n > 1) qsort(c->v, c->n, sizeof *c->v, cmp);   /* ties keep no order: ids decide below */
-	for (i = 0; i < c->n && i < MAX_LISTED; i++) {
+	if (c->n > 1) qsort_r(c->v, c->n, sizeof *c->v, cmp_change, c);   /* ties in input order */
+	for (i = 0; i < c->n; i++) {
 		jv e = jv_object();
 		e = jv_object_set(e, jv_string("id"), jv_string(c->v[i].id));
 		e = jv_object_set(e, jv_string("metric"), jv_string(g->metric[c->v[i].metric]));
@@ -670,10 +689,10 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 	b = jv_object_set(b, jv_string("confidence"), jv_number(g->o.confidence));
 	b = jv_object_set(b, jv_string("regression"), jv_number(g->o.regression));
 	b = jv_object_set(b, jv_string("metrics"), rows);
-	b = jv_object_set(b, jv_string("regressed_count"), jv_number((double)g->regressed.n));
-	b = jv_object_set(b, jv_string("regressed"), change_list(g, &g->regressed, cmp_change_up));
-	b = jv_object_set(b, jv_string("improved_count"), jv_number((double)g->improved.n));
-	b = jv_object_set(b, jv_string("improved"), change_list(g, &g->improved, cmp_change_down));
+	b = jv_object_set(b, jv_string("regressed_count"), jv_number((double)g->regressed.total));
+	b = jv_object_set(b, jv_string("regressed"), change_list(g, &g->regressed));
+	b = jv_object_set(b, jv_string("improved_count"), jv_number((double)g->improved.total));
+	b = jv_object_set(b, jv_string("improved"), change_list(g, &g->improved));
 	b = jv_object_set(b, jv_string("only_current_count"), jv_number((double)g->n_only_cur));
 	b = jv_object_set(b, jv_string("only_current"), jv_copy(g->only_cur));
 	b = jv_object_set(b, jv_string("only_baseline_count"), jv_number((double)n_only_base));

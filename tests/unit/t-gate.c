@@ -157,14 +157,14 @@ int main(void)
 	s = rag_gate_summary(g);
 	rag_gate_free(g);
 	{
-		jv list = jv_object_get(jv_object_get(jv_copy(s), jv_string("baseline")), jv_string("regressed"));
-		int n = jv_get_kind(list) == JV_KIND_ARRAY ? jv_array_length(jv_copy(list)) : -1, sorted = 1, k;
+		jv rl = jv_object_get(jv_object_get(jv_copy(s), jv_string("baseline")), jv_string("regressed"));
+		int nl = jv_get_kind(rl) == JV_KIND_ARRAY ? jv_array_length(jv_copy(rl)) : -1, sorted = 1, k;
 		double prev = -1;
 		long prev_id = -1;
 		is_num(num(s, "baseline.regressed_count"), 3000, 0, "3000 regressions counted");
-		is_int(n, 1000, "and the 1000 largest listed");
-		for (k = 0; k < n; k++) {
-			jv e = jv_array_get(jv_copy(list), k);
+		is_int(nl, 1000, "and the 1000 largest listed");
+		for (k = 0; k < nl; k++) {
+			jv e = jv_array_get(jv_copy(rl), k);
 			double d = jv_number_value(jv_object_get(jv_copy(e), jv_string("delta")));
 			jv id = jv_object_get(e, jv_string("id"));
 			long idn = atol(jv_string_value(id) + 1);
@@ -172,11 +172,11 @@ int main(void)
 			prev = d;
 			prev_id = idn;
 			if (k == 0) is_str(jv_string_value(id), "r6", "the first is the earliest of the largest drops");
-			if (k == n - 1) is_str(jv_string_value(id), "r1005", "the last is the 144th of the third largest (-0.54)");
+			if (k == nl - 1) is_str(jv_string_value(id), "r1005", "the last is the 144th of the third largest (-0.54)");
 			jv_free(id);
 		}
 		ok(sorted, "the most negative first, ties in input order");
-		jv_free(list);
+		jv_free(rl);
 	}
 	jv_free(s);
 	return done_testing();

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,13 @@ struct rag_gate {
 	/* baseline */
 	int have_base;
 	char *base_name;
-	jv base_ix;                      /* id -> row */
-	char **base_id; size_t nbase;
+	/* the baseline's ids, row by row: NUL-terminated in one arena, found through an open
+	 * addressing table of row + 1 (0 empty) by their hash. About 25 bytes an id, where a libjq
+	 * object and a strdup each took over 120: a baseline of a million records is kept whole */
+	char *ids; size_t ids_len, ids_cap;
+	size_t *id_off;                  /* per row: where its id starts in ids */
+	uint32_t *tab; size_t tab_cap;   /* a power of 2, at least twice nbase */
+	size_t nbase, base_cap;          /* rows; what id_off and bcol[] have room for */
 	unsigned char *base_seen;
 	char **bmetric; size_t nbmetric; jv bmetric_ix;
 	double **bcol;                   /* per baseline metric, per row; NAN null */
@@ -115,7 +121,6 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	g->o = *o;
 	g->metric_ix = jv_object();
 	g->cat_ix = jv_object();
-	g->base_ix = jv_object();
 	g->bmetric_ix = jv_object();
 	g->only_cur = jv_array();
 	g->regressed.dir = -1;
@@ -153,33 +158,84 @@ static jv record_scores(jv rec)
 	return s;
 }
 
+static uint64_t id_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static const char *base_id(const rag_gate *g, size_t row)
+{
+	return g->ids + g->id_off[row];
+}
+
+/* The baseline row of id, or -1. */
+static long base_find(const rag_gate *g, const char *id)
+{
+	size_t i, mask = g->tab_cap - 1;
+	if (!g->tab_cap) return -1;
+	for (i = (size_t)id_hash(id) & mask; g->tab[i]; i = (i + 1) & mask)
+		if (strcmp(base_id(g, g->tab[i] - 1), id) == 0) return (long)g->tab[i] - 1;
+	return -1;
+}
+
+static void tab_put(rag_gate *g, size_t row)
+{
+	size_t i, mask = g->tab_cap - 1;
+	for (i = (size_t)id_hash(base_id(g, row)) & mask; g->tab[i]; i = (i + 1) & mask)
+		;
+	g->tab[i] = (uint32_t)(row + 1);
+}
+
+/* A new row for id (not there yet): its place in the arena and the table. */
+static size_t base_add(rag_gate *g, const char *id)
+{
+	size_t row = g->nbase, len = strlen(id) + 1, m;
+	if (row == g->base_cap) {
+		g->base_cap = g->base_cap ? g->base_cap * 2 : 256;
+		g->id_off = rag_xrealloc(g->id_off, g->base_cap * sizeof *g->id_off);
+		for (m = 0; m < g->nbmetric; m++) g->bcol[m] = rag_xrealloc(g->bcol[m], g->base_cap * sizeof **g->bcol);
+	}
+	if (g->ids_len + len > g->ids_cap) {
+		while (g->ids_len + len > g->ids_cap) g->ids_cap = g->ids_cap ? g->ids_cap * 2 : 4096;
+		g->ids = rag_xrealloc(g->ids, g->ids_cap);
+	}
+	memcpy(g->ids + g->ids_len, id, len);
+	g->id_off[row] = g->ids_len;
+	g->ids_len += len;
+	g->nbase++;
+	if (2 * g->nbase > g->tab_cap) {
+		size_t r;
+		free(g->tab);
+		g->tab_cap = g->tab_cap ? g->tab_cap * 2 : 1024;
+		g->tab = rag_xcalloc(g->tab_cap, sizeof *g->tab);
+		for (r = 0; r < g->nbase; r++) tab_put(g, r);
+	} else {
+		tab_put(g, row);
+	}
+	return row;
+}
+
 void rag_gate_baseline(rag_gate *g, jv rec)
 {
 	char *id = record_id(rec);
-	jv scores, ix;
+	jv scores;
 	size_t row, m;
 	g->have_base = 1;
 	if (!id) {
 		jv_free(rec);
 		return;
 	}
-	ix = jv_object_get(jv_copy(g->base_ix), jv_string(id));
-	if (jv_is_valid(ix)) {
-		jv_free(ix);
+	if (base_find(g, id) >= 0 || g->nbase >= UINT32_MAX - 1) {
 		g->base_dups++;
 		free(id);
 		jv_free(rec);
 		return;
 	}
-	jv_free(ix);
-	row = g->nbase++;
-	g->base_id = rag_xrealloc(g->base_id, g->nbase * sizeof *g->base_id);
-	g->base_id[row] = id;
-	g->base_ix = jv_object_set(g->base_ix, jv_string(id), jv_number((double)row));
-	for (m = 0; m < g->nbmetric; m++) {
-		g->bcol[m] = rag_xrealloc(g->bcol[m], g->nbase * sizeof **g->bcol);
-		g->bcol[m][row] = NAN;
-	}
+	row = base_add(g, id);
+	free(id);
+	for (m = 0; m < g->nbmetric; m++) g->bcol[m][row] = NAN;
 	scores = record_scores(rec);
 	jv_object_foreach(scores, key, val) {
 		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
@@ -191,7 +247,7 @@ void rag_gate_baseline(rag_gate *g, jv rec)
 			g->bmetric = rag_xrealloc(g->bmetric, g->nbmetric * sizeof *g->bmetric);
 			g->bmetric[b] = rag_xstrdup(jv_string_value(key));
 			g->bcol = rag_xrealloc(g->bcol, g->nbmetric * sizeof *g->bcol);
-			g->bcol[b] = rag_xmalloc(g->nbase * sizeof **g->bcol);
+			g->bcol[b] = rag_xmalloc(g->base_cap * sizeof **g->bcol);
 			for (r = 0; r < g->nbase; r++) g->bcol[b][r] = NAN;
 			g->bmetric_ix = jv_object_set(g->bmetric_ix, jv_copy(key), jv_number((double)b));
 		}
@@ -407,20 +463,18 @@ static void push_change(changes *c, const char *id, size_t m, double base, doubl
 
 static void align(rag_gate *g, const char *id, jv scores)
 {
-	jv ix;
+	long found;
 	size_t row;
 	if (!id) {
 		g->no_id++;
 		return;
 	}
-	ix = jv_object_get(jv_copy(g->base_ix), jv_string(id));
-	if (jv_get_kind(ix) != JV_KIND_NUMBER) {
-		jv_free(ix);
+	found = base_find(g, id);
+	if (found < 0) {
 		if (g->n_only_cur++ < MAX_LISTED) g->only_cur = jv_array_append(g->only_cur, jv_string(id));
 		return;
 	}
-	row = (size_t)jv_number_value(ix);
-	jv_free(ix);
+	row = (size_t)found;
 	if (!g->base_seen) g->base_seen = rag_xcalloc(g->nbase, 1);
 	if (g->base_seen[row]) {
 		g->cur_dups++;
@@ -675,7 +729,7 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 	}
 	for (i = 0; i < g->nbase; i++) {
 		if (g->base_seen && g->base_seen[i]) continue;
-		if (n_only_base++ < MAX_LISTED) only_base = jv_array_append(only_base, jv_string(g->base_id[i]));
+		if (n_only_base++ < MAX_LISTED) only_base = jv_array_append(only_base, jv_string(base_id(g, i)));
 	}
 	if (g->base_name) b = jv_object_set(b, jv_string("file"), jv_string(g->base_name));
 	b = jv_object_set(b, jv_string("records"), jv_number((double)g->nbase));
@@ -858,8 +912,9 @@ void rag_gate_free(rag_gate *g)
 	free(g->cat);
 	for (i = 0; i < g->nw; i++) jv_free(g->w[i].info);
 	free(g->w);
-	for (i = 0; i < g->nbase; i++) free(g->base_id[i]);
-	free(g->base_id);
+	free(g->ids);
+	free(g->id_off);
+	free(g->tab);
 	free(g->base_seen);
 	for (i = 0; i < g->nbmetric; i++) {
 		free(g->bmetric[i]);
@@ -872,7 +927,6 @@ void rag_gate_free(rag_gate *g)
 	free_changes(&g->improved);
 	jv_free(g->metric_ix);
 	jv_free(g->cat_ix);
-	jv_free(g->base_ix);
 	jv_free(g->bmetric_ix);
 	jv_free(g->only_cur);
 	free(g);

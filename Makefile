@@ -175,6 +175,7 @@ bench: all
 	sh bench/faithfulness.sh
 	sh bench/relevancy.sh
 	sh bench/gate.sh
+	sh bench/memory.sh -n 2000 -n 60000
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/examples \

@@ -367,7 +367,8 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 				starved = 1;
 				break;
 			}
-			if (held > 0 && held_bytes + item_cost(len) > o.budget) break;
+			/* a line too long is gone already (the reader skipped it): its item is taken */
+			if (held > 0 && !too_long && held_bytes + item_cost(len) > o.budget) break;
 			it = make_item(&s, (size_t)++lineno, line, len, too_long);
 			r.start = next;
 			it->bytes = len;

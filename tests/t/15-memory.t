@@ -128,6 +128,25 @@ run rag rag-claims -q --judge offline --max-memory 65536 --max-line 100000 <"$T/
 is "$(jq -r 'select(.errors) | .errors[0].message' "$OUT" | sort -u)" \
 	"line is longer than the limit of 100000 bytes (--max-line)" "--max-line still bounds a record"
 
+# a line over --max-line met just when the budget is full: skipped by the reader, so its item
+# is taken at once (each record of 1280 bytes counts 12 x 1280 + 1024 = 16 KiB: 4 fill 64 KiB)
+python3 - >"$T/full.jsonl" <<'EOF'
+import json
+for rep in range(3):
+    for i in range(4):
+        r = {"id": "s%d_%d" % (rep, i), "answer": "A is B. ", "contexts": ["A is B."]}
+        r["answer"] += "x" * (1280 - len(json.dumps(r)))
+        print(json.dumps(r))
+    print(json.dumps({"id": "long%d" % rep, "answer": "y" * 5000}))
+print(json.dumps({"id": "end", "answer": "A is B.", "contexts": ["A is B."]}))
+EOF
+check "records of 1280 bytes" test "$(sed -n 1p "$T/full.jsonl" | wc -c)" -eq 1281
+run rag rag-claims -q --judge offline --max-memory 65536 --max-line 4096 <"$T/full.jsonl"
+is "$(nlines "$OUT")" 16 "a line too long when the budget is full: still one line out per line in"
+is "$(jq -r '.errors[0].message // .id' "$OUT" | sed -n '5p;10p;15p;16p' | tr '\n' '|')" \
+	"line is longer than the limit of 4096 bytes (--max-line)|line is longer than the limit of 4096 bytes (--max-line)|line is longer than the limit of 4096 bytes (--max-line)|end|" \
+	"each too long line has its place, and the record after them is there"
+
 # ---------------------------------------------------------------- bad values
 run rag rag-ap --max-memory 1000 </dev/null
 is "$RC" 2 "--max-memory under 65536 is a usage error"

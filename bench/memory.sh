@@ -94,18 +94,26 @@ timed() {
 	row "$_tool" "$_n" "$_kb" "$_s"
 }
 
-# slow N: rag-claims -j 8 at 200 ms a reply, SLOW seconds, then SIGINT
+# slow N: rag-claims -j 8 at 200 ms a reply, SLOW seconds, then SIGINT; a fresh fake each time
+# (one left from an earlier size may have reached its --max-seconds)
 slow() {
-	[ -n "$FAKE_PID" ] || bench_fake 200
+	if [ -n "$FAKE_PID" ]; then
+		kill "$FAKE_PID" 2>/dev/null
+		wait "$FAKE_PID" 2>/dev/null
+		FAKE_PID=
+	fi
+	rm -f "$W/port"
+	bench_fake 200
 	"$BIN/rag-claims" -c "$W/rag.yaml" -q -j 8 <"$W/records.jsonl" >/dev/null 2>"$W/err" &
 	_pid=$!
 	sleep "$SLOW"
 	_pos=$(awk '/^pos:/ { print $2 }' "/proc/$_pid/fdinfo/0" 2>/dev/null)
 	_hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$_pid/status" 2>/dev/null)
+	kill -0 "$FAKE_PID" 2>/dev/null || _pos=
 	kill -INT "$_pid" 2>/dev/null
 	wait "$_pid"
 	if [ -z "$_pos" ] || [ -z "$_hwm" ]; then
-		echo "memory.sh: rag-claims against the slow judge ended early" >&2
+		echo "memory.sh: rag-claims or the fake judge ended early" >&2
 		tail -n 3 "$W/err" >&2
 		FAILED=1
 		return

@@ -178,6 +178,7 @@ bench: all
 	sh bench/verifier.sh
 	sh bench/gate.sh
 	sh bench/eval.sh
+	sh bench/memory.sh -n 2000 -n 60000
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples/docs \

@@ -200,6 +200,7 @@ static void add_common(eval *e, rag_buf *b)
 		rag_buf_adds(b, " -c ");
 		shq(b, e->cli.config_path);
 	}
+	if (e->cli.max_memory) rag_buf_addf(b, " --max-memory %ld", e->cli.max_memory);   /* each stage's budget */
 }
 
 static char *path_in(const eval *e, const char *leaf)

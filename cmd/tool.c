@@ -2,6 +2,7 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ const rag_opt rag_cli_shared_opts[] = {
 	{"strict", 0, RAG_OPT_STRICT, NULL, NULL, "stop at the first bad input line (exit 3)"},
 	{"unbuffered", 0, RAG_OPT_UNBUFFERED, NULL, NULL, "flush after each record"},
 	{"max-line", 0, RAG_OPT_MAX_LINE, "BYTES", NULL, "longest input line accepted (default 8388608)"},
+	{"max-memory", 0, RAG_OPT_MAX_MEMORY, "BYTES", NULL, "records read ahead take at most this (default 16777216)"},
 	{"quiet", 'q', 'q', NULL, NULL, "no notice or summary line on stderr"},
 	{"verbose", 'v', 'v', NULL, NULL, "more messages on stderr"},
 	{"help", 'h', 'h', NULL, NULL, "show this help"},
@@ -477,6 +479,10 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 		if (rag_cli_int(cli, "--max-line", arg, 1024, 1L << 30, &v)) return rag_cli_misuse(cli);
 		cli->max_line = (size_t)v;
 		return 0;
+	case RAG_OPT_MAX_MEMORY:
+		if (rag_cli_int(cli, "--max-memory", arg, 65536, INT_MAX, &v)) return rag_cli_misuse(cli);
+		cli->max_memory = v;
+		return 0;
 	case 'q': cli->quiet = 1; return 0;
 	case 'v': cli->verbose++; return 0;
 	case 'h':
@@ -512,6 +518,7 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->lang) rag_set_str(&cfg->lang, cli->lang);
 	if (cli->cache_mode) cfg->cache.mode = rag_cache_mode_parse(cli->cache_mode);
 	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
+	if (cli->max_memory) cfg->stream.max_memory = (int)cli->max_memory;
 	return 0;
 }
 
@@ -697,6 +704,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
+	o.budget = cli->cfg.stream.max_memory > 0 ? (size_t)cli->cfg.stream.max_memory : 0;
 	o.window = cli->cfg.llm.concurrency * 8 > 256 ? cli->cfg.llm.concurrency * 8 : 256;
 	o.progress_ctx = cli;
 	o.report = report;
@@ -800,6 +808,7 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
+	o.budget = cli->cfg.stream.max_memory > 0 ? (size_t)cli->cfg.stream.max_memory : 0;
 	o.report = report;
 	o.progress_ctx = cli;
 	o.observe = observe;

@@ -29,6 +29,7 @@ typedef struct rag_opt {
 enum {
 	RAG_OPT_JUDGE = 1000, RAG_OPT_MODEL, RAG_OPT_BASE_URL, RAG_OPT_LANG, RAG_OPT_CACHE,
 	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_LIST_OPTIONS,
+	RAG_OPT_MAX_MEMORY,
 	/* rag-gate's and rag-report's (rag_cli_gate) */
 	RAG_OPT_MIN_PASS, RAG_OPT_MAX_ERR, RAG_OPT_REGRESSION, RAG_OPT_FAIL_REG, RAG_OPT_SEED,
 	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST, RAG_OPT_PASS, RAG_OPT_FAIL_FLIP, RAG_OPT_BY,
@@ -67,6 +68,7 @@ typedef struct rag_cli {
 	const char *provider, *model, *base_url, *lang; /* --judge, --model, --base-url, --lang */
 	int concurrency;          /* -j N, 0 = config */
 	size_t max_line;
+	long max_memory;          /* --max-memory BYTES, 0 = config (stream.max_memory) */
 	const char *const *prompts; /* the prompts the judge needs (NULL-terminated), set before set-up */
 	const char *remote_noun;  /* a tool with remote work of its own: what the summary calls a record
 	                           * it failed ("embedder error"); a judge tool's are "judge error"s */

@@ -143,13 +143,13 @@ _ragpipe()
 	-t|--threshold|-r|--record-threshold|--min-pass-rate|--max-error-rate|--regression|--seed|\
 	--resamples|--confidence|--worst|--title|--pass|--by)
 		return 0 ;;
-	--model|--base-url|-j|--concurrency|--max-line|-n|--max-claims|--batch-claims|--batch-chars|\
+	--model|--base-url|-j|--concurrency|--max-line|--max-memory|-n|--max-claims|--batch-claims|--batch-chars|\
 	--n|--score|--dimensions|--batch-size|--repeat|--weights)
 		return 0 ;;
 	esac
 
 	# shared by every tool
-	opts='-c --config --strict --unbuffered --max-line -q --quiet -v --verbose -h --help -V --version'
+	opts='-c --config --strict --unbuffered --max-line --max-memory -q --quiet -v --verbose -h --help -V --version'
 	# shared by the tools that ask a judge
 	judge='--judge --model --base-url --lang --cache -j --concurrency'
 	case $tool in

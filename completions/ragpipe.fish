@@ -9,6 +9,7 @@ for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report 
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
     complete -c $cmd -l unbuffered -d 'Flush after each record'
     complete -c $cmd -l max-line -x -d 'Longest input line accepted (bytes)'
+    complete -c $cmd -l max-memory -x -d 'Memory for the records read ahead (bytes)'
     complete -c $cmd -s q -l quiet -d 'No summary line on stderr'
     complete -c $cmd -s v -l verbose -d 'More messages on stderr'
     complete -c $cmd -s h -l help -d 'Print the usage and exit'

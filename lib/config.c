@@ -116,6 +116,7 @@ static const struct key keys[] = {
 	{ ROW("gate", "pass", T_STRS, gate.pass) },
 	{ ROW("gate", "fail_on_flip", T_BOOL, gate.fail_on_flip) },
 	{ ROW("gate", "by", T_STRS, gate.by) },
+	{ ROW("stream", "max_memory", T_INT, stream.max_memory), .lo = 65536, .hi = INT_MAX },
 	{ ROW("kw", "metrics", T_STR, kw.metrics) },
 	{ ROW("kw", "threshold", T_DOUBLE, kw.threshold), .lo = 0, .hi = 1 },
 	{ ROW("kw", "stem", T_BOOL, kw.stem) },
@@ -241,6 +242,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->collect.retries = -1;        /* -1: llm.retries; and llm's concurrency and rate when unset */
 	cfg->collect.rpm = -1;
 	cfg->collect.cache = RAG_CACHE_OFF;
+	cfg->stream.max_memory = 16 << 20;   /* RAG_STREAM_BUDGET */
 }
 
 static void rubric_conf_free(rag_rubric_conf *r)

@@ -16,9 +16,11 @@
 #define FLUSH_DELAY 0.2      /* seconds a partial batch waits for more texts */
 #define OFFLINE_DIMS 512
 /* Distinct texts whose vectors are kept for reuse once no record needs them any more: past
- * this, a settled vector goes as soon as its last record has it, so memory stays bounded on a
- * long stream (the disk cache still answers a text that comes back). */
+ * EMBED_KEEP of them, or past EMBED_KEEP_BYTES for all the vectors held (a vector of 1536
+ * numbers takes 24 KiB in libjq), a settled vector goes as soon as its last record has it, so
+ * memory stays bounded on a long stream (the disk cache still answers a text that comes back). */
 #define EMBED_KEEP 2048
+#define EMBED_KEEP_BYTES ((size_t)4 << 20)
 
 enum { E_NEW, E_SENT, E_READY, E_FAILED, E_FREE };
 
@@ -57,6 +59,7 @@ struct rag_embed {
 	int nents, cents;
 	int *freed, nfreed;       /* E_FREE slots to reuse */
 	int live;                 /* entries not E_FREE */
+	size_t bytes;             /* what the live entries' texts and vectors take, about */
 	int deleted;              /* keys deleted from index since it was last rebuilt */
 	long distinct;            /* distinct texts met in the run */
 	int *batch, nbatch;
@@ -129,9 +132,20 @@ void rag_embed_stats(const rag_embed *e, long *requests, long *failed, long *tex
 	*distinct = e->distinct;
 }
 
+/* What an entry's text and vector take, about: libjq's 16 bytes a number, and its string. */
+static size_t entry_bytes(const entry *en)
+{
+	size_t n = 64;
+	if (jv_get_kind(en->text) == JV_KIND_STRING) n += (size_t)jv_string_length_bytes(jv_copy(en->text)) + 32;
+	if (jv_get_kind(en->vec) == JV_KIND_ARRAY) n += (size_t)jv_array_length(jv_copy(en->vec)) * 16 + 32;
+	return n;
+}
+
 static void evict(rag_embed *e, int k)
 {
 	entry *en = &e->ents[k];
+	size_t b = entry_bytes(en);
+	e->bytes = e->bytes > b ? e->bytes - b : 0;
 	e->index = jv_object_delete(e->index, jv_copy(en->text));
 	jv_free(en->text);
 	jv_free(en->vec);
@@ -160,7 +174,8 @@ static void evict(rag_embed *e, int k)
 static void release(rag_embed *e, int k)
 {
 	entry *en = &e->ents[k];
-	if (--en->refs == 0 && (en->state == E_READY || en->state == E_FAILED) && e->live > EMBED_KEEP)
+	if (--en->refs == 0 && (en->state == E_READY || en->state == E_FAILED) &&
+	    (e->live > EMBED_KEEP || e->bytes > EMBED_KEEP_BYTES))
 		evict(e, k);
 }
 
@@ -239,6 +254,7 @@ static void on_vectors(void *arg, const rag_llm_reply *r)
 			}
 			e->ents[k].state = E_READY;
 			e->ents[k].vec = v;
+			e->bytes += (size_t)d * 16 + 32;
 			settle(e, k);
 		}
 	}
@@ -309,7 +325,9 @@ void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg)
 			if (e->offline) {
 				e->ents[k].state = E_READY;
 				e->ents[k].vec = rag_vec_hashed(jv_string_value(t), e->dims);
-			} else {
+			}
+			e->bytes += entry_bytes(&e->ents[k]);
+			if (!e->offline) {
 				e->ents[k].state = E_NEW;
 				if (e->nbatch == 0) e->batch_t0 = rag_now();
 				e->batch[e->nbatch++] = k;

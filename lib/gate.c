@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +56,12 @@ typedef struct worst {
 	jv info;
 } worst;
 
-typedef struct change { char *id; size_t metric; double base, cur; } change;
+typedef struct change { char *id; size_t metric; double base, cur; long seq; } change;
 
-typedef struct changes { change *v; size_t n, cap; } changes;
+/* The MAX_LISTED largest changes one way (a heap, the least of them on top) and how many there
+ * were: a run where every record regressed keeps a thousand, not a million. dir is -1 for
+ * drops (the most negative first), 1 for gains. */
+typedef struct changes { change *v; size_t n; long total; int dir; } changes;
 
 struct rag_gate {
 	rag_gate_opts o;
@@ -79,8 +83,13 @@ struct rag_gate {
 	/* baseline */
 	int have_base;
 	char *base_name;
-	jv base_ix;                      /* id -> row */
-	char **base_id; size_t nbase;
+	/* the baseline's ids, row by row: NUL-terminated in one arena, found through an open
+	 * addressing table of row + 1 (0 empty) by their hash. About 25 bytes an id, where a libjq
+	 * object and a strdup each took over 120: a baseline of a million records is kept whole */
+	char *ids; size_t ids_len, ids_cap;
+	size_t *id_off;                  /* per row: where its id starts in ids */
+	uint32_t *tab; size_t tab_cap;   /* a power of 2, at least twice nbase */
+	size_t nbase, base_cap;          /* rows; what id_off and bcol[] have room for */
 	unsigned char *base_seen;
 	char **bmetric; size_t nbmetric; jv bmetric_ix;
 	double **bcol;                   /* per baseline metric, per row; NAN null */
@@ -145,7 +154,6 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	g->o = *o;
 	g->metric_ix = jv_object();
 	g->cat_ix = jv_object();
-	g->base_ix = jv_object();
 	g->bmetric_ix = jv_object();
 	g->only_cur = jv_array();
 	g->grp_ix = jv_object();
@@ -157,6 +165,8 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	g->cat_by = -1;
 	for (k = 0; k < g->o.nby && g->cat_by < 0; k++)
 		if (!strcmp(g->o.by[k], "category")) g->cat_by = (long)k;
+	g->regressed.dir = -1;
+	g->improved.dir = 1;
 	/* the gated metrics are in the table even when no record carries them: all null then */
 	for (k = 0; k < o->nmean; k++) metric_index(g, o->mean[k].key);
 	for (k = 0; k < o->nrecord; k++) metric_index(g, o->record[k].key);
@@ -191,33 +201,84 @@ static jv record_scores(jv rec)
 	return s;
 }
 
+static uint64_t id_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static const char *base_id(const rag_gate *g, size_t row)
+{
+	return g->ids + g->id_off[row];
+}
+
+/* The baseline row of id, or -1. */
+static long base_find(const rag_gate *g, const char *id)
+{
+	size_t i, mask = g->tab_cap - 1;
+	if (!g->tab_cap) return -1;
+	for (i = (size_t)id_hash(id) & mask; g->tab[i]; i = (i + 1) & mask)
+		if (strcmp(base_id(g, g->tab[i] - 1), id) == 0) return (long)g->tab[i] - 1;
+	return -1;
+}
+
+static void tab_put(rag_gate *g, size_t row)
+{
+	size_t i, mask = g->tab_cap - 1;
+	for (i = (size_t)id_hash(base_id(g, row)) & mask; g->tab[i]; i = (i + 1) & mask)
+		;
+	g->tab[i] = (uint32_t)(row + 1);
+}
+
+/* A new row for id (not there yet): its place in the arena and the table. */
+static size_t base_add(rag_gate *g, const char *id)
+{
+	size_t row = g->nbase, len = strlen(id) + 1, m;
+	if (row == g->base_cap) {
+		g->base_cap = g->base_cap ? g->base_cap * 2 : 256;
+		g->id_off = rag_xrealloc(g->id_off, g->base_cap * sizeof *g->id_off);
+		for (m = 0; m < g->nbmetric; m++) g->bcol[m] = rag_xrealloc(g->bcol[m], g->base_cap * sizeof **g->bcol);
+	}
+	if (g->ids_len + len > g->ids_cap) {
+		while (g->ids_len + len > g->ids_cap) g->ids_cap = g->ids_cap ? g->ids_cap * 2 : 4096;
+		g->ids = rag_xrealloc(g->ids, g->ids_cap);
+	}
+	memcpy(g->ids + g->ids_len, id, len);
+	g->id_off[row] = g->ids_len;
+	g->ids_len += len;
+	g->nbase++;
+	if (2 * g->nbase > g->tab_cap) {
+		size_t r;
+		free(g->tab);
+		g->tab_cap = g->tab_cap ? g->tab_cap * 2 : 1024;
+		g->tab = rag_xcalloc(g->tab_cap, sizeof *g->tab);
+		for (r = 0; r < g->nbase; r++) tab_put(g, r);
+	} else {
+		tab_put(g, row);
+	}
+	return row;
+}
+
 void rag_gate_baseline(rag_gate *g, jv rec)
 {
 	char *id = record_id(rec);
-	jv scores, ix;
+	jv scores;
 	size_t row, m;
 	g->have_base = 1;
 	if (!id) {
 		jv_free(rec);
 		return;
 	}
-	ix = jv_object_get(jv_copy(g->base_ix), jv_string(id));
-	if (jv_is_valid(ix)) {
-		jv_free(ix);
+	if (base_find(g, id) >= 0 || g->nbase >= UINT32_MAX - 1) {
 		g->base_dups++;
 		free(id);
 		jv_free(rec);
 		return;
 	}
-	jv_free(ix);
-	row = g->nbase++;
-	g->base_id = rag_xrealloc(g->base_id, g->nbase * sizeof *g->base_id);
-	g->base_id[row] = id;
-	g->base_ix = jv_object_set(g->base_ix, jv_string(id), jv_number((double)row));
-	for (m = 0; m < g->nbmetric; m++) {
-		g->bcol[m] = rag_xrealloc(g->bcol[m], g->nbase * sizeof **g->bcol);
-		g->bcol[m][row] = NAN;
-	}
+	row = base_add(g, id);
+	free(id);
+	for (m = 0; m < g->nbmetric; m++) g->bcol[m][row] = NAN;
 	scores = record_scores(rec);
 	jv_object_foreach(scores, key, val) {
 		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
@@ -229,7 +290,7 @@ void rag_gate_baseline(rag_gate *g, jv rec)
 			g->bmetric = rag_xrealloc(g->bmetric, g->nbmetric * sizeof *g->bmetric);
 			g->bmetric[b] = rag_xstrdup(jv_string_value(key));
 			g->bcol = rag_xrealloc(g->bcol, g->nbmetric * sizeof *g->bcol);
-			g->bcol[b] = rag_xmalloc(g->nbase * sizeof **g->bcol);
+			g->bcol[b] = rag_xmalloc(g->base_cap * sizeof **g->bcol);
 			for (r = 0; r < g->nbase; r++) g->bcol[b][r] = NAN;
 			g->bmetric_ix = jv_object_set(g->bmetric_ix, jv_copy(key), jv_number((double)b));
 		}
@@ -501,35 +562,54 @@ static void consider_worst(rag_gate *g, double key, jv rec, const char *where, c
 	g->nw++;
 }
 
-static void push_change(changes *c, const char *id, size_t m, double base, double cur)
+/* a is listed before b: the larger change, then the earlier record */
+static int change_before(const changes *c, const change *a, const change *b)
 {
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->v = rag_xrealloc(c->v, c->cap * sizeof *c->v);
+	double da = (a->cur - a->base) * c->dir, db = (b->cur - b->base) * c->dir;
+	return da > db || (da == db && (a->seq < b->seq || (a->seq == b->seq && a->metric < b->metric)));
+}
+
+static void push_change(changes *c, const char *id, size_t m, double base, double cur, long seq)
+{
+	change x = {NULL, m, base, cur, seq};
+	size_t i = 0;
+	c->total++;
+	if (!c->v) c->v = rag_xmalloc(MAX_LISTED * sizeof *c->v);
+	if (c->n < MAX_LISTED) {
+		/* sift up: every parent is listed after its children (the top goes first) */
+		for (i = c->n++; i > 0 && change_before(c, &c->v[(i - 1) / 2], &x); i = (i - 1) / 2)
+			c->v[i] = c->v[(i - 1) / 2];
+	} else {
+		if (!change_before(c, &x, &c->v[0])) return;
+		free(c->v[0].id);
+		for (;;) {   /* sift down from the top */
+			size_t l = 2 * i + 1, r = l + 1, k = i;
+			const change *ck = &x;
+			if (l < c->n && change_before(c, ck, &c->v[l])) k = l, ck = &c->v[l];
+			if (r < c->n && change_before(c, ck, &c->v[r])) k = r;
+			if (k == i) break;
+			c->v[i] = c->v[k];
+			i = k;
+		}
 	}
-	c->v[c->n].id = rag_xstrdup(id);
-	c->v[c->n].metric = m;
-	c->v[c->n].base = base;
-	c->v[c->n].cur = cur;
-	c->n++;
+	x.id = rag_xstrdup(id);
+	c->v[i] = x;
 }
 
 static void align(rag_gate *g, const char *id, jv scores)
 {
-	jv ix;
+	long found;
 	size_t row;
 	if (!id) {
 		g->no_id++;
 		return;
 	}
-	ix = jv_object_get(jv_copy(g->base_ix), jv_string(id));
-	if (jv_get_kind(ix) != JV_KIND_NUMBER) {
-		jv_free(ix);
+	found = base_find(g, id);
+	if (found < 0) {
 		if (g->n_only_cur++ < MAX_LISTED) g->only_cur = jv_array_append(g->only_cur, jv_string(id));
 		return;
 	}
-	row = (size_t)jv_number_value(ix);
-	jv_free(ix);
+	row = (size_t)found;
 	if (!g->base_seen) g->base_seen = rag_xcalloc(g->nbase, 1);
 	if (g->base_seen[row]) {
 		g->cur_dups++;
@@ -545,8 +625,8 @@ static void align(rag_gate *g, const char *id, jv scores)
 				dvec_push(&g->pcur[m], c);
 				dvec_push(&g->pbase[m], b);
 				/* "by more than": a change equal to it in decimal is not one */
-				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c);
-				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c);
+				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c, g->seq);
+				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c, g->seq);
 			}
 		}
 		jv_free(bi);
@@ -811,24 +891,17 @@ static jv skipped(jv checks, const char *what, const char *metric, long records,
 	return jv_array_set(checks, jv_array_length(jv_copy(checks)) - 1, c);
 }
 
-static int cmp_change_up(const void *a, const void *b)
+static int cmp_change(const void *a, const void *b, void *c)
 {
-	const change *x = a, *y = b;
-	double dx = x->cur - x->base, dy = y->cur - y->base;
-	return (dx > dy) - (dx < dy);
+	return change_before(c, a, b) ? -1 : change_before(c, b, a) ? 1 : 0;
 }
 
-static int cmp_change_down(const void *a, const void *b)
-{
-	return cmp_change_up(b, a);
-}
-
-static jv change_list(rag_gate *g, changes *c, int (*cmp)(const void *, const void *))
+static jv change_list(rag_gate *g, changes *c)
 {
 	jv out = jv_array();
 	size_t i;
-	if (c->n > 1) qsort(c->v, c->n, sizeof *c->v, cmp);   /* ties keep no order: ids decide below */
-	for (i = 0; i < c->n && i < MAX_LISTED; i++) {
+	if (c->n > 1) qsort_r(c->v, c->n, sizeof *c->v, cmp_change, c);   /* ties in input order */
+	for (i = 0; i < c->n; i++) {
 		jv e = jv_object();
 		e = jv_object_set(e, jv_string("id"), jv_string(c->v[i].id));
 		e = jv_object_set(e, jv_string("metric"), jv_string(g->metric[c->v[i].metric]));
@@ -878,7 +951,7 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 	}
 	for (i = 0; i < g->nbase; i++) {
 		if (g->base_seen && g->base_seen[i]) continue;
-		if (n_only_base++ < MAX_LISTED) only_base = jv_array_append(only_base, jv_string(g->base_id[i]));
+		if (n_only_base++ < MAX_LISTED) only_base = jv_array_append(only_base, jv_string(base_id(g, i)));
 	}
 	if (g->base_name) b = jv_object_set(b, jv_string("file"), jv_string(g->base_name));
 	b = jv_object_set(b, jv_string("records"), jv_number((double)g->nbase));
@@ -892,10 +965,10 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 	b = jv_object_set(b, jv_string("confidence"), jv_number(g->o.confidence));
 	b = jv_object_set(b, jv_string("regression"), jv_number(g->o.regression));
 	b = jv_object_set(b, jv_string("metrics"), rows);
-	b = jv_object_set(b, jv_string("regressed_count"), jv_number((double)g->regressed.n));
-	b = jv_object_set(b, jv_string("regressed"), change_list(g, &g->regressed, cmp_change_up));
-	b = jv_object_set(b, jv_string("improved_count"), jv_number((double)g->improved.n));
-	b = jv_object_set(b, jv_string("improved"), change_list(g, &g->improved, cmp_change_down));
+	b = jv_object_set(b, jv_string("regressed_count"), jv_number((double)g->regressed.total));
+	b = jv_object_set(b, jv_string("regressed"), change_list(g, &g->regressed));
+	b = jv_object_set(b, jv_string("improved_count"), jv_number((double)g->improved.total));
+	b = jv_object_set(b, jv_string("improved"), change_list(g, &g->improved));
 	b = jv_object_set(b, jv_string("only_current_count"), jv_number((double)g->n_only_cur));
 	b = jv_object_set(b, jv_string("only_current"), jv_copy(g->only_cur));
 	b = jv_object_set(b, jv_string("only_baseline_count"), jv_number((double)n_only_base));
@@ -961,19 +1034,18 @@ jv rag_gate_summary(rag_gate *g)
 	for (i = 0; i < g->nmetric; i++) {
 		size_t m = order[i];
 		const mstat *ms = &g->ms[m];
-		dvec copy = {0};
 		jv row;
 		long applicable = g->records - ms->na, nulls = applicable - (long)g->vals[m].n + ms->undecided;
 		double erate = applicable > 0 ? (double)nulls / (double)applicable : 0;
+		/* summed in input order, before metric_row sorts the scores in place (no copy: a run of
+		 * a million records keeps 8 MB of them per metric, and the gate is summed up once) */
+		double mean = rag_stats_mean(g->vals[m].v, g->vals[m].n);
 		int mean_failed = 0;
 		char what[300], of[200] = "";
 		any_scored |= g->vals[m].n > 0 || ms->na > 0;
 		if (ms->na)
 			snprintf(of, sizeof of, " (computed on %zu of %ld records; %ld not applicable)", g->vals[m].n, g->records, ms->na);
-		copy.v = rag_xmalloc((g->vals[m].n + 1) * sizeof *copy.v);
-		if (g->vals[m].n) memcpy(copy.v, g->vals[m].v, g->vals[m].n * sizeof *copy.v);
-		copy.n = g->vals[m].n;
-		row = metric_row(g->metric[m], &copy, g->records, ms->na);
+		row = metric_row(g->metric[m], &g->vals[m], g->records, ms->na);
 		row = jv_object_set(row, jv_string("error_rate"), jv_number(erate));
 		row = jv_object_set(row, jv_string("threshold_mean"), num(g->mean_thr[m]));
 		row = jv_object_set(row, jv_string("threshold_record"), num(g->rec_thr[m]));
@@ -992,7 +1064,6 @@ jv rag_gate_summary(rag_gate *g)
 			pass &= ok;
 		}
 		if (!isnan(g->mean_thr[m]) && g->records) {
-			double mean = rag_stats_mean(g->vals[m].v, g->vals[m].n);
 			int ok = g->vals[m].n > 0 && mean >= g->mean_thr[m] - EPS;
 			snprintf(what, sizeof what, "mean %s", g->metric[m]);
 			if (g->vals[m].n) {
@@ -1026,7 +1097,6 @@ jv rag_gate_summary(rag_gate *g)
 		/* what a failure hint is for: the metric's quality is too low, not its data missing */
 		row = jv_object_set(row, jv_string("gate_failed"), jv_bool(mean_failed || ms->failed > 0));
 		metrics = jv_array_append(metrics, row);
-		free(copy.v);
 	}
 	if (g->records && !any_scored) {
 		pass = 0;
@@ -1132,8 +1202,9 @@ void rag_gate_free(rag_gate *g)
 	free(g->ms);
 	for (i = 0; i < g->nw; i++) jv_free(g->w[i].info);
 	free(g->w);
-	for (i = 0; i < g->nbase; i++) free(g->base_id[i]);
-	free(g->base_id);
+	free(g->ids);
+	free(g->id_off);
+	free(g->tab);
 	free(g->base_seen);
 	for (i = 0; i < g->nbmetric; i++) {
 		free(g->bmetric[i]);
@@ -1146,7 +1217,6 @@ void rag_gate_free(rag_gate *g)
 	free_changes(&g->improved);
 	jv_free(g->metric_ix);
 	jv_free(g->cat_ix);
-	jv_free(g->base_ix);
 	jv_free(g->bmetric_ix);
 	jv_free(g->only_cur);
 	free(g);

@@ -260,6 +260,10 @@ typedef struct rag_config {
 		                                  * context_precision, context_recall */
 		char *runs_dir;                  /* eval.runs_dir: NULL = ./runs */
 	} eval;
+	struct {
+		/* the record stream's byte budget (rag_stream_opts.budget; --max-memory), default 16 MiB */
+		int max_memory;
+	} stream;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
@@ -328,6 +332,7 @@ typedef struct rag_item {
 	int remote;               /* the judge failed for this record */
 	int passthrough;          /* an upstream stage's error record: written as it came */
 	int not_applicable;       /* metrics not applicable to this record (rag_item_not_applicable) */
+	size_t bytes;             /* its input line's length (what it counts against the budget) */
 	rag_usage usage;
 	const char *stage;        /* usage.<tool>.<stage>: the metric or field judged (static), set by the tool */
 	void *data;               /* tool state for this record */
@@ -335,6 +340,9 @@ typedef struct rag_item {
 	struct rag_stream *stream_; /* private */
 } rag_item;
 
+#define RAG_STREAM_BUDGET ((size_t)16 << 20)   /* rag_stream_opts.budget by default: 16 MiB */
+#define RAG_STREAM_FACTOR 12      /* a parsed record takes about 10 times its line (libjq) */
+#define RAG_STREAM_OVERHEAD 1024  /* and its item, the tool's state, the allocator's share */
 typedef struct rag_stream rag_stream;
 typedef struct rag_stream_ops {
 	/* Called once per good record, in order. May start async operations (rag_item_hold). */
@@ -354,6 +362,11 @@ typedef struct rag_stream_opts {
 	int strict;               /* stop at the first bad line with RAG_EXIT_DATA */
 	int unbuffered;           /* flush after each record */
 	int window;               /* max records held in memory (default 256) */
+	/* max bytes for the records in flight (each RAG_STREAM_FACTOR x its line's length +
+	 * RAG_STREAM_OVERHEAD) and the read buffer together: nothing more is read while they fill
+	 * it; a record alone in flight goes whatever its size (max_line bounds it). Default
+	 * RAG_STREAM_BUDGET. */
+	size_t budget;
 	size_t max_line;          /* longest accepted line (default 8 MiB) */
 	/* called for each problem with a record: "error (at <stdin>:17): ..." (printing is the
 	 * caller's business) */

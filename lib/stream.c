@@ -3,7 +3,14 @@
  *
  * Input is read with poll()+read() into our own buffer rather than stdio, so that waiting for
  * the next line and waiting for the judge are one wait: a slow upstream stage must not stall
- * requests already in flight, and a slow judge must not stop us reading ahead (up to window). */
+ * requests already in flight, and a slow judge must not stop us reading ahead (up to window).
+ *
+ * What is read ahead is bounded twice: at most window records in flight, and at most budget
+ * bytes for them and the read buffer together, each record counted as RAG_STREAM_FACTOR times
+ * its line (about what libjq takes to hold it) plus RAG_STREAM_OVERHEAD. While that is full the
+ * stream reads nothing (the judge waits without the input's POLLIN), so a slow judge holds the
+ * upstream writer in the pipe instead of the input piling up here; a line read is a line we
+ * have room for, and one longer than the whole budget still goes, alone. */
 #include "rag.h"
 
 #include <errno.h>
@@ -217,21 +224,31 @@ typedef struct reader {
 	const volatile sig_atomic_t *intr;   /* a signal came: a read it broke is not retried */
 } reader;
 
-/* Fill the buffer with what is available now (one read). */
-static int reader_fill(reader *r, char *err, size_t errlen)
+#define READ_BASE ((size_t)64 << 10)   /* the buffer's usual size, and the most one read asks for */
+
+/* Read what is available now (one read) of at most want bytes. The buffer holds what is unread
+ * and grows only for a line longer than it; it goes back to READ_BASE once drained. */
+static int reader_fill(reader *r, size_t want, char *err, size_t errlen)
 {
 	ssize_t n;
 	if (r->start > 0 && r->start == r->len) r->start = r->len = 0;
-	if (r->start > r->cap / 2) {
+	if (r->len == 0 && r->cap > 4 * READ_BASE) {
+		free(r->buf);
+		r->buf = NULL;
+		r->cap = 0;
+	}
+	if (r->start > 0 && (r->start > r->cap / 2 || r->cap - r->len < want)) {
 		memmove(r->buf, r->buf + r->start, r->len - r->start);
 		r->len -= r->start;
 		r->start = 0;
 	}
-	if (r->cap - r->len < 65536) {
-		r->cap = r->cap ? r->cap * 2 : 1 << 17;
-		r->buf = rag_xrealloc(r->buf, r->cap);
+	if (r->cap - r->len < want) {
+		size_t cap = r->cap ? r->cap : READ_BASE;
+		while (cap - r->len < want) cap *= 2;
+		r->buf = rag_xrealloc(r->buf, cap);
+		r->cap = cap;
 	}
-	do n = read(r->fd, r->buf + r->len, r->cap - r->len);
+	do n = read(r->fd, r->buf + r->len, want);
 	while (n < 0 && errno == EINTR && !(r->intr && *r->intr));
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN) return 0;
@@ -243,8 +260,10 @@ static int reader_fill(reader *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Next complete line, or 0 when more input is needed. *too_long set for a discarded line. */
-static int reader_line(reader *r, size_t max, const char **line, size_t *len, int *too_long)
+/* Next complete line, or 0 when more input is needed. *too_long set for a discarded line. The
+ * line is not taken yet: the caller that takes it sets r->start to *next (a discarded line is
+ * gone already: *next is where the reader is). */
+static int reader_line(reader *r, size_t max, const char **line, size_t *len, int *too_long, size_t *next)
 {
 	for (;;) {
 		size_t have = r->len - r->start;
@@ -256,6 +275,7 @@ static int reader_line(reader *r, size_t max, const char **line, size_t *len, in
 				*line = NULL;
 				*len = 0;
 				*too_long = 1;
+				*next = r->start;
 				return 1;
 			}
 			r->start = r->len;
@@ -264,6 +284,7 @@ static int reader_line(reader *r, size_t max, const char **line, size_t *len, in
 				*line = NULL;
 				*len = 0;
 				*too_long = 1;
+				*next = r->start;
 				return 1;
 			}
 			return 0;
@@ -273,7 +294,7 @@ static int reader_line(reader *r, size_t max, const char **line, size_t *len, in
 			*line = b;
 			*len = (size_t)(nl - b);
 			*too_long = 0;
-			r->start += *len + 1;
+			*next = r->start + *len + 1;
 			return 1;
 		}
 		if (nl || have > max + 1) {
@@ -288,11 +309,17 @@ static int reader_line(reader *r, size_t max, const char **line, size_t *len, in
 			*line = b;
 			*len = have;
 			*too_long = 0;
-			r->start = r->len;
+			*next = r->len;
 			return 1;
 		}
 		return 0;
 	}
+}
+
+/* What a record in flight counts against the budget. */
+static size_t item_cost(size_t len)
+{
+	return len * RAG_STREAM_FACTOR + RAG_STREAM_OVERHEAD;
 }
 
 /* Nothing from it on waits for an asynchronous operation. */
@@ -311,11 +338,13 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 	reader r = {0};
 	rag_item *head = NULL, *tail = NULL;
 	long held = 0, lineno = 0, written = 0;
+	size_t held_bytes = 0;    /* item_cost of the records in flight */
 	int rc = RAG_EXIT_OK, epipe = 0, failed_write = 0, cancelled = 0, wrote = 0;
 	double t0 = rag_now(), last_progress = 0;
 
 	if (!o.window) o.window = 256;
 	if (!o.max_line) o.max_line = (size_t)8 << 20;
+	if (!o.budget) o.budget = RAG_STREAM_BUDGET;
 	memset(&s, 0, sizeof s);
 	s.o = &o;
 	memset(stats, 0, sizeof *stats);
@@ -327,15 +356,26 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		/* epipe && !o.drain: the reader went away, and nobody else wants what we read */
 		int can_take = !s.stop_strict && !interrupted(&o) && !(epipe && !o.drain) && !failed_write;
 		const char *line;
-		size_t len;
-		int too_long, fd;
+		size_t len, next, want = 0;
+		int too_long, fd, starved = 0;
 
-		/* take every complete line already buffered, while the window has room */
-		while (can_take && held < o.window && reader_line(&r, o.max_line, &line, &len, &too_long)) {
-			rag_item *it = make_item(&s, (size_t)++lineno, line, len, too_long);
+		/* take the complete lines already buffered, while the window and the budget have room
+		 * (a record alone in flight is taken whatever its size) */
+		while (can_take && held < o.window) {
+			rag_item *it;
+			if (!reader_line(&r, o.max_line, &line, &len, &too_long, &next)) {
+				starved = 1;
+				break;
+			}
+			/* a line too long is gone already (the reader skipped it): its item is taken */
+			if (held > 0 && !too_long && held_bytes + item_cost(len) > o.budget) break;
+			it = make_item(&s, (size_t)++lineno, line, len, too_long);
+			r.start = next;
+			it->bytes = len;
 			if (tail) tail->next = it; else head = it;
 			tail = it;
 			held++;
+			held_bytes += item_cost(len);
 			stats->records++;
 			if (!it->bad && !it->passthrough) {
 				rag_item_hold(it);    /* held until start returns: sync judges finish inside */
@@ -371,6 +411,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			wrote = 1;
 			head = it->next;
 			if (!head) tail = NULL;
+			held_bytes -= item_cost(it->bytes);
 			free_item(it);
 			held--;
 		}
@@ -401,8 +442,17 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		}
 		wrote = 0;
 
-		fd = (!r.eof && can_take && held < o.window) ? r.fd : -1;
-		if (ops->run(ctx, fd, 0.25) && fd >= 0 && reader_fill(&r, err, errlen) < 0) {
+		/* read only when no complete line waits, and only what the budget has room for: the
+		 * records in flight and the part of a line already buffered count against it */
+		if (!r.eof && can_take && held < o.window && starved) {
+			size_t used = held_bytes + (r.len - r.start);
+			want = used < o.budget ? o.budget - used : 0;
+			if (want > READ_BASE) want = READ_BASE;
+			if (held == 0) want = READ_BASE;             /* a line longer than the budget, alone */
+			if (want < 4096) want = 0;                   /* too little room: wait for records to go */
+		}
+		fd = want ? r.fd : -1;
+		if (ops->run(ctx, fd, 0.25) && fd >= 0 && reader_fill(&r, want, err, errlen) < 0) {
 			rc = RAG_EXIT_INTERNAL;
 			r.eof = 1;
 			r.start = r.len;

@@ -3,6 +3,7 @@
 #include "rag.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static rag_gate_opts defaults(void)
@@ -195,5 +196,45 @@ int main(void)
 		jv_free(hints);
 		jv_free(s);
 	}
+	/* every record regressed: the 1000 largest drops are listed, most first, ties in input
+	 * order, and all of them counted (the gate keeps no more than it lists) */
+	o = defaults();
+	g = rag_gate_new(&o);
+	rag_gate_baseline_name(g, "base");
+	for (i = 0; i < 3000; i++) {
+		char line[200];
+		snprintf(line, sizeof line, "{\"id\":\"r%zu\",\"scores\":{\"f\":1}}", i);
+		rag_gate_baseline(g, jv_parse(line));
+	}
+	for (i = 0; i < 3000; i++) {
+		char line[200];
+		snprintf(line, sizeof line, "{\"id\":\"r%zu\",\"scores\":{\"f\":%g}}", i, 0.5 - (double)(i % 7) / 100);
+		add(g, line);
+	}
+	s = rag_gate_summary(g);
+	rag_gate_free(g);
+	{
+		jv rl = jv_object_get(jv_object_get(jv_copy(s), jv_string("baseline")), jv_string("regressed"));
+		int nl = jv_get_kind(rl) == JV_KIND_ARRAY ? jv_array_length(jv_copy(rl)) : -1, sorted = 1, k;
+		double prev = -1;
+		long prev_id = -1;
+		is_num(num(s, "baseline.regressed_count"), 3000, 0, "3000 regressions counted");
+		is_int(nl, 1000, "and the 1000 largest listed");
+		for (k = 0; k < nl; k++) {
+			jv e = jv_array_get(jv_copy(rl), k);
+			double d = jv_number_value(jv_object_get(jv_copy(e), jv_string("delta")));
+			jv id = jv_object_get(e, jv_string("id"));
+			long idn = atol(jv_string_value(id) + 1);
+			if (k && (d < prev - 1e-12 || (fabs(d - prev) < 1e-12 && idn < prev_id))) sorted = 0;
+			prev = d;
+			prev_id = idn;
+			if (k == 0) is_str(jv_string_value(id), "r6", "the first is the earliest of the largest drops");
+			if (k == nl - 1) is_str(jv_string_value(id), "r1005", "the last is the 144th of the third largest (-0.54)");
+			jv_free(id);
+		}
+		ok(sorted, "the most negative first, ties in input order");
+		jv_free(rl);
+	}
+	jv_free(s);
 	return done_testing();
 }

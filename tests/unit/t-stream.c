@@ -147,6 +147,7 @@ typedef struct tool {
 	/* what it saw */
 	long starts, finishes, cancels, cancelled, runs, full_waits, blind, done;
 	long inflight, max_inflight, window;
+	long big_company;         /* records in flight when a line over 60,000 bytes started, it too */
 	size_t last_start, last_finish, last_observe;
 	int disorder;             /* start, finish or observe out of input order, or finish while pending */
 	int unfinished_observed;  /* observe saw a good record that finish had not seen */
@@ -179,6 +180,7 @@ static void t_start(rag_item *it, void *ctx)
 	}
 	it->rec = jv_object_set(it->rec, jv_string("seen"), jv_number((double)it->lineno));
 	if (++t->inflight > t->max_inflight) t->max_inflight = t->inflight;
+	if (it->bytes > 60000) t->big_company = t->inflight;
 	if (t->async) {
 		rag_item_hold(it);
 		t->held = rag_xrealloc(t->held, (t->nheld + 1) * sizeof *t->held);
@@ -695,6 +697,58 @@ static void t_window(void)
 	}
 }
 
+/* The byte budget: lines of 100 bytes count 12 x 100 + 1024 = 2224 each, so a budget of 65536
+ * holds 29 of them, whatever the window; a line over the whole budget goes alone, and nothing
+ * is lost or reordered around it. */
+static void t_budget(void)
+{
+	buf in = {0};
+	rag_stream_opts o = opts(NULL, 256, 0);
+	tool t;
+	result r;
+	int i, lines = 0;
+	char *p;
+	for (i = 1; i <= 300; i++) {
+		char line[128];
+		int n = snprintf(line, sizeof line, "{\"i\":%d,\"pad\":\"", i);
+		buf_add(&in, line, (size_t)n);
+		for (; n < 100 - 2; n++) buf_add(&in, "x", 1);
+		buf_add(&in, "\"}\n", 3);
+	}
+	ok(in.n == 300 * 101, "300 lines of 100 bytes");
+	o.budget = 65536;
+	tool_init(&t);
+	t.async = t.until_full = 1;
+	run_stream(in.p, in.n, 0, 0, OUT_PIPE, &o, &t, &r);
+	for (p = r.out.p; p && (p = strchr(p, '\n')); p++) lines++;
+	is_int(lines, 300, "budget 64 KiB: 300 lines out");
+	is_int(t.max_inflight, 29, "budget 64 KiB: at most (and here exactly) 29 records of 100 bytes in flight");
+	ok(t.full_waits == 0 && !t.stuck && !t.disorder && r.rc == RAG_EXIT_OK,
+	   "budget 64 KiB: the window (256) was never full, the stream went on in order");
+	buf_free(&r.out);
+	tool_free(&t);
+
+	/* a line of 70,000 bytes among them */
+	buf_free(&in);
+	for (i = 1; i <= 20; i++) buf_printf(&in, "{\"i\":%d}\n", i);
+	buf_add(&in, "{\"big\":\"", 8);
+	for (i = 0; i < 70000; i++) buf_add(&in, "y", 1);
+	buf_add(&in, "\"}\n", 3);
+	for (i = 21; i <= 40; i++) buf_printf(&in, "{\"i\":%d}\n", i);
+	tool_init(&t);
+	t.async = t.until_full = 1;
+	run_stream(in.p, in.n, 4096, 0, OUT_PIPE, &o, &t, &r);
+	lines = 0;
+	for (p = r.out.p; p && (p = strchr(p, '\n')); p++) lines++;
+	is_int(lines, 41, "a line over the budget: 41 lines out");
+	is_int(t.big_company, 1, "the line over the budget was alone in flight");
+	ok(strstr(buf_str(&r.out), "\"seen\":21,") && !t.disorder && r.rc == RAG_EXIT_OK,
+	   "and it was judged, in its place");
+	buf_free(&r.out);
+	tool_free(&t);
+	buf_free(&in);
+}
+
 /* 10,000 lines through pipes both ways, finished in random order, window 4, with bad lines and
  * judge failures among them. */
 static void t_big(void)
@@ -913,6 +967,7 @@ int main(void)
 	t_long();
 	t_strict();
 	t_window();
+	t_budget();
 	t_big();
 	t_no_output();
 	t_epipe();

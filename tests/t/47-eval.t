@@ -132,8 +132,9 @@ like "$(jq -r '.config.gate.min_pass_rate' "$T/sec/run.json")" '^1$' "run.json: 
 run rag rag-eval -c "$C" --run-id dry -o "$T/dry" --dry-run "$EX"
 is "$RC" 0 "--dry-run: exit status 0"
 check "--dry-run changes nothing" test ! -e "$T/dry"
-run rag rag-eval -c "$C" --run-id dry -o "$T/dry" -m keyword_overlap --max-memory 200000 --dry-run "$EX"
-is "$(grep -c -- '| .*--max-memory 200000' "$OUT")" 2 "--max-memory goes to every stage (rag-kw and rag-gate)"
+"$BIN/rag-eval" -c "$C" --run-id mm -o "$T/mm" -m keyword_overlap --max-memory 200000 --dry-run "$EX" >"$T/mm.out" 2>&1
+is "$(grep -c -- '| .*--max-memory 200000' "$T/mm.out")" 2 "--max-memory goes to every stage (rag-kw and rag-gate)"
+run rag rag-eval -c "$C" --run-id dry -o "$T/dry" --dry-run "$EX"
 cp "$OUT" "$T/dry.sh"
 like "$(tr -d '\n' <"$T/dry.sh")" "rag-claims .*[|] .*rag-verify" "the pipeline names the stages"
 like "$(cat "$T/dry.sh")" "< $EX" "with the input redirect"

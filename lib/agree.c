@@ -485,3 +485,331 @@ int rag_agree_value(jv v, double *x)
 	}
 	return -1;
 }
+
+/* ---------------------------------------------------------------- the summary */
+static jv num(double x)
+{
+	return isnan(x) ? jv_null() : jv_number(x);
+}
+
+static jv interval(const rag_agree_ci *c)
+{
+	return c->defined ? JV_ARRAY(jv_number(c->lo), jv_number(c->hi)) : jv_null();
+}
+
+jv rag_agree_summary(const double *score, const double *label, size_t n, const double *judge, size_t nall,
+                     const rag_agree_opts *o)
+{
+	jv s = jv_object(), why = jv_object(), ci = jv_object();
+	const char *w = NULL;
+	double v, t, best;
+	size_t i, pos = 0, neg = 0;
+	int binary = 1;
+	rag_agree_ppi_est e;
+
+	for (i = 0; i < n; i++) {
+		if (label[i] != 0 && label[i] != 1) binary = 0;
+		if (label[i] > 0.5) pos++;
+		else neg++;
+	}
+	s = jv_object_set(s, jv_string("pairs"), jv_number((double)n));
+	s = jv_object_set(s, jv_string("labels_kind"), jv_string(binary ? "binary" : "graded"));
+	s = jv_object_set(s, jv_string("positives"), binary ? jv_number((double)pos) : jv_null());
+	s = jv_object_set(s, jv_string("negatives"), binary ? jv_number((double)neg) : jv_null());
+	s = jv_object_set(s, jv_string("threshold"), jv_number(o->threshold));
+	if (binary && n) {
+		rag_agree_cls c;
+		rag_agree_ci b[RAG_AGREE_NCI];
+		rag_agree_auc(score, label, n, &v, &w);
+		s = jv_object_set(s, jv_string("auc"), num(v));
+		if (isnan(v)) why = jv_object_set(why, jv_string("auc"), jv_string(w));
+		rag_agree_classify(score, label, n, o->threshold, &c);
+		s = jv_object_set(s, jv_string("accuracy"), num(c.accuracy));
+		s = jv_object_set(s, jv_string("precision"), num(c.precision));
+		s = jv_object_set(s, jv_string("recall"), num(c.recall));
+		s = jv_object_set(s, jv_string("f1"), num(c.f1));
+		s = jv_object_set(s, jv_string("kappa"), num(c.kappa));
+		if (isnan(c.precision)) why = jv_object_set(why, jv_string("precision"), jv_string("the judge says no record is positive"));
+		if (isnan(c.recall)) why = jv_object_set(why, jv_string("recall"), jv_string("no label is positive"));
+		if (isnan(c.f1)) why = jv_object_set(why, jv_string("f1"), jv_string("no positive on either side"));
+		if (isnan(c.kappa)) why = jv_object_set(why, jv_string("kappa"), jv_string("the judge and the labels are one and the same constant"));
+		s = jv_object_set(s, jv_string("confusion"), JV_OBJECT(jv_string("tp"), jv_number((double)c.tp),
+		                  jv_string("fp"), jv_number((double)c.fp), jv_string("fn"), jv_number((double)c.fn),
+		                  jv_string("tn"), jv_number((double)c.tn)));
+		if (rag_agree_best_threshold(score, label, n, o->optimise, &t, &best) == 0)
+			s = jv_object_set(s, jv_string("best"), JV_OBJECT(jv_string("optimise"), jv_string(rag_agree_measure_name(o->optimise)),
+			                  jv_string("threshold"), jv_number(t), jv_string("value"), jv_number(best)));
+		else {
+			s = jv_object_set(s, jv_string("best"), jv_null());
+			why = jv_object_set(why, jv_string("best"), jv_string("the measure is undefined at every threshold"));
+		}
+		rag_agree_bootstrap(score, label, n, o->threshold, o->resamples, o->confidence, o->seed, b);
+		ci = jv_object_set(ci, jv_string("auc"), isnan(v) ? jv_null() : interval(&b[RAG_AGREE_CI_AUC]));
+		ci = jv_object_set(ci, jv_string("accuracy"), interval(&b[RAG_AGREE_CI_ACCURACY]));
+		ci = jv_object_set(ci, jv_string("f1"), isnan(c.f1) ? jv_null() : interval(&b[RAG_AGREE_CI_F1]));
+		ci = jv_object_set(ci, jv_string("kappa"), isnan(c.kappa) ? jv_null() : interval(&b[RAG_AGREE_CI_KAPPA]));
+	} else {
+		const char *r = n ? "the labels are graded (not 0/1): see spearman and kendall_tau_b" : "no pairs";
+		static const char *const keys[] = {"auc", "accuracy", "precision", "recall", "f1", "kappa", "confusion", "best", NULL};
+		for (i = 0; keys[i]; i++) {
+			s = jv_object_set(s, jv_string(keys[i]), jv_null());
+			if (i < 6) why = jv_object_set(why, jv_string(keys[i]), jv_string(r));
+		}
+	}
+	ci = jv_object_set(ci, jv_string("confidence"), jv_number(o->confidence));
+	ci = jv_object_set(ci, jv_string("resamples"), jv_number(o->resamples));
+	ci = jv_object_set(ci, jv_string("seed"), jv_number((double)o->seed));
+	s = jv_object_set(s, jv_string("intervals"), ci);
+	rag_agree_spearman(score, label, n, &v, &w);
+	s = jv_object_set(s, jv_string("spearman"), num(v));
+	if (isnan(v)) why = jv_object_set(why, jv_string("spearman"), jv_string(w));
+	rag_agree_kendall(score, label, n, &v, &w);
+	s = jv_object_set(s, jv_string("kendall_tau_b"), num(v));
+	if (isnan(v)) why = jv_object_set(why, jv_string("kendall_tau_b"), jv_string(w));
+	if (rag_agree_ppi(judge, nall, score, label, n, o->confidence, &e, &w) == 0)
+		s = jv_object_set(s, jv_string("ppi"), JV_OBJECT(jv_string("estimate"), jv_number(e.estimate),
+		                  jv_string("lo"), jv_number(e.lo), jv_string("hi"), jv_number(e.hi),
+		                  jv_string("se"), jv_number(e.se), jv_string("judge_mean"), jv_number(e.judge_mean),
+		                  jv_string("rectifier"), jv_number(e.rectifier), jv_string("human_mean"), jv_number(e.human_mean),
+		                  jv_string("n_all"), jv_number((double)e.n_all), jv_string("n_labelled"), jv_number((double)e.n_labelled)));
+	else {
+		s = jv_object_set(s, jv_string("ppi"), jv_null());
+		why = jv_object_set(why, jv_string("ppi"), jv_string(w));
+	}
+	return jv_object_set(s, jv_string("null_reasons"), why);
+}
+
+/* ---------------------------------------------------------------- renderers */
+/* text from the input with control characters as "?" (a terminal is not told what to do) */
+static void add_clean(rag_buf *b, const char *s)
+{
+	for (; *s; s++) rag_buf_add(b, (unsigned char)*s < 0x20 || *s == 0x7f ? "?" : s, 1);
+}
+
+static void add_num(rag_buf *b, jv s, const char *k)
+{
+	double x = rag_json_num(s, k);
+	if (isnan(x)) rag_buf_adds(b, "null");
+	else rag_buf_addf(b, "%.3f", x);
+}
+
+static void add_ci(rag_buf *b, jv s, const char *k)
+{
+	jv c = rag_json_get(rag_json_get(jv_copy(s), "intervals"), k);
+	if (jv_get_kind(c) == JV_KIND_ARRAY)
+		rag_buf_addf(b, "%s[%.3f, %.3f]", b->len && b->p[b->len - 1] == ' ' ? "" : " ", jv_number_value(jv_array_get(jv_copy(c), 0)),
+		             jv_number_value(jv_array_get(jv_copy(c), 1)));
+	jv_free(c);
+}
+
+static void add_why(rag_buf *b, jv s, const char *k)
+{
+	jv r = rag_json_get(rag_json_get(jv_copy(s), "null_reasons"), k);
+	if (jv_get_kind(r) == JV_KIND_STRING) {
+		rag_buf_adds(b, " (");
+		add_clean(b, jv_string_value(r));
+		rag_buf_adds(b, ")");
+	}
+	jv_free(r);
+}
+
+static const char *str_of(jv s, const char *k, char *buf, size_t n)
+{
+	return rag_json_str(s, k, buf, n);
+}
+
+/* The counts line: what was read, what was left out and why. */
+static void add_counts(rag_buf *b, jv s, const char *first)
+{
+	const char *sep = first;
+	static const struct { const char *k, *what; } left[] = {
+		{"without_score", "without a score"}, {"without_label", "without a label"},
+		{"bad_scores", "with a score that is not a number"}, {"bad_labels", "with a label that cannot be read"},
+		{"unreadable", "unreadable (not a record)"}, {"labels_unmatched", "labels matching no record"},
+		{"labels_duplicate", "labels given twice (the last kept)"},
+	};
+	size_t i;
+	rag_buf_addf(b, "%.0f records, %.0f pairs compared", rag_json_num(s, "records"), rag_json_num(s, "pairs"));
+	for (i = 0; i < sizeof left / sizeof *left; i++) {
+		double x = rag_json_num(s, left[i].k);
+		if (x > 0) {
+			rag_buf_addf(b, "%s%.0f %s", sep, x, left[i].what);
+			sep = ", ";
+		}
+	}
+}
+
+char *rag_agree_text(jv s)
+{
+	rag_buf b = {0};
+	char buf[256];
+	jv c = rag_json_get(jv_copy(s), "confusion"), best = rag_json_get(jv_copy(s), "best"),
+	   p = rag_json_get(jv_copy(s), "ppi");
+	rag_buf_adds(&b, "rag-agree: ");
+	add_clean(&b, str_of(s, "field", buf, sizeof buf));
+	rag_buf_adds(&b, " against ");
+	add_clean(&b, str_of(s, "label", buf, sizeof buf));
+	rag_buf_adds(&b, "\n");
+	add_counts(&b, s, "; left out: ");
+	rag_buf_addf(&b, "\nlabels: %s", str_of(s, "labels_kind", buf, sizeof buf));
+	if (jv_get_kind(c) == JV_KIND_OBJECT)
+		rag_buf_addf(&b, " (%.0f positive, %.0f negative)", rag_json_num(s, "positives"), rag_json_num(s, "negatives"));
+	rag_buf_addf(&b, "\n\nROC AUC          ");
+	add_num(&b, s, "auc"); add_ci(&b, s, "auc"); add_why(&b, s, "auc");
+	rag_buf_addf(&b, "\nat threshold %g:", rag_json_num(s, "threshold"));
+	rag_buf_adds(&b, "\n  accuracy       "); add_num(&b, s, "accuracy"); add_ci(&b, s, "accuracy"); add_why(&b, s, "accuracy");
+	rag_buf_adds(&b, "\n  precision      "); add_num(&b, s, "precision"); add_why(&b, s, "precision");
+	rag_buf_adds(&b, "\n  recall         "); add_num(&b, s, "recall"); add_why(&b, s, "recall");
+	rag_buf_adds(&b, "\n  F1             "); add_num(&b, s, "f1"); add_ci(&b, s, "f1"); add_why(&b, s, "f1");
+	rag_buf_adds(&b, "\n  Cohen's kappa  "); add_num(&b, s, "kappa"); add_ci(&b, s, "kappa"); add_why(&b, s, "kappa");
+	if (jv_get_kind(c) == JV_KIND_OBJECT)
+		rag_buf_addf(&b, "\n  confusion      judge yes: %.0f right, %.0f wrong; judge no: %.0f right, %.0f wrong"
+		             "\n                 (tp %.0f, fp %.0f, fn %.0f, tn %.0f)",
+		             rag_json_num(c, "tp"), rag_json_num(c, "fp"), rag_json_num(c, "tn"), rag_json_num(c, "fn"),
+		             rag_json_num(c, "tp"), rag_json_num(c, "fp"), rag_json_num(c, "fn"), rag_json_num(c, "tn"));
+	if (jv_get_kind(best) == JV_KIND_OBJECT)
+		rag_buf_addf(&b, "\nbest threshold   %g (%s %.3f)", rag_json_num(best, "threshold"),
+		             str_of(best, "optimise", buf, sizeof buf), rag_json_num(best, "value"));
+	rag_buf_adds(&b, "\nSpearman         "); add_num(&b, s, "spearman"); add_why(&b, s, "spearman");
+	rag_buf_adds(&b, "\nKendall tau-b    "); add_num(&b, s, "kendall_tau_b"); add_why(&b, s, "kendall_tau_b");
+	rag_buf_adds(&b, "\ncorrected mean   ");
+	if (jv_get_kind(p) == JV_KIND_OBJECT)
+		rag_buf_addf(&b, "%.3f [%.3f, %.3f] (judge mean %.3f over %.0f records, corrected by %.0f labelled)",
+		             rag_json_num(p, "estimate"), rag_json_num(p, "lo"), rag_json_num(p, "hi"),
+		             rag_json_num(p, "judge_mean"), rag_json_num(p, "n_all"), rag_json_num(p, "n_labelled"));
+	else {
+		rag_buf_adds(&b, "null");
+		add_why(&b, s, "ppi");
+	}
+	{
+		jv ci = rag_json_get(jv_copy(s), "intervals");
+		rag_buf_addf(&b, "\nintervals: %g%% bootstrap, %.0f resamples, seed %.0f; corrected mean: normal (CLT)\n",
+		             100 * rag_json_num(ci, "confidence"), rag_json_num(ci, "resamples"), rag_json_num(ci, "seed"));
+		jv_free(ci);
+	}
+	jv_free(c);
+	jv_free(best);
+	jv_free(p);
+	rag_buf_add(&b, "", 1);
+	return b.p;
+}
+
+/* a Markdown table cell: | escaped, line breaks as spaces, control characters as "?" */
+static void add_cell(rag_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|') rag_buf_adds(b, "\\|");
+		else if (*s == '\n' || *s == '\r' || *s == '\t') rag_buf_adds(b, " ");
+		else rag_buf_add(b, (unsigned char)*s < 0x20 || *s == 0x7f ? "?" : s, 1);
+	}
+}
+
+static void md_row(rag_buf *b, jv s, const char *name, const char *k)
+{
+	rag_buf_addf(b, "| %s | ", name);
+	add_num(b, s, k);
+	rag_buf_adds(b, " | ");
+	add_ci(b, s, k);
+	rag_buf_adds(b, " | ");
+	{
+		jv r = rag_json_get(rag_json_get(jv_copy(s), "null_reasons"), k);
+		if (jv_get_kind(r) == JV_KIND_STRING) add_cell(b, jv_string_value(r));
+		jv_free(r);
+	}
+	rag_buf_adds(b, " |\n");
+}
+
+char *rag_agree_markdown(jv s)
+{
+	rag_buf b = {0};
+	char buf[256];
+	jv c = rag_json_get(jv_copy(s), "confusion"), best = rag_json_get(jv_copy(s), "best"),
+	   p = rag_json_get(jv_copy(s), "ppi");
+	rag_buf_adds(&b, "## Judge agreement: `");
+	add_cell(&b, str_of(s, "field", buf, sizeof buf));
+	rag_buf_adds(&b, "` against `");
+	add_cell(&b, str_of(s, "label", buf, sizeof buf));
+	rag_buf_adds(&b, "`\n\n");
+	add_counts(&b, s, "; left out: ");
+	rag_buf_addf(&b, ". Labels: %s.\n\n| measure | value | interval | why null |\n|---|---|---|---|\n",
+	             str_of(s, "labels_kind", buf, sizeof buf));
+	md_row(&b, s, "ROC AUC", "auc");
+	md_row(&b, s, "accuracy", "accuracy");
+	md_row(&b, s, "precision", "precision");
+	md_row(&b, s, "recall", "recall");
+	md_row(&b, s, "F1", "f1");
+	md_row(&b, s, "Cohen's kappa", "kappa");
+	md_row(&b, s, "Spearman", "spearman");
+	md_row(&b, s, "Kendall tau-b", "kendall_tau_b");
+	rag_buf_addf(&b, "\nAt threshold %g", rag_json_num(s, "threshold"));
+	if (jv_get_kind(c) == JV_KIND_OBJECT)
+		rag_buf_addf(&b, ":\n\n| | label yes | label no |\n|---|---|---|\n| judge yes | %.0f | %.0f |\n| judge no | %.0f | %.0f |\n",
+		             rag_json_num(c, "tp"), rag_json_num(c, "fp"), rag_json_num(c, "fn"), rag_json_num(c, "tn"));
+	else
+		rag_buf_adds(&b, ": no confusion matrix.\n");
+	if (jv_get_kind(best) == JV_KIND_OBJECT)
+		rag_buf_addf(&b, "\nBest threshold for %s: %g (%.3f).\n", str_of(best, "optimise", buf, sizeof buf),
+		             rag_json_num(best, "threshold"), rag_json_num(best, "value"));
+	if (jv_get_kind(p) == JV_KIND_OBJECT)
+		rag_buf_addf(&b, "\nCorrected mean (prediction-powered): **%.3f** [%.3f, %.3f]; the judge's mean %.3f over %.0f records, "
+		             "corrected by %.0f labelled.\n", rag_json_num(p, "estimate"), rag_json_num(p, "lo"), rag_json_num(p, "hi"),
+		             rag_json_num(p, "judge_mean"), rag_json_num(p, "n_all"), rag_json_num(p, "n_labelled"));
+	jv_free(c);
+	jv_free(best);
+	jv_free(p);
+	rag_buf_add(&b, "", 1);
+	return b.p;
+}
+
+/* ---------------------------------------------------------------- the sheet */
+static const char *const sheet_cols[] = {"id", "category", "score", "reason", "question", "answer", "contexts", "label", NULL};
+
+static void csv_cell(rag_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n") && *s != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+		rag_buf_adds(b, s);
+		return;
+	}
+	rag_buf_adds(b, "\"");
+	for (; *s; s++) rag_buf_add(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+	rag_buf_adds(b, "\"");
+}
+
+char *rag_agree_sheet(jv rows, int markdown)
+{
+	rag_buf b = {0};
+	size_t k;
+	char buf[64];
+	if (markdown) {
+		rag_buf_adds(&b, "|");
+		for (k = 0; sheet_cols[k]; k++) rag_buf_addf(&b, " %s |", sheet_cols[k]);
+		rag_buf_adds(&b, "\n|");
+		for (k = 0; sheet_cols[k]; k++) rag_buf_adds(&b, "---|");
+		rag_buf_adds(&b, "\n");
+	} else {
+		for (k = 0; sheet_cols[k]; k++) rag_buf_addf(&b, "%s%s", k ? "," : "", sheet_cols[k]);
+		rag_buf_adds(&b, "\r\n");
+	}
+	jv_array_foreach(jv_copy(rows), i, r) {
+		if (markdown) rag_buf_adds(&b, "|");
+		for (k = 0; sheet_cols[k]; k++) {
+			const char *v = rag_json_str(r, sheet_cols[k], buf, sizeof buf);
+			jv sv = rag_json_get(jv_copy(r), sheet_cols[k]);
+			if (jv_get_kind(sv) == JV_KIND_STRING) v = jv_string_value(sv);
+			if (markdown) {
+				rag_buf_adds(&b, " ");
+				add_cell(&b, v);
+				rag_buf_adds(&b, " |");
+			} else {
+				if (k) rag_buf_adds(&b, ",");
+				csv_cell(&b, v);
+			}
+			jv_free(sv);
+		}
+		rag_buf_adds(&b, markdown ? "\n" : "\r\n");
+		jv_free(r);
+		(void)i;
+	}
+	rag_buf_add(&b, "", 1);
+	return b.p;
+}

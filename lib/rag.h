@@ -1148,4 +1148,23 @@ jv rag_agree_path(jv rec, const char *path);
  * -1 a value of another kind. */
 int rag_agree_value(jv v, double *x);
 
+/* The summary of pairs (score[i], label[i]) and of every judge score (judge[0..nall), for the
+ * corrected mean): rag-agree(1) --json's fields from pairs on, with null_reasons {measure:
+ * why} for each null. Arrays borrowed. */
+typedef struct rag_agree_opts {
+	double threshold, confidence;
+	int optimise, resamples;  /* RAG_AGREE_F1...; bootstrap resamples */
+	uint64_t seed;
+} rag_agree_opts;
+jv rag_agree_summary(const double *score, const double *label, size_t n, const double *judge, size_t nall,
+                     const rag_agree_opts *o);
+/* The summary (borrowed, with the tool's counts added: records, field, label...) as text or
+ * Markdown; control characters from the input are "?". malloc'ed. */
+char *rag_agree_text(jv s);
+char *rag_agree_markdown(jv s);
+/* The sheet of records to label (rows borrowed: objects with id, category, score, reason,
+ * question, answer, contexts as strings or numbers): CSV (RFC 4180, CRLF) or a Markdown table,
+ * the columns in that order and an empty label column last. malloc'ed. */
+char *rag_agree_sheet(jv rows, int markdown);
+
 #endif

@@ -1,0 +1,467 @@
+/* rag-agree - how far to trust a judge: a score or verdict field of scored records against
+ * people's labels (a field of the records, or a labels file joined by id), with ROC AUC, the
+ * measures of a threshold, kappa, rank correlations, bootstrap intervals and the
+ * prediction-powered corrected mean; and the stratified sample sheet that people fill in.
+ * The maths is lib/agree.c; this file reads the run, joins the labels and counts what it left out. */
+#include "tool.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"Usage: rag-agree --field FIELD (--label FIELD | --labels FILE) [OPTIONS] [FILE] < records.jsonl\n"
+	"       rag-agree --field FIELD --sample N --sheet FILE [OPTIONS] [FILE] < records.jsonl\n"
+	"Compare a judge's score or verdict field with human labels, and draw spot checks to label.\n";
+
+enum { OPT_ID = RAG_OPT_TOOL, OPT_OPTIMISE, OPT_SEED,
+       OPT_RESAMPLES, OPT_CONFIDENCE, OPT_JSON, OPT_MARKDOWN, OPT_SAMPLE, OPT_SHEET };
+
+/* a context's text on the sheet is cut at this many characters, all of them together at
+ * SHEET_CONTEXTS (rag-agree(1) SPOT CHECKS) */
+#define SHEET_CONTEXT 500
+#define SHEET_CONTEXTS 2000
+
+static const rag_opt options[] = {
+	{"field", 'f', 'f', "FIELD", NULL, "the judge's score or verdict (dotted path: scores.faithfulness)"},
+	{"label", 'l', 'l', "FIELD", NULL, "the human label, a field of the records (dotted path)"},
+	{"labels", 'L', 'L', "FILE", RAG_ARG_FILE, "human labels: JSON Lines {id, label} or CSV id,label"},
+	{"id", 0, OPT_ID, "FIELD", NULL, "the field that joins records and labels (default id)"},
+	{"threshold", 't', 't', "X", NULL, "the judge says yes at X or more (default 0.5)"},
+	{"optimise", 0, OPT_OPTIMISE, "MEASURE", "f1 accuracy youden", "the best threshold's measure: f1 (default) | accuracy | youden"},
+	{"seed", 0, OPT_SEED, "N", NULL, "seed of the bootstrap and the sample (default 1)"},
+	{"resamples", 0, OPT_RESAMPLES, "N", NULL, "bootstrap resamples (default 2000)"},
+	{"confidence", 0, OPT_CONFIDENCE, "LEVEL", NULL, "the intervals' confidence (default 0.95)"},
+	{"json", 0, OPT_JSON, NULL, NULL, "the summary as one JSON object"},
+	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "the summary as Markdown"},
+	{"sample", 0, OPT_SAMPLE, "N", NULL, "draw N records to label, stratified by score band and category"},
+	{"sheet", 0, OPT_SHEET, "FILE", RAG_ARG_FILE, "write the sample there (CSV, or Markdown for .md)"},
+	RAG_OPT_END
+};
+
+typedef struct tool {
+	rag_cli *cli;
+	const char *field, *label, *id, *input;
+	jv labels;                /* id -> label value, from --labels */
+	jv used;                  /* id -> true for the labels that matched a record */
+	int sheet;                /* keep what the sheet shows */
+	/* per record with a score */
+	double *score, *human;    /* human NAN: not labelled */
+	char **category;
+	jv rows;                  /* sheet rows, parallel to score (when sheet) */
+	size_t n, cap;
+	long records, unreadable, without_score, without_label, bad_scores, bad_labels, no_id;
+} tool;
+
+/* the record's id as text, or NULL */
+static char *id_of(jv rec, const char *field)
+{
+	jv v = rag_agree_path(rec, field);
+	char *s = NULL;
+	if (jv_get_kind(v) == JV_KIND_STRING) s = rag_xstrdup(jv_string_value(v));
+	else if (jv_get_kind(v) == JV_KIND_NUMBER) s = rag_xasprintf("%.17g", jv_number_value(v));
+	jv_free(v);
+	return s;
+}
+
+/* text up to max characters (code points), an ellipsis when cut */
+static void add_cut(rag_buf *b, const char *s, size_t max)
+{
+	size_t i = 0, len = strlen(s), n = 0;
+	long cp;
+	while (i < len && n < max) {
+		i += rag_utf8_decode(s + i, len - i, &cp);
+		n++;
+	}
+	rag_buf_add(b, s, i);
+	if (i < len) rag_buf_adds(b, "…");
+}
+
+/* The judge's reason for the field's metric: verdicts.<metric>.reason, or the reasons of the
+ * verdicts.<metric> array's items (those that say no first). */
+static char *reason_of(jv rec, const char *field)
+{
+	const char *dot = strrchr(field, '.');
+	char *path = rag_xasprintf("verdicts.%s", dot ? dot + 1 : field);
+	jv v = rag_agree_path(rec, path);
+	rag_buf b = {0};
+	int pass;
+	free(path);
+	if (jv_get_kind(v) == JV_KIND_OBJECT) {
+		jv r = rag_json_get(jv_copy(v), "reason");
+		if (jv_get_kind(r) == JV_KIND_STRING) rag_buf_adds(&b, jv_string_value(r));
+		jv_free(r);
+	} else if (jv_get_kind(v) == JV_KIND_ARRAY) {
+		for (pass = 0; pass < 2; pass++) {
+			jv_array_foreach(jv_copy(v), i, it) {
+				jv r = rag_json_get(jv_copy(it), "reason");
+				int yes = rag_json_true(it, "verdict");
+				if (yes == pass && jv_get_kind(r) == JV_KIND_STRING && jv_string_length_bytes(jv_copy(r))) {
+					if (b.len) rag_buf_adds(&b, "; ");
+					rag_buf_addf(&b, "%d: %s", i + 1, jv_string_value(r));
+				}
+				jv_free(r);
+				jv_free(it);
+			}
+		}
+	}
+	jv_free(v);
+	if (!b.len) return rag_xstrdup("");
+	{
+		rag_buf c = {0};
+		rag_buf_add(&b, "", 1);
+		add_cut(&c, b.p, SHEET_CONTEXTS);
+		rag_buf_add(&c, "", 1);
+		rag_buf_free(&b);
+		return c.p;
+	}
+}
+
+static jv sheet_row(jv rec, const char *id, double score, const char *category, const char *field)
+{
+	jv ctx = rag_record_contexts(rec);
+	rag_buf b = {0};
+	const char *q = rag_record_str(rec, "question"), *a = rag_record_str(rec, "answer");
+	char *reason = reason_of(rec, field), sc[32];
+	jv row;
+	if (jv_is_valid(ctx)) {
+		jv_array_foreach(jv_copy(ctx), i, c) {
+			if (b.len) rag_buf_adds(&b, "\n---\n");
+			if (b.len < SHEET_CONTEXTS * 4) add_cut(&b, jv_string_value(c), SHEET_CONTEXT);
+			jv_free(c);
+			(void)i;
+		}
+	}
+	jv_free(ctx);
+	rag_buf_add(&b, "", 1);
+	{
+		rag_buf c = {0};
+		add_cut(&c, b.p, SHEET_CONTEXTS);
+		rag_buf_add(&c, "", 1);
+		rag_buf_free(&b);
+		b = c;
+	}
+	snprintf(sc, sizeof sc, "%g", score);
+	row = JV_OBJECT(jv_string("id"), jv_string(id ? id : ""), jv_string("category"), jv_string(category ? category : ""),
+	                jv_string("score"), jv_string(sc), jv_string("reason"), jv_string(reason),
+	                jv_string("question"), jv_string(q ? q : ""), jv_string("answer"), jv_string(a ? a : ""),
+	                jv_string("contexts"), jv_string(b.p));
+	free(reason);
+	rag_buf_free(&b);
+	return row;
+}
+
+static void warn_at(tool *t, rag_item *it, const char *fmt, const char *what)
+{
+	char msg[600];
+	snprintf(msg, sizeof msg, fmt, what);
+	if (!t->cli->quiet) fprintf(stderr, "%s: warning (at %s:%zu): %s\n", t->cli->prog, t->input, it->lineno, msg);
+}
+
+static void observe(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	jv rec = it->rec, v;
+	double s, h = NAN;
+	char *id;
+	int rc;
+
+	if (it->bad) {
+		t->unreadable++;
+		return;
+	}
+	t->records++;
+	id = id_of(rec, t->id);
+	v = rag_agree_path(rec, t->field);
+	rc = rag_agree_value(v, &s);
+	jv_free(v);
+	if (rc) {
+		if (rc < 0) {
+			t->bad_scores++;
+			warn_at(t, it, "%s is not a number or a boolean: left out", t->field);
+		} else {
+			t->without_score++;
+		}
+		if (id && jv_is_valid(t->labels) && jv_object_has(jv_copy(t->labels), jv_string(id)))
+			t->used = jv_object_set(t->used, jv_string(id), jv_true());   /* matched, if unusable */
+		free(id);
+		return;
+	}
+	if (t->label) {
+		v = rag_agree_path(rec, t->label);
+		rc = rag_agree_value(v, &h);
+		jv_free(v);
+	} else if (jv_is_valid(t->labels)) {
+		rc = 1;
+		if (!id) t->no_id++;
+		else if (jv_object_has(jv_copy(t->labels), jv_string(id))) {
+			rc = rag_agree_value(v = jv_object_get(jv_copy(t->labels), jv_string(id)), &h);
+			jv_free(v);
+			t->used = jv_object_set(t->used, jv_string(id), jv_true());
+		}
+	} else {
+		rc = 1;   /* a sample alone: no labels asked for */
+	}
+	if (rc < 0) {
+		t->bad_labels++;
+		warn_at(t, it, "the label (%s) cannot be read as yes/no or a number: left out", t->label ? t->label : "--labels");
+	}
+	else if (rc > 0 && (t->label || jv_is_valid(t->labels))) t->without_label++;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->score = rag_xrealloc(t->score, t->cap * sizeof *t->score);
+		t->human = rag_xrealloc(t->human, t->cap * sizeof *t->human);
+		t->category = rag_xrealloc(t->category, t->cap * sizeof *t->category);
+	}
+	t->score[t->n] = s;
+	t->human[t->n] = rc ? NAN : h;
+	{
+		const char *c = rag_record_str(rec, "category");
+		t->category[t->n] = c ? rag_xstrdup(c) : NULL;
+	}
+	if (t->sheet) t->rows = jv_array_append(t->rows, sheet_row(rec, id, s, t->category[t->n], t->field));
+	t->n++;
+	free(id);
+}
+
+/* --labels FILE into t->labels: JSON Lines or CSV (by the name, else the content), through the
+ * test set reader, which gives the positions of a broken file. Returns an exit code. */
+static int read_labels(tool *t, const char *path, long *duplicates)
+{
+	char err[RAG_ERRLEN];
+	size_t len;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	jv rows;
+	*duplicates = 0;
+	if (!text) {
+		rag_msg(t->cli->prog, "error", "cannot open \"%s\": %s", path, err);
+		return RAG_EXIT_USAGE;
+	}
+	rows = rag_testset_parse(text, len, path, RAG_TESTSET_AUTO, err, sizeof err);
+	free(text);
+	if (!jv_is_valid(rows)) {
+		jv_free(rows);
+		rag_msg(t->cli->prog, "error", "%s", err);
+		return RAG_EXIT_DATA;
+	}
+	t->labels = jv_object();
+	jv_array_foreach(rows, i, r) {
+		jv id = rag_json_get(jv_copy(r), "id"), lab = rag_json_get(jv_copy(r), "label");
+		if (!jv_is_valid(lab)) {
+			jv_free(r);
+			jv_free(id);
+			jv_free(lab);
+			jv_free(rows);
+			rag_msg(t->cli->prog, "error", "%s: row %d has no label column (a labels file holds id and label)", path, i + 1);
+			return RAG_EXIT_DATA;
+		}
+		if (jv_get_kind(id) == JV_KIND_STRING) {
+			if (jv_object_has(jv_copy(t->labels), jv_copy(id))) (*duplicates)++;
+			t->labels = jv_object_set(t->labels, id, lab);
+		} else {
+			jv_free(id);
+			jv_free(lab);
+		}
+		jv_free(r);
+	}
+	jv_free(rows);
+	return 0;
+}
+
+static int write_sheet(tool *t, const char *path, size_t want, uint64_t seed, size_t *got)
+{
+	size_t *picked = rag_xmalloc((want ? want : 1) * sizeof *picked), i, len = strlen(path);
+	int md = len > 3 && (!strcmp(path + len - 3, ".md") || (len > 9 && !strcmp(path + len - 9, ".markdown")));
+	jv rows = jv_array();
+	char *text;
+	FILE *f;
+	int rc;
+	*got = rag_agree_sample(t->score, (const char *const *)t->category, t->n, want, seed, picked);
+	for (i = 0; i < *got; i++) rows = jv_array_append(rows, jv_array_get(jv_copy(t->rows), (int)picked[i]));
+	free(picked);
+	text = rag_agree_sheet(rows, md);
+	jv_free(rows);
+	if ((rc = rag_cli_open(t->cli, path, "w", &f))) {
+		free(text);
+		return rc;
+	}
+	rc = rag_cli_write(t->cli, f, path, text);
+	free(text);
+	if (fclose(f) != 0 && !rc) {
+		rag_msg(t->cli->prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	rag_cli cli;
+	tool t;
+	rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 2000, 1};
+	int opt, rc = 0, done, json = 0, markdown = 0;
+	long x, duplicates = 0;
+	size_t i, npairs = 0, sampled = 0;
+	const char *labels = NULL, *sheet = NULL, *input = "-";
+	double *ps = NULL, *ph = NULL;
+	long sample = -1;
+	jv s = jv_invalid();
+	char *text = NULL;
+
+	memset(&cli, 0, sizeof cli);
+	memset(&t, 0, sizeof t);
+	cli.prog = "rag-agree";
+	cli.usage = usage;
+	cli.opts = options;
+	t.cli = &cli;
+	t.id = "id";
+	t.labels = jv_invalid();
+	t.used = jv_object();
+	t.rows = jv_array();
+	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
+		switch (opt) {
+		case 'f': t.field = optarg; break;
+		case 'l': t.label = optarg; break;
+		case 'L': labels = optarg; break;
+		case OPT_ID: t.id = optarg; break;
+		case 't':
+			if (rag_cli_double(&cli, "--threshold", optarg, -1e300, 1e300, 0, &o.threshold) < 0) goto misuse;
+			break;
+		case OPT_OPTIMISE:
+			if ((o.optimise = rag_agree_measure_parse(optarg)) < 0) {
+				rag_msg(cli.prog, "error", "--optimise \"%s\": expected f1, accuracy or youden", optarg);
+				goto misuse;
+			}
+			break;
+		case OPT_SEED:
+			if (rag_cli_int(&cli, "--seed", optarg, 0, 0x7fffffffffffffffL, &x) < 0) goto misuse;
+			o.seed = (uint64_t)x;
+			break;
+		case OPT_RESAMPLES:
+			if (rag_cli_int(&cli, "--resamples", optarg, 1, 1000000, &x) < 0) goto misuse;
+			o.resamples = (int)x;
+			break;
+		case OPT_CONFIDENCE:
+			if (rag_cli_double(&cli, "--confidence", optarg, 0, 0.999999, 1, &o.confidence) < 0) goto misuse;
+			break;
+		case OPT_JSON: json = 1; break;
+		case OPT_MARKDOWN: markdown = 1; break;
+		case OPT_SAMPLE:
+			if (rag_cli_int(&cli, "--sample", optarg, 1, 1000000000, &sample) < 0) goto misuse;
+			break;
+		case OPT_SHEET: sheet = optarg; break;
+		default:
+			rc = rag_cli_option(&cli, opt, optarg, &done);
+			if (rc || done) goto out;
+		}
+	}
+	if (!t.field) {
+		rag_msg(cli.prog, "error", "--field FIELD is required: the judge's score or verdict (scores.faithfulness)");
+		goto misuse;
+	}
+	if (t.label && labels) {
+		rag_msg(cli.prog, "error", "--label FIELD and --labels FILE are two sources of the labels: choose one");
+		goto misuse;
+	}
+	if (json && markdown) {
+		rag_msg(cli.prog, "error", "--json and --markdown are two formats of one summary: choose one");
+		goto misuse;
+	}
+	if ((sample > 0) != (sheet != NULL)) {
+		rag_msg(cli.prog, "error", "--sample N and --sheet FILE go together: how many to draw, and where to write them");
+		goto misuse;
+	}
+	if (!t.label && !labels && !sheet) {
+		rag_msg(cli.prog, "error", "nothing to compare the judge with: give --label FIELD or --labels FILE (or --sample N --sheet FILE to draw records to label)");
+		goto misuse;
+	}
+	if (argc - optind > 1) {
+		rag_msg(cli.prog, "error", "one run at a time: \"%s\" is a second file", argv[optind + 1]);
+		goto misuse;
+	}
+	if (optind < argc) input = argv[optind];
+	if ((rc = rag_cli_setup(&cli))) goto out;
+	if (labels && (rc = read_labels(&t, labels, &duplicates))) goto out;
+	t.sheet = sheet != NULL;
+	t.input = strcmp(input, "-") ? input : "<stdin>";
+	if ((rc = rag_cli_read_run(&cli, input, NULL, observe, &t))) goto out;
+	if (rag_tool_interrupted) {
+		rc = 128 + rag_tool_interrupted;
+		goto out;
+	}
+
+	ps = rag_xmalloc((t.n ? t.n : 1) * sizeof *ps);
+	ph = rag_xmalloc((t.n ? t.n : 1) * sizeof *ph);
+	for (i = 0; i < t.n; i++)
+		if (!isnan(t.human[i])) {
+			ps[npairs] = t.score[i];
+			ph[npairs++] = t.human[i];
+		}
+	if (sheet && (rc = write_sheet(&t, sheet, (size_t)sample, o.seed, &sampled))) goto out;
+	if (!t.label && !labels) {
+		if (!cli.quiet)
+			fprintf(stderr, "%s: %zu of %ld records drawn to %s (%ld without a score, %ld unreadable lines)\n",
+			        cli.prog, sampled, t.records, sheet, t.without_score + t.bad_scores, t.unreadable);
+		rc = t.unreadable || t.bad_scores ? RAG_EXIT_DATA : RAG_EXIT_OK;
+		goto out;
+	}
+
+	s = rag_agree_summary(ps, ph, npairs, t.score, t.n, &o);
+	{
+		long unmatched = 0;
+		jv meta = JV_OBJECT(jv_string("field"), jv_string(t.field),
+		                    jv_string("label"), jv_string(t.label ? t.label : labels),
+		                    jv_string("id"), jv_string(t.id), jv_string("records"), jv_number((double)t.records),
+		                    jv_string("unreadable"), jv_number((double)t.unreadable),
+		                    jv_string("without_score"), jv_number((double)t.without_score),
+		                    jv_string("without_label"), jv_number((double)t.without_label),
+		                    jv_string("bad_scores"), jv_number((double)t.bad_scores),
+		                    jv_string("bad_labels"), jv_number((double)t.bad_labels));
+		if (jv_is_valid(t.labels)) {
+			unmatched = jv_object_length(jv_copy(t.labels)) - jv_object_length(jv_copy(t.used));
+			meta = jv_object_set(meta, jv_string("labels_unmatched"), jv_number((double)unmatched));
+			meta = jv_object_set(meta, jv_string("labels_duplicate"), jv_number((double)duplicates));
+			meta = jv_object_set(meta, jv_string("without_id"), jv_number((double)t.no_id));
+		}
+		if (sheet) meta = jv_object_set(meta, jv_string("sample"), JV_OBJECT(jv_string("sheet"), jv_string(sheet),
+		                                jv_string("n"), jv_number((double)sampled)));
+		s = jv_object_merge(meta, s);
+	}
+	if (json) {
+		jv d = jv_dump_string(jv_copy(s), 0);
+		text = rag_xasprintf("%s\n", jv_string_value(d));
+		jv_free(d);
+	} else {
+		text = markdown ? rag_agree_markdown(s) : rag_agree_text(s);
+	}
+	if ((rc = rag_cli_write(&cli, stdout, NULL, text))) goto out;
+	if (!npairs) {
+		rag_msg(cli.prog, "error", "no record has both a score (%s) and a label (%s)", t.field, t.label ? t.label : labels);
+		rc = RAG_EXIT_DATA;
+	} else {
+		rc = t.unreadable || t.bad_scores || t.bad_labels ? RAG_EXIT_DATA : RAG_EXIT_OK;
+	}
+
+out:
+	if (fclose(stdout) != 0 && errno != EPIPE && rc <= RAG_EXIT_FAIL) {
+		rag_msg(cli.prog, "error", "cannot write output: %s", strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+	}
+	free(text);
+	jv_free(s);
+	free(ps);
+	free(ph);
+	for (i = 0; i < t.n; i++) free(t.category[i]);
+	free(t.category);
+	free(t.score);
+	free(t.human);
+	jv_free(t.rows);
+	jv_free(t.labels);
+	jv_free(t.used);
+	rag_cli_free(&cli);
+	return rc;
+misuse:
+	rc = rag_cli_misuse(&cli);
+	goto out;
+}

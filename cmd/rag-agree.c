@@ -127,10 +127,11 @@ static jv sheet_row(jv rec, const char *id, double score, const char *category, 
 	jv row;
 	if (jv_is_valid(ctx)) {
 		jv_array_foreach(jv_copy(ctx), i, c) {
-			if (b.len) rag_buf_adds(&b, "\n---\n");
+			/* numbered on one line, a sheet's cell being read across; never "[" first, which the
+			 * test set reader would take for a JSON array when the sheet is read back */
+			rag_buf_addf(&b, "%s(%d) ", i ? " " : "", i + 1);
 			if (b.len < SHEET_CONTEXTS * 4) add_cut(&b, jv_string_value(c), SHEET_CONTEXT);
 			jv_free(c);
-			(void)i;
 		}
 	}
 	jv_free(ctx);
@@ -233,6 +234,7 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	size_t len;
 	char *text = rag_read_file(path, &len, err, sizeof err);
 	jv rows;
+	long withlabel = 0;
 	*duplicates = 0;
 	if (!text) {
 		rag_msg(t->cli->prog, "error", "cannot open \"%s\": %s", path, err);
@@ -248,15 +250,9 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	t->labels = jv_object();
 	jv_array_foreach(rows, i, r) {
 		jv id = rag_json_get(jv_copy(r), "id"), lab = rag_json_get(jv_copy(r), "label");
-		if (!jv_is_valid(lab)) {
-			jv_free(r);
-			jv_free(id);
-			jv_free(lab);
-			jv_free(rows);
-			rag_msg(t->cli->prog, "error", "%s: row %d has no label column (a labels file holds id and label)", path, i + 1);
-			return RAG_EXIT_DATA;
-		}
-		if (jv_get_kind(id) == JV_KIND_STRING) {
+		if (jv_is_valid(lab)) withlabel++;
+		/* a row without a label (an empty cell of a sheet) is a record not labelled yet */
+		if (jv_get_kind(id) == JV_KIND_STRING && jv_is_valid(lab)) {
 			if (jv_object_has(jv_copy(t->labels), jv_copy(id))) (*duplicates)++;
 			t->labels = jv_object_set(t->labels, id, lab);
 		} else {
@@ -264,6 +260,12 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 			jv_free(lab);
 		}
 		jv_free(r);
+		(void)i;
+	}
+	if (!withlabel && jv_array_length(jv_copy(rows)) > 0) {
+		jv_free(rows);
+		rag_msg(t->cli->prog, "error", "\"%s\" has no label in any row (a labels file holds id and label)", path);
+		return RAG_EXIT_DATA;
 	}
 	jv_free(rows);
 	return 0;

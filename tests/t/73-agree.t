@@ -111,7 +111,7 @@ rows=$(grep -c '^r[0-9]*,' "$T/s1.csv")
 is "$rows" 10 "10 rows on the sheet"
 is "$(grep '^r[0-9]*,refund' "$T/s1.csv" | wc -l | tr -d ' ')" 4 "stratified by category: refund has 14 of 40, 4 of 10 rows"
 like "$(cat "$T/s1.csv")" "问题" "Chinese text on the sheet as it was"
-like "$(cat "$T/s1.csv")" ',"\[1\] 第一段 [0-9]+ \[2\] second, with a comma and a ""quote"""' "contexts numbered in one cell, CSV quoting"
+like "$(cat "$T/s1.csv")" ',"\(1\) 第一段 [0-9]+ \(2\) second, with a comma and a ""quote"""' "contexts numbered in one cell, CSV quoting"
 like "$(cat "$T/s1.csv")" ",reason [0-9]+," "the judge's reason from verdicts.faithfulness"
 like "$(sed -n 2p "$T/s1.csv" | tr -d '\r')" ',$' "the label column is empty"
 # fill it in: label 1 when the score is 0.5 or more, but for one wrong label; and one left empty

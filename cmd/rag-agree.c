@@ -358,6 +358,7 @@ int main(int argc, char **argv)
 			if (rc || done) goto out;
 		}
 	}
+	if ((rc = rag_cli_setup(&cli))) goto out;   /* a configuration that cannot be read first */
 	if (!t.field) {
 		rag_msg(cli.prog, "error", "--field FIELD is required: the judge's score or verdict (scores.faithfulness)");
 		goto misuse;
@@ -383,7 +384,6 @@ int main(int argc, char **argv)
 		goto misuse;
 	}
 	if (optind < argc) input = argv[optind];
-	if ((rc = rag_cli_setup(&cli))) goto out;
 	if (labels && (rc = read_labels(&t, labels, &duplicates))) goto out;
 	t.sheet = sheet != NULL;
 	t.input = strcmp(input, "-") ? input : "<stdin>";

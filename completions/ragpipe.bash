@@ -72,6 +72,21 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-agree's option values (its -t, -l and -L are its own)
+	if [ "$tool" = rag-agree ]; then
+		case $prev in
+		-L|--labels|--sheet)
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0 ;;
+		--optimise)
+			COMPREPLY=($(compgen -W 'f1 accuracy youden' -- "$cur"))
+			return 0 ;;
+		-f|--field|-l|--label|--id|-t|--threshold|--seed|--resamples|--confidence|--sample)
+			return 0 ;;
+		esac
+	fi
+
 	# rag-collect's option values
 	if [ "$tool" = rag-collect ]; then
 		case $prev in
@@ -189,6 +204,15 @@ _ragpipe()
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0
 		fi ;;
+	rag-agree)
+		opts="$opts -f --field -l --label -L --labels --id -t --threshold --optimise --seed --resamples
+		      --confidence --json --markdown --sample --sheet"
+		# rag-agree reads a file (the run)
+		if [[ $cur != -* ]]; then
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0
+		fi ;;
 	rag-eval)
 		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --format --bin
 		      --dry-run --emit --skip-done"
@@ -213,4 +237,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree

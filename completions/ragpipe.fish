@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -85,6 +85,22 @@ complete -c rag-gate -l pass -x -d "METRIC: gate on the tool's own pass verdict"
 complete -c rag-gate -l fail-on-flip -d 'A record whose repeats flip on a gated metric fails'
 complete -c rag-gate -l by -x -d 'FIELD: group the summary by it (dotted path)'
 complete -c rag-gate -l lang -x -a 'auto en zh' -d 'Failure hints language'
+
+# rag-agree (it reads a file: the run)
+complete -c rag-agree -F
+complete -c rag-agree -s f -l field -x -d 'The judge score or verdict field (dotted path)'
+complete -c rag-agree -s l -l label -x -d 'The human label field (dotted path)'
+complete -c rag-agree -s L -l labels -r -F -d 'Human labels file: JSONL or CSV id,label'
+complete -c rag-agree -l id -x -d 'The field joining records and labels'
+complete -c rag-agree -s t -l threshold -x -d 'The judge says yes at X or more'
+complete -c rag-agree -l optimise -x -a 'f1 accuracy youden' -d 'The best threshold measure'
+complete -c rag-agree -l seed -x -d 'Seed of the bootstrap and the sample'
+complete -c rag-agree -l resamples -x -d 'Bootstrap resamples'
+complete -c rag-agree -l confidence -x -d 'Interval confidence'
+complete -c rag-agree -l json -d 'The summary as JSON'
+complete -c rag-agree -l markdown -d 'The summary as Markdown'
+complete -c rag-agree -l sample -x -d 'Records to draw for labelling'
+complete -c rag-agree -l sheet -r -F -d 'The sample sheet (CSV, or Markdown for .md)'
 
 # rag-report (it reads files: the runs)
 complete -c rag-report -F

@@ -94,7 +94,7 @@ static char *reason_of(jv rec, const char *field)
 		jv_free(r);
 	} else if (jv_get_kind(v) == JV_KIND_ARRAY) {
 		for (pass = 0; pass < 2; pass++) {
-			jv_array_foreach(jv_copy(v), i, it) {
+			jv_array_foreach(v, i, it) {
 				jv r = rag_json_get(jv_copy(it), "reason");
 				int yes = rag_json_true(it, "verdict");
 				if (yes == pass && jv_get_kind(r) == JV_KIND_STRING && jv_string_length_bytes(jv_copy(r))) {
@@ -126,7 +126,7 @@ static jv sheet_row(jv rec, const char *id, double score, const char *category, 
 	char *reason = reason_of(rec, field), sc[32];
 	jv row;
 	if (jv_is_valid(ctx)) {
-		jv_array_foreach(jv_copy(ctx), i, c) {
+		jv_array_foreach(ctx, i, c) {
 			/* numbered on one line, a sheet's cell being read across; never "[" first, which the
 			 * test set reader would take for a JSON array when the sheet is read back */
 			rag_buf_addf(&b, "%s(%d) ", i ? " " : "", i + 1);

@@ -790,7 +790,7 @@ char *rag_agree_sheet(jv rows, int markdown)
 		for (k = 0; sheet_cols[k]; k++) rag_buf_addf(&b, "%s%s", k ? "," : "", sheet_cols[k]);
 		rag_buf_adds(&b, "\r\n");
 	}
-	jv_array_foreach(jv_copy(rows), i, r) {
+	jv_array_foreach(rows, i, r) {
 		if (markdown) rag_buf_adds(&b, "|");
 		for (k = 0; sheet_cols[k]; k++) {
 			const char *v = rag_json_str(r, sheet_cols[k], buf, sizeof buf);

@@ -218,5 +218,51 @@ int main(void)
 			jv_free(r);
 		}
 	}
+
+	/* the summary: nulls with reasons, never numbers made up; the sheet's quoting */
+	{
+		double s1[] = {0.1, 0.4, 0.35, 0.8}, y1[] = {0, 0, 1, 1}, g[] = {1, 3, 5, 4};
+		rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 200, 1};
+		jv sum = rag_agree_summary(s1, y1, 4, s1, 4, &o), x;
+		char *txt;
+		is_num(rag_json_num(sum, "auc"), 0.75, 1e-12, "summary: auc");
+		is_str(jv_string_value(x = rag_json_get(jv_copy(sum), "labels_kind")), "binary", "summary: binary labels");
+		jv_free(x);
+		txt = rag_agree_text(sum);
+		ok(strstr(txt, "ROC AUC          0.750 [") != NULL, "text: AUC with its interval");
+		free(txt);
+		jv_free(sum);
+		sum = rag_agree_summary(s1, g, 4, s1, 4, &o);
+		is_str(jv_string_value(x = rag_json_get(jv_copy(sum), "labels_kind")), "graded", "summary: graded labels");
+		jv_free(x);
+		x = rag_json_get(jv_copy(sum), "auc");
+		ok(jv_get_kind(x) == JV_KIND_NULL, "graded labels: auc null");
+		jv_free(x);
+		x = rag_json_get(rag_json_get(jv_copy(sum), "null_reasons"), "auc");
+		ok(jv_get_kind(x) == JV_KIND_STRING && strstr(jv_string_value(x), "graded"), "graded labels: the reason");
+		jv_free(x);
+		/* ranks 1 3 2 4 against 1 2 4 3: d^2 = 0 1 4 1 = 6, rho = 1 - 6*6/(4*15) = 0.4 */
+		is_num(rag_json_num(sum, "spearman"), 0.4, 1e-12, "graded labels: Spearman 0.4 (1 - 6 sum d^2 / n(n^2-1))");
+		txt = rag_agree_markdown(sum);
+		ok(strstr(txt, "| ROC AUC | null |") != NULL, "markdown: a null shown as null");
+		free(txt);
+		jv_free(sum);
+		sum = rag_agree_summary(s1, y1, 0, s1, 4, &o);
+		x = rag_json_get(rag_json_get(jv_copy(sum), "null_reasons"), "ppi");
+		ok(jv_get_kind(x) == JV_KIND_STRING && !strcmp(jv_string_value(x), "no labelled records"), "no pairs: ppi null, said why");
+		jv_free(x);
+		jv_free(sum);
+	}
+	{
+		jv rows = JV_ARRAY(JV_OBJECT(jv_string("id"), jv_string("q1"), jv_string("answer"), jv_string("a, \"b\"|c"),
+		                             jv_string("score"), jv_string("0.5")));
+		char *csv = rag_agree_sheet(rows, 0), *md = rag_agree_sheet(rows, 1);
+		is_str(csv, "id,category,score,reason,question,answer,contexts,label\r\nq1,,0.5,,,\"a, \"\"b\"\"|c\",,\r\n",
+		       "sheet CSV: RFC 4180 quoting, an empty label column");
+		ok(strstr(md, "| q1 |  | 0.5 |  |  | a, \"b\"\\|c |  |  |\n") != NULL, "sheet Markdown: | escaped");
+		free(csv);
+		free(md);
+		jv_free(rows);
+	}
 	return done_testing();
 }

@@ -130,30 +130,44 @@ const char *rag_agree_measure_name(int measure)
 int rag_agree_best_threshold(const double *score, const double *label, size_t n, int measure,
                              double *threshold, double *value)
 {
-	double *s;
-	size_t i;
+	keyed *k;
+	double npos = 0, nneg = 0, posb = 0, negb = 0;   /* positives, negatives scored below s[i] */
+	size_t i, j;
 	int found = 0;
 	*threshold = *value = NAN;
 	if (!n) return -1;
-	s = rag_xmalloc(n * sizeof *s);
-	memcpy(s, score, n * sizeof *s);
-	rag_stats_sort(s, n);
-	/* every distinct score is a threshold that changes the predictions; ascending, and only a
-	 * strictly better value moves it, so of equal ones the lowest is kept */
+	k = rag_xmalloc(n * sizeof *k);
 	for (i = 0; i < n; i++) {
+		k[i].v = score[i];
+		k[i].i = i;
+		if (label[i] > 0.5) npos++;
+		else nneg++;
+	}
+	qsort(k, n, sizeof *k, cmp_keyed);
+	/* every distinct score is a threshold that changes the predictions; one sweep upwards
+	 * counts what lies below it, and only a strictly better value moves the choice, so of
+	 * equal ones the lowest is kept */
+	for (i = 0; i < n; i = j) {
 		rag_agree_cls c;
-		double v;
-		if (i && s[i] == s[i - 1]) continue;
-		rag_agree_classify(score, label, n, s[i], &c);
+		double v, tp = npos - posb, fp = nneg - negb, fn = posb, tn = negb, all = (double)n;
+		memset(&c, 0, sizeof c);
+		c.tp = (long)tp, c.fp = (long)fp, c.fn = (long)fn, c.tn = (long)tn;
+		c.accuracy = (tp + tn) / all;
+		c.recall = ratio(tp, tp + fn);
+		c.specificity = ratio(tn, tn + fp);
+		c.f1 = ratio(2 * tp, 2 * tp + fp + fn);
 		v = measure_of(&c, measure);
-		if (isnan(v)) continue;
-		if (!found || v > *value) {
-			*threshold = s[i];
+		if (!isnan(v) && (!found || v > *value)) {
+			*threshold = k[i].v;
 			*value = v;
 			found = 1;
 		}
+		for (j = i; j < n && k[j].v == k[i].v; j++) {
+			if (label[k[j].i] > 0.5) posb++;
+			else negb++;
+		}
 	}
-	free(s);
+	free(k);
 	return found ? 0 : -1;
 }
 

@@ -232,12 +232,18 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 {
 	char err[RAG_ERRLEN];
 	size_t len;
-	char *text = rag_read_file(path, &len, err, sizeof err);
+	char *text;
 	jv rows;
 	long withlabel = 0;
+	FILE *f;
+	int rc;
 	*duplicates = 0;
-	if (!text) {
-		rag_msg(t->cli->prog, "error", "cannot open \"%s\": %s", path, err);
+	/* opened first through the tool layer, for its one message and status for a file that
+	 * cannot be opened */
+	if ((rc = rag_cli_open(t->cli, path, "r", &f))) return rc;
+	fclose(f);
+	if (!(text = rag_read_file(path, &len, err, sizeof err))) {
+		rag_msg(t->cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
 	rows = rag_testset_parse(text, len, path, RAG_TESTSET_AUTO, err, sizeof err);

@@ -641,6 +641,7 @@ static void add_counts(rag_buf *b, jv s, const char *first)
 		{"bad_scores", "with a score that is not a number"}, {"bad_labels", "with a label that cannot be read"},
 		{"unreadable", "unreadable (not a record)"}, {"labels_unmatched", "labels matching no record"},
 		{"labels_duplicate", "labels given twice (the last kept)"},
+		{"without_id", "without the id field"},
 	};
 	size_t i;
 	rag_buf_addf(b, "%.0f records, %.0f pairs compared", rag_json_num(s, "records"), rag_json_num(s, "pairs"));

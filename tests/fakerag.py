@@ -234,6 +234,9 @@ def words(s):
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 drops the SYNs of a client opening more connections at
+    # once, which then wait 1 s (3 s...) to retry: latency that is the server's, not the client's
+    request_queue_size = 256
 
 
 def main():

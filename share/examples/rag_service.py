@@ -123,8 +123,13 @@ def main():
         def log_message(self, fmt, *args):
             pass
 
-    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
-    srv.daemon_threads = True
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        # the default backlog (5) drops the connections of a client that opens many at once,
+        # and each waits a second to retry
+        request_queue_size = 128
+
+    srv = Server(("127.0.0.1", a.port), Handler)
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as f:
             f.write(str(srv.server_address[1]))

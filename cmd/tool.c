@@ -354,6 +354,9 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->worst = g->worst >= 0 ? (int)g->worst : c->gate.worst;
 	go->seed = (uint64_t)(g->seed >= 0 ? g->seed : c->gate.seed);
 	go->fail_on_flip = g->fail_flip || c->gate.fail_on_flip;
+	go->prices = c->prices.v;
+	go->nprices = c->prices.n;
+	go->currency = c->prices.currency;
 	{
 		/* --pass adds to gate.pass; --by replaces gate.by */
 		const rag_strv *by = g->by.n ? &g->by : &c->gate.by;

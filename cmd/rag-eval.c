@@ -720,8 +720,9 @@ static jv sorted_keys(jv set)
 }
 
 /* Counts, tokens and models over the records of the run directory. */
-static jv run_totals(const char *path, jv *models_out)
+static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 {
+	jv cost = jv_object();
 	char err[RAG_ERRLEN];
 	size_t len, i = 0;
 	char *text = rag_read_file(path, &len, err, sizeof err);
@@ -748,6 +749,7 @@ static jv run_totals(const char *path, jv *models_out)
 		jv_free(x);
 		/* usage.<tool>.<stage>: {calls, cache_hits, prompt_tokens, completion_tokens, judge} */
 		x = jv_object_get(jv_copy(rec), jv_string("usage"));
+		cost = rag_cost_add(cost, x);
 		if (jv_get_kind(x) == JV_KIND_OBJECT) {
 			jv_object_foreach(x, tool, per) {
 				if (jv_get_kind(per) == JV_KIND_OBJECT) {
@@ -791,7 +793,8 @@ static jv run_totals(const char *path, jv *models_out)
 	                 jv_string("calls"), jv_number((double)calls),
 	                 jv_string("cache_hits"), jv_number((double)hits),
 	                 jv_string("prompt_tokens"), jv_number((double)pt),
-	                 jv_string("completion_tokens"), jv_number((double)ct));
+	                 jv_string("completion_tokens"), jv_number((double)ct),
+	                 jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
 }
 
 /* ---------------------------------------------------------------- running */
@@ -1064,7 +1067,7 @@ static int run(eval *e, const char *cmd)
 	}
 	if (!rc) rc = finish_outputs(e, gate_rc);
 
-	totals = run_totals(recs, &models);
+	totals = run_totals(recs, &e->cli.cfg, &models);
 	if (e->stage_on[S_EMBSIM]) {
 		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
 		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));

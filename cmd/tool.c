@@ -52,6 +52,8 @@ const rag_opt rag_cli_judge_opts[] = {
 	{"lang", 0, RAG_OPT_LANG, "LANG", RAG_CLI_LANG_VALUES, "auto | en | zh (prompt language)"},
 	{"cache", 0, RAG_OPT_CACHE, "MODE", RAG_CLI_CACHE_VALUES, "rw | ro | replay | off"},
 	{"concurrency", 'j', 'j', "N", NULL, "requests in flight (default 8)"},
+	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost a run\n"
+	 "would take (no records written)"},
 	RAG_OPT_END
 };
 
@@ -464,6 +466,7 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 		return 0;
 	case RAG_OPT_MODEL: cli->model = arg; return 0;
 	case RAG_OPT_BASE_URL: cli->base_url = arg; return 0;
+	case RAG_OPT_ESTIMATE: cli->estimate = 1; return 0;
 	case RAG_OPT_LANG:
 		if (one_of(cli, "--lang", arg, langs)) return rag_cli_misuse(cli);
 		cli->lang = arg;
@@ -627,6 +630,7 @@ static void report(void *ctx, const char *msg)
 {
 	const rag_cli *cli = ctx;
 	if (cli->output_gone) return;   /* the records cancelled for it: nobody will read them */
+	if (cli->estimate && strstr(msg, RAG_ESTIMATE_ERROR)) return;   /* each record's, by design */
 	if (isatty(2) && !cli->quiet) fputs("\r\033[K", stderr);
 	fprintf(stderr, "%s: %s\n", cli->prog, msg);
 }
@@ -714,6 +718,25 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	o.interrupted = &rag_tool_interrupted;
 	rag_tool_signals();
 	if (show_progress) o.progress = progress;
+	if (cli->estimate && cli->judge) {
+		/* the records go nowhere: what is wanted is the count */
+		rag_estimate est = {0};
+		FILE *null = fopen("/dev/null", "w");
+		if (!null) {
+			rag_msg(cli->prog, "error", "cannot open /dev/null: %s", strerror(errno));
+			return RAG_EXIT_INTERNAL;
+		}
+		rag_judge_estimate(cli->judge, &est);
+		rc = rag_stream_run(stdin, null, &o, &ops, &w, &st, err, sizeof err);
+		fclose(null);
+		if (show_progress) fputs("\r\033[K", stderr);
+		if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);
+		else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
+		if (rc == RAG_EXIT_REMOTE) rc = RAG_EXIT_OK;   /* every request "failed" by design */
+		if (rag_cli_estimate_report(cli, rag_judge_name(cli->judge), st.records, &est) && rc == RAG_EXIT_OK)
+			rc = RAG_EXIT_INTERNAL;
+		return rc;
+	}
 	rc = rag_stream_run(stdin, stdout, &o, &ops, &w, &st, err, sizeof err);
 	if (show_progress) fputs("\r\033[K", stderr);
 	if (st.not_applicable) snprintf(na, sizeof na, ", %ld not applicable", st.not_applicable);
@@ -742,6 +765,39 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		rc = RAG_EXIT_INTERNAL;
 	}
 	return rc;
+}
+
+int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const rag_estimate *est)
+{
+	const rag_config *c = &cli->cfg;
+	const rag_price *p = rag_price_find(c->prices.v, c->prices.n, judge);
+	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens);
+	double cost = est->requests ? rag_price_cost(p, pt, ct) : 0;
+	const char *colon = strchr(judge, ':');
+	char costs[160];
+	jv o;
+	int rc = 0;
+
+	if (isnan(cost)) snprintf(costs, sizeof costs, "cost unknown: no price for model %s", colon ? colon + 1 : judge);
+	else snprintf(costs, sizeof costs, "cost %.6f %s by the price table", cost, c->prices.currency);
+	if (!cli->quiet)
+		rag_msg(cli->prog, "estimate", "%ld record%s: %ld request%s, about %.0f prompt tokens (%.0f characters), "
+		        "about %.0f completion tokens, %s (judge %s; an estimate: no request was sent, the cache not "
+		        "consulted)", records, records == 1 ? "" : "s", est->requests, est->requests == 1 ? "" : "s",
+		        pt, est->prompt_chars, ct, costs, judge);
+	o = JV_OBJECT(jv_string("tool"), jv_string(cli->prog), jv_string("judge"), jv_string(judge),
+	              jv_string("records"), jv_number((double)records), jv_string("requests"), jv_number((double)est->requests),
+	              jv_string("prompt_chars"), jv_number(est->prompt_chars), jv_string("prompt_tokens"), jv_number(pt),
+	              jv_string("completion_tokens"), jv_number(ct));
+	o = jv_object_set(o, jv_string("currency"), jv_string(c->prices.currency));
+	o = jv_object_set(o, jv_string("cost"), isnan(cost) ? jv_null() : jv_number(cost));
+	if (isnan(cost)) o = jv_object_set(o, jv_string("message"), jv_string(costs + strlen("cost unknown: ")));
+	o = jv_dump_string(JV_OBJECT(jv_string("estimate"), o), 0);
+	if (printf("%s\n", jv_string_value(o)) < 0) rc = -1;
+	jv_free(o);
+	if (fclose(stdout) != 0 && errno != EPIPE) rc = -1;
+	if (rc) rag_msg(cli->prog, "error", "cannot write output: %s", strerror(errno));
+	return rc ? RAG_EXIT_INTERNAL : 0;
 }
 
 void rag_cli_free(rag_cli *cli)

@@ -122,6 +122,18 @@ typedef struct rag_usage {
 	long invalid_usage;       /* replies whose usage held no token count (counted as missing) */
 } rag_usage;
 void rag_usage_add(rag_usage *to, const rag_usage *from);
+/* What a run would take (--estimate), counted where the requests would be sent: requests,
+ * prompt characters and estimated tokens (rag_tokens_estimate), and the completion tokens
+ * expected by the rule of rag(7) ESTIMATES. */
+typedef struct rag_estimate {
+	long requests;
+	double prompt_chars, prompt_tokens, completion_tokens;
+} rag_estimate;
+/* The tokens a text would take, estimated: 1 a CJK character (Han, kana, hangul, their
+ * punctuation and full-width forms), and the other characters 1 token each 4; no tokenizer. */
+double rag_tokens_estimate(const char *s);
+/* The characters (code points) of a UTF-8 text. */
+double rag_chars_count(const char *s);
 /* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge}, and
  * "retries", "invalid_usage" when not 0 */
 jv rag_usage_json(const rag_usage *u, const char *judge);
@@ -670,6 +682,11 @@ const char *rag_judge_check_yes_no(jv reply, int expect, jv *result, char *probl
  * "verdict": bool, "reason": str}]} -> *result = array of {verdict, reason} in id order. */
 const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *problem, size_t plen);
 int rag_judge_offline(const rag_judge *j);
+/* Estimate mode (--estimate): from now on no request is sent; each one the operations ask is
+ * counted into e (borrowed, kept until rag_judge_free) and answered at once with the error
+ * RAG_ESTIMATE_ERROR. The offline judge asks nothing, so counts nothing. */
+#define RAG_ESTIMATE_ERROR "estimate only: no request was sent"
+void rag_judge_estimate(rag_judge *j, rag_estimate *e);
 const rag_verify_conf *rag_judge_verify_conf(const rag_judge *j);   /* the verify settings it copied */
 /* Run pending work (LLM transfers); see rag_llm_run. */
 int rag_judge_run(rag_judge *j, int fd, double timeout);

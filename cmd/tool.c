@@ -718,22 +718,25 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	o.interrupted = &rag_tool_interrupted;
 	rag_tool_signals();
 	if (show_progress) o.progress = progress;
-	if (cli->estimate && cli->judge) {
-		/* the records go nowhere: what is wanted is the count */
+	if (cli->estimate) {
+		/* the records go nowhere: what is wanted is the count (a tool without a judge counts
+		 * its own, and reports with rag_cli_estimate_report) */
 		rag_estimate est = {0};
 		FILE *null = fopen("/dev/null", "w");
 		if (!null) {
 			rag_msg(cli->prog, "error", "cannot open /dev/null: %s", strerror(errno));
 			return RAG_EXIT_INTERNAL;
 		}
-		rag_judge_estimate(cli->judge, &est);
+		if (cli->judge) rag_judge_estimate(cli->judge, &est);
 		rc = rag_stream_run(stdin, null, &o, &ops, &w, &st, err, sizeof err);
 		fclose(null);
 		if (show_progress) fputs("\r\033[K", stderr);
 		if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);
 		else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
 		if (rc == RAG_EXIT_REMOTE) rc = RAG_EXIT_OK;   /* every request "failed" by design */
-		if (rag_cli_estimate_report(cli, rag_judge_name(cli->judge), st.records, &est) && rc == RAG_EXIT_OK)
+		cli->estimate_records = st.records;
+		if (cli->judge && rag_cli_estimate_report(cli, rag_judge_name(cli->judge), st.records, &est) &&
+		    rc == RAG_EXIT_OK)
 			rc = RAG_EXIT_INTERNAL;
 		return rc;
 	}

@@ -77,6 +77,7 @@ typedef struct rag_cli {
 	char *notice, *notice_judge;   /* held for the first record (rag_cli_notice) */
 	int output_gone;          /* rag_cli_run: the stream dropped work for its output (EPIPE, a write error) */
 	int estimate;             /* --estimate: count the requests, send none, write no records */
+	long estimate_records;    /* the records an --estimate run read */
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -280,7 +280,7 @@ static const struct { const char *name, *schema; } schemas[] = {
 };
 
 /* The completion tokens a reply is expected to take (rag(7) ESTIMATES): 10, plus per item it
- * lists 15 a claim, 30 a verdict with its reason, 45 a claim with its verdict and reason, 20 a
+ * lists 15 a claim, 30 a verdict with its reason, 45 a claim with its verdict and reason, 25 a
  * question, 40 a rubric's score and reason; for each of the n choices. A verifier's bare Yes
  * or No is 2. Claims are taken to be 4 a text (fewer when fewer are allowed). */
 static double expected_completion(const call *c)
@@ -292,7 +292,7 @@ static double expected_completion(const call *c)
 	else if (!strcmp(c->name, "correctness")) items = (c->expect >> 15) + (c->expect & 32767), per = 30;   /* correctness.c's PAIR */
 	else if (!strcmp(c->name, "claims")) items = claims, per = 15;
 	else if (!strcmp(c->name, "faithfulness")) items = c->expect / 2 > 0 && c->expect / 2 < 4 ? c->expect / 2 : 4, per = 45;
-	else if (!strcmp(c->name, "revq")) items = c->expect > 0 ? c->expect : 1, per = 20;
+	else if (!strcmp(c->name, "revq")) items = c->expect > 0 ? c->expect : 1, per = 25;
 	else items = 1, per = 40;   /* rubric */
 	return (10 + per * items) * (c->n > 1 ? c->n : 1);
 }

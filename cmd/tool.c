@@ -755,12 +755,20 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		fprintf(stderr, "%s: %s, %s%s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), na, st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
-		char line[1024];
-		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
+		char line[1280], cost[192] = "";
+		if (cli->cfg.prices.n) {
+			/* with a price table: what the tokens cost, or which model it does not price */
+			const char *judge = rag_judge_name(cli->judge), *colon = strchr(judge, ':');
+			double c = rag_price_cost(rag_price_find(cli->cfg.prices.v, cli->cfg.prices.n, judge),
+			                          (double)st.usage.prompt_tokens, (double)st.usage.completion_tokens);
+			if (isnan(c)) snprintf(cost, sizeof cost, ", no price for model %.120s", colon ? colon + 1 : judge);
+			else snprintf(cost, sizeof cost, ", cost %.6f %.16s", c, cli->cfg.prices.currency);
+		}
+		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens%s, %.2f s (judge %s)%s\n",
 		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"), na,
 		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
 		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, st.usage.completion_tokens,
-		        st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+		        cost, st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
 		fputs(line, stderr);
 	}
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {

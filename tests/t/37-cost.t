@@ -70,15 +70,29 @@ is "$(jq -c '[(.cost.stages[] | select(.tool == "rag-claims") | .cost), .cost.no
 	"an output price left empty is unknown: completion tokens make the cost null"
 
 # ---------------------------------------------------------------- a measured run, priced
+printf '%s\n' '{"id":"s","question":"Where is Ulm?","answer":"Ulm is in Germany.","contexts":["Ulm is a city in Germany."]}' >"$T/small.jsonl"
+printf 'llm:\n  model: judge-x\n  timeout: 10\n  retries: 0\n' >"$T/prices0.yaml"
 printf 'llm:\n  model: judge-x\n  timeout: 10\n  retries: 0\nprices:\n  judge-x:\n    input: 2\n    output: 8\n' >"$T/rag.yaml"
 CONF=$T/rag.yaml
 EXAMPLE=$TOP/share/examples/example.jsonl
 NREC=$(nlines "$EXAMPLE")
 fresh
-rag rag-claims -q -c "$CONF" <"$EXAMPLE" | rag rag-verify -q -c "$CONF" >"$T/pipe.jsonl"
+rag rag-claims -c "$CONF" <"$EXAMPLE" 2>"$T/e1" | rag rag-verify -q -c "$CONF" >"$T/pipe.jsonl"
 is "$(nlines "$T/pipe.jsonl")" "$NREC" "fake run: one line per record"
+REQ=$(fake_requests)
+# the tool's summary line: its tokens at 2 and 8 per million
+LINE=$(grep 'completion tokens' "$T/e1")
+PT=$(echo "$LINE" | sed -n 's/.* \([0-9]*\) prompt + \([0-9]*\) completion tokens.*/\1/p')
+CT=$(echo "$LINE" | sed -n 's/.* \([0-9]*\) prompt + \([0-9]*\) completion tokens.*/\2/p')
+like "$LINE" "completion tokens, cost $(awk -v p="$PT" -v c="$CT" 'BEGIN { printf "%.6f", (p * 2 + c * 8) / 1e6 }') USD, " \
+	"the summary line: the stage's cost at the model's prices"
+printf 'llm:\n  model: judge-y\n  timeout: 10\n  retries: 0\nprices:\n  judge-x:\n    input: 2\n    output: 8\n' >"$T/other.yaml"
+rag rag-claims -c "$T/other.yaml" <"$T/small.jsonl" 2>"$T/e2" >/dev/null
+like "$(cat "$T/e2")" 'completion tokens, no price for model judge-y, ' "the summary line: a model without a price is named"
+rag rag-claims -c "$T/prices0.yaml" <"$T/small.jsonl" 2>"$T/e3" >/dev/null
+unlike "$(cat "$T/e3")" 'cost|price' "the summary line: no price table, nothing said of cost"
 run rag rag-gate -c "$CONF" --summary-only --json <"$T/pipe.jsonl"
-is "$(jq '.cost.calls' "$OUT")" "$(fake_requests)" "fake run: the summary's calls are the requests the endpoint saw"
+is "$(jq '.cost.calls' "$OUT")" "$REQ" "fake run: the summary's calls are the requests the endpoint saw ($REQ)"
 HAND=$(jq -s '[.[].usage[][] | .prompt_tokens * 2 + .completion_tokens * 8] | add | round' "$T/pipe.jsonl")
 is "$(jq '.cost.total * 1e6 | round' "$OUT")" "$HAND" "fake run: the total is the records' tokens at 2 and 8 per million ($HAND per million)"
 is "$(jq -c '.cost.stages | map("\(.tool) \(.stage)")' "$OUT")" '["rag-claims answer","rag-verify faithfulness"]' \

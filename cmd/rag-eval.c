@@ -842,6 +842,13 @@ static int estimate(eval *e)
 		shq(&b, e->self);
 		rag_buf_addf(&b, " --emit --format %s --run-id ", rag_testset_format_name(e->format));
 		shq(&b, e->run_id);
+		if (e->done_before) {
+			/* --resume: what is left to score */
+			char *f = path_in(e, "records.jsonl");
+			rag_buf_adds(&b, " --skip-done ");
+			shq(&b, f);
+			free(f);
+		}
 		rag_buf_adds(&b, " < ");
 		shq(&b, src);
 		for (t = 0; t < s; t++) {

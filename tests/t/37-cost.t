@@ -110,6 +110,7 @@ fake_stop
 # ---------------------------------------------------------------- --estimate sends nothing
 fresh
 for tool in "rag-claims" "rag-verify --one-request" "rag-verify --chunks" "rag-verify --metric context_recall" \
+            "rag-verify --metric answer_correctness" "rag-verify --metric context_recall --mode claim_chunk" \
             "rag-revq" "rag-judge --rubric correctness,relevance" "rag-embsim --pair answer,reference"; do
 	# shellcheck disable=SC2086
 	run rag $tool -c "$CONF" --estimate <"$EXAMPLE"
@@ -182,6 +183,7 @@ fake_stop
 jq -c 'select(.id | startswith("en"))' "$EXAMPLE" >"$T/en.jsonl"
 fresh
 for tool in "rag-claims" "rag-verify --one-request" "rag-verify --metric context_recall" "rag-verify --chunks" \
+            "rag-verify --metric answer_correctness" "rag-verify --mode claim --metric context_recall" \
             "rag-revq" "rag-judge --rubric correctness"; do
 	# shellcheck disable=SC2086
 	EST=$(rag $tool -q -c "$CONF" --estimate <"$T/en.jsonl" | jq -c '.estimate | [.requests, .prompt_tokens, .completion_tokens]')

@@ -2,6 +2,7 @@
  * rag-revq generated from the answer) or the similarity of any two text fields. */
 #include "tool.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ static const rag_opt options[] = {
 	{"batch-size", 0, OPT_BATCH, "N", NULL, "texts per request (embeddings.batch_size, default 64)"},
 	{"cache", 0, RAG_OPT_CACHE, "MODE", RAG_CLI_CACHE_VALUES, "rw | ro | replay | off (cache.mode)"},
 	{"concurrency", 'j', 'j', "N", NULL, "requests in flight (llm.concurrency)"},
+	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost a run\n"
+	 "would take (no records written)"},
 	RAG_OPT_END
 };
 
@@ -35,6 +38,8 @@ typedef struct tool {
 	rag_embed *emb;
 	char *a, *b;              /* --pair fields, or NULL */
 	const char *metric;
+	rag_estimate est;         /* --estimate: the texts it would embed (requests at the end) */
+	long est_texts;
 } tool;
 
 typedef struct job {
@@ -216,6 +221,18 @@ static void start(rag_item *it, void *ctx)
 	} else if (relevancy_texts(it, t, &texts, &noncommittal) < 0) {
 		return;
 	}
+	if (t->cli->estimate) {
+		int i, n = jv_array_length(jv_copy(texts));
+		for (i = 0; i < n; i++) {
+			jv x = jv_array_get(jv_copy(texts), i);
+			t->est.prompt_chars += rag_chars_count(jv_string_value(x));
+			t->est.prompt_tokens += rag_tokens_estimate(jv_string_value(x));
+			t->est_texts++;
+			jv_free(x);
+		}
+		jv_free(texts);
+		return;
+	}
 	j = rag_xmalloc(sizeof *j);
 	j->t = t;
 	j->it = it;
@@ -316,6 +333,19 @@ int main(int argc, char **argv)
 		        cli.cfg.path ? cli.cfg.path : "(none)", rag_cache_mode_name(cli.cfg.cache.mode));
 	}
 	rc = rag_cli_run(&cli, &ops, &t);
+	if (cli.estimate) {
+		/* the embedder batches texts across records; repeated texts would be sent once, so
+		 * this is at most what a run takes. The offline embedder sends nothing. */
+		int offline = !strcmp(rag_embed_name(t.emb), "offline");
+		int bs = cli.cfg.embeddings.batch_size > 0 ? cli.cfg.embeddings.batch_size : 64;
+		if (offline) memset(&t.est, 0, sizeof t.est);
+		else t.est.requests = (t.est_texts + bs - 1) / bs;
+		if (rc == RAG_EXIT_OK || rc == RAG_EXIT_DATA) {
+			int r = rag_cli_estimate_report(&cli, rag_embed_name(t.emb), cli.estimate_records, &t.est);
+			if (r) rc = r;
+		}
+		goto out;
+	}
 	if (!cli.quiet) {
 		long req, failed, texts, distinct, hits, retries;
 		rag_embed_stats(t.emb, &req, &failed, &texts, &distinct, &hits, &retries);

@@ -45,6 +45,8 @@ static const rag_opt options[] = {
 	{"format", 0, OPT_FORMAT, "FORMAT", "auto json csv", "the test set's format (default auto: by name and content)"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
+	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
+	 "would take, and their sum (no run directory)"},
 	{"emit", 0, OPT_EMIT, NULL, NULL, "the pipeline's first stage: the test set as records on stdout"},
 	{"skip-done", 0, OPT_SKIP_DONE, "FILE", RAG_ARG_FILE, "with --emit: leave out the ids FILE holds"},
 	RAG_OPT_END
@@ -720,8 +722,9 @@ static jv sorted_keys(jv set)
 }
 
 /* Counts, tokens and models over the records of the run directory. */
-static jv run_totals(const char *path, jv *models_out)
+static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 {
+	jv cost = jv_object();
 	char err[RAG_ERRLEN];
 	size_t len, i = 0;
 	char *text = rag_read_file(path, &len, err, sizeof err);
@@ -748,6 +751,7 @@ static jv run_totals(const char *path, jv *models_out)
 		jv_free(x);
 		/* usage.<tool>.<stage>: {calls, cache_hits, prompt_tokens, completion_tokens, judge} */
 		x = jv_object_get(jv_copy(rec), jv_string("usage"));
+		cost = rag_cost_add(cost, x);
 		if (jv_get_kind(x) == JV_KIND_OBJECT) {
 			jv_object_foreach(x, tool, per) {
 				if (jv_get_kind(per) == JV_KIND_OBJECT) {
@@ -791,7 +795,157 @@ static jv run_totals(const char *path, jv *models_out)
 	                 jv_string("calls"), jv_number((double)calls),
 	                 jv_string("cache_hits"), jv_number((double)hits),
 	                 jv_string("prompt_tokens"), jv_number((double)pt),
-	                 jv_string("completion_tokens"), jv_number((double)ct));
+	                 jv_string("completion_tokens"), jv_number((double)ct),
+	                 jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
+}
+
+/* ---------------------------------------------------------------- --estimate */
+
+/* Each stage that asks a model, run with --estimate on the test set's records: what it would
+ * send, summed. A stage after the first would see the records the earlier ones changed; those
+ * are not there without sending, so each stage sees the test set's records, after the earlier
+ * claims and questions stages ran with the offline judge (claims split locally, the answer as
+ * its one pseudo-question), which sends nothing. rag-collect is not estimated (the system
+ * under test is no priced model). */
+static int estimate(eval *e)
+{
+	char tmpl[] = "/tmp/rag-eval-estimate-XXXXXX";
+	const char *src = e->testset;
+	const char *cur = e->cli.cfg.prices.currency;
+	double req = 0, pc = 0, pt = 0, ct = 0, cost = 0, records = 0;
+	jv list = jv_array(), missing = jv_object(), o;
+	int s, t, rc = 0, priced = 1, tmp = 0;
+
+	if (!strcmp(e->testset, "-")) {
+		int fd = mkstemp(tmpl);
+		if (fd < 0 || write_all(fd, e->input ? e->input : "", e->input_len) < 0) {
+			rag_msg(e->cli.prog, "error", "cannot write a temporary file: %s", strerror(errno));
+			if (fd >= 0) close(fd), unlink(tmpl);
+			jv_free(list);
+			jv_free(missing);
+			return RAG_EXIT_INTERNAL;
+		}
+		close(fd);
+		src = tmpl;
+		tmp = 1;
+	}
+	if (e->collect && !e->cli.quiet)
+		rag_msg(e->cli.prog, "notice", "--estimate: rag-collect's calls of the system under test are not "
+		        "estimated, and the stages after it see the test set's records without its answers");
+	for (s = 0; s < S_NONE && !rc; s++) {
+		const struct stage *st = &stages[s];
+		rag_buf b = {0};
+		char *out;
+		jv v, x;
+		double c;
+		if (!e->stage_on[s] || !st->jobs || s == S_COLLECT) continue;
+		shq(&b, e->self);
+		rag_buf_addf(&b, " --emit --format %s --run-id ", rag_testset_format_name(e->format));
+		shq(&b, e->run_id);
+		if (e->done_before) {
+			/* --resume: what is left to score */
+			char *f = path_in(e, "records.jsonl");
+			rag_buf_adds(&b, " --skip-done ");
+			shq(&b, f);
+			free(f);
+		}
+		rag_buf_adds(&b, " < ");
+		shq(&b, src);
+		for (t = 0; t < s; t++) {
+			if (!e->stage_on[t] || (t != S_CLAIMS && t != S_REVQ)) continue;
+			rag_buf_adds(&b, " | ");
+			add_tool(e, &b, stages[t].tool);
+			add_common(e, &b);
+			rag_buf_adds(&b, " --judge offline 2>/dev/null");   /* its record errors: the stage estimated says them */
+		}
+		rag_buf_adds(&b, " | ");
+		add_tool(e, &b, st->tool);
+		add_common(e, &b);
+		if (st->args) rag_buf_addf(&b, " %s", st->args);
+		if (st->list && e->stage_list[s].len) {
+			rag_buf_addf(&b, " %s ", st->list);
+			shq(&b, e->stage_list[s].p);
+		}
+		rag_buf_adds(&b, " --estimate || [ $? -eq 3 ]");   /* bad records (3) are counted out, not fatal */
+		if (e->cli.verbose) rag_msg(e->cli.prog, "info", "estimate: %s", b.p);
+		out = capture(b.p, 1);
+		v = out ? jv_parse(out) : jv_invalid();
+		free(out);
+		x = jv_get_kind(v) == JV_KIND_OBJECT ? jv_object_get(v, jv_string("estimate")) : (jv_free(v), jv_invalid());
+		if (jv_get_kind(x) != JV_KIND_OBJECT) {
+			rag_msg(e->cli.prog, "error", "--estimate: the stage %s%s%s gave no estimate", st->tool,
+			        st->args ? " " : "", st->args ? st->args : "");
+			jv_free(x);
+			rag_buf_free(&b);
+			rc = RAG_EXIT_INTERNAL;
+			break;
+		}
+		rag_buf_free(&b);
+		x = jv_object_set(x, jv_string("stage"), st->args ? jv_string_fmt("%s %s", st->tool, st->args) : jv_string(st->tool));
+		req += rag_json_num(x, "requests");
+		pc += rag_json_num(x, "prompt_chars");
+		pt += rag_json_num(x, "prompt_tokens");
+		ct += rag_json_num(x, "completion_tokens");
+		records = rag_json_num(x, "records");
+		c = rag_json_num(x, "cost");
+		if (isnan(c)) {
+			char judge[256];
+			const char *j = rag_json_str(x, "judge", judge, sizeof judge), *colon = j ? strchr(j, ':') : NULL;
+			priced = 0;
+			if (j) missing = jv_object_set(missing, jv_string(colon ? colon + 1 : j), jv_true());
+		} else {
+			cost += c;
+		}
+		if (!e->cli.quiet) {
+			char cs[128];
+			if (isnan(c)) snprintf(cs, sizeof cs, "cost unknown (no price)");
+			else snprintf(cs, sizeof cs, "cost %.6f %s", c, cur);
+			rag_msg(e->cli.prog, "estimate", "%s%s%s: %.0f request%s, about %.0f prompt + %.0f completion tokens, %s",
+			        st->tool, st->args ? " " : "", st->args ? st->args : "", rag_json_num(x, "requests"),
+			        rag_json_num(x, "requests") == 1 ? "" : "s", rag_json_num(x, "prompt_tokens"),
+			        rag_json_num(x, "completion_tokens"), cs);
+		}
+		list = jv_array_append(list, x);
+	}
+	if (tmp) unlink(tmpl);
+	if (rc) {
+		jv_free(list);
+		jv_free(missing);
+		return rc;
+	}
+	{
+		jv keys = jv_keys(jv_copy(missing));
+		rag_buf m = {0};
+		jv_array_foreach(keys, i, k) {
+			rag_buf_addf(&m, "%sno price for model %s", i ? "; " : "", jv_string_value(k));
+			jv_free(k);
+		}
+		jv_free(keys);
+		if (!e->cli.quiet) {
+			if (priced)
+				rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
+				        "tokens, cost %.6f %s by the price table (an estimate: no request was sent; each stage "
+				        "estimated from the test set's records)", records, req, pt, ct, cost, cur);
+			else
+				rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
+				        "tokens, cost unknown: %s (an estimate: no request was sent; each stage estimated from the "
+				        "test set's records)", records, req, pt, ct, m.p);
+		}
+		o = JV_OBJECT(jv_string("tool"), jv_string("rag-eval"), jv_string("records"), jv_number(records),
+		              jv_string("requests"), jv_number(req), jv_string("prompt_chars"), jv_number(pc),
+		              jv_string("prompt_tokens"), jv_number(pt), jv_string("completion_tokens"), jv_number(ct),
+		              jv_string("currency"), jv_string(cur));
+		o = jv_object_set(o, jv_string("cost"), priced ? jv_number(cost) : jv_null());
+		if (!priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
+		o = jv_object_set(o, jv_string("stages"), list);
+		rag_buf_free(&m);
+	}
+	jv_free(missing);
+	o = jv_dump_string(JV_OBJECT(jv_string("estimate"), o), 0);
+	printf("%s\n", jv_string_value(o));
+	jv_free(o);
+	if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- running */
@@ -1064,7 +1218,7 @@ static int run(eval *e, const char *cmd)
 	}
 	if (!rc) rc = finish_outputs(e, gate_rc);
 
-	totals = run_totals(recs, &models);
+	totals = run_totals(recs, &e->cli.cfg, &models);
 	if (e->stage_on[S_EMBSIM]) {
 		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
 		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));
@@ -1395,6 +1549,10 @@ int main(int argc, char **argv)
 	}
 	if ((rc = rag_cli_config(&e.cli))) goto out;
 	if ((rc = prepare(&e))) goto out;
+	if (e.cli.estimate) {
+		if (!(rc = check_tools(&e))) rc = estimate(&e);
+		goto out;
+	}
 	cmd = pipeline(&e);
 	if (e.dry_run) {
 		printf("%s\n", cmd);

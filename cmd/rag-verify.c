@@ -452,7 +452,8 @@ static void correctness_start(rag_item *it, tool *t)
 		double v = jv_number_value(sim);
 		ci->similarity = v < 0 ? 0 : v > 1 ? 1 : v;
 		ci->similarity_from = "rag-embsim";
-	} else if (t->cli->cfg.verify.similarity_weight > 0) {
+	} else if (t->cli->cfg.verify.similarity_weight > 0 && !t->cli->estimate) {
+		/* (--estimate sends nothing, to the embedder neither: its requests are not counted) */
 		ci->similarity_from = "embedder";
 		ci->left++;
 		rag_embed_texts(t->emb, JV_ARRAY(jv_string(ans), jv_string(ref)), correctness_embedded, it);

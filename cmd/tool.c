@@ -52,6 +52,8 @@ const rag_opt rag_cli_judge_opts[] = {
 	{"lang", 0, RAG_OPT_LANG, "LANG", RAG_CLI_LANG_VALUES, "auto | en | zh (prompt language)"},
 	{"cache", 0, RAG_OPT_CACHE, "MODE", RAG_CLI_CACHE_VALUES, "rw | ro | replay | off"},
 	{"concurrency", 'j', 'j', "N", NULL, "requests in flight (default 8)"},
+	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost a run\n"
+	 "would take (no records written)"},
 	RAG_OPT_END
 };
 
@@ -354,6 +356,9 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->worst = g->worst >= 0 ? (int)g->worst : c->gate.worst;
 	go->seed = (uint64_t)(g->seed >= 0 ? g->seed : c->gate.seed);
 	go->fail_on_flip = g->fail_flip || c->gate.fail_on_flip;
+	go->prices = c->prices.v;
+	go->nprices = c->prices.n;
+	go->currency = c->prices.currency;
 	{
 		/* --pass adds to gate.pass; --by replaces gate.by */
 		const rag_strv *by = g->by.n ? &g->by : &c->gate.by;
@@ -461,6 +466,7 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 		return 0;
 	case RAG_OPT_MODEL: cli->model = arg; return 0;
 	case RAG_OPT_BASE_URL: cli->base_url = arg; return 0;
+	case RAG_OPT_ESTIMATE: cli->estimate = 1; return 0;
 	case RAG_OPT_LANG:
 		if (one_of(cli, "--lang", arg, langs)) return rag_cli_misuse(cli);
 		cli->lang = arg;
@@ -624,6 +630,7 @@ static void report(void *ctx, const char *msg)
 {
 	const rag_cli *cli = ctx;
 	if (cli->output_gone) return;   /* the records cancelled for it: nobody will read them */
+	if (cli->estimate && strstr(msg, RAG_ESTIMATE_ERROR)) return;   /* each record's, by design */
 	if (isatty(2) && !cli->quiet) fputs("\r\033[K", stderr);
 	fprintf(stderr, "%s: %s\n", cli->prog, msg);
 }
@@ -711,6 +718,28 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	o.interrupted = &rag_tool_interrupted;
 	rag_tool_signals();
 	if (show_progress) o.progress = progress;
+	if (cli->estimate) {
+		/* the records go nowhere: what is wanted is the count (a tool without a judge counts
+		 * its own, and reports with rag_cli_estimate_report) */
+		rag_estimate est = {0};
+		FILE *null = fopen("/dev/null", "w");
+		if (!null) {
+			rag_msg(cli->prog, "error", "cannot open /dev/null: %s", strerror(errno));
+			return RAG_EXIT_INTERNAL;
+		}
+		if (cli->judge) rag_judge_estimate(cli->judge, &est);
+		rc = rag_stream_run(stdin, null, &o, &ops, &w, &st, err, sizeof err);
+		fclose(null);
+		if (show_progress) fputs("\r\033[K", stderr);
+		if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);
+		else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
+		if (rc == RAG_EXIT_REMOTE) rc = RAG_EXIT_OK;   /* every request "failed" by design */
+		cli->estimate_records = st.records;
+		if (cli->judge && rag_cli_estimate_report(cli, rag_judge_name(cli->judge), st.records, &est) &&
+		    rc == RAG_EXIT_OK)
+			rc = RAG_EXIT_INTERNAL;
+		return rc;
+	}
 	rc = rag_stream_run(stdin, stdout, &o, &ops, &w, &st, err, sizeof err);
 	if (show_progress) fputs("\r\033[K", stderr);
 	if (st.not_applicable) snprintf(na, sizeof na, ", %ld not applicable", st.not_applicable);
@@ -726,12 +755,20 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		fprintf(stderr, "%s: %s, %s%s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), na, st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
-		char line[1024];
-		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens, %.2f s (judge %s)%s\n",
+		char line[1280], cost[192] = "";
+		if (cli->cfg.prices.n) {
+			/* with a price table: what the tokens cost, or which model it does not price */
+			const char *judge = rag_judge_name(cli->judge), *colon = strchr(judge, ':');
+			double c = rag_price_cost(rag_price_find(cli->cfg.prices.v, cli->cfg.prices.n, judge),
+			                          (double)st.usage.prompt_tokens, (double)st.usage.completion_tokens);
+			if (isnan(c)) snprintf(cost, sizeof cost, ", no price for model %.120s", colon ? colon + 1 : judge);
+			else snprintf(cost, sizeof cost, ", cost %.6f %.16s", c, cli->cfg.prices.currency);
+		}
+		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens%s, %.2f s (judge %s)%s\n",
 		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"), na,
 		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
 		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, st.usage.completion_tokens,
-		        st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+		        cost, st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
 		fputs(line, stderr);
 	}
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {
@@ -739,6 +776,39 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		rc = RAG_EXIT_INTERNAL;
 	}
 	return rc;
+}
+
+int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const rag_estimate *est)
+{
+	const rag_config *c = &cli->cfg;
+	const rag_price *p = rag_price_find(c->prices.v, c->prices.n, judge);
+	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens);
+	double cost = est->requests ? rag_price_cost(p, pt, ct) : 0;
+	const char *colon = strchr(judge, ':');
+	char costs[160];
+	jv o;
+	int rc = 0;
+
+	if (isnan(cost)) snprintf(costs, sizeof costs, "cost unknown: no price for model %s", colon ? colon + 1 : judge);
+	else snprintf(costs, sizeof costs, "cost %.6f %s by the price table", cost, c->prices.currency);
+	if (!cli->quiet)
+		rag_msg(cli->prog, "estimate", "%ld record%s: %ld request%s, about %.0f prompt tokens (%.0f characters), "
+		        "about %.0f completion tokens, %s (judge %s; an estimate: no request was sent, the cache not "
+		        "consulted)", records, records == 1 ? "" : "s", est->requests, est->requests == 1 ? "" : "s",
+		        pt, est->prompt_chars, ct, costs, judge);
+	o = JV_OBJECT(jv_string("tool"), jv_string(cli->prog), jv_string("judge"), jv_string(judge),
+	              jv_string("records"), jv_number((double)records), jv_string("requests"), jv_number((double)est->requests),
+	              jv_string("prompt_chars"), jv_number(est->prompt_chars), jv_string("prompt_tokens"), jv_number(pt),
+	              jv_string("completion_tokens"), jv_number(ct));
+	o = jv_object_set(o, jv_string("currency"), jv_string(c->prices.currency));
+	o = jv_object_set(o, jv_string("cost"), isnan(cost) ? jv_null() : jv_number(cost));
+	if (isnan(cost)) o = jv_object_set(o, jv_string("message"), jv_string(costs + strlen("cost unknown: ")));
+	o = jv_dump_string(JV_OBJECT(jv_string("estimate"), o), 0);
+	if (printf("%s\n", jv_string_value(o)) < 0) rc = -1;
+	jv_free(o);
+	if (fclose(stdout) != 0 && errno != EPIPE) rc = -1;
+	if (rc) rag_msg(cli->prog, "error", "cannot write output: %s", strerror(errno));
+	return rc ? RAG_EXIT_INTERNAL : 0;
 }
 
 void rag_cli_free(rag_cli *cli)

@@ -29,7 +29,7 @@ typedef struct rag_opt {
 enum {
 	RAG_OPT_JUDGE = 1000, RAG_OPT_MODEL, RAG_OPT_BASE_URL, RAG_OPT_LANG, RAG_OPT_CACHE,
 	RAG_OPT_STRICT, RAG_OPT_UNBUFFERED, RAG_OPT_MAX_LINE, RAG_OPT_LIST_OPTIONS,
-	RAG_OPT_MAX_MEMORY,
+	RAG_OPT_MAX_MEMORY, RAG_OPT_ESTIMATE,
 	/* rag-gate's and rag-report's (rag_cli_gate) */
 	RAG_OPT_MIN_PASS, RAG_OPT_MAX_ERR, RAG_OPT_REGRESSION, RAG_OPT_FAIL_REG, RAG_OPT_SEED,
 	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST, RAG_OPT_PASS, RAG_OPT_FAIL_FLIP, RAG_OPT_BY,
@@ -76,6 +76,8 @@ typedef struct rag_cli {
 	rag_judge *judge;
 	char *notice, *notice_judge;   /* held for the first record (rag_cli_notice) */
 	int output_gone;          /* rag_cli_run: the stream dropped work for its output (EPIPE, a write error) */
+	int estimate;             /* --estimate: count the requests, send none, write no records */
+	long estimate_records;    /* the records an --estimate run read */
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -123,6 +125,11 @@ void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg);
  * stdout. Returns the exit code. */
 int rag_cli_run(rag_cli *cli, const rag_stream_ops *ops, void *ctx);
 void rag_cli_free(rag_cli *cli);
+/* --estimate's report of est (borrowed) for records read: the summary line on stderr (unless
+ * -q), and one JSON line on stdout, {"estimate": {tool, judge, records, requests, prompt_chars,
+ * prompt_tokens, completion_tokens, currency, cost, message?}} (rag(7) ESTIMATES); judge names
+ * the model priced ("openai:<model>"). Returns 0 or RAG_EXIT_INTERNAL when stdout failed. */
+int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const rag_estimate *est);
 /* Parse a number option value in [lo, hi] (above lo when lo_open); prints and returns -1 when
  * it is not one. */
 int rag_cli_double(const rag_cli *cli, const char *opt, const char *arg, double lo, double hi,

@@ -166,7 +166,7 @@ _ragpipe()
 	# shared by every tool
 	opts='-c --config --strict --unbuffered --max-line --max-memory -q --quiet -v --verbose -h --help -V --version'
 	# shared by the tools that ask a judge
-	judge='--judge --model --base-url --lang --cache -j --concurrency'
+	judge='--judge --model --base-url --lang --cache -j --concurrency --estimate'
 	case $tool in
 	rag-claims)
 		opts="$opts $judge --from -n --max-claims" ;;
@@ -193,7 +193,7 @@ _ragpipe()
 		      --system --timeout --retries -j --concurrency --cache" ;;
 	rag-embsim)
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
-		      -j --concurrency" ;;
+		      -j --concurrency --estimate" ;;
 	rag-gate)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate --summary-only
 		      -b --baseline --regression --fail-on-regression --seed --resamples --confidence --worst --json --markdown
@@ -215,7 +215,7 @@ _ragpipe()
 		fi ;;
 	rag-eval)
 		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --format --bin
-		      --dry-run --emit --skip-done"
+		      --dry-run --estimate --emit --skip-done"
 		# rag-eval reads a file (the test set)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

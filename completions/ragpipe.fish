@@ -24,6 +24,7 @@ for judged in rag-claims rag-verify rag-revq rag-judge
     complete -c $judged -l lang -x -a 'auto en zh' -d 'Prompt language'
     complete -c $judged -l cache -x -a 'rw\t"Read and write" ro\t"Read only" replay\t"Only from the cache" off\t"No cache"' -d 'Reply cache mode'
     complete -c $judged -s j -l concurrency -x -d 'Requests in flight'
+    complete -c $judged -l estimate -d 'Send nothing: the requests, tokens and cost a run would take'
 end
 
 # rag-claims
@@ -61,6 +62,7 @@ complete -c rag-embsim -l dimensions -x -d 'Vector size'
 complete -c rag-embsim -l batch-size -x -d 'Texts per request'
 complete -c rag-embsim -l cache -x -a 'rw\t"Read and write" ro\t"Read only" replay\t"Only from the cache" off\t"No cache"' -d 'Cache mode'
 complete -c rag-embsim -s j -l concurrency -x -d 'Requests in flight'
+complete -c rag-embsim -l estimate -d 'Send nothing: the requests, tokens and cost a run would take'
 
 # rag-gate (it also reads files)
 complete -c rag-gate -F
@@ -164,5 +166,6 @@ complete -c rag-eval -s j -l concurrency -x -d 'Requests in flight, for every st
 complete -c rag-eval -l format -x -a 'auto json csv' -d 'The test set format'
 complete -c rag-eval -l bin -r -F -d 'The tools directory'
 complete -c rag-eval -l dry-run -d 'Print the pipeline and exit'
+complete -c rag-eval -l estimate -d 'Send nothing: the requests, tokens and cost of each stage'
 complete -c rag-eval -l emit -d 'The first stage: the test set as records'
 complete -c rag-eval -l skip-done -r -F -d 'With --emit: leave out the ids of FILE'

@@ -35,6 +35,8 @@ enum type {
 	               * its size_t count at .aux */
 	T_SECRETS,    /* "*" row: name -> string, every value a secret (never in a message); rag_kv *
 	               * at .off, its size_t count at .aux */
+	T_PRICES,     /* "*" row: model -> {input, output} numbers (load_price); rag_price * at .off,
+	               * its size_t count at .aux */
 	T_SCALARS,    /* "*" row: name -> scalar kept as JSON text (number, boolean or string by how
 	               * it is written); rag_kv * at .off, its size_t count at .aux */
 };
@@ -144,6 +146,9 @@ static const struct key keys[] = {
 	/* eval: rag-eval's */
 	{ ROW("eval", "metrics", T_STRS, eval.metrics) },
 	{ ROW("eval", "runs_dir", T_PATH, eval.runs_dir) },
+	/* prices: what rag-gate, rag-eval and --estimate charge for tokens */
+	{ ROW("prices", "currency", T_STR, prices.currency) },
+	{ ROW("prices", "*", T_PRICES, prices.v), .aux = offsetof(rag_config, prices.n) },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -243,6 +248,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->collect.rpm = -1;
 	cfg->collect.cache = RAG_CACHE_OFF;
 	cfg->stream.max_memory = 16 << 20;   /* RAG_STREAM_BUDGET */
+	cfg->prices.currency = rag_xstrdup("USD");
 }
 
 static void rubric_conf_free(rag_rubric_conf *r)
@@ -312,6 +318,13 @@ void rag_config_free(rag_config *cfg)
 			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
 			for (j = 0; j < n; j++) free(kd[j].key);
 			free(kd);
+			break;
+		}
+		case T_PRICES: {
+			rag_price *pr = *(rag_price **)field;
+			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
+			for (j = 0; j < n; j++) free(pr[j].model);
+			free(pr);
 			break;
 		}
 		case T_RUBRICS: {
@@ -607,7 +620,8 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		rag_strv_push(field, rag_xstrdup(text));
 		return 0;
 	case T_RUBRICS:
-		snprintf(msg, msglen, "\"%s\" must be a mapping", name);   /* load_rubric reads them */
+	case T_PRICES:
+		snprintf(msg, msglen, "\"%s\" must be a mapping", name);   /* load_rubric, load_price read them */
 		return -1;
 	case T_SECRETS:
 	case T_SCALARS: {
@@ -786,6 +800,58 @@ static int scale_has(int scale, const char *s)
 	if (scale == RAG_SCALE_YESNO) return !strcmp(s, "yes") || !strcmp(s, "no");
 	if (parse_long(s, &l) != 0) return 0;
 	return scale == RAG_SCALE_1_5 ? l >= 1 && l <= 5 : l >= 0 && l <= 10;
+}
+
+/* prices.<model>: {input: N, output: N}, each a number of at least 0 (per million tokens); one
+ * left out stays unknown (NAN). The same model written twice is refused like a duplicate key. */
+static int load_price(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
+{
+	rag_price **list = (rag_price **)((char *)L->cfg + k->off);
+	size_t *n = (size_t *)((char *)L->cfg + k->aux), i;
+	rag_price pr;
+	yaml_node_pair_t *pair;
+	char msg[RAG_ERRLEN], echo[72];
+
+	clip(name, echo, sizeof echo);
+	if (v->type != YAML_MAPPING_NODE) {
+		snprintf(msg, sizeof msg, "price of \"%s\" must be a mapping (input, output), not %s", echo,
+		         is_null(v) ? "empty" : kind_name(v));
+		return fail_at(L, v->start_mark, msg);
+	}
+	pr.model = NULL;
+	pr.input = pr.output = NAN;
+	for (pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top; pair++) {
+		yaml_node_t *kn = yaml_document_get_node(L->doc, pair->key);
+		yaml_node_t *vn = yaml_document_get_node(L->doc, pair->value);
+		const char *key;
+		double d, *to;
+		if (kn->type != YAML_SCALAR_NODE)
+			return fail_at(L, kn->start_mark, "keys must be plain names, not a mapping or a list");
+		key = (const char *)kn->data.scalar.value;
+		if (!strcmp(key, "input")) to = &pr.input;
+		else if (!strcmp(key, "output")) to = &pr.output;
+		else {
+			snprintf(msg, sizeof msg, "unknown key \"%.60s\" in the price of \"%s\" (input, output)", key, echo);
+			return fail_at(L, kn->start_mark, msg);
+		}
+		if (is_null(vn)) continue;   /* a placeholder left blank: unknown */
+		if (vn->type != YAML_SCALAR_NODE || parse_double((const char *)vn->data.scalar.value, &d) < 0 ||
+		    !(d >= 0) || isinf(d)) {
+			snprintf(msg, sizeof msg, "\"%s\" of the price of \"%s\" must be a number of at least 0 "
+			         "(per million tokens)", key, echo);
+			return fail_at(L, vn->start_mark, msg);
+		}
+		*to = d;
+	}
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*list)[i].model, name)) {
+			snprintf(msg, sizeof msg, "duplicate price for \"%s\"", echo);
+			return fail_at(L, v->start_mark, msg);
+		}
+	pr.model = rag_xstrdup(name);
+	*list = rag_xrealloc(*list, (*n + 1) * sizeof **list);
+	(*list)[(*n)++] = pr;
+	return 0;
 }
 
 /* rubrics.<name>: a mapping of criteria, scale, steps, fields and scores (rag-config(5)). */
@@ -998,6 +1064,8 @@ static int load_map(struct loader *L, yaml_document_t *doc, yaml_node_t *map, co
 		if ((k = find_key(section, "*"))) {
 			if (k->type == T_RUBRICS) {
 				if (load_rubric(L, k, name, kn, vn) < 0) return -1;
+			} else if (k->type == T_PRICES) {
+				if (load_price(L, k, name, vn) < 0) return -1;
 			} else if (load_value(L, k, name, vn) < 0) {
 				return -1;
 			}
@@ -1234,6 +1302,15 @@ jv rag_config_json(const rag_config *cfg)
 				}
 				out = set_in(out, k->section, kv[j].key, p);
 			}
+			continue;
+		}
+		case T_PRICES: {
+			size_t n = *(const size_t *)((const char *)cfg + k->aux);
+			const rag_price *pr = *(rag_price *const *)field;
+			for (j = 0; j < n; j++)
+				out = set_in(out, k->section, pr[j].model,
+				             JV_OBJECT(jv_string("input"), isnan(pr[j].input) ? jv_null() : jv_number(pr[j].input),
+				                       jv_string("output"), isnan(pr[j].output) ? jv_null() : jv_number(pr[j].output)));
 			continue;
 		}
 		case T_FILES:

@@ -97,6 +97,7 @@ struct rag_gate {
 	dvec *pcur, *pbase;              /* pairs per (current) metric */
 	changes regressed, improved;
 	jv only_cur; long n_only_cur;
+	jv cost;                         /* the records' usage, per tool, stage and judge (rag_cost_add) */
 };
 
 static size_t metric_index(rag_gate *g, const char *name)
@@ -157,6 +158,7 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	g->bmetric_ix = jv_object();
 	g->only_cur = jv_array();
 	g->grp_ix = jv_object();
+	g->cost = jv_object();
 	if (!g->o.nby) {
 		g->o.by = default_by;
 		g->o.nby = 1;
@@ -660,7 +662,10 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 	double key = HUGE_VAL;
 	jv catv = rag_json_get(jv_copy(rec), "category");
 	jv e = rag_json_get(jv_copy(rec), "errors");
+	jv usage = rag_json_get(jv_copy(rec), "usage");
 
+	g->cost = rag_cost_add(g->cost, usage);
+	jv_free(usage);
 	g->seq++;
 	g->records++;
 	if (unreadable) g->unreadable++;
@@ -1152,6 +1157,8 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("categories"), cats);
 	s = jv_object_set(s, jv_string("groups"), groups);
 	s = jv_object_set(s, jv_string("worst"), worsts);
+	s = jv_object_set(s, jv_string("cost"), rag_cost_summary(g->cost, g->o.prices, g->o.nprices, g->o.currency));
+	g->cost = jv_object();
 	if (g->have_base) s = jv_object_set(s, jv_string("baseline"), baseline_summary(g, order, &checks, &pass));
 	s = jv_object_set(s, jv_string("checks"), checks);
 	s = jv_object_set(s, jv_string("pass"), jv_bool(pass));
@@ -1198,6 +1205,7 @@ void rag_gate_free(rag_gate *g)
 	free(g->grp);
 	free(g->by_seen);
 	jv_free(g->grp_ix);
+	jv_free(g->cost);
 	for (i = 0; i < g->nmetric; i++) free(g->ms[i].na_reason);
 	free(g->ms);
 	for (i = 0; i < g->nw; i++) jv_free(g->w[i].info);

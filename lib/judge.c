@@ -34,6 +34,7 @@ struct rag_judge {
 	prompt *prompts;          /* the prompts the tool named, in both languages */
 	size_t nprompts;
 	int warned_self;
+	rag_estimate *est;        /* estimate mode: count the requests, send none */
 };
 
 static int lang_index(const char *lang)
@@ -115,6 +116,11 @@ static const char *template(const rag_judge *j, const char *name, const char *la
 	for (i = 0; i < j->nprompts; i++)
 		if (strcmp(j->prompts[i].name, name) == 0) return j->prompts[i].text[lang_index(lang)];
 	return NULL;
+}
+
+void rag_judge_estimate(rag_judge *j, rag_estimate *e)
+{
+	j->est = e;
 }
 
 int rag_judge_offline(const rag_judge *j)
@@ -240,6 +246,7 @@ typedef struct call {
 } call;
 
 static void call_reply(void *arg, const rag_llm_reply *r);
+static void call_end(call *c, jv result, const char *error);
 
 /* The JSON Schema of each operation's reply, sent as response_format when llm.json_mode is
  * schema (strict: every property required, none other allowed). A new operation adds its own
@@ -272,10 +279,51 @@ static const struct { const char *name, *schema; } schemas[] = {
 	           "\"properties\":{\"score\":{\"type\":[\"number\",\"string\"]},\"reason\":{\"type\":\"string\"}}}"},
 };
 
+/* The completion tokens a reply is expected to take (rag(7) ESTIMATES): 10, plus per item it
+ * lists 15 a claim, 30 a verdict with its reason, 45 a claim with its verdict and reason, 25 a
+ * question, 40 a rubric's score and reason; for each of the n choices. A verifier's bare Yes
+ * or No is 2. Claims are taken to be 4 a text (fewer when fewer are allowed). */
+static double expected_completion(const call *c)
+{
+	double items, per;
+	int claims = c->expect > 0 && c->expect < 4 ? c->expect : 4;
+	if (c->plain) return 2;
+	if (!strcmp(c->name, "verify") || !strcmp(c->name, "chunks")) items = c->expect > 0 ? c->expect : 1, per = 30;
+	else if (!strcmp(c->name, "correctness")) items = (c->expect >> 15) + (c->expect & 32767), per = 30;   /* correctness.c's PAIR */
+	else if (!strcmp(c->name, "claims")) items = claims, per = 15;
+	else if (!strcmp(c->name, "faithfulness")) items = c->expect / 2 > 0 && c->expect / 2 < 4 ? c->expect / 2 : 4, per = 45;
+	else if (!strcmp(c->name, "revq")) items = c->expect > 0 ? c->expect : 1, per = 25;
+	else items = 1, per = 40;   /* rubric */
+	return (10 + per * items) * (c->n > 1 ? c->n : 1);
+}
+
+/* estimate mode: count what would be sent, then answer at once with the estimate "error" */
+static void call_count(call *c)
+{
+	rag_estimate *e = c->j->est;
+	int i, n = jv_array_length(jv_copy(c->messages));
+	e->requests++;
+	for (i = 0; i < n; i++) {
+		jv m = jv_array_get(jv_copy(c->messages), i);
+		jv t = jv_object_get(m, jv_string("content"));
+		if (jv_get_kind(t) == JV_KIND_STRING) {
+			e->prompt_chars += rag_chars_count(jv_string_value(t));
+			e->prompt_tokens += rag_tokens_estimate(jv_string_value(t));
+		}
+		jv_free(t);
+	}
+	e->completion_tokens += expected_completion(c);
+	call_end(c, jv_null(), RAG_ESTIMATE_ERROR);
+}
+
 static void call_send(call *c)
 {
 	rag_llm_opts o = {0};
 	size_t i;
+	if (c->j->est) {
+		call_count(c);
+		return;
+	}
 	o.n = c->n;
 	o.fresh = c->fresh;
 	o.repeat = c->repeat;

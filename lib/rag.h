@@ -122,6 +122,18 @@ typedef struct rag_usage {
 	long invalid_usage;       /* replies whose usage held no token count (counted as missing) */
 } rag_usage;
 void rag_usage_add(rag_usage *to, const rag_usage *from);
+/* What a run would take (--estimate), counted where the requests would be sent: requests,
+ * prompt characters and estimated tokens (rag_tokens_estimate), and the completion tokens
+ * expected by the rule of rag(7) ESTIMATES. */
+typedef struct rag_estimate {
+	long requests;
+	double prompt_chars, prompt_tokens, completion_tokens;
+} rag_estimate;
+/* The tokens a text would take, estimated: 1 a CJK character (Han, kana, hangul, their
+ * punctuation and full-width forms), and the other characters 1 token each 4; no tokenizer. */
+double rag_tokens_estimate(const char *s);
+/* The characters (code points) of a UTF-8 text. */
+double rag_chars_count(const char *s);
 /* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge}, and
  * "retries", "invalid_usage" when not 0 */
 jv rag_usage_json(const rag_usage *u, const char *judge);
@@ -134,6 +146,9 @@ enum rag_json_mode { RAG_JSON_OFF = 0, RAG_JSON_OBJECT, RAG_JSON_SCHEMA };
 
 typedef struct rag_kv { char *key; char *value; } rag_kv;
 typedef struct rag_kd { char *key; double value; } rag_kd;
+/* prices.<model>: what a model's tokens cost, in prices.currency per million tokens; a price
+ * not written is NAN (unknown, never 0) */
+typedef struct rag_price { char *model; double input, output; } rag_price;
 
 /* The scale of a rubric (rag-judge(1)): its scores, and how they map to [0, 1]. */
 enum rag_scale { RAG_SCALE_0_10 = 0, RAG_SCALE_1_5, RAG_SCALE_YESNO };
@@ -264,6 +279,11 @@ typedef struct rag_config {
 		/* the record stream's byte budget (rag_stream_opts.budget; --max-memory), default 16 MiB */
 		int max_memory;
 	} stream;
+	struct {
+		/* prices.<model>.input, .output: per million tokens, in prices.currency (default USD) */
+		rag_price *v; size_t n;
+		char *currency;
+	} prices;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,
@@ -662,6 +682,11 @@ const char *rag_judge_check_yes_no(jv reply, int expect, jv *result, char *probl
  * "verdict": bool, "reason": str}]} -> *result = array of {verdict, reason} in id order. */
 const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *problem, size_t plen);
 int rag_judge_offline(const rag_judge *j);
+/* Estimate mode (--estimate): from now on no request is sent; each one the operations ask is
+ * counted into e (borrowed, kept until rag_judge_free) and answered at once with the error
+ * RAG_ESTIMATE_ERROR. The offline judge asks nothing, so counts nothing. */
+#define RAG_ESTIMATE_ERROR "estimate only: no request was sent"
+void rag_judge_estimate(rag_judge *j, rag_estimate *e);
 const rag_verify_conf *rag_judge_verify_conf(const rag_judge *j);   /* the verify settings it copied */
 /* Run pending work (LLM transfers); see rag_llm_run. */
 int rag_judge_run(rag_judge *j, int fd, double timeout);
@@ -1011,6 +1036,21 @@ void rag_stats_summary(double *x, size_t n, rag_summary *s);
 int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confidence, uint64_t seed,
                         double *lo, double *hi);
 
+/* ---------------------------------------------------------------- cost.c */
+/* The price of a judge ("openai:<model>", or a model's name) in the table (borrowed), or NULL. */
+const rag_price *rag_price_find(const rag_price *v, size_t n, const char *judge);
+/* What the tokens cost at price p (per million tokens): NAN when p is NULL or lacks a price the
+ * tokens need (no tokens cost 0 whatever the price). */
+double rag_price_cost(const rag_price *p, double prompt_tokens, double completion_tokens);
+/* acc (consumed; jv_null() to start) with a record's usage object (borrowed: usage.<tool>.<stage>,
+ * or the flat usage.<tool> of older records) added, per tool, stage and judge. */
+jv rag_cost_add(jv acc, jv usage);
+/* acc (consumed) priced: {currency, calls, cache_hits, prompt_tokens, completion_tokens, total,
+ * stages: [{tool, stage, judge, calls, cache_hits, prompt_tokens, completion_tokens, cost}],
+ * no_price: [model], messages: ["no price for model M"]}; a cost (and the total) is null when a
+ * model it needs has no price. */
+jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char *currency);
+
 /* ---------------------------------------------------------------- gate.c */
 /* The quality gate over a whole run (rag-gate(1)): every score is kept per metric and per
  * category (a median needs them all), plus the ids of a baseline and the worst records. */
@@ -1026,6 +1066,9 @@ typedef struct rag_gate_opts {
 	int fail_on_flip;                       /* a flip (verdicts.<m>.flip) on a gated metric fails */
 	/* fields the records are grouped by (dotted paths); none: category */
 	const char *const *by; size_t nby;
+	/* the price table (borrowed) for the summary's cost; none: every cost null */
+	const rag_price *prices; size_t nprices;
+	const char *currency;
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's

@@ -182,6 +182,8 @@ static const char *verdict_class(const char *v)
 	return !strcmp(v, "PASS") ? "pass" : !strcmp(v, "FAIL") ? "fail" : "none";
 }
 
+static void cost_table(rag_buf *b, jv s, int markdown);
+
 char *rag_report_html(jv runs, const char *title)
 {
 	rag_buf b = {0};
@@ -403,6 +405,7 @@ char *rag_report_html(jv runs, const char *title)
 		jv_free(bm);
 		jv_free(reg);
 	}
+	cost_table(&b, s, 0);
 	rag_buf_addf(&b, "<footer><p class=\"small\">rag-report (ragpipe) %s</p></footer>\n</body>\n</html>\n", RAG_VERSION);
 
 	jv_free(metrics);
@@ -472,6 +475,70 @@ static void md_metrics(rag_buf *b, jv metrics)
 		(void)i;
 	}
 	jv_free(metrics);
+}
+
+/* The run's cost (s's "cost", borrowed) as an HTML table, or in Markdown; nothing when no
+ * record carried usage. */
+static void cost_table(rag_buf *b, jv s, int markdown)
+{
+	jv cost = rag_json_get(jv_copy(s), "cost");
+	jv stages = rag_json_get(jv_copy(cost), "stages"), msgs = rag_json_get(jv_copy(cost), "messages");
+	double total = rag_json_num(cost, "total");
+	if (jv_get_kind(stages) != JV_KIND_ARRAY || !jv_array_length(jv_copy(stages))) goto out;
+	if (markdown) {
+		rag_buf_adds(b, "\n### Cost\n\n| tool | stage | judge | calls | prompt tokens | completion tokens | cost (");
+		md_field(b, cost, "currency", 16);
+		rag_buf_adds(b, ") |\n|---|---|---|--:|--:|--:|--:|\n");
+	} else {
+		rag_buf_adds(b, "<section id=\"cost\">\n<h2>Cost</h2>\n<table><thead><tr><th>tool</th><th>stage</th>"
+		                "<th>judge</th><th>calls</th><th>prompt tokens</th><th>completion tokens</th><th>cost (");
+		esc_field(b, cost, "currency");
+		rag_buf_adds(b, ")</th></tr></thead><tbody>\n");
+	}
+	jv_array_foreach(stages, i, e) {
+		static const char *const f[] = {"tool", "stage", "judge"};
+		double c = rag_json_num(e, "cost");
+		size_t k;
+		rag_buf_adds(b, markdown ? "|" : "<tr>");
+		for (k = 0; k < 3; k++) {
+			rag_buf_adds(b, markdown ? " " : "<td>");
+			if (markdown) md_field(b, e, f[k], 120);
+			else esc_field(b, e, f[k]);
+			rag_buf_adds(b, markdown ? " |" : "</td>");
+		}
+		if (markdown) rag_buf_addf(b, " %.0f | %.0f | %.0f | ", rag_json_num(e, "calls"), rag_json_num(e, "prompt_tokens"),
+		                           rag_json_num(e, "completion_tokens"));
+		else rag_buf_addf(b, "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">",
+		                  rag_json_num(e, "calls"), rag_json_num(e, "prompt_tokens"), rag_json_num(e, "completion_tokens"));
+		if (isnan(c)) rag_buf_adds(b, "no price");
+		else rag_buf_addf(b, "%.6f", c);
+		rag_buf_adds(b, markdown ? " |\n" : "</td></tr>\n");
+		jv_free(e);
+		(void)i;
+	}
+	if (markdown) rag_buf_addf(b, "| total | | | %.0f | %.0f | %.0f | ", rag_json_num(cost, "calls"),
+	                           rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "completion_tokens"));
+	else rag_buf_addf(b, "<tr><td>total</td><td></td><td></td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
+	                  "<td class=\"n\">%.0f</td><td class=\"n\">", rag_json_num(cost, "calls"),
+	                  rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "completion_tokens"));
+	if (isnan(total)) rag_buf_adds(b, "unknown");
+	else rag_buf_addf(b, "%.6f", total);
+	rag_buf_adds(b, markdown ? " |\n" : "</td></tr>\n</tbody></table>\n");
+	jv_array_foreach(msgs, i, m) {
+		if (jv_get_kind(m) == JV_KIND_STRING) {
+			rag_buf_adds(b, markdown ? (i ? "; " : "\n") : "<p>");
+			if (markdown) md(b, jv_string_value(m), 300);
+			else esc(b, jv_string_value(m));
+			rag_buf_adds(b, markdown ? "" : "</p>\n");
+		}
+		jv_free(m);
+	}
+	if (markdown && jv_array_length(jv_copy(msgs))) rag_buf_adds(b, "\n");
+	if (!markdown) rag_buf_adds(b, "</section>\n");
+out:
+	jv_free(stages);
+	jv_free(msgs);
+	jv_free(cost);
 }
 
 char *rag_report_markdown(jv runs, const char *title)
@@ -624,6 +691,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		jv_free(bm);
 		jv_free(reg);
 	}
+	cost_table(&b, s, 1);
 	jv_free(metrics);
 	jv_free(base);
 	jv_free(checks);

@@ -74,6 +74,54 @@ static void text_metrics(rag_buf *b, jv metrics, int with_thr)
 	jv_free(metrics);
 }
 
+/* the run's cost (cost of rag_gate_summary, borrowed): per tool and stage, then the total;
+ * nothing when no record carried usage */
+static void text_cost(rag_buf *b, jv cost, const char *B, const char *N)
+{
+	jv stages = rag_json_get(jv_copy(cost), "stages"), msgs = rag_json_get(jv_copy(cost), "messages");
+	char cur[32], t[256], st[256], judge[256];
+	double total = rag_json_num(cost, "total");
+	if (jv_get_kind(stages) != JV_KIND_ARRAY || !jv_array_length(jv_copy(stages))) {
+		jv_free(stages);
+		jv_free(msgs);
+		return;
+	}
+	rag_json_str(cost, "currency", cur, sizeof cur);
+	rag_buf_addf(b, "\n%scost%s (", B, N);
+	put_text(b, cur, 16);
+	rag_buf_addf(b, " per the price table)\n  %-32s %-24s %7s %10s %10s %12s\n", "stage", "judge", "calls",
+	             "prompt", "completion", "cost");
+	jv_array_foreach(stages, i, e) {
+		double c = rag_json_num(e, "cost");
+		char stage[520];
+		snprintf(stage, sizeof stage, "%s %s", rag_json_str(e, "tool", t, sizeof t) ? t : "",
+		         rag_json_str(e, "stage", st, sizeof st) ? st : "");
+		rag_buf_adds(b, "  ");
+		put_text(b, stage, 200);
+		rag_buf_addf(b, "%*s ", strlen(stage) < 32 ? (int)(32 - strlen(stage)) : 0, "");
+		put_text(b, rag_json_str(e, "judge", judge, sizeof judge) ? judge : "", 200);
+		rag_buf_addf(b, "%*s %7.0f %10.0f %10.0f ", strlen(judge) < 24 ? (int)(24 - strlen(judge)) : 0, "",
+		             rag_json_num(e, "calls"), rag_json_num(e, "prompt_tokens"), rag_json_num(e, "completion_tokens"));
+		if (isnan(c)) rag_buf_addf(b, "%12s\n", "no price");
+		else rag_buf_addf(b, "%12.6f\n", c);
+		jv_free(e);
+		(void)i;
+	}
+	rag_buf_addf(b, "  %-32s %-24s %7.0f %10.0f %10.0f ", "total", "", rag_json_num(cost, "calls"),
+	             rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "completion_tokens"));
+	if (isnan(total)) rag_buf_addf(b, "%12s\n", "unknown");
+	else rag_buf_addf(b, "%12.6f\n", total);
+	jv_array_foreach(msgs, i, m) {
+		rag_buf_adds(b, "  ");
+		if (jv_get_kind(m) == JV_KIND_STRING) put_text(b, jv_string_value(m), 300);
+		rag_buf_adds(b, "\n");
+		jv_free(m);
+		(void)i;
+	}
+	jv_free(stages);
+	jv_free(msgs);
+}
+
 char *rag_report_text(jv s, int color)
 {
 	rag_buf out = {0}, *b = &out;
@@ -229,6 +277,11 @@ char *rag_report_text(jv s, int color)
 			jv_free(list);
 		}
 		jv_free(bm);
+	}
+	{
+		jv cost = rag_json_get(jv_copy(s), "cost");
+		if (jv_get_kind(cost) == JV_KIND_OBJECT) text_cost(b, cost, B, N);
+		jv_free(cost);
 	}
 	jv_free(base);
 	jv_free(checks);

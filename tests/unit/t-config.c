@@ -4,7 +4,9 @@
 #include "rag.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -687,8 +689,38 @@ static void test_shipped_files(const char *example, const char *manpage)
 		free(text);
 	}
 	fclose(f);
-	is_int(documented, 72, "rag-config.5 documents 72 keys");
+	is_int(documented, 73, "rag-config.5 documents 73 keys");
 	is_int(known, documented, "the parser knows every documented key");
+}
+
+/* prices: model -> {input, output}, a price left empty unknown (NAN), the errors */
+static void test_prices(void)
+{
+	rag_config c;
+	jv j, d;
+	ok(load_text(&c, "prices:\n  currency: EUR\n  gpt-x.1:\n    input: 0.5\n    output: 2\n"
+	                 "  emb:\n    input: 0.02\n    output:\n") == 0, "prices load");
+	is_str(c.prices.currency, "EUR", "prices.currency");
+	is_int(c.prices.n, 2, "two models priced");
+	is_str(c.prices.v[0].model, "gpt-x.1", "a model's name may hold dots");
+	is_num(c.prices.v[0].input, 0.5, 0, "input price");
+	is_num(c.prices.v[0].output, 2, 0, "output price");
+	ok(isnan(c.prices.v[1].output), "an empty price is unknown (NAN), not 0");
+	j = rag_config_json(&c);
+	d = jv_dump_string(jv_object_get(j, jv_string("prices")), 0);
+	is_str(jv_string_value(d), "{\"currency\":\"EUR\",\"gpt-x.1\":{\"input\":0.5,\"output\":2},"
+	       "\"emb\":{\"input\":0.02,\"output\":null}}", "the prices in the config's JSON (run.json)");
+	jv_free(d);
+	rag_config_free(&c);
+	ok(load_text(&c, "llm:\n  model: m\n") == 0, "no prices section");
+	is_str(c.prices.currency, "USD", "prices.currency defaults to USD");
+	is_int(c.prices.n, 0, "no price by default");
+	rag_config_free(&c);
+	ok(strstr(fails("prices:\n  m: 1\n"), "t.yaml:2:6: price of \"m\" must be a mapping") != NULL, "a price that is a number");
+	ok(strstr(fails("prices:\n  m:\n    input: x\n"), "\"input\" of the price of \"m\" must be a number of at least 0") != NULL,
+	   "a price that is not a number");
+	ok(strstr(fails("prices:\n  m:\n    input: -0.1\n"), "must be a number of at least 0") != NULL, "a negative price");
+	ok(strstr(fails("prices:\n  m:\n    cached: 1\n"), "unknown key \"cached\" in the price of \"m\"") != NULL, "an unknown key");
 }
 
 /* run.json's configuration (rag-eval): the loaded values, no secret */
@@ -746,6 +778,7 @@ int main(void)
 	test_mode_names();
 	test_shipped_files(example, manpage);
 	test_config_json();
+	test_prices();
 	free(example);
 	free(manpage);
 	rag_buf_free(&all_errors);

@@ -1,0 +1,68 @@
+/* cost.c and the token estimate of usage.c: prices found by judge name, costs, the sums over
+ * records' usage, and the rule for CJK and other text. */
+#include "rag.h"
+#include "tap.h"
+
+#include <math.h>
+#include <string.h>
+
+static jv usage(const char *text)
+{
+	return jv_parse(text);
+}
+
+int main(void)
+{
+	rag_price pr[2] = {{"judge-x", 2.5, 10}, {"emb", 0.5, NAN}};
+	jv acc, u, s;
+
+	ok(rag_price_find(pr, 2, "openai:judge-x") == &pr[0], "openai:<model> is priced by the model");
+	ok(rag_price_find(pr, 2, "judge-x") == &pr[0], "a bare model name is found too");
+	ok(rag_price_find(pr, 2, "openai:other") == NULL, "an unpriced model: NULL");
+	ok(rag_price_find(pr, 2, NULL) == NULL, "no judge: NULL");
+	is_num(rag_price_cost(&pr[0], 1e6, 1e6), 12.5, 1e-12, "a million of each: input + output");
+	is_num(rag_price_cost(&pr[0], 1500, 300), 0.00675, 1e-12, "1500 prompt + 300 completion tokens");
+	ok(isnan(rag_price_cost(NULL, 10, 0)), "no price: NAN, never 0");
+	is_num(rag_price_cost(NULL, 0, 0), 0, 0, "no tokens cost 0 even unpriced");
+	is_num(rag_price_cost(&pr[1], 1000, 0), 0.0005, 1e-12, "an embedding model needs only input");
+	ok(isnan(rag_price_cost(&pr[1], 1000, 1)), "a missing output price with completion tokens: NAN");
+
+	acc = jv_null();
+	u = usage("{\"rag-claims\":{\"answer\":{\"judge\":\"openai:judge-x\",\"calls\":1,\"cache_hits\":0,"
+	          "\"prompt_tokens\":1000,\"completion_tokens\":200}},\"rag-old\":{\"judge\":\"openai:old\",\"calls\":2,"
+	          "\"prompt_tokens\":5,\"completion_tokens\":5}}");
+	acc = rag_cost_add(acc, u);
+	acc = rag_cost_add(acc, u);
+	jv_free(u);
+	acc = rag_cost_add(acc, jv_string("not usage"));   /* ignored */
+	s = rag_cost_summary(acc, pr, 2, "EUR");
+	is_num(rag_json_num(s, "calls"), 6, 0, "summed over records: calls");
+	is_num(rag_json_num(s, "prompt_tokens"), 2010, 0, "summed: prompt tokens");
+	ok(jv_get_kind(jv_object_get(jv_copy(s), jv_string("total"))) == JV_KIND_NULL, "one stage unpriced: total null");
+	{
+		jv st = jv_object_get(jv_copy(s), jv_string("stages"));
+		jv a = jv_array_get(jv_copy(st), 0), b = jv_array_get(jv_copy(st), 1);
+		char buf[64];
+		is_int(jv_array_length(jv_copy(st)), 2, "one entry a tool and stage");
+		is_num(rag_json_num(a, "cost"), 0.009, 1e-12, "rag-claims answer: 2000 x 2.5 + 400 x 10 per million");
+		is_str(rag_json_str(b, "stage", buf, sizeof buf), "all", "the flat shape of older records: stage all");
+		jv_free(a);
+		jv_free(b);
+		jv_free(st);
+	}
+	{
+		jv m = jv_dump_string(jv_object_get(jv_copy(s), jv_string("messages")), 0);
+		is_str(jv_string_value(m), "[\"no price for model old\"]", "the message names the unpriced model");
+		jv_free(m);
+	}
+	jv_free(s);
+
+	is_num(rag_tokens_estimate("abcdefgh"), 2, 1e-12, "English: 4 characters a token");
+	is_num(rag_tokens_estimate("爱因斯坦"), 4, 1e-12, "Chinese: 1 token a character");
+	is_num(rag_tokens_estimate("爱因斯坦 born"), 4 + 5.0 / 4, 1e-12, "mixed: each by its rule");
+	is_num(rag_tokens_estimate("こんにちは、한국어"), 9, 1e-12, "kana, CJK punctuation, hangul: 1 a character");
+	is_num(rag_chars_count("爱因斯坦 born"), 9, 0, "characters are code points");
+	is_num(rag_tokens_estimate(""), 0, 0, "empty: 0");
+	is_num(rag_tokens_estimate("\xff\xfe"), 0.5, 1e-12, "invalid bytes count one each");
+	return done_testing();
+}

@@ -119,7 +119,8 @@ like "$(cat "$ERR")" "--resume" "and the message says how to finish it"
 
 # ---------------------------------------------------------------- secrets
 printf 'llm:\n  provider: offline\n  base_url: http://user:${EVAL_PW}@127.0.0.1:9/v1\n  api_key: ${EVAL_KEY}\ncache:\n  mode: off\n' >"$T/secret.yaml"
-EVAL_PW=pw-SECRET-4711 EVAL_KEY=sk-SECRET-FILE RAG_API_KEY=sk-SECRET-ENV \
+printf 'collect:\n  url: http://127.0.0.1:9/ask\n  headers:\n    Authorization: Bearer ${EVAL_TOKEN}\nsystem:\n  top_k: 5\n' >>"$T/secret.yaml"
+EVAL_PW=pw-SECRET-4711 EVAL_KEY=sk-SECRET-FILE RAG_API_KEY=sk-SECRET-ENV EVAL_TOKEN=tok-SECRET-HEADER \
 	run rag rag-eval -c "$T/secret.yaml" -m keyword_overlap -o "$T/sec" "$EX"
 is "$RC" 0 "a run with secrets in the configuration: exit status 0"
 check "run.json has the configuration" test "$(jq -r '.config.llm.provider' "$T/sec/run.json")" = offline
@@ -127,6 +128,8 @@ is "$(jq -r '.config.llm.base_url' "$T/sec/run.json")" "http://user:***@127.0.0.
 is "$(jq -r '.config.llm | has("api_key")' "$T/sec/run.json")" false "no api_key in run.json"
 is "$(grep -rl 'SECRET' "$T/sec" "$OUT" "$ERR" | wc -l | tr -d ' ')" 0 "no secret anywhere in the run directory or the messages"
 like "$(jq -r '.config.gate.min_pass_rate' "$T/sec/run.json")" '^1$' "run.json: the config with its defaults"
+is "$(jq -c '[.config.collect.url, (.config.collect | has("headers")), .config.system.top_k]' "$T/sec/run.json")" \
+	'["http://127.0.0.1:9/ask",false,5]' "run.json: collect's URL and the system settings, no headers (secrets)"
 
 # ---------------------------------------------------------------- --dry-run
 run rag rag-eval -c "$C" --run-id dry -o "$T/dry" --dry-run "$EX"

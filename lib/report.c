@@ -478,13 +478,15 @@ static void md_metrics(rag_buf *b, jv metrics)
 }
 
 /* The run's cost (s's "cost", borrowed) as an HTML table, or in Markdown; nothing when no
- * record carried usage. */
+ * record carried usage or no request was made (the offline judge). */
 static void cost_table(rag_buf *b, jv s, int markdown)
 {
 	jv cost = rag_json_get(jv_copy(s), "cost");
 	jv stages = rag_json_get(jv_copy(cost), "stages"), msgs = rag_json_get(jv_copy(cost), "messages");
 	double total = rag_json_num(cost, "total");
-	if (jv_get_kind(stages) != JV_KIND_ARRAY || !jv_array_length(jv_copy(stages))) goto out;
+	if (jv_get_kind(stages) != JV_KIND_ARRAY || !jv_array_length(jv_copy(stages)) ||
+	    rag_json_num(cost, "calls") + rag_json_num(cost, "cache_hits") == 0)
+		goto out;   /* no usage, or nothing asked of a model (the offline judge) */
 	if (markdown) {
 		rag_buf_adds(b, "\n### Cost\n\n| tool | stage | judge | calls | prompt tokens | completion tokens | cost (");
 		md_field(b, cost, "currency", 16);

@@ -75,13 +75,15 @@ static void text_metrics(rag_buf *b, jv metrics, int with_thr)
 }
 
 /* the run's cost (cost of rag_gate_summary, borrowed): per tool and stage, then the total;
- * nothing when no record carried usage */
+ * nothing when no record carried usage or no request was made */
 static void text_cost(rag_buf *b, jv cost, const char *B, const char *N)
 {
 	jv stages = rag_json_get(jv_copy(cost), "stages"), msgs = rag_json_get(jv_copy(cost), "messages");
 	char cur[32], t[256], st[256], judge[256];
 	double total = rag_json_num(cost, "total");
-	if (jv_get_kind(stages) != JV_KIND_ARRAY || !jv_array_length(jv_copy(stages))) {
+	if (jv_get_kind(stages) != JV_KIND_ARRAY || !jv_array_length(jv_copy(stages)) ||
+	    rag_json_num(cost, "calls") + rag_json_num(cost, "cache_hits") == 0) {
+		/* no usage, or nothing asked of a model (the offline judge): no cost to show */
 		jv_free(stages);
 		jv_free(msgs);
 		return;

@@ -207,4 +207,14 @@ diag "rag-eval, 4 metrics, $NREC records: estimate [requests, prompt, completion
 is "$(echo "$EST" | jq '.[0]')" "$(fake_requests)" "rag-eval --estimate: the requests of every stage together = what the run sent"
 fake_stop
 
+# the offline judge asks nothing: no cost section, but the JSON still has the (zero) totals
+rag rag-claims -q --judge offline <"$EXAMPLE" | rag rag-verify -q --judge offline >"$T/off.jsonl"
+rag rag-gate --summary-only <"$T/off.jsonl" >"$T/off.txt" 2>&1
+like "$(cat "$T/off.txt")" "faithfulness" "offline: the text summary ..."
+unlike "$(cat "$T/off.txt")" "^cost" "... has no cost section"
+rag rag-gate --summary-only --markdown <"$T/off.jsonl" >"$T/off.md" 2>&1
+like "$(cat "$T/off.md")" "faithfulness" "offline: the Markdown summary ..."
+unlike "$(cat "$T/off.md")" "### Cost" "... has none either"
+is "$(rag rag-gate --summary-only --json <"$T/off.jsonl" 2>/dev/null | jq -c '[.cost.calls, .cost.total]')" "[0,0]" "offline: the JSON's cost totals are there, zero"
+
 done_testing

@@ -34,7 +34,9 @@ int main(void)
 	acc = rag_cost_add(acc, u);
 	acc = rag_cost_add(acc, u);
 	jv_free(u);
-	acc = rag_cost_add(acc, jv_string("not usage"));   /* ignored */
+	u = jv_string("not usage");
+	acc = rag_cost_add(acc, u);   /* ignored (usage is borrowed) */
+	jv_free(u);
 	s = rag_cost_summary(acc, pr, 2, "EUR");
 	is_num(rag_json_num(s, "calls"), 6, 0, "summed over records: calls");
 	is_num(rag_json_num(s, "prompt_tokens"), 2010, 0, "summed: prompt tokens");

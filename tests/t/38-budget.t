@@ -41,13 +41,22 @@ is "$(maxin)" 4 "RAG_INFLIGHT: at most 4 requests in flight for the two stages t
 
 # --- rag-eval makes the budget itself: -j 3 is 3 in flight for the whole run
 fresh '[{"delay_ms": 200}]'
-run rag rag-eval -q -c "$CONF" -m faithfulness -j 3 -o "$T/run" "$T/set.jsonl"
+mkdir "$T/tmp"
+TMPDIR=$T/tmp run rag rag-eval -q -c "$CONF" -m faithfulness -j 3 -o "$T/run" "$T/set.jsonl"
 is "$RC" 0 "rag-eval -j 3: exit status 0"
 [ "$RC" = 0 ] || sed 's/^/#   /' "$ERR" | head -10
 is "$(nlines "$T/run/records.jsonl")" 12 "rag-eval -j 3: 12 records"
 is "$(fake_requests)" 24 "rag-eval -j 3: 24 requests"
 is "$(maxin)" 3 "rag-eval -j 3: at most 3 requests in flight for the whole pipeline"
-is "$(ls "${TMPDIR:-/tmp}" | grep -c "^rag-eval-inflight-$" )" 0 "rag-eval removes its budget file"
+is "$(ls -A "$T/tmp")" "" "rag-eval removes its budget file from \$TMPDIR"
+
+# a budget set by the caller is kept (shards of one run share it) and not removed
+fresh '[{"delay_ms": 200}]'
+: >"$T/shared"
+RAG_INFLIGHT=$T/shared run rag rag-eval -q -c "$CONF" -m faithfulness -j 3 -o "$T/run2" "$T/set.jsonl"
+is "$RC" 0 "rag-eval with RAG_INFLIGHT set: exit status 0"
+is "$(maxin)" 3 "rag-eval with RAG_INFLIGHT set: at most 3 in flight"
+check "rag-eval with RAG_INFLIGHT set: the caller's file is left in place" test -f "$T/shared"
 
 # --- adaptive concurrency: the first 4 requests answer 429, the rest take 300 ms
 FIX=$FIXTURES/faults.jsonl

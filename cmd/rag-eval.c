@@ -1156,6 +1156,34 @@ static void print_file(const char *path)
 	free(text);
 }
 
+/* One request budget for the whole pipeline (rag(7) CONCURRENCY): a file whose byte-range
+ * locks are the slots, named to every stage by RAG_INFLIGHT. One set by the caller (shards of one
+ * run on one machine) is kept; else a new one in $TMPDIR, removed when the run ends (*made). */
+static char *shared_budget(eval *e, int *made)
+{
+	const char *dir = getenv("TMPDIR"), *have = getenv("RAG_INFLIGHT");
+	char *path;
+	int fd;
+	*made = 0;
+	if (have && *have) return NULL;
+	path = rag_xasprintf("%s/rag-eval-inflight-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		rag_msg(e->cli.prog, "warning", "cannot create the shared request budget in %s (%s): each stage "
+		        "keeps its own -j", dir && *dir ? dir : "/tmp", strerror(errno));
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	if (setenv("RAG_INFLIGHT", path, 1) < 0) {
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	*made = 1;
+	return path;
+}
+
 static int run(eval *e, const char *cmd)
 {
 	char *recs = path_in(e, "records.jsonl"), *runjson = path_in(e, "run.json");
@@ -1164,6 +1192,8 @@ static int run(eval *e, const char *cmd)
 	int fd = -1, out_fd = -1, st, rc = 0, gate_rc;
 	pid_t pid, feeder;
 	size_t nout = 0;
+	int made_budget = 0;
+	char *budget = NULL;
 
 	if (mkdirs(e->rundir) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot create \"%s\": %s", e->rundir, strerror(errno));
@@ -1189,15 +1219,20 @@ static int run(eval *e, const char *cmd)
 		rc = RAG_EXIT_USAGE;
 		goto out;
 	}
+	budget = shared_budget(e, &made_budget);
 	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot start the pipeline: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
+		if (made_budget) unlink(budget);
+		free(budget);
 		goto out;
 	}
 	rc = collect_output(e, out_fd, fd, &nout);
 	close(out_fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (made_budget) unlink(budget);
+	free(budget);
 	if (feeder > 0) while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
 		;
 	gate_rc = status_of(st);

@@ -524,6 +524,8 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->lang) rag_set_str(&cfg->lang, cli->lang);
 	if (cli->cache_mode) cfg->cache.mode = rag_cache_mode_parse(cli->cache_mode);
 	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
+	/* a request budget shared with the other stages of a pipeline (rag(7) CONCURRENCY) */
+	cfg->llm.inflight_file = getenv("RAG_INFLIGHT");
 	if (cli->max_memory) cfg->stream.max_memory = (int)cli->max_memory;
 	return 0;
 }
@@ -755,7 +757,12 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		fprintf(stderr, "%s: %s, %s%s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), na, st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
-		char line[1280], cost[192] = "";
+		char line[1280], cost[192] = "", adapt[96] = "";
+		int lim, low, cuts;
+		rag_judge_inflight(cli->judge, &lim, &low, &cuts);
+		if (cuts)
+			snprintf(adapt, sizeof adapt, ", in flight lowered to %d of %d by 429s (%d cut%s)", low,
+			         cli->cfg.llm.concurrency, cuts, cuts == 1 ? "" : "s");
 		if (cli->cfg.prices.n) {
 			/* with a price table: what the tokens cost, or which model it does not price */
 			const char *judge = rag_judge_name(cli->judge), *colon = strchr(judge, ':');
@@ -764,11 +771,11 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 			if (isnan(c)) snprintf(cost, sizeof cost, ", no price for model %.120s", colon ? colon + 1 : judge);
 			else snprintf(cost, sizeof cost, ", cost %.6f %.16s", c, cli->cfg.prices.currency);
 		}
-		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens%s, %.2f s (judge %s)%s\n",
+		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens%s%s, %.2f s (judge %s)%s\n",
 		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"), na,
 		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
 		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, st.usage.completion_tokens,
-		        cost, st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+		        cost, adapt, st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
 		fputs(line, stderr);
 	}
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {

@@ -183,6 +183,7 @@ rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen)
 		char cerr[RAG_ERRLEN];
 		cc.llm.timeout = c->timeout;
 		cc.llm.concurrency = c->concurrency;
+		cc.llm.inflight_file = NULL;       /* the system under test is no part of the judge's budget */
 		if (k->retries >= 0) cc.llm.retries = k->retries;
 		if (k->rpm >= 0) cc.llm.rpm = k->rpm;
 		cc.llm.tpm = 0;

@@ -76,6 +76,7 @@ static const struct key keys[] = {
 	{ ROW("llm", "timeout", T_DOUBLE, llm.timeout), .lo = 0, .hi = HUGE_VAL, .lo_open = 1 },
 	{ ROW("llm", "retries", T_INT, llm.retries), .lo = 0, .hi = INT_MAX },
 	{ ROW("llm", "concurrency", T_INT, llm.concurrency), .lo = 1, .hi = INT_MAX },
+	{ ROW("llm", "adaptive", T_BOOL, llm.adaptive) },
 	{ ROW("llm", "requests_per_minute", T_DOUBLE, llm.rpm), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("llm", "tokens_per_minute", T_DOUBLE, llm.tpm), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("llm", "deadline", T_DOUBLE, llm.deadline), .lo = 0, .hi = HUGE_VAL },
@@ -218,6 +219,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->llm.timeout = 60;
 	cfg->llm.retries = 4;
 	cfg->llm.concurrency = 8;
+	cfg->llm.adaptive = 1;
 	cfg->llm.deadline = 300;
 	cfg->llm.json_mode = RAG_JSON_SCHEMA;
 	cfg->cache.mode = RAG_CACHE_RW;

@@ -143,6 +143,17 @@ const char *rag_judge_name(const rag_judge *j)
 	return j->name;
 }
 
+void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts)
+{
+	if (j->llm) {
+		rag_llm_inflight(j->llm, limit, low, cuts);
+		return;
+	}
+	if (limit) *limit = 0;
+	if (low) *low = 0;
+	if (cuts) *cuts = 0;
+}
+
 int rag_judge_run(rag_judge *j, int fd, double timeout)
 {
 	if (j->llm) return rag_llm_run(j->llm, fd, timeout);

@@ -12,16 +12,20 @@
 
 #include <curl/curl.h>
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RETRY_AFTER_MAX 120.0 /* seconds: the most a server's Retry-After makes one retry wait */
 #define UNREACHABLE_AFTER 3   /* connection failures in a row, no reply between, before the probe */
 #define PROBE_WAIT 1.0        /* seconds from then to the probe */
+#define SLOT_POLL 0.01        /* seconds between looks for a free slot of the shared budget */
 
 typedef struct req {
 	struct req *next;
@@ -66,6 +70,8 @@ typedef struct req {
 	long status;
 	jv events;
 	double seconds;
+	int slot;                 /* 1 + the byte of the shared budget's file this transfer holds, or 0 */
+	double started;           /* when this attempt started (adaptive concurrency) */
 } req;
 
 enum { K_CHAT = 0, K_EMBED, K_HTTP, NKINDS };
@@ -96,6 +102,15 @@ struct rag_llm {
 	req *done, *done_tail;    /* finished, callback not yet run */
 	req *inflight;            /* transfers in progress (at most concurrency) */
 	int running;              /* transfers in flight */
+	/* the shared budget (llm.inflight_file): one byte-range lock on byte i of the file is slot i
+	 * of concurrency, held while a transfer is in flight; held[i] is ours (fcntl locks of one
+	 * process never conflict with each other, so our own must be skipped, not tried) */
+	int slot_fd;
+	unsigned char *held;
+	/* adaptive concurrency (llm.adaptive): the transfers allowed now, halved on a 429 and raised
+	 * by one per `limit` successes, within [1, concurrency]; the lowest it went and how often */
+	int adaptive, limit, low, cuts, oks;
+	double cut_at;
 	rag_rate rate;
 	unsigned rng;
 	rag_usage usage;
@@ -262,6 +277,31 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	l->json_mode = cfg->llm.json_mode;
 	l->retries = cfg->llm.retries >= 0 ? cfg->llm.retries : 0;
 	l->concurrency = cfg->llm.concurrency > 0 ? cfg->llm.concurrency : 8;
+	l->limit = l->low = l->concurrency;
+	l->adaptive = cfg->llm.adaptive;
+	l->slot_fd = -1;
+	if (cfg->llm.inflight_file && *cfg->llm.inflight_file) {
+		l->slot_fd = open(cfg->llm.inflight_file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (l->slot_fd < 0) {
+			snprintf(err, errlen, "cannot open the shared request budget %s: %s", cfg->llm.inflight_file,
+			         strerror(errno));
+			curl_multi_cleanup(l->multi);
+			free(l->endpoint);
+			free(l->url);
+			free(l->model);
+			free(l->api_key);
+			free(l->auth);
+			free(l->emb_endpoint);
+			free(l->emb_url);
+			free(l->emb_model);
+			free(l->emb_key);
+			free(l->emb_auth);
+			free(l);
+			return NULL;
+		}
+		l->held = rag_xmalloc((size_t)l->concurrency);
+		memset(l->held, 0, (size_t)l->concurrency);
+	}
 	l->timeout_ms = (long)((cfg->llm.timeout > 0 ? cfg->llm.timeout : 60) * 1000);
 	l->deadline = cfg->llm.deadline > 0 ? cfg->llm.deadline : 0;
 	l->rate.rpm = cfg->llm.rpm;
@@ -945,10 +985,45 @@ static void start(rag_llm *l, req *r)
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "ragpipe/" RAG_VERSION);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_multi_add_handle(l->multi, e);
+	r->started = rag_now();
 	r->next = l->inflight;
 	l->inflight = r;
 	l->running++;
 	l->running_kind[r->kind]++;
+}
+
+/* 1 + a free slot of the shared budget, locked for us, or 0 when every one is held. */
+static int take_slot(rag_llm *l)
+{
+	int i;
+	for (i = 0; i < l->concurrency; i++) {
+		struct flock fl;
+		if (l->held[i]) continue;
+		memset(&fl, 0, sizeof fl);
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		fl.l_start = i;
+		fl.l_len = 1;
+		if (fcntl(l->slot_fd, F_SETLK, &fl) == 0) {
+			l->held[i] = 1;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+static void give_slot(rag_llm *l, req *r)
+{
+	struct flock fl;
+	if (!r->slot || l->slot_fd < 0) return;
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_UNLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = r->slot - 1;
+	fl.l_len = 1;
+	fcntl(l->slot_fd, F_SETLK, &fl);
+	l->held[r->slot - 1] = 0;
+	r->slot = 0;
 }
 
 /* Start what may start: free slots, rate limits, backoff. Returns seconds until the next
@@ -957,7 +1032,7 @@ static double start_ready(rag_llm *l)
 {
 	double now = rag_now(), wait = 0;
 	req **pp = &l->queue, *prev = NULL;
-	while (*pp && l->running < l->concurrency) {
+	while (*pp && l->running < l->limit) {
 		req *r = *pp;
 		int k = r->kind;
 		double w = r->not_before - now;
@@ -977,6 +1052,11 @@ static double start_ready(rag_llm *l)
 		w = rag_rate_wait(&l->rate, r->est_tokens, now);
 		if (w > 0) {
 			if (wait == 0 || w < wait) wait = w;
+			break;
+		}
+		if (l->slot_fd >= 0 && !(r->slot = take_slot(l))) {
+			/* the other processes of the pipeline hold every slot: look again soon */
+			if (wait == 0 || SLOT_POLL < wait) wait = SLOT_POLL;
 			break;
 		}
 		*pp = r->next;
@@ -1043,8 +1123,35 @@ static void stop_transfer(rag_llm *l, req *r)
 	curl_multi_remove_handle(l->multi, r->easy);
 	curl_easy_cleanup(r->easy);
 	r->easy = NULL;
+	give_slot(l, r);
 	l->running--;
 	l->running_kind[r->kind]--;
+}
+
+/* Adaptive concurrency: a 429 halves the transfers allowed, once per round (a 429 to a transfer
+ * that started before the last cut says nothing new); each `limit` answers that were no 429 add
+ * one, up to concurrency. */
+static void adapt(rag_llm *l, const req *r, long status)
+{
+	if (!l->adaptive) return;
+	if (status == 429) {
+		if (r->started < l->cut_at) return;
+		l->limit = l->limit / 2 > 1 ? l->limit / 2 : 1;
+		if (l->limit < l->low) l->low = l->limit;
+		l->cuts++;
+		l->oks = 0;
+		l->cut_at = rag_now();
+	} else if (status >= 200 && status < 300 && l->limit < l->concurrency && ++l->oks >= l->limit) {
+		l->limit++;
+		l->oks = 0;
+	}
+}
+
+void rag_llm_inflight(const rag_llm *l, int *limit, int *low, int *cuts)
+{
+	if (limit) *limit = l->limit;
+	if (low) *low = l->low;
+	if (cuts) *cuts = l->cuts;
 }
 
 /* Failures where no server answered at all: nothing was there to take the request. */
@@ -1229,6 +1336,7 @@ static void complete(rag_llm *l, req *r, CURLcode code)
 		r->status = status;
 	}
 	stop_transfer(l, r);
+	adapt(l, r, status);
 	if (status != 0 || code == CURLE_OK) {
 		/* someone answered: the endpoint is there */
 		l->conn_fails[k] = 0;
@@ -1357,6 +1465,8 @@ void rag_llm_free(rag_llm *l)
 	free(l->dead[K_EMBED]);
 	free(l->dead[K_HTTP]);
 	curl_multi_cleanup(l->multi);
+	if (l->slot_fd >= 0) close(l->slot_fd);
+	free(l->held);
 	free(l->url);
 	free(l->endpoint);
 	free(l->model);

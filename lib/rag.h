@@ -185,6 +185,10 @@ typedef struct rag_config {
 		double timeout;       /* seconds per request, default 60 */
 		int retries;          /* default 4 */
 		int concurrency;      /* requests in flight, default 8 */
+		int adaptive;         /* halve the requests in flight on a 429, raise them again; default 1 */
+		const char *inflight_file; /* a budget of concurrency requests shared by every process
+		                       * naming this file (RAG_INFLIGHT, set by the tool layer), or NULL;
+		                       * borrowed, not freed */
 		double rpm, tpm;      /* requests / tokens per minute, 0 = no limit */
 		double deadline;      /* seconds a request may take, retries and their waits included;
 		                       * default 300, 0 = none */
@@ -577,6 +581,8 @@ const char *rag_llm_embed_model(const rag_llm *l);
 int rag_llm_run(rag_llm *l, int fd, double timeout);
 /* Fail every queued and in-flight request now (their callbacks run with error why). */
 void rag_llm_cancel(rag_llm *l, const char *why);
+/* Adaptive concurrency: the transfers allowed now, the lowest that was, and the 429s that cut it. */
+void rag_llm_inflight(const rag_llm *l, int *limit, int *low, int *cuts);
 /* Statistics for the summary. */
 const rag_usage *rag_llm_usage(const rag_llm *l);
 void rag_llm_free(rag_llm *l);
@@ -690,6 +696,8 @@ void rag_judge_estimate(rag_judge *j, rag_estimate *e);
 const rag_verify_conf *rag_judge_verify_conf(const rag_judge *j);   /* the verify settings it copied */
 /* Run pending work (LLM transfers); see rag_llm_run. */
 int rag_judge_run(rag_judge *j, int fd, double timeout);
+/* rag_llm_inflight of the judge's client; 0 0 0 for the offline judge */
+void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts);
 void rag_judge_cancel(rag_judge *j, const char *why);
 /* 1 the first time a record (borrowed) or the config names the judge's own model as the model
  * that generated the answers; the caller warns once. */

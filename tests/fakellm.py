@@ -103,7 +103,10 @@ Every request is logged (--log) as one JSON line:
   {"n": seq, "path", "auth": Authorization header or null, "body": parsed JSON or raw string,
    "rule": index of the applied rule or null, "t": unix time, "scope": NAME or null,
    "healed": whether the scope was healed before this request,
-   "response_format": the request's response_format or null}
+   "response_format": the request's response_format or null,
+   "inflight": the POST requests in progress when this one was logged, itself included (a request
+   counts from when its body was read until just before its reply is written, so a client that
+   waits for a reply before it sends again is never counted twice)}
 """
 
 import argparse
@@ -348,6 +351,7 @@ class State:
         self.latency = latency_ms / 1000.0
         self.require_key = require_key
         self.healed = set()     # scopes healed; None in it: every rule is off
+        self.inflight = 0
 
     def heal(self, scope):
         with self.lock:
@@ -376,9 +380,19 @@ class State:
                 return seq, i
             return seq, None
 
+    def enter(self):
+        with self.lock:
+            self.inflight += 1
+
+    def leave(self):
+        with self.lock:
+            self.inflight -= 1
+
     def write_log(self, entry):
         if not self.log:
             return
+        if "inflight" not in entry:
+            entry["inflight"] = self.inflight
         line = json.dumps(entry, ensure_ascii=False)
         with self.lock:
             self.log.write(line + "\n")
@@ -397,6 +411,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if isinstance(body, str):
             body = body.encode("utf-8")
         rule = rule or {}
+        self.leave()
         ctype = rule.get("ctype") or ctype
         if rule.get("truncate"):
             body = body[: len(body) // 2]
@@ -446,7 +461,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(n) if n > 0 else b""
 
+    def leave(self):
+        """This request no longer counts as in flight (once, before its reply or its drop)."""
+        if getattr(self, "counted", False):
+            self.counted = False
+            self.server.state.leave()
+
     def drop(self):
+        self.leave()
         self.close_connection = True
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -514,6 +536,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         st = self.server.state
         raw_b = self.read_body()
+        st.enter()
+        self.counted = True
+        try:
+            self.post(st, raw_b)
+        finally:
+            self.leave()
+
+    def post(self, st, raw_b):
         raw = raw_b.decode("utf-8", "replace")
         path = self.path.split("?")[0]
         try:

@@ -142,49 +142,56 @@ static int usable(const char *s)
 }
 
 /* The subject of a sentence, by the rule rag-gen(1) states: English, the words before its first
- * verb of being or having (is, are, was, were, has, have, had, can, will), else its first five
- * words; Chinese, its first ten characters, or those before 是, 有 or 在 when they come sooner. */
+ * verb of being or having (is, are, was, were, has, have, had, can, will), when there are one
+ * to five; else its first three words, quoted, with "..."; Chinese, the characters before 是, 有
+ * or 在 when there are one to ten, else its first eight characters, quoted, with "…". */
 static char *subject(const char *s, int zh)
 {
 	static const char *const verbs[] = {"is", "are", "was", "were", "has", "have", "had", "can", "will", NULL};
-	rag_buf b = {0};
-	const char *p = s;
-	int words = 0;
-	char *out;
+	const char *p = s, *ends[6] = {0};
+	int words = 0, k;
+	size_t n;
+	char *out, *quoted;
 	if (zh) {
 		long cp;
 		int chars = 0;
-		size_t i = 0, n = strlen(s), l;
-		while (i < n && chars < 10) {
+		size_t i = 0, l, cut8 = 0;
+		n = strlen(s);
+		while (i < n && chars <= 10) {
 			l = rag_utf8_decode(s + i, n - i, &cp);
-			if (chars && (cp == 0x662F || cp == 0x6709 || cp == 0x5728)) break;   /* 是 有 在 */
-			if (cp == 0xFF0C || cp == 0x3002 || cp == 0x3001) break;             /* ， 。 、 */
+			if (chars && (cp == 0x662F || cp == 0x6709 || cp == 0x5728)) return rag_xstrndup(s, i);   /* 是 有 在 */
+			if (cp == 0xFF0C || cp == 0x3002 || cp == 0x3001) break;   /* ， 。 、 */
 			i += l;
-			chars++;
+			if (++chars == 8) cut8 = i;
 		}
-		return rag_xstrndup(s, i);
+		if (!cut8) cut8 = i;
+		out = rag_xstrndup(s, cut8);
+		quoted = rag_xasprintf("“%s…”", out);
+		free(out);
+		return quoted;
 	}
-	while (*p && words < 5) {
+	while (*p && words < 6) {
 		const char *w = p;
 		size_t l;
-		int k, verb = 0;
 		while (*p && *p != ' ') p++;
 		l = (size_t)(p - w);
 		for (k = 0; verbs[k]; k++)
-			if (strlen(verbs[k]) == l && !strncasecmp(w, verbs[k], l)) verb = 1;
-		if (verb && words) break;
-		if (b.len) rag_buf_adds(&b, " ");
-		rag_buf_add(&b, w, l);
-		words++;
+			if (strlen(verbs[k]) == l && !strncasecmp(w, verbs[k], l)) break;
+		if (verbs[k] && words) {
+			n = (size_t)(ends[words - 1] - s);
+			out = rag_xstrndup(s, n);
+			while (n && strchr(".,;:!", out[n - 1])) out[--n] = 0;
+			return out;
+		}
+		ends[words++] = p;
 		while (*p == ' ') p++;
 	}
-	out = b.p ? b.p : rag_xstrdup("this");
-	/* no final punctuation or comma in a subject */
-	{
-		size_t n = strlen(out);
-		while (n && strchr(".,;:!", out[n - 1])) out[--n] = 0;
-	}
-	return out;
+	n = (size_t)((words >= 3 ? ends[2] : ends[words ? words - 1 : 0] ? ends[words - 1] : s + strlen(s)) - s);
+	out = rag_xstrndup(s, n);
+	while (n && strchr(".,;:!", out[n - 1])) out[--n] = 0;
+	quoted = rag_xasprintf("\"%s...\"", out);
+	free(out);
+	return quoted;
 }
 
 jv rag_gen_offline(const char *text, int n)
@@ -200,7 +207,7 @@ jv rag_gen_offline(const char *text, int n)
 		char *subj, *q;
 		if (!usable(s)) continue;
 		subj = subject(s, zh);
-		q = zh ? rag_xasprintf("文档中关于“%s”说了什么？", subj) : rag_xasprintf("What does the document say about %s?", subj);
+		q = zh ? rag_xasprintf("文档中关于%s说了什么？", subj) : rag_xasprintf("What does the document say about %s?", subj);
 		out = jv_array_append(out, JV_OBJECT(jv_string("question"), jv_string(q), jv_string("reference"), jv_string(s),
 		                                     jv_string("difficulty"), jv_string("easy"), jv_string("type"),
 		                                     jv_string("factual")));

@@ -875,7 +875,7 @@ void rag_gen_ask(rag_judge *j, const char *lang, const char *title, const char *
 const char *rag_gen_check(jv reply, int expect, jv *result, char *problem, size_t plen);
 /* The offline, extractive generator (rag-gen(1) OFFLINE): up to n of the chunk's statements of
  * four tokens or more, each the reference of "What does the document say about <subject>?"
- * (Chinese: 文档中关于“<subject>”说了什么？), difficulty easy, type factual. text borrowed. */
+ * (Chinese: 文档中关于<subject>说了什么？), difficulty easy, type factual. text borrowed. */
 jv rag_gen_offline(const char *text, int n);
 /* A case's stable id, "gen-" and 16 hex digits of the SHA-256 of question "\n" chunk_id. */
 char *rag_gen_id(const char *question, const char *chunk_id);

@@ -18,10 +18,10 @@ static const char usage[] =
 	"answer, difficulty and type, written one case a line (rag-gen(1)). Without an LLM endpoint the\n"
 	"cases are extractive and marked generator \"offline\".\n";
 
-enum { OPT_PER_CHUNK = RAG_OPT_TOOL, OPT_CHUNK_CHARS, OPT_CHUNKS, OPT_CATEGORY, OPT_DEDUP };
+enum { OPT_CHUNK_CHARS = RAG_OPT_TOOL, OPT_CHUNKS, OPT_CATEGORY, OPT_DEDUP };
 
 static const rag_opt options[] = {
-	{"per-chunk", 'n', OPT_PER_CHUNK, "N", NULL, "questions a chunk (default 5: 2 easy, 2 medium, 1 hard)"},
+	{"per-chunk", 'n', 'n', "N", NULL, "questions a chunk (default 5: 2 easy, 2 medium, 1 hard)"},
 	{"chunk-chars", 0, OPT_CHUNK_CHARS, "N", NULL, "characters a chunk holds at most (default 1500)"},
 	{"chunks", 0, OPT_CHUNKS, "FILE", RAG_ARG_FILE, "read the chunks {id, text} from FILE (JSON Lines)"},
 	{"category", 0, OPT_CATEGORY, "NAME", NULL, "every case's category (default: the file's first heading\n"
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
 	g.dedup = 0.8;
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
-		case OPT_PER_CHUNK:
+		case 'n':
 			if (rag_cli_int(&cli, "--per-chunk", optarg, 1, 50, &per)) return rag_cli_misuse(&cli);
 			break;
 		case OPT_CHUNK_CHARS:

@@ -54,7 +54,7 @@ plain user message, the last user message that holds a block):
     first) -> {"questions": [{"question", "reference", "difficulty", "type"}]}, one per plan
     line with its difficulty and type; the reference is the document's sentence i (in turn),
     the question "Question N (difficulty, type): what is said about <its first six words>?"
-    (Chinese: 关于“<its first 12 characters>”的第 N 个问题是什么？); with "DUPLICATE" in the
+    (Chinese: 第 N 个问题（difficulty, type）：关于“<its first 12 characters>”说了什么？); with "DUPLICATE" in the
     document every question is "What is the DUPLICATE question?";
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
 
@@ -190,7 +190,7 @@ def gen_reply(req, users):
         if "DUPLICATE" in doc:
             q = "What is the DUPLICATE question?"
         elif zh:
-            q = "关于“%s”的第 %d 个问题是什么？" % (s[:12], i + 1)
+            q = "第 %d 个问题（%s, %s）：关于“%s”说了什么？" % (i + 1, diff, typ, s[:12])
         else:
             q = "Question %d (%s, %s): what is said about %s?" % (i + 1, diff, typ, " ".join(s.split()[:6]))
         out.append({"question": q, "reference": s, "difficulty": diff, "type": typ})

@@ -34,6 +34,7 @@ typedef struct splitter {
 	jv out;                   /* the chunks so far */
 	rag_buf cur;              /* the chunk being filled */
 	char *head;               /* the section's heading, or NULL */
+	int head_only;            /* the chunk holds its heading alone, so far */
 } splitter;
 
 static void emit(splitter *s)
@@ -42,7 +43,9 @@ static void emit(splitter *s)
 	size_t n = s->cur.len;
 	int k, dup = 1, len;
 	while (n && (s->cur.p[n - 1] == '\n' || s->cur.p[n - 1] == ' ')) n--;
-	if (!n) {
+	/* a chunk that is its heading alone says nothing to ask about */
+	if (!n || s->head_only) {
+		s->head_only = 0;
 		s->cur.len = 0;
 		return;
 	}
@@ -83,9 +86,10 @@ static void add_piece(splitter *s, const char *p, size_t n, const char *sep)
 		char *c = rag_xstrndup(s->cur.p, s->cur.len);
 		have = rag_chars_count(c);
 		free(c);
-		if (have + add + 1 > (double)s->max) emit(s);
+		if (have + add + (double)strlen(s->head_only ? "\n\n" : sep) > (double)s->max) emit(s);
 	}
-	if (s->cur.len) rag_buf_adds(&s->cur, sep);
+	if (s->cur.len) rag_buf_adds(&s->cur, s->head_only ? "\n\n" : sep);
+	s->head_only = 0;
 	rag_buf_add(&s->cur, tmp, n);
 	free(tmp);
 }
@@ -161,6 +165,7 @@ jv rag_chunk_split(const char *path, const char *text, long max_chars, char **ti
 			if (title && !*title) *title = rag_xstrdup(s.head);
 			/* the heading opens its chunk: the text under it is read with it */
 			add_piece(&s, p, n, "\n\n");
+			s.head_only = 1;
 			continue;
 		}
 		if (!fence && blank(p, n)) {
@@ -173,22 +178,6 @@ jv rag_chunk_split(const char *path, const char *text, long max_chars, char **ti
 	}
 	if (para) add_paragraph(&s, para, (size_t)(pend - para));
 	emit(&s);
-	/* a chunk that is its heading alone says nothing to ask about */
-	{
-		jv kept = jv_array();
-		int k, len = jv_array_length(jv_copy(s.out));
-		for (k = 0; k < len; k++) {
-			jv c = jv_array_get(jv_copy(s.out), k);
-			const char *ct;
-			jv tx = jv_object_get(jv_copy(c), jv_string("text"));
-			ct = jv_string_value(tx);
-			if (ct[0] == '#' && !strchr(ct, '\n') && heading(ct, strlen(ct), &t, &tl)) jv_free(c);
-			else kept = jv_array_append(kept, c);
-			jv_free(tx);
-		}
-		jv_free(s.out);
-		s.out = kept;
-	}
 	free(s.head);
 	rag_buf_free(&s.cur);
 	free(ok);

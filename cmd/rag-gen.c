@@ -284,11 +284,12 @@ static int write_cases(gen *g)
 	}
 	rag_buf_free(&out);
 
+	/* what every document gave: warnings show under -q too, the summary does not */
+	for (i = 0; i < g->nd; i++)
+		if (g->d[i].error) rag_msg(g->cli->prog, "warning", "\"%s\" gave no cases: %s", g->d[i].name, g->d[i].error);
+	for (i = 0; i < g->nc; i++)
+		if (g->c[i].error) rag_msg(g->cli->prog, "warning", "chunk \"%s\" gave no cases: %s", g->c[i].id, g->c[i].error);
 	if (!g->cli->quiet) {
-		for (i = 0; i < g->nd; i++)
-			if (g->d[i].error) rag_msg(g->cli->prog, "warning", "\"%s\" gave no cases: %s", g->d[i].name, g->d[i].error);
-		for (i = 0; i < g->nc; i++)
-			if (g->c[i].error) rag_msg(g->cli->prog, "warning", "chunk \"%s\" gave no cases: %s", g->c[i].id, g->c[i].error);
 		rag_msg(g->cli->prog, "summary",
 		        "%d cases (%d easy, %d medium, %d hard; %d factual, %d explanatory, %d comparative) from %d of %zu "
 		        "chunks in %zu documents; %d near-duplicates dropped; generator %s",
@@ -342,11 +343,13 @@ int main(int argc, char **argv)
 	rag_tool_signals();
 	g.per_chunk = (int)per;
 	g.chunk_chars = chars;
+	if ((rc = rag_cli_config(&cli))) goto out;
 	if (optind >= argc && !chunks_file) {
 		rag_msg(cli.prog, "error", "rag-gen needs documents: FILE... or --chunks FILE");
-		return rag_cli_misuse(&cli);
+		rc = rag_cli_misuse(&cli);
+		goto out;
 	}
-	if ((rc = rag_cli_config(&cli)) || (rc = rag_cli_judge(&cli))) goto out;
+	if ((rc = rag_cli_judge(&cli))) goto out;
 	/* what rag_cli_notice holds for a first record: rag-gen says its own */
 	free(cli.notice);
 	cli.notice = NULL;

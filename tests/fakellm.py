@@ -182,6 +182,8 @@ def gen_reply(req, users):
     else:
         return None
     plan = GEN_PLAN_RE.findall(u)
+    if not plan or ("Plan (" not in u and "计划（" not in u):
+        return None
     sents = [x for x in split_sentences(doc.replace("\n", " ")) if not x.startswith("#")] or [doc]
     zh = re.search(r"[\u4e00-\u9fff]", doc) is not None
     out = []

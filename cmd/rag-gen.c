@@ -365,6 +365,7 @@ int main(int argc, char **argv)
 		rag_judge_estimate(cli.judge, &est);
 		generate(&g);
 		rc = rag_cli_estimate_report(&cli, rag_judge_name(cli.judge), (long)g.nc, &est);
+		if (!rc && g.data_errors) rc = RAG_EXIT_DATA;
 		goto out;
 	}
 	generate(&g);

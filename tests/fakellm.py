@@ -184,7 +184,8 @@ def gen_reply(req, users):
     plan = GEN_PLAN_RE.findall(u)
     if not plan or ("Plan (" not in u and "计划（" not in u):
         return None
-    sents = [x for x in split_sentences(doc.replace("\n", " ")) if not x.startswith("#")] or [doc]
+    body = " ".join(l for l in doc.splitlines() if not l.startswith("#"))
+    sents = split_sentences(body) or [doc]
     zh = re.search(r"[\u4e00-\u9fff]", doc) is not None
     out = []
     for i, (_, diff, typ) in enumerate(plan):

@@ -138,6 +138,14 @@ is "$RC" 0 "--estimate: exit 0"
 is "$(fake_requests)" 0 "--estimate sends nothing"
 is "$(jq -r '.estimate.requests' "$OUT")" 2 "--estimate counts one request per chunk"
 
+gen --estimate --chunks chunks.jsonl
+is "$RC" 3 "--estimate over a chunks file with a bad line: exit 3"
+gen -q docs/empty.md docs/wind.txt
+like "$(cat "$ERR")" '"docs/empty.md" gave no cases' "-q: the warning still shows"
+unlike "$(cat "$ERR")" 'summary:' "-q: no summary"
+gen docs/solar.md
+unlike "$(cat "$OUT" "$ERR")" 'test-secret-key' "the API key is nowhere in the output or messages"
+
 # ================================================================ offline
 offline run rag rag-gen --cache off docs/solar.md docs/zh.md
 is "$RC" 0 "offline: exit 0"

@@ -238,12 +238,17 @@ static int write_cases(gen *g)
 		n = jv_array_length(jv_copy(c->cases));
 		for (k = 0; k < n; k++) {
 			jv cs = jv_array_get(jv_copy(c->cases), k), rec, dump;
-			char qb[4096], rb[8192], db[16], tb[32], *id;
-			const char *qt = rag_json_str(cs, "question", qb, sizeof qb);
+			/* the texts whole, never cut to a buffer (the check made them strings) */
+			jv qv = jv_object_get(jv_copy(cs), jv_string("question"));
+			jv rv = jv_object_get(jv_copy(cs), jv_string("reference"));
+			char db[16], tb[32], *id;
+			const char *qt = jv_string_value(qv);
 			int dup = 0;
 			for (q = 0; q < kept.n && !dup; q++) dup = rag_gen_similarity(qt, kept.v[q]) >= g->dedup;
 			if (dup) {
 				dropped++;
+				jv_free(qv);
+				jv_free(rv);
 				jv_free(cs);
 				continue;
 			}
@@ -256,7 +261,7 @@ static int write_cases(gen *g)
 				if (!strcmp(tb, types[m])) ntype[m]++;
 			}
 			rec = JV_OBJECT(jv_string("id"), jv_string(id), jv_string("question"), jv_string(qt),
-			                jv_string("reference"), jv_string(rag_json_str(cs, "reference", rb, sizeof rb)),
+			                jv_string("reference"), rv,
 			                jv_string("relevant_ids"), JV_ARRAY(jv_string(c->id)),
 			                jv_string("reference_contexts"), JV_ARRAY(jv_string(c->text)));
 			rec = jv_object_set(rec, jv_string("difficulty"), jv_string(db));
@@ -269,6 +274,7 @@ static int write_cases(gen *g)
 			rag_buf_addf(&out, "%s\n", jv_string_value(dump));
 			jv_free(dump);
 			free(id);
+			jv_free(qv);
 			jv_free(cs);
 			made++;
 		}

@@ -107,6 +107,12 @@ like "$(cat "$ERR")" 'chunk "docs/wind.txt#[0-9a-f]{8}" gave no cases: .*4 quest
 	"the chunk is reported with the reason"
 like "$(cat "$ERR")" 'from 2 of 3 chunks' "the summary counts the chunks that gave cases"
 
+fresh '[{"match": "Wind turbines", "status": 500}]'
+gen docs/wind.txt docs/solar.md
+is "$RC" 4 "the endpoint fails for a chunk: exit 4"
+is "$(jq -r '.source' "$OUT" | sort -u)" "docs/solar.md" "the other chunks' cases still written"
+like "$(cat "$ERR")" 'chunk "docs/wind.txt#[0-9a-f]{8}" gave no cases: .*500' "the chunk is named with the endpoint's failure"
+
 # ================================================================ near-duplicates
 fresh
 printf 'Alpha is the first letter. DUPLICATE marker here.\n' >docs/dup.txt

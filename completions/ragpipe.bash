@@ -41,6 +41,13 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-gen's chunks file (rag-verify's --chunks takes no argument)
+	if [ "$tool" = rag-gen ] && [ "$prev" = --chunks ]; then
+		compopt -o filenames 2>/dev/null
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+	fi
+
 	# rag-judge's rubrics (a comma-separated list: the last name is completed)
 	if [ "$tool" = rag-judge ] && [ "$prev" = --rubric ]; then
 		local done=
@@ -159,7 +166,7 @@ _ragpipe()
 	--resamples|--confidence|--worst|--title|--pass|--by)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|--max-memory|-n|--max-claims|--batch-claims|--batch-chars|\
-	--n|--score|--dimensions|--batch-size|--repeat|--weights)
+	--n|--score|--dimensions|--batch-size|--repeat|--weights|--per-chunk|--chunk-chars|--category|--dedup)
 		return 0 ;;
 	esac
 
@@ -177,6 +184,14 @@ _ragpipe()
 		opts="$opts $judge -n --n --generations" ;;
 	rag-judge)
 		opts="$opts $judge --rubric -n --repeat -t --threshold" ;;
+	rag-gen)
+		opts="$opts $judge -n --per-chunk --chunk-chars --chunks --category --dedup"
+		# rag-gen reads files (the documents)
+		if [[ $cur != -* ]]; then
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+			return 0
+		fi ;;
 	rag-ap)
 		opts="$opts -m --metrics --from --verdicts --threshold --level --trec"
 		# the RUN file after --trec QRELS
@@ -237,4 +252,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree rag-gen

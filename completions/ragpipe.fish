@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree rag-gen
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -17,7 +17,7 @@ for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report 
 end
 
 # Options of the tools that ask a judge.
-for judged in rag-claims rag-verify rag-revq rag-judge
+for judged in rag-claims rag-verify rag-revq rag-judge rag-gen
     complete -c $judged -l judge -x -a 'offline\t"Deterministic, no network" openai\t"OpenAI-compatible endpoint"' -d Judge
     complete -c $judged -l model -x -d 'Judge model'
     complete -c $judged -l base-url -x -d 'OpenAI-compatible endpoint URL'
@@ -46,6 +46,14 @@ complete -c rag-verify -l weights -x -d 'answer_correctness weights F,S'
 # rag-revq
 complete -c rag-revq -s n -l n -x -d 'Questions to generate'
 complete -c rag-revq -l generations -x -a 'list\t"One request for all" n\t"The endpoint n parameter" requests\t"One request per question"' -d 'How the questions are generated'
+
+# rag-gen (it reads files: the documents)
+complete -c rag-gen -F
+complete -c rag-gen -s n -l per-chunk -x -d 'Questions a chunk'
+complete -c rag-gen -l chunk-chars -x -d 'Characters a chunk holds at most'
+complete -c rag-gen -l chunks -r -F -d 'Read chunks {id, text} from a JSON Lines file'
+complete -c rag-gen -l category -x -d 'Every case category'
+complete -c rag-gen -l dedup -x -d 'Drop a question this similar to an earlier one'
 
 # rag-judge
 complete -c rag-judge -l rubric -x -a 'correctness relevance completeness groundedness_0_10 consistent' -d 'Rubrics, comma-separated'

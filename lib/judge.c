@@ -285,6 +285,13 @@ static const struct { const char *name, *schema; } schemas[] = {
 	{"revq", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\",\"noncommittal\"],"
 	         "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
 	         "\"noncommittal\":{\"type\":\"boolean\"}}}"},
+	/* rag-gen: the chunk's questions, each with its reference, difficulty and type */
+	{"gen", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\"],"
+	        "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	        "\"additionalProperties\":false,\"required\":[\"question\",\"reference\",\"difficulty\",\"type\"],"
+	        "\"properties\":{\"question\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"},"
+	        "\"difficulty\":{\"type\":\"string\",\"enum\":[\"easy\",\"medium\",\"hard\"]},"
+	        "\"type\":{\"type\":\"string\",\"enum\":[\"factual\",\"explanatory\",\"comparative\"]}}}}}}"},
 	/* rag-judge: a number on the rubric's scale, or "yes" / "no" (rubric.c checks which) */
 	{"rubric", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"score\",\"reason\"],"
 	           "\"properties\":{\"score\":{\"type\":[\"number\",\"string\"]},\"reason\":{\"type\":\"string\"}}}"},
@@ -304,6 +311,7 @@ static double expected_completion(const call *c)
 	else if (!strcmp(c->name, "claims")) items = claims, per = 15;
 	else if (!strcmp(c->name, "faithfulness")) items = c->expect / 2 > 0 && c->expect / 2 < 4 ? c->expect / 2 : 4, per = 45;
 	else if (!strcmp(c->name, "revq")) items = c->expect > 0 ? c->expect : 1, per = 25;
+	else if (!strcmp(c->name, "gen")) items = c->expect > 0 ? c->expect : 1, per = 80;
 	else items = 1, per = 40;   /* rubric */
 	return (10 + per * items) * (c->n > 1 ? c->n : 1);
 }

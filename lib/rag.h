@@ -856,6 +856,40 @@ double rag_rubric_normalise(int scale, double s);
  * yes/no, flip: whether the normalised repeats fall on both sides of it (equal passes). */
 jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const char *reason, double threshold);
 
+/* ---------------------------------------------------------------- chunk.c */
+/* rag-gen's documents in chunks: text (Markdown or plain, borrowed; invalid UTF-8 repaired) cut
+ * at ATX headings ("## ...", not inside ``` fences), each heading opening its chunk, then
+ * paragraphs (blank lines) joined while the chunk holds at most max_chars characters (<= 0:
+ * 1500), a longer paragraph by its sentences (rag_offline_sentences), a longer sentence cut at
+ * the limit. A chunk that is a heading alone is dropped. Returns an array of {"id", "text",
+ * "heading"}: id "<path>#<first 8 hex digits of the SHA-256 of the text>" ("-2", "-3"... after
+ * it for the same text again in the file), heading the section's (null before the first).
+ * *title (when title is not NULL) gets the first heading's text, malloc'ed, or NULL. */
+jv rag_chunk_split(const char *path, const char *text, long max_chars, char **title);
+
+/* ---------------------------------------------------------------- gen.c */
+/* rag-gen's questions. Slot i (0-based) of a chunk's n has the difficulty rag_gen_difficulty(i)
+ * (per five: easy, easy, medium, medium, hard) and the type rag_gen_type(i) (factual,
+ * explanatory, factual, explanatory, comparative). Static strings. */
+const char *rag_gen_difficulty(int i);
+const char *rag_gen_type(int i);
+/* Ask for n questions about one chunk (prompt "gen"; title and text borrowed): cb gets an array
+ * of n {"question", "reference", "difficulty", "type"}, checked by rag_gen_check (a reply that
+ * does not fit is re-asked once, then an error). Not for the offline judge. */
+void rag_gen_ask(rag_judge *j, const char *lang, const char *title, const char *text, int n, rag_usage *usage,
+                 rag_judge_cb cb, void *arg);
+/* The reply check: {"questions": [...]} with expect items, each with a question, a reference,
+ * slot i's difficulty and a known type. */
+const char *rag_gen_check(jv reply, int expect, jv *result, char *problem, size_t plen);
+/* The offline, extractive generator (rag-gen(1) OFFLINE): up to n of the chunk's statements of
+ * four tokens or more, each the reference of "What does the document say about <subject>?"
+ * (Chinese: 文档中关于<subject>说了什么？), difficulty easy, type factual. text borrowed. */
+jv rag_gen_offline(const char *text, int n);
+/* A case's stable id, "gen-" and 16 hex digits of the SHA-256 of question "\n" chunk_id. */
+char *rag_gen_id(const char *question, const char *chunk_id);
+/* Jaccard similarity of the distinct tokens (rag_text_tokens) of a and b, 1 when both have none. */
+double rag_gen_similarity(const char *a, const char *b);
+
 /* ---------------------------------------------------------------- collect.c */
 /* rag-collect's call of the system under test (rag-collect(1)), from cfg->collect: HTTP (a body
  * made from the record by the collect.body jq program, sent with rag_llm_http) or a command

@@ -50,6 +50,12 @@ plain user message, the last user message that holds a block):
   * else a <<<ANSWER_TEXT- block (rag-verify --one-request) -> {"claims": [{"claim", "verdict",
     "reason"}]}: the sentences of the answer (as for TEXT), false exactly when one contains
     "UNSUPPORTED"; "I don't know" -> [];
+  * a rag-gen prompt (a <<<DOCUMENT- block and a plan of lines "N. difficulty, type"; checked
+    first) -> {"questions": [{"question", "reference", "difficulty", "type"}]}, one per plan
+    line with its difficulty and type; the reference is the document's sentence i (in turn),
+    the question "Question N (difficulty, type): what is said about <its first six words>?"
+    (Chinese: 第 N 个问题（difficulty, type）：关于“<its first 12 characters>”说了什么？); with "DUPLICATE" in the
+    document every question is "What is the DUPLICATE question?";
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
 
 PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
@@ -167,6 +173,36 @@ def split_sentences(text):
 RUBRIC_RE = re.compile(r'the rubric "([^"]+)" on the scale (\S+?)\.|评分标准“([^”]+)”、在分数范围 (\S+) 内')
 
 
+GEN_PLAN_RE = re.compile(r"^\s*(\d+)\.\s*([a-z]+)[^,]*,\s*([a-z]+)\s*$", re.M)
+
+
+def gen_reply(req, users):
+    """The AUTO reply to a rag-gen prompt (a DOCUMENT block and a plan), or None."""
+    for u in reversed(users):
+        doc = find_block(u, "DOCUMENT")
+        if doc is not None:
+            break
+    else:
+        return None
+    plan = GEN_PLAN_RE.findall(u)
+    if not plan or ("Plan (" not in u and "计划（" not in u):
+        return None
+    body = " ".join(l for l in doc.splitlines() if not l.startswith("#"))
+    sents = split_sentences(body) or [doc]
+    zh = re.search(r"[\u4e00-\u9fff]", doc) is not None
+    out = []
+    for i, (_, diff, typ) in enumerate(plan):
+        s = sents[i % len(sents)]
+        if "DUPLICATE" in doc:
+            q = "What is the DUPLICATE question?"
+        elif zh:
+            q = "第 %d 个问题（%s, %s）：关于“%s”说了什么？" % (i + 1, diff, typ, s[:12])
+        else:
+            q = "Question %d (%s, %s): what is said about %s?" % (i + 1, diff, typ, " ".join(s.split()[:6]))
+        out.append({"question": q, "reference": s, "difficulty": diff, "type": typ})
+    return {"questions": out}, "gen"
+
+
 def rubric_reply(req, users):
     """The AUTO reply to a rag-judge rubric prompt, or None for any other prompt."""
     for u in reversed(users):
@@ -217,6 +253,9 @@ def auto_reply(req):
     if isinstance(msgs, list):
         users = [message_text(m.get("content")) for m in msgs
                  if isinstance(m, dict) and m.get("role") == "user"]
+    gen = gen_reply(req, users)
+    if gen is not None:
+        return gen
     rubric = rubric_reply(req, users)
     if rubric is not None:
         return rubric
@@ -637,7 +676,8 @@ def mutate(obj, rule, key):
             v["reason"] = v["reason"] + " (key: %s)" % key
         for k in ("claims", "questions"):
             if isinstance(obj.get(k), list):
-                obj[k] = [c + " (key: %s)" % key for c in obj[k]]
+                obj[k] = [dict(c, question=c.get("question", "") + " (key: %s)" % key)
+                          if isinstance(c, dict) else c + " (key: %s)" % key for c in obj[k]]
     if rule.get("wrong_types"):
         for v in obj.get("verdicts") or []:
             v["id"] = str(v["id"])

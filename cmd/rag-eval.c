@@ -48,7 +48,7 @@ static const rag_opt options[] = {
 	{"baseline", 'b', 'b', "RUNDIR", RAG_ARG_FILE, "compare with an earlier run (last: the newest in the runs directory)"},
 	{"concurrency", 'j', 'j', "N", NULL, "requests in flight, passed to every stage that sends any\n"
 	 "(with --jobs: in every shard)"},
-	{"jobs", 0, OPT_JOBS, "N", NULL, "score in N shards, run by GNU parallel --pipe --keep-order"},
+	{"jobs", 0, OPT_JOBS, "N", NULL, "score in N shards run by GNU parallel, the records kept in order"},
 	{"sshlogin", 0, OPT_SSHLOGIN, "HOSTS", NULL, "with --jobs: run the shards on these hosts (parallel --sshlogin)"},
 	{"format", 0, OPT_FORMAT, "FORMAT", "auto json csv", "the test set's format (default auto: by name and content)"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},

@@ -38,7 +38,7 @@ BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-d
 	libutf8proc-dev libstemmer-dev libicu-dev
 DEMO_PKGS = jq python3
 TEST_PKGS = $(DEMO_PKGS) perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
-	clang libclang-rt-14-dev llvm
+	clang libclang-rt-14-dev llvm parallel
 
 deps:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(TEST_PKGS)
@@ -179,6 +179,7 @@ bench: all
 	sh bench/gate.sh
 	sh bench/eval.sh
 	sh bench/memory.sh -n 2000 -n 60000
+	sh bench/parallel.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples/docs \

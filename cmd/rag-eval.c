@@ -6,7 +6,11 @@
  *
  * The pipeline's first stage is rag-eval itself (--emit): the test set, in any format the reader
  * takes (lib/testset.c), as JSON Lines with an id and the run id on every record, less the ids
- * a resumed run already has. */
+ * a resumed run already has.
+ *
+ * --jobs N runs the stages after it (all but rag-gate) in N shards with GNU parallel --pipe
+ * --keep-order: the records are cut into blocks at line ends and come back in input order, so
+ * records.jsonl and the gate see the stream a single process gives. */
 #include "tool.h"
 
 #include <errno.h>
@@ -31,7 +35,8 @@ static const char usage[] =
 	"exits with the gate's status.\n";
 
 enum {
-	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE
+	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
+	OPT_JOBS, OPT_SSHLOGIN
 };
 
 static const rag_opt options[] = {
@@ -41,7 +46,10 @@ static const rag_opt options[] = {
 	{"run-id", 0, OPT_RUN_ID, "ID", NULL, "the run's id (default UTC time and a random suffix)"},
 	{"resume", 0, OPT_RESUME, "RUNDIR", RAG_ARG_FILE, "finish an interrupted run: score the ids it lacks"},
 	{"baseline", 'b', 'b', "RUNDIR", RAG_ARG_FILE, "compare with an earlier run (last: the newest in the runs directory)"},
-	{"concurrency", 'j', 'j', "N", NULL, "requests in flight, passed to every stage that sends any"},
+	{"concurrency", 'j', 'j', "N", NULL, "requests in flight, passed to every stage that sends any\n"
+	 "(with --jobs: in every shard)"},
+	{"jobs", 0, OPT_JOBS, "N", NULL, "score in N shards run by GNU parallel, the records kept in order"},
+	{"sshlogin", 0, OPT_SSHLOGIN, "HOSTS", NULL, "with --jobs: run the shards on these hosts (parallel --sshlogin)"},
 	{"format", 0, OPT_FORMAT, "FORMAT", "auto json csv", "the test set's format (default auto: by name and content)"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
@@ -155,7 +163,10 @@ typedef struct eval {
 	const char *metrics_opt;  /* -m */
 	const char *outdir, *run_id_opt, *resume, *baseline_opt, *bin_opt, *skip_done;
 	int format, dry_run, emit;
-	long jobs;
+	long jobs;                /* -j */
+	long shards;              /* --jobs, 0: one process */
+	const char *sshlogin;
+	jv done;                  /* --resume: the ids records.jsonl holds */
 	char *bin;                /* the tools' directory, NULL: on PATH */
 	char *self;               /* rag-eval, for the first stage */
 	char *run_id, *rundir, *baseline;   /* baseline: the run directory compared with */
@@ -223,12 +234,63 @@ static void add_gate_opts(eval *e, rag_buf *b)
 	}
 }
 
+/* --jobs: parallel's --block, the bytes of one shard's input. The records --emit writes (less
+ * those a resumed run has) cut into `shards` blocks of ceil(size / shards) plus the longest line:
+ * parallel cuts a block at its last line end, so each holds at least size / shards and the
+ * shards run at once, even on a small test set. At least 1 KiB; at most 1 MiB, since parallel
+ * holds a block in memory: a larger input takes more blocks, each a shard started when one ends. */
+#define SHARD_BLOCK_MIN 1024L
+#define SHARD_BLOCK_MAX (1024L * 1024)
+static long shard_block(const eval *e)
+{
+	long total = 0, longest = 0, block;
+	int i, n = jv_array_length(jv_copy(e->records));
+	for (i = 0; i < n && total / e->shards < SHARD_BLOCK_MAX; i++) {
+		jv rec = jv_array_get(jv_copy(e->records), i), d;
+		long len;
+		if (jv_is_valid(e->done) && jv_object_has(jv_copy(e->done), jv_object_get(jv_copy(rec), jv_string("id")))) {
+			jv_free(rec);
+			continue;
+		}
+		/* the line emit() writes */
+		rec = jv_object_set(rec, jv_string("run_id"), jv_string(e->run_id));
+		d = jv_dump_string(rec, 0);
+		len = (long)strlen(jv_string_value(d)) + 1;
+		jv_free(d);
+		total += len;
+		if (len > longest) longest = len;
+	}
+	block = (total + e->shards - 1) / e->shards + longest;
+	if (block > SHARD_BLOCK_MAX) block = longest < SHARD_BLOCK_MAX ? SHARD_BLOCK_MAX : longest + 1;
+	return block < SHARD_BLOCK_MIN ? SHARD_BLOCK_MIN : block;
+}
+
+/* The stages after --emit (and before rag-gate), each after sep. */
+static void add_stages(eval *e, rag_buf *b, const char *sep)
+{
+	int s, first = 1;
+	for (s = 0; s < S_NONE; s++) {
+		const struct stage *st = &stages[s];
+		if (!e->stage_on[s]) continue;
+		if (!first || !e->shards) rag_buf_adds(b, sep);
+		first = 0;
+		add_tool(e, b, st->tool);
+		add_common(e, b);
+		if (st->jobs && e->jobs) rag_buf_addf(b, " -j %ld", e->jobs);
+		if (st->args) rag_buf_addf(b, " %s", st->args);
+		if (st->list && e->stage_list[s].len) {
+			rag_buf_addf(b, " %s ", st->list);
+			shq(b, e->stage_list[s].p);
+		}
+	}
+	rag_buf_add(b, "", 0);
+}
+
 /* The pipeline, as one shell command. */
 static char *pipeline(eval *e)
 {
 	rag_buf b = {0};
 	char *f;
-	int s;
 
 	rag_buf_adds(&b, "mkdir -p ");
 	shq(&b, e->rundir);
@@ -247,18 +309,21 @@ static char *pipeline(eval *e)
 		rag_buf_adds(&b, " < ");
 		shq(&b, e->testset);
 	}
-	for (s = 0; s < S_NONE; s++) {
-		const struct stage *st = &stages[s];
-		if (!e->stage_on[s]) continue;
-		rag_buf_adds(&b, " \\\n  | ");
-		add_tool(e, &b, st->tool);
-		add_common(e, &b);
-		if (st->jobs && e->jobs) rag_buf_addf(&b, " -j %ld", e->jobs);
-		if (st->args) rag_buf_addf(&b, " %s", st->args);
-		if (st->list && e->stage_list[s].len) {
-			rag_buf_addf(&b, " %s ", st->list);
-			shq(&b, e->stage_list[s].p);
+	if (e->shards) {
+		/* one shard's pipeline, a command line that parallel gives its shell */
+		rag_buf sh = {0};
+		add_stages(e, &sh, " | ");
+		rag_buf_addf(&b, " \\\n  | parallel --pipe --keep-order -j %ld --block %ld --recend '\\n'",
+		             e->shards, shard_block(e));
+		if (e->sshlogin) {
+			rag_buf_adds(&b, " --sshlogin ");
+			shq(&b, e->sshlogin);
 		}
+		rag_buf_adds(&b, " \\\n      ");
+		shq(&b, sh.p);
+		rag_buf_free(&sh);
+	} else {
+		add_stages(e, &b, " \\\n  | ");
 	}
 	rag_buf_adds(&b, " \\\n  | ");
 	add_tool(e, &b, "rag-gate");
@@ -1342,6 +1407,37 @@ static int check_tools(const eval *e)
 	return missing ? RAG_EXIT_USAGE : 0;
 }
 
+/* --jobs: GNU parallel there, and a shard's command line it takes as written. */
+static int check_shards(eval *e)
+{
+	const char *path = getenv("PATH"), *p;
+	int found = 0, brace;
+	rag_buf sh = {0};
+	/* parallel reads {}, {#}, {= ... =} in its command as replacement strings: it would change
+	 * a path or a name that holds a brace */
+	add_stages(e, &sh, " | ");
+	brace = strchr(sh.p, '{') != NULL;
+	rag_buf_free(&sh);
+	if (brace) {
+		rag_msg(e->cli.prog, "error", "--jobs: the stages' command line holds a '{' (in a path or a name), which "
+		        "GNU parallel would read as a replacement string; rename it, or run without --jobs");
+		return RAG_EXIT_USAGE;
+	}
+	if (e->dry_run) return 0;
+	for (p = path; p && *p && !found; p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
+		size_t n = strcspn(p, ":");
+		char *f = rag_xasprintf("%.*s/parallel", (int)n, n ? p : ".");
+		found = access(f, X_OK) == 0;
+		free(f);
+	}
+	if (!found) {
+		rag_msg(e->cli.prog, "error", "--jobs runs the shards with GNU parallel, which is not installed (not on "
+		        "PATH): apt-get install parallel");
+		return RAG_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int prepare(eval *e)
@@ -1452,7 +1548,7 @@ static int prepare(eval *e)
 				jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
 				if (jv_object_has(jv_copy(ids), id)) e->done_before++;
 			}
-			jv_free(ids);
+			e->done = ids;   /* for --jobs' block size */
 			e->total = n - e->done_before;
 		} else if (is_file(recs)) {
 			struct stat st;
@@ -1533,6 +1629,7 @@ int main(int argc, char **argv)
 
 	memset(&e, 0, sizeof e);
 	e.records = jv_invalid();
+	e.done = jv_invalid();
 	e.cli.prog = "rag-eval";
 	e.cli.usage = usage;
 	e.cli.opts = options;
@@ -1551,6 +1648,11 @@ int main(int argc, char **argv)
 			if (rag_cli_int(&e.cli, "-j", optarg, 1, 4096, &n) < 0) goto misuse;
 			e.jobs = n;
 			break;
+		case OPT_JOBS:
+			if (rag_cli_int(&e.cli, "--jobs", optarg, 1, 4096, &n) < 0) goto misuse;
+			e.shards = n;
+			break;
+		case OPT_SSHLOGIN: e.sshlogin = optarg; break;
 		case OPT_FORMAT:
 			if ((e.format = rag_testset_format_parse(optarg)) < 0) {
 				rag_msg(e.cli.prog, "error", "--format must be auto, json or csv, not \"%s\"", optarg);
@@ -1577,6 +1679,10 @@ int main(int argc, char **argv)
 		rag_msg(e.cli.prog, "error", "--skip-done goes with --emit");
 		goto misuse;
 	}
+	if (e.sshlogin && !e.shards) {
+		rag_msg(e.cli.prog, "error", "--sshlogin goes with --jobs N (the shards to run on those hosts)");
+		goto misuse;
+	}
 	if (e.resume && (e.outdir || e.run_id_opt)) {
 		rag_msg(e.cli.prog, "error", "--resume continues a run in its own directory, with its own id: "
 		        "no -o or --run-id with it");
@@ -1589,6 +1695,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	cmd = pipeline(&e);
+	if (e.shards && (rc = check_shards(&e))) goto out;
 	if (e.dry_run) {
 		printf("%s\n", cmd);
 		if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
@@ -1606,6 +1713,7 @@ int main(int argc, char **argv)
 out:
 	free(cmd);
 	jv_free(e.records);
+	jv_free(e.done);
 	free(e.bin);
 	free(e.self);
 	free(e.run_id);

@@ -118,7 +118,7 @@ _ragpipe()
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0 ;;
-		-m|--metrics|--run-id|-j|--concurrency)
+		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin)
 			return 0 ;;
 		esac
 	fi
@@ -229,8 +229,8 @@ _ragpipe()
 			return 0
 		fi ;;
 	rag-eval)
-		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --format --bin
-		      --dry-run --estimate --emit --skip-done"
+		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --jobs --sshlogin
+		      --format --bin --dry-run --estimate --emit --skip-done"
 		# rag-eval reads a file (the test set)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

@@ -180,6 +180,7 @@ typedef struct eval {
 	size_t total, done_before;    /* records to score now; records a resumed run had */
 	char *input;              /* the test set's text when it is stdin */
 	size_t input_len;
+	pid_t pipeline;           /* the pipeline's process group (its sh), 0 before it runs */
 } eval;
 
 /* Append s to b quoted for sh when it needs quoting. */
@@ -1031,6 +1032,9 @@ static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
 	if (pipe(po) < 0 || (e->input && pipe(pi) < 0)) return -1;
 	if ((pid = fork()) < 0) return -1;
 	if (pid == 0) {
+		/* a process group of its own, so that a signal to rag-eval alone (kill PID, a CI
+		 * runner's SIGTERM) reaches every stage: collect_output passes it on */
+		setpgid(0, 0);
 		dup2(po[1], 1);
 		close(po[0]);
 		close(po[1]);
@@ -1043,6 +1047,8 @@ static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid);   /* as the child does: whichever runs first */
+	e->pipeline = pid;
 	close(po[1]);
 	*out_fd = po[0];
 	if (e->input) {
@@ -1091,10 +1097,17 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 	char buf[65536];
 	size_t start = 0;
 	struct progress p = { isatty(2) && !e->cli.quiet, rag_now(), 0, 0, e->total, 0 };
-	int rc = 0;
+	int rc = 0, passed_on = 0;
 	for (;;) {
-		ssize_t n = read(in, buf, sizeof buf);
+		ssize_t n;
 		char *nl;
+		/* Ctrl-C or SIGTERM (which interrupts the read): to every stage, which each write
+		 * what they hold and stop; their records still come through here */
+		if (rag_tool_interrupted && !passed_on && e->pipeline > 0) {
+			kill(-e->pipeline, (int)rag_tool_interrupted);
+			passed_on = 1;
+		}
+		n = read(in, buf, sizeof buf);
 		if (n < 0) {
 			if (errno == EINTR) continue;
 			rag_msg(e->cli.prog, "error", "cannot read the pipeline's output: %s", strerror(errno));

@@ -266,6 +266,26 @@ like "$(cat "$T/killed/gate.txt")" "10 records" "gate.txt is over the whole run"
 run rag rag-eval -q --resume "$T/killed" -c "$T/collect.yaml" --bin "$T/bin"
 is "$(nlines "$T/killed/records.jsonl")" 10 "a second --resume has nothing left to score"
 
+# SIGTERM to rag-eval alone (a CI runner's timeout, kill PID): every stage gets it and stops.
+# running() counts the processes whose command line names term.yaml (from /proc: no procps
+# on a minimal system; the bracket keeps grep from finding itself)
+running() { grep -ls "$(basename "$T")/ter[m][.]yaml" /proc/[0-9]*/cmdline 2>/dev/null | wc -l | tr -d ' '; }
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ncollect:\n  command: %s\n  concurrency: 1\n' "$T/my-rag" >"$T/term.yaml"
+"$BIN/rag-eval" -q -c "$T/term.yaml" --bin "$T/bin" -m faithfulness -o "$T/term" "$T/noanswers.jsonl" >/dev/null 2>"$T/term.err" &
+tpid=$!
+i=0
+while [ "$i" -lt 200 ] && [ "$(running)" = 0 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.3
+before=$(running)
+kill -TERM "$tpid"
+wait "$tpid"
+is "$?" 143 "SIGTERM to rag-eval: exit status 143"
+check "its stages were running when the signal came ($before)" test "$before" -gt 1
+i=0
+while [ "$i" -lt 40 ] && [ "$(running)" != 0 ]; do sleep 0.05; i=$((i + 1)); done
+is "$(running)" 0 "...and no stage of its pipeline is left running"
+like "$(cat "$T/term.err")" "--resume" "...and it says how to finish the run"
+
 # a stage that fails: the run says so and how to finish it
 cat >"$T/bin/rag-collect.fail" <<'EOF'
 #!/bin/sh

@@ -85,7 +85,8 @@ awk -v n="$N" -v j="$J" -v sh="$SHARDS" -v lat="$LAT" -v rpm="$RPM" -v per="$PER
 	-v q="$REQS" -v p1="$PEAK1" -v p60="$PEAK60" -v span="$SPAN" -v e="${ERRS:-0}" -v rc="$RC" -v m="$METRIC" '
 BEGIN {
 	rate = s > 0 ? n / s : 0
-	burst = sh * j * 1000 / lat
+	# the shards on this machine share rag-eval's budget of -j requests in flight (RAG_INFLIGHT)
+	burst = j * 1000 / lat
 	# the limit allows rpm in the first minute (at the burst rate), then rpm a minute
 	first = rpm / burst
 	ideal = n <= rpm ? n / burst : 60 * int((n - 1) / rpm) + ((n - 1) % rpm + 1) / burst
@@ -98,7 +99,7 @@ BEGIN {
 	printf "ragpipe rag-eval --jobs benchmark: %d records, %s (%.1f requests a record), %d shards x -j %d,\n", n, m, q / n, sh, j
 	printf "fake judge latency %d ms, llm.requests_per_minute %d a process (the endpoint'"'"'s limit: %d, %.0f/s), cache off\n\n", lat, per, rpm, rpm / 60
 	printf "seconds %.2f, %.1f records/s, %d requests in %.1f s, %d records with errors, exit %d\n", s, rate, q, span, e, rc
-	printf "most requests in one second: %d (-j in flight at the latency: %.0f/s a stage)\n", p1, burst
+	printf "most requests in one second: %d (-j in flight for the whole run, at the latency: %.0f/s)\n", p1, burst
 	printf "most requests in any 60 s: %d (the limit: %d) %s\n", p60, rpm, p60 <= rpm ? "within" : "OVER THE LIMIT"
 	if (q <= n) printf "ideal under the limit: %.1f s (%d requests a minute, each minute'"'"'s at %.0f/s)\n", ideal, rpm, burst
 	else printf "ideal: not computed (more than one stage a shard)\n"

@@ -11,9 +11,11 @@
 #   context_precision, context_recall): rag-collect, then 7 stages, then rag-gate
 # with RAG_CACHE=off. Each record goes through a chain of sequential requests: collect, then
 # each stage that asks the judge once (counted from the records' usage: the stages with calls).
-# With J requests in flight in every stage and the stages streaming, the ideal time is
-# (ceil(N / J) + chain - 1) x latency: the first record's chain, then a batch of J every
-# latency; the ratio is the ideal time over the time measured. Needs rag-collect (merged with
+# The ideal time is the longer of two bounds: the chain, (ceil(N / J) + chain - 1) x latency
+# (the first record's chain, then a batch of J every latency, were each stage free to have J in
+# flight), and the budget, judge requests x latency / J (rag-eval's stages share one budget of J
+# judge requests in flight, RAG_INFLIGHT; rag-collect has its own J); the ratio is the ideal
+# time over the time measured. Needs rag-collect (merged with
 # rag-eval); BENCH_EVAL_BIN names another directory of tools. Everything stays on 127.0.0.1.
 # Exit status: 0, or 1 when the run failed or lost records, 2 on usage errors.
 set -u
@@ -74,6 +76,10 @@ awk -v n="$N" -v j="$J" -v lat="$LAT" -v json="$JSON" -v s="$SECS" -v chain="${C
 BEGIN {
 	batches = int((n + j - 1) / j)
 	ideal = (batches + chain - 1) * lat / 1000
+	# the judge stages share one budget of -j requests in flight (RAG_INFLIGHT): the judge
+	# requests cannot take less than requests x latency / j, however the stages overlap
+	budget = q * lat / 1000 / j
+	if (budget > ideal) ideal = budget
 	rate = s > 0 ? n / s : 0
 	irate = ideal > 0 ? n / ideal : 0
 	ratio = s > 0 ? ideal / s : 0
@@ -85,7 +91,7 @@ BEGIN {
 	printf "ragpipe rag-eval benchmark: %d records, -j %d, RAG service and fake judge latency %d ms, cache off\n\n", n, j, lat
 	printf "seconds %.2f, %.1f records/s, %d judge requests (%.2f a record), %d records with errors, exit %d\n", s, rate, q, q / n, e, rc
 	printf "chain of sequential requests a record: %d (collect + the judge stages)\n", chain
-	printf "ideal: (ceil(%d / %d) + %d - 1) x %d ms = %.2f s, %.1f records/s\n", n, j, chain, lat, ideal, irate
+	printf "ideal: the longer of (ceil(%d / %d) + %d - 1) x %d ms = %.2f s (the chain) and %d judge requests x %d ms / %d in flight = %.2f s (the run'"'"'s one budget): %.2f s, %.1f records/s\n", n, j, chain, lat, (batches + chain - 1) * lat / 1000, q, lat, j, budget, ideal, irate
 	printf "ratio to the ideal: %.2f\n", ratio
 }'
 exit $FAILED

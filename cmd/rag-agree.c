@@ -57,7 +57,7 @@ typedef struct tool {
 /* the record's id as text, or NULL */
 static char *id_of(jv rec, const char *field)
 {
-	jv v = rag_agree_path(rec, field);
+	jv v = rag_json_path(rec, field);
 	char *s = NULL;
 	if (jv_get_kind(v) == JV_KIND_STRING) s = rag_xstrdup(jv_string_value(v));
 	else if (jv_get_kind(v) == JV_KIND_NUMBER) s = rag_xasprintf("%.17g", jv_number_value(v));
@@ -84,7 +84,7 @@ static char *reason_of(jv rec, const char *field)
 {
 	const char *dot = strrchr(field, '.');
 	char *path = rag_xasprintf("verdicts.%s", dot ? dot + 1 : field);
-	jv v = rag_agree_path(rec, path);
+	jv v = rag_json_path(rec, path);
 	rag_buf b = {0};
 	int pass;
 	free(path);
@@ -174,7 +174,7 @@ static void observe(rag_item *it, void *ctx)
 	}
 	t->records++;
 	id = id_of(rec, t->id);
-	v = rag_agree_path(rec, t->field);
+	v = rag_json_path(rec, t->field);
 	rc = rag_agree_value(v, &s);
 	jv_free(v);
 	if (rc) {
@@ -190,7 +190,7 @@ static void observe(rag_item *it, void *ctx)
 		return;
 	}
 	if (t->label) {
-		v = rag_agree_path(rec, t->label);
+		v = rag_json_path(rec, t->label);
 		rc = rag_agree_value(v, &h);
 		jv_free(v);
 	} else if (jv_is_valid(t->labels)) {

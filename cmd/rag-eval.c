@@ -342,20 +342,6 @@ static char *pipeline(eval *e)
 
 /* ---------------------------------------------------------------- small helpers */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR) continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* the whole output of a shell command (its first line when first_line), NULL when it failed */
 static char *capture(const char *cmd, int first_line)
 {
@@ -884,7 +870,7 @@ static int estimate(eval *e)
 
 	if (!strcmp(e->testset, "-")) {
 		int fd = mkstemp(tmpl);
-		if (fd < 0 || write_all(fd, e->input ? e->input : "", e->input_len) < 0) {
+		if (fd < 0 || rag_write_all(fd, e->input ? e->input : "", e->input_len) < 0) {
 			rag_msg(e->cli.prog, "error", "cannot write a temporary file: %s", strerror(errno));
 			if (fd >= 0) close(fd), unlink(tmpl);
 			jv_free(list);
@@ -1056,7 +1042,7 @@ static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
 		if ((*feeder = fork()) == 0) {
 			close(po[0]);
 			signal(SIGPIPE, SIG_DFL);
-			write_all(pi[1], e->input, e->input_len);
+			rag_write_all(pi[1], e->input, e->input_len);
 			_exit(0);
 		}
 		close(pi[1]);
@@ -1084,9 +1070,9 @@ static void progress_show(struct progress *p, int final)
 	}
 	snprintf(line, sizeof line, "\rrag-eval: %zu/%zu records, %.1f/s, %zu error%s%s\033[K", p->done, p->total,
 	         rate, p->errors, p->errors == 1 ? "" : "s", eta);
-	if (write_all(2, line, strlen(line)) < 0) p->on = 0;
+	if (rag_write_all(2, line, strlen(line)) < 0) p->on = 0;
 	if (final) {
-		write_all(2, "\r\033[K", 4);
+		rag_write_all(2, "\r\033[K", 4);
 	}
 }
 
@@ -1118,7 +1104,7 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 		rag_buf_add(&b, buf, (size_t)n);
 		while ((nl = memchr(b.p + start, '\n', b.len - start))) {
 			size_t len = (size_t)(nl - b.p) - start + 1;
-			if (!rc && write_all(fd, b.p + start, len) < 0) {
+			if (!rc && rag_write_all(fd, b.p + start, len) < 0) {
 				rag_msg(e->cli.prog, "error", "cannot write records.jsonl: %s", strerror(errno));
 				rc = RAG_EXIT_INTERNAL;
 			}
@@ -1230,7 +1216,7 @@ static void print_file(const char *path)
 	char err[RAG_ERRLEN];
 	size_t len;
 	char *text = rag_read_file(path, &len, err, sizeof err);
-	if (text) write_all(2, text, len);
+	if (text) rag_write_all(2, text, len);
 	free(text);
 }
 

@@ -444,24 +444,6 @@ size_t rag_agree_sample(const double *score, const char *const *category, size_t
 }
 
 /* ---------------------------------------------------------------- values */
-jv rag_agree_path(jv rec, const char *path)
-{
-	jv v = rag_json_get(jv_copy(rec), path);   /* a key with a dot in it first */
-	const char *p = path;
-	if (jv_is_valid(v)) return v;
-	jv_free(v);
-	v = jv_copy(rec);
-	while (jv_is_valid(v)) {
-		const char *dot = strchr(p, '.');
-		char *k = dot ? rag_xstrndup(p, (size_t)(dot - p)) : rag_xstrdup(p);
-		v = rag_json_get(v, k);
-		free(k);
-		if (!dot) break;
-		p = dot + 1;
-	}
-	return v;
-}
-
 int rag_agree_value(jv v, double *x)
 {
 	jv_kind k = jv_get_kind(v);

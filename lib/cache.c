@@ -132,20 +132,6 @@ int rag_cache_get(rag_cache *c, const char *key, char **val, size_t *len)
 	return 1;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR) continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* A name no other process will pick: the pid alone is not enough across containers sharing a
  * cache directory, hence the random part, and O_EXCL catches the rest. */
 static int open_temp(const char *sub, char **tmp)
@@ -194,7 +180,7 @@ int rag_cache_put(rag_cache *c, const char *key, const char *val, size_t len, ch
 	path = rag_xasprintf("%s/%s.json", sub, key);
 	/* fsync before rename: after a crash the entry is whole or absent, never empty. One fsync
 	 * costs far less than the LLM call whose answer it keeps. */
-	if (write_all(fd, val, len) < 0 || fsync(fd) < 0) {
+	if (rag_write_all(fd, val, len) < 0 || fsync(fd) < 0) {
 		e = errno;
 		close(fd);
 		rag_seterr(err, errlen, "cannot write \"%s\": %s", tmp, strerror(e));

@@ -360,21 +360,8 @@ static void cat_na(category *c, size_t m)
  * absent or null. Strings as they are, other values as JSON. */
 static char *field_text(jv rec, const char *path)
 {
-	jv v = rag_json_get(jv_copy(rec), path);   /* a key with a dot in it first */
-	const char *p = path;
+	jv v = rag_json_path(rec, path);
 	char *s = NULL;
-	if (!jv_is_valid(v)) {
-		jv_free(v);
-		v = jv_copy(rec);
-		while (jv_is_valid(v)) {
-			const char *dot = strchr(p, '.');
-			char *k = dot ? rag_xstrndup(p, (size_t)(dot - p)) : rag_xstrdup(p);
-			v = rag_json_get(v, k);
-			free(k);
-			if (!dot) break;
-			p = dot + 1;
-		}
-	}
 	if (jv_get_kind(v) == JV_KIND_STRING) {
 		s = rag_xstrdup(jv_string_value(v));
 	} else if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) {

@@ -5,6 +5,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 jv rag_json_get(jv o, const char *k)
 {
@@ -39,4 +41,22 @@ const char *rag_json_str(jv o, const char *k, char *buf, size_t n)
 	else snprintf(buf, n, "%s", "");
 	jv_free(v);
 	return buf;
+}
+
+jv rag_json_path(jv o, const char *path)
+{
+	jv v = rag_json_get(jv_copy(o), path);   /* a key with a dot in it first */
+	const char *p = path;
+	if (jv_is_valid(v)) return v;
+	jv_free(v);
+	v = jv_copy(o);
+	while (jv_is_valid(v)) {
+		const char *dot = strchr(p, '.');
+		char *k = dot ? rag_xstrndup(p, (size_t)(dot - p)) : rag_xstrdup(p);
+		v = rag_json_get(v, k);
+		free(k);
+		if (!dot) break;
+		p = dot + 1;
+	}
+	return v;
 }

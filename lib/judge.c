@@ -484,9 +484,10 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	call_send(c);
 }
 
-static void ask(rag_judge *j, const char *name, const char *lang, jv vars, int n, int repeat,
-                rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb,
-                void *arg)
+/* A call of prompt name filled with vars (consumed), not sent yet; NULL (cb told) when the prompt
+ * was not loaded. */
+static call *new_call(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
+                      int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
 	const char *t = template(j, name, lang);
 	call *c;
@@ -495,10 +496,9 @@ static void ask(rag_judge *j, const char *name, const char *lang, jv vars, int n
 		jv_free(vars);
 		snprintf(msg, sizeof msg, "internal error: prompt \"%s\" was not loaded", name);
 		cb(arg, jv_null(), msg);
-		return;
+		return NULL;
 	}
-	c = rag_xmalloc(sizeof *c);
-	memset(c, 0, sizeof *c);
+	c = rag_xcalloc(1, sizeof *c);
 	c->j = j;
 	c->usage = usage;
 	c->messages = messages_for(t, vars);
@@ -506,10 +506,20 @@ static void ask(rag_judge *j, const char *name, const char *lang, jv vars, int n
 	c->check = check;
 	c->fix_hint = fix_hint;
 	c->expect = expect;
-	c->n = n > 1 ? n : 1;
-	c->repeat = repeat > 0 ? repeat : 0;
+	c->n = 1;
 	c->done = cb;
 	c->arg = arg;
+	return c;
+}
+
+static void ask(rag_judge *j, const char *name, const char *lang, jv vars, int n, int repeat,
+                rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb,
+                void *arg)
+{
+	call *c = new_call(j, name, lang, vars, check, expect, fix_hint, usage, cb, arg);
+	if (!c) return;
+	c->n = n > 1 ? n : 1;
+	c->repeat = repeat > 0 ? repeat : 0;
 	call_send(c);
 }
 
@@ -536,28 +546,10 @@ void rag_judge_ask_plain(rag_judge *j, const char *name, const char *lang, jv va
                          int expect, const char *fix_hint, int max_tokens, rag_usage *usage,
                          rag_judge_cb cb, void *arg)
 {
-	const char *t = template(j, name, lang);
-	call *c;
-	if (!t) {
-		char msg[160];
-		jv_free(vars);
-		snprintf(msg, sizeof msg, "internal error: prompt \"%s\" was not loaded", name);
-		cb(arg, jv_null(), msg);
-		return;
-	}
-	c = rag_xcalloc(1, sizeof *c);
-	c->j = j;
-	c->usage = usage;
-	c->messages = messages_for(t, vars);
-	c->name = name;
-	c->check = check;
-	c->fix_hint = fix_hint;
-	c->expect = expect;
-	c->n = 1;
+	call *c = new_call(j, name, lang, vars, check, expect, fix_hint, usage, cb, arg);
+	if (!c) return;
 	c->plain = 1;
 	c->max_tokens = max_tokens;
-	c->done = cb;
-	c->arg = arg;
 	call_send(c);
 }
 

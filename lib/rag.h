@@ -58,6 +58,8 @@ typedef struct rag_strv { char **v; size_t n, cap; } rag_strv;
 void rag_strv_push(rag_strv *a, char *s);   /* takes s */
 void rag_strv_free(rag_strv *a);            /* frees the strings too; a is empty again */
 double rag_now(void);                   /* monotonic seconds */
+/* write(2) all n bytes, again after EINTR and short writes: 0, or -1 with errno. */
+int rag_write_all(int fd, const void *data, size_t n);
 /* Read a whole file; NUL-terminated; NULL and err on failure. */
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* Directory that holds share/ data (prompts...): $RAG_DATADIR, else <exe>/../share when running
@@ -69,6 +71,9 @@ const char *rag_datadir(void);
 jv rag_json_get(jv o, const char *k);
 double rag_json_num(jv o, const char *k);     /* o borrowed; NAN unless a number */
 int rag_json_true(jv o, const char *k);       /* o borrowed; 1 when o.k is true */
+/* The value at a dotted path of o (borrowed): "scores.faithfulness", "system.top_k"; a key that
+ * itself holds the dots is tried first. jv_invalid() when absent. */
+jv rag_json_path(jv o, const char *path);
 /* o.k (o borrowed) as text into buf: a string, a number (%.17g), else "". Returns buf. */
 const char *rag_json_str(jv o, const char *k, char *buf, size_t n);
 
@@ -1225,9 +1230,6 @@ int rag_agree_ppi(const double *judge_all, size_t nall, const double *judge_lab,
  * in input order; returns how many. */
 size_t rag_agree_sample(const double *score, const char *const *category, size_t n, size_t want,
                         uint64_t seed, size_t *picked);
-/* A field by a dotted path (scores.faithfulness; a key holding the dot itself first); rec
- * borrowed, the value returned (jv_invalid() when absent). */
-jv rag_agree_path(jv rec, const char *path);
 /* v (borrowed) as a number: a number, true 1 / false 0, a string of a number or yes/no, y/n,
  * true/false, pass/fail (any case), 是/否. 0 ok; 1 absent (invalid, null, an empty string);
  * -1 a value of another kind. */

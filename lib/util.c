@@ -209,3 +209,18 @@ const char *rag_datadir(void)
 	snprintf(dir, sizeof dir, "%s", RAG_DATADIR);
 	return dir;
 }
+
+int rag_write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR) continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -203,16 +203,16 @@ int main(void)
 		}
 		{
 			jv r = jv_parse("{\"scores\":{\"faithfulness\":0.5},\"a.b\":2,\"x\":{\"y\":{\"z\":true}}}");
-			jv g = rag_agree_path(r, "scores.faithfulness");
+			jv g = rag_json_path(r, "scores.faithfulness");
 			ok(jv_get_kind(g) == JV_KIND_NUMBER && jv_number_value(g) == 0.5, "path scores.faithfulness");
 			jv_free(g);
-			g = rag_agree_path(r, "a.b");
+			g = rag_json_path(r, "a.b");
 			ok(jv_get_kind(g) == JV_KIND_NUMBER && jv_number_value(g) == 2, "path: a key with a dot in it");
 			jv_free(g);
-			g = rag_agree_path(r, "x.y.z");
+			g = rag_json_path(r, "x.y.z");
 			ok(jv_get_kind(g) == JV_KIND_TRUE, "path of three");
 			jv_free(g);
-			g = rag_agree_path(r, "scores.nope");
+			g = rag_json_path(r, "scores.nope");
 			ok(!jv_is_valid(g), "path absent: invalid");
 			jv_free(g);
 			jv_free(r);

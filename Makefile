@@ -14,6 +14,8 @@ ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-paramete
 	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
 # pkg-config for the libraries that ship a .pc file; libjq 1.6 and libstemmer have none
 PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n
+# the run store (rag-store): SQLite and PostgreSQL's libpq
+PC_LIBS += sqlite3 libpq
 ALL_CFLAGS += $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
 LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemmer -lm
 
@@ -36,9 +38,13 @@ all: $(BINS)
 # TEST_PKGS for every tool a test uses (a test skipped for a missing tool never ran).
 BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
 	libutf8proc-dev libstemmer-dev libicu-dev
+# the run store (rag-store)
+BUILD_PKGS += libsqlite3-dev libpq-dev
 DEMO_PKGS = jq python3
 TEST_PKGS = $(DEMO_PKGS) perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
 	clang libclang-rt-14-dev llvm parallel
+# rag-store's test runs a real PostgreSQL server (initdb, pg_ctl)
+TEST_PKGS += postgresql
 
 deps:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(TEST_PKGS)
@@ -52,6 +58,9 @@ have-deps:
 
 lib/%.o: lib/%.c lib/rag.h VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# the run store's backends (a header of their own, not rag.h)
+lib/store.o lib/store_sqlite.o lib/store_pg.o: lib/store_be.h
 
 lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)

@@ -150,6 +150,8 @@ static const struct key keys[] = {
 	/* prices: what rag-gate, rag-eval and --estimate charge for tokens */
 	{ ROW("prices", "currency", T_STR, prices.currency) },
 	{ ROW("prices", "*", T_PRICES, prices.v), .aux = offsetof(rag_config, prices.n) },
+	/* store: rag-store's and rag-eval's run history (rag-store(1)) */
+	{ ROW("store", "url", T_STR, store.url) },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -224,6 +226,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->llm.json_mode = RAG_JSON_SCHEMA;
 	cfg->cache.mode = RAG_CACHE_RW;
 	cfg->cache.dir = xdg_dir("XDG_CACHE_HOME", ".cache", "ragpipe");
+	cfg->store.default_url = xdg_dir("XDG_DATA_HOME", ".local/share", "ragpipe/runs.db");
 	cfg->lang = rag_xstrdup("auto");
 	cfg->verify.max_claims = 20;
 	cfg->verify.batch_claims = 20;
@@ -341,6 +344,7 @@ void rag_config_free(rag_config *cfg)
 		}
 	}
 	free(cfg->path);
+	free(cfg->store.default_url);
 	memset(cfg, 0, sizeof *cfg);
 }
 
@@ -1227,6 +1231,11 @@ static jv masked_url(const char *s)
 	colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
 	if (!colon) return jv_string(s);
 	return jv_string_fmt("%.*s:***%s", (int)(colon - s), s, at);
+}
+
+jv rag_config_mask_url(const char *url)
+{
+	return masked_url(url);
 }
 
 /* obj[path...] = v, making the sections on the way ("gate.mean" is two levels) */

@@ -262,6 +262,22 @@ static size_t base_add(rag_gate *g, const char *id)
 	return row;
 }
 
+/* A line of rag-store diff ({id, change, scores, baseline_scores...}) stands for the baseline's
+ * record by its baseline_scores: the object, null when the baseline lacked the record; invalid
+ * for a record of a run. rec borrowed. */
+static jv diff_baseline_scores(jv rec)
+{
+	jv change = rag_json_get(jv_copy(rec), "change"), bs;
+	int is_diff = jv_get_kind(change) == JV_KIND_STRING;
+	jv_free(change);
+	if (!is_diff) return jv_invalid();
+	bs = rag_json_get(jv_copy(rec), "baseline_scores");
+	if (jv_get_kind(bs) == JV_KIND_OBJECT) return bs;
+	if (jv_get_kind(bs) == JV_KIND_NULL) return bs;
+	jv_free(bs);
+	return jv_invalid();
+}
+
 void rag_gate_baseline(rag_gate *g, jv rec)
 {
 	char *id = record_id(rec);
@@ -278,10 +294,17 @@ void rag_gate_baseline(rag_gate *g, jv rec)
 		jv_free(rec);
 		return;
 	}
+	scores = diff_baseline_scores(rec);
+	if (jv_get_kind(scores) == JV_KIND_NULL) {
+		/* a diff's record the baseline run did not have */
+		free(id);
+		jv_free(rec);
+		return;
+	}
 	row = base_add(g, id);
 	free(id);
 	for (m = 0; m < g->nbmetric; m++) g->bcol[m][row] = NAN;
-	scores = record_scores(rec);
+	if (!jv_is_valid(scores)) scores = record_scores(rec);
 	jv_object_foreach(scores, key, val) {
 		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
 		size_t b, r;

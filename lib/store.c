@@ -1,0 +1,1103 @@
+/* store.c - the run store (rag-store(1)): runs, their records and test sets kept in SQLite or
+ * PostgreSQL, the same schema and the same SQL on both (the backends, store_sqlite.c and
+ * store_pg.c, run a statement with text parameters; store_be.h).
+ *
+ * The schema has a version (schema_version) and a list of migrations: a store of an older
+ * version (or none yet) is brought up to date when it is opened, one of a newer version is
+ * refused. Every write is one transaction under the store's lock, so that concurrent adds queue
+ * and an add is all there or not at all. Nothing secret goes in: run.json holds none, and the
+ * URL's password is masked in every message. */
+#include "rag.h"
+#include "store_be.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rag_store {
+	const rag_store_be *be;
+	void *h;
+	char *url_shown;          /* the URL with its password masked */
+	char *password;           /* scrubbed from every message (NULL: none) */
+};
+
+/* ---------------------------------------------------------------- schema */
+
+/* Migration N brings a store of version N - 1 to version N. Version 0 is a database without
+ * the schema (new, or a store from before schema_version had a row). */
+static const char *const migration_1[] = {
+	"CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+	"CREATE TABLE IF NOT EXISTS testsets (name TEXT NOT NULL, version INTEGER NOT NULL, "
+	"hash TEXT NOT NULL, created TEXT NOT NULL, n INTEGER NOT NULL, file TEXT, "
+	"PRIMARY KEY (name, version))",
+	"CREATE TABLE IF NOT EXISTS testcases (testset TEXT NOT NULL, version INTEGER NOT NULL, "
+	"seq INTEGER NOT NULL, case_id TEXT, line TEXT NOT NULL, PRIMARY KEY (testset, version, seq), "
+	"FOREIGN KEY (testset, version) REFERENCES testsets (name, version))",
+	"CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, started TEXT NOT NULL, ended TEXT, "
+	"added TEXT NOT NULL, label TEXT, testset TEXT, testset_version INTEGER, commit_id TEXT, "
+	"dirty INTEGER, gate TEXT, passed INTEGER, exit_status INTEGER, n INTEGER NOT NULL, "
+	"with_errors INTEGER NOT NULL, means TEXT NOT NULL, system TEXT, run_json TEXT, "
+	"final_newline INTEGER NOT NULL)",
+	"CREATE INDEX IF NOT EXISTS runs_started ON runs (started, id)",
+	"CREATE TABLE IF NOT EXISTS run_cases (run_id TEXT NOT NULL REFERENCES runs (id), "
+	"seq INTEGER NOT NULL, case_id TEXT, category TEXT, scores TEXT, passed INTEGER, errors TEXT, "
+	"usage TEXT, line TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1 };
+#define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
+
+int rag_store_schema(void)
+{
+	return SCHEMA_VERSION;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+/* Replace each copy of the password in err by "***". */
+static void scrub(const rag_store *s, char *err, size_t errlen)
+{
+	char *p;
+	size_t n;
+	if (!s || !s->password || !err || !(n = strlen(s->password))) return;
+	while ((p = strstr(err, s->password))) {
+		size_t rest = strlen(p + n);
+		if (n >= 3) {
+			memcpy(p, "***", 3);
+			memmove(p + 3, p + n, rest + 1);
+		} else {
+			memset(p, '*', n);
+		}
+	}
+	(void)errlen;
+}
+
+static int q(rag_store *s, const char *sql, int n, const char *const *param, rag_store_row_fn row, void *ctx,
+             char *err, size_t errlen)
+{
+	if (s->be->exec(s->h, sql, n, param, row, ctx, err, errlen) < 0) {
+		scrub(s, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+static int q0(rag_store *s, const char *sql, char *err, size_t errlen)
+{
+	return q(s, sql, 0, NULL, NULL, NULL, err, errlen);
+}
+
+/* a row's first column as a malloc'ed string (the first row only) */
+static int first_col(void *ctx, int ncol, const char *const *col)
+{
+	char **out = ctx;
+	if (!*out) *out = rag_xstrdup(ncol > 0 && col[0] ? col[0] : "");
+	return 1;
+}
+
+static int begin(rag_store *s, char *err, size_t errlen)
+{
+	if (q0(s, s->be->begin, err, errlen) < 0) return -1;
+	if (s->be->lock && q(s, s->be->lock, 0, NULL, NULL, NULL, err, errlen) < 0) {
+		q0(s, "ROLLBACK", NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
+static int commit(rag_store *s, char *err, size_t errlen)
+{
+	if (q0(s, "COMMIT", err, errlen) < 0) {
+		q0(s, "ROLLBACK", NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
+static void rollback(rag_store *s)
+{
+	q0(s, "ROLLBACK", NULL, 0);
+}
+
+/* The schema's version in the database: 0 when it has none; -1 on error. */
+static int schema_version(rag_store *s, char *err, size_t errlen)
+{
+	const char *p[1] = {"schema_version"};
+	char *has = NULL, *v = NULL;
+	int version = 0;
+	if (q(s, s->be->has_table, 1, p, first_col, &has, err, errlen) < 0) return -1;
+	if (has && atoi(has) > 0) {
+		if (q(s, "SELECT max(version) FROM schema_version", 0, NULL, first_col, &v, err, errlen) < 0) {
+			free(has);
+			return -1;
+		}
+		version = v && *v ? atoi(v) : 0;
+	}
+	free(has);
+	free(v);
+	return version;
+}
+
+static int migrate(rag_store *s, char *err, size_t errlen)
+{
+	int v, m;
+	size_t i;
+	char vs[16];
+	const char *p[1] = {vs};
+	if ((v = schema_version(s, err, errlen)) < 0) return -1;
+	if (v == SCHEMA_VERSION) return 0;
+	if (v > SCHEMA_VERSION) goto newer;
+	/* under the lock, again: another process may have migrated it meanwhile */
+	if (begin(s, err, errlen) < 0) return -1;
+	if ((v = schema_version(s, err, errlen)) < 0) goto fail;
+	if (v > SCHEMA_VERSION) {
+		rollback(s);
+		goto newer;
+	}
+	for (m = v + 1; m <= SCHEMA_VERSION; m++)
+		for (i = 0; migrations[m][i]; i++)
+			if (q0(s, migrations[m][i], err, errlen) < 0) goto fail;
+	snprintf(vs, sizeof vs, "%d", SCHEMA_VERSION);
+	if (v < SCHEMA_VERSION && (q0(s, "DELETE FROM schema_version", err, errlen) < 0 ||
+	                           q(s, "INSERT INTO schema_version (version) VALUES ($1)", 1, p, NULL, NULL, err, errlen) < 0))
+		goto fail;
+	return commit(s, err, errlen);
+fail:
+	rollback(s);
+	return -1;
+newer:
+	rag_seterr(err, errlen, "the store %s has schema version %d, newer than this ragpipe's (%d): "
+	           "use it with a newer ragpipe", s->url_shown, v, SCHEMA_VERSION);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- opening */
+
+char *rag_store_url_masked(const char *url)
+{
+	jv m = rag_config_mask_url(url);
+	char *s = rag_xstrdup(jv_string_value(m));
+	jv_free(m);
+	return s;
+}
+
+/* the password of a postgresql://user:password@host URL, or NULL */
+static char *url_password(const char *url)
+{
+	const char *u = strstr(url, "://"), *at, *colon, *slash;
+	if (!u) return NULL;
+	u += 3;
+	slash = strchr(u, '/');
+	at = strchr(u, '@');
+	if (!at || (slash && at > slash)) return NULL;
+	colon = memchr(u, ':', (size_t)(at - u));
+	if (!colon || colon + 1 == at) return NULL;
+	return rag_xstrndup(colon + 1, (size_t)(at - colon - 1));
+}
+
+int rag_store_is_pg(const char *url)
+{
+	return !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
+}
+
+rag_store *rag_store_open(const char *url, char *err, size_t errlen)
+{
+	rag_store *s = rag_xcalloc(1, sizeof *s);
+	s->url_shown = rag_store_url_masked(url);
+	if (rag_store_is_pg(url)) {
+		s->be = &rag_store_pg_be;
+		s->password = url_password(url);
+		s->h = rag_store_pg_open(url, err, errlen);
+	} else {
+		const char *path = url;
+		if (!strncmp(url, "sqlite://", 9)) path = url + 9;   /* sqlite:///abs, sqlite://rel */
+		else if (!strncmp(url, "sqlite:", 7)) path = url + 7;
+		else if (strstr(url, "://")) {
+			rag_seterr(err, errlen, "store URL \"%s\": not sqlite://PATH, postgresql://... or a file's path", s->url_shown);
+			goto fail;
+		}
+		if (!*path) {
+			rag_seterr(err, errlen, "store URL \"%s\" names no file", s->url_shown);
+			goto fail;
+		}
+		s->be = &rag_store_sqlite_be;
+		s->h = rag_store_sqlite_open(path, err, errlen);
+	}
+	if (!s->h) {
+		scrub(s, err, errlen);
+		goto fail;
+	}
+	if (migrate(s, err, errlen) < 0) goto fail;
+	return s;
+fail:
+	rag_store_close(s);
+	return NULL;
+}
+
+void rag_store_close(rag_store *s)
+{
+	if (!s) return;
+	if (s->h) s->be->close(s->h);
+	free(s->url_shown);
+	free(s->password);
+	free(s);
+}
+
+const char *rag_store_backend(const rag_store *s)
+{
+	return s->be->name;
+}
+
+const char *rag_store_url(const rag_store *s)
+{
+	return s->url_shown;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static char *now_iso(void)
+{
+	char buf[32];
+	struct tm tm;
+	time_t t = time(NULL);
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return rag_xstrdup(buf);
+}
+
+/* A new run's id: the UTC time and 8 random hex digits, as unlikely to meet another CI job's. */
+static char *new_id(void)
+{
+	char buf[32];
+	struct tm tm;
+	struct timespec ts;
+	uint32_t r = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (fd < 0 || read(fd, &r, sizeof r) != (ssize_t)sizeof r)
+		r = (uint32_t)ts.tv_nsec ^ ((uint32_t)getpid() << 12);
+	if (fd >= 0) close(fd);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+	return rag_xasprintf("%s-%08x", buf, (unsigned)r);
+}
+
+/* a jv as compact JSON text (consumed): NULL for invalid or null */
+static char *dump(jv v)
+{
+	jv d;
+	char *s;
+	if (jv_get_kind(v) == JV_KIND_INVALID || jv_get_kind(v) == JV_KIND_NULL) {
+		jv_free(v);
+		return NULL;
+	}
+	d = jv_dump_string(v, 0);
+	s = rag_xstrdup(jv_string_value(d));
+	jv_free(d);
+	return s;
+}
+
+/* text of JSON (borrowed) as a jv; null for NULL or broken text */
+static jv parse(const char *s)
+{
+	jv v;
+	if (!s) return jv_null();
+	v = jv_parse(s);
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		return jv_null();
+	}
+	return v;
+}
+
+/* a record's id as text (a number's as %.17g), or NULL */
+static char *record_id(jv rec)
+{
+	jv id = rag_json_get(jv_copy(rec), "id");
+	char *s = NULL;
+	if (jv_get_kind(id) == JV_KIND_STRING) s = rag_xstrdup(jv_string_value(id));
+	else if (jv_get_kind(id) == JV_KIND_NUMBER) s = rag_xasprintf("%.17g", jv_number_value(id));
+	jv_free(id);
+	return s;
+}
+
+static const char *str_or_null(jv o, const char *k, char *buf, size_t n)
+{
+	jv v = rag_json_get(jv_copy(o), k);
+	const char *r = NULL;
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		snprintf(buf, n, "%s", jv_string_value(v));
+		r = buf;
+	}
+	jv_free(v);
+	return r;
+}
+
+/* ---------------------------------------------------------------- test sets */
+
+/* The test set's records as lines of compact JSON, and their hash. */
+static int testset_lines(const char *text, size_t len, const char *file, rag_strv *lines, char hash[65],
+                         char *err, size_t errlen)
+{
+	jv recs = rag_testset_parse(text, len, file, RAG_TESTSET_AUTO, err, errlen);
+	rag_buf all = {0};
+	if (!jv_is_valid(recs)) {
+		jv_free(recs);
+		return -1;
+	}
+	jv_array_foreach(recs, i, r) {
+		char *line = dump(r);
+		rag_buf_adds(&all, line);
+		rag_buf_add(&all, "\n", 1);
+		rag_strv_push(lines, line);
+		(void)i;
+	}
+	jv_free(recs);
+	rag_sha256_hex(all.p ? all.p : "", all.len, hash);
+	rag_buf_free(&all);
+	return 0;
+}
+
+/* Inside a transaction: the test set's version holding lines (a new one when its hash differs
+ * from the newest). */
+static int testset_put(rag_store *s, const char *name, const rag_strv *lines, const char *hash, const char *file,
+                       int *version, int *created, char *err, size_t errlen)
+{
+	char *last = NULL, *lasthash = NULL, vs[16], ns[24], seq[24];
+	const char *p[6];
+	size_t i;
+	int rc = -1;
+	p[0] = name;
+	if (q(s, "SELECT max(version) FROM testsets WHERE name = $1", 1, p, first_col, &last, err, errlen) < 0) return -1;
+	*version = last && *last ? atoi(last) : 0;
+	if (*version) {
+		snprintf(vs, sizeof vs, "%d", *version);
+		p[1] = vs;
+		if (q(s, "SELECT hash FROM testsets WHERE name = $1 AND version = $2", 2, p, first_col, &lasthash,
+		      err, errlen) < 0)
+			goto out;
+		if (lasthash && !strcmp(lasthash, hash)) {
+			*created = 0;
+			rc = 0;
+			goto out;
+		}
+	}
+	++*version;
+	*created = 1;
+	snprintf(vs, sizeof vs, "%d", *version);
+	snprintf(ns, sizeof ns, "%zu", lines->n);
+	{
+		char *now = now_iso();
+		const char *pp[6] = {name, vs, hash, now, ns, file};
+		int r = q(s, "INSERT INTO testsets (name, version, hash, created, n, file) VALUES ($1, $2, $3, $4, $5, $6)",
+		          6, pp, NULL, NULL, err, errlen);
+		free(now);
+		if (r < 0) goto out;
+	}
+	for (i = 0; i < lines->n; i++) {
+		jv rec = jv_parse(lines->v[i]);
+		char *id = record_id(rec);
+		const char *pp[5] = {name, vs, seq, id, lines->v[i]};
+		int r;
+		jv_free(rec);
+		snprintf(seq, sizeof seq, "%zu", i + 1);
+		r = q(s, "INSERT INTO testcases (testset, version, seq, case_id, line) VALUES ($1, $2, $3, $4, $5)",
+		      5, pp, NULL, NULL, err, errlen);
+		free(id);
+		if (r < 0) goto out;
+	}
+	rc = 0;
+out:
+	free(last);
+	free(lasthash);
+	return rc;
+}
+
+int rag_store_testset_import(rag_store *s, const char *name, const char *text, size_t len, const char *file,
+                             int *version, int *created, char *err, size_t errlen)
+{
+	rag_strv lines = {0};
+	char hash[65];
+	int rc = -1;
+	if (testset_lines(text, len, file, &lines, hash, err, errlen) < 0) return -1;
+	if (begin(s, err, errlen) < 0) goto out;
+	if (testset_put(s, name, &lines, hash, file, version, created, err, errlen) < 0) {
+		rollback(s);
+		goto out;
+	}
+	rc = commit(s, err, errlen);
+out:
+	rag_strv_free(&lines);
+	return rc;
+}
+
+static int add_line(void *ctx, int ncol, const char *const *col)
+{
+	rag_buf *b = ctx;
+	if (ncol > 0 && col[0]) rag_buf_adds(b, col[0]);
+	rag_buf_add(b, "\n", 1);
+	return 0;
+}
+
+int rag_store_testset_export(rag_store *s, const char *name, int version, rag_buf *out, int *version_out,
+                             char *err, size_t errlen)
+{
+	char vs[16], *last = NULL;
+	const char *p[2] = {name, vs};
+	if (!version) {
+		if (q(s, "SELECT max(version) FROM testsets WHERE name = $1", 1, p, first_col, &last, err, errlen) < 0)
+			return -1;
+		version = last && *last ? atoi(last) : 0;
+		free(last);
+		last = NULL;
+	} else {
+		snprintf(vs, sizeof vs, "%d", version);
+		if (q(s, "SELECT version FROM testsets WHERE name = $1 AND version = $2", 2, p, first_col, &last,
+		      err, errlen) < 0)
+			return -1;
+		if (!last) version = 0;
+		free(last);
+	}
+	if (!version) {
+		rag_seterr(err, errlen, "no test set \"%s\"%s in the store", name, p[1] == vs && *vs ? " of that version" : "");
+		return 1;
+	}
+	snprintf(vs, sizeof vs, "%d", version);
+	if (version_out) *version_out = version;
+	return q(s, "SELECT line FROM testcases WHERE testset = $1 AND version = $2 ORDER BY seq", 2, p, add_line, out,
+	         err, errlen);
+}
+
+/* ---------------------------------------------------------------- adding a run */
+
+/* the mean of each metric's numbers over the records: an object metric -> mean */
+typedef struct means { jv sum, count; } means;
+
+static void means_add(means *m, jv scores)
+{
+	if (jv_get_kind(scores) != JV_KIND_OBJECT) {
+		jv_free(scores);
+		return;
+	}
+	jv_object_foreach(scores, k, v) {
+		if (jv_get_kind(v) == JV_KIND_NUMBER && isfinite(jv_number_value(v))) {
+			double s = rag_json_num(m->sum, jv_string_value(k)), c = rag_json_num(m->count, jv_string_value(k));
+			if (isnan(s)) s = c = 0;
+			m->sum = jv_object_set(m->sum, jv_copy(k), jv_number(s + jv_number_value(v)));
+			m->count = jv_object_set(m->count, jv_copy(k), jv_number(c + 1));
+		}
+		jv_free(k);
+		jv_free(v);
+	}
+	jv_free(scores);
+}
+
+static jv means_done(means *m)
+{
+	jv out = jv_object();
+	jv_object_foreach(m->sum, k, v) {
+		double c = rag_json_num(m->count, jv_string_value(k));
+		double mean = jv_number_value(v) / c;
+		out = jv_object_set(out, k, jv_number(round(mean * 1e6) / 1e6));
+		jv_free(v);
+	}
+	jv_free(m->sum);
+	jv_free(m->count);
+	return out;
+}
+
+/* passed from a record's checks (rag_gate_add's, consumed): "1", "0", or NULL without checks */
+static const char *checks_passed(jv checks)
+{
+	int any = 0, fail = 0;
+	if (jv_get_kind(checks) == JV_KIND_ARRAY) {
+		jv_array_foreach(checks, i, c) {
+			char buf[16];
+			const char *st = rag_json_str(c, "status", buf, sizeof buf);
+			if (!strcmp(st, "failure") || !strcmp(st, "error")) fail = 1;
+			if (strcmp(st, "skipped")) any = 1;
+			jv_free(c);
+			(void)i;
+		}
+	}
+	jv_free(checks);
+	return fail ? "0" : any ? "1" : NULL;
+}
+
+/* The test set's name for a run: the file's name without its directory and extension. */
+static char *testset_name_of(const char *path)
+{
+	const char *b = strrchr(path, '/'), *dot;
+	b = b ? b + 1 : path;
+	dot = strrchr(b, '.');
+	return dot && dot != b ? rag_xstrndup(b, (size_t)(dot - b)) : rag_xstrdup(b);
+}
+
+static int run_exists(rag_store *s, const char *id, char *err, size_t errlen)
+{
+	char *x = NULL;
+	const char *p[1] = {id};
+	int r = q(s, "SELECT id FROM runs WHERE id = $1", 1, p, first_col, &x, err, errlen);
+	if (r < 0) return -1;
+	r = x != NULL;
+	free(x);
+	return r;
+}
+
+int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *err, size_t errlen)
+{
+	jv run = jv_copy(in->run), sys = jv_null(), gitv, m;
+	char *id = NULL, *now = now_iso(), *started = NULL, *testset = NULL, *means_s = NULL, *sys_s = NULL;
+	char *run_s = NULL, buf[256], nbuf[24], ebuf[24], tvbuf[16], exbuf[24];
+	const char *commit_id = NULL, *dirty = NULL, *gate = NULL, *passed = NULL, *exit_status = NULL, *ended;
+	char cbuf[128], gbuf[32], endbuf[64];
+	rag_strv ts_lines = {0};
+	char ts_hash[65];
+	int ts_version = 0, created, rc = -1, in_tx = 0;
+	size_t pos = 0, nrec = 0, with_errors = 0, seq = 0;
+	means mm = {jv_object(), jv_object()};
+	rag_gate *g = in->gate ? rag_gate_new(in->gate) : NULL;
+	int final_newline = in->len == 0 || in->records[in->len - 1] == '\n';
+
+	if (jv_get_kind(run) != JV_KIND_OBJECT) {
+		jv_free(run);
+		run = jv_null();
+	}
+	/* the run's id, start and settings */
+	if (in->id) id = rag_xstrdup(in->id);
+	else if (jv_get_kind(run) == JV_KIND_OBJECT && str_or_null(run, "run_id", buf, sizeof buf)) id = rag_xstrdup(buf);
+	else id = new_id();
+	if (jv_get_kind(run) == JV_KIND_OBJECT && str_or_null(run, "started", buf, sizeof buf)) started = rag_xstrdup(buf);
+	else started = rag_xstrdup(now);
+	ended = jv_get_kind(run) == JV_KIND_OBJECT ? str_or_null(run, "ended", endbuf, sizeof endbuf) : NULL;
+	if (!ended && jv_get_kind(run) != JV_KIND_OBJECT) ended = now;
+	if (in->testset) testset = rag_xstrdup(in->testset);
+	else if (jv_get_kind(run) == JV_KIND_OBJECT && str_or_null(run, "testset", buf, sizeof buf))
+		testset = testset_name_of(buf);
+	if (jv_get_kind(run) == JV_KIND_OBJECT) {
+		gitv = rag_json_get(jv_copy(run), "git");
+		commit_id = str_or_null(gitv, "commit", cbuf, sizeof cbuf);
+		m = rag_json_get(jv_copy(gitv), "dirty");
+		dirty = jv_get_kind(m) == JV_KIND_TRUE ? "1" : jv_get_kind(m) == JV_KIND_FALSE ? "0" : NULL;
+		jv_free(m);
+		jv_free(gitv);
+		gate = str_or_null(run, "gate", gbuf, sizeof gbuf);
+		passed = gate && !strcmp(gate, "pass") ? "1" : gate && !strcmp(gate, "fail") ? "0" : NULL;
+		m = rag_json_get(jv_copy(run), "exit_status");
+		if (jv_get_kind(m) == JV_KIND_NUMBER) {
+			snprintf(exbuf, sizeof exbuf, "%.0f", jv_number_value(m));
+			exit_status = exbuf;
+		}
+		jv_free(m);
+		m = rag_json_get(jv_copy(run), "config");
+		sys = rag_json_get(m, "system");
+		run_s = dump(jv_copy(run));
+	}
+	if (in->commit) commit_id = in->commit;
+	if (in->testset_text && testset &&
+	    testset_lines(in->testset_text, in->testset_len, in->testset_file, &ts_lines, ts_hash, err, errlen) < 0)
+		goto out;
+
+	if (begin(s, err, errlen) < 0) goto out;
+	in_tx = 1;
+	if ((rc = run_exists(s, id, err, errlen)) != 0) {
+		if (rc > 0) rag_seterr(err, errlen, "run \"%s\" is already in the store", id);
+		rc = -1;
+		goto out;
+	}
+	rc = -1;
+	if (ts_lines.n && testset_put(s, testset, &ts_lines, ts_hash, in->testset_file, &ts_version, &created,
+	                              err, errlen) < 0)
+		goto out;
+	/* the run first (its records refer to it), its counts once they are read */
+	snprintf(tvbuf, sizeof tvbuf, "%d", ts_version);
+	{
+		const char *p[18] = {id, started, ended, now, in->label, testset, ts_version ? tvbuf : NULL, commit_id, dirty,
+		                     gate, passed, exit_status, "0", "0", "{}", NULL, run_s, final_newline ? "1" : "0"};
+		if (q(s, "INSERT INTO runs (id, started, ended, added, label, testset, testset_version, commit_id, dirty, "
+		      "gate, passed, exit_status, n, with_errors, means, system, run_json, final_newline) VALUES "
+		      "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+		      18, p, NULL, NULL, err, errlen) < 0)
+			goto out;
+	}
+	/* the records, each line as it came */
+	while (pos < in->len) {
+		const char *nl = memchr(in->records + pos, '\n', in->len - pos);
+		size_t end = nl ? (size_t)(nl - in->records) : in->len;
+		char *line = rag_xstrndup(in->records + pos, end - pos);
+		jv rec = jv_parse_sized(in->records + pos, (int)(end - pos));
+		char *cid = NULL, *sc = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
+		const char *cat = NULL, *rpass = NULL;
+		int r;
+		pos = end + 1;
+		seq++;
+		if (jv_get_kind(rec) == JV_KIND_OBJECT) {
+			jv e = rag_json_get(jv_copy(rec), "errors");
+			nrec++;
+			cid = record_id(rec);
+			cat = str_or_null(rec, "category", catbuf, sizeof catbuf);
+			sc = dump(rag_json_get(jv_copy(rec), "scores"));
+			means_add(&mm, rag_json_get(jv_copy(rec), "scores"));
+			if (jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0) with_errors++;
+			er = dump(e);
+			us = dump(rag_json_get(jv_copy(rec), "usage"));
+			if (jv_get_kind(sys) != JV_KIND_OBJECT) {
+				jv_free(sys);
+				sys = rag_json_get(jv_copy(rec), "system");
+			}
+			if (g) {
+				char where[32];
+				snprintf(where, sizeof where, "%zu", seq);
+				rpass = checks_passed(rag_gate_add(g, jv_copy(rec), where, 0, 1));
+			}
+		}
+		jv_free(rec);
+		snprintf(seqs, sizeof seqs, "%zu", seq);
+		{
+			const char *p[9] = {id, seqs, cid, cat, sc, rpass, er, us, line};
+			r = q(s, "INSERT INTO run_cases (run_id, seq, case_id, category, scores, passed, errors, usage, line) "
+			      "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9, p, NULL, NULL, err, errlen);
+		}
+		free(line);
+		free(cid);
+		free(sc);
+		free(er);
+		free(us);
+		if (r < 0) goto out;
+	}
+	if (g && !passed && (in->gate->nmean || in->gate->nrecord)) {
+		jv sum = rag_gate_summary(g), p = rag_json_get(sum, "pass");
+		passed = jv_get_kind(p) == JV_KIND_TRUE ? "1" : jv_get_kind(p) == JV_KIND_FALSE ? "0" : NULL;
+		jv_free(p);
+	}
+	means_s = dump(means_done(&mm));
+	mm.sum = jv_invalid();
+	sys_s = jv_get_kind(sys) == JV_KIND_OBJECT ? dump(jv_copy(sys)) : NULL;
+	snprintf(nbuf, sizeof nbuf, "%zu", nrec);
+	snprintf(ebuf, sizeof ebuf, "%zu", with_errors);
+	{
+		const char *p[8] = {nbuf, ebuf, means_s, passed, sys_s, id};
+		if (q(s, "UPDATE runs SET n = $1, with_errors = $2, means = $3, passed = $4, system = $5 WHERE id = $6",
+		      6, p, NULL, NULL, err, errlen) < 0)
+			goto out;
+	}
+	if (commit(s, err, errlen) < 0) {
+		in_tx = 0;
+		goto out;
+	}
+	in_tx = 0;
+	rc = 0;
+	if (id_out) {
+		*id_out = id;
+		id = NULL;
+	}
+out:
+	if (in_tx) rollback(s);
+	if (jv_is_valid(mm.sum)) {
+		jv_free(mm.sum);
+		jv_free(mm.count);
+	}
+	rag_gate_free(g);
+	rag_strv_free(&ts_lines);
+	jv_free(run);
+	jv_free(sys);
+	free(id);
+	free(now);
+	free(started);
+	free(testset);
+	free(means_s);
+	free(sys_s);
+	free(run_s);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- reading runs */
+
+#define RUN_COLS "id, started, ended, label, commit_id, testset, testset_version, n, passed, gate, " \
+	"with_errors, means, system, dirty, exit_status, added"
+
+static jv text_or_null(const char *s)
+{
+	return s ? jv_string(s) : jv_null();
+}
+
+static jv int_or_null(const char *s)
+{
+	return s ? jv_number(atof(s)) : jv_null();
+}
+
+/* a row of RUN_COLS as a run's summary */
+static jv run_row(int ncol, const char *const *c)
+{
+	jv r = jv_object();
+	if (ncol < 16) return r;
+	r = jv_object_set(r, jv_string("run"), text_or_null(c[0]));
+	r = jv_object_set(r, jv_string("started"), text_or_null(c[1]));
+	r = jv_object_set(r, jv_string("ended"), text_or_null(c[2]));
+	r = jv_object_set(r, jv_string("label"), text_or_null(c[3]));
+	r = jv_object_set(r, jv_string("commit"), text_or_null(c[4]));
+	r = jv_object_set(r, jv_string("dirty"), c[13] ? jv_bool(atoi(c[13])) : jv_null());
+	r = jv_object_set(r, jv_string("testset"), text_or_null(c[5]));
+	r = jv_object_set(r, jv_string("testset_version"), int_or_null(c[6]));
+	r = jv_object_set(r, jv_string("n"), int_or_null(c[7]));
+	r = jv_object_set(r, jv_string("records_with_errors"), int_or_null(c[10]));
+	r = jv_object_set(r, jv_string("passed"), c[8] ? jv_bool(atoi(c[8])) : jv_null());
+	r = jv_object_set(r, jv_string("gate"), text_or_null(c[9]));
+	r = jv_object_set(r, jv_string("exit_status"), int_or_null(c[14]));
+	r = jv_object_set(r, jv_string("means"), c[11] ? parse(c[11]) : jv_object());
+	r = jv_object_set(r, jv_string("system"), parse(c[12]));
+	r = jv_object_set(r, jv_string("added"), text_or_null(c[15]));
+	return r;
+}
+
+static int collect_runs(void *ctx, int ncol, const char *const *col)
+{
+	jv *a = ctx;
+	*a = jv_array_append(*a, run_row(ncol, col));
+	return 0;
+}
+
+/* whether summary r (borrowed) has system KEY=VALUE */
+static int system_matches(jv r, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	char *key;
+	jv sys, v, want;
+	int ok;
+	if (!eq) return 0;
+	key = rag_xstrndup(kv, (size_t)(eq - kv));
+	sys = rag_json_get(jv_copy(r), "system");
+	v = rag_json_path(sys, key);
+	want = rag_config_scalar(eq + 1);
+	ok = jv_is_valid(v) && (jv_equal(jv_copy(v), jv_copy(want)) ||
+	                        (jv_get_kind(v) == JV_KIND_STRING && !strcmp(jv_string_value(v), eq + 1)));
+	jv_free(v);
+	jv_free(want);
+	jv_free(sys);
+	free(key);
+	return ok;
+}
+
+/* an end of --until that is a day alone takes in the whole day */
+static char *until_bound(const char *u)
+{
+	return strlen(u) == 10 ? rag_xasprintf("%sT23:59:59Z", u) : rag_xstrdup(u);
+}
+
+int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, size_t errlen)
+{
+	rag_buf sql = {0};
+	const char *p[4];
+	char *until = NULL, *like = NULL;
+	int n = 0, rc;
+	jv a = jv_array(), kept;
+	rag_buf_adds(&sql, "SELECT " RUN_COLS " FROM runs WHERE 1 = 1");
+	if (f->testset) {
+		p[n++] = f->testset;
+		rag_buf_addf(&sql, " AND testset = $%d", n);
+	}
+	if (f->since) {
+		p[n++] = f->since;
+		rag_buf_addf(&sql, " AND started >= $%d", n);
+	}
+	if (f->until) {
+		p[n++] = until = until_bound(f->until);
+		rag_buf_addf(&sql, " AND started <= $%d", n);
+	}
+	if (f->commit) {
+		p[n++] = like = rag_xasprintf("%s%%", f->commit);
+		rag_buf_addf(&sql, " AND commit_id LIKE $%d", n);
+	}
+	rag_buf_adds(&sql, " ORDER BY started DESC, id DESC");
+	rc = q(s, sql.p, n, p, collect_runs, &a, err, errlen);
+	rag_buf_free(&sql);
+	free(until);
+	free(like);
+	if (rc < 0) {
+		jv_free(a);
+		return -1;
+	}
+	/* newest first from the query: the filters on system, the limit, then oldest first */
+	kept = jv_array();
+	jv_array_foreach(a, i, r) {
+		size_t k;
+		int ok = 1;
+		for (k = 0; k < f->nsystem && ok; k++) ok = system_matches(r, f->system[k]);
+		if (ok && (f->limit <= 0 || jv_array_length(jv_copy(kept)) < f->limit)) kept = jv_array_append(kept, r);
+		else jv_free(r);
+		(void)i;
+	}
+	jv_free(a);
+	a = jv_array();
+	{
+		int len = jv_array_length(jv_copy(kept)), i;
+		for (i = len - 1; i >= 0; i--) a = jv_array_append(a, jv_array_get(jv_copy(kept), i));
+	}
+	jv_free(kept);
+	*out = a;
+	return 0;
+}
+
+jv rag_store_history(jv r)
+{
+	static const char *const keys[] = {"run", "started", "label", "commit", "testset", "n", "passed", "means"};
+	jv h = jv_object();
+	size_t i;
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		jv v = rag_json_get(jv_copy(r), keys[i]);
+		h = jv_object_set(h, jv_string(keys[i]), jv_is_valid(v) ? v : jv_null());
+	}
+	jv_free(r);
+	return h;
+}
+
+int rag_store_resolve(rag_store *s, const char *ref, char **id, char *err, size_t errlen)
+{
+	char *x = NULL;
+	long back = -1;
+	int rc;
+	if (!strcmp(ref, "last")) back = 0;
+	else if (!strncmp(ref, "last~", 5)) {
+		char *end;
+		errno = 0;
+		back = strtol(ref + 5, &end, 10);
+		if (errno || *end || end == ref + 5 || back < 0) {
+			rag_seterr(err, errlen, "\"%s\": last~N wants N a whole number, 0 or more", ref);
+			return -1;
+		}
+	}
+	if (back >= 0) {
+		char sql[128];
+		snprintf(sql, sizeof sql, "SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1 OFFSET %ld", back);
+		rc = q(s, sql, 0, NULL, first_col, &x, err, errlen);
+	} else {
+		const char *p[1] = {ref};
+		rc = q(s, "SELECT id FROM runs WHERE id = $1", 1, p, first_col, &x, err, errlen);
+	}
+	if (rc < 0) return -1;
+	if (!x) {
+		rag_seterr(err, errlen, back > 0 ? "no run \"%s\" in the store (it holds fewer runs)" :
+		           "no run \"%s\" in the store", ref);
+		return 1;
+	}
+	*id = x;
+	return 0;
+}
+
+static int one_run(void *ctx, int ncol, const char *const *col)
+{
+	jv *r = ctx;
+	if (jv_get_kind(*r) != JV_KIND_OBJECT) {
+		jv_free(*r);
+		*r = run_row(ncol, col);
+		if (ncol > 16) *r = jv_object_set(*r, jv_string("run_json"), parse(col[16]));
+	}
+	return 1;
+}
+
+int rag_store_show(rag_store *s, const char *id, jv *out, char *err, size_t errlen)
+{
+	const char *p[1] = {id};
+	jv r = jv_null();
+	if (q(s, "SELECT " RUN_COLS ", run_json FROM runs WHERE id = $1", 1, p, one_run, &r, err, errlen) < 0) {
+		jv_free(r);
+		return -1;
+	}
+	if (jv_get_kind(r) != JV_KIND_OBJECT) {
+		jv_free(r);
+		rag_seterr(err, errlen, "no run \"%s\" in the store", id);
+		return 1;
+	}
+	*out = r;
+	return 0;
+}
+
+int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size_t errlen)
+{
+	const char *p[1] = {id};
+	char *fin = NULL;
+	if (q(s, "SELECT final_newline FROM runs WHERE id = $1", 1, p, first_col, &fin, err, errlen) < 0) return -1;
+	if (!fin) {
+		rag_seterr(err, errlen, "no run \"%s\" in the store", id);
+		return 1;
+	}
+	if (q(s, "SELECT line FROM run_cases WHERE run_id = $1 ORDER BY seq", 1, p, add_line, out, err, errlen) < 0) {
+		free(fin);
+		return -1;
+	}
+	/* a records file whose last line had no newline comes back without it */
+	if (!atoi(fin) && out->len) out->len--;
+	free(fin);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- diff */
+
+typedef struct cases { jv ids, scores, answers, order; } cases;
+
+static int collect_case(void *ctx, int ncol, const char *const *col)
+{
+	cases *c = ctx;
+	jv rec, ans;
+	if (ncol < 3 || !col[0]) return 0;   /* a line that was no record, or one without an id */
+	if (jv_get_kind(jv_object_get(jv_copy(c->ids), jv_string(col[0]))) != JV_KIND_INVALID) return 0;   /* a repeat */
+	rec = parse(col[2]);
+	ans = jv_get_kind(rec) == JV_KIND_OBJECT ? rag_record_get(jv_copy(rec), "answer") : jv_invalid();
+	jv_free(rec);
+	c->ids = jv_object_set(c->ids, jv_string(col[0]), jv_true());
+	c->scores = jv_object_set(c->scores, jv_string(col[0]), col[1] ? parse(col[1]) : jv_null());
+	c->answers = jv_object_set(c->answers, jv_string(col[0]), jv_is_valid(ans) ? ans : jv_null());
+	c->order = jv_array_append(c->order, jv_string(col[0]));
+	return 0;
+}
+
+static int load_cases(rag_store *s, const char *id, cases *c, char *err, size_t errlen)
+{
+	const char *p[1] = {id};
+	c->ids = jv_object();
+	c->scores = jv_object();
+	c->answers = jv_object();
+	c->order = jv_array();
+	return q(s, "SELECT case_id, scores, line FROM run_cases WHERE run_id = $1 ORDER BY seq", 1, p, collect_case, c,
+	         err, errlen);
+}
+
+static void free_cases(cases *c)
+{
+	jv_free(c->ids);
+	jv_free(c->scores);
+	jv_free(c->answers);
+	jv_free(c->order);
+}
+
+static jv get_or_null(jv o, const char *k)
+{
+	jv v = jv_object_get(jv_copy(o), jv_string(k));
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		return jv_null();
+	}
+	return v;
+}
+
+/* One diff line for id: newer scores ns and baseline bs (both consumed, null when absent). */
+static jv diff_line(const char *id, jv ns, jv bs, jv na, jv ba)
+{
+	jv delta = jv_object(), keys;
+	int worse = 0, better = 0;
+	const char *change;
+	if (jv_get_kind(ns) == JV_KIND_OBJECT && jv_get_kind(bs) == JV_KIND_OBJECT) {
+		jv all = jv_object();
+		jv_object_foreach(ns, k, v) { all = jv_object_set(all, k, jv_true()); jv_free(v); }
+		jv_object_foreach(bs, k, v) { all = jv_object_set(all, k, jv_true()); jv_free(v); }
+		keys = jv_keys(all);
+		jv_array_foreach(keys, i, k) {
+			jv a = jv_object_get(jv_copy(ns), jv_copy(k)), b = jv_object_get(jv_copy(bs), jv_copy(k));
+			int an = jv_get_kind(a) == JV_KIND_NUMBER, bn = jv_get_kind(b) == JV_KIND_NUMBER;
+			if (an && bn) {
+				double d = round((jv_number_value(a) - jv_number_value(b)) * 1e9) / 1e9;
+				if (d < 0) worse = 1;
+				if (d > 0) better = 1;
+				delta = jv_object_set(delta, k, jv_number(d));
+			} else {
+				/* a score lost is a regression, a score gained an improvement */
+				if (bn) worse = 1;
+				if (an) better = 1;
+				delta = jv_object_set(delta, k, jv_null());
+			}
+			jv_free(a);
+			jv_free(b);
+			(void)i;
+		}
+		jv_free(keys);
+		change = worse ? "regressed" : better ? "improved" : "same";
+	} else if (jv_get_kind(bs) == JV_KIND_INVALID) {
+		change = "added";
+	} else if (jv_get_kind(ns) == JV_KIND_INVALID) {
+		change = "removed";
+	} else {
+		change = "same";   /* neither side has scores */
+	}
+	if (!jv_is_valid(ns)) { jv_free(ns); ns = jv_null(); }
+	if (!jv_is_valid(bs)) { jv_free(bs); bs = jv_null(); }
+	if (!jv_is_valid(na)) { jv_free(na); na = jv_null(); }
+	if (!jv_is_valid(ba)) { jv_free(ba); ba = jv_null(); }
+	return JV_OBJECT(jv_string("id"), jv_string(id), jv_string("change"), jv_string(change),
+	                 jv_string("delta"), delta, jv_string("scores"), ns, jv_string("baseline_scores"), bs,
+	                 jv_string("answer"), na, jv_string("baseline_answer"), ba);
+}
+
+/* scores of id in c: the object, null when the record had none, invalid when it is not there */
+static jv case_scores(const cases *c, const char *id)
+{
+	jv v = jv_object_get(jv_copy(c->scores), jv_string(id));
+	if (jv_get_kind(v) == JV_KIND_NULL) {
+		jv_free(v);
+		return jv_object();
+	}
+	return v;
+}
+
+int rag_store_diff(rag_store *s, const char *base, const char *newer, jv *out, char *err, size_t errlen)
+{
+	cases a, b;
+	jv lines = jv_array();
+	int rc = -1;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	if (load_cases(s, base, &a, err, errlen) < 0 || load_cases(s, newer, &b, err, errlen) < 0) goto out;
+	jv_array_foreach(b.order, i, idv) {
+		const char *id = jv_string_value(idv);
+		lines = jv_array_append(lines, diff_line(id, case_scores(&b, id), case_scores(&a, id),
+		                                         get_or_null(b.answers, id),
+		                                         jv_object_get(jv_copy(a.answers), jv_string(id))));
+		jv_free(idv);
+		(void)i;
+	}
+	jv_array_foreach(a.order, i, idv) {
+		const char *id = jv_string_value(idv);
+		jv there = jv_object_get(jv_copy(b.ids), jv_string(id));
+		if (!jv_is_valid(there))
+			lines = jv_array_append(lines, diff_line(id, jv_invalid(), case_scores(&a, id), jv_invalid(),
+			                                         get_or_null(a.answers, id)));
+		jv_free(there);
+		jv_free(idv);
+		(void)i;
+	}
+	*out = lines;
+	lines = jv_invalid();
+	rc = 0;
+out:
+	jv_free(lines);
+	free_cases(&a);
+	free_cases(&b);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- info */
+
+int rag_store_info(rag_store *s, jv *out, char *err, size_t errlen)
+{
+	char *runs = NULL, *cases_n = NULL, *sets = NULL;
+	int v = schema_version(s, err, errlen);
+	if (v < 0 ||
+	    q(s, "SELECT count(*) FROM runs", 0, NULL, first_col, &runs, err, errlen) < 0 ||
+	    q(s, "SELECT count(*) FROM run_cases", 0, NULL, first_col, &cases_n, err, errlen) < 0 ||
+	    q(s, "SELECT count(DISTINCT name) FROM testsets", 0, NULL, first_col, &sets, err, errlen) < 0) {
+		free(runs);
+		free(cases_n);
+		free(sets);
+		return -1;
+	}
+	*out = JV_OBJECT(jv_string("backend"), jv_string(s->be->name), jv_string("url"), jv_string(s->url_shown),
+	                 jv_string("schema_version"), jv_number(v), jv_string("runs"), jv_number(atof(runs)),
+	                 jv_string("records"), jv_number(atof(cases_n)), jv_string("testsets"), jv_number(atof(sets)));
+	free(runs);
+	free(cases_n);
+	free(sets);
+	return 0;
+}

@@ -36,7 +36,7 @@ static const char usage[] =
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
-	OPT_JOBS, OPT_SSHLOGIN
+	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE
 };
 
 static const rag_opt options[] = {
@@ -52,6 +52,7 @@ static const rag_opt options[] = {
 	{"sshlogin", 0, OPT_SSHLOGIN, "HOSTS", NULL, "with --jobs: run the shards on these hosts (parallel --sshlogin)"},
 	{"format", 0, OPT_FORMAT, "FORMAT", "auto json csv", "the test set's format (default auto: by name and content)"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
+	{"store", 0, OPT_STORE, "URL", NULL, "add the run to this store at the end (default store.url: none when unset)"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},
@@ -166,6 +167,7 @@ typedef struct eval {
 	long jobs;                /* -j */
 	long shards;              /* --jobs, 0: one process */
 	const char *sshlogin;
+	const char *store_opt;    /* --store URL */
 	jv done;                  /* --resume: the ids records.jsonl holds */
 	char *bin;                /* the tools' directory, NULL: on PATH */
 	char *self;               /* rag-eval, for the first stage */
@@ -1365,6 +1367,96 @@ out:
 	return rc;
 }
 
+/* ---------------------------------------------------------------- the store */
+
+/* The finished run into the store at url (rag-store add), its test set as a version of it, and
+ * RUNDIR/history.jsonl: the stored runs of that test set, oldest first (rag-store(1) HISTORY).
+ * 0, or after a message RAG_EXIT_STORE (the run directory stays as it is). */
+static int store_run(eval *e, const char *url)
+{
+	char err[RAG_ERRLEN], *rj = path_in(e, "run.json"), *recs = path_in(e, "records.jsonl");
+	char *hist = path_in(e, "history.jsonl"), *records = NULL, *set = NULL, *id = NULL;
+	size_t len = 0, set_len = 0;
+	jv run = read_json_file(rj), summary = jv_invalid(), runs = jv_invalid();
+	rag_store *s = NULL;
+	rag_store_run in;
+	rag_store_filter f;
+	rag_cli_gate g;
+	rag_gate_opts go;
+	rag_buf b = {0};
+	int rc = RAG_EXIT_STORE, fd;
+
+	rag_cli_gate_init(&g);
+	rag_cli_gate_opts(&e->cli, &g, &go);
+	memset(&in, 0, sizeof in);
+	memset(&f, 0, sizeof f);
+	if (!(records = rag_read_file(recs, &len, err, sizeof err)) || jv_get_kind(run) != JV_KIND_OBJECT) {
+		if (!records) rag_msg(e->cli.prog, "error", "cannot store the run: %s", err);
+		else rag_msg(e->cli.prog, "error", "cannot store the run: \"%s\" is not a JSON object", rj);
+		goto out;
+	}
+	/* the test set as read from its file (one read on stdin has no name to store it by) */
+	if (!e->input && e->testset_abs) set = rag_read_file(e->testset_abs, &set_len, err, sizeof err);
+	if (!(s = rag_store_open(url, err, sizeof err))) goto fail;
+	in.run = run;
+	in.records = records;
+	in.len = len;
+	in.testset_text = set;
+	in.testset_len = set_len;
+	in.testset_file = e->testset_abs;
+	in.gate = &go;
+	if (rag_store_add(s, &in, &id, err, sizeof err) < 0 || rag_store_show(s, id, &summary, err, sizeof err) != 0)
+		goto fail;
+	{
+		jv ts = jv_object_get(jv_copy(summary), jv_string("testset"));
+		f.testset = jv_get_kind(ts) == JV_KIND_STRING ? rag_xstrdup(jv_string_value(ts)) : NULL;
+		jv_free(ts);
+	}
+	rc = rag_store_list(s, &f, &runs, err, sizeof err);
+	free((char *)f.testset);
+	if (rc < 0) {
+		rc = RAG_EXIT_STORE;
+		goto fail;
+	}
+	rc = RAG_EXIT_STORE;
+	jv_array_foreach(runs, i, r) {
+		jv d = jv_dump_string(rag_store_history(r), 0);
+		rag_buf_adds(&b, jv_string_value(d));
+		rag_buf_add(&b, "\n", 1);
+		jv_free(d);
+		(void)i;
+	}
+	fd = open(hist, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || rag_write_all(fd, b.p ? b.p : "", b.len) < 0 || close(fd) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", hist, strerror(errno));
+		goto out;
+	}
+	if (!e->cli.quiet) rag_msg(e->cli.prog, "info", "run %s stored in %s", id, rag_store_url(s));
+	rc = 0;
+	goto out;
+fail:
+	{
+		char *shown = rag_store_url_masked(url);
+		rag_msg(e->cli.prog, "error", "cannot store the run in %s: %s; the run directory %s is kept",
+		        shown, err, e->rundir);
+		free(shown);
+	}
+out:
+	rag_store_close(s);
+	rag_cli_gate_free(&g);
+	rag_buf_free(&b);
+	jv_free(run);
+	jv_free(summary);
+	jv_free(runs);
+	free(records);
+	free(set);
+	free(id);
+	free(rj);
+	free(recs);
+	free(hist);
+	return rc;
+}
+
 /* Whether a tool of the pipeline is there: in the tools' directory, or on PATH. */
 static int tool_found(const eval *e, const char *tool)
 {
@@ -1652,6 +1744,7 @@ int main(int argc, char **argv)
 			e.shards = n;
 			break;
 		case OPT_SSHLOGIN: e.sshlogin = optarg; break;
+		case OPT_STORE: e.store_opt = optarg; break;
 		case OPT_FORMAT:
 			if ((e.format = rag_testset_format_parse(optarg)) < 0) {
 				rag_msg(e.cli.prog, "error", "--format must be auto, json or csv, not \"%s\"", optarg);
@@ -1708,6 +1801,10 @@ int main(int argc, char **argv)
 		if (!e.cli.quiet) rag_msg(e.cli.prog, "info", "%s: every record is scored already", e.rundir);
 	}
 	rc = run(&e, cmd);
+	if (rc <= RAG_EXIT_FAIL && (e.store_opt || e.cli.cfg.store.url)) {
+		int st = store_run(&e, e.store_opt ? e.store_opt : e.cli.cfg.store.url);
+		if (st) rc = st;
+	}
 
 out:
 	free(cmd);

@@ -930,7 +930,7 @@ int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size
 		return -1;
 	}
 	/* a records file whose last line had no newline comes back without it */
-	if (!atoi(fin) && out->len) out->len--;
+	if (!atoi(fin) && out->len) out->p[--out->len] = 0;
 	free(fin);
 	return 0;
 }

@@ -385,6 +385,8 @@ int main(int argc, char **argv)
 			if (rc || done) goto out;
 		}
 	}
+	/* the configuration first: a -c that cannot be read is that error, whatever the command */
+	if ((rc = rag_cli_config(&t.cli))) goto out;
 	if (optind >= argc) {
 		rag_msg(t.cli.prog, "error", "no command: add, list, show, export, diff, history, testset or info");
 		rc = rag_cli_misuse(&t.cli);
@@ -404,7 +406,6 @@ int main(int argc, char **argv)
 		rc = rag_cli_misuse(&t.cli);
 	}
 	if (rc) goto out;
-	if ((rc = rag_cli_config(&t.cli))) goto out;
 	url = t.url_opt ? t.url_opt : t.cli.cfg.store.url ? t.cli.cfg.store.url : t.cli.cfg.store.default_url;
 	if (!url || !*url) {
 		rag_msg(t.cli.prog, "error", "no store: give --store URL or store.url in the configuration "

@@ -94,6 +94,14 @@ _ragpipe()
 		esac
 	fi
 
+	# rag-store's option values: free text
+	if [ "$tool" = rag-store ]; then
+		case $prev in
+		--store|--label|--testset|--run-id|--commit|--name|--since|--until|--system|--limit)
+			return 0 ;;
+		esac
+	fi
+
 	# rag-collect's option values
 	if [ "$tool" = rag-collect ]; then
 		case $prev in
@@ -118,7 +126,7 @@ _ragpipe()
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0 ;;
-		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin)
+		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin|--store)
 			return 0 ;;
 		esac
 	fi
@@ -230,12 +238,33 @@ _ragpipe()
 		fi ;;
 	rag-eval)
 		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --jobs --sshlogin
-		      --format --bin --dry-run --estimate --emit --skip-done"
+		      --format --bin --dry-run --estimate --emit --skip-done --store"
 		# rag-eval reads a file (the test set)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0
+		fi ;;
+	rag-store)
+		opts="$opts --store --label --testset --run-id --commit --name --since --until --system --limit --json"
+		# the command first, then its operands: testset's own words, run directories and files
+		local w n=0 sub=
+		for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+			case $w in -*) ;; *) n=$((n + 1)); [ $n = 1 ] && sub=$w ;; esac
+		done
+		case $prev in --store|--label|--testset|--run-id|--commit|--name|--since|--until|--system|--limit) n=-1 ;; esac
+		if [[ $cur != -* ]] && [ "$n" -ge 0 ]; then
+			if [ "$n" = 0 ]; then
+				COMPREPLY=($(compgen -W 'add list show export diff history testset info' -- "$cur"))
+				return 0
+			elif [ "$sub" = testset ] && [ "$n" = 1 ]; then
+				COMPREPLY=($(compgen -W 'import export' -- "$cur"))
+				return 0
+			elif [ "$sub" = add ] || [ "$sub" = testset ]; then
+				compopt -o filenames 2>/dev/null
+				COMPREPLY=($(compgen -f -- "$cur"))
+				return 0
+			fi
 		fi ;;
 	rag-report)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
@@ -252,4 +281,4 @@ _ragpipe()
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	return 0
 }
-complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree rag-gen
+complete -F _ragpipe rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree rag-gen rag-store

@@ -3,7 +3,7 @@
 # tests/t/90-options.t checks it.
 
 # Options every tool shares.  The tools read standard input only: no file operands.
-for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree rag-gen
+for cmd in rag-claims rag-verify rag-revq rag-embsim rag-gate rag-ap rag-report rag-kw rag-judge rag-collect rag-eval rag-agree rag-gen rag-store
     complete -c $cmd -f
     complete -c $cmd -s c -l config -r -F -d 'Configuration file'
     complete -c $cmd -l strict -d 'Stop at the first bad input line'
@@ -179,3 +179,20 @@ complete -c rag-eval -l dry-run -d 'Print the pipeline and exit'
 complete -c rag-eval -l estimate -d 'Send nothing: the requests, tokens and cost of each stage'
 complete -c rag-eval -l emit -d 'The first stage: the test set as records'
 complete -c rag-eval -l skip-done -r -F -d 'With --emit: leave out the ids of FILE'
+complete -c rag-eval -l store -x -d 'Add the run to this store at the end'
+
+# rag-store (a command, then its operands: run directories and test set files)
+complete -c rag-store -n '__fish_use_subcommand' -a 'add list show export diff history testset info'
+complete -c rag-store -n '__fish_seen_subcommand_from testset' -a 'import export'
+complete -c rag-store -n '__fish_seen_subcommand_from add testset' -F
+complete -c rag-store -l store -x -d 'The store (SQLite path or postgresql URL)'
+complete -c rag-store -l label -x -d 'add: the run label'
+complete -c rag-store -l testset -x -d 'add: the test set; list, history: only its runs'
+complete -c rag-store -l run-id -x -d 'add: the run id'
+complete -c rag-store -l commit -x -d 'add: the git commit; list, history: by its start'
+complete -c rag-store -l name -x -d 'testset import: the test set name'
+complete -c rag-store -l since -x -d 'list, history: started at TIME or later'
+complete -c rag-store -l until -x -d 'list, history: started at TIME or before'
+complete -c rag-store -l system -x -d 'list, history: a system setting, KEY=VALUE'
+complete -c rag-store -l limit -x -d 'list, history: the newest K runs'
+complete -c rag-store -l json -d 'list: JSON Lines instead of the table'

@@ -189,6 +189,7 @@ bench: all
 	sh bench/eval.sh
 	sh bench/memory.sh -n 2000 -n 60000
 	sh bench/parallel.sh
+	sh bench/store.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples/docs \

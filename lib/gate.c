@@ -267,9 +267,9 @@ static size_t base_add(rag_gate *g, const char *id)
  * for a record of a run. rec borrowed. */
 static jv diff_baseline_scores(jv rec)
 {
-	jv change = rag_json_get(jv_copy(rec), "change"), bs;
-	int is_diff = jv_get_kind(change) == JV_KIND_STRING;
-	jv_free(change);
+	jv ch = rag_json_get(jv_copy(rec), "change"), bs;
+	int is_diff = jv_get_kind(ch) == JV_KIND_STRING;
+	jv_free(ch);
 	if (!is_diff) return jv_invalid();
 	bs = rag_json_get(jv_copy(rec), "baseline_scores");
 	if (jv_get_kind(bs) == JV_KIND_OBJECT) return bs;

@@ -1130,7 +1130,8 @@ typedef struct rag_gate_opts {
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
- * file for the summary. */
+ * file for the summary. A line of rag-store diff (with "change") stands for the baseline's
+ * record by its baseline_scores, and is left out when they are null (a record added since). */
 void rag_gate_baseline(rag_gate *g, jv rec);
 void rag_gate_baseline_name(rag_gate *g, const char *name);
 /* A record of the run (borrowed); where names its position ("file:17"), unreadable says the line

@@ -446,8 +446,9 @@ static int add_line(void *ctx, int ncol, const char *const *col)
 int rag_store_testset_export(rag_store *s, const char *name, int version, rag_buf *out, int *version_out,
                              char *err, size_t errlen)
 {
-	char vs[16], *last = NULL;
+	char vs[16] = "", *last = NULL;
 	const char *p[2] = {name, vs};
+	int asked = version;
 	if (!version) {
 		if (q(s, "SELECT max(version) FROM testsets WHERE name = $1", 1, p, first_col, &last, err, errlen) < 0)
 			return -1;
@@ -463,7 +464,8 @@ int rag_store_testset_export(rag_store *s, const char *name, int version, rag_bu
 		free(last);
 	}
 	if (!version) {
-		rag_seterr(err, errlen, "no test set \"%s\"%s in the store", name, p[1] == vs && *vs ? " of that version" : "");
+		if (asked) rag_seterr(err, errlen, "no version %d of test set \"%s\" in the store", asked, name);
+		else rag_seterr(err, errlen, "no test set \"%s\" in the store", name);
 		return 1;
 	}
 	snprintf(vs, sizeof vs, "%d", version);
@@ -652,7 +654,7 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 			if (g) {
 				char where[32];
 				snprintf(where, sizeof where, "%zu", seq);
-				rpass = checks_passed(rag_gate_add(g, jv_copy(rec), where, 0, 1));
+				rpass = checks_passed(rag_gate_add(g, rec, where, 0, 1));   /* rec borrowed */
 			}
 		}
 		jv_free(rec);
@@ -944,9 +946,14 @@ static int collect_case(void *ctx, int ncol, const char *const *col)
 	cases *c = ctx;
 	jv rec, ans;
 	if (ncol < 3 || !col[0]) return 0;   /* a line that was no record, or one without an id */
-	if (jv_get_kind(jv_object_get(jv_copy(c->ids), jv_string(col[0]))) != JV_KIND_INVALID) return 0;   /* a repeat */
+	ans = jv_object_get(jv_copy(c->ids), jv_string(col[0]));
+	if (jv_is_valid(ans)) {
+		jv_free(ans);
+		return 0;   /* a repeat */
+	}
+	jv_free(ans);
 	rec = parse(col[2]);
-	ans = jv_get_kind(rec) == JV_KIND_OBJECT ? rag_record_get(jv_copy(rec), "answer") : jv_invalid();
+	ans = rag_record_get(rec, "answer");   /* rec borrowed */
 	jv_free(rec);
 	c->ids = jv_object_set(c->ids, jv_string(col[0]), jv_true());
 	c->scores = jv_object_set(c->scores, jv_string(col[0]), col[1] ? parse(col[1]) : jv_null());

@@ -53,6 +53,7 @@ static const char *change_of(jv lines, const char *id, double *delta)
 		jv_free(l);
 		(void)i;
 	}
+	jv_free(lines);
 	return buf;
 }
 

@@ -10,8 +10,6 @@
 
 need jq
 [ -x "$BIN/rag-store" ] || bail_out "bin/rag-store is not built: run make"
-XDG_DATA_HOME=$T/data
-export XDG_DATA_HOME
 EX=$TOP/share/examples/example.jsonl
 PGBIN=/usr/lib/postgresql/15/bin
 

@@ -11,7 +11,8 @@
 # After sourcing: the cwd is the repo top ($TOP); $BIN is $TOP/bin; $T is a fresh temp dir
 # under tests/tmp/ (removed at exit unless RAG_KEEP_TMP=1 or a test failed and
 # RAG_KEEP_FAILED=1). The environment is cleaned of RAG_* / OPENAI_API_KEY / proxy variables,
-# and XDG_CONFIG_HOME / XDG_CACHE_HOME point into $T so a user's config and cache never leak in.
+# and XDG_CONFIG_HOME / XDG_CACHE_HOME / XDG_DATA_HOME point into $T so a user's config, cache
+# and run store never leak in.
 #
 # TAP:  tap_plan N | tap_ok STATUS DESC | check DESC CMD... | is GOT WANT DESC | isnt GOT WANT DESC
 #       like GOT ERE DESC | unlike GOT ERE DESC | diag MSG... | bail_out MSG | done_testing
@@ -52,6 +53,9 @@ XDG_CACHE_HOME=$T/cache
 mkdir -p "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
 LC_ALL=C.UTF-8
 export no_proxy NO_PROXY XDG_CONFIG_HOME XDG_CACHE_HOME LC_ALL
+# rag-store's default store ($XDG_DATA_HOME/ragpipe/runs.db) in $T too, never the user's
+XDG_DATA_HOME=$T/data
+export XDG_DATA_HOME
 if [ -e "$TOP/rag.yaml" ]; then
 	echo "# warning: $TOP/rag.yaml exists and is read by tools run without -c"
 fi

@@ -41,7 +41,8 @@ static const char *const migration_1[] = {
 	"added TEXT NOT NULL, label TEXT, testset TEXT, testset_version INTEGER, commit_id TEXT, "
 	"dirty INTEGER, gate TEXT, passed INTEGER, exit_status INTEGER, n INTEGER NOT NULL, "
 	"with_errors INTEGER NOT NULL, means TEXT NOT NULL, system TEXT, run_json TEXT, "
-	"final_newline INTEGER NOT NULL)",
+	"final_newline INTEGER NOT NULL, testset_file TEXT, format TEXT, metrics TEXT, collect INTEGER, "
+	"baseline TEXT, pipeline TEXT, config TEXT, tools TEXT, models TEXT, counts TEXT, resumed_with INTEGER)",
 	"CREATE INDEX IF NOT EXISTS runs_started ON runs (started, id)",
 	"CREATE TABLE IF NOT EXISTS run_cases (run_id TEXT NOT NULL REFERENCES runs (id), "
 	"seq INTEGER NOT NULL, case_id TEXT, category TEXT, scores TEXT, passed INTEGER, errors TEXT, "
@@ -530,6 +531,55 @@ static const char *checks_passed(jv checks)
 	return fail ? "0" : any ? "1" : NULL;
 }
 
+/* The fields of run.json that have a column of their own besides those read above (the whole
+ * object is in run_json too): column, key. */
+static const char *const run_fields[][2] = {
+	{"testset_file", "testset"}, {"format", "format"}, {"metrics", "metrics"}, {"collect", "collect"},
+	{"baseline", "baseline"}, {"pipeline", "pipeline"}, {"config", "config"}, {"tools", "tools"},
+	{"models", "models"}, {"counts", "counts"}, {"resumed_with", "resumed_with"},
+};
+#define NRUN_FIELDS (sizeof run_fields / sizeof run_fields[0])
+
+/* v (consumed) as a column's text: a string itself, a number, true 1 and false 0, an array or
+ * object as JSON; NULL for null or absent */
+static char *column_text(jv v)
+{
+	char *s = NULL;
+	switch (jv_get_kind(v)) {
+	case JV_KIND_STRING: s = rag_xstrdup(jv_string_value(v)); break;
+	case JV_KIND_NUMBER: s = rag_xasprintf("%.17g", jv_number_value(v)); break;
+	case JV_KIND_TRUE: s = rag_xstrdup("1"); break;
+	case JV_KIND_FALSE: s = rag_xstrdup("0"); break;
+	case JV_KIND_ARRAY:
+	case JV_KIND_OBJECT: return dump(v);
+	default: break;
+	}
+	jv_free(v);
+	return s;
+}
+
+/* Inside the add's transaction: run.json's other fields into their columns. */
+static int run_columns(rag_store *s, const char *id, jv run, char *err, size_t errlen)
+{
+	char *val[NRUN_FIELDS + 1];
+	const char *p[NRUN_FIELDS + 1];
+	rag_buf sql = {0};
+	size_t i;
+	int rc;
+	rag_buf_adds(&sql, "UPDATE runs SET ");
+	for (i = 0; i < NRUN_FIELDS; i++) {
+		val[i] = column_text(rag_json_get(jv_copy(run), run_fields[i][1]));
+		p[i] = val[i];
+		rag_buf_addf(&sql, "%s%s = $%zu", i ? ", " : "", run_fields[i][0], i + 1);
+	}
+	p[NRUN_FIELDS] = id;
+	rag_buf_addf(&sql, " WHERE id = $%zu", NRUN_FIELDS + 1);
+	rc = q(s, sql.p, (int)NRUN_FIELDS + 1, p, NULL, NULL, err, errlen);
+	for (i = 0; i < NRUN_FIELDS; i++) free(val[i]);
+	rag_buf_free(&sql);
+	return rc;
+}
+
 /* The test set's name for a run: the file's name without its directory and extension. */
 static char *testset_name_of(const char *path)
 {
@@ -626,6 +676,7 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 		      18, p, NULL, NULL, err, errlen) < 0)
 			goto out;
 	}
+	if (jv_get_kind(run) == JV_KIND_OBJECT && run_columns(s, id, run, err, errlen) < 0) goto out;
 	/* the records, each line as it came */
 	while (pos < in->len) {
 		const char *nl = memchr(in->records + pos, '\n', in->len - pos);

@@ -4,8 +4,9 @@
 # unprivileged user when run as root), stopped at the end. The same commands on both give the
 # same results (compared); runs from run directories and from a stream, export byte for byte
 # (cmp), diff and rag-gate -b over it, history, the list's filters, test set versions, four
-# adds at once lose nothing, the schema's migration (absent, older, newer refused), the
-# password of a URL never shown; rag-eval --store. The offline judge throughout.
+# adds at once lose nothing (also on a new store, its schema made by all four at once), the
+# schema's migration (absent, older, newer refused), the password of a URL never shown;
+# rag-eval --store. The offline judge throughout.
 . "$(dirname "$0")/lib.sh"
 
 need jq
@@ -173,12 +174,17 @@ suite() {
 	is "$RC" 3 "$1: a broken test set: exit 3"
 	like "$(cat "$ERR")" 'broken\.jsonl:[0-9]+:[0-9]+' "$1: named FILE:LINE:COLUMN"
 
-	# four CI jobs at once
+	# four CI jobs at once, and four more on a new store whose schema they all make at once
 	for i in 1 2 3 4; do
 		st -q add - --run-id "C$i" --testset ci <"$T/A/records.jsonl" >"$T/conc.$i" 2>&1 &
+		rag rag-store -q -c "$T/c.yaml" --store "$FRESH" add - --run-id "F$i" <"$T/B/records.jsonl" >"$T/newstore.$i" 2>&1 &
 	done
 	wait
 	is "$(cat "$T"/conc.* | sort | tr '\n' ' ')" "C1 C2 C3 C4 " "$1: four adds at once: each printed its id"
+	is "$(cat "$T"/newstore.* | sort | tr '\n' ' ')" "F1 F2 F3 F4 " "$1: four adds at once on a new store: each printed its id"
+	rm -f "$T"/conc.* "$T"/newstore.*
+	run rag rag-store -c "$T/c.yaml" --store "$FRESH" info
+	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[1,4,16]' "$1: the new store made once, every run and record there"
 	run st info
 	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[1,7,26]' "$1: and every run and record is there"
 	run st list --json --testset ci
@@ -189,7 +195,7 @@ suite() {
 run rag rag-store -c "$T/c.yaml" info
 is "$(jq -r .url "$OUT")" "$XDG_DATA_HOME/ragpipe/runs.db" "the default store: \$XDG_DATA_HOME/ragpipe/runs.db"
 check "made with its directory" test -f "$XDG_DATA_HOME/ragpipe/runs.db"
-URL=sqlite://$T/runs.db
+URL=sqlite://$T/runs.db FRESH=sqlite://$T/fresh.db
 suite sqlite
 URL=$T/plain.db
 run st add "$T/A"
@@ -252,6 +258,8 @@ if ! pg_start; then
 fi
 tap_ok 0 "a PostgreSQL server of our own started (socket only)"
 URL="postgresql://ragpipe:pw-s3cret@/postgres?host=$PGDIR/sock"
+FRESH="postgresql://ragpipe@/fresh?host=$PGDIR/sock"
+"$PGBIN/createdb" -h "$PGDIR/sock" -U ragpipe fresh >"$T/createdb.log" 2>&1 || diag "createdb: $(cat "$T/createdb.log")"
 suite pg
 for f in list show-A diff history testset-1 export-S; do
 	check "the same $f on both backends" cmp "$T/sqlite/$f" "$T/pg/$f"

@@ -45,8 +45,8 @@ static const char *const migration_1[] = {
 	"baseline TEXT, pipeline TEXT, config TEXT, tools TEXT, models TEXT, counts TEXT, resumed_with INTEGER)",
 	"CREATE INDEX IF NOT EXISTS runs_started ON runs (started, id)",
 	"CREATE TABLE IF NOT EXISTS run_cases (run_id TEXT NOT NULL REFERENCES runs (id), "
-	"seq INTEGER NOT NULL, case_id TEXT, category TEXT, scores TEXT, passed INTEGER, errors TEXT, "
-	"usage TEXT, line TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
+	"seq INTEGER NOT NULL, case_id TEXT, category TEXT, scores TEXT, verdicts TEXT, passed INTEGER, "
+	"errors TEXT, usage TEXT, line TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
 	NULL
 };
 static const char *const *const migrations[] = { NULL, migration_1 };
@@ -683,7 +683,7 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 		size_t end = nl ? (size_t)(nl - in->records) : in->len;
 		char *line = rag_xstrndup(in->records + pos, end - pos);
 		jv rec = jv_parse_sized(in->records + pos, (int)(end - pos));
-		char *cid = NULL, *sc = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
+		char *cid = NULL, *sc = NULL, *vd = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
 		const char *cat = NULL, *rpass = NULL;
 		int r;
 		pos = end + 1;
@@ -694,6 +694,7 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 			cid = record_id(rec);
 			cat = str_or_null(rec, "category", catbuf, sizeof catbuf);
 			sc = dump(rag_json_get(jv_copy(rec), "scores"));
+			vd = dump(rag_json_get(jv_copy(rec), "verdicts"));
 			means_add(&mm, rag_json_get(jv_copy(rec), "scores"));
 			if (jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0) with_errors++;
 			er = dump(e);
@@ -711,13 +712,14 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 		jv_free(rec);
 		snprintf(seqs, sizeof seqs, "%zu", seq);
 		{
-			const char *p[9] = {id, seqs, cid, cat, sc, rpass, er, us, line};
-			r = q(s, "INSERT INTO run_cases (run_id, seq, case_id, category, scores, passed, errors, usage, line) "
-			      "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9, p, NULL, NULL, err, errlen);
+			const char *p[10] = {id, seqs, cid, cat, sc, vd, rpass, er, us, line};
+			r = q(s, "INSERT INTO run_cases (run_id, seq, case_id, category, scores, verdicts, passed, errors, usage, "
+			      "line) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10, p, NULL, NULL, err, errlen);
 		}
 		free(line);
 		free(cid);
 		free(sc);
+		free(vd);
 		free(er);
 		free(us);
 		if (r < 0) goto out;

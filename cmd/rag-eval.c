@@ -1405,8 +1405,15 @@ static int store_run(eval *e, const char *url)
 	in.testset_len = set_len;
 	in.testset_file = e->testset_abs;
 	in.gate = &go;
-	if (rag_store_add(s, &in, &id, err, sizeof err) < 0 || rag_store_show(s, id, &summary, err, sizeof err) != 0)
+	if (rag_store_show(s, e->run_id, &summary, err, sizeof err) == 0) {
+		/* --resume of a run that had finished and was stored: the same run */
+		if (!e->cli.quiet) rag_msg(e->cli.prog, "info", "run %s is in %s already", e->run_id, rag_store_url(s));
+		id = rag_xstrdup(e->run_id);
+	} else if (rag_store_add(s, &in, &id, err, sizeof err) < 0 || rag_store_show(s, id, &summary, err, sizeof err) != 0) {
 		goto fail;
+	} else if (!e->cli.quiet) {
+		rag_msg(e->cli.prog, "info", "run %s stored in %s", id, rag_store_url(s));
+	}
 	{
 		jv ts = jv_object_get(jv_copy(summary), jv_string("testset"));
 		f.testset = jv_get_kind(ts) == JV_KIND_STRING ? rag_xstrdup(jv_string_value(ts)) : NULL;
@@ -1431,7 +1438,6 @@ static int store_run(eval *e, const char *url)
 		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", hist, strerror(errno));
 		goto out;
 	}
-	if (!e->cli.quiet) rag_msg(e->cli.prog, "info", "run %s stored in %s", id, rag_store_url(s));
 	rc = 0;
 	goto out;
 fail:

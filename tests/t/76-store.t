@@ -239,8 +239,11 @@ run rag rag-store --store "$T/eval.db" export E2
 check "the stored records are the run's" cmp "$OUT" "$T/E2/records.jsonl"
 run rag rag-store --store "$T/eval.db" testset export set
 is "$(cat "$OUT")" "$(jq -c . "$T/set.jsonl")" "and its test set, stored once (a version 1)"
+run rag rag-eval -c "$T/a.yaml" --store "$T/eval.db" --resume "$T/E2"
+is "$RC" 1 "rag-eval --resume of a stored run: the gate's status, no store error"
+like "$(cat "$ERR")" "run E2 is in .* already" "it says the run is there already"
 run rag rag-store --store "$T/eval.db" info
-is "$(jq -c .testsets "$OUT")" 1 "one test set"
+is "$(jq -c '[.runs, .testsets]' "$OUT")" '[2,1]' "two runs, one test set"
 run rag rag-eval -q -c "$T/a.yaml" -m keyword_overlap --run-id E3 --store "postgresql://u:hunter2pw@/x?host=$T/none" -o "$T/E3" "$T/set.jsonl"
 is "$RC" 6 "rag-eval: a store that fails: exit 6"
 check "and the run directory is kept" test -s "$T/E3/records.jsonl"

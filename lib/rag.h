@@ -1127,6 +1127,12 @@ void rag_gate_baseline_name(rag_gate *g, const char *name);
  * score, threshold, status: "pass"|"failure"|"error"|"skipped", message?} (skipped: the metric
  * is not applicable to the record, not_applicable.<metric>); else jv_invalid(). */
 jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
+/* rag_gate_add, returning the gate's verdict on the record, for a report that shows it:
+ * {failed, errored (a gated score missing, or the line unreadable: out of the pass rate),
+ * missed: [why it failed: the thresholds it missed, its nulls], checks: [as rag_gate_add's],
+ * changes: [{metric, baseline, current, delta, change: "regressed"|"improved"|"none"}] against
+ * the baseline record of the same id (empty without one)}. A record passes when neither. */
+jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
  * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */

@@ -38,7 +38,8 @@ BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-d
 	libutf8proc-dev libstemmer-dev libicu-dev
 DEMO_PKGS = jq python3
 TEST_PKGS = $(DEMO_PKGS) perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
-	clang libclang-rt-14-dev llvm parallel
+	clang libclang-rt-14-dev llvm parallel \
+	python3-selenium chromium-driver fonts-noto-cjk
 
 deps:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(TEST_PKGS)

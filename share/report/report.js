@@ -69,7 +69,7 @@
 		var chunks = [], claims = [], other = [], v = r.v || {};
 		Object.keys(v).forEach(function (m) {
 			var list = v[m];
-			if (Array.isArray(list) && list.length && list[0] && typeof list[0] === 'object' && 'chunk' in list[0]) chunks.push([m, list]);
+			if (Array.isArray(list) && list.length && list[0] && typeof list[0] === 'object' && ('chunk' in list[0] || 'chunk_is_context' in list[0])) chunks.push([m, list]);
 			else if (Array.isArray(list)) claims.push([m, list]);
 			else if (list && typeof list === 'object') other.push([m, list]);
 		});

@@ -181,6 +181,7 @@ bench: all
 	sh bench/eval.sh
 	sh bench/memory.sh -n 2000 -n 60000
 	sh bench/parallel.sh
+	sh bench/report.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/report $(DESTDIR)$(DATADIR)/examples/docs \

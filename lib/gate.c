@@ -800,11 +800,11 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		for (b = 0; b < g->o.nby; b++) g->grp[gi[b]].passed++;
 	}
 	if (verdict) {
-		jv changes = jv_array();
-		if (g->have_base) align(g, id, scores, &changes);
+		jv ch = jv_array();
+		if (g->have_base) align(g, id, scores, &ch);
 		*verdict = JV_OBJECT(jv_string("failed"), jv_bool(failed), jv_string("errored"), jv_bool(errored),
 		                     jv_string("missed"), jv_copy(missed), jv_string("checks"), checks,
-		                     jv_string("changes"), changes);
+		                     jv_string("changes"), ch);
 		checks = jv_invalid();
 	} else if (g->have_base) {
 		align(g, id, scores, NULL);

@@ -442,6 +442,7 @@ static jv merge_history(jv given, jv runs)
 		jv_free(e);
 	}
 	jv_free(curid);
+	jv_free(runs);
 	return out;
 }
 
@@ -475,7 +476,7 @@ static void json_block(rag_buf *b, jv v)
 static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 {
 	jv checks = rag_json_get(jv_copy(s), "checks"), hints = rag_json_get(jv_copy(s), "hints");
-	jv cats = rag_json_get(jv_copy(s), "categories"), worst = rag_json_get(jv_copy(s), "worst");
+	jv groups = rag_json_get(jv_copy(s), "groups"), worst = rag_json_get(jv_copy(s), "worst");
 	double failing = rag_json_num(s, "records") - rag_json_num(s, "passed");
 	int shown = 0;
 
@@ -517,7 +518,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(b, "<li>no thresholds</li>\n");
 	rag_buf_adds(b, "</ul>\n");
 	if (jv_array_length(jv_copy(hints))) {
-		rag_buf_adds(b, "<div id=\"hints\">\n<h3>Where to look</h3>\n<ul class=\"hints\">\n");
+		rag_buf_adds(b, "<section id=\"hints\">\n<h3>Where to look</h3>\n<ul class=\"hints\">\n");
 		jv_array_foreach(hints, i, h) {
 			rag_buf_adds(b, "<li>");
 			esc_field(b, h, "hint");
@@ -525,10 +526,10 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 			jv_free(h);
 			(void)i;
 		}
-		rag_buf_adds(b, "</ul>\n</div>\n");
+		rag_buf_adds(b, "</ul>\n</section>\n");
 	}
 
-	rag_buf_adds(b, "<div id=\"distribution\">\n<h3>Distribution</h3>\n");
+	rag_buf_adds(b, "<section id=\"distribution\">\n<h3>Distribution</h3>\n");
 	jv_array_foreach(metrics, i, m) {
 		jv name = rag_json_get(jv_copy(m), "metric"), h = rag_json_get(jv_copy(m), "histogram");
 		const char *nm = jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "";
@@ -543,28 +544,38 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 		jv_free(m);
 		(void)i;
 	}
-	rag_buf_adds(b, "</div>\n");
+	rag_buf_adds(b, "</section>\n");
 
-	if (jv_array_length(jv_copy(cats))) {
-		rag_buf_adds(b, "<div id=\"categories\">\n<h3>Categories</h3>\n");
-		jv_array_foreach(cats, i, c) {
-			double cpr = rag_json_num(c, "pass_rate");
-			rag_buf_adds(b, "<h4>");
-			esc_field(b, c, "category");
-			rag_buf_addf(b, "</h4>\n<p>%.0f record%s", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s");
-			if (gated) rag_buf_addf(b, ", %.0f passed", rag_json_num(c, "passed"));
-			if (gated && !isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
-			rag_buf_adds(b, "</p>\n");
-			metric_table(b, rag_json_get(jv_copy(c), "metrics"), metrics, 1);
-			jv_free(c);
-			(void)i;
+	if (jv_array_length(jv_copy(groups))) {
+		/* the categories, or the groups of each --by field */
+		rag_buf_adds(b, "<section id=\"categories\">\n");
+		jv_array_foreach(groups, k, by) {
+			jv rows = rag_json_get(jv_copy(by), "groups");
+			rag_buf_adds(b, "<h2>By ");
+			esc_field(b, by, "by");
+			rag_buf_adds(b, "</h2>\n");
+			jv_array_foreach(rows, i, c) {
+				double cpr = rag_json_num(c, "pass_rate");
+				rag_buf_adds(b, "<h3>");
+				esc_field(b, c, "group");
+				rag_buf_addf(b, "</h3>\n<p>%.0f record%s", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s");
+				if (gated) rag_buf_addf(b, ", %.0f passed", rag_json_num(c, "passed"));
+				if (gated && !isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
+				rag_buf_adds(b, "</p>\n");
+				metric_table(b, rag_json_get(jv_copy(c), "metrics"), metrics, 1);
+				jv_free(c);
+				(void)i;
+			}
+			jv_free(rows);
+			jv_free(by);
+			(void)k;
 		}
-		rag_buf_adds(b, "</div>\n");
+		rag_buf_adds(b, "</section>\n");
 	}
 	cost_table(b, s, 0);
 
 	/* only the records the gate failed: a passing record is never listed as a failure */
-	rag_buf_adds(b, "<div id=\"failed\">\n<h3>Failing records</h3>\n");
+	rag_buf_adds(b, "<section id=\"failed\">\n<h3>Failing records</h3>\n");
 	jv_array_foreach(worst, i, w) {
 		if (rag_json_true(w, "failed")) {
 			jv rs = rag_json_get(jv_copy(w), "reasons");
@@ -600,10 +611,10 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 	else if (!shown && failing <= 0) rag_buf_adds(b, "<p>None: every record passed.</p>\n");
 	if (gated && failing > shown)
 		rag_buf_addf(b, "<p>%d of %.0f failing records shown (the lowest); the Records tab has them all.</p>\n", shown, failing);
-	rag_buf_adds(b, "</div>\n</section>\n");
+	rag_buf_adds(b, "</section>\n</section>\n");
 	jv_free(checks);
 	jv_free(hints);
-	jv_free(cats);
+	jv_free(groups);
 	jv_free(worst);
 }
 

@@ -84,8 +84,8 @@ external: 0
 handlers: 0
 charset: True
 svg: 8
-sections: summary records compare history
-parts: hints distribution categories failed records-app history-app
+sections: summary hints distribution categories failed records compare history
+parts: records-app history-app
 block clean: True
 records: 4 history: 1
 text has <script>alert(1)</script>: True
@@ -105,7 +105,7 @@ like "$(cat "$T/one.html")" '\\u003cscript\\u003ealert\(1\)\\u003c/script\\u003e
 like "$(cat "$T/one.html")" ' \\u2028\\u2029 \\u003c/script\\u003e\\u003c!-- --\\u003e' "U+2028, U+2029, </script> and <!-- escaped in the JSON"
 like "$(cat "$T/one.html")" 'FAIL' "the verdict is on the page"
 like "$(cat "$T/one.html")" 'faithfulness 0\.000 is below the per-record threshold 0\.500' "a failing record says which threshold it missed"
-unlike "$(sed -n '/<div id="failed">/,/<\/div>/p' "$T/one.html")" 'en-2|zh-1|en-1' "records that passed (en-2 at 0.5 = the threshold) are not listed as failing"
+unlike "$(sed -n '/<section id="failed">/,/<\/section>/p' "$T/one.html")" 'en-2|zh-1|en-1' "records that passed (en-2 at 0.5 = the threshold) are not listed as failing"
 like "$(cat "$T/one.html")" 'Noto Sans CJK SC' "the CSS names a CJK font family"
 like "$(cat "$T/one.html")" 'class="thr-record"' "the histograms mark the gate's per-record threshold"
 like "$(cat "$T/one.html")" 'red below the per-record threshold 0\.500' "and say what their colours mean"

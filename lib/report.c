@@ -958,10 +958,11 @@ char *rag_report_markdown(jv runs, const char *title)
 	}
 	jv_array_foreach(worst, i, w) {
 		jv rs = rag_json_get(jv_copy(w), "reasons");
-		if (i == 0) rag_buf_adds(&b, "\n### Worst records\n\n| id | question | reasons |\n|---|---|---|\n");
+		if (i == 0) rag_buf_adds(&b, "\n### Worst records\n\n| id | result | question | reasons |\n|---|---|---|---|\n");
 		rag_buf_adds(&b, "| ");
 		md_field(&b, w, "id", 120);
-		rag_buf_adds(&b, " | ");
+		/* the gate's verdict on it: a low record that passed is not a failure */
+		rag_buf_addf(&b, " | %s | ", !strcmp(verdict, "SUMMARY") ? "-" : rag_json_true(w, "failed") ? "**FAIL**" : "pass");
 		md_field(&b, w, "question", 200);
 		rag_buf_adds(&b, " | ");
 		jv_array_foreach(rs, j, r) {

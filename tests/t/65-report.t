@@ -146,6 +146,9 @@ is "$RC" 0 "--markdown: exit 0"
 like "$(cat "$OUT")" '^## RAG evaluation report: ' "--markdown: a heading"
 like "$(cat "$OUT")" 'Trend \(mean per run' "--markdown: the trend table"
 unlike "$(cat "$OUT")" '<script>|<iframe' "--markdown: no hostile HTML"
+run rag rag-report --markdown -r faithfulness=0.5 --max-error-rate 1 "$T/run2.jsonl"
+like "$(cat "$OUT")" '\| en-2 \| pass \| Where\? \|' "--markdown: a low record that passed says so"
+like "$(cat "$OUT")" '\| &lt;script&gt;alert\(1\)&lt;/script&gt; \| \*\*FAIL\*\* \|' "--markdown: a failing record says FAIL"
 
 # no threshold, no verdict: the page does not call a run good that nothing was asked of
 { printf '{"id":"a","scores":{"faithfulness":0.1}}\n'; printf '{"id":"b","scores":{"faithfulness":0.2}}\n'; } >"$T/poor.jsonl"

@@ -30,6 +30,15 @@ static void esc(rag_buf *b, const char *s)
 	}
 }
 
+/* the array o.k (o borrowed), or an empty one: a summary without a part has none of it */
+static jv arr(jv o, const char *k)
+{
+	jv v = rag_json_get(jv_copy(o), k);
+	if (jv_get_kind(v) == JV_KIND_ARRAY) return v;
+	jv_free(v);
+	return jv_array();
+}
+
 /* the string field k of o, escaped */
 static void esc_field(rag_buf *b, jv o, const char *k)
 {
@@ -166,7 +175,7 @@ static void metric_table(rag_buf *b, jv metrics, jv top, int hist)
 		num3(b, rag_json_num(m, "p10"));
 		rag_buf_adds(b, "</td>");
 		if (hist) {
-			jv name = rag_json_get(jv_copy(m), "metric"), h = rag_json_get(jv_copy(m), "histogram");
+			jv name = rag_json_get(jv_copy(m), "metric"), h = arr(m, "histogram");
 			const char *nm = jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "";
 			double rt, mt;
 			thresholds(top, nm, &rt, &mt);
@@ -338,7 +347,7 @@ static jv str_or_null(jv v)
 static jv history_entry(jv run)
 {
 	jv s = rag_json_get(jv_copy(run), "summary"), meta = rag_json_get(jv_copy(run), "meta");
-	jv ms = rag_json_get(jv_copy(s), "metrics"), means = jv_object(), h = jv_object(), p, v;
+	jv ms = arr(s, "metrics"), means = jv_object(), h = jv_object(), p, v;
 	v = str_or_null(rag_json_get(jv_copy(meta), "run_id"));
 	h = jv_object_set(h, jv_string("run"), jv_get_kind(v) == JV_KIND_STRING ? v : rag_json_get(jv_copy(run), "name"));
 	h = jv_object_set(h, jv_string("started"), str_or_null(rag_json_get(jv_copy(meta), "started")));
@@ -475,8 +484,8 @@ static void json_block(rag_buf *b, jv v)
 
 static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 {
-	jv checks = rag_json_get(jv_copy(s), "checks"), hints = rag_json_get(jv_copy(s), "hints");
-	jv groups = rag_json_get(jv_copy(s), "groups"), worst = rag_json_get(jv_copy(s), "worst");
+	jv checks = arr(s, "checks"), hints = arr(s, "hints");
+	jv groups = arr(s, "groups"), worst = arr(s, "worst");
 	double failing = rag_json_num(s, "records") - rag_json_num(s, "passed");
 	int shown = 0;
 
@@ -531,7 +540,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 
 	rag_buf_adds(b, "<section id=\"distribution\">\n<h3>Distribution</h3>\n");
 	jv_array_foreach(metrics, i, m) {
-		jv name = rag_json_get(jv_copy(m), "metric"), h = rag_json_get(jv_copy(m), "histogram");
+		jv name = rag_json_get(jv_copy(m), "metric"), h = arr(m, "histogram");
 		const char *nm = jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "";
 		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
 		rag_buf_adds(b, "<figure>");
@@ -550,7 +559,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 		/* the categories, or the groups of each --by field */
 		rag_buf_adds(b, "<section id=\"categories\">\n");
 		jv_array_foreach(groups, k, by) {
-			jv rows = rag_json_get(jv_copy(by), "groups");
+			jv rows = arr(by, "groups");
 			rag_buf_adds(b, "<h2>By ");
 			esc_field(b, by, "by");
 			rag_buf_adds(b, "</h2>\n");
@@ -562,7 +571,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 				if (gated) rag_buf_addf(b, ", %.0f passed", rag_json_num(c, "passed"));
 				if (gated && !isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
 				rag_buf_adds(b, "</p>\n");
-				metric_table(b, rag_json_get(jv_copy(c), "metrics"), metrics, 1);
+				metric_table(b, arr(c, "metrics"), metrics, 1);
 				jv_free(c);
 				(void)i;
 			}
@@ -578,7 +587,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 	rag_buf_adds(b, "<section id=\"failed\">\n<h3>Failing records</h3>\n");
 	jv_array_foreach(worst, i, w) {
 		if (rag_json_true(w, "failed")) {
-			jv rs = rag_json_get(jv_copy(w), "reasons");
+			jv rs = arr(w, "reasons");
 			if (!shown++)
 				rag_buf_adds(b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th>"
 				                "<th>why it failed</th></tr></thead><tbody>\n");
@@ -621,7 +630,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 /* the baseline's per-metric table (Compare), readable without the script */
 static void compare_section(rag_buf *b, jv base)
 {
-	jv bm = rag_json_get(jv_copy(base), "metrics");
+	jv bm = arr(base, "metrics");
 	rag_buf_adds(b, "<section id=\"compare\" class=\"tab\">\n<h2>Compare</h2>\n");
 	if (!jv_is_valid(base)) {
 		rag_buf_adds(b, "<p>No baseline: give one with <code>-b BASELINE.jsonl</code>.</p>\n</section>\n");
@@ -659,7 +668,7 @@ char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
 	jv runs = rag_json_get(jv_copy(report), "runs");
 	int n = jv_array_length(jv_copy(runs)), gated = rag_json_true(report, "gated");
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
-	jv metrics = rag_json_get(jv_copy(s), "metrics"), base = rag_json_get(jv_copy(s), "baseline");
+	jv metrics = arr(s, "metrics"), base = rag_json_get(jv_copy(s), "baseline");
 	jv data, ds;
 	const char *verdict = rag_report_verdict(s);
 	double pr = rag_json_num(s, "pass_rate");
@@ -862,9 +871,9 @@ char *rag_report_markdown(jv runs, const char *title)
 	rag_buf b = {0};
 	int n = jv_array_length(jv_copy(runs));
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
-	jv checks = rag_json_get(jv_copy(s), "checks"), groups = rag_json_get(jv_copy(s), "groups"), worst = rag_json_get(jv_copy(s), "worst");
-	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
-	jv hints = rag_json_get(jv_copy(s), "hints");
+	jv checks = arr(s, "checks"), groups = arr(s, "groups"), worst = arr(s, "worst");
+	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = arr(s, "metrics");
+	jv hints = arr(s, "hints");
 	double pr = rag_json_num(s, "pass_rate");
 	const char *verdict = rag_report_verdict(s);
 
@@ -892,7 +901,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		jv_free(h);
 	}
 	jv_array_foreach(groups, k, by) {
-		jv rows = rag_json_get(jv_copy(by), "groups");
+		jv rows = arr(by, "groups");
 		rag_buf_adds(&b, "\n<details><summary>By ");
 		md_field(&b, by, "by", 100);
 		rag_buf_adds(&b, "</summary>\n\n");
@@ -903,7 +912,7 @@ char *rag_report_markdown(jv runs, const char *title)
 			rag_buf_addf(&b, " (%.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
 			if (!isnan(cpr)) rag_buf_addf(&b, ", %.1f%%", cpr * 100);
 			rag_buf_adds(&b, ")\n\n");
-			md_metrics(&b, rag_json_get(jv_copy(c), "metrics"));
+			md_metrics(&b, arr(c, "metrics"));
 			rag_buf_adds(&b, "\n");
 			jv_free(c);
 			(void)i;
@@ -957,7 +966,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		rag_buf_adds(&b, "\n");
 	}
 	jv_array_foreach(worst, i, w) {
-		jv rs = rag_json_get(jv_copy(w), "reasons");
+		jv rs = arr(w, "reasons");
 		if (i == 0) rag_buf_adds(&b, "\n### Worst records\n\n| id | result | question | reasons |\n|---|---|---|---|\n");
 		rag_buf_adds(&b, "| ");
 		md_field(&b, w, "id", 120);
@@ -975,7 +984,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		jv_free(w);
 	}
 	if (jv_is_valid(base)) {
-		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed");
+		jv bm = arr(base, "metrics"), reg = arr(base, "regressed");
 		rag_buf_addf(&b, "\n### Against the baseline\n\n%.0f record%s matched by id; %.0f only in this run, %.0f only in the baseline; "
 		             "%.0f regressed and %.0f improved by more than %.3f.\n\n",
 		             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),

@@ -74,7 +74,7 @@ static const char css[] =
 	"figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figcaption{font-size:.9em;color:#59636e;max-width:22em}\n"
 	"svg text{font-size:10px;fill:#59636e}\n"
 	"nav.tabs{display:none;gap:.3em;border-bottom:1px solid #d0d7de;margin-top:1em}\n"
-	".js nav.tabs{display:flex}.js section.tab{display:none}.js section.tab.active{display:block}\n"
+	".js nav.tabs{display:flex}.js section.tab{display:none}.js section.tab.active{display:block}.js .needs-js{display:none}\n"
 	"nav.tabs button{font:inherit;padding:.4em 1em;border:1px solid #d0d7de;border-bottom:none;background:#f6f8fa;"
 	"border-radius:.4em .4em 0 0;cursor:pointer}nav.tabs button[aria-selected=true]{background:#fff;font-weight:bold}\n"
 	".controls{display:flex;flex-wrap:wrap;gap:.6em;align-items:center;margin:.8em 0}\n"
@@ -709,10 +709,11 @@ char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
 
 	summary_section(&b, s, metrics, gated);
 	rag_buf_adds(&b, "<section id=\"records\" class=\"tab\">\n<h2>Records</h2>\n"
-	                 "<noscript><p>The records, the comparison and the history need JavaScript.</p></noscript>\n"
+	                 "<p class=\"needs-js\">The records, the comparison and the history need JavaScript.</p>\n"
 	                 "<div id=\"records-app\"></div>\n</section>\n");
 	compare_section(&b, base);
-	rag_buf_adds(&b, "<section id=\"history\" class=\"tab\">\n<h2>History</h2>\n<div id=\"history-app\"></div>\n</section>\n");
+	rag_buf_adds(&b, "<section id=\"history\" class=\"tab\">\n<h2>History</h2>\n"
+	                 "<p class=\"needs-js\">The history needs JavaScript.</p>\n<div id=\"history-app\"></div>\n</section>\n");
 
 	/* the data the script shows: the summary (less its few worst records, which the records
 	 * themselves hold), the records, the baseline's answers, the history */

@@ -4,7 +4,8 @@
   report.py walk PAGE SHOTDIR    the fixture page of tests/t/66-report-browser.t: every tab, the
                                  filters, a sort, a record opened, the comparison, the history;
                                  one "key: value" line per finding, screenshots in SHOTDIR
-  report.py big PAGE N           a page of N records: the rows drawn and a filter's result
+  report.py noscript PAGE SHOTDIR  the page with JavaScript off: what the Summary shows
+  report.py big PAGE N SHOTDIR   a page of N records: the rows drawn and a filter's result
   report.py time PAGE            bench/report.sh: milliseconds to ready, to the Records tab drawn,
                                  and for one filter, as "key: value"
 
@@ -28,8 +29,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 PROFILES = []
 
 
-def driver():
-    """headless Chromium in a fresh profile of its own, removed at exit"""
+def driver(script=True):
+    """headless Chromium in a fresh profile of its own, removed at exit; script=False: with
+    JavaScript off"""
     profile = tempfile.mkdtemp(prefix="rag-report-chromium.")
     PROFILES.append(profile)
     o = webdriver.ChromeOptions()
@@ -38,6 +40,8 @@ def driver():
               "--disable-component-update", "--disable-sync", "--disable-default-apps",
               "--disable-extensions", "--window-size=1280,1800", "--user-data-dir=" + profile):
         o.add_argument(a)
+    if not script:
+        o.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     binary = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if os.path.exists(binary):
         o.binary_location = binary
@@ -215,6 +219,24 @@ def walk(page, shots):
         d.quit()
 
 
+def noscript(page, shots):
+    """the page with JavaScript off: the Summary must read"""
+    d = driver(script=False)
+    try:
+        d.get("file://" + os.path.abspath(page))
+        out("ran", d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") or "no")
+        out("summary shown", visible(d, "summary"))
+        out("tabs shown", d.find_element(By.CSS_SELECTOR, "nav.tabs").is_displayed())
+        out("verdict", text(d, "#verdict .verdict"))
+        out("cards", len(d.find_elements(By.CSS_SELECTOR, "#summary .card")))
+        out("checks", " | ".join(li.text for li in d.find_elements(By.CSS_SELECTOR, "#summary ul.checks li")))
+        out("failing listed", len(d.find_elements(By.CSS_SELECTOR, "#failed tbody tr")))
+        out("notice", text(d, "#records").replace("\n", " | "))
+        d.save_screenshot(os.path.join(shots, "noscript.png"))
+    finally:
+        d.quit()
+
+
 def big(page, n, shots):
     d = driver()
     try:
@@ -268,6 +290,8 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "walk":
         walk(sys.argv[2], sys.argv[3])
+    elif mode == "noscript":
+        noscript(sys.argv[2], sys.argv[3])
     elif mode == "big":
         big(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif mode == "time":

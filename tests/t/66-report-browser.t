@@ -2,8 +2,8 @@
 # 66-report-browser.t - rag-report's page in a real browser (Selenium, headless Chromium, no
 # network): every tab, the filters, a sort, a record opened (contexts with their chunk verdicts,
 # claims with verdicts and reasons, what it missed), two runs compared side by side, the history
-# by date with its points opening their runs; hostile text stays text; 20,000 records page and
-# filter. Screenshots of each tab are kept in tests/tmp/report-shots/ (artefacts, not committed).
+# by date with its points opening their runs; hostile text stays text; with the script off the
+# Summary reads; 20,000 records page and filter. Screenshots of each tab are kept in tests/tmp/report-shots/ (artefacts, not committed).
 . "$(dirname "$0")/lib.sh"
 need python3
 for t in chromium chromedriver; do
@@ -101,6 +101,15 @@ is "$(got 'console errors')" 0 "no error in the console"
 for s in summary records compare history; do
 	check "a screenshot of $s" test -s "$shots/$s.png"
 done
+
+# with JavaScript off the Summary still reads
+run timeout 120 "$PY" "$TOP/tests/browser/report.py" noscript "$T/page.html" "$shots"
+is "$RC" 0 "script off: the browser ran"
+is "$(got ran)" no "script off: nothing ran"
+is "$(got 'summary shown'):$(got 'tabs shown')" 'True:False' "script off: the Summary shows, the tabs (which need the script) do not"
+is "$(got verdict):$(got cards):$(got 'failing listed')" 'FAIL:3:2' "script off: the verdict, the cards, the failing records"
+like "$(got checks)" 'FAIL: faithfulness mean 0\.525 < 0\.700' "script off: the checks"
+like "$(got notice)" 'need JavaScript' "script off: the Records tab says it needs the script"
 
 # a big run: 20,000 records page and filter
 python3 -c '

@@ -202,6 +202,8 @@
 					if (c.cell) c.cell(i, td);
 					else td.textContent = str(c.value(i));
 				});
+				tr.tabIndex = 0;   /* a row opens from the keyboard too */
+				tr.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); tr.click(); } });
 				tr.addEventListener('click', function () {
 					var nx = tr.nextSibling, dt, td;
 					if (nx && nx.classList && nx.classList.contains('detail')) { body.removeChild(nx); return; }

@@ -11,7 +11,8 @@
 static const char usage[] =
 	"Usage: rag-report [OPTIONS] [RUN.jsonl...] > report.html\n"
 	"Render scored runs (oldest first; the last is the run reported, the others its history)\n"
-	"as one self-contained HTML page, or as Markdown.\n";
+	"as one self-contained HTML page to explore (Summary, Records, Compare, History),\n"
+	"or as Markdown.\n";
 
 enum { OPT_TITLE = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_HISTORY };
 

@@ -384,11 +384,12 @@
 
 	/* ------------------------------------------------------------ History */
 	function safeLink(u) {
-		/* a link that cannot run script: http(s), file, or a relative path */
+		/* a link that cannot run script: resolved as the browser would (which drops tabs, newlines
+		 * and leading spaces, so "java\tscript:" is javascript:), then http, https or file only */
+		var url;
 		if (typeof u !== 'string' || !u) return null;
-		if (/^(https?|file):/i.test(u)) return u;
-		if (/^[a-z][a-z0-9+.-]*:/i.test(u)) return null;
-		return u;
+		try { url = new URL(u, document.baseURI); } catch (e) { return null; }
+		return /^(https?|file):$/.test(url.protocol) ? url.href : null;
 	}
 	function buildHistory() {
 		var host = document.getElementById('history-app'), H = D.history || [], names = {}, panel, dated, t0, t1;

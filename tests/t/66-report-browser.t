@@ -32,7 +32,7 @@ EOF2
 # id is not in it, so the page adds the run itself at the end
 cat >"$T/history.jsonl" <<'EOF2'
 {"run":"r-100","started":"2026-11-20T09:00:00Z","label":"v1.0","commit":"a1b2c3d4e5f6","testset":"qa","n":3,"passed":true,"means":{"faithfulness":0.81,"context_recall":0.9},"report":"file:///srv/runs/r-100/report.html"}
-{"run":"r-101","started":"2026-11-25T09:00:00Z","label":null,"commit":"0badc0ffee00","testset":"qa","n":3,"passed":false,"means":{"faithfulness":0.66},"report":"javascript:alert(3)"}
+{"run":"r-101","started":"2026-11-25T09:00:00Z","label":null,"commit":"0badc0ffee00","testset":"qa","n":3,"passed":false,"means":{"faithfulness":0.66},"report":" java\tscript:alert(3)"}
 EOF2
 
 run rag rag-report --title 'Nightly <eval>' -t faithfulness=0.7 -r faithfulness=0.6 --max-error-rate 1 \
@@ -94,7 +94,7 @@ is "$(got 'threshold line')" 1 "the gate's threshold on the chart"
 is "$(got 'history rows')" 3 "the runs' table"
 is "$(got 'opened run' 1)" 'Run r-100' "a point opens its run"
 is "$(got 'opened link' 1)" 'file:///srv/runs/r-100/report.html' "with a link to its report"
-is "$(got 'opened run' 2):$(got 'opened link' 2)" 'Run r-101:none' "a javascript: link is not made a link"
+is "$(got 'opened run' 2):$(got 'opened link' 2)" 'Run r-101:none' "a javascript: link (spelt \" java<TAB>script:\") is not made a link"
 like "$(got 'opened run' 3)" '\(this report\)$' "the last point is this run"
 is "$(got 'no alert' 2)" True "still no script of the data ran"
 is "$(got 'console errors')" 0 "no error in the console"

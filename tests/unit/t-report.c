@@ -140,9 +140,9 @@ int main(void)
 	/* the page: hostile text cannot end the JSON block */
 	setenv("RAG_DATADIR", RAG_TEST_TOP "/share", 1);
 	{
-		jv rec = jv_parse("{\"id\":\"x\",\"answer\":\"</script><script>alert(1)</script> <!-- \\u2028\\u2029 &amp;\",\"scores\":{\"f\":1}}");
+		jv hostile = jv_parse("{\"id\":\"x\",\"answer\":\"</script><script>alert(1)</script> <!-- \\u2028\\u2029 &amp;\",\"scores\":{\"f\":1}}");
 		rag_gate *g2 = rag_gate_new(&o);
-		jv recs = JV_ARRAY(rag_report_record(rec, rag_gate_add_verdict(g2, rec, "r:1", 0), "r:1"));
+		jv recs = JV_ARRAY(rag_report_record(hostile, rag_gate_add_verdict(g2, hostile, "r:1", 0), "r:1"));
 		jv rep = JV_OBJECT(jv_string("runs"), JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string("r"), jv_string("summary"), rag_gate_summary(g2))),
 		                   jv_string("records"), recs, jv_string("gated"), jv_true());
 		char *page = rag_report_html(rep, "t", err, sizeof err), *blk, *end;
@@ -167,7 +167,7 @@ int main(void)
 		                       "t", err, sizeof err);
 		ok(!page && strstr(err, "report.js"), "without its script: NULL and why (%s)", err);
 		free(page);
-		jv_free(rec);
+		jv_free(hostile);
 		rag_gate_free(g2);
 	}
 	return done_testing();

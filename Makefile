@@ -42,7 +42,8 @@ BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-d
 BUILD_PKGS += libsqlite3-dev libpq-dev
 DEMO_PKGS = jq python3
 TEST_PKGS = $(DEMO_PKGS) perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
-	clang libclang-rt-14-dev llvm parallel
+	clang libclang-rt-14-dev llvm parallel \
+	python3-selenium chromium-driver fonts-noto-cjk
 # rag-store's test runs a real PostgreSQL server (initdb, pg_ctl)
 TEST_PKGS += postgresql
 
@@ -190,9 +191,10 @@ bench: all
 	sh bench/memory.sh -n 2000 -n 60000
 	sh bench/parallel.sh
 	sh bench/store.sh
+	sh bench/report.sh
 
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples/docs \
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/report $(DESTDIR)$(DATADIR)/examples/docs \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
@@ -200,6 +202,7 @@ install: all
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 644 share/prompts/* $(DESTDIR)$(DATADIR)/prompts/
 	install -m 644 share/hints/* $(DESTDIR)$(DATADIR)/hints/
+	install -m 644 share/report/* $(DESTDIR)$(DATADIR)/report/
 	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
 	install -m 644 share/examples/*.* $(DESTDIR)$(DATADIR)/examples/
 	install -m 644 share/examples/docs/* $(DESTDIR)$(DATADIR)/examples/docs/

@@ -1,23 +1,27 @@
 /* rag-report - one run, or several runs as a history, rendered as one self-contained HTML page
- * (or Markdown): the summary of rag-gate, histograms, trends, the failed records, a baseline. */
+ * to explore (Summary, Records, Compare, History), or as Markdown. */
 #include "tool.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
 	"Usage: rag-report [OPTIONS] [RUN.jsonl...] > report.html\n"
 	"Render scored runs (oldest first; the last is the run reported, the others its history)\n"
-	"as one self-contained HTML page, or as Markdown.\n";
+	"as one self-contained HTML page to explore (Summary, Records, Compare, History),\n"
+	"or as Markdown.\n";
 
-enum { OPT_TITLE = RAG_OPT_TOOL, OPT_MARKDOWN };
+enum { OPT_TITLE = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_HISTORY };
 
 /* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
 static const rag_opt options[] = {
 	RAG_CLI_GATE_THRESHOLD_OPTS,
 	{"baseline", 'b', 'b', "FILE", RAG_ARG_FILE, "compare the last run with an earlier run, by id"},
-	{"worst", 0, RAG_OPT_WORST, "N", NULL, "failed and worst records listed (default 10)"},
+	{"history", 0, OPT_HISTORY, "FILE", RAG_ARG_FILE, "earlier runs' summaries, one JSON object a line (rag-store history)"},
+	{"worst", 0, RAG_OPT_WORST, "N", NULL, "failing records listed in the summary (default 10)"},
 	{"title", 0, OPT_TITLE, "TEXT", NULL, "the page's title"},
 	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "Markdown instead of HTML"},
 	{"output", 'o', 'o', "FILE", RAG_ARG_FILE, "write to FILE instead of standard output"},
@@ -28,6 +32,9 @@ typedef struct tool {
 	rag_cli *cli;
 	rag_gate *gate;
 	const char *input;
+	int keep;          /* the records are kept for the page (the last run, in HTML) */
+	jv records;        /* the last run's, as rag_report_record gives them */
+	jv base;           /* the baseline's answers and scores by id */
 } tool;
 
 static void observe(rag_item *it, void *ctx)
@@ -35,13 +42,100 @@ static void observe(rag_item *it, void *ctx)
 	tool *t = ctx;
 	char where[600];
 	snprintf(where, sizeof where, "%s:%zu", t->input, it->lineno);
-	rag_gate_add(t->gate, it->rec, where, it->bad, 0);
+	if (t->keep) {
+		jv v = rag_gate_add_verdict(t->gate, it->rec, where, it->bad);
+		t->records = jv_array_append(t->records, rag_report_record(it->rec, v, where));
+	} else {
+		rag_gate_add(t->gate, it->rec, where, it->bad, 0);
+	}
+}
+
+/* a baseline record: to the gate, and its answer and scores kept for the side by side */
+static void observe_base(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	jv id, a, sc;
+	if (it->bad) return;
+	rag_gate_baseline(t->gate, jv_copy(it->rec));
+	if (!t->keep) return;
+	id = rag_json_get(jv_copy(it->rec), "id");
+	if (jv_get_kind(id) != JV_KIND_STRING) {
+		jv d = jv_is_valid(id) && jv_get_kind(id) != JV_KIND_NULL ? jv_dump_string(jv_copy(id), 0) : jv_invalid();
+		jv_free(id);
+		id = d;
+	}
+	if (!jv_is_valid(id)) return;
+	a = rag_record_get(it->rec, "answer");
+	sc = rag_json_get(jv_copy(it->rec), "scores");
+	t->base = jv_object_set(t->base, id, JV_OBJECT(jv_string("a"), jv_get_kind(a) == JV_KIND_STRING ? a : (jv_free(a), jv_null()),
+	                                               jv_string("sc"), jv_get_kind(sc) == JV_KIND_OBJECT ? sc : (jv_free(sc), jv_object())));
 }
 
 static int read_input(tool *t, const char *name)
 {
 	t->input = strcmp(name, "-") ? name : "<stdin>";
 	return rag_cli_read_run(t->cli, name, NULL, observe, t);
+}
+
+/* The file dir(name)/leaf, when it exists: a new string, or NULL. */
+static char *beside(const char *name, const char *leaf)
+{
+	const char *slash = strrchr(name, '/');
+	char *p = slash ? rag_xasprintf("%.*s/%s", (int)(slash - name), name, leaf) : rag_xstrdup(leaf);
+	if (access(p, R_OK) == 0) return p;
+	free(p);
+	return NULL;
+}
+
+/* What a run file's directory says of it (rag-eval's run directory): its run.json as meta, and
+ * its report.html as a file:// link, into run. */
+static jv run_meta(jv run, const char *name)
+{
+	char *rj = beside(name, "run.json"), *rh = beside(name, "report.html"), real[PATH_MAX];
+	if (rj) {
+		char err[RAG_ERRLEN];
+		size_t len;
+		char *text = rag_read_file(rj, &len, err, sizeof err);
+		jv m = text ? jv_parse_sized(text, (int)len) : jv_invalid();
+		if (jv_get_kind(m) == JV_KIND_OBJECT) run = jv_object_set(run, jv_string("meta"), m);
+		else jv_free(m);
+		free(text);
+	}
+	if (rh && realpath(rh, real)) {
+		rag_buf u = {0};
+		const char *p;
+		rag_buf_adds(&u, "file://");
+		for (p = real; *p; p++) {
+			unsigned char c = (unsigned char)*p;
+			if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("/-._~", c))
+				rag_buf_add(&u, p, 1);
+			else
+				rag_buf_addf(&u, "%%%02X", c);
+		}
+		run = jv_object_set(run, jv_string("href"), jv_string(u.p));
+		rag_buf_free(&u);
+	}
+	free(rj);
+	free(rh);
+	return run;
+}
+
+static int read_history(const rag_cli *cli, const char *path, jv *out)
+{
+	char err[RAG_ERRLEN];
+	size_t len;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	if (!text) {
+		rag_msg(cli->prog, "error", "--history: %s", err);
+		return RAG_EXIT_USAGE;
+	}
+	*out = rag_report_history_read(text, len, path, err, sizeof err);
+	free(text);
+	if (!jv_is_valid(*out)) {
+		rag_msg(cli->prog, "error", "--history: %s", err);
+		return RAG_EXIT_DATA;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -52,13 +146,15 @@ int main(int argc, char **argv)
 	rag_cli_gate g;
 	size_t i;
 	int opt, rc = 0, done, markdown = 0, nfiles;
-	const char *baseline = NULL, *output = NULL, *title = NULL;
+	const char *baseline = NULL, *output = NULL, *title = NULL, *history = NULL;
 	char *text = NULL;
-	jv runs = jv_array();
+	jv runs = jv_array(), hist = jv_invalid();
 	FILE *out = stdout;
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
+	t.records = jv_array();
+	t.base = jv_object();
 	rag_cli_gate_init(&g);
 	cli.prog = "rag-report";
 	cli.usage = usage;
@@ -68,6 +164,7 @@ int main(int argc, char **argv)
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
 		case 'b': baseline = optarg; break;
+		case OPT_HISTORY: history = optarg; break;
 		case OPT_TITLE: title = optarg; break;
 		case OPT_MARKDOWN: markdown = 1; break;
 		case 'o': output = optarg; break;
@@ -77,6 +174,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if ((rc = rag_cli_setup(&cli))) goto out;
+	if (history && markdown) {
+		rag_msg(cli.prog, "error", "--history is for the HTML page, not --markdown");
+		rc = RAG_EXIT_USAGE;
+		goto out;
+	}
+	if (history && (rc = read_history(&cli, history, &hist))) goto out;
 
 	rag_cli_gate_opts(&cli, &g, &go);
 
@@ -85,14 +188,19 @@ int main(int argc, char **argv)
 		const char *name = nfiles ? argv[optind + (int)i] : "-";
 		int last = i + 1 == (size_t)(nfiles ? nfiles : 1);
 		t.gate = rag_gate_new(&go);
-		if (last && baseline) rc = rag_cli_read_baseline(&cli, t.gate, baseline);
+		t.keep = last && !markdown;
+		if (last && baseline) {
+			rag_gate_baseline_name(t.gate, baseline);
+			rc = rag_cli_read_run(&cli, baseline, NULL, observe_base, &t);
+		}
 		if (!rc) rc = read_input(&t, name);
 		if (!rc) {
-			jv s = last ? rag_cli_hints(&cli, t.gate, rag_gate_summary(t.gate)) : rag_gate_summary(t.gate);
+			jv s = last ? rag_cli_hints(&cli, t.gate, rag_gate_summary(t.gate)) : rag_gate_summary(t.gate), run;
 			/* no threshold, no verdict: the page does not say PASS of a run nothing was asked of */
 			if (!rag_cli_gate_any(&go, last ? baseline : NULL)) s = jv_object_set(s, jv_string("pass"), jv_null());
-			runs = jv_array_append(runs, JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"),
-			                                       jv_string("summary"), s));
+			run = JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"), jv_string("summary"), s);
+			if (strcmp(name, "-") && !markdown) run = run_meta(run, name);
+			runs = jv_array_append(runs, run);
 		}
 		rag_gate_free(t.gate);
 		t.gate = NULL;
@@ -100,7 +208,24 @@ int main(int argc, char **argv)
 	if (rc) goto out;
 
 	if (!title) title = "RAG evaluation report";
-	text = markdown ? rag_report_markdown(jv_copy(runs), title) : rag_report_html(jv_copy(runs), title);
+	if (markdown) {
+		text = rag_report_markdown(jv_copy(runs), title);
+	} else {
+		char err[RAG_ERRLEN];
+		jv rep = JV_OBJECT(jv_string("runs"), jv_copy(runs), jv_string("records"), t.records,
+		                   jv_string("gated"), jv_bool(rag_cli_gate_any(&go, baseline)));
+		t.records = jv_invalid();
+		if (baseline) rep = jv_object_set(rep, jv_string("baseline"),
+		                                  JV_OBJECT(jv_string("name"), jv_string(baseline), jv_string("records"), t.base));
+		else jv_free(t.base);
+		t.base = jv_invalid();
+		if (jv_is_valid(hist)) rep = jv_object_set(rep, jv_string("history"), jv_copy(hist));
+		if (!(text = rag_report_html(rep, title, err, sizeof err))) {
+			rag_msg(cli.prog, "error", "%s", err);
+			rc = RAG_EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	if (output && (rc = rag_cli_open(&cli, output, "w", &out))) goto out;
 	rc = rag_cli_write(&cli, out, output, text);
 	if (out != stdout && fclose(out) != 0 && rc == 0) {
@@ -114,6 +239,9 @@ out:
 	}
 	free(text);
 	jv_free(runs);
+	jv_free(hist);
+	jv_free(t.records);
+	jv_free(t.base);
 	rag_cli_gate_free(&g);
 	rag_cli_free(&cli);
 	return rc;

@@ -166,7 +166,7 @@ _ragpipe()
 	--pair)
 		COMPREPLY=($(compgen -W 'answer,reference' -- "$cur"))
 		return 0 ;;
-	-b|--baseline|--junit|-o|--output)
+	-b|--baseline|--junit|-o|--output|--history)
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
@@ -268,7 +268,7 @@ _ragpipe()
 		fi ;;
 	rag-report)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
-		      --worst --title --markdown -o --output --pass --fail-on-flip --by --lang"
+		      --worst --title --markdown -o --output --pass --fail-on-flip --by --lang --history"
 		# rag-report reads files (the runs)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

@@ -127,6 +127,7 @@ complete -c rag-report -l pass -x -d "METRIC: gate on the tool's own pass verdic
 complete -c rag-report -l fail-on-flip -d 'A record whose repeats flip on a gated metric fails'
 complete -c rag-report -l by -x -d 'FIELD: group the summary by it (dotted path)'
 complete -c rag-report -l lang -x -a 'auto en zh' -d 'Failure hints language'
+complete -c rag-report -l history -r -F -d 'Summaries of earlier runs (rag-store history)'
 
 # rag-ap (with --trec it also reads files)
 complete -c rag-ap -s m -l metrics -x -a 'ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec' -d 'Metrics, comma-separated'

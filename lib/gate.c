@@ -608,7 +608,9 @@ static void push_change(changes *c, const char *id, size_t m, double base, doubl
 	c->v[i] = x;
 }
 
-static void align(rag_gate *g, const char *id, jv scores)
+/* The record's pairs with the baseline; with out, each pair as {metric, baseline, current,
+ * delta, change: "regressed"|"improved"|"none"} appended to *out (rag_gate_add_verdict). */
+static void align(rag_gate *g, const char *id, jv scores, jv *out)
 {
 	long found;
 	size_t row;
@@ -634,11 +636,16 @@ static void align(rag_gate *g, const char *id, jv scores)
 			double b = g->bcol[(size_t)jv_number_value(bi)][row], c = jv_number_value(val);
 			size_t m = metric_index(g, jv_string_value(key));
 			if (!isnan(b)) {
+				const char *ch = "none";
 				dvec_push(&g->pcur[m], c);
 				dvec_push(&g->pbase[m], b);
 				/* "by more than": a change equal to it in decimal is not one */
-				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c, g->seq);
-				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c, g->seq);
+				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c, g->seq), ch = "regressed";
+				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c, g->seq), ch = "improved";
+				if (out)
+					*out = jv_array_append(*out, JV_OBJECT(jv_string("metric"), jv_copy(key), jv_string("baseline"), jv_number(b),
+					                                       jv_string("current"), jv_number(c), jv_string("delta"), jv_number(c - b),
+					                                       jv_string("change"), jv_string(ch)));
 			}
 		}
 		jv_free(bi);
@@ -659,7 +666,8 @@ static jv record_check(jv checks, const char *metric, jv score, double thr, cons
 	return jv_array_append(checks, ch);
 }
 
-jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks)
+/* rag_gate_add, and with verdict the record's verdict (rag_gate_add_verdict) */
+static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks, jv *verdict)
 {
 	jv scores = record_scores(rec), checks = want_checks ? jv_array() : jv_invalid(), missed = jv_array();
 	jv na = record_obj(rec, "not_applicable"), verdicts = record_obj(rec, "verdicts");
@@ -814,7 +822,16 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 		if (c) c->passed++;
 		for (b = 0; b < g->o.nby; b++) g->grp[gi[b]].passed++;
 	}
-	if (g->have_base) align(g, id, scores);
+	if (verdict) {
+		jv ch = jv_array();
+		if (g->have_base) align(g, id, scores, &ch);
+		*verdict = JV_OBJECT(jv_string("failed"), jv_bool(failed), jv_string("errored"), jv_bool(errored),
+		                     jv_string("missed"), jv_copy(missed), jv_string("checks"), checks,
+		                     jv_string("changes"), ch);
+		checks = jv_invalid();
+	} else if (g->have_base) {
+		align(g, id, scores, NULL);
+	}
 	if (key < HUGE_VAL || has_null || errs)
 		consider_worst(g, key, rec, where, id, cat, failed, missed, jv_copy(scores));
 	else
@@ -826,6 +843,18 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 	free(gi);
 	free(id);
 	return checks;
+}
+
+jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks)
+{
+	return gate_add(g, rec, where, unreadable, want_checks, NULL);
+}
+
+jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable)
+{
+	jv v = jv_invalid();
+	jv_free(gate_add(g, rec, where, unreadable, 1, &v));
+	return v;
 }
 
 const char *rag_gate_lang(const rag_gate *g)

@@ -1139,6 +1139,12 @@ void rag_gate_baseline_name(rag_gate *g, const char *name);
  * score, threshold, status: "pass"|"failure"|"error"|"skipped", message?} (skipped: the metric
  * is not applicable to the record, not_applicable.<metric>); else jv_invalid(). */
 jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
+/* rag_gate_add, returning the gate's verdict on the record, for a report that shows it:
+ * {failed, errored (a gated score missing, or the line unreadable: out of the pass rate),
+ * missed: [why it failed: the thresholds it missed, its nulls], checks: [as rag_gate_add's],
+ * changes: [{metric, baseline, current, delta, change: "regressed"|"improved"|"none"}] against
+ * the baseline record of the same id (empty without one)}. A record passes when neither. */
+jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
  * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */
@@ -1229,12 +1235,24 @@ jv rag_hints_load(const char *lang, char *err, size_t errlen);
 jv rag_hints_apply(jv summary, jv hints);
 
 /* ---------------------------------------------------------------- report.c */
-/* runs: array (consumed, at least one) of {name, summary} with summary from rag_gate_summary,
- * oldest first; the last is the run reported, the others its history. One self-contained HTML
- * page (inline CSS and SVG, no script) or Markdown; every text from the input is escaped.
- * Returns malloc'ed text. */
-char *rag_report_html(jv runs, const char *title);
+/* report (consumed): {runs: [{name, summary, meta?, href?}] (at least one; summary from
+ * rag_gate_summary; meta the run's run.json; href a link to its own report), oldest first, the
+ * last the run reported; records: [rag_report_record...] of that run; baseline?: {name,
+ * records: {id: {a, sc}}} (the baseline's answers and scores); history?: [entries of
+ * rag_report_history_read]; gated: whether any threshold was given}. One self-contained HTML
+ * page: the Summary in HTML, the rest as escaped JSON shown by <datadir>/report/report.js
+ * (inlined). Returns malloc'ed text, or NULL and err when the script cannot be read. */
+char *rag_report_html(jv report, const char *title, char *err, size_t errlen);
+/* runs: [{name, summary}] as above. Markdown: the summary, a trend table, the worst records. */
 char *rag_report_markdown(jv runs, const char *title);
+/* A record of the run as the page shows it (rec borrowed, verdict consumed, from
+ * rag_gate_add_verdict; where "file:line"): {id, cat, q, a, ref, ctx, sc, na, v, err, src, at,
+ * st: "pass"|"fail"|"error", why?: [the gate's reasons], ch?: [the changes against the baseline]}. */
+jv rag_report_record(jv rec, jv verdict, const char *where);
+/* A history of runs (rag-report --history, rag-store history): text of JSON Lines, one object a
+ * line with "means": {metric: mean} (and run, started, label, commit, testset, n, passed),
+ * oldest first; blank lines skipped. An array, or jv_invalid() and err "name:line: ...". */
+jv rag_report_history_read(const char *text, size_t len, const char *name, char *err, size_t errlen);
 /* The verdict of a summary (borrowed): "PASS", "FAIL", or "SUMMARY" when its pass is null, a
  * summary with no decision (rag-gate --summary-only, rag-report with no threshold). */
 const char *rag_report_verdict(jv summary);

@@ -1,6 +1,10 @@
-/* report.c - rag-gate summaries rendered as one self-contained HTML page (inline CSS and SVG,
- * no script, no external asset) or as Markdown. Every text that comes from the records or the
- * file names is escaped; numbers are formatted here, never taken as text from the input. */
+/* report.c - a run rendered as one self-contained HTML page you can explore, or as Markdown.
+ * The page is offline (inline CSS, SVG and one script, share/report/report.js, no external
+ * asset). Its Summary is HTML made here, readable with the script off; the records, the
+ * comparison and the history are JSON in a <script type="application/json"> block that the
+ * script shows, inserting every text as text. Every text from the records or the file names is
+ * escaped; numbers are formatted here, never taken as text from the input; which record
+ * failed and why is the gate's decision (rag_gate_add_verdict), never made again here. */
 #include "rag.h"
 
 #include <math.h>
@@ -26,6 +30,15 @@ static void esc(rag_buf *b, const char *s)
 	}
 }
 
+/* the array o.k (o borrowed), or an empty one: a summary without a part has none of it */
+static jv arr(jv o, const char *k)
+{
+	jv v = rag_json_get(jv_copy(o), k);
+	if (jv_get_kind(v) == JV_KIND_ARRAY) return v;
+	jv_free(v);
+	return jv_array();
+}
+
 /* the string field k of o, escaped */
 static void esc_field(rag_buf *b, jv o, const char *k)
 {
@@ -41,27 +54,61 @@ static void num3(rag_buf *b, double x)
 	else rag_buf_addf(b, "%.3f", x);
 }
 
+/* The page's style: CJK families named so Chinese text finds a font (fonts-noto-cjk on Debian) */
 static const char css[] =
-	"body{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"Noto Sans\",\"Noto Sans CJK SC\","
-	"\"PingFang SC\",\"Microsoft YaHei\",sans-serif;margin:2em auto;max-width:75em;padding:0 1em;color:#1f2328;"
-	"line-height:1.45}\n"
+	"body{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"Noto Sans\",\"Noto Sans CJK SC\",\"Noto Sans SC\","
+	"\"Source Han Sans SC\",\"PingFang SC\",\"Hiragino Sans GB\",\"Microsoft YaHei\",\"WenQuanYi Micro Hei\",sans-serif;"
+	"margin:2em auto;max-width:80em;padding:0 1em;color:#1f2328;line-height:1.45}\n"
 	"h1{margin-bottom:.2em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:2em}\n"
-	".verdict{display:inline-block;font-weight:bold;padding:.2em .8em;border-radius:.3em;color:#fff}\n"
-	".pass{background:#1a7f37}.fail{background:#cf222e}.none{background:#6e7781}\n"
+	".verdict,.st{display:inline-block;font-weight:bold;padding:.2em .8em;border-radius:.3em;color:#fff}\n"
+	".st{padding:0 .5em;font-size:.85em}\n"
+	".pass{background:#1a7f37}.fail{background:#cf222e}.error{background:#9a6700}.none{background:#6e7781}\n"
 	".cards{display:flex;flex-wrap:wrap;gap:1em}.card{border:1px solid #d0d7de;border-radius:.4em;"
 	"padding:.8em 1em;min-width:12em}\n"
-	".card .name{font-weight:bold}.card .big{font-size:2em}.card .small{color:#59636e;font-size:.9em}\n"
+	".card .name{font-weight:bold}.card .big{font-size:2em}.card .small,.small{color:#59636e;font-size:.9em}\n"
+	".card.failed{border-color:#cf222e}\n"
 	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #d0d7de;padding:.3em .6em;"
 	"vertical-align:top;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"td.text{max-width:30em;white-space:pre-wrap;word-break:break-word}\n"
 	"ul.checks li.bad{color:#cf222e}ul.checks li.good{color:#1a7f37}ul.checks li.skip{color:#59636e}\n"
-	"figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.9em;color:#59636e}\n"
-	"svg text{font-size:10px;fill:#59636e}\n";
+	"figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figcaption{font-size:.9em;color:#59636e;max-width:22em}\n"
+	"svg text{font-size:10px;fill:#59636e}\n"
+	"nav.tabs{display:none;gap:.3em;border-bottom:1px solid #d0d7de;margin-top:1em}\n"
+	".js nav.tabs{display:flex}.js section.tab{display:none}.js section.tab.active{display:block}.js .needs-js{display:none}\n"
+	"nav.tabs button{font:inherit;padding:.4em 1em;border:1px solid #d0d7de;border-bottom:none;background:#f6f8fa;"
+	"border-radius:.4em .4em 0 0;cursor:pointer}nav.tabs button[aria-selected=true]{background:#fff;font-weight:bold}\n"
+	".controls{display:flex;flex-wrap:wrap;gap:.6em;align-items:center;margin:.8em 0}\n"
+	".controls input,.controls select,.pager button{font:inherit}\n"
+	"table.list{width:100%}table.list th{cursor:pointer;user-select:none;background:#f6f8fa}\n"
+	"table.list tbody tr.row{cursor:pointer}table.list tbody tr.row:hover{background:#f6f8fa}\n"
+	"table.list tr.row.failing td:first-child{border-left:4px solid #cf222e}\n"
+	"tr.detail>td{background:#fbfcfd}.detail h4{margin:.8em 0 .2em}.detail .text{white-space:pre-wrap;word-break:break-word}\n"
+	".side{display:grid;grid-template-columns:1fr 1fr;gap:1em}\n"
+	".ok{color:#1a7f37}.bad{color:#cf222e}.na{color:#59636e}\n"
+	".point{cursor:pointer}#history-run{border:1px solid #d0d7de;border-radius:.4em;padding:.6em 1em;margin:.5em 0}\n";
 
-/* Ten bars over [0, 1]; each bar has a title with its range and count. */
-static void svg_histogram(rag_buf *b, jv hist, const char *label, int w, int h)
+/* the thresholds of metric name in the summary's metrics (borrowed); NAN when none */
+static void thresholds(jv metrics, const char *name, double *rec, double *mean)
 {
-	double counts[10] = {0}, max = 0;
+	*rec = *mean = NAN;
+	jv_array_foreach(metrics, i, m) {
+		jv n = rag_json_get(jv_copy(m), "metric");
+		if (jv_get_kind(n) == JV_KIND_STRING && !strcmp(jv_string_value(n), name)) {
+			*rec = rag_json_num(m, "threshold_record");
+			*mean = rag_json_num(m, "threshold_mean");
+		}
+		jv_free(n);
+		jv_free(m);
+		(void)i;
+	}
+}
+
+/* Ten bars over [0, 1], each with a title of its range and count. Coloured by the gate's
+ * threshold (the per-record one, else the mean's): red wholly below it, amber across it, green
+ * at or above it; blue when nothing is gated. The thresholds and the mean are marked. */
+static void svg_histogram(rag_buf *b, jv hist, const char *label, int w, int h, double rthr, double mthr, double mean)
+{
+	double counts[10] = {0}, max = 0, thr = !isnan(rthr) ? rthr : mthr;
 	int i, pad = 16, bw = (w - 2 * pad) / 10;
 	for (i = 0; i < 10; i++) {
 		jv c = jv_array_get(jv_copy(hist), i);
@@ -77,63 +124,38 @@ static void svg_histogram(rag_buf *b, jv hist, const char *label, int w, int h)
 	rag_buf_adds(b, "</title>");
 	rag_buf_addf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#8c959f\"/>", pad, h - pad, w - pad, h - pad);
 	for (i = 0; i < 10; i++) {
-		double bh = max > 0 ? (counts[i] / max) * (h - 2 * pad - 10) : 0;
+		double bh = max > 0 ? (counts[i] / max) * (h - 2 * pad - 10) : 0, lo = i / 10.0, hi = (i + 1) / 10.0;
 		int x = pad + i * bw;
+		const char *fill = isnan(thr) ? "#0969da" : hi <= thr + 1e-9 ? "#d1242f" : lo >= thr - 1e-9 ? "#1a7f37" : "#bf8700";
 		rag_buf_addf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>%.1f&#8211;%.1f: %.0f</title></rect>",
-		             x + 1, h - pad - bh, bw - 2, bh, i < 5 ? "#d1242f" : i < 8 ? "#bf8700" : "#1a7f37",
-		             i / 10.0, (i + 1) / 10.0, counts[i]);
+		             x + 1, h - pad - bh, bw - 2, bh, fill, lo, hi, counts[i]);
 		if (counts[i] > 0)
 			rag_buf_addf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>", x + bw / 2, h - pad - bh - 2, counts[i]);
 	}
+	if (!isnan(rthr))
+		rag_buf_addf(b, "<line class=\"thr-record\" x1=\"%.1f\" y1=\"4\" x2=\"%.1f\" y2=\"%d\" stroke=\"#cf222e\" stroke-dasharray=\"4 2\">"
+		             "<title>per-record threshold %.3f</title></line>", pad + rthr * 10 * bw, pad + rthr * 10 * bw, h - pad, rthr);
+	if (!isnan(mthr))
+		rag_buf_addf(b, "<line class=\"thr-mean\" x1=\"%.1f\" y1=\"4\" x2=\"%.1f\" y2=\"%d\" stroke=\"#1f2328\" stroke-dasharray=\"1 2\">"
+		             "<title>threshold of the mean %.3f</title></line>", pad + mthr * 10 * bw, pad + mthr * 10 * bw, h - pad, mthr);
+	if (!isnan(mean))
+		rag_buf_addf(b, "<path d=\"M%.1f %d l-4 6 h8 z\" fill=\"#0969da\"><title>mean %.3f</title></path>",
+		             pad + (mean < 0 ? 0 : mean > 1 ? 1 : mean) * 10 * bw, h - pad, mean);
 	rag_buf_addf(b, "<text x=\"%d\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">0.5</text>"
 	             "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">1</text></svg>",
 	             pad, h - 3, pad + 5 * bw, h - 3, pad + 10 * bw, h - 3);
 }
 
-/* The mean of one metric across the runs, oldest first; a run without the metric is a gap. */
-static void svg_trend(rag_buf *b, jv runs, const char *metric)
+/* a histogram's caption: what its colours mean */
+static void histogram_caption(rag_buf *b, const char *name, double rthr, double mthr)
 {
-	int n = jv_array_length(jv_copy(runs)), i, w = 360, h = 160, pad = 28, first = 1;
-	rag_buf pts = {0};
-	rag_buf_addf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-	             "role=\"img\" aria-label=\"trend of ", w, h, w, h);
-	esc(b, metric);
-	rag_buf_adds(b, "\"><title>mean ");
-	esc(b, metric);
-	rag_buf_adds(b, " per run</title>");
-	for (i = 0; i <= 4; i++) {
-		double y = pad + (h - 2 * pad) * (1 - i / 4.0);
-		rag_buf_addf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eaeef2\"/>"
-		             "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>", pad, y, w - 8, y, pad - 3, y + 3, i / 4.0);
-	}
-	for (i = 0; i < n; i++) {
-		jv run = jv_array_get(jv_copy(runs), i), ms = rag_json_get(rag_json_get(jv_copy(run), "summary"), "metrics");
-		double mean = NAN, x = n > 1 ? pad + (double)(w - pad - 16) * i / (n - 1) : w / 2.0, y;
-		jv_array_foreach(ms, k, m) {
-			jv name = rag_json_get(jv_copy(m), "metric");
-			if (jv_get_kind(name) == JV_KIND_STRING && !strcmp(jv_string_value(name), metric)) mean = rag_json_num(m, "mean");
-			jv_free(name);
-			jv_free(m);
-			(void)k;
-		}
-		rag_buf_addf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>", x, h - 8, i + 1);
-		if (!isnan(mean)) {
-			y = pad + (h - 2 * pad) * (1 - (mean < 0 ? 0 : mean > 1 ? 1 : mean));
-			rag_buf_addf(&pts, "%s%.1f,%.1f", first ? "" : " ", x, y);
-			first = 0;
-			rag_buf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#0969da\"><title>run %d (", x, y, i + 1);
-			esc_field(b, run, "name");
-			rag_buf_addf(b, "): %.3f</title></circle>", mean);
-		}
-		jv_free(ms);
-		jv_free(run);
-	}
-	if (pts.p) rag_buf_addf(b, "<polyline points=\"%s\" fill=\"none\" stroke=\"#0969da\" stroke-width=\"2\"/>", pts.p);
-	rag_buf_free(&pts);
-	rag_buf_adds(b, "</svg>");
+	esc(b, name);
+	if (!isnan(rthr)) rag_buf_addf(b, ": red below the per-record threshold %.3f, amber across it, green at or above", rthr);
+	else if (!isnan(mthr)) rag_buf_addf(b, ": red below the threshold of the mean %.3f, green at or above", mthr);
+	else rag_buf_adds(b, ": no threshold");
 }
 
-static void metric_table(rag_buf *b, jv metrics, int hist)
+static void metric_table(rag_buf *b, jv metrics, jv top, int hist)
 {
 	rag_buf_adds(b, "<table><thead><tr><th>metric</th><th>computed</th><th>not applicable</th><th>null</th><th>mean</th><th>median</th>"
 	                "<th>min</th><th>p10</th>");
@@ -153,9 +175,12 @@ static void metric_table(rag_buf *b, jv metrics, int hist)
 		num3(b, rag_json_num(m, "p10"));
 		rag_buf_adds(b, "</td>");
 		if (hist) {
-			jv name = rag_json_get(jv_copy(m), "metric"), h = rag_json_get(jv_copy(m), "histogram");
+			jv name = rag_json_get(jv_copy(m), "metric"), h = arr(m, "histogram");
+			const char *nm = jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "";
+			double rt, mt;
+			thresholds(top, nm, &rt, &mt);
 			rag_buf_adds(b, "<td>");
-			svg_histogram(b, h, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "", 160, 60);
+			svg_histogram(b, h, nm, 160, 60, rt, mt, rag_json_num(m, "mean"));
 			rag_buf_adds(b, "</td>");
 			jv_free(name);
 			jv_free(h);
@@ -184,16 +209,482 @@ static const char *verdict_class(const char *v)
 
 static void cost_table(rag_buf *b, jv s, int markdown);
 
-char *rag_report_html(jv runs, const char *title)
+/* ---------------------------------------------------------------- the records' data */
+
+/* a field's value (borrowed rec) set in o under key when it is of kind k */
+static jv copy_kind(jv o, const char *key, jv rec, const char *field, jv_kind k)
+{
+	jv v = rag_json_get(jv_copy(rec), field);
+	if (jv_get_kind(v) == k) return jv_object_set(o, jv_string(key), v);
+	jv_free(v);
+	return o;
+}
+
+/* verdicts (consumed; an object, else {}) less the text of each chunk verdict that is its
+ * context's (ctx consumed), which the page has already: a run of 20,000 records is a third
+ * smaller. A chunk verdict is matched to its context by position. */
+static jv chunk_verdicts(jv verdicts, jv ctx)
+{
+	jv out = jv_object();
+	if (jv_get_kind(verdicts) != JV_KIND_OBJECT) {
+		jv_free(verdicts);
+		jv_free(ctx);
+		return out;
+	}
+	jv_object_foreach(verdicts, k, list) {
+		if (jv_get_kind(list) == JV_KIND_ARRAY && jv_get_kind(ctx) == JV_KIND_ARRAY) {
+			int i, n = jv_array_length(jv_copy(list));
+			for (i = 0; i < n; i++) {
+				jv e = jv_array_get(jv_copy(list), i), chunk = rag_json_get(jv_copy(e), "chunk"), c = jv_array_get(jv_copy(ctx), i);
+				if (jv_get_kind(chunk) == JV_KIND_STRING && jv_get_kind(c) == JV_KIND_STRING && jv_equal(jv_copy(chunk), jv_copy(c)))
+					list = jv_array_set(list, i, jv_object_set(jv_object_delete(e, jv_string("chunk")), jv_string("chunk_is_context"), jv_true()));
+				else
+					jv_free(e);
+				jv_free(chunk);
+				jv_free(c);
+			}
+		}
+		out = jv_object_set(out, k, list);
+	}
+	jv_free(verdicts);
+	jv_free(ctx);
+	return out;
+}
+
+jv rag_report_record(jv rec, jv verdict, const char *where)
+{
+	jv r = jv_object(), v, ctx;
+	const char *s;
+	char *id = NULL;
+	int failed = rag_json_true(verdict, "failed"), errored = rag_json_true(verdict, "errored");
+
+	v = rag_json_get(jv_copy(rec), "id");
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		r = jv_object_set(r, jv_string("id"), v);
+	} else if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) {
+		jv d = jv_dump_string(v, 0);
+		id = rag_xstrdup(jv_string_value(d));
+		jv_free(d);
+		r = jv_object_set(r, jv_string("id"), jv_string(id));
+	} else {
+		jv_free(v);
+	}
+	free(id);
+	v = rag_json_get(jv_copy(rec), "category");
+	if (jv_get_kind(v) == JV_KIND_STRING) r = jv_object_set(r, jv_string("cat"), v);
+	else if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) r = jv_object_set(r, jv_string("cat"), jv_dump_string(v, 0));
+	else jv_free(v);
+	if ((s = rag_record_str(rec, "question"))) r = jv_object_set(r, jv_string("q"), jv_string(s));
+	if ((s = rag_record_str(rec, "answer"))) r = jv_object_set(r, jv_string("a"), jv_string(s));
+	if ((s = rag_record_str(rec, "reference"))) r = jv_object_set(r, jv_string("ref"), jv_string(s));
+	ctx = rag_record_contexts(rec);
+	if (jv_get_kind(ctx) == JV_KIND_ARRAY) r = jv_object_set(r, jv_string("ctx"), ctx);
+	else jv_free(ctx);
+	r = copy_kind(r, "sc", rec, "scores", JV_KIND_OBJECT);
+	r = copy_kind(r, "na", rec, "not_applicable", JV_KIND_OBJECT);
+	r = jv_object_set(r, jv_string("v"), chunk_verdicts(rag_json_get(jv_copy(rec), "verdicts"), rag_json_get(jv_copy(r), "ctx")));
+	r = copy_kind(r, "err", rec, "errors", JV_KIND_ARRAY);
+	r = copy_kind(r, "src", rec, "source", JV_KIND_STRING);
+	if (where) r = jv_object_set(r, jv_string("at"), jv_string(where));
+	/* the gate's decision, never made again here */
+	r = jv_object_set(r, jv_string("st"), jv_string(errored ? "error" : failed ? "fail" : "pass"));
+	if (failed || errored) r = jv_object_set(r, jv_string("why"), rag_json_get(jv_copy(verdict), "missed"));
+	v = rag_json_get(jv_copy(verdict), "changes");
+	if (jv_get_kind(v) == JV_KIND_ARRAY && jv_array_length(jv_copy(v)) > 0) r = jv_object_set(r, jv_string("ch"), v);
+	else jv_free(v);
+	jv_free(verdict);
+	return r;
+}
+
+jv rag_report_history_read(const char *text, size_t len, const char *name, char *err, size_t errlen)
+{
+	jv out = jv_array();
+	size_t i = 0, line = 0;
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len, k;
+		jv h, means;
+		line++;
+		for (k = i; k < end && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r'); k++)
+			;
+		if (k == end) {   /* a blank line */
+			i = end + 1;
+			continue;
+		}
+		h = jv_parse_sized(text + i, (int)(end - i));
+		i = end + 1;
+		if (!jv_is_valid(h)) {
+			jv m = jv_invalid_get_msg(h);
+			snprintf(err, errlen, "%s:%zu: not JSON: %s", name, line, jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "?");
+			jv_free(m);
+			jv_free(out);
+			return jv_invalid();
+		}
+		means = rag_json_get(jv_copy(h), "means");
+		if (jv_get_kind(h) != JV_KIND_OBJECT || jv_get_kind(means) != JV_KIND_OBJECT) {
+			snprintf(err, errlen, "%s:%zu: a run summary is an object with \"means\": {metric: mean, ...}", name, line);
+			jv_free(means);
+			jv_free(h);
+			jv_free(out);
+			return jv_invalid();
+		}
+		jv_free(means);
+		out = jv_array_append(out, h);
+	}
+	return out;
+}
+
+/* v (consumed) when a string, else null */
+static jv str_or_null(jv v)
+{
+	if (jv_get_kind(v) == JV_KIND_STRING) return v;
+	jv_free(v);
+	return jv_null();
+}
+
+/* A run given as a file ({name, summary, meta?: its run.json}) as an entry of the history,
+ * in the format of rag-store history (rag-report(1) HISTORY). */
+static jv history_entry(jv run)
+{
+	jv s = rag_json_get(jv_copy(run), "summary"), meta = rag_json_get(jv_copy(run), "meta");
+	jv ms = arr(s, "metrics"), means = jv_object(), h = jv_object(), p, v;
+	v = str_or_null(rag_json_get(jv_copy(meta), "run_id"));
+	h = jv_object_set(h, jv_string("run"), jv_get_kind(v) == JV_KIND_STRING ? v : rag_json_get(jv_copy(run), "name"));
+	h = jv_object_set(h, jv_string("started"), str_or_null(rag_json_get(jv_copy(meta), "started")));
+	h = jv_object_set(h, jv_string("label"), str_or_null(rag_json_get(jv_copy(meta), "label")));
+	h = jv_object_set(h, jv_string("commit"), str_or_null(rag_json_get(rag_json_get(jv_copy(meta), "git"), "commit")));
+	h = jv_object_set(h, jv_string("testset"), str_or_null(rag_json_get(jv_copy(meta), "testset")));
+	h = jv_object_set(h, jv_string("n"), rag_json_get(jv_copy(s), "records"));
+	p = rag_json_get(jv_copy(s), "pass");
+	h = jv_object_set(h, jv_string("passed"), jv_get_kind(p) == JV_KIND_TRUE || jv_get_kind(p) == JV_KIND_FALSE ? p : (jv_free(p), jv_null()));
+	jv_array_foreach(ms, i, m) {
+		jv name = rag_json_get(jv_copy(m), "metric"), mean = rag_json_get(jv_copy(m), "mean");
+		if (jv_get_kind(name) == JV_KIND_STRING && jv_get_kind(mean) == JV_KIND_NUMBER) means = jv_object_set(means, name, mean);
+		else {
+			jv_free(name);
+			jv_free(mean);
+		}
+		jv_free(m);
+		(void)i;
+	}
+	h = jv_object_set(h, jv_string("means"), means);
+	v = rag_json_get(jv_copy(run), "href");
+	if (jv_get_kind(v) == JV_KIND_STRING) h = jv_object_set(h, jv_string("report"), v);
+	else jv_free(v);
+	h = jv_object_set(h, jv_string("file"), rag_json_get(jv_copy(run), "name"));
+	jv_free(ms);
+	jv_free(meta);
+	jv_free(s);
+	return h;
+}
+
+/* The history (given, consumed) with the runs given as files after it: a run the history already
+ * has (by id) is not there twice. Ordered by start time when every entry has one. The last
+ * run is marked current. */
+static jv merge_history(jv given, jv runs)
+{
+	jv out = jv_get_kind(given) == JV_KIND_ARRAY ? given : (jv_free(given), jv_array()), seen = jv_object();
+	int n = jv_array_length(jv_copy(runs)), all_dated = 1, i, j, len;
+	const char *cur = NULL;
+	jv curid = jv_null();
+	jv_array_foreach(out, k, h) {
+		jv id = rag_json_get(h, "run");
+		if (jv_get_kind(id) == JV_KIND_STRING) seen = jv_object_set(seen, id, jv_number(k));
+		else jv_free(id);
+	}
+	jv_array_foreach(runs, k, r) {
+		jv h = history_entry(r), id = rag_json_get(jv_copy(h), "run");
+		jv at = jv_get_kind(id) == JV_KIND_STRING ? jv_object_get(jv_copy(seen), jv_copy(id)) : jv_invalid();
+		if (k == n - 1) {
+			jv_free(curid);
+			curid = jv_copy(id);
+		}
+		if (jv_get_kind(at) == JV_KIND_NUMBER) {
+			/* the stored entry stays; what the file adds (its report's link) joins it */
+			jv e = jv_array_get(jv_copy(out), (int)jv_number_value(at)), href = rag_json_get(jv_copy(h), "report");
+			if (jv_get_kind(href) == JV_KIND_STRING && !jv_is_valid(rag_json_get(jv_copy(e), "report")))
+				e = jv_object_set(e, jv_string("report"), href);
+			else
+				jv_free(href);
+			out = jv_array_set(out, (int)jv_number_value(at), e);
+			jv_free(h);
+		} else {
+			out = jv_array_append(out, h);
+		}
+		jv_free(at);
+		jv_free(id);
+		jv_free(r);
+	}
+	jv_free(seen);
+	len = jv_array_length(jv_copy(out));
+	jv_array_foreach(out, k, h) {
+		jv st = rag_json_get(h, "started");
+		if (jv_get_kind(st) != JV_KIND_STRING) all_dated = 0;
+		jv_free(st);
+		(void)k;
+	}
+	/* insertion sort by the ISO 8601 text, stable: equal times keep their order */
+	for (i = 1; all_dated && i < len; i++) {
+		jv x = jv_array_get(jv_copy(out), i), xs = rag_json_get(jv_copy(x), "started");
+		for (j = i - 1; j >= 0; j--) {
+			jv y = jv_array_get(jv_copy(out), j), ys = rag_json_get(jv_copy(y), "started");
+			int after = strcmp(jv_string_value(ys), jv_string_value(xs)) > 0;
+			jv_free(ys);
+			if (!after) {
+				jv_free(y);
+				break;
+			}
+			out = jv_array_set(out, j + 1, y);
+		}
+		out = jv_array_set(out, j + 1, x);
+		jv_free(xs);
+	}
+	cur = jv_get_kind(curid) == JV_KIND_STRING ? jv_string_value(curid) : NULL;
+	for (i = len - 1; cur && i >= 0; i--) {
+		jv e = jv_array_get(jv_copy(out), i), id = rag_json_get(jv_copy(e), "run");
+		int is = jv_get_kind(id) == JV_KIND_STRING && !strcmp(jv_string_value(id), cur);
+		jv_free(id);
+		if (is) {
+			out = jv_array_set(out, i, jv_object_set(e, jv_string("current"), jv_true()));
+			break;
+		}
+		jv_free(e);
+	}
+	jv_free(curid);
+	jv_free(runs);
+	return out;
+}
+
+/* JSON for a <script type="application/json"> block: "<", ">" and "&" as \u escapes, so no
+ * text can end the block or open a comment, and U+2028/U+2029 too (line ends to old parsers).
+ * They occur only inside strings, where the escape means the same character. */
+static void json_block(rag_buf *b, jv v)
+{
+	jv d = jv_dump_string(v, 0);
+	const char *s = jv_string_value(d), *run = s;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		const char *rep = NULL;
+		if (c == '<') rep = "\\u003c";
+		else if (c == '>') rep = "\\u003e";
+		else if (c == '&') rep = "\\u0026";
+		else if (c == 0xe2 && (unsigned char)s[1] == 0x80 && ((unsigned char)s[2] == 0xa8 || (unsigned char)s[2] == 0xa9))
+			rep = (unsigned char)s[2] == 0xa8 ? "\\u2028" : "\\u2029";
+		if (!rep) continue;
+		rag_buf_add(b, run, (size_t)(s - run));
+		rag_buf_adds(b, rep);
+		if (c == 0xe2) s += 2;
+		run = s + 1;
+	}
+	rag_buf_add(b, run, (size_t)(s - run));
+	jv_free(d);
+}
+
+/* ---------------------------------------------------------------- the page */
+
+static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
+{
+	jv checks = arr(s, "checks"), hints = arr(s, "hints");
+	jv groups = arr(s, "groups"), worst = arr(s, "worst");
+	double failing = rag_json_num(s, "records") - rag_json_num(s, "passed");
+	int shown = 0;
+
+	rag_buf_adds(b, "<section id=\"summary\" class=\"tab active\">\n<h2>Summary</h2>\n<div class=\"cards\">\n");
+	jv_array_foreach(metrics, i, m) {
+		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
+		rag_buf_addf(b, "<div class=\"card%s\"><div class=\"name\">", rag_json_true(m, "gate_failed") ? " failed" : "");
+		esc_field(b, m, "metric");
+		rag_buf_adds(b, "</div><div class=\"big\">");
+		num3(b, rag_json_num(m, "mean"));
+		rag_buf_adds(b, "</div><div class=\"small\">median ");
+		num3(b, rag_json_num(m, "median"));
+		rag_buf_adds(b, " &#183; p10 ");
+		num3(b, rag_json_num(m, "p10"));
+		rag_buf_adds(b, " &#183; min ");
+		num3(b, rag_json_num(m, "min"));
+		rag_buf_addf(b, "<br>computed on %.0f of %.0f records", rag_json_num(m, "scored"), rag_json_num(s, "records"));
+		if (rag_json_num(m, "not_applicable") > 0) rag_buf_addf(b, ", %.0f not applicable", rag_json_num(m, "not_applicable"));
+		rag_buf_addf(b, ", %.0f null", rag_json_num(m, "null"));
+		if (!isnan(mt)) rag_buf_addf(b, "<br>threshold of the mean %.3f", mt);
+		if (!isnan(rt)) rag_buf_addf(b, "<br>per-record threshold %.3f", rt);
+		if (!isnan(rag_json_num(m, "pass_rate")))
+			rag_buf_addf(b, "<br>%.0f passed, %.0f failed (pass rate %.1f%%)", rag_json_num(m, "passed"), rag_json_num(m, "failed"),
+			             rag_json_num(m, "pass_rate") * 100);
+		if (rag_json_num(m, "flips") > 0) rag_buf_addf(b, "<br>%.0f flipped across repeats", rag_json_num(m, "flips"));
+		rag_buf_adds(b, "</div></div>\n");
+		jv_free(m);
+		(void)i;
+	}
+	rag_buf_adds(b, "</div>\n<h3>Checks</h3>\n<ul class=\"checks\">\n");
+	jv_array_foreach(checks, i, c) {
+		int ok = rag_json_true(c, "pass"), skip = rag_json_true(c, "skipped");
+		rag_buf_addf(b, "<li class=\"%s\">%s: ", skip ? "skip" : ok ? "good" : "bad", skip ? "skipped" : ok ? "ok" : "FAIL");
+		esc_field(b, c, "message");
+		rag_buf_adds(b, "</li>\n");
+		jv_free(c);
+		(void)i;
+	}
+	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(b, "<li>no thresholds</li>\n");
+	rag_buf_adds(b, "</ul>\n");
+	if (jv_array_length(jv_copy(hints))) {
+		rag_buf_adds(b, "<section id=\"hints\">\n<h3>Where to look</h3>\n<ul class=\"hints\">\n");
+		jv_array_foreach(hints, i, h) {
+			rag_buf_adds(b, "<li>");
+			esc_field(b, h, "hint");
+			rag_buf_adds(b, "</li>\n");
+			jv_free(h);
+			(void)i;
+		}
+		rag_buf_adds(b, "</ul>\n</section>\n");
+	}
+
+	rag_buf_adds(b, "<section id=\"distribution\">\n<h3>Distribution</h3>\n");
+	jv_array_foreach(metrics, i, m) {
+		jv name = rag_json_get(jv_copy(m), "metric"), h = arr(m, "histogram");
+		const char *nm = jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "";
+		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
+		rag_buf_adds(b, "<figure>");
+		svg_histogram(b, h, nm, 320, 140, rt, mt, rag_json_num(m, "mean"));
+		rag_buf_adds(b, "<figcaption>");
+		histogram_caption(b, nm, rt, mt);
+		rag_buf_adds(b, "</figcaption></figure>\n");
+		jv_free(name);
+		jv_free(h);
+		jv_free(m);
+		(void)i;
+	}
+	rag_buf_adds(b, "</section>\n");
+
+	if (jv_array_length(jv_copy(groups))) {
+		/* the categories, or the groups of each --by field */
+		rag_buf_adds(b, "<section id=\"categories\">\n");
+		jv_array_foreach(groups, k, by) {
+			jv rows = arr(by, "groups");
+			rag_buf_adds(b, "<h2>By ");
+			esc_field(b, by, "by");
+			rag_buf_adds(b, "</h2>\n");
+			jv_array_foreach(rows, i, c) {
+				double cpr = rag_json_num(c, "pass_rate");
+				rag_buf_adds(b, "<h3>");
+				esc_field(b, c, "group");
+				rag_buf_addf(b, "</h3>\n<p>%.0f record%s", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s");
+				if (gated) rag_buf_addf(b, ", %.0f passed", rag_json_num(c, "passed"));
+				if (gated && !isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
+				rag_buf_adds(b, "</p>\n");
+				metric_table(b, arr(c, "metrics"), metrics, 1);
+				jv_free(c);
+				(void)i;
+			}
+			jv_free(rows);
+			jv_free(by);
+			(void)k;
+		}
+		rag_buf_adds(b, "</section>\n");
+	}
+	cost_table(b, s, 0);
+
+	/* only the records the gate failed: a passing record is never listed as a failure */
+	rag_buf_adds(b, "<section id=\"failed\">\n<h3>Failing records</h3>\n");
+	jv_array_foreach(worst, i, w) {
+		if (rag_json_true(w, "failed")) {
+			jv rs = arr(w, "reasons");
+			if (!shown++)
+				rag_buf_adds(b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th>"
+				                "<th>why it failed</th></tr></thead><tbody>\n");
+			rag_buf_adds(b, "<tr class=\"failed\"><td>");
+			esc_field(b, w, "id");
+			rag_buf_adds(b, "<br><span class=\"small\">");
+			esc_field(b, w, "at");
+			rag_buf_adds(b, "</span></td><td>");
+			esc_field(b, w, "category");
+			rag_buf_adds(b, "</td><td class=\"text\">");
+			esc_field(b, w, "question");
+			rag_buf_adds(b, "</td><td class=\"text\">");
+			esc_field(b, w, "answer");
+			rag_buf_adds(b, "</td><td class=\"text\"><ul>");
+			jv_array_foreach(rs, j, r) {
+				rag_buf_adds(b, "<li>");
+				if (jv_get_kind(r) == JV_KIND_STRING) esc(b, jv_string_value(r));
+				rag_buf_adds(b, "</li>");
+				jv_free(r);
+				(void)j;
+			}
+			rag_buf_adds(b, "</ul></td></tr>\n");
+			jv_free(rs);
+		}
+		jv_free(w);
+		(void)i;
+	}
+	if (shown) rag_buf_adds(b, "</tbody></table>\n");
+	if (!gated) rag_buf_adds(b, "<p>No threshold was given: no record is judged.</p>\n");
+	else if (!shown && failing <= 0) rag_buf_adds(b, "<p>None: every record passed.</p>\n");
+	if (gated && failing > shown)
+		rag_buf_addf(b, "<p>%d of %.0f failing records shown (the lowest); the Records tab has them all.</p>\n", shown, failing);
+	rag_buf_adds(b, "</section>\n</section>\n");
+	jv_free(checks);
+	jv_free(hints);
+	jv_free(groups);
+	jv_free(worst);
+}
+
+/* the baseline's per-metric table (Compare), readable without the script */
+static void compare_section(rag_buf *b, jv base)
+{
+	jv bm = arr(base, "metrics");
+	rag_buf_adds(b, "<section id=\"compare\" class=\"tab\">\n<h2>Compare</h2>\n");
+	if (!jv_is_valid(base)) {
+		rag_buf_adds(b, "<p>No baseline: give one with <code>-b BASELINE.jsonl</code>.</p>\n</section>\n");
+		jv_free(bm);
+		return;
+	}
+	rag_buf_adds(b, "<p id=\"compare-head\">Against ");
+	esc_field(b, base, "file");
+	rag_buf_addf(b, ": %.0f record%s matched by id, %.0f only in this run, %.0f only in the baseline; "
+	             "%.0f regressed and %.0f improved by more than %.3f.</p>\n",
+	             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"),
+	             rag_json_num(base, "only_baseline_count"), rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"),
+	             rag_json_num(base, "regression"));
+	rag_buf_addf(b, "<table id=\"compare-metrics\"><thead><tr><th>metric</th><th>pairs</th><th>baseline</th><th>now</th><th>delta</th>"
+	             "<th>%g%% bootstrap interval</th><th>change</th></tr></thead><tbody>\n", rag_json_num(base, "confidence") * 100);
+	jv_array_foreach(bm, i, m) {
+		rag_buf_adds(b, "<tr><td>");
+		esc_field(b, m, "metric");
+		rag_buf_addf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
+		             "<td class=\"n\">%+.3f</td><td class=\"n\">[%+.3f, %+.3f]</td><td>",
+		             rag_json_num(m, "pairs"), rag_json_num(m, "baseline_mean"), rag_json_num(m, "mean"), rag_json_num(m, "delta"),
+		             rag_json_num(m, "ci_low"), rag_json_num(m, "ci_high"));
+		esc_field(b, m, "change");
+		rag_buf_adds(b, "</td></tr>\n");
+		jv_free(m);
+		(void)i;
+	}
+	rag_buf_adds(b, "</tbody></table>\n<div id=\"compare-records\"></div>\n</section>\n");
+	jv_free(bm);
+}
+
+char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
 {
 	rag_buf b = {0};
-	int n = jv_array_length(jv_copy(runs));
+	jv runs = rag_json_get(jv_copy(report), "runs");
+	int n = jv_array_length(jv_copy(runs)), gated = rag_json_true(report, "gated");
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
-	jv metrics = rag_json_get(jv_copy(s), "metrics"), checks = rag_json_get(jv_copy(s), "checks"), groups = rag_json_get(jv_copy(s), "groups");
-	jv hints = rag_json_get(jv_copy(s), "hints");
-	jv worst = rag_json_get(jv_copy(s), "worst"), base = rag_json_get(jv_copy(s), "baseline");
+	jv metrics = arr(s, "metrics"), base = rag_json_get(jv_copy(s), "baseline");
+	jv data, ds;
 	const char *verdict = rag_report_verdict(s);
 	double pr = rag_json_num(s, "pass_rate");
+	char path[4096], *js;
+	size_t jslen;
+
+	snprintf(path, sizeof path, "%s/report/report.js", rag_datadir());
+	if (!(js = rag_read_file(path, &jslen, err, errlen))) {
+		jv_free(runs);
+		jv_free(last);
+		jv_free(s);
+		jv_free(metrics);
+		jv_free(base);
+		jv_free(report);
+		return NULL;
+	}
 
 	rag_buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
@@ -202,221 +693,54 @@ char *rag_report_html(jv runs, const char *title)
 	             RAG_VERSION, css);
 	rag_buf_adds(&b, "<header>\n<h1>");
 	esc(&b, title);
-	rag_buf_addf(&b, "</h1>\n<p><span class=\"verdict %s\">%s</span> ", verdict_class(verdict), verdict);
+	rag_buf_addf(&b, "</h1>\n<p id=\"verdict\"><span class=\"verdict %s\">%s</span> ", verdict_class(verdict), verdict);
 	esc_field(&b, last, "name");
-	rag_buf_addf(&b, ": %.0f record%s, %.0f passed", rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
-	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
+	rag_buf_addf(&b, ": %.0f record%s", rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s");
+	if (gated) {
+		rag_buf_addf(&b, ", %.0f passed", rag_json_num(s, "passed"));
+		if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
+		rag_buf_addf(&b, ", %.0f failed", rag_json_num(s, "records") - rag_json_num(s, "passed"));
+	}
 	rag_buf_addf(&b, ", %.0f with errors or nulls.</p>\n</header>\n", rag_json_num(s, "errored"));
+	rag_buf_adds(&b, "<nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" data-tab=\"summary\">Summary</button>"
+	                 "<button type=\"button\" role=\"tab\" data-tab=\"records\">Records</button>"
+	                 "<button type=\"button\" role=\"tab\" data-tab=\"compare\">Compare</button>"
+	                 "<button type=\"button\" role=\"tab\" data-tab=\"history\">History</button></nav>\n");
 
-	rag_buf_adds(&b, "<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"cards\">\n");
-	jv_array_foreach(metrics, i, m) {
-		rag_buf_adds(&b, "<div class=\"card\"><div class=\"name\">");
-		esc_field(&b, m, "metric");
-		rag_buf_adds(&b, "</div><div class=\"big\">");
-		num3(&b, rag_json_num(m, "mean"));
-		rag_buf_adds(&b, "</div><div class=\"small\">median ");
-		num3(&b, rag_json_num(m, "median"));
-		rag_buf_adds(&b, " &#183; p10 ");
-		num3(&b, rag_json_num(m, "p10"));
-		rag_buf_adds(&b, " &#183; min ");
-		num3(&b, rag_json_num(m, "min"));
-		rag_buf_addf(&b, "<br>computed on %.0f of %.0f records", rag_json_num(m, "scored"), rag_json_num(s, "records"));
-		if (rag_json_num(m, "not_applicable") > 0) rag_buf_addf(&b, ", %.0f not applicable", rag_json_num(m, "not_applicable"));
-		rag_buf_addf(&b, ", %.0f null", rag_json_num(m, "null"));
-		if (!isnan(rag_json_num(m, "pass_rate"))) rag_buf_addf(&b, "<br>pass rate %.1f%%", rag_json_num(m, "pass_rate") * 100);
-		if (rag_json_num(m, "flips") > 0) rag_buf_addf(&b, "<br>%.0f flipped across repeats", rag_json_num(m, "flips"));
-		rag_buf_adds(&b, "</div></div>\n");
-		jv_free(m);
-		(void)i;
-	}
-	rag_buf_adds(&b, "</div>\n<h3>Checks</h3>\n<ul class=\"checks\">\n");
-	jv_array_foreach(checks, i, c) {
-		int ok = rag_json_true(c, "pass"), skip = rag_json_true(c, "skipped");
-		rag_buf_addf(&b, "<li class=\"%s\">%s: ", skip ? "skip" : ok ? "good" : "bad", skip ? "skipped" : ok ? "ok" : "FAIL");
-		esc_field(&b, c, "message");
-		rag_buf_adds(&b, "</li>\n");
-		jv_free(c);
-		(void)i;
-	}
-	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(&b, "<li>no thresholds</li>\n");
-	rag_buf_adds(&b, "</ul>\n</section>\n");
-	if (jv_array_length(jv_copy(hints))) {
-		rag_buf_adds(&b, "<section id=\"hints\">\n<h2>Where to look</h2>\n<ul class=\"hints\">\n");
-		jv_array_foreach(hints, i, h) {
-			rag_buf_adds(&b, "<li>");
-			esc_field(&b, h, "hint");
-			rag_buf_adds(&b, "</li>\n");
-			jv_free(h);
-			(void)i;
-		}
-		rag_buf_adds(&b, "</ul>\n</section>\n");
-	}
+	summary_section(&b, s, metrics, gated);
+	rag_buf_adds(&b, "<section id=\"records\" class=\"tab\">\n<h2>Records</h2>\n"
+	                 "<p class=\"needs-js\">The records, the comparison and the history need JavaScript.</p>\n"
+	                 "<div id=\"records-app\"></div>\n</section>\n");
+	compare_section(&b, base);
+	rag_buf_adds(&b, "<section id=\"history\" class=\"tab\">\n<h2>History</h2>\n"
+	                 "<p class=\"needs-js\">The history needs JavaScript.</p>\n<div id=\"history-app\"></div>\n</section>\n");
 
-	rag_buf_adds(&b, "<section id=\"distribution\">\n<h2>Distribution</h2>\n");
-	jv_array_foreach(metrics, i, m) {
-		jv name = rag_json_get(jv_copy(m), "metric"), h = rag_json_get(jv_copy(m), "histogram");
-		rag_buf_adds(&b, "<figure>");
-		svg_histogram(&b, h, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "", 320, 140);
-		rag_buf_adds(&b, "<figcaption>");
-		esc_field(&b, m, "metric");
-		rag_buf_adds(&b, "</figcaption></figure>\n");
-		jv_free(name);
-		jv_free(h);
-		jv_free(m);
-		(void)i;
+	/* the data the script shows: the summary (less its few worst records, which the records
+	 * themselves hold), the records, the baseline's answers, the history */
+	ds = jv_object_delete(jv_copy(s), jv_string("worst"));
+	data = JV_OBJECT(jv_string("title"), jv_string(title), jv_string("run"), rag_json_get(jv_copy(last), "name"),
+	                 jv_string("gated"), jv_bool(gated), jv_string("summary"), ds);
+	{
+		jv v = rag_json_get(jv_copy(report), "records");
+		data = jv_object_set(data, jv_string("records"), jv_get_kind(v) == JV_KIND_ARRAY ? v : (jv_free(v), jv_array()));
+		v = rag_json_get(jv_copy(report), "baseline");
+		if (jv_get_kind(v) == JV_KIND_OBJECT) data = jv_object_set(data, jv_string("base"), v);
+		else jv_free(v);
+		data = jv_object_set(data, jv_string("history"), merge_history(rag_json_get(jv_copy(report), "history"), jv_copy(runs)));
 	}
-	rag_buf_adds(&b, "</section>\n");
+	rag_buf_adds(&b, "<script type=\"application/json\" id=\"rag-data\">");
+	json_block(&b, data);
+	rag_buf_adds(&b, "</script>\n<script>\n");
+	rag_buf_add(&b, js, jslen);
+	rag_buf_addf(&b, "</script>\n<footer><p class=\"small\">rag-report (ragpipe) %s</p></footer>\n</body>\n</html>\n", RAG_VERSION);
 
-	if (jv_array_length(jv_copy(groups))) {
-		rag_buf_adds(&b, "<section id=\"categories\">\n");
-		jv_array_foreach(groups, k, by) {
-			jv rows = rag_json_get(jv_copy(by), "groups");
-			rag_buf_adds(&b, "<h2>By ");
-			esc_field(&b, by, "by");
-			rag_buf_adds(&b, "</h2>\n");
-			jv_array_foreach(rows, i, c) {
-				double cpr = rag_json_num(c, "pass_rate");
-				rag_buf_adds(&b, "<h3>");
-				esc_field(&b, c, "group");
-				rag_buf_addf(&b, "</h3>\n<p>%.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
-				if (!isnan(cpr)) rag_buf_addf(&b, " (%.1f%%)", cpr * 100);
-				rag_buf_adds(&b, "</p>\n");
-				metric_table(&b, rag_json_get(jv_copy(c), "metrics"), 1);
-				jv_free(c);
-				(void)i;
-			}
-			jv_free(rows);
-			jv_free(by);
-			(void)k;
-		}
-		rag_buf_adds(&b, "</section>\n");
-	}
-
-	if (n > 1) {
-		rag_buf_adds(&b, "<section id=\"trend\">\n<h2>Trend</h2>\n");
-		jv_array_foreach(metrics, i, m) {
-			jv name = rag_json_get(jv_copy(m), "metric");
-			rag_buf_adds(&b, "<figure>");
-			svg_trend(&b, runs, jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "");
-			rag_buf_adds(&b, "<figcaption>mean ");
-			esc_field(&b, m, "metric");
-			rag_buf_adds(&b, " per run</figcaption></figure>\n");
-			jv_free(name);
-			jv_free(m);
-			(void)i;
-		}
-		rag_buf_adds(&b, "<table><thead><tr><th>run</th><th>file</th><th>records</th><th>result</th></tr></thead><tbody>\n");
-		jv_array_foreach(runs, i, r) {
-			jv rs = rag_json_get(jv_copy(r), "summary");
-			rag_buf_addf(&b, "<tr><td class=\"n\">%d</td><td>", i + 1);
-			esc_field(&b, r, "name");
-			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td>%s</td></tr>\n", rag_json_num(rs, "records"), verdict_class(rag_report_verdict(rs)));
-			jv_free(rs);
-			jv_free(r);
-		}
-		rag_buf_adds(&b, "</tbody></table>\n</section>\n");
-	}
-
-	rag_buf_adds(&b, "<section id=\"failed\">\n<h2>Failed and worst records</h2>\n");
-	if (!jv_array_length(jv_copy(worst))) rag_buf_adds(&b, "<p>None.</p>\n");
-	else rag_buf_adds(&b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th><th>scores</th>"
-	                      "<th>reasons</th></tr></thead><tbody>\n");
-	jv_array_foreach(worst, i, w) {
-		jv sc = rag_json_get(jv_copy(w), "scores"), rs = rag_json_get(jv_copy(w), "reasons");
-		rag_buf_addf(&b, "<tr class=\"%s\"><td>", rag_json_true(w, "failed") ? "failed" : "low");
-		esc_field(&b, w, "id");
-		rag_buf_adds(&b, "</td><td>");
-		esc_field(&b, w, "category");
-		rag_buf_adds(&b, "</td><td class=\"text\">");
-		esc_field(&b, w, "question");
-		rag_buf_adds(&b, "</td><td class=\"text\">");
-		esc_field(&b, w, "answer");
-		rag_buf_adds(&b, "</td><td>");
-		if (jv_get_kind(sc) == JV_KIND_OBJECT) {
-			jv_object_foreach(sc, k, v) {
-				esc(&b, jv_string_value(k));
-				rag_buf_adds(&b, "&#160;");
-				if (jv_get_kind(v) == JV_KIND_NUMBER) {
-					num3(&b, jv_number_value(v));
-				} else {
-					jv r = rag_json_get(rag_json_get(jv_copy(w), "not_applicable"), jv_string_value(k));
-					rag_buf_adds(&b, jv_get_kind(r) == JV_KIND_STRING ? "n/a" : "null");
-					jv_free(r);
-				}
-				rag_buf_adds(&b, "<br>");
-				jv_free(k);
-				jv_free(v);
-			}
-		}
-		rag_buf_adds(&b, "</td><td class=\"text\"><ul>");
-		jv_array_foreach(rs, j, r) {
-			rag_buf_adds(&b, "<li>");
-			if (jv_get_kind(r) == JV_KIND_STRING) esc(&b, jv_string_value(r));
-			rag_buf_adds(&b, "</li>");
-			jv_free(r);
-			(void)j;
-		}
-		rag_buf_adds(&b, "</ul></td></tr>\n");
-		jv_free(sc);
-		jv_free(rs);
-		jv_free(w);
-		(void)i;
-	}
-	if (jv_array_length(jv_copy(worst))) rag_buf_adds(&b, "</tbody></table>\n");
-	rag_buf_adds(&b, "</section>\n");
-
-	if (jv_is_valid(base)) {
-		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed");
-		rag_buf_adds(&b, "<section id=\"baseline\">\n<h2>Against the baseline</h2>\n<p>");
-		esc_field(&b, base, "file");
-		rag_buf_addf(&b, ": %.0f record%s matched by id, %.0f only in this run, %.0f only in the baseline; "
-		             "%.0f regressed and %.0f improved by more than %.3f.</p>\n",
-		             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
-		             rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"), rag_json_num(base, "regression"));
-		rag_buf_addf(&b, "<table><thead><tr><th>metric</th><th>pairs</th><th>baseline</th><th>now</th><th>delta</th>"
-		             "<th>%g%% interval</th><th>change</th></tr></thead><tbody>\n", rag_json_num(base, "confidence") * 100);
-		jv_array_foreach(bm, i, m) {
-			rag_buf_adds(&b, "<tr><td>");
-			esc_field(&b, m, "metric");
-			rag_buf_addf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-			             "<td class=\"n\">%+.3f</td><td class=\"n\">[%+.3f, %+.3f]</td><td>",
-			             rag_json_num(m, "pairs"), rag_json_num(m, "baseline_mean"), rag_json_num(m, "mean"), rag_json_num(m, "delta"), rag_json_num(m, "ci_low"), rag_json_num(m, "ci_high"));
-			esc_field(&b, m, "change");
-			rag_buf_adds(&b, "</td></tr>\n");
-			jv_free(m);
-			(void)i;
-		}
-		rag_buf_adds(&b, "</tbody></table>\n");
-		if (jv_array_length(jv_copy(reg))) {
-			rag_buf_adds(&b, "<h3>Regressed records</h3>\n<table><thead><tr><th>id</th><th>metric</th><th>baseline</th>"
-			                 "<th>now</th></tr></thead><tbody>\n");
-			jv_array_foreach(reg, i, c) {
-				rag_buf_adds(&b, "<tr><td>");
-				esc_field(&b, c, "id");
-				rag_buf_adds(&b, "</td><td>");
-				esc_field(&b, c, "metric");
-				rag_buf_addf(&b, "</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td></tr>\n", rag_json_num(c, "baseline"), rag_json_num(c, "current"));
-				jv_free(c);
-				(void)i;
-			}
-			rag_buf_adds(&b, "</tbody></table>\n");
-		}
-		rag_buf_adds(&b, "</section>\n");
-		jv_free(bm);
-		jv_free(reg);
-	}
-	cost_table(&b, s, 0);
-	rag_buf_addf(&b, "<footer><p class=\"small\">rag-report (ragpipe) %s</p></footer>\n</body>\n</html>\n", RAG_VERSION);
-
+	free(js);
 	jv_free(metrics);
-	jv_free(checks);
-	jv_free(groups);
-	jv_free(hints);
-	jv_free(worst);
 	jv_free(base);
 	jv_free(s);
 	jv_free(last);
 	jv_free(runs);
+	jv_free(report);
 	return b.p;
 }
 
@@ -548,9 +872,9 @@ char *rag_report_markdown(jv runs, const char *title)
 	rag_buf b = {0};
 	int n = jv_array_length(jv_copy(runs));
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
-	jv checks = rag_json_get(jv_copy(s), "checks"), groups = rag_json_get(jv_copy(s), "groups"), worst = rag_json_get(jv_copy(s), "worst");
-	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
-	jv hints = rag_json_get(jv_copy(s), "hints");
+	jv checks = arr(s, "checks"), groups = arr(s, "groups"), worst = arr(s, "worst");
+	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = arr(s, "metrics");
+	jv hints = arr(s, "hints");
 	double pr = rag_json_num(s, "pass_rate");
 	const char *verdict = rag_report_verdict(s);
 
@@ -578,7 +902,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		jv_free(h);
 	}
 	jv_array_foreach(groups, k, by) {
-		jv rows = rag_json_get(jv_copy(by), "groups");
+		jv rows = arr(by, "groups");
 		rag_buf_adds(&b, "\n<details><summary>By ");
 		md_field(&b, by, "by", 100);
 		rag_buf_adds(&b, "</summary>\n\n");
@@ -589,7 +913,7 @@ char *rag_report_markdown(jv runs, const char *title)
 			rag_buf_addf(&b, " (%.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
 			if (!isnan(cpr)) rag_buf_addf(&b, ", %.1f%%", cpr * 100);
 			rag_buf_adds(&b, ")\n\n");
-			md_metrics(&b, rag_json_get(jv_copy(c), "metrics"));
+			md_metrics(&b, arr(c, "metrics"));
 			rag_buf_adds(&b, "\n");
 			jv_free(c);
 			(void)i;
@@ -643,11 +967,12 @@ char *rag_report_markdown(jv runs, const char *title)
 		rag_buf_adds(&b, "\n");
 	}
 	jv_array_foreach(worst, i, w) {
-		jv rs = rag_json_get(jv_copy(w), "reasons");
-		if (i == 0) rag_buf_adds(&b, "\n### Worst records\n\n| id | question | reasons |\n|---|---|---|\n");
+		jv rs = arr(w, "reasons");
+		if (i == 0) rag_buf_adds(&b, "\n### Worst records\n\n| id | result | question | reasons |\n|---|---|---|---|\n");
 		rag_buf_adds(&b, "| ");
 		md_field(&b, w, "id", 120);
-		rag_buf_adds(&b, " | ");
+		/* the gate's verdict on it: a low record that passed is not a failure */
+		rag_buf_addf(&b, " | %s | ", !strcmp(verdict, "SUMMARY") ? "-" : rag_json_true(w, "failed") ? "**FAIL**" : "pass");
 		md_field(&b, w, "question", 200);
 		rag_buf_adds(&b, " | ");
 		jv_array_foreach(rs, j, r) {
@@ -660,7 +985,7 @@ char *rag_report_markdown(jv runs, const char *title)
 		jv_free(w);
 	}
 	if (jv_is_valid(base)) {
-		jv bm = rag_json_get(jv_copy(base), "metrics"), reg = rag_json_get(jv_copy(base), "regressed");
+		jv bm = arr(base, "metrics"), reg = arr(base, "regressed");
 		rag_buf_addf(&b, "\n### Against the baseline\n\n%.0f record%s matched by id; %.0f only in this run, %.0f only in the baseline; "
 		             "%.0f regressed and %.0f improved by more than %.3f.\n\n",
 		             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),

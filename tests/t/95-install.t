@@ -8,7 +8,7 @@ D=$T/stage
 run make -s -C "$TOP" install PREFIX=/opt/rp DESTDIR="$D"
 is "$RC" 0 "make install PREFIX=/opt/rp DESTDIR=...: exit 0"
 for f in bin/rag-claims bin/rag-verify share/ragpipe/prompts/claims.en.txt share/ragpipe/prompts/verify.zh.txt \
-	share/ragpipe/hints/en.txt share/ragpipe/hints/zh.txt \
+	share/ragpipe/hints/en.txt share/ragpipe/hints/zh.txt share/ragpipe/report/report.js \
 	share/man/man1/rag-claims.1 share/man/man1/rag-verify.1 share/man/man5/rag-config.5 share/man/man7/rag.7 \
 	share/bash-completion/completions/rag-verify share/zsh/site-functions/_ragpipe \
 	share/fish/vendor_completions.d/ragpipe.fish share/ragpipe/examples/example.jsonl; do
@@ -69,5 +69,7 @@ is "$(jq -r '.scores.faithfulness' "$OUT")" 1 "the installed rag-verify found it
 echo '{"id":1,"question":"q?","scores":{"context_recall":0.1}}' >"$T/low.jsonl"
 run "$D/opt/rp/bin/rag-gate" --json -t context_recall=0.5 "$T/low.jsonl"
 like "$(jq -r '.hints[0].hint' "$OUT")" '^Low context recall' "the installed rag-gate found its failure hints"
+run "$D/opt/rp/bin/rag-report" "$T/low.jsonl"
+like "$(cat "$OUT")" 'document\.getElementById\(.rag-data.\)' "the installed rag-report found its page's script"
 cd "$TOP"
 done_testing

@@ -1,0 +1,493 @@
+/* report.js - the script of a rag-report page (inlined by rag-report): the tabs, and the
+ * Records, Compare and History tabs built from the JSON block #rag-data. Every text from the
+ * data goes in with textContent (or an SVG <title>'s), never as markup. Rows are drawn a page
+ * at a time, so a run of 20,000 records filters and sorts without freezing. */
+(function () {
+	'use strict';
+	var D = JSON.parse(document.getElementById('rag-data').textContent);
+	var S = D.summary || {};
+	var R = D.records || [];
+	var PAGE = 100;
+	var SVGNS = 'http://www.w3.org/2000/svg';
+
+	function el(tag, cls, text) {
+		var e = document.createElement(tag);
+		if (cls) e.className = cls;
+		if (text !== undefined && text !== null) e.textContent = String(text);
+		return e;
+	}
+	function add(parent, child) { parent.appendChild(child); return child; }
+	function svg(tag, attrs) {
+		var e = document.createElementNS(SVGNS, tag), k;
+		for (k in attrs) if (Object.prototype.hasOwnProperty.call(attrs, k)) e.setAttribute(k, String(attrs[k]));
+		return e;
+	}
+	function num(x) { return typeof x === 'number' && isFinite(x) ? x.toFixed(3) : '\u2013'; }
+	function signed(x) { return typeof x === 'number' ? (x >= 0 ? '+' : '') + x.toFixed(3) : '\u2013'; }
+	function str(x) { return x === undefined || x === null ? '' : String(x); }
+
+	var metrics = (S.metrics || []).map(function (m) { return m.metric; });
+	var thr = {};
+	(S.metrics || []).forEach(function (m) { thr[m.metric] = {rec: m.threshold_record, mean: m.threshold_mean}; });
+
+	/* ------------------------------------------------------------ tabs */
+	var tabs = ['summary', 'records', 'compare', 'history'], built = {};
+	function show(name) {
+		if (tabs.indexOf(name) < 0) name = 'summary';
+		tabs.forEach(function (t) {
+			var s = document.getElementById(t), b = document.querySelector('nav.tabs button[data-tab="' + t + '"]');
+			if (s) s.classList.toggle('active', t === name);
+			if (b) b.setAttribute('aria-selected', t === name ? 'true' : 'false');
+		});
+		if (!built[name]) {
+			built[name] = true;
+			if (name === 'records') buildRecords();
+			else if (name === 'compare') buildCompare();
+			else if (name === 'history') buildHistory();
+		}
+	}
+	document.body.classList.add('js');
+	Array.prototype.forEach.call(document.querySelectorAll('nav.tabs button'), function (b) {
+		b.addEventListener('click', function () {
+			show(b.getAttribute('data-tab'));
+			if (history.replaceState) history.replaceState(null, '', '#' + b.getAttribute('data-tab'));
+		});
+	});
+
+	/* ------------------------------------------------------------ a record's detail */
+	function statusBadge(st) {
+		if (!D.gated && st === 'pass') return el('span', 'st none', 'not judged');
+		return el('span', 'st ' + (st === 'pass' ? 'pass' : st === 'fail' ? 'fail' : 'error'),
+			st === 'pass' ? 'pass' : st === 'fail' ? 'FAIL' : 'ERROR');
+	}
+	function textBlock(parent, title, text) {
+		add(parent, el('h4', null, title));
+		add(parent, el('div', 'text', text === undefined || text === null ? '(none)' : text));
+	}
+	/* verdict lists by kind: one entry per chunk ("chunk"), or per claim */
+	function verdictLists(r) {
+		var chunks = [], claims = [], other = [], v = r.v || {};
+		Object.keys(v).forEach(function (m) {
+			var list = v[m];
+			if (Array.isArray(list) && list.length && list[0] && typeof list[0] === 'object' && ('chunk' in list[0] || 'chunk_is_context' in list[0])) chunks.push([m, list]);
+			else if (Array.isArray(list)) claims.push([m, list]);
+			else if (list && typeof list === 'object') other.push([m, list]);
+		});
+		return {chunks: chunks, claims: claims, other: other};
+	}
+	function verdictMark(v) {
+		return v === true ? el('span', 'ok', '\u2714 yes') : v === false ? el('span', 'bad', '\u2718 no') : el('span', 'na', '\u2013');
+	}
+	function detail(r) {
+		var d = el('div', 'detail'), vl = verdictLists(r), p, ul, ol, t, tb;
+		p = add(d, el('p'));
+		add(p, statusBadge(r.st));
+		add(p, document.createTextNode(' ' + str(r.id)));
+		if (r.at) add(p, el('span', 'small', '  (' + r.at + ')')).className = 'small where';
+		if (r.src) add(d, el('p', 'small source', 'source: ' + r.src));
+		if (r.why && r.why.length) {
+			add(d, el('h4', null, r.st === 'pass' ? 'Notes' : 'Why it failed'));
+			ul = add(d, el('ul', 'why'));
+			r.why.forEach(function (w) { add(ul, el('li', 'bad', w)); });
+		}
+		t = add(d, el('table', 'scores'));
+		tb = add(t, el('tbody'));
+		Object.keys(r.sc || {}).forEach(function (m) {
+			var tr = add(tb, el('tr')), x = r.sc[m], th = thr[m] || {}, note = '';
+			add(tr, el('td', null, m));
+			if (typeof x !== 'number' && r.na && r.na[m]) note = 'not applicable: ' + r.na[m];
+			add(tr, el('td', 'n', typeof x === 'number' ? num(x) : note || 'null'));
+			add(tr, el('td', 'small', typeof th.rec === 'number' ? 'per-record threshold ' + num(th.rec) : ''));
+		});
+		textBlock(d, 'Question', r.q);
+		textBlock(d, 'Answer', r.a);
+		textBlock(d, 'Reference', r.ref);
+		add(d, el('h4', null, 'Contexts'));
+		if (!r.ctx || !r.ctx.length) add(d, el('p', 'na', '(none)'));
+		else {
+			ol = add(d, el('ol', 'contexts'));
+			r.ctx.forEach(function (c, i) {
+				var li = add(ol, el('li')), vs;
+				add(li, el('div', 'text', c));
+				vl.chunks.forEach(function (e) {
+					var cv = e[1][i];
+					if (!cv) return;
+					vs = add(li, el('div', 'small chunk-verdict'));
+					add(vs, document.createTextNode(e[0] + ': '));
+					add(vs, verdictMark(cv.verdict));
+					if (cv.reason) add(vs, document.createTextNode(' \u2014 ' + cv.reason));
+				});
+			});
+		}
+		vl.claims.forEach(function (e) {
+			var tbl, body, hr;
+			add(d, el('h4', null, 'Claims: ' + e[0]));
+			tbl = add(d, el('table', 'claims'));
+			hr = add(add(tbl, el('thead')), el('tr'));
+			['claim', 'verdict', 'reason'].forEach(function (h) { add(hr, el('th', null, h)); });
+			body = add(tbl, el('tbody'));
+			e[1].forEach(function (c) {
+				var tr = add(body, el('tr')), what = c && typeof c === 'object' ? (c.claim || c.statement || c.text || '') : String(c);
+				if (c && c.source) what += ' (' + c.source + (c['class'] ? ', ' + c['class'] : '') + ')';
+				add(tr, el('td', 'text', what));
+				add(add(tr, el('td')), verdictMark(c && c.verdict));
+				add(tr, el('td', 'text', c && c.reason ? c.reason : ''));
+			});
+		});
+		vl.other.forEach(function (e) {
+			var o = e[1];
+			add(d, el('h4', null, 'Verdict: ' + e[0]));
+			add(d, el('p', 'text', (o.score !== undefined ? 'score ' + o.score + (o.scale ? ' (' + o.scale + ')' : '') + '. ' : '') +
+				(o.pass !== undefined ? (o.pass ? 'pass. ' : 'fail. ') : '') + str(o.reason)));
+		});
+		if (r.err && r.err.length) {
+			add(d, el('h4', null, 'Errors'));
+			ul = add(d, el('ul', 'errors'));
+			r.err.forEach(function (e) {
+				add(ul, el('li', 'bad', [e.tool, e.metric].filter(Boolean).join(': ') + (e.tool || e.metric ? ': ' : '') +
+					str(e.message) + (e.at ? ' (at ' + e.at + ')' : '')));
+			});
+		}
+		return d;
+	}
+
+	/* ------------------------------------------------------------ a paged, sortable list */
+	/* cols: [{key, label, value(i), cell(i, td)}]; rows(): the indices to show; opens(i): the
+	 * detail element of row i. */
+	function pagedTable(host, cols, rowsFn, opens, rowClass, idPrefix) {
+		var table = add(host, el('table', 'list')), head = add(add(table, el('thead')), el('tr')), body = add(table, el('tbody'));
+		var pager = add(host, el('div', 'pager controls')), prev = add(pager, el('button', null, 'Previous'));
+		var info = add(pager, el('span', 'pageinfo')), next = add(pager, el('button', null, 'Next'));
+		var state = {page: 0, sort: null, dir: 1, rows: []};
+		prev.type = next.type = 'button';
+		prev.id = idPrefix + '-prev';
+		next.id = idPrefix + '-next';
+		info.id = idPrefix + '-pageinfo';
+		table.id = idPrefix + '-table';
+		cols.forEach(function (c, ci) {
+			var th = add(head, el('th', null, c.label));
+			th.setAttribute('data-col', c.key);
+			th.addEventListener('click', function () {
+				if (state.sort === ci) state.dir = -state.dir;
+				else { state.sort = ci; state.dir = c.desc ? -1 : 1; }
+				Array.prototype.forEach.call(head.children, function (h) { h.removeAttribute('aria-sort'); });
+				th.setAttribute('aria-sort', state.dir > 0 ? 'ascending' : 'descending');
+				refresh();
+			});
+		});
+		function sortRows() {
+			if (state.sort === null) return;
+			var c = cols[state.sort], dir = state.dir, keys = {};
+			state.rows.forEach(function (i) { keys[i] = c.value(i); });
+			state.rows.sort(function (a, b) {
+				var x = keys[a], y = keys[b];
+				/* nulls last whichever the direction */
+				if (x === null || x === undefined) return y === null || y === undefined ? a - b : 1;
+				if (y === null || y === undefined) return -1;
+				if (x < y) return -dir;
+				if (x > y) return dir;
+				return a - b;
+			});
+		}
+		function draw() {
+			var n = state.rows.length, pages = Math.max(1, Math.ceil(n / PAGE)), from, to, k, frag = document.createDocumentFragment();
+			if (state.page >= pages) state.page = pages - 1;
+			from = state.page * PAGE;
+			to = Math.min(n, from + PAGE);
+			for (k = from; k < to; k++) (function (i) {
+				var tr = el('tr', 'row ' + (rowClass ? rowClass(i) : ''));
+				tr.setAttribute('data-i', String(i));
+				cols.forEach(function (c) {
+					var td = add(tr, el('td', c.num ? 'n' : null));
+					if (c.cell) c.cell(i, td);
+					else td.textContent = str(c.value(i));
+				});
+				tr.tabIndex = 0;   /* a row opens from the keyboard too */
+				tr.addEventListener('keydown', function (ev) { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); tr.click(); } });
+				tr.addEventListener('click', function () {
+					var nx = tr.nextSibling, dt, td;
+					if (nx && nx.classList && nx.classList.contains('detail')) { body.removeChild(nx); return; }
+					dt = el('tr', 'detail');
+					td = add(dt, el('td'));
+					td.colSpan = cols.length;
+					add(td, opens(i));
+					body.insertBefore(dt, tr.nextSibling);
+				});
+				frag.appendChild(tr);
+			})(state.rows[k]);
+			body.textContent = '';
+			body.appendChild(frag);
+			info.textContent = n ? 'rows ' + (from + 1) + '\u2013' + to + ' of ' + n + ', page ' + (state.page + 1) + ' of ' + pages : 'no rows';
+			prev.disabled = state.page === 0;
+			next.disabled = state.page >= pages - 1;
+		}
+		function refresh() {
+			state.rows = rowsFn();
+			sortRows();
+			state.page = 0;
+			draw();
+		}
+		prev.addEventListener('click', function () { state.page--; draw(); });
+		next.addEventListener('click', function () { state.page++; draw(); });
+		return {refresh: refresh, state: state};
+	}
+
+	/* ------------------------------------------------------------ Records */
+	function buildRecords() {
+		var host = document.getElementById('records-app'), ctl = add(host, el('div', 'controls'));
+		var cats = {}, hay = null, timer = null, count, list, q, fcat, fst, ferr, fm, fop, fv;
+		R.forEach(function (r) { if (r.cat !== undefined) cats[r.cat] = 1; });
+		function labelled(text, input) {
+			var l = add(ctl, el('label', null, text + ' '));
+			add(l, input);
+			return input;
+		}
+		function select(id, options) {
+			var s = el('select');
+			s.id = id;
+			options.forEach(function (o) { var op = add(s, el('option', null, o[1])); op.value = o[0]; });
+			return s;
+		}
+		q = labelled('Search', el('input'));
+		q.id = 'f-search';
+		q.type = 'search';
+		q.placeholder = 'id, question, answer, reference';
+		fcat = labelled('Category', select('f-category', [['', 'all']].concat(Object.keys(cats).sort().map(function (c) { return [c, c]; }))));
+		fst = labelled('Result', select('f-status', D.gated ? [['', 'all'], ['pass', 'passed'], ['fail', 'failed (any)'], ['error', 'errored']]
+			: [['', 'all (no threshold: none judged)']]));
+		ferr = labelled('Errors', select('f-errors', [['', 'all'], ['with', 'with errors'], ['without', 'without errors']]));
+		fm = labelled('Metric', select('f-metric', [['', '(any)']].concat(metrics.map(function (m) { return [m, m]; }))));
+		fop = select('f-op', [['lt', 'below'], ['ge', 'at least'], ['null', 'is null']]);
+		add(ctl, fop);
+		fv = el('input');
+		fv.id = 'f-value';
+		fv.type = 'number';
+		fv.step = '0.05';
+		fv.min = '0';
+		fv.max = '1';
+		fv.value = '0.5';
+		add(ctl, fv);
+		count = add(host, el('p', 'small'));
+		count.id = 'records-count';
+		function haystack() {
+			if (!hay) hay = R.map(function (r) { return [r.id, r.q, r.a, r.ref, r.cat].map(str).join('\n').toLowerCase(); });
+			return hay;
+		}
+		function rows() {
+			var out = [], needle = q.value.trim().toLowerCase(), cat = fcat.value, st = fst.value, er = ferr.value;
+			var m = fm.value, op = fop.value, v = parseFloat(fv.value), h = needle ? haystack() : null, i, r, x;
+			for (i = 0; i < R.length; i++) {
+				r = R[i];
+				if (cat && str(r.cat) !== cat) continue;
+				if (st === 'pass' && r.st !== 'pass') continue;
+				if (st === 'fail' && r.st === 'pass') continue;
+				if (st === 'error' && r.st !== 'error') continue;
+				if (er === 'with' && !(r.err && r.err.length)) continue;
+				if (er === 'without' && r.err && r.err.length) continue;
+				if (m) {
+					x = r.sc ? r.sc[m] : undefined;
+					if (op === 'null') { if (typeof x === 'number') continue; }
+					else if (typeof x !== 'number' || isNaN(v)) continue;
+					else if (op === 'lt' ? !(x < v) : !(x >= v)) continue;
+				}
+				if (h && h[i].indexOf(needle) < 0) continue;
+				out.push(i);
+			}
+			count.textContent = out.length + ' of ' + R.length + ' records';
+			return out;
+		}
+		var cols = [
+			{key: 'n', label: '#', num: true, value: function (i) { return i + 1; }},
+			{key: 'id', label: 'id', value: function (i) { return str(R[i].id); }},
+			{key: 'category', label: 'category', value: function (i) { return R[i].cat === undefined ? null : str(R[i].cat); }},
+			{key: 'status', label: 'result', value: function (i) { return R[i].st === 'pass' ? 2 : R[i].st === 'fail' ? 1 : 0; },
+				cell: function (i, td) { add(td, statusBadge(R[i].st)); if (R[i].why && R[i].why.length && R[i].st !== 'pass') add(td, el('div', 'small why', R[i].why[0])); }},
+			{key: 'question', label: 'question', value: function (i) { return str(R[i].q).slice(0, 120); }}
+		].concat(metrics.map(function (m) {
+			return {key: 'm:' + m, label: m, num: true, value: function (i) { var x = R[i].sc ? R[i].sc[m] : undefined; return typeof x === 'number' ? x : null; },
+				cell: function (i, td) { var x = R[i].sc ? R[i].sc[m] : undefined, th = thr[m] || {};
+					td.textContent = typeof x === 'number' ? num(x) : R[i].na && R[i].na[m] ? 'n/a' : 'null';
+					if (typeof x === 'number' && typeof th.rec === 'number' && x < th.rec - 1e-9) td.className = 'n bad'; }};
+		})).concat([{key: 'errors', label: 'errors', num: true, value: function (i) { return R[i].err ? R[i].err.length : 0; }}]);
+		list = pagedTable(host, cols, rows, function (i) { return detail(R[i]); },
+			function (i) { return R[i].st === 'pass' ? '' : 'failing'; }, 'records');
+		function later() { clearTimeout(timer); timer = setTimeout(list.refresh, 120); }
+		q.addEventListener('input', later);
+		[fcat, fst, ferr, fm, fop].forEach(function (s) { s.addEventListener('change', list.refresh); });
+		fv.addEventListener('input', later);
+		list.refresh();
+	}
+
+	/* ------------------------------------------------------------ Compare */
+	function buildCompare() {
+		var host = document.getElementById('compare-records'), B = D.base, ctl, fsel, list, idx = [], kind = [], count;
+		if (!host || !B) return;
+		R.forEach(function (r, i) {
+			var ch = r.ch || [], reg = 0, imp = 0, worst = 0, best = 0;
+			if (r.id === undefined || !B.records || !Object.prototype.hasOwnProperty.call(B.records, r.id)) return;
+			ch.forEach(function (c) {
+				if (c.change === 'regressed') { reg++; if (c.delta < worst) worst = c.delta; }
+				else if (c.change === 'improved') { imp++; if (c.delta > best) best = c.delta; }
+			});
+			idx.push(i);
+			/* the gate's own classes: regressed first (largest drop first), then improved */
+			kind[i] = reg ? {k: 0, key: worst, label: 'regressed'} : imp ? {k: 1, key: -best, label: 'improved'} : {k: 2, key: 0, label: 'unchanged'};
+		});
+		idx.sort(function (a, b) { return kind[a].k - kind[b].k || kind[a].key - kind[b].key || a - b; });
+		add(host, el('h3', null, 'Records by id'));
+		ctl = add(host, el('div', 'controls'));
+		fsel = el('select');
+		fsel.id = 'c-filter';
+		[['', 'all'], ['regressed', 'regressed'], ['improved', 'improved'], ['unchanged', 'unchanged']].forEach(function (o) {
+			var op = add(fsel, el('option', null, o[1])); op.value = o[0];
+		});
+		add(add(ctl, el('label', null, 'Show ')), fsel);
+		count = add(host, el('p', 'small'));
+		count.id = 'compare-count';
+		function delta(i, m) {
+			var c = (R[i].ch || []).filter(function (x) { return x.metric === m; })[0];
+			return c ? c.delta : null;
+		}
+		var cols = [
+			{key: 'id', label: 'id', value: function (i) { return str(R[i].id); }},
+			{key: 'change', label: 'change', value: function (i) { return kind[i].k; },
+				cell: function (i, td) { td.textContent = kind[i].label; td.className = kind[i].k === 0 ? 'bad' : kind[i].k === 1 ? 'ok' : 'na'; }}
+		].concat(metrics.map(function (m) {
+			return {key: 'd:' + m, label: '\u0394 ' + m, num: true, value: function (i) { return delta(i, m); },
+				cell: function (i, td) { var x = delta(i, m); td.textContent = x === null ? '\u2013' : signed(x); }};
+		}));
+		function rows() {
+			var f = fsel.value, out = idx.filter(function (i) { return !f || kind[i].label === f; });
+			count.textContent = out.length + ' of ' + idx.length + ' matched records';
+			return out;
+		}
+		function side(i) {
+			var r = R[i], b = B.records[r.id] || {}, d = el('div', 'detail'), grid = add(d, el('div', 'side')), l, rr, ul;
+			l = add(grid, el('div', 'baseline-side'));
+			rr = add(grid, el('div', 'current-side'));
+			add(l, el('h4', null, 'Baseline: ' + str(B.name)));
+			add(l, el('div', 'text answer', b.a === undefined || b.a === null ? '(no answer)' : b.a));
+			add(rr, el('h4', null, 'This run: ' + str(D.run)));
+			add(rr, el('div', 'text answer', r.a === undefined || r.a === null ? '(no answer)' : r.a));
+			ul = add(d, el('ul', 'changes'));
+			(r.ch || []).forEach(function (c) {
+				add(ul, el('li', c.change === 'regressed' ? 'bad' : c.change === 'improved' ? 'ok' : null,
+					c.metric + ': ' + num(c.baseline) + ' \u2192 ' + num(c.current) + ' (' + signed(c.delta) + ', ' + c.change + ')'));
+			});
+			add(d, el('p', 'small', 'question: ' + str(r.q)));
+			return d;
+		}
+		list = pagedTable(host, cols, rows, side, function (i) { return kind[i].k === 0 ? 'failing' : ''; }, 'compare');
+		fsel.addEventListener('change', list.refresh);
+		list.refresh();
+	}
+
+	/* ------------------------------------------------------------ History */
+	function safeLink(u) {
+		/* a link that cannot run script: resolved as the browser would (which drops tabs, newlines
+		 * and leading spaces, so "java\tscript:" is javascript:), then http, https or file only */
+		var url;
+		if (typeof u !== 'string' || !u) return null;
+		try { url = new URL(u, document.baseURI); } catch (e) { return null; }
+		return /^(https?|file):$/.test(url.protocol) ? url.href : null;
+	}
+	function buildHistory() {
+		var host = document.getElementById('history-app'), H = D.history || [], names = {}, panel, dated, t0, t1;
+		if (!H.length) { add(host, el('p', null, 'No history: give earlier runs before this one, or --history FILE.')); return; }
+		add(host, el('p', 'small', H.length + ' run' + (H.length === 1 ? '' : 's') + ', oldest first.'));
+		H.forEach(function (h) { Object.keys(h.means || {}).forEach(function (m) { names[m] = 1; }); });
+		dated = H.every(function (h) { return typeof h.started === 'string' && !isNaN(Date.parse(h.started)); });
+		if (dated) {
+			t0 = Date.parse(H[0].started);
+			t1 = Date.parse(H[H.length - 1].started);
+			H.forEach(function (h) { var t = Date.parse(h.started); if (t < t0) t0 = t; if (t > t1) t1 = t; });
+		}
+		function label(h) {
+			return h.label ? str(h.label) : h.commit ? str(h.commit).slice(0, 8) : str(h.run).replace(/^.*\//, '');
+		}
+		function open(i) {
+			var h = H[i], dl, link, href;
+			panel.textContent = '';
+			add(panel, el('h4', null, 'Run ' + str(h.run) + (h.current ? ' (this report)' : '')));
+			dl = add(panel, el('table', 'run'));
+			[['started', h.started], ['label', h.label], ['commit', h.commit], ['test set', h.testset], ['records', h.n],
+				['passed', h.passed === true ? 'yes' : h.passed === false ? 'no' : '\u2013'], ['file', h.file]].forEach(function (kv) {
+				var tr = add(dl, el('tr'));
+				add(tr, el('th', null, kv[0]));
+				add(tr, el('td', null, kv[1] === undefined || kv[1] === null ? '\u2013' : kv[1]));
+			});
+			Object.keys(h.means || {}).sort().forEach(function (m) {
+				var tr = add(dl, el('tr'));
+				add(tr, el('th', null, m));
+				add(tr, el('td', 'n', num(h.means[m])));
+			});
+			href = safeLink(h.report);
+			if (h.current) {
+				link = add(panel, el('button', null, 'Show this run\u2019s summary'));
+				link.type = 'button';
+				link.addEventListener('click', function () { show('summary'); });
+			} else if (href) {
+				link = add(add(panel, el('p')), el('a', null, 'Open this run\u2019s report'));
+				link.href = href;
+			}
+		}
+		Object.keys(names).sort().forEach(function (m) {
+			var W = 560, Hh = 200, pad = 36, fig = add(host, el('figure')), s = svg('svg', {width: W, height: Hh, viewBox: '0 0 ' + W + ' ' + Hh, role: 'img'});
+			var pts = [], i, th = thr[m] || {}, step = Math.max(1, Math.ceil(H.length / 8));
+			fig.className = 'history-chart';
+			fig.setAttribute('data-metric', m);
+			add(s, svg('title', {})).textContent = 'mean ' + m + ' per run';
+			for (i = 0; i <= 4; i++) {
+				var y = pad + (Hh - 2 * pad) * (1 - i / 4);
+				add(s, svg('line', {x1: pad, y1: y, x2: W - 10, y2: y, stroke: '#eaeef2'}));
+				add(s, svg('text', {x: pad - 4, y: y + 3, 'text-anchor': 'end'})).textContent = (i / 4).toFixed(2);
+			}
+			if (typeof th.mean === 'number') {
+				var ty = pad + (Hh - 2 * pad) * (1 - th.mean);
+				var tl = add(s, svg('line', {x1: pad, y1: ty, x2: W - 10, y2: ty, stroke: '#cf222e', 'stroke-dasharray': '4 2', 'class': 'thr-mean'}));
+				add(tl, svg('title', {})).textContent = 'threshold of the mean ' + num(th.mean);
+			}
+			function xAt(k) {
+				if (H.length === 1) return (W + pad) / 2;
+				if (dated && t1 > t0) return pad + (W - pad - 24) * (Date.parse(H[k].started) - t0) / (t1 - t0);
+				return pad + (W - pad - 24) * k / (H.length - 1);
+			}
+			H.forEach(function (h, k) {
+				var x = xAt(k), v = h.means ? h.means[m] : undefined, c, tx;
+				if (k % step === 0 || k === H.length - 1) {
+					tx = add(s, svg('text', {x: x, y: Hh - 18, 'text-anchor': 'middle', 'class': 'xlabel'}));
+					tx.textContent = label(h);
+					if (typeof h.started === 'string')
+						add(s, svg('text', {x: x, y: Hh - 6, 'text-anchor': 'middle', 'class': 'xdate'})).textContent = h.started.slice(0, 10);
+				}
+				if (typeof v !== 'number') return;
+				var y = pad + (Hh - 2 * pad) * (1 - Math.max(0, Math.min(1, v)));
+				pts.push(x.toFixed(1) + ',' + y.toFixed(1));
+				c = svg('circle', {cx: x.toFixed(1), cy: y.toFixed(1), r: h.current ? 5.5 : 4, fill: h.current ? '#1f2328' : '#0969da', 'class': 'point', 'data-run': k});
+				add(c, svg('title', {})).textContent = label(h) + (h.started ? ' ' + h.started : '') + ': ' + num(v);
+				c.addEventListener('click', function () { open(k); });
+				add(s, c);
+			});
+			if (pts.length > 1) s.insertBefore(svg('polyline', {points: pts.join(' '), fill: 'none', stroke: '#0969da', 'stroke-width': 2}), s.querySelector('circle'));
+			add(fig, s);
+			add(fig, el('figcaption', null, 'mean ' + m + ' per run' + (dated ? ', by date' : '') + (typeof th.mean === 'number' ? '; dashed: the gate\u2019s threshold' : '')));
+		});
+		panel = add(host, el('div'));
+		panel.id = 'history-run';
+		add(panel, el('p', 'small', 'Click a point to open its run.'));
+		var t = add(host, el('table', 'list')), hr = add(add(t, el('thead')), el('tr')), body = add(t, el('tbody')), ms = Object.keys(names).sort();
+		t.id = 'history-table';
+		['started', 'run', 'label', 'commit', 'records', 'passed'].concat(ms).forEach(function (h) { add(hr, el('th', null, h)); });
+		H.forEach(function (h, k) {
+			var tr = add(body, el('tr', 'row' + (h.current ? ' current' : '')));
+			[h.started, h.run, h.label, h.commit ? str(h.commit).slice(0, 12) : null, h.n,
+				h.passed === true ? 'yes' : h.passed === false ? 'no' : null].forEach(function (v) { add(tr, el('td', null, v === undefined || v === null ? '\u2013' : v)); });
+			ms.forEach(function (m) { add(tr, el('td', 'n', num(h.means ? h.means[m] : undefined))); });
+			tr.addEventListener('click', function () { open(k); });
+		});
+	}
+
+	show((location.hash || '').slice(1));
+	document.body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
+	document.body.setAttribute('data-ready', '1');
+})();

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""report.py - drive a rag-report page in headless Chromium (Selenium) and print what it shows.
+
+  report.py walk PAGE SHOTDIR    the fixture page of tests/t/66-report-browser.t: every tab, the
+                                 filters, a sort, a record opened, the comparison, the history;
+                                 one "key: value" line per finding, screenshots in SHOTDIR
+  report.py noscript PAGE SHOTDIR  the page with JavaScript off: what the Summary shows
+  report.py big PAGE N SHOTDIR   a page of N records: the rows drawn and a filter's result
+  report.py time PAGE            bench/report.sh: milliseconds to ready, to the Records tab drawn,
+                                 and for one filter, as "key: value"
+
+The test asserts on the lines; this script asserts nothing itself. No network: the page is a
+local file, and Chromium runs with its background traffic off.
+"""
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+
+PROFILES = []
+
+
+def driver(script=True):
+    """headless Chromium in a fresh profile of its own, removed at exit; script=False: with
+    JavaScript off"""
+    profile = tempfile.mkdtemp(prefix="rag-report-chromium.")
+    PROFILES.append(profile)
+    o = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--disable-quic", "--no-first-run", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--disable-default-apps",
+              "--disable-extensions", "--window-size=1280,1800", "--user-data-dir=" + profile):
+        o.add_argument(a)
+    if not script:
+        o.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    binary = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        o.binary_location = binary
+    path = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+    return webdriver.Chrome(service=Service(path), options=o)
+
+
+def out(key, value):
+    print("%s: %s" % (key, value), flush=True)
+
+
+def load(d, page):
+    d.get("file://" + os.path.abspath(page))
+    WebDriverWait(d, 120).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+
+
+def tab(d, name):
+    d.find_element(By.CSS_SELECTOR, 'nav.tabs button[data-tab="%s"]' % name).click()
+
+
+def visible(d, sid):
+    return d.find_element(By.ID, sid).is_displayed()
+
+
+def text(d, sel):
+    return d.find_element(By.CSS_SELECTOR, sel).text
+
+
+def rows(d, prefix):
+    return d.find_elements(By.CSS_SELECTOR, "#%s-table tbody tr.row" % prefix)
+
+
+def ids(d, prefix, col=1):
+    return [r.find_elements(By.TAG_NAME, "td")[col].text for r in rows(d, prefix)]
+
+
+def choose(d, sid, value):
+    Select(d.find_element(By.ID, sid)).select_by_value(value)
+
+
+def search(d, s):
+    box = d.find_element(By.ID, "f-search")
+    box.clear()
+    if s:
+        box.send_keys(s)
+    else:
+        d.execute_script("arguments[0].dispatchEvent(new Event('input'))", box)
+    time.sleep(0.4)   # the search waits 120 ms for typing to stop
+
+
+def no_alert(d):
+    try:
+        d.switch_to.alert
+        return False
+    except NoAlertPresentException:
+        return True
+
+
+def walk(page, shots):
+    d = driver()
+    try:
+        load(d, page)
+        out("title", d.title)
+        out("tabs", " ".join(b.text for b in d.find_elements(By.CSS_SELECTOR, "nav.tabs button")))
+        out("verdict", text(d, "#verdict .verdict"))
+        out("summary shown", visible(d, "summary"))
+        out("records shown", visible(d, "records"))
+        out("cards", len(d.find_elements(By.CSS_SELECTOR, "#summary .card")))
+        out("record threshold lines", len(d.find_elements(By.CSS_SELECTOR, "#distribution line.thr-record")))
+        out("failing listed", " | ".join(r.find_elements(By.TAG_NAME, "td")[0].text.split("\n")[0]
+                                         for r in d.find_elements(By.CSS_SELECTOR, "#failed tbody tr")))
+        d.save_screenshot(os.path.join(shots, "summary.png"))
+
+        tab(d, "records")
+        out("records shown", visible(d, "records"))
+        out("summary shown", visible(d, "summary"))
+        out("count", text(d, "#records-count"))
+        out("rows", len(rows(d, "records")))
+        out("failing rows", len(d.find_elements(By.CSS_SELECTOR, "#records-table tr.row.failing")))
+        search(d, "长城")
+        out("search 长城", text(d, "#records-count") + " " + ",".join(ids(d, "records")))
+        search(d, "")
+        choose(d, "f-status", "fail")
+        out("failed", text(d, "#records-count") + " " + ",".join(ids(d, "records")))
+        choose(d, "f-status", "pass")
+        out("passed", text(d, "#records-count") + " " + ",".join(ids(d, "records")))
+        choose(d, "f-status", "")
+        choose(d, "f-category", "地理")
+        out("category 地理", text(d, "#records-count") + " " + ",".join(ids(d, "records")))
+        choose(d, "f-category", "")
+        choose(d, "f-errors", "with")
+        out("with errors", text(d, "#records-count"))
+        choose(d, "f-errors", "")
+        choose(d, "f-metric", "faithfulness")
+        choose(d, "f-op", "lt")
+        v = d.find_element(By.ID, "f-value")
+        v.clear()
+        v.send_keys("0.6")
+        time.sleep(0.4)
+        out("faithfulness below 0.6", text(d, "#records-count"))
+        choose(d, "f-metric", "")
+        th = d.find_element(By.CSS_SELECTOR, '#records-table th[data-col="m:faithfulness"]')
+        th.click()
+        out("sorted up", ",".join(ids(d, "records")))
+        th.click()
+        out("sorted down", ",".join(ids(d, "records")))
+        d.find_element(By.CSS_SELECTOR, '#records-table th[data-col="n"]').click()
+        # open en-2: its claim, its verdict and reason, its contexts and what it missed
+        r = [x for x in rows(d, "records") if x.find_elements(By.TAG_NAME, "td")[1].text == "en-2"][0]
+        r.click()
+        det = d.find_element(By.CSS_SELECTOR, "#records-table tr.detail")
+        out("detail why", " | ".join(li.text for li in det.find_elements(By.CSS_SELECTOR, "ul.why li")))
+        out("detail claims", " | ".join(tr.text.replace("\n", " ") for tr in det.find_elements(By.CSS_SELECTOR, "table.claims tbody tr")))
+        out("detail contexts", len(det.find_elements(By.CSS_SELECTOR, "ol.contexts > li")))
+        out("detail chunk verdicts", " | ".join(x.text for x in det.find_elements(By.CSS_SELECTOR, ".chunk-verdict")))
+        out("detail where", det.find_element(By.CSS_SELECTOR, ".where").text)
+        out("detail source", det.find_element(By.CSS_SELECTOR, ".source").text)
+        out("detail reference", "Reference" in det.text and "Einstein was born in Ulm" in det.text)
+        d.save_screenshot(os.path.join(shots, "records.png"))
+        r.click()
+        out("detail closed", len(d.find_elements(By.CSS_SELECTOR, "#records-table tr.detail")))
+        # the hostile record: its text shown as text, nothing of it run or made an element
+        search(d, "iframe")
+        rows(d, "records")[0].click()
+        det = d.find_element(By.CSS_SELECTOR, "#records-table tr.detail")
+        out("hostile shown", '<iframe src="http://evil.example/"></iframe>' in det.text and "</td></tr></table><h1>pwned</h1>" in det.text)
+        out("hostile error shown", "<b>bold</b> error" in det.text)
+        out("hostile elements", "iframe=%d img=%d h1=%d b=%d" % tuple(
+            len(d.find_elements(By.TAG_NAME, t)) for t in ("iframe", "img", "h1", "b")))
+        out("h1", " | ".join(h.text for h in d.find_elements(By.TAG_NAME, "h1")))
+        out("no alert", no_alert(d))
+        search(d, "")
+
+        tab(d, "compare")
+        out("compare shown", visible(d, "compare"))
+        out("compare metrics", " | ".join(tr.text.replace("\n", " ") for tr in d.find_elements(By.CSS_SELECTOR, "#compare-metrics tbody tr")))
+        out("compare count", text(d, "#compare-count"))
+        out("compare order", ",".join("%s:%s" % (c[0], c[1]) for c in
+                                      ([td.text for td in tr.find_elements(By.TAG_NAME, "td")[:2]] for tr in rows(d, "compare"))))
+        rows(d, "compare")[0].click()
+        det = d.find_element(By.CSS_SELECTOR, "#compare-table tr.detail")
+        out("side by side", text(d, "#compare-table .baseline-side .answer") + " || " + text(d, "#compare-table .current-side .answer"))
+        out("changes", " | ".join(li.text for li in det.find_elements(By.CSS_SELECTOR, "ul.changes li")))
+        choose(d, "c-filter", "improved")
+        out("compare improved", text(d, "#compare-count") + " " + ",".join(ids(d, "compare", 0)))
+        choose(d, "c-filter", "")
+        d.save_screenshot(os.path.join(shots, "compare.png"))
+
+        tab(d, "history")
+        out("history shown", visible(d, "history"))
+        charts = d.find_elements(By.CSS_SELECTOR, "figure.history-chart")
+        out("charts", " ".join(c.get_attribute("data-metric") for c in charts))
+        out("points", " ".join(str(len(c.find_elements(By.CSS_SELECTOR, "circle.point"))) for c in charts))
+        faith = d.find_element(By.CSS_SELECTOR, 'figure.history-chart[data-metric="faithfulness"]')
+        out("labels", ",".join(t.text for t in faith.find_elements(By.CSS_SELECTOR, "text.xlabel")))
+        out("dates", ",".join(t.text for t in faith.find_elements(By.CSS_SELECTOR, "text.xdate")))
+        out("threshold line", len(faith.find_elements(By.CSS_SELECTOR, "line.thr-mean")))
+        out("history rows", len(d.find_elements(By.CSS_SELECTOR, "#history-table tbody tr")))
+        pts = faith.find_elements(By.CSS_SELECTOR, "circle.point")
+        d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pts[0])
+        out("opened run", text(d, "#history-run h4"))
+        out("opened link", ",".join(a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#history-run a")))
+        d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pts[1])
+        out("opened run", text(d, "#history-run h4"))
+        out("opened link", ",".join(a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#history-run a")) or "none")
+        d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pts[-1])
+        out("opened run", text(d, "#history-run h4"))
+        d.save_screenshot(os.path.join(shots, "history.png"))
+        out("no alert", no_alert(d))
+        errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+        out("console errors", len(errs))
+        for e in errs[:5]:
+            out("console", e.get("message"))
+    finally:
+        d.quit()
+
+
+def noscript(page, shots):
+    """the page with JavaScript off: the Summary must read"""
+    d = driver(script=False)
+    try:
+        d.get("file://" + os.path.abspath(page))
+        out("ran", d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") or "no")
+        out("summary shown", visible(d, "summary"))
+        out("tabs shown", d.find_element(By.CSS_SELECTOR, "nav.tabs").is_displayed())
+        out("verdict", text(d, "#verdict .verdict"))
+        out("cards", len(d.find_elements(By.CSS_SELECTOR, "#summary .card")))
+        out("checks", " | ".join(li.text for li in d.find_elements(By.CSS_SELECTOR, "#summary ul.checks li")))
+        out("failing listed", len(d.find_elements(By.CSS_SELECTOR, "#failed tbody tr")))
+        out("notice", text(d, "#records").replace("\n", " | "))
+        d.save_screenshot(os.path.join(shots, "noscript.png"))
+    finally:
+        d.quit()
+
+
+def big(page, n, shots):
+    d = driver()
+    try:
+        load(d, page)
+        tab(d, "records")
+        out("count", text(d, "#records-count"))
+        out("rows", len(rows(d, "records")))
+        out("pager", text(d, "#records-pageinfo"))
+        d.find_element(By.ID, "records-next").click()
+        out("page 2 first", rows(d, "records")[0].find_elements(By.TAG_NAME, "td")[0].text)
+        choose(d, "f-status", "fail")
+        out("failed", text(d, "#records-count"))
+        th = d.find_element(By.CSS_SELECTOR, '#records-table th[data-col="m:faithfulness"]')
+        col = [h.get_attribute("data-col") for h in d.find_elements(By.CSS_SELECTOR, "#records-table th")].index("m:faithfulness")
+        th.click()
+        out("lowest", rows(d, "records")[0].find_elements(By.TAG_NAME, "td")[col].text)
+        d.save_screenshot(os.path.join(shots, "big.png"))
+    finally:
+        d.quit()
+
+
+def timing(page, shots):
+    d = driver()
+    try:
+        t0 = time.monotonic()
+        load(d, page)
+        out("ready_ms", round((time.monotonic() - t0) * 1000))
+        out("ready_page_ms", d.find_element(By.TAG_NAME, "body").get_attribute("data-ready-ms"))
+        ms = d.execute_script("var t = performance.now();"
+                              "document.querySelector('nav.tabs button[data-tab=records]').click();"
+                              "return performance.now() - t;")
+        out("records_tab_ms", round(ms))
+        ms = d.execute_script("var s = document.getElementById('f-status'), t = performance.now();"
+                              "s.value = 'fail'; s.dispatchEvent(new Event('change'));"
+                              "return performance.now() - t;")
+        out("filter_ms", round(ms))
+        d.execute_script("var s = document.getElementById('f-status'); s.value = ''; s.dispatchEvent(new Event('change'));")
+        before = text(d, "#records-count")
+        box = d.find_element(By.ID, "f-search")
+        t0 = time.monotonic()
+        box.send_keys("question 1999")
+        WebDriverWait(d, 60, poll_frequency=0.005).until(lambda d: text(d, "#records-count") != before)
+        out("search_ms", round((time.monotonic() - t0) * 1000))
+        out("count", text(d, "#records-count"))
+    finally:
+        d.quit()
+
+
+if __name__ == "__main__":
+    atexit.register(lambda: [shutil.rmtree(p, ignore_errors=True) for p in PROFILES])
+    mode = sys.argv[1]
+    if mode == "walk":
+        walk(sys.argv[2], sys.argv[3])
+    elif mode == "noscript":
+        noscript(sys.argv[2], sys.argv[3])
+    elif mode == "big":
+        big(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    elif mode == "time":
+        timing(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit("usage: report.py walk PAGE SHOTDIR | big PAGE N SHOTDIR | time PAGE SHOTDIR")

@@ -1,0 +1,137 @@
+#!/bin/sh
+# 66-report-browser.t - rag-report's page in a real browser (Selenium, headless Chromium, no
+# network): every tab, the filters, a sort, a record opened (contexts with their chunk verdicts,
+# claims with verdicts and reasons, what it missed), two runs compared side by side, the history
+# by date with its points opening their runs; hostile text stays text; with the script off the
+# Summary reads; 20,000 records page and filter. Screenshots of each tab are kept in tests/tmp/report-shots/ (artefacts, not committed).
+. "$(dirname "$0")/lib.sh"
+need python3
+for t in chromium chromedriver; do
+	command -v "$t" >/dev/null 2>&1 || skip_all_missing "$t"
+done
+# Debian's python3-selenium is /usr/bin/python3's, whatever python3 comes first in PATH
+PY=python3
+if ! "$PY" -c 'import selenium' 2>/dev/null; then
+	PY=/usr/bin/python3
+	"$PY" -c 'import selenium' 2>/dev/null || skip_all_missing python3-selenium
+fi
+export CHROMIUM=$(command -v chromium) CHROMEDRIVER=$(command -v chromedriver)
+
+cat >"$T/base.jsonl" <<'EOF2'
+{"id":"en-1","category":"history","answer":"Einstein was born in 1879 in Germany.","scores":{"faithfulness":0.9,"context_recall":0.9}}
+{"id":"en-2","category":"history","answer":"He was born in Ulm.","scores":{"faithfulness":0.9,"context_recall":0.7}}
+{"id":"zh-1","category":"地理","answer":"长城约两万公里。","scores":{"faithfulness":0.2,"context_recall":0.8}}
+EOF2
+cat >"$T/run.jsonl" <<'EOF2'
+{"id":"en-1","category":"history","question":"When was Einstein born?","answer":"Einstein was born in 1879.","reference":"Einstein was born on 14 March 1879.","contexts":["Albert Einstein was born on 14 March 1879 in Ulm."],"scores":{"faithfulness":1,"context_recall":1},"verdicts":{"faithfulness":[{"claim":"Einstein was born in 1879.","verdict":true,"reason":"stated in context 1"}]}}
+{"id":"en-2","category":"history","source":"docs/einstein.md:12","question":"Where was Einstein born?","answer":"In Ulm, on 20th March 1879.","reference":"Einstein was born in Ulm.","contexts":["Albert Einstein was born in Ulm.","Ulm is a city in Germany."],"scores":{"faithfulness":0.5,"context_recall":1,"context_precision":0.5},"verdicts":{"faithfulness":[{"claim":"Einstein was born in Ulm.","verdict":true,"reason":"context 1 says so"},{"claim":"Einstein was born on 20th March 1879.","verdict":false,"reason":"no context gives this date"}],"context_precision":[{"chunk":"Albert Einstein was born in Ulm.","verdict":true,"reason":"names the place"},{"chunk":"Ulm is a city in Germany.","verdict":false,"reason":"says nothing of Einstein"}]}}
+{"id":"zh-1","category":"地理","question":"长城有多长？","answer":"长城全长约5000公里。","reference":"长城全长约两万一千公里。","contexts":["长城全长21196公里。"],"scores":{"faithfulness":0.6,"context_recall":0.8},"verdicts":{"faithfulness":[{"claim":"长城全长约5000公里。","verdict":false,"reason":"上下文说是21196公里"}]}}
+{"id":"<script>alert(1)</script>","category":"x\"><img src=x onerror=alert(2)>","question":"<iframe src=\"http://evil.example/\"></iframe>","answer":"</td></tr></table><h1>pwned</h1> & 'quotes' \u2028 </script><!--","scores":{"faithfulness":0,"context_recall":null},"errors":[{"tool":"rag-verify","message":"<b>bold</b> error"}]}
+EOF2
+# the store's history (rag-store history): one summary a line, oldest first; the current run's
+# id is not in it, so the page adds the run itself at the end
+cat >"$T/history.jsonl" <<'EOF2'
+{"run":"r-100","started":"2026-11-20T09:00:00Z","label":"v1.0","commit":"a1b2c3d4e5f6","testset":"qa","n":3,"passed":true,"means":{"faithfulness":0.81,"context_recall":0.9},"report":"file:///srv/runs/r-100/report.html"}
+{"run":"r-101","started":"2026-11-25T09:00:00Z","label":null,"commit":"0badc0ffee00","testset":"qa","n":3,"passed":false,"means":{"faithfulness":0.66},"report":" java\tscript:alert(3)"}
+EOF2
+
+run rag rag-report --title 'Nightly <eval>' -t faithfulness=0.7 -r faithfulness=0.6 --max-error-rate 1 \
+	-b "$T/base.jsonl" --history "$T/history.jsonl" -o "$T/page.html" "$T/run.jsonl"
+is "$RC" 0 "the page is written"
+shots=$TOP/tests/tmp/report-shots
+rm -rf "$shots"; mkdir -p "$shots"
+run timeout 300 "$PY" "$TOP/tests/browser/report.py" walk "$T/page.html" "$shots"
+is "$RC" 0 "the browser walk ran"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+got() { sed -n "s/^$1: //p" "$OUT" | sed -n "${2:-1}p"; }
+
+is "$(got title)" 'Nightly <eval>' "the title, as text"
+is "$(got tabs)" 'Summary Records Compare History' "four tabs"
+is "$(got verdict)" FAIL "the gate's verdict"
+is "$(got 'summary shown'):$(got 'records shown')" 'True:False' "the Summary tab first, the others hidden"
+is "$(got cards)" 3 "a card per metric"
+is "$(got 'record threshold lines')" 1 "the per-record threshold marked on its histogram"
+is "$(got 'failing listed')" '<script>alert(1)</script> | en-2' "the failing records and only those (zh-1 passed at 0.6)"
+is "$(got 'records shown' 2):$(got 'summary shown' 2)" 'True:False' "Records: shown, Summary hidden"
+is "$(got count)" '4 of 4 records' "Records: all four"
+is "$(got rows):$(got 'failing rows')" '4:2' "Records: a row each, two marked failing"
+is "$(got 'search 长城')" '1 of 4 records zh-1' "search in Chinese"
+is "$(got failed)" '2 of 4 records en-2,<script>alert(1)</script>' "filter: failed (in input order)"
+is "$(got passed)" '2 of 4 records en-1,zh-1' "filter: passed"
+is "$(got 'category 地理')" '1 of 4 records zh-1' "filter: a category"
+is "$(got 'with errors')" '1 of 4 records' "filter: with errors"
+is "$(got 'faithfulness below 0.6')" '2 of 4 records' "filter: a metric below a value"
+is "$(got 'sorted up')" '<script>alert(1)</script>,en-2,zh-1,en-1' "sort by faithfulness, ascending"
+is "$(got 'sorted down')" 'en-1,zh-1,en-2,<script>alert(1)</script>' "and descending"
+is "$(got 'detail why')" 'faithfulness 0.500 is below the per-record threshold 0.600' "an opened record says which threshold it missed"
+is "$(got 'detail claims')" 'Einstein was born in Ulm. ✔ yes context 1 says so | Einstein was born on 20th March 1879. ✘ no no context gives this date' \
+	"each claim with its verdict and reason"
+is "$(got 'detail contexts')" 2 "the contexts"
+is "$(got 'detail chunk verdicts')" 'context_precision: ✔ yes — names the place | context_precision: ✘ no — says nothing of Einstein' \
+	"each context with its chunk verdict"
+like "$(got 'detail where')" 'run\.jsonl:2\)$' "the record's file:line"
+is "$(got 'detail source')" 'source: docs/einstein.md:12' "the record's source"
+is "$(got 'detail reference')" True "the reference"
+is "$(got 'detail closed')" 0 "a second click closes it"
+is "$(got 'hostile shown'):$(got 'hostile error shown')" 'True:True' "hostile text shown as text"
+is "$(got 'hostile elements')" 'iframe=0 img=0 h1=1 b=0' "no element made of hostile text"
+is "$(got h1)" 'Nightly <eval>' "the one h1 is the title's"
+is "$(got 'no alert')" True "no script of the data ran"
+is "$(got 'compare shown')" True "Compare tab"
+like "$(got 'compare metrics')" '^context_recall 3 0\.800 0\.933 \+0\.133 \[.*\] none \| faithfulness 3 0\.667 0\.700 \+0\.033 \[.*\] ' \
+	"Compare: per metric the means, the delta and the bootstrap interval"
+is "$(got 'compare count')" '3 of 3 matched records' "Compare: the records matched by id"
+is "$(got 'compare order')" 'en-2:regressed,zh-1:improved,en-1:unchanged' "regressed first, then improved (by more than 0.1, the gate's --regression)"
+is "$(got 'side by side')" 'He was born in Ulm. || In Ulm, on 20th March 1879.' "the two answers side by side"
+like "$(got changes)" 'faithfulness: 0\.900 → 0\.500 \(-0\.400, regressed\)' "the changes, as the gate classed them"
+is "$(got 'compare improved')" '1 of 3 matched records zh-1' "Compare: filter improved"
+is "$(got 'history shown')" True "History tab"
+is "$(got charts)" 'context_precision context_recall faithfulness' "a chart per metric"
+is "$(got points)" '1 2 3' "a point per run that has the metric (the run itself last)"
+is "$(got labels)" 'v1.0,0badc0ff,run.jsonl' "x labels: the label, else the commit, else the file"
+is "$(got dates)" '2026-11-20,2026-11-25' "x labels: the dates (the run file has none)"
+is "$(got 'threshold line')" 1 "the gate's threshold on the chart"
+is "$(got 'history rows')" 3 "the runs' table"
+is "$(got 'opened run' 1)" 'Run r-100' "a point opens its run"
+is "$(got 'opened link' 1)" 'file:///srv/runs/r-100/report.html' "with a link to its report"
+is "$(got 'opened run' 2):$(got 'opened link' 2)" 'Run r-101:none' "a javascript: link (spelt \" java<TAB>script:\") is not made a link"
+like "$(got 'opened run' 3)" '\(this report\)$' "the last point is this run"
+is "$(got 'no alert' 2)" True "still no script of the data ran"
+is "$(got 'console errors')" 0 "no error in the console"
+for s in summary records compare history; do
+	check "a screenshot of $s" test -s "$shots/$s.png"
+done
+
+# with JavaScript off the Summary still reads
+run timeout 120 "$PY" "$TOP/tests/browser/report.py" noscript "$T/page.html" "$shots"
+is "$RC" 0 "script off: the browser ran"
+is "$(got ran)" no "script off: nothing ran"
+is "$(got 'summary shown'):$(got 'tabs shown')" 'True:False' "script off: the Summary shows, the tabs (which need the script) do not"
+is "$(got verdict):$(got cards):$(got 'failing listed')" 'FAIL:3:2' "script off: the verdict, the cards, the failing records"
+like "$(got checks)" 'FAIL: faithfulness mean 0\.525 < 0\.700' "script off: the checks"
+like "$(got notice)" 'need JavaScript' "script off: the Records tab says it needs the script"
+
+# a big run: 20,000 records page and filter (2,000 under valgrind, whose point is the leaks)
+N=20000
+[ "${RAG_VALGRIND:-0}" = 1 ] && N=2000
+python3 -c '
+import json, sys
+for i in range(int(sys.argv[1])):
+    f = (i * 37 % 101) / 100
+    print(json.dumps({"id": "q%05d" % i, "category": "c%d" % (i % 7), "question": "question %d" % i,
+                      "answer": "answer %d" % i, "contexts": ["context %d" % i],
+                      "scores": {"faithfulness": f, "context_recall": 1 - f}}))' "$N" >"$T/big.jsonl"
+run rag rag-report -r faithfulness=0.5 -o "$T/big.html" "$T/big.jsonl"
+is "$RC" 0 "$N records: the page is written"
+run timeout 300 "$PY" "$TOP/tests/browser/report.py" big "$T/big.html" "$N" "$shots"
+is "$RC" 0 "$N records: the browser ran"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+is "$(got count)" "$N of $N records" "$N records: all counted"
+is "$(got rows)" 100 "drawn a page (100 rows) at a time"
+is "$(got pager)" "rows 1–100 of $N, page 1 of $((N / 100))" "the pager"
+is "$(got 'page 2 first')" 101 "the next page"
+want=$(python3 -c 'import sys; print(sum(1 for i in range(int(sys.argv[1])) if (i * 37 % 101) / 100 < 0.5))' "$N")
+is "$(got failed)" "$want of $N records" "filtered: the failing ones"
+is "$(got lowest)" 0.000 "sorted: the lowest first"
+
+done_testing

@@ -1146,6 +1146,42 @@ static int run_sh(const char *cmd)
 	return status_of(st);
 }
 
+/* RUNDIR/report.html by rag-report; with_history: beside the run, its test set's stored runs
+ * (RUNDIR/history.jsonl, written by store_run). 0, or after a message rag-report's status. */
+static int render_report(eval *e, int with_history)
+{
+	char *recs = path_in(e, "records.jsonl"), *f;
+	rag_buf b = {0};
+	int rc;
+
+	add_tool(e, &b, "rag-report");
+	add_common(e, &b);
+	if (e->baseline) {
+		rag_buf_adds(&b, " -b ");
+		shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
+		free(f);
+	}
+	if (with_history) {
+		rag_buf_adds(&b, " --history ");
+		shq(&b, (f = path_in(e, "history.jsonl")));
+		free(f);
+	}
+	rag_buf_adds(&b, " --title ");
+	shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
+	free(f);
+	rag_buf_adds(&b, " -o ");
+	shq(&b, (f = path_in(e, "report.html")));
+	free(f);
+	rag_buf_adds(&b, " ");
+	shq(&b, recs);
+	rag_buf_add(&b, "", 1);
+	rc = run_sh(b.p);
+	if (rc != 0) rag_msg(e->cli.prog, "error", "rag-report failed (exit status %d)", rc);
+	rag_buf_free(&b);
+	free(recs);
+	return rc;
+}
+
 /* After the pipeline: the gate's JSON and Markdown, (resumed: its text and JUnit over the whole
  * run), and the HTML report. Returns the gate's status, or an error's. */
 static int finish_outputs(eval *e, int gate_rc)
@@ -1187,27 +1223,8 @@ static int finish_outputs(eval *e, int gate_rc)
 		}
 		b.len = 0;
 	}
-	add_tool(e, &b, "rag-report");
-	add_common(e, &b);
-	if (e->baseline) {
-		rag_buf_adds(&b, " -b ");
-		shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
-		free(f);
-	}
-	rag_buf_adds(&b, " --title ");
-	shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
-	free(f);
-	rag_buf_adds(&b, " -o ");
-	shq(&b, (f = path_in(e, "report.html")));
-	free(f);
-	rag_buf_adds(&b, " ");
-	shq(&b, recs);
-	rag_buf_add(&b, "", 1);
-	rc = run_sh(b.p);
-	if (rc != 0 && final <= RAG_EXIT_FAIL) {
-		rag_msg(e->cli.prog, "error", "rag-report failed (exit status %d)", rc);
-		final = rc;
-	}
+	rc = render_report(e, 0);
+	if (rc != 0 && final <= RAG_EXIT_FAIL) final = rc;
 	rag_buf_free(&b);
 	free(recs);
 	return final;
@@ -1809,6 +1826,8 @@ int main(int argc, char **argv)
 	rc = run(&e, cmd);
 	if (rc <= RAG_EXIT_FAIL && (e.store_opt || e.cli.cfg.store.url)) {
 		int st = store_run(&e, e.store_opt ? e.store_opt : e.cli.cfg.store.url);
+		/* the report again, now with the stored runs of its test set in its History tab */
+		if (!st) st = render_report(&e, 1);
 		if (st) rc = st;
 	}
 

@@ -235,6 +235,9 @@ run rag rag-eval -q -c "$T/a.yaml" -m keyword_overlap --run-id E1 --store "$T/ev
 is "$RC" 1 "rag-eval --store: the gate's status"
 run rag rag-eval -q -c "$T/a.yaml" -m keyword_overlap --run-id E2 --store "$T/eval.db" -o "$T/E2" "$T/set.jsonl"
 is "$(jq -r .run "$T/E2/history.jsonl" | tr '\n' ' ')" "E1 E2 " "history.jsonl: the test set's stored runs, oldest first"
+# the report's History tab holds the stored runs (the page's data block, read back as JSON)
+sed -n 's/^.*<script type="application\/json" id="rag-data">//; s/<\/script>.*$//p' "$T/E2/report.html" >"$T/E2.data"
+is "$(jq -r '[.history[].run] | join(" ")' "$T/E2.data")" "E1 E2" "report.html: its History has the stored runs E1 and E2"
 run rag rag-store --store "$T/eval.db" export E2
 check "the stored records are the run's" cmp "$OUT" "$T/E2/records.jsonl"
 run rag rag-store --store "$T/eval.db" testset export set

@@ -8,7 +8,7 @@ seeded (random.Random(SEED)), so the same files give the same sample. Standard l
   faith-en   WiCE claims against their cited evidence      human.faithful   (ryokamoi/wice)
   ctx-en     XQuAD (English) questions and paragraphs      human.relevant   (google-deepmind/xquad)
   ans-en     SelQA answer-sentence selection               human.addresses  (emorynlp/selqa)
-  ctx-zh     CMRC 2018 questions and passages              human.relevant   (ymcui/cmrc2018)
+  ctx-zh     XQuAD (Chinese) questions and paragraphs      human.relevant   (google-deepmind/xquad)
 """
 import hashlib
 import json
@@ -48,12 +48,13 @@ def faith_en(src, out, n=300):
         write(out, "faith-en", part, recs)
 
 
-def ctx_en(src, out, n=150):
-    """XQuAD English (the SQuAD v1.1 dev questions): a person wrote each question, and marked its
-    answer, reading one paragraph. Chunks: that paragraph (relevant) and two other paragraphs
-    of the same article (not relevant: same topic, not where the answer was read). The
-    reference is the first answer. Split by article."""
-    d = json.load(open(os.path.join(src, "xquad.en.json"), encoding="utf-8"))
+def ctx(src, out, lang, n=150):
+    """XQuAD (the SQuAD v1.1 dev questions; zh: their professional translation): a person wrote
+    each question, and marked its answer, reading one paragraph. Chunks: that paragraph
+    (relevant) and two other paragraphs of the same article (not relevant: the same topic, not
+    where the answer was read). The reference is the first answer. Split by article, the same
+    split in both languages."""
+    d = json.load(open(os.path.join(src, "xquad." + lang + ".json"), encoding="utf-8"))
     qs = {"dev": [], "heldout": []}
     for a in d["data"]:
         paras = [p["context"] for p in a["paragraphs"]]
@@ -68,10 +69,10 @@ def ctx_en(src, out, n=150):
             others = [i for i in range(len(paras)) if i != pi]
             rng.shuffle(others)
             for k, ci in enumerate([pi] + others[:2]):
-                recs.append({"id": "xquad-%s-%d" % (q["id"], k), "question": q["question"],
+                recs.append({"id": "xquad-%s-%s-%d" % (lang, q["id"], k), "question": q["question"],
                              "reference": q["answers"][0]["text"], "contexts": [paras[ci]],
                              "human": {"relevant": ci == pi}})
-        write(out, "ctx-en", part, recs)
+        write(out, "ctx-" + lang, part, recs)
 
 
 def ans_en(src, out, n=150):
@@ -98,43 +99,15 @@ def ans_en(src, out, n=150):
         write(out, "ans-en", part, recs)
 
 
-def ctx_zh(src, out, n=200):
-    """CMRC 2018 dev: people wrote each question, and marked its answer, reading one passage.
-    Chunks: that passage (relevant) and the passage of another article (not relevant). The
-    reference is the first answer. Split by article."""
-    d = json.load(open(os.path.join(src, "cmrc2018_dev.json"), encoding="utf-8"))
-    paras, qs = [], {"dev": [], "heldout": []}
-    for a in d["data"]:
-        for p in a["paragraphs"]:
-            paras.append((a["id"], p["context"]))
-            for q in p["qas"]:
-                qs[part_of("cmrc:" + a["id"])].append((a["id"], p["context"], q))
-    for part, items in qs.items():
-        rng = random.Random(SEED)
-        rng.shuffle(items)
-        pool = [p for p in paras if part_of("cmrc:" + p[0]) == part]
-        recs = []
-        for aid, ctx, q in items[:n]:
-            while True:
-                other = rng.choice(pool)
-                if other[0] != aid:
-                    break
-            for k, (c, rel) in enumerate(((ctx, True), (other[1], False))):
-                recs.append({"id": "cmrc-%s-%d" % (q["id"], k), "question": q["question"],
-                             "reference": q["answers"][0]["text"], "contexts": [c],
-                             "human": {"relevant": rel}})
-        write(out, "ctx-zh", part, recs)
-
-
 def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: mkdata.py SRC OUT\n")
         return 2
     src, out = sys.argv[1], sys.argv[2]
     faith_en(src, out)
-    ctx_en(src, out)
+    ctx(src, out, "en")
     ans_en(src, out)
-    ctx_zh(src, out)
+    ctx(src, out, "zh")
     return 0
 
 

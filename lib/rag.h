@@ -216,7 +216,7 @@ typedef struct rag_config {
 		int recheck_chunks;   /* re-check unsupported claims against each chunk alone, default 0 */
 		int literal_match;    /* accept a claim found literally in a context, default 0 */
 		double offline_threshold; /* offline support threshold, default 0.6 */
-		double chunk_threshold;   /* offline chunk usefulness (rag-verify --chunks), default 0.3 */
+		double chunk_threshold;   /* offline chunk usefulness (rag-verify --chunks), default 0.5 */
 		int mode;             /* enum rag_verify_mode: how claims are asked, default batched */
 		int verifier_max_tokens;  /* max_tokens of a verifier request (a bare Yes or No), default 4 */
 		double factual_weight, similarity_weight;  /* answer_correctness, default 0.75 and 0.25 */
@@ -804,8 +804,10 @@ double rag_correctness_score(double factual, double similarity, double factual_w
  * target: the reference answer when reference is 1 (context precision), else the answer given
  * (context utilization). All chunks in one request, more only when they exceed
  * verify.batch_chars; prompt "chunks". The
- * offline judge: the share of the target's distinct content words found in the chunk, against
- * verify.chunk_threshold. cb gets an array of {chunk, verdict, reason} in retrieval order ([]
+ * offline judge: a score per chunk, the harmonic mean of the shares of the question's distinct
+ * content words and of the target's words beyond the question's found in the chunk (the target's share
+ * alone without a question), useful at verify.chunk_threshold or more. cb gets an array of
+ * {chunk, verdict, reason} in retrieval order (offline also score, a number from 0 to 1; []
  * for no chunks, without a request), or null and an error. question may be NULL. */
 void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
                     jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg);

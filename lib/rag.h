@@ -827,6 +827,15 @@ enum rag_revq_mode { RAG_REVQ_LIST = 0, RAG_REVQ_N, RAG_REVQ_REQUESTS };
  * {"generated": [strings], "noncommittal": bool} or an error. Not for the offline judge. */
 void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int mode,
                   rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The offline estimate of answer relevancy, with no model and no echo: 0 when the answer adds
+ * no content word to the question's (it only repeats it); else the share of the question's
+ * content words (less its asking words: how many, what year, 哪里, 多少) in the answer, halved
+ * when the question's words ask for a kind of answer
+ * (when/how many/who/where/why; 什么时候, 多少, 为什么...) that the answer does not give, and
+ * raised halfway to 1 by a yes or no to a yes-no question. A short answer with none of the
+ * question's words: 1 when it gives the kind asked for, 0.25 when not, 0.5 when the question
+ * asks for no particular kind (offline cannot tell). why gets a sentence. */
+double rag_revq_offline(const char *question, const char *answer, char *why, size_t whylen);
 
 /* ---------------------------------------------------------------- rubric.c */
 /* rag-judge's rubrics: the built-in ones (correctness, relevance, completeness,

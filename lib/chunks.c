@@ -96,6 +96,75 @@ static void ask(chunks_op *op, const char *lang, const char *question, const cha
 	              "with exactly one verdict for each numbered chunk", usage, call_done, c);
 }
 
+static int listed(const char *w, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(w, *list)) return 1;
+	return 0;
+}
+
+/* The question less the words that ask (what, how many, what year; 什么, 哪里, 多少, 吗): what
+ * it is about, which an answer may take up. Chinese ones become a space, so that no bigram
+ * spans them. */
+char *rag_chunks_subject(const char *question)
+{
+	static const char *const zh[] = {"什么时候", "什么时间", "为什么", "哪一年", "哪一天", "哪个月", "怎么样",
+	                                 "是不是", "有没有", "什么", "为何", "哪年", "哪天", "哪里", "哪儿", "哪些",
+	                                 "哪个", "几月", "几点", "多少", "多久", "多长", "多大", "多高", "多远", "多重",
+	                                 "怎么", "怎样", "如何", "是否", "能否", "可否", "哪", "几", "谁", "吗", "呢",
+	                                 NULL};
+	static const char *const wh[] = {"what", "which", "who", "whom", "whose", "who's", "when", "where", "why",
+	                                 "how", NULL};
+	static const char *const asking[] = {"many", "much", "long", "old", "far", "big", "tall", "large", "high",
+	                                     "often", "deep", "wide", "fast", "heavy", "year", "years", "time", "date",
+	                                     "day", "month", "century", "decade", "era", "period", "percentage",
+	                                     "percent", "number", "amount", NULL};
+	rag_buf b = {0};
+	const char *p = question, *prev = "";
+	size_t i = 0, len = strlen(question);
+	int cjk = 0;
+	rag_buf w = {0};
+	while (i < len && !cjk) {
+		long cp;
+		i += rag_utf8_decode(question + i, len - i, &cp);
+		cjk = rag_text_is_cjk(cp);
+	}
+	if (cjk) {
+		while (*p) {
+			const char *const *z;
+			for (z = zh; *z; z++)
+				if (!strncmp(p, *z, strlen(*z))) break;
+			if (*z) {
+				rag_buf_adds(&b, " ");
+				p += strlen(*z);
+			} else {
+				rag_buf_add(&b, p, 1);
+				p++;
+			}
+		}
+		return b.p ? b.p : rag_xstrdup("");
+	}
+	/* English: the words, lowercased, less the asking ones */
+	while (*p) {
+		const char *s;
+		while (*p && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) p++;
+		if (!*p) break;
+		s = p;
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '\'') p++;
+		w.len = 0;
+		rag_buf_add(&w, s, (size_t)(p - s));
+		for (i = 0; i < w.len; i++)
+			if (w.p[i] >= 'A' && w.p[i] <= 'Z') w.p[i] = (char)(w.p[i] - 'A' + 'a');
+		if (!listed(w.p, wh) && !((!strcmp(prev, "how") || !strcmp(prev, "what") || !strcmp(prev, "which")) &&
+		                          listed(w.p, asking)))
+			rag_buf_addf(&b, "%s ", w.p);
+		prev = listed(w.p, wh) ? (!strcmp(w.p, "how") ? "how" : !strcmp(w.p, "what") ? "what" :
+		                          !strcmp(w.p, "which") ? "which" : "") : "";
+	}
+	rag_buf_free(&w);
+	return b.p ? b.p : rag_xstrdup("");
+}
+
 /* The distinct tokens (rag_text_tokens) of s as a set (an object of true), with their count. */
 static jv token_set(const char *s, int *count)
 {
@@ -134,9 +203,11 @@ static int found_in(jv want, jv have, jv skip)
 static jv offline(const char *question, const char *target, jv contexts, double threshold, int reference)
 {
 	int nq, nt, n = jv_array_length(jv_copy(contexts)), i, tnew;
-	jv q = token_set(question, &nq), t = token_set(target, &nt), skip, out = jv_array();
+	char *subj = rag_chunks_subject(question ? question : "");
+	jv q = token_set(subj, &nq), t = token_set(target, &nt), skip, out = jv_array();
 	const char *what = reference ? "the reference" : "the answer";
 
+	free(subj);
 	/* the target's words beyond the question's, unless it has none */
 	tnew = nt - found_in(t, q, jv_null());
 	skip = tnew > 0 ? jv_copy(q) : jv_null();

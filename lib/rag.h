@@ -811,6 +811,10 @@ double rag_correctness_score(double factual, double similarity, double factual_w
  * for no chunks, without a request), or null and an error. question may be NULL. */
 void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
                     jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The question less the words that ask (what, how many, what year; 什么, 哪里, 多少, 吗), which
+ * no answer or chunk holds: what it is about (the offline judges' question words). Chinese
+ * asking words become a space, so that no bigram spans them. Free the result. */
+char *rag_chunks_subject(const char *question);
 
 /* ---------------------------------------------------------------- revq.c */
 /* Refusal phrasings, one a line ('#' comments), folded (NFKC, case, apostrophes, blanks) for

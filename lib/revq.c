@@ -454,49 +454,6 @@ static jv tokset(const char *s, int *n)
 	return o;
 }
 
-/* The question less the words that ask (what, how many, what year; 什么, 哪里, 多少, 吗): what
- * it is about, which an answer may take up. Chinese ones become a space, so that no bigram
- * spans them. */
-static char *subject(const char *question, const rag_strv *qw)
-{
-	static const char *const zh[] = {"什么时候", "什么时间", "为什么", "哪一年", "哪一天", "哪个月", "怎么样",
-	                                 "是不是", "有没有", "什么", "为何", "哪年", "哪天", "哪里", "哪儿", "哪些",
-	                                 "哪个", "几月", "几点", "多少", "多久", "多长", "多大", "多高", "多远", "多重",
-	                                 "怎么", "怎样", "如何", "是否", "能否", "可否", "哪", "几", "谁", "吗", "呢",
-	                                 NULL};
-	static const char *const wh[] = {"what", "which", "who", "whom", "whose", "who's", "when", "where", "why",
-	                                 "how", NULL};
-	static const char *const asking[] = {"many", "much", "long", "old", "far", "big", "tall", "large", "high",
-	                                     "often", "deep", "wide", "fast", "heavy", "year", "years", "time", "date",
-	                                     "day", "month", "century", "decade", "era", "period", "percentage",
-	                                     "percent", "number", "amount", NULL};
-	rag_buf b = {0};
-	const char *p = question;
-	size_t i;
-	if (has_cjk(question)) {
-		while (*p) {
-			const char *const *z;
-			for (z = zh; *z; z++)
-				if (!strncmp(p, *z, strlen(*z))) break;
-			if (*z) {
-				rag_buf_adds(&b, " ");
-				p += strlen(*z);
-			} else {
-				rag_buf_add(&b, p, 1);
-				p++;
-			}
-		}
-		return b.p ? b.p : rag_xstrdup("");
-	}
-	for (i = 0; i < qw->n; i++) {
-		if (in_list(qw->v[i], wh)) continue;
-		if (i > 0 && (!strcmp(qw->v[i - 1], "how") || !strcmp(qw->v[i - 1], "what") ||
-		              !strcmp(qw->v[i - 1], "which")) && in_list(qw->v[i], asking)) continue;
-		rag_buf_addf(&b, "%s ", qw->v[i]);
-	}
-	return b.p ? b.p : rag_xstrdup("");
-}
-
 double rag_revq_offline(const char *question, const char *answer, char *why, size_t whylen)
 {
 	int nq, na, shared = 0, it, met = 0, fresh = 0;
@@ -508,7 +465,7 @@ double rag_revq_offline(const char *question, const char *answer, char *why, siz
 
 	/* the words that ask (how many, what year; 哪里, 多少) are no subject the answer should repeat */
 	ascii_words(question ? question : "", 1, &qw);
-	subj = subject(question ? question : "", &qw);
+	subj = rag_chunks_subject(question ? question : "");
 	q = tokset(subj, &nq);
 	free(subj);
 	nq = jv_object_length(jv_copy(q));

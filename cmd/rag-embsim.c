@@ -181,9 +181,10 @@ static int relevancy_texts(rag_item *it, tool *t, jv *texts, int *noncommittal)
 	*noncommittal = jv_get_kind(nc) == JV_KIND_TRUE;
 	jv_free(nc);
 	n = jv_array_length(jv_copy(gen));
-	if (pseudo && n == 1) {
+	if (pseudo && n == 1 && !t->cli->estimate) {
 		/* rag-revq had no model: its one "question" is the answer, and a cosine of the question
-		 * with it would make an echo of the question score 1. The offline estimate instead. */
+		 * with it would make an echo of the question score 1. The offline estimate instead.
+		 * (--estimate counts the texts a run would embed: rag-eval's stands in for them so.) */
 		jv s = jv_array_get(jv_copy(gen), 0);
 		char why[RAG_ERRLEN];
 		double r = jv_get_kind(s) == JV_KIND_STRING ? rag_revq_offline(q, jv_string_value(s), why, sizeof why) : -1;

@@ -474,6 +474,22 @@ double rag_revq_offline(const char *question, const char *answer, char *why, siz
 		shared += jv_object_has(jv_copy(q), jv_copy(k));
 		fresh += !jv_object_has(jv_copy(all), k);      /* new to the whole question */
 	}
+	/* a question word inside a longer word of the answer, or the other way round ("bowl" in
+	 * "superbowl", "people" in "peoples"): the same word, written otherwise */
+	for (it = jv_object_iter(q); jv_object_iter_valid(q, it); it = jv_object_iter_next(q, it)) {
+		jv k = jv_object_iter_key(q, it);
+		const char *w = jv_string_value(k);
+		int it2, hit = 0;
+		if (strlen(w) >= 4 && !jv_object_has(jv_copy(a), jv_copy(k)))
+			for (it2 = jv_object_iter(a); !hit && jv_object_iter_valid(a, it2); it2 = jv_object_iter_next(a, it2)) {
+				jv k2 = jv_object_iter_key(a, it2);
+				const char *x = jv_string_value(k2);
+				hit = strlen(x) >= 4 && !has_cjk(x) && !has_cjk(w) && (strstr(x, w) || strstr(w, x));
+				jv_free(k2);
+			}
+		shared += hit;
+		jv_free(k);
+	}
 	jv_free(q);
 	jv_free(all);
 	jv_free(a);

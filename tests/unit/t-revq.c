@@ -28,6 +28,9 @@ int main(void)
 	ok(s > t, "an answer on the question's subject beats one on another: %g > %g", s, t);
 	is_num(s, 1, 1e-12, "every content word of the question, and something new: 1");
 
+	is_num(est("When was the first Super Bowl played?", "The first Superbowl was played in 1967.", why, sizeof why),
+	       1, 1e-12, "a question word inside a longer word of the answer (bowl, superbowl) counts");
+
 	/* the kind of answer asked for */
 	is_num(est("How many mills did the town have?", "The town had four mills.", why, sizeof why), 1, 1e-12,
 	       "how many with a number word: 1");

@@ -144,11 +144,14 @@ char *rag_chunks_subject(const char *question)
 		}
 		return b.p ? b.p : rag_xstrdup("");
 	}
-	/* English: the words, lowercased, less the asking ones */
+	/* English: the text as it is, the asking words blanked */
 	while (*p) {
 		const char *s;
-		while (*p && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) p++;
-		if (!*p) break;
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) {
+			rag_buf_add(&b, p, 1);
+			p++;
+			continue;
+		}
 		s = p;
 		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '\'') p++;
 		w.len = 0;
@@ -157,7 +160,9 @@ char *rag_chunks_subject(const char *question)
 			if (w.p[i] >= 'A' && w.p[i] <= 'Z') w.p[i] = (char)(w.p[i] - 'A' + 'a');
 		if (!listed(w.p, wh) && !((!strcmp(prev, "how") || !strcmp(prev, "what") || !strcmp(prev, "which")) &&
 		                          listed(w.p, asking)))
-			rag_buf_addf(&b, "%s ", w.p);
+			rag_buf_add(&b, s, (size_t)(p - s));
+		else
+			rag_buf_adds(&b, " ");
 		prev = listed(w.p, wh) ? (!strcmp(w.p, "how") ? "how" : !strcmp(w.p, "what") ? "what" :
 		                          !strcmp(w.p, "which") ? "which" : "") : "";
 	}

@@ -3,6 +3,7 @@
 #include "rag.h"
 #include "tap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static double est(const char *q, const char *a, char *why, size_t n)
@@ -67,6 +68,17 @@ int main(void)
 	   est("磨坊为什么关闭？", "磨坊在冬天关闭了。", why, sizeof why), "Chinese: 为什么 with 因为 beats without");
 	s = est("磨坊还在吗？", "是的，还在。", why, sizeof why);
 	ok(s > est("磨坊还在吗？", "磨坊很旧。", why, sizeof why) && s > 0.5, "Chinese: 吗 answered 是 is raised (%g)", s);
+
+	/* the question's subject */
+	{
+		char *x = rag_chunks_subject("How many people live in Zürich?");
+		ok(strstr(x, "Zürich") && strstr(x, "people") && !strstr(x, "How") && !strstr(x, "many"),
+		   "subject: the asking words blanked, the rest as it is (%s)", x);
+		free(x);
+		x = rag_chunks_subject("镇上有多少座磨坊？");
+		ok(strstr(x, "镇上有") && strstr(x, "座磨坊") && !strstr(x, "多少"), "subject, Chinese: 多少 blanked (%s)", x);
+		free(x);
+	}
 
 	/* edges */
 	is_num(est("", "", why, sizeof why), 0, 1e-12, "nothing asked, nothing said: 0");

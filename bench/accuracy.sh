@@ -6,7 +6,8 @@
 #   sh bench/accuracy.sh [--json]
 #
 # RAG_BIN=/path/to/bin runs other binaries; RAG_ACC_DATA=DIR reads the sets from DIR
-# (default bench/data, made by bench/mkdata.py). No judge endpoint: the offline judge.
+# (default bench/data, made by bench/mkdata.py, else ../shared/testdata/accuracy beside the
+# checkout). No judge endpoint: the offline judge.
 # The baselines (printed with the table):
 #   faithfulness       share of the answer's distinct words found in the contexts
 #   context relevance  share of the question's distinct words found in the chunk
@@ -28,6 +29,9 @@ esac
 [ $# -le 1 ] || { echo "usage: $0 [--json]" >&2; exit 2; }
 
 DATA=${RAG_ACC_DATA:-$TOP/bench/data}
+# a checkout without the sets: the copy kept beside it in shared/, where there is one
+[ -n "${RAG_ACC_DATA:-}" ] || [ -s "$DATA/faith-en/dev.jsonl" ] || [ ! -s "$TOP/../shared/testdata/accuracy/faith-en/dev.jsonl" ] ||
+	DATA=$TOP/../shared/testdata/accuracy
 [ -s "$DATA/faith-en/dev.jsonl" ] || {
 	echo "accuracy.sh: no sets in $DATA (bench/mkdata.py SRC $DATA makes them; bench/data/README.md)" >&2
 	exit 2

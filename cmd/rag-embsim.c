@@ -10,7 +10,8 @@ static const char usage[] =
 	"Usage: rag-embsim [OPTIONS] < records.jsonl > records.jsonl\n"
 	"Cosine similarity of embeddings. By default answer relevancy: the mean similarity of the\n"
 	"question and each of questions.generated (from rag-revq), 0 when questions.noncommittal,\n"
-	"into scores.answer_relevancy (each similarity in similarities.answer_relevancy).\n"
+	"into scores.answer_relevancy (each similarity in similarities.answer_relevancy). After an\n"
+	"offline rag-revq (questions.offline_pseudo), an offline estimate instead (rag-embsim(1)).\n"
 	"Negative cosines count as 0.\n";
 
 enum { OPT_PAIR = RAG_OPT_TOOL, OPT_METRIC, OPT_EMBEDDER, OPT_EMODEL, OPT_EBASE, OPT_DIMS, OPT_BATCH };
@@ -145,8 +146,8 @@ static const char *text_field(rag_item *it, const tool *t, const char *name)
 static int relevancy_texts(rag_item *it, tool *t, jv *texts, int *noncommittal)
 {
 	const char *q = text_field(it, t, "question");
-	jv qs, gen, nc;
-	int i, n;
+	jv qs, gen, nc, pv;
+	int i, n, pseudo;
 	if (!q) return -1;
 	qs = jv_object_get(jv_copy(it->rec), jv_string("questions"));
 	if (jv_get_kind(qs) != JV_KIND_OBJECT) {
@@ -156,6 +157,9 @@ static int relevancy_texts(rag_item *it, tool *t, jv *texts, int *noncommittal)
 		return -1;
 	}
 	gen = jv_object_get(jv_copy(qs), jv_string("generated"));
+	pv = jv_object_get(jv_copy(qs), jv_string("offline_pseudo"));
+	pseudo = jv_get_kind(pv) == JV_KIND_TRUE;
+	jv_free(pv);
 	nc = jv_object_get(qs, jv_string("noncommittal"));
 	if (jv_get_kind(gen) == JV_KIND_NULL) {
 		jv_free(gen);
@@ -177,6 +181,26 @@ static int relevancy_texts(rag_item *it, tool *t, jv *texts, int *noncommittal)
 	*noncommittal = jv_get_kind(nc) == JV_KIND_TRUE;
 	jv_free(nc);
 	n = jv_array_length(jv_copy(gen));
+	if (pseudo && n == 1 && !t->cli->estimate) {
+		/* rag-revq had no model: its one "question" is the answer, and a cosine of the question
+		 * with it would make an echo of the question score 1. The offline estimate instead.
+		 * (--estimate counts the texts a run would embed: rag-eval's stands in for them so.) */
+		jv s = jv_array_get(jv_copy(gen), 0);
+		char why[RAG_ERRLEN];
+		double r = jv_get_kind(s) == JV_KIND_STRING ? rag_revq_offline(q, jv_string_value(s), why, sizeof why) : -1;
+		jv_free(s);
+		jv_free(gen);
+		if (r < 0) {
+			set_null(it, t);
+			rag_item_input_error(it, "rag-embsim", t->metric, "questions.generated[0] is not a string");
+			return -1;
+		}
+		it->rec = rag_record_set(it->rec, "similarities", t->metric, jv_array());
+		it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(*noncommittal ? 0 : r));
+		it->rec = rag_record_set(it->rec, "reasons", t->metric,
+		                         jv_string(*noncommittal ? "the answer is noncommittal" : why));
+		return -1;
+	}
 	*texts = jv_array_append(jv_array(), jv_string(q));
 	for (i = 0; i < n; i++) {
 		jv s = jv_array_get(jv_copy(gen), i);

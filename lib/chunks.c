@@ -96,38 +96,161 @@ static void ask(chunks_op *op, const char *lang, const char *question, const cha
 	              "with exactly one verdict for each numbered chunk", usage, call_done, c);
 }
 
-/* The offline judge: the share of the target's distinct content words found in the chunk. */
-static jv offline(const char *target, jv contexts, double threshold, int reference)
+static int listed(const char *w, const char *const *list)
 {
-	jv tt = rag_text_tokens(target), want = jv_object(), out = jv_array();
-	int n = jv_array_length(jv_copy(contexts)), i, k, nt, total;
-	const char *what = reference ? "the reference" : "the answer";
-	nt = jv_array_length(jv_copy(tt));
-	for (k = 0; k < nt; k++) want = jv_object_set(want, jv_array_get(jv_copy(tt), k), jv_true());
-	jv_free(tt);
-	total = jv_object_length(jv_copy(want));
-	if (threshold < 0 || threshold > 1) threshold = 0.3;
-	for (i = 0; i < n; i++) {
-		jv c = jv_array_get(jv_copy(contexts), i), ct = rag_text_tokens(jv_string_value(c)), have = jv_object();
-		int nc = jv_array_length(jv_copy(ct)), found = 0, it, yes;
-		char reason[160];
-		double share;
-		for (k = 0; k < nc; k++) have = jv_object_set(have, jv_array_get(jv_copy(ct), k), jv_true());
-		jv_free(ct);
-		for (it = jv_object_iter(want); jv_object_iter_valid(want, it); it = jv_object_iter_next(want, it))
-			found += jv_object_has(jv_copy(have), jv_object_iter_key(want, it));
-		jv_free(have);
-		share = total ? (double)found / total : 0;
-		yes = total > 0 && share >= threshold;
-		if (!total)
-			snprintf(reason, sizeof reason, "%s has no content words to look for", what);
-		else
-			snprintf(reason, sizeof reason, "%d%% of the content words of %s found in the chunk (%s %d%%)",
-			         (int)(share * 100 + 0.5), what, yes ? "threshold" : "below", (int)(threshold * 100 + 0.5));
-		out = jv_array_append(out, JV_OBJECT(jv_string("chunk"), c, jv_string("verdict"), jv_bool(yes),
-		                                     jv_string("reason"), jv_string(reason)));
+	for (; *list; list++)
+		if (!strcmp(w, *list)) return 1;
+	return 0;
+}
+
+/* The question less the words that ask (what, how many, what year; 什么, 哪里, 多少, 吗): what
+ * it is about, which an answer may take up. Chinese ones become a space, so that no bigram
+ * spans them. */
+char *rag_chunks_subject(const char *question)
+{
+	static const char *const zh[] = {"什么时候", "什么时间", "为什么", "哪一年", "哪一天", "哪个月", "怎么样",
+	                                 "是不是", "有没有", "什么", "为何", "哪年", "哪天", "哪里", "哪儿", "哪些",
+	                                 "哪个", "几月", "几点", "多少", "多久", "多长", "多大", "多高", "多远", "多重",
+	                                 "怎么", "怎样", "如何", "是否", "能否", "可否", "哪", "几", "谁", "吗", "呢",
+	                                 NULL};
+	static const char *const wh[] = {"what", "which", "who", "whom", "whose", "who's", "when", "where", "why",
+	                                 "how", NULL};
+	static const char *const asking[] = {"many", "much", "long", "old", "far", "big", "tall", "large", "high",
+	                                     "often", "deep", "wide", "fast", "heavy", "year", "years", "time", "date",
+	                                     "day", "month", "century", "decade", "era", "period", "percentage",
+	                                     "percent", "number", "amount", NULL};
+	rag_buf b = {0};
+	const char *p = question, *prev = "";
+	size_t i = 0, len = strlen(question);
+	int cjk = 0;
+	rag_buf w = {0};
+	while (i < len && !cjk) {
+		long cp;
+		i += rag_utf8_decode(question + i, len - i, &cp);
+		cjk = rag_text_is_cjk(cp);
 	}
-	jv_free(want);
+	if (cjk) {
+		while (*p) {
+			const char *const *z;
+			for (z = zh; *z; z++)
+				if (!strncmp(p, *z, strlen(*z))) break;
+			if (*z) {
+				rag_buf_adds(&b, " ");
+				p += strlen(*z);
+			} else {
+				rag_buf_add(&b, p, 1);
+				p++;
+			}
+		}
+		return b.p ? b.p : rag_xstrdup("");
+	}
+	/* English: the text as it is, the asking words blanked */
+	while (*p) {
+		const char *s;
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) {
+			rag_buf_add(&b, p, 1);
+			p++;
+			continue;
+		}
+		s = p;
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '\'') p++;
+		w.len = 0;
+		rag_buf_add(&w, s, (size_t)(p - s));
+		for (i = 0; i < w.len; i++)
+			if (w.p[i] >= 'A' && w.p[i] <= 'Z') w.p[i] = (char)(w.p[i] - 'A' + 'a');
+		if (!listed(w.p, wh) && !((!strcmp(prev, "how") || !strcmp(prev, "what") || !strcmp(prev, "which")) &&
+		                          listed(w.p, asking)))
+			rag_buf_add(&b, s, (size_t)(p - s));
+		else
+			rag_buf_adds(&b, " ");
+		prev = listed(w.p, wh) ? (!strcmp(w.p, "how") ? "how" : !strcmp(w.p, "what") ? "what" :
+		                          !strcmp(w.p, "which") ? "which" : "") : "";
+	}
+	rag_buf_free(&w);
+	return b.p ? b.p : rag_xstrdup("");
+}
+
+/* The distinct tokens (rag_text_tokens) of s as a set (an object of true), with their count. */
+static jv token_set(const char *s, int *count)
+{
+	jv t = rag_text_tokens(s ? s : ""), set = jv_object();
+	int n = jv_array_length(jv_copy(t)), k;
+	for (k = 0; k < n; k++) set = jv_object_set(set, jv_array_get(jv_copy(t), k), jv_true());
+	jv_free(t);
+	*count = jv_object_length(jv_copy(set));
+	return set;
+}
+
+/* How many keys of want (borrowed) are in have (borrowed), skipping those of skip (borrowed,
+ * or null). */
+static int found_in(jv want, jv have, jv skip)
+{
+	int found = 0, it;
+	for (it = jv_object_iter(want); jv_object_iter_valid(want, it); it = jv_object_iter_next(want, it)) {
+		jv k = jv_object_iter_key(want, it);
+		if (jv_get_kind(skip) == JV_KIND_OBJECT && jv_object_has(jv_copy(skip), jv_copy(k))) {
+			jv_free(k);
+			continue;
+		}
+		found += jv_object_has(jv_copy(have), k);
+	}
+	return found;
+}
+
+/* The offline judge. A chunk is useful when it holds both what the question asks about and what
+ * the target (the reference, or the answer) says beyond the question. Two shares: the question's
+ * distinct content words found in the chunk, and the target's content words that are not the
+ * question's (all of the target's when it only repeats the question); the score is their
+ * harmonic mean, as an F-measure: high only when both are, 0 when either is (a chunk on the
+ * question that lacks the answer, or one that has a date of the answer on another subject, is
+ * not what the answer came from). Without a question, the target's share alone. The verdict is
+ * a score of at least the threshold (verify.chunk_threshold, by default one half). */
+static jv offline(const char *question, const char *target, jv contexts, double threshold, int reference)
+{
+	int nq, nt, n = jv_array_length(jv_copy(contexts)), i, tnew;
+	char *subj = rag_chunks_subject(question ? question : "");
+	jv q = token_set(subj, &nq), t = token_set(target, &nt), skip, out = jv_array();
+	const char *what = reference ? "the reference" : "the answer";
+
+	free(subj);
+	/* the target's words beyond the question's, unless it has none */
+	tnew = nt - found_in(t, q, jv_null());
+	skip = tnew > 0 ? jv_copy(q) : jv_null();
+	if (tnew == 0) tnew = nt;
+	if (threshold < 0 || threshold > 1) threshold = 0.5;
+	for (i = 0; i < n; i++) {
+		jv c = jv_array_get(jv_copy(contexts), i);
+		int nc, fq, ft, yes;
+		jv have = token_set(jv_string_value(c), &nc);
+		char reason[256];
+		double sq, st, score;
+		fq = found_in(q, have, jv_null());
+		ft = found_in(t, have, skip);
+		jv_free(have);
+		sq = nq ? (double)fq / nq : 0;
+		st = tnew ? (double)ft / tnew : 0;
+		score = nq && tnew ? (sq + st > 0 ? 2 * sq * st / (sq + st) : 0) : tnew ? st : sq;
+		yes = (nq || tnew) && score >= threshold;
+		if (!nq && !tnew)
+			snprintf(reason, sizeof reason, "neither the question nor %s has content words to look for", what);
+		else if (!tnew)
+			snprintf(reason, sizeof reason, "%d%% of the content words of the question found in the chunk "
+			         "(%s has none; %s %d%%)", (int)(sq * 100 + 0.5), what, yes ? "threshold" : "below",
+			         (int)(threshold * 100 + 0.5));
+		else if (!nq)
+			snprintf(reason, sizeof reason, "%d%% of the content words of %s found in the chunk (%s %d%%)",
+			         (int)(st * 100 + 0.5), what, yes ? "threshold" : "below", (int)(threshold * 100 + 0.5));
+		else
+			snprintf(reason, sizeof reason, "%d%% of the content words of the question and %d%% of those %s "
+			         "adds found in the chunk: %d%% together (%s %d%%)", (int)(sq * 100 + 0.5), (int)(st * 100 + 0.5),
+			         what, (int)(score * 100 + 0.5), yes ? "threshold" : "below", (int)(threshold * 100 + 0.5));
+		out = jv_array_append(out, JV_OBJECT(jv_string("chunk"), c, jv_string("verdict"), jv_bool(yes),
+		                                     jv_string("reason"), jv_string(reason),
+		                                     jv_string("score"), jv_number(score)));
+	}
+	jv_free(q);
+	jv_free(t);
+	jv_free(skip);
 	jv_free(contexts);
 	return out;
 }
@@ -146,7 +269,7 @@ void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const 
 		return;
 	}
 	if (rag_judge_offline(j)) {
-		cb(arg, offline(target, contexts, conf->chunk_threshold, reference), NULL);
+		cb(arg, offline(question, target, contexts, conf->chunk_threshold, reference), NULL);
 		return;
 	}
 	op = rag_xcalloc(1, sizeof *op);

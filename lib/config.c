@@ -234,7 +234,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->verify.recheck_chunks = 0;
 	cfg->verify.literal_match = 0;
 	cfg->verify.offline_threshold = 0.6;
-	cfg->verify.chunk_threshold = 0.3;
+	cfg->verify.chunk_threshold = 0.5;
 	cfg->verify.mode = RAG_VERIFY_BATCHED;
 	cfg->verify.verifier_max_tokens = 4;
 	cfg->verify.factual_weight = 0.75;

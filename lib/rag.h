@@ -217,7 +217,7 @@ typedef struct rag_config {
 		int recheck_chunks;   /* re-check unsupported claims against each chunk alone, default 0 */
 		int literal_match;    /* accept a claim found literally in a context, default 0 */
 		double offline_threshold; /* offline support threshold, default 0.6 */
-		double chunk_threshold;   /* offline chunk usefulness (rag-verify --chunks), default 0.3 */
+		double chunk_threshold;   /* offline chunk usefulness (rag-verify --chunks), default 0.5 */
 		int mode;             /* enum rag_verify_mode: how claims are asked, default batched */
 		int verifier_max_tokens;  /* max_tokens of a verifier request (a bare Yes or No), default 4 */
 		double factual_weight, similarity_weight;  /* answer_correctness, default 0.75 and 0.25 */
@@ -815,11 +815,17 @@ double rag_correctness_score(double factual, double similarity, double factual_w
  * target: the reference answer when reference is 1 (context precision), else the answer given
  * (context utilization). All chunks in one request, more only when they exceed
  * verify.batch_chars; prompt "chunks". The
- * offline judge: the share of the target's distinct content words found in the chunk, against
- * verify.chunk_threshold. cb gets an array of {chunk, verdict, reason} in retrieval order ([]
+ * offline judge: a score per chunk, the harmonic mean of the shares of the question's distinct
+ * content words and of the target's words beyond the question's found in the chunk (the target's share
+ * alone without a question), useful at verify.chunk_threshold or more. cb gets an array of
+ * {chunk, verdict, reason} in retrieval order (offline also score, a number from 0 to 1; []
  * for no chunks, without a request), or null and an error. question may be NULL. */
 void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const char *target, int reference,
                     jv contexts, rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The question less the words that ask (what, how many, what year; 什么, 哪里, 多少, 吗), which
+ * no answer or chunk holds: what it is about (the offline judges' question words). Chinese
+ * asking words become a space, so that no bigram spans them. Free the result. */
+char *rag_chunks_subject(const char *question);
 
 /* ---------------------------------------------------------------- revq.c */
 /* Refusal phrasings, one a line ('#' comments), folded (NFKC, case, apostrophes, blanks) for
@@ -836,6 +842,15 @@ enum rag_revq_mode { RAG_REVQ_LIST = 0, RAG_REVQ_N, RAG_REVQ_REQUESTS };
  * {"generated": [strings], "noncommittal": bool} or an error. Not for the offline judge. */
 void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int mode,
                   rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The offline estimate of answer relevancy, with no model and no echo: 0 when the answer adds
+ * no content word to the question's (it only repeats it); else the share of the question's
+ * content words (less its asking words: how many, what year, 哪里, 多少) in the answer, halved
+ * when the question's words ask for a kind of answer
+ * (when/how many/who/where/why; 什么时候, 多少, 为什么...) that the answer does not give, and
+ * raised halfway to 1 by a yes or no to a yes-no question. A short answer with none of the
+ * question's words: 1 when it gives the kind asked for, 0.25 when not, 0.5 when the question
+ * asks for no particular kind (offline cannot tell). why gets a sentence. */
+double rag_revq_offline(const char *question, const char *answer, char *why, size_t whylen);
 
 /* ---------------------------------------------------------------- rubric.c */
 /* rag-judge's rubrics: the built-in ones (correctness, relevance, completeness,

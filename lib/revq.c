@@ -269,3 +269,263 @@ void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int
 		ask(op, n, 1, 1, 1);
 	}
 }
+
+/* ------------------------------------------------------------------ offline */
+/* What kind of answer a question asks for, from its question words. */
+enum expect { EXP_NONE, EXP_NUMBER, EXP_TIME, EXP_NAME, EXP_REASON, EXP_POLAR };
+
+static const char *const expect_name[] = {"", "a number", "a time", "a name", "a reason", "yes or no"};
+
+/* The ASCII words of s (letters, digits, apostrophes), lowercased when fold, in order. */
+static void ascii_words(const char *s, int fold_case, rag_strv *out)
+{
+	const char *p = s;
+	while (*p) {
+		const char *b;
+		while (*p && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) p++;
+		if (!*p) break;
+		b = p;
+		while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '\'') p++;
+		{
+			char *w = rag_xstrndup(b, (size_t)(p - b));
+			if (fold_case)
+				for (char *c = w; *c; c++)
+					if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+			rag_strv_push(out, w);
+		}
+	}
+}
+
+static int in_list(const char *w, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(w, *list)) return 1;
+	return 0;
+}
+
+static int strv_has(const rag_strv *v, const char *w)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], w)) return 1;
+	return 0;
+}
+
+static int has_any(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strstr(s, *list)) return 1;
+	return 0;
+}
+
+static int has_cjk(const char *s)
+{
+	size_t i = 0, len = strlen(s);
+	while (i < len) {
+		long cp;
+		i += rag_utf8_decode(s + i, len - i, &cp);
+		if (rag_text_is_cjk(cp)) return 1;
+	}
+	return 0;
+}
+
+static enum expect expectation(const char *question, const rag_strv *qw)
+{
+	static const char *const how_num[] = {"many", "much", "long", "old", "far", "big", "tall", "large", "high",
+	                                      "often", "deep", "wide", "fast", "heavy", NULL};
+	static const char *const what_time[] = {"year", "years", "time", "date", "day", "month", "century",
+	                                        "decade", "era", "period", NULL};
+	static const char *const what_num[] = {"percentage", "percent", "number", "amount", NULL};
+	static const char *const aux[] = {"is", "are", "was", "were", "do", "does", "did", "can", "could", "will",
+	                                  "would", "has", "have", "had", "should", "may", "might", "must", "shall",
+	                                  "isn't", "aren't", "wasn't", "doesn't", "don't", "didn't", "can't", NULL};
+	static const char *const zh_reason[] = {"为什么", "为何", "什么原因", "原因是", NULL};
+	static const char *const zh_time[] = {"什么时候", "何时", "哪一年", "哪年", "几月", "哪天", "哪一天",
+	                                      "什么时间", "几点", "哪个月", NULL};
+	static const char *const zh_num[] = {"多少", "几", "多久", "多长", "多大", "多高", "多远", "多重", NULL};
+	static const char *const zh_polar[] = {"是否", "是不是", "有没有", "能否", "可否", "会不会", "能不能", NULL};
+	size_t i;
+	if (has_cjk(question)) {
+		size_t n = strlen(question);
+		if (has_any(question, zh_reason)) return EXP_REASON;
+		if (has_any(question, zh_time)) return EXP_TIME;
+		if (has_any(question, zh_num)) return EXP_NUMBER;
+		if (has_any(question, zh_polar)) return EXP_POLAR;
+		/* 吗 at the end, before any question mark */
+		while (n > 0 && (question[n - 1] == '?' || question[n - 1] == ' ')) n--;
+		if (n >= 3 && !memcmp(question + n - 3, "？", 3)) n -= 3;
+		if (n >= 3 && !memcmp(question + n - 3, "吗", 3)) return EXP_POLAR;
+		return EXP_NONE;     /* 谁, 哪里, 什么: no mark of the answer's kind in Chinese text here */
+	}
+	for (i = 0; i < qw->n; i++) {
+		const char *w = qw->v[i], *next = i + 1 < qw->n ? qw->v[i + 1] : "";
+		if (!strcmp(w, "how") && in_list(next, how_num)) return EXP_NUMBER;
+		if (!strcmp(w, "when")) return EXP_TIME;
+		if ((!strcmp(w, "what") || !strcmp(w, "which")) && in_list(next, what_time)) return EXP_TIME;
+		if ((!strcmp(w, "what") || !strcmp(w, "which")) && in_list(next, what_num)) return EXP_NUMBER;
+		if (!strcmp(w, "who") || !strcmp(w, "whom") || !strcmp(w, "whose") || !strcmp(w, "who's") ||
+		    !strcmp(w, "where")) return EXP_NAME;
+		if (!strcmp(w, "why")) return EXP_REASON;
+	}
+	if (qw->n && in_list(qw->v[0], aux)) return EXP_POLAR;
+	return EXP_NONE;
+}
+
+/* Does the answer give what was expected, beyond what the question already says? */
+static int expectation_met(enum expect e, const char *answer, const char *question, const rag_strv *qw)
+{
+	static const char *const numbers[] = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+	                                      "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "sixty",
+	                                      "seventy", "eighty", "ninety", "hundred", "hundreds", "thousand",
+	                                      "thousands", "million", "millions", "billion", "dozen", "half", "once",
+	                                      "twice", NULL};
+	static const char *const times[] = {"january", "february", "march", "april", "may", "june", "july", "august",
+	                                    "september", "october", "november", "december", "monday", "tuesday",
+	                                    "wednesday", "thursday", "friday", "saturday", "sunday", "century",
+	                                    "centuries", "decade", "decades", "year", "years", "ago", "spring",
+	                                    "summer", "autumn", "winter", "today", "yesterday", "morning", "evening",
+	                                    "night", "bc", "ad", "bce", "ce", NULL};
+	static const char *const reasons[] = {"because", "since", "due", "cause", "caused", "causes", "causing",
+	                                      "reason", "reasons", "therefore", "thus", "hence", "so", "consequently",
+	                                      "result", "resulted", "resulting", "owing", "order", "lead", "leads",
+	                                      "led", NULL};
+	static const char *const yesno[] = {"yes", "no", "yeah", "nope", "not", "never", "correct", "indeed", NULL};
+	static const char *const zh_reason[] = {"因为", "由于", "所以", "因此", "为了", "原因", "导致", "因而", "于是",
+	                                        "以便", "使得", NULL};
+	static const char *const zh_yesno[] = {"是", "不", "没", "对", "有", "能", "可以", "会", NULL};
+	static const char *const zh_numerals[] = {"〇", "零", "一", "二", "三", "四", "五", "六", "七", "八", "九",
+	                                          "十", "百", "千", "万", "亿", "两", NULL};
+	rag_strv aw = {0}, raw = {0};
+	int met = 0;
+	size_t i;
+	ascii_words(answer, 1, &aw);
+	ascii_words(answer, 0, &raw);
+	if (e == EXP_POLAR) {
+		const char *p = answer;
+		while (*p == ' ' || *p == '\n' || *p == '"') p++;
+		met = aw.n && in_list(aw.v[0], yesno) && (p[0] | 0x20) == aw.v[0][0];
+		for (const char *const *z = zh_yesno; !met && *z; z++) met = !strncmp(p, *z, strlen(*z));
+	} else if (e == EXP_REASON) {
+		for (i = 0; i < aw.n && !met; i++) met = in_list(aw.v[i], reasons);
+		met = met || has_any(answer, zh_reason);
+	} else if (e == EXP_NUMBER || e == EXP_TIME) {
+		for (i = 0; i < aw.n && !met; i++) {
+			const char *w = aw.v[i];
+			if (strv_has(qw, w)) continue;            /* the question's own number */
+			met = strpbrk(w, "0123456789") != NULL || in_list(w, numbers) || (e == EXP_TIME && in_list(w, times));
+		}
+		for (const char *const *z = zh_numerals; !met && *z; z++) met = strstr(answer, *z) && !strstr(question, *z);
+		if (!met && e == EXP_TIME)
+			met = (strstr(answer, "年") && !strstr(question, "年")) || (strstr(answer, "月") && !strstr(question, "月")) ||
+			      strstr(answer, "世纪") || strstr(answer, "时期");
+	} else if (e == EXP_NAME) {
+		/* a capitalised word that does not begin a sentence and is not the question's */
+		const char *p = answer;
+		int sentence_start = 1;
+		size_t k = 0;
+		while (*p && !met) {
+			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) {
+				if (k < raw.n) {
+					if (!sentence_start && raw.v[k][0] >= 'A' && raw.v[k][0] <= 'Z' && !strv_has(qw, aw.v[k])) met = 1;
+					p += strlen(raw.v[k]);
+					k++;
+				} else {
+					p++;
+				}
+				sentence_start = 0;
+			} else {
+				if (*p == '.' || *p == '!' || *p == '?' || *p == '\n') sentence_start = 1;
+				p++;
+			}
+		}
+	}
+	rag_strv_free(&aw);
+	rag_strv_free(&raw);
+	return met;
+}
+
+/* The distinct tokens (rag_text_tokens) of s, as an object of true; their count in *n. */
+static jv tokset(const char *s, int *n)
+{
+	jv t = rag_text_tokens(s), o = jv_object();
+	int k, len = jv_array_length(jv_copy(t));
+	for (k = 0; k < len; k++) o = jv_object_set(o, jv_array_get(jv_copy(t), k), jv_true());
+	jv_free(t);
+	*n = jv_object_length(jv_copy(o));
+	return o;
+}
+
+double rag_revq_offline(const char *question, const char *answer, char *why, size_t whylen)
+{
+	int nq, na, shared = 0, it, met = 0, fresh = 0;
+	jv all = tokset(question ? question : "", &nq), a = tokset(answer ? answer : "", &na), q;
+	rag_strv qw = {0};
+	enum expect e;
+	double cov, score;
+	char *subj;
+
+	/* the words that ask (how many, what year; 哪里, 多少) are no subject the answer should repeat */
+	ascii_words(question ? question : "", 1, &qw);
+	subj = rag_chunks_subject(question ? question : "");
+	q = tokset(subj, &nq);
+	free(subj);
+	nq = jv_object_length(jv_copy(q));
+	for (it = jv_object_iter(a); jv_object_iter_valid(a, it); it = jv_object_iter_next(a, it)) {
+		jv k = jv_object_iter_key(a, it);
+		shared += jv_object_has(jv_copy(q), jv_copy(k));
+		fresh += !jv_object_has(jv_copy(all), k);      /* new to the whole question */
+	}
+	/* a question word inside a longer word of the answer, or the other way round ("bowl" in
+	 * "superbowl", "people" in "peoples"): the same word, written otherwise */
+	for (it = jv_object_iter(q); jv_object_iter_valid(q, it); it = jv_object_iter_next(q, it)) {
+		jv k = jv_object_iter_key(q, it);
+		const char *w = jv_string_value(k);
+		int it2, hit = 0;
+		if (strlen(w) >= 4 && !jv_object_has(jv_copy(a), jv_copy(k)))
+			for (it2 = jv_object_iter(a); !hit && jv_object_iter_valid(a, it2); it2 = jv_object_iter_next(a, it2)) {
+				jv k2 = jv_object_iter_key(a, it2);
+				const char *x = jv_string_value(k2);
+				hit = strlen(x) >= 4 && !has_cjk(x) && !has_cjk(w) && (strstr(x, w) || strstr(w, x));
+				jv_free(k2);
+			}
+		shared += hit;
+		jv_free(k);
+	}
+	jv_free(q);
+	jv_free(all);
+	jv_free(a);
+	cov = nq ? (double)shared / nq : 0;
+	e = expectation(question ? question : "", &qw);
+	if (e != EXP_NONE) met = expectation_met(e, answer ? answer : "", question ? question : "", &qw);
+	rag_strv_free(&qw);
+	if (fresh == 0 && !(e == EXP_POLAR && met)) {
+		snprintf(why, whylen, "the answer adds nothing to the question");
+		return 0;
+	}
+	if (nq && shared == 0 && fresh <= 3) {
+		/* a bare answer ("In 1889.", "Paris."): none of the question's words to go by */
+		score = e == EXP_NONE || e == EXP_POLAR ? (met ? 1 : 0.5) : met ? 1 : 0.25;
+		snprintf(why, whylen, "a short answer without the question's words%s%s%s", e == EXP_NONE ? "" : "; it asks for ",
+		         expect_name[e], e == EXP_NONE ? ": cannot tell offline" : met ? ", which the answer gives"
+		         : ", which the answer does not give");
+		return score;
+	}
+	/* the question's words the answer takes up: what it is about. A missing kind of answer (no
+	 * number for "how many", no time for "when", no name for "who", no cause for "why") halves
+	 * that: it is what an answer must have, while having it proves little (any sentence may hold
+	 * a number). A yes or no answers a yes-no question whatever the rest. */
+	score = nq ? cov : 0.5;
+	if (e == EXP_POLAR && met) {
+		score = (1 + score) / 2;
+		snprintf(why, whylen, "%d%% of the question's content words in the answer; a yes or no for a yes-no "
+		         "question", (int)(cov * 100 + 0.5));
+	} else if (e != EXP_NONE && e != EXP_POLAR && !met) {
+		score /= 2;
+		snprintf(why, whylen, "%d%% of the question's content words in the answer; it asks for %s, which the "
+		         "answer does not give (halved)", (int)(cov * 100 + 0.5), expect_name[e]);
+	} else {
+		snprintf(why, whylen, "%d%% of the question's content words in the answer%s%s", (int)(cov * 100 + 0.5),
+		         e == EXP_NONE || e == EXP_POLAR ? "" : "; it asks for ", e == EXP_NONE || e == EXP_POLAR ? ""
+		         : expect_name[e]);
+	}
+	return score;
+}

@@ -116,10 +116,47 @@ $E2" run rag rag-verify --chunks -q
 is "$RC" 0 "offline: exit 0"
 is "$(jq -c .scores "$OUT" | tr '\n' ' ')" '{"context_precision":1} {"context_utilization":0.5} ' \
 	"offline: the RAGAS examples, 1 and 0.5 (RAGAS: 0.9999999999, 0.49999999995)"
-like "$(jq -r '.verdicts.context_precision[1].reason' "$OUT" | head -1)" '^25% of the content words of the reference found in the chunk \(below 30%\)$' \
-	"offline: the reason gives the overlap and the threshold"
-printf 'verify:\n  chunk_threshold: 0.2\n' >"$T/low.yaml"
-feed "$E1" run rag rag-verify -c "$T/low.yaml" --chunks -q
-is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,true]' "verify.chunk_threshold 0.2: the 25% chunk is useful too"
+like "$(jq -r '.verdicts.context_precision[1].reason' "$OUT" | head -1)" \
+	'^33% of the content words of the question and 0% of those the reference adds found in the chunk: 0% together \(below 50%\)$' \
+	"offline: the reason gives both shares, the score and the threshold"
+is "$(jq -c '[.verdicts.context_precision[] | .score]' "$OUT" | head -1)" '[1,0]' \
+	"offline: the chunk score is a number: the harmonic mean of 3/3 and 1/1, and of 1/3 and 0/1"
+
+# the question decides between chunks that both hold the reference
+C1='The old lighthouse on the cape was first lit in 1889.'
+C2='The harbour railway station was first opened in 1889.'
+feed "{\"question\":\"When was the lighthouse on the cape first lit?\",\"reference\":\"In 1889.\",\"contexts\":[\"$C2\",\"$C1\"]}
+{\"question\":\"When was the harbour railway station opened?\",\"reference\":\"In 1889.\",\"contexts\":[\"$C2\",\"$C1\"]}" \
+	run rag rag-verify --chunks -q
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT" | tr '\n' ' ')" '[false,true] [true,false] ' \
+	"offline: the same reference and chunks, two questions: the chunk about each question is the useful one"
+is "$(jq -r '.verdicts.context_precision | (.[0].score < .[1].score)' "$OUT" | tr '\n' ' ')" 'true false ' \
+	"...and scores higher"
+is "$(jq -c .scores "$OUT" | tr '\n' ' ')" '{"context_precision":0.5} {"context_precision":1} ' \
+	"...so the useful chunk's rank sets the precision"
+is "$(jq -r '.verdicts.context_precision[0].score * 1000 | round' "$OUT" | head -1)" 400 \
+	"...the station chunk for the lighthouse: 1 of 4 question words, the year: 2 x 1/4 x 1 / (1/4 + 1)"
+printf 'verify:\n  chunk_threshold: 0.4\n' >"$T/low.yaml"
+feed "{\"question\":\"When was the lighthouse on the cape first lit?\",\"reference\":\"In 1889.\",\"contexts\":[\"$C2\",\"$C1\"]}" \
+	run rag rag-verify -c "$T/low.yaml" --chunks -q
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,true]' "verify.chunk_threshold 0.4: the 40% chunk is useful too"
+
+# a reference that only repeats the question: all its words count, nothing is left to add
+feed '{"question":"Is the lighthouse on the cape?","reference":"The lighthouse is on the cape.","contexts":["The lighthouse stands on the cape.","The station stands by the harbour."]}' \
+	run rag rag-verify --chunks -q
+is "$(jq -c '[.verdicts.context_precision[] | .score]' "$OUT")" '[1,0]' "offline: an echoing reference: the question's and its words, 1 and 0"
+
+# no question: the reference's share alone, as before
+feed '{"reference":"The lighthouse was first lit in 1889.","contexts":["It was first lit in 1889.","The station opened in 1901."]}' \
+	run rag rag-verify --chunks -q
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,false]' "offline: no question: the reference's words alone"
+like "$(jq -r '.verdicts.context_precision[0].reason' "$OUT")" '^[0-9]+% of the content words of the reference found in the chunk' \
+	"...and the reason says so"
+
+# Chinese: character bigrams, the question too
+feed '{"question":"灯塔是哪一年首次点亮的？","reference":"1889年。","contexts":["火车站于1889年建成通车。","海角上的灯塔于1889年首次点亮。"]}' \
+	run rag rag-verify --chunks -q
+is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[false,true]' \
+	"offline, Chinese: both chunks hold 1889年, the one about the lighthouse is useful"
 
 done_testing

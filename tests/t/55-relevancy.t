@@ -53,15 +53,56 @@ is "$(nlines "$OUT")" 10 "offline rag-embsim: one line per record"
 unlike "$(cat "$ERR")" 'notice' "offline rag-embsim after the offline rag-revq: no second notice (the records say usage.rag-revq.judge offline)"
 is "$(jq -r 'select(.questions.noncommittal) | "\(.id)=\(.scores.answer_relevancy)"' "$OUT" | tr '\n' ' ')" "en-6=0 zh-4=0 " \
 	"offline: a noncommittal answer scores 0"
-check "offline: the others score in (0, 1], with one similarity per generated question" \
-	jq -se 'all(.[] | select(.questions.noncommittal | not); .scores.answer_relevancy > 0 and .scores.answer_relevancy <= 1 and (.similarities.answer_relevancy | length) == 1 and .similarities.answer_relevancy[0] == .scores.answer_relevancy)' "$OUT"
-check "offline: noncommittal records keep their similarities" \
-	jq -se 'all(.[] | select(.questions.noncommittal); (.similarities.answer_relevancy | length) == 1)' "$OUT"
+check "offline: the others score in (0, 1], by the offline estimate: no similarity, a reason" \
+	jq -se 'all(.[] | select(.questions.noncommittal | not); .scores.answer_relevancy > 0 and .scores.answer_relevancy <= 1 and .similarities.answer_relevancy == [] and (.reasons.answer_relevancy | type) == "string")' "$OUT"
+is "$(jq -r 'select(.questions.noncommittal) | .reasons.answer_relevancy' "$OUT" | sort -u)" "the answer is noncommittal" \
+	"offline: a noncommittal record says why it scores 0"
 cp "$OUT" "$T/emb1.jsonl"
 offline run emb_off <"$T/revq-offline.jsonl"
 check "offline rag-embsim is deterministic" cmp -s "$OUT" "$T/emb1.jsonl"
-check "offline Chinese: zh-1 has a real value in (0, 1)" \
-	jq -se '.[] | select(.id == "zh-1") | .scores.answer_relevancy > 0 and .scores.answer_relevancy < 1' "$T/emb1.jsonl"
+check "offline Chinese: zh-3 has a real value in (0, 1)" \
+	jq -se '.[] | select(.id == "zh-3") | .scores.answer_relevancy > 0 and .scores.answer_relevancy < 1' "$T/emb1.jsonl"
+
+# the offline estimate: an echo is no answer, an answer beats a sentence that answers nothing
+cat >"$T/ar.jsonl" <<'EOF'
+{"id":"echo","question":"When was the harbour lighthouse first lit?","answer":"When was the harbour lighthouse first lit?"}
+{"id":"restate","question":"When was the harbour lighthouse first lit?","answer":"The harbour lighthouse was first lit."}
+{"id":"answers","question":"When was the harbour lighthouse first lit?","answer":"The harbour lighthouse was first lit in 1889."}
+{"id":"bare","question":"When was the harbour lighthouse first lit?","answer":"In 1889."}
+{"id":"aside","question":"When was the harbour lighthouse first lit?","answer":"The harbour has a small fish market."}
+{"id":"count","question":"How many keepers did the lighthouse have?","answer":"The lighthouse keepers lived in the cottage."}
+{"id":"counted","question":"How many keepers did the lighthouse have?","answer":"The lighthouse had three keepers."}
+{"id":"why","question":"Why was the lighthouse closed?","answer":"The lighthouse was closed because the harbour silted up."}
+{"id":"whynot","question":"Why was the lighthouse closed?","answer":"The lighthouse was closed in 1950."}
+{"id":"yes","question":"Is the lighthouse still working?","answer":"Yes."}
+{"id":"zh-echo","question":"灯塔是哪一年首次点亮的？","answer":"灯塔是哪一年首次点亮的？"}
+{"id":"zh-answers","question":"灯塔是哪一年首次点亮的？","answer":"灯塔于1889年首次点亮。"}
+{"id":"zh-aside","question":"灯塔是哪一年首次点亮的？","answer":"港口有一个小鱼市。"}
+{"id":"zh-why","question":"灯塔为什么关闭了？","answer":"灯塔关闭了，因为港口淤塞。"}
+{"id":"zh-whynot","question":"灯塔为什么关闭了？","answer":"灯塔在冬天关闭了。"}
+EOF
+offline run revq_off <"$T/ar.jsonl"
+cp "$OUT" "$T/ar-revq.jsonl"
+offline run emb_off <"$T/ar-revq.jsonl"
+is "$RC" 0 "offline estimate: exit 0"
+is "$(field echo .scores.answer_relevancy)" 0 "offline: an answer that only repeats the question scores 0, not 1"
+is "$(field echo .reasons.answer_relevancy)" '"the answer adds nothing to the question"' "...and says why"
+is "$(field restate .scores.answer_relevancy)" 0 "offline: a restatement without the asked time adds nothing either"
+is "$(field answers .scores.answer_relevancy)" 1 "offline: the question's words and the year it asks for: 1"
+is "$(field bare .scores.answer_relevancy)" 1 "offline: a bare \"In 1889.\" to a when-question: 1"
+is "$(field aside .scores.answer_relevancy)" 0.125 "offline: a sentence on the harbour, no time: 1 of 4 words, halved"
+is "$(field count .scores.answer_relevancy)" 0.5 "offline: how many, no number: the words (not \"many\"), halved"
+is "$(field counted .scores.answer_relevancy)" 1 "offline: how many, a number: 1"
+check "offline: why with a cause beats why without one" \
+	jq -se 'map({(.id): .scores.answer_relevancy}) | add | .why > .whynot' "$OUT"
+is "$(field yes .scores.answer_relevancy)" 1 "offline: a bare yes to a yes-no question: 1"
+is "$(field zh-echo .scores.answer_relevancy)" 0 "offline, Chinese: an echo of the question scores 0"
+check "offline, Chinese: the answer with the year beats the echo and the aside" \
+	jq -se 'map({(.id): .scores.answer_relevancy}) | add | .["zh-answers"] > .["zh-aside"] and .["zh-answers"] > .["zh-echo"]' "$OUT"
+check "offline, Chinese: 为什么 with 因为 beats 为什么 without a cause" \
+	jq -se 'map({(.id): .scores.answer_relevancy}) | add | .["zh-why"] > .["zh-whynot"]' "$OUT"
+offline run emb_off --embedder offline <"$T/ar-revq.jsonl"
+is "$(field echo .scores.answer_relevancy)" 0 "offline estimate whatever the embedder: --embedder offline too"
 
 offline run emb_off --pair answer,reference <"$EXAMPLE"
 is "$RC" 0 "offline --pair answer,reference: exit 0"

@@ -351,6 +351,15 @@ const char *rag_record_str(jv rec, const char *field);
 int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t errlen);
 /* 1 when s (borrowed) is a string that holds a NUL character. */
 int rag_record_has_nul(jv s);
+/* rag-gen's hard cases (rag(7) HARD CASES). 1 when rec (borrowed) says expect: "refusal": an
+ * unanswerable case, whose right answer declines; the metrics that presuppose an answer make
+ * themselves not applicable to it, and rag-kw's refusal scores it. */
+int rag_record_expects_refusal(jv rec);
+#define RAG_NA_UNANSWERABLE "an unanswerable case (expect: refusal): the refusal metric scores it"
+/* A follow-up case's question as a judge is to read it: the earlier turns of rec's "history"
+ * ([{"question", "answer"}], borrowed), labelled in question's language, then question. NULL
+ * when rec has no such turn (the question alone is the text), else malloc'ed. */
+char *rag_record_question_in_context(jv rec, const char *question);
 
 /* ---------------------------------------------------------------- stream.c */
 typedef struct rag_item {
@@ -365,6 +374,7 @@ typedef struct rag_item {
 	rag_usage usage;
 	const char *stage;        /* usage.<tool>.<stage>: the metric or field judged (static), set by the tool */
 	void *data;               /* tool state for this record */
+	char *question_;          /* private: rag_item_question's text */
 	struct rag_item *next;
 	struct rag_stream *stream_; /* private */
 } rag_item;
@@ -435,6 +445,10 @@ void rag_item_input_error(rag_item *it, const char *tool, const char *metric, co
  * recall): scores.<metric> = null and not_applicable.<metric> = reason, no errors entry, no
  * change to the exit status; the summary counts such records apart (rag(7) NOT APPLICABLE). */
 void rag_item_not_applicable(rag_item *it, const char *metric, const char *reason);
+/* The question a judge prompt carries: as rag_record_text(it->rec, "question", ...), but with a
+ * follow-up case's earlier turns before it (rag_record_question_in_context); *s lives as long as
+ * the item. Every tool that puts the question into a prompt reads it here. */
+int rag_item_question(rag_item *it, const char **s, char *err, size_t errlen);
 /* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
  * reports msg with the record's position. */
 void rag_item_remote_error(rag_item *it, const char *msg);

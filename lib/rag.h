@@ -289,6 +289,11 @@ typedef struct rag_config {
 		int max_memory;
 	} stream;
 	struct {
+		/* gen.unanswerable, noisy, multi_hop, follow_up: rag-gen's hard cases, each a share of
+		 * the set in [0, 1], in rag_gen_kinds' order; default 0.1 each */
+		double share[4];
+	} gen;
+	struct {
 		/* prices.<model>.input, .output: per million tokens, in prices.currency (default USD) */
 		rag_price *v; size_t n;
 		char *currency;
@@ -908,6 +913,37 @@ jv rag_gen_offline(const char *text, int n);
 char *rag_gen_id(const char *question, const char *chunk_id);
 /* Jaccard similarity of the distinct tokens (rag_text_tokens) of a and b, 1 when both have none. */
 double rag_gen_similarity(const char *a, const char *b);
+
+/* ---------------------------------------------------------------- genhard.c */
+/* rag-gen's hard cases (rag-gen(1) HARD CASES), their kinds in rag_gen_kinds' order, the names
+ * records carry in "kind". */
+enum { RAG_GEN_UNANSWERABLE = 0, RAG_GEN_NOISY, RAG_GEN_MULTI_HOP, RAG_GEN_FOLLOW_UP, RAG_GEN_NKINDS };
+extern const char *const rag_gen_kinds[RAG_GEN_NKINDS];
+/* A noisy phrasing of question, offline (malloc'ed): English, two typos in its words (a swap of
+ * neighbouring letters, a letter dropped), lower case, a colloquial opening and "??"; Chinese,
+ * a colloquial opening mixed with English. Seeded by the question: the same one, the same noise. */
+char *rag_gen_noisy(const char *question);
+/* How many terms texts a and b share (English words of five letters or more, pairs of Han
+ * characters), and in *term (malloc'ed, or NULL when none) the longest of them. */
+int rag_gen_shared(const char *a, const char *b, char **term);
+/* The offline multi-hop case of two chunks sharing term: {"question", "reference"}, the reference
+ * the first sentence of each chunk holding term; null when one has none. Borrowed arguments. */
+jv rag_gen_offline_multihop(const char *term, const char *title_a, const char *text_a, const char *title_b,
+                            const char *text_b);
+/* The offline follow-up question (after a turn whose answer is a sentence of the chunk: what the
+ * chunk says next), in lang. Static. */
+const char *rag_gen_offline_followup(const char *lang);
+/* An offline unanswerable question about subject: an attribute (inventor, warranty, price,
+ * patent) that corpus (all the chunks' text) never names, starting at the turn-th. malloc'ed, or
+ * NULL when the corpus names them all. */
+char *rag_gen_offline_unanswerable(const char *subject, const char *lang, const char *corpus, int turn);
+/* Ask for one hard case of kind (prompt "genhard"): text_a the chunk (text_b the second of a
+ * multi-hop pair, else NULL), question and answer the real case it varies (noisy) or follows
+ * (follow-up), else NULL. cb gets {"question", "reference"} (reference "" for unanswerable and
+ * noisy), checked by rag_gen_hard_check (expect: the kind). Borrowed arguments. */
+void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, const char *text_a, const char *text_b,
+                      const char *question, const char *answer, rag_usage *usage, rag_judge_cb cb, void *arg);
+const char *rag_gen_hard_check(jv reply, int kind, jv *result, char *problem, size_t plen);
 
 /* ---------------------------------------------------------------- collect.c */
 /* rag-collect's call of the system under test (rag-collect(1)), from cfg->collect: HTTP (a body

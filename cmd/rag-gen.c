@@ -9,17 +9,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char usage[] =
 	"Usage: rag-gen [OPTIONS] FILE... > testset.jsonl\n"
 	"       rag-gen [OPTIONS] --chunks CHUNKS.jsonl > testset.jsonl\n"
+	"       rag-gen --check TESTSET\n"
+	"       rag-gen --apply-review SHEET TESTSET > reviewed.jsonl\n"
 	"A test set from documents: each text or Markdown FILE cut into chunks by headings and\n"
 	"paragraphs (or the chunks {id, text} of CHUNKS.jsonl), N questions a chunk with a reference\n"
 	"answer, difficulty and type, written one case a line (rag-gen(1)). Without an LLM endpoint the\n"
 	"cases are extractive and marked generator \"offline\".\n";
 
 enum { OPT_CHUNK_CHARS = RAG_OPT_TOOL, OPT_CHUNKS, OPT_CATEGORY, OPT_DEDUP, OPT_UNANSWERABLE, OPT_NOISY,
-       OPT_MULTI_HOP, OPT_FOLLOW_UP };
+       OPT_MULTI_HOP, OPT_FOLLOW_UP, OPT_REVIEW, OPT_APPLY_REVIEW, OPT_CHECK, OPT_JSON };
 
 static const rag_opt options[] = {
 	{"per-chunk", 'n', 'n', "N", NULL, "questions a chunk (default 5: 2 easy, 2 medium, 1 hard)"},
@@ -37,6 +40,13 @@ static const rag_opt options[] = {
 	 "default 0.1)"},
 	{"follow-up", 0, OPT_FOLLOW_UP, "X", NULL, "share of second turns that refer to a first, with history\n"
 	 "(gen.follow_up, default 0.1)"},
+	{"review", 0, OPT_REVIEW, "FILE", RAG_ARG_FILE, "also write the review sheet of the cases to FILE: CSV\n"
+	 "when it ends in .csv, else Markdown (keep/drop/fix a row)"},
+	{"apply-review", 0, OPT_APPLY_REVIEW, "FILE", RAG_ARG_FILE, "apply the edited sheet FILE to the operand TESTSET:\n"
+	 "the reviewed set on stdout"},
+	{"check", 0, OPT_CHECK, "TESTSET", RAG_ARG_FILE, "check a test set: counts, duplicates, missing references\n"
+	 "or relevant ids, missing hard cases (exit 1 when found)"},
+	{"json", 0, OPT_JSON, NULL, NULL, "--check: the findings as one JSON object on stdout"},
 	RAG_OPT_END
 };
 
@@ -84,7 +94,152 @@ typedef struct gen {
 	hard *h; size_t nh;       /* the hard cases planned */
 	int asked[RAG_GEN_NKINDS];
 	const char *short_why[RAG_GEN_NKINDS];   /* why a kind has fewer than its share */
+	const char *review;       /* --review FILE */
 } gen;
+
+static int is_csv(const char *path)
+{
+	size_t n = strlen(path);
+	return n >= 4 && !strcasecmp(path + n - 4, ".csv");
+}
+
+/* A test set file's cases, or invalid after saying why. */
+static jv read_set(rag_cli *cli, const char *path, char **text_out, size_t *len)
+{
+	char err[RAG_ERRLEN], *text;
+	jv cases;
+	if (!(text = rag_read_file(path, len, err, sizeof err))) {
+		rag_msg(cli->prog, "error", "%s", err);
+		return jv_invalid();
+	}
+	if (text_out) {
+		*text_out = text;
+		return jv_null();
+	}
+	cases = rag_testset_parse(text, *len, path, RAG_TESTSET_AUTO, err, sizeof err);
+	free(text);
+	if (!jv_is_valid(cases)) rag_msg(cli->prog, "error", "%s", err);
+	return cases;
+}
+
+/* --check TESTSET: what it holds, what it lacks; 0 clean, 1 findings. */
+static int check_set(rag_cli *cli, const char *path, int json, double dedup)
+{
+	static const char *const groups[] = {"category", "difficulty", "type", "kind"};
+	size_t len;
+	jv cases = read_set(cli, path, NULL, &len), r, dups, noref, noids, warns;
+	int rc, nd, nr, ni, nw, k;
+	rag_buf b = {0};
+	if (!jv_is_valid(cases)) {
+		jv_free(cases);
+		return RAG_EXIT_DATA;
+	}
+	r = rag_gen_check_set(cases, dedup);
+	jv_free(cases);
+	dups = jv_object_get(jv_copy(r), jv_string("duplicates"));
+	noref = jv_object_get(jv_copy(r), jv_string("missing_reference"));
+	noids = jv_object_get(jv_copy(r), jv_string("missing_relevant_ids"));
+	warns = jv_object_get(jv_copy(r), jv_string("warnings"));
+	nd = jv_array_length(jv_copy(dups));
+	nr = jv_array_length(jv_copy(noref));
+	ni = jv_array_length(jv_copy(noids));
+	nw = jv_array_length(jv_copy(warns));
+	if (json) {
+		jv dump = jv_dump_string(jv_copy(r), 0);
+		rag_buf_addf(&b, "%s\n", jv_string_value(dump));
+		jv_free(dump);
+	} else {
+		rag_buf_addf(&b, "%s: %.0f cases\n", path, rag_json_num(r, "cases"));
+		for (k = 0; k < 4; k++) {
+			jv o = jv_object_get(jv_copy(r), jv_string(groups[k]));
+			rag_buf_addf(&b, "%s:", groups[k]);
+			jv_object_foreach(o, key, v) {
+				rag_buf_addf(&b, " %s %.0f", jv_string_value(key), jv_number_value(v));
+				jv_free(key);
+				jv_free(v);
+			}
+			rag_buf_adds(&b, "\n");
+		}
+		jv_array_foreach(dups, i, p) {
+			jv a = jv_array_get(jv_copy(p), 0), c = jv_array_get(p, 1);
+			rag_buf_addf(&b, "duplicate: \"%s\" and \"%s\"\n", jv_string_value(a), jv_string_value(c));
+			jv_free(a);
+			jv_free(c);
+			(void)i;
+		}
+		jv_array_foreach(noref, i, id) {
+			rag_buf_addf(&b, "missing reference: \"%s\"\n", jv_string_value(id));
+			jv_free(id);
+			(void)i;
+		}
+		jv_array_foreach(noids, i, id) {
+			rag_buf_addf(&b, "missing relevant_ids: \"%s\"\n", jv_string_value(id));
+			jv_free(id);
+			(void)i;
+		}
+		jv_array_foreach(warns, i, w) {
+			rag_buf_addf(&b, "warning: %s\n", jv_string_value(w));
+			jv_free(w);
+			(void)i;
+		}
+		rag_buf_addf(&b, "%d duplicate(s), %d missing a reference, %d missing relevant ids, %d warning(s)\n", nd, nr, ni, nw);
+	}
+	rc = rag_cli_write(cli, stdout, NULL, b.p);
+	rag_buf_free(&b);
+	jv_free(dups);
+	jv_free(noref);
+	jv_free(noids);
+	jv_free(warns);
+	jv_free(r);
+	if (rc) return rc;
+	return nd || nr || ni || nw ? 1 : 0;
+}
+
+/* --apply-review SHEET TESTSET: the reviewed set on stdout, what changed on stderr. */
+static int apply_review(rag_cli *cli, const char *sheet, const char *path)
+{
+	char err[RAG_ERRLEN], *text = NULL;
+	size_t len, slen;
+	jv cases = read_set(cli, path, NULL, &len), rows, out;
+	int counts[4], rc;
+	rag_buf b = {0};
+	if (!jv_is_valid(cases)) {
+		jv_free(cases);
+		return RAG_EXIT_DATA;
+	}
+	rows = read_set(cli, sheet, &text, &slen);
+	if (!jv_is_valid(rows)) {
+		jv_free(cases);
+		return RAG_EXIT_USAGE;
+	}
+	rows = rag_gen_review_read(text, slen, sheet, is_csv(sheet), err, sizeof err);
+	free(text);
+	if (!jv_is_valid(rows)) {
+		rag_msg(cli->prog, "error", "%s", err);
+		jv_free(cases);
+		return RAG_EXIT_DATA;
+	}
+	out = rag_gen_review_apply(cases, rows, counts, err, sizeof err);
+	jv_free(cases);
+	jv_free(rows);
+	if (!jv_is_valid(out)) {
+		rag_msg(cli->prog, "error", "%s", err);
+		return RAG_EXIT_DATA;
+	}
+	jv_array_foreach(out, i, rec) {
+		jv dump = jv_dump_string(rec, 0);
+		rag_buf_addf(&b, "%s\n", jv_string_value(dump));
+		jv_free(dump);
+		(void)i;
+	}
+	jv_free(out);
+	rc = b.p ? rag_cli_write(cli, stdout, NULL, b.p) : 0;
+	rag_buf_free(&b);
+	if (!cli->quiet)
+		rag_msg(cli->prog, "summary", "review: %d kept, %d dropped, %d fixed, %d not in the sheet (kept as they were)",
+		        counts[0], counts[1], counts[2], counts[3]);
+	return rc;
+}
 
 static void add_chunk(gen *g, int d, const char *id, const char *text, const char *source, const char *category,
                       const char *title)
@@ -544,6 +699,7 @@ static int write_cases(gen *g)
 	const char *genname = rag_judge_name(g->cli->judge);
 	size_t i;
 	int rc = 0;
+	jv all = jv_copy(g->set);
 
 	n = jv_array_length(jv_copy(g->set));
 	for (k = 0; k < n; k++) {
@@ -561,6 +717,7 @@ static int write_cases(gen *g)
 		}
 		made[g->h[i].kind]++;
 		hard_total++;
+		all = jv_array_append(all, jv_copy(rec));
 		dump = jv_dump_string(rec, 0);
 		rag_buf_addf(&out, "%s\n", jv_string_value(dump));
 		jv_free(dump);
@@ -568,9 +725,27 @@ static int write_cases(gen *g)
 	total = n + hard_total;
 	if (out.len && (rc = rag_cli_write(g->cli, stdout, NULL, out.p))) {
 		rag_buf_free(&out);
+		jv_free(all);
 		return rc;
 	}
 	rag_buf_free(&out);
+	if (g->review) {
+		char *sheet = rag_gen_review_sheet(all, is_csv(g->review), "the generated test set");
+		FILE *f;
+		if (!(rc = rag_cli_open(g->cli, g->review, "w", &f))) {
+			rc = rag_cli_write(g->cli, f, g->review, sheet);
+			if (fclose(f) && !rc) {
+				rag_msg(g->cli->prog, "error", "cannot write \"%s\": %s", g->review, strerror(errno));
+				rc = RAG_EXIT_INTERNAL;
+			}
+		}
+		free(sheet);
+		if (rc) {
+			jv_free(all);
+			return rc;
+		}
+	}
+	jv_free(all);
 
 	/* what every document gave: warnings show under -q too, the summary does not */
 	for (i = 0; i < g->nd; i++)
@@ -604,7 +779,8 @@ int main(int argc, char **argv)
 	long per = 5, chars = 1500;
 	double share[RAG_GEN_NKINDS] = {-1, -1, -1, -1};
 	int k;
-	const char *chunks_file = NULL;
+	const char *chunks_file = NULL, *check = NULL, *apply = NULL;
+	int json = 0;
 	size_t i;
 
 	memset(&cli, 0, sizeof cli);
@@ -630,6 +806,10 @@ int main(int argc, char **argv)
 		case OPT_DEDUP:
 			if (rag_cli_double(&cli, "--dedup", optarg, 0, 1, 1, &g.dedup)) return rag_cli_misuse(&cli);
 			break;
+		case OPT_REVIEW: g.review = optarg; break;
+		case OPT_APPLY_REVIEW: apply = optarg; break;
+		case OPT_CHECK: check = optarg; break;
+		case OPT_JSON: json = 1; break;
 		case OPT_UNANSWERABLE: case OPT_NOISY: case OPT_MULTI_HOP: case OPT_FOLLOW_UP: {
 			static const char *const flag[] = {"--unanswerable", "--noisy", "--multi-hop", "--follow-up"};
 			k = opt - OPT_UNANSWERABLE;
@@ -642,6 +822,19 @@ int main(int argc, char **argv)
 		}
 	}
 	rag_tool_signals();
+	if (check || apply) {
+		if ((rc = rag_cli_config(&cli))) goto out;
+		if (check && optind < argc) {
+			rag_msg(cli.prog, "error", "--check reads its TESTSET, not other operands");
+			rc = rag_cli_misuse(&cli);
+		} else if (apply && optind + 1 != argc) {
+			rag_msg(cli.prog, "error", "--apply-review SHEET needs one operand: the TESTSET it edits");
+			rc = rag_cli_misuse(&cli);
+		} else {
+			rc = check ? check_set(&cli, check, json, g.dedup) : apply_review(&cli, apply, argv[optind]);
+		}
+		goto out;
+	}
 	g.per_chunk = (int)per;
 	g.chunk_chars = chars;
 	if ((rc = rag_cli_config(&cli))) goto out;

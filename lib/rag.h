@@ -945,6 +945,28 @@ void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, const char *text
                       const char *question, const char *answer, rag_usage *usage, rag_judge_cb cb, void *arg);
 const char *rag_gen_hard_check(jv reply, int kind, jv *result, char *problem, size_t plen);
 
+/* ---------------------------------------------------------------- genreview.c */
+/* The review sheet of a test set (cases borrowed): CSV (action,id,kind,question,reference) or a
+ * Markdown table with the same columns, every action "keep". name: the set's, for the title.
+ * malloc'ed. */
+char *rag_gen_review_sheet(jv cases, int csv, const char *name);
+/* An edited sheet's rows [{action, id, question, reference, where}] (where: "FILE:LINE", or
+ * "FILE: row N" for CSV); invalid jv and err naming the line when the sheet is malformed: no
+ * table, a row of the wrong number of cells, an action not keep, drop or fix. text borrowed. */
+jv rag_gen_review_read(const char *text, size_t len, const char *name, int csv, char *err, size_t errlen);
+/* The set (borrowed) after the rows (borrowed): a drop row's case left out, a fix row's case with
+ * its question and reference as edited, a new id (rag_gen_id of the question and the old id) and
+ * revised_from the old; a keep row's case as it was (its id too), reviewed "keep"; a case no row
+ * names kept as it was. counts: kept, dropped, fixed, not in the sheet. Invalid jv and err when
+ * a row names no case or one twice, a keep row was edited, or a fix row's question is empty. */
+jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errlen);
+/* What a test set (borrowed) holds: {"cases", "category", "difficulty", "type", "kind" (counts;
+ * "regular" for no kind), "duplicates" ([id, id] pairs: the same id, or questions this similar by
+ * rag_gen_similarity, a noisy case and the case it rewords excepted), "missing_reference",
+ * "missing_relevant_ids" (ids; an unanswerable case needs neither), "warnings" (fewer than 20
+ * cases; no unanswerable, noisy or follow-up case)}. */
+jv rag_gen_check_set(jv cases, double dup_threshold);
+
 /* ---------------------------------------------------------------- collect.c */
 /* rag-collect's call of the system under test (rag-collect(1)), from cfg->collect: HTTP (a body
  * made from the record by the collect.body jq program, sent with rag_llm_http) or a command

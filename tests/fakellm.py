@@ -176,6 +176,33 @@ RUBRIC_RE = re.compile(r'the rubric "([^"]+)" on the scale (\S+?)\.|评分标准
 GEN_PLAN_RE = re.compile(r"^\s*(\d+)\.\s*([a-z]+)[^,]*,\s*([a-z]+)\s*$", re.M)
 
 
+def genhard_reply(req, users):
+    """The AUTO reply to a rag-gen hard-case prompt ("Kind: <kind>" and DOCUMENT blocks), or None."""
+    for u in reversed(users):
+        m = re.search(r"(?:Kind|种类（Kind）)[:：] ?(unanswerable|noisy|multi_hop|follow_up)", u)
+        if m and find_block(u, "DOCUMENT") is not None:
+            break
+    else:
+        return None
+    kind = m.group(1)
+    docs = find_blocks(u, "DOCUMENT")
+    given = find_block(u, "QUESTION") or ""
+    zh = re.search(r"[\u4e00-\u9fff]", docs[0]) is not None
+    first = split_sentences(" ".join(l for l in docs[0].splitlines() if not l.startswith("#"))) or [docs[0]]
+    if kind == "unanswerable":
+        q, r = ("这个系统的保修期是多久？" if zh else "What is the warranty period of this system?"), ""
+    elif kind == "noisy":
+        q, r = ("请问 " + given if zh else "pls " + given.lower().replace("the", "teh")), ""
+    elif kind == "multi_hop":
+        second = docs[1] if len(docs) > 1 else docs[0]
+        q = ("两份资料合起来说明了什么？" if zh else "Taken together, what do both documents say?")
+        r = first[0] + " " + (split_sentences(second) or [second])[0]
+    else:
+        q = ("那它还说了什么？" if zh else "And what else does it say about that?")
+        r = first[-1]
+    return {"question": q, "reference": r}, "genhard"
+
+
 def gen_reply(req, users):
     """The AUTO reply to a rag-gen prompt (a DOCUMENT block and a plan), or None."""
     for u in reversed(users):
@@ -253,6 +280,9 @@ def auto_reply(req):
     if isinstance(msgs, list):
         users = [message_text(m.get("content")) for m in msgs
                  if isinstance(m, dict) and m.get("role") == "user"]
+    hard = genhard_reply(req, users)
+    if hard is not None:
+        return hard
     gen = gen_reply(req, users)
     if gen is not None:
         return gen

@@ -609,7 +609,8 @@ static void generate_hard(gen *g)
 {
 	rag_judge *j = g->cli->judge;
 	rag_buf corpus = {0};
-	size_t i;
+	size_t i, k;
+	int nth;
 	for (i = 0; i < g->nc && rag_judge_offline(j); i++) rag_buf_addf(&corpus, "%s\n", g->c[i].text);
 	for (i = 0; i < g->nh; i++) {
 		hard *h = &g->h[i];
@@ -624,7 +625,9 @@ static void generate_hard(gen *g)
 		a->g = g;
 		a->h = h;
 		g->pending++;
-		rag_gen_hard_ask(j, c->lang, h->kind, c->text, h->b >= 0 ? g->c[h->b].text : NULL,
+		for (k = 0, nth = 1; k < i; k++)
+			if (g->h[k].kind == h->kind && g->h[k].a == h->a && g->h[k].b == h->b && g->h[k].base == h->base) nth++;
+		rag_gen_hard_ask(j, c->lang, h->kind, nth, c->text, h->b >= 0 ? g->c[h->b].text : NULL,
 		                 h->base >= 0 ? base_str(g, h->base, "question", &kq) : NULL,
 		                 h->base >= 0 ? base_str(g, h->base, "reference", &ka) : NULL, &g->usage, hard_answered, a);
 		jv_free(kq);
@@ -700,15 +703,38 @@ static int write_cases(gen *g)
 	size_t i;
 	int rc = 0;
 	jv all = jv_copy(g->set);
+	rag_strv seen = {0};
+	size_t nregular;
 
 	n = jv_array_length(jv_copy(g->set));
 	for (k = 0; k < n; k++) {
-		jv dump = jv_dump_string(jv_array_get(jv_copy(g->set), k), 0);
+		jv rec = jv_array_get(jv_copy(g->set), k), dump;
+		jv q = jv_object_get(jv_copy(rec), jv_string("question"));
+		rag_strv_push(&seen, rag_xstrdup(jv_string_value(q)));
+		jv_free(q);
+		dump = jv_dump_string(rec, 0);
 		rag_buf_addf(&out, "%s\n", jv_string_value(dump));
 		jv_free(dump);
 	}
+	nregular = seen.n;
 	for (i = 0; i < g->nh; i++) {
 		jv rec = hard_record(g, &g->h[i]), dump;
+		if (jv_get_kind(rec) != JV_KIND_NULL) {
+			/* a near-duplicate of a case written goes, as a regular one does; a noisy case is
+			 * meant to be near its own case, so it is held against the other hard cases only */
+			jv q = jv_object_get(jv_copy(rec), jv_string("question"));
+			size_t from = g->h[i].kind == RAG_GEN_NOISY ? nregular : 0, m;
+			int dup = 0;
+			for (m = from; m < seen.n && !dup; m++) dup = rag_gen_similarity(jv_string_value(q), seen.v[m]) >= g->dedup;
+			if (dup) {
+				g->dropped++;
+				jv_free(q);
+				jv_free(rec);
+				continue;
+			}
+			rag_strv_push(&seen, rag_xstrdup(jv_string_value(q)));
+			jv_free(q);
+		}
 		if (jv_get_kind(rec) == JV_KIND_NULL) {
 			g->remote += g->h[i].remote;
 			rag_msg(g->cli->prog, "warning", "a %s case gave none: %s", label[g->h[i].kind],
@@ -723,6 +749,7 @@ static int write_cases(gen *g)
 		jv_free(dump);
 	}
 	total = n + hard_total;
+	rag_strv_free(&seen);
 	if (out.len && (rc = rag_cli_write(g->cli, stdout, NULL, out.p))) {
 		rag_buf_free(&out);
 		jv_free(all);

@@ -266,7 +266,7 @@ const char *rag_gen_hard_check(jv v, int kind, jv *result, char *problem, size_t
 	return NULL;
 }
 
-void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, const char *text_a, const char *text_b,
+void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, int nth, const char *text_a, const char *text_b,
                       const char *question, const char *answer, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
 	static const char *const hint = "{\"question\": \"...\", \"reference\": \"...\"}: the one question of the kind asked "
@@ -274,7 +274,8 @@ void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, const char *text
 	char nonce[RAG_NONCE_LEN];
 	jv texts = JV_ARRAY(jv_string(text_a), jv_string(text_b ? text_b : ""), jv_string(question ? question : ""),
 	                    jv_string(answer ? answer : "")), vars;
-	char *docs;
+	char *docs, num[16];
+	snprintf(num, sizeof num, "%d", nth);
 	rag_prompt_nonce(texts, nonce);
 	jv_free(texts);
 	if (text_b) {
@@ -285,7 +286,8 @@ void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, const char *text
 	} else {
 		docs = rag_prompt_block("DOCUMENT", nonce, text_a);
 	}
-	vars = JV_OBJECT(jv_string("kind"), jv_string(rag_gen_kinds[kind]), jv_string("documents"), jv_string(docs),
+	vars = JV_OBJECT(jv_string("kind"), jv_string(rag_gen_kinds[kind]), jv_string("nth"), jv_string(num),
+	                 jv_string("documents"), jv_string(docs),
 	                 jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""),
 	                 jv_string("answer"), rag_prompt_blockv("ANSWER", nonce, answer ? answer : ""));
 	free(docs);

@@ -939,9 +939,10 @@ const char *rag_gen_offline_followup(const char *lang);
 char *rag_gen_offline_unanswerable(const char *subject, const char *lang, const char *corpus, int turn);
 /* Ask for one hard case of kind (prompt "genhard"): text_a the chunk (text_b the second of a
  * multi-hop pair, else NULL), question and answer the real case it varies (noisy) or follows
- * (follow-up), else NULL. cb gets {"question", "reference"} (reference "" for unanswerable and
+ * (follow-up), else NULL; nth (1, 2...) the case's number among those of its kind from the same
+ * chunk, so that a second one is a different request. cb gets {"question", "reference"} (reference "" for unanswerable and
  * noisy), checked by rag_gen_hard_check (expect: the kind). Borrowed arguments. */
-void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, const char *text_a, const char *text_b,
+void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, int nth, const char *text_a, const char *text_b,
                       const char *question, const char *answer, rag_usage *usage, rag_judge_cb cb, void *arg);
 const char *rag_gen_hard_check(jv reply, int kind, jv *result, char *problem, size_t plen);
 

@@ -158,6 +158,7 @@ static int check_set(rag_cli *cli, const char *path, int json, double dedup)
 				jv_free(key);
 				jv_free(v);
 			}
+			jv_free(o);
 			rag_buf_adds(&b, "\n");
 		}
 		jv_array_foreach(dups, i, p) {

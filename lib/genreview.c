@@ -204,7 +204,6 @@ jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errl
 {
 	jv out = jv_array();
 	int n = jv_array_length(jv_copy(cases)), m = jv_array_length(jv_copy(rows)), i, k;
-	char *seen = rag_xcalloc((size_t)m + 1, 1);
 	memset(counts, 0, 4 * sizeof *counts);
 	/* every row names a case of the set, once */
 	for (k = 0; k < m; k++) {
@@ -212,9 +211,11 @@ jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errl
 		const char *id = str_of(row, "id", &kid), *where = str_of(row, "where", &kw);
 		int found = 0, j;
 		for (i = 0; i < n && !found; i++) {
-			const char *cid = str_of(jv_array_get(jv_copy(cases), i), "id", &x);
+			jv c = jv_array_get(jv_copy(cases), i);
+			const char *cid = str_of(c, "id", &x);
 			found = cid && !strcmp(cid, id);
 			jv_free(x);
+			jv_free(c);
 		}
 		for (j = 0; j < k && found; j++) {
 			jv other = jv_array_get(jv_copy(rows), j), ko;
@@ -229,7 +230,6 @@ jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errl
 		jv_free(kw);
 		jv_free(row);
 		if (found <= 0) {
-			free(seen);
 			jv_free(out);
 			return jv_invalid();
 		}
@@ -283,12 +283,10 @@ jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errl
 		jv_free(kid);
 		jv_free(rec);
 		if (done < 0) {
-			free(seen);
 			jv_free(out);
 			return jv_invalid();
 		}
 	}
-	free(seen);
 	return out;
 }
 

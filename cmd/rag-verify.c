@@ -497,6 +497,13 @@ static void start(rag_item *it, void *ctx)
 		rag_item_not_applicable(it, t->metric, RAG_NA_UNANSWERABLE);
 		return;
 	}
+	if (t->chunks && rag_record_expects_refusal(it->rec)) {
+		/* no chunk can hold the answer (precision), and the right answer uses none (utilization) */
+		const char *metric = t->metric_given ? t->metric : "context_precision";
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		rag_item_not_applicable(it, metric, RAG_NA_UNANSWERABLE);
+		return;
+	}
 	if (t->chunks) {
 		chunks_start(it, t);
 		return;

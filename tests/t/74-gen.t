@@ -298,6 +298,15 @@ is "$(jq -r '.not_applicable.answer_correctness // "-"' "$OUT" | head -1)" 'an u
 	"answer_correctness is not applicable to it either"
 run rag rag-eval -c "$CONF" -o "$T/ev" --dry-run -m faithfulness,refusal "$T/ref.jsonl"
 like "$(tr -d '\\\n' <"$OUT")" 'rag-kw -q -c [^|]* -m refusal' "rag-eval -m refusal runs rag-kw -m refusal"
+jq -c '.contexts = ["Solar panels convert sunlight into electricity."]' "$T/ref.jsonl" >"$T/ref.ctx.jsonl"
+offline run rag rag-eval -o "$T/ev" -m faithfulness,answer_relevancy,context_precision,context_recall,refusal \
+	"$T/ref.ctx.jsonl"
+is "$RC" 0 "rag-eval offline over unanswerable and answerable cases: exit 0"
+is "$(jq -c '[.id, .scores.refusal, .not_applicable.context_precision != null, .not_applicable.answer_relevancy != null, (.errors | length)]' \
+	"$T/ev/records.jsonl" | tr '\n' ' ')" \
+	'["u1",1,true,true,0] ["u2",0,true,true,0] ["u3",1,true,true,0] ["a1",null,false,false,0] ' \
+	"rag-eval: refusal scored, the answer metrics not applicable to the unanswerable cases, no error"
+like "$(cat "$ERR")" 'refusal +3 +1 +0 +0\.667' "the summary's refusal row: 3 computed, 1 n/a, mean 0.667"
 
 # ================================================================ the review round trip
 fresh

@@ -694,6 +694,32 @@ static jv hard_record(gen *g, hard *h)
 	return rec;
 }
 
+/* --estimate: the hard cases are planned from the regular ones, which no model wrote; as many
+ * stand-ins as were asked for, each the size of a short question and answer from its chunk,
+ * none dropped as a duplicate, take their place. */
+static void stand_in(gen *g)
+{
+	size_t i;
+	int k;
+	g->dedup = 2;
+	for (i = 0; i < g->nc; i++) {
+		chunk *c = &g->c[i];
+		jv cases = jv_array();
+		char *q = rag_xstrndup(c->text, 120), *r = rag_xstrndup(c->text, 300);
+		for (k = 0; k < g->per_chunk; k++)
+			cases = jv_array_append(cases, JV_OBJECT(jv_string("question"), jv_string(q), jv_string("reference"), jv_string(r),
+			                                         jv_string("difficulty"), jv_string(rag_gen_difficulty(k)),
+			                                         jv_string("type"), jv_string(rag_gen_type(k))));
+		free(q);
+		free(r);
+		jv_free(c->cases);
+		c->cases = cases;
+		free(c->error);
+		c->error = NULL;
+		c->remote = 0;
+	}
+}
+
 /* The set on stdout, then what every document gave on stderr. */
 static int write_cases(gen *g)
 {
@@ -887,6 +913,10 @@ int main(int argc, char **argv)
 		rag_estimate est = {0};
 		rag_judge_estimate(cli.judge, &est);
 		generate(&g);
+		stand_in(&g);
+		collect(&g);
+		plan_hard(&g);
+		generate_hard(&g);
 		rc = rag_cli_estimate_report(&cli, rag_judge_name(cli.judge), (long)g.nc, &est);
 		if (!rc && g.data_errors) rc = RAG_EXIT_DATA;
 		goto out;

@@ -151,6 +151,9 @@ is "$RC" 0 "--estimate: exit 0"
 is "$(fake_requests)" 0 "--estimate sends nothing"
 is "$(jq -r '.estimate.requests' "$OUT")" 2 "--estimate counts one request per chunk"
 
+run rag rag-gen -c "$HARD" --estimate docs/solar.md docs/zh.md docs/wind.txt
+is "$(jq -r '.estimate.requests' "$OUT")" 12 "--estimate with hard cases: a request a chunk and one a hard case (4 + 8)"
+is "$(fake_requests)" 0 "... and sends nothing"
 gen --estimate --chunks chunks.jsonl
 is "$RC" 3 "--estimate over a chunks file with a bad line: exit 3"
 gen -q docs/empty.md docs/wind.txt

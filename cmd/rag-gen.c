@@ -104,19 +104,16 @@ static int is_csv(const char *path)
 }
 
 /* A test set file's cases, or invalid after saying why. */
-static jv read_set(rag_cli *cli, const char *path, char **text_out, size_t *len)
+static jv read_set(rag_cli *cli, const char *path)
 {
 	char err[RAG_ERRLEN], *text;
+	size_t len;
 	jv cases;
-	if (!(text = rag_read_file(path, len, err, sizeof err))) {
+	if (!(text = rag_read_file(path, &len, err, sizeof err))) {
 		rag_msg(cli->prog, "error", "%s", err);
 		return jv_invalid();
 	}
-	if (text_out) {
-		*text_out = text;
-		return jv_null();
-	}
-	cases = rag_testset_parse(text, *len, path, RAG_TESTSET_AUTO, err, sizeof err);
+	cases = rag_testset_parse(text, len, path, RAG_TESTSET_AUTO, err, sizeof err);
 	free(text);
 	if (!jv_is_valid(cases)) rag_msg(cli->prog, "error", "%s", err);
 	return cases;
@@ -125,91 +122,36 @@ static jv read_set(rag_cli *cli, const char *path, char **text_out, size_t *len)
 /* --check TESTSET: what it holds, what it lacks; 0 clean, 1 findings. */
 static int check_set(rag_cli *cli, const char *path, int json, double dedup)
 {
-	static const char *const groups[] = {"category", "difficulty", "type", "kind"};
-	size_t len;
-	jv cases = read_set(cli, path, NULL, &len), r, dups, noref, noids, warns;
-	int rc, nd, nr, ni, nw, k;
-	rag_buf b = {0};
+	jv cases = read_set(cli, path), r;
+	int rc, found;
+	char *text;
 	if (!jv_is_valid(cases)) {
 		jv_free(cases);
 		return RAG_EXIT_DATA;
 	}
 	r = rag_gen_check_set(cases, dedup);
 	jv_free(cases);
-	dups = jv_object_get(jv_copy(r), jv_string("duplicates"));
-	noref = jv_object_get(jv_copy(r), jv_string("missing_reference"));
-	noids = jv_object_get(jv_copy(r), jv_string("missing_relevant_ids"));
-	warns = jv_object_get(jv_copy(r), jv_string("warnings"));
-	nd = jv_array_length(jv_copy(dups));
-	nr = jv_array_length(jv_copy(noref));
-	ni = jv_array_length(jv_copy(noids));
-	nw = jv_array_length(jv_copy(warns));
-	if (json) {
-		jv dump = jv_dump_string(jv_copy(r), 0);
-		rag_buf_addf(&b, "%s\n", jv_string_value(dump));
-		jv_free(dump);
-	} else {
-		rag_buf_addf(&b, "%s: %.0f cases\n", path, rag_json_num(r, "cases"));
-		for (k = 0; k < 4; k++) {
-			jv o = jv_object_get(jv_copy(r), jv_string(groups[k]));
-			rag_buf_addf(&b, "%s:", groups[k]);
-			jv_object_foreach(o, key, v) {
-				rag_buf_addf(&b, " %s %.0f", jv_string_value(key), jv_number_value(v));
-				jv_free(key);
-				jv_free(v);
-			}
-			jv_free(o);
-			rag_buf_adds(&b, "\n");
-		}
-		jv_array_foreach(dups, i, p) {
-			jv a = jv_array_get(jv_copy(p), 0), c = jv_array_get(p, 1);
-			rag_buf_addf(&b, "duplicate: \"%s\" and \"%s\"\n", jv_string_value(a), jv_string_value(c));
-			jv_free(a);
-			jv_free(c);
-			(void)i;
-		}
-		jv_array_foreach(noref, i, id) {
-			rag_buf_addf(&b, "missing reference: \"%s\"\n", jv_string_value(id));
-			jv_free(id);
-			(void)i;
-		}
-		jv_array_foreach(noids, i, id) {
-			rag_buf_addf(&b, "missing relevant_ids: \"%s\"\n", jv_string_value(id));
-			jv_free(id);
-			(void)i;
-		}
-		jv_array_foreach(warns, i, w) {
-			rag_buf_addf(&b, "warning: %s\n", jv_string_value(w));
-			jv_free(w);
-			(void)i;
-		}
-		rag_buf_addf(&b, "%d duplicate(s), %d missing a reference, %d missing relevant ids, %d warning(s)\n", nd, nr, ni, nw);
-	}
-	rc = rag_cli_write(cli, stdout, NULL, b.p);
-	rag_buf_free(&b);
-	jv_free(dups);
-	jv_free(noref);
-	jv_free(noids);
-	jv_free(warns);
+	text = rag_gen_check_text(r, path, json, &found);
+	rc = rag_cli_write(cli, stdout, NULL, text);
+	free(text);
 	jv_free(r);
-	if (rc) return rc;
-	return nd || nr || ni || nw ? 1 : 0;
+	return rc ? rc : found ? 1 : 0;
 }
 
 /* --apply-review SHEET TESTSET: the reviewed set on stdout, what changed on stderr. */
 static int apply_review(rag_cli *cli, const char *sheet, const char *path)
 {
-	char err[RAG_ERRLEN], *text = NULL;
-	size_t len, slen;
-	jv cases = read_set(cli, path, NULL, &len), rows, out;
+	char err[RAG_ERRLEN], *text;
+	size_t slen;
+	jv cases = read_set(cli, path), rows, out;
 	int counts[4], rc;
 	rag_buf b = {0};
 	if (!jv_is_valid(cases)) {
 		jv_free(cases);
 		return RAG_EXIT_DATA;
 	}
-	rows = read_set(cli, sheet, &text, &slen);
-	if (!jv_is_valid(rows)) {
+	if (!(text = rag_read_file(sheet, &slen, err, sizeof err))) {
+		rag_msg(cli->prog, "error", "%s", err);
 		jv_free(cases);
 		return RAG_EXIT_USAGE;
 	}

@@ -147,7 +147,6 @@ jv rag_gen_review_read(const char *text, size_t len, const char *name, int csv, 
 	} else {
 		char *copy = rag_xstrndup(text, len), *line, *save = NULL;
 		int no = 0, header = 0;
-		const char *p = copy;
 		for (line = copy; line; line = save) {
 			rag_strv cells = {0};
 			char *nl = strchr(line, '\n');
@@ -185,7 +184,6 @@ jv rag_gen_review_read(const char *text, size_t len, const char *name, int csv, 
 			}
 			rag_strv_free(&cells);
 		}
-		(void)p;
 		free(copy);
 		if (!header) {
 			rag_seterr(err, errlen, "%s: no review table (| action | id | kind | question | reference |)", name);
@@ -308,7 +306,7 @@ jv rag_gen_check_set(jv cases, double dup_threshold)
 	int have[RAG_GEN_NKINDS] = {0};
 	for (f = 0; f < 4; f++) counts[f] = jv_object();
 	for (i = 0; i < n; i++) {
-		jv rec = jv_array_get(jv_copy(cases), i), kid, kq, ki, kv, rid;
+		jv rec = jv_array_get(jv_copy(cases), i), kid, kq, kv, rid;
 		const char *id = str_of(rec, "id", &kid), *q = str_of(rec, "question", &kq), *v;
 		int refusal = rag_record_expects_refusal(rec);
 		for (f = 0; f < 4; f++) {
@@ -346,7 +344,6 @@ jv rag_gen_check_set(jv cases, double dup_threshold)
 		}
 		jv_free(kid);
 		jv_free(kq);
-		(void)ki;
 		jv_free(rec);
 	}
 	if (n < 20) warns = jv_array_append(warns, jv_string_fmt("only %d case(s): fewer than 20 says little", n));
@@ -360,4 +357,57 @@ jv rag_gen_check_set(jv cases, double dup_threshold)
 	r = jv_object_set(r, jv_string("missing_relevant_ids"), noids);
 	r = jv_object_set(r, jv_string("warnings"), warns);
 	return r;
+}
+
+char *rag_gen_check_text(jv r, const char *name, int json, int *found)
+{
+	static const char *const groups[] = {"category", "difficulty", "type", "kind"};
+	static const char *const lists[] = {"missing_reference", "missing_relevant_ids", "warnings"};
+	static const char *const label[] = {"missing reference: \"%s\"\n", "missing relevant_ids: \"%s\"\n", "warning: %s\n"};
+	jv dups = jv_object_get(jv_copy(r), jv_string("duplicates")), l[3];
+	int n[4], k;
+	rag_buf b = {0};
+	n[0] = jv_array_length(jv_copy(dups));
+	for (k = 0; k < 3; k++) {
+		l[k] = jv_object_get(jv_copy(r), jv_string(lists[k]));
+		n[k + 1] = jv_array_length(jv_copy(l[k]));
+	}
+	*found = n[0] || n[1] || n[2] || n[3];
+	if (json) {
+		jv dump = jv_dump_string(jv_copy(r), 0);
+		rag_buf_addf(&b, "%s\n", jv_string_value(dump));
+		jv_free(dump);
+	} else {
+		rag_buf_addf(&b, "%s: %.0f cases\n", name, rag_json_num(r, "cases"));
+		for (k = 0; k < 4; k++) {
+			jv o = jv_object_get(jv_copy(r), jv_string(groups[k]));
+			rag_buf_addf(&b, "%s:", groups[k]);
+			jv_object_foreach(o, key, v) {
+				rag_buf_addf(&b, " %s %.0f", jv_string_value(key), jv_number_value(v));
+				jv_free(key);
+				jv_free(v);
+			}
+			jv_free(o);
+			rag_buf_adds(&b, "\n");
+		}
+		jv_array_foreach(dups, i, p) {
+			jv a = jv_array_get(jv_copy(p), 0), c = jv_array_get(p, 1);
+			rag_buf_addf(&b, "duplicate: \"%s\" and \"%s\"\n", jv_string_value(a), jv_string_value(c));
+			jv_free(a);
+			jv_free(c);
+			(void)i;
+		}
+		for (k = 0; k < 3; k++) {
+			jv_array_foreach(l[k], i, s) {
+				rag_buf_addf(&b, label[k], jv_string_value(s));
+				jv_free(s);
+				(void)i;
+			}
+		}
+		rag_buf_addf(&b, "%d duplicate(s), %d missing a reference, %d missing relevant ids, %d warning(s)\n",
+		             n[0], n[1], n[2], n[3]);
+	}
+	jv_free(dups);
+	for (k = 0; k < 3; k++) jv_free(l[k]);
+	return b.p;
 }

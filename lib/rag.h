@@ -967,6 +967,9 @@ jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errl
  * "missing_relevant_ids" (ids; an unanswerable case needs neither), "warnings" (fewer than 20
  * cases; no unanswerable, noisy or follow-up case)}. */
 jv rag_gen_check_set(jv cases, double dup_threshold);
+/* The check's report r (borrowed) as text for a person (name: the set's), or one JSON line;
+ * *found: 1 when it lists a duplicate, a missing field or a warning. malloc'ed. */
+char *rag_gen_check_text(jv r, const char *name, int json, int *found);
 
 /* ---------------------------------------------------------------- collect.c */
 /* rag-collect's call of the system under test (rag-collect(1)), from cfg->collect: HTTP (a body

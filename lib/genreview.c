@@ -290,6 +290,51 @@ jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errl
 
 /* ------------------------------------------------------------------ the check */
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the distinct tokens of s, sorted: each case's once, for the pairs' Jaccard */
+static void sorted_tokens(const char *s, rag_strv *out)
+{
+	jv t = rag_text_tokens(s ? s : "");
+	size_t i, k;
+	jv_array_foreach(t, j, w) {
+		rag_strv_push(out, rag_xstrdup(jv_string_value(w)));
+		jv_free(w);
+		(void)j;
+	}
+	jv_free(t);
+	if (!out->n) return;
+	qsort(out->v, out->n, sizeof *out->v, cmp_str);
+	for (i = 1, k = 1; i < out->n; i++) {
+		if (strcmp(out->v[i], out->v[k - 1])) out->v[k++] = out->v[i];
+		else free(out->v[i]);
+	}
+	out->n = k;
+}
+
+/* rag_gen_similarity over sorted_tokens */
+static double jaccard(const rag_strv *x, const rag_strv *y)
+{
+	size_t i = 0, k = 0, common = 0, all;
+	while (i < x->n && k < y->n) {
+		int c = strcmp(x->v[i], y->v[k]);
+		if (!c) {
+			common++;
+			i++;
+			k++;
+		} else if (c < 0) {
+			i++;
+		} else {
+			k++;
+		}
+	}
+	all = x->n + y->n - common;
+	return all ? (double)common / (double)all : 1;
+}
+
 static jv bump(jv counts, const char *key)
 {
 	jv v = jv_object_get(jv_copy(counts), jv_string(key));
@@ -304,7 +349,14 @@ jv rag_gen_check_set(jv cases, double dup_threshold)
 	jv counts[4], dups = jv_array(), noref = jv_array(), noids = jv_array(), warns = jv_array(), r;
 	int n = jv_array_length(jv_copy(cases)), i, k, f;
 	int have[RAG_GEN_NKINDS] = {0};
+	rag_strv *toks = rag_xcalloc((size_t)n + 1, sizeof *toks);
 	for (f = 0; f < 4; f++) counts[f] = jv_object();
+	for (i = 0; i < n; i++) {
+		jv rec = jv_array_get(jv_copy(cases), i), kq;
+		sorted_tokens(str_of(rec, "question", &kq), &toks[i]);
+		jv_free(kq);
+		jv_free(rec);
+	}
 	for (i = 0; i < n; i++) {
 		jv rec = jv_array_get(jv_copy(cases), i), kid, kq, kv, rid;
 		const char *id = str_of(rec, "id", &kid), *q = str_of(rec, "question", &kq), *v;
@@ -334,7 +386,7 @@ jv rag_gen_check_set(jv cases, double dup_threshold)
 			v = str_of(rec, "variant_of", &kv);
 			if ((id && oid && !strcmp(id, oid)) ||
 			    (q && oq && !(v && oid && !strcmp(v, oid)) && !(ov && id && !strcmp(ov, id)) &&
-			     rag_gen_similarity(q, oq) >= dup_threshold))
+			     jaccard(&toks[i], &toks[k]) >= dup_threshold))
 				dups = jv_array_append(dups, JV_ARRAY(jv_string(oid ? oid : ""), jv_string(id ? id : "")));
 			jv_free(kv);
 			jv_free(koi);
@@ -346,6 +398,8 @@ jv rag_gen_check_set(jv cases, double dup_threshold)
 		jv_free(kq);
 		jv_free(rec);
 	}
+	for (i = 0; i < n; i++) rag_strv_free(&toks[i]);
+	free(toks);
 	if (n < 20) warns = jv_array_append(warns, jv_string_fmt("only %d case(s): fewer than 20 says little", n));
 	for (k = 0; k < RAG_GEN_NKINDS; k++)
 		if (!have[k] && k != RAG_GEN_MULTI_HOP)

@@ -639,6 +639,17 @@ static jv hard_record(gen *g, hard *h)
 /* --estimate: the hard cases are planned from the regular ones, which no model wrote; as many
  * stand-ins as were asked for, each the size of a short question and answer from its chunk,
  * none dropped as a duplicate, take their place. */
+/* the first bytes of s, at most max, cut at a character's start */
+static char *prefix(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n > max) {
+		n = max;
+		while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+	}
+	return rag_xstrndup(s, n);
+}
+
 static void stand_in(gen *g)
 {
 	size_t i;
@@ -647,7 +658,7 @@ static void stand_in(gen *g)
 	for (i = 0; i < g->nc; i++) {
 		chunk *c = &g->c[i];
 		jv cases = jv_array();
-		char *q = rag_xstrndup(c->text, 120), *r = rag_xstrndup(c->text, 300);
+		char *q = prefix(c->text, 120), *r = prefix(c->text, 300);
 		for (k = 0; k < g->per_chunk; k++)
 			cases = jv_array_append(cases, JV_OBJECT(jv_string("question"), jv_string(q), jv_string("reference"), jv_string(r),
 			                                         jv_string("difficulty"), jv_string(rag_gen_difficulty(k)),

@@ -74,7 +74,7 @@ static void start(rag_item *it, void *ctx)
 	jv_free(v);
 	/* borrowed from the record, which does not change until the callback */
 	if (rag_record_text(it->rec, t->from, &text, why, sizeof why) < 0 ||
-	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+	    rag_item_question(it, &question, why, sizeof why) < 0) {
 		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
 		rag_item_input_error(it, "rag-claims", NULL, "%s", why);
 		return;

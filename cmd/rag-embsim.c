@@ -242,6 +242,11 @@ static void start(rag_item *it, void *ctx)
 		const char *a = text_field(it, t, t->a), *b = a ? text_field(it, t, t->b) : NULL;
 		if (!a || !b) return;
 		texts = JV_ARRAY(jv_string(a), jv_string(b));
+	} else if (rag_record_expects_refusal(it->rec)) {
+		/* as rag-revq said: declining is the right answer, not an irrelevant one */
+		set_null(it, t);
+		rag_item_not_applicable(it, t->metric, RAG_NA_UNANSWERABLE);
+		return;
 	} else if (relevancy_texts(it, t, &texts, &noncommittal) < 0) {
 		return;
 	}

@@ -126,6 +126,8 @@ static const struct metric {
 	{"rougeLsum", 0, S_KW, S_NONE, NULL},
 	{"bleu", 0, S_KW, S_NONE, NULL},
 	{"chrf", 0, S_KW, S_NONE, NULL},
+	/* an unanswerable case's (expect: refusal): 1 when the answer declines */
+	{"refusal", 0, S_KW, S_NONE, NULL},
 	/* rag-judge's rubrics; a custom one is written rubric:NAME */
 	{"correctness", 0, S_JUDGE, S_NONE, NULL},
 	{"relevance", 0, S_JUDGE, S_NONE, NULL},
@@ -568,7 +570,7 @@ static int set_metrics(eval *e)
 		if (!m) {
 			rag_msg(e->cli.prog, "error", "unknown metric \"%s\": the metrics are faithfulness, context_recall, answer_correctness, "
 			        "answer_relevancy, context_precision, context_utilization, rag-ap's (mrr, map, rprec, p@K, "
-			        "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu...) and rag-judge's "
+			        "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu..., refusal) and rag-judge's "
 			        "rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "
 			        "rubric:NAME for a custom one)", name);
 			return RAG_EXIT_USAGE;

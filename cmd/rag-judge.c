@@ -114,6 +114,12 @@ static void start(rag_item *it, void *ctx)
 		jv values;
 		job *b;
 		int rc = rag_rubric_inputs(t->rubrics[r], it->rec, &values, &na, why, sizeof why);
+		if (rc == 0 && !strcmp(name, "relevance") && rag_record_expects_refusal(it->rec)) {
+			/* the built-in relevance would score the right refusal as off the question */
+			jv_free(values);
+			rc = 1;
+			na = RAG_NA_UNANSWERABLE;
+		}
 		if (rc == 1) {
 			it->rec = rag_record_set(it->rec, "verdicts", name, jv_null());
 			rag_item_not_applicable(it, name, na);

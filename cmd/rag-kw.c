@@ -16,13 +16,13 @@ enum { OPT_FROM = RAG_OPT_TOOL, OPT_AGAINST, OPT_THRESHOLD, OPT_STEM, OPT_PR, OP
        OPT_SMOOTH, OPT_LOWERCASE };
 
 #define METRICS "keyword_overlap token_f1 exact_match contains contains_all regex levenshtein " \
-	"rouge1 rouge2 rougeL rougeLsum bleu chrf"
+	"rouge1 rouge2 rougeL rougeLsum bleu chrf refusal"
 
 static const rag_opt options[] = {
 	{"metrics", 'm', 'm', "LIST", METRICS,
 	 "keyword_overlap, token_f1, exact_match, contains, contains_all, regex,\n"
-	 "levenshtein, rouge1, rouge2, rougeL, rougeLsum, bleu, chrf, comma-separated\n"
-	 "(default keyword_overlap)"},
+	 "levenshtein, rouge1, rouge2, rougeL, rougeLsum, bleu, chrf, refusal,\n"
+	 "comma-separated (default keyword_overlap)"},
 	{"from", 0, OPT_FROM, "FIELD", "answer response reference question", "the text scored (default answer)"},
 	{"against", 0, OPT_AGAINST, "FIELD", "reference ground_truth answer", "the text it is compared with (default reference)"},
 	{"threshold", 0, OPT_THRESHOLD, "X", NULL, "keyword_overlap passes at X or more (default 0.3)"},
@@ -35,10 +35,10 @@ static const rag_opt options[] = {
 };
 
 enum kind { KEYWORD, TOKEN_F1, EXACT, CONTAINS, CONTAINS_ALL, REGEX, LEVENSHTEIN, ROUGE1, ROUGE2,
-            ROUGEL, ROUGELSUM, BLEU, CHRF, NKINDS };
+            ROUGEL, ROUGELSUM, BLEU, CHRF, REFUSAL, NKINDS };
 static const char *const names[NKINDS] = {
 	"keyword_overlap", "token_f1", "exact_match", "contains", "contains_all", "regex", "levenshtein",
-	"rouge1", "rouge2", "rougeL", "rougeLsum", "bleu", "chrf",
+	"rouge1", "rouge2", "rougeL", "rougeLsum", "bleu", "chrf", "refusal",
 };
 
 typedef struct tool {
@@ -50,6 +50,7 @@ typedef struct tool {
 	rag_bleu_opts bleu;
 	rag_chrf_opts chrf;
 	rag_keywords *kw;
+	jv refusals;              /* share/refusals.txt, for refusal */
 } tool;
 
 /* The list a record names for field (a string or an array of strings), else the config's. 1 with
@@ -162,7 +163,7 @@ static void set_null(rag_item *it, const tool *t, int k)
 {
 	char b[64];
 	it->rec = rag_record_set(it->rec, "scores", names[k], jv_null());
-	if (k == KEYWORD) it->rec = rag_record_set(it->rec, "verdicts", names[k], jv_null());
+	if (k == KEYWORD || k == REFUSAL) it->rec = rag_record_set(it->rec, "verdicts", names[k], jv_null());
 	if (!t->pr || !(k == TOKEN_F1 || (k >= ROUGE1 && k <= ROUGELSUM))) return;
 	snprintf(b, sizeof b, "%s_precision", names[k]);
 	it->rec = rag_record_set(it->rec, "scores", b, jv_null());
@@ -209,6 +210,19 @@ static void keyword(rag_item *it, const tool *t, const char *text, const char *r
 	it->rec = rag_record_set(it->rec, "verdicts", names[KEYWORD], JV_ARRAY(v));
 }
 
+/* An unanswerable case (expect: refusal): 1 when the text declines (a phrase of
+ * share/refusals.txt, or nothing said), 0 when it answers anyway: an invented answer. */
+static void refusal(rag_item *it, const tool *t, const char *text)
+{
+	int declined = rag_revq_noncommittal(t->refusals, text);
+	jv v = JV_OBJECT(jv_string("verdict"), jv_bool(declined),
+	                 jv_string("reason"), jv_string(declined ? "an unanswerable case, and the answer declines"
+	                                                : "an unanswerable case, but the answer does not decline: "
+	                                                  "nothing in the documents supports it"));
+	set(it, names[REFUSAL], declined);
+	it->rec = rag_record_set(it->rec, "verdicts", names[REFUSAL], JV_ARRAY(v));
+}
+
 /* The text of field: 1 with *s (borrowed from rec), 0 absent, -1 not a string. */
 static int text_of(jv rec, const char *field, const char **s)
 {
@@ -226,6 +240,7 @@ static void start(rag_item *it, void *ctx)
 	const char *text, *ref;
 	char err[RAG_ERRLEN];
 	int k, ht = text_of(it->rec, t->from, &text), hr = text_of(it->rec, t->against, &ref), said = 0;
+	int unanswerable = rag_record_expects_refusal(it->rec);
 	rag_lex *x = NULL;
 	rag_prf p;
 	char reason[128];
@@ -246,6 +261,16 @@ static void start(rag_item *it, void *ctx)
 			} else {
 				set(it, names[k], pass);
 			}
+			continue;
+		}
+		if (k == REFUSAL) {
+			if (unanswerable) refusal(it, t, text);
+			else not_applicable(it, t, k, "an answerable case (no expect: refusal)");
+			continue;
+		}
+		if (unanswerable) {
+			/* no answer to compare with: declining is right, and refusal scores it */
+			not_applicable(it, t, k, RAG_NA_UNANSWERABLE);
 			continue;
 		}
 		if (hr == 0 || (hr > 0 && !*ref)) {
@@ -395,7 +420,21 @@ int main(int argc, char **argv)
 		rag_cli_free(&cli);
 		return RAG_EXIT_INTERNAL;
 	}
+	if (t.want[REFUSAL]) {
+		char *path = rag_xasprintf("%s/refusals.txt", rag_datadir());
+		t.refusals = rag_revq_refusals_load(path, err, sizeof err);
+		free(path);
+		if (!jv_is_valid(t.refusals)) {
+			rag_msg(cli.prog, "error", "%s", err);
+			rag_keywords_free(t.kw);
+			rag_cli_free(&cli);
+			return RAG_EXIT_USAGE;
+		}
+	} else {
+		t.refusals = jv_null();
+	}
 	rc = rag_cli_run(&cli, &ops, &t);
+	jv_free(t.refusals);
 	rag_keywords_free(t.kw);
 	rag_cli_free(&cli);
 	return rc;

@@ -59,6 +59,12 @@ static void start(rag_item *it, void *ctx)
 	const char *answer;
 	char why[RAG_ERRLEN];
 	it->stage = "answer_relevancy";
+	if (rag_record_expects_refusal(it->rec)) {
+		/* the right answer to it declines, which answer relevancy would score 0 */
+		set_null(it);
+		rag_item_not_applicable(it, "answer_relevancy", RAG_NA_UNANSWERABLE);
+		return;
+	}
 	if (jv_get_kind(a) != JV_KIND_STRING) {
 		const char *k = jv_is_valid(a) ? jv_kind_name(jv_get_kind(a)) : NULL;
 		jv_free(a);

@@ -191,7 +191,7 @@ static void chunks_start(rag_item *it, tool *t)
 
 	if (rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0 ||
 	    rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
-	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+	    rag_item_question(it, &question, why, sizeof why) < 0) {
 		/* the record's metric is the one its reference would have chosen */
 		if (!t->metric_given) metric = rag_record_str(it->rec, "reference") ? "context_precision" : "context_utilization";
 		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
@@ -258,7 +258,7 @@ static void one_request_start(rag_item *it, tool *t)
 	char why[RAG_ERRLEN];
 	jv contexts;
 	if (rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
-	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+	    rag_item_question(it, &question, why, sizeof why) < 0) {
 		set_null(it, t);
 		rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
 		return;
@@ -404,7 +404,7 @@ static void correctness_start(rag_item *it, tool *t)
 
 	if (rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0 ||
 	    rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
-	    rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+	    rag_item_question(it, &question, why, sizeof why) < 0) {
 		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
 		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
 		rag_item_input_error(it, "rag-verify", metric, "%s", why);
@@ -490,6 +490,20 @@ static void start(rag_item *it, void *ctx)
 
 	it->data = t;
 	it->stage = t->metric;
+	if (rag_record_expects_refusal(it->rec) && !t->chunks &&
+	    (!strcmp(t->metric, "answer_correctness") || !strcmp(t->metric, "context_recall"))) {
+		/* no answer to compare with: declining is right, and rag-kw's refusal says whether it did */
+		set_null(it, t);
+		rag_item_not_applicable(it, t->metric, RAG_NA_UNANSWERABLE);
+		return;
+	}
+	if (t->chunks && rag_record_expects_refusal(it->rec)) {
+		/* no chunk can hold the answer (precision), and the right answer uses none (utilization) */
+		const char *metric = t->metric_given ? t->metric : "context_precision";
+		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+		rag_item_not_applicable(it, metric, RAG_NA_UNANSWERABLE);
+		return;
+	}
 	if (t->chunks) {
 		chunks_start(it, t);
 		return;
@@ -554,7 +568,7 @@ static void start(rag_item *it, void *ctx)
 		jv_free(m);
 		return;
 	}
-	if (rag_record_text(it->rec, "question", &question, why, sizeof why) < 0) {
+	if (rag_item_question(it, &question, why, sizeof why) < 0) {
 		jv_free(claims);
 		jv_free(contexts);
 		set_null(it, t);

@@ -42,7 +42,7 @@ _ragpipe()
 	fi
 
 	# rag-gen's chunks file (rag-verify's --chunks takes no argument)
-	if [ "$tool" = rag-gen ] && [ "$prev" = --chunks ]; then
+	if [ "$tool" = rag-gen ] && { [ "$prev" = --chunks ] || [ "$prev" = --review ] || [ "$prev" = --apply-review ] || [ "$prev" = --check ]; }; then
 		compopt -o filenames 2>/dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
@@ -60,7 +60,7 @@ _ragpipe()
 	if [ "$tool" = rag-kw ]; then
 		case $prev in
 		-m|--metrics)
-			COMPREPLY=($(compgen -W 'keyword_overlap token_f1 exact_match contains contains_all regex levenshtein rouge1 rouge2 rougeL rougeLsum bleu chrf' -- "$cur"))
+			COMPREPLY=($(compgen -W 'keyword_overlap token_f1 exact_match contains contains_all regex levenshtein rouge1 rouge2 rougeL rougeLsum bleu chrf refusal' -- "$cur"))
 			return 0 ;;
 		--from)
 			COMPREPLY=($(compgen -W 'answer response reference question' -- "$cur"))
@@ -174,7 +174,7 @@ _ragpipe()
 	--resamples|--confidence|--worst|--title|--pass|--by)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|--max-memory|-n|--max-claims|--batch-claims|--batch-chars|\
-	--n|--score|--dimensions|--batch-size|--repeat|--weights|--per-chunk|--chunk-chars|--category|--dedup)
+	--n|--score|--dimensions|--batch-size|--repeat|--weights|--per-chunk|--chunk-chars|--category|--dedup|--unanswerable|--noisy|--multi-hop|--follow-up)
 		return 0 ;;
 	esac
 
@@ -193,7 +193,7 @@ _ragpipe()
 	rag-judge)
 		opts="$opts $judge --rubric -n --repeat -t --threshold" ;;
 	rag-gen)
-		opts="$opts $judge -n --per-chunk --chunk-chars --chunks --category --dedup"
+		opts="$opts $judge -n --per-chunk --chunk-chars --chunks --category --dedup --unanswerable --noisy --multi-hop --follow-up --review --apply-review --check --json"
 		# rag-gen reads files (the documents)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

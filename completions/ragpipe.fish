@@ -54,6 +54,14 @@ complete -c rag-gen -l chunk-chars -x -d 'Characters a chunk holds at most'
 complete -c rag-gen -l chunks -r -F -d 'Read chunks {id, text} from a JSON Lines file'
 complete -c rag-gen -l category -x -d 'Every case category'
 complete -c rag-gen -l dedup -x -d 'Drop a question this similar to an earlier one'
+complete -c rag-gen -l unanswerable -x -d 'Share of unanswerable questions'
+complete -c rag-gen -l noisy -x -d 'Share of noisy rewordings'
+complete -c rag-gen -l multi-hop -x -d 'Share of questions over two chunks'
+complete -c rag-gen -l follow-up -x -d 'Share of follow-up turns'
+complete -c rag-gen -l review -r -F -d 'Write the review sheet (.csv or Markdown)'
+complete -c rag-gen -l apply-review -r -F -d 'Apply an edited review sheet to TESTSET'
+complete -c rag-gen -l check -r -F -d 'Check a test set'
+complete -c rag-gen -l json -d 'With --check: the findings as JSON'
 
 # rag-judge
 complete -c rag-judge -l rubric -x -a 'correctness relevance completeness groundedness_0_10 consistent' -d 'Rubrics, comma-separated'
@@ -138,7 +146,7 @@ complete -c rag-ap -l level -x -d 'Least grade of a relevant item'
 complete -c rag-ap -l trec -r -F -d 'TREC mode: qrels file, then the run file'
 
 # rag-kw
-complete -c rag-kw -s m -l metrics -x -a 'keyword_overlap token_f1 exact_match contains contains_all regex levenshtein rouge1 rouge2 rougeL rougeLsum bleu chrf' -d 'Metrics, comma-separated'
+complete -c rag-kw -s m -l metrics -x -a 'keyword_overlap token_f1 exact_match contains contains_all regex levenshtein rouge1 rouge2 rougeL rougeLsum bleu chrf refusal' -d 'Metrics, comma-separated'
 complete -c rag-kw -l from -x -a 'answer response reference question' -d 'The text scored'
 complete -c rag-kw -l against -x -a 'reference ground_truth answer' -d 'The text it is compared with'
 complete -c rag-kw -l threshold -x -d 'keyword_overlap passes at X or more'

@@ -31,7 +31,7 @@ extern char **environ;
  * them; each a string or an object {id, text}. */
 #define SOURCES "(if type == \"array\" then ([.[] | objects | .sources // empty] | " \
 	"if length > 0 then add else null end) elif type == \"object\" then .sources else null end) as $s | "
-static const char default_body[] = "{question: .question}";
+static const char default_body[] = "{question: .question} + (if (.history | type) == \"array\" then {history: .history} else {} end)";
 /* a JSON reply {"answer"}, an OpenAI chat completion, or the events of a stream: OpenAI's chunks
  * (choices[0].delta.content), or events carrying "answer", "delta" or "text" pieces */
 static const char default_answer[] =

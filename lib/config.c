@@ -147,6 +147,11 @@ static const struct key keys[] = {
 	/* eval: rag-eval's */
 	{ ROW("eval", "metrics", T_STRS, eval.metrics) },
 	{ ROW("eval", "runs_dir", T_PATH, eval.runs_dir) },
+	/* gen: rag-gen's hard cases, each a share of the set (rag-gen(1) HARD CASES) */
+	{ ROW("gen", "unanswerable", T_DOUBLE, gen.share[0]), .lo = 0, .hi = 1 },
+	{ ROW("gen", "noisy", T_DOUBLE, gen.share[1]), .lo = 0, .hi = 1 },
+	{ ROW("gen", "multi_hop", T_DOUBLE, gen.share[2]), .lo = 0, .hi = 1 },
+	{ ROW("gen", "follow_up", T_DOUBLE, gen.share[3]), .lo = 0, .hi = 1 },
 	/* prices: what rag-gate, rag-eval and --estimate charge for tokens */
 	{ ROW("prices", "currency", T_STR, prices.currency) },
 	{ ROW("prices", "*", T_PRICES, prices.v), .aux = offsetof(rag_config, prices.n) },
@@ -224,6 +229,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->llm.adaptive = 1;
 	cfg->llm.deadline = 300;
 	cfg->llm.json_mode = RAG_JSON_SCHEMA;
+	cfg->gen.share[0] = cfg->gen.share[1] = cfg->gen.share[2] = cfg->gen.share[3] = 0.1;
 	cfg->cache.mode = RAG_CACHE_RW;
 	cfg->cache.dir = xdg_dir("XDG_CACHE_HOME", ".cache", "ragpipe");
 	cfg->store.default_url = xdg_dir("XDG_DATA_HOME", ".local/share", "ragpipe/runs.db");

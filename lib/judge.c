@@ -292,6 +292,9 @@ static const struct { const char *name, *schema; } schemas[] = {
 	        "\"properties\":{\"question\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"},"
 	        "\"difficulty\":{\"type\":\"string\",\"enum\":[\"easy\",\"medium\",\"hard\"]},"
 	        "\"type\":{\"type\":\"string\",\"enum\":[\"factual\",\"explanatory\",\"comparative\"]}}}}}}"},
+	/* rag-gen's hard cases: one question and its reference ("" when it has none) */
+	{"genhard", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"question\",\"reference\"],"
+	            "\"properties\":{\"question\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"}}}"},
 	/* rag-judge: a number on the rubric's scale, or "yes" / "no" (rubric.c checks which) */
 	{"rubric", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"score\",\"reason\"],"
 	           "\"properties\":{\"score\":{\"type\":[\"number\",\"string\"]},\"reason\":{\"type\":\"string\"}}}"},

@@ -290,6 +290,11 @@ typedef struct rag_config {
 		int max_memory;
 	} stream;
 	struct {
+		/* gen.unanswerable, noisy, multi_hop, follow_up: rag-gen's hard cases, each a share of
+		 * the set in [0, 1], in rag_gen_kinds' order; default 0.1 each */
+		double share[4];
+	} gen;
+	struct {
 		/* prices.<model>.input, .output: per million tokens, in prices.currency (default USD) */
 		rag_price *v; size_t n;
 		char *currency;
@@ -362,6 +367,15 @@ const char *rag_record_str(jv rec, const char *field);
 int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t errlen);
 /* 1 when s (borrowed) is a string that holds a NUL character. */
 int rag_record_has_nul(jv s);
+/* rag-gen's hard cases (rag(7) HARD CASES). 1 when rec (borrowed) says expect: "refusal": an
+ * unanswerable case, whose right answer declines; the metrics that presuppose an answer make
+ * themselves not applicable to it, and rag-kw's refusal scores it. */
+int rag_record_expects_refusal(jv rec);
+#define RAG_NA_UNANSWERABLE "an unanswerable case (expect: refusal): the refusal metric scores it"
+/* A follow-up case's question as a judge is to read it: the earlier turns of rec's "history"
+ * ([{"question", "answer"}], borrowed), labelled in question's language, then question. NULL
+ * when rec has no such turn (the question alone is the text), else malloc'ed. */
+char *rag_record_question_in_context(jv rec, const char *question);
 
 /* ---------------------------------------------------------------- stream.c */
 typedef struct rag_item {
@@ -376,6 +390,7 @@ typedef struct rag_item {
 	rag_usage usage;
 	const char *stage;        /* usage.<tool>.<stage>: the metric or field judged (static), set by the tool */
 	void *data;               /* tool state for this record */
+	char *question_;          /* private: rag_item_question's text */
 	struct rag_item *next;
 	struct rag_stream *stream_; /* private */
 } rag_item;
@@ -446,6 +461,10 @@ void rag_item_input_error(rag_item *it, const char *tool, const char *metric, co
  * recall): scores.<metric> = null and not_applicable.<metric> = reason, no errors entry, no
  * change to the exit status; the summary counts such records apart (rag(7) NOT APPLICABLE). */
 void rag_item_not_applicable(rag_item *it, const char *metric, const char *reason);
+/* The question a judge prompt carries: as rag_record_text(it->rec, "question", ...), but with a
+ * follow-up case's earlier turns before it (rag_record_question_in_context); *s lives as long as
+ * the item. Every tool that puts the question into a prompt reads it here. */
+int rag_item_question(rag_item *it, const char **s, char *err, size_t errlen);
 /* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
  * reports msg with the record's position. */
 void rag_item_remote_error(rag_item *it, const char *msg);
@@ -920,6 +939,63 @@ jv rag_gen_offline(const char *text, int n);
 char *rag_gen_id(const char *question, const char *chunk_id);
 /* Jaccard similarity of the distinct tokens (rag_text_tokens) of a and b, 1 when both have none. */
 double rag_gen_similarity(const char *a, const char *b);
+
+/* ---------------------------------------------------------------- genhard.c */
+/* rag-gen's hard cases (rag-gen(1) HARD CASES), their kinds in rag_gen_kinds' order, the names
+ * records carry in "kind". */
+enum { RAG_GEN_UNANSWERABLE = 0, RAG_GEN_NOISY, RAG_GEN_MULTI_HOP, RAG_GEN_FOLLOW_UP, RAG_GEN_NKINDS };
+extern const char *const rag_gen_kinds[RAG_GEN_NKINDS];
+/* A noisy phrasing of question, offline (malloc'ed): English, two typos in its words (a swap of
+ * neighbouring letters, a letter dropped), lower case, a colloquial opening and "??"; Chinese,
+ * a colloquial opening mixed with English. Seeded by the question: the same one, the same noise. */
+char *rag_gen_noisy(const char *question);
+/* How many terms texts a and b share (English words of five letters or more, pairs of Han
+ * characters), and in *term (malloc'ed, or NULL when none) the longest of them. */
+int rag_gen_shared(const char *a, const char *b, char **term);
+/* The offline multi-hop case of two chunks sharing term: {"question", "reference"}, the reference
+ * the first sentence of each chunk holding term; null when one has none. Borrowed arguments. */
+jv rag_gen_offline_multihop(const char *term, const char *title_a, const char *text_a, const char *title_b,
+                            const char *text_b);
+/* The offline follow-up question (after a turn whose answer is a sentence of the chunk: what the
+ * chunk says next), in lang. Static. */
+const char *rag_gen_offline_followup(const char *lang);
+/* An offline unanswerable question about subject: an attribute (inventor, warranty, price,
+ * patent) that corpus (all the chunks' text) never names, starting at the turn-th. malloc'ed, or
+ * NULL when the corpus names them all. */
+char *rag_gen_offline_unanswerable(const char *subject, const char *lang, const char *corpus, int turn);
+/* Ask for one hard case of kind (prompt "genhard"): text_a the chunk (text_b the second of a
+ * multi-hop pair, else NULL), question and answer the real case it varies (noisy) or follows
+ * (follow-up), else NULL; nth (1, 2...) the case's number among those of its kind from the same
+ * chunk, so that a second one is a different request. cb gets {"question", "reference"} (reference "" for unanswerable and
+ * noisy), checked by rag_gen_hard_check (expect: the kind). Borrowed arguments. */
+void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, int nth, const char *text_a, const char *text_b,
+                      const char *question, const char *answer, rag_usage *usage, rag_judge_cb cb, void *arg);
+const char *rag_gen_hard_check(jv reply, int kind, jv *result, char *problem, size_t plen);
+
+/* ---------------------------------------------------------------- genreview.c */
+/* The review sheet of a test set (cases borrowed): CSV (action,id,kind,question,reference) or a
+ * Markdown table with the same columns, every action "keep". name: the set's, for the title.
+ * malloc'ed. */
+char *rag_gen_review_sheet(jv cases, int csv, const char *name);
+/* An edited sheet's rows [{action, id, question, reference, where}] (where: "FILE:LINE", or
+ * "FILE: row N" for CSV); invalid jv and err naming the line when the sheet is malformed: no
+ * table, a row of the wrong number of cells, an action not keep, drop or fix. text borrowed. */
+jv rag_gen_review_read(const char *text, size_t len, const char *name, int csv, char *err, size_t errlen);
+/* The set (borrowed) after the rows (borrowed): a drop row's case left out, a fix row's case with
+ * its question and reference as edited, a new id (rag_gen_id of the question and the old id) and
+ * revised_from the old; a keep row's case as it was (its id too), reviewed "keep"; a case no row
+ * names kept as it was. counts: kept, dropped, fixed, not in the sheet. Invalid jv and err when
+ * a row names no case or one twice, a keep row was edited, or a fix row's question is empty. */
+jv rag_gen_review_apply(jv cases, jv rows, int counts[4], char *err, size_t errlen);
+/* What a test set (borrowed) holds: {"cases", "category", "difficulty", "type", "kind" (counts;
+ * "regular" for no kind), "duplicates" ([id, id] pairs: the same id, or questions this similar by
+ * rag_gen_similarity, a noisy case and the case it rewords excepted), "missing_reference",
+ * "missing_relevant_ids" (ids; an unanswerable case needs neither), "warnings" (fewer than 20
+ * cases; no unanswerable, noisy or follow-up case)}. */
+jv rag_gen_check_set(jv cases, double dup_threshold);
+/* The check's report r (borrowed) as text for a person (name: the set's), or one JSON line;
+ * *found: 1 when it lists a duplicate, a missing field or a warning. malloc'ed. */
+char *rag_gen_check_text(jv r, const char *name, int json, int *found);
 
 /* ---------------------------------------------------------------- collect.c */
 /* rag-collect's call of the system under test (rag-collect(1)), from cfg->collect: HTTP (a body

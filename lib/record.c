@@ -196,3 +196,51 @@ jv rag_record_usage(jv rec, const char *tool, const char *stage, const rag_usage
 	mine = jv_object_set(mine, jv_string(stage), rag_usage_json(u, judge));
 	return rag_record_set(rec, "usage", tool, mine);
 }
+
+/* ---------------------------------------------------------------- hard cases (rag-gen) */
+
+int rag_record_expects_refusal(jv rec)
+{
+	jv e = jv_get_kind(rec) == JV_KIND_OBJECT ? jv_object_get(jv_copy(rec), jv_string("expect")) : jv_invalid();
+	int yes = jv_get_kind(e) == JV_KIND_STRING && !strcmp(jv_string_value(e), "refusal");
+	jv_free(e);
+	return yes;
+}
+
+char *rag_record_question_in_context(jv rec, const char *question)
+{
+	jv h = jv_get_kind(rec) == JV_KIND_OBJECT ? jv_object_get(jv_copy(rec), jv_string("history")) : jv_invalid();
+	int zh, turns = 0;
+	rag_buf b = {0};
+	char *out;
+	if (jv_get_kind(h) != JV_KIND_ARRAY || !question) {
+		jv_free(h);
+		return NULL;
+	}
+	/* the labels in the question's language, as the prompt that carries them */
+	zh = !strcmp(rag_text_lang(question), "zh");
+	jv_array_foreach(h, i, turn) {
+		jv q = jv_get_kind(turn) == JV_KIND_OBJECT ? jv_object_get(jv_copy(turn), jv_string("question")) : jv_invalid();
+		jv a = jv_get_kind(turn) == JV_KIND_OBJECT ? jv_object_get(jv_copy(turn), jv_string("answer")) : jv_invalid();
+		/* a turn is a question and, when it came, its answer; anything else is left out */
+		if (jv_get_kind(q) == JV_KIND_STRING && !rag_record_has_nul(q) && *jv_string_value(q)) {
+			if (!turns++) rag_buf_addf(&b, "%s\n", zh ? "此前的对话：" : "Earlier turns of this conversation:");
+			rag_buf_addf(&b, "%s%s\n", zh ? "问：" : "Q: ", jv_string_value(q));
+			if (jv_get_kind(a) == JV_KIND_STRING && !rag_record_has_nul(a))
+				rag_buf_addf(&b, "%s%s\n", zh ? "答：" : "A: ", jv_string_value(a));
+		}
+		jv_free(q);
+		jv_free(a);
+		jv_free(turn);
+		(void)i;
+	}
+	jv_free(h);
+	if (!turns) {
+		rag_buf_free(&b);
+		return NULL;
+	}
+	rag_buf_addf(&b, "\n%s%s", zh ? "现在的问题：" : "The question now: ", question);
+	out = rag_xstrdup(b.p);
+	rag_buf_free(&b);
+	return out;
+}

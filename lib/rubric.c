@@ -269,6 +269,15 @@ int rag_rubric_inputs(const rag_rubric *r, jv rec, jv *values, const char **na, 
 			jv_free(out);
 			return -1;
 		}
+		if (strcmp(f, "question") == 0) {
+			/* a follow-up case: the judge reads the question after its earlier turns */
+			char *inc = rag_record_question_in_context(rec, s);
+			if (inc) {
+				out = jv_array_append(out, jv_string(inc));
+				free(inc);
+				continue;
+			}
+		}
 		out = jv_array_append(out, jv_string(s));
 	}
 	*values = out;

@@ -105,6 +105,17 @@ void rag_item_not_applicable(rag_item *it, const char *metric, const char *reaso
 	it->not_applicable++;
 }
 
+int rag_item_question(rag_item *it, const char **s, char *err, size_t errlen)
+{
+	char *q;
+	if (rag_record_text(it->rec, "question", s, err, errlen) < 0) return -1;
+	if (!(q = rag_record_question_in_context(it->rec, *s))) return 0;
+	free(it->question_);
+	it->question_ = q;
+	*s = q;
+	return 0;
+}
+
 /* The stream's own entry for a record whose line had invalid UTF-8: written with U+FFFD and not
  * judged, by this stage and, since it finds this entry, by every later one (upstream_bad). */
 static const char bad_utf8[] = "invalid UTF-8 (replaced with U+FFFD; record not judged)";
@@ -197,6 +208,7 @@ static rag_item *make_item(rag_stream *s, size_t lineno, const char *line, size_
 
 static void free_item(rag_item *it)
 {
+	free(it->question_);
 	jv_free(it->rec);
 	free(it);
 }

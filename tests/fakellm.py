@@ -176,6 +176,38 @@ RUBRIC_RE = re.compile(r'the rubric "([^"]+)" on the scale (\S+?)\.|评分标准
 GEN_PLAN_RE = re.compile(r"^\s*(\d+)\.\s*([a-z]+)[^,]*,\s*([a-z]+)\s*$", re.M)
 
 
+def genhard_reply(req, users):
+    """The AUTO reply to a rag-gen hard-case prompt ("Kind: <kind>" and DOCUMENT blocks), or None."""
+    for u in reversed(users):
+        m = re.search(r"(?:Kind|种类（Kind）)[:：] ?(unanswerable|noisy|multi_hop|follow_up)", u)
+        if m and find_block(u, "DOCUMENT") is not None:
+            break
+    else:
+        return None
+    kind = m.group(1)
+    docs = find_blocks(u, "DOCUMENT")
+    given = find_block(u, "QUESTION") or ""
+    nth = re.search(r"(?:number|第) (\d+)", u)
+    nth = int(nth.group(1)) if nth else 1
+    zh = re.search(r"[\u4e00-\u9fff]", docs[0]) is not None
+    first = split_sentences(" ".join(l for l in docs[0].splitlines() if not l.startswith("#"))) or [docs[0]]
+    if kind == "unanswerable":
+        q, r = ("“%s”的保修期是多久？" % first[0][:6] if zh else
+                "What is the warranty period of %s?" % " ".join(first[0].split()[:3])), ""
+        if nth > 1:
+            q = ("第 %d 个：" % nth if zh else "Case %d: " % nth) + ("谁在哪一年发明了它？" if zh else "who invented it, and when?")
+    elif kind == "noisy":
+        q, r = ("请问 " + given if zh else "pls " + given.lower().replace("the", "teh")), ""
+    elif kind == "multi_hop":
+        second = docs[1] if len(docs) > 1 else docs[0]
+        q = ("“%s”和“%s”合起来说明了什么？" if zh else "How do '%s' and '%s' fit together?") % (first[0], second.split(".")[0])
+        r = first[0] + " " + (split_sentences(second) or [second])[0]
+    else:
+        q = ("那它还说了什么？" if zh else "And what else does it say about that?")
+        r = first[-1]
+    return {"question": q, "reference": r}, "genhard"
+
+
 def gen_reply(req, users):
     """The AUTO reply to a rag-gen prompt (a DOCUMENT block and a plan), or None."""
     for u in reversed(users):
@@ -253,6 +285,9 @@ def auto_reply(req):
     if isinstance(msgs, list):
         users = [message_text(m.get("content")) for m in msgs
                  if isinstance(m, dict) and m.get("role") == "user"]
+    hard = genhard_reply(req, users)
+    if hard is not None:
+        return hard
     gen = gen_reply(req, users)
     if gen is not None:
         return gen

@@ -153,6 +153,8 @@ is "$(jq -r '.pipeline' "$T/dry-real/run.json" | sed "s|$T/dry-real|DIR|g")" "$(
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m mrr,context_precision,rouge1,ndcg@5,bleu "$EX"
 like "$(tr -d '\\\n' <"$OUT")" "rag-verify -q -c [^|]* --chunks +[|] +[^|]*rag-ap -q -c [^|]* -m mrr,ap,ndcg@5 +[|] +[^|]*rag-kw -q -c [^|]* -m rouge1,bleu" \
 	"rag-verify --chunks before one rag-ap -m mrr,ap,ndcg@5, one rag-kw -m rouge1,bleu"
+run rag rag-eval -c "$C" -o "$T/m" --dry-run -m keyword_overlap,refusal "$EX"
+like "$(tr -d '\\\n' <"$OUT")" "rag-kw -q -c [^|]* -m keyword_overlap,refusal +[|]" "refusal joins rag-kw's stage"
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m correctness,rubric:tone -j 4 "$EX"
 like "$(tr -d '\\\n' <"$OUT")" "rag-judge -q -c [^|]* -j 4 --rubric correctness,tone +[|] +[^|]*rag-gate" \
 	"rag-judge rubrics in one stage, a custom one as rubric:NAME, with -j"

@@ -513,6 +513,7 @@ static char *skip_interjection(char *s)
 
 static const char *const en_conj[] = { "and", "but", "while", "whereas", "yet", "although", NULL };
 static const char *const en_subject_pron[] = { "he", "she", "it", "they", "we", "i", NULL };
+static const char *const en_pronouns[] = { "it", "he", "she", "they", "this", NULL };
 static const char *const en_subject_det[] = {
 	"this", "these", "there", "its", "his", "her", "their", "the", "a", "an", NULL,
 };
@@ -759,7 +760,10 @@ static const char *const trailing_verbs[] = {
 	"born", "held", "built", "made", "founded", "located", "situated", "known", "called",
 	"named", "do", "mean", "live", "die", "start", "begin", "end", "work", "play", "come", "go",
 	"invent", "discover", "write", "win", "released", "published", "used", "like", "have", "be",
-	"become", "happen", "take", "occur", "formed", "created", "place", "stand", "contain", NULL,
+	"become", "happen", "take", "occur", "formed", "created", "place", "stand", "contain",
+	/* adjectives that end a question as its predicate: "When is the museum open?" */
+	"open", "closed", "available", "free", "famous", "popular", "important", "necessary",
+	"possible", "true", "legal", "safe", NULL,
 };
 static const char *const not_subject_start[] = {
 	"what", "who", "when", "where", "which", "how", "why", "tell", "describe", "explain", "give",
@@ -797,6 +801,78 @@ static char *capitalised_phrase(const char *s, const struct words *w, size_t fro
 	return rag_xstrndup(s + a, end - a);
 }
 
+/* Whether word k has a capital letter: "Einstein", "NASA", "iPhone". */
+static int capitalised(const char *s, const struct words *w, size_t k)
+{
+	size_t a, b;
+
+	if (k >= w->n || word_is(s, w, k, not_subject_start))
+		return 0;
+	for (word_core(s, w, k, &a, &b); a < b; a++)
+		if (is_upper((unsigned char)s[a]))
+			return 1;
+	return 0;
+}
+
+/* The subject after do-support or a modal, "When did the Eiffel Tower open?". The verb after it is a bare
+ * form that no list can tell from a noun ("open", "close", "reopen"), so the subject is read from
+ * the front and never reaches the verb: a name (capitalised words, "of" between them), perhaps
+ * after a determiner and a modifier or two ("the first Super Bowl"), else a determiner and the
+ * words before the question's last word ("the new bridge"). A pronoun names nothing, and a
+ * subject whose end is unsure is none either: NULL, and the claim stays as written. */
+static char *do_subject(const char *q, const struct words *w, size_t k)
+{
+	static const char *const det[] = {
+		"the", "a", "an", "this", "that", "these", "those", "his", "her", "its", "their", "my",
+		"our", "your", NULL,
+	};
+	size_t j = k, c, end, a, b;
+
+	if (word_is(q, w, k, en_subject_pron) || word_is(q, w, k, en_pronouns) ||
+	    word_is(q, w, k, (const char *const[]){ "you", "that", "these", "those", NULL }))
+		return NULL;
+	if (word_is(q, w, j, det))
+		j++;
+	for (c = j; c < w->n && c <= j + 2 && !capitalised(q, w, c); c++)
+		;
+	if (c < w->n && c <= j + 2) {
+		for (end = c; end + 1 < w->n; end++) {
+			word_core(q, w, end, &a, &b);
+			if (b < w->b[end])
+				break;              /* punctuation ends the name */
+			if (capitalised(q, w, end + 1))
+				continue;
+			if (end + 2 < w->n && word_is(q, w, end + 1, joiners) && capitalised(q, w, end + 2)) {
+				end++;
+				continue;
+			}
+			break;
+		}
+		word_core(q, w, end, &a, &b);
+		if (b - a > 2 && !memcmp(q + b - 2, "'s", 2) && end + 2 < w->n)
+			end++;                  /* "Einstein's father" */
+	} else if (j > k && w->n - j >= 2 && w->n - j <= 3) {
+		/* no name: only "the [modifier] noun verb?", where the verb is the question's last
+		 * word; anything after the verb ("grow so fast?") leaves the boundary unknown */
+		static const char *const adverbs[] = {
+			"so", "very", "first", "last", "ever", "still", "really", "just", "finally",
+			"actually", "eventually", "originally", "usually", "often", "now", NULL,
+		};
+		for (end = j; end + 1 < w->n - 1; end++)
+			;
+		for (c = j; c <= end; c++)
+			if (word_is(q, w, c, adverbs))
+				return NULL;
+	} else {
+		return NULL;
+	}
+	word_core(q, w, end, &a, &b);
+	if (end + 1 >= w->n || b < w->b[end])
+		return NULL;                /* no verb after it: not the shape assumed */
+	word_core(q, w, k, &a, &c);
+	return rag_xstrndup(q + a, b - a);
+}
+
 static char *en_question_subject(const char *q)
 {
 	struct words w = { 0 };
@@ -808,8 +884,14 @@ static char *en_question_subject(const char *q)
 		if (word_is(q, &w, 0, (const char *const[]){ "how", NULL }) &&
 		    word_is(q, &w, 1, how_adjectives))
 			k = 2;
-		if (!word_is(q, &w, 0, (const char *const[]){ "why", NULL }) &&
-		    word_is(q, &w, k, question_aux) && k + 1 < w.n) {
+		if (word_is(q, &w, 0, (const char *const[]){ "why", NULL }) || k + 1 >= w.n) {
+			;
+		} else if (word_is(q, &w, k, (const char *const[]){ "do", "does", "did", "will", "would",
+		                                               "can", "could", "should", "may", "might", NULL })) {
+			subj = do_subject(q, &w, k + 1);
+		} else if (word_is(q, &w, k, question_aux)) {
+			/* "When was the first Super Bowl held?": the subject ends before the verb or
+			 * adjective that ends the question */
 			last = w.n - 1;
 			while (last > k + 1) {
 				word_core(q, &w, last, &a, &b);
@@ -819,7 +901,9 @@ static char *en_question_subject(const char *q)
 					break;
 				last--;
 			}
-			if (last - k <= 8) {
+			if (last - k <= 8 && !word_is(q, &w, k + 1, en_subject_pron) &&
+			    !word_is(q, &w, k + 1, en_pronouns) &&
+			    !word_is(q, &w, k + 1, (const char *const[]){ "you", NULL })) {
 				word_core(q, &w, k + 1, &a, &b);
 				word_core(q, &w, last, &x, &e);
 				if (a < e)
@@ -870,7 +954,6 @@ static char *question_subject(const char *q)
 	return !strcmp(rag_text_lang(q), "zh") ? zh_question_subject(q) : en_question_subject(q);
 }
 
-static const char *const en_pronouns[] = { "it", "he", "she", "they", "this", NULL };
 static const char *const zh_verbs[] = {
 	"是", "位于", "在", "有", "为", "于", "被", "曾", "将", "出生", "成立", "建于", "发明", "发现",
 	"属于", "拥有", "包括", NULL,

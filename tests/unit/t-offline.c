@@ -283,6 +283,40 @@ static void pronouns(void)
 	          "长城位于中国北方。 | 长城是世界文化遗产。", "zh: the subject before 位于");
 }
 
+/* The question's subject stands in for a pronoun, and must never carry the question's verb in
+ * with it: "When did it open?" once turned "It opened on..." into "It open opened on...". */
+static void question_subjects(void)
+{
+	is_claims("When did it open?", "It opened on 31 March 1889.", 0, "It opened on 31 March 1889.",
+	          "a pronoun subject is no subject: the claim is kept as written");
+	is_claims("When will it close?", "It will close at 6 pm.", 0, "It will close at 6 pm.",
+	          "modal + pronoun: kept as written");
+	is_claims("Where was it found?", "It was found in a cave near Lyon.", 0,
+	          "It was found in a cave near Lyon.", "be + pronoun + participle: kept as written");
+	is_claims("When did the Eiffel Tower open?", "It opened to the public in 1889.", 0,
+	          "The Eiffel Tower opened to the public in 1889.", "did + name + verb: the name alone");
+	is_claims("When does the library close?", "It closes at 8 pm on weekdays.", 0,
+	          "The library closes at 8 pm on weekdays.", "does + the + noun: the verb stays out");
+	is_claims("How did the company grow?", "It grew by buying its rivals.", 0,
+	          "The company grew by buying its rivals.", "did + the + noun + verb");
+	is_claims("How did the company grow so fast?", "It grew by buying its rivals.", 0,
+	          "It grew by buying its rivals.", "words after a lowercase verb: no subject, no guess");
+	is_claims("When will the new bridge reopen?", "It will reopen in 2027.", 0,
+	          "The new bridge will reopen in 2027.", "will + the + modifier + noun");
+	is_claims("Why did the Roman Empire fall?", "It fell because of many causes.", 0,
+	          "It fell because of many causes.", "why-questions give no subject");
+	is_claims("When did Marie Curie win her second Nobel Prize?", "She won it in 1911.", 0,
+	          "Marie Curie won it in 1911.", "the object after the verb stays out");
+	is_claims("When did Einstein's son emigrate?", "He emigrated in 1938.", 0,
+	          "Einstein's son emigrated in 1938.", "a possessive name takes its noun");
+	is_claims("When is the museum open?", "It is open every day except Monday.", 0,
+	          "The museum is open every day except Monday.", "be + noun + predicative adjective");
+	is_claims("When did it rain?", "It rained on Tuesday.", 0, "It rained on Tuesday.",
+	          "past tense of a regular verb: kept");
+	is_claims("When did they leave?", "They left in May.", 0, "They left in May.",
+	          "an irregular verb after a pronoun: kept");
+}
+
 static void cap(void)
 {
 	const char *t = "Paris is in France. Rome is in Italy. Oslo is in Norway.";
@@ -397,6 +431,7 @@ int main(void)
 	refusals();
 	splitting();
 	pronouns();
+	question_subjects();
 	cap();
 	verification();
 	return done_testing();

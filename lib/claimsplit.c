@@ -377,33 +377,38 @@ static const char *const filler_prefixes[] = {
 	"如果你还有", "如果您还有", "如有其他", "如果还有", "希望这", "希望以上", "希望对", "希望能",
 	NULL,
 };
+/* share/refusals.txt, the one list of refusal phrasings (rag-revq reads it too), made into C
+ * strings by the Makefile. */
 static const char *const refusals[] = {
-	"i don t know", "i do not know", "i dont know", "i cannot answer", "i can t answer",
-	"i can not answer", "i am unable to", "i m unable to", "i am not able to", "i m not able to",
-	"i cannot provide", "i can t provide", "i m not sure", "i am not sure", "i cannot determine",
-	"i can t determine", "cannot be determined", "can t be determined", "cannot be answered",
-	"can t be answered", "i could not find", "i couldn t find", "i was unable to find",
-	"there is no information", "no information is", "no information about",
-	"no information on", "not enough information", "insufficient information", "as an ai",
-	"i m sorry", "i am sorry", "i apologize", "unable to answer",
-	"我不知道", "我不确定", "我无法", "无法回答", "无法确定", "无法判断", "无法从", "无法得知",
-	"根据提供的信息无法", "没有提到", "没有提及", "未提及", "未提到", "并未提及", "没有相关信息",
-	"没有足够的信息", "信息不足", "抱歉", "对不起", "上下文中没有", "资料中没有", "文中没有",
+#include "refusals.inc"
 	NULL,
+};
+/* Politeness that is no refusal, but no claim either: the sentence that holds it is dropped. */
+static const char *const apologies[] = {
+	"as an ai", "i m sorry", "i am sorry", "i apologize", "抱歉", "对不起", NULL,
 };
 /* "The context does not mention X": a source word and a not-saying phrase together. */
 static const char *const sources[] = {
 	"context", "contexts", "document", "documents", "passage", "passages", "provided text",
 	"the text", "provided information",
-	"information provided", "given information", "the sources", "provided sources", NULL,
+	"information provided", "given information", "the sources", "provided sources",
+	"上下文", "文中", "文档", "资料", "材料", "提供的信息", "所给信息", NULL,
 };
-/* "t mention" is the tail of "doesn't mention" once the apostrophe became a space. */
+/* "t mention" is the tail of "doesn't mention" once the apostrophe became a space. An adverb
+ * between ("does not explicitly mention") is dropped before these are looked for. */
 static const char *const not_saying[] = {
 	"not mention", "t mention", "not provide", "t provide", "not contain", "t contain",
 	"not specify", "t specify", "not say", "t say", "not include", "t include", "not state",
 	"t state", "not give", "t give", "not discuss", "t discuss", "not answer", "t answer",
 	"not address", "t address", "not mentioned", "not provided", "not specified", "not stated",
-	"not given", "no information", "no mention", NULL,
+	"not given", "no information", "no mention", "no details", "not clear", "unclear",
+	"未提及", "未提到", "没有提到", "没有提及", "未说明", "没有说明", "未给出", "没有给出",
+	"未提供", "没有提供", "并未", "并没有", NULL,
+};
+/* Adverbs that hedge a not-saying verb: "is not explicitly mentioned in the context". */
+static const char *const hedges[] = {
+	"explicitly", "directly", "specifically", "clearly", "exactly", "precisely", "actually",
+	"really", "further", NULL,
 };
 
 /* Whether key (from text_key) holds phrase as whole words; CJK phrases match anywhere, since
@@ -430,6 +435,52 @@ static int contains_any(const char *key, const char *const *list)
 		if (has_phrase(key, *list, 1))
 			return 1;
 	return 0;
+}
+
+/* contains_any for phrases as people write them ("i don't know"): each is put in key form first,
+ * its ASCII punctuation read as spaces. The phrases are short; a longer one is never matched. */
+static int contains_any_written(const char *key, const char *const *list)
+{
+	char buf[256];
+	size_t o;
+	const char *p;
+
+	for (; *list; list++) {
+		for (o = 0, p = *list; *p && o + 1 < sizeof buf; p++) {
+			unsigned char c = (unsigned char)*p;
+			if (c < 0x80 && !is_lower(c) && !is_digit(c)) {
+				if (o && buf[o - 1] != ' ')
+					buf[o++] = ' ';
+			} else {
+				buf[o++] = (char)c;
+			}
+		}
+		while (o && buf[o - 1] == ' ')
+			o--;
+		buf[o] = 0;
+		if (!*p && o && has_phrase(key, buf, 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* key without the words of list */
+static char *drop_words(const char *key, const char *const *list)
+{
+	struct words w = { 0 };
+	rag_buf b = { 0 };
+	size_t k;
+
+	words_split(key, &w);
+	for (k = 0; k < w.n; k++) {
+		if (in_list(key + w.a[k], w.b[k] - w.a[k], list))
+			continue;
+		if (b.len)
+			rag_buf_add(&b, " ", 1);
+		rag_buf_add(&b, key + w.a[k], w.b[k] - w.a[k]);
+	}
+	words_free(&w);
+	return b.p ? b.p : rag_xstrdup("");
 }
 
 static int starts_any(const char *key, const char *const *list)
@@ -462,10 +513,15 @@ static int is_question(const char *sent)
 /* Text that carries no claim: refusals, greetings, fillers, bare punctuation. */
 static int is_noise(const char *s)
 {
-	char *key = text_key(s);
+	char *key = text_key(s), *plain;
 	int noise = !*key || in_list(key, strlen(key), greetings) || starts_any(key, filler_prefixes) ||
-	            contains_any(key, refusals) ||
-	            (contains_any(key, sources) && contains_any(key, not_saying));
+	            contains_any_written(key, refusals) || contains_any(key, apologies);
+
+	if (!noise && contains_any(key, sources)) {
+		plain = drop_words(key, hedges);
+		noise = contains_any(plain, not_saying);
+		free(plain);
+	}
 	free(key);
 	return noise;
 }

@@ -209,6 +209,58 @@ static void refusals(void)
 	          "The project has an aim.", "refusal phrases match whole words only");
 	is_claims(NULL, "The package does not include batteries.", 0,
 	          "The package does not include batteries.", "a negative claim is not a refusal");
+
+	/* phrasings that were missed, in forms of our own */
+	is_claims(NULL, "There is no clear information on whether the museum charges for entry.", 0, "",
+	          "there is no clear information on whether -> []");
+	is_claims(NULL, "The opening date is not explicitly stated.", 0, "", "is not explicitly stated -> []");
+	is_claims(NULL, "It is not explicitly stated who designed the bridge.", 0, "",
+	          "it is not explicitly stated -> []");
+	is_claims(NULL, "There is no direct answer to this question in the passages.", 0, "",
+	          "there is no direct answer -> []");
+	is_claims(NULL, "The architect's name is not explicitly mentioned in the context.", 0, "",
+	          "is not explicitly mentioned in the context -> []");
+	is_claims(NULL, "The documents do not directly address the refund policy.", 0, "",
+	          "a hedging adverb between the source and its verb");
+	is_claims(NULL, "The provided text gives no details about the second floor.", 0, "",
+	          "gives no details");
+	is_claims(NULL, "Honestly, I have no idea.", 0, "", "a phrase from share/refusals.txt alone (one list)");
+	is_claims(NULL, "文中没有明确说明退货运费由谁承担。", 0, "", "zh: 文中没有明确说明 -> []");
+	is_claims(NULL, "上下文未提及具体的开放时间。", 0, "", "zh: 上下文未提及 -> []");
+	is_claims(NULL, "资料里没有给出具体数字。", 0, "", "zh: a source and 没有给出");
+	is_claims(NULL, "提供的信息中并未说明会员价格。", 0, "", "zh: 提供的信息 ... 并未说明");
+	is_claims(NULL, "抱歉，我无法从上下文中找到答案。", 0, "", "zh: an apology and 我无法");
+	is_claims(NULL, "The report is not clear about costs. The bridge opened in 1932.", 0,
+	          "The report is not clear about costs. | The bridge opened in 1932.",
+	          "no source word: a sentence about a report is a claim");
+	is_claims(NULL, "该产品无法从中国出口。", 0, "该产品无法从中国出口。",
+	          "zh: 无法从 alone is no refusal (cannot be exported from China)");
+	is_claims(NULL, "The context does not explicitly mention the year, but the bridge opened in May.", 0,
+	          "The bridge opened in May.", "the claim after ', but' outlives the refusal before it");
+}
+
+/* share/refusals.txt is the one list: rag-revq reads it, the splitter has it compiled in. Every
+ * phrase of the file, alone as a sentence or inside one, gives no claim. */
+static void refusal_list(void)
+{
+	char err[256];
+	jv list = rag_revq_refusals_load(RAG_TEST_TOP "/share/refusals.txt", err, sizeof err);
+	int i, n = jv_is_valid(list) ? jv_array_length(jv_copy(list)) : 0, missed = 0;
+
+	ok(n > 50, "share/refusals.txt loads (%d phrases)", n);
+	for (i = 0; i < n; i++) {
+		jv p = jv_array_get(jv_copy(list), i);
+		char *t = rag_xasprintf("Well, %s the answer here.", jv_string_value(p));
+		jv c = rag_offline_claims(NULL, t, 0);
+		if (jv_array_length(c) != 0) {
+			if (!missed++)
+				printf("# a claim from \"%s\"\n", t);
+		}
+		free(t);
+		jv_free(p);
+	}
+	is_int(missed, 0, "every phrase of share/refusals.txt makes its sentence no claim");
+	jv_free(list);
 }
 
 static void splitting(void)
@@ -429,6 +481,7 @@ int main(void)
 	superbowl();
 	chinese();
 	refusals();
+	refusal_list();
 	splitting();
 	pronouns();
 	question_subjects();

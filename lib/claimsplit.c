@@ -607,13 +607,44 @@ static int clause_has_subject(const char *s, const struct words *w, size_t k)
 struct cut {
 	size_t end;      /* the first piece ends here */
 	size_t resume;   /* the second piece starts here */
-	int zh;          /* a Chinese conjunction: the second piece may lack its subject */
+	int zh;          /* Chinese: the second piece may lack its subject; 1 after a conjunction,
+	                  * 2 after a bare comma, where only an adverb or auxiliary shows it */
 };
+
+/* A Chinese clause that opens with one of these is a condition or a cause: the comma after it
+ * leads to the clause it qualifies, which is no claim without it. */
+static const char *const zh_subordinators[] = {
+	"如果", "假如", "要是", "若", "只要", "只有", "除非", "即使", "虽然", "尽管", "因为", "由于",
+	"一旦", "当", NULL,
+};
+
+/* Whether the comma at s[i] separates Chinese clauses: "，", or "," between CJK characters.
+ * "、" never does: it joins the items of one list (苹果、香蕉和橙子), no piece of which is a
+ * claim. */
+static int zh_comma(const char *s, size_t n, size_t i)
+{
+	size_t p = i;
+	long c;
+
+	if (n - i >= 3 && !memcmp(s + i, "，", 3))
+		return 1;
+	if (s[i] != ',' || i == 0 || i + 1 >= n)
+		return 0;
+	while (p > 0 && ((unsigned char)s[p - 1] & 0xC0) == 0x80)
+		p--;
+	if (p > 0)
+		p--;
+	rag_utf8_decode(s + p, i - p, &c);
+	if (!rag_text_is_cjk(c))
+		return 0;
+	rag_utf8_decode(s + i + 1, n - i - 1, &c);
+	return rag_text_is_cjk(c);
+}
 
 /* Candidate cut points inside an English or Chinese clause. */
 static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 {
-	size_t n = strlen(s), nc = 0, i, k, l, b;
+	size_t n = strlen(s), nc = 0, i, k, l, b, clause;
 	struct words w = { 0 };
 
 	words_split(s, &w);
@@ -627,16 +658,23 @@ static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 		         word_is(s, &w, k + 1, en_subject_pron))
 			cuts[nc++] = (struct cut){ b, w.a[k + 1], 0 };           /* "... and he ..." */
 	}
-	for (i = 0; i < n && nc < max; i++) {
-		if (!(l = starts_with_any(s + i, n - i, (const char *const[]){ "，", ",", NULL })))
+	for (i = 0, clause = 0; i < n && nc < max; i++) {
+		if (!(l = starts_with_any(s + i, n - i, (const char *const[]){ "，", ",", "；", ";", NULL })))
 			continue;
 		k = i + l;
+		if (s[i] == ';' || (l == 3 && !memcmp(s + i, "；", 3))) {
+			clause = k;             /* split_clauses cuts there */
+			continue;
+		}
 		while (k < n && s[k] == ' ')
 			k++;
 		if ((l = starts_with_any(s + k, n - k, zh_conj)))
 			cuts[nc++] = (struct cut){ i, k + l, 1 };
 		else if (starts_with_any(s + k, n - k, zh_pron))
 			cuts[nc++] = (struct cut){ i, k, 0 };
+		else if (zh_comma(s, n, i) && !starts_with_any(s + clause, n - clause, zh_subordinators))
+			cuts[nc++] = (struct cut){ i, k, 2 };   /* 7天内可以退货，运费由买家承担 */
+		clause = k;
 	}
 	words_free(&w);
 	return nc;
@@ -681,18 +719,22 @@ static char *claim_subject(const char *c);
 /* 年度会员可享受九折优惠，并且可以免费退换货: the piece after 并且 starts with its verb and
  * borrows the sentence's subject, found where the same verb character starts in the sentence
  * (年度会员|可享受) or else before its first verb (年度会员可以免费退换货). */
-static void carry_subject(rag_strv *out, const char *sentence)
+static void carry_subject(rag_strv *out, const char *sentence, int how)
 {
 	static const char *const predicate_start[] = {
 		"可", "能", "会", "也", "还", "都", "就", "已", "将", "是", "有", "被", "在", "为", "要",
 		"位于", NULL,
+	};
+	/* after a bare comma, 有效期一年 is a new subject: only these start a predicate there */
+	static const char *const adverb_start[] = {
+		"也", "还", "都", "就", "又", "并", "已经", "可以", "能够", "将会", "位于", "被", "曾", NULL,
 	};
 	char *last = out->v[out->n - 1], *subj = NULL;
 	const char *p;
 	size_t l, i, cl;
 	long c;
 
-	if (!(l = starts_with_any(last, strlen(last), predicate_start)))
+	if (!(l = starts_with_any(last, strlen(last), how == 2 ? adverb_start : predicate_start)))
 		return;
 	if ((p = strstr(sentence, last)) && p > sentence) {
 		/* the same verb character earlier in the sentence, before the piece itself */
@@ -739,13 +781,13 @@ static void split_clauses(const char *s, rag_strv *out)
 			continue;
 		push_piece(out, s, from, cuts[k].end);
 		if (from > 0 && zh_carry)
-			carry_subject(out, s);
+			carry_subject(out, s, zh_carry);
 		from = cuts[k].resume;
 		zh_carry = cuts[k].zh;
 	}
 	push_piece(out, s, from, n);
 	if (from > 0 && zh_carry)
-		carry_subject(out, s);
+		carry_subject(out, s, zh_carry);
 }
 
 static const char *const participles[] = {

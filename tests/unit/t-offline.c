@@ -177,6 +177,52 @@ static void chinese(void)
 	          "zh: a date sentence stays whole");
 }
 
+/* Chinese clauses end at "，" and "；" as English ones end at "; " or ", and he": a sentence whose
+ * clauses two contexts support one each is supported, and a wrong clause fails alone. "、" lists
+ * the items of one clause and never cuts; a condition stays with the clause it qualifies. */
+static void zh_clauses(void)
+{
+	static const char *const library[] = { "会员每月可免费借阅10本书。", "图书逾期归还的，每天罚款1元。", NULL };
+	jv c, v;
+
+	is_claims(NULL, "这家店周一至周五营业，周末休息。", 0, "这家店周一至周五营业。 | 周末休息。",
+	          "zh: split at ，");
+	is_claims(NULL, "公园早上6点开门；晚上10点关门。", 0, "公园早上6点开门。 | 晚上10点关门。",
+	          "zh: split at ；");
+	is_claims(NULL, "公司在北京、上海和广州都设有办公室。", 0, "公司在北京、上海和广州都设有办公室。",
+	          "zh: 、 joins a list, no cut");
+	is_claims(NULL, "如果订单金额超过100元，可以免运费。", 0, "如果订单金额超过100元，可以免运费。",
+	          "zh: a condition keeps its clause");
+	is_claims(NULL, "北京是中国的首都,也是全国的政治中心。", 0, "北京是中国的首都。 | 北京也是全国的政治中心。",
+	          "zh: an ASCII comma between Chinese clauses; 也 borrows the subject");
+	is_claims(NULL, "会员价格为99元，有效期一年。", 0, "会员价格为99元。 | 有效期一年。",
+	          "zh: after a bare comma 有效期 is a subject of its own, nothing borrowed");
+	is_claims(NULL, "上海，简称沪。", 0, "上海，简称沪。", "zh: a piece too short stays joined");
+
+	c = rag_offline_claims("借书有什么规定？", "会员每月可免费借阅10本书，逾期每天罚款1元。", 0);
+	v = rag_offline_verify(c, strings(library), 0.6);
+	is_int(jv_array_length(jv_copy(v)), 2, "zh: two clauses, two claims");
+	is_num(score(v), 1.0, 1e-9, "zh: supported by two contexts, one clause each");
+	is_int(context_of(v, 0) * 10 + context_of(v, 1), 1, "zh: context 1 for the first, 2 for the second");
+	jv_free(v);
+
+	c = rag_offline_claims(NULL, "会员每月可免费借阅10本书，逾期每天罚款5元。", 0);
+	v = rag_offline_verify(c, strings(library), 0.6);
+	ok(verdict_of(v, 0) && !verdict_of(v, 1), "zh: the clause with the wrong fine fails alone");
+	is_num(score(v), 0.5, 1e-9, "zh: ... and the answer scores 0.5, not 0");
+	jv_free(v);
+
+	{
+		static const char *const shop[] = {
+			"The museum opens at 9 am on weekdays.", "On weekdays the museum closes at 5 pm.", NULL,
+		};
+		c = rag_offline_claims(NULL, "The museum opens at 9 am on weekdays, and it closes at 5 pm.", 0);
+		v = rag_offline_verify(c, strings(shop), 0.6);
+		is_num(score(v), 1.0, 1e-9, "en: the same with ', and it'");
+		jv_free(v);
+	}
+}
+
 static void refusals(void)
 {
 	is_claims(NULL, "I don't know.", 0, "", "I don't know -> []");
@@ -480,6 +526,7 @@ int main(void)
 	ragas_einstein();
 	superbowl();
 	chinese();
+	zh_clauses();
 	refusals();
 	refusal_list();
 	splitting();

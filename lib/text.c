@@ -115,12 +115,21 @@ static const char *const zh_negators[] = {
 	"没有", "无法", "并非", "从未", "未曾", "从不", "绝不", "毫无",
 	"不", "没", "未", "无", "非", "别", "勿", NULL,
 };
-/* Words that contain a negator or 的 but negate nothing. */
+/* Words that contain a negator or 的 but negate nothing. A negator denies the word after it
+ * (不支持, 没有货, 未提及); inside these it is part of a word whose meaning is not "not" + the
+ * rest: 非常 "very", 未来 "future", 无线 "wireless", 不锈钢 "stainless steel", 不得不 "must",
+ * and the fixed terms that name an offer or a policy, 无理由退货 (the statutory "return without
+ * giving a reason") and 无门槛 (a coupon with no minimum spend). Words that still deny (无效
+ * "invalid", 不同 "different", 无毒 "non-toxic") stay negations, so that 无毒 against 有毒 is
+ * still caught. ICU's word breaks cannot draw this line: its dictionary makes single words of
+ * 不在, 无效 and 不能, which deny, and splits 无|理由, which names. */
 static const char *const zh_protected[] = {
-	"非常", "非洲", "非凡", "未来", "别人", "别的", "特别", "区别", "分别", "类别", "性别",
-	"级别", "告别", "识别", "辨别", "个别", "别墅", "无论", "无线", "无数", "无疑", "无人机",
-	"不仅", "不但", "不过", "不断", "不久", "不少", "不管", "不错", "差不多", "除非", "莫非",
-	"目的", "的确", "的士", NULL,
+	"非常", "非洲", "非凡", "无非", "非得", "未来", "未免", "别人", "别的", "特别", "区别", "分别",
+	"类别", "性别", "级别", "告别", "识别", "辨别", "个别", "别墅", "无论", "无线", "无数",
+	"无疑", "毫无疑问", "无比", "无所谓", "无人机", "无人驾驶", "无理由", "无门槛", "不锈钢",
+	"不得不", "不仅", "不但", "不过", "不断", "不久", "不少", "不管", "不错", "不然", "不禁",
+	"不由得", "不好意思", "不客气", "没关系", "差不多", "除非", "莫非", "目的", "的确", "的士",
+	NULL,
 };
 
 /* A piece of a CJK run (negator 0), or a negator that cut the run (negator 1). */

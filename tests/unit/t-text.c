@@ -127,6 +127,8 @@ static void tokens(void)
 	is_toks("长城不在中国", "长城 在中 中国", "a negator cuts the run and is no token");
 	is_toks("他没有去北京", "他 去北 北京", "没有 is removed whole");
 	is_toks("非常好", "非常 常好", "非常 is not a negator");
+	is_toks("无线耳机", "无线 线耳 耳机", "无线 keeps its 无");
+	is_toks("不锈钢水杯", "不锈 锈钢 钢水 水杯", "不锈钢 keeps its 不");
 	is_toks("北方的长城", "北方 长城", "的 cuts the run");
 	is_toks("目的地", "目的 的地", "目的 keeps its 的");
 	is_toks("", "", "empty text has no tokens");
@@ -157,6 +159,18 @@ static void negation(void)
 	ok(!rag_text_negation(""), "empty text");
 	ok(!rag_text_negation("It is not only fast but cheap"), "not only is no negation");
 	ok(rag_text_negation("Is it true or not"), "a negator at the end still counts");
+
+	/* a negator inside a word that denies nothing */
+	ok(!rag_text_negation("这款耳机支持无线充电"), "无线 (wireless) is a word");
+	ok(!rag_text_negation("这台无人机可以飞行30分钟"), "无人机 (drone) is a word");
+	ok(!rag_text_negation("水杯采用不锈钢材质"), "不锈钢 (stainless steel) is a word");
+	ok(!rag_text_negation("新用户可领取无门槛优惠券"), "无门槛 (no minimum spend) names a coupon");
+	ok(!rag_text_negation("本店支持七天无理由退货"), "无理由退货 names a return policy");
+	ok(!rag_text_negation("大雨让我们不得不提前出发"), "不得不 (must) is no denial");
+	ok(!rag_text_negation("未来三年的计划"), "未来 (future)");
+	ok(rag_text_negation("这张优惠券已经无效"), "无效 (invalid) still denies");
+	ok(rag_text_negation("本品无毒"), "无毒 (non-toxic) still denies");
+	ok(rag_text_negation("这款耳机不支持无线充电"), "不 before a protected word still counts");
 }
 
 static void negation_agreement(void)
@@ -184,6 +198,13 @@ static void negation_agreement(void)
 	ok(rag_text_negation_agrees("他没去北京", "他没有去北京"), "zh: 没 and 没有 negate the same");
 	ok(rag_text_negation_agrees("这个办法非常好", "这个办法非常好"), "zh: 非常 negates nothing");
 	ok(rag_text_negation_agrees("", ""), "empty texts agree");
+	ok(rag_text_negation_agrees("本店支持七天无理由退货", "本店商品签收后七天内可以退货"),
+	   "zh: 无理由 in the claim alone is not a negation the text lacks");
+	ok(rag_text_negation_agrees("新用户可领取无门槛优惠券", "新用户注册即可领取优惠券"),
+	   "zh: 无门槛 likewise");
+	ok(!rag_text_negation_agrees("本品无毒", "本品有毒"), "zh: 无毒 against 有毒 still disagrees");
+	ok(!rag_text_negation_agrees("这款耳机不支持无线充电", "这款耳机支持无线充电"),
+	   "zh: 不支持 against 支持, around 无线");
 }
 
 int main(void)

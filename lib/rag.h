@@ -95,7 +95,7 @@ size_t rag_utf8_decode(const char *s, size_t n, long *cp);
  * letters (a word) counts once. Static string. */
 const char *rag_text_lang(const char *s);
 /* Nonzero for a character of a script written without spaces between words: Han ideographs
- * and Japanese kana. */
+ * (and 〇, the ideographic zero) and Japanese kana. */
 int rag_text_is_cjk(long cp);
 /* NFKC + case fold, NULL when not valid UTF-8. */
 char *rag_text_normalize(const char *s);

@@ -146,7 +146,7 @@ static void chinese(void)
 	ok(verdict_of(v, 0), "长城位于中国北方 is supported");
 	is_str(reason_of(v, 0), "supported by context 1 (100% of content words)", "zh: reason 1");
 	ok(!verdict_of(v, 1), "长城全长约5000公里 is unsupported");
-	is_str(reason_of(v, 1), "number 5000 not in context 1", "zh: the number is named");
+	is_str(reason_of(v, 1), "number 5000公里 not in context 1", "zh: the number is named, with its unit");
 	ok(!verdict_of(v, 2), "长城不在中国 is unsupported");
 	is_str(reason_of(v, 2), "negation differs from context 1", "zh: negation is the reason");
 	ok(verdict_of(v, 3), "21,196 agrees with 21196");
@@ -219,6 +219,40 @@ static void zh_clauses(void)
 		c = rag_offline_claims(NULL, "The museum opens at 9 am on weekdays, and it closes at 5 pm.", 0);
 		v = rag_offline_verify(c, strings(shop), 0.6);
 		is_num(score(v), 1.0, 1e-9, "en: the same with ', and it'");
+		jv_free(v);
+	}
+}
+
+/* A number and its unit are one quantity: a short reference such as 12人 is not found in a text
+ * that has 人 and some other number, and 十二人 is 12人. */
+static void quantities(void)
+{
+	static const char *const ctx[] = {
+		"每人限购2件，活动共有30人报名。", "本次会议共有12人参加。", "参加培训的共十二人。",
+		"The hall seats 12 people.", NULL,
+	};
+	jv v;
+
+	v = verify((const char *const[]){ "12人", "共有十二人参加", "共30人报名", "共13人参加", NULL }, ctx, 0.6);
+	ok(verdict_of(v, 0), "zh: 12人 is found where 12 and 人 go together");
+	is_int(context_of(v, 0), 1, "zh: ... in context 2, not in context 1 (人 and 2 apart)");
+	ok(verdict_of(v, 1), "zh: 十二人 = 12人");
+	ok(verdict_of(v, 2), "zh: 30人 found");
+	ok(!verdict_of(v, 3), "zh: 13人 is not");
+	is_str(reason_of(v, 3), "number 13人 not in context 3", "zh: the reason names the quantity (of the closest context)");
+	jv_free(v);
+
+	{
+		static const char *const one[] = { "每人限购2件。", NULL };
+		v = verify((const char *const[]){ "12人", NULL }, one, 0.6);
+		ok(!verdict_of(v, 0), "zh: 12人 against 每人限购2件: no part of it alone matches");
+		jv_free(v);
+	}
+	{
+		static const char *const trip[] = { "行程共七天，费用为三千元。", NULL };
+		v = verify((const char *const[]){ "行程共7天", "费用为3000元", "行程共5天", NULL }, trip, 0.6);
+		ok(verdict_of(v, 0) && verdict_of(v, 1), "zh: 七天 = 7天, 三千元 = 3000元");
+		ok(!verdict_of(v, 2), "zh: 5天 is not 七天");
 		jv_free(v);
 	}
 }
@@ -527,6 +561,7 @@ int main(void)
 	superbowl();
 	chinese();
 	zh_clauses();
+	quantities();
 	refusals();
 	refusal_list();
 	splitting();

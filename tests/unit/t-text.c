@@ -116,13 +116,13 @@ static void tokens(void)
 	is_toks("January", "januari", "the full month name has the same token");
 	is_toks("three children", "3 children", "small number words are numbers");
 	is_toks("one of them", "one", "one stays a word");
-	is_toks("１２３４人", "1234 人", "full-width digits are numbers");
+	is_toks("１２３４人", "1234人", "full-width digits are numbers, with their unit");
 	is_toks("It isn't O'Brien's", "obrien", "contractions and possessives");
 	is_toks("He didn\xE2\x80\x99t go", "go", "typographic apostrophe contractions");
 	is_toks("GPT-4", "gpt 4", "letters and digits split");
 	is_toks("长城位于中国北方", "长城 城位 位于 于中 中国 国北 北方", "CJK runs become bigrams");
 	is_toks("猫", "猫", "a lone CJK character is itself");
-	is_toks("长城，全长约21196公里。", "长城 全长 长约 21196 公里",
+	is_toks("长城，全长约21196公里。", "长城 全长 长约 21196公里",
 	        "punctuation cuts CJK runs; numbers inside CJK");
 	is_toks("长城不在中国", "长城 在中 中国", "a negator cuts the run and is no token");
 	is_toks("他没有去北京", "他 去北 北京", "没有 is removed whole");
@@ -131,6 +131,16 @@ static void tokens(void)
 	is_toks("不锈钢水杯", "不锈 锈钢 钢水 水杯", "不锈钢 keeps its 不");
 	is_toks("北方的长城", "北方 长城", "的 cuts the run");
 	is_toks("目的地", "目的 的地", "目的 keeps its 的");
+	is_toks("会议室可容纳12人", "会议 议室 室可 可容 容纳 12人", "a number and its unit are one token");
+	is_toks("会议室可容纳十二人", "会议 议室 室可 可容 容纳 12人", "十二人 = 12人");
+	is_toks("签收后七天内可以退货", "签收 收后 7天 内可 可以 以退 退货", "七天 = 7天, the run goes on after it");
+	is_toks("一百零五人 二十岁 两个月 三万人 3万人 2.5万元", "105人 20岁 2个月 30000人 30000人 25000元",
+	        "positional numerals, 个月 before 个, 万 multiplies");
+	is_toks("二〇二三年一月", "2023年 1月", "digit-by-digit years; a lone 一 before 月");
+	is_toks("一个人 一样 三心二意", "一个 个人 一样 三心 心二 二意",
+	        "no unit after it, or 一 as an article: a numeral is text");
+	is_toks("十分重要", "十分 分重 重要", "十分 (very) is no quantity: 分 is no unit");
+	is_toks("5千克 五千克", "5千克 5千克", "千克 is a unit, not the numeral 千");
 	is_toks("", "", "empty text has no tokens");
 	{
 		jv t = rag_text_tokens(NULL);

@@ -151,6 +151,8 @@ struct cand {
 	rag_buf missing;     /* "20, 1880" */
 	size_t nmissing;
 	const struct sentence *sent;   /* the best-matching sentence, for the negation check */
+	size_t sent_found;   /* the claim tokens it holds */
+	const rag_strv *claim;   /* the claim's tokens */
 	int checked;         /* the negation check has run */
 };
 
@@ -177,6 +179,7 @@ static void cand_level(struct cand *cd, const rag_strv *claim, double threshold,
 {
 	cd->share = (double)cd->found / (double)claim->n;
 	cd->sent = best;
+	cd->claim = claim;
 	if (cd->share + 1e-9 < threshold)
 		cd->level = 0;
 	else if (cd->nmissing)
@@ -204,6 +207,7 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
 	s = best_sentence(c, claim, &f);
+	cd->sent_found = f;
 	cand_level(cd, claim, threshold, s);
 }
 
@@ -231,7 +235,38 @@ static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
 			cd->idx = k;
 		}
 	}
+	cd->sent_found = bestf;
 	cand_level(cd, claim, threshold, best);
+}
+
+/* The negation check of a candidate: the claim's negation agrees with its best sentence; or,
+ * for a claim that denies something, with another sentence of the same context(s) that matches
+ * the claim at least half as well. A denial is often made in a sentence of its own ("...three
+ * bodies which have never been identified") beside the one that shares most words with the
+ * claim; and such a sentence agrees only when it denies the same things, so a positive claim is
+ * still held to its best sentence. */
+static int negation_ok(const struct cand *cd, const char *claim, const struct context *cs, size_t nc)
+{
+	size_t k, i, f;
+	const rag_strv *toks;
+
+	if (rag_text_negation_agrees(claim, cd->sent ? cd->sent->text : ""))
+		return 1;
+	if (!cd->sent || !rag_text_negation(claim))
+		return 0;
+	toks = cd->claim;
+	for (k = cd->joined ? 0 : cd->idx; k < (cd->joined ? nc : cd->idx + 1); k++) {
+		for (i = 0; i < cs[k].nsent; i++) {
+			const struct sentence *s = &cs[k].sent[i];
+			if (s == cd->sent)
+				continue;
+			f = count_found(toks, &s->toks);
+			if (f && 2 * f >= cd->sent_found && rag_text_negation(s->text) &&
+			    rag_text_negation_agrees(claim, s->text))
+				return 1;
+		}
+	}
+	return 0;
 }
 
 /* Is a better than b: a higher level, then one context over all together, then more words
@@ -297,7 +332,7 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 		if (!best)
 			break;
 		best->checked = 1;
-		if (rag_text_negation_agrees(jv_string_value(claim), best->sent ? best->sent->text : "")) {
+		if (negation_ok(best, jv_string_value(claim), cs, nc)) {
 			best->level = 3;
 			break;
 		}

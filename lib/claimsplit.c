@@ -275,6 +275,70 @@ static void push_sentence(rag_strv *out, const char *s, size_t a, size_t b)
 		free(t);
 }
 
+/* Whether s[a..b), trailing blanks and closing marks aside, ends as a sentence does. */
+static int ends_sentence(const char *s, size_t a, size_t b)
+{
+	while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r' || s[b - 1] == '*'))
+		b--;
+	if (b > a && strchr(".!?", s[b - 1]))
+		return 1;
+	return b - a >= 3 && starts_with_any(s + b - 3, 3, cjk_enders);
+}
+
+/* Whether the line s[a..b) is a Markdown table's separator row: |, -, : and blanks, a - at least. */
+static int table_rule(const char *s, size_t a, size_t b)
+{
+	int dash = 0;
+	for (; a < b; a++) {
+		if (s[a] == '-')
+			dash = 1;
+		else if (!strchr("|: \t\r", s[a]))
+			return 0;
+	}
+	return dash;
+}
+
+/* Layout at the start of the line s[i..e): a table row or a heading is a unit of its own, never
+ * merged into a sentence or cut inside (a "No" cell, a heading "Speed, not size" belong to no
+ * sentence around them). In answers (markers) a title is no claim and is dropped: a # heading, a
+ * bold line, a bold label before its text ("**Speed, not size**: The chip..."), a table's
+ * header row and its separator row; contexts keep them all as sentences. Returns where the
+ * line's text goes on, e when nothing is left of it. */
+static size_t line_layout(const char *s, size_t n, size_t i, size_t e, rag_strv *out, int markers)
+{
+	size_t h = i, c, r, l;
+	const char *q;
+
+	while (h < e && (l = space_len(s + h, e - h)))
+		h += l;
+	if (h < e && s[h] == '|') {
+		for (r = e + 1; r < n && (l = space_len(s + r, n - r)); r += l)
+			;
+		if (!markers || !(table_rule(s, h, e) ||
+		                  (r < n && s[r] == '|' && table_rule(s, r, (size_t)(strchrnul(s + r, '\n') - s)))))
+			push_sentence(out, s, h, e);
+		return e;
+	}
+	if (markers) {
+		i = skip_marker(s, n, i);
+		if (h < e && s[h] == '#' && !ends_sentence(s, i, e))
+			return e;
+	}
+	if (e - i > 4 && s[i] == '*' && s[i + 1] == '*' && s[i + 2] != '*' &&
+	    (q = memmem(s + i + 2, e - i - 2, "**", 2)) && (c = (size_t)(q - s)) > i + 2 &&
+	    !ends_sentence(s, i + 2, c)) {
+		for (r = c + 2; r < e && (s[r] == ':' || s[r] == ' ' || s[r] == '-' || (l = space_len(s + r, e - r)));
+		     r += (s[r] == ':' || s[r] == ' ' || s[r] == '-') ? 1 : l)
+			;
+		if (e - r >= 3 && !memcmp(s + r, "：", 3))
+			r += 3;
+		if (!markers)
+			push_sentence(out, s, i, c + 2);
+		return r;
+	}
+	return i;
+}
+
 void rag_offline_sentences(const char *s, rag_strv *out, int markers)
 {
 	size_t n = strlen(s), i = 0, start = 0, j, l, next;
@@ -282,7 +346,7 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers)
 
 	while (i < n) {
 		if (line_start) {
-			i = start = markers ? skip_marker(s, n, i) : i;
+			i = start = line_layout(s, n, i, (size_t)(strchrnul(s + i, '\n') - s), out, markers);
 			line_start = 0;
 			continue;
 		}

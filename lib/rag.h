@@ -723,7 +723,10 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims);
  * abbreviations or initials), at CJK sentence ends and at newlines; each keeps its final
  * punctuation, whitespace runs become one space, markdown ** goes and empty ones are dropped.
  * With markers, list markers ("- ", "1. ", "## ") are dropped too, as in answers, where they
- * are layout; contexts keep them, where "1." may be data. */
+ * are layout; contexts keep them, where "1." may be data. A Markdown table row is one sentence,
+ * never cut inside, and so is a bold label at the start of a line ("**Speed, not size**:
+ * ..."); with markers, titles are dropped: # headings and bold labels that do not end as a
+ * sentence does, bold lines, a table's header and separator rows. */
 void rag_offline_sentences(const char *s, rag_strv *out, int markers);
 
 /* ---------------------------------------------------------------- claimcheck.c */
@@ -733,7 +736,8 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers);
  * A claim is supported when the share of its content tokens (rag_text_tokens) found in one
  * context (or in all contexts together) is >= threshold AND every number in the claim appears in
  * that context (a month name also counts as its number) AND the claim's negation agrees with the
- * context sentence it matched best. "context" is the 0-based index of the context the reason
+ * context sentence it matched best (or, for a claim that denies something, with another
+ * sentence there that matches it at least half as well and denies the same). "context" is the 0-based index of the context the reason
  * names (the supporting one, or the closest one), null when none; reasons count contexts from 1:
  * "supported by context 2 (83% of content words)", "number 20 not in context 1",
  * "negation differs from context 1", "50% of content words found in context 1 (below 60%)",

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-enum { TK_WORD, TK_NUM, TK_CJK };
+enum { TK_WORD, TK_NUM, TK_CJK, TK_CELL };   /* TK_CELL: a table's | */
 
 static int is_han(long c)
 {
@@ -470,6 +470,8 @@ static void scan(const char *s, emit_fn emit, void *arg)
 			emit(arg, TK_WORD, s + i, j - i);
 			i = j;
 		} else {
+			if (c == '|')
+				emit(arg, TK_CELL, s + i, 1);
 			i += l;
 		}
 	}
@@ -651,6 +653,8 @@ static void token_emit(void *arg, int kind, const char *s, size_t n)
 	const char *key;
 	size_t len;
 
+	if (kind == TK_CELL)
+		return;
 	if (kind == TK_NUM)
 		add_token(t, s, n);
 	else if (kind == TK_CJK)
@@ -755,7 +759,11 @@ static void neg_emit(void *arg, int kind, const char *s, size_t n)
 	const char *key;
 	size_t len;
 
-	if (kind == TK_CJK) {
+	if (kind == TK_CELL) {
+		/* a negator that ends a table cell ("| Basic | No |") is the cell's value: it denies
+		 * nothing in the next cell */
+		g->pending = g->after_not = 0;
+	} else if (kind == TK_CJK) {
 		cjk_segments(s, n, neg_cjk, g);
 	} else if (kind == TK_NUM) {
 		neg_key(g, s, n);

@@ -257,6 +257,66 @@ static void quantities(void)
 	}
 }
 
+/* Markup is no sentence: a table row and a heading are units of their own, a "No" cell denies
+ * nothing, and in an answer a title (a heading, a bold label, a table's header row) is no claim. */
+static void markup(void)
+{
+	static const char *const plans[] = {
+		"The Basic plan costs 10 dollars a month and has no single sign-on. "
+		"The Pro plan costs 20 dollars a month and includes single sign-on.", NULL,
+	};
+	jv c, v;
+
+	is_claims(NULL, "| Plan | SSO | Price |\n|---|:---:|---|\n| Basic | No | 10 dollars |\n"
+	          "| Pro | Yes | 20 dollars. Billed monthly |", 0,
+	          "| Basic | No | 10 dollars | | | Pro | Yes | 20 dollars. Billed monthly |",
+	          "table: the header and separator rows go, each row is one claim, never cut inside");
+	c = rag_offline_claims(NULL, "| Plan | SSO | Price |\n|---|---|---|\n| Basic | No | 10 dollars |", 0);
+	v = rag_offline_verify(c, strings(plans), 0.6);
+	ok(verdict_of(v, 0), "table: the row with a No cell is supported (%s)", reason_of(v, 0));
+	jv_free(v);
+
+	is_claims(NULL, "## Speed, not size\nThe chip runs at 3 GHz.", 0, "The chip runs at 3 GHz.",
+	          "a # heading is a title, no claim");
+	is_claims(NULL, "1. **Speed, not size**: The chip runs at 3 GHz.\n2. **Battery** - It lasts ten hours.", 0,
+	          "The chip runs at 3 GHz. | It lasts ten hours.", "a bold label before its text is a title");
+	is_claims(NULL, "**Summary**\nThe chip is fast.\n# The chip shipped in 2021.", 0,
+	          "The chip is fast. | The chip shipped in 2021.",
+	          "a bold line is a title; a heading that is a sentence stays a claim");
+	c = rag_offline_claims(NULL, "**Speed, not size**: The chip runs at 3 GHz.", 0);
+	v = rag_offline_verify(c, strings((const char *const[]){ "The chip runs at 3 GHz and its size is 5 mm.", NULL }), 0.6);
+	ok(verdict_of(v, 0), "the label's 'not size' no longer rejects the claim after it");
+	jv_free(v);
+
+	v = verify((const char *const[]){ "The earphones charge over a wired cable.", NULL },
+	           (const char *const[]){ "**Wireless, not wired** The earphones charge over a wired cable.", NULL }, 0.6);
+	ok(verdict_of(v, 0), "context: a bold heading is a sentence of its own (%s)", reason_of(v, 0));
+	jv_free(v);
+	v = verify((const char *const[]){ "The earphones charge over a wired cable.", NULL },
+	           (const char *const[]){ "## Wireless, not wired\nThe earphones charge over a wired cable.", NULL }, 0.6);
+	ok(verdict_of(v, 0), "context: a # heading is a sentence of its own");
+	jv_free(v);
+
+	is_claims(NULL, "| 套餐 | 免运费 |\n|---|---|\n| 基础版 | 不 |\n| 专业版 | 是 |", 0,
+	          "| 基础版 | 不 | | | 专业版 | 是 |", "zh: a table");
+	v = verify((const char *const[]){ "| 基础版 | 不 | 每月10元 |", NULL },
+	           (const char *const[]){ "基础版每月10元，专业版免运费。", NULL }, 0.6);
+	ok(verdict_of(v, 0), "zh: a 不 cell denies nothing (%s)", reason_of(v, 0));
+	jv_free(v);
+	is_claims(NULL, "## 价格，而非功能\n专业版每月20元。", 0, "专业版每月20元。", "zh: a heading is a title");
+
+	/* a denial made in a sentence of its own */
+	v = verify((const char *const[]){ "The painting has never been restored.", "The painting has been restored.", NULL },
+	           (const char *const[]){ "Visitors can see the painting in room 4 after it was restored by volunteers. "
+	                                  "Sadly the old frame of the painting has never been restored.", NULL }, 0.6);
+	ok(verdict_of(v, 0), "a denial in another sentence than the best one supports the denial");
+	jv_free(v);
+	v = verify((const char *const[]){ "Einstein did not like school.", NULL },
+	           (const char *const[]){ "Einstein liked school very much. He did not like exams.", NULL }, 0.6);
+	ok(!verdict_of(v, 0), "...but not a sentence that matches the claim much less well");
+	jv_free(v);
+}
+
 static void refusals(void)
 {
 	is_claims(NULL, "I don't know.", 0, "", "I don't know -> []");
@@ -562,6 +622,7 @@ int main(void)
 	chinese();
 	zh_clauses();
 	quantities();
+	markup();
 	refusals();
 	refusal_list();
 	splitting();

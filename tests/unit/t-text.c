@@ -181,6 +181,9 @@ static void negation(void)
 	ok(rag_text_negation("这张优惠券已经无效"), "无效 (invalid) still denies");
 	ok(rag_text_negation("本品无毒"), "无毒 (non-toxic) still denies");
 	ok(rag_text_negation("这款耳机不支持无线充电"), "不 before a protected word still counts");
+	ok(!rag_text_negation("| Basic | No | 10 dollars |"), "a No cell denies nothing");
+	ok(!rag_text_negation("| 基础版 | 不 | 每月10元 |"), "zh: a 不 cell denies nothing");
+	ok(rag_text_negation("| Basic | Not included |"), "a cell that denies its own words does");
 }
 
 static void negation_agreement(void)

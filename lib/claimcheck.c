@@ -130,15 +130,33 @@ static size_t count_found(const rag_strv *claim, const rag_strv *set)
 	return f;
 }
 
-/* Claim tokens found in a whole context: a number also counts when the context has it as a
- * month name ("01" in "1967-01-15" against "January"). */
+/* The evidence for a claim is local: its words are counted in the best window of this many
+ * consecutive sentences of a context, not across a whole page, where half the words of any
+ * sentence on its subject are found somewhere. */
+enum { EVIDENCE_WINDOW = 3 };
+
+/* Claim tokens found in a context: words in its best window of sentences, numbers anywhere in
+ * it (a number also counts when the context has it as a month name: "01" in "1967-01-15"
+ * against "January"). */
 static size_t count_found_ctx(const rag_strv *claim, const struct context *c)
 {
-	size_t i, f = 0;
-	for (i = 0; i < claim->n; i++)
-		f += set_has(&c->all, claim->v[i]) ||
-		     (is_number_token(claim->v[i]) && set_has(&c->nums, claim->v[i]));
-	return f;
+	size_t i, k, j, f, nums = 0, best = 0;
+	int hit;
+
+	for (k = 0; k < claim->n; k++)
+		nums += is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]);
+	for (i = 0; i < (c->nsent ? c->nsent : 1); i++) {
+		for (f = nums, k = 0; k < claim->n; k++) {
+			if (is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]))
+				continue;
+			for (hit = 0, j = i; j < i + EVIDENCE_WINDOW && j < c->nsent && !hit; j++)
+				hit = set_has(&c->sent[j].toks, claim->v[k]);
+			f += (size_t)hit;
+		}
+		if (f > best)
+			best = f;
+	}
+	return best;
 }
 
 /* How one context (or all of them together) fares for one claim. */

@@ -671,8 +671,9 @@ static int clause_has_subject(const char *s, const struct words *w, size_t k)
 struct cut {
 	size_t end;      /* the first piece ends here */
 	size_t resume;   /* the second piece starts here */
-	int zh;          /* Chinese: the second piece may lack its subject; 1 after a conjunction,
-	                  * 2 after a bare comma, where only an adverb or auxiliary shows it */
+	int zh;          /* the second piece may lack its subject. Chinese: 1 after a conjunction,
+	                  * 2 after a bare comma, where only an adverb or auxiliary shows it;
+	                  * 3: English, "and" + auxiliary */
 };
 
 /* A Chinese clause that opens with one of these is a condition or a cause: the comma after it
@@ -705,6 +706,28 @@ static int zh_comma(const char *s, size_t n, size_t i)
 	return rag_text_is_cjk(c);
 }
 
+static const char *const en_relative[] = { "which", "who", "whom", "whose", "where", NULL };
+/* what opens a clause or phrase after a comma that adds a fact of its own */
+static const char *const en_adjuncts[] = {
+	"with", "as", "after", "before", "when", "because", "since", "though", "until", "including",
+	"following", NULL,
+};
+
+/* Word k is an -ing participle ("winning", "being"), not a noun such as "thing" or "morning". */
+static int is_participle(const char *s, const struct words *w, size_t k)
+{
+	static const char *const not_participles[] = {
+		"thing", "things", "something", "anything", "nothing", "everything", "morning", "evening",
+		"king", "ring", "spring", "string", "wing", "ceiling", "building", "during", "including",
+		"according", "regarding", "concerning", "following", NULL,
+	};
+	size_t a, b;
+
+	word_core(s, w, k, &a, &b);
+	return b - a > 5 && !memcmp(s + b - 3, "ing", 3) && is_lower((unsigned char)s[a]) &&
+	       !word_is(s, w, k, not_participles);
+}
+
 /* Candidate cut points inside an English or Chinese clause. */
 static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 {
@@ -713,11 +736,32 @@ static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 
 	words_split(s, &w);
 	for (k = 1; k + 1 < w.n && nc < max; k++) {
+		b = w.b[k - 1];
+		/* a clause that adds a fact of its own to a complete one: a non-restrictive relative
+		 * clause (", which was...", ", where she..."), a participle phrase (", winning the
+		 * final...", ", being appointed..."), a dash ("... 2004 – the election day") */
+		if (s[b - 1] == ',' && k >= 3 &&
+		    (word_is(s, &w, k, en_relative) || word_is(s, &w, k, en_adjuncts) ||
+		     (is_participle(s, &w, k) && !is_participle(s, &w, k - 1)))) {
+			cuts[nc++] = (struct cut){ b - 1, w.a[k], 0 };
+			continue;
+		}
+		/* "... born in New York and is of Chinese descent": a second predicate of the subject */
+		if (k >= 3 && s[b - 1] != ',' && word_is(s, &w, k, (const char *const[]){ "and", "but", NULL }) &&
+		    word_is(s, &w, k + 1, en_aux)) {
+			cuts[nc++] = (struct cut){ b, w.a[k + 1], 3 };
+			continue;
+		}
+		if (k >= 3 && (in_list(s + w.a[k], w.b[k] - w.a[k], (const char *const[]){ "–", "—", "--", NULL }))) {
+			cuts[nc++] = (struct cut){ b, w.a[k + 1], 0 };
+			continue;
+		}
 		if (!word_is(s, &w, k, en_conj))
 			continue;
 		b = w.b[k - 1];
-		if (s[b - 1] == ',' && clause_has_subject(s, &w, k + 1))
-			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1], 0 };       /* ", and he ..." */
+		if (s[b - 1] == ',' && (clause_has_subject(s, &w, k + 1) ||
+		                        !word_is(s, &w, k, (const char *const[]){ "and", NULL })))
+			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1], 0 };       /* ", and he ...", ", but lost" */
 		else if (in_list_ci(s + w.a[k], w.b[k] - w.a[k], (const char *const[]){ "and", NULL }) &&
 		         word_is(s, &w, k + 1, en_subject_pron))
 			cuts[nc++] = (struct cut){ b, w.a[k + 1], 0 };           /* "... and he ..." */
@@ -798,6 +842,33 @@ static void carry_subject(rag_strv *out, const char *sentence, int how)
 	size_t l, i, cl;
 	long c;
 
+	if (how == 3) {
+		/* "Chen was born in Ohio and is of Chinese descent": the words of the first piece
+		 * before its first auxiliary or -ed verb, when that comes early */
+		struct words w = { 0 };
+		size_t k, a, b;
+		const char *first = out->v[out->n - 2];
+
+		words_split(first, &w);
+		for (k = 1; k < w.n && k <= 5; k++) {
+			word_core(first, &w, k, &a, &b);
+			if (word_is(first, &w, k, en_aux) || (b - a > 3 && !memcmp(first + b - 2, "ed", 2)))
+				break;
+			if (b < w.b[k])
+				k = w.n;            /* punctuation: not a plain subject */
+		}
+		if (k < w.n && k <= 5) {
+			word_core(first, &w, k - 1, &a, &b);
+			subj = rag_xstrndup(first, b);
+		}
+		words_free(&w);
+		if (!subj)
+			return;
+		out->v[out->n - 1] = rag_xasprintf("%s %c%s", subj, lower((unsigned char)last[0]), last + 1);
+		free(last);
+		free(subj);
+		return;
+	}
 	if (!(l = starts_with_any(last, strlen(last), how == 2 ? adverb_start : predicate_start)))
 		return;
 	if ((p = strstr(sentence, last)) && p > sentence) {
@@ -891,8 +962,8 @@ static int split_place_time(const char *s, rag_strv *out)
 		for (k = i + 4; k < w.n; k++)
 			if (word_is(s, &w, k, place_time_preps))
 				break;
-		if (k >= w.n)
-			break;
+		if (k >= w.n || k - (i + 3) > 4 || w.n - (k + 1) > 4)
+			break;          /* a place or a date is a few words: "in Ulm", "on 14 March 1879" */
 		if (has_digit(s, w.a[i + 2], w.b[k - 1]) == has_digit(s, w.a[k], strlen(s)))
 			break;
 		e = w.b[k - 1];

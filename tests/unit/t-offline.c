@@ -317,6 +317,24 @@ static void markup(void)
 	jv_free(v);
 }
 
+/* Evidence is local: the words of a claim found scattered over a long page do not support it. */
+static void evidence_window(void)
+{
+	static const char *const page[] = {
+		"The festival takes place in Edinburgh every August. Tickets go on sale in spring. "
+		"The box office is on the Royal Mile. Volunteers help at every venue. "
+		"Food stalls open at noon. The main stage hosts music. Most shows last an hour. "
+		"The closing concert features a large orchestra.",
+		NULL,
+	};
+	jv v = verify((const char *const[]){ "The festival takes place in Edinburgh every August.",
+	                                     "The orchestra on the main stage sells food at noon in August.",
+	                                     NULL }, page, 0.6);
+	ok(verdict_of(v, 0), "words of one sentence: supported");
+	ok(!verdict_of(v, 1), "the same share of words spread over the page: not (%s)", reason_of(v, 1));
+	jv_free(v);
+}
+
 static void refusals(void)
 {
 	is_claims(NULL, "I don't know.", 0, "", "I don't know -> []");
@@ -435,6 +453,31 @@ static void splitting(void)
 	is_claims(NULL, "The A   team\twon\n\nThe B team lost", 0, "The A team won | The B team lost",
 	          "whitespace collapses; blank lines are no claims");
 	is_claims(NULL, "Paris is big. Paris is big.", 0, "Paris is big.", "duplicates are dropped");
+
+	/* a clause that adds a fact of its own is a claim of its own */
+	is_claims(NULL, "Marie Curie moved to Paris in 1891, where she studied physics.", 0,
+	          "Marie Curie moved to Paris in 1891. | Where she studied physics.",
+	          "a non-restrictive relative clause, kept as written");
+	is_claims(NULL, "The team won the final, beating Spain 2-1 in extra time.", 0,
+	          "The team won the final. | Beating Spain 2-1 in extra time.", "a participle phrase");
+	is_claims(NULL, "The museum shows modern art, including paintings, drawings and prints.", 0,
+	          "The museum shows modern art. | Including paintings, drawings and prints.",
+	          "a phrase after ', including'");
+	is_claims(NULL, "He enjoyed cooking, baking and gardening.", 0, "He enjoyed cooking, baking and gardening.",
+	          "a list of -ing words is no participle phrase");
+	is_claims(NULL, "Shapovalov won his first match, but lost in the next round.", 0,
+	          "Shapovalov won his first match. | Lost in the next round.", "', but' with no subject after it");
+	is_claims(NULL, "The album came out on 2 November 2004 – the day of the election.", 0,
+	          "The album came out on 2 November 2004. | The day of the election.", "a dash");
+	is_claims(NULL, "Chen was born in Ohio and is of Chinese descent.", 0,
+	          "Chen was born in Ohio. | Chen is of Chinese descent.", "'and' + auxiliary: the subject is shared");
+	is_claims(NULL, "The bridge opened in 1932 and has six lanes.", 0,
+	          "The bridge opened in 1932. | The bridge has six lanes.", "... before an -ed verb");
+	is_claims(NULL, "The company makes cars and is based in Ohio.", 0,
+	          "The company makes cars. | Is based in Ohio.", "no plain subject found: nothing borrowed");
+	is_claims(NULL, "In 2018 she was named in the squad for the 2018 World Cup in the West Indies.", 0,
+	          "In 2018 she was named in the squad for the 2018 World Cup in the West Indies.",
+	          "a long phrase is no place or date to split off");
 }
 
 static void pronouns(void)
@@ -623,6 +666,7 @@ int main(void)
 	zh_clauses();
 	quantities();
 	markup();
+	evidence_window();
 	refusals();
 	refusal_list();
 	splitting();

@@ -740,7 +740,7 @@ static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 		/* a clause that adds a fact of its own to a complete one: a non-restrictive relative
 		 * clause (", which was...", ", where she..."), a participle phrase (", winning the
 		 * final...", ", being appointed..."), a dash ("... 2004 – the election day") */
-		if (s[b - 1] == ',' && k >= 3 &&
+		if (s[b - 1] == ',' && k >= 4 &&
 		    (word_is(s, &w, k, en_relative) || word_is(s, &w, k, en_adjuncts) ||
 		     (is_participle(s, &w, k) && !is_participle(s, &w, k - 1)))) {
 			cuts[nc++] = (struct cut){ b - 1, w.a[k], 0 };

@@ -463,6 +463,8 @@ static void splitting(void)
 	is_claims(NULL, "The museum shows modern art, including paintings, drawings and prints.", 0,
 	          "The museum shows modern art. | Including paintings, drawings and prints.",
 	          "a phrase after ', including'");
+	is_claims(NULL, "Anna Maria Lind, who won twice, is the coach.", 0, "Anna Maria Lind, who won twice, is the coach.",
+	          "a relative clause after the subject alone does not cut it from its verb");
 	is_claims(NULL, "He enjoyed cooking, baking and gardening.", 0, "He enjoyed cooking, baking and gardening.",
 	          "a list of -ing words is no participle phrase");
 	is_claims(NULL, "Shapovalov won his first match, but lost in the next round.", 0,

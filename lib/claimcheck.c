@@ -16,10 +16,10 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Add the tokens of text to a string vector (copies). */
-static void add_tokens(rag_strv *into, const char *text)
+/* Add the tokens of text to a string vector (copies); as evidence, rag_text_tokens_evidence. */
+static void add_tokens_as(rag_strv *into, const char *text, int evidence)
 {
-	jv toks = rag_text_tokens(text);
+	jv toks = evidence ? rag_text_tokens_evidence(text) : rag_text_tokens(text);
 	int i, n = jv_array_length(jv_copy(toks));
 
 	for (i = 0; i < n; i++) {
@@ -28,6 +28,11 @@ static void add_tokens(rag_strv *into, const char *text)
 		jv_free(t);
 	}
 	jv_free(toks);
+}
+
+static void add_tokens(rag_strv *into, const char *text)
+{
+	add_tokens_as(into, text, 0);
 }
 
 /* Sort and drop duplicates, so that membership is a binary search. */
@@ -90,7 +95,7 @@ static void context_build(struct context *c, const char *text)
 	for (i = 0; i < sents.n; i++) {
 		struct sentence *s = &c->sent[i];
 		memset(s, 0, sizeof *s);
-		add_tokens(&s->toks, sents.v[i]);
+		add_tokens_as(&s->toks, sents.v[i], 1);
 		set_finish(&s->toks);
 		s->text = sents.v[i];
 		sents.v[i] = NULL;

@@ -103,10 +103,14 @@ char *rag_text_normalize(const char *s);
  * (English Snowball) words without stop words or negators; month abbreviations as full month
  * names ("jan" = "january"); numbers kept whole and canonical ("1,967" = "1967", "03" = "3",
  * "15.5" one token, "20th" = "20", "three" = "3"); CJK text as overlapping character bigrams, a
- * lone character by itself, with negators (不, 没有...) and 的 cutting the run. A token is a number
- * exactly when it starts with an ASCII digit. Invalid UTF-8 is repaired first. Returns a jv array
- * of strings. s is borrowed. */
+ * lone character by itself, with negators (不, 没有...) and 的 cutting the run. A number and the
+ * Chinese unit after it are one token ("12人"; 十二人 and 七天 are "12人" and "7天"). A token is a
+ * number exactly when it starts with an ASCII digit. Invalid UTF-8 is repaired first. Returns a
+ * jv array of strings. s is borrowed. */
 jv rag_text_tokens(const char *s);
+/* rag_text_tokens of a text used as evidence: a quantity also gives its bare number, so that
+ * "38岁" supports a claim of "38", while a claim of "12人" still needs 12 and 人 together. */
+jv rag_text_tokens_evidence(const char *s);
 /* Nonzero when s contains a negator: not, no, never, nor, none, nothing, cannot, without, n't...
  * or 不, 没(有), 未, 无, 非, 别 outside words like 非常, 未来, 不仅 ("not only" is no negation).
  * s is borrowed. */

@@ -522,6 +522,7 @@ struct tokens {
 	struct sb_stemmer *stem;
 	jv out;
 	rag_buf w;
+	int evidence;       /* a quantity also gives its bare number */
 };
 
 static void add_token(struct tokens *t, const char *s, size_t n)
@@ -655,19 +656,25 @@ static void token_emit(void *arg, int kind, const char *s, size_t n)
 
 	if (kind == TK_CELL)
 		return;
-	if (kind == TK_NUM)
+	if (kind == TK_NUM) {
 		add_token(t, s, n);
+		for (len = 0; t->evidence && len < n && (is_digit(s[len]) || s[len] == '.'); len++)
+			;
+		if (t->evidence && len < n)
+			add_token(t, s, len);       /* "38岁" states 38 */
+	}
 	else if (kind == TK_CJK)
 		cjk_segments(s, n, cjk_token, t);
 	else if (!is_negator_word(s, n) && (key = word_key(t->stem, &t->w, s, n, &len)))
 		add_token(t, key, len);
 }
 
-jv rag_text_tokens(const char *s)
+static jv tokens_of(const char *s, int evidence)
 {
 	struct tokens t = { 0 };
 	char *norm;
 
+	t.evidence = evidence;
 	t.out = jv_array();
 	if (!s)
 		return t.out;
@@ -679,6 +686,16 @@ jv rag_text_tokens(const char *s)
 	rag_buf_free(&t.w);
 	free(norm);
 	return t.out;
+}
+
+jv rag_text_tokens(const char *s)
+{
+	return tokens_of(s, 0);
+}
+
+jv rag_text_tokens_evidence(const char *s)
+{
+	return tokens_of(s, 1);
 }
 
 /* ---- negation

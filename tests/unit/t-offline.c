@@ -243,6 +243,13 @@ static void quantities(void)
 	jv_free(v);
 
 	{
+		static const char *const age[] = { "他在38岁时带领球队赢得了冠军。", NULL };
+		v = verify((const char *const[]){ "38", "他在38岁时带领球队赢得冠军", "他在39岁时带领球队赢得冠军", NULL }, age, 0.6);
+		ok(verdict_of(v, 0), "zh: a bare 38 is stated by 38岁 (%s)", reason_of(v, 0));
+		ok(verdict_of(v, 1) && !verdict_of(v, 2), "zh: 38岁 found, 39岁 not");
+		jv_free(v);
+	}
+	{
 		static const char *const one[] = { "每人限购2件。", NULL };
 		v = verify((const char *const[]){ "12人", NULL }, one, 0.6);
 		ok(!verdict_of(v, 0), "zh: 12人 against 每人限购2件: no part of it alone matches");

@@ -141,6 +141,13 @@ static void tokens(void)
 	        "no unit after it, or 一 as an article: a numeral is text");
 	is_toks("十分重要", "十分 分重 重要", "十分 (very) is no quantity: 分 is no unit");
 	is_toks("5千克 五千克", "5千克 5千克", "千克 is a unit, not the numeral 千");
+	{
+		jv t = rag_text_tokens_evidence("38岁 十二人 5 km");
+		jv d = jv_dump_string(t, 0);
+		is_str(jv_string_value(d), "[\"38岁\",\"38\",\"12人\",\"12\",\"5\",\"km\"]",
+		       "as evidence a quantity also gives its bare number");
+		jv_free(d);
+	}
 	is_toks("", "", "empty text has no tokens");
 	{
 		jv t = rag_text_tokens(NULL);

@@ -75,7 +75,7 @@ is "$RC,$(jq -c '.scores.context_precision' "$OUT")" "3,null" "rag-ap: a NUL in 
 	printf '%s\n' '{"id":"d2","question":"When did it reopen?","answer":"It reopened on 4 May 2021.","contexts":["The museum reopened on 4 May 2021."]}'
 	printf '%s\n' '{"id":"d3","question":"Which plans have SSO?","answer":"| Plan | SSO |\n|---|---|\n| Basic | No |\n\n**Speed, not size**: The Pro plan includes SSO.","contexts":["The Basic plan costs 10 dollars. The Pro plan includes SSO."]}'
 	printf '%s\n' '{"id":"d4","question":"Who designed it?","answer":"It is not explicitly stated in the context who designed the bridge.","contexts":["The bridge opened in 1932."]}'
-	printf '%s\n' '{"id":"d5","question":"可以容纳多少人？","answer":"12人","contexts":["每人限购2件，共有30人报名。"]}'
+	printf '%s\n' '{"id":"d5","question":"可以容纳多少人？","answer":"12人","contexts":["每组3人，共有12队。"]}'
 	printf '%s\n' '{"id":"d6","question":"这款耳机怎么充电？","answer":"这款耳机支持无线充电。","contexts":["这款耳机支持无线充电，续航20小时。"]}'
 } >"$T/defects.jsonl"
 run rag rag-claims -q -c "$CONF" <"$T/defects.jsonl"

@@ -409,24 +409,29 @@ static size_t scan_unit(const char *s, size_t n, size_t i, rag_buf *b)
 	return i;
 }
 
-/* Emit a CJK run, its quantities (七天, 十二人) as numbers. */
+/* Emit a CJK run, its quantities (七天, 十二人) as numbers. The text after a quantity goes on
+ * from its unit, which also begins the next bigram (四座磨坊: 4座, 座磨, 磨坊), so that the run's
+ * words read as they did; a unit with nothing after it is the quantity's alone (12人: no 人). */
 static void scan_cjk(const char *s, size_t n, rag_buf *b, emit_fn emit, void *arg)
 {
-	size_t p = 0, start = 0, q;
+	size_t p = 0, start = 0, unit = (size_t)-1, q, l;
 	long c;
 
 	while (p < n) {
 		if ((q = zh_quantity(s + p, n - p, b))) {
-			if (p > start)
+			if (p > start && !(start == unit && p - start <= 3))
 				emit(arg, TK_CJK, s + start, p - start);
 			emit(arg, TK_NUM, b->p, b->len);
+			/* the unit's last character: 个月 goes on from 月 */
+			for (l = q; l > 0 && ((unsigned char)s[p + l - 1] & 0xC0) == 0x80; l--)
+				;
+			start = unit = p + (l ? l - 1 : 0);
 			p += q;
-			start = p;
 		} else {
 			p += rag_utf8_decode(s + p, n - p, &c);
 		}
 	}
-	if (n > start)
+	if (n > start && !(start == unit && n - start <= 3))
 		emit(arg, TK_CJK, s + start, n - start);
 }
 

@@ -133,7 +133,7 @@ static void tokens(void)
 	is_toks("目的地", "目的 的地", "目的 keeps its 的");
 	is_toks("会议室可容纳12人", "会议 议室 室可 可容 容纳 12人", "a number and its unit are one token");
 	is_toks("会议室可容纳十二人", "会议 议室 室可 可容 容纳 12人", "十二人 = 12人");
-	is_toks("签收后七天内可以退货", "签收 收后 7天 内可 可以 以退 退货", "七天 = 7天, the run goes on after it");
+	is_toks("签收后七天内可以退货", "签收 收后 7天 天内 内可 可以 以退 退货", "七天 = 7天, and the run goes on from its unit");
 	is_toks("一百零五人 二十岁 两个月 三万人 3万人 2.5万元", "105人 20岁 2个月 30000人 30000人 25000元",
 	        "positional numerals, 个月 before 个, 万 multiplies");
 	is_toks("二〇二三年一月", "2023年 1月", "digit-by-digit years; a lone 一 before 月");

@@ -220,3 +220,16 @@ clean:
 .PHONY: all deps deps-build have-deps check check-run demo demo-run check-fresh asan valgrind \
 	bench install clean
 .SECONDARY:
+
+# ---------------------------------------------------------------- refusals (lib/claimsplit.c)
+# share/refusals.txt is the one list of refusal phrasings: rag-revq reads it at run time, the
+# offline claim splitter has it compiled in, as C strings made from it here.
+lib/refusals.inc: share/refusals.txt
+	sed -e '/^[[:space:]]*#/d' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' \
+	  -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&",/' share/refusals.txt >$@
+lib/claimsplit.o $(FUZZ_BUILD)/claimsplit.o: lib/refusals.inc
+warnings: lib/refusals.inc
+clean: clean-refusals
+clean-refusals:
+	rm -f lib/refusals.inc
+.PHONY: clean-refusals

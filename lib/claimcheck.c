@@ -16,10 +16,10 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Add the tokens of text to a string vector (copies). */
-static void add_tokens(rag_strv *into, const char *text)
+/* Add the tokens of text to a string vector (copies); as evidence, rag_text_tokens_evidence. */
+static void add_tokens_as(rag_strv *into, const char *text, int evidence)
 {
-	jv toks = rag_text_tokens(text);
+	jv toks = evidence ? rag_text_tokens_evidence(text) : rag_text_tokens(text);
 	int i, n = jv_array_length(jv_copy(toks));
 
 	for (i = 0; i < n; i++) {
@@ -28,6 +28,11 @@ static void add_tokens(rag_strv *into, const char *text)
 		jv_free(t);
 	}
 	jv_free(toks);
+}
+
+static void add_tokens(rag_strv *into, const char *text)
+{
+	add_tokens_as(into, text, 0);
 }
 
 /* Sort and drop duplicates, so that membership is a binary search. */
@@ -90,7 +95,7 @@ static void context_build(struct context *c, const char *text)
 	for (i = 0; i < sents.n; i++) {
 		struct sentence *s = &c->sent[i];
 		memset(s, 0, sizeof *s);
-		add_tokens(&s->toks, sents.v[i]);
+		add_tokens_as(&s->toks, sents.v[i], 1);
 		set_finish(&s->toks);
 		s->text = sents.v[i];
 		sents.v[i] = NULL;
@@ -130,15 +135,33 @@ static size_t count_found(const rag_strv *claim, const rag_strv *set)
 	return f;
 }
 
-/* Claim tokens found in a whole context: a number also counts when the context has it as a
- * month name ("01" in "1967-01-15" against "January"). */
+/* The evidence for a claim is local: its words are counted in the best window of this many
+ * consecutive sentences of a context, not across a whole page, where half the words of any
+ * sentence on its subject are found somewhere. */
+enum { EVIDENCE_WINDOW = 3 };
+
+/* Claim tokens found in a context: words in its best window of sentences, numbers anywhere in
+ * it (a number also counts when the context has it as a month name: "01" in "1967-01-15"
+ * against "January"). */
 static size_t count_found_ctx(const rag_strv *claim, const struct context *c)
 {
-	size_t i, f = 0;
-	for (i = 0; i < claim->n; i++)
-		f += set_has(&c->all, claim->v[i]) ||
-		     (is_number_token(claim->v[i]) && set_has(&c->nums, claim->v[i]));
-	return f;
+	size_t i, k, j, f, nums = 0, best = 0;
+	int hit;
+
+	for (k = 0; k < claim->n; k++)
+		nums += is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]);
+	for (i = 0; i < (c->nsent ? c->nsent : 1); i++) {
+		for (f = nums, k = 0; k < claim->n; k++) {
+			if (is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]))
+				continue;
+			for (hit = 0, j = i; j < i + EVIDENCE_WINDOW && j < c->nsent && !hit; j++)
+				hit = set_has(&c->sent[j].toks, claim->v[k]);
+			f += (size_t)hit;
+		}
+		if (f > best)
+			best = f;
+	}
+	return best;
 }
 
 /* How one context (or all of them together) fares for one claim. */
@@ -151,6 +174,8 @@ struct cand {
 	rag_buf missing;     /* "20, 1880" */
 	size_t nmissing;
 	const struct sentence *sent;   /* the best-matching sentence, for the negation check */
+	size_t sent_found;   /* the claim tokens it holds */
+	const rag_strv *claim;   /* the claim's tokens */
 	int checked;         /* the negation check has run */
 };
 
@@ -177,6 +202,7 @@ static void cand_level(struct cand *cd, const rag_strv *claim, double threshold,
 {
 	cd->share = (double)cd->found / (double)claim->n;
 	cd->sent = best;
+	cd->claim = claim;
 	if (cd->share + 1e-9 < threshold)
 		cd->level = 0;
 	else if (cd->nmissing)
@@ -204,6 +230,7 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
 	s = best_sentence(c, claim, &f);
+	cd->sent_found = f;
 	cand_level(cd, claim, threshold, s);
 }
 
@@ -231,7 +258,38 @@ static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
 			cd->idx = k;
 		}
 	}
+	cd->sent_found = bestf;
 	cand_level(cd, claim, threshold, best);
+}
+
+/* The negation check of a candidate: the claim's negation agrees with its best sentence; or,
+ * for a claim that denies something, with another sentence of the same context(s) that matches
+ * the claim at least half as well. A denial is often made in a sentence of its own ("...three
+ * bodies which have never been identified") beside the one that shares most words with the
+ * claim; and such a sentence agrees only when it denies the same things, so a positive claim is
+ * still held to its best sentence. */
+static int negation_ok(const struct cand *cd, const char *claim, const struct context *cs, size_t nc)
+{
+	size_t k, i, f;
+	const rag_strv *toks;
+
+	if (rag_text_negation_agrees(claim, cd->sent ? cd->sent->text : ""))
+		return 1;
+	if (!cd->sent || !rag_text_negation(claim))
+		return 0;
+	toks = cd->claim;
+	for (k = cd->joined ? 0 : cd->idx; k < (cd->joined ? nc : cd->idx + 1); k++) {
+		for (i = 0; i < cs[k].nsent; i++) {
+			const struct sentence *s = &cs[k].sent[i];
+			if (s == cd->sent)
+				continue;
+			f = count_found(toks, &s->toks);
+			if (f && 2 * f >= cd->sent_found && rag_text_negation(s->text) &&
+			    rag_text_negation_agrees(claim, s->text))
+				return 1;
+		}
+	}
+	return 0;
 }
 
 /* Is a better than b: a higher level, then one context over all together, then more words
@@ -297,7 +355,7 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 		if (!best)
 			break;
 		best->checked = 1;
-		if (rag_text_negation_agrees(jv_string_value(claim), best->sent ? best->sent->text : "")) {
+		if (negation_ok(best, jv_string_value(claim), cs, nc)) {
 			best->level = 3;
 			break;
 		}

@@ -275,6 +275,70 @@ static void push_sentence(rag_strv *out, const char *s, size_t a, size_t b)
 		free(t);
 }
 
+/* Whether s[a..b), trailing blanks and closing marks aside, ends as a sentence does. */
+static int ends_sentence(const char *s, size_t a, size_t b)
+{
+	while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r' || s[b - 1] == '*'))
+		b--;
+	if (b > a && strchr(".!?", s[b - 1]))
+		return 1;
+	return b - a >= 3 && starts_with_any(s + b - 3, 3, cjk_enders);
+}
+
+/* Whether the line s[a..b) is a Markdown table's separator row: |, -, : and blanks, a - at least. */
+static int table_rule(const char *s, size_t a, size_t b)
+{
+	int dash = 0;
+	for (; a < b; a++) {
+		if (s[a] == '-')
+			dash = 1;
+		else if (!strchr("|: \t\r", s[a]))
+			return 0;
+	}
+	return dash;
+}
+
+/* Layout at the start of the line s[i..e): a table row or a heading is a unit of its own, never
+ * merged into a sentence or cut inside (a "No" cell, a heading "Speed, not size" belong to no
+ * sentence around them). In answers (markers) a title is no claim and is dropped: a # heading, a
+ * bold line, a bold label before its text ("**Speed, not size**: The chip..."), a table's
+ * header row and its separator row; contexts keep them all as sentences. Returns where the
+ * line's text goes on, e when nothing is left of it. */
+static size_t line_layout(const char *s, size_t n, size_t i, size_t e, rag_strv *out, int markers)
+{
+	size_t h = i, c, r, l;
+	const char *q;
+
+	while (h < e && (l = space_len(s + h, e - h)))
+		h += l;
+	if (h < e && s[h] == '|') {
+		for (r = e + 1; r < n && (l = space_len(s + r, n - r)); r += l)
+			;
+		if (!markers || !(table_rule(s, h, e) ||
+		                  (r < n && s[r] == '|' && table_rule(s, r, (size_t)(strchrnul(s + r, '\n') - s)))))
+			push_sentence(out, s, h, e);
+		return e;
+	}
+	if (markers) {
+		i = skip_marker(s, n, i);
+		if (h < e && s[h] == '#' && !ends_sentence(s, i, e))
+			return e;
+	}
+	if (e - i > 4 && s[i] == '*' && s[i + 1] == '*' && s[i + 2] != '*' &&
+	    (q = memmem(s + i + 2, e - i - 2, "**", 2)) && (c = (size_t)(q - s)) > i + 2 &&
+	    !ends_sentence(s, i + 2, c)) {
+		for (r = c + 2; r < e && (s[r] == ':' || s[r] == ' ' || s[r] == '-' || (l = space_len(s + r, e - r)));
+		     r += (s[r] == ':' || s[r] == ' ' || s[r] == '-') ? 1 : l)
+			;
+		if (e - r >= 3 && !memcmp(s + r, "：", 3))
+			r += 3;
+		if (!markers)
+			push_sentence(out, s, i, c + 2);
+		return r;
+	}
+	return i;
+}
+
 void rag_offline_sentences(const char *s, rag_strv *out, int markers)
 {
 	size_t n = strlen(s), i = 0, start = 0, j, l, next;
@@ -282,7 +346,7 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers)
 
 	while (i < n) {
 		if (line_start) {
-			i = start = markers ? skip_marker(s, n, i) : i;
+			i = start = line_layout(s, n, i, (size_t)(strchrnul(s + i, '\n') - s), out, markers);
 			line_start = 0;
 			continue;
 		}
@@ -377,33 +441,38 @@ static const char *const filler_prefixes[] = {
 	"如果你还有", "如果您还有", "如有其他", "如果还有", "希望这", "希望以上", "希望对", "希望能",
 	NULL,
 };
+/* share/refusals.txt, the one list of refusal phrasings (rag-revq reads it too), made into C
+ * strings by the Makefile. */
 static const char *const refusals[] = {
-	"i don t know", "i do not know", "i dont know", "i cannot answer", "i can t answer",
-	"i can not answer", "i am unable to", "i m unable to", "i am not able to", "i m not able to",
-	"i cannot provide", "i can t provide", "i m not sure", "i am not sure", "i cannot determine",
-	"i can t determine", "cannot be determined", "can t be determined", "cannot be answered",
-	"can t be answered", "i could not find", "i couldn t find", "i was unable to find",
-	"there is no information", "no information is", "no information about",
-	"no information on", "not enough information", "insufficient information", "as an ai",
-	"i m sorry", "i am sorry", "i apologize", "unable to answer",
-	"我不知道", "我不确定", "我无法", "无法回答", "无法确定", "无法判断", "无法从", "无法得知",
-	"根据提供的信息无法", "没有提到", "没有提及", "未提及", "未提到", "并未提及", "没有相关信息",
-	"没有足够的信息", "信息不足", "抱歉", "对不起", "上下文中没有", "资料中没有", "文中没有",
+#include "refusals.inc"
 	NULL,
+};
+/* Politeness that is no refusal, but no claim either: the sentence that holds it is dropped. */
+static const char *const apologies[] = {
+	"as an ai", "i m sorry", "i am sorry", "i apologize", "抱歉", "对不起", NULL,
 };
 /* "The context does not mention X": a source word and a not-saying phrase together. */
 static const char *const sources[] = {
 	"context", "contexts", "document", "documents", "passage", "passages", "provided text",
 	"the text", "provided information",
-	"information provided", "given information", "the sources", "provided sources", NULL,
+	"information provided", "given information", "the sources", "provided sources",
+	"上下文", "文中", "文档", "资料", "材料", "提供的信息", "所给信息", NULL,
 };
-/* "t mention" is the tail of "doesn't mention" once the apostrophe became a space. */
+/* "t mention" is the tail of "doesn't mention" once the apostrophe became a space. An adverb
+ * between ("does not explicitly mention") is dropped before these are looked for. */
 static const char *const not_saying[] = {
 	"not mention", "t mention", "not provide", "t provide", "not contain", "t contain",
 	"not specify", "t specify", "not say", "t say", "not include", "t include", "not state",
 	"t state", "not give", "t give", "not discuss", "t discuss", "not answer", "t answer",
 	"not address", "t address", "not mentioned", "not provided", "not specified", "not stated",
-	"not given", "no information", "no mention", NULL,
+	"not given", "no information", "no mention", "no details", "not clear", "unclear",
+	"未提及", "未提到", "没有提到", "没有提及", "未说明", "没有说明", "未给出", "没有给出",
+	"未提供", "没有提供", "并未", "并没有", NULL,
+};
+/* Adverbs that hedge a not-saying verb: "is not explicitly mentioned in the context". */
+static const char *const hedges[] = {
+	"explicitly", "directly", "specifically", "clearly", "exactly", "precisely", "actually",
+	"really", "further", NULL,
 };
 
 /* Whether key (from text_key) holds phrase as whole words; CJK phrases match anywhere, since
@@ -430,6 +499,52 @@ static int contains_any(const char *key, const char *const *list)
 		if (has_phrase(key, *list, 1))
 			return 1;
 	return 0;
+}
+
+/* contains_any for phrases as people write them ("i don't know"): each is put in key form first,
+ * its ASCII punctuation read as spaces. The phrases are short; a longer one is never matched. */
+static int contains_any_written(const char *key, const char *const *list)
+{
+	char buf[256];
+	size_t o;
+	const char *p;
+
+	for (; *list; list++) {
+		for (o = 0, p = *list; *p && o + 1 < sizeof buf; p++) {
+			unsigned char c = (unsigned char)*p;
+			if (c < 0x80 && !is_lower(c) && !is_digit(c)) {
+				if (o && buf[o - 1] != ' ')
+					buf[o++] = ' ';
+			} else {
+				buf[o++] = (char)c;
+			}
+		}
+		while (o && buf[o - 1] == ' ')
+			o--;
+		buf[o] = 0;
+		if (!*p && o && has_phrase(key, buf, 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* key without the words of list */
+static char *drop_words(const char *key, const char *const *list)
+{
+	struct words w = { 0 };
+	rag_buf b = { 0 };
+	size_t k;
+
+	words_split(key, &w);
+	for (k = 0; k < w.n; k++) {
+		if (in_list(key + w.a[k], w.b[k] - w.a[k], list))
+			continue;
+		if (b.len)
+			rag_buf_add(&b, " ", 1);
+		rag_buf_add(&b, key + w.a[k], w.b[k] - w.a[k]);
+	}
+	words_free(&w);
+	return b.p ? b.p : rag_xstrdup("");
 }
 
 static int starts_any(const char *key, const char *const *list)
@@ -462,10 +577,15 @@ static int is_question(const char *sent)
 /* Text that carries no claim: refusals, greetings, fillers, bare punctuation. */
 static int is_noise(const char *s)
 {
-	char *key = text_key(s);
+	char *key = text_key(s), *plain;
 	int noise = !*key || in_list(key, strlen(key), greetings) || starts_any(key, filler_prefixes) ||
-	            contains_any(key, refusals) ||
-	            (contains_any(key, sources) && contains_any(key, not_saying));
+	            contains_any_written(key, refusals) || contains_any(key, apologies);
+
+	if (!noise && contains_any(key, sources)) {
+		plain = drop_words(key, hedges);
+		noise = contains_any(plain, not_saying);
+		free(plain);
+	}
 	free(key);
 	return noise;
 }
@@ -513,6 +633,7 @@ static char *skip_interjection(char *s)
 
 static const char *const en_conj[] = { "and", "but", "while", "whereas", "yet", "although", NULL };
 static const char *const en_subject_pron[] = { "he", "she", "it", "they", "we", "i", NULL };
+static const char *const en_pronouns[] = { "it", "he", "she", "they", "this", NULL };
 static const char *const en_subject_det[] = {
 	"this", "these", "there", "its", "his", "her", "their", "the", "a", "an", NULL,
 };
@@ -550,36 +671,118 @@ static int clause_has_subject(const char *s, const struct words *w, size_t k)
 struct cut {
 	size_t end;      /* the first piece ends here */
 	size_t resume;   /* the second piece starts here */
-	int zh;          /* a Chinese conjunction: the second piece may lack its subject */
+	int zh;          /* the second piece may lack its subject. Chinese: 1 after a conjunction,
+	                  * 2 after a bare comma, where only an adverb or auxiliary shows it;
+	                  * 3: English, "and" + auxiliary */
 };
+
+/* A Chinese clause that opens with one of these is a condition or a cause: the comma after it
+ * leads to the clause it qualifies, which is no claim without it. */
+static const char *const zh_subordinators[] = {
+	"如果", "假如", "要是", "若", "只要", "只有", "除非", "即使", "虽然", "尽管", "因为", "由于",
+	"一旦", "当", NULL,
+};
+
+/* Whether the comma at s[i] separates Chinese clauses: "，", or "," between CJK characters.
+ * "、" never does: it joins the items of one list (苹果、香蕉和橙子), no piece of which is a
+ * claim. */
+static int zh_comma(const char *s, size_t n, size_t i)
+{
+	size_t p = i;
+	long c;
+
+	if (n - i >= 3 && !memcmp(s + i, "，", 3))
+		return 1;
+	if (s[i] != ',' || i == 0 || i + 1 >= n)
+		return 0;
+	while (p > 0 && ((unsigned char)s[p - 1] & 0xC0) == 0x80)
+		p--;
+	if (p > 0)
+		p--;
+	rag_utf8_decode(s + p, i - p, &c);
+	if (!rag_text_is_cjk(c))
+		return 0;
+	rag_utf8_decode(s + i + 1, n - i - 1, &c);
+	return rag_text_is_cjk(c);
+}
+
+static const char *const en_relative[] = { "which", "who", "whom", "whose", "where", NULL };
+/* what opens a clause or phrase after a comma that adds a fact of its own */
+static const char *const en_adjuncts[] = {
+	"with", "as", "after", "before", "when", "because", "since", "though", "until", "including",
+	"following", NULL,
+};
+
+/* Word k is an -ing participle ("winning", "being"), not a noun such as "thing" or "morning". */
+static int is_participle(const char *s, const struct words *w, size_t k)
+{
+	static const char *const not_participles[] = {
+		"thing", "things", "something", "anything", "nothing", "everything", "morning", "evening",
+		"king", "ring", "spring", "string", "wing", "ceiling", "building", "during", "including",
+		"according", "regarding", "concerning", "following", NULL,
+	};
+	size_t a, b;
+
+	word_core(s, w, k, &a, &b);
+	return b - a > 5 && !memcmp(s + b - 3, "ing", 3) && is_lower((unsigned char)s[a]) &&
+	       !word_is(s, w, k, not_participles);
+}
 
 /* Candidate cut points inside an English or Chinese clause. */
 static size_t find_cuts(const char *s, struct cut *cuts, size_t max)
 {
-	size_t n = strlen(s), nc = 0, i, k, l, b;
+	size_t n = strlen(s), nc = 0, i, k, l, b, clause;
 	struct words w = { 0 };
 
 	words_split(s, &w);
 	for (k = 1; k + 1 < w.n && nc < max; k++) {
+		b = w.b[k - 1];
+		/* a clause that adds a fact of its own to a complete one: a non-restrictive relative
+		 * clause (", which was...", ", where she..."), a participle phrase (", winning the
+		 * final...", ", being appointed..."), a dash ("... 2004 – the election day") */
+		if (s[b - 1] == ',' && k >= 4 &&
+		    (word_is(s, &w, k, en_relative) || word_is(s, &w, k, en_adjuncts) ||
+		     (is_participle(s, &w, k) && !is_participle(s, &w, k - 1)))) {
+			cuts[nc++] = (struct cut){ b - 1, w.a[k], 0 };
+			continue;
+		}
+		/* "... born in New York and is of Chinese descent": a second predicate of the subject */
+		if (k >= 3 && s[b - 1] != ',' && word_is(s, &w, k, (const char *const[]){ "and", "but", NULL }) &&
+		    word_is(s, &w, k + 1, en_aux)) {
+			cuts[nc++] = (struct cut){ b, w.a[k + 1], 3 };
+			continue;
+		}
+		if (k >= 3 && (in_list(s + w.a[k], w.b[k] - w.a[k], (const char *const[]){ "–", "—", "--", NULL }))) {
+			cuts[nc++] = (struct cut){ b, w.a[k + 1], 0 };
+			continue;
+		}
 		if (!word_is(s, &w, k, en_conj))
 			continue;
 		b = w.b[k - 1];
-		if (s[b - 1] == ',' && clause_has_subject(s, &w, k + 1))
-			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1], 0 };       /* ", and he ..." */
+		if (s[b - 1] == ',' && (clause_has_subject(s, &w, k + 1) ||
+		                        !word_is(s, &w, k, (const char *const[]){ "and", NULL })))
+			cuts[nc++] = (struct cut){ b - 1, w.a[k + 1], 0 };       /* ", and he ...", ", but lost" */
 		else if (in_list_ci(s + w.a[k], w.b[k] - w.a[k], (const char *const[]){ "and", NULL }) &&
 		         word_is(s, &w, k + 1, en_subject_pron))
 			cuts[nc++] = (struct cut){ b, w.a[k + 1], 0 };           /* "... and he ..." */
 	}
-	for (i = 0; i < n && nc < max; i++) {
-		if (!(l = starts_with_any(s + i, n - i, (const char *const[]){ "，", ",", NULL })))
+	for (i = 0, clause = 0; i < n && nc < max; i++) {
+		if (!(l = starts_with_any(s + i, n - i, (const char *const[]){ "，", ",", "；", ";", NULL })))
 			continue;
 		k = i + l;
+		if (s[i] == ';' || (l == 3 && !memcmp(s + i, "；", 3))) {
+			clause = k;             /* split_clauses cuts there */
+			continue;
+		}
 		while (k < n && s[k] == ' ')
 			k++;
 		if ((l = starts_with_any(s + k, n - k, zh_conj)))
 			cuts[nc++] = (struct cut){ i, k + l, 1 };
 		else if (starts_with_any(s + k, n - k, zh_pron))
 			cuts[nc++] = (struct cut){ i, k, 0 };
+		else if (zh_comma(s, n, i) && !starts_with_any(s + clause, n - clause, zh_subordinators))
+			cuts[nc++] = (struct cut){ i, k, 2 };   /* 7天内可以退货，运费由买家承担 */
+		clause = k;
 	}
 	words_free(&w);
 	return nc;
@@ -624,18 +827,49 @@ static char *claim_subject(const char *c);
 /* 年度会员可享受九折优惠，并且可以免费退换货: the piece after 并且 starts with its verb and
  * borrows the sentence's subject, found where the same verb character starts in the sentence
  * (年度会员|可享受) or else before its first verb (年度会员可以免费退换货). */
-static void carry_subject(rag_strv *out, const char *sentence)
+static void carry_subject(rag_strv *out, const char *sentence, int how)
 {
 	static const char *const predicate_start[] = {
 		"可", "能", "会", "也", "还", "都", "就", "已", "将", "是", "有", "被", "在", "为", "要",
 		"位于", NULL,
+	};
+	/* after a bare comma, 有效期一年 is a new subject: only these start a predicate there */
+	static const char *const adverb_start[] = {
+		"也", "还", "都", "就", "又", "并", "已经", "可以", "能够", "将会", "位于", "被", "曾", NULL,
 	};
 	char *last = out->v[out->n - 1], *subj = NULL;
 	const char *p;
 	size_t l, i, cl;
 	long c;
 
-	if (!(l = starts_with_any(last, strlen(last), predicate_start)))
+	if (how == 3) {
+		/* "Chen was born in Ohio and is of Chinese descent": the words of the first piece
+		 * before its first auxiliary or -ed verb, when that comes early */
+		struct words w = { 0 };
+		size_t k, a, b;
+		const char *first = out->v[out->n - 2];
+
+		words_split(first, &w);
+		for (k = 1; k < w.n && k <= 5; k++) {
+			word_core(first, &w, k, &a, &b);
+			if (word_is(first, &w, k, en_aux) || (b - a > 3 && !memcmp(first + b - 2, "ed", 2)))
+				break;
+			if (b < w.b[k])
+				k = w.n;            /* punctuation: not a plain subject */
+		}
+		if (k < w.n && k <= 5) {
+			word_core(first, &w, k - 1, &a, &b);
+			subj = rag_xstrndup(first, b);
+		}
+		words_free(&w);
+		if (!subj)
+			return;
+		out->v[out->n - 1] = rag_xasprintf("%s %c%s", subj, lower((unsigned char)last[0]), last + 1);
+		free(last);
+		free(subj);
+		return;
+	}
+	if (!(l = starts_with_any(last, strlen(last), how == 2 ? adverb_start : predicate_start)))
 		return;
 	if ((p = strstr(sentence, last)) && p > sentence) {
 		/* the same verb character earlier in the sentence, before the piece itself */
@@ -682,13 +916,13 @@ static void split_clauses(const char *s, rag_strv *out)
 			continue;
 		push_piece(out, s, from, cuts[k].end);
 		if (from > 0 && zh_carry)
-			carry_subject(out, s);
+			carry_subject(out, s, zh_carry);
 		from = cuts[k].resume;
 		zh_carry = cuts[k].zh;
 	}
 	push_piece(out, s, from, n);
 	if (from > 0 && zh_carry)
-		carry_subject(out, s);
+		carry_subject(out, s, zh_carry);
 }
 
 static const char *const participles[] = {
@@ -728,8 +962,8 @@ static int split_place_time(const char *s, rag_strv *out)
 		for (k = i + 4; k < w.n; k++)
 			if (word_is(s, &w, k, place_time_preps))
 				break;
-		if (k >= w.n)
-			break;
+		if (k >= w.n || k - (i + 3) > 4 || w.n - (k + 1) > 4)
+			break;          /* a place or a date is a few words: "in Ulm", "on 14 March 1879" */
 		if (has_digit(s, w.a[i + 2], w.b[k - 1]) == has_digit(s, w.a[k], strlen(s)))
 			break;
 		e = w.b[k - 1];
@@ -759,7 +993,10 @@ static const char *const trailing_verbs[] = {
 	"born", "held", "built", "made", "founded", "located", "situated", "known", "called",
 	"named", "do", "mean", "live", "die", "start", "begin", "end", "work", "play", "come", "go",
 	"invent", "discover", "write", "win", "released", "published", "used", "like", "have", "be",
-	"become", "happen", "take", "occur", "formed", "created", "place", "stand", "contain", NULL,
+	"become", "happen", "take", "occur", "formed", "created", "place", "stand", "contain",
+	/* adjectives that end a question as its predicate: "When is the museum open?" */
+	"open", "closed", "available", "free", "famous", "popular", "important", "necessary",
+	"possible", "true", "legal", "safe", NULL,
 };
 static const char *const not_subject_start[] = {
 	"what", "who", "when", "where", "which", "how", "why", "tell", "describe", "explain", "give",
@@ -797,6 +1034,78 @@ static char *capitalised_phrase(const char *s, const struct words *w, size_t fro
 	return rag_xstrndup(s + a, end - a);
 }
 
+/* Whether word k has a capital letter: "Einstein", "NASA", "iPhone". */
+static int capitalised(const char *s, const struct words *w, size_t k)
+{
+	size_t a, b;
+
+	if (k >= w->n || word_is(s, w, k, not_subject_start))
+		return 0;
+	for (word_core(s, w, k, &a, &b); a < b; a++)
+		if (is_upper((unsigned char)s[a]))
+			return 1;
+	return 0;
+}
+
+/* The subject after do-support or a modal, "When did the Eiffel Tower open?". The verb after it is a bare
+ * form that no list can tell from a noun ("open", "close", "reopen"), so the subject is read from
+ * the front and never reaches the verb: a name (capitalised words, "of" between them), perhaps
+ * after a determiner and a modifier or two ("the first Super Bowl"), else a determiner and the
+ * words before the question's last word ("the new bridge"). A pronoun names nothing, and a
+ * subject whose end is unsure is none either: NULL, and the claim stays as written. */
+static char *do_subject(const char *q, const struct words *w, size_t k)
+{
+	static const char *const det[] = {
+		"the", "a", "an", "this", "that", "these", "those", "his", "her", "its", "their", "my",
+		"our", "your", NULL,
+	};
+	size_t j = k, c, end, a, b;
+
+	if (word_is(q, w, k, en_subject_pron) || word_is(q, w, k, en_pronouns) ||
+	    word_is(q, w, k, (const char *const[]){ "you", "that", "these", "those", NULL }))
+		return NULL;
+	if (word_is(q, w, j, det))
+		j++;
+	for (c = j; c < w->n && c <= j + 2 && !capitalised(q, w, c); c++)
+		;
+	if (c < w->n && c <= j + 2) {
+		for (end = c; end + 1 < w->n; end++) {
+			word_core(q, w, end, &a, &b);
+			if (b < w->b[end])
+				break;              /* punctuation ends the name */
+			if (capitalised(q, w, end + 1))
+				continue;
+			if (end + 2 < w->n && word_is(q, w, end + 1, joiners) && capitalised(q, w, end + 2)) {
+				end++;
+				continue;
+			}
+			break;
+		}
+		word_core(q, w, end, &a, &b);
+		if (b - a > 2 && !memcmp(q + b - 2, "'s", 2) && end + 2 < w->n)
+			end++;                  /* "Einstein's father" */
+	} else if (j > k && w->n - j >= 2 && w->n - j <= 3) {
+		/* no name: only "the [modifier] noun verb?", where the verb is the question's last
+		 * word; anything after the verb ("grow so fast?") leaves the boundary unknown */
+		static const char *const adverbs[] = {
+			"so", "very", "first", "last", "ever", "still", "really", "just", "finally",
+			"actually", "eventually", "originally", "usually", "often", "now", NULL,
+		};
+		for (end = j; end + 1 < w->n - 1; end++)
+			;
+		for (c = j; c <= end; c++)
+			if (word_is(q, w, c, adverbs))
+				return NULL;
+	} else {
+		return NULL;
+	}
+	word_core(q, w, end, &a, &b);
+	if (end + 1 >= w->n || b < w->b[end])
+		return NULL;                /* no verb after it: not the shape assumed */
+	word_core(q, w, k, &a, &c);
+	return rag_xstrndup(q + a, b - a);
+}
+
 static char *en_question_subject(const char *q)
 {
 	struct words w = { 0 };
@@ -808,8 +1117,14 @@ static char *en_question_subject(const char *q)
 		if (word_is(q, &w, 0, (const char *const[]){ "how", NULL }) &&
 		    word_is(q, &w, 1, how_adjectives))
 			k = 2;
-		if (!word_is(q, &w, 0, (const char *const[]){ "why", NULL }) &&
-		    word_is(q, &w, k, question_aux) && k + 1 < w.n) {
+		if (word_is(q, &w, 0, (const char *const[]){ "why", NULL }) || k + 1 >= w.n) {
+			;
+		} else if (word_is(q, &w, k, (const char *const[]){ "do", "does", "did", "will", "would",
+		                                               "can", "could", "should", "may", "might", NULL })) {
+			subj = do_subject(q, &w, k + 1);
+		} else if (word_is(q, &w, k, question_aux)) {
+			/* "When was the first Super Bowl held?": the subject ends before the verb or
+			 * adjective that ends the question */
 			last = w.n - 1;
 			while (last > k + 1) {
 				word_core(q, &w, last, &a, &b);
@@ -819,7 +1134,9 @@ static char *en_question_subject(const char *q)
 					break;
 				last--;
 			}
-			if (last - k <= 8) {
+			if (last - k <= 8 && !word_is(q, &w, k + 1, en_subject_pron) &&
+			    !word_is(q, &w, k + 1, en_pronouns) &&
+			    !word_is(q, &w, k + 1, (const char *const[]){ "you", NULL })) {
 				word_core(q, &w, k + 1, &a, &b);
 				word_core(q, &w, last, &x, &e);
 				if (a < e)
@@ -870,7 +1187,6 @@ static char *question_subject(const char *q)
 	return !strcmp(rag_text_lang(q), "zh") ? zh_question_subject(q) : en_question_subject(q);
 }
 
-static const char *const en_pronouns[] = { "it", "he", "she", "they", "this", NULL };
 static const char *const zh_verbs[] = {
 	"是", "位于", "在", "有", "为", "于", "被", "曾", "将", "出生", "成立", "建于", "发明", "发现",
 	"属于", "拥有", "包括", NULL,

@@ -96,7 +96,7 @@ size_t rag_utf8_decode(const char *s, size_t n, long *cp);
  * letters (a word) counts once. Static string. */
 const char *rag_text_lang(const char *s);
 /* Nonzero for a character of a script written without spaces between words: Han ideographs
- * and Japanese kana. */
+ * (and 〇, the ideographic zero) and Japanese kana. */
 int rag_text_is_cjk(long cp);
 /* NFKC + case fold, NULL when not valid UTF-8. */
 char *rag_text_normalize(const char *s);
@@ -104,10 +104,14 @@ char *rag_text_normalize(const char *s);
  * (English Snowball) words without stop words or negators; month abbreviations as full month
  * names ("jan" = "january"); numbers kept whole and canonical ("1,967" = "1967", "03" = "3",
  * "15.5" one token, "20th" = "20", "three" = "3"); CJK text as overlapping character bigrams, a
- * lone character by itself, with negators (不, 没有...) and 的 cutting the run. A token is a number
- * exactly when it starts with an ASCII digit. Invalid UTF-8 is repaired first. Returns a jv array
- * of strings. s is borrowed. */
+ * lone character by itself, with negators (不, 没有...) and 的 cutting the run. A number and the
+ * Chinese unit after it are one token ("12人"; 十二人 and 七天 are "12人" and "7天"). A token is a
+ * number exactly when it starts with an ASCII digit. Invalid UTF-8 is repaired first. Returns a
+ * jv array of strings. s is borrowed. */
 jv rag_text_tokens(const char *s);
+/* rag_text_tokens of a text used as evidence: a quantity also gives its bare number, so that
+ * "38岁" supports a claim of "38", while a claim of "12人" still needs 12 and 人 together. */
+jv rag_text_tokens_evidence(const char *s);
 /* Nonzero when s contains a negator: not, no, never, nor, none, nothing, cannot, without, n't...
  * or 不, 没(有), 未, 无, 非, 别 outside words like 非常, 未来, 不仅 ("not only" is no negation).
  * s is borrowed. */
@@ -753,7 +757,10 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims);
  * abbreviations or initials), at CJK sentence ends and at newlines; each keeps its final
  * punctuation, whitespace runs become one space, markdown ** goes and empty ones are dropped.
  * With markers, list markers ("- ", "1. ", "## ") are dropped too, as in answers, where they
- * are layout; contexts keep them, where "1." may be data. */
+ * are layout; contexts keep them, where "1." may be data. A Markdown table row is one sentence,
+ * never cut inside, and so is a bold label at the start of a line ("**Speed, not size**:
+ * ..."); with markers, titles are dropped: # headings and bold labels that do not end as a
+ * sentence does, bold lines, a table's header and separator rows. */
 void rag_offline_sentences(const char *s, rag_strv *out, int markers);
 
 /* ---------------------------------------------------------------- claimcheck.c */
@@ -763,7 +770,8 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers);
  * A claim is supported when the share of its content tokens (rag_text_tokens) found in one
  * context (or in all contexts together) is >= threshold AND every number in the claim appears in
  * that context (a month name also counts as its number) AND the claim's negation agrees with the
- * context sentence it matched best. "context" is the 0-based index of the context the reason
+ * context sentence it matched best (or, for a claim that denies something, with another
+ * sentence there that matches it at least half as well and denies the same). "context" is the 0-based index of the context the reason
  * names (the supporting one, or the closest one), null when none; reasons count contexts from 1:
  * "supported by context 2 (83% of content words)", "number 20 not in context 1",
  * "negation differs from context 1", "50% of content words found in context 1 (below 60%)",

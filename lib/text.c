@@ -12,7 +12,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-enum { TK_WORD, TK_NUM, TK_CJK };
+enum { TK_WORD, TK_NUM, TK_CJK, TK_CELL };   /* TK_CELL: a table's | */
 
 static int is_han(long c)
 {
@@ -22,7 +22,8 @@ static int is_han(long c)
 
 int rag_text_is_cjk(long c)
 {
-	return is_han(c) || (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF);
+	/* 〇 (U+3007), the ideographic zero of 二〇二三年, is no Han character but is written as one */
+	return is_han(c) || c == 0x3007 || (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF);
 }
 
 /* c is a decoded code point (<= 0x10FFFF): the cast to utf8proc's int32 loses nothing. */
@@ -115,12 +116,21 @@ static const char *const zh_negators[] = {
 	"没有", "无法", "并非", "从未", "未曾", "从不", "绝不", "毫无",
 	"不", "没", "未", "无", "非", "别", "勿", NULL,
 };
-/* Words that contain a negator or 的 but negate nothing. */
+/* Words that contain a negator or 的 but negate nothing. A negator denies the word after it
+ * (不支持, 没有货, 未提及); inside these it is part of a word whose meaning is not "not" + the
+ * rest: 非常 "very", 未来 "future", 无线 "wireless", 不锈钢 "stainless steel", 不得不 "must",
+ * and the fixed terms that name an offer or a policy, 无理由退货 (the statutory "return without
+ * giving a reason") and 无门槛 (a coupon with no minimum spend). Words that still deny (无效
+ * "invalid", 不同 "different", 无毒 "non-toxic") stay negations, so that 无毒 against 有毒 is
+ * still caught. ICU's word breaks cannot draw this line: its dictionary makes single words of
+ * 不在, 无效 and 不能, which deny, and splits 无|理由, which names. */
 static const char *const zh_protected[] = {
-	"非常", "非洲", "非凡", "未来", "别人", "别的", "特别", "区别", "分别", "类别", "性别",
-	"级别", "告别", "识别", "辨别", "个别", "别墅", "无论", "无线", "无数", "无疑", "无人机",
-	"不仅", "不但", "不过", "不断", "不久", "不少", "不管", "不错", "差不多", "除非", "莫非",
-	"目的", "的确", "的士", NULL,
+	"非常", "非洲", "非凡", "无非", "非得", "未来", "未免", "别人", "别的", "特别", "区别", "分别",
+	"类别", "性别", "级别", "告别", "识别", "辨别", "个别", "别墅", "无论", "无线", "无数",
+	"无疑", "毫无疑问", "无比", "无所谓", "无人机", "无人驾驶", "无理由", "无门槛", "不锈钢",
+	"不得不", "不仅", "不但", "不过", "不断", "不久", "不少", "不管", "不错", "不然", "不禁",
+	"不由得", "不好意思", "不客气", "没关系", "差不多", "除非", "莫非", "目的", "的确", "的士",
+	NULL,
 };
 
 /* A piece of a CJK run (negator 0), or a negator that cut the run (negator 1). */
@@ -260,6 +270,171 @@ static int is_apostrophe(const char *s, size_t n, size_t *len)
 	return 0;
 }
 
+/* ---- quantities: a number and its Chinese unit are one token
+ *
+ * 12人 is a count of people: a text that has 人 somewhere and 12 of something else does not
+ * state it. So a number followed by a unit (人, 天, 公里, 个月...) is one token, "12人", and a
+ * Chinese numeral before a unit is that number: 十二人 is "12人", 七天 "7天". Without a unit
+ * after it a numeral is left as text (三心二意, 一样), and a lone 一 only counts before a unit of
+ * time or measure, since 一个, 一本 are as often "a" as "one". */
+
+/* Longest first: 个月 before 个, 千克 before the numeral 千. */
+static const char *const zh_units[] = {
+	"平方米", "平方公里", "公里", "公斤", "千克", "千米", "厘米", "毫米", "毫升", "小时", "分钟",
+	"个月", "周岁", "星期", "人", "个", "位", "名", "岁", "年", "月", "日", "号", "天", "周",
+	"次", "元", "块", "件", "条", "台", "辆", "本", "家", "所", "项", "种", "只", "张", "份",
+	"倍", "米", "克", "吨", "层", "秒", "座", "间", "套", "部", "场", "届", "期", "节", "篇",
+	"页", "斤", "升", "点", "万", "亿", NULL,
+};
+/* the units after which a lone 一 is the number one */
+static const char *const zh_units_one[] = {
+	"平方米", "平方公里", "公里", "公斤", "千克", "千米", "厘米", "毫米", "毫升", "小时", "分钟",
+	"个月", "周岁", "星期", "人", "名", "岁", "年", "月", "日", "号", "天", "周", "次", "元",
+	"块", "倍", "米", "克", "吨", "秒", "斤", "升", "万", "亿", NULL,
+};
+
+static size_t unit_len(const char *s, size_t n, const char *const *units)
+{
+	size_t l;
+	for (; *units; units++) {
+		l = strlen(*units);
+		if (l <= n && !memcmp(s, *units, l))
+			return l;
+	}
+	return 0;
+}
+
+/* The value of a Chinese numeral character: 0-9, or 10, 100, 1000, 10^4, 10^8; -1 if none. */
+static long zh_digit(const char *s, size_t n)
+{
+	static const char *const d[] = {
+		"零", "一", "二", "三", "四", "五", "六", "七", "八", "九", NULL,
+	};
+	size_t k;
+
+	if (n < 3)
+		return -1;
+	for (k = 0; d[k]; k++)
+		if (!memcmp(s, d[k], 3))
+			return (long)k;
+	if (!memcmp(s, "〇", 3))
+		return 0;
+	if (!memcmp(s, "两", 3))
+		return 2;
+	if (!memcmp(s, "十", 3))
+		return 10;
+	if (!memcmp(s, "百", 3))
+		return 100;
+	if (!memcmp(s, "千", 3))
+		return 1000;
+	if (!memcmp(s, "万", 3))
+		return 10000;
+	if (!memcmp(s, "亿", 3))
+		return 100000000;
+	return -1;
+}
+
+/* A Chinese numeral at s followed by a unit: its value and unit into b, and the bytes used;
+ * 0 when there is none. 十二 = 12, 一百零五 = 105, 三万 = 30000, 二〇二三 = 2023. */
+static size_t zh_quantity(const char *s, size_t n, rag_buf *b)
+{
+	unsigned long long total = 0, section = 0, num = 0, v;
+	size_t p = 0, u, count = 0;
+	int positional = 0;
+	long d;
+	char digits[16];
+
+	while (p < n && count < 12 && (d = zh_digit(s + p, n - p)) >= 0) {
+		/* 千克 and 千米 are units, not the numeral 千 */
+		if (d == 1000 && count && unit_len(s + p, n - p, (const char *const[]){ "千克", "千米", NULL }))
+			break;
+		if (d >= 10)
+			positional = 1;
+		if (count < sizeof digits - 1)
+			digits[count] = (char)(d < 10 ? '0' + d : 'x');
+		count++;
+		p += 3;
+	}
+	if (!count)
+		return 0;
+	if (count == 1 && !memcmp(s, "一", 3))
+		u = unit_len(s + p, n - p, zh_units_one);
+	else
+		u = unit_len(s + p, n - p, zh_units);
+	if (!u)
+		return 0;
+	b->len = 0;
+	if (!positional) {
+		for (v = 0; v < count && v + 1 < count && digits[v] == '0'; v++)
+			;                       /* leading zeros go, as in scan_number */
+		rag_buf_add(b, digits + v, count - v);
+	} else {
+		for (size_t q = 0; q < p; q += 3) {
+			d = zh_digit(s + q, p - q);
+			if (d < 10) {
+				num = (unsigned long long)d;
+			} else if (d < 10000) {
+				section += (num ? num : 1) * (unsigned long long)d;
+				num = 0;
+			} else {
+				total = (total + section + num) * (unsigned long long)d;
+				section = num = 0;
+			}
+		}
+		rag_buf_addf(b, "%llu", total + section + num);
+	}
+	rag_buf_add(b, s + p, u);
+	return p + u;
+}
+
+/* The unit after the number in b (ASCII digits, ending at s[i]): appended to it; 万 and 亿
+ * multiply instead, so that 3万人 = 三万人 = "30000人". Returns the next index. */
+static size_t scan_unit(const char *s, size_t n, size_t i, rag_buf *b)
+{
+	size_t l;
+	double v = 0;
+	int wan = n - i >= 3 && !memcmp(s + i, "万", 3), yi = n - i >= 3 && !memcmp(s + i, "亿", 3);
+
+	if (wan || yi)
+		v = strtod(b->p, NULL) * (wan ? 1e4 : 1e8);
+	if ((wan || yi) && v < 1e15 && v == (double)(long long)v) {
+		b->len = 0;
+		rag_buf_addf(b, "%lld", (long long)v);
+		i += 3;
+	}
+	if ((l = unit_len(s + i, n - i, zh_units)) && memcmp(s + i, "万", 3) && memcmp(s + i, "亿", 3)) {
+		rag_buf_add(b, s + i, l);
+		i += l;
+	}
+	return i;
+}
+
+/* Emit a CJK run, its quantities (七天, 十二人) as numbers. The text after a quantity goes on
+ * from its unit, which also begins the next bigram (四座磨坊: 4座, 座磨, 磨坊), so that the run's
+ * words read as they did; a unit with nothing after it is the quantity's alone (12人: no 人). */
+static void scan_cjk(const char *s, size_t n, rag_buf *b, emit_fn emit, void *arg)
+{
+	size_t p = 0, start = 0, unit = (size_t)-1, q, l;
+	long c;
+
+	while (p < n) {
+		if ((q = zh_quantity(s + p, n - p, b))) {
+			if (p > start && !(start == unit && p - start <= 3))
+				emit(arg, TK_CJK, s + start, p - start);
+			emit(arg, TK_NUM, b->p, b->len);
+			/* the unit's last character: 个月 goes on from 月 */
+			for (l = q; l > 0 && ((unsigned char)s[p + l - 1] & 0xC0) == 0x80; l--)
+				;
+			start = unit = p + (l ? l - 1 : 0);
+			p += q;
+		} else {
+			p += rag_utf8_decode(s + p, n - p, &c);
+		}
+	}
+	if (n > start && !(start == unit && n - start <= 3))
+		emit(arg, TK_CJK, s + start, n - start);
+}
+
 static void scan(const char *s, emit_fn emit, void *arg)
 {
 	size_t n = strlen(s), i = 0, j, l, al;
@@ -270,6 +445,7 @@ static void scan(const char *s, emit_fn emit, void *arg)
 		l = rag_utf8_decode(s + i, n - i, &c);
 		if (is_digit(c)) {
 			i = scan_number(s, n, i, &b);
+			i = scan_unit(s, n, i, &b);
 			emit(arg, TK_NUM, b.p, b.len);
 		} else if (rag_text_is_cjk(c)) {
 			for (j = i; j < n; j += l) {
@@ -277,7 +453,7 @@ static void scan(const char *s, emit_fn emit, void *arg)
 				if (!rag_text_is_cjk(d))
 					break;
 			}
-			emit(arg, TK_CJK, s + i, j - i);
+			scan_cjk(s + i, j - i, &b, emit, arg);
 			i = j;
 		} else if (is_letter(c)) {
 			/* A word: letters and marks, plus apostrophes between letters (don't, o'brien). */
@@ -299,6 +475,8 @@ static void scan(const char *s, emit_fn emit, void *arg)
 			emit(arg, TK_WORD, s + i, j - i);
 			i = j;
 		} else {
+			if (c == '|')
+				emit(arg, TK_CELL, s + i, 1);
 			i += l;
 		}
 	}
@@ -349,6 +527,7 @@ struct tokens {
 	struct sb_stemmer *stem;
 	jv out;
 	rag_buf w;
+	int evidence;       /* a quantity also gives its bare number */
 };
 
 static void add_token(struct tokens *t, const char *s, size_t n)
@@ -480,19 +659,27 @@ static void token_emit(void *arg, int kind, const char *s, size_t n)
 	const char *key;
 	size_t len;
 
-	if (kind == TK_NUM)
+	if (kind == TK_CELL)
+		return;
+	if (kind == TK_NUM) {
 		add_token(t, s, n);
+		for (len = 0; t->evidence && len < n && (is_digit(s[len]) || s[len] == '.'); len++)
+			;
+		if (t->evidence && len < n)
+			add_token(t, s, len);       /* "38岁" states 38 */
+	}
 	else if (kind == TK_CJK)
 		cjk_segments(s, n, cjk_token, t);
 	else if (!is_negator_word(s, n) && (key = word_key(t->stem, &t->w, s, n, &len)))
 		add_token(t, key, len);
 }
 
-jv rag_text_tokens(const char *s)
+static jv tokens_of(const char *s, int evidence)
 {
 	struct tokens t = { 0 };
 	char *norm;
 
+	t.evidence = evidence;
 	t.out = jv_array();
 	if (!s)
 		return t.out;
@@ -504,6 +691,16 @@ jv rag_text_tokens(const char *s)
 	rag_buf_free(&t.w);
 	free(norm);
 	return t.out;
+}
+
+jv rag_text_tokens(const char *s)
+{
+	return tokens_of(s, 0);
+}
+
+jv rag_text_tokens_evidence(const char *s)
+{
+	return tokens_of(s, 1);
 }
 
 /* ---- negation
@@ -584,7 +781,11 @@ static void neg_emit(void *arg, int kind, const char *s, size_t n)
 	const char *key;
 	size_t len;
 
-	if (kind == TK_CJK) {
+	if (kind == TK_CELL) {
+		/* a negator that ends a table cell ("| Basic | No |") is the cell's value: it denies
+		 * nothing in the next cell */
+		g->pending = g->after_not = 0;
+	} else if (kind == TK_CJK) {
 		cjk_segments(s, n, neg_cjk, g);
 	} else if (kind == TK_NUM) {
 		neg_key(g, s, n);

@@ -68,6 +68,31 @@ printf '%s\n' '{"retrieved_contexts":["The Eiffel Tower is in Paris."],"referenc
 run rag rag-ap -q <"$T/nul-ap.jsonl"
 is "$RC,$(jq -c '.scores.context_precision' "$OUT")" "3,null" "rag-ap: a NUL in a reference context is bad input"
 
+# ---------------------------------------------------------------- the offline judge's text defects
+# Cases of our own for issue 14's text-level defects, end to end through rag-claims | rag-verify.
+{
+	printf '%s\n' '{"id":"d1","question":"借书有什么规定？","answer":"会员每月可免费借阅10本书，逾期每天罚款1元。","contexts":["会员每月可免费借阅10本书。","图书逾期归还的，每天罚款1元。"]}'
+	printf '%s\n' '{"id":"d2","question":"When did it reopen?","answer":"It reopened on 4 May 2021.","contexts":["The museum reopened on 4 May 2021."]}'
+	printf '%s\n' '{"id":"d3","question":"Which plans have SSO?","answer":"| Plan | SSO |\n|---|---|\n| Basic | No |\n\n**Speed, not size**: The Pro plan includes SSO.","contexts":["The Basic plan costs 10 dollars. The Pro plan includes SSO."]}'
+	printf '%s\n' '{"id":"d4","question":"Who designed it?","answer":"It is not explicitly stated in the context who designed the bridge.","contexts":["The bridge opened in 1932."]}'
+	printf '%s\n' '{"id":"d5","question":"可以容纳多少人？","answer":"12人","contexts":["每组3人，共有12队。"]}'
+	printf '%s\n' '{"id":"d6","question":"这款耳机怎么充电？","answer":"这款耳机支持无线充电。","contexts":["这款耳机支持无线充电，续航20小时。"]}'
+} >"$T/defects.jsonl"
+run rag rag-claims -q -c "$CONF" <"$T/defects.jsonl"
+cp "$OUT" "$T/defects-claims.jsonl"
+run rag rag-verify -q -c "$CONF" <"$T/defects-claims.jsonl"
+is "$RC" 0 "defects: rag-claims | rag-verify exit 0"
+dfield() { jq -c --arg id "$1" "select(.id == \$id) | $2" "$OUT"; }
+is "$(dfield d1 '[(.claims.answer | length), .scores.faithfulness]')" '[2,1]' \
+	"zh: two clauses at ，, each supported by one context: 1"
+is "$(dfield d2 '.claims.answer')" '["It reopened on 4 May 2021."]' \
+	"the question's verb never joins the claim (was \"It reopen reopened...\")"
+is "$(dfield d3 '[.claims.answer, .scores.faithfulness]')" '[["| Basic | No |","The Pro plan includes SSO."],1]' \
+	"a No cell and a bold label's not reject no claim; the table header is no claim"
+is "$(dfield d4 '.claims.answer')" '[]' "\"it is not explicitly stated in the context\" is a refusal"
+is "$(dfield d5 '.scores.faithfulness')" 0 "zh: 12人 is not found where 人 and another number stand apart"
+is "$(dfield d6 '.scores.faithfulness')" 1 "zh: 无线 is no negation"
+
 # ---------------------------------------------------------------- a NUL in a text: remote
 fake_start
 run rag rag-claims -q -c "$CONF" <"$T/nul-answer.jsonl"

@@ -100,8 +100,10 @@ is "$(field en-6 '[.claims.answer, .verdicts.faithfulness]')" '[[],[]]' "offline
 # judge must see the negation, not just the 77% of shared words.
 _v=$(field zh-3 '[.verdicts.faithfulness[] | select(.claim | contains("定制商品")) | .verdict]')
 [ "$_v" = '[false]' ]; tap_ok $? "offline example: zh-3's negated claim 定制商品也支持无理由退货 is unsupported (got $_v)"
+# Its first sentence is two clauses (Chinese clauses end at ，), each supported by context 1:
+# three claims, two supported.
 _v=$(field zh-3 .scores.faithfulness)
-[ "$_v" = 0.5 ]; tap_ok $? "offline example: zh-3 faithfulness 0.5 (got $_v)"
+[ "$_v" = 0.6666666666666666 ]; tap_ok $? "offline example: zh-3 faithfulness 2/3 (got $_v)"
 
 # One notice per pipeline: a stage whose records show an earlier stage with the same judge
 # (usage.<tool>.<stage>.judge; the flat usage.<tool>.judge of older records too) does not repeat it.

@@ -116,19 +116,38 @@ static void tokens(void)
 	is_toks("January", "januari", "the full month name has the same token");
 	is_toks("three children", "3 children", "small number words are numbers");
 	is_toks("one of them", "one", "one stays a word");
-	is_toks("１２３４人", "1234 人", "full-width digits are numbers");
+	is_toks("１２３４人", "1234人", "full-width digits are numbers, with their unit");
 	is_toks("It isn't O'Brien's", "obrien", "contractions and possessives");
 	is_toks("He didn\xE2\x80\x99t go", "go", "typographic apostrophe contractions");
 	is_toks("GPT-4", "gpt 4", "letters and digits split");
 	is_toks("长城位于中国北方", "长城 城位 位于 于中 中国 国北 北方", "CJK runs become bigrams");
 	is_toks("猫", "猫", "a lone CJK character is itself");
-	is_toks("长城，全长约21196公里。", "长城 全长 长约 21196 公里",
+	is_toks("长城，全长约21196公里。", "长城 全长 长约 21196公里",
 	        "punctuation cuts CJK runs; numbers inside CJK");
 	is_toks("长城不在中国", "长城 在中 中国", "a negator cuts the run and is no token");
 	is_toks("他没有去北京", "他 去北 北京", "没有 is removed whole");
 	is_toks("非常好", "非常 常好", "非常 is not a negator");
+	is_toks("无线耳机", "无线 线耳 耳机", "无线 keeps its 无");
+	is_toks("不锈钢水杯", "不锈 锈钢 钢水 水杯", "不锈钢 keeps its 不");
 	is_toks("北方的长城", "北方 长城", "的 cuts the run");
 	is_toks("目的地", "目的 的地", "目的 keeps its 的");
+	is_toks("会议室可容纳12人", "会议 议室 室可 可容 容纳 12人", "a number and its unit are one token");
+	is_toks("会议室可容纳十二人", "会议 议室 室可 可容 容纳 12人", "十二人 = 12人");
+	is_toks("签收后七天内可以退货", "签收 收后 7天 天内 内可 可以 以退 退货", "七天 = 7天, and the run goes on from its unit");
+	is_toks("一百零五人 二十岁 两个月 三万人 3万人 2.5万元", "105人 20岁 2个月 30000人 30000人 25000元",
+	        "positional numerals, 个月 before 个, 万 multiplies");
+	is_toks("二〇二三年一月", "2023年 1月", "digit-by-digit years; a lone 一 before 月");
+	is_toks("一个人 一样 三心二意", "一个 个人 一样 三心 心二 二意",
+	        "no unit after it, or 一 as an article: a numeral is text");
+	is_toks("十分重要", "十分 分重 重要", "十分 (very) is no quantity: 分 is no unit");
+	is_toks("5千克 五千克", "5千克 5千克", "千克 is a unit, not the numeral 千");
+	{
+		jv t = rag_text_tokens_evidence("38岁 十二人 5 km");
+		jv d = jv_dump_string(t, 0);
+		is_str(jv_string_value(d), "[\"38岁\",\"38\",\"12人\",\"12\",\"5\",\"km\"]",
+		       "as evidence a quantity also gives its bare number");
+		jv_free(d);
+	}
 	is_toks("", "", "empty text has no tokens");
 	{
 		jv t = rag_text_tokens(NULL);
@@ -157,6 +176,21 @@ static void negation(void)
 	ok(!rag_text_negation(""), "empty text");
 	ok(!rag_text_negation("It is not only fast but cheap"), "not only is no negation");
 	ok(rag_text_negation("Is it true or not"), "a negator at the end still counts");
+
+	/* a negator inside a word that denies nothing */
+	ok(!rag_text_negation("这款耳机支持无线充电"), "无线 (wireless) is a word");
+	ok(!rag_text_negation("这台无人机可以飞行30分钟"), "无人机 (drone) is a word");
+	ok(!rag_text_negation("水杯采用不锈钢材质"), "不锈钢 (stainless steel) is a word");
+	ok(!rag_text_negation("新用户可领取无门槛优惠券"), "无门槛 (no minimum spend) names a coupon");
+	ok(!rag_text_negation("本店支持七天无理由退货"), "无理由退货 names a return policy");
+	ok(!rag_text_negation("大雨让我们不得不提前出发"), "不得不 (must) is no denial");
+	ok(!rag_text_negation("未来三年的计划"), "未来 (future)");
+	ok(rag_text_negation("这张优惠券已经无效"), "无效 (invalid) still denies");
+	ok(rag_text_negation("本品无毒"), "无毒 (non-toxic) still denies");
+	ok(rag_text_negation("这款耳机不支持无线充电"), "不 before a protected word still counts");
+	ok(!rag_text_negation("| Basic | No | 10 dollars |"), "a No cell denies nothing");
+	ok(!rag_text_negation("| 基础版 | 不 | 每月10元 |"), "zh: a 不 cell denies nothing");
+	ok(rag_text_negation("| Basic | Not included |"), "a cell that denies its own words does");
 }
 
 static void negation_agreement(void)
@@ -184,6 +218,13 @@ static void negation_agreement(void)
 	ok(rag_text_negation_agrees("他没去北京", "他没有去北京"), "zh: 没 and 没有 negate the same");
 	ok(rag_text_negation_agrees("这个办法非常好", "这个办法非常好"), "zh: 非常 negates nothing");
 	ok(rag_text_negation_agrees("", ""), "empty texts agree");
+	ok(rag_text_negation_agrees("本店支持七天无理由退货", "本店商品签收后七天内可以退货"),
+	   "zh: 无理由 in the claim alone is not a negation the text lacks");
+	ok(rag_text_negation_agrees("新用户可领取无门槛优惠券", "新用户注册即可领取优惠券"),
+	   "zh: 无门槛 likewise");
+	ok(!rag_text_negation_agrees("本品无毒", "本品有毒"), "zh: 无毒 against 有毒 still disagrees");
+	ok(!rag_text_negation_agrees("这款耳机不支持无线充电", "这款耳机支持无线充电"),
+	   "zh: 不支持 against 支持, around 无线");
 }
 
 int main(void)

@@ -170,10 +170,11 @@ char *rag_chunks_subject(const char *question)
 	return b.p ? b.p : rag_xstrdup("");
 }
 
-/* The distinct tokens (rag_text_tokens) of s as a set (an object of true), with their count. */
-static jv token_set(const char *s, int *count)
+/* The distinct tokens (rag_text_tokens) of s as a set (an object of true), with their count;
+ * evidence: s is a chunk, read by rag_text_tokens_evidence (its "12人" also states "12"). */
+static jv token_set(const char *s, int *count, int evidence)
 {
-	jv t = rag_text_tokens(s ? s : ""), set = jv_object();
+	jv t = evidence ? rag_text_tokens_evidence(s ? s : "") : rag_text_tokens(s ? s : ""), set = jv_object();
 	int n = jv_array_length(jv_copy(t)), k;
 	for (k = 0; k < n; k++) set = jv_object_set(set, jv_array_get(jv_copy(t), k), jv_true());
 	jv_free(t);
@@ -209,7 +210,7 @@ static jv offline(const char *question, const char *target, jv contexts, double 
 {
 	int nq, nt, n = jv_array_length(jv_copy(contexts)), i, tnew;
 	char *subj = rag_chunks_subject(question ? question : "");
-	jv q = token_set(subj, &nq), t = token_set(target, &nt), skip, out = jv_array();
+	jv q = token_set(subj, &nq, 0), t = token_set(target, &nt, 0), skip, out = jv_array();
 	const char *what = reference ? "the reference" : "the answer";
 
 	free(subj);
@@ -221,7 +222,7 @@ static jv offline(const char *question, const char *target, jv contexts, double 
 	for (i = 0; i < n; i++) {
 		jv c = jv_array_get(jv_copy(contexts), i);
 		int nc, fq, ft, yes;
-		jv have = token_set(jv_string_value(c), &nc);
+		jv have = token_set(jv_string_value(c), &nc, 1);
 		char reason[256];
 		double sq, st, score;
 		fq = found_in(q, have, jv_null());

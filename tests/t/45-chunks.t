@@ -159,4 +159,11 @@ feed '{"question":"灯塔是哪一年首次点亮的？","reference":"1889年。
 is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[false,true]' \
 	"offline, Chinese: both chunks hold 1889年, the one about the lighthouse is useful"
 
+# a chunk's quantity states its bare number too: "12人" supports a reference of "12"; 12队 does not
+feed '{"question":"球队有多少名队员？","reference":"12","contexts":["这支球队共有12人。","这支球队共有3名教练。"]}' \
+	run rag rag-verify --chunks -q
+like "$(jq -r '.verdicts.context_precision[0].reason' "$OUT")" ' and 100% of those the reference adds found' \
+	"offline, Chinese: the chunk with 12人 holds the reference's 12"
+is "$(jq -r '.verdicts.context_precision | .[0].score > .[1].score' "$OUT")" true "...and scores above the chunk without it"
+
 done_testing

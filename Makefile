@@ -181,6 +181,12 @@ bench: all
 	sh bench/memory.sh -n 2000 -n 60000
 	sh bench/parallel.sh
 
+# ragpipe beside autoevals and promptfoo (installed from npm outside the tree) and the compute
+# tools beside jq: bench/README.md's side-by-side tables
+bench-peers: all
+	sh bench/peers.sh
+	sh bench/compute.sh
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples/docs \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
@@ -206,4 +212,5 @@ clean:
 
 .PHONY: all deps deps-build have-deps check check-run demo demo-run check-fresh asan valgrind \
 	bench install clean
+.PHONY: bench-peers
 .SECONDARY:

@@ -64,7 +64,7 @@ for v in "$N" "$LAT" "$REPEAT" $JS; do case $v in ''|*[!0-9]*|0) usage ;; esac; 
 for m in $METRICS; do
 	case $m in faithfulness|answer_relevancy|context_recall|context_precision) ;; *) usage ;; esac
 done
-bench_need python3 /usr/bin/time awk
+bench_need python3 /usr/bin/time awk jq
 PEERS_DIR=${PEERS_DIR:-${TMPDIR:-/tmp}/ragpipe-peers}
 export PEERS_DIR
 
@@ -159,7 +159,6 @@ pf_config() {
 	    answer: .answer, reference: .reference}, assert: [$a]}]
 	}' "$W/records.jsonl" >"$W/pf-$1.json"
 }
-[ "$PF" = 1 ] && { bench_need jq; }
 
 # ---------------------------------------------------------------- the fake judge
 python3 bench/peerfake.py --port 0 --port-file "$W/port" --log "$W/fake.log" \
@@ -266,8 +265,10 @@ run_point() {
 			 END { printf "%.3f\t%d\t%d\t%d\t%d\t%d", t1 - t0, q, e, c, s, pk }')
 		if [ "$_rc" -ne 0 ] || [ "${_ok:-0}" -ne "$N" ]; then
 			FAILED=1
-			echo "peers.sh: $1 $2 -j $3 $4: exit $_rc, $_ok of $N records scored" >&2
-			tail -n 5 "$W/run.err" >&2
+			echo "peers.sh: $1 $2 -j $3 $4: exit $_rc, $_ok of $N records scored (stderr: $W/fail.$1.$2.$3.$4.$_k.err)" >&2
+			cp "$W/run.err" "$W/fail.$1.$2.$3.$4.$_k.err"
+			grep -m 3 -i 'error' "$W/run.err" >&2
+			tail -n 3 "$W/run.err" >&2
 		fi
 		_secs=${_line%%"$T"*}
 		if [ -z "$_best" ] || awk -v a="$_secs" -v b="${_best%%"$T"*}" 'BEGIN { exit !(a < b) }'; then

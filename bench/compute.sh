@@ -1,12 +1,13 @@
 #!/bin/sh
 # compute.sh - the compute-only tools beside the same work written in jq (not a test).
 #
-#   sh bench/compute.sh [--json] [-n RECORDS] [--repeat K] [--jq-records M]
+#   sh bench/compute.sh [--json] [-n RECORDS] [--repeat K] [--embsim-repeat K] [--jq-records M]
 #
 # Generates RECORDS (default 1000000) seeded records for each tool and times, on the same file,
 # the tool and a jq program, each under /usr/bin/time -v (peak resident memory), K times (default
 # 2), keeping the fastest (wall clock; its CPU seconds, user + system, are shown too: on a shared
-# machine they move less than the wall clock). --jq-records M (default RECORDS) gives the per-record
+# machine they move less than the wall clock; --embsim-repeat K for rag-embsim, the slowest, alone:
+# about 0.4 ms of CPU a record). --jq-records M (default RECORDS) gives the per-record
 # jq programs (all but rag-gate's jq -s) the first M records only, and their numbers are compared
 # on those M:
 #   rag-ap -m ap,p@5,mrr       8 chunk verdicts a record     jq -c (as bench/ap.sh)
@@ -32,11 +33,12 @@ TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 cd "$TOP" || exit 2
 . "$TOP/bench/lib.sh"
 
-N=1000000 REPEAT=2 JQN=
+N=1000000 REPEAT=2 JQN= EREP=
 ARGS=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--repeat) [ $# -ge 2 ] || { echo "usage: $0 [--json] [-n RECORDS] [--repeat K] [--jq-records M]" >&2; exit 2; }; REPEAT=$2; shift ;;
+	--embsim-repeat) [ $# -ge 2 ] || { echo "usage: $0 [--json] [-n RECORDS] [--repeat K] [--embsim-repeat K] [--jq-records M]" >&2; exit 2; }; EREP=$2; shift ;;
 	--jq-records) [ $# -ge 2 ] || { echo "usage: $0 [--json] [-n RECORDS] [--repeat K] [--jq-records M]" >&2; exit 2; }; JQN=$2; shift ;;
 	*) ARGS="$ARGS $1" ;;
 	esac
@@ -45,7 +47,8 @@ done
 # shellcheck disable=SC2086
 bench_args "" $ARGS
 [ -n "$JQN" ] || JQN=$N
-for v in "$REPEAT" "$JQN"; do
+[ -n "$EREP" ] || EREP=$REPEAT
+for v in "$REPEAT" "$JQN" "$EREP"; do
 	case $v in ''|*[!0-9]*|0) echo "usage: $0 [--json] [-n RECORDS] [--repeat K] [--jq-records M]" >&2; exit 2 ;; esac
 done
 [ "$JQN" -le "$N" ] || JQN=$N
@@ -75,7 +78,8 @@ best() {
 		fi
 		rm -f "$W/out.$_n.try"
 	done
-	printf '%s\t%s\t%s\t%s\t%s\n' "$_n" "$_bs" "$_bk" "$_bc" "$(wc -l <"$_in" | tr -d ' ')" >>"$W/results.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$_n" "$_bs" "$_bk" "$_bc" "$(wc -l <"$_in" | tr -d ' ')" "$_k" >>"$W/results.tsv"
+	echo "compute.sh: $_n: best of $_k ${_bs}s" >&2
 }
 
 # ---------------------------------------------------------------- rag-ap
@@ -103,6 +107,7 @@ head -n "$JQN" "$W/ap.jsonl" >"$W/ap.head"
 best jq-ap "$W/ap.head" jq -c -f "$W/ap.jq"
 SAME_AP=false
 [ "$(wc -l <"$W/out.rag-ap")" -eq "$N" ] && head -n "$JQN" "$W/out.rag-ap" | cmp -s - "$W/out.jq-ap" && SAME_AP=true
+echo "compute.sh: rag-ap and jq the same: $SAME_AP" >&2
 rm -f "$W/ap.jsonl" "$W/ap.head" "$W/out.rag-ap" "$W/out.jq-ap"
 
 # ---------------------------------------------------------------- rag-gate
@@ -139,6 +144,7 @@ SAME_GATE=$(jq -n --slurpfile g "$W/out.rag-gate" --slurpfile j "$W/out.jq-gate"
 	($a | length) == ($b | length) and ($g[0].records == $j[0].records) and
 	([range($a | length)] | all(. as $i | $a[$i].k == $b[$i].k and
 		([range(6)] | all(. as $x | (($a[$i].v[$x] - $b[$i].v[$x]) | fabs) < 1e-9))))' 2>/dev/null)
+echo "compute.sh: rag-gate and jq the same: ${SAME_GATE:-false}" >&2
 rm -f "$W/gate.jsonl"
 
 # ---------------------------------------------------------------- rag-kw and rag-embsim
@@ -186,7 +192,9 @@ jq -r .scores.rouge1 "$W/out.jq-kw" >"$W/b"
 DIFF_KW=$(paste "$W/a" "$W/b" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-12 || $1 == "null" || $2 == "null") k++ } END { print k + 0 }')
 SAME_KW=false
 [ "$DIFF_KW" -eq 0 ] && [ "$(wc -l <"$W/a")" -eq "$JQN" ] && SAME_KW=true
+echo "compute.sh: rag-kw and jq the same: $SAME_KW ($DIFF_KW differ)" >&2
 rm -f "$W/a" "$W/b" "$W/out.rag-kw" "$W/out.jq-kw"
+REP_ALL=$REPEAT REPEAT=$EREP
 best rag-embsim "$W/kw.jsonl" "$BIN/rag-embsim" -q --embedder offline --pair answer,reference
 best jq-embsim "$W/kw.head" jq -c -f "$W/cos.jq"
 LINES_ES=$(grep -c '"semantic_similarity":[0-9]' "$W/out.rag-embsim")
@@ -194,8 +202,8 @@ LINES_ES=$(grep -c '"semantic_similarity":[0-9]' "$W/out.rag-embsim")
 
 # ---------------------------------------------------------------- the table
 awk -F'\t' -v n="$N" -v json="$JSON" -v sap="$SAME_AP" -v sgate="${SAME_GATE:-false}" -v skw="$SAME_KW" \
-	-v rep="$REPEAT" -v cpu="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" -v ncpu="$(nproc)" '
-{ s[$1] = $2; k[$1] = $3; c[$1] = $4; r[$1] = $5 }
+	-v rep="${REP_ALL:-$REPEAT}" -v cpu="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" -v ncpu="$(nproc)" '
+{ s[$1] = $2; k[$1] = $3; c[$1] = $4; r[$1] = $5; nb[$1] = $6 }
 END {
 	split("rag-ap rag-gate rag-kw rag-embsim", t, " ")
 	split("ap gate kw embsim", j, " ")
@@ -211,15 +219,16 @@ END {
 		printf "]}\n"
 		exit
 	}
-	printf "compute.sh: %d records, best of %d; %d CPUs, %s\n\n", n, rep, ncpu, cpu
+	printf "compute.sh: %d records, best of %d (rag-embsim and its jq line: of %d); %d CPUs, %s\n\n", n, rep, nb["rag-embsim"], ncpu, cpu
 	printf "%-11s %-15s %8s %8s %8s %10s %8s | %8s %8s %8s %10s %8s | %6s %s\n", "tool", "work", "records", "seconds", "CPU s", "records/s", "peak MB", "jq recs", "seconds", "CPU s", "records/s", "peak MB", "speed", "same numbers"
 	for (i = 1; i <= 4; i++) {
 		a = t[i]; b = "jq-" j[i]
 		printf "%-11s %-15s %8d %8.2f %8.2f %10.0f %8.1f | %8d %8.2f %8.2f %10.0f %8.1f | %5.1fx %s\n", a, what[j[i]], r[a], s[a], c[a], r[a] / s[a], k[a] / 1000, \
 			r[b], s[b], c[b], r[b] / s[b], k[b] / 1000, (r[b] / s[b] > 0 ? (r[a] / s[a]) / (r[b] / s[b]) : 0), same[j[i]]
 	}
-	printf "\npeak MB: GNU time (10^6 bytes); CPU s: user + system; speed: the tool'"'"'s records/s over jq'"'"'s;\nrag-embsim'"'"'s jq line is a plain\n"
-	printf "bag-of-words cosine (jq has no stemmer and no 64-bit hash), not the offline embedder'"'"'s numbers.\n"
+	printf "\npeak MB: GNU time (10^6 bytes); CPU s: user + system; speed: the tool'"'"'s records/s over jq'"'"'s.\n"
+	printf "rag-embsim'"'"'s jq line is a plain bag-of-words cosine (jq has no stemmer and no 64-bit hash),\n"
+	printf "not the offline embedder'"'"'s numbers.\n"
 }' "$W/results.tsv"
 [ "$SAME_AP" = true ] && [ "${SAME_GATE:-false}" = true ] && [ "$SAME_KW" = true ] || FAILED=1
 exit $FAILED

@@ -66,6 +66,9 @@ for m in $METRICS; do
 done
 bench_need python3 /usr/bin/time awk jq
 PEERS_DIR=${PEERS_DIR:-${TMPDIR:-/tmp}/ragpipe-peers}
+case $PEERS_DIR in
+"$TOP"|"$TOP"/*) echo "peers.sh: PEERS_DIR $PEERS_DIR is inside the project: the peers go outside it" >&2; exit 2 ;;
+esac
 export PEERS_DIR
 
 # ---------------------------------------------------------------- the peers (outside the namespace)

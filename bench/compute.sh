@@ -56,6 +56,7 @@ bench_need jq /usr/bin/time awk
 bench_setup compute rag-ap rag-gate rag-kw rag-embsim
 
 FAILED=0
+UP0=$(uptime)
 : >"$W/results.tsv"
 # best NAME INPUT CMD...: CMD < INPUT, REPEAT times; the fastest run's output stays in
 # $W/out.NAME; a line "NAME seconds rss_kb cpu_seconds records" into results.tsv
@@ -201,8 +202,10 @@ LINES_ES=$(grep -c '"semantic_similarity":[0-9]' "$W/out.rag-embsim")
 [ "$LINES_ES" -eq "$N" ] || { echo "compute.sh: rag-embsim scored $LINES_ES of $N" >&2; FAILED=1; }
 
 # ---------------------------------------------------------------- the table
+UP1=$(uptime)
 awk -F'\t' -v n="$N" -v json="$JSON" -v sap="$SAME_AP" -v sgate="${SAME_GATE:-false}" -v skw="$SAME_KW" \
-	-v rep="${REP_ALL:-$REPEAT}" -v cpu="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" -v ncpu="$(nproc)" '
+	-v rep="${REP_ALL:-$REPEAT}" -v up0="$UP0" -v up1="$UP1" -v cpu="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" -v ncpu="$(nproc)" '
+function rt(x, y) { return y > 0 ? x / y : 0 }
 { s[$1] = $2; k[$1] = $3; c[$1] = $4; r[$1] = $5; nb[$1] = $6 }
 END {
 	split("rag-ap rag-gate rag-kw rag-embsim", t, " ")
@@ -214,17 +217,18 @@ END {
 		for (i = 1; i <= 4; i++) {
 			a = t[i]; b = "jq-" j[i]
 			printf "%s{\"tool\":\"%s\",\"records\":%d,\"seconds\":%s,\"cpu_seconds\":%s,\"records_per_s\":%.0f,\"peak_rss_kb\":%s,\"jq_records\":%d,\"jq_seconds\":%s,\"jq_cpu_seconds\":%s,\"jq_records_per_s\":%.0f,\"jq_peak_rss_kb\":%s,\"same\":\"%s\"}", \
-				(i > 1 ? "," : ""), a, r[a], s[a], c[a], r[a] / s[a], k[a], r[b], s[b], c[b], r[b] / s[b], k[b], same[j[i]]
+				(i > 1 ? "," : ""), a, r[a], s[a], c[a], rt(r[a], s[a]), k[a], r[b], s[b], c[b], rt(r[b], s[b]), k[b], same[j[i]]
 		}
 		printf "]}\n"
 		exit
 	}
 	printf "compute.sh: %d records, best of %d (rag-embsim and its jq line: of %d); %d CPUs, %s\n\n", n, rep, nb["rag-embsim"], ncpu, cpu
+	printf "load before: %s\nload after:  %s\n\n", up0, up1
 	printf "%-11s %-15s %8s %8s %8s %10s %8s | %8s %8s %8s %10s %8s | %6s %s\n", "tool", "work", "records", "seconds", "CPU s", "records/s", "peak MB", "jq recs", "seconds", "CPU s", "records/s", "peak MB", "speed", "same numbers"
 	for (i = 1; i <= 4; i++) {
 		a = t[i]; b = "jq-" j[i]
-		printf "%-11s %-15s %8d %8.2f %8.2f %10.0f %8.1f | %8d %8.2f %8.2f %10.0f %8.1f | %5.1fx %s\n", a, what[j[i]], r[a], s[a], c[a], r[a] / s[a], k[a] / 1000, \
-			r[b], s[b], c[b], r[b] / s[b], k[b] / 1000, (r[b] / s[b] > 0 ? (r[a] / s[a]) / (r[b] / s[b]) : 0), same[j[i]]
+		printf "%-11s %-15s %8d %8.2f %8.2f %10.0f %8.1f | %8d %8.2f %8.2f %10.0f %8.1f | %5.1fx %s\n", a, what[j[i]], r[a], s[a], c[a], rt(r[a], s[a]), k[a] / 1000, \
+			r[b], s[b], c[b], rt(r[b], s[b]), k[b] / 1000, (rt(r[b], s[b]) > 0 ? rt(r[a], s[a]) / rt(r[b], s[b]) : 0), same[j[i]]
 	}
 	printf "\npeak MB: GNU time (10^6 bytes); CPU s: user + system; speed: the tool'"'"'s records/s over jq'"'"'s.\n"
 	printf "rag-embsim'"'"'s jq line is a plain bag-of-words cosine (jq has no stemmer and no 64-bit hash),\n"

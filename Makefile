@@ -185,7 +185,7 @@ bench: all
 # tools beside jq: bench/README.md's side-by-side tables
 bench-peers: all
 	sh bench/peers.sh
-	sh bench/compute.sh
+	sh bench/compute.sh --embsim-repeat 1 --jq-records 50000
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/examples/docs \

@@ -193,6 +193,12 @@ bench: all
 	sh bench/store.sh
 	sh bench/report.sh
 
+# ragpipe beside autoevals and promptfoo (installed from npm outside the tree) and the compute
+# tools beside jq: bench/README.md's side-by-side tables
+bench-peers: all
+	sh bench/peers.sh
+	sh bench/compute.sh --embsim-repeat 1 --jq-records 50000
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/report $(DESTDIR)$(DATADIR)/examples/docs \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
@@ -219,6 +225,7 @@ clean:
 
 .PHONY: all deps deps-build have-deps check check-run demo demo-run check-fresh asan valgrind \
 	bench install clean
+.PHONY: bench-peers
 .SECONDARY:
 
 # ---------------------------------------------------------------- refusals (lib/claimsplit.c)

@@ -119,7 +119,7 @@ is "$(jq -c .scores "$OUT" | tr '\n' ' ')" '{"context_precision":1} {"context_ut
 like "$(jq -r '.verdicts.context_precision[1].reason' "$OUT" | head -1)" \
 	'^33% of the content words of the question and 0% of those the reference adds found in the chunk: 0% together \(below 50%\)$' \
 	"offline: the reason gives both shares, the score and the threshold"
-is "$(jq -c '[.verdicts.context_precision[] | .score]' "$OUT" | head -1)" '[1,0]' \
+is "$(head -n 1 "$OUT" | jq -c '[.verdicts.context_precision[] | .score]')" '[1,0]' \
 	"offline: the chunk score is a number: the harmonic mean of 3/3 and 1/1, and of 1/3 and 0/1"
 
 # the question decides between chunks that both hold the reference

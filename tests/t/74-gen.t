@@ -114,6 +114,14 @@ like "$(cat "$ERR")" 'chunk "docs/wind.txt#[0-9a-f]{8}" gave no cases: .*4 quest
 	"the chunk is reported with the reason"
 like "$(cat "$ERR")" 'from 2 of 3 chunks' "the summary counts the chunks that gave cases"
 
+# an empty list of questions fits no reply: re-asked once, then the chunk reported
+fresh '[{"match": "Wind turbines", "content": "{\"questions\": []}"}]'
+gen docs/wind.txt docs/solar.md
+is "$RC" 4 "a chunk whose replies hold no question: exit 4"
+is "$(fake_requests_matching 'Wind turbines')" 2 "...asked twice, no more"
+like "$(cat "$ERR")" 'chunk "docs/wind.txt#[0-9a-f]{8}" gave no cases' "...and reported"
+is "$(jq -r '.source' "$OUT" | sort -u)" "docs/solar.md" "...the other document's cases still written"
+
 fresh '[{"match": "Wind turbines", "status": 500}]'
 gen docs/wind.txt docs/solar.md
 is "$RC" 4 "the endpoint fails for a chunk: exit 4"

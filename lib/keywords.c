@@ -182,7 +182,7 @@ int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *refere
                          jv *found, jv *missed)
 {
 	jv want = rag_keywords_of(k, reference), have = jv_object();
-	jv toks = rag_text_tokens(answer ? answer : "");
+	jv toks = rag_text_tokens_evidence(answer ? answer : "");  /* "7天" states 7 */
 	char *norm = normalized(answer ? answer : "");
 	int n = jv_array_length(jv_copy(want)), hits = 0;
 

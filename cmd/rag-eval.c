@@ -177,6 +177,7 @@ typedef struct eval {
 	char *testset_own, *metrics_own;   /* what --resume took from run.json */
 	char *testset_abs;        /* the test set's absolute path, for run.json (NULL: stdin) */
 	rag_strv metric_names;
+	int metrics_default;   /* the built-in list: neither -m nor eval.metrics */
 	int stage_on[S_NONE];
 	rag_buf stage_list[S_NONE];   /* the list stages' metrics */
 	int collect, summary_only;
@@ -538,11 +539,44 @@ out:
 
 /* ---------------------------------------------------------------- set-up */
 
+/* The stages that score the metric name on, and it in their lists; RAG_EXIT_USAGE after a
+ * message when no stage knows it. */
+static int use_metric(eval *e, const char *name)
+{
+	const struct metric *m = find_metric(name);
+	enum stage_id ss[2];
+	int k;
+	if (!m) {
+		rag_msg(e->cli.prog, "error", "unknown metric \"%s\": the metrics are faithfulness, context_recall, answer_correctness, "
+		        "answer_relevancy, context_precision, context_utilization, rag-ap's (mrr, map, rprec, p@K, "
+		        "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu..., refusal) and rag-judge's "
+		        "rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "
+		        "rubric:NAME for a custom one)", name);
+		return RAG_EXIT_USAGE;
+	}
+	ss[0] = m->s1;
+	ss[1] = m->s2;
+	for (k = 0; k < 2; k++) {
+		enum stage_id s = ss[k];
+		if (s == S_NONE) continue;
+		e->stage_on[s] = 1;
+		if (stages[s].list) {
+			const char *arg = m->arg ? m->arg : !strncmp(name, "rubric:", 7) ? name + 7 : name;
+			rag_buf *l = &e->stage_list[s];
+			if (l->len) rag_buf_adds(l, ",");
+			rag_buf_adds(l, arg);
+			rag_buf_add(l, "", 0);
+		}
+	}
+	return 0;
+}
+
 static int set_metrics(eval *e)
 {
 	rag_strv *names = &e->metric_names;
 	const rag_strv *cfgm = &e->cli.cfg.eval.metrics;
 	size_t i, j;
+	int rc;
 	if (e->metrics_opt) {
 		const char *p = e->metrics_opt;
 		while (*p) {
@@ -554,41 +588,16 @@ static int set_metrics(eval *e)
 		for (i = 0; i < cfgm->n; i++) rag_strv_push(names, rag_xstrdup(cfgm->v[i]));
 	} else {
 		for (i = 0; default_metrics[i]; i++) rag_strv_push(names, rag_xstrdup(default_metrics[i]));
+		e->metrics_default = 1;
 	}
 	if (!names->n) {
 		rag_msg(e->cli.prog, "error", "no metric to score: name at least one (-m faithfulness)");
 		return RAG_EXIT_USAGE;
 	}
 	for (i = 0; i < names->n; i++) {
-		const char *name = names->v[i];
-		const struct metric *m = find_metric(name);
-		enum stage_id ss[2];
-		int k;
 		for (j = 0; j < i; j++)
-			if (!strcmp(names->v[j], name)) break;
-		if (j < i) continue;
-		if (!m) {
-			rag_msg(e->cli.prog, "error", "unknown metric \"%s\": the metrics are faithfulness, context_recall, answer_correctness, "
-			        "answer_relevancy, context_precision, context_utilization, rag-ap's (mrr, map, rprec, p@K, "
-			        "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu..., refusal) and rag-judge's "
-			        "rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "
-			        "rubric:NAME for a custom one)", name);
-			return RAG_EXIT_USAGE;
-		}
-		ss[0] = m->s1;
-		ss[1] = m->s2;
-		for (k = 0; k < 2; k++) {
-			enum stage_id s = ss[k];
-			if (s == S_NONE) continue;
-			e->stage_on[s] = 1;
-			if (stages[s].list) {
-				const char *arg = m->arg ? m->arg : !strncmp(name, "rubric:", 7) ? name + 7 : name;
-				rag_buf *l = &e->stage_list[s];
-				if (l->len) rag_buf_adds(l, ",");
-				rag_buf_adds(l, arg);
-				rag_buf_add(l, "", 0);
-			}
-		}
+			if (!strcmp(names->v[j], names->v[i])) break;
+		if (j == i && (rc = use_metric(e, names->v[i]))) return rc;
 	}
 	return 0;
 }
@@ -1628,6 +1637,23 @@ static int prepare(eval *e)
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	n = (size_t)jv_array_length(jv_copy(e->records));
 	e->total = n;
+	if (e->metrics_default) {
+		/* unanswerable cases (expect: refusal) are scored by whether the answer declines: with
+		 * the built-in metrics, which leave them not applicable, the refusal metric joins */
+		size_t unanswerable = 0;
+		for (i = 0; i < n; i++) {
+			jv r = jv_array_get(jv_copy(e->records), (int)i);
+			unanswerable += rag_record_expects_refusal(r) != 0;
+			jv_free(r);
+		}
+		if (unanswerable) {
+			rag_strv_push(&e->metric_names, rag_xstrdup("refusal"));
+			if ((rc = use_metric(e, "refusal"))) return rc;
+			if (!e->cli.quiet)
+				rag_msg(e->cli.prog, "info", "%zu unanswerable case%s (expect: refusal): the refusal metric is scored too",
+				        unanswerable, unanswerable == 1 ? "" : "s");
+		}
+	}
 	{
 		/* runs are matched by id (--resume, --baseline): say when one is not unique */
 		jv seen = jv_object();

@@ -155,6 +155,15 @@ like "$(tr -d '\\\n' <"$OUT")" "rag-verify -q -c [^|]* --chunks +[|] +[^|]*rag-a
 	"rag-verify --chunks before one rag-ap -m mrr,ap,ndcg@5, one rag-kw -m rouge1,bleu"
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m keyword_overlap,refusal "$EX"
 like "$(tr -d '\\\n' <"$OUT")" "rag-kw -q -c [^|]* -m keyword_overlap,refusal +[|]" "refusal joins rag-kw's stage"
+# a test set with an unanswerable case: with the default metrics, refusal is scored too
+printf '%s\n' '{"id":"u1","question":"What is the capital of Mars?","expect":"refusal","answer":"I do not know: the documents do not say.","contexts":["Paris is the capital of France."]}' \
+	'{"id":"a1","question":"What is the capital of France?","answer":"Paris.","reference":"Paris is the capital of France.","contexts":["Paris is the capital of France."]}' >"$T/unans.jsonl"
+run rag rag-eval -c "$C" -o "$T/unans" "$T/unans.jsonl"
+is "$(jq -c '[.id, .scores.refusal, .not_applicable.answer_relevancy != null]' "$T/unans/records.jsonl" | tr '\n' ' ')" \
+	'["u1",1,true] ["a1",null,false] ' "the default metrics and an unanswerable case: refusal scored, answer_relevancy not applicable to it"
+like "$(cat "$ERR")" '1 unanswerable case \(expect: refusal\): the refusal metric is scored too' "...and rag-eval says so"
+run rag rag-eval -c "$C" -o "$T/unans-m" -m faithfulness "$T/unans.jsonl"
+is "$(jq -c '.scores | has("refusal")' "$T/unans-m/records.jsonl" | sort -u)" false "-m given: only what it names"
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m correctness,rubric:tone -j 4 "$EX"
 like "$(tr -d '\\\n' <"$OUT")" "rag-judge -q -c [^|]* -j 4 --rubric correctness,tone +[|] +[^|]*rag-gate" \
 	"rag-judge rubrics in one stage, a custom one as rubric:NAME, with -j"

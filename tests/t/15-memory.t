@@ -154,6 +154,10 @@ is "$(jq -r '.errors[0].message // .id' "$OUT" | sed -n '5p;10p;15p;16p' | tr '\
 cat "$T/big.jsonl" "$T/big.jsonl" "$T/big.jsonl" >"$T/big3.jsonl"
 if [ "${RAG_VALGRIND:-0}" = 1 ] || ldd "$BIN/rag-report" 2>/dev/null | grep -q 'libasan'; then
 	skip "rag-report's peak memory (not measured under valgrind or AddressSanitizer)"
+	# the page's content still checked, on fewer records
+	head -n 2000 "$T/big3.jsonl" >"$T/big3.part" && mv "$T/big3.part" "$T/big3.jsonl"
+	run rag rag-report -q -r faithfulness=0.5 -o "$T/big3.html" "$T/big3.jsonl"
+	is "$RC" 0 "rag-report on 2,000 records: exit 0"
 else
 	python3 -c '
 import resource, subprocess, sys
@@ -164,9 +168,10 @@ print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
 	is "$rc" 0 "rag-report on 27,000 records ($(wc -c <"$T/big3.jsonl" | tr -d ' ') bytes): exit 0"
 	check "and its peak memory is under 40 MB, not the records held ($kb KiB)" test "$kb" -lt 40960
 fi
+N3=$(nlines "$T/big3.jsonl")
 sed -n 's/.*<script type="application\/json" id="rag-data">\(.*\)<\/script>/\1/p' "$T/big3.html" >"$T/big3.json"
-is "$(jq -r '.records | "\(length) \(.[0].id) \(.[26999].id) \(.[26999].at)"' "$T/big3.json")" "27000 m00001 m09000 $T/big3.jsonl:27000" \
-	"every record is in the page, in order"
+is "$(jq -r '.records | "\(length) \(.[0].id) \(.[-1].id) \(.[-1].at)"' "$T/big3.json")" \
+	"$N3 m00001 $(tail -n 1 "$T/big3.jsonl" | jq -r .id) $T/big3.jsonl:$N3" "every record is in the page, in order"
 jq -c '[.id, .question, .answer, .reference, .contexts]' "$T/big3.jsonl" >"$T/big3.want"
 jq -c '.records[] | [.id, .q, .a, .ref, .ctx]' "$T/big3.json" >"$T/big3.got"
 check "each with its question, answer, reference and contexts" cmp -s "$T/big3.want" "$T/big3.got"

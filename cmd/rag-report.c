@@ -278,16 +278,22 @@ static int read_history(const rag_cli *cli, const char *path, jv *out)
 
 /* -o FILE is written as FILE.XXXXXX, renamed to FILE once whole, so that a failure part way
  * leaves no half page under its name (FILE's mode kept when it exists); a FILE that is not a
- * regular file (/dev/stdout, a pipe) is written in place. */
+ * regular file (/dev/stdout, a pipe, a symbolic link) is written in place, and so is FILE when
+ * its directory takes no new file. */
 static int open_output(const rag_cli *cli, const char *output, FILE **out, char **tmp)
 {
 	struct stat st;
-	int fd, have = stat(output, &st) == 0;
+	int fd, have = lstat(output, &st) == 0;
 	mode_t mask;
 	*tmp = NULL;
 	if (have && !S_ISREG(st.st_mode)) return rag_cli_open(cli, output, "w", out);
 	*tmp = rag_xasprintf("%s.XXXXXX", output);
-	if ((fd = mkstemp(*tmp)) < 0 || !(*out = fdopen(fd, "w"))) {
+	if ((fd = mkstemp(*tmp)) < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		free(*tmp);
+		*tmp = NULL;
+		return rag_cli_open(cli, output, "w", out);
+	}
+	if (fd < 0 || !(*out = fdopen(fd, "w"))) {
 		int e = errno;
 		if (fd >= 0) {
 			close(fd);

@@ -14,6 +14,7 @@
 #   kw       bin/rag-kw
 #   gate     bin/rag-gate --summary-only --json FILE
 #   report   bin/rag-report --markdown FILE
+#   page     bin/rag-report -o PAGE FILE (the HTML page, every record in it; the page removed after)
 #   slow     bin/rag-claims -j 8 against tests/fakellm.py at 200 ms a reply, for S seconds
 #            (--slow-seconds, default 10) then interrupted: its peak memory (VmHWM) and the input
 #            bytes it had read (the read-ahead a slow judge allows) at that moment
@@ -39,12 +40,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$SIZES" ] || SIZES="2000 60000 1000000"
-[ -n "$TOOLS" ] || TOOLS="claims verify revq ap kw gate report slow"
+[ -n "$TOOLS" ] || TOOLS="claims verify revq ap kw gate report page slow"
 for _v in $SIZES $SLOW; do
 	case $_v in ''|*[!0-9]*|0) usage ;; esac
 done
 for _t in $TOOLS; do
-	case $_t in claims|verify|revq|ap|kw|gate|report|slow) ;; *) usage ;; esac
+	case $_t in claims|verify|revq|ap|kw|gate|report|page|slow) ;; *) usage ;; esac
 done
 bench_need /usr/bin/time python3
 bench_setup memory rag-claims rag-verify rag-revq rag-embsim rag-ap rag-kw rag-gate rag-report
@@ -85,7 +86,7 @@ timed() {
 	/usr/bin/time -f '%M %e' -o "$W/time" "$@" <"$W/records.jsonl" >"$W/out" 2>"$W/err"
 	_rc=$?
 	_lines=$(wc -l <"$W/out" | tr -d ' ')
-	if [ "$_rc" -ne 0 ] || { [ "$_tool" != gate ] && [ "$_tool" != report ] && [ "$_lines" -ne "$_n" ]; }; then
+	if [ "$_rc" -ne 0 ] || { [ "$_tool" != gate ] && [ "$_tool" != report ] && [ "$_tool" != page ] && [ "$_lines" -ne "$_n" ]; }; then
 		echo "memory.sh: $_tool at $_n records exited $_rc with $_lines lines" >&2
 		tail -n 3 "$W/err" >&2
 		FAILED=1
@@ -145,6 +146,9 @@ for n in $SIZES; do
 		kw) timed kw "$n" "$BIN/rag-kw" -c "$W/rag.yaml" -q ;;
 		gate) timed gate "$n" "$BIN/rag-gate" -c "$W/rag.yaml" --summary-only --json "$W/records.jsonl" ;;
 		report) timed report "$n" "$BIN/rag-report" -c "$W/rag.yaml" -q --markdown "$W/records.jsonl" ;;
+		page)
+			timed page "$n" "$BIN/rag-report" -c "$W/rag.yaml" -q -o "$W/page.html" "$W/records.jsonl"
+			rm -f "$W/page.html" ;;
 		slow) slow "$n" ;;
 		esac
 	done

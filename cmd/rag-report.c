@@ -1,11 +1,16 @@
 /* rag-report - one run, or several runs as a history, rendered as one self-contained HTML page
- * to explore (Summary, Records, Compare, History), or as Markdown. */
+ * to explore (Summary, Records, Compare, History), or as Markdown.
+ * The page holds every record of the run, but the summary comes first: the records are spooled,
+ * as the page's JSON, to an unlinked temporary file as they arrive, and copied into the page
+ * when it is written, so the memory does not grow with the run. */
 #include "tool.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -32,10 +37,94 @@ typedef struct tool {
 	rag_cli *cli;
 	rag_gate *gate;
 	const char *input;
-	int keep;          /* the records are kept for the page (the last run, in HTML) */
-	jv records;        /* the last run's, as rag_report_record gives them */
-	jv base;           /* the baseline's answers and scores by id */
+	int keep;          /* the records are spooled for the page (the last run, in HTML) */
+	FILE *recs;        /* the last run's records, as rag_report_record gives them, in the
+	                    * page's JSON, comma-separated */
+	size_t nrecs;
+	FILE *base;        /* the baseline's "id": {a, sc} pairs, in the page's JSON */
+	/* the baseline's ids, in the order first seen (a repeated id keeps its first place and
+	 * takes the last value, as a JSON object's key does): each as the page writes it, in one
+	 * arena, found by a hash table of row + 1; where its last pair is in base, and its length */
+	char *ids;
+	size_t ids_len, ids_cap, *id_off;
+	uint32_t *tab;
+	size_t tab_cap;
+	off_t *base_off;
+	size_t *base_len, nbase, base_cap;
+	int spool_errno;   /* a write to a spool failed: errno */
+	rag_buf buf;       /* one record's JSON, reused */
 } tool;
+
+/* An unlinked temporary file in $TMPDIR (or /tmp), or NULL and errno. */
+static FILE *spool_new(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = rag_xasprintf("%s/rag-report.XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path), e;
+	FILE *f = NULL;
+	if (fd >= 0) {
+		unlink(path);
+		if (!(f = fdopen(fd, "w+"))) {
+			e = errno;
+			close(fd);
+			errno = e;
+		}
+	}
+	free(path);
+	return f;
+}
+
+static uint64_t id_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void tab_put(tool *t, size_t row)
+{
+	size_t i, mask = t->tab_cap - 1;
+	for (i = (size_t)id_hash(t->ids + t->id_off[row]) & mask; t->tab[i]; i = (i + 1) & mask)
+		;
+	t->tab[i] = (uint32_t)(row + 1);
+}
+
+/* The row of the baseline's id (as the page writes it), a new one when it is not there yet. */
+static size_t base_row(tool *t, const char *id)
+{
+	size_t i, row, len = strlen(id) + 1, mask = t->tab_cap - 1;
+	if (t->tab_cap)
+		for (i = (size_t)id_hash(id) & mask; t->tab[i]; i = (i + 1) & mask)
+			if (strcmp(t->ids + t->id_off[t->tab[i] - 1], id) == 0) return t->tab[i] - 1;
+	row = t->nbase++;
+	if (row == t->base_cap) {
+		t->base_cap = t->base_cap ? 2 * t->base_cap : 256;
+		t->id_off = rag_xrealloc(t->id_off, t->base_cap * sizeof *t->id_off);
+		t->base_off = rag_xrealloc(t->base_off, t->base_cap * sizeof *t->base_off);
+		t->base_len = rag_xrealloc(t->base_len, t->base_cap * sizeof *t->base_len);
+	}
+	if (t->ids_len + len > t->ids_cap) {
+		while (t->ids_len + len > t->ids_cap) t->ids_cap = t->ids_cap ? 2 * t->ids_cap : 4096;
+		t->ids = rag_xrealloc(t->ids, t->ids_cap);
+	}
+	memcpy(t->ids + t->ids_len, id, len);
+	t->id_off[row] = t->ids_len;
+	t->ids_len += len;
+	if (2 * t->nbase > t->tab_cap) {
+		free(t->tab);
+		t->tab_cap = t->tab_cap ? 2 * t->tab_cap : 1024;
+		t->tab = rag_xcalloc(t->tab_cap, sizeof *t->tab);
+		for (i = 0; i < t->nbase; i++) tab_put(t, i);
+	} else {
+		tab_put(t, row);
+	}
+	return row;
+}
+
+static void spool_put(tool *t, FILE *f, const char *p, size_t n)
+{
+	if (!t->spool_errno && fwrite(p, 1, n, f) != n) t->spool_errno = errno ? errno : EIO;
+}
 
 static void observe(rag_item *it, void *ctx)
 {
@@ -44,7 +133,10 @@ static void observe(rag_item *it, void *ctx)
 	snprintf(where, sizeof where, "%s:%zu", t->input, it->lineno);
 	if (t->keep) {
 		jv v = rag_gate_add_verdict(t->gate, it->rec, where, it->bad);
-		t->records = jv_array_append(t->records, rag_report_record(it->rec, v, where));
+		t->buf.len = 0;
+		if (t->nrecs++) rag_buf_adds(&t->buf, ",");
+		rag_report_json_block(&t->buf, rag_report_record(it->rec, v, where));
+		spool_put(t, t->recs, t->buf.p, t->buf.len);
 	} else {
 		rag_gate_add(t->gate, it->rec, where, it->bad, 0);
 	}
@@ -55,6 +147,8 @@ static void observe_base(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
 	jv id, a, sc;
+	off_t off;
+	size_t k, keylen;
 	if (it->bad) return;
 	rag_gate_baseline(t->gate, jv_copy(it->rec));
 	if (!t->keep) return;
@@ -67,8 +161,52 @@ static void observe_base(rag_item *it, void *ctx)
 	if (!jv_is_valid(id)) return;
 	a = rag_record_get(it->rec, "answer");
 	sc = rag_json_get(jv_copy(it->rec), "scores");
-	t->base = jv_object_set(t->base, id, JV_OBJECT(jv_string("a"), jv_get_kind(a) == JV_KIND_STRING ? a : (jv_free(a), jv_null()),
-	                                               jv_string("sc"), jv_get_kind(sc) == JV_KIND_OBJECT ? sc : (jv_free(sc), jv_object())));
+	t->buf.len = 0;
+	rag_report_json_block(&t->buf, id);
+	keylen = t->buf.len;
+	rag_buf_adds(&t->buf, ":");
+	rag_report_json_block(&t->buf, JV_OBJECT(jv_string("a"), jv_get_kind(a) == JV_KIND_STRING ? a : (jv_free(a), jv_null()),
+	                                         jv_string("sc"), jv_get_kind(sc) == JV_KIND_OBJECT ? sc : (jv_free(sc), jv_object())));
+	if ((off = ftello(t->base)) < 0 && !t->spool_errno) t->spool_errno = errno;
+	spool_put(t, t->base, t->buf.p, t->buf.len);
+	if (t->nbase >= UINT32_MAX - 1) return;   /* beyond the table: the gate counts no more either */
+	t->buf.p[keylen] = 0;
+	k = base_row(t, t->buf.p);
+	t->buf.p[keylen] = ':';
+	t->base_off[k] = off;
+	t->base_len[k] = t->buf.len;
+}
+
+/* The page: the frame, the spooled records and the baseline's pairs written into it, to out.
+ * 0, or errno. */
+static int write_page(tool *t, FILE *out, const char *frame, size_t ra, size_t ba)
+{
+	char chunk[65536];
+	size_t n, k;
+	if (fwrite(frame, 1, ra, out) != ra) return errno ? errno : EIO;
+	if (t->recs) {
+		if (fflush(t->recs) != 0 || fseeko(t->recs, 0, SEEK_SET) != 0) return errno ? errno : EIO;
+		while ((n = fread(chunk, 1, sizeof chunk, t->recs)) > 0)
+			if (fwrite(chunk, 1, n, out) != n) return errno ? errno : EIO;
+		if (ferror(t->recs)) return errno ? errno : EIO;
+	}
+	if (fwrite(frame + ra, 1, ba - ra, out) != ba - ra) return errno ? errno : EIO;
+	if (t->base && t->nbase) {
+		if (fflush(t->base) != 0) return errno ? errno : EIO;
+		for (k = 0; k < t->nbase; k++) {
+			size_t left = t->base_len[k];
+			if ((k && fputc(',', out) == EOF) || fseeko(t->base, t->base_off[k], SEEK_SET) != 0) return errno ? errno : EIO;
+			while (left > 0) {
+				n = fread(chunk, 1, left < sizeof chunk ? left : sizeof chunk, t->base);
+				if (n == 0) return errno ? errno : EIO;
+				if (fwrite(chunk, 1, n, out) != n) return errno ? errno : EIO;
+				left -= n;
+			}
+		}
+	}
+	n = strlen(frame + ba);
+	if (fwrite(frame + ba, 1, n, out) != n) return errno ? errno : EIO;
+	return fflush(out) != 0 ? (errno ? errno : EIO) : 0;
 }
 
 static int read_input(tool *t, const char *name)
@@ -138,6 +276,56 @@ static int read_history(const rag_cli *cli, const char *path, jv *out)
 	return 0;
 }
 
+/* -o FILE is written as FILE.XXXXXX, renamed to FILE once whole, so that a failure part way
+ * leaves no half page under its name (FILE's mode kept when it exists); a FILE that is not a
+ * regular file (/dev/stdout, a pipe, a symbolic link) is written in place, and so is FILE when
+ * its directory takes no new file. */
+static int open_output(const rag_cli *cli, const char *output, FILE **out, char **tmp)
+{
+	struct stat st;
+	int fd, have = lstat(output, &st) == 0;
+	mode_t mask;
+	*tmp = NULL;
+	if (have && !S_ISREG(st.st_mode)) return rag_cli_open(cli, output, "w", out);
+	*tmp = rag_xasprintf("%s.XXXXXX", output);
+	if ((fd = mkstemp(*tmp)) < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		free(*tmp);
+		*tmp = NULL;
+		return rag_cli_open(cli, output, "w", out);
+	}
+	if (fd < 0 || !(*out = fdopen(fd, "w"))) {
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(*tmp);
+		}
+		rag_msg(cli->prog, "error", "cannot open \"%s\": %s", output, strerror(e));
+		free(*tmp);
+		*tmp = NULL;
+		return RAG_EXIT_USAGE;
+	}
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, have ? st.st_mode & 07777 : 0666 & ~mask) != 0) { /* the file stays 0600 */ }
+	return 0;
+}
+
+/* The end of -o FILE: closed, then renamed into place, or removed after a failure. */
+static int close_output(const rag_cli *cli, const char *output, FILE *out, char *tmp, int rc)
+{
+	if (fclose(out) != 0 && rc == 0) {
+		rag_msg(cli->prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+	}
+	if (tmp && rc == 0 && rename(tmp, output) != 0) {
+		rag_msg(cli->prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+	}
+	if (tmp && rc) unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -147,14 +335,13 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, rc = 0, done, markdown = 0, nfiles;
 	const char *baseline = NULL, *output = NULL, *title = NULL, *history = NULL;
-	char *text = NULL;
+	char *text = NULL, *tmp = NULL;
+	size_t ra = 0, ba = 0;
 	jv runs = jv_array(), hist = jv_invalid();
 	FILE *out = stdout;
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
-	t.records = jv_array();
-	t.base = jv_object();
 	rag_cli_gate_init(&g);
 	cli.prog = "rag-report";
 	cli.usage = usage;
@@ -183,6 +370,16 @@ int main(int argc, char **argv)
 
 	rag_cli_gate_opts(&cli, &g, &go);
 
+	if (!markdown) {
+		/* the last run's records, and the baseline's answers, wait in temporary files */
+		if (!(t.recs = spool_new()) || (baseline && !(t.base = spool_new()))) {
+			const char *dir = getenv("TMPDIR");
+			rag_msg(cli.prog, "error", "cannot make a temporary file in \"%s\": %s", dir && *dir ? dir : "/tmp", strerror(errno));
+			rc = RAG_EXIT_INTERNAL;
+			goto out;
+		}
+	}
+
 	nfiles = argc - optind;
 	for (i = 0; i < (size_t)(nfiles ? nfiles : 1) && !rc; i++) {
 		const char *name = nfiles ? argv[optind + (int)i] : "-";
@@ -206,32 +403,39 @@ int main(int argc, char **argv)
 		t.gate = NULL;
 	}
 	if (rc) goto out;
+	if (t.spool_errno) {
+		const char *dir = getenv("TMPDIR");
+		rag_msg(cli.prog, "error", "cannot write a temporary file in \"%s\": %s", dir && *dir ? dir : "/tmp", strerror(t.spool_errno));
+		rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
 
 	if (!title) title = "RAG evaluation report";
 	if (markdown) {
 		text = rag_report_markdown(jv_copy(runs), title);
 	} else {
 		char err[RAG_ERRLEN];
-		jv rep = JV_OBJECT(jv_string("runs"), jv_copy(runs), jv_string("records"), t.records,
-		                   jv_string("gated"), jv_bool(rag_cli_gate_any(&go, baseline)));
-		t.records = jv_invalid();
-		if (baseline) rep = jv_object_set(rep, jv_string("baseline"),
-		                                  JV_OBJECT(jv_string("name"), jv_string(baseline), jv_string("records"), t.base));
-		else jv_free(t.base);
-		t.base = jv_invalid();
+		jv rep = JV_OBJECT(jv_string("runs"), jv_copy(runs), jv_string("gated"), jv_bool(rag_cli_gate_any(&go, baseline)));
+		if (baseline) rep = jv_object_set(rep, jv_string("baseline"), JV_OBJECT(jv_string("name"), jv_string(baseline)));
 		if (jv_is_valid(hist)) rep = jv_object_set(rep, jv_string("history"), jv_copy(hist));
-		if (!(text = rag_report_html(rep, title, err, sizeof err))) {
+		if (!(text = rag_report_html_frame(rep, title, &ra, &ba, err, sizeof err))) {
 			rag_msg(cli.prog, "error", "%s", err);
 			rc = RAG_EXIT_INTERNAL;
 			goto out;
 		}
 	}
-	if (output && (rc = rag_cli_open(&cli, output, "w", &out))) goto out;
-	rc = rag_cli_write(&cli, out, output, text);
-	if (out != stdout && fclose(out) != 0 && rc == 0) {
-		rag_msg(cli.prog, "error", "cannot write \"%s\": %s", output, strerror(errno));
-		rc = RAG_EXIT_INTERNAL;
+	if (output && (rc = open_output(&cli, output, &out, &tmp))) goto out;
+	if (markdown) {
+		rc = rag_cli_write(&cli, out, output, text);
+	} else {
+		int e = write_page(&t, out, text, ra, ba);
+		if (e && !(out == stdout && e == EPIPE)) {
+			if (output) rag_msg(cli.prog, "error", "cannot write \"%s\": %s", output, strerror(e));
+			else rag_msg(cli.prog, "error", "cannot write output: %s", strerror(e));
+			rc = RAG_EXIT_INTERNAL;
+		}
 	}
+	if (out != stdout) rc = close_output(&cli, output, out, tmp, rc);
 out:
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == 0) {
 		rag_msg(cli.prog, "error", "cannot write output: %s", strerror(errno));
@@ -240,8 +444,14 @@ out:
 	free(text);
 	jv_free(runs);
 	jv_free(hist);
-	jv_free(t.records);
-	jv_free(t.base);
+	if (t.recs) fclose(t.recs);
+	if (t.base) fclose(t.base);
+	free(t.ids);
+	free(t.id_off);
+	free(t.tab);
+	free(t.base_off);
+	free(t.base_len);
+	rag_buf_free(&t.buf);
 	rag_cli_gate_free(&g);
 	rag_cli_free(&cli);
 	return rc;

@@ -1342,6 +1342,17 @@ jv rag_hints_apply(jv summary, jv hints);
  * page: the Summary in HTML, the rest as escaped JSON shown by <datadir>/report/report.js
  * (inlined). Returns malloc'ed text, or NULL and err when the script cannot be read. */
 char *rag_report_html(jv report, const char *title, char *err, size_t errlen);
+/* The same page with the records and the baseline's records left out, for a caller that writes
+ * them in from elsewhere (rag-report spools them to a file): report as above, its records and
+ * its baseline's records not read. *records_at is the offset where the records go (inside the
+ * data block's "records": [], comma-separated, each as rag_report_json_block writes it), *base_at
+ * where the baseline's go (inside "base": {"name": ..., "records": {}}, as "id": {a, sc} pairs,
+ * the id and the value each written by rag_report_json_block; *records_at when no baseline).
+ * Returns malloc'ed text, or NULL and err as rag_report_html. */
+char *rag_report_html_frame(jv report, const char *title, size_t *records_at, size_t *base_at, char *err, size_t errlen);
+/* v (consumed) as JSON for the page's data block, appended to b: "<", ">", "&", U+2028 and
+ * U+2029 as \u escapes, so that no text can end the block. */
+void rag_report_json_block(rag_buf *b, jv v);
 /* runs: [{name, summary}] as above. Markdown: the summary, a trend table, the worst records. */
 char *rag_report_markdown(jv runs, const char *title);
 /* A record of the run as the page shows it (rec borrowed, verdict consumed, from

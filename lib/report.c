@@ -662,14 +662,14 @@ static void compare_section(rag_buf *b, jv base)
 	jv_free(bm);
 }
 
-char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
+char *rag_report_html_frame(jv report, const char *title, size_t *records_at, size_t *base_at, char *err, size_t errlen)
 {
 	rag_buf b = {0};
 	jv runs = rag_json_get(jv_copy(report), "runs");
 	int n = jv_array_length(jv_copy(runs)), gated = rag_json_true(report, "gated");
 	jv last = jv_array_get(jv_copy(runs), n - 1), s = rag_json_get(jv_copy(last), "summary");
 	jv metrics = arr(s, "metrics"), base = rag_json_get(jv_copy(s), "baseline");
-	jv data, ds;
+	jv ds;
 	const char *verdict = rag_report_verdict(s);
 	double pr = rag_json_num(s, "pass_rate");
 	char path[4096], *js;
@@ -718,18 +718,31 @@ char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
 	/* the data the script shows: the summary (less its few worst records, which the records
 	 * themselves hold), the records, the baseline's answers, the history */
 	ds = jv_object_delete(jv_copy(s), jv_string("worst"));
-	data = JV_OBJECT(jv_string("title"), jv_string(title), jv_string("run"), rag_json_get(jv_copy(last), "name"),
-	                 jv_string("gated"), jv_bool(gated), jv_string("summary"), ds);
+	/* written key by key, as jv_dump_string writes the object {title, run, gated, summary,
+	 * records, base?, history}, with the places of the records and the baseline's left empty */
+	rag_buf_adds(&b, "<script type=\"application/json\" id=\"rag-data\">{\"title\":");
+	json_block(&b, jv_string(title));
+	rag_buf_adds(&b, ",\"run\":");
+	json_block(&b, str_or_null(rag_json_get(jv_copy(last), "name")));
+	rag_buf_addf(&b, ",\"gated\":%s,\"summary\":", gated ? "true" : "false");
+	json_block(&b, ds);
+	rag_buf_adds(&b, ",\"records\":[");
+	*records_at = *base_at = b.len;
+	rag_buf_adds(&b, "]");
 	{
-		jv v = rag_json_get(jv_copy(report), "records");
-		data = jv_object_set(data, jv_string("records"), jv_get_kind(v) == JV_KIND_ARRAY ? v : (jv_free(v), jv_array()));
-		v = rag_json_get(jv_copy(report), "baseline");
-		if (jv_get_kind(v) == JV_KIND_OBJECT) data = jv_object_set(data, jv_string("base"), v);
-		else jv_free(v);
-		data = jv_object_set(data, jv_string("history"), merge_history(rag_json_get(jv_copy(report), "history"), jv_copy(runs)));
+		jv bl = rag_json_get(jv_copy(report), "baseline");
+		if (jv_get_kind(bl) == JV_KIND_OBJECT) {
+			rag_buf_adds(&b, ",\"base\":{\"name\":");
+			json_block(&b, str_or_null(rag_json_get(jv_copy(bl), "name")));
+			rag_buf_adds(&b, ",\"records\":{");
+			*base_at = b.len;
+			rag_buf_adds(&b, "}}");
+		}
+		jv_free(bl);
 	}
-	rag_buf_adds(&b, "<script type=\"application/json\" id=\"rag-data\">");
-	json_block(&b, data);
+	rag_buf_adds(&b, ",\"history\":");
+	json_block(&b, merge_history(rag_json_get(jv_copy(report), "history"), jv_copy(runs)));
+	rag_buf_adds(&b, "}");
 	rag_buf_adds(&b, "</script>\n<script>\n");
 	rag_buf_add(&b, js, jslen);
 	rag_buf_addf(&b, "</script>\n<footer><p class=\"small\">rag-report (ragpipe) %s</p></footer>\n</body>\n</html>\n", RAG_VERSION);
@@ -742,6 +755,45 @@ char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
 	jv_free(runs);
 	jv_free(report);
 	return b.p;
+}
+
+void rag_report_json_block(rag_buf *b, jv v)
+{
+	json_block(b, v);
+}
+
+char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
+{
+	jv recs = rag_json_get(jv_copy(report), "records"), bl = rag_json_get(jv_copy(report), "baseline"), brecs;
+	size_t ra, ba;
+	char *frame = rag_report_html_frame(report, title, &ra, &ba, err, errlen);
+	rag_buf b = {0};
+	int first = 1;
+	brecs = rag_json_get(bl, "records");
+	if (frame) {
+		rag_buf_add(&b, frame, ra);
+		if (jv_get_kind(recs) == JV_KIND_ARRAY) {
+			jv_array_foreach(recs, i, r) {
+				if (i) rag_buf_adds(&b, ",");
+				json_block(&b, r);
+			}
+		}
+		rag_buf_add(&b, frame + ra, ba - ra);
+		if (jv_get_kind(brecs) == JV_KIND_OBJECT) {
+			jv_object_foreach(brecs, k, v) {
+				if (!first) rag_buf_adds(&b, ",");
+				first = 0;
+				json_block(&b, k);
+				rag_buf_adds(&b, ":");
+				json_block(&b, v);
+			}
+		}
+		rag_buf_adds(&b, frame + ba);
+		free(frame);
+	}
+	jv_free(recs);
+	jv_free(brecs);
+	return frame ? b.p : NULL;
 }
 
 /* Markdown inline text: no markup, no HTML, no table breaks, one line; cut at max bytes on a

@@ -166,6 +166,41 @@ is "$RC:$(cat "$OUT")" "0:" "-o FILE: nothing on stdout"
 check "-o FILE: the page is in FILE" grep -q '</html>' "$T/o.html"
 run rag rag-report "$T/missing.jsonl"
 is "$RC" 2 "a missing run file: exit 2"
+# the records wait in an unlinked temporary file in $TMPDIR, copied into the page at the end
+mkdir "$T/tmpd"
+TMPDIR=$T/tmpd run rag rag-report -b "$T/run1.jsonl" -o "$T/o2.html" "$T/run2.jsonl"
+is "$RC:$(ls -A "$T/tmpd")" "0:" "TMPDIR: the spool files are gone when rag-report ends"
+run rag rag-report -b "$T/run1.jsonl" "$T/run2.jsonl"
+check "and the page is the same on stdout with the default TMPDIR" cmp -s "$OUT" "$T/o2.html"
+if [ "${RAG_VALGRIND:-0}" = 1 ]; then
+	skip "a TMPDIR that is not there (valgrind itself needs TMPDIR)"
+else
+	TMPDIR=$T/nonexistent run rag rag-report -o "$T/o3.html" "$T/run1.jsonl"
+	is "$RC" 5 "TMPDIR not usable: exit 5"
+	like "$(cat "$ERR")" "cannot make a temporary file in \"$T/nonexistent\"" "naming the directory"
+	check "and no page" test ! -e "$T/o3.html"
+	TMPDIR=$T/nonexistent run rag rag-report --markdown "$T/run1.jsonl"
+	is "$RC" 0 "--markdown keeps no records: no temporary file, TMPDIR not used"
+fi
+# the data block read back: every record's fields where the input had them, in order
+sed -n 's/.*<script type="application\/json" id="rag-data">\(.*\)<\/script>/\1/p' "$T/o2.html" >"$T/o2.json"
+is "$(jq -c '[.records[] | [.id, .q, .a, .sc]]' "$T/o2.json")" "$(jq -s -c '[.[] | [(.id | if type == "string" then . else tojson end), .question, .answer, .scores]]' "$T/run2.jsonl")" \
+	"the data block's records are the run's, in order"
+is "$(jq -c '[keys_unsorted, (.base.records | keys_unsorted)]' "$T/o2.json")" '[["title","run","gated","summary","records","base","history"],["en-1","en-2","zh-1"]]' \
+	"the data block's keys in their order, and the baseline's ids"
+# a repeated baseline id keeps its first place and takes the last value, as a JSON object does
+printf '%s\n' '{"id":"a","answer":"one"}' '{"id":"b","answer":"two"}' '{"id":"a","answer":"three"}' >"$T/dupbase.jsonl"
+run rag rag-report -b "$T/dupbase.jsonl" "$T/run1.jsonl"
+like "$(cat "$OUT")" '"base":\{"name":"[^"]*dupbase\.jsonl","records":\{"a":\{"a":"three","sc":\{\}\},"b":\{"a":"two","sc":\{\}\}\}\}' \
+	"a repeated baseline id: first place, last value"
+# -o FILE is written beside it and renamed once whole: a write failing part way (a file size
+# limit the spool fits in, the page does not) leaves FILE as it was and nothing else
+echo old >"$T/keep.html"
+sh -c 'trap "" XFSZ; ulimit -f 48; exec "$@"' sh "$BIN/rag-report" -o "$T/keep.html" "$T/run2.jsonl" >"$OUT" 2>"$ERR"
+RC=$?
+is "$RC:$(cat "$T/keep.html")" "5:old" "a write failing part way: exit 5, FILE as it was"
+like "$(cat "$ERR")" "cannot write \"$T/keep.html\"" "naming FILE"
+is "$(cd "$T" && ls keep.html*)" "keep.html" "and no partial file beside it"
 run rag rag-report -t nonsense "$T/run1.jsonl"
 is "$RC" 2 "a bad threshold: exit 2"
 

@@ -162,6 +162,21 @@ int main(void)
 			free(body);
 		}
 		free(page);
+		/* the frame: the places of the records and of the baseline's pairs, empty */
+		{
+			size_t ra = 0, ba = 0;
+			jv fr = JV_OBJECT(jv_string("runs"), JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string("r"), jv_string("summary"), rag_gate_summary(g2)))),
+			   fb = jv_object_set(jv_copy(fr), jv_string("baseline"), JV_OBJECT(jv_string("name"), jv_string("b<1>.jsonl")));
+			page = rag_report_html_frame(fr, "t", &ra, &ba, err, sizeof err);
+			ok(page && ra == ba && ra > 10 && !strncmp(page + ra - 11, "\"records\":[]", 12),
+			   "frame without a baseline: the records' place inside \"records\":[], the baseline's the same");
+			free(page);
+			page = rag_report_html_frame(fb, "t", &ra, &ba, err, sizeof err);
+			ok(page && ba > ra && !strncmp(page + ra - 11, "\"records\":[]", 12) &&
+			   !strncmp(page + ra + 1, ",\"base\":{\"name\":\"b\\u003c1\\u003e.jsonl\",\"records\":{}}", 52) && page[ba - 1] == '{' && page[ba] == '}',
+			   "frame with a baseline: its pairs' place inside base.records, its name escaped");
+			free(page);
+		}
 		setenv("RAG_DATADIR", "/nonexistent", 1);
 		page = rag_report_html(JV_OBJECT(jv_string("runs"), JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string("r"), jv_string("summary"), jv_object()))),
 		                       "t", err, sizeof err);

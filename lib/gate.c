@@ -704,10 +704,28 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		c = get_cat(&g->cat, &g->ncat, &g->cat_ix, cat, cat, 0);
 		c->records++;
 	}
-	/* the groups: a record without the field is in "(none)" (keyed apart from a value "(none)") */
+	/* the groups: a record without the field is in "(none)" (keyed apart from a value "(none)").
+	 * Until some record has the field, "(none)" holds every record so far, the run's own
+	 * values: its scores are not kept twice (a million records without a category would be
+	 * 8 MB a metric more), and the first record with the field copies them in. */
 	for (b = 0; b < g->o.nby; b++) {
 		char *v = field_text(rec, g->o.by[b]), *k;
-		if (v) g->by_seen[b] = 1;
+		if (v && !g->by_seen[b]) {
+			char *nk = rag_xasprintf("%zu", b);
+			jv ix = jv_object_get(jv_copy(g->grp_ix), jv_string(nk));
+			if (jv_get_kind(ix) == JV_KIND_NUMBER) {
+				category *none = &g->grp[(size_t)jv_number_value(ix)];
+				size_t i;
+				for (m = 0; m < g->nmetric; m++) {
+					for (i = 0; i < g->vals[m].n; i++) cat_push(none, m, g->vals[m].v[i]);
+					cat_grow(none, m);
+					none->na[m] = g->ms[m].na;
+				}
+			}
+			jv_free(ix);
+			free(nk);
+			g->by_seen[b] = 1;
+		}
 		k = rag_xasprintf("%zu%s%s", b, v ? "=" : "", v ? v : "");
 		gi[b] = (size_t)(get_cat(&g->grp, &g->ngrp, &g->grp_ix, k, v ? v : "(none)", b) - g->grp);
 		g->grp[gi[b]].records++;
@@ -723,7 +741,8 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 			double x = jv_number_value(v);
 			dvec_push(&g->vals[m], x);
 			if (c) cat_push(c, m, x);
-			for (b = 0; b < g->o.nby; b++) cat_push(&g->grp[gi[b]], m, x);
+			for (b = 0; b < g->o.nby; b++)
+				if (g->by_seen[b]) cat_push(&g->grp[gi[b]], m, x);
 		}
 		jv_free(k);
 		jv_free(v);
@@ -746,7 +765,8 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 			g->ms[m].na++;
 			if (!g->ms[m].na_reason) g->ms[m].na_reason = rag_xstrdup(jv_string_value(nav));
 			if (c) cat_na(c, m);
-			for (b = 0; b < g->o.nby; b++) cat_na(&g->grp[gi[b]], m);
+			for (b = 0; b < g->o.nby; b++)
+				if (g->by_seen[b]) cat_na(&g->grp[gi[b]], m);
 			if (want_checks) {
 				snprintf(msg, sizeof msg, "%s: not applicable (%s)", name, jv_string_value(nav));
 				checks = record_check(checks, name, jv_null(), thr, "skipped", msg);

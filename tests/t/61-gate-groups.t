@@ -202,4 +202,11 @@ like "$(cat "$OUT")" 'By system\.top\\_k' "rag-report --markdown --by"
 run rag rag-gate --by '' -r faithfulness=0.4 "$T/groups.jsonl"
 is "$RC" 2 "--by with an empty name: a usage error"
 
+# a field first seen part way: "(none)" still holds every record without it, before and after
+printf '%s\n' '{"id":"1","scores":{"f":0.2}}' '{"id":"2","scores":{"f":null},"not_applicable":{"f":"no reference"}}' \
+	'{"id":"3","topic":"a","scores":{"f":1}}' '{"id":"4","scores":{"f":0.6}}' >"$T/late.jsonl"
+run rag rag-gate --summary-only --by topic --json "$T/late.jsonl"
+is "$(jq -c '[.groups[0].groups[] | [.group, .records, .metrics[0].computed, .metrics[0].not_applicable, .metrics[0].mean]]' "$OUT")" \
+	'[["(none)",3,2,1,0.4],["a",1,1,0,1]]' "--by a field first seen on record 3: (none) has records 1, 2 and 4 (0.2, n/a, 0.6)"
+
 done_testing

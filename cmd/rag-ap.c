@@ -83,6 +83,11 @@ static void start(rag_item *it, void *ctx)
 	char err[RAG_ERRLEN], buf[64];
 	int i, rc;
 
+	/* an unanswerable case (expect: refusal) has no relevant context by design */
+	if (rag_record_expects_refusal(it->rec)) {
+		all_na(it, t, RAG_NA_UNANSWERABLE);
+		return;
+	}
 	/* reference-based relevance with no reference to judge against: not applicable (rag(7)) */
 	if (t->source == RAG_REL_SIMILARITY || t->source == RAG_REL_IDS) {
 		const char *field = t->source == RAG_REL_IDS ? "relevant_ids" : "reference_contexts";
@@ -98,8 +103,11 @@ static void start(rag_item *it, void *ctx)
 	}
 	rc = rag_relevance_get(it->rec, t->source, t->verdicts, t->threshold, &r, err, sizeof err);
 	if (rc == -2 && r.ap_name && already_na(it->rec, r.ap_name)) {
-		/* rag-verify --chunks found nothing to judge against and said so: pass it through */
-		all_null(it, t, r.ap_name);
+		/* rag-verify --chunks found nothing to judge against and said so: every ranking
+		 * metric of those verdicts is not applicable for the same reason */
+		jv why = rag_json_get(rag_json_get(jv_copy(it->rec), "not_applicable"), r.ap_name);
+		all_na(it, t, jv_string_value(why));
+		jv_free(why);
 		rag_relevance_free(&r);
 		return;
 	}

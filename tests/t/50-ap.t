@@ -116,6 +116,14 @@ like "$(cat "$ERR")" '3 records, 0 input errors, 2 not applicable' "...counted a
 printf '%s\n' '{"id":"a","contexts":[{"id":1}]}' | rag rag-ap -q --from ids -m ap,p@5 >"$OUT" 2>"$ERR"
 is "$?:$(jq -c '.not_applicable' "$OUT")" '0:{"context_precision":"no relevant ids","precision@5":"no relevant ids"}' \
 	"--from ids, no relevant_ids: every metric asked not applicable"
+# an unanswerable case (expect: refusal): no relevant context by design, every metric n/a
+printf '%s\n' '{"id":"u","expect":"refusal","verdicts":{"context_precision":[{"verdict":true}]}}' | rag rag-ap -q -m ap,mrr >"$OUT" 2>"$ERR"
+is "$?:$(jq -c '[.scores, (.not_applicable | keys), .errors]' "$OUT")" '0:[{"context_precision":null,"mrr":null},["context_precision","mrr"],null]' \
+	"expect: refusal: ap and mrr null and not applicable, no error"
+# verdicts rag-verify --chunks declared not applicable: the ranking metrics of them too, same reason
+printf '%s\n' '{"id":"n","verdicts":{"context_precision":null},"not_applicable":{"context_precision":"no reference answer"}}' | rag rag-ap -q -m ap,mrr >"$OUT" 2>"$ERR"
+is "$?:$(jq -c '.not_applicable' "$OUT")" '0:{"context_precision":"no reference answer","mrr":"no reference answer"}' \
+	"verdicts not applicable upstream: mrr not applicable with the same reason, not a bare null"
 ap '{"contexts":[{"id":"a"}],"relevant_ids":"a"}'
 is "$RC" 3 "relevant_ids of the wrong type: exit 3"
 ap '{}' -m bleu

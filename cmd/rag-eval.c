@@ -1157,6 +1157,12 @@ static int run_sh(const char *cmd)
 	return status_of(st);
 }
 
+/* The store the run goes into: --store, else store.url; NULL: none. */
+static const char *store_url(const eval *e)
+{
+	return e->store_opt ? e->store_opt : e->cli.cfg.store.url;
+}
+
 /* RUNDIR/report.html by rag-report; with_history: beside the run, its test set's stored runs
  * (RUNDIR/history.jsonl, written by store_run). 0, or after a message rag-report's status. */
 static int render_report(eval *e, int with_history)
@@ -1234,8 +1240,11 @@ static int finish_outputs(eval *e, int gate_rc)
 		}
 		b.len = 0;
 	}
-	rc = render_report(e, 0);
-	if (rc != 0 && final <= RAG_EXIT_FAIL) final = rc;
+	/* with a store, the report is rendered once the run is stored, with its history (main) */
+	if (!store_url(e)) {
+		rc = render_report(e, 0);
+		if (rc != 0 && final <= RAG_EXIT_FAIL) final = rc;
+	}
 	rag_buf_free(&b);
 	free(recs);
 	return final;
@@ -1852,11 +1861,12 @@ int main(int argc, char **argv)
 		if (!e.cli.quiet) rag_msg(e.cli.prog, "info", "%s: every record is scored already", e.rundir);
 	}
 	rc = run(&e, cmd);
-	if (rc <= RAG_EXIT_FAIL && (e.store_opt || e.cli.cfg.store.url)) {
-		int st = store_run(&e, e.store_opt ? e.store_opt : e.cli.cfg.store.url);
-		/* the report again, now with the stored runs of its test set in its History tab */
-		if (!st) st = render_report(&e, 1);
+	if (rc <= RAG_EXIT_FAIL && store_url(&e)) {
+		/* the run stored, then its report, with the stored runs of its test set in its History
+		 * tab (without them when storing failed) */
+		int st = store_run(&e, store_url(&e)), rr = render_report(&e, st == 0);
 		if (st) rc = st;
+		else if (rr) rc = rr;
 	}
 
 out:

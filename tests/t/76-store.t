@@ -249,6 +249,7 @@ run rag rag-store --store "$T/eval.db" info
 is "$(jq -c '[.runs, .testsets]' "$OUT")" '[2,1]' "two runs, one test set"
 run rag rag-eval -q -c "$T/a.yaml" -m keyword_overlap --run-id E3 --store "postgresql://u:hunter2pw@/x?host=$T/none" -o "$T/E3" "$T/set.jsonl"
 is "$RC" 6 "rag-eval: a store that fails: exit 6"
+check "...and the report is still written (without the stored runs)" test -s "$T/E3/report.html"
 check "and the run directory is kept" test -s "$T/E3/records.jsonl"
 unlike "$(cat "$ERR")" hunter2pw "the URL's password is not in the message"
 like "$(cat "$ERR")" 'u:\*\*\*@' "it is masked"

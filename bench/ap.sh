@@ -24,28 +24,11 @@ bench_setup ap rag-ap
 # ---------------------------------------------------------------- records
 # 8 chunks; chunk j of record i is useful when (i * 7 + j * 3) % 5 < 2: every pattern of
 # positions turns up, including none useful.
-awk -v n="$N" 'BEGIN {
-	for (i = 1; i <= n; i++) {
-		printf "{\"id\":\"r%d\",\"verdicts\":{\"context_precision\":[", i
-		for (j = 0; j < 8; j++) {
-			v = ((i * 7 + j * 3 + int(i / 5)) % 5) < 2 ? "true" : "false"
-			printf "%s{\"chunk\":\"chunk %d of record %d\",\"verdict\":%s,\"reason\":\"\"}", j ? "," : "", j + 1, i, v
-		}
-		printf "]}}\n"
-	}
-}' >"$W/records.jsonl" || exit 1
+bench_records_ap "$N" "$W/records.jsonl" || exit 1
 BYTES=$(wc -c <"$W/records.jsonl" | tr -d ' ')
 
 # ---------------------------------------------------------------- the jq program
-cat >"$W/ap.jq" <<'EOF'
-[.verdicts.context_precision[] | if .verdict then 1 else 0 end] as $g
-| ($g | length) as $n
-| (reduce range(0; $n) as $i ({h: 0, s: 0};
-     if $g[$i] == 1 then .h += 1 | .s += (.h / ($i + 1)) else . end)) as $a
-| .scores.context_precision = (if $a.h > 0 then $a.s / $a.h else 0 end)
-| .scores["precision@5"] = (($g[0:5] | add // 0) / 5)
-| .scores.mrr = ((first(range(0; $n) | select($g[.] == 1)) | 1 / (. + 1)) // 0)
-EOF
+bench_jq_ap "$W/ap.jq"
 
 # timed NAME CMD...: CMD < records under GNU time; a failure ends the benchmark
 timed() {

@@ -84,25 +84,8 @@ best() {
 }
 
 # ---------------------------------------------------------------- rag-ap
-awk -v n="$N" 'BEGIN {
-	for (i = 1; i <= n; i++) {
-		printf "{\"id\":\"r%d\",\"verdicts\":{\"context_precision\":[", i
-		for (j = 0; j < 8; j++) {
-			v = ((i * 7 + j * 3 + int(i / 5)) % 5) < 2 ? "true" : "false"
-			printf "%s{\"chunk\":\"chunk %d of record %d\",\"verdict\":%s,\"reason\":\"\"}", j ? "," : "", j + 1, i, v
-		}
-		printf "]}}\n"
-	}
-}' >"$W/ap.jsonl" || exit 1
-cat >"$W/ap.jq" <<'EOF'
-[.verdicts.context_precision[] | if .verdict then 1 else 0 end] as $g
-| ($g | length) as $n
-| (reduce range(0; $n) as $i ({h: 0, s: 0};
-     if $g[$i] == 1 then .h += 1 | .s += (.h / ($i + 1)) else . end)) as $a
-| .scores.context_precision = (if $a.h > 0 then $a.s / $a.h else 0 end)
-| .scores["precision@5"] = (($g[0:5] | add // 0) / 5)
-| .scores.mrr = ((first(range(0; $n) | select($g[.] == 1)) | 1 / (. + 1)) // 0)
-EOF
+bench_records_ap "$N" "$W/ap.jsonl" || exit 1
+bench_jq_ap "$W/ap.jq"
 best rag-ap "$W/ap.jsonl" "$BIN/rag-ap" -q -m ap,p@5,mrr
 head -n "$JQN" "$W/ap.jsonl" >"$W/ap.head"
 best jq-ap "$W/ap.head" jq -c -f "$W/ap.jq"
@@ -112,29 +95,8 @@ echo "compute.sh: rag-ap and jq the same: $SAME_AP" >&2
 rm -f "$W/ap.jsonl" "$W/ap.head" "$W/out.rag-ap" "$W/out.jq-ap"
 
 # ---------------------------------------------------------------- rag-gate
-awk -v n="$N" 'BEGIN {
-	split("math geo history science law", cat, " ")
-	s = 12345
-	for (i = 1; i <= n; i++) {
-		s = (s * 1103515245 + 12345) % 2147483648; f = int(s / 2147483648 * 1000) / 1000
-		s = (s * 1103515245 + 12345) % 2147483648; r = int(s / 2147483648 * 1000) / 1000
-		fs = (i % 100 == 0) ? "null" : f
-		printf "{\"id\":\"q%d\",\"category\":\"%s\",\"answer\":\"The answer to question %d.\",\"scores\":{\"faithfulness\":%s,\"context_recall\":%s}}\n", i, cat[i % 5 + 1], i, fs, r
-	}
-}' >"$W/gate.jsonl" || exit 1
-cat >"$W/gate.jq" <<'EOF'
-def q(p): length as $n | if $n == 0 then null else
-	((($n - 1) * p) as $h | ($h | floor) as $i | ($h - $i) as $f |
-	 if $i + 1 < $n and $f > 0 then .[$i] + $f * (.[$i + 1] - .[$i]) else .[$i] end) end;
-def stats($m): length as $all | (map(.scores[$m] | select(type == "number")) | sort) as $v |
-	{metric: $m, scored: ($v | length), null: ($all - ($v | length)),
-	 mean: (if ($v | length) > 0 then ($v | add) / ($v | length) else null end),
-	 median: ($v | q(0.5)), min: $v[0], p10: ($v | q(0.1))};
-{records: length,
- metrics: [stats("context_recall"), stats("faithfulness")],
- categories: (group_by(.category) | map({category: .[0].category, records: length,
-	metrics: [stats("context_recall"), stats("faithfulness")]}))}
-EOF
+bench_records_gate "$N" "$W/gate.jsonl" || exit 1
+bench_jq_gate "$W/gate.jq"
 best rag-gate "$W/gate.jsonl" "$BIN/rag-gate" --json -t faithfulness=0.4 -r faithfulness=0.05 \
 	--min-pass-rate 0.9 --max-error-rate 0.02 -
 best jq-gate "$W/gate.jsonl" jq -s -c -f "$W/gate.jq"
@@ -149,18 +111,7 @@ echo "compute.sh: rag-gate and jq the same: ${SAME_GATE:-false}" >&2
 rm -f "$W/gate.jsonl"
 
 # ---------------------------------------------------------------- rag-kw and rag-embsim
-awk -v n="$N" 'BEGIN {
-	srand(11)
-	for (w = 0; w < 200; w++) word[w] = sprintf("w%c%c%d", 97 + w % 26, 97 + int(w / 26) % 26, w % 7)
-	word[0] = "The"; word[1] = "returns"; word[2] = "7"; word[3] = "days"; word[4] = "refund,"
-	for (i = 1; i <= n; i++) {
-		a = ""; r = ""
-		la = 12 + int(rand() * 9); lr = 12 + int(rand() * 9)
-		for (k = 0; k < la; k++) a = a (k ? " " : "") word[int(rand() * rand() * 200)]
-		for (k = 0; k < lr; k++) r = r (k ? " " : "") word[int(rand() * rand() * 200)]
-		printf "{\"id\":\"r%d\",\"answer\":\"%s.\",\"reference\":\"%s.\"}\n", i, a, r
-	}
-}' >"$W/kw.jsonl" || exit 1
+bench_records_kw "$N" "$W/kw.jsonl" || exit 1
 cat >"$W/kw.jq" <<'EOF'
 def words: ascii_downcase | explode
 	| map(if (. >= 97 and . <= 122) or (. >= 48 and . <= 57) then . else 32 end)

@@ -25,35 +25,14 @@ bench_setup gate rag-gate
 
 # ---------------------------------------------------------------- the records
 # an LCG in awk: the same file on every machine
-awk -v n="$N" 'BEGIN {
-	split("math geo history science law", cat, " ")
-	s = 12345
-	for (i = 1; i <= n; i++) {
-		s = (s * 1103515245 + 12345) % 2147483648; f = int(s / 2147483648 * 1000) / 1000
-		s = (s * 1103515245 + 12345) % 2147483648; r = int(s / 2147483648 * 1000) / 1000
-		fs = (i % 100 == 0) ? "null" : f
-		printf "{\"id\":\"q%d\",\"category\":\"%s\",\"answer\":\"The answer to question %d.\",\"scores\":{\"faithfulness\":%s,\"context_recall\":%s}}\n", i, cat[i % 5 + 1], i, fs, r
-	}
-}' >"$W/run.jsonl"
+bench_records_gate "$N" "$W/run.jsonl"
 BYTES=$(wc -c <"$W/run.jsonl" | tr -d ' ')
 
 bench_time gate "$BIN/rag-gate" --json -t faithfulness=0.4 -r faithfulness=0.05 --min-pass-rate 0.9 \
 	--max-error-rate 0.02 "$W/run.jsonl"
 GATE_RC=$RC GATE_S=$SECS GATE_KB=$RSS_KB
 
-cat >"$W/agg.jq" <<'EOF'
-def q(p): length as $n | if $n == 0 then null else
-	((($n - 1) * p) as $h | ($h | floor) as $i | ($h - $i) as $f |
-	 if $i + 1 < $n and $f > 0 then .[$i] + $f * (.[$i + 1] - .[$i]) else .[$i] end) end;
-def stats($m): length as $all | (map(.scores[$m] | select(type == "number")) | sort) as $v |
-	{metric: $m, scored: ($v | length), null: ($all - ($v | length)),
-	 mean: (if ($v | length) > 0 then ($v | add) / ($v | length) else null end),
-	 median: ($v | q(0.5)), min: $v[0], p10: ($v | q(0.1))};
-{records: length,
- metrics: [stats("context_recall"), stats("faithfulness")],
- categories: (group_by(.category) | map({category: .[0].category, records: length,
-	metrics: [stats("context_recall"), stats("faithfulness")]}))}
-EOF
+bench_jq_gate "$W/agg.jq"
 bench_time jq jq -s -c -f "$W/agg.jq" "$W/run.jsonl"
 JQ_RC=$RC JQ_S=$SECS JQ_KB=$RSS_KB
 

@@ -25,18 +25,7 @@ bench_need python3 jq /usr/bin/time
 bench_setup kw rag-kw
 
 # ---------------------------------------------------------------- records
-awk -v n="$N" 'BEGIN {
-	srand(11)
-	for (w = 0; w < 200; w++) word[w] = sprintf("w%c%c%d", 97 + w % 26, 97 + int(w / 26) % 26, w % 7)
-	word[0] = "The"; word[1] = "returns"; word[2] = "7"; word[3] = "days"; word[4] = "refund,"
-	for (i = 1; i <= n; i++) {
-		a = ""; r = ""
-		la = 12 + int(rand() * 9); lr = 12 + int(rand() * 9)
-		for (k = 0; k < la; k++) a = a (k ? " " : "") word[int(rand() * rand() * 200)]
-		for (k = 0; k < lr; k++) r = r (k ? " " : "") word[int(rand() * rand() * 200)]
-		printf "{\"id\":\"r%d\",\"answer\":\"%s.\",\"reference\":\"%s.\"}\n", i, a, r
-	}
-}' >"$W/records.jsonl" || exit 1
+bench_records_kw "$N" "$W/records.jsonl" || exit 1
 BYTES=$(wc -c <"$W/records.jsonl" | tr -d ' ')
 
 cat >"$W/rouge1.py" <<'PY'

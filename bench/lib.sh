@@ -9,6 +9,7 @@
 #                             unless BENCH_KEEP=1), cleans the environment, writes $W/rag.yaml
 #   bench_fake LATENCY_MS      starts tests/fakellm.py, exports RAG_BASE_URL; its log: $W/fake.log
 #   now                        seconds, with fractions
+#   bench_records_ap/gate/kw, bench_jq_ap/gate: the compute benchmarks' records and jq (below)
 BIN=${RAG_BIN:-$TOP/bin}
 FAKE_PID=
 
@@ -90,3 +91,75 @@ bench_fake() {
 }
 
 now() { date +%s.%N 2>/dev/null | grep -v N || python3 -c 'import time; print("%.6f" % time.time())'; }
+
+# The seeded records of the compute benchmarks, the same file on every machine, and the jq
+# programs that do the same work (ap.sh, gate.sh, kw.sh and compute.sh use them):
+#   bench_records_ap N FILE    8 chunk verdicts a record; chunk j of record i useful when
+#                              (i * 7 + j * 3 + i / 5) % 5 < 2: every pattern of positions
+#   bench_records_gate N FILE  two scores (an LCG), five categories, every 100th faithfulness null
+#   bench_records_kw N FILE    an answer and a reference of 12-20 words drawn from 200
+#   bench_jq_ap FILE, bench_jq_gate FILE   the jq programs of rag-ap's metrics and rag-gate's table
+bench_records_ap() {
+	awk -v n="$1" 'BEGIN {
+		for (i = 1; i <= n; i++) {
+			printf "{\"id\":\"r%d\",\"verdicts\":{\"context_precision\":[", i
+			for (j = 0; j < 8; j++) {
+				v = ((i * 7 + j * 3 + int(i / 5)) % 5) < 2 ? "true" : "false"
+				printf "%s{\"chunk\":\"chunk %d of record %d\",\"verdict\":%s,\"reason\":\"\"}", j ? "," : "", j + 1, i, v
+			}
+			printf "]}}\n"
+		}
+	}' >"$2"
+}
+bench_records_gate() {
+	awk -v n="$1" 'BEGIN {
+		split("math geo history science law", cat, " ")
+		s = 12345
+		for (i = 1; i <= n; i++) {
+			s = (s * 1103515245 + 12345) % 2147483648; f = int(s / 2147483648 * 1000) / 1000
+			s = (s * 1103515245 + 12345) % 2147483648; r = int(s / 2147483648 * 1000) / 1000
+			fs = (i % 100 == 0) ? "null" : f
+			printf "{\"id\":\"q%d\",\"category\":\"%s\",\"answer\":\"The answer to question %d.\",\"scores\":{\"faithfulness\":%s,\"context_recall\":%s}}\n", i, cat[i % 5 + 1], i, fs, r
+		}
+	}' >"$2"
+}
+bench_records_kw() {
+	awk -v n="$1" 'BEGIN {
+		srand(11)
+		for (w = 0; w < 200; w++) word[w] = sprintf("w%c%c%d", 97 + w % 26, 97 + int(w / 26) % 26, w % 7)
+		word[0] = "The"; word[1] = "returns"; word[2] = "7"; word[3] = "days"; word[4] = "refund,"
+		for (i = 1; i <= n; i++) {
+			a = ""; r = ""
+			la = 12 + int(rand() * 9); lr = 12 + int(rand() * 9)
+			for (k = 0; k < la; k++) a = a (k ? " " : "") word[int(rand() * rand() * 200)]
+			for (k = 0; k < lr; k++) r = r (k ? " " : "") word[int(rand() * rand() * 200)]
+			printf "{\"id\":\"r%d\",\"answer\":\"%s.\",\"reference\":\"%s.\"}\n", i, a, r
+		}
+	}' >"$2"
+}
+bench_jq_ap() {
+	cat >"$1" <<'EOF'
+[.verdicts.context_precision[] | if .verdict then 1 else 0 end] as $g
+| ($g | length) as $n
+| (reduce range(0; $n) as $i ({h: 0, s: 0};
+     if $g[$i] == 1 then .h += 1 | .s += (.h / ($i + 1)) else . end)) as $a
+| .scores.context_precision = (if $a.h > 0 then $a.s / $a.h else 0 end)
+| .scores["precision@5"] = (($g[0:5] | add // 0) / 5)
+| .scores.mrr = ((first(range(0; $n) | select($g[.] == 1)) | 1 / (. + 1)) // 0)
+EOF
+}
+bench_jq_gate() {
+	cat >"$1" <<'EOF'
+def q(p): length as $n | if $n == 0 then null else
+	((($n - 1) * p) as $h | ($h | floor) as $i | ($h - $i) as $f |
+	 if $i + 1 < $n and $f > 0 then .[$i] + $f * (.[$i + 1] - .[$i]) else .[$i] end) end;
+def stats($m): length as $all | (map(.scores[$m] | select(type == "number")) | sort) as $v |
+	{metric: $m, scored: ($v | length), null: ($all - ($v | length)),
+	 mean: (if ($v | length) > 0 then ($v | add) / ($v | length) else null end),
+	 median: ($v | q(0.5)), min: $v[0], p10: ($v | q(0.1))};
+{records: length,
+ metrics: [stats("context_recall"), stats("faithfulness")],
+ categories: (group_by(.category) | map({category: .[0].category, records: length,
+	metrics: [stats("context_recall"), stats("faithfulness")]}))}
+EOF
+}

@@ -12,7 +12,8 @@
 static const char usage[] =
 	"Usage: rag-verify [OPTIONS] < records.jsonl > records.jsonl\n"
 	"Judge every claim of each record against its contexts: verdicts.<METRIC> and\n"
-	"scores.<METRIC> = supported claims / all claims.\n";
+	"scores.<METRIC> = supported claims / all claims (offline: the mean of the\n"
+	"verdicts' graded scores).\n";
 
 enum { OPT_METRIC = RAG_OPT_TOOL, OPT_CLAIMS, OPT_RECHECK, OPT_LITERAL, OPT_BATCH_CLAIMS, OPT_BATCH_CHARS, OPT_CHUNKS,
        OPT_MODE, OPT_WEIGHTS, OPT_ONE_REQUEST };
@@ -68,15 +69,19 @@ static void verified(void *arg, jv result, const char *error)
 		it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", error);
 		rag_item_remote_error(it, error);
 	} else {
-		int n = jv_array_length(jv_copy(result)), i, yes = 0;
+		int n = jv_array_length(jv_copy(result)), i;
+		double sum = 0;
+		/* a verdict's own score where the judge grades (offline), else 1 for yes and 0 for no */
 		for (i = 0; i < n; i++) {
-			jv v = jv_object_get(jv_array_get(jv_copy(result), i), jv_string("verdict"));
-			yes += jv_get_kind(v) == JV_KIND_TRUE;
+			jv e = jv_array_get(jv_copy(result), i);
+			jv v = jv_object_get(jv_copy(e), jv_string("verdict")), g = jv_object_get(e, jv_string("score"));
+			sum += jv_get_kind(g) == JV_KIND_NUMBER ? jv_number_value(g) : jv_get_kind(v) == JV_KIND_TRUE;
 			jv_free(v);
+			jv_free(g);
 		}
 		it->rec = rag_record_set(it->rec, "verdicts", t->metric, result);
 		/* nothing claimed, nothing unfaithful: a refusal scores 1, visible as an empty list */
-		it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(n ? (double)yes / n : 1.0));
+		it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(n ? sum / n : 1.0));
 	}
 	rag_item_release(it);
 }

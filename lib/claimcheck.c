@@ -4,7 +4,12 @@
  * It is deliberately simple and deterministic, so that a run without an LLM still gives scores
  * that move the right way: a wrong date, a wrong number or a flipped negation makes a claim
  * unsupported even when most of its words are found. Words are compared as rag_text_tokens
- * (text.c); contexts are cut into sentences as claimsplit.c cuts answers. */
+ * (text.c); contexts are cut into sentences as claimsplit.c cuts answers.
+ *
+ * Besides its yes or no, each verdict has a graded score, how sure a word-overlap judge can be
+ * that the claim is supported: a yes that leaves a name of the claim unfound is less sure, and a
+ * no with most words found is less sure than one with none. Names and numbers are what a made-up
+ * sentence gets wrong while its other words stay right, so they weigh most. */
 #include "rag.h"
 
 #include <math.h>
@@ -63,6 +68,67 @@ static int is_number_token(const char *t)
 	return t[0] >= '0' && t[0] <= '9';
 }
 
+/* Words that carry nothing a context could support or contradict on their own (prepositions,
+ * connectives, vague quantities), as the Snowball stems rag_text_tokens makes of them: a claim's
+ * share of content words found leaves them out, so that "since", "through" or "once" missing
+ * from a context that has every fact of the claim does not count against it. Sorted. */
+static const char *const light_stems[] = {
+	"across", "again", "almost", "along", "alreadi", "although", "among", "anoth", "around",
+	"away", "back", "becaus", "behind", "beyond", "down", "dure", "either", "even", "ever",
+	"everi", "further", "henc", "howev", "instead", "mani", "meanwhil", "much", "near", "off",
+	"onc", "onto", "other", "out", "over", "own", "per", "quit", "rather", "sever", "sinc",
+	"still", "therefor", "though", "through", "thus", "toward", "under", "up", "upon", "via",
+	"well", "whether", "within", "yet",
+};
+
+static int is_light(const char *t)
+{
+	return bsearch(&t, light_stems, sizeof light_stems / sizeof *light_stems, sizeof *light_stems,
+	               cmp_strp) != NULL;
+}
+
+static int is_date_word(const char *t);
+
+/* The names of a claim: its capitalised words (an acronym too) that do not start a sentence,
+ * as tokens, each with the word it came from (toks[i] from words[i]). English only: Chinese has
+ * no capitals, and its names are left to the share of words found. */
+static void claim_names(const char *claim, rag_strv *toks, rag_strv *words)
+{
+	const char *p = claim, *w;
+	int start = 1;
+
+	while (*p) {
+		if (*p == '.' || *p == '!' || *p == '?') {
+			start = 1;
+			p++;
+			continue;
+		}
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))) {
+			p++;
+			continue;
+		}
+		for (w = p; (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '\'' ||
+		            (*p >= '0' && *p <= '9'); p++)
+			;
+		if (!start && *w >= 'A' && *w <= 'Z') {
+			char *word = rag_xstrndup(w, (size_t)(p - w));
+			jv t = rag_text_tokens(word);
+			int i, n = jv_array_length(jv_copy(t));
+			for (i = 0; i < n; i++) {
+				jv one = jv_array_get(jv_copy(t), i);
+				if (!is_number_token(jv_string_value(one)) && !is_date_word(jv_string_value(one))) {
+					rag_strv_push(toks, rag_xstrdup(jv_string_value(one)));
+					rag_strv_push(words, rag_xstrdup(word));
+				}
+				jv_free(one);
+			}
+			jv_free(t);
+			free(word);
+		}
+		start = 0;
+	}
+}
+
 /* Stemmed month names (as rag_text_tokens gives them) and their numbers: a context saying
  * "14 March 1879" also supports the 3 of "1879-03-14" and "1879年3月14日". */
 static const char *const month_stems[][2] = {
@@ -70,6 +136,24 @@ static const char *const month_stems[][2] = {
 	{ "june", "6" }, { "juli", "7" }, { "august", "8" }, { "septemb", "9" }, { "octob", "10" },
 	{ "novemb", "11" }, { "decemb", "12" },
 };
+
+static const char *const weekday_stems[] = {
+	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+};
+
+/* Months and weekdays are capitalised but are dates, not names: a date is held to its numbers. */
+static int is_date_word(const char *t)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof month_stems / sizeof *month_stems; k++)
+		if (!strcmp(t, month_stems[k][0]))
+			return 1;
+	for (k = 0; k < sizeof weekday_stems / sizeof *weekday_stems; k++)
+		if (!strcmp(t, weekday_stems[k]))
+			return 1;
+	return 0;
+}
 
 struct sentence {
 	rag_strv toks;    /* set */
@@ -140,27 +224,37 @@ static size_t count_found(const rag_strv *claim, const rag_strv *set)
  * sentence on its subject are found somewhere. */
 enum { EVIDENCE_WINDOW = 3 };
 
+/* Is claim token k found in the window of EVIDENCE_WINDOW sentences of c from sentence i? A
+ * number is found anywhere in c. */
+static int found_in_window(const rag_strv *claim, size_t k, const struct context *c, size_t i)
+{
+	size_t j;
+
+	if (is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]))
+		return 1;
+	for (j = i; j < i + EVIDENCE_WINDOW && j < c->nsent; j++)
+		if (set_has(&c->sent[j].toks, claim->v[k]))
+			return 1;
+	return 0;
+}
+
 /* Claim tokens found in a context: words in its best window of sentences, numbers anywhere in
  * it (a number also counts when the context has it as a month name: "01" in "1967-01-15"
- * against "January"). */
-static size_t count_found_ctx(const rag_strv *claim, const struct context *c)
+ * against "January"). With found (claim->n flags), which of them the first best window holds. */
+static size_t count_found_ctx(const rag_strv *claim, const struct context *c, unsigned char *found)
 {
-	size_t i, k, j, f, nums = 0, best = 0;
-	int hit;
+	size_t i, k, f, best = 0, at = 0;
 
-	for (k = 0; k < claim->n; k++)
-		nums += is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]);
 	for (i = 0; i < (c->nsent ? c->nsent : 1); i++) {
-		for (f = nums, k = 0; k < claim->n; k++) {
-			if (is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]))
-				continue;
-			for (hit = 0, j = i; j < i + EVIDENCE_WINDOW && j < c->nsent && !hit; j++)
-				hit = set_has(&c->sent[j].toks, claim->v[k]);
-			f += (size_t)hit;
-		}
-		if (f > best)
+		for (f = 0, k = 0; k < claim->n; k++)
+			f += (size_t)found_in_window(claim, k, c, i);
+		if (f > best) {
 			best = f;
+			at = i;
+		}
 	}
+	for (k = 0; found && k < claim->n; k++)
+		found[k] = (unsigned char)found_in_window(claim, k, c, at);
 	return best;
 }
 
@@ -225,7 +319,7 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 	size_t i, f = 0;
 
 	cd->idx = idx;
-	cd->found = count_found_ctx(claim, c);
+	cd->found = count_found_ctx(claim, c, NULL);
 	for (i = 0; i < claim->n; i++)
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
@@ -293,11 +387,15 @@ static int negation_ok(const struct cand *cd, const char *claim, const struct co
 }
 
 /* Is a better than b: a higher level, then one context over all together, then more words
- * found, then the earlier context. */
+ * found, then the earlier context; except that where no candidate reaches the threshold, more
+ * words found come first: a claim a quarter of whose words are in each of two contexts is half
+ * found in them together, not a quarter in one. */
 static int cand_better(const struct cand *a, const struct cand *b)
 {
 	if (a->level != b->level)
 		return a->level > b->level;
+	if (a->level == 0 && a->found != b->found)
+		return a->found > b->found;
 	if (a->joined != b->joined)
 		return !a->joined;
 	if (a->found != b->found)
@@ -305,35 +403,142 @@ static int cand_better(const struct cand *a, const struct cand *b)
 	return a->idx < b->idx;
 }
 
-static jv verdict(jv claim, int ok, const char *reason, jv context)
+static jv verdict(jv claim, int ok, const char *reason, jv context, double score)
 {
 	jv v = jv_object();
 	v = jv_object_set(v, jv_string("claim"), claim);
 	v = jv_object_set(v, jv_string("verdict"), jv_bool(ok));
 	v = jv_object_set(v, jv_string("reason"), jv_string(reason));
 	v = jv_object_set(v, jv_string("context"), context);
+	v = jv_object_set(v, jv_string("score"), jv_number(floor(score * 1e4 + 0.5) / 1e4));
 	return v;
+}
+
+/* The graded score's discounts: for each name of the claim its evidence lacks, for each number
+ * missing from it, for a negation that differs. */
+#define NAME_DISCOUNT 0.8
+#define NUMBER_DISCOUNT 0.5
+#define NEGATION_DISCOUNT 0.25
+
+/* Which claim tokens the candidate's evidence holds (found, toks->n flags): for one context its
+ * best window, for all together any of them. */
+static void cand_found(const struct cand *cd, const rag_strv *toks, const struct context *cs, size_t nc,
+                       unsigned char *found)
+{
+	size_t i, k;
+
+	if (!cd->joined) {
+		count_found_ctx(toks, &cs[cd->idx], found);
+		return;
+	}
+	for (i = 0; i < toks->n; i++) {
+		found[i] = 0;
+		for (k = 0; k < nc && !found[i]; k++)
+			found[i] = (unsigned char)(set_has(&cs[k].all, toks->v[i]) ||
+			                           (is_number_token(toks->v[i]) && set_has(&cs[k].nums, toks->v[i])));
+	}
+}
+
+/* Does the set hold a word that begins with t, or that t begins with, both of at least 4
+ * letters: "German" (german) for "Germany" (germani), a name's other form. */
+static int set_has_kin(const rag_strv *set, const char *t)
+{
+	size_t lo = 0, hi = set->n, mid, len = strlen(t), k;
+	char buf[64];
+
+	if (len < 4 || len >= sizeof buf)
+		return 0;
+	while (lo < hi) {     /* the first word >= t */
+		mid = (lo + hi) / 2;
+		if (strcmp(set->v[mid], t) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < set->n && !strncmp(set->v[lo], t, len))
+		return 1;
+	for (k = 4; k < len; k++) {
+		memcpy(buf, t, k);
+		buf[k] = 0;
+		if (set_has(set, buf))
+			return 1;
+	}
+	return 0;
+}
+
+/* The claim's names its evidence lacks, as the claim writes them ("Nepal, Libya") into missing;
+ * their count. A name counts as found when its evidence (found) or its context (for all
+ * contexts together, any) has it or a kin of it (set_has_kin). */
+static size_t names_missing(const rag_strv *toks, const unsigned char *found, const rag_strv *ntoks,
+                            const rag_strv *nwords, const struct cand *cd, const struct context *cs,
+                            size_t nc, rag_buf *missing)
+{
+	size_t i, k, j, n = 0;
+	rag_strv seen = { 0 };
+	int kin;
+
+	for (i = 0; i < toks->n; i++) {
+		if (found[i])
+			continue;
+		for (k = 0; k < ntoks->n; k++)
+			if (!strcmp(ntoks->v[k], toks->v[i]))
+				break;
+		if (k == ntoks->n)
+			continue;
+		for (kin = 0, j = cd->joined ? 0 : cd->idx; j < (cd->joined ? nc : cd->idx + 1) && !kin; j++)
+			kin = set_has_kin(&cs[j].all, toks->v[i]);
+		if (kin)
+			continue;
+		n++;
+		for (j = 0; j < seen.n && strcmp(seen.v[j], nwords->v[k]); j++)
+			;
+		if (j == seen.n) {
+			if (seen.n)
+				rag_buf_adds(missing, ", ");
+			rag_buf_adds(missing, nwords->v[k]);
+			rag_strv_push(&seen, rag_xstrdup(nwords->v[k]));
+		}
+	}
+	rag_strv_free(&seen);
+	return n;
 }
 
 static jv verify_one(jv claim, const struct context *cs, size_t nc, double threshold)
 {
-	rag_strv toks = { 0 };
+	rag_strv toks = { 0 }, ntoks = { 0 }, nwords = { 0 };
+	rag_buf names = { 0 };
 	struct cand *cands, *best;
-	size_t i, ncand, most = 0;
+	size_t i, o, ncand, most = 0, nnames;
+	unsigned char *found;
 	int pct, tpct;
-	char *reason;
+	double score;
+	char *reason, *tail;
 	jv ctx = jv_null(), out;
 
 	if (jv_get_kind(claim) != JV_KIND_STRING)
-		return verdict(claim, 0, "claim is not a string", jv_null());
+		return verdict(claim, 0, "claim is not a string", jv_null(), 0);
 	if (!nc)
-		return verdict(claim, 0, "no contexts", jv_null());
+		return verdict(claim, 0, "no contexts", jv_null(), 0);
 	add_tokens(&toks, jv_string_value(claim));
 	set_finish(&toks);
 	if (!toks.n) {
 		rag_strv_free(&toks);
-		return verdict(claim, 0, "claim has no content words", jv_null());
+		return verdict(claim, 0, "claim has no content words", jv_null(), 0);
 	}
+	/* light words out, unless they are all the claim has */
+	for (i = o = 0; i < toks.n; i++)
+		if (!is_light(toks.v[i]))
+			o++;
+	if (o) {
+		for (i = o = 0; i < toks.n; i++) {
+			if (is_light(toks.v[i]))
+				free(toks.v[i]);
+			else
+				toks.v[o++] = toks.v[i];
+		}
+		toks.n = o;
+	}
+	claim_names(jv_string_value(claim), &ntoks, &nwords);
 
 	ncand = nc + (nc > 1);
 	cands = rag_xmalloc(ncand * sizeof *cands);
@@ -365,51 +570,73 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 		if (cand_better(&cands[i], best))
 			best = &cands[i];
 
+	found = rag_xmalloc(toks.n);
+	cand_found(best, &toks, cs, nc, found);
+	nnames = names_missing(&toks, found, &ntoks, &nwords, best, cs, nc, &names);
+	free(found);
+	score = best->level == 3 ? 1.0 : best->share * pow(NUMBER_DISCOUNT, (double)best->nmissing) *
+	                                  (best->level == 2 ? NEGATION_DISCOUNT : 1.0);
+	score *= pow(NAME_DISCOUNT, (double)nnames);
+	tail = nnames ? rag_xasprintf("; name%s %s not in %s", strchr(names.p, ',') ? "s" : "", names.p,
+	                              best->joined ? "any context" : "it")
+	              : rag_xstrdup("");
+
 	pct = (int)floor(best->share * 100.0 + 1e-9);
 	tpct = (int)floor(threshold * 100.0 + 0.5);
 	switch (best->level) {
 	case 3:
 		if (best->joined) {
-			reason = rag_xasprintf("supported by the contexts together (%d%% of content words)", pct);
+			reason = rag_xasprintf("supported by the contexts together (%d%% of content words%s)", pct, tail);
 			ctx = jv_number((double)most);
 		} else {
-			reason = rag_xasprintf("supported by context %zu (%d%% of content words)", best->idx + 1, pct);
+			reason = rag_xasprintf("supported by context %zu (%d%% of content words%s)", best->idx + 1, pct, tail);
 			ctx = jv_number((double)best->idx);
 		}
 		break;
 	case 2:
-		reason = rag_xasprintf("negation differs from context %zu", best->idx + 1);
+		reason = rag_xasprintf("negation differs from context %zu%s", best->idx + 1, tail);
 		ctx = jv_number((double)best->idx);
 		break;
 	case 1:
 		if (best->joined) {
-			reason = rag_xasprintf("number%s %s not in any context", best->nmissing > 1 ? "s" : "",
-			                       best->missing.p);
+			reason = rag_xasprintf("number%s %s not in any context%s", best->nmissing > 1 ? "s" : "",
+			                       best->missing.p, tail);
 		} else {
-			reason = rag_xasprintf("number%s %s not in context %zu", best->nmissing > 1 ? "s" : "",
-			                       best->missing.p, best->idx + 1);
+			reason = rag_xasprintf("number%s %s not in context %zu%s", best->nmissing > 1 ? "s" : "",
+			                       best->missing.p, best->idx + 1, tail);
 			ctx = jv_number((double)best->idx);
 		}
 		break;
 	default:
 		if (!best->found) {
 			reason = rag_xstrdup("no content words found in any context");
+		} else if (best->joined) {
+			reason = rag_xasprintf("%d%% of content words found in the contexts together (below %d%%)%s%s%s%s",
+			                       pct, tpct,
+			                       best->nmissing ? (best->nmissing > 1 ? "; numbers " : "; number ") : "",
+			                       best->nmissing ? best->missing.p : "",
+			                       best->nmissing ? " not in any" : "", tail);
+			ctx = jv_number((double)most);
 		} else {
-			reason = rag_xasprintf("%d%% of content words found in context %zu (below %d%%)%s%s%s",
+			reason = rag_xasprintf("%d%% of content words found in context %zu (below %d%%)%s%s%s%s",
 			                       pct, best->idx + 1, tpct,
 			                       best->nmissing ? (best->nmissing > 1 ? "; numbers " : "; number ") : "",
 			                       best->nmissing ? best->missing.p : "",
-			                       best->nmissing ? " not in it" : "");
+			                       best->nmissing ? " not in it" : "", tail);
 			ctx = jv_number((double)best->idx);
 		}
 		break;
 	}
-	out = verdict(claim, best->level == 3, reason, ctx);
+	out = verdict(claim, best->level == 3, reason, ctx, score);
 	free(reason);
+	free(tail);
+	rag_buf_free(&names);
 	for (i = 0; i < ncand; i++)
 		rag_buf_free(&cands[i].missing);
 	free(cands);
 	rag_strv_free(&toks);
+	rag_strv_free(&ntoks);
+	rag_strv_free(&nwords);
 	return out;
 }
 

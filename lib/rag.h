@@ -766,16 +766,22 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers);
 /* ---------------------------------------------------------------- claimcheck.c */
 /* Verdicts for each claim against the contexts (array of strings). Consumes claims and contexts.
  * Returns an array with one object per claim, in order:
- *   {"claim": claim, "verdict": true|false, "reason": "...", "context": index-or-null}
- * A claim is supported when the share of its content tokens (rag_text_tokens) found in one
- * context (or in all contexts together) is >= threshold AND every number in the claim appears in
- * that context (a month name also counts as its number) AND the claim's negation agrees with the
- * context sentence it matched best (or, for a claim that denies something, with another
- * sentence there that matches it at least half as well and denies the same). "context" is the 0-based index of the context the reason
- * names (the supporting one, or the closest one), null when none; reasons count contexts from 1:
- * "supported by context 2 (83% of content words)", "number 20 not in context 1",
- * "negation differs from context 1", "50% of content words found in context 1 (below 60%)",
- * "no contexts". A threshold outside [0, 1] means 0.6. */
+ *   {"claim": claim, "verdict": true|false, "reason": "...", "context": index-or-null,
+ *    "score": 0..1}
+ * A claim is supported when the share of its content tokens (rag_text_tokens, less light words
+ * such as "since" or "through") found in one context (or in all contexts together) is >=
+ * threshold AND every number in the claim appears in that context (a month name also counts as
+ * its number) AND the claim's negation agrees with the context sentence it matched best (or, for
+ * a claim that denies something, with another sentence there that matches it at least half as
+ * well and denies the same). "score" grades it: 1 when supported, else the share found times
+ * 0.5 per number missing and 0.25 for a negation that differs; times 0.8 per name of the claim
+ * (a capitalised word not starting a sentence, not a month or weekday) that the context (any
+ * context, for all together) lacks, even as a kin ("German" for "Germany"). "context" is the
+ * 0-based index of the context the reason names (the supporting one, or the closest one), null
+ * when none; reasons count contexts from 1: "supported by context 2 (83% of content words)",
+ * "number 20 not in context 1", "negation differs from context 1", "50% of content words found
+ * in context 1 (below 60%)", "... in the contexts together ...", a name missing appended as
+ * "; name Nepal not in it", "no contexts" (score 0). A threshold outside [0, 1] means 0.6. */
 jv rag_offline_verify(jv claims, jv contexts, double threshold);
 
 /* ---------------------------------------------------------------- vec.c */

@@ -66,6 +66,15 @@ static int context_of(jv vs, int i)
 	return r;
 }
 
+/* The graded score of verdict i, -1 when it has none. */
+static double graded(jv vs, int i)
+{
+	jv g = jv_object_get(jv_array_get(jv_copy(vs), i), jv_string("score"));
+	double r = jv_get_kind(g) == JV_KIND_NUMBER ? jv_number_value(g) : -1;
+	jv_free(g);
+	return r;
+}
+
 static double score(jv vs)
 {
 	int i, n = jv_array_length(jv_copy(vs)), s = 0;
@@ -612,8 +621,8 @@ static void verification(void)
 		       "joined reason");
 		is_int(context_of(v, 0), 0, "joined: the context with the most words");
 		ok(!verdict_of(v, 1), "threshold 0.8: 3 of 5 words is not enough");
-		is_str(reason_of(v, 1), "60% of content words found in context 1 (below 80%)",
-		       "the reason gives share and threshold");
+		is_str(reason_of(v, 1), "60% of content words found in context 1 (below 80%); name Warsaw not in it",
+		       "the reason gives share and threshold, and the name not found");
 		jv_free(v);
 	}
 	{
@@ -661,10 +670,67 @@ static void verification(void)
 		                           einstein, 0.6), 0);
 		jv k = jv_keys(o);
 		jv d = jv_dump_string(k, 0);
-		is_str(jv_string_value(d), "[\"claim\",\"context\",\"reason\",\"verdict\"]",
-		       "verdict objects have claim, verdict, reason, context");
+		is_str(jv_string_value(d), "[\"claim\",\"context\",\"reason\",\"score\",\"verdict\"]",
+		       "verdict objects have claim, verdict, reason, context, score");
 		jv_free(d);
 	}
+}
+
+/* The graded score beside the yes or no: names and numbers weigh most, light words not at all. */
+static void graded_scores(void)
+{
+	static const char *const festival[] = {
+		"The lantern festival is celebrated in Thailand and Laos every November, when rivers fill "
+		"with floating candles.", NULL };
+	static const char *const physicist[] = {
+		"Lise Meitner was an Austrian-born physicist who worked in Berlin for thirty years.", NULL };
+	static const char *const museum[] = {
+		"After the flood the museum was rebuilt in brick and reopened in 1952.", NULL };
+	static const char *const ferry[] = { "The ferry leaves at dawn.", "Calais harbour takes trucks.", NULL };
+	jv v;
+
+	v = verify((const char *const[]){ "The lantern festival is celebrated in Thailand and Laos.",
+	                                  "The lantern festival is celebrated in Thailand, Laos and Cambodia.",
+	                                  NULL }, festival, 0.6);
+	ok(verdict_of(v, 0) && verdict_of(v, 1), "graded: both festival claims pass the word threshold");
+	is_num(graded(v, 0), 1.0, 1e-9, "graded: every word and name found scores 1");
+	is_num(graded(v, 1), 0.8, 1e-9, "graded: a name the context lacks costs a fifth");
+	is_str(reason_of(v, 1), "supported by context 1 (83% of content words; name Cambodia not in it)",
+	       "graded: the reason names the name, as the claim writes it");
+	jv_free(v);
+
+	v = verify((const char *const[]){ "Meitner was born in Austria and worked in Berlin.",
+	                                  "Meitner worked in Vienna in November.", NULL }, physicist, 0.5);
+	is_num(graded(v, 0), 1.0, 1e-9, "graded: Austria is found as its kin Austrian");
+	is_str(reason_of(v, 1), "supported by context 1 (50% of content words; name Vienna not in it)",
+	       "graded: a month is a date, not a name: Vienna is the one name missing");
+	jv_free(v);
+
+	v = verify((const char *const[]){ "After the flood the museum was once again rebuilt in brick.",
+	                                  "The museum reopened in 1953.",
+	                                  "The museum was not rebuilt after the flood.",
+	                                  "The museum was rebuilt in stone by volunteers.", NULL }, museum, 0.6);
+	is_str(reason_of(v, 0), "supported by context 1 (100% of content words)",
+	       "graded: light words (once, again) are not content words");
+	ok(!verdict_of(v, 1), "graded: a wrong year is unsupported");
+	is_num(graded(v, 1), 1.0 / 3.0, 1e-4, "graded: 2 of its 3 words found, halved for the number missing");
+	ok(!verdict_of(v, 2), "graded: a flipped negation is unsupported");
+	is_num(graded(v, 2), 0.25, 1e-9, "graded: all its words found, a quarter left for the contradiction");
+	ok(!verdict_of(v, 3), "graded: 2 of 4 words is below the threshold");
+	is_num(graded(v, 3), 0.5, 1e-9, "graded: an unsupported claim scores the share of words found");
+	jv_free(v);
+
+	v = verify((const char *const[]){ "The night ferry leaves Dover and reaches Calais, carrying cars and trucks.",
+	                                  NULL }, ferry, 0.6);
+	is_str(reason_of(v, 0), "44% of content words found in the contexts together (below 60%); "
+	       "name Dover not in any context",
+	       "graded: below the threshold everywhere, the contexts together hold the most words");
+	is_num(graded(v, 0), 4.0 / 9.0 * 0.8, 1e-4, "graded: 4 of 9 words, one name missing");
+	jv_free(v);
+
+	v = verify((const char *const[]){ "Einstein was a physicist.", NULL }, NULL, 0.6);
+	is_num(graded(v, 0), 0.0, 1e-9, "graded: no contexts scores 0");
+	jv_free(v);
 }
 
 int main(void)
@@ -683,5 +749,6 @@ int main(void)
 	question_subjects();
 	cap();
 	verification();
+	graded_scores();
 	return done_testing();
 }

@@ -503,7 +503,7 @@ static size_t names_missing(const rag_strv *toks, const unsigned char *found, co
 	return n;
 }
 
-static jv verify_one(jv claim, const struct context *cs, size_t nc, double threshold)
+static jv verify_plain(jv claim, const struct context *cs, size_t nc, double threshold)
 {
 	rag_strv toks = { 0 }, ntoks = { 0 }, nwords = { 0 };
 	rag_buf names = { 0 };
@@ -638,6 +638,119 @@ static jv verify_one(jv claim, const struct context *cs, size_t nc, double thres
 	rag_strv_free(&ntoks);
 	rag_strv_free(&nwords);
 	return out;
+}
+
+/* Where a claim sets a denial against what it states, "The X200 supports Wi-Fi 6, not Wi-Fi 7."
+ * or "保修期为两年，而不是三年。": 1, with the end of the statement (*head, before the comma) and
+ * the start of the denial (*tail: "not Wi-Fi 7.", "不是三年。"); else 0. Such a claim holds two
+ * facts of opposite sign, and checked as one its negation agrees with no sentence. The denial is
+ * short and ends the claim; "not only", "not surprisingly" and other idioms in which not denies
+ * nothing of its own are no contrast. */
+static int contrast_at(const char *c, size_t *head, size_t *tail)
+{
+	static const char *const idioms[] = {
+		"only", "surprisingly", "least", "yet", "to", "always", "even", "quite", "just",
+		"necessarily", "all", "every", "much", "long", "far", "unlike", "counting", NULL,
+	};
+	const char *p, *q, *t;
+	size_t words = 0, k;
+
+	if ((p = strstr(c, "，而不是")) || (p = strstr(c, "，而非"))) {
+		*head = (size_t)(p - c);
+		*tail = *head + strlen("，而");
+		return *head > 0;
+	}
+	if (!(p = strstr(c, ", not ")) && !(p = strstr(c, ", but not ")))
+		return 0;
+	t = strstr(p, "not ");
+	for (k = 0, q = t + 4; idioms[k]; k++) {
+		size_t l = strlen(idioms[k]);
+		if (!strncmp(q, idioms[k], l) && (q[l] == ' ' || q[l] == ',' || q[l] == '.' || !q[l]))
+			return 0;
+	}
+	for (; *q; q++) {
+		if (*q == ',' || *q == ';' || *q == ':')
+			return 0;
+		words += *q == ' ';
+	}
+	*head = (size_t)(p - c);
+	*tail = (size_t)(t - c);
+	return *head > 0 && words < 8;
+}
+
+/* Is the denial of a contrast (the tokens deny, of the text after its "not") contradicted, and
+ * by which context: a sentence holds all of them, says no negation, and shares a word with the
+ * statement before it (head): "supports Wi-Fi 7" against "..., not Wi-Fi 7". A sentence that
+ * holds them and denies them backs the denial; one that never names them says nothing either
+ * way, and then the statement decides ("two years, not three": the context gives the two). */
+static int denial_contradicted(const rag_strv *deny, const rag_strv *head, const struct context *cs,
+                               size_t nc, size_t *ctx)
+{
+	size_t k, i, j;
+	int against = 0;
+
+	for (k = 0; k < nc; k++) {
+		for (i = 0; i < cs[k].nsent; i++) {
+			const struct sentence *s = &cs[k].sent[i];
+			if (count_found(deny, &s->toks) < deny->n)
+				continue;
+			if (rag_text_negation(s->text))
+				return 0;
+			for (j = 0; j < head->n && !against; j++)
+				if (!set_has(deny, head->v[j]) && set_has(&s->toks, head->v[j])) {
+					against = 1;
+					*ctx = k;
+				}
+		}
+	}
+	return against;
+}
+
+/* A claim's verdict. A contrast (contrast_at) is checked as its statement, unless a context
+ * contradicts its denial (denial_contradicted): then it is unsupported, scored as a negation
+ * that differs. */
+static jv verify_one(jv claim, const struct context *cs, size_t nc, double threshold)
+{
+	size_t h, t, at = 0;
+	rag_strv deny = { 0 }, head = { 0 };
+	jv out;
+	const char *c;
+	char *stated, *why;
+
+	if (jv_get_kind(claim) != JV_KIND_STRING || !contrast_at(jv_string_value(claim), &h, &t))
+		return verify_plain(claim, cs, nc, threshold);
+	c = jv_string_value(claim);
+	stated = rag_xstrndup(c, h);
+	out = verify_plain(jv_string(stated), cs, nc, threshold);
+	add_tokens(&deny, c + t);
+	set_finish(&deny);
+	add_tokens(&head, stated);
+	set_finish(&head);
+	if (deny.n && denial_contradicted(&deny, &head, cs, nc, &at)) {
+		size_t l = strlen(c + t);
+		jv g = jv_object_get(jv_copy(out), jv_string("score"));
+		double sc = jv_get_kind(g) == JV_KIND_NUMBER ? jv_number_value(g) : 0;
+		jv_free(g);
+		for (;;) {      /* the quoted denial without its full stop */
+			if (l > 0 && strchr(".!?", c[t + l - 1]))
+				l--;
+			else if (l >= 3 && !memcmp(c + t + l - 3, "。", 3))
+				l -= 3;
+			else
+				break;
+		}
+		why = rag_xasprintf("\"%.*s\" is contradicted by context %zu", (int)l, c + t, at + 1);
+		out = jv_object_set(out, jv_string("verdict"), jv_false());
+		out = jv_object_set(out, jv_string("reason"), jv_string(why));
+		out = jv_object_set(out, jv_string("context"), jv_number((double)at));
+		out = jv_object_set(out, jv_string("score"),
+		                    jv_number(floor(sc * NEGATION_DISCOUNT * 1e4 + 0.5) / 1e4));
+		free(why);
+	}
+	free(stated);
+	rag_strv_free(&deny);
+	rag_strv_free(&head);
+	return jv_object_set(out, jv_string("claim"), claim);
 }
 
 jv rag_offline_verify(jv claims, jv contexts, double threshold)

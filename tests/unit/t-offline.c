@@ -733,6 +733,35 @@ static void graded_scores(void)
 	jv_free(v);
 }
 
+/* "A, not B": the statement checked, the denial held against what the contexts say of B. */
+static void contrasts(void)
+{
+	static const char *const router[] = {
+		"The R7 router supports Wi-Fi 6 on the 2.4 GHz and 5 GHz bands. It does not support Wi-Fi 7.",
+		NULL };
+	static const char *const warranty[] = { "本产品保修期为两年。", NULL };
+	jv v;
+
+	v = verify((const char *const[]){ "The R7 supports Wi-Fi 6, not Wi-Fi 7.",
+	                                  "The R7 works on 5 GHz, not 2.4 GHz.",
+	                                  "The R7 supports Wi-Fi 6, but not Bluetooth.",
+	                                  "The R7 supports Wi-Fi 6, not only on 2.4 GHz.", NULL }, router, 0.6);
+	ok(verdict_of(v, 0), "contrast: a statement and a denial the context shares are supported");
+	is_num(graded(v, 0), 1.0, 1e-9, "contrast: ... and score 1");
+	ok(!verdict_of(v, 1), "contrast: a denial of what the context states is unsupported");
+	is_str(reason_of(v, 1), "\"not 2.4 GHz\" is contradicted by context 1", "contrast: the reason quotes the denial");
+	is_num(graded(v, 1), 0.25, 1e-9, "contrast: scored as a negation that differs");
+	ok(verdict_of(v, 2), "contrast: a denial of what no context names leaves the statement to decide");
+	ok(verdict_of(v, 3) && reason_of(v, 3)[0] != '"', "contrast: \", not only\" is none (got %s)", reason_of(v, 3));
+	jv_free(v);
+
+	v = verify((const char *const[]){ "保修期为两年，而不是三年。", "保修期为三年，而不是两年。", NULL },
+	           warranty, 0.6);
+	ok(verdict_of(v, 0), "contrast zh: 两年，而不是三年 against 两年");
+	ok(!verdict_of(v, 1), "contrast zh: 三年，而不是两年 against 两年");
+	jv_free(v);
+}
+
 int main(void)
 {
 	ragas_einstein();
@@ -750,5 +779,6 @@ int main(void)
 	cap();
 	verification();
 	graded_scores();
+	contrasts();
 	return done_testing();
 }

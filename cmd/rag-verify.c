@@ -138,14 +138,26 @@ static int claims_absent(jv rec, const char *field)
 	return absent;
 }
 
-/* The sentences of a text, cut locally (claimsplit.c), as the claims of a one-request path. */
+/* The sentences of a text, cut locally (claimsplit.c), as the claims of a one-request path. A
+ * sentence without content words ("No." before "The X200 supports Wi-Fi 6, not Wi-Fi 7.") claims
+ * nothing a context could hold: it is left out where another sentence has some. */
 static jv sentences(const char *text)
 {
 	rag_strv v = {0};
-	jv out = jv_array();
+	jv out = jv_array(), bare = jv_array();
 	rag_offline_sentences(text, &v, 1);
-	for (size_t i = 0; i < v.n; i++) out = jv_array_append(out, jv_string(v.v[i]));
+	for (size_t i = 0; i < v.n; i++) {
+		jv t = rag_text_tokens(v.v[i]);
+		int words = jv_array_length(t) > 0;
+		bare = jv_array_append(bare, jv_string(v.v[i]));
+		if (words) out = jv_array_append(out, jv_string(v.v[i]));
+	}
 	rag_strv_free(&v);
+	if (jv_array_length(jv_copy(out)) == 0) {
+		jv_free(out);
+		return bare;
+	}
+	jv_free(bare);
 	return out;
 }
 

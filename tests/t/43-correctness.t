@@ -149,6 +149,15 @@ printf '%s\n%s\n%s\n' "$CR" "$CR" "$CR" | jq -c '.id = "cr\(input_line_number)"'
 fresh
 run rag rag-verify -c "$CONF" --metric context_recall <"$T/three.jsonl"
 is "$(fake_requests),$(nlines "$OUT")" "3,3" "three records: three requests (against 2 each for rag-claims --from reference | rag-verify)"
+# a sentence without content words (the "No." that answers a yes/no question) is no statement
+fresh
+feed '{"id":"yn","question":"Does the R7 support Wi-Fi 7?","reference":"No. The R7 supports Wi-Fi 6, not Wi-Fi 7.","contexts":["The R7 supports Wi-Fi 6. It does not support Wi-Fi 7."]}' \
+	run rag rag-verify -c "$CONF" --metric context_recall
+is "$(jq -c '[.verdicts.context_recall[] | .claim]' "$OUT")" '["The R7 supports Wi-Fi 6, not Wi-Fi 7."]' \
+	"the reference's sentences: a bare No. is left out"
+feed '{"id":"yn","question":"Does the R7 support Wi-Fi 7?","reference":"No.","contexts":["The R7 supports Wi-Fi 6."]}' \
+	run rag rag-verify -c "$CONF" --metric context_recall
+is "$(jq -c '[.verdicts.context_recall[] | .claim]' "$OUT")" '["No."]' "...but kept when it is all the reference says"
 # with claims.reference: the two-stage path, the claims as they are
 fresh
 feed "$(printf '%s' "$CR" | jq -c '.claims.reference = ["Einstein was born in Ulm."]')" run rag rag-verify -c "$CONF" --metric context_recall

@@ -574,12 +574,45 @@ static int is_question(const char *sent)
 	return (n > 0 && sent[n - 1] == '?') || (n >= 3 && !memcmp(sent + n - 3, "？", 3));
 }
 
-/* Text that carries no claim: refusals, greetings, fillers, bare punctuation. */
+/* Words that talk about the text itself, as the Snowball stems rag_text_tokens makes of them:
+ * "Here is a concise summary of the passage", "Covering the core pieces of information", "Key
+ * points include", "As described in the context". A sentence of nothing else frames an answer
+ * and claims nothing a context could hold. Sorted. */
+static const char *const framing_stems[] = {
+	"abov", "accord", "answer", "base", "below", "brief", "concis", "context", "core", "cover",
+	"describ", "detail", "document", "follow", "given", "highlight", "includ", "inform", "key",
+	"main", "mention", "overview", "passag", "piec", "point", "provid", "question", "source",
+	"state", "summar", "summari", "text",
+};
+
+static int cmp_stem(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* English text whose every content word is a framing word (framing_stems). */
+static int is_framing(const char *s)
+{
+	jv toks = rag_text_tokens(s);
+	int i, n = jv_array_length(jv_copy(toks)), all = n > 0;
+
+	for (i = 0; i < n && all; i++) {
+		jv t = jv_array_get(jv_copy(toks), i);
+		const char *k = jv_string_value(t);
+		all = bsearch(&k, framing_stems, sizeof framing_stems / sizeof *framing_stems,
+		              sizeof *framing_stems, cmp_stem) != NULL;
+		jv_free(t);
+	}
+	jv_free(toks);
+	return all;
+}
+
+/* Text that carries no claim: refusals, greetings, fillers, framing, bare punctuation. */
 static int is_noise(const char *s)
 {
 	char *key = text_key(s), *plain;
 	int noise = !*key || in_list(key, strlen(key), greetings) || starts_any(key, filler_prefixes) ||
-	            contains_any_written(key, refusals) || contains_any(key, apologies);
+	            contains_any_written(key, refusals) || contains_any(key, apologies) || is_framing(s);
 
 	if (!noise && contains_any(key, sources)) {
 		plain = drop_words(key, hedges);
@@ -601,7 +634,14 @@ static char *skip_interjection(char *s)
 		"based on the provided context", "based on the provided information",
 		"based on the information provided", "according to the context",
 		"according to the provided context", "according to the documents",
-		"according to the provided information", "好的", "当然", "是的", "嗯", "此外", "另外",
+		"according to the provided information", "according to the passage",
+		"according to the provided passage", "according to the document",
+		"according to the text", "in the passage", "in the provided passage",
+		"in the context", "in the provided context", "based on the passage",
+		"based on the provided passage", "based on the document", "based on the text",
+		"as described in the passage", "as described in the context", "as stated in the passage",
+		"as stated in the context", "as mentioned in the passage", "as mentioned in the context",
+		"好的", "当然", "是的", "嗯", "此外", "另外",
 		"同时", "而且", "但是", "然而", "总之", "总的来说", "根据上下文", "根据提供的信息",
 		"根据提供的上下文", "根据资料", "根据文中信息", NULL,
 	};
@@ -627,6 +667,39 @@ static char *skip_interjection(char *s)
 	if (s != start && is_lower((unsigned char)*s))
 		*s = (char)(*s - 32);
 	return s;
+}
+
+/* Drop a framing lead before a colon: "Key points include: The bridge opened in 1932." (every
+ * word of the lead a framing word, is_framing), "以下是总结：大桥于1932年通车。" (a Chinese lead
+ * that starts with 以下, 总结, 要点 or 概括, or ends with 如下). The rest starts with a capital
+ * letter. */
+static char *skip_framing(char *s)
+{
+	static const char *const zh_lead[] = { "以下", "总结", "要点", "概括", NULL };
+	char *c = strstr(s, ": "), *z = strstr(s, "：");
+	char *lead, *rest;
+	int framing;
+
+	if (z && (!c || z < c)) {
+		lead = rag_xstrndup(s, (size_t)(z - s));
+		rest = z + strlen("：");
+		framing = starts_with_any(lead, strlen(lead), zh_lead) ||
+		          (strlen(lead) >= 6 && !strcmp(lead + strlen(lead) - 6, "如下"));
+	} else if (c) {
+		lead = rag_xstrndup(s, (size_t)(c - s));
+		rest = c + 2;
+		framing = is_framing(lead);
+	} else {
+		return s;
+	}
+	free(lead);
+	while (*rest == ' ')
+		rest++;
+	if (!framing || !*rest)
+		return s;
+	if (is_lower((unsigned char)*rest))
+		*rest = (char)(*rest - 32);
+	return rest;
 }
 
 /* ---------------------------------------------------------------- clauses */
@@ -1351,7 +1424,7 @@ jv rag_offline_claims(const char *question, const char *text, int max_claims)
 	fixed = rag_utf8_sanitize(text, strlen(text));
 	rag_offline_sentences(fixed, &sents, 1);
 	for (i = 0; i < sents.n; i++) {
-		const char *s = skip_interjection(sents.v[i]);
+		const char *s = skip_framing(skip_interjection(sents.v[i]));
 		const char *end = sentence_end(s);
 		rag_strv pieces = { 0 };
 

@@ -762,6 +762,28 @@ static void contrasts(void)
 	jv_free(v);
 }
 
+/* Framing: the sentences and leads with which a model introduces what it says. */
+static void framing(void)
+{
+	is_claims(NULL, "Here's a brief overview of the document, covering the key details:\n\n"
+	          "The museum opened in 1952 and has 40 rooms.", 0,
+	          "The museum opened in 1952. | The museum has 40 rooms.",
+	          "framing: a lead sentence of framing words only is no claim");
+	is_claims(NULL, "Main points include: The ferry leaves at six. As mentioned in the context, "
+	          "tickets cost 5 euros.", 0,
+	          "The ferry leaves at six. | Tickets cost 5 euros.",
+	          "framing: a framing lead before a colon, and as mentioned in the context, go");
+	is_claims(NULL, "Opening hours: the museum opens at 9.", 0,
+	          "Opening hours: the museum opens at 9.", "framing: a lead with content words stays");
+	is_claims(NULL, "This summary covers the museum's history.", 0,
+	          "This summary covers the museum's history.", "framing: a sentence with content words stays");
+	is_claims(NULL, "以下是要点：博物馆于1952年开放。", 0, "博物馆于1952年开放。",
+	          "framing zh: 以下是要点： goes, the statement after it stays");
+	is_claims(NULL, "开放时间如下：每天九点开门。", 0, "每天九点开门。", "framing zh: a lead ending 如下");
+	is_claims(NULL, "以下三种商品不支持退货。", 0, "以下三种商品不支持退货。",
+	          "framing zh: 以下 without a colon is a statement");
+}
+
 int main(void)
 {
 	ragas_einstein();
@@ -780,5 +802,6 @@ int main(void)
 	verification();
 	graded_scores();
 	contrasts();
+	framing();
 	return done_testing();
 }

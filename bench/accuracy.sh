@@ -56,7 +56,7 @@ def chunk_score($m): ((.verdicts[$m] // [])[0]) as $v
 
 judge() {   # SET PART: the judged records on stdout
 	case $1 in
-	faith-en) "$BIN/rag-claims" -q <"$DATA/$1/$2.jsonl" | "$BIN/rag-verify" -q ;;
+	faith-en|faith-sum) "$BIN/rag-claims" -q <"$DATA/$1/$2.jsonl" | "$BIN/rag-verify" -q ;;
 	ctx-en|ctx-zh) "$BIN/rag-verify" -q --chunks <"$DATA/$1/$2.jsonl" ;;
 	ans-en) "$BIN/rag-revq" -q <"$DATA/$1/$2.jsonl" | "$BIN/rag-embsim" -q ;;
 	esac
@@ -64,7 +64,7 @@ judge() {   # SET PART: the judged records on stdout
 
 pairs() {   # SET: judged records in, {id, judge, base, human} out
 	case $1 in
-	faith-en) jq -c "$JQ_DEFS"'{id, judge: .scores.faithfulness, base: share(.answer | words; ctx | words), human: .human.faithful}' ;;
+	faith-en|faith-sum) jq -c "$JQ_DEFS"'{id, judge: .scores.faithfulness, base: share(.answer | words; ctx | words), human: .human.faithful}' ;;
 	ctx-en) jq -c "$JQ_DEFS"'{id, judge: chunk_score("context_precision"), base: share(.question | words; ctx | words), human: .human.relevant}' ;;
 	ctx-zh) jq -c "$JQ_DEFS"'{id, judge: chunk_score("context_precision"), base: share(.question | bigrams; ctx | bigrams), human: .human.relevant}' ;;
 	ans-en) jq -c "$JQ_DEFS"'{id, judge: .scores.answer_relevancy, base: share(.question | words; .answer | words), human: .human.addresses}' ;;
@@ -77,9 +77,12 @@ auc() {     # FIELD FILE: "auc n" (auc null when rag-agree gives none)
 }
 
 : >"$W/rows"
-for set in faith-en ctx-en ans-en ctx-zh; do
+# faith-sum (FaithBench, non-commercial) only where it was made
+sets="faith-en ctx-en ans-en ctx-zh"
+[ -s "$DATA/faith-sum/dev.jsonl" ] && sets="$sets faith-sum"
+for set in $sets; do
 	case $set in
-	faith-en) metric="faithfulness (rag-claims, rag-verify)" ;;
+	faith-en|faith-sum) metric="faithfulness (rag-claims, rag-verify)" ;;
 	ctx-en) metric="context relevance (rag-verify --chunks)" ;;
 	ans-en) metric="answer relevancy (rag-revq, rag-embsim)" ;;
 	ctx-zh) metric="Chinese chunk relevance (rag-verify --chunks)" ;;

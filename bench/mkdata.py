@@ -9,6 +9,10 @@ seeded (random.Random(SEED)), so the same files give the same sample. Standard l
   ctx-en     XQuAD (English) questions and paragraphs      human.relevant   (google-deepmind/xquad)
   ans-en     SelQA answer-sentence selection               human.addresses  (emorynlp/selqa)
   ctx-zh     XQuAD (Chinese) questions and paragraphs      human.relevant   (google-deepmind/xquad)
+  faith-sum  FaithBench LLM summaries against their source human.faithful   (vectara/FaithBench)
+
+faith-sum is made only when SRC has FaithBench.csv (its licence, CC BY-NC-SA 4.0, is for
+measurement here: the records are never committed or shipped).
 """
 import hashlib
 import json
@@ -99,6 +103,28 @@ def ans_en(src, out, n=150):
         write(out, "ans-en", part, recs)
 
 
+def faith_sum(src, out):
+    """FaithBench: summaries written by ten 2024 LLMs of passages chosen where hallucination
+    detectors disagree (no trivial cases), each read by annotators who marked every span not
+    consistent with the passage as unwanted, questionable or benign. The answer is the summary,
+    the context its passage. faithful means no annotator marked anything ("Consistent" as the
+    worst label): a benign span (true, but not in the passage) is still not supported by the
+    context. All 800 rows, split by passage."""
+    import csv
+    path = os.path.join(src, "FaithBench.csv")
+    if not os.path.exists(path):
+        return
+    recs = {"dev": [], "heldout": []}
+    with open(path, encoding="utf-8", newline="") as f:
+        for i, r in enumerate(csv.DictReader(f)):
+            recs[part_of("faithbench:" + r["source"])].append(
+                {"id": "faithbench-%03d" % i, "answer": r["summary"].strip(), "contexts": [r["source"]],
+                 "human": {"faithful": r["worst-label"] == "Consistent", "worst_label": r["worst-label"],
+                           "summarizer": r["LLM"]}})
+    for part, rows in recs.items():
+        write(out, "faith-sum", part, rows)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: mkdata.py SRC OUT\n")
@@ -108,6 +134,7 @@ def main():
     ctx(src, out, "en")
     ans_en(src, out)
     ctx(src, out, "zh")
+    faith_sum(src, out)
     return 0
 
 

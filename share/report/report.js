@@ -115,22 +115,27 @@
 					vs = add(li, el('div', 'small chunk-verdict'));
 					add(vs, document.createTextNode(e[0] + ': '));
 					add(vs, verdictMark(cv.verdict));
+					if (typeof cv.score === 'number') add(vs, document.createTextNode(' ' + num(cv.score)));
 					if (cv.reason) add(vs, document.createTextNode(' \u2014 ' + cv.reason));
 				});
 			});
 		}
 		vl.claims.forEach(function (e) {
 			var tbl, body, hr;
+			/* the offline judge grades its verdicts: a score column where any has one */
+			var scored = e[1].some(function (c) { return c && typeof c.score === 'number'; });
 			add(d, el('h4', null, 'Claims: ' + e[0]));
 			tbl = add(d, el('table', 'claims'));
 			hr = add(add(tbl, el('thead')), el('tr'));
-			['claim', 'verdict', 'reason'].forEach(function (h) { add(hr, el('th', null, h)); });
+			(scored ? ['claim', 'verdict', 'score', 'reason'] : ['claim', 'verdict', 'reason'])
+				.forEach(function (h) { add(hr, el('th', null, h)); });
 			body = add(tbl, el('tbody'));
 			e[1].forEach(function (c) {
 				var tr = add(body, el('tr')), what = c && typeof c === 'object' ? (c.claim || c.statement || c.text || '') : String(c);
 				if (c && c.source) what += ' (' + c.source + (c['class'] ? ', ' + c['class'] : '') + ')';
 				add(tr, el('td', 'text', what));
 				add(add(tr, el('td')), verdictMark(c && c.verdict));
+				if (scored) add(tr, el('td', 'n', num(c && c.score)));
 				add(tr, el('td', 'text', c && c.reason ? c.reason : ''));
 			});
 		});

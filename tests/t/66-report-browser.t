@@ -24,7 +24,7 @@ cat >"$T/base.jsonl" <<'EOF2'
 EOF2
 cat >"$T/run.jsonl" <<'EOF2'
 {"id":"en-1","category":"history","question":"When was Einstein born?","answer":"Einstein was born in 1879.","reference":"Einstein was born on 14 March 1879.","contexts":["Albert Einstein was born on 14 March 1879 in Ulm."],"scores":{"faithfulness":1,"context_recall":1},"verdicts":{"faithfulness":[{"claim":"Einstein was born in 1879.","verdict":true,"reason":"stated in context 1"}]}}
-{"id":"en-2","category":"history","source":"docs/einstein.md:12","question":"Where was Einstein born?","answer":"In Ulm, on 20th March 1879.","reference":"Einstein was born in Ulm.","contexts":["Albert Einstein was born in Ulm.","Ulm is a city in Germany."],"scores":{"faithfulness":0.5,"context_recall":1,"context_precision":0.5},"verdicts":{"faithfulness":[{"claim":"Einstein was born in Ulm.","verdict":true,"reason":"context 1 says so"},{"claim":"Einstein was born on 20th March 1879.","verdict":false,"reason":"no context gives this date"}],"context_precision":[{"chunk":"Albert Einstein was born in Ulm.","verdict":true,"reason":"names the place"},{"chunk":"Ulm is a city in Germany.","verdict":false,"reason":"says nothing of Einstein"}]}}
+{"id":"en-2","category":"history","source":"docs/einstein.md:12","question":"Where was Einstein born?","answer":"In Ulm, on 20th March 1879.","reference":"Einstein was born in Ulm.","contexts":["Albert Einstein was born in Ulm.","Ulm is a city in Germany."],"scores":{"faithfulness":0.5,"context_recall":1,"context_precision":0.5},"verdicts":{"faithfulness":[{"claim":"Einstein was born in Ulm.","verdict":true,"reason":"context 1 says so"},{"claim":"Einstein was born on 20th March 1879.","verdict":false,"reason":"no context gives this date","score":0.4}],"context_precision":[{"chunk":"Albert Einstein was born in Ulm.","verdict":true,"reason":"names the place","score":0.8},{"chunk":"Ulm is a city in Germany.","verdict":false,"reason":"says nothing of Einstein"}]}}
 {"id":"zh-1","category":"地理","question":"长城有多长？","answer":"长城全长约5000公里。","reference":"长城全长约两万一千公里。","contexts":["长城全长21196公里。"],"scores":{"faithfulness":0.6,"context_recall":0.8},"verdicts":{"faithfulness":[{"claim":"长城全长约5000公里。","verdict":false,"reason":"上下文说是21196公里"}]}}
 {"id":"<script>alert(1)</script>","category":"x\"><img src=x onerror=alert(2)>","question":"<iframe src=\"http://evil.example/\"></iframe>","answer":"</td></tr></table><h1>pwned</h1> & 'quotes' \u2028 </script><!--","scores":{"faithfulness":0,"context_recall":null},"errors":[{"tool":"rag-verify","message":"<b>bold</b> error"}]}
 EOF2
@@ -64,10 +64,10 @@ is "$(got 'faithfulness below 0.6')" '2 of 4 records' "filter: a metric below a 
 is "$(got 'sorted up')" '<script>alert(1)</script>,en-2,zh-1,en-1' "sort by faithfulness, ascending"
 is "$(got 'sorted down')" 'en-1,zh-1,en-2,<script>alert(1)</script>' "and descending"
 is "$(got 'detail why')" 'faithfulness 0.500 is below the per-record threshold 0.600' "an opened record says which threshold it missed"
-is "$(got 'detail claims')" 'Einstein was born in Ulm. ✔ yes context 1 says so | Einstein was born on 20th March 1879. ✘ no no context gives this date' \
-	"each claim with its verdict and reason"
+is "$(got 'detail claims')" 'Einstein was born in Ulm. ✔ yes – context 1 says so | Einstein was born on 20th March 1879. ✘ no 0.400 no context gives this date' \
+	"each claim with its verdict, its graded score where it has one (the offline judge's), and reason"
 is "$(got 'detail contexts')" 2 "the contexts"
-is "$(got 'detail chunk verdicts')" 'context_precision: ✔ yes — names the place | context_precision: ✘ no — says nothing of Einstein' \
+is "$(got 'detail chunk verdicts')" 'context_precision: ✔ yes 0.800 — names the place | context_precision: ✘ no — says nothing of Einstein' \
 	"each context with its chunk verdict"
 like "$(got 'detail where')" 'run\.jsonl:2\)$' "the record's file:line"
 is "$(got 'detail source')" 'source: docs/einstein.md:12' "the record's source"

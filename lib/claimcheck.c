@@ -7,9 +7,9 @@
  * (text.c); contexts are cut into sentences as claimsplit.c cuts answers.
  *
  * Besides its yes or no, each verdict has a graded score, how sure a word-overlap judge can be
- * that the claim is supported: a yes that leaves a name of the claim unfound is less sure, and a
- * no with most words found is less sure than one with none. Names and numbers are what a made-up
- * sentence gets wrong while its other words stay right, so they weigh most. */
+ * that the claim is supported: the share of its content words found, less for each name or
+ * number of the claim that is not, and for a negation that differs. Names and numbers are what a
+ * made-up sentence gets wrong while its other words stay right, so they weigh most. */
 #include "rag.h"
 
 #include <math.h>
@@ -224,16 +224,45 @@ static size_t count_found(const rag_strv *claim, const rag_strv *set)
  * sentence on its subject are found somewhere. */
 enum { EVIDENCE_WINDOW = 3 };
 
+/* Does the set hold a word that begins with t, or that t begins with, both of at least 4
+ * letters: "German" (german) for "Germany" (germani), a name's other form. */
+static int set_has_kin(const rag_strv *set, const char *t)
+{
+	size_t lo = 0, hi = set->n, mid, len = strlen(t), k;
+	char buf[64];
+
+	if (len < 4 || len >= sizeof buf)
+		return 0;
+	while (lo < hi) {     /* the first word >= t */
+		mid = (lo + hi) / 2;
+		if (strcmp(set->v[mid], t) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < set->n && !strncmp(set->v[lo], t, len))
+		return 1;
+	for (k = 4; k < len; k++) {
+		memcpy(buf, t, k);
+		buf[k] = 0;
+		if (set_has(set, buf))
+			return 1;
+	}
+	return 0;
+}
+
 /* Is claim token k found in the window of EVIDENCE_WINDOW sentences of c from sentence i? A
- * number is found anywhere in c. */
-static int found_in_window(const rag_strv *claim, size_t k, const struct context *c, size_t i)
+ * number is found anywhere in c; a name (isname[k], isname may be NULL) also as a kin. */
+static int found_in_window(const rag_strv *claim, const unsigned char *isname, size_t k,
+                           const struct context *c, size_t i)
 {
 	size_t j;
 
 	if (is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]))
 		return 1;
 	for (j = i; j < i + EVIDENCE_WINDOW && j < c->nsent; j++)
-		if (set_has(&c->sent[j].toks, claim->v[k]))
+		if (set_has(&c->sent[j].toks, claim->v[k]) ||
+		    (isname && isname[k] && set_has_kin(&c->sent[j].toks, claim->v[k])))
 			return 1;
 	return 0;
 }
@@ -241,20 +270,21 @@ static int found_in_window(const rag_strv *claim, size_t k, const struct context
 /* Claim tokens found in a context: words in its best window of sentences, numbers anywhere in
  * it (a number also counts when the context has it as a month name: "01" in "1967-01-15"
  * against "January"). With found (claim->n flags), which of them the first best window holds. */
-static size_t count_found_ctx(const rag_strv *claim, const struct context *c, unsigned char *found)
+static size_t count_found_ctx(const rag_strv *claim, const unsigned char *isname, const struct context *c,
+                              unsigned char *found)
 {
 	size_t i, k, f, best = 0, at = 0;
 
 	for (i = 0; i < (c->nsent ? c->nsent : 1); i++) {
 		for (f = 0, k = 0; k < claim->n; k++)
-			f += (size_t)found_in_window(claim, k, c, i);
+			f += (size_t)found_in_window(claim, isname, k, c, i);
 		if (f > best) {
 			best = f;
 			at = i;
 		}
 	}
 	for (k = 0; found && k < claim->n; k++)
-		found[k] = (unsigned char)found_in_window(claim, k, c, at);
+		found[k] = (unsigned char)found_in_window(claim, isname, k, c, at);
 	return best;
 }
 
@@ -313,13 +343,13 @@ static void note_missing(struct cand *cd, const char *num)
 }
 
 static void cand_single(struct cand *cd, const struct context *c, size_t idx,
-                        const rag_strv *claim, double threshold)
+                        const rag_strv *claim, const unsigned char *isname, double threshold)
 {
 	const struct sentence *s;
 	size_t i, f = 0;
 
 	cd->idx = idx;
-	cd->found = count_found_ctx(claim, c, NULL);
+	cd->found = count_found_ctx(claim, isname, c, NULL);
 	for (i = 0; i < claim->n; i++)
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
@@ -329,7 +359,7 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 }
 
 static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
-                        const rag_strv *claim, double threshold)
+                        const rag_strv *claim, const unsigned char *isname, double threshold)
 {
 	const struct sentence *s, *best = NULL;
 	size_t i, k, f, bestf = 0;
@@ -339,7 +369,8 @@ static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
 	for (i = 0; i < claim->n; i++) {
 		int num = is_number_token(claim->v[i]);
 		for (hit = 0, k = 0; k < nc && !hit; k++)
-			hit = set_has(&cs[k].all, claim->v[i]) || (num && set_has(&cs[k].nums, claim->v[i]));
+			hit = set_has(&cs[k].all, claim->v[i]) || (num && set_has(&cs[k].nums, claim->v[i])) ||
+			      (isname[i] && set_has_kin(&cs[k].all, claim->v[i]));
 		cd->found += (size_t)hit;
 		if (num && !hit)
 			note_missing(cd, claim->v[i]);
@@ -422,48 +453,22 @@ static jv verdict(jv claim, int ok, const char *reason, jv context, double score
 
 /* Which claim tokens the candidate's evidence holds (found, toks->n flags): for one context its
  * best window, for all together any of them. */
-static void cand_found(const struct cand *cd, const rag_strv *toks, const struct context *cs, size_t nc,
-                       unsigned char *found)
+static void cand_found(const struct cand *cd, const rag_strv *toks, const unsigned char *isname,
+                       const struct context *cs, size_t nc, unsigned char *found)
 {
 	size_t i, k;
 
 	if (!cd->joined) {
-		count_found_ctx(toks, &cs[cd->idx], found);
+		count_found_ctx(toks, isname, &cs[cd->idx], found);
 		return;
 	}
 	for (i = 0; i < toks->n; i++) {
 		found[i] = 0;
 		for (k = 0; k < nc && !found[i]; k++)
 			found[i] = (unsigned char)(set_has(&cs[k].all, toks->v[i]) ||
-			                           (is_number_token(toks->v[i]) && set_has(&cs[k].nums, toks->v[i])));
+			                           (is_number_token(toks->v[i]) && set_has(&cs[k].nums, toks->v[i])) ||
+			                           (isname[i] && set_has_kin(&cs[k].all, toks->v[i])));
 	}
-}
-
-/* Does the set hold a word that begins with t, or that t begins with, both of at least 4
- * letters: "German" (german) for "Germany" (germani), a name's other form. */
-static int set_has_kin(const rag_strv *set, const char *t)
-{
-	size_t lo = 0, hi = set->n, mid, len = strlen(t), k;
-	char buf[64];
-
-	if (len < 4 || len >= sizeof buf)
-		return 0;
-	while (lo < hi) {     /* the first word >= t */
-		mid = (lo + hi) / 2;
-		if (strcmp(set->v[mid], t) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < set->n && !strncmp(set->v[lo], t, len))
-		return 1;
-	for (k = 4; k < len; k++) {
-		memcpy(buf, t, k);
-		buf[k] = 0;
-		if (set_has(set, buf))
-			return 1;
-	}
-	return 0;
 }
 
 /* The claim's names its evidence lacks, as the claim writes them ("Nepal, Libya") into missing;
@@ -509,7 +514,7 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 	rag_buf names = { 0 };
 	struct cand *cands, *best;
 	size_t i, o, ncand, most = 0, nnames;
-	unsigned char *found;
+	unsigned char *found, *isname;
 	int pct, tpct;
 	double score;
 	char *reason, *tail;
@@ -539,17 +544,21 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 		toks.n = o;
 	}
 	claim_names(jv_string_value(claim), &ntoks, &nwords);
+	isname = rag_xmalloc(toks.n);
+	for (i = 0; i < toks.n; i++)
+		for (isname[i] = 0, o = 0; o < ntoks.n && !isname[i]; o++)
+			isname[i] = !strcmp(ntoks.v[o], toks.v[i]);
 
 	ncand = nc + (nc > 1);
 	cands = rag_xmalloc(ncand * sizeof *cands);
 	memset(cands, 0, ncand * sizeof *cands);
 	for (i = 0; i < nc; i++) {
-		cand_single(&cands[i], &cs[i], i, &toks, threshold);
+		cand_single(&cands[i], &cs[i], i, &toks, isname, threshold);
 		if (cands[i].found > cands[most].found)
 			most = i;
 	}
 	if (nc > 1)
-		cand_joined(&cands[nc], cs, nc, &toks, threshold);
+		cand_joined(&cands[nc], cs, nc, &toks, isname, threshold);
 	/* The negation check costs the most: it runs on the candidates in order of preference and
 	 * stops at the first that agrees. */
 	for (;;) {
@@ -571,12 +580,14 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 			best = &cands[i];
 
 	found = rag_xmalloc(toks.n);
-	cand_found(best, &toks, cs, nc, found);
+	cand_found(best, &toks, isname, cs, nc, found);
 	nnames = names_missing(&toks, found, &ntoks, &nwords, best, cs, nc, &names);
 	free(found);
-	score = best->level == 3 ? 1.0 : best->share * pow(NUMBER_DISCOUNT, (double)best->nmissing) *
-	                                  (best->level == 2 ? NEGATION_DISCOUNT : 1.0);
-	score *= pow(NAME_DISCOUNT, (double)nnames);
+	/* one formula for yes and no: a supported claim with a third of its words unfound is less
+	 * sure than one with all (a missing number or negation cannot be supported: level 3 has
+	 * neither) */
+	score = best->share * pow(NUMBER_DISCOUNT, (double)best->nmissing) *
+	        (best->level == 2 ? NEGATION_DISCOUNT : 1.0) * pow(NAME_DISCOUNT, (double)nnames);
 	tail = nnames ? rag_xasprintf("; name%s %s not in %s", strchr(names.p, ',') ? "s" : "", names.p,
 	                              best->joined ? "any context" : "it")
 	              : rag_xstrdup("");
@@ -634,6 +645,7 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 	for (i = 0; i < ncand; i++)
 		rag_buf_free(&cands[i].missing);
 	free(cands);
+	free(isname);
 	rag_strv_free(&toks);
 	rag_strv_free(&ntoks);
 	rag_strv_free(&nwords);

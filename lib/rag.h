@@ -773,10 +773,10 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers);
  * threshold AND every number in the claim appears in that context (a month name also counts as
  * its number) AND the claim's negation agrees with the context sentence it matched best (or, for
  * a claim that denies something, with another sentence there that matches it at least half as
- * well and denies the same). "score" grades it: 1 when supported, else the share found times
- * 0.5 per number missing and 0.25 for a negation that differs; times 0.8 per name of the claim
- * (a capitalised word not starting a sentence, not a month or weekday) that the context (any
- * context, for all together) lacks, even as a kin ("German" for "Germany"). "context" is the
+ * well and denies the same). A name of the claim (a capitalised word not starting a sentence,
+ * not a month or weekday) is also found as a kin ("German" for "Germany"). "score" grades it:
+ * the share found, times 0.5 per number missing, 0.25 for a negation that differs and 0.8 per
+ * name the context (any context, for all together) lacks altogether. "context" is the
  * 0-based index of the context the reason names (the supporting one, or the closest one), null
  * when none; reasons count contexts from 1: "supported by context 2 (83% of content words)",
  * "number 20 not in context 1", "negation differs from context 1", "50% of content words found

@@ -83,8 +83,11 @@ cp "$OUT" "$T/defects-claims.jsonl"
 run rag rag-verify -q -c "$CONF" <"$T/defects-claims.jsonl"
 is "$RC" 0 "defects: rag-claims | rag-verify exit 0"
 dfield() { jq -c --arg id "$1" "select(.id == \$id) | $2" "$OUT"; }
-is "$(dfield d1 '[(.claims.answer | length), .scores.faithfulness]')" '[2,1]' \
-	"zh: two clauses at ，, each supported by one context: 1"
+is "$(dfield d1 '[(.claims.answer | length), [.verdicts.faithfulness[].verdict]]')" '[2,[true,true]]' \
+	"zh: two clauses at ，, each supported by one context"
+# graded: the second clause's 期每 (a bigram across 逾期 and 每天) is not in the context: 5 of 6
+is "$(dfield d1 '[.verdicts.faithfulness[].score, .scores.faithfulness]')" '[1,0.8333,0.91665]' \
+	"zh: ... scored by the share of each clause's words found"
 is "$(dfield d2 '.claims.answer')" '["It reopened on 4 May 2021."]' \
 	"the question's verb never joins the claim (was \"It reopen reopened...\")"
 is "$(dfield d3 '[.claims.answer, .scores.faithfulness]')" '[["| Basic | No |","The Pro plan includes SSO."],1]' \

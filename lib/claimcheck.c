@@ -71,14 +71,16 @@ static int is_number_token(const char *t)
 /* Words that carry nothing a context could support or contradict on their own (prepositions,
  * connectives, vague quantities), as the Snowball stems rag_text_tokens makes of them: a claim's
  * share of content words found leaves them out, so that "since", "through" or "once" missing
- * from a context that has every fact of the claim does not count against it. Sorted. */
+ * from a context that has every fact of the claim does not count against it. So are the words
+ * by which an answer names its source ("the passage", "the context", "this summary"): no
+ * context holds them about itself. Sorted. */
 static const char *const light_stems[] = {
 	"across", "again", "almost", "along", "alreadi", "although", "among", "anoth", "around",
-	"away", "back", "becaus", "behind", "beyond", "down", "dure", "either", "even", "ever",
-	"everi", "further", "henc", "howev", "instead", "mani", "meanwhil", "much", "near", "off",
-	"onc", "onto", "other", "out", "over", "own", "per", "quit", "rather", "sever", "sinc",
-	"still", "therefor", "though", "through", "thus", "toward", "under", "up", "upon", "via",
-	"well", "whether", "within", "yet",
+	"away", "back", "becaus", "behind", "beyond", "context", "down", "dure", "either", "even",
+	"ever", "everi", "further", "henc", "howev", "instead", "mani", "meanwhil", "much", "near",
+	"off", "onc", "onto", "other", "out", "over", "own", "passag", "per", "quit", "rather",
+	"sever", "sinc", "still", "summari", "therefor", "though", "through", "thus", "toward",
+	"under", "up", "upon", "via", "well", "whether", "within", "yet",
 };
 
 static int is_light(const char *t)

@@ -710,9 +710,12 @@ static void graded_scores(void)
 	v = verify((const char *const[]){ "After the flood the museum was once again rebuilt in brick.",
 	                                  "The museum reopened in 1953.",
 	                                  "The museum was not rebuilt after the flood.",
-	                                  "The museum was rebuilt in stone by volunteers.", NULL }, museum, 0.6);
+	                                  "The museum was rebuilt in stone by volunteers.",
+	                                  "The museum in the passage was rebuilt in brick.", NULL }, museum, 0.6);
 	is_str(reason_of(v, 0), "supported by context 1 (100% of content words)",
 	       "graded: light words (once, again) are not content words");
+	is_str(reason_of(v, 4), "supported by context 1 (100% of content words)",
+	       "graded: nor is the passage an answer names as its source");
 	ok(!verdict_of(v, 1), "graded: a wrong year is unsupported");
 	is_num(graded(v, 1), 1.0 / 3.0, 1e-4, "graded: 2 of its 3 words found, halved for the number missing");
 	ok(!verdict_of(v, 2), "graded: a flipped negation is unsupported");

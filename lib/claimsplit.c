@@ -1289,10 +1289,16 @@ static char *claim_subject(const char *c)
 	words_split(c, &w);
 	if (w.n && !word_is(c, &w, 0, en_pronouns) && !word_is(c, &w, 0, en_subject_pron)) {
 		for (k = 1; k < w.n && k <= 6; k++) {
+			size_t x, y;
 			if (strchr(",;:", c[w.b[k - 1] - 1]))
 				break;      /* "Paris, the capital, is" is not a plain subject */
 			word_core(c, &w, k - 1, &a, &b);
-			if (word_is(c, &w, k, en_aux)) {
+			word_core(c, &w, k, &x, &y);
+			/* before an auxiliary, or a past verb ("The bridge opened"), not an adjective
+			 * after a determiner ("The painted bridge") */
+			if (word_is(c, &w, k, en_aux) ||
+			    (y - x > 3 && !memcmp(c + y - 2, "ed", 2) && is_lower((unsigned char)c[x]) &&
+			     !word_is(c, &w, k - 1, en_subject_det))) {
 				subj = rag_xstrndup(c, b);
 				break;
 			}

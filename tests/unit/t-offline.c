@@ -528,6 +528,12 @@ static void pronouns(void)
 	is_claims(NULL, "The Eiffel Tower is in Paris. It was built in 1889.", 0,
 	          "The Eiffel Tower is in Paris. | The Eiffel Tower was built in 1889.",
 	          "It takes the previous subject");
+	is_claims(NULL, "The old ferry sailed in 1932. It carried six cars.", 0,
+	          "The old ferry sailed in 1932. | The old ferry carried six cars.",
+	          "the previous subject ends before a past verb too");
+	is_claims(NULL, "The painted ferry sailed in 1932. It carried six cars.", 0,
+	          "The painted ferry sailed in 1932. | The painted ferry carried six cars.",
+	          "... not at an -ed adjective after the determiner");
 	is_claims("长城在哪里？", "它位于中国北方。它们很长。", 0, "长城位于中国北方。 | 长城很长。",
 	          "zh: 它 and 它们");
 	is_claims("年度会员有什么优惠？", "年度会员可享受九折优惠，并且可以免费退换货。", 0,

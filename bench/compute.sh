@@ -100,13 +100,7 @@ bench_jq_gate "$W/gate.jq"
 best rag-gate "$W/gate.jsonl" "$BIN/rag-gate" --json -t faithfulness=0.4 -r faithfulness=0.05 \
 	--min-pass-rate 0.9 --max-error-rate 0.02 -
 best jq-gate "$W/gate.jsonl" jq -s -c -f "$W/gate.jq"
-SAME_GATE=$(jq -n --slurpfile g "$W/out.rag-gate" --slurpfile j "$W/out.jq-gate" '
-	def rows(s): [s.metrics[] | {k: "all \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}] +
-		[s.categories[] | .category as $c | .metrics[] | {k: "\($c) \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}];
-	($g[0] | rows(.)) as $a | ($j[0] | rows(.)) as $b |
-	($a | length) == ($b | length) and ($g[0].records == $j[0].records) and
-	([range($a | length)] | all(. as $i | $a[$i].k == $b[$i].k and
-		([range(6)] | all(. as $x | (($a[$i].v[$x] - $b[$i].v[$x]) | fabs) < 1e-9))))' 2>/dev/null)
+SAME_GATE=$(bench_same_gate "$W/out.rag-gate" "$W/out.jq-gate")
 echo "compute.sh: rag-gate and jq the same: ${SAME_GATE:-false}" >&2
 rm -f "$W/gate.jsonl"
 

@@ -37,13 +37,7 @@ bench_time jq jq -s -c -f "$W/agg.jq" "$W/run.jsonl"
 JQ_RC=$RC JQ_S=$SECS JQ_KB=$RSS_KB
 
 # the same numbers? (rag-gate sums in input order, jq's add too; the tolerance covers printing)
-SAME=$(jq -n --slurpfile g "$W/out.gate" --slurpfile j "$W/out.jq" '
-	def rows(s): [s.metrics[] | {k: "all \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}] +
-		[s.categories[] | .category as $c | .metrics[] | {k: "\($c) \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}];
-	($g[0] | rows(.)) as $a | ($j[0] | rows(.)) as $b |
-	($a | length) == ($b | length) and ($g[0].records == $j[0].records) and
-	([range($a | length)] | all(. as $i | $a[$i].k == $b[$i].k and
-		([range(6)] | all(. as $x | (($a[$i].v[$x] - $b[$i].v[$x]) | fabs) < 1e-9))))' 2>/dev/null)
+SAME=$(bench_same_gate "$W/out.gate" "$W/out.jq")
 
 rate() { awk -v n="$N" -v s="$1" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "inf" }'; }
 if [ "$JSON" = 1 ]; then

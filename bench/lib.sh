@@ -163,3 +163,15 @@ def stats($m): length as $all | (map(.scores[$m] | select(type == "number")) | s
 	metrics: [stats("context_recall"), stats("faithfulness")]}))}
 EOF
 }
+# bench_same_gate GATE JQ: "true" when rag-gate's --json summary (file GATE) and bench_jq_gate's
+# (file JQ) hold the same records and, for every metric overall and per category, the same
+# counts and statistics (to 1e-9: both sum in input order; the tolerance covers printing)
+bench_same_gate() {
+	jq -n --slurpfile g "$1" --slurpfile j "$2" '
+	def rows(s): [s.metrics[] | {k: "all \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}] +
+		[s.categories[] | .category as $c | .metrics[] | {k: "\($c) \(.metric)", v: [.scored, .null, .mean, .median, .min, .p10]}];
+	($g[0] | rows(.)) as $a | ($j[0] | rows(.)) as $b |
+	($a | length) == ($b | length) and ($g[0].records == $j[0].records) and
+	([range($a | length)] | all(. as $i | $a[$i].k == $b[$i].k and
+		([range(6)] | all(. as $x | (($a[$i].v[$x] - $b[$i].v[$x]) | fabs) < 1e-9))))' 2>/dev/null
+}

@@ -590,11 +590,30 @@ static int cmp_stem(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* English text whose every content word is a framing word (framing_stems). */
-static int is_framing(const char *s)
+/* English text whose every content word is a framing word (framing_stems); key is its
+ * text_key. A stem, less the i that Snowball writes for a final y, begins the word it comes
+ * from: text without any of them as a substring has none, and is not tokenized. */
+static int is_framing(const char *s, const char *key)
 {
-	jv toks = rag_text_tokens(s);
-	int i, n = jv_array_length(jv_copy(toks)), all = n > 0;
+	jv toks;
+	int i, n, all;
+	char pre[16];
+
+	for (i = 0; i < (int)(sizeof framing_stems / sizeof *framing_stems); i++) {
+		size_t l = strlen(framing_stems[i]);
+		if (l >= sizeof pre)
+			break;
+		memcpy(pre, framing_stems[i], l + 1);
+		if (l > 3 && pre[l - 1] == 'i')
+			pre[l - 1] = 0;
+		if (strstr(key, pre))
+			break;
+	}
+	if (i == (int)(sizeof framing_stems / sizeof *framing_stems))
+		return 0;
+	toks = rag_text_tokens(s);
+	n = jv_array_length(jv_copy(toks));
+	all = n > 0;
 
 	for (i = 0; i < n && all; i++) {
 		jv t = jv_array_get(jv_copy(toks), i);
@@ -612,7 +631,7 @@ static int is_noise(const char *s)
 {
 	char *key = text_key(s), *plain;
 	int noise = !*key || in_list(key, strlen(key), greetings) || starts_any(key, filler_prefixes) ||
-	            contains_any_written(key, refusals) || contains_any(key, apologies) || is_framing(s);
+	            contains_any_written(key, refusals) || contains_any(key, apologies) || is_framing(s, key);
 
 	if (!noise && contains_any(key, sources)) {
 		plain = drop_words(key, hedges);
@@ -686,9 +705,12 @@ static char *skip_framing(char *s)
 		framing = starts_with_any(lead, strlen(lead), zh_lead) ||
 		          (strlen(lead) >= 6 && !strcmp(lead + strlen(lead) - 6, "如下"));
 	} else if (c) {
+		char *key;
 		lead = rag_xstrndup(s, (size_t)(c - s));
 		rest = c + 2;
-		framing = is_framing(lead);
+		key = text_key(lead);
+		framing = is_framing(lead, key);
+		free(key);
 	} else {
 		return s;
 	}

@@ -227,8 +227,9 @@ static size_t count_found(const rag_strv *claim, const rag_strv *set)
 enum { EVIDENCE_WINDOW = 3 };
 
 /* Does the set hold a word that begins with t, or that t begins with, both of at least 4
- * letters: "German" (german) for "Germany" (germani), a name's other form. */
-static int set_has_kin(const rag_strv *set, const char *t)
+ * letters: "German" (german) for "Germany" (germani), a name's other form. With other, a word
+ * other than t itself. */
+static int kin_in(const rag_strv *set, const char *t, int other)
 {
 	size_t lo = 0, hi = set->n, mid, len = strlen(t), k;
 	char buf[64];
@@ -242,6 +243,8 @@ static int set_has_kin(const rag_strv *set, const char *t)
 		else
 			hi = mid;
 	}
+	if (other && lo < set->n && !strcmp(set->v[lo], t))
+		lo++;
 	if (lo < set->n && !strncmp(set->v[lo], t, len))
 		return 1;
 	for (k = 4; k < len; k++) {
@@ -253,40 +256,59 @@ static int set_has_kin(const rag_strv *set, const char *t)
 	return 0;
 }
 
+static int set_has_kin(const rag_strv *set, const char *t)
+{
+	return kin_in(set, t, 0);
+}
+
+/* What count_found_ctx knows of each claim token before it looks at windows. */
+enum { TOK_NUMBER_FOUND = 1, TOK_KIN = 2 };
+
 /* Is claim token k found in the window of EVIDENCE_WINDOW sentences of c from sentence i? A
- * number is found anywhere in c; a name (isname[k], isname may be NULL) also as a kin. */
-static int found_in_window(const rag_strv *claim, const unsigned char *isname, size_t k,
+ * number is found anywhere in c (how[k] & TOK_NUMBER_FOUND); with TOK_KIN, a name that c holds
+ * in another form, also as a kin. */
+static int found_in_window(const rag_strv *claim, const unsigned char *how, size_t k,
                            const struct context *c, size_t i)
 {
 	size_t j;
 
-	if (is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]))
+	if (how[k] & TOK_NUMBER_FOUND)
 		return 1;
 	for (j = i; j < i + EVIDENCE_WINDOW && j < c->nsent; j++)
 		if (set_has(&c->sent[j].toks, claim->v[k]) ||
-		    (isname && isname[k] && set_has_kin(&c->sent[j].toks, claim->v[k])))
+		    ((how[k] & TOK_KIN) && set_has_kin(&c->sent[j].toks, claim->v[k])))
 			return 1;
 	return 0;
 }
 
 /* Claim tokens found in a context: words in its best window of sentences, numbers anywhere in
  * it (a number also counts when the context has it as a month name: "01" in "1967-01-15"
- * against "January"). With found (claim->n flags), which of them the first best window holds. */
+ * against "January"); names (isname, may be NULL) also as a kin. *at: where the first best
+ * window starts; with found (claim->n flags), which tokens it holds. */
 static size_t count_found_ctx(const rag_strv *claim, const unsigned char *isname, const struct context *c,
-                              unsigned char *found)
+                              size_t *at, unsigned char *found)
 {
-	size_t i, k, f, best = 0, at = 0;
+	size_t i, k, f, best = 0;
+	unsigned char *how = rag_xmalloc(claim->n ? claim->n : 1);
 
+	/* a sentence's words are the context's: where the context has no other form of a name, no
+	 * window has one, and the window looks for the name alone */
+	for (k = 0; k < claim->n; k++)
+		how[k] = (unsigned char)((is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]) ?
+		                          TOK_NUMBER_FOUND : 0) |
+		                         (isname && isname[k] && kin_in(&c->all, claim->v[k], 1) ? TOK_KIN : 0));
+	*at = 0;
 	for (i = 0; i < (c->nsent ? c->nsent : 1); i++) {
 		for (f = 0, k = 0; k < claim->n; k++)
-			f += (size_t)found_in_window(claim, isname, k, c, i);
+			f += (size_t)found_in_window(claim, how, k, c, i);
 		if (f > best) {
 			best = f;
-			at = i;
+			*at = i;
 		}
 	}
 	for (k = 0; found && k < claim->n; k++)
-		found[k] = (unsigned char)found_in_window(claim, isname, k, c, at);
+		found[k] = (unsigned char)found_in_window(claim, how, k, c, *at);
+	free(how);
 	return best;
 }
 
@@ -303,6 +325,7 @@ struct cand {
 	size_t sent_found;   /* the claim tokens it holds */
 	const rag_strv *claim;   /* the claim's tokens */
 	int checked;         /* the negation check has run */
+	unsigned char *flags;   /* one context: which claim tokens its best window holds */
 };
 
 /* Best-matching sentence of context c: the most claim tokens, the first on a tie. */
@@ -348,10 +371,11 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
                         const rag_strv *claim, const unsigned char *isname, double threshold)
 {
 	const struct sentence *s;
-	size_t i, f = 0;
+	size_t i, f = 0, at;
 
 	cd->idx = idx;
-	cd->found = count_found_ctx(claim, isname, c, NULL);
+	cd->flags = rag_xmalloc(claim->n ? claim->n : 1);
+	cd->found = count_found_ctx(claim, isname, c, &at, cd->flags);
 	for (i = 0; i < claim->n; i++)
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
@@ -461,7 +485,7 @@ static void cand_found(const struct cand *cd, const rag_strv *toks, const unsign
 	size_t i, k;
 
 	if (!cd->joined) {
-		count_found_ctx(toks, isname, &cs[cd->idx], found);
+		memcpy(found, cd->flags, toks->n);
 		return;
 	}
 	for (i = 0; i < toks->n; i++) {
@@ -644,8 +668,10 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 	free(reason);
 	free(tail);
 	rag_buf_free(&names);
-	for (i = 0; i < ncand; i++)
+	for (i = 0; i < ncand; i++) {
 		rag_buf_free(&cands[i].missing);
+		free(cands[i].flags);
+	}
 	free(cands);
 	free(isname);
 	rag_strv_free(&toks);

@@ -91,8 +91,19 @@ SKIP_LOG = $(CURDIR)/tests/tmp/skipped
 check-run: all $(UNIT_BIN)
 	@mkdir -p tests/tmp && : >$(SKIP_LOG)
 	@export RAG_SKIP_LOG='$(SKIP_LOG)'; \
-	prove --exec '' $(UNIT_BIN) && prove tests/t/*.t && $(MAKE) --no-print-directory fuzz-check; st=$$?; \
-	sh mk/skipped.sh '$(SKIP_LOG)'; exit $$st
+	prove --exec '' $(UNIT_BIN); u=$$?; prove tests/t/*.t; t=$$?; \
+	$(MAKE) --no-print-directory fuzz-check; f=$$?; \
+	sh mk/skipped.sh '$(SKIP_LOG)'; \
+	echo "make check: unit tests $$([ $$u = 0 ] && echo passed || echo FAILED)," \
+	  "shell tests $$([ $$t = 0 ] && echo passed || echo FAILED)," \
+	  "fuzz-check $$([ $$f = 0 ] && echo passed || echo FAILED)"; \
+	[ $$u = 0 ] && [ $$t = 0 ] && [ $$f = 0 ]
+
+# the shell suite STRESS times in a row, each in a random order, and every test that ever failed
+STRESS = 5
+check-stress: all
+	@mkdir -p tests/tmp && : >$(SKIP_LOG)
+	@RAG_SKIP_LOG='$(SKIP_LOG)' sh mk/check-stress.sh $(STRESS)
 
 # rag-eval against the bundled RAG service (demo-eval.sh; demo.sh is the stage-by-stage walk-through)
 demo-run: all
@@ -223,7 +234,7 @@ install: all
 clean:
 	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp
 
-.PHONY: all deps deps-build have-deps check check-run demo demo-run check-fresh asan valgrind \
+.PHONY: all deps deps-build have-deps check check-run check-stress demo demo-run check-fresh asan valgrind \
 	bench install clean
 .PHONY: bench-peers
 .SECONDARY:

@@ -39,11 +39,22 @@ typedef struct tool {
 	char *stage;              /* usage.rag-judge.<the rubrics, comma-separated> */
 } tool;
 
+/* The rubrics of one record in flight: their results are written when the last one has
+ * answered, in the order --rubric asked for them, so the same input and replies give the same
+ * bytes whatever order the replies arrive in. */
+typedef struct group {
+	rag_item *it;
+	size_t left;              /* jobs still waiting for a reply */
+	struct job **jobs;        /* per rubric, NULL for those not asked (not applicable, bad input) */
+} group;
+
 /* One rubric of one record: its repeats, in flight together. */
 typedef struct job {
 	rag_item *it;
 	tool *t;
+	group *g;
 	size_t r;                 /* the rubric */
+	jv values;                /* its prompt's inputs, until asked */
 	int left;
 	double *scores;
 	char *reason;             /* the first repeat's */
@@ -56,7 +67,7 @@ static void set_null(rag_item *it, const char *name)
 	it->rec = rag_record_set(it->rec, "scores", name, jv_null());
 }
 
-static void job_end(job *b)
+static void job_write(job *b)
 {
 	rag_item *it = b->it;
 	const rag_rubric *r = b->t->rubrics[b->r];
@@ -76,7 +87,22 @@ static void job_end(job *b)
 	free(b->reason);
 	free(b->error);
 	free(b);
-	rag_item_release(it);
+}
+
+static void group_done(group *g, size_t n)
+{
+	size_t r;
+	if (--g->left) return;
+	for (r = 0; r < n; r++)
+		if (g->jobs[r]) job_write(g->jobs[r]);
+	rag_item_release(g->it);
+	free(g->jobs);
+	free(g);
+}
+
+static void job_end(job *b)
+{
+	group_done(b->g, b->t->n);
 }
 
 typedef struct ask { job *b; int i; } ask;
@@ -107,8 +133,13 @@ static void start(rag_item *it, void *ctx)
 	char why[RAG_ERRLEN];
 	size_t r;
 	int i, self_checked = 0;
+	group *g = rag_xcalloc(1, sizeof *g);
 
 	it->stage = t->stage;
+	g->it = it;
+	g->jobs = rag_xcalloc(t->n, sizeof *g->jobs);
+	/* every rubric's keys in the order asked, whichever answers first */
+	for (r = 0; r < t->n; r++) set_null(it, rag_rubric_name(t->rubrics[r]));
 	for (r = 0; r < t->n; r++) {
 		const char *name = rag_rubric_name(t->rubrics[r]);
 		jv values;
@@ -134,10 +165,30 @@ static void start(rag_item *it, void *ctx)
 		b = rag_xcalloc(1, sizeof *b);
 		b->it = it;
 		b->t = t;
+		b->g = g;
 		b->r = r;
 		b->left = t->repeat;
 		b->scores = rag_xcalloc((size_t)t->repeat, sizeof *b->scores);
-		rag_item_hold(it);
+		b->values = values;
+		g->jobs[r] = b;
+		g->left++;
+	}
+	if (!g->left) {
+		free(g->jobs);
+		free(g);
+		return;
+	}
+	/* held once for the group; the asks start only now, and the group counts itself as one
+	 * more job until they all have, so that replies served from the cache at once cannot end
+	 * it (and free it) while this loop still reads it */
+	rag_item_hold(it);
+	g->left++;
+	for (r = 0; r < t->n; r++) {
+		job *b = g->jobs[r];
+		jv values;
+		if (!b) continue;
+		values = b->values;
+		b->values = jv_invalid();
 		for (i = 0; i < t->repeat; i++) {
 			ask *k = rag_xmalloc(sizeof *k);
 			k->b = b;
@@ -146,6 +197,7 @@ static void start(rag_item *it, void *ctx)
 			               &it->usage, scored, k);
 		}
 	}
+	group_done(g, t->n);
 }
 
 /* The rubrics of --rubric, each once, into t. */

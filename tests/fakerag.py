@@ -4,7 +4,10 @@
 Standard library only. Listens on 127.0.0.1 only and exits by itself after --max-seconds.
 
   python3 tests/fakerag.py --port 0 --port-file F [--plan PLAN.json] [--log LOG.jsonl]
-                           [--latency-ms N] [--max-seconds N]
+                           [--latency-ms N] [--max-seconds N] [--arrivals FILE]
+
+The log gets a request's line once it has been answered; --arrivals FILE gets one line ("n
+path") as each request arrives, before its latency, so a test can wait for requests in flight.
 
 Endpoints (answers derived from the question alone, so the same question gets the same reply)
   POST /ask                  {"question": Q} -> {"answer": "Answer to: Q",
@@ -54,13 +57,21 @@ def sources_for(q):
 
 
 class State:
-    def __init__(self, plan, log, latency):
+    def __init__(self, plan, log, latency, arrivals=None):
+        self.arrivals = arrivals
         self.plan = plan
         self.used = [0] * len(plan)
         self.lock = threading.Lock()
         self.log = log
         self.latency = latency
         self.n = 0
+
+    def arrived(self, n, path):
+        if not self.arrivals:
+            return
+        with self.lock:
+            with open(self.arrivals, "a", encoding="utf-8") as f:
+                f.write("%d %s\n" % (n, path))
 
     def rule(self, raw):
         with self.lock:
@@ -120,6 +131,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             body = raw
         n, idx, rule = st.rule(raw)
+        st.arrived(n, self.path)
         entry = {"n": n, "path": self.path, "method": self.command, "body": body,
                  "headers": {k.lower(): v for k, v in self.headers.items()}, "rule": idx, "t": t0}
         try:
@@ -247,13 +259,14 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--latency-ms", type=int, default=0)
     ap.add_argument("--max-seconds", type=float, default=300)
+    ap.add_argument("--arrivals")
     a = ap.parse_args()
     plan = []
     if a.plan:
         with open(a.plan, encoding="utf-8") as f:
             plan = json.load(f)
     srv = Server(("127.0.0.1", a.port), Handler)
-    srv.state = State(plan, a.log, a.latency_ms)
+    srv.state = State(plan, a.log, a.latency_ms, a.arrivals)
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as f:
             f.write(str(srv.server_address[1]))

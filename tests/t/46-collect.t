@@ -279,10 +279,13 @@ check "SIGINT: each answer null, with an error saying why" jq -se 'all(.[]; .ans
 is "$(alive_of "$T/int.started")" 0 "SIGINT: the commands were killed"
 
 # and with HTTP calls in flight (the fake answers after 5 s)
-fake_start --latency-ms 5000
+: >"$T/arrivals"
+fake_start --latency-ms 5000 --arrivals "$T/arrivals"
 "$BIN/rag-collect" -j 4 --url "$FAKE_URL/ask" <"$T/eight.jsonl" >"$T/int2.out" 2>"$T/int2.err" &
 pid=$!
-sleep 1
+# the fake notes a request as it arrives, before its latency: four there are four in flight
+four_in_flight() { [ "$(nlines "$T/arrivals")" -ge 4 ]; }
+wait_until 60 four_in_flight
 kill -INT "$pid"
 wait "$pid"
 is "$?" 130 "SIGINT with HTTP calls in flight: exit 130"

@@ -281,19 +281,20 @@ is "$(nlines "$T/killed/records.jsonl")" 10 "a second --resume has nothing left 
 # running() counts the processes whose command line names term.yaml (from /proc: no procps
 # on a minimal system; the bracket keeps grep from finding itself)
 running() { grep -ls "$(basename "$T")/ter[m][.]yaml" /proc/[0-9]*/cmdline 2>/dev/null | wc -l | tr -d ' '; }
-printf 'llm:\n  provider: offline\ncache:\n  mode: off\ncollect:\n  command: %s\n  concurrency: 1\n' "$T/my-rag" >"$T/term.yaml"
+# the RAG command notes each call: once it has been called, rag-eval has started its pipeline
+printf '#!/bin/sh\necho called >>"%s/term.calls"\nexec "%s/my-rag"\n' "$T" "$T" >"$T/term-rag"
+chmod +x "$T/term-rag"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ncollect:\n  command: %s\n  concurrency: 1\n' "$T/term-rag" >"$T/term.yaml"
 "$BIN/rag-eval" -q -c "$T/term.yaml" --bin "$T/bin" -m faithfulness -o "$T/term" "$T/noanswers.jsonl" >/dev/null 2>"$T/term.err" &
 tpid=$!
-i=0
-while [ "$i" -lt 200 ] && [ "$(running)" = 0 ]; do sleep 0.05; i=$((i + 1)); done
-sleep 0.3
+wait_until 60 test -s "$T/term.calls"
 before=$(running)
 kill -TERM "$tpid"
 wait "$tpid"
 is "$?" 143 "SIGTERM to rag-eval: exit status 143"
 check "its stages were running when the signal came ($before)" test "$before" -gt 1
-i=0
-while [ "$i" -lt 40 ] && [ "$(running)" != 0 ]; do sleep 0.05; i=$((i + 1)); done
+none_running() { [ "$(running)" = 0 ]; }
+wait_until 60 none_running
 is "$(running)" 0 "...and no stage of its pipeline is left running"
 like "$(cat "$T/term.err")" "--resume" "...and it says how to finish the run"
 

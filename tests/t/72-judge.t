@@ -309,4 +309,23 @@ is "$(field n4 '[.scores.correctness, (.errors[] | select(.metric == "correctnes
 is "$(field n5 '[.scores.correctness, .scores.completeness, .scores.relevance]')" '[0.4,0.4,0.4]' "n5 scored"
 is "$(fake_requests)" 4 "requests only for what could be judged (n1's relevance, n5's three)"
 
+# ================================================================ the order asked, not the order answered
+# the correctness request is answered late, so its reply arrives after relevance's: the record
+# still says correctness first, in verdicts, scores and errors, byte for byte as when in order
+rec o1 'Paris. SCORE:correctness=7 SCORE:relevance=5' >"$T/o.jsonl"
+rec o2 'Paris is the capital.' >>"$T/o.jsonl"
+fresh
+judge --rubric correctness,relevance <"$T/o.jsonl"
+cp "$OUT" "$T/o-inorder.jsonl"
+fresh '[{"match": "the rubric \\\"correctness\\\"", "delay_ms": 400}]'
+judge --rubric correctness,relevance <"$T/o.jsonl"
+is "$RC" 0 "replies out of order: exit 0"
+check "replies out of order: the same bytes as in order" cmp "$T/o-inorder.jsonl" "$OUT"
+is "$(field o1 '[.verdicts, .scores] | map(keys_unsorted)' )" '[["correctness","relevance"],["correctness","relevance"]]' \
+	"replies out of order: verdicts and scores in the order --rubric asked"
+fresh '[{"match": "the rubric \\\"correctness\\\"", "delay_ms": 400, "status": 400}, {"match": "the rubric \\\"relevance\\\"", "status": 400}]'
+judge --rubric correctness,relevance <"$T/o.jsonl"
+is "$RC" 4 "both rubrics refused: exit 4"
+is "$(field o1 '[.errors[].metric]')" '["correctness","relevance"]' "both refused, relevance first: errors in the order asked"
+
 done_testing

@@ -211,6 +211,20 @@ rag() {
 }
 
 # nlines FILE: number of lines
+# wait_until SECONDS CMD...: run CMD (a check of a state: a file, a log line, a process) every
+# 0.05 s until it succeeds; gives up (status 1) after SECONDS. A bound for a hung tool, not a
+# timing: the test then asserts on the state itself, never on how long it took.
+wait_until() {
+	_wu_n=$(($1 * 20))
+	shift
+	_wu_i=0
+	until "$@"; do
+		[ "$_wu_i" -ge "$_wu_n" ] && return 1
+		sleep 0.05
+		_wu_i=$((_wu_i + 1))
+	done
+}
+
 nlines() { wc -l <"$1" | tr -d ' '; }
 
 # ---------------------------------------------------------------- the fake LLM server

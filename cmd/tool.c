@@ -556,6 +556,59 @@ int rag_cli_setup(rag_cli *cli)
 	return rag_cli_judge(cli);
 }
 
+int rag_cli_fieldmap(rag_cli *cli, const rag_strv *given, rag_fieldmap **out)
+{
+	char err[RAG_ERRLEN];
+	const rag_config *cfg = &cli->cfg;
+	rag_fieldmap *m = rag_fieldmap_new();
+	size_t i;
+	*out = NULL;
+	for (i = 0; i < cfg->nfields; i++) {
+		char *where = rag_xasprintf("%s%sfields.%s", cfg->path ? cfg->path : "", cfg->path ? ": " : "",
+		                            cfg->fields[i].key);
+		int bad = rag_fieldmap_add(m, cfg->fields[i].key, cfg->fields[i].value, where, err, sizeof err);
+		free(where);
+		if (bad) goto fail;
+	}
+	for (i = 0; given && i < given->n; i++) {
+		const char *eq = strchr(given->v[i], '=');
+		char *name, *where;
+		int bad;
+		if (!eq || eq == given->v[i] || !eq[1]) {
+			rag_seterr(err, sizeof err, "--field \"%s\": give NAME=PROGRAM (reference=.expected.text)", given->v[i]);
+			goto fail;
+		}
+		name = rag_xstrndup(given->v[i], (size_t)(eq - given->v[i]));
+		where = rag_xasprintf("--field %s", name);
+		bad = rag_fieldmap_add(m, name, eq + 1, where, err, sizeof err);
+		free(name);
+		free(where);
+		if (bad) goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	rag_msg(cli->prog, "error", "%s", err);
+	rag_fieldmap_free(m);
+	return RAG_EXIT_USAGE;
+}
+
+void rag_cli_near_misses(rag_cli *cli, jv records)
+{
+	jv near = rag_testset_near_misses(records);
+	if (!cli->quiet) {
+		jv_array_foreach(near, i, pair) {
+			jv name = jv_array_get(jv_copy(pair), 0), to = jv_array_get(pair, 1);
+			rag_msg(cli->prog, "warning", "%s: did you mean %s? (spelled so, no tool reads it)", jv_string_value(name),
+			        jv_string_value(to));
+			jv_free(name);
+			jv_free(to);
+			(void)i;
+		}
+	}
+	jv_free(near);
+}
+
 void rag_cli_self_check(rag_cli *cli, jv rec)
 {
 	if (rag_judge_self_check(cli->judge, rec))

@@ -115,6 +115,13 @@ int rag_cli_misuse(const rag_cli *cli);
 int rag_cli_config(rag_cli *cli);
 int rag_cli_judge(rag_cli *cli);
 int rag_cli_setup(rag_cli *cli);
+/* The `fields:` mapping of the configuration, then the --field NAME=PROGRAM options given (NULL:
+ * none; a later one replaces an earlier one for the same field), compiled into *out (freed with
+ * rag_fieldmap_free). 0, or after a message naming the key RAG_EXIT_USAGE. */
+int rag_cli_fieldmap(rag_cli *cli, const rag_strv *given, rag_fieldmap **out);
+/* "NAME: did you mean KNOWN?" once for each top-level field name of records (borrowed) that
+ * looks like a typo of a known one (rag_testset_near_misses); nothing with -q. */
+void rag_cli_near_misses(rag_cli *cli, jv records);
 /* The warning, once a run, that the judge's model also generated the answers (rec borrowed). */
 void rag_cli_self_check(rag_cli *cli, jv rec);
 /* A notice about the judge (named as in usage.<tool>.<stage>.judge: "offline", "openai:<model>"), said

@@ -593,20 +593,38 @@ fail:
 	return RAG_EXIT_USAGE;
 }
 
-void rag_cli_near_misses(rag_cli *cli, jv records)
+/* "NAME: did you mean KNOWN?" for each pair of near (consumed) */
+static void say_near(rag_cli *cli, jv near)
 {
-	jv near = rag_testset_near_misses(records);
-	if (!cli->quiet) {
-		jv_array_foreach(near, i, pair) {
-			jv name = jv_array_get(jv_copy(pair), 0), to = jv_array_get(pair, 1);
-			rag_msg(cli->prog, "warning", "%s: did you mean %s? (spelled so, no tool reads it)", jv_string_value(name),
-			        jv_string_value(to));
-			jv_free(name);
-			jv_free(to);
-			(void)i;
-		}
+	jv_array_foreach(near, i, pair) {
+		jv name = jv_array_get(jv_copy(pair), 0), to = jv_array_get(pair, 1);
+		rag_msg(cli->prog, "warning", "%s: did you mean %s? (spelled so, no tool reads it)", jv_string_value(name),
+		        jv_string_value(to));
+		jv_free(name);
+		jv_free(to);
+		(void)i;
 	}
 	jv_free(near);
+}
+
+void rag_cli_near_misses(rag_cli *cli, jv records)
+{
+	if (!cli->quiet) say_near(cli, rag_testset_near_misses(records));
+}
+
+/* A record's field names, checked by the first tool of a pipeline only: a record that carries
+ * what a tool writes has been through one, which said it (rag-eval's records carry run_id: it
+ * checked its test set itself). Deciding by the record needs no shared state, as say_notice
+ * does. A warning, so -q leaves it (rag(7) MESSAGES). */
+static void check_names(rag_cli *cli, jv rec)
+{
+	static const char *const done[] = {"usage", "scores", "claims", "verdicts", "errors", "run_id", NULL};
+	size_t i;
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) return;
+	for (i = 0; done[i]; i++)
+		if (jv_object_has(jv_copy(rec), jv_string(done[i]))) return;
+	if (jv_get_kind(cli->names_seen) != JV_KIND_OBJECT) cli->names_seen = jv_object();
+	say_near(cli, rag_record_near_misses(rec, &cli->names_seen));
 }
 
 void rag_cli_self_check(rag_cli *cli, jv rec)
@@ -708,6 +726,7 @@ typedef struct wrap {
 static void w_start(rag_item *it, void *ctx)
 {
 	wrap *w = ctx;
+	check_names(w->cli, it->rec);
 	if (w->cli->notice) say_notice(w->cli, it->rec);
 	w->tool->start(it, w->tool_ctx);
 }
@@ -878,6 +897,8 @@ void rag_cli_free(rag_cli *cli)
 	free(cli->notice);
 	free(cli->notice_judge);
 	cli->notice = cli->notice_judge = NULL;
+	jv_free(cli->names_seen);
+	cli->names_seen = jv_invalid();
 	rag_config_free(&cli->cfg);
 }
 

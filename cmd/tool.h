@@ -78,6 +78,8 @@ typedef struct rag_cli {
 	int output_gone;          /* rag_cli_run: the stream dropped work for its output (EPIPE, a write error) */
 	int estimate;             /* --estimate: count the requests, send none, write no records */
 	long estimate_records;    /* the records an --estimate run read */
+	jv names_seen;            /* the field names checked for typos (rag_cli_run): an object, or
+	                           * invalid (all zero) before the first record */
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

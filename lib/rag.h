@@ -366,9 +366,12 @@ int rag_record_is_field(const char *name);
 int rag_record_known(const char *name);
 /* For a top-level field name the table does not know: the known name it is likely a typo of
  * ("referenceAnswr" -> "referenceAnswer"; compared in lower case without '_' and '-', within
- * one edit, two for a name of 12 letters or more), static; NULL when it is known or far from
- * every known name (a field of the user's own). */
+ * one edit for a name of 5 letters or more, two for one of 12 or more), static; NULL when it
+ * is known or far from every known name (a field of the user's own). */
 const char *rag_record_suggest(const char *field);
+/* The top-level field names of rec (borrowed) not in *seen (an object of names, updated) that
+ * rag_record_suggest finds a typo of a known one: [[name, suggestion], ...]. */
+jv rag_record_near_misses(jv rec, jv *seen);
 /* rec (consumed) with each field that is absent by our name taken from its first alias present,
  * renamed: {"sampleId": "s1", "groundTruth": "x"} -> {"id": "s1", "reference": "x"}. */
 jv rag_record_normalize(jv rec);

@@ -149,12 +149,13 @@ static size_t distance(const char *a, size_t m, const char *b, size_t n)
 	return row[n];
 }
 
-/* how far a name of folded length n may be from a known one: a typo in a short name is as
- * likely a field of the user's own (question_zh, answers2), so only a long one gets two edits;
- * a name under 4 letters matches only when it folds to the same (ID, Id) */
+/* how far a name of folded length n may be from a known one: a short name one edit from a
+ * known one is as likely a field of the user's own (question_zh, hang beside lang), so only a
+ * long one gets two edits, and one under 5 letters matches only when it folds to the same
+ * (ID, Lang) */
 static size_t allowed(size_t n)
 {
-	return n >= 12 ? 2 : n >= 4 ? 1 : 0;
+	return n >= 12 ? 2 : n >= 5 ? 1 : 0;
 }
 
 static void nearer(const char *name, const char *fname, size_t fn, const char **best, size_t *bestd)
@@ -182,6 +183,23 @@ const char *rag_record_suggest(const char *field)
 		for (k = 0; k < MAX_ALIASES && fields[i].alias[k]; k++) nearer(fields[i].alias[k], f, n, &best, &bestd);
 	}
 	return best;
+}
+
+jv rag_record_near_misses(jv rec, jv *seen)
+{
+	jv out = jv_array();
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) return out;
+	jv_object_foreach(rec, k, v) {
+		/* each name decided once: a test set repeats its names on every record */
+		if (!jv_object_has(jv_copy(*seen), jv_copy(k))) {
+			const char *near = rag_record_suggest(jv_string_value(k));
+			if (near) out = jv_array_append(out, JV_ARRAY(jv_copy(k), jv_string(near)));
+			*seen = jv_object_set(*seen, jv_copy(k), jv_true());
+		}
+		jv_free(k);
+		jv_free(v);
+	}
+	return out;
 }
 
 /* ---------------------------------------------------------------- fields: a mapping */

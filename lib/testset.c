@@ -423,19 +423,9 @@ jv rag_testset_near_misses(jv records)
 	int i, n = jv_get_kind(records) == JV_KIND_ARRAY ? jv_array_length(jv_copy(records)) : 0;
 	for (i = 0; i < n; i++) {
 		jv rec = jv_array_get(jv_copy(records), i);
-		if (jv_get_kind(rec) == JV_KIND_OBJECT) {
-			jv_object_foreach(rec, k, v) {
-				/* each name decided once: a test set repeats its names on every record */
-				if (!jv_object_has(jv_copy(seen), jv_copy(k))) {
-					const char *near = rag_record_suggest(jv_string_value(k));
-					if (near) out = jv_array_append(out, JV_ARRAY(jv_copy(k), jv_string(near)));
-					seen = jv_object_set(seen, jv_copy(k), jv_true());
-				}
-				jv_free(k);
-				jv_free(v);
-			}
-		}
+		jv more = rag_record_near_misses(rec, &seen);
 		jv_free(rec);
+		out = jv_array_concat(out, more);
 	}
 	jv_free(seen);
 	return out;

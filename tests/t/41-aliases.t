@@ -5,7 +5,8 @@
 # (sampleId, referenceAnswer, groundTruth, expectedAnswer, retrievedContexts, relevantDocIds)
 # through rag-eval gives the user's ids, reference metrics and recall from the ids; a fields:
 # mapping and --field take any other schema by jq programs; a name that looks like a typo of a
-# known one is said once a run, a field of the user's own never.
+# known one is said once a run (of rag-eval, or of a pipeline of the tools), a field of the
+# user's own never.
 . "$(dirname "$0")/lib.sh"
 
 printf '%s\n' \
@@ -136,5 +137,13 @@ is "$(grep -c 'did you mean' "$ERR")" 2 "nothing about myNotes or question_zh (f
 is "$(jq -r '.myNotes' "$T/run-typo/records.jsonl" | tr '\n' ' ')" "mine mine mine " "the user's own fields pass through"
 run rag rag-eval -q -c "$T/off.yaml" -m token_f1 -o "$T/run-typo-q" "$T/typo.jsonl"
 unlike "$(cat "$ERR")" "did you mean" "-q: no warning"
+# a pipeline of the tools: its first stage says it, once; a later one sees a record a tool wrote
+run sh -c "'$BIN/rag-kw' -m token_f1 <'$T/typo.jsonl' | '$BIN/rag-ap' -m mrr"
+is "$(grep -c 'did you mean' "$ERR")" 2 "rag-kw | rag-ap: two names, each said once"
+is "$(grep -c '^rag-kw: warning: referenceAnswr: did you mean referenceAnswer?' "$ERR")" 1 "by the first stage"
+run sh -c "'$BIN/rag-kw' -q -m token_f1 <'$T/typo.jsonl'"
+is "$(grep -c 'did you mean' "$ERR")" 2 "a tool with -q: warned all the same (rag(7) MESSAGES: warnings always show)"
+run sh -c "'$BIN/rag-eval' -c '$T/off.yaml' -m token_f1 --emit --run-id r <'$T/typo.jsonl' | '$BIN/rag-kw' -m token_f1"
+unlike "$(cat "$ERR")" "did you mean" "records rag-eval emitted (run_id): it checked them, its stages do not"
 
 done_testing

@@ -74,6 +74,8 @@ int main(void)
 	is_str(sug("expected"), "(none)", "expected is not expect");
 	is_str(sug("myNotes"), "(none)", "far from every name");
 	is_str(sug("ids"), "(none)", "a short name one edit away: the user's own");
+	is_str(sug("hang"), "(none)", "hang is not lang");
+	is_str(sug("Lang"), "lang", "but Lang is");
 	is_str(sug("score"), "(none)", "never a name the tools write (scores)");
 	is_str(sug("groundTruth"), "(none)", "an alias is known");
 

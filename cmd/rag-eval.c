@@ -36,7 +36,7 @@ static const char usage[] =
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
-	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE
+	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD
 };
 
 static const rag_opt options[] = {
@@ -51,6 +51,8 @@ static const rag_opt options[] = {
 	{"jobs", 0, OPT_JOBS, "N", NULL, "score in N shards run by GNU parallel, the records kept in order"},
 	{"sshlogin", 0, OPT_SSHLOGIN, "HOSTS", NULL, "with --jobs: run the shards on these hosts (parallel --sshlogin)"},
 	{"format", 0, OPT_FORMAT, "FORMAT", "auto json csv", "the test set's format (default auto: by name and content)"},
+	{"field", 0, OPT_FIELD, "NAME=PROGRAM", NULL, "take the field NAME of each record from a jq program over it\n"
+	 "(reference=.expected.text), as fields: in the configuration"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
 	{"store", 0, OPT_STORE, "URL", NULL, "add the run to this store at the end (default store.url: none when unset)"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
@@ -170,6 +172,7 @@ typedef struct eval {
 	long shards;              /* --jobs, 0: one process */
 	const char *sshlogin;
 	const char *store_opt;    /* --store URL */
+	rag_strv fields;          /* --field NAME=PROGRAM, as given */
 	jv done;                  /* --resume: the ids records.jsonl holds */
 	char *bin;                /* the tools' directory, NULL: on PATH */
 	char *self;               /* rag-eval, for the first stage */
@@ -302,7 +305,15 @@ static char *pipeline(eval *e)
 	shq(&b, e->rundir);
 	rag_buf_adds(&b, " && ");
 	shq(&b, e->self);
-	rag_buf_adds(&b, " --emit");
+	rag_buf_adds(&b, " --emit -q");   /* the warnings about the test set are this process's */
+	if (e->cli.config_path) {
+		rag_buf_adds(&b, " -c ");
+		shq(&b, e->cli.config_path);
+	}
+	for (size_t i = 0; i < e->fields.n; i++) {
+		rag_buf_adds(&b, " --field ");
+		shq(&b, e->fields.v[i]);
+	}
 	rag_buf_addf(&b, " --format %s --run-id ", rag_testset_format_name(e->format));
 	shq(&b, e->run_id);
 	if (e->done_before) {
@@ -467,6 +478,8 @@ static int load_testset(eval *e, const char *name, int from_stdin)
 	char err[RAG_ERRLEN];
 	size_t len;
 	char *text;
+	rag_fieldmap *fields;
+	int rc;
 	if (from_stdin) {
 		rag_buf b = {0};
 		char buf[65536];
@@ -489,7 +502,12 @@ static int load_testset(eval *e, const char *name, int from_stdin)
 		return RAG_EXIT_USAGE;
 	}
 	if (e->format == RAG_TESTSET_AUTO) e->format = rag_testset_detect(from_stdin ? NULL : name, text, len);
-	e->records = rag_testset_parse(text, len, name, e->format, err, sizeof err);
+	if ((rc = rag_cli_fieldmap(&e->cli, &e->fields, &fields))) {
+		free(text);
+		return rc;
+	}
+	e->records = rag_testset_parse_fields(text, len, name, e->format, fields, err, sizeof err);
+	rag_fieldmap_free(fields);
 	if (!jv_is_valid(e->records)) {
 		rag_msg(e->cli.prog, "error", "%s", err);
 		free(text);
@@ -771,6 +789,7 @@ static jv run_head(eval *e, const char *cmd, const char *started)
 	r = jv_object_set(r, jv_string("testset"), e->testset_abs ? jv_string(e->testset_abs) : jv_null());
 	r = jv_object_set(r, jv_string("format"), jv_string(rag_testset_format_name(e->format)));
 	r = jv_object_set(r, jv_string("metrics"), names_array(&e->metric_names));
+	if (e->fields.n) r = jv_object_set(r, jv_string("fields"), names_array(&e->fields));   /* --field, for --resume */
 	r = jv_object_set(r, jv_string("collect"), jv_bool(e->collect));
 	r = jv_object_set(r, jv_string("baseline"), e->baseline ? jv_string(e->baseline) : jv_null());
 	r = jv_object_set(r, jv_string("pipeline"), jv_string(cmd));
@@ -1616,6 +1635,18 @@ static int prepare(eval *e)
 			}
 			jv_free(m);
 		}
+		if (!e->fields.n) {
+			/* the records' ids may come from --field: the same mapping */
+			jv f = jv_object_get(jv_copy(old), jv_string("fields"));
+			if (jv_get_kind(f) == JV_KIND_ARRAY) {
+				jv_array_foreach(f, k, one) {
+					if (jv_get_kind(one) == JV_KIND_STRING) rag_strv_push(&e->fields, rag_xstrdup(jv_string_value(one)));
+					jv_free(one);
+					(void)k;
+				}
+			}
+			jv_free(f);
+		}
 		if (!e->baseline_opt) {
 			jv b = jv_object_get(jv_copy(old), jv_string("baseline"));
 			if (jv_get_kind(b) == JV_KIND_STRING) e->baseline = rag_xstrdup(jv_string_value(b));
@@ -1643,6 +1674,7 @@ static int prepare(eval *e)
 	if (!e->rundir) e->rundir = e->outdir ? rag_xstrdup(e->outdir) : rag_xasprintf("%s/%s", runs_dir(e), e->run_id);
 
 	if ((rc = load_testset(e, e->testset, !strcmp(e->testset, "-")))) return rc;
+	rag_cli_near_misses(&e->cli, e->records);
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	n = (size_t)jv_array_length(jv_copy(e->records));
 	e->total = n;
@@ -1805,6 +1837,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SSHLOGIN: e.sshlogin = optarg; break;
 		case OPT_STORE: e.store_opt = optarg; break;
+		case OPT_FIELD: rag_strv_push(&e.fields, rag_xstrdup(optarg)); break;
 		case OPT_FORMAT:
 			if ((e.format = rag_testset_format_parse(optarg)) < 0) {
 				rag_msg(e.cli.prog, "error", "--format must be auto, json or csv, not \"%s\"", optarg);
@@ -1824,7 +1857,7 @@ int main(int argc, char **argv)
 	if (e.emit) {
 		if (!e.testset) e.testset = "-";
 		e.run_id_opt = e.run_id_opt;   /* the run id the records carry */
-		rc = emit(&e);
+		if (!(rc = rag_cli_config(&e.cli))) rc = emit(&e);   /* its fields: mapping */
 		goto out;
 	}
 	if (e.skip_done) {
@@ -1883,6 +1916,7 @@ out:
 	free(e.testset_own);
 	free(e.metrics_own);
 	rag_strv_free(&e.metric_names);
+	rag_strv_free(&e.fields);
 	for (i = 0; i < S_NONE; i++) rag_buf_free(&e.stage_list[i]);
 	rag_cli_free(&e.cli);
 	return rc;

@@ -556,6 +556,77 @@ int rag_cli_setup(rag_cli *cli)
 	return rag_cli_judge(cli);
 }
 
+int rag_cli_fieldmap(rag_cli *cli, const rag_strv *given, rag_fieldmap **out)
+{
+	char err[RAG_ERRLEN];
+	const rag_config *cfg = &cli->cfg;
+	rag_fieldmap *m = rag_fieldmap_new();
+	size_t i;
+	*out = NULL;
+	for (i = 0; i < cfg->nfields; i++) {
+		char *where = rag_xasprintf("%s%sfields.%s", cfg->path ? cfg->path : "", cfg->path ? ": " : "",
+		                            cfg->fields[i].key);
+		int bad = rag_fieldmap_add(m, cfg->fields[i].key, cfg->fields[i].value, where, err, sizeof err);
+		free(where);
+		if (bad) goto fail;
+	}
+	for (i = 0; given && i < given->n; i++) {
+		const char *eq = strchr(given->v[i], '=');
+		char *name, *where;
+		int bad;
+		if (!eq || eq == given->v[i] || !eq[1]) {
+			rag_seterr(err, sizeof err, "--field \"%s\": give NAME=PROGRAM (reference=.expected.text)", given->v[i]);
+			goto fail;
+		}
+		name = rag_xstrndup(given->v[i], (size_t)(eq - given->v[i]));
+		where = rag_xasprintf("--field %s", name);
+		bad = rag_fieldmap_add(m, name, eq + 1, where, err, sizeof err);
+		free(name);
+		free(where);
+		if (bad) goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	rag_msg(cli->prog, "error", "%s", err);
+	rag_fieldmap_free(m);
+	return RAG_EXIT_USAGE;
+}
+
+/* "NAME: did you mean KNOWN?" for each pair of near (consumed) */
+static void say_near(rag_cli *cli, jv near)
+{
+	jv_array_foreach(near, i, pair) {
+		jv name = jv_array_get(jv_copy(pair), 0), to = jv_array_get(pair, 1);
+		rag_msg(cli->prog, "warning", "%s: did you mean %s? (spelled so, no tool reads it)", jv_string_value(name),
+		        jv_string_value(to));
+		jv_free(name);
+		jv_free(to);
+		(void)i;
+	}
+	jv_free(near);
+}
+
+void rag_cli_near_misses(rag_cli *cli, jv records)
+{
+	if (!cli->quiet) say_near(cli, rag_testset_near_misses(records));
+}
+
+/* A record's field names, checked by the first tool of a pipeline only: a record that carries
+ * what a tool writes has been through one, which said it (rag-eval's records carry run_id: it
+ * checked its test set itself). Deciding by the record needs no shared state, as say_notice
+ * does. A warning, so -q leaves it (rag(7) MESSAGES). */
+static void check_names(rag_cli *cli, jv rec)
+{
+	static const char *const done[] = {"usage", "scores", "claims", "verdicts", "errors", "run_id", NULL};
+	size_t i;
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) return;
+	for (i = 0; done[i]; i++)
+		if (jv_object_has(jv_copy(rec), jv_string(done[i]))) return;
+	if (jv_get_kind(cli->names_seen) != JV_KIND_OBJECT) cli->names_seen = jv_object();
+	say_near(cli, rag_record_near_misses(rec, &cli->names_seen));
+}
+
 void rag_cli_self_check(rag_cli *cli, jv rec)
 {
 	if (rag_judge_self_check(cli->judge, rec))
@@ -655,6 +726,7 @@ typedef struct wrap {
 static void w_start(rag_item *it, void *ctx)
 {
 	wrap *w = ctx;
+	check_names(w->cli, it->rec);
 	if (w->cli->notice) say_notice(w->cli, it->rec);
 	w->tool->start(it, w->tool_ctx);
 }
@@ -825,6 +897,8 @@ void rag_cli_free(rag_cli *cli)
 	free(cli->notice);
 	free(cli->notice_judge);
 	cli->notice = cli->notice_judge = NULL;
+	jv_free(cli->names_seen);
+	cli->names_seen = jv_invalid();
 	rag_config_free(&cli->cfg);
 }
 

@@ -78,6 +78,8 @@ typedef struct rag_cli {
 	int output_gone;          /* rag_cli_run: the stream dropped work for its output (EPIPE, a write error) */
 	int estimate;             /* --estimate: count the requests, send none, write no records */
 	long estimate_records;    /* the records an --estimate run read */
+	jv names_seen;            /* the field names checked for typos (rag_cli_run): an object, or
+	                           * invalid (all zero) before the first record */
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -115,6 +117,13 @@ int rag_cli_misuse(const rag_cli *cli);
 int rag_cli_config(rag_cli *cli);
 int rag_cli_judge(rag_cli *cli);
 int rag_cli_setup(rag_cli *cli);
+/* The `fields:` mapping of the configuration, then the --field NAME=PROGRAM options given (NULL:
+ * none; a later one replaces an earlier one for the same field), compiled into *out (freed with
+ * rag_fieldmap_free). 0, or after a message naming the key RAG_EXIT_USAGE. */
+int rag_cli_fieldmap(rag_cli *cli, const rag_strv *given, rag_fieldmap **out);
+/* "NAME: did you mean KNOWN?" once for each top-level field name of records (borrowed) that
+ * looks like a typo of a known one (rag_testset_near_misses); nothing with -q. */
+void rag_cli_near_misses(rag_cli *cli, jv records);
 /* The warning, once a run, that the judge's model also generated the answers (rec borrowed). */
 void rag_cli_self_check(rag_cli *cli, jv rec);
 /* A notice about the judge (named as in usage.<tool>.<stage>.judge: "offline", "openai:<model>"), said

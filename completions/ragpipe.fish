@@ -183,6 +183,7 @@ complete -c rag-eval -s j -l concurrency -x -d 'Requests in flight, for every st
 complete -c rag-eval -l jobs -x -d 'Score in N shards with GNU parallel'
 complete -c rag-eval -l sshlogin -x -d 'With --jobs: the hosts of the shards'
 complete -c rag-eval -l format -x -a 'auto json csv' -d 'The test set format'
+complete -c rag-eval -l field -x -d 'A field from a jq program over the record (NAME=PROGRAM)'
 complete -c rag-eval -l bin -r -F -d 'The tools directory'
 complete -c rag-eval -l dry-run -d 'Print the pipeline and exit'
 complete -c rag-eval -l estimate -d 'Send nothing: the requests, tokens and cost of each stage'

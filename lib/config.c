@@ -39,6 +39,8 @@ enum type {
 	               * its size_t count at .aux */
 	T_SCALARS,    /* "*" row: name -> scalar kept as JSON text (number, boolean or string by how
 	               * it is written); rag_kv * at .off, its size_t count at .aux */
+	T_TEXTS,      /* "*" row: name -> string as written (a jq program); rag_kv * at .off, its
+	               * size_t count at .aux */
 };
 
 struct key {
@@ -144,6 +146,8 @@ static const struct key keys[] = {
 	{ ROW("collect", "requests_per_minute", T_DOUBLE, collect.rpm), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("collect", "cache", T_MODE, collect.cache), .choices = cache_modes },
 	{ ROW("system", "*", T_SCALARS, system), .aux = offsetof(rag_config, nsystem) },
+	/* fields: a test set's own schema, our field name -> a jq program (rag_fieldmap) */
+	{ ROW("fields", "*", T_TEXTS, fields), .aux = offsetof(rag_config, nfields) },
 	/* eval: rag-eval's */
 	{ ROW("eval", "metrics", T_STRS, eval.metrics) },
 	{ ROW("eval", "runs_dir", T_PATH, eval.runs_dir) },
@@ -311,7 +315,8 @@ void rag_config_free(rag_config *cfg)
 			break;
 		case T_FILES:
 		case T_SECRETS:
-		case T_SCALARS: {
+		case T_SCALARS:
+		case T_TEXTS: {
 			rag_kv *kv = *(rag_kv **)field;
 			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
 			for (j = 0; j < n; j++) {
@@ -636,7 +641,8 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		snprintf(msg, msglen, "\"%s\" must be a mapping", name);   /* load_rubric, load_price read them */
 		return -1;
 	case T_SECRETS:
-	case T_SCALARS: {
+	case T_SCALARS:
+	case T_TEXTS: {
 		rag_kv **kv = field;
 		size_t *n = (size_t *)((char *)cfg + k->aux);
 		*kv = rag_xrealloc(*kv, (*n + 1) * sizeof **kv);
@@ -1331,11 +1337,12 @@ jv rag_config_json(const rag_config *cfg)
 			continue;
 		}
 		case T_FILES:
+		case T_TEXTS:
 		case T_NUMS: {
 			/* a "*" row: its pairs are the section's own keys */
 			size_t n = *(const size_t *)((const char *)cfg + k->aux);
 			for (j = 0; j < n; j++) {
-				if (k->type == T_FILES) {
+				if (k->type != T_NUMS) {
 					const rag_kv *kv = *(rag_kv *const *)field;
 					out = set_in(out, k->section, kv[j].key, jv_string(kv[j].value));
 				} else {

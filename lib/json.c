@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jq.h>
+
 jv rag_json_get(jv o, const char *k)
 {
 	if (jv_get_kind(o) != JV_KIND_OBJECT) {
@@ -59,4 +61,74 @@ jv rag_json_path(jv o, const char *path)
 		p = dot + 1;
 	}
 	return v;
+}
+
+/* ---------------------------------------------------------------- jq programs */
+
+struct rag_jq {
+	jq_state *jq;
+	char msg[RAG_ERRLEN];     /* libjq's first message of the current compile or run */
+};
+
+static void jq_message(void *data, jv msg)
+{
+	rag_jq *q = data;
+	if (!q->msg[0]) {
+		/* libjq's message on one line: its first, without "jq: error: " */
+		const char *m = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "jq error";
+		if (!strncmp(m, "jq: error: ", 11)) m += 11;
+		snprintf(q->msg, sizeof q->msg, "%.*s", (int)strcspn(m, "\n"), m);
+	}
+	jv_free(msg);
+}
+
+rag_jq *rag_jq_new(const char *prog, char *err, size_t errlen)
+{
+	rag_jq *q = rag_xcalloc(1, sizeof *q);
+	if (!(q->jq = jq_init())) {
+		rag_seterr(err, errlen, "cannot initialise libjq");
+		free(q);
+		return NULL;
+	}
+	jq_set_error_cb(q->jq, jq_message, q);
+	if (!jq_compile(q->jq, prog)) {
+		rag_seterr(err, errlen, "the jq program does not compile: %s", q->msg[0] ? q->msg : "syntax error");
+		rag_jq_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+int rag_jq_first(rag_jq *q, jv input, jv *out, char *err, size_t errlen)
+{
+	jv r;
+	int got = 0;
+	*out = jv_null();
+	q->msg[0] = 0;
+	jq_start(q->jq, input, 0);
+	while (jv_is_valid(r = jq_next(q->jq))) {
+		if (!got++) {
+			*out = r;
+		} else {
+			jv_free(r);
+		}
+	}
+	if (jv_invalid_has_msg(jv_copy(r))) {
+		jv m = jv_invalid_get_msg(r);
+		jv_free(*out);
+		*out = jv_null();
+		if (jv_get_kind(m) == JV_KIND_STRING) rag_seterr(err, errlen, "the jq program failed: %s", jv_string_value(m));
+		else rag_seterr(err, errlen, "the jq program failed");
+		jv_free(m);
+		return -1;
+	}
+	jv_free(r);
+	return got > 0;
+}
+
+void rag_jq_free(rag_jq *q)
+{
+	if (!q) return;
+	jq_teardown(&q->jq);
+	free(q);
 }

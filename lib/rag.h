@@ -77,6 +77,14 @@ int rag_json_true(jv o, const char *k);       /* o borrowed; 1 when o.k is true 
 jv rag_json_path(jv o, const char *path);
 /* o.k (o borrowed) as text into buf: a string, a number (%.17g), else "". Returns buf. */
 const char *rag_json_str(jv o, const char *k, char *buf, size_t n);
+/* A jq program, compiled once (libjq; its messages into err, never to stderr): NULL with "the
+ * jq program does not compile: ..." in err. */
+typedef struct rag_jq rag_jq;
+rag_jq *rag_jq_new(const char *prog, char *err, size_t errlen);
+/* The program's first result over input (consumed) in *out: 1, or 0 when it gives none (*out
+ * null), or -1 with "the jq program failed: ..." in err when it raises an error. */
+int rag_jq_first(rag_jq *q, jv input, jv *out, char *err, size_t errlen);
+void rag_jq_free(rag_jq *q);
 
 /* ---------------------------------------------------------------- sha256.c */
 void rag_sha256(const void *data, size_t len, unsigned char out[32]);
@@ -283,6 +291,9 @@ typedef struct rag_config {
 	/* system: the settings of the system under test (top_k: 5...), name -> JSON text (a number,
 	 * a boolean or a string), which rag-collect writes into each record's "system" object */
 	rag_kv *system; size_t nsystem;
+	/* fields: a test set's own schema: our field name (or an alias) -> a jq program over the
+	 * record ("reference" -> ".expected.text"), in file order; rag_fieldmap compiles them */
+	rag_kv *fields; size_t nfields;
 	struct {
 		/* rag-eval's settings (rag-config(5)); flags override them */
 		rag_strv metrics;                /* eval.metrics: empty = faithfulness, answer_relevancy,
@@ -340,12 +351,44 @@ int rag_cache_mode_parse(const char *s);
 const char *rag_cache_mode_name(int mode);
 
 /* ---------------------------------------------------------------- record.c */
-/* Field access with RAGAS aliases: question|user_input, answer|response,
- * contexts|retrieved_contexts, reference|ground_truth; either name finds the field, ours first.
- * rec borrowed. */
+/* The record format's fields and the other names each is known by (README "Record format"):
+ * RAGAS's (user_input, response, retrieved_contexts, ground_truth, reference_context_ids...),
+ * a Java test set's camelCase (sampleId, referenceAnswer, groundTruth, expectedAnswer,
+ * retrievedContexts, relevantDocIds...) and a few other tools'. One table, in record.c.
+ * rag_record_get: the field by our name or any of its aliases, ours first. rec borrowed. */
 jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
-/* Our name for a field given by either name ("ground_truth" -> "reference"): static or field. */
+/* Our name for a field given by any name ("groundTruth" -> "reference"): static, or field
+ * itself when the table does not know it. */
 const char *rag_record_canonical(const char *field);
+/* 1 when name is a field of the record format, by our name or an alias. */
+int rag_record_is_field(const char *name);
+/* 1 when name is a field of the record format or one the tools write (scores, verdicts...). */
+int rag_record_known(const char *name);
+/* For a top-level field name the table does not know: the known name it is likely a typo of
+ * ("referenceAnswr" -> "referenceAnswer"; compared in lower case without '_' and '-', within
+ * one edit for a name of 5 letters or more, two for one of 12 or more), static; NULL when it
+ * is known or far from every known name (a field of the user's own). */
+const char *rag_record_suggest(const char *field);
+/* The top-level field names of rec (borrowed) not in *seen (an object of names, updated) that
+ * rag_record_suggest finds a typo of a known one: [[name, suggestion], ...]. */
+jv rag_record_near_misses(jv rec, jv *seen);
+/* rec (consumed) with each field that is absent by our name taken from its first alias present,
+ * renamed: {"sampleId": "s1", "groundTruth": "x"} -> {"id": "s1", "reference": "x"}. */
+jv rag_record_normalize(jv rec);
+/* A `fields:` mapping (rag-config(5); rag-eval --field NAME=PROGRAM): our field name -> a jq
+ * program over the record as it came (a path: .expected.text), each compiled once. */
+typedef struct rag_fieldmap rag_fieldmap;
+rag_fieldmap *rag_fieldmap_new(void);
+/* Map field (ours or an alias) to prog; where is how the user wrote it, for the message:
+ * "fields.reference". -1 with "WHERE: ..." in err when field is no field of the record format
+ * or prog does not compile. The same field again replaces the earlier program. */
+int rag_fieldmap_add(rag_fieldmap *m, const char *field, const char *prog, const char *where, char *err, size_t errlen);
+size_t rag_fieldmap_count(const rag_fieldmap *m);   /* 0 for NULL */
+/* Set each mapped field of *rec (an object; anything else is left alone) to its program's first
+ * result; a result of null or none leaves the record as it is. -1 with "WHERE: the jq program
+ * failed: ..." in err when one raises an error (the record then partly mapped). m may be NULL. */
+int rag_fieldmap_apply(rag_fieldmap *m, jv *rec, char *err, size_t errlen);
+void rag_fieldmap_free(rag_fieldmap *m);
 /* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
  * message when mistyped, or when a text holds a NUL (as rag_record_text). rec borrowed. */
 jv rag_record_contexts(jv rec);
@@ -490,11 +533,20 @@ enum rag_testset_format { RAG_TESTSET_AUTO = 0, RAG_TESTSET_JSON, RAG_TESTSET_CS
 int rag_testset_detect(const char *name, const char *text, size_t len);
 const char *rag_testset_format_name(int format);   /* "auto", "json", "csv" */
 int rag_testset_format_parse(const char *s);       /* -1 when unknown */
-/* The records of text[0..len) as a jv array of objects, format AUTO detected as above. A record
- * without an id (or with an empty one) gets "case-N", N its 1-based place in the file; a
- * number id becomes its text. Invalid jv with err "NAME:LINE:COLUMN: message" on a broken
- * file (name NULL: "<stdin>"). text borrowed. */
+/* The records of text[0..len) as a jv array of objects, format AUTO detected as above. Each
+ * field absent by our name is taken from its alias (rag_record_normalize: sampleId -> id,
+ * groundTruth -> reference...). A record without an id (or with an empty one) then gets
+ * "case-N", N its 1-based place in the file; a number id becomes its text. Invalid jv with err
+ * "NAME:LINE:COLUMN: message" on a broken file (name NULL: "<stdin>"). text borrowed. */
 jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen);
+/* The same, with the fields of the mapping fields (NULL: none) set first, by its programs over
+ * each record as written; a program that fails on a record: invalid, with err "NAME: record N:
+ * WHERE: the jq program failed: ...". */
+jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields,
+                            char *err, size_t errlen);
+/* The top-level field names of records (borrowed, an array of objects) that look like typos
+ * of a known one: [[name, suggestion], ...], each name once, in the order first met. */
+jv rag_testset_near_misses(jv records);
 
 /* ================================================================ 3. asking a model */
 /* ---------------------------------------------------------------- cache.c */

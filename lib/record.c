@@ -5,36 +5,289 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* RAGAS spells the canonical fields differently; both are accepted, ours first. */
-static const char *const aliases[][2] = {
-	{"question", "user_input"},
-	{"answer", "response"},
-	{"contexts", "retrieved_contexts"},
-	{"reference", "ground_truth"},
+/* The record format's field names, and the other names each is known by: RAGAS's (0.1 and
+ * 0.2+), the camelCase of a Java or JavaScript test set (a Spring AI or LangChain4j sample class
+ * serialised as it is), and the names other evaluation tools use. This is the one table: field
+ * access (rag_record_get), a test set's records (rag_record_normalize), the CSV columns that hold
+ * JSON and the did-you-mean check all read it. Ours first; then, when ours is absent, the first
+ * alias the record has. */
+#define MAX_ALIASES 10
+static const struct field {
+	const char *name;
+	const char *alias[MAX_ALIASES];
+} fields[] = {
+	{"id", {"sampleId", "sample_id", "caseId", "case_id", "questionId", "question_id", "testId", "test_id"}},
+	{"question", {"user_input", "userInput", "query"}},
+	{"answer", {"response", "actualAnswer", "actual_answer", "actualOutput", "actual_output"}},
+	{"contexts", {"retrieved_contexts", "retrievedContexts", "retrieval_context", "retrievalContext"}},
+	{"context_ids", {"contextIds", "retrieved_context_ids", "retrievedContextIds", "retrievedIds", "retrieved_ids",
+	                 "retrievedDocIds", "retrieved_doc_ids"}},
+	{"reference", {"ground_truth", "groundTruth", "referenceAnswer", "reference_answer", "expectedAnswer",
+	               "expected_answer", "expectedOutput", "expected_output"}},
+	{"reference_contexts", {"referenceContexts"}},
+	{"relevant_ids", {"relevantIds", "relevantDocIds", "relevant_doc_ids", "relevantDocumentIds",
+	                  "relevant_document_ids", "reference_context_ids", "referenceContextIds"}},
+	{"category", {0}},
+	{"expect", {0}},
+	{"history", {0}},
+	{"keywords", {0}},
+	{"must_contain", {"mustContain"}},
+	{"must_not_contain", {"mustNotContain"}},
+	{"must_match", {"mustMatch"}},
+	{"must_not_match", {"mustNotMatch"}},
+	{"lang", {0}},
+	{"system", {0}},
+	{"difficulty", {0}},
+	{"type", {0}},
 };
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+/* What the tools write into a record: known, so never "did you mean", and never suggested. */
+static const char *const written[] = {
+	"claims", "verdicts", "scores", "parts", "errors", "errors_input", "usage", "run_id", "questions",
+	"reasons", "similarities", "not_applicable", "sources", "source", "generator", "kind", "variant_of",
+	"latency_ms", NULL
+};
+
+/* the table's row for name (ours or an alias), or NULL */
+static const struct field *row_of(const char *name)
+{
+	size_t i, k;
+	for (i = 0; i < NFIELDS; i++) {
+		if (!strcmp(name, fields[i].name)) return &fields[i];
+		for (k = 0; k < MAX_ALIASES && fields[i].alias[k]; k++)
+			if (!strcmp(name, fields[i].alias[k])) return &fields[i];
+	}
+	return NULL;
+}
 
 const char *rag_record_canonical(const char *field)
 {
+	const struct field *f = row_of(field);
+	return f ? f->name : field;
+}
+
+int rag_record_is_field(const char *name)
+{
+	return row_of(name) != NULL;
+}
+
+int rag_record_known(const char *name)
+{
 	size_t i;
-	for (i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-		if (strcmp(field, aliases[i][1]) == 0) return aliases[i][0];
-	return field;
+	if (row_of(name)) return 1;
+	for (i = 0; written[i]; i++)
+		if (!strcmp(name, written[i])) return 1;
+	return 0;
 }
 
 jv rag_record_get(jv rec, const char *field)
 {
+	const struct field *f;
 	jv v;
-	size_t i;
+	size_t k;
 	if (jv_get_kind(rec) != JV_KIND_OBJECT) return jv_invalid();
-	field = rag_record_canonical(field);
-	v = jv_object_get(jv_copy(rec), jv_string(field));
-	if (jv_is_valid(v)) return v;
-	jv_free(v);
-	for (i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
-		if (strcmp(field, aliases[i][0]) == 0)
-			return jv_object_get(jv_copy(rec), jv_string(aliases[i][1]));
+	if (!(f = row_of(field))) return jv_object_get(jv_copy(rec), jv_string(field));
+	v = jv_object_get(jv_copy(rec), jv_string(f->name));
+	for (k = 0; !jv_is_valid(v) && k < MAX_ALIASES && f->alias[k]; k++) {
+		jv_free(v);
+		v = jv_object_get(jv_copy(rec), jv_string(f->alias[k]));
 	}
-	return jv_invalid();
+	return v;
+}
+
+jv rag_record_normalize(jv rec)
+{
+	size_t i, k;
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) return rec;
+	for (i = 0; i < NFIELDS; i++) {
+		if (jv_object_has(jv_copy(rec), jv_string(fields[i].name))) continue;
+		for (k = 0; k < MAX_ALIASES && fields[i].alias[k]; k++) {
+			jv v = jv_object_get(jv_copy(rec), jv_string(fields[i].alias[k]));
+			if (jv_is_valid(v)) {
+				rec = jv_object_delete(rec, jv_string(fields[i].alias[k]));
+				rec = jv_object_set(rec, jv_string(fields[i].name), v);
+				break;
+			}
+			jv_free(v);
+		}
+	}
+	return rec;
+}
+
+/* ---------------------------------------------------------------- did you mean */
+
+/* name folded for comparing: ASCII lower case, without '_', '-' and ' ' (referenceAnswer,
+ * reference_answer and Reference-Answer fold alike); at most n - 1 bytes */
+static size_t fold(const char *name, char *out, size_t n)
+{
+	size_t j = 0;
+	for (; *name && j + 1 < n; name++) {
+		if (*name == '_' || *name == '-' || *name == ' ') continue;
+		out[j++] = (char)(*name >= 'A' && *name <= 'Z' ? *name - 'A' + 'a' : *name);
+	}
+	out[j] = 0;
+	return j;
+}
+
+/* Levenshtein distance of a[0..m) and b[0..n), both at most 63 bytes */
+static size_t distance(const char *a, size_t m, const char *b, size_t n)
+{
+	size_t row[64], i, j;
+	for (j = 0; j <= n; j++) row[j] = j;
+	for (i = 1; i <= m; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= n; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best) best = up + 1;
+			if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[n];
+}
+
+/* how far a name of folded length n may be from a known one: a short name one edit from a
+ * known one is as likely a field of the user's own (question_zh, hang beside lang), so only a
+ * long one gets two edits, and one under 5 letters matches only when it folds to the same
+ * (ID, Lang) */
+static size_t allowed(size_t n)
+{
+	return n >= 12 ? 2 : n >= 5 ? 1 : 0;
+}
+
+static void nearer(const char *name, const char *fname, size_t fn, const char **best, size_t *bestd)
+{
+	char f[64];
+	size_t n = fold(name, f, sizeof f), d;
+	if (n > fn + 2 || fn > n + 2) return;
+	d = distance(fname, fn, f, n);
+	if (d < *bestd) {
+		*best = name;
+		*bestd = d;
+	}
+}
+
+const char *rag_record_suggest(const char *field)
+{
+	char f[64];
+	const char *best = NULL;
+	size_t n, i, k, bestd;
+	if (rag_record_known(field) || strlen(field) >= sizeof f) return NULL;
+	n = fold(field, f, sizeof f);
+	bestd = allowed(n) + 1;
+	for (i = 0; i < NFIELDS; i++) {
+		nearer(fields[i].name, f, n, &best, &bestd);
+		for (k = 0; k < MAX_ALIASES && fields[i].alias[k]; k++) nearer(fields[i].alias[k], f, n, &best, &bestd);
+	}
+	return best;
+}
+
+jv rag_record_near_misses(jv rec, jv *seen)
+{
+	jv out = jv_array();
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) return out;
+	jv_object_foreach(rec, k, v) {
+		/* each name decided once: a test set repeats its names on every record */
+		if (!jv_object_has(jv_copy(*seen), jv_copy(k))) {
+			const char *near = rag_record_suggest(jv_string_value(k));
+			if (near) out = jv_array_append(out, JV_ARRAY(jv_copy(k), jv_string(near)));
+			*seen = jv_object_set(*seen, jv_copy(k), jv_true());
+		}
+		jv_free(k);
+		jv_free(v);
+	}
+	return out;
+}
+
+/* ---------------------------------------------------------------- fields: a mapping */
+
+struct rag_fieldmap {
+	struct mapped {
+		const char *field;    /* ours, static */
+		char *where;          /* as the user wrote it, for messages: "fields.reference" */
+		rag_jq *jq;
+	} *v;
+	size_t n;
+};
+
+rag_fieldmap *rag_fieldmap_new(void)
+{
+	return rag_xcalloc(1, sizeof(rag_fieldmap));
+}
+
+int rag_fieldmap_add(rag_fieldmap *m, const char *field, const char *prog, const char *where, char *err, size_t errlen)
+{
+	const struct field *f = row_of(field);
+	char msg[RAG_ERRLEN];
+	rag_jq *q;
+	size_t i;
+	if (!f) {
+		rag_buf b = {0};
+		for (i = 0; i < NFIELDS; i++) rag_buf_addf(&b, "%s%s", i ? ", " : "", fields[i].name);
+		rag_seterr(err, errlen, "%s: \"%s\" is not a field of the record format (%s)", where, field, b.p);
+		rag_buf_free(&b);
+		return -1;
+	}
+	if (!(q = rag_jq_new(prog, msg, sizeof msg))) {
+		rag_seterr(err, errlen, "%s: %s", where, msg);
+		return -1;
+	}
+	/* the same field named again (--field over the configuration's): the later one */
+	for (i = 0; i < m->n && m->v[i].field != f->name; i++)
+		;
+	if (i == m->n) m->v = rag_xrealloc(m->v, ++m->n * sizeof *m->v);
+	else {
+		rag_jq_free(m->v[i].jq);
+		free(m->v[i].where);
+	}
+	m->v[i].field = f->name;
+	m->v[i].where = rag_xstrdup(where);
+	m->v[i].jq = q;
+	return 0;
+}
+
+size_t rag_fieldmap_count(const rag_fieldmap *m)
+{
+	return m ? m->n : 0;
+}
+
+int rag_fieldmap_apply(rag_fieldmap *m, jv *rec, char *err, size_t errlen)
+{
+	char msg[RAG_ERRLEN];
+	size_t i;
+	jv in;
+	if (!m || !m->n || jv_get_kind(*rec) != JV_KIND_OBJECT) return 0;
+	in = jv_copy(*rec);    /* every program reads the record as it came */
+	for (i = 0; i < m->n; i++) {
+		jv v;
+		int got = rag_jq_first(m->v[i].jq, jv_copy(in), &v, msg, sizeof msg);
+		if (got < 0) {
+			rag_seterr(err, errlen, "%s: %s", m->v[i].where, msg);
+			jv_free(v);
+			jv_free(in);
+			return -1;
+		}
+		/* a record the program finds nothing in keeps what it has: absent is not applicable */
+		if (got && jv_get_kind(v) != JV_KIND_NULL) *rec = jv_object_set(*rec, jv_string(m->v[i].field), v);
+		else jv_free(v);
+	}
+	jv_free(in);
+	return 0;
+}
+
+void rag_fieldmap_free(rag_fieldmap *m)
+{
+	size_t i;
+	if (!m) return;
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i].where);
+		rag_jq_free(m->v[i].jq);
+	}
+	free(m->v);
+	free(m);
 }
 
 int rag_record_has_nul(jv s)

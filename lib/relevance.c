@@ -314,7 +314,7 @@ int rag_relevance_get(jv rec, int source, const char *verdicts, double threshold
 		}
 	}
 	if (source == RAG_REL_AUTO || source == RAG_REL_IDS) {
-		v = jv_object_get(jv_copy(rec), jv_string("relevant_ids"));
+		v = rag_record_get(rec, "relevant_ids");   /* relevantDocIds, reference_context_ids... */
 		if (jv_is_valid(v)) return from_ids(rec, v, r, err, errlen);
 		jv_free(v);
 		if (source == RAG_REL_IDS) {
@@ -322,7 +322,7 @@ int rag_relevance_get(jv rec, int source, const char *verdicts, double threshold
 			return -1;
 		}
 	}
-	v = jv_object_get(jv_copy(rec), jv_string("reference_contexts"));
+	v = rag_record_get(rec, "reference_contexts");
 	if (jv_is_valid(v)) return from_similarity(rec, v, threshold, r, err, errlen);
 	jv_free(v);
 	if (source == RAG_REL_SIMILARITY)

@@ -286,6 +286,7 @@ static int csv_row(struct csv *c, rag_strv *row, size_t *start)
 static int json_column(const char *col)
 {
 	size_t i;
+	col = rag_record_canonical(col);    /* relevantDocIds holds a list as relevant_ids does */
 	for (i = 0; json_columns[i]; i++)
 		if (!strcmp(json_columns[i], col)) return 1;
 	return 0;
@@ -364,6 +365,12 @@ fail:
 
 jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen)
 {
+	return rag_testset_parse_fields(text, len, name, format, NULL, err, errlen);
+}
+
+jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields,
+                            char *err, size_t errlen)
+{
 	jv out;
 	size_t bad, n, i;
 	if (!name) name = "<stdin>";
@@ -379,13 +386,24 @@ jv rag_testset_parse(const char *text, size_t len, const char *name, int format,
 	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, err, errlen)
 	                                : parse_json(name, text, len, err, errlen);
 	if (!jv_is_valid(out)) return out;
-	/* ids: a record without one is case-N, N its place in the file (1-based); a number id is
+	/* the fields by our names: the mapping's programs over the record as written, then the
+	 * aliases (sampleId, groundTruth...) of the fields still absent.
+	 * ids: a record without one is case-N, N its place in the file (1-based); a number id is
 	 * kept as its text, so that ids compare as strings everywhere */
 	n = (size_t)jv_array_length(jv_copy(out));
 	for (i = 0; i < n; i++) {
-		jv rec = jv_array_get(jv_copy(out), (int)i);
-		jv id = jv_object_get(jv_copy(rec), jv_string("id"));
-		jv_kind k = jv_get_kind(id);
+		jv rec = jv_array_get(jv_copy(out), (int)i), id;
+		jv_kind k;
+		char msg[RAG_ERRLEN];
+		if (rag_fieldmap_apply(fields, &rec, msg, sizeof msg) < 0) {
+			rag_seterr(err, errlen, "%s: record %zu: %s", name, i + 1, msg);
+			jv_free(rec);
+			jv_free(out);
+			return jv_invalid();
+		}
+		rec = rag_record_normalize(rec);
+		id = jv_object_get(jv_copy(rec), jv_string("id"));
+		k = jv_get_kind(id);
 		if (k == JV_KIND_NUMBER) {
 			jv d = jv_dump_string(jv_copy(id), 0);
 			rec = jv_object_set(rec, jv_string("id"), jv_string(jv_string_value(d)));
@@ -396,5 +414,19 @@ jv rag_testset_parse(const char *text, size_t len, const char *name, int format,
 		jv_free(id);
 		out = jv_array_set(out, (int)i, rec);
 	}
+	return out;
+}
+
+jv rag_testset_near_misses(jv records)
+{
+	jv seen = jv_object(), out = jv_array();
+	int i, n = jv_get_kind(records) == JV_KIND_ARRAY ? jv_array_length(jv_copy(records)) : 0;
+	for (i = 0; i < n; i++) {
+		jv rec = jv_array_get(jv_copy(records), i);
+		jv more = rag_record_near_misses(rec, &seen);
+		jv_free(rec);
+		out = jv_array_concat(out, more);
+	}
+	jv_free(seen);
 	return out;
 }

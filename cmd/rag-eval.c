@@ -83,7 +83,9 @@ static const struct stage {
 	[S_CORRECT] = {"rag-verify", "--metric answer_correctness", 1, NULL},
 	[S_REVQ] = {"rag-revq", NULL, 1, NULL},
 	[S_EMBSIM] = {"rag-embsim", NULL, 1, NULL},
-	[S_CHUNKS] = {"rag-verify", "--chunks", 1, NULL},
+	/* the metric named: without it rag-verify judges a record with no reference for
+	 * context_utilization, a metric not asked for, where context_precision is not applicable */
+	[S_CHUNKS] = {"rag-verify", "--chunks --metric context_precision", 1, NULL},
 	[S_CHUNKS_UTIL] = {"rag-verify", "--chunks --metric context_utilization", 1, NULL},
 	[S_AP] = {"rag-ap", NULL, 0, "-m"},
 	[S_KW] = {"rag-kw", NULL, 0, "-m"},

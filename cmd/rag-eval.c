@@ -179,10 +179,11 @@ typedef struct eval {
 	char *testset_own, *metrics_own;   /* what --resume took from run.json */
 	char *testset_abs;        /* the test set's absolute path, for run.json (NULL: stdin) */
 	rag_strv metric_names;
-	int metrics_default;   /* the built-in list: neither -m nor eval.metrics */
 	int stage_on[S_NONE];
 	rag_buf stage_list[S_NONE];   /* the list stages' metrics */
 	int collect, summary_only;
+	int refusal_gate;         /* rag-gate gets -r refusal=1: the test set has unanswerable cases
+	                           * and the configuration does not gate refusal itself */
 	jv records;               /* the test set */
 	size_t total, done_before;    /* records to score now; records a resumed run had */
 	char *input;              /* the test set's text when it is stdin */
@@ -229,11 +230,19 @@ static char *path_in(const eval *e, const char *leaf)
 	return rag_xasprintf("%s/%s", e->rundir, leaf);
 }
 
-/* rag-gate's options for this run (thresholds come from the config through -c) */
+/* The thresholds rag-eval adds to the configuration's (which come through -c), for rag-gate
+ * and rag-report alike. */
+static void add_gate_thresholds(eval *e, rag_buf *b)
+{
+	if (e->refusal_gate) rag_buf_adds(b, " -r refusal=1");
+}
+
+/* rag-gate's options for this run */
 static void add_gate_opts(eval *e, rag_buf *b)
 {
 	add_common(e, b);
 	if (e->summary_only) rag_buf_adds(b, " --summary-only");
+	add_gate_thresholds(e, b);
 	if (e->baseline) {
 		char *f = rag_xasprintf("%s/records.jsonl", e->baseline);
 		rag_buf_adds(b, " -b ");
@@ -590,7 +599,6 @@ static int set_metrics(eval *e)
 		for (i = 0; i < cfgm->n; i++) rag_strv_push(names, rag_xstrdup(cfgm->v[i]));
 	} else {
 		for (i = 0; default_metrics[i]; i++) rag_strv_push(names, rag_xstrdup(default_metrics[i]));
-		e->metrics_default = 1;
 	}
 	if (!names->n) {
 		rag_msg(e->cli.prog, "error", "no metric to score: name at least one (-m faithfulness)");
@@ -601,6 +609,43 @@ static int set_metrics(eval *e)
 			if (!strcmp(names->v[j], names->v[i])) break;
 		if (j == i && (rc = use_metric(e, names->v[i]))) return rc;
 	}
+	return 0;
+}
+
+static int gates_metric(const rag_kd *l, size_t n, const char *name)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!strcmp(l[i].key, name)) return 1;
+	return 0;
+}
+
+/* Unanswerable cases (expect: refusal) are scored by whether the answer declines, whatever the
+ * metrics named: every other metric leaves them not applicable or scores an invented answer
+ * as if it were one (faithfulness to contexts that say it), so without refusal such a case
+ * would pass. And an invented answer fails the gate unless the configuration gates refusal
+ * its own way. */
+static int add_refusal(eval *e)
+{
+	const rag_config *c = &e->cli.cfg;
+	size_t unanswerable = 0, i, n = (size_t)jv_array_length(jv_copy(e->records));
+	int named = 0, rc;
+	for (i = 0; i < n; i++) {
+		jv r = jv_array_get(jv_copy(e->records), (int)i);
+		unanswerable += rag_record_expects_refusal(r) != 0;
+		jv_free(r);
+	}
+	if (!unanswerable) return 0;
+	for (i = 0; i < e->metric_names.n; i++) named |= !strcmp(e->metric_names.v[i], "refusal");
+	if (!named) {
+		rag_strv_push(&e->metric_names, rag_xstrdup("refusal"));
+		if ((rc = use_metric(e, "refusal"))) return rc;
+		if (!e->cli.quiet)
+			rag_msg(e->cli.prog, "info", "%zu unanswerable case%s (expect: refusal): the refusal metric is scored too",
+			        unanswerable, unanswerable == 1 ? "" : "s");
+	}
+	e->refusal_gate = !gates_metric(c->gate.mean, c->gate.nmean, "refusal") &&
+	                  !gates_metric(c->gate.record, c->gate.nrecord, "refusal");
 	return 0;
 }
 
@@ -1175,6 +1220,7 @@ static int render_report(eval *e, int with_history)
 
 	add_tool(e, &b, "rag-report");
 	add_common(e, &b);
+	add_gate_thresholds(e, &b);
 	if (e->baseline) {
 		rag_buf_adds(&b, " -b ");
 		shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
@@ -1426,6 +1472,8 @@ static int store_run(eval *e, const char *url)
 	int rc = RAG_EXIT_STORE, fd;
 
 	rag_cli_gate_init(&g);
+	/* the store's gate is the run's: the thresholds rag-eval gave rag-gate too */
+	if (e->refusal_gate) rag_gate_threshold_parse("refusal=1", &g.record, &g.nrecord, err, sizeof err);
 	rag_cli_gate_opts(&e->cli, &g, &go);
 	memset(&in, 0, sizeof in);
 	memset(&f, 0, sizeof f);
@@ -1648,23 +1696,7 @@ static int prepare(eval *e)
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	n = (size_t)jv_array_length(jv_copy(e->records));
 	e->total = n;
-	if (e->metrics_default) {
-		/* unanswerable cases (expect: refusal) are scored by whether the answer declines: with
-		 * the built-in metrics, which leave them not applicable, the refusal metric joins */
-		size_t unanswerable = 0;
-		for (i = 0; i < n; i++) {
-			jv r = jv_array_get(jv_copy(e->records), (int)i);
-			unanswerable += rag_record_expects_refusal(r) != 0;
-			jv_free(r);
-		}
-		if (unanswerable) {
-			rag_strv_push(&e->metric_names, rag_xstrdup("refusal"));
-			if ((rc = use_metric(e, "refusal"))) return rc;
-			if (!e->cli.quiet)
-				rag_msg(e->cli.prog, "info", "%zu unanswerable case%s (expect: refusal): the refusal metric is scored too",
-				        unanswerable, unanswerable == 1 ? "" : "s");
-		}
-	}
+	if ((rc = add_refusal(e))) return rc;
 	{
 		/* runs are matched by id (--resume, --baseline): say when one is not unique */
 		jv seen = jv_object();
@@ -1767,7 +1799,7 @@ static int prepare(eval *e)
 			return RAG_EXIT_USAGE;
 		}
 	}
-	e->summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord &&
+	e->summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->refusal_gate &&
 	                  !(e->cli.cfg.gate.fail_on_regression && e->baseline);
 	return 0;
 }

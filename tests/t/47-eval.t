@@ -163,7 +163,7 @@ is "$(jq -c '[.id, .scores.refusal, .not_applicable.answer_relevancy != null]' "
 	'["u1",1,true] ["a1",null,false] ' "the default metrics and an unanswerable case: refusal scored, answer_relevancy not applicable to it"
 like "$(cat "$ERR")" '1 unanswerable case \(expect: refusal\): the refusal metric is scored too' "...and rag-eval says so"
 run rag rag-eval -c "$C" -o "$T/unans-m" -m faithfulness "$T/unans.jsonl"
-is "$(jq -c '.scores | has("refusal")' "$T/unans-m/records.jsonl" | sort -u)" false "-m given: only what it names"
+is "$(jq -c '.scores | has("refusal")' "$T/unans-m/records.jsonl" | sort -u)" true "-m given: refusal joins it all the same (49-eval-trust.t)"
 run rag rag-eval -c "$C" -o "$T/m" --dry-run -m correctness,rubric:tone -j 4 "$EX"
 like "$(tr -d '\\\n' <"$OUT")" "rag-judge -q -c [^|]* -j 4 --rubric correctness,tone +[|] +[^|]*rag-gate" \
 	"rag-judge rubrics in one stage, a custom one as rubric:NAME, with -j"

@@ -12,6 +12,32 @@ need jq python3
 
 printf 'llm:\n  provider: offline\ncache:\n  mode: off\n' >"$T/none.yaml"
 
+# ---------------------------------------------------------------- refusal, always
+printf '%s\n' \
+	'{"id":"u1","question":"What is the capital of Mars?","expect":"refusal","answer":"The capital of Mars is Olympus City.","contexts":["Olympus City is the capital of Mars."]}' \
+	'{"id":"a1","question":"What is the capital of France?","answer":"Paris is the capital of France.","reference":"Paris is the capital of France.","contexts":["Paris is the capital of France."]}' \
+	>"$T/unans.jsonl"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\neval:\n  metrics: [faithfulness, context_recall]\ngate:\n  mean:\n    faithfulness: 0.5\n' >"$T/faith.yaml"
+run rag rag-eval -c "$T/faith.yaml" -o "$T/ref" "$T/unans.jsonl"
+is "$(jq -c '[.id, .scores.faithfulness, .scores.refusal]' "$T/ref/records.jsonl" | tr '\n' ' ')" \
+	'["u1",1,0] ["a1",1,null] ' "eval.metrics named: the unanswerable case is scored for refusal too (an invented answer: 0)"
+is "$(grep -c 'the refusal metric is scored too' "$ERR")" 1 "rag-eval says so, once"
+is "$(jq -c 'select([.not_applicable // {} | .[] | test("refusal")] | any) | select(.scores | has("refusal") | not) | .id' \
+	"$T/ref/records.jsonl" | wc -l | tr -d ' ')" 0 "no not-applicable reason names refusal where refusal did not run"
+is "$RC" 1 "an invented answer to a case that expects a refusal fails the gate by default: exit 1"
+is "$(jq -r '.worst[0] | .id + ": " + .reasons[0]' "$T/ref/gate.json")" \
+	"u1: refusal 0.000 is below the per-record threshold 1.000" "the gate says which case and why"
+run rag rag-eval -c "$T/faith.yaml" -o "$T/ref-m" -m faithfulness "$T/unans.jsonl"
+is "$(jq -c '.scores | keys' "$T/ref-m/records.jsonl" | tr '\n' ' ')" '["faithfulness","refusal"] ["faithfulness","refusal"] ' \
+	"-m faithfulness: faithfulness and, for the unanswerable case, refusal; nothing else"
+is "$RC" 1 "...and the gate fails the invented answer"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    refusal: 0\n' >"$T/own.yaml"
+run rag rag-eval -q -c "$T/own.yaml" -m faithfulness -o "$T/ref-own" "$T/unans.jsonl"
+is "$RC" 0 "a refusal threshold of the configuration's own replaces the default"
+run rag rag-eval -c "$T/faith.yaml" -o "$T/ref-dry" --dry-run -m faithfulness "$T/unans.jsonl"
+like "$(tr -d '\\\n' <"$OUT")" "rag-kw -q -c [^|]* -m refusal +[|] +[^|]*rag-gate .* -r refusal=1 " \
+	"--dry-run: the refusal stage, and the default threshold passed to rag-gate"
+
 # ---------------------------------------------------------------- the metric asked, and only it
 printf '%s\n' '{"id":"n1","question":"What is the capital of France?","answer":"Paris.","contexts":["Paris is the capital of France."]}' \
 	'{"id":"r1","question":"What is the capital of France?","answer":"Paris.","reference":"Paris is the capital of France.","contexts":["Paris is the capital of France."]}' >"$T/noref.jsonl"

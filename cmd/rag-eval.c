@@ -32,7 +32,7 @@ static const char usage[] =
 	"pipeline of the tools: rag-collect when the records have no answers and collect: is\n"
 	"configured, the metrics of eval.metrics, then rag-gate. Writes a run directory\n"
 	"(records.jsonl, run.json, gate.txt, gate.json, junit.xml, summary.md, report.html);\n"
-	"exits with the gate's status.\n";
+	"exits with the gate's status (0 pass, 1 fail), or 4 (3) when records could not be scored.\n";
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
@@ -184,6 +184,7 @@ typedef struct eval {
 	int collect, summary_only;
 	int refusal_gate;         /* rag-gate gets -r refusal=1: the test set has unanswerable cases
 	                           * and the configuration does not gate refusal itself */
+	int unscored_rc;          /* records not scored: RAG_EXIT_REMOTE or RAG_EXIT_DATA, 0 none */
 	jv records;               /* the test set */
 	size_t total, done_before;    /* records to score now; records a resumed run had */
 	char *input;              /* the test set's text when it is stdin */
@@ -833,6 +834,37 @@ static jv sorted_keys(jv set)
 	return jv_keys(set);
 }
 
+/* Whether a record (borrowed) was scored as asked: 0 yes; 1 not (an errors entry, or a null
+ * score that is not "not applicable"); 2 not, because a judge or the service under test failed
+ * for it: its first errors entry, the cause (a later stage's says what it could not do without
+ * the earlier one's result), has no "at" (input errors carry the line they were found at).
+ * *errs: its errors. */
+static int record_scored(jv rec, jv *errs)
+{
+	jv scores = jv_object_get(jv_copy(rec), jv_string("scores"));
+	jv na = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
+	int r = 0;
+	*errs = jv_object_get(jv_copy(rec), jv_string("errors"));
+	if (jv_get_kind(*errs) == JV_KIND_ARRAY) {
+		jv first = jv_array_get(jv_copy(*errs), 0);
+		if (jv_is_valid(first))
+			r = jv_get_kind(first) == JV_KIND_OBJECT && !jv_object_has(jv_copy(first), jv_string("at")) ? 2 : 1;
+		jv_free(first);
+	}
+	if (!r && jv_get_kind(scores) == JV_KIND_OBJECT) {
+		jv_object_foreach(scores, k, v) {
+			if (jv_get_kind(v) != JV_KIND_NUMBER &&
+			    !(jv_get_kind(na) == JV_KIND_OBJECT && jv_object_has(jv_copy(na), jv_copy(k))))
+				r = 1;
+			jv_free(k);
+			jv_free(v);
+		}
+	}
+	jv_free(scores);
+	jv_free(na);
+	return r;
+}
+
 /* Counts, tokens and models over the records of the run directory. */
 static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 {
@@ -841,7 +873,8 @@ static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 	size_t len, i = 0;
 	char *text = rag_read_file(path, &len, err, sizeof err);
 	long records = 0, with_errors = 0, errors = 0, na = 0, calls = 0, hits = 0, pt = 0, ct = 0;
-	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object();
+	long not_scored = 0, remote = 0;
+	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object(), o;
 	while (text && i < len) {
 		char *nl = memchr(text + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - text) : len;
@@ -852,7 +885,10 @@ static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 			continue;
 		}
 		records++;
-		x = jv_object_get(jv_copy(rec), jv_string("errors"));
+		switch (record_scored(rec, &x)) {
+		case 2: remote++; /* fall through */
+		case 1: not_scored++;
+		}
 		if (jv_get_kind(x) == JV_KIND_ARRAY && jv_array_length(jv_copy(x)) > 0) {
 			with_errors++;
 			errors += jv_array_length(jv_copy(x));
@@ -900,15 +936,17 @@ static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 	free(text);
 	jv_free(collectors);
 	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(judges), jv_string("embeddings"), sorted_keys(embedders));
-	return JV_OBJECT(jv_string("records"), jv_number((double)records),
-	                 jv_string("records_with_errors"), jv_number((double)with_errors),
-	                 jv_string("errors"), jv_number((double)errors),
-	                 jv_string("not_applicable"), jv_number((double)na),
-	                 jv_string("calls"), jv_number((double)calls),
-	                 jv_string("cache_hits"), jv_number((double)hits),
-	                 jv_string("prompt_tokens"), jv_number((double)pt),
-	                 jv_string("completion_tokens"), jv_number((double)ct),
-	                 jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
+	o = JV_OBJECT(jv_string("records"), jv_number((double)records),
+	              jv_string("records_with_errors"), jv_number((double)with_errors),
+	              jv_string("errors"), jv_number((double)errors),
+	              jv_string("not_applicable"), jv_number((double)na),
+	              jv_string("calls"), jv_number((double)calls),
+	              jv_string("cache_hits"), jv_number((double)hits),
+	              jv_string("prompt_tokens"), jv_number((double)pt),
+	              jv_string("completion_tokens"), jv_number((double)ct),
+	              jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
+	o = jv_object_set(o, jv_string("records_not_scored"), jv_number((double)not_scored));
+	return jv_object_set(o, jv_string("records_remote_failed"), jv_number((double)remote));
 }
 
 /* ---------------------------------------------------------------- --estimate */
@@ -1417,12 +1455,16 @@ static int run(eval *e, const char *cmd)
 			                                       : jv_string("offline")));
 		}
 	}
+	/* a run some of whose records were not scored measured less than it was asked to: never a
+	 * green run, gate or no gate, and apart from a gate that failed (1) */
+	if (rag_json_num(totals, "records_not_scored") > 0)
+		e->unscored_rc = rag_json_num(totals, "records_remote_failed") > 0 ? RAG_EXIT_REMOTE : RAG_EXIT_DATA;
 	ended = iso_time(time(NULL));
 	head = jv_object_set(head, jv_string("ended"), jv_string(ended));
 	head = jv_object_set(head, jv_string("models"), models);
 	head = jv_object_set(head, jv_string("counts"), totals);
 	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
-	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc));
+	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc <= RAG_EXIT_FAIL && e->unscored_rc ? e->unscored_rc : rc));
 	head = jv_object_set(head, jv_string("gate"),
 	                     e->summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
 	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
@@ -1437,10 +1479,18 @@ static int run(eval *e, const char *cmd)
 		if (e->summary_only)
 			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
 			        "a summary, no decision");
-		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors, %.0f not applicable; in %s "
+		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s "
 		        "(records.jsonl, report.html, junit.xml, summary.md, run.json)", e->run_id,
-		        rag_json_num(c, "records"), rag_json_num(c, "records_with_errors"),
+		        rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
 		        rag_json_num(c, "not_applicable"), e->rundir);
+		jv_free(c);
+	}
+	if (e->unscored_rc && rc <= RAG_EXIT_FAIL) {
+		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
+		rag_msg(e->cli.prog, "error", "%.0f of %.0f records could not be scored (%.0f for a failed judge or service, "
+		        "the rest for their input; their errors are in records.jsonl): exit status %d, whatever the gate "
+		        "says (rag-eval(1) EXIT STATUS)", rag_json_num(c, "records_not_scored"), rag_json_num(c, "records"),
+		        rag_json_num(c, "records_remote_failed"), e->unscored_rc);
 		jv_free(c);
 	}
 out:
@@ -1902,6 +1952,7 @@ int main(int argc, char **argv)
 		if (st) rc = st;
 		else if (rr) rc = rr;
 	}
+	if (rc <= RAG_EXIT_FAIL && e.unscored_rc) rc = e.unscored_rc;
 
 out:
 	free(cmd);

@@ -689,6 +689,8 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	if (unreadable) g->unreadable++;
 	errs = jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0;
 	jv_free(e);
+	/* a record with an error entry was not scored as asked, gated or not: never a pass */
+	if (errs) failed = errored = 1;
 	if ((q = rag_record_str(rec, "question")) && *q) {
 		if (!strcmp(rag_text_lang(q), "zh")) g->lang_zh++;
 		else g->lang_en++;
@@ -779,9 +781,10 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		 * a failure of the record only when the metric is gated */
 		if (!present && !gated(g, m)) continue;
 		if (!number) {
-			/* absent or null: the record was not scored on this metric */
+			/* absent or null: the record was not scored on this metric, gated or not (a
+			 * summary of records whose every score is null says none passed) */
 			has_null = 1;
-			if (gated(g, m)) failed = errored = 1;
+			failed = errored = 1;
 			snprintf(msg, sizeof msg, "%s is %s", name, !present ? "missing" : isnull ? "null" : "not a number");
 			if (gated(g, m) || present) missed = jv_array_append(missed, jv_string(msg));
 			why = msg;

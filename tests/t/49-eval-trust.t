@@ -38,6 +38,31 @@ run rag rag-eval -c "$T/faith.yaml" -o "$T/ref-dry" --dry-run -m faithfulness "$
 like "$(tr -d '\\\n' <"$OUT")" "rag-kw -q -c [^|]* -m refusal +[|] +[^|]*rag-gate .* -r refusal=1 " \
 	"--dry-run: the refusal stage, and the default threshold passed to rag-gate"
 
+# ---------------------------------------------------------------- a dead judge is never green
+fresh '[{"status": 500}]'
+printf 'llm:\n  model: judge-x\n  timeout: 5\n  retries: 0\ncache:\n  mode: off\n' >"$T/dead.yaml"
+printf 'llm:\n  model: judge-x\n  timeout: 5\n  retries: 0\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.5\n' >"$T/dead-gate.yaml"
+head -n 2 "$TOP/share/examples/example.jsonl" >"$T/two.jsonl"
+run rag rag-eval -c "$T/dead.yaml" -m faithfulness -o "$T/dead" "$T/two.jsonl"
+is "$(jq -c '.scores.faithfulness' "$T/dead/records.jsonl" | tr '\n' ' ')" 'null null ' "the judge failed: every score null"
+is "$RC" 4 "no gate configured: a run whose records could not be scored exits 4, not 0"
+like "$(cat "$ERR")" "SUMMARY: 2 records, 0 passed, 2 with errors or nulls" "the summary counts them: none passed"
+like "$(cat "$ERR")" "rag-eval: error: 2 of 2 records could not be scored" "and rag-eval says why it did not pass"
+is "$(jq -r '[.exit_status, .gate] | @tsv' "$T/dead/run.json")" "$(printf '4\tsummary only')" "run.json: the status and the gate apart"
+run rag rag-eval -q -c "$T/dead-gate.yaml" -m faithfulness -o "$T/dead-gate" "$T/two.jsonl"
+is "$RC" 4 "with a gate: 4 (could not measure), not 1 (quality too low)"
+is "$(jq -r '.gate' "$T/dead-gate/run.json")" fail "run.json: the gate's own verdict"
+fake_stop
+jq -c '. + {scores: {faithfulness: null}, errors: [{tool: "rag-verify", metric: "faithfulness", message: "the judge failed"}]}' \
+	"$T/two.jsonl" >"$T/nulls.jsonl"
+run rag rag-gate --summary-only "$T/nulls.jsonl"
+like "$(head -n 1 "$OUT")" "SUMMARY: 2 records, 0 passed, 2 with errors or nulls" "rag-gate --summary-only counts nulls and errors"
+is "$RC" 0 "...and decides nothing (exit 0)"
+# input errors: 3
+jq -c 'del(.answer)' "$T/two.jsonl" >"$T/noans.jsonl"
+run rag rag-eval -q -c "$T/none.yaml" -m faithfulness -o "$T/noans" "$T/noans.jsonl"
+is "$RC" 3 "records with input errors: exit 3"
+
 # ---------------------------------------------------------------- the metric asked, and only it
 printf '%s\n' '{"id":"n1","question":"What is the capital of France?","answer":"Paris.","contexts":["Paris is the capital of France."]}' \
 	'{"id":"r1","question":"What is the capital of France?","answer":"Paris.","reference":"Paris is the capital of France.","contexts":["Paris is the capital of France."]}' >"$T/noref.jsonl"

@@ -231,11 +231,25 @@ static char *path_in(const eval *e, const char *leaf)
 	return rag_xasprintf("%s/%s", e->rundir, leaf);
 }
 
+/* The name of metric name in scores: rubric:NAME writes scores.NAME. */
+static const char *score_name(const char *name)
+{
+	return strncmp(name, "rubric:", 7) ? name : name + 7;
+}
+
 /* The thresholds rag-eval adds to the configuration's (which come through -c), for rag-gate
- * and rag-report alike. */
+ * and rag-report alike, and the metrics of the run: a threshold of the configuration on a
+ * metric -m left out is not run, not a column of nulls that fails the gate. */
 static void add_gate_thresholds(eval *e, rag_buf *b)
 {
+	rag_buf l = {0};
+	size_t i;
 	if (e->refusal_gate) rag_buf_adds(b, " -r refusal=1");
+	for (i = 0; i < e->metric_names.n; i++) rag_buf_addf(&l, "%s%s", i ? "," : "", score_name(e->metric_names.v[i]));
+	rag_buf_add(&l, "", 1);
+	rag_buf_adds(b, " --metrics ");
+	shq(b, l.p);
+	rag_buf_free(&l);
 }
 
 /* rag-gate's options for this run */
@@ -1511,7 +1525,7 @@ static int store_run(eval *e, const char *url)
 {
 	char err[RAG_ERRLEN], *rj = path_in(e, "run.json"), *recs = path_in(e, "records.jsonl");
 	char *hist = path_in(e, "history.jsonl"), *records = NULL, *set = NULL, *id = NULL;
-	size_t len = 0, set_len = 0;
+	size_t len = 0, set_len = 0, k;
 	jv run = read_json_file(rj), summary = jv_invalid(), runs = jv_invalid();
 	rag_store *s = NULL;
 	rag_store_run in;
@@ -1524,6 +1538,7 @@ static int store_run(eval *e, const char *url)
 	rag_cli_gate_init(&g);
 	/* the store's gate is the run's: the thresholds rag-eval gave rag-gate too */
 	if (e->refusal_gate) rag_gate_threshold_parse("refusal=1", &g.record, &g.nrecord, err, sizeof err);
+	for (k = 0; k < e->metric_names.n; k++) rag_strv_push(&g.metrics, rag_xstrdup(score_name(e->metric_names.v[k])));
 	rag_cli_gate_opts(&e->cli, &g, &go);
 	memset(&in, 0, sizeof in);
 	memset(&f, 0, sizeof f);

@@ -1230,6 +1230,9 @@ typedef struct rag_gate_opts {
 	int fail_on_flip;                       /* a flip (verdicts.<m>.flip) on a gated metric fails */
 	/* fields the records are grouped by (dotted paths); none: category */
 	const char *const *by; size_t nby;
+	/* the metrics the run scored (rag-eval's); none: not known. A threshold or pass verdict on
+	 * another metric is not checked: a skipped check says it was not run */
+	const char *const *run; size_t nrun;
 	/* the price table (borrowed) for the summary's cost; none: every cost null */
 	const rag_price *prices; size_t nprices;
 	const char *currency;

@@ -71,5 +71,16 @@ is "$(jq -c '[.id, (.scores | keys), .not_applicable.context_precision]' "$T/cp/
 	'["n1",["context_precision"],"no reference answer"] ["r1",["context_precision"],null] ' \
 	"-m context_precision without a reference: not applicable with its reason, no context_utilization"
 is "$RC" 0 "...and not an error: exit 0"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.5\n    keyword_overlap: 0\n  record:\n    answer_correctness: 0.5\n' >"$T/wide.yaml"
+run rag rag-eval -c "$T/wide.yaml" -m keyword_overlap -o "$T/narrow" "$TOP/share/examples/example.jsonl"
+is "$RC" 0 "thresholds on metrics -m leaves out do not fail the gate"
+like "$(cat "$T/narrow/gate.txt")" "faithfulness: not run \(not among this run's metrics\)" "they are reported as not run"
+unlike "$(cat "$T/narrow/gate.txt")" "have no score" "not as records without a score"
+is "$(jq -c '[.metrics[].metric]' "$T/narrow/gate.json")" '["keyword_overlap"]' "the metrics table holds the run's metrics only"
+run rag rag-gate -c "$T/wide.yaml" --metrics keyword_overlap --json "$T/narrow/records.jsonl"
+is "$(jq -c '[.checks[] | select(.skipped) | .check]' "$OUT")" '["not run answer_correctness","not run faithfulness"]' \
+	"rag-gate --metrics: each threshold on another metric a skipped check"
+run rag rag-gate -c "$T/wide.yaml" "$T/narrow/records.jsonl"
+is "$RC" 1 "without --metrics, a gated metric no record carries still fails"
 
 done_testing

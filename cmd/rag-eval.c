@@ -32,7 +32,7 @@ static const char usage[] =
 	"pipeline of the tools: rag-collect when the records have no answers and collect: is\n"
 	"configured, the metrics of eval.metrics, then rag-gate. Writes a run directory\n"
 	"(records.jsonl, run.json, gate.txt, gate.json, junit.xml, summary.md, report.html);\n"
-	"exits with the gate's status.\n";
+	"exits with the gate's status (0 pass, 1 fail), or 4 (3) when records could not be scored.\n";
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
@@ -85,7 +85,9 @@ static const struct stage {
 	[S_CORRECT] = {"rag-verify", "--metric answer_correctness", 1, NULL},
 	[S_REVQ] = {"rag-revq", NULL, 1, NULL},
 	[S_EMBSIM] = {"rag-embsim", NULL, 1, NULL},
-	[S_CHUNKS] = {"rag-verify", "--chunks", 1, NULL},
+	/* the metric named: without it rag-verify judges a record with no reference for
+	 * context_utilization, a metric not asked for, where context_precision is not applicable */
+	[S_CHUNKS] = {"rag-verify", "--chunks --metric context_precision", 1, NULL},
 	[S_CHUNKS_UTIL] = {"rag-verify", "--chunks --metric context_utilization", 1, NULL},
 	[S_AP] = {"rag-ap", NULL, 0, "-m"},
 	[S_KW] = {"rag-kw", NULL, 0, "-m"},
@@ -180,10 +182,12 @@ typedef struct eval {
 	char *testset_own, *metrics_own;   /* what --resume took from run.json */
 	char *testset_abs;        /* the test set's absolute path, for run.json (NULL: stdin) */
 	rag_strv metric_names;
-	int metrics_default;   /* the built-in list: neither -m nor eval.metrics */
 	int stage_on[S_NONE];
 	rag_buf stage_list[S_NONE];   /* the list stages' metrics */
 	int collect, summary_only;
+	int refusal_gate;         /* rag-gate gets -r refusal=1: the test set has unanswerable cases
+	                           * and the configuration does not gate refusal itself */
+	int unscored_rc;          /* records not scored: RAG_EXIT_REMOTE or RAG_EXIT_DATA, 0 none */
 	jv records;               /* the test set */
 	size_t total, done_before;    /* records to score now; records a resumed run had */
 	char *input;              /* the test set's text when it is stdin */
@@ -230,11 +234,33 @@ static char *path_in(const eval *e, const char *leaf)
 	return rag_xasprintf("%s/%s", e->rundir, leaf);
 }
 
-/* rag-gate's options for this run (thresholds come from the config through -c) */
+/* The name of metric name in scores: rubric:NAME writes scores.NAME. */
+static const char *score_name(const char *name)
+{
+	return strncmp(name, "rubric:", 7) ? name : name + 7;
+}
+
+/* The thresholds rag-eval adds to the configuration's (which come through -c), for rag-gate
+ * and rag-report alike, and the metrics of the run: a threshold of the configuration on a
+ * metric -m left out is not run, not a column of nulls that fails the gate. */
+static void add_gate_thresholds(eval *e, rag_buf *b)
+{
+	rag_buf l = {0};
+	size_t i;
+	if (e->refusal_gate) rag_buf_adds(b, " -r refusal=1");
+	for (i = 0; i < e->metric_names.n; i++) rag_buf_addf(&l, "%s%s", i ? "," : "", score_name(e->metric_names.v[i]));
+	rag_buf_add(&l, "", 1);
+	rag_buf_adds(b, " --metrics ");
+	shq(b, l.p);
+	rag_buf_free(&l);
+}
+
+/* rag-gate's options for this run */
 static void add_gate_opts(eval *e, rag_buf *b)
 {
 	add_common(e, b);
 	if (e->summary_only) rag_buf_adds(b, " --summary-only");
+	add_gate_thresholds(e, b);
 	if (e->baseline) {
 		char *f = rag_xasprintf("%s/records.jsonl", e->baseline);
 		rag_buf_adds(b, " -b ");
@@ -606,7 +632,6 @@ static int set_metrics(eval *e)
 		for (i = 0; i < cfgm->n; i++) rag_strv_push(names, rag_xstrdup(cfgm->v[i]));
 	} else {
 		for (i = 0; default_metrics[i]; i++) rag_strv_push(names, rag_xstrdup(default_metrics[i]));
-		e->metrics_default = 1;
 	}
 	if (!names->n) {
 		rag_msg(e->cli.prog, "error", "no metric to score: name at least one (-m faithfulness)");
@@ -617,6 +642,43 @@ static int set_metrics(eval *e)
 			if (!strcmp(names->v[j], names->v[i])) break;
 		if (j == i && (rc = use_metric(e, names->v[i]))) return rc;
 	}
+	return 0;
+}
+
+static int gates_metric(const rag_kd *l, size_t n, const char *name)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!strcmp(l[i].key, name)) return 1;
+	return 0;
+}
+
+/* Unanswerable cases (expect: refusal) are scored by whether the answer declines, whatever the
+ * metrics named: every other metric leaves them not applicable or scores an invented answer
+ * as if it were one (faithfulness to contexts that say it), so without refusal such a case
+ * would pass. And an invented answer fails the gate unless the configuration gates refusal
+ * its own way. */
+static int add_refusal(eval *e)
+{
+	const rag_config *c = &e->cli.cfg;
+	size_t unanswerable = 0, i, n = (size_t)jv_array_length(jv_copy(e->records));
+	int named = 0, rc;
+	for (i = 0; i < n; i++) {
+		jv r = jv_array_get(jv_copy(e->records), (int)i);
+		unanswerable += rag_record_expects_refusal(r) != 0;
+		jv_free(r);
+	}
+	if (!unanswerable) return 0;
+	for (i = 0; i < e->metric_names.n; i++) named |= !strcmp(e->metric_names.v[i], "refusal");
+	if (!named) {
+		rag_strv_push(&e->metric_names, rag_xstrdup("refusal"));
+		if ((rc = use_metric(e, "refusal"))) return rc;
+		if (!e->cli.quiet)
+			rag_msg(e->cli.prog, "info", "%zu unanswerable case%s (expect: refusal): the refusal metric is scored too",
+			        unanswerable, unanswerable == 1 ? "" : "s");
+	}
+	e->refusal_gate = !gates_metric(c->gate.mean, c->gate.nmean, "refusal") &&
+	                  !gates_metric(c->gate.record, c->gate.nrecord, "refusal");
 	return 0;
 }
 
@@ -805,6 +867,37 @@ static jv sorted_keys(jv set)
 	return jv_keys(set);
 }
 
+/* Whether a record (borrowed) was scored as asked: 0 yes; 1 not (an errors entry, or a null
+ * score that is not "not applicable"); 2 not, because a judge or the service under test failed
+ * for it: its first errors entry, the cause (a later stage's says what it could not do without
+ * the earlier one's result), has no "at" (input errors carry the line they were found at).
+ * *errs: its errors. */
+static int record_scored(jv rec, jv *errs)
+{
+	jv scores = jv_object_get(jv_copy(rec), jv_string("scores"));
+	jv na = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
+	int r = 0;
+	*errs = jv_object_get(jv_copy(rec), jv_string("errors"));
+	if (jv_get_kind(*errs) == JV_KIND_ARRAY) {
+		jv first = jv_array_get(jv_copy(*errs), 0);
+		if (jv_is_valid(first))
+			r = jv_get_kind(first) == JV_KIND_OBJECT && !jv_object_has(jv_copy(first), jv_string("at")) ? 2 : 1;
+		jv_free(first);
+	}
+	if (!r && jv_get_kind(scores) == JV_KIND_OBJECT) {
+		jv_object_foreach(scores, k, v) {
+			if (jv_get_kind(v) != JV_KIND_NUMBER &&
+			    !(jv_get_kind(na) == JV_KIND_OBJECT && jv_object_has(jv_copy(na), jv_copy(k))))
+				r = 1;
+			jv_free(k);
+			jv_free(v);
+		}
+	}
+	jv_free(scores);
+	jv_free(na);
+	return r;
+}
+
 /* Counts, tokens and models over the records of the run directory. */
 static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 {
@@ -813,7 +906,8 @@ static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 	size_t len, i = 0;
 	char *text = rag_read_file(path, &len, err, sizeof err);
 	long records = 0, with_errors = 0, errors = 0, na = 0, calls = 0, hits = 0, pt = 0, ct = 0;
-	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object();
+	long not_scored = 0, remote = 0;
+	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object(), o;
 	while (text && i < len) {
 		char *nl = memchr(text + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - text) : len;
@@ -824,7 +918,10 @@ static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 			continue;
 		}
 		records++;
-		x = jv_object_get(jv_copy(rec), jv_string("errors"));
+		switch (record_scored(rec, &x)) {
+		case 2: remote++; /* fall through */
+		case 1: not_scored++;
+		}
 		if (jv_get_kind(x) == JV_KIND_ARRAY && jv_array_length(jv_copy(x)) > 0) {
 			with_errors++;
 			errors += jv_array_length(jv_copy(x));
@@ -872,15 +969,17 @@ static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 	free(text);
 	jv_free(collectors);
 	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(judges), jv_string("embeddings"), sorted_keys(embedders));
-	return JV_OBJECT(jv_string("records"), jv_number((double)records),
-	                 jv_string("records_with_errors"), jv_number((double)with_errors),
-	                 jv_string("errors"), jv_number((double)errors),
-	                 jv_string("not_applicable"), jv_number((double)na),
-	                 jv_string("calls"), jv_number((double)calls),
-	                 jv_string("cache_hits"), jv_number((double)hits),
-	                 jv_string("prompt_tokens"), jv_number((double)pt),
-	                 jv_string("completion_tokens"), jv_number((double)ct),
-	                 jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
+	o = JV_OBJECT(jv_string("records"), jv_number((double)records),
+	              jv_string("records_with_errors"), jv_number((double)with_errors),
+	              jv_string("errors"), jv_number((double)errors),
+	              jv_string("not_applicable"), jv_number((double)na),
+	              jv_string("calls"), jv_number((double)calls),
+	              jv_string("cache_hits"), jv_number((double)hits),
+	              jv_string("prompt_tokens"), jv_number((double)pt),
+	              jv_string("completion_tokens"), jv_number((double)ct),
+	              jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
+	o = jv_object_set(o, jv_string("records_not_scored"), jv_number((double)not_scored));
+	return jv_object_set(o, jv_string("records_remote_failed"), jv_number((double)remote));
 }
 
 /* ---------------------------------------------------------------- --estimate */
@@ -1192,6 +1291,7 @@ static int render_report(eval *e, int with_history)
 
 	add_tool(e, &b, "rag-report");
 	add_common(e, &b);
+	add_gate_thresholds(e, &b);
 	if (e->baseline) {
 		rag_buf_adds(&b, " -b ");
 		shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
@@ -1388,12 +1488,16 @@ static int run(eval *e, const char *cmd)
 			                                       : jv_string("offline")));
 		}
 	}
+	/* a run some of whose records were not scored measured less than it was asked to: never a
+	 * green run, gate or no gate, and apart from a gate that failed (1) */
+	if (rag_json_num(totals, "records_not_scored") > 0)
+		e->unscored_rc = rag_json_num(totals, "records_remote_failed") > 0 ? RAG_EXIT_REMOTE : RAG_EXIT_DATA;
 	ended = iso_time(time(NULL));
 	head = jv_object_set(head, jv_string("ended"), jv_string(ended));
 	head = jv_object_set(head, jv_string("models"), models);
 	head = jv_object_set(head, jv_string("counts"), totals);
 	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
-	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc));
+	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc <= RAG_EXIT_FAIL && e->unscored_rc ? e->unscored_rc : rc));
 	head = jv_object_set(head, jv_string("gate"),
 	                     e->summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
 	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
@@ -1408,10 +1512,18 @@ static int run(eval *e, const char *cmd)
 		if (e->summary_only)
 			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
 			        "a summary, no decision");
-		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors, %.0f not applicable; in %s "
+		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s "
 		        "(records.jsonl, report.html, junit.xml, summary.md, run.json)", e->run_id,
-		        rag_json_num(c, "records"), rag_json_num(c, "records_with_errors"),
+		        rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
 		        rag_json_num(c, "not_applicable"), e->rundir);
+		jv_free(c);
+	}
+	if (e->unscored_rc && rc <= RAG_EXIT_FAIL) {
+		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
+		rag_msg(e->cli.prog, "error", "%.0f of %.0f records could not be scored (%.0f for a failed judge or service, "
+		        "the rest for their input; their errors are in records.jsonl): exit status %d, whatever the gate "
+		        "says (rag-eval(1) EXIT STATUS)", rag_json_num(c, "records_not_scored"), rag_json_num(c, "records"),
+		        rag_json_num(c, "records_remote_failed"), e->unscored_rc);
 		jv_free(c);
 	}
 out:
@@ -1432,7 +1544,7 @@ static int store_run(eval *e, const char *url)
 {
 	char err[RAG_ERRLEN], *rj = path_in(e, "run.json"), *recs = path_in(e, "records.jsonl");
 	char *hist = path_in(e, "history.jsonl"), *records = NULL, *set = NULL, *id = NULL;
-	size_t len = 0, set_len = 0;
+	size_t len = 0, set_len = 0, k;
 	jv run = read_json_file(rj), summary = jv_invalid(), runs = jv_invalid();
 	rag_store *s = NULL;
 	rag_store_run in;
@@ -1443,6 +1555,9 @@ static int store_run(eval *e, const char *url)
 	int rc = RAG_EXIT_STORE, fd;
 
 	rag_cli_gate_init(&g);
+	/* the store's gate is the run's: the thresholds rag-eval gave rag-gate too */
+	if (e->refusal_gate) rag_gate_threshold_parse("refusal=1", &g.record, &g.nrecord, err, sizeof err);
+	for (k = 0; k < e->metric_names.n; k++) rag_strv_push(&g.metrics, rag_xstrdup(score_name(e->metric_names.v[k])));
 	rag_cli_gate_opts(&e->cli, &g, &go);
 	memset(&in, 0, sizeof in);
 	memset(&f, 0, sizeof f);
@@ -1678,23 +1793,7 @@ static int prepare(eval *e)
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	n = (size_t)jv_array_length(jv_copy(e->records));
 	e->total = n;
-	if (e->metrics_default) {
-		/* unanswerable cases (expect: refusal) are scored by whether the answer declines: with
-		 * the built-in metrics, which leave them not applicable, the refusal metric joins */
-		size_t unanswerable = 0;
-		for (i = 0; i < n; i++) {
-			jv r = jv_array_get(jv_copy(e->records), (int)i);
-			unanswerable += rag_record_expects_refusal(r) != 0;
-			jv_free(r);
-		}
-		if (unanswerable) {
-			rag_strv_push(&e->metric_names, rag_xstrdup("refusal"));
-			if ((rc = use_metric(e, "refusal"))) return rc;
-			if (!e->cli.quiet)
-				rag_msg(e->cli.prog, "info", "%zu unanswerable case%s (expect: refusal): the refusal metric is scored too",
-				        unanswerable, unanswerable == 1 ? "" : "s");
-		}
-	}
+	if ((rc = add_refusal(e))) return rc;
 	{
 		/* runs are matched by id (--resume, --baseline): say when one is not unique */
 		jv seen = jv_object();
@@ -1797,7 +1896,7 @@ static int prepare(eval *e)
 			return RAG_EXIT_USAGE;
 		}
 	}
-	e->summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord &&
+	e->summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->refusal_gate &&
 	                  !(e->cli.cfg.gate.fail_on_regression && e->baseline);
 	return 0;
 }
@@ -1901,6 +2000,7 @@ int main(int argc, char **argv)
 		if (st) rc = st;
 		else if (rr) rc = rr;
 	}
+	if (rc <= RAG_EXIT_FAIL && e.unscored_rc) rc = e.unscored_rc;
 
 out:
 	free(cmd);

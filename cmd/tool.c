@@ -327,6 +327,9 @@ static long gate_option(const rag_cli *cli, rag_cli_gate *g, int opt, const char
 	case RAG_OPT_BY:
 		bad = names(cli, opt == RAG_OPT_PASS ? "--pass" : "--by", arg, opt == RAG_OPT_PASS ? &g->pass : &g->by);
 		break;
+	case RAG_OPT_METRICS:
+		bad = names(cli, "--metrics", arg, &g->metrics);
+		break;
 	default: return 1;
 	}
 	return bad ? -1 : 0;
@@ -376,6 +379,8 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 		for (i = 0; i < by->n; i++) g->merged_by[i] = by->v[i];
 		go->by = g->merged_by;
 		go->nby = by->n;
+		go->run = (const char *const *)g->metrics.v;
+		go->nrun = g->metrics.n;
 	}
 }
 
@@ -410,6 +415,7 @@ void rag_cli_gate_free(rag_cli_gate *g)
 	free(g->record);
 	rag_strv_free(&g->pass);
 	rag_strv_free(&g->by);
+	rag_strv_free(&g->metrics);
 	free(g->merged_pass);
 	free(g->merged_by);
 	free(g->merged_mean);

@@ -33,6 +33,7 @@ enum {
 	/* rag-gate's and rag-report's (rag_cli_gate) */
 	RAG_OPT_MIN_PASS, RAG_OPT_MAX_ERR, RAG_OPT_REGRESSION, RAG_OPT_FAIL_REG, RAG_OPT_SEED,
 	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST, RAG_OPT_PASS, RAG_OPT_FAIL_FLIP, RAG_OPT_BY,
+	RAG_OPT_METRICS,
 	RAG_OPT_TOOL = 1100 /* tools start here */
 };
 /* The options of the tools that ask a judge (rag_cli.judge_opts), and those of every tool. */
@@ -52,6 +53,8 @@ extern const rag_opt rag_cli_shared_opts[];
 	{"pass", 0, RAG_OPT_PASS, "METRIC", NULL, "a record passes METRIC when the tool's own verdict says pass"}, \
 	{"fail-on-flip", 0, RAG_OPT_FAIL_FLIP, NULL, NULL, "a record whose repeats flip on a gated metric fails"}, \
 	{"by", 0, RAG_OPT_BY, "FIELD", NULL, "group the summary by FIELD (dotted path; default category)"}, \
+	{"metrics", 0, RAG_OPT_METRICS, "LIST", NULL, "the metrics the run scored: a threshold on another is not run,\n" \
+	 "not checked (rag-eval gives it)"}, \
 	{"lang", 0, RAG_OPT_LANG, "LANG", RAG_CLI_LANG_VALUES, "auto | en | zh (failure hints)"}
 
 typedef struct rag_cli {
@@ -150,7 +153,7 @@ typedef struct rag_cli_gate {
 	double min_pass, max_err, regression, confidence;   /* NAN: unset */
 	long seed, resamples, worst;                        /* -1: unset */
 	int fail_reg, fail_flip;
-	rag_strv pass, by;                                  /* --pass, --by (comma-separated, repeatable) */
+	rag_strv pass, by, metrics;                         /* --pass, --by, --metrics (comma-separated, repeatable) */
 	rag_kd *merged_mean, *merged_record;                /* what rag_cli_gate_opts gave */
 	const char **merged_pass, **merged_by;
 } rag_cli_gate;

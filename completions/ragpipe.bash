@@ -171,7 +171,7 @@ _ragpipe()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	-t|--threshold|-r|--record-threshold|--min-pass-rate|--max-error-rate|--regression|--seed|\
-	--resamples|--confidence|--worst|--title|--pass|--by)
+	--resamples|--confidence|--worst|--title|--pass|--by|--metrics)
 		return 0 ;;
 	--model|--base-url|-j|--concurrency|--max-line|--max-memory|-n|--max-claims|--batch-claims|--batch-chars|\
 	--n|--score|--dimensions|--batch-size|--repeat|--weights|--per-chunk|--chunk-chars|--category|--dedup|--unanswerable|--noisy|--multi-hop|--follow-up)
@@ -220,7 +220,7 @@ _ragpipe()
 	rag-gate)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate --summary-only
 		      -b --baseline --regression --fail-on-regression --seed --resamples --confidence --worst --json --markdown
-		      --junit -o --output --tee --pass --fail-on-flip --by --lang"
+		      --junit -o --output --tee --pass --fail-on-flip --by --metrics --lang"
 		# rag-gate also reads files
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null
@@ -268,7 +268,7 @@ _ragpipe()
 		fi ;;
 	rag-report)
 		opts="$opts -t --threshold -r --record-threshold --min-pass-rate --max-error-rate -b --baseline
-		      --worst --title --markdown -o --output --pass --fail-on-flip --by --lang --history"
+		      --worst --title --markdown -o --output --pass --fail-on-flip --by --metrics --lang --history"
 		# rag-report reads files (the runs)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

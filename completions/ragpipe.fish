@@ -102,6 +102,7 @@ complete -c rag-gate -l tee -d 'Pass the records to stdout'
 complete -c rag-gate -l pass -x -d "METRIC: gate on the tool's own pass verdict"
 complete -c rag-gate -l fail-on-flip -d 'A record whose repeats flip on a gated metric fails'
 complete -c rag-gate -l by -x -d 'FIELD: group the summary by it (dotted path)'
+complete -c rag-gate -l metrics -x -d "LIST: the run's metrics; thresholds on others are not run"
 complete -c rag-gate -l lang -x -a 'auto en zh' -d 'Failure hints language'
 
 # rag-agree (it reads a file: the run)
@@ -134,6 +135,7 @@ complete -c rag-report -s o -l output -r -F -d 'Write to FILE'
 complete -c rag-report -l pass -x -d "METRIC: gate on the tool's own pass verdict"
 complete -c rag-report -l fail-on-flip -d 'A record whose repeats flip on a gated metric fails'
 complete -c rag-report -l by -x -d 'FIELD: group the summary by it (dotted path)'
+complete -c rag-report -l metrics -x -d "LIST: the run's metrics; thresholds on others are not run"
 complete -c rag-report -l lang -x -a 'auto en zh' -d 'Failure hints language'
 complete -c rag-report -l history -r -F -d 'Summaries of earlier runs (rag-store history)'
 

@@ -100,6 +100,16 @@ struct rag_gate {
 	jv cost;                         /* the records' usage, per tool, stage and judge (rag_cost_add) */
 };
 
+/* whether the run scored metric name (o.run; every metric when the run's are not known) */
+static int in_run(const rag_gate_opts *o, const char *name)
+{
+	size_t k;
+	if (!o->nrun) return 1;
+	for (k = 0; k < o->nrun; k++)
+		if (!strcmp(o->run[k], name)) return 1;
+	return 0;
+}
+
 static size_t metric_index(rag_gate *g, const char *name)
 {
 	jv ix = jv_object_get(jv_copy(g->metric_ix), jv_string(name));
@@ -124,13 +134,14 @@ static size_t metric_index(rag_gate *g, const char *name)
 	g->mean_thr[i] = g->rec_thr[i] = NAN;
 	g->ms = rag_xrealloc(g->ms, g->nmetric * sizeof *g->ms);
 	memset(&g->ms[i], 0, sizeof g->ms[i]);
+	g->metric_ix = jv_object_set(g->metric_ix, jv_string(name), jv_number((double)i));
+	if (!in_run(&g->o, name)) return i;   /* its thresholds: "not run" (rag_gate_summary) */
 	for (k = 0; k < g->o.npass; k++)
 		if (!strcmp(g->o.pass[k], name)) g->ms[i].verdict = 1;
 	for (k = 0; k < g->o.nmean; k++)
 		if (!strcmp(g->o.mean[k].key, name)) g->mean_thr[i] = g->o.mean[k].value;
 	for (k = 0; k < g->o.nrecord; k++)
 		if (!strcmp(g->o.record[k].key, name)) g->rec_thr[i] = g->o.record[k].value;
-	g->metric_ix = jv_object_set(g->metric_ix, jv_string(name), jv_number((double)i));
 	return i;
 }
 
@@ -169,10 +180,14 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 		if (!strcmp(g->o.by[k], "category")) g->cat_by = (long)k;
 	g->regressed.dir = -1;
 	g->improved.dir = 1;
-	/* the gated metrics are in the table even when no record carries them: all null then */
-	for (k = 0; k < o->nmean; k++) metric_index(g, o->mean[k].key);
-	for (k = 0; k < o->nrecord; k++) metric_index(g, o->record[k].key);
-	for (k = 0; k < o->npass; k++) metric_index(g, o->pass[k]);
+	/* the gated metrics are in the table even when no record carries them: all null then (but
+	 * those the run did not score, whose thresholds are "not run") */
+	for (k = 0; k < o->nmean; k++)
+		if (in_run(o, o->mean[k].key)) metric_index(g, o->mean[k].key);
+	for (k = 0; k < o->nrecord; k++)
+		if (in_run(o, o->record[k].key)) metric_index(g, o->record[k].key);
+	for (k = 0; k < o->npass; k++)
+		if (in_run(o, o->pass[k])) metric_index(g, o->pass[k]);
 	return g;
 }
 
@@ -689,6 +704,8 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	if (unreadable) g->unreadable++;
 	errs = jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0;
 	jv_free(e);
+	/* a record with an error entry was not scored as asked, gated or not: never a pass */
+	if (errs) failed = errored = 1;
 	if ((q = rag_record_str(rec, "question")) && *q) {
 		if (!strcmp(rag_text_lang(q), "zh")) g->lang_zh++;
 		else g->lang_en++;
@@ -779,9 +796,10 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		 * a failure of the record only when the metric is gated */
 		if (!present && !gated(g, m)) continue;
 		if (!number) {
-			/* absent or null: the record was not scored on this metric */
+			/* absent or null: the record was not scored on this metric, gated or not (a
+			 * summary of records whose every score is null says none passed) */
 			has_null = 1;
-			if (gated(g, m)) failed = errored = 1;
+			failed = errored = 1;
 			snprintf(msg, sizeof msg, "%s is %s", name, !present ? "missing" : isnull ? "null" : "not a number");
 			if (gated(g, m) || present) missed = jv_array_append(missed, jv_string(msg));
 			why = msg;
@@ -955,6 +973,40 @@ static jv skipped(jv checks, const char *what, const char *metric, long records,
 	return jv_array_set(checks, jv_array_length(jv_copy(checks)) - 1, c);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A skipped check for each metric with a threshold or a pass verdict that the run did not
+ * score (o.run): not a failure and not "no score", in the order of the names. */
+static jv not_run(const rag_gate *g, jv checks)
+{
+	const rag_gate_opts *o = &g->o;
+	size_t n = 0, k, i;
+	const char **names = rag_xmalloc((o->nmean + o->nrecord + o->npass + 1) * sizeof *names);
+	for (k = 0; k < o->nmean + o->nrecord + o->npass; k++) {
+		const char *name = k < o->nmean ? o->mean[k].key : k < o->nmean + o->nrecord ?
+		                   o->record[k - o->nmean].key : o->pass[k - o->nmean - o->nrecord];
+		if (in_run(o, name)) continue;
+		for (i = 0; i < n && strcmp(names[i], name); i++)
+			;
+		if (i == n) names[n++] = name;
+	}
+	if (n > 1) qsort(names, n, sizeof *names, cmp_str);
+	for (i = 0; i < n; i++) {
+		char what[300];
+		jv c;
+		snprintf(what, sizeof what, "not run %s", names[i]);
+		checks = check(checks, what, 1, "%s: not run (not among this run's metrics): its threshold is not checked", names[i]);
+		c = jv_array_get(jv_copy(checks), jv_array_length(jv_copy(checks)) - 1);
+		c = jv_object_set(c, jv_string("skipped"), jv_true());
+		checks = jv_array_set(checks, jv_array_length(jv_copy(checks)) - 1, c);
+	}
+	free(names);
+	return checks;
+}
+
 static int cmp_change(const void *a, const void *b, void *c)
 {
 	return change_before(c, a, b) ? -1 : change_before(c, b, a) ? 1 : 0;
@@ -1095,6 +1147,7 @@ jv rag_gate_summary(rag_gate *g)
 		pass = 0;
 		checks = check(checks, "records", 0, "no records: an empty run cannot pass");
 	}
+	checks = not_run(g, checks);
 	for (i = 0; i < g->nmetric; i++) {
 		size_t m = order[i];
 		const mstat *ms = &g->ms[m];

@@ -418,7 +418,8 @@ int rag_record_has_nul(jv s);
  * unanswerable case, whose right answer declines; the metrics that presuppose an answer make
  * themselves not applicable to it, and rag-kw's refusal scores it. */
 int rag_record_expects_refusal(jv rec);
-#define RAG_NA_UNANSWERABLE "an unanswerable case (expect: refusal): the refusal metric scores it"
+/* It names no metric: a tool alone does not know whether refusal runs (rag-eval adds it). */
+#define RAG_NA_UNANSWERABLE "an unanswerable case (expect: refusal): its right answer declines"
 /* A follow-up case's question as a judge is to read it: the earlier turns of rec's "history"
  * ([{"question", "answer"}], borrowed), labelled in question's language, then question. NULL
  * when rec has no such turn (the question alone is the text), else malloc'ed. */
@@ -1281,6 +1282,9 @@ typedef struct rag_gate_opts {
 	int fail_on_flip;                       /* a flip (verdicts.<m>.flip) on a gated metric fails */
 	/* fields the records are grouped by (dotted paths); none: category */
 	const char *const *by; size_t nby;
+	/* the metrics the run scored (rag-eval's); none: not known. A threshold or pass verdict on
+	 * another metric is not checked: a skipped check says it was not run */
+	const char *const *run; size_t nrun;
 	/* the price table (borrowed) for the summary's cost; none: every cost null */
 	const rag_price *prices; size_t nprices;
 	const char *currency;

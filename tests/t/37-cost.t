@@ -125,7 +125,7 @@ is "$RC" 0 "rag-eval --estimate: exit 0"
 is "$(fake_requests)" 0 "rag-eval --estimate: no request"
 check "rag-eval --estimate: no run directory" test ! -e "$T/never"
 is "$(jq -c '.estimate.stages | map(.stage)' "$OUT")" \
-	'["rag-claims","rag-verify","rag-verify --metric context_recall","rag-revq","rag-embsim","rag-verify --chunks"]' \
+	'["rag-claims","rag-verify","rag-verify --metric context_recall","rag-revq","rag-embsim","rag-verify --chunks --metric context_precision"]' \
 	"rag-eval --estimate: a line for each stage that asks a model"
 is "$(jq '.estimate | .requests == (.stages | map(.requests) | add)' "$OUT")" true "rag-eval --estimate: the total is the sum of the stages"
 like "$(cat "$ERR")" 'total: 10 records, [0-9]* requests, .*cost unknown: no price for model text-embedding-3-small' \

@@ -301,18 +301,18 @@ run rag rag-gate -r refusal=1 -t refusal=1 <"$T/ref.ok"
 is "$RC" 0 "... and without it the gate passes, the answerable case left out"
 fresh
 run rag rag-revq -c "$CONF" <"$T/ref.jsonl"
-is "$(jq -r '.not_applicable.answer_relevancy // "-"' "$OUT" | head -3 | sort -u)" 'an unanswerable case (expect: refusal): the refusal metric scores it' \
+is "$(jq -r '.not_applicable.answer_relevancy // "-"' "$OUT" | head -3 | sort -u)" 'an unanswerable case (expect: refusal): its right answer declines' \
 	"answer relevancy is not applicable to an unanswerable case"
 is "$(fake_requests)" 1 "... and rag-revq asks the judge only about the answerable one"
 run rag rag-verify -c "$CONF" --metric answer_correctness <"$T/ref.jsonl"
-is "$(jq -r '.not_applicable.answer_correctness // "-"' "$OUT" | head -1)" 'an unanswerable case (expect: refusal): the refusal metric scores it' \
+is "$(jq -r '.not_applicable.answer_correctness // "-"' "$OUT" | head -1)" 'an unanswerable case (expect: refusal): its right answer declines' \
 	"answer_correctness is not applicable to it either"
 run rag rag-eval -c "$CONF" -o "$T/ev" --dry-run -m faithfulness,refusal "$T/ref.jsonl"
 like "$(tr -d '\\\n' <"$OUT")" 'rag-kw -q -c [^|]* -m refusal' "rag-eval -m refusal runs rag-kw -m refusal"
 jq -c '.contexts = ["Solar panels convert sunlight into electricity."]' "$T/ref.jsonl" >"$T/ref.ctx.jsonl"
 offline run rag rag-eval -o "$T/ev" -m faithfulness,answer_relevancy,context_precision,context_recall,refusal \
 	"$T/ref.ctx.jsonl"
-is "$RC" 0 "rag-eval offline over unanswerable and answerable cases: exit 0"
+is "$RC" 1 "rag-eval offline over unanswerable and answerable cases: exit 1, u2's invented answer fails the gate by default"
 is "$(jq -c '[.id, .scores.refusal, .not_applicable.context_precision != null, .not_applicable.answer_relevancy != null, (.errors | length)]' \
 	"$T/ev/records.jsonl" | tr '\n' ' ')" \
 	'["u1",1,true,true,0] ["u2",0,true,true,0] ["u3",1,true,true,0] ["a1",null,false,false,0] ' \

@@ -1,0 +1,86 @@
+#!/bin/sh
+# 49-eval-trust.t - what a run of rag-eval says is what happened: a case that expects a refusal
+# is always scored (and gated) for refusal, and no reason names a metric that did not run; a
+# run whose records could not be scored is never green (exit 4 or 3, not 0 or 1) and its
+# summary counts them; the metric asked is the one written (context_precision without a
+# reference is not applicable, not context_utilization); a threshold on a metric the run does
+# not score is "not run", not a failure.
+. "$(dirname "$0")/lib.sh"
+
+need jq python3
+[ -x "$BIN/rag-eval" ] || bail_out "bin/rag-eval is not built: run make"
+
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\n' >"$T/none.yaml"
+
+# ---------------------------------------------------------------- refusal, always
+printf '%s\n' \
+	'{"id":"u1","question":"What is the capital of Mars?","expect":"refusal","answer":"The capital of Mars is Olympus City.","contexts":["Olympus City is the capital of Mars."]}' \
+	'{"id":"a1","question":"What is the capital of France?","answer":"Paris is the capital of France.","reference":"Paris is the capital of France.","contexts":["Paris is the capital of France."]}' \
+	>"$T/unans.jsonl"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\neval:\n  metrics: [faithfulness, context_recall]\ngate:\n  mean:\n    faithfulness: 0.5\n' >"$T/faith.yaml"
+run rag rag-eval -c "$T/faith.yaml" -o "$T/ref" "$T/unans.jsonl"
+is "$(jq -c '[.id, .scores.faithfulness, .scores.refusal]' "$T/ref/records.jsonl" | tr '\n' ' ')" \
+	'["u1",1,0] ["a1",1,null] ' "eval.metrics named: the unanswerable case is scored for refusal too (an invented answer: 0)"
+is "$(grep -c 'the refusal metric is scored too' "$ERR")" 1 "rag-eval says so, once"
+is "$(jq -c 'select([.not_applicable // {} | .[] | test("refusal")] | any) | select(.scores | has("refusal") | not) | .id' \
+	"$T/ref/records.jsonl" | wc -l | tr -d ' ')" 0 "no not-applicable reason names refusal where refusal did not run"
+is "$RC" 1 "an invented answer to a case that expects a refusal fails the gate by default: exit 1"
+is "$(jq -r '.worst[0] | .id + ": " + .reasons[0]' "$T/ref/gate.json")" \
+	"u1: refusal 0.000 is below the per-record threshold 1.000" "the gate says which case and why"
+run rag rag-eval -c "$T/faith.yaml" -o "$T/ref-m" -m faithfulness "$T/unans.jsonl"
+is "$(jq -c '.scores | keys' "$T/ref-m/records.jsonl" | tr '\n' ' ')" '["faithfulness","refusal"] ["faithfulness","refusal"] ' \
+	"-m faithfulness: faithfulness and, for the unanswerable case, refusal; nothing else"
+is "$RC" 1 "...and the gate fails the invented answer"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    refusal: 0\n' >"$T/own.yaml"
+run rag rag-eval -q -c "$T/own.yaml" -m faithfulness -o "$T/ref-own" "$T/unans.jsonl"
+is "$RC" 0 "a refusal threshold of the configuration's own replaces the default"
+run rag rag-eval -c "$T/faith.yaml" -o "$T/ref-dry" --dry-run -m faithfulness "$T/unans.jsonl"
+like "$(tr -d '\\\n' <"$OUT")" "rag-kw -q -c [^|]* -m refusal +[|] +[^|]*rag-gate .* -r refusal=1 " \
+	"--dry-run: the refusal stage, and the default threshold passed to rag-gate"
+
+# ---------------------------------------------------------------- a dead judge is never green
+fresh '[{"status": 500}]'
+printf 'llm:\n  model: judge-x\n  timeout: 5\n  retries: 0\ncache:\n  mode: off\n' >"$T/dead.yaml"
+printf 'llm:\n  model: judge-x\n  timeout: 5\n  retries: 0\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.5\n' >"$T/dead-gate.yaml"
+head -n 2 "$TOP/share/examples/example.jsonl" >"$T/two.jsonl"
+run rag rag-eval -c "$T/dead.yaml" -m faithfulness -o "$T/dead" "$T/two.jsonl"
+is "$(jq -c '.scores.faithfulness' "$T/dead/records.jsonl" | tr '\n' ' ')" 'null null ' "the judge failed: every score null"
+is "$RC" 4 "no gate configured: a run whose records could not be scored exits 4, not 0"
+like "$(cat "$ERR")" "SUMMARY: 2 records, 0 passed, 2 with errors or nulls" "the summary counts them: none passed"
+like "$(cat "$ERR")" "rag-eval: error: 2 of 2 records could not be scored" "and rag-eval says why it did not pass"
+is "$(jq -r '[.exit_status, .gate] | @tsv' "$T/dead/run.json")" "$(printf '4\tsummary only')" "run.json: the status and the gate apart"
+run rag rag-eval -q -c "$T/dead-gate.yaml" -m faithfulness -o "$T/dead-gate" "$T/two.jsonl"
+is "$RC" 4 "with a gate: 4 (could not measure), not 1 (quality too low)"
+is "$(jq -r '.gate' "$T/dead-gate/run.json")" fail "run.json: the gate's own verdict"
+fake_stop
+jq -c '. + {scores: {faithfulness: null}, errors: [{tool: "rag-verify", metric: "faithfulness", message: "the judge failed"}]}' \
+	"$T/two.jsonl" >"$T/nulls.jsonl"
+run rag rag-gate --summary-only "$T/nulls.jsonl"
+like "$(head -n 1 "$OUT")" "SUMMARY: 2 records, 0 passed, 2 with errors or nulls" "rag-gate --summary-only counts nulls and errors"
+is "$RC" 0 "...and decides nothing (exit 0)"
+# input errors: 3
+jq -c 'del(.answer)' "$T/two.jsonl" >"$T/noans.jsonl"
+run rag rag-eval -q -c "$T/none.yaml" -m faithfulness -o "$T/noans" "$T/noans.jsonl"
+is "$RC" 3 "records with input errors: exit 3"
+
+# ---------------------------------------------------------------- the metric asked, and only it
+printf '%s\n' '{"id":"n1","question":"What is the capital of France?","answer":"Paris.","contexts":["Paris is the capital of France."]}' \
+	'{"id":"r1","question":"What is the capital of France?","answer":"Paris.","reference":"Paris is the capital of France.","contexts":["Paris is the capital of France."]}' >"$T/noref.jsonl"
+run rag rag-eval -c "$T/none.yaml" -m context_precision -o "$T/cp" "$T/noref.jsonl"
+is "$(jq -c '[.id, (.scores | keys), .not_applicable.context_precision]' "$T/cp/records.jsonl" | tr '\n' ' ')" \
+	'["n1",["context_precision"],"no reference answer"] ["r1",["context_precision"],null] ' \
+	"-m context_precision without a reference: not applicable with its reason, no context_utilization"
+is "$RC" 0 "...and not an error: exit 0"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.5\n    keyword_overlap: 0\n  record:\n    answer_correctness: 0.5\n' >"$T/wide.yaml"
+run rag rag-eval -c "$T/wide.yaml" -m keyword_overlap -o "$T/narrow" "$TOP/share/examples/example.jsonl"
+is "$RC" 0 "thresholds on metrics -m leaves out do not fail the gate"
+like "$(cat "$T/narrow/gate.txt")" "faithfulness: not run \(not among this run's metrics\)" "they are reported as not run"
+unlike "$(cat "$T/narrow/gate.txt")" "have no score" "not as records without a score"
+is "$(jq -c '[.metrics[].metric]' "$T/narrow/gate.json")" '["keyword_overlap"]' "the metrics table holds the run's metrics only"
+run rag rag-gate -c "$T/wide.yaml" --metrics keyword_overlap --json "$T/narrow/records.jsonl"
+is "$(jq -c '[.checks[] | select(.skipped) | .check]' "$OUT")" '["not run answer_correctness","not run faithfulness"]' \
+	"rag-gate --metrics: each threshold on another metric a skipped check"
+run rag rag-gate -c "$T/wide.yaml" "$T/narrow/records.jsonl"
+is "$RC" 1 "without --metrics, a gated metric no record carries still fails"
+
+done_testing

@@ -1265,6 +1265,10 @@ jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
  * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */
 jv rag_gate_summary(rag_gate *g);
+/* Where metric row m (borrowed, of rag_gate_summary's metrics) took its relevance from, when
+ * rag-ap said (relevance_from): "relevant ids in 2 records, the judge's chunk verdicts in 1";
+ * NULL when it did not. malloc'ed. */
+char *rag_gate_from_text(jv m);
 /* The language of the run's questions so far, "en" or "zh" (rag_text_lang by majority). */
 const char *rag_gate_lang(const rag_gate *g);
 void rag_gate_free(rag_gate *g);

@@ -33,6 +33,16 @@ is "$(from "$T/auto/records.jsonl")" \
 is "$(jq -c '[.[] | .errors] | unique' -s "$T/auto/records.jsonl")" '[null]' "no errors: a relevant id not retrieved is 0, not undefined"
 is "$(awk '$1 == "mrr" || $1 == "recall@2" { print $1, $2, $5 }' "$T/auto/gate.txt" | tr '\n' ' ')" \
 	'mrr 3 0.500 recall@2 3 0.667 ' "the summary: mrr mean (1/2 + 0 + 1)/3, recall@2 mean (1 + 0 + 1)/3"
+# the summaries and the report say which relevance each metric read, in how many records
+is "$(grep 'relevance from' "$T/auto/gate.txt")" "  context_precision: relevance from the judge's chunk verdicts in 3 records
+  mrr: relevance from relevant ids in 2 records, the judge's chunk verdicts in 1
+  recall@2: relevance from relevant ids in 2 records, the judge's chunk verdicts in 1" "gate.txt: the source of each metric under the table"
+is "$(grep -c '^- mrr: relevance from relevant ids in 2 records, the judge.s chunk verdicts in 1$' "$T/auto/summary.md")" 1 \
+	"summary.md: the same"
+is "$(grep -c 'relevance from relevant ids in 2 records, the judge&#39;s chunk verdicts in 1' "$T/auto/report.html")" 2 \
+	"report.html: the cards of mrr and recall@2 say it"
+sed -n 's/.*<script type="application\/json" id="rag-data">\(.*\)<\/script>/\1/p' "$T/auto/report.html" >"$T/data.json"
+is "$(jq -c '[.records[] | .rf.mrr]' "$T/data.json")" '["ids","ids","verdicts"]' "report.html: each record's sources, for its scores table"
 
 # ap.from: ids: no judge for context precision, every metric from the ids, c not applicable
 run rag rag-eval -q -c "$T/ids.yaml" -m context_precision,mrr,recall@2 -o "$T/ids" --dry-run "$T/set.jsonl"

@@ -689,6 +689,16 @@ char *rag_gate_from_text(jv m)
 	return b.p;
 }
 
+/* rag-ap's sources of a metric: {ids: records, verdicts: records...}, those read only */
+static jv from_counts(const mstat *ms)
+{
+	jv f = jv_object();
+	size_t i;
+	for (i = 0; i < sizeof from_names / sizeof from_names[0]; i++)
+		if (ms->from[i]) f = jv_object_set(f, jv_string(from_names[i]), jv_number((double)ms->from[i]));
+	return f;
+}
+
 /* relevance_from.<name> of a record (from borrowed): which source rag-ap read */
 static void count_from(mstat *ms, jv from, const char *name)
 {
@@ -1152,14 +1162,7 @@ jv rag_gate_summary(rag_gate *g)
 		row = jv_object_set(row, jv_string("threshold_record"), num(g->rec_thr[m]));
 		row = jv_object_set(row, jv_string("gate_verdict"), jv_bool(ms->verdict));
 		row = jv_object_set(row, jv_string("flips"), jv_number((double)ms->flips));
-		if (ms->from[0] || ms->from[1] || ms->from[2]) {
-			/* rag-ap's sources: how many records each metric read from each */
-			jv f = jv_object();
-			size_t k;
-			for (k = 0; k < sizeof from_names / sizeof from_names[0]; k++)
-				if (ms->from[k]) f = jv_object_set(f, jv_string(from_names[k]), jv_number((double)ms->from[k]));
-			row = jv_object_set(row, jv_string("relevance_from"), f);
-		}
+		if (ms->from[0] || ms->from[1] || ms->from[2]) row = jv_object_set(row, jv_string("relevance_from"), from_counts(ms));
 		row = jv_object_set(row, jv_string("passed"), ms->judged ? jv_number((double)ms->passed) : jv_null());
 		row = jv_object_set(row, jv_string("failed"), ms->judged ? jv_number((double)ms->failed) : jv_null());
 		row = jv_object_set(row, jv_string("pass_rate"), ms->judged ? jv_number((double)ms->passed / (double)ms->judged) : jv_null());

@@ -47,7 +47,8 @@ is "$(jq -c '[.records[] | .rf.mrr]' "$T/data.json")" '["ids","ids","verdicts"]'
 # ap.from: ids: no judge for context precision, every metric from the ids, c not applicable
 run rag rag-eval -q -c "$T/ids.yaml" -m context_precision,mrr,recall@2 -o "$T/ids" --dry-run "$T/set.jsonl"
 like "$(tr -d '\\\n' <"$OUT")" 'rag-ap -q -c [^|]* --from ids -m ap,mrr,recall@2 ' "ap.from: ids is passed to rag-ap as --from ids"
-unlike "$(cat "$OUT")" 'rag-verify' "...and context precision from ids needs no rag-verify --chunks"
+like "$(tr -d '\\\n' <"$OUT")" '--emit [^|]*[|] +[^|]*rag-ap -q [^|]*[|] +[^|]*rag-gate ' \
+	"...its only stage: context precision from ids needs no rag-verify --chunks"
 run rag rag-eval -q -c "$T/ids.yaml" -m context_precision,mrr,recall@2 -o "$T/ids" "$T/set.jsonl"
 is "$RC" 0 "ap.from: ids: exit 0"
 is "$(row "$T/ids/records.jsonl")" '["a",0.5,0.5,1] ["b",0,0,0] ["c",null,null,null] ' \

@@ -187,26 +187,40 @@ ap '{"contexts":["x"]}' -m ap,mrr
 is "$RC:$(jq -c '.errors | length' "$OUT")" '3:1' "nothing to rank by, for ap and mrr: one error entry"
 
 # trec_eval's test files as records, each with verdicts of a judge that found every chunk
-# relevant: the ids decide, and every id-based number equals trec_eval -q's (out.test.aq). The
-# run ordered as trec_eval orders it: score descending, ties by docno descending.
+# relevant: the ids decide, and every id-based number equals trec_eval -q's (out.test.aq, and
+# out.test.aql for graded judgments at -l2). The run ordered as trec_eval orders it: score
+# descending, ties by docno descending.
 LC_ALL=C sort -k1,1 -k5,5gr -k3,3r "$TR/results.test" >"$T/sorted"
-jq -cnR --rawfile q "$TR/qrels.test" '
+# trec_records QRELS: one record a query of the sorted run
+trec_records() {
+	jq -cnR --rawfile q "$1" '
 	($q | split("\n") | map(select(length > 0) | split(" ") | {q: .[0], d: .[2], g: (.[3] | tonumber)})
 	 | group_by(.q) | map({key: .[0].q, value: (map({key: .d, value: .g}) | from_entries)}) | from_entries) as $rel
 	| [inputs | select(length > 0) | [splits("[ \t]+")] | {q: .[0], d: .[2]}] | group_by(.q)[]
 	| {id: .[0].q, contexts: map({id: .d}), relevant_ids: $rel[.[0].q],
-	   verdicts: {context_precision: map({verdict: true})}}' "$T/sorted" >"$T/trec.jsonl"
-rag rag-ap -q -m map,rprec,mrr,p@5,p@10,p@1000,recall@5,recall@1000,ndcg,ndcg@10,map@10,hit@1,hit@10 \
-	<"$T/trec.jsonl" >"$T/trec.out" 2>"$ERR"
-is "$?" 0 "trec_eval's test files as records: exit 0"
-jq -r '.id as $q | .scores | to_entries[] | [(.key | sub("^average_precision@"; "map_cut_")
+	   verdicts: {context_precision: map({verdict: true})}}' "$T/sorted"
+}
+# trec_rows OUT: its scores as rows "measure<TAB>qid<TAB>value" under trec_eval's names
+trec_rows() {
+	jq -r '.id as $q | .scores | to_entries[] | [(.key | sub("^average_precision@"; "map_cut_")
 	| sub("^average_precision$"; "map") | sub("^r_precision$"; "Rprec") | sub("^mrr$"; "recip_rank")
 	| sub("^precision@"; "P_") | sub("^recall@"; "recall_") | sub("^ndcg@"; "ndcg_cut_") | sub("^hit@"; "success_")),
-	$q, .value] | @tsv' "$T/trec.out" >"$T/trec.rows"
-res=$(agree "$T/trec.rows" "$TR/out.test.aq")
-is "$(echo "$res" | awk '{ print $1, ($2 <= 0.00005 ? "equal" : "differ " $2), $3 }')" "39 equal 0" \
+	$q, .value] | @tsv' "$1"
+}
+equal4() { awk '{ print $1, ($2 <= 0.00005 ? "equal" : "differ " $2), $3 }'; }
+TM=map,rprec,mrr,p@5,p@10,p@1000,recall@5,recall@1000,ndcg,ndcg@10,map@10,hit@1,hit@10
+trec_records "$TR/qrels.test" >"$T/trec.jsonl"
+rag rag-ap -q -m $TM <"$T/trec.jsonl" >"$T/trec.out" 2>"$ERR"
+is "$?" 0 "trec_eval's test files as records: exit 0"
+trec_rows "$T/trec.out" >"$T/trec.rows"
+is "$(agree "$T/trec.rows" "$TR/out.test.aq" | equal4)" "39 equal 0" \
 	"...all 39 rows (13 metrics, 3 queries) equal trec_eval -q to its 4 decimals, the verdicts unread"
 is "$(jq -r '.relevance_from | [.[]] | unique | join(",")' "$T/trec.out" | sort -u)" ids "...and relevance_from says ids"
+trec_records "$TR/qrels.rel_level" >"$T/trecl.jsonl"
+rag rag-ap -q --level 2 -m $TM <"$T/trecl.jsonl" >"$T/trecl.out" 2>"$ERR"
+trec_rows "$T/trecl.out" >"$T/trecl.rows"
+is "$(agree "$T/trecl.rows" "$TR/out.test.aql" | equal4)" "39 equal 0" \
+	"graded (qrels.rel_level, --level 2): the 39 rows equal trec_eval -q -l2 (graded nDCG too)"
 
 # the stream: one line per input line, in order
 printf '%s\nnot json\n%s\n' "$R" '{"contexts":[{"id":"d8"}],"relevant_ids":["d8"]}' | rag rag-ap -q -m mrr >"$OUT" 2>"$ERR"

@@ -182,6 +182,15 @@ is "$(jq -c '[.scores.context_precision, .relevance_from.context_precision]' "$O
 printf 'ap:\n  from: judge\n' >"$T/ap-bad.yaml"
 ap '{}' -c "$T/ap-bad.yaml"
 is "$RC" 2 "ap.from of an unknown source: a configuration error"
+# the judge had nothing to judge against (no reference answer): context precision not
+# applicable, mrr still from the ids; and a judge that failed leaves mrr from the ids too
+ap '{"contexts":[{"id":"d1"}],"relevant_ids":["d1"],"verdicts":{"context_precision":null},"not_applicable":{"context_precision":"no reference answer"}}' -m ap,mrr
+is "$RC:$(scores):$(jq -c .not_applicable "$OUT")" '0:{"context_precision":null,"mrr":1}:{"context_precision":"no reference answer"}' \
+	"verdicts not applicable, ids given: ap not applicable, mrr 1 from the ids"
+ap '{"contexts":[{"id":"d1"}],"relevant_ids":["d1"],"verdicts":{"context_precision":null}}' -m ap,mrr
+is "$RC:$(scores):$(jq -c '[.errors[] | .message]' "$OUT")" \
+	'0:{"context_precision":null,"mrr":1}:["verdicts.context_precision is null: the chunks of this record were not judged (see its errors)"]' \
+	"verdicts null (the judge failed), ids given: ap null with the reason, mrr 1 from the ids"
 # both sources fail the same way: the reason once
 ap '{"contexts":["x"]}' -m ap,mrr
 is "$RC:$(jq -c '.errors | length' "$OUT")" '3:1' "nothing to rank by, for ap and mrr: one error entry"

@@ -10,8 +10,10 @@ static const char usage[] =
 	"Usage: rag-ap [OPTIONS] < records.jsonl > records.jsonl\n"
 	"       rag-ap --trec QRELS RUN\n"
 	"Ranking metrics of each record's retrieved contexts, written to scores.<NAME>: the\n"
-	"relevance of each chunk comes from verdicts.context_precision (see rag-verify(1)),\n"
-	"from contexts[].id against relevant_ids, or from similarity to reference_contexts.\n";
+	"relevance of each chunk comes from contexts[].id against relevant_ids, from\n"
+	"verdicts.context_precision (see rag-verify(1)), or from similarity to reference_contexts;\n"
+	"context precision reads the verdicts first, the other metrics the ids.\n"
+	"relevance_from.<NAME> says which.\n";
 
 enum { OPT_FROM = RAG_OPT_TOOL, OPT_VERDICTS, OPT_THRESHOLD, OPT_LEVEL, OPT_TREC };
 
@@ -19,7 +21,8 @@ static const rag_opt options[] = {
 	{"metrics", 'm', 'm', "LIST", "ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec",
 	 "ap, map, p@K, recall@K, hit@K, mrr, ndcg@K, rprec, comma-separated\n"
 	 "(default ap: scores.context_precision)"},
-	{"from", 0, OPT_FROM, "SOURCE", "auto verdicts ids similarity", "auto (default) | verdicts | ids | similarity"},
+	{"from", 0, OPT_FROM, "SOURCE", "auto verdicts ids similarity",
+	 "auto (default; ap.from) | verdicts | ids | similarity"},
 	{"verdicts", 0, OPT_VERDICTS, "NAME", "context_precision context_utilization",
 	 "read verdicts.NAME: context_precision | context_utilization"},
 	{"threshold", 0, OPT_THRESHOLD, "X", NULL, "least similarity of a relevant chunk (default 0.5)"},
@@ -48,16 +51,6 @@ static const char *metric_name(const tool *t, int i, const rag_relevance *r, cha
 	return buf;
 }
 
-static void all_null(rag_item *it, const tool *t, const char *ap_name)
-{
-	rag_relevance r = {0};
-	char buf[64];
-	int i;
-	r.ap_name = ap_name;
-	for (i = 0; i < t->nm; i++)
-		it->rec = rag_record_set(it->rec, "scores", metric_name(t, i, &r, buf, sizeof buf), jv_null());
-}
-
 static void all_na(rag_item *it, const tool *t, const char *reason)
 {
 	rag_relevance r = {0};
@@ -75,13 +68,61 @@ static int already_na(jv rec, const char *metric)
 	return set;
 }
 
+/* The relevance of a record from one order of sources (rag_relevance_source), found once for
+ * every metric that reads it. */
+typedef struct found {
+	int done, rc, said;       /* said: its error is in the record */
+	rag_relevance r;
+	char err[RAG_ERRLEN];
+} found;
+
+/* Metric i of the record from f: its score and relevance_from.<name>, or null with the reason. */
+static void score(rag_item *it, const tool *t, int i, found *f, const found *other)
+{
+	char buf[64];
+	const char *name = metric_name(t, i, &f->r, buf, sizeof buf), *why;
+	rag_rank_list l;
+	double v;
+
+	if (f->rc == -2 && f->r.ap_name && already_na(it->rec, f->r.ap_name)) {
+		/* rag-verify --chunks found nothing to judge against and said so: every ranking
+		 * metric of those verdicts is not applicable for the same reason */
+		jv na = rag_json_get(rag_json_get(jv_copy(it->rec), "not_applicable"), f->r.ap_name);
+		rag_item_not_applicable(it, name, jv_string_value(na));
+		jv_free(na);
+		return;
+	}
+	if (f->rc < 0) {
+		it->rec = rag_record_set(it->rec, "scores", name, jv_null());
+		/* the reason once, though two orders of sources may have ended at the same one */
+		if (f->said || (other->said && !strcmp(other->err, f->err))) return;
+		f->said = 1;
+		if (f->rc == -2)
+			it->rec = rag_record_error(it->rec, "rag-ap", NULL, "%s", f->err);
+		else
+			rag_item_input_error(it, "rag-ap", NULL, "%s", f->err);
+		return;
+	}
+	l.gain = f->r.gain;
+	l.n = f->r.n;
+	l.ideal = f->r.ideal;
+	l.nideal = f->r.nideal;
+	l.level = t->level;
+	it->rec = rag_record_set(it->rec, "relevance_from", name, jv_string(f->r.source));
+	if (rag_rank_eval(&t->m[i], &l, &v, &why) == 0) {
+		it->rec = rag_record_set(it->rec, "scores", name, jv_number(v));
+	} else {
+		it->rec = rag_record_set(it->rec, "scores", name, jv_null());
+		it->rec = rag_record_error(it->rec, "rag-ap", name, "%s is undefined: %s", name, why);
+	}
+}
+
 static void start(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
-	rag_relevance r;
-	rag_rank_list l;
-	char err[RAG_ERRLEN], buf[64];
-	int i, rc;
+	found f[2];               /* context precision's order of sources, and the ids-first one */
+	char err[RAG_ERRLEN];
+	int i;
 
 	/* an unanswerable case (expect: refusal) has no relevant context by design */
 	if (rag_record_expects_refusal(it->rec)) {
@@ -101,41 +142,19 @@ static void start(rag_item *it, void *ctx)
 			return;
 		}
 	}
-	rc = rag_relevance_get(it->rec, t->source, t->verdicts, t->threshold, &r, err, sizeof err);
-	if (rc == -2 && r.ap_name && already_na(it->rec, r.ap_name)) {
-		/* rag-verify --chunks found nothing to judge against and said so: every ranking
-		 * metric of those verdicts is not applicable for the same reason */
-		jv why = rag_json_get(rag_json_get(jv_copy(it->rec), "not_applicable"), r.ap_name);
-		all_na(it, t, jv_string_value(why));
-		jv_free(why);
-		rag_relevance_free(&r);
-		return;
-	}
-	if (rc < 0) {
-		all_null(it, t, r.ap_name ? r.ap_name : t->verdicts);
-		if (rc == -2)
-			it->rec = rag_record_error(it->rec, "rag-ap", NULL, "%s", err);
-		else
-			rag_item_input_error(it, "rag-ap", NULL, "%s", err);
-		rag_relevance_free(&r);
-		return;
-	}
-	l.gain = r.gain;
-	l.n = r.n;
-	l.ideal = r.ideal;
-	l.nideal = r.nideal;
-	l.level = t->level;
+	memset(f, 0, sizeof f);
 	for (i = 0; i < t->nm; i++) {
-		const char *name = metric_name(t, i, &r, buf, sizeof buf), *why;
-		double v;
-		if (rag_rank_eval(&t->m[i], &l, &v, &why) == 0) {
-			it->rec = rag_record_set(it->rec, "scores", name, jv_number(v));
-		} else {
-			it->rec = rag_record_set(it->rec, "scores", name, jv_null());
-			it->rec = rag_record_error(it->rec, "rag-ap", name, "%s is undefined: %s", name, why);
+		int src = rag_relevance_source(t->source, &t->m[i]), w = src == RAG_REL_AUTO_IDS;
+		if (!f[w].done) {
+			f[w].rc = rag_relevance_get(it->rec, src, t->verdicts, t->threshold, &f[w].r, f[w].err, sizeof f[w].err);
+			f[w].done = 1;
+			/* named after the verdicts asked for, though none were read */
+			if (f[w].rc < 0 && !f[w].r.ap_name) f[w].r.ap_name = t->verdicts;
 		}
+		score(it, t, i, &f[w], &f[!w]);
 	}
-	rag_relevance_free(&r);
+	rag_relevance_free(&f[0].r);
+	rag_relevance_free(&f[1].r);
 }
 
 static int parse_metrics(tool *t, const char *list)
@@ -273,13 +292,23 @@ static int trec_main(const tool *t, const char *qrels, const char *run, double l
 
 /* ------------------------------------------------------------------ main */
 
+/* --from and ap.from: RAG_REL_*, or -1 */
+static int source_parse(const char *s)
+{
+	if (strcmp(s, "auto") == 0) return RAG_REL_AUTO;
+	if (strcmp(s, "verdicts") == 0) return RAG_REL_VERDICTS;
+	if (strcmp(s, "ids") == 0) return RAG_REL_IDS;
+	if (strcmp(s, "similarity") == 0) return RAG_REL_SIMILARITY;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	rag_cli cli;
 	tool t;
 	rag_stream_ops ops = {start, NULL, NULL, NULL};
 	const char *metrics = "ap", *trec = NULL;
-	int opt, rc, done, metrics_given = 0;
+	int opt, rc, done, metrics_given = 0, from_given = 0;
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
@@ -293,14 +322,11 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'm': metrics = optarg; metrics_given = 1; break;
 		case OPT_FROM:
-			if (strcmp(optarg, "auto") == 0) t.source = RAG_REL_AUTO;
-			else if (strcmp(optarg, "verdicts") == 0) t.source = RAG_REL_VERDICTS;
-			else if (strcmp(optarg, "ids") == 0) t.source = RAG_REL_IDS;
-			else if (strcmp(optarg, "similarity") == 0) t.source = RAG_REL_SIMILARITY;
-			else {
+			if ((t.source = source_parse(optarg)) < 0) {
 				rag_msg(cli.prog, "error", "--from must be auto, verdicts, ids or similarity, not \"%s\"", optarg);
 				return rag_cli_misuse(&cli);
 			}
+			from_given = 1;
 			break;
 		case OPT_VERDICTS:
 			if (strcmp(optarg, "context_precision") && strcmp(optarg, "context_utilization")) {
@@ -357,6 +383,8 @@ int main(int argc, char **argv)
 		rag_cli_free(&cli);
 		return rc;
 	}
+	/* ap.from: its choices are checked as the configuration is read */
+	if (!from_given && cli.cfg.ap.from) t.source = source_parse(cli.cfg.ap.from);
 	rc = rag_cli_run(&cli, &ops, &t);
 	rag_cli_free(&cli);
 	free(t.m);

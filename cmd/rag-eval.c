@@ -313,6 +313,8 @@ static void add_stages(eval *e, rag_buf *b, const char *sep)
 		add_common(e, b);
 		if (st->jobs && e->jobs) rag_buf_addf(b, " -j %ld", e->jobs);
 		if (st->args) rag_buf_addf(b, " %s", st->args);
+		/* ap.from in the command itself: the pipeline says where its rank metrics come from */
+		if (s == S_AP && e->cli.cfg.ap.from) rag_buf_addf(b, " --from %s", e->cli.cfg.ap.from);
 		if (st->list && e->stage_list[s].len) {
 			rag_buf_addf(b, " %s ", st->list);
 			shq(b, e->stage_list[s].p);
@@ -588,6 +590,7 @@ out:
 static int use_metric(eval *e, const char *name)
 {
 	const struct metric *m = find_metric(name);
+	const char *from = e->cli.cfg.ap.from;
 	enum stage_id ss[2];
 	int k;
 	if (!m) {
@@ -600,6 +603,10 @@ static int use_metric(eval *e, const char *name)
 	}
 	ss[0] = m->s1;
 	ss[1] = m->s2;
+	/* ap.from (rag-config(5)): context precision from ids needs no judge; the rank metrics
+	 * from verdicts need the judge's */
+	if (from && !strcmp(from, "ids") && m->s1 == S_CHUNKS && m->s2 == S_AP) ss[0] = S_NONE;
+	if (from && !strcmp(from, "verdicts") && m->s1 == S_AP) e->stage_on[S_CHUNKS] = 1;
 	for (k = 0; k < 2; k++) {
 		enum stage_id s = ss[k];
 		if (s == S_NONE) continue;

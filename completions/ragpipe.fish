@@ -141,7 +141,7 @@ complete -c rag-report -l history -r -F -d 'Summaries of earlier runs (rag-store
 
 # rag-ap (with --trec it also reads files)
 complete -c rag-ap -s m -l metrics -x -a 'ap map p@5 p@10 recall@5 recall@10 hit@1 hit@3 mrr ndcg@10 rprec' -d 'Metrics, comma-separated'
-complete -c rag-ap -l from -x -a 'auto\t"The first present" verdicts\t"verdicts.context_precision" ids\t"contexts[].id against relevant_ids" similarity\t"Similarity to reference_contexts"' -d 'Source of relevance'
+complete -c rag-ap -l from -x -a 'auto\t"Ids first; context precision verdicts first" verdicts\t"verdicts.context_precision" ids\t"contexts[].id against relevant_ids" similarity\t"Similarity to reference_contexts"' -d 'Source of relevance'
 complete -c rag-ap -l verdicts -x -a 'context_precision context_utilization' -d 'Read verdicts.NAME'
 complete -c rag-ap -l threshold -x -d 'Least similarity of a relevant chunk'
 complete -c rag-ap -l level -x -d 'Least grade of a relevant item'

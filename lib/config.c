@@ -60,6 +60,7 @@ static const char *const cache_modes[] = { "rw", "ro", "replay", "off", NULL };
 static const char *const json_modes[] = { "off", "object", "schema", NULL };   /* enum rag_json_mode */
 static const char *const methods[] = { "POST", "GET", "PUT", "PATCH", NULL };
 static const char *const streams[] = { "auto", "true", "false", NULL };
+static const char *const ap_sources[] = { "auto", "verdicts", "ids", "similarity", NULL };   /* rag-ap --from */
 static const char *const verify_modes[] = { "batched", "claim", "claim_chunk", NULL };   /* enum rag_verify_mode */
 
 /* the fields every row has; the others by name, as each type needs them */
@@ -122,6 +123,7 @@ static const struct key keys[] = {
 	{ ROW("gate", "fail_on_flip", T_BOOL, gate.fail_on_flip) },
 	{ ROW("gate", "by", T_STRS, gate.by) },
 	{ ROW("stream", "max_memory", T_INT, stream.max_memory), .lo = 65536, .hi = INT_MAX },
+	{ ROW("ap", "from", T_ENUM, ap.from), .choices = ap_sources },
 	{ ROW("kw", "metrics", T_STR, kw.metrics) },
 	{ ROW("kw", "threshold", T_DOUBLE, kw.threshold), .lo = 0, .hi = 1 },
 	{ ROW("kw", "stem", T_BOOL, kw.stem) },

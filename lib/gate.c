@@ -48,7 +48,11 @@ typedef struct mstat {
 	long judged, passed, failed;   /* records checked against its record threshold or verdict */
 	long undecided;           /* records with a score but no pass verdict to gate on */
 	int verdict;              /* gated on the tool's own pass verdict (o.pass) */
+	long from[3];             /* records whose relevance_from.<metric> (rag-ap) is each of from_names */
 } mstat;
+
+/* rag-ap's sources of relevance, as relevance_from.<metric> names them */
+static const char *const from_names[] = {"ids", "verdicts", "similarity"};
 
 typedef struct worst {
 	double key;
@@ -681,11 +685,52 @@ static jv record_check(jv checks, const char *metric, jv score, double thr, cons
 	return jv_array_append(checks, ch);
 }
 
+char *rag_gate_from_text(jv m)
+{
+	static const char *const label[] = {"relevant ids", "the judge's chunk verdicts", "similarity to reference contexts"};
+	jv f = rag_json_get(jv_copy(m), "relevance_from");
+	rag_buf b = {0};
+	size_t i;
+	if (jv_get_kind(f) == JV_KIND_OBJECT)
+		for (i = 0; i < sizeof from_names / sizeof from_names[0]; i++) {
+			double n = rag_json_num(f, from_names[i]);
+			if (isnan(n) || n <= 0) continue;
+			if (b.len) rag_buf_addf(&b, ", %s in %.0f", label[i], n);
+			else rag_buf_addf(&b, "%s in %.0f record%s", label[i], n, n == 1 ? "" : "s");
+		}
+	jv_free(f);
+	if (!b.len) return NULL;
+	rag_buf_add(&b, "", 0);
+	return b.p;
+}
+
+/* rag-ap's sources of a metric: {ids: records, verdicts: records...}, those read only */
+static jv from_counts(const mstat *ms)
+{
+	jv f = jv_object();
+	size_t i;
+	for (i = 0; i < sizeof from_names / sizeof from_names[0]; i++)
+		if (ms->from[i]) f = jv_object_set(f, jv_string(from_names[i]), jv_number((double)ms->from[i]));
+	return f;
+}
+
+/* relevance_from.<name> of a record (from borrowed): which source rag-ap read */
+static void count_from(mstat *ms, jv from, const char *name)
+{
+	jv v = jv_object_get(jv_copy(from), jv_string(name));
+	size_t i;
+	if (jv_get_kind(v) == JV_KIND_STRING)
+		for (i = 0; i < sizeof from_names / sizeof from_names[0]; i++)
+			if (!strcmp(jv_string_value(v), from_names[i])) ms->from[i]++;
+	jv_free(v);
+}
+
 /* rag_gate_add, and with verdict the record's verdict (rag_gate_add_verdict) */
 static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks, jv *verdict)
 {
 	jv scores = record_scores(rec), checks = want_checks ? jv_array() : jv_invalid(), missed = jv_array();
 	jv na = record_obj(rec, "not_applicable"), verdicts = record_obj(rec, "verdicts");
+	jv from = record_obj(rec, "relevance_from");
 	char *id = record_id(rec);
 	const char *cat = NULL, *q;
 	category *c = NULL;
@@ -776,6 +821,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		char msg[400];
 		jv_free(v);
 		if ((flip = flipped(verdicts, name))) g->ms[m].flips++;
+		count_from(&g->ms[m], from, name);
 		/* not applicable by the metric's definition: out of its mean, its nulls and its gate */
 		nav = jv_object_get(jv_copy(na), jv_string(name));
 		if (!number && jv_get_kind(nav) == JV_KIND_STRING) {
@@ -877,6 +923,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	jv_free(scores);
 	jv_free(na);
 	jv_free(verdicts);
+	jv_free(from);
 	jv_free(catv);
 	free(gi);
 	free(id);
@@ -1168,6 +1215,7 @@ jv rag_gate_summary(rag_gate *g)
 		row = jv_object_set(row, jv_string("threshold_record"), num(g->rec_thr[m]));
 		row = jv_object_set(row, jv_string("gate_verdict"), jv_bool(ms->verdict));
 		row = jv_object_set(row, jv_string("flips"), jv_number((double)ms->flips));
+		if (ms->from[0] || ms->from[1] || ms->from[2]) row = jv_object_set(row, jv_string("relevance_from"), from_counts(ms));
 		row = jv_object_set(row, jv_string("passed"), ms->judged ? jv_number((double)ms->passed) : jv_null());
 		row = jv_object_set(row, jv_string("failed"), ms->judged ? jv_number((double)ms->failed) : jv_null());
 		row = jv_object_set(row, jv_string("pass_rate"), ms->judged ? jv_number((double)ms->passed / (double)ms->judged) : jv_null());

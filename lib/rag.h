@@ -261,6 +261,10 @@ typedef struct rag_config {
 		rag_strv by;                     /* fields the summary groups by, default category */
 	} gate;
 	struct {
+		/* rag-ap's (rag-config(5)); --from overrides it. rag-eval passes it to its rag-ap stage */
+		char *from;                      /* ap.from: "auto" (NULL) | "verdicts" | "ids" | "similarity" */
+	} ap;
+	struct {
 		/* rag-kw's settings (rag-config(5)); flags override them */
 		char *metrics;                   /* kw.metrics: comma-separated, NULL: keyword_overlap */
 		double threshold;                /* keyword_overlap's pass threshold, default 0.3 */
@@ -1127,7 +1131,9 @@ long rag_rank_nrel(const rag_rank_list *l);
 
 /* ---------------------------------------------------------------- relevance.c */
 /* The relevance vector of a record for rank.c: rag-ap(1) SOURCES. */
-enum { RAG_REL_AUTO = 0, RAG_REL_VERDICTS, RAG_REL_IDS, RAG_REL_SIMILARITY };
+/* RAG_REL_AUTO: verdicts, then ids, then reference contexts (context precision's order);
+ * RAG_REL_AUTO_IDS: ids, then verdicts, then reference contexts (every other metric's) */
+enum { RAG_REL_AUTO = 0, RAG_REL_VERDICTS, RAG_REL_IDS, RAG_REL_SIMILARITY, RAG_REL_AUTO_IDS };
 typedef struct rag_relevance {
 	double *gain; size_t n;       /* per retrieved chunk, in retrieval order */
 	double *ideal; size_t nideal; /* grades of every relevant item known */
@@ -1135,8 +1141,13 @@ typedef struct rag_relevance {
 	const char *ap_name;          /* name of average precision from this source: "context_precision",
 	                               * or "context_utilization" from those verdicts (static) */
 } rag_relevance;
+/* The source metric m reads when source is asked (a --from): RAG_REL_AUTO becomes
+ * RAG_REL_AUTO_IDS for every metric but context precision (RAG_RANK_AP), so that the ids a
+ * record gives decide the ranking metrics and a judge's verdicts only where there are none. */
+int rag_relevance_source(int source, const rag_rank_metric *m);
 /* From source (RAG_REL_AUTO: the first present of verdicts.context_precision,
- * verdicts.context_utilization, relevant_ids, reference_contexts). verdicts: the verdicts.<name>
+ * verdicts.context_utilization, relevant_ids, reference_contexts; RAG_REL_AUTO_IDS: relevant_ids
+ * first; a relevant_ids that is null is absent). verdicts: the verdicts.<name>
  * to read (NULL: either of the two). threshold: least similarity for a relevant chunk. rec
  * borrowed. 0 ok; -1 input error; -2 the verdicts are null (an upstream judge failed; ap_name is
  * set); err set. */
@@ -1310,6 +1321,10 @@ jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
  * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */
 jv rag_gate_summary(rag_gate *g);
+/* Where metric row m (borrowed, of rag_gate_summary's metrics) took its relevance from, when
+ * rag-ap said (relevance_from): "relevant ids in 2 records, the judge's chunk verdicts in 1";
+ * NULL when it did not. malloc'ed. */
+char *rag_gate_from_text(jv m);
 /* The language of the run's questions so far, "en" or "zh" (rag_text_lang by majority). */
 const char *rag_gate_lang(const rag_gate *g);
 void rag_gate_free(rag_gate *g);

@@ -293,13 +293,38 @@ static jv verdicts_of(jv rec, const char *metric)
 	return jv_object_get(all, jv_string(metric));
 }
 
+/* relevant_ids, or invalid when absent or null (a test set's empty column) */
+static jv ids_of(jv rec)
+{
+	jv v = rag_record_get(rec, "relevant_ids");   /* relevantDocIds, reference_context_ids... */
+	if (jv_get_kind(v) == JV_KIND_NULL) {
+		jv_free(v);
+		return jv_invalid();
+	}
+	return v;
+}
+
+int rag_relevance_source(int source, const rag_rank_metric *m)
+{
+	/* the ids are what the user says is relevant: every metric of ids reads them first; context
+	 * precision is a judge's metric (rag-verify --chunks), read from its verdicts first */
+	if (source == RAG_REL_AUTO && m->kind != RAG_RANK_AP) return RAG_REL_AUTO_IDS;
+	return source;
+}
+
 int rag_relevance_get(jv rec, int source, const char *verdicts, double threshold, rag_relevance *r,
                       char *err, size_t errlen)
 {
+	int any = source == RAG_REL_AUTO || source == RAG_REL_AUTO_IDS;
 	jv v;
 	size_t i;
 	memset(r, 0, sizeof *r);
-	if (source == RAG_REL_AUTO || source == RAG_REL_VERDICTS) {
+	if (source == RAG_REL_AUTO_IDS) {
+		v = ids_of(rec);
+		if (jv_is_valid(v)) return from_ids(rec, v, r, err, errlen);
+		jv_free(v);
+	}
+	if (any || source == RAG_REL_VERDICTS) {
 		for (i = 0; i < sizeof verdict_metrics / sizeof verdict_metrics[0]; i++) {
 			const char *m = verdicts ? verdicts : verdict_metrics[i];
 			v = verdicts_of(rec, m);
@@ -314,7 +339,7 @@ int rag_relevance_get(jv rec, int source, const char *verdicts, double threshold
 		}
 	}
 	if (source == RAG_REL_AUTO || source == RAG_REL_IDS) {
-		v = rag_record_get(rec, "relevant_ids");   /* relevantDocIds, reference_context_ids... */
+		v = ids_of(rec);
 		if (jv_is_valid(v)) return from_ids(rec, v, r, err, errlen);
 		jv_free(v);
 		if (source == RAG_REL_IDS) {

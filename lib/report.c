@@ -282,6 +282,7 @@ jv rag_report_record(jv rec, jv verdict, const char *where)
 	else jv_free(ctx);
 	r = copy_kind(r, "sc", rec, "scores", JV_KIND_OBJECT);
 	r = copy_kind(r, "na", rec, "not_applicable", JV_KIND_OBJECT);
+	r = copy_kind(r, "rf", rec, "relevance_from", JV_KIND_OBJECT);
 	r = jv_object_set(r, jv_string("v"), chunk_verdicts(rag_json_get(jv_copy(rec), "verdicts"), rag_json_get(jv_copy(r), "ctx")));
 	r = copy_kind(r, "err", rec, "errors", JV_KIND_ARRAY);
 	r = copy_kind(r, "src", rec, "source", JV_KIND_STRING);
@@ -492,6 +493,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 	rag_buf_adds(b, "<section id=\"summary\" class=\"tab active\">\n<h2>Summary</h2>\n<div class=\"cards\">\n");
 	jv_array_foreach(metrics, i, m) {
 		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
+		char *from;
 		rag_buf_addf(b, "<div class=\"card%s\"><div class=\"name\">", rag_json_true(m, "gate_failed") ? " failed" : "");
 		esc_field(b, m, "metric");
 		rag_buf_adds(b, "</div><div class=\"big\">");
@@ -511,6 +513,11 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 			rag_buf_addf(b, "<br>%.0f passed, %.0f failed (pass rate %.1f%%)", rag_json_num(m, "passed"), rag_json_num(m, "failed"),
 			             rag_json_num(m, "pass_rate") * 100);
 		if (rag_json_num(m, "flips") > 0) rag_buf_addf(b, "<br>%.0f flipped across repeats", rag_json_num(m, "flips"));
+		if ((from = rag_gate_from_text(m))) {
+			rag_buf_adds(b, "<br>relevance from ");
+			esc(b, from);
+			free(from);
+		}
 		rag_buf_adds(b, "</div></div>\n");
 		jv_free(m);
 		(void)i;
@@ -834,6 +841,7 @@ static void md_num(rag_buf *b, double x)
 
 static void md_metrics(rag_buf *b, jv metrics)
 {
+	int any = 0;
 	rag_buf_adds(b, "| metric | computed | n/a | null | mean | median | min | p10 |\n|---|--:|--:|--:|--:|--:|--:|--:|\n");
 	jv_array_foreach(metrics, i, m) {
 		rag_buf_adds(b, "| ");
@@ -849,6 +857,19 @@ static void md_metrics(rag_buf *b, jv metrics)
 		rag_buf_adds(b, " |\n");
 		jv_free(m);
 		(void)i;
+	}
+	/* rag-ap's metrics: which relevance each read (the user's ids or the judge's verdicts) */
+	jv_array_foreach(metrics, j, m) {
+		char *from = rag_gate_from_text(m);
+		if (from) {
+			rag_buf_adds(b, any ? "- " : "\n- ");
+			md_field(b, m, "metric", 100);
+			rag_buf_addf(b, ": relevance from %s\n", from);
+			free(from);
+			any = 1;
+		}
+		jv_free(m);
+		(void)j;
 	}
 	jv_free(metrics);
 }

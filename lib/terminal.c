@@ -71,6 +71,19 @@ static void text_metrics(rag_buf *b, jv metrics, int with_thr)
 		jv_free(m);
 		(void)i;
 	}
+	/* rag-ap's metrics: which relevance each read (the user's ids or the judge's verdicts) */
+	jv_array_foreach(metrics, j, m) {
+		char name[256], *from = rag_gate_from_text(m);
+		if (from) {
+			rag_json_str(m, "metric", name, sizeof name);
+			rag_buf_adds(b, "  ");
+			put_text(b, name, 24);
+			rag_buf_addf(b, ": relevance from %s\n", from);
+			free(from);
+		}
+		jv_free(m);
+		(void)j;
+	}
 	jv_free(metrics);
 }
 

@@ -78,6 +78,7 @@
 	function verdictMark(v) {
 		return v === true ? el('span', 'ok', '\u2714 yes') : v === false ? el('span', 'bad', '\u2718 no') : el('span', 'na', '\u2013');
 	}
+	var relevanceFrom = {ids: 'relevant ids', verdicts: 'the judge\'s chunk verdicts', similarity: 'similarity to reference contexts'};
 	function detail(r) {
 		var d = el('div', 'detail'), vl = verdictLists(r), p, ul, ol, t, tb;
 		p = add(d, el('p'));
@@ -98,6 +99,9 @@
 			if (typeof x !== 'number' && r.na && r.na[m]) note = 'not applicable: ' + r.na[m];
 			add(tr, el('td', 'n', typeof x === 'number' ? num(x) : note || 'null'));
 			add(tr, el('td', 'small', typeof th.rec === 'number' ? 'per-record threshold ' + num(th.rec) : ''));
+			/* rag-ap's source of relevance: the user's ids, the judge's verdicts, or similarity */
+			add(tr, el('td', 'small from', r.rf && typeof r.rf[m] === 'string' ? 'from ' +
+				(Object.prototype.hasOwnProperty.call(relevanceFrom, r.rf[m]) ? relevanceFrom[r.rf[m]] : r.rf[m]) : ''));
 		});
 		textBlock(d, 'Question', r.q);
 		textBlock(d, 'Answer', r.a);

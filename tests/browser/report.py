@@ -159,6 +159,7 @@ def walk(page, shots):
         out("detail chunk verdicts", " | ".join(x.text for x in det.find_elements(By.CSS_SELECTOR, ".chunk-verdict")))
         out("detail where", det.find_element(By.CSS_SELECTOR, ".where").text)
         out("detail source", det.find_element(By.CSS_SELECTOR, ".source").text)
+        out("detail relevance from", " | ".join(x.text for x in det.find_elements(By.CSS_SELECTOR, "table.scores td.from") if x.text))
         out("detail reference", "Reference" in det.text and "Einstein was born in Ulm" in det.text)
         d.save_screenshot(os.path.join(shots, "records.png"))
         r.click()

@@ -140,6 +140,97 @@ ap '{"contexts":["x","y"],"context_ids":["d2"],"relevant_ids":["d1"]}' -m mrr
 is "$RC" 3 "context_ids shorter than contexts: an input error"
 like "$(cat "$ERR")" 'contexts\[1\] has no "id".*context_ids\[1\]' "...naming the chunk without an id"
 
+# the source of each metric (rag-ap(1) SOURCES): the ids the user gave before a judge's
+# verdicts for every id-based metric; context precision, a judge's metric, from the verdicts.
+# d1 judged relevant, d2 not; the user says d2 is the relevant one.
+J="\"contexts\":[{\"id\":\"d1\"},{\"id\":\"d2\"}],\"verdicts\":{\"context_precision\":[${V}true},${V}false}]}"
+ap "{$J,\"relevant_ids\":[\"d2\"]}" -m ap,mrr,recall@2,p@1,hit@1,map,ndcg@2
+is "$RC:$(jq -c '.scores | map_values(. * 10000 | round / 10000)' "$OUT")" \
+	'0:{"context_precision":1,"mrr":0.5,"recall@2":1,"precision@1":0,"hit@1":0,"average_precision":0.5,"ndcg@2":0.6309}' \
+	"ids and verdicts: ap 1 from the verdicts; mrr 1/2, recall 1/1, p@1 0, map (1/2)/1, ndcg (1/log2 3)/1 from the ids"
+is "$(jq -c .relevance_from "$OUT")" \
+	'{"context_precision":"verdicts","mrr":"ids","recall@2":"ids","precision@1":"ids","hit@1":"ids","average_precision":"ids","ndcg@2":"ids"}' \
+	"...and each metric says its source in relevance_from"
+ap "{$J,\"relevant_ids\":[\"d9\"]}" -m ap,mrr,recall@2,hit@2
+is "$RC:$(scores):$(jq -c .errors "$OUT")" '0:{"context_precision":1,"mrr":0,"recall@2":0,"hit@2":0}:null' \
+	"relevant id not retrieved: mrr, recall@2 and hit@2 are 0, not the verdicts' 1 and not undefined"
+ap "{$J,\"relevant_ids\":{\"d2\":2}}" -m mrr,ndcg@2
+is "$(jq -c '[.scores.mrr, .relevance_from.mrr]' "$OUT")" '[0.5,"ids"]' "graded ids (qrels) before verdicts too"
+ap "{$J}" -m ap,mrr,recall@2
+is "$(scores):$(jq -c .relevance_from "$OUT")" \
+	'{"context_precision":1,"mrr":1,"recall@2":1}:{"context_precision":"verdicts","mrr":"verdicts","recall@2":"verdicts"}' \
+	"no relevant_ids: the verdicts, and relevance_from says so"
+ap "{$J,\"relevant_ids\":null}" -m mrr
+is "$RC:$(jq -c '[.scores.mrr, .relevance_from.mrr]' "$OUT")" '0:[1,"verdicts"]' "relevant_ids null: as absent"
+ap "{$J,\"relevant_ids\":[\"d2\"]}" -m ap,mrr --from ids
+is "$(scores):$(jq -c .relevance_from "$OUT")" '{"context_precision":0.5,"mrr":0.5}:{"context_precision":"ids","mrr":"ids"}' \
+	"--from ids: context precision from the ids too"
+ap "{$J,\"relevant_ids\":[\"d2\"]}" -m ap,mrr --from verdicts
+is "$(scores):$(jq -c .relevance_from "$OUT")" '{"context_precision":1,"mrr":1}:{"context_precision":"verdicts","mrr":"verdicts"}' \
+	"--from verdicts: every metric from the verdicts"
+ap "{$J}" -m ap,mrr --from ids
+is "$RC:$(scores):$(jq -c .not_applicable "$OUT"):$(jq -c .relevance_from "$OUT")" \
+	'0:{"context_precision":null,"mrr":null}:{"context_precision":"no relevant ids","mrr":"no relevant ids"}:null' \
+	"--from ids without relevant_ids: not applicable, never a number from the verdicts"
+ap "{\"contexts\":[{\"id\":\"d1\"}],\"relevant_ids\":[\"d1\"]}" -m mrr --from verdicts
+is "$RC:$(scores)" '3:{"mrr":null}' "--from verdicts without verdicts: an input error, never a number from the ids"
+printf 'ap:\n  from: ids\n' >"$T/ap.yaml"
+ap "{$J,\"relevant_ids\":[\"d2\"]}" -m ap -c "$T/ap.yaml"
+is "$(jq -c '[.scores.context_precision, .relevance_from.context_precision]' "$OUT")" '[0.5,"ids"]' "ap.from: ids in the configuration"
+ap "{$J,\"relevant_ids\":[\"d2\"]}" -m ap -c "$T/ap.yaml" --from auto
+is "$(jq -c '[.scores.context_precision, .relevance_from.context_precision]' "$OUT")" '[1,"verdicts"]' "...--from overrides it"
+printf 'ap:\n  from: judge\n' >"$T/ap-bad.yaml"
+ap '{}' -c "$T/ap-bad.yaml"
+is "$RC" 2 "ap.from of an unknown source: a configuration error"
+# the judge had nothing to judge against (no reference answer): context precision not
+# applicable, mrr still from the ids; and a judge that failed leaves mrr from the ids too
+ap '{"contexts":[{"id":"d1"}],"relevant_ids":["d1"],"verdicts":{"context_precision":null},"not_applicable":{"context_precision":"no reference answer"}}' -m ap,mrr
+is "$RC:$(scores):$(jq -c .not_applicable "$OUT")" '0:{"context_precision":null,"mrr":1}:{"context_precision":"no reference answer"}' \
+	"verdicts not applicable, ids given: ap not applicable, mrr 1 from the ids"
+ap '{"contexts":[{"id":"d1"}],"relevant_ids":["d1"],"verdicts":{"context_precision":null}}' -m ap,mrr
+is "$RC:$(scores):$(jq -c '[.errors[] | .message]' "$OUT")" \
+	'0:{"context_precision":null,"mrr":1}:["verdicts.context_precision is null: the chunks of this record were not judged (see its errors)"]' \
+	"verdicts null (the judge failed), ids given: ap null with the reason, mrr 1 from the ids"
+# both sources fail the same way: the reason once
+ap '{"contexts":["x"]}' -m ap,mrr
+is "$RC:$(jq -c '.errors | length' "$OUT")" '3:1' "nothing to rank by, for ap and mrr: one error entry"
+
+# trec_eval's test files as records, each with verdicts of a judge that found every chunk
+# relevant: the ids decide, and every id-based number equals trec_eval -q's (out.test.aq, and
+# out.test.aql for graded judgments at -l2). The run ordered as trec_eval orders it: score
+# descending, ties by docno descending.
+LC_ALL=C sort -k1,1 -k5,5gr -k3,3r "$TR/results.test" >"$T/sorted"
+# trec_records QRELS: one record a query of the sorted run
+trec_records() {
+	jq -cnR --rawfile q "$1" '
+	($q | split("\n") | map(select(length > 0) | split(" ") | {q: .[0], d: .[2], g: (.[3] | tonumber)})
+	 | group_by(.q) | map({key: .[0].q, value: (map({key: .d, value: .g}) | from_entries)}) | from_entries) as $rel
+	| [inputs | select(length > 0) | [splits("[ \t]+")] | {q: .[0], d: .[2]}] | group_by(.q)[]
+	| {id: .[0].q, contexts: map({id: .d}), relevant_ids: $rel[.[0].q],
+	   verdicts: {context_precision: map({verdict: true})}}' "$T/sorted"
+}
+# trec_rows OUT: its scores as rows "measure<TAB>qid<TAB>value" under trec_eval's names
+trec_rows() {
+	jq -r '.id as $q | .scores | to_entries[] | [(.key | sub("^average_precision@"; "map_cut_")
+	| sub("^average_precision$"; "map") | sub("^r_precision$"; "Rprec") | sub("^mrr$"; "recip_rank")
+	| sub("^precision@"; "P_") | sub("^recall@"; "recall_") | sub("^ndcg@"; "ndcg_cut_") | sub("^hit@"; "success_")),
+	$q, .value] | @tsv' "$1"
+}
+equal4() { awk '{ print $1, ($2 <= 0.00005 ? "equal" : "differ " $2), $3 }'; }
+TM=map,rprec,mrr,p@5,p@10,p@1000,recall@5,recall@1000,ndcg,ndcg@10,map@10,hit@1,hit@10
+trec_records "$TR/qrels.test" >"$T/trec.jsonl"
+rag rag-ap -q -m $TM <"$T/trec.jsonl" >"$T/trec.out" 2>"$ERR"
+is "$?" 0 "trec_eval's test files as records: exit 0"
+trec_rows "$T/trec.out" >"$T/trec.rows"
+is "$(agree "$T/trec.rows" "$TR/out.test.aq" | equal4)" "39 equal 0" \
+	"...all 39 rows (13 metrics, 3 queries) equal trec_eval -q to its 4 decimals, the verdicts unread"
+is "$(jq -r '.relevance_from | [.[]] | unique | join(",")' "$T/trec.out" | sort -u)" ids "...and relevance_from says ids"
+trec_records "$TR/qrels.rel_level" >"$T/trecl.jsonl"
+rag rag-ap -q --level 2 -m $TM <"$T/trecl.jsonl" >"$T/trecl.out" 2>"$ERR"
+trec_rows "$T/trecl.out" >"$T/trecl.rows"
+is "$(agree "$T/trecl.rows" "$TR/out.test.aql" | equal4)" "39 equal 0" \
+	"graded (qrels.rel_level, --level 2): the 39 rows equal trec_eval -q -l2 (graded nDCG too)"
+
 # the stream: one line per input line, in order
 printf '%s\nnot json\n%s\n' "$R" '{"contexts":[{"id":"d8"}],"relevant_ids":["d8"]}' | rag rag-ap -q -m mrr >"$OUT" 2>"$ERR"
 is "$?" 3 "a bad line: exit 3"

@@ -24,7 +24,7 @@ cat >"$T/base.jsonl" <<'EOF2'
 EOF2
 cat >"$T/run.jsonl" <<'EOF2'
 {"id":"en-1","category":"history","question":"When was Einstein born?","answer":"Einstein was born in 1879.","reference":"Einstein was born on 14 March 1879.","contexts":["Albert Einstein was born on 14 March 1879 in Ulm."],"scores":{"faithfulness":1,"context_recall":1},"verdicts":{"faithfulness":[{"claim":"Einstein was born in 1879.","verdict":true,"reason":"stated in context 1"}]}}
-{"id":"en-2","category":"history","source":"docs/einstein.md:12","question":"Where was Einstein born?","answer":"In Ulm, on 20th March 1879.","reference":"Einstein was born in Ulm.","contexts":["Albert Einstein was born in Ulm.","Ulm is a city in Germany."],"scores":{"faithfulness":0.5,"context_recall":1,"context_precision":0.5},"verdicts":{"faithfulness":[{"claim":"Einstein was born in Ulm.","verdict":true,"reason":"context 1 says so"},{"claim":"Einstein was born on 20th March 1879.","verdict":false,"reason":"no context gives this date","score":0.4}],"context_precision":[{"chunk":"Albert Einstein was born in Ulm.","verdict":true,"reason":"names the place","score":0.8},{"chunk":"Ulm is a city in Germany.","verdict":false,"reason":"says nothing of Einstein"}]}}
+{"id":"en-2","category":"history","source":"docs/einstein.md:12","question":"Where was Einstein born?","answer":"In Ulm, on 20th March 1879.","reference":"Einstein was born in Ulm.","contexts":["Albert Einstein was born in Ulm.","Ulm is a city in Germany."],"scores":{"faithfulness":0.5,"context_recall":1,"context_precision":0.5},"relevance_from":{"context_precision":"verdicts"},"verdicts":{"faithfulness":[{"claim":"Einstein was born in Ulm.","verdict":true,"reason":"context 1 says so"},{"claim":"Einstein was born on 20th March 1879.","verdict":false,"reason":"no context gives this date","score":0.4}],"context_precision":[{"chunk":"Albert Einstein was born in Ulm.","verdict":true,"reason":"names the place","score":0.8},{"chunk":"Ulm is a city in Germany.","verdict":false,"reason":"says nothing of Einstein"}]}}
 {"id":"zh-1","category":"地理","question":"长城有多长？","answer":"长城全长约5000公里。","reference":"长城全长约两万一千公里。","contexts":["长城全长21196公里。"],"scores":{"faithfulness":0.6,"context_recall":0.8},"verdicts":{"faithfulness":[{"claim":"长城全长约5000公里。","verdict":false,"reason":"上下文说是21196公里"}]}}
 {"id":"<script>alert(1)</script>","category":"x\"><img src=x onerror=alert(2)>","question":"<iframe src=\"http://evil.example/\"></iframe>","answer":"</td></tr></table><h1>pwned</h1> & 'quotes' \u2028 </script><!--","scores":{"faithfulness":0,"context_recall":null},"errors":[{"tool":"rag-verify","message":"<b>bold</b> error"}]}
 EOF2
@@ -71,6 +71,7 @@ is "$(got 'detail chunk verdicts')" 'context_precision: ✔ yes 0.800 — names 
 	"each context with its chunk verdict"
 like "$(got 'detail where')" 'run\.jsonl:2\)$' "the record's file:line"
 is "$(got 'detail source')" 'source: docs/einstein.md:12' "the record's source"
+is "$(got 'detail relevance from')" "from the judge's chunk verdicts" "a record's scores say where context precision's relevance came from (relevance_from)"
 is "$(got 'detail reference')" True "the reference"
 is "$(got 'detail closed')" 0 "a second click closes it"
 is "$(got 'hostile shown'):$(got 'hostile error shown')" 'True:True' "hostile text shown as text"

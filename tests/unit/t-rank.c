@@ -206,6 +206,31 @@ static void relevance(void)
 	rag_relevance_free(&r);
 	jv_free(rec);
 
+	/* the same record for mrr: the ids first (the user's), the verdicts where there are none */
+	rec = jv_parse("{\"contexts\":[{\"id\":\"x\"},{\"id\":\"q\"}],\"verdicts\":{\"context_precision\":["
+	               "{\"chunk\":\"x\",\"verdict\":true,\"reason\":\"\"},{\"chunk\":\"q\",\"verdict\":false,\"reason\":\"\"}]},"
+	               "\"relevant_ids\":[\"q\"]}");
+	{
+		rag_rank_metric ap, mrr;
+		rag_rank_metric_parse("ap", &ap, err, sizeof err);
+		rag_rank_metric_parse("mrr", &mrr, err, sizeof err);
+		is_int(rag_relevance_source(RAG_REL_AUTO, &ap), RAG_REL_AUTO, "context precision: verdicts first");
+		is_int(rag_relevance_source(RAG_REL_AUTO, &mrr), RAG_REL_AUTO_IDS, "mrr: ids first");
+		is_int(rag_relevance_source(RAG_REL_VERDICTS, &mrr), RAG_REL_VERDICTS, "a source asked for: that one");
+	}
+	rc = rag_relevance_get(rec, RAG_REL_AUTO_IDS, NULL, 0.5, &r, err, sizeof err);
+	ok(rc == 0 && r.n == 2 && r.gain[0] == 0 && r.gain[1] == 1, "ids first: q relevant, x not, whatever the verdicts say");
+	is_str(r.source, "ids", "...from the ids");
+	rag_relevance_free(&r);
+	rc = rag_relevance_get(rec, RAG_REL_AUTO, NULL, 0.5, &r, err, sizeof err);
+	ok(rc == 0 && r.gain[0] == 1 && r.gain[1] == 0 && !strcmp(r.source, "verdicts"), "verdicts first: x relevant");
+	rag_relevance_free(&r);
+	rec = jv_object_set(rec, jv_string("relevant_ids"), jv_null());
+	rc = rag_relevance_get(rec, RAG_REL_AUTO_IDS, NULL, 0.5, &r, err, sizeof err);
+	ok(rc == 0 && !strcmp(r.source, "verdicts"), "ids first, relevant_ids null: the verdicts");
+	rag_relevance_free(&r);
+	jv_free(rec);
+
 	rec = jv_parse("{\"verdicts\":{\"context_precision\":null}}");
 	rc = rag_relevance_get(rec, RAG_REL_AUTO, NULL, 0.5, &r, err, sizeof err);
 	is_int(rc, -2, "null verdicts: the judging failed upstream");

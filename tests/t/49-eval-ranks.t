@@ -58,7 +58,7 @@ is "$(jq -c '.not_applicable.mrr' "$T/ids/records.jsonl" | tr '\n' ' ')" 'null n
 
 # ap.from: verdicts: mrr asked alone still gets the judge's verdicts, and reads only them
 run rag rag-eval -q -c "$T/verdicts.yaml" -m mrr,recall@2 -o "$T/v" --dry-run "$T/set.jsonl"
-like "$(tr -d '\\\n' <"$OUT")" 'rag-verify -q -c [^|]* --chunks +[|] +[^|]*rag-ap -q -c [^|]* --from verdicts -m mrr,recall@2 ' \
+like "$(tr -d '\\\n' <"$OUT")" 'rag-verify -q -c [^|]* --chunks[^|]* +[|] +[^|]*rag-ap -q -c [^|]* --from verdicts -m mrr,recall@2 ' \
 	"ap.from: verdicts: rag-verify --chunks runs for mrr, rag-ap gets --from verdicts"
 run rag rag-eval -q -c "$T/verdicts.yaml" -m mrr,recall@2 -o "$T/v" "$T/set.jsonl"
 is "$RC:$(jq -c '[.id, .scores.mrr, .scores["recall@2"], .relevance_from.mrr]' "$T/v/records.jsonl" | tr '\n' ' ')" \

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -186,6 +187,7 @@ typedef struct eval {
 	char *input;              /* the test set's text when it is stdin */
 	size_t input_len;
 	pid_t pipeline;           /* the pipeline's process group (its sh), 0 before it runs */
+	int lock_fd;              /* the run directory, flock'ed while this process runs it; -1 */
 } eval;
 
 /* Append s to b quoted for sh when it needs quoting. */
@@ -401,6 +403,40 @@ static int mkdirs(const char *path)
 	if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = -1;
 	free(p);
 	return rc;
+}
+
+/* A run directory is one process's while it runs: an flock(2) on the directory itself, taken
+ * before anything is written in it and held until rag-eval exits (close-on-exec: the lock is
+ * rag-eval's, not its stages'). Two runs into one directory would append their records to one
+ * records.jsonl, every case twice under two run ids. 0, or RAG_EXIT_USAGE after a message. */
+static int own_rundir(eval *e)
+{
+	int fd = open(e->rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (fd >= 0 && errno == EWOULDBLOCK)
+			rag_msg(e->cli.prog, "error", "\"%s\" is in use by another rag-eval, which is running a run in it: "
+			        "wait for it to end (then --resume %s if it did not finish), or -o another directory",
+			        e->rundir, e->rundir);
+		else
+			rag_msg(e->cli.prog, "error", "cannot lock \"%s\": %s", e->rundir, strerror(errno));
+		if (fd >= 0) close(fd);
+		return RAG_EXIT_USAGE;
+	}
+	e->lock_fd = fd;
+	return 0;
+}
+
+/* A fresh run's directory must not hold one already (its records would be appended to). */
+static int holds_run(eval *e)
+{
+	char *recs = path_in(e, "records.jsonl");
+	struct stat st;
+	int holds = stat(recs, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	free(recs);
+	if (holds)
+		rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
+		        "another directory", e->rundir, e->rundir);
+	return holds ? RAG_EXIT_USAGE : 0;
 }
 
 static jv read_json_file(const char *path)
@@ -1303,6 +1339,9 @@ static int run(eval *e, const char *cmd)
 		rc = RAG_EXIT_USAGE;
 		goto out;
 	}
+	/* a fresh run: owned now, and still empty (a run that ended between prepare's look and the
+	 * lock holds its records) */
+	if (e->lock_fd < 0 && ((rc = own_rundir(e)) || (rc = holds_run(e)))) goto out;
 	if (e->done_before) {
 		jv old = read_json_file(runjson);
 		jv s = jv_get_kind(old) == JV_KIND_OBJECT ? jv_object_get(jv_copy(old), jv_string("started")) : jv_invalid();
@@ -1685,8 +1724,15 @@ static int prepare(eval *e)
 	{
 		char *recs = path_in(e, "records.jsonl");
 		if (e->resume) {
-			jv ids = done_ids(recs, &complete);
+			jv ids;
 			struct stat st;
+			/* another rag-eval appending to it would change what is done, and the line cut
+			 * below could be its record being written */
+			if (!e->dry_run && !e->cli.estimate && (rc = own_rundir(e))) {
+				free(recs);
+				return rc;
+			}
+			ids = done_ids(recs, &complete);
 			/* a line cut short by the crash goes: the record is scored again */
 			if (stat(recs, &st) == 0 && (size_t)st.st_size > complete && !e->dry_run &&
 			    truncate(recs, (off_t)complete) < 0) {
@@ -1701,14 +1747,9 @@ static int prepare(eval *e)
 			}
 			e->done = ids;   /* for --jobs' block size */
 			e->total = n - e->done_before;
-		} else if (is_file(recs)) {
-			struct stat st;
-			if (stat(recs, &st) == 0 && st.st_size > 0) {
-				rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
-				        "another directory", e->rundir, e->rundir);
-				free(recs);
-				return RAG_EXIT_USAGE;
-			}
+		} else if ((rc = holds_run(e))) {
+			free(recs);
+			return rc;
 		}
 		free(recs);
 	}
@@ -1781,6 +1822,7 @@ int main(int argc, char **argv)
 	memset(&e, 0, sizeof e);
 	e.records = jv_invalid();
 	e.done = jv_invalid();
+	e.lock_fd = -1;
 	e.cli.prog = "rag-eval";
 	e.cli.usage = usage;
 	e.cli.opts = options;
@@ -1870,6 +1912,7 @@ int main(int argc, char **argv)
 	}
 
 out:
+	if (e.lock_fd >= 0) close(e.lock_fd);
 	free(cmd);
 	jv_free(e.records);
 	jv_free(e.done);

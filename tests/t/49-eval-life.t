@@ -1,0 +1,62 @@
+#!/bin/sh
+# 49-eval-life.t - a rag-eval run's life: its run directory is one process's (a second run into
+# it, or a --resume of it, is refused while the first runs); a kill -9 of rag-eval ends every
+# stage of its pipeline (no request after, no gate.txt or junit.xml) and --resume finishes the
+# run; the messages of an interrupted run, of a stage's error under the progress line, and of a
+# write error. Every wait is on the fake judge's log, a file or the processes' state: the fake
+# holds the judge's requests ("hold") until the test releases them.
+. "$(dirname "$0")/lib.sh"
+
+need jq curl
+[ -x "$BIN/rag-eval" ] || bail_out "bin/rag-eval is not built: run make"
+
+head -n 10 "$TOP/share/examples/example.jsonl" >"$T/set.jsonl"
+head -n 3 "$T/set.jsonl" >"$T/set3.jsonl"
+
+# until CMD...: CMD is true within 20 s (polled every 50 ms); 1 when it never was
+until_true() {
+	_u=0
+	while [ "$_u" -lt 400 ]; do
+		"$@" && return 0
+		sleep 0.05
+		_u=$((_u + 1))
+	done
+	return 1
+}
+requests_at_least() { [ "$(fake_requests)" -ge "$1" ]; }
+release() { curl -s -X POST -d '{}' "$FAKE_URL/_fake/release" >/dev/null; }
+# running NAME: the processes whose command line names the file NAME of $T (from /proc: no
+# procps on a minimal system; a zombie's command line is empty, so it is not counted; the
+# brackets keep grep from finding itself)
+running() {
+	grep -ls "$(basename "$T")/$(printf '%s' "$1" | sed 's/[.]/[.]/g')" /proc/[0-9]*/cmdline 2>/dev/null | wc -l | tr -d ' '
+}
+none_running() { [ "$(running "$1")" = 0 ]; }
+
+# ---------------------------------------------------------------- one run a directory
+# The judge holds every request: the first run is mid-run (its request logged) while the
+# second one starts; context_recall is one request a record, -j 1 one at a time.
+fresh '[{"hold": true, "hold_s": 30}]'
+printf 'llm:\n  model: judge-x\n  timeout: 60\n  retries: 0\ncache:\n  mode: off\n' >"$T/own.yaml"
+"$BIN/rag-eval" -q -c "$T/own.yaml" -m context_recall -j 1 -o "$T/same" "$T/set3.jsonl" \
+	>"$T/first.out" 2>"$T/first.err" &
+first=$!
+check "the first run is asking the judge" until_true requests_at_least 1
+run rag rag-eval -q -c "$T/own.yaml" -m context_recall -j 1 -o "$T/same" "$T/set3.jsonl"
+is "$RC" 2 "a second run into the same directory: exit status 2"
+like "$(cat "$ERR")" "^rag-eval: error: \"$T/same\" is in use by another rag-eval" "...named, and why"
+run rag rag-eval -q -c "$T/own.yaml" --resume "$T/same"
+is "$RC" 2 "--resume of a directory another rag-eval is running: exit status 2"
+like "$(cat "$ERR")" "^rag-eval: error: \"$T/same\" is in use by another rag-eval" "...named, and why"
+is "$(fake_requests)" 1 "neither asked the judge anything"
+release
+wait "$first"
+is "$?" 0 "the first run finishes: exit status 0"
+is "$(jq -r .id "$T/same/records.jsonl" | tr '\n' ' ')" "en-1 en-2 en-3 " "records.jsonl: each case once, in order"
+is "$(jq -r '.run_id' "$T/same/records.jsonl" | sort -u | wc -l | tr -d ' ')" 1 "...under one run id"
+is "$(jq -r '.counts.records' "$T/same/run.json")" 3 "run.json counts 3 records"
+run rag rag-eval -q -c "$T/own.yaml" -m context_recall -o "$T/same" "$T/set3.jsonl"
+is "$RC" 2 "once it ended, a new run into it is still refused (it holds a run): exit status 2"
+like "$(cat "$ERR")" "holds a run already: --resume" "...with the way to finish it"
+
+done_testing

@@ -188,6 +188,7 @@ typedef struct eval {
 	size_t input_len;
 	pid_t pipeline;           /* the pipeline's process group (its sh), 0 before it runs */
 	int lock_fd;              /* the run directory, flock'ed while this process runs it; -1 */
+	int life_fd;              /* the write end of the pipe the stages watch (life_pipe); -1 */
 } eval;
 
 /* Append s to b quoted for sh when it needs quoting. */
@@ -1058,6 +1059,29 @@ static int status_of(int st)
 	return RAG_EXIT_INTERNAL;
 }
 
+/* Every stage ends when rag-eval does, however it ends (kill -9, the OOM killer): nobody would
+ * read what a stage goes on to pay for. A pipe that only this process can write to, its write
+ * end close-on-exec (and closed in the feeder, which does not exec); its read end inherited by
+ * every process started from here, and named to them by RAG_EVAL_ALIVE: the kernel hangs it up
+ * when this process is gone, which ends every stage that watches it (rag_tool_signals), through
+ * sh and GNU parallel's shards, which a parent-death signal would not cross. RAG_EVAL_TESTSET
+ * names the test set for the stages' messages. Held until exit; -1 when no pipe could be made
+ * (the stages then run as before, unwatched). */
+static int life_pipe(eval *e)
+{
+	int p[2];
+	char fd[16];
+	if (pipe2(p, O_CLOEXEC) < 0 || fcntl(p[0], F_SETFD, 0) < 0) return -1;
+	snprintf(fd, sizeof fd, "%d", p[0]);
+	if (setenv("RAG_EVAL_ALIVE", fd, 1) < 0 ||
+	    setenv("RAG_EVAL_TESTSET", strcmp(e->testset, "-") ? e->testset : "<stdin>", 1) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	return p[1];
+}
+
 /* sh -c cmd with stdout a pipe read here (*out_fd) and, when input is set, stdin fed from it */
 static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
 {
@@ -1090,6 +1114,7 @@ static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
 		close(pi[0]);
 		if ((*feeder = fork()) == 0) {
 			close(po[0]);
+			if (e->life_fd >= 0) close(e->life_fd);   /* only rag-eval keeps the stages alive */
 			signal(SIGPIPE, SIG_DFL);
 			rag_write_all(pi[1], e->input, e->input_len);
 			_exit(0);
@@ -1362,6 +1387,7 @@ static int run(eval *e, const char *cmd)
 		goto out;
 	}
 	budget = shared_budget(e, &made_budget);
+	e->life_fd = life_pipe(e);
 	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot start the pipeline: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
@@ -1822,7 +1848,7 @@ int main(int argc, char **argv)
 	memset(&e, 0, sizeof e);
 	e.records = jv_invalid();
 	e.done = jv_invalid();
-	e.lock_fd = -1;
+	e.lock_fd = e.life_fd = -1;
 	e.cli.prog = "rag-eval";
 	e.cli.usage = usage;
 	e.cli.opts = options;
@@ -1866,6 +1892,7 @@ int main(int argc, char **argv)
 	if (e.emit) {
 		if (!e.testset) e.testset = "-";
 		e.run_id_opt = e.run_id_opt;   /* the run id the records carry */
+		rag_tool_watch_eval();          /* the first stage: it ends with rag-eval too */
 		rc = emit(&e);
 		goto out;
 	}
@@ -1913,6 +1940,7 @@ int main(int argc, char **argv)
 
 out:
 	if (e.lock_fd >= 0) close(e.lock_fd);
+	if (e.life_fd >= 0) close(e.life_fd);
 	free(cmd);
 	jv_free(e.records);
 	jv_free(e.done);

@@ -59,4 +59,61 @@ run rag rag-eval -q -c "$T/own.yaml" -m context_recall -o "$T/same" "$T/set3.jso
 is "$RC" 2 "once it ended, a new run into it is still refused (it holds a run): exit status 2"
 like "$(cat "$ERR")" "holds a run already: --resume" "...with the way to finish it"
 
+# ---------------------------------------------------------------- kill -9 of rag-eval
+# rag-eval killed while the judge holds two requests: its stages end with it (they would
+# otherwise send the rest when the judge answers), write nothing, and --resume finishes the run.
+fresh '[{"hold": true, "hold_s": 30}]'
+printf 'llm:\n  model: judge-x\n  timeout: 60\n  retries: 0\ncache:\n  mode: off\n' >"$T/kill.yaml"
+"$BIN/rag-eval" -q -c "$T/kill.yaml" -m context_recall -j 2 -o "$T/killed" "$T/set.jsonl" >/dev/null 2>"$T/killed.err" &
+victim=$!
+check "the run has two requests in flight" until_true requests_at_least 2
+sent=$(fake_requests)
+check "its stages are running ($(running kill.yaml) processes)" test "$(running kill.yaml)" -gt 1
+kill -9 "$victim"
+{ wait "$victim"; } 2>/dev/null
+check "kill -9 of rag-eval: every stage of its pipeline ends" until_true none_running kill.yaml
+release
+check "...and after the judge answers, none is left either" until_true none_running kill.yaml
+is "$(fake_requests)" "$sent" "the judge got no request after the kill"
+# (rag-gate opens its files when it starts, to fail early on a bad path: empty, or not there)
+check "no gate written into gate.txt" test ! -s "$T/killed/gate.txt"
+check "nor into junit.xml" test ! -s "$T/killed/junit.xml"
+is "$(jq -r '.ended' "$T/killed/run.json")" null "run.json: the run has no end"
+run rag rag-eval -q -c "$T/kill.yaml" --resume "$T/killed"
+is "$RC" 0 "--resume finishes the killed run: exit status 0"
+is "$(jq -r .id "$T/killed/records.jsonl" | tr '\n' ' ')" "$(jq -r .id "$T/set.jsonl" | tr '\n' ' ')" \
+	"records.jsonl: every case once, in order"
+is "$(jq -c '[.counts.records, .resumed_with]' "$T/killed/run.json")" "[10,0]" \
+	"run.json counts 10 records, none of them from before the kill"
+like "$(cat "$T/killed/gate.txt")" "10 records" "gate.txt is over the whole run"
+is "$(fake_requests)" $((sent + 10)) "--resume asked the judge once a case"
+
+# the same through GNU parallel's shards (--jobs 2), which a parent-death signal would not reach:
+# the shards' stages watch rag-eval themselves
+if command -v parallel >/dev/null 2>&1; then
+	PARALLEL_HOME=$T/parallel-home
+	export PARALLEL_HOME
+	unset PARALLEL
+	fresh '[{"hold": true, "hold_s": 30}]'
+	cp "$T/kill.yaml" "$T/shards.yaml"
+	"$BIN/rag-eval" -q -c "$T/shards.yaml" -m context_recall -j 2 --jobs 2 -o "$T/shards" "$T/set.jsonl" \
+		>/dev/null 2>"$T/shards.err" &
+	victim=$!
+	check "--jobs 2: the shards have two requests in flight" until_true requests_at_least 2
+	sent=$(fake_requests)
+	kill -9 "$victim"
+	{ wait "$victim"; } 2>/dev/null
+	check "--jobs 2, kill -9 of rag-eval: every stage of every shard ends" until_true none_running shards.yaml
+	release
+	check "...and after the judge answers, none is left either" until_true none_running shards.yaml
+	is "$(fake_requests)" "$sent" "--jobs 2: the judge got no request after the kill"
+	check "--jobs 2: no gate written" test ! -s "$T/shards/gate.txt"
+	run rag rag-eval -q -c "$T/shards.yaml" --resume "$T/shards"
+	is "$RC" 0 "--jobs 2: --resume finishes the run: exit status 0"
+	is "$(jq -r .id "$T/shards/records.jsonl" | tr '\n' ' ')" "$(jq -r .id "$T/set.jsonl" | tr '\n' ' ')" \
+		"--jobs 2: records.jsonl: every case once, in order"
+else
+	skip_missing parallel "the kill of a sharded run"
+fi
+
 done_testing

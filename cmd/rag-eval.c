@@ -189,7 +189,13 @@ typedef struct eval {
 	pid_t pipeline;           /* the pipeline's process group (its sh), 0 before it runs */
 	int lock_fd;              /* the run directory, flock'ed while this process runs it; -1 */
 	int life_fd;              /* the write end of the pipe the stages watch (life_pipe); -1 */
+	unsigned wrote;           /* the outputs written (or, the report with a store, to be): OUT_* */
 } eval;
+
+/* The outputs of a run, in the order the last message names them; `wrote` has a bit for each
+ * one written, so that the message says what is there after a write error (a full disk). */
+enum { OUT_RECORDS, OUT_REPORT, OUT_JUNIT, OUT_SUMMARY, OUT_RUNJSON, OUT_N };
+static const char *const out_names[OUT_N] = {"records.jsonl", "report.html", "junit.xml", "summary.md", "run.json"};
 
 /* Append s to b quoted for sh when it needs quoting. */
 static void shq(rag_buf *b, const char *s)
@@ -1283,6 +1289,7 @@ static int finish_outputs(eval *e, int gate_rc)
 		rag_buf_adds(&b, " ");
 		shq(&b, recs);
 		final = run_sh(b.p);
+		if (final > RAG_EXIT_FAIL) e->wrote &= ~(1u << OUT_JUNIT);
 		b.len = 0;
 	}
 	for (i = 0; i < 4; i += 2) {
@@ -1295,6 +1302,7 @@ static int finish_outputs(eval *e, int gate_rc)
 		shq(&b, recs);
 		rag_buf_add(&b, "", 1);
 		rc = run_sh(b.p);
+		if (i == 2 && rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_SUMMARY;
 		if (rc > RAG_EXIT_FAIL && final <= RAG_EXIT_FAIL) {
 			rag_msg(e->cli.prog, "error", "rag-gate %s failed (exit status %d)", what[i], rc);
 			final = rc;
@@ -1304,7 +1312,10 @@ static int finish_outputs(eval *e, int gate_rc)
 	/* with a store, the report is rendered once the run is stored, with its history (main) */
 	if (!store_url(e)) {
 		rc = render_report(e, 0);
+		if (rc == 0) e->wrote |= 1u << OUT_REPORT;
 		if (rc != 0 && final <= RAG_EXIT_FAIL) final = rc;
+	} else if (final <= RAG_EXIT_FAIL) {
+		e->wrote |= 1u << OUT_REPORT;   /* once stored (main): its failure is said then */
 	}
 	rag_buf_free(&b);
 	free(recs);
@@ -1346,6 +1357,25 @@ static char *shared_budget(eval *e, int *made)
 	}
 	*made = 1;
 	return path;
+}
+
+/* What the run directory holds, for the last message: after a write error (a full disk) what
+ * was written, not what a run that went well writes. */
+static char *written(const eval *e)
+{
+	rag_buf w = {0}, not = {0};
+	int k;
+	for (k = 0; k < OUT_N; k++) {
+		rag_buf *l = e->wrote & (1u << k) ? &w : &not;
+		if (l == &not && k == OUT_RECORDS) continue;   /* it holds what came before the error */
+		rag_buf_addf(l, "%s%s", l->len ? ", " : "", out_names[k]);
+	}
+	if (!not.len && (e->wrote & (1u << OUT_RECORDS))) return w.p;   /* all of them */
+	if (w.len) rag_buf_adds(&w, " written; ");
+	if (!(e->wrote & (1u << OUT_RECORDS))) rag_buf_addf(&w, "records.jsonl cut short%s", not.len ? "; " : "");
+	if (not.len) rag_buf_addf(&w, "%s not written", not.p);
+	rag_buf_free(&not);
+	return w.p;
 }
 
 static int run(eval *e, const char *cmd)
@@ -1409,7 +1439,15 @@ static int run(eval *e, const char *cmd)
 		if (!rc) rc = RAG_EXIT_INTERNAL;
 	}
 	fd = -1;
-	if (!rc && nout != e->total) {
+	if (!rc) e->wrote |= 1u << OUT_RECORDS;
+	if (gate_rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_JUNIT;   /* the pipeline's gate: gate.txt too */
+	if (!rc && rag_tool_interrupted) {
+		/* Ctrl-C, SIGTERM, passed on to every stage: one line for the run (a stage in it says
+		 * nothing of the records it cancelled) */
+		rag_msg(e->cli.prog, "interrupted", "%zu of %zu records scored; finish the run with --resume %s",
+		        e->done_before + nout, e->done_before + e->total, e->rundir);
+		rc = 128 + (int)rag_tool_interrupted;
+	} else if (!rc && nout != e->total) {
 		/* POSIX sh has no pipefail: a stage that stopped shows as records missing */
 		rag_msg(e->cli.prog, "error", "%zu of %zu records came through the pipeline: a stage failed "
 		        "(see its message above); finish the run with --resume %s", nout, e->total, e->rundir);
@@ -1444,9 +1482,13 @@ static int run(eval *e, const char *cmd)
 	                     e->summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
 	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
 	free(ended);
-	if (write_json_file(e, runjson, jv_copy(head)) < 0 && rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
+	if (write_json_file(e, runjson, jv_copy(head)) < 0) {
+		if (rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
+	} else {
+		e->wrote |= 1u << OUT_RUNJSON;
+	}
 
-	if (!e->cli.quiet) {
+	if (!e->cli.quiet && !rag_tool_interrupted) {
 		char *g = path_in(e, "gate.txt");
 		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
 		print_file(g);
@@ -1454,10 +1496,11 @@ static int run(eval *e, const char *cmd)
 		if (e->summary_only)
 			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
 			        "a summary, no decision");
-		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors, %.0f not applicable; in %s "
-		        "(records.jsonl, report.html, junit.xml, summary.md, run.json)", e->run_id,
-		        rag_json_num(c, "records"), rag_json_num(c, "records_with_errors"),
-		        rag_json_num(c, "not_applicable"), e->rundir);
+		char *w = written(e);
+		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors, %.0f not applicable; in %s (%s)",
+		        e->run_id, rag_json_num(c, "records"), rag_json_num(c, "records_with_errors"),
+		        rag_json_num(c, "not_applicable"), e->rundir, w);
+		free(w);
 		jv_free(c);
 	}
 out:

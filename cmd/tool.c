@@ -69,20 +69,30 @@ void rag_tool_signals(void)
 	rag_tool_watch_eval();
 }
 
-/* One write per message, so that the stages of a pipeline do not interleave mid-line. */
+/* One write per message, so that the stages of a pipeline do not interleave mid-line; on a
+ * terminal it clears the line first, where a progress line (this tool's, or rag-eval's over
+ * its stages) is written without a newline. */
+static void say(const char *prog, const char *text)
+{
+	rag_buf b = {0};
+	if (isatty(2)) rag_buf_adds(&b, "\r\033[K");
+	rag_buf_addf(&b, "%s: %s\n", prog, text);
+	fputs(b.p, stderr);
+	fflush(stderr);
+	rag_buf_free(&b);
+}
+
 void rag_msg(const char *prog, const char *level, const char *fmt, ...)
 {
 	va_list ap;
-	rag_buf b = {0};
-	char *m;
+	char *m, *line;
 	va_start(ap, fmt);
 	m = rag_xvasprintf(fmt, ap);
 	va_end(ap);
-	rag_buf_addf(&b, "%s: %s: %s\n", prog, level, m);
-	fputs(b.p, stderr);
-	fflush(stderr);
+	line = rag_xasprintf("%s: %s", level, m);
+	say(prog, line);
+	free(line);
 	free(m);
-	rag_buf_free(&b);
 }
 
 const rag_opt rag_cli_judge_opts[] = {
@@ -673,8 +683,8 @@ static void report(void *ctx, const char *msg)
 	const rag_cli *cli = ctx;
 	if (cli->output_gone) return;   /* the records cancelled for it: nobody will read them */
 	if (cli->estimate && strstr(msg, RAG_ESTIMATE_ERROR)) return;   /* each record's, by design */
-	if (isatty(2) && !cli->quiet) fputs("\r\033[K", stderr);
-	fprintf(stderr, "%s: %s\n", cli->prog, msg);
+	if (eval_testset && rag_tool_interrupted) return;   /* rag-eval says it once, for the run */
+	say(cli->prog, msg);
 }
 
 static void progress(void *ctx, long done, long read, long pending)
@@ -750,7 +760,8 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	rag_tool_watch_eval();
 	memset(&o, 0, sizeof o);
 	o.prog = cli->prog;
-	o.input_name = "<stdin>";
+	o.input_name = eval_testset ? eval_testset : "<stdin>";
+	o.position_by_id = eval_testset != NULL;
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
@@ -920,9 +931,11 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	int rc, named = strcmp(name, "-") != 0;
 
 	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
+	rag_tool_watch_eval();
 	memset(&o, 0, sizeof o);
 	o.prog = cli->prog;
-	o.input_name = named ? name : "<stdin>";
+	o.input_name = named ? name : eval_testset ? eval_testset : "<stdin>";
+	o.position_by_id = !named && eval_testset;
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;

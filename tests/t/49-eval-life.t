@@ -116,4 +116,89 @@ else
 	skip_missing parallel "the kill of a sharded run"
 fi
 
+# ---------------------------------------------------------------- the messages
+# Ctrl-C (SIGINT to rag-eval, as a terminal sends it: the pipeline has a process group of its
+# own) while the judge holds its requests: one line for the run, none a record
+fresh '[{"hold": true, "hold_s": 30}]'
+cp "$T/kill.yaml" "$T/int.yaml"
+"$BIN/rag-eval" -c "$T/int.yaml" -m context_recall -j 2 -o "$T/int" "$T/set.jsonl" >/dev/null 2>"$T/int.err" &
+victim=$!
+check "the run to interrupt has two requests in flight" until_true requests_at_least 2
+kill -INT "$victim"
+wait "$victim"
+is "$?" 130 "Ctrl-C: exit status 130"
+release
+is "$(grep -c . "$T/int.err")" 1 "Ctrl-C: one line on standard error"
+like "$(cat "$T/int.err")" "^rag-eval: interrupted: 0 of 10 records scored; finish the run with --resume $T/int\$" \
+	"...saying how many records were scored and how to finish the run"
+run rag rag-eval -q -c "$T/int.yaml" --resume "$T/int"
+is "$RC:$(nlines "$T/int/records.jsonl")" "0:10" "...and --resume does"
+
+# a stage's message under rag-eval's progress line (a terminal, from script(1)): the line is
+# cleared first, and the record is named by the test set and its id. The RAG chain holds the
+# second record until the progress line shows the first, then fails it.
+mkdir -p "$T/bin"
+for t in "$BIN"/rag-*; do ln -s "$t" "$T/bin/"; done
+{
+	echo '#!/bin/sh'
+	echo 'rec=$(cat)'
+	echo 'if [ "$(printf "%s" "$rec" | jq -r .id)" = en-2 ]; then'
+	echo "	while [ ! -e '$T/go' ]; do sleep 0.05; done"
+	echo '	echo "the service is down" >&2'
+	echo '	exit 1'
+	echo 'fi'
+	echo 'printf "%s" "$rec" | jq -c "{answer: .reference, sources: [{id: \"d1\", text: .reference}]}"'
+} >"$T/my-rag"
+chmod +x "$T/my-rag"
+jq -c 'del(.answer, .contexts)' "$T/set.jsonl" >"$T/noanswers.jsonl"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ncollect:\n  command: %s\n' "$T/my-rag" >"$T/tty.yaml"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$BIN/rag-eval' -c '$T/tty.yaml' --bin '$T/bin' -m keyword_overlap -o '$T/tty' '$T/noanswers.jsonl'" \
+		/dev/null </dev/null >"$T/tty.out" 2>&1 &
+	tty=$!
+	check "the progress line shows the first record" until_true grep -q "1/10 records" "$T/tty.out"
+	touch "$T/go"
+	wait "$tty"
+	tr '\r' '\n' <"$T/tty.out" >"$T/tty.lines"
+	like "$(cat "$T/tty.lines")" "rag-collect: error" "rag-collect says the record failed"
+	unlike "$(cat "$T/tty.lines")" "records, .*rag-collect: error" "...on a line of its own, not after the progress line"
+	like "$(cat "$T/tty.lines")" "rag-collect: error \\(at $T/noanswers.jsonl, id \"en-2\"\\): " \
+		"...naming the test set and the record's id"
+	unlike "$(grep 'rag-[a-z]*: error' "$T/tty.lines")" "<stdin>" "...not a line of the pipeline's standard input"
+else
+	for i in 1 2 3 4 5; do skip_missing script "a stage's message under the progress line"; done
+fi
+
+# a full disk: the run directory on a tmpfs of 24 KiB, too small for the records (10 of 8 KiB),
+# mounted in a mount namespace of the run's own (as root, or in a user namespace); the last line
+# says what was written, not what a run that went well writes
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\n' >"$T/none.yaml"
+jq -c '.notes = ("x" * 8000)' "$T/set.jsonl" >"$T/big.jsonl"
+mkdir -p "$T/full"
+ns=
+for n in "-m" "-r -m"; do
+	# shellcheck disable=SC2086
+	if unshare $n sh -c 'mount -t tmpfs -o size=4k none "$0"' "$T/full" 2>/dev/null; then ns=$n; break; fi
+done
+if [ -n "$ns" ]; then
+	# shellcheck disable=SC2086
+	unshare $ns sh -c 'mount -t tmpfs -o size=24k none "$0" || exit
+		"$1/rag-eval" -c "$2" -m keyword_overlap -o "$0/run" "$3" 2>"$4/full.err"
+		echo $? >"$4/full.rc"
+		for f in "$0"/run/*; do [ -s "$f" ] && basename "$f"; done >"$4/full.there"' \
+		"$T/full" "$BIN" "$T/none.yaml" "$T/big.jsonl" "$T"
+	is "$(cat "$T/full.rc")" 5 "a full disk: exit status 5"
+	like "$(cat "$T/full.err")" "rag-eval: error: cannot write records.jsonl: No space left on device" "...said"
+	last=$(tail -n 1 "$T/full.err")
+	like "$last" "^rag-eval: info: run [^ ]+: .*; in $T/full/run \\((.* written; )?records.jsonl cut short; .*report.html.* not written\\)\$" \
+		"the last line says what was written and what was not: records.jsonl cut short, no report"
+	written=$(printf '%s\n' "$last" | sed -n 's/.*(\(.*\) written; .*/\1/p' | tr -d ',')
+	for f in $written; do
+		check "...$f, said written, is there" grep -qx "$f" "$T/full.there"
+	done
+	unlike "$written" "report.html|summary.md" "...and not the report or the summary, which were not"
+else
+	skip "a full disk: no tmpfs can be mounted here (not root, no user namespaces)"
+fi
+
 done_testing

@@ -1489,14 +1489,13 @@ static int run(eval *e, const char *cmd)
 	}
 
 	if (!e->cli.quiet && !rag_tool_interrupted) {
-		char *g = path_in(e, "gate.txt");
+		char *g = path_in(e, "gate.txt"), *w = written(e);
 		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
 		print_file(g);
 		free(g);
 		if (e->summary_only)
 			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
 			        "a summary, no decision");
-		char *w = written(e);
 		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors, %.0f not applicable; in %s (%s)",
 		        e->run_id, rag_json_num(c, "records"), rag_json_num(c, "records_with_errors"),
 		        rag_json_num(c, "not_applicable"), e->rundir, w);

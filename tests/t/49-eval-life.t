@@ -129,7 +129,7 @@ wait "$victim"
 is "$?" 130 "Ctrl-C: exit status 130"
 release
 is "$(grep -c . "$T/int.err")" 1 "Ctrl-C: one line on standard error"
-like "$(cat "$T/int.err")" "^rag-eval: interrupted: 0 of 10 records scored; finish the run with --resume $T/int\$" \
+like "$(cat "$T/int.err")" "^rag-eval: interrupted: [0-9]+ of 10 records scored; finish the run with --resume $T/int\$" \
 	"...saying how many records were scored and how to finish the run"
 run rag rag-eval -q -c "$T/int.yaml" --resume "$T/int"
 is "$RC:$(nlines "$T/int/records.jsonl")" "0:10" "...and --resume does"

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -193,7 +194,15 @@ typedef struct eval {
 	char *input;              /* the test set's text when it is stdin */
 	size_t input_len;
 	pid_t pipeline;           /* the pipeline's process group (its sh), 0 before it runs */
+	int lock_fd;              /* the run directory, flock'ed while this process runs it; -1 */
+	int life_fd;              /* the write end of the pipe the stages watch (life_pipe); -1 */
+	unsigned wrote;           /* the outputs written (or, the report with a store, to be): OUT_* */
 } eval;
+
+/* The outputs of a run, in the order the last message names them; `wrote` has a bit for each
+ * one written, so that the message says what is there after a write error (a full disk). */
+enum { OUT_RECORDS, OUT_REPORT, OUT_JUNIT, OUT_SUMMARY, OUT_RUNJSON, OUT_N };
+static const char *const out_names[OUT_N] = {"records.jsonl", "report.html", "junit.xml", "summary.md", "run.json"};
 
 /* Append s to b quoted for sh when it needs quoting. */
 static void shq(rag_buf *b, const char *s)
@@ -440,6 +449,40 @@ static int mkdirs(const char *path)
 	if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = -1;
 	free(p);
 	return rc;
+}
+
+/* A run directory is one process's while it runs: an flock(2) on the directory itself, taken
+ * before anything is written in it and held until rag-eval exits (close-on-exec: the lock is
+ * rag-eval's, not its stages'). Two runs into one directory would append their records to one
+ * records.jsonl, every case twice under two run ids. 0, or RAG_EXIT_USAGE after a message. */
+static int own_rundir(eval *e)
+{
+	int fd = open(e->rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (fd >= 0 && errno == EWOULDBLOCK)
+			rag_msg(e->cli.prog, "error", "\"%s\" is in use by another rag-eval, which is running a run in it: "
+			        "wait for it to end (then --resume %s if it did not finish), or -o another directory",
+			        e->rundir, e->rundir);
+		else
+			rag_msg(e->cli.prog, "error", "cannot lock \"%s\": %s", e->rundir, strerror(errno));
+		if (fd >= 0) close(fd);
+		return RAG_EXIT_USAGE;
+	}
+	e->lock_fd = fd;
+	return 0;
+}
+
+/* A fresh run's directory must not hold one already (its records would be appended to). */
+static int holds_run(eval *e)
+{
+	char *recs = path_in(e, "records.jsonl");
+	struct stat st;
+	int holds = stat(recs, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	free(recs);
+	if (holds)
+		rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
+		        "another directory", e->rundir, e->rundir);
+	return holds ? RAG_EXIT_USAGE : 0;
 }
 
 static jv read_json_file(const char *path)
@@ -1147,6 +1190,29 @@ static int status_of(int st)
 	return RAG_EXIT_INTERNAL;
 }
 
+/* Every stage ends when rag-eval does, however it ends (kill -9, the OOM killer): nobody would
+ * read what a stage goes on to pay for. A pipe that only this process can write to, its write
+ * end close-on-exec (and closed in the feeder, which does not exec); its read end inherited by
+ * every process started from here, and named to them by RAG_EVAL_ALIVE: the kernel hangs it up
+ * when this process is gone, which ends every stage that watches it (rag_tool_signals), through
+ * sh and GNU parallel's shards, which a parent-death signal would not cross. RAG_EVAL_TESTSET
+ * names the test set for the stages' messages. Held until exit; -1 when no pipe could be made
+ * (the stages then run as before, unwatched). */
+static int life_pipe(eval *e)
+{
+	int p[2];
+	char fd[16];
+	if (pipe2(p, O_CLOEXEC) < 0 || fcntl(p[0], F_SETFD, 0) < 0) return -1;
+	snprintf(fd, sizeof fd, "%d", p[0]);
+	if (setenv("RAG_EVAL_ALIVE", fd, 1) < 0 ||
+	    setenv("RAG_EVAL_TESTSET", strcmp(e->testset, "-") ? e->testset : "<stdin>", 1) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	return p[1];
+}
+
 /* sh -c cmd with stdout a pipe read here (*out_fd) and, when input is set, stdin fed from it */
 static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
 {
@@ -1179,6 +1245,7 @@ static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
 		close(pi[0]);
 		if ((*feeder = fork()) == 0) {
 			close(po[0]);
+			if (e->life_fd >= 0) close(e->life_fd);   /* only rag-eval keeps the stages alive */
 			signal(SIGPIPE, SIG_DFL);
 			rag_write_all(pi[1], e->input, e->input_len);
 			_exit(0);
@@ -1348,6 +1415,7 @@ static int finish_outputs(eval *e, int gate_rc)
 		rag_buf_adds(&b, " ");
 		shq(&b, recs);
 		final = run_sh(b.p);
+		if (final > RAG_EXIT_FAIL) e->wrote &= ~(1u << OUT_JUNIT);
 		b.len = 0;
 	}
 	for (i = 0; i < 4; i += 2) {
@@ -1360,6 +1428,7 @@ static int finish_outputs(eval *e, int gate_rc)
 		shq(&b, recs);
 		rag_buf_add(&b, "", 1);
 		rc = run_sh(b.p);
+		if (i == 2 && rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_SUMMARY;
 		if (rc > RAG_EXIT_FAIL && final <= RAG_EXIT_FAIL) {
 			rag_msg(e->cli.prog, "error", "rag-gate %s failed (exit status %d)", what[i], rc);
 			final = rc;
@@ -1369,7 +1438,10 @@ static int finish_outputs(eval *e, int gate_rc)
 	/* with a store, the report is rendered once the run is stored, with its history (main) */
 	if (!store_url(e)) {
 		rc = render_report(e, 0);
+		if (rc == 0) e->wrote |= 1u << OUT_REPORT;
 		if (rc != 0 && final <= RAG_EXIT_FAIL) final = rc;
+	} else if (final <= RAG_EXIT_FAIL) {
+		e->wrote |= 1u << OUT_REPORT;   /* once stored (main): its failure is said then */
 	}
 	rag_buf_free(&b);
 	free(recs);
@@ -1413,6 +1485,25 @@ static char *shared_budget(eval *e, int *made)
 	return path;
 }
 
+/* What the run directory holds, for the last message: after a write error (a full disk) what
+ * was written, not what a run that went well writes. */
+static char *written(const eval *e)
+{
+	rag_buf w = {0}, not = {0};
+	int k;
+	for (k = 0; k < OUT_N; k++) {
+		rag_buf *l = e->wrote & (1u << k) ? &w : &not;
+		if (l == &not && k == OUT_RECORDS) continue;   /* it holds what came before the error */
+		rag_buf_addf(l, "%s%s", l->len ? ", " : "", out_names[k]);
+	}
+	if (!not.len && (e->wrote & (1u << OUT_RECORDS))) return w.p;   /* all of them */
+	if (w.len) rag_buf_adds(&w, " written; ");
+	if (!(e->wrote & (1u << OUT_RECORDS))) rag_buf_addf(&w, "records.jsonl cut short%s", not.len ? "; " : "");
+	if (not.len) rag_buf_addf(&w, "%s not written", not.p);
+	rag_buf_free(&not);
+	return w.p;
+}
+
 static int run(eval *e, const char *cmd)
 {
 	char *recs = path_in(e, "records.jsonl"), *runjson = path_in(e, "run.json");
@@ -1429,6 +1520,9 @@ static int run(eval *e, const char *cmd)
 		rc = RAG_EXIT_USAGE;
 		goto out;
 	}
+	/* a fresh run: owned now, and still empty (a run that ended between prepare's look and the
+	 * lock holds its records) */
+	if (e->lock_fd < 0 && ((rc = own_rundir(e)) || (rc = holds_run(e)))) goto out;
 	if (e->done_before) {
 		jv old = read_json_file(runjson);
 		jv s = jv_get_kind(old) == JV_KIND_OBJECT ? jv_object_get(jv_copy(old), jv_string("started")) : jv_invalid();
@@ -1449,6 +1543,7 @@ static int run(eval *e, const char *cmd)
 		goto out;
 	}
 	budget = shared_budget(e, &made_budget);
+	e->life_fd = life_pipe(e);
 	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot start the pipeline: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
@@ -1470,7 +1565,15 @@ static int run(eval *e, const char *cmd)
 		if (!rc) rc = RAG_EXIT_INTERNAL;
 	}
 	fd = -1;
-	if (!rc && nout != e->total) {
+	if (!rc) e->wrote |= 1u << OUT_RECORDS;
+	if (gate_rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_JUNIT;   /* the pipeline's gate: gate.txt too */
+	if (!rc && rag_tool_interrupted) {
+		/* Ctrl-C, SIGTERM, passed on to every stage: one line for the run (a stage in it says
+		 * nothing of the records it cancelled) */
+		rag_msg(e->cli.prog, "interrupted", "%zu of %zu records scored; finish the run with --resume %s",
+		        e->done_before + nout, e->done_before + e->total, e->rundir);
+		rc = 128 + (int)rag_tool_interrupted;
+	} else if (!rc && nout != e->total) {
 		/* POSIX sh has no pipefail: a stage that stopped shows as records missing */
 		rag_msg(e->cli.prog, "error", "%zu of %zu records came through the pipeline: a stage failed "
 		        "(see its message above); finish the run with --resume %s", nout, e->total, e->rundir);
@@ -1509,20 +1612,24 @@ static int run(eval *e, const char *cmd)
 	                     e->summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
 	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
 	free(ended);
-	if (write_json_file(e, runjson, jv_copy(head)) < 0 && rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
+	if (write_json_file(e, runjson, jv_copy(head)) < 0) {
+		if (rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
+	} else {
+		e->wrote |= 1u << OUT_RUNJSON;
+	}
 
-	if (!e->cli.quiet) {
-		char *g = path_in(e, "gate.txt");
+	if (!e->cli.quiet && !rag_tool_interrupted) {
+		char *g = path_in(e, "gate.txt"), *w = written(e);
 		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
 		print_file(g);
 		free(g);
 		if (e->summary_only)
 			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
 			        "a summary, no decision");
-		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s "
-		        "(records.jsonl, report.html, junit.xml, summary.md, run.json)", e->run_id,
-		        rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
-		        rag_json_num(c, "not_applicable"), e->rundir);
+		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s (%s)",
+		        e->run_id, rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
+		        rag_json_num(c, "not_applicable"), e->rundir, w);
+		free(w);
 		jv_free(c);
 	}
 	if (e->unscored_rc && rc <= RAG_EXIT_FAIL) {
@@ -1823,8 +1930,15 @@ static int prepare(eval *e)
 	{
 		char *recs = path_in(e, "records.jsonl");
 		if (e->resume) {
-			jv ids = done_ids(recs, &complete);
+			jv ids;
 			struct stat st;
+			/* another rag-eval appending to it would change what is done, and the line cut
+			 * below could be its record being written */
+			if (!e->dry_run && !e->cli.estimate && (rc = own_rundir(e))) {
+				free(recs);
+				return rc;
+			}
+			ids = done_ids(recs, &complete);
 			/* a line cut short by the crash goes: the record is scored again */
 			if (stat(recs, &st) == 0 && (size_t)st.st_size > complete && !e->dry_run &&
 			    truncate(recs, (off_t)complete) < 0) {
@@ -1839,14 +1953,9 @@ static int prepare(eval *e)
 			}
 			e->done = ids;   /* for --jobs' block size */
 			e->total = n - e->done_before;
-		} else if (is_file(recs)) {
-			struct stat st;
-			if (stat(recs, &st) == 0 && st.st_size > 0) {
-				rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
-				        "another directory", e->rundir, e->rundir);
-				free(recs);
-				return RAG_EXIT_USAGE;
-			}
+		} else if ((rc = holds_run(e))) {
+			free(recs);
+			return rc;
 		}
 		free(recs);
 	}
@@ -1919,6 +2028,7 @@ int main(int argc, char **argv)
 	memset(&e, 0, sizeof e);
 	e.records = jv_invalid();
 	e.done = jv_invalid();
+	e.lock_fd = e.life_fd = -1;
 	e.cli.prog = "rag-eval";
 	e.cli.usage = usage;
 	e.cli.opts = options;
@@ -1963,6 +2073,7 @@ int main(int argc, char **argv)
 	if (e.emit) {
 		if (!e.testset) e.testset = "-";
 		e.run_id_opt = e.run_id_opt;   /* the run id the records carry */
+		rag_tool_watch_eval();          /* the first stage: it ends with rag-eval too */
 		if (!(rc = rag_cli_config(&e.cli))) rc = emit(&e);   /* its fields: mapping */
 		goto out;
 	}
@@ -2010,6 +2121,8 @@ int main(int argc, char **argv)
 	if (rc <= RAG_EXIT_FAIL && e.unscored_rc) rc = e.unscored_rc;
 
 out:
+	if (e.lock_fd >= 0) close(e.lock_fd);
+	if (e.life_fd >= 0) close(e.life_fd);
 	free(cmd);
 	jv_free(e.records);
 	jv_free(e.done);

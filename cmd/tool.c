@@ -2,15 +2,54 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 volatile sig_atomic_t rag_tool_interrupted;
+
+/* This process is a stage of rag-eval's pipeline (rag_tool_watch_eval found its pipe): its
+ * messages name the test set and the record's id, and an interrupted run is said once, by
+ * rag-eval. The test set's name (RAG_EVAL_TESTSET), NULL when not a stage. */
+static const char *eval_testset;
+
+void rag_tool_watch_eval(void)
+{
+	static int done;
+	const char *v = getenv("RAG_EVAL_ALIVE"), *name = getenv("RAG_EVAL_TESTSET");
+	char path[64], *end;
+	struct stat st;
+	struct pollfd p;
+	long fd;
+	int own;
+	if (done) return;
+	done = 1;
+	if (!v || !*v) return;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (errno || *end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st) < 0 || !S_ISFIFO(st.st_mode)) return;
+	/* a file description of our own, since the signal goes to one owner a description, and the
+	 * inherited one is every stage's */
+	snprintf(path, sizeof path, "/proc/self/fd/%ld", fd);
+	if ((own = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) return;
+	signal(SIGIO, SIG_DFL);
+	if (fcntl(own, F_SETOWN, getpid()) < 0 || fcntl(own, F_SETFL, O_NONBLOCK | O_ASYNC) < 0) {
+		close(own);
+		return;
+	}
+	eval_testset = name && *name ? name : "<stdin>";
+	/* rag-eval gone before the watch began: its hang-up was before our description */
+	p.fd = (int)fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	if (poll(&p, 1, 0) > 0 && (p.revents & POLLHUP)) raise(SIGIO);
+}
 
 static void on_signal(int sig)
 {
@@ -27,22 +66,33 @@ void rag_tool_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	rag_tool_watch_eval();
 }
 
-/* One write per message, so that the stages of a pipeline do not interleave mid-line. */
+/* One write per message, so that the stages of a pipeline do not interleave mid-line; on a
+ * terminal it clears the line first, where a progress line (this tool's, or rag-eval's over
+ * its stages) is written without a newline. */
+static void say(const char *prog, const char *text)
+{
+	rag_buf b = {0};
+	if (isatty(2)) rag_buf_adds(&b, "\r\033[K");
+	rag_buf_addf(&b, "%s: %s\n", prog, text);
+	fputs(b.p, stderr);
+	fflush(stderr);
+	rag_buf_free(&b);
+}
+
 void rag_msg(const char *prog, const char *level, const char *fmt, ...)
 {
 	va_list ap;
-	rag_buf b = {0};
-	char *m;
+	char *m, *line;
 	va_start(ap, fmt);
 	m = rag_xvasprintf(fmt, ap);
 	va_end(ap);
-	rag_buf_addf(&b, "%s: %s: %s\n", prog, level, m);
-	fputs(b.p, stderr);
-	fflush(stderr);
+	line = rag_xasprintf("%s: %s", level, m);
+	say(prog, line);
+	free(line);
 	free(m);
-	rag_buf_free(&b);
 }
 
 const rag_opt rag_cli_judge_opts[] = {
@@ -710,8 +760,8 @@ static void report(void *ctx, const char *msg)
 	const rag_cli *cli = ctx;
 	if (cli->output_gone) return;   /* the records cancelled for it: nobody will read them */
 	if (cli->estimate && strstr(msg, RAG_ESTIMATE_ERROR)) return;   /* each record's, by design */
-	if (isatty(2) && !cli->quiet) fputs("\r\033[K", stderr);
-	fprintf(stderr, "%s: %s\n", cli->prog, msg);
+	if (eval_testset && rag_tool_interrupted) return;   /* rag-eval says it once, for the run */
+	say(cli->prog, msg);
 }
 
 static void progress(void *ctx, long done, long read, long pending)
@@ -785,9 +835,11 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	char err[RAG_ERRLEN], n1[64], n2[64], n3[64], n4[64], n5[64], na[64] = "";
 	int rc, show_progress = !cli->quiet && isatty(2);
 
+	rag_tool_watch_eval();
 	memset(&o, 0, sizeof o);
 	o.prog = cli->prog;
-	o.input_name = "<stdin>";
+	o.input_name = eval_testset ? eval_testset : "<stdin>";
+	o.position_by_id = eval_testset != NULL;
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
@@ -959,9 +1011,11 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	int rc, named = strcmp(name, "-") != 0;
 
 	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
+	rag_tool_watch_eval();
 	memset(&o, 0, sizeof o);
 	o.prog = cli->prog;
-	o.input_name = named ? name : "<stdin>";
+	o.input_name = named ? name : eval_testset ? eval_testset : "<stdin>";
+	o.position_by_id = !named && eval_testset;
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;

@@ -189,7 +189,15 @@ const char *rag_cli_lang(const rag_cli *cli, const char *text);
  * one came. The stream stops reading, fails what is in flight and writes what it read. */
 extern volatile sig_atomic_t rag_tool_interrupted;
 /* SIGINT and SIGTERM set rag_tool_interrupted (without SA_RESTART, so waits return early);
- * SIGPIPE is ignored so that a reader gone away is EPIPE, which ends a tool quietly. */
+ * SIGPIPE is ignored so that a reader gone away is EPIPE, which ends a tool quietly; and, in a
+ * stage of rag-eval, rag_tool_watch_eval. */
 void rag_tool_signals(void);
+/* A stage of rag-eval's pipeline (RAG_EVAL_ALIVE names the read end of a pipe that rag-eval
+ * alone writes to) ends when rag-eval's process is gone, however it went (kill -9, the OOM
+ * killer): the pipe's hang-up sends it SIGIO (O_ASYNC on a file description of its own), whose
+ * default action ends it where it is, writing nothing more and sending no more requests. Its
+ * messages then name the test set (RAG_EVAL_TESTSET) and the record's id. Once a process;
+ * rag_tool_signals and rag_cli_run call it. */
+void rag_tool_watch_eval(void);
 
 #endif

@@ -466,6 +466,10 @@ typedef struct rag_stream_ops {
 typedef struct rag_stream_opts {
 	const char *prog;         /* "rag-verify" */
 	const char *input_name;   /* "<stdin>" or a file name for positions */
+	/* the reports name a record by input_name and its id ("set.jsonl, id \"q3\""), not by its
+	 * line: a stage of rag-eval, whose line numbers are the pipeline's, not the test set's; a
+	 * record without an id keeps its line. The records' "at" keeps the line. */
+	int position_by_id;
 	int strict;               /* stop at the first bad line with RAG_EXIT_DATA */
 	int unbuffered;           /* flush after each record */
 	int window;               /* max records held in memory (default 256) */

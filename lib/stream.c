@@ -47,8 +47,10 @@ static void report(rag_item *it, const char *msg)
 	const rag_stream_opts *o = it->stream_->o;
 	char pos[300];
 	char *line;
+	const char *id = o->position_by_id && jv_get_kind(it->rec) == JV_KIND_OBJECT ? rag_record_str(it->rec, "id") : NULL;
 	if (!o->report) return;
-	snprintf(pos, sizeof pos, "%s:%zu", o->input_name ? o->input_name : "<stdin>", it->lineno);
+	if (id) snprintf(pos, sizeof pos, "%s, id \"%.200s\"", o->input_name ? o->input_name : "<stdin>", id);
+	else snprintf(pos, sizeof pos, "%s:%zu", o->input_name ? o->input_name : "<stdin>", it->lineno);
 	line = rag_xasprintf("error (at %s): %s", pos, msg);
 	o->report(o->progress_ctx, line);
 	free(line);

@@ -76,6 +76,9 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
   "scope": "NAME"        the rule applies only to requests under /s/NAME/ (below)
   "ctype": "type"        the reply's Content-Type (default application/json), e.g. text/html
   "hang": true           read the request, then answer nothing (for "hang_s", default 60 s)
+  "hold": true           read and log the request, then hold it until POST /_fake/release (at
+                         most "hold_s", default 60 s), then go on by the rest of the rule: a
+                         test stops a client mid-run and knows, from the log, what it has sent
   "drip_ms": N           a normal reply, its body sent one byte every N ms
   "cut_body": true       a normal reply's headers (full Content-Length) and half its body, then
                          the connection is closed: dropped mid-body
@@ -105,6 +108,7 @@ independent cells, each with its own base URL (and so its own cache keys).
   POST /_fake/heal  {"scope": "NAME"} (or {} for all): from now on the rules of that scope (all
                     rules) never apply, and its requests are logged with "healed": true. Not
                     logged itself.
+  POST /_fake/release  every request held ("hold") goes on, and no later one is held. Not logged.
 Every request is logged (--log) as one JSON line:
   {"n": seq, "path", "auth": Authorization header or null, "body": parsed JSON or raw string,
    "rule": index of the applied rule or null, "t": unix time, "scope": NAME or null,
@@ -426,6 +430,7 @@ class State:
         self.require_key = require_key
         self.healed = set()     # scopes healed; None in it: every rule is off
         self.inflight = 0
+        self.released = threading.Event()   # set by /_fake/release: "hold" holds no more
 
     def heal(self, scope):
         with self.lock:
@@ -576,6 +581,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if rule.get("drop"):
             self.drop()
             return None
+        if rule.get("hold"):
+            st.released.wait(float(rule.get("hold_s", 60)))
         if rule.get("hang"):
             time.sleep(float(rule.get("hang_s", 60)))
             self.drop()
@@ -628,6 +635,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         m = re.match(r"^/s/([^/]+)(/.*)$", path)
         if m:
             self.scope, path = m.group(1), m.group(2)
+        if path == "/_fake/release":
+            st.released.set()
+            self.send(200, json.dumps({"released": True}))
+            return
         if path == "/_fake/heal":
             st.heal(req.get("scope") if isinstance(req, dict) else None)
             self.send(200, json.dumps({"healed": True}))

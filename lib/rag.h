@@ -818,6 +818,11 @@ void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const 
  * "no contexts were retrieved"). verify.literal_match and verify.recheck_chunks as rag-config(5). */
 void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
                     rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The score of verdicts (borrowed: what rag_verify_ask gives): the mean of each verdict's graded
+ * score where it has one (offline), else of 1 for yes and 0 for no, into *score. -1 when there
+ * are none: nothing was claimed, so there is nothing to score (not applicable, as RAGAS's NaN,
+ * never a free 1). */
+int rag_verify_score(jv verdicts, double *score);
 
 /* Faithfulness in one request (prompt "faithfulness"): the answer (borrowed) split into at most
  * max_claims claims and each judged against the contexts (consumed) by the same reply. cb gets

@@ -28,7 +28,9 @@ static const rag_opt options[] = {
 	{"threshold", 0, OPT_THRESHOLD, "X", NULL, "keyword_overlap passes at X or more (default 0.3)"},
 	{"stem", 0, OPT_STEM, NULL, NULL, "Porter-stem ROUGE's words longer than 3 letters"},
 	{"precision-recall", 0, OPT_PR, NULL, NULL, "also scores.<m>_precision and <m>_recall (ROUGE, token_f1)"},
-	{"tokenize", 0, OPT_TOKENIZE, "NAME", "13a none zh char", "BLEU's tokens: 13a (default) | none | zh | char"},
+	{"tokenize", 0, OPT_TOKENIZE, "NAME", "auto 13a none zh char",
+	 "BLEU's tokens: auto (default: zh for a record whose lang\n"
+	 "or text is Chinese or Japanese, else 13a) | 13a | none | zh | char"},
 	{"smooth", 0, OPT_SMOOTH, "METHOD", "exp none floor add-k", "BLEU's smoothing: exp (default) | none | floor | add-k"},
 	{"lowercase", 0, OPT_LOWERCASE, NULL, NULL, "BLEU and chrF ignore case"},
 	RAG_OPT_END
@@ -48,6 +50,7 @@ typedef struct tool {
 	double threshold;
 	int stem, pr;
 	rag_bleu_opts bleu;
+	int tokenize_auto;        /* --tokenize auto: BLEU's tokenizer chosen per record */
 	rag_chrf_opts chrf;
 	rag_keywords *kw;
 	jv refusals;              /* share/refusals.txt, for refusal */
@@ -299,9 +302,12 @@ static void start(rag_item *it, void *ctx)
 		case ROUGELSUM: rag_lex_rouge_lsum(x, &p); set_prf(it, t, names[k], &p); break;
 		case BLEU: {
 			rag_bleu_stats st;
+			rag_bleu_opts o = t->bleu;
+			if (t->tokenize_auto)   /* per record, so that a mixed set is scored right */
+				o.tokenize = rag_bleu_tokenizer_for(rag_record_str(it->rec, "lang"), text, ref);
 			memset(&st, 0, sizeof st);
-			rag_bleu_stats_add(&st, text, &ref, 1, &t->bleu);
-			set(it, names[k], rag_bleu_score(&st, &t->bleu));
+			rag_bleu_stats_add(&st, text, &ref, 1, &o);
+			set(it, names[k], rag_bleu_score(&st, &o));
 			break;
 		}
 		case CHRF: {
@@ -353,7 +359,7 @@ static int choose(const char *arg, const char *const *v, int *out)
 
 int main(int argc, char **argv)
 {
-	static const char *const tokenizers[] = {"13a", "none", "zh", "char", NULL};   /* RAG_BLEU_* order */
+	static const char *const tokenizers[] = {"13a", "none", "zh", "char", "auto", NULL};   /* RAG_BLEU_*, then auto */
 	static const char *const smoothers[] = {"exp", "none", "floor", "add-k", NULL}; /* RAG_SMOOTH_* */
 	rag_cli cli;
 	tool t;
@@ -372,6 +378,7 @@ int main(int argc, char **argv)
 	t.from = "answer";
 	t.against = "reference";
 	rag_bleu_opts_init(&t.bleu);
+	t.tokenize_auto = 1;
 	rag_chrf_opts_init(&t.chrf);
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
@@ -385,9 +392,11 @@ int main(int argc, char **argv)
 		case OPT_PR: t.pr = 1; break;
 		case OPT_TOKENIZE:
 			if (choose(optarg, tokenizers, &t.bleu.tokenize)) {
-				rag_msg(cli.prog, "error", "--tokenize must be 13a, none, zh or char, not \"%s\"", optarg);
+				rag_msg(cli.prog, "error", "--tokenize must be auto, 13a, none, zh or char, not \"%s\"", optarg);
 				return rag_cli_misuse(&cli);
 			}
+			t.tokenize_auto = !strcmp(optarg, "auto");
+			if (t.tokenize_auto) t.bleu.tokenize = RAG_BLEU_13A;
 			break;
 		case OPT_SMOOTH:
 			if (choose(optarg, smoothers, &t.bleu.smooth)) {

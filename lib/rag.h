@@ -1138,6 +1138,10 @@ typedef struct rag_bleu_stats {
 	double correct[RAG_BLEU_MAX], total[RAG_BLEU_MAX], sys_len, ref_len;
 } rag_bleu_stats;           /* { 0 } is empty; sums over sentences make corpus BLEU */
 void rag_bleu_opts_init(rag_bleu_opts *o);
+/* The tokenizer for a text pair (RAG_BLEU_ZH or RAG_BLEU_13A): by lang (a record's "lang",
+ * NULL when it has none: zh... and ja are written unspaced), else by script: zh where either
+ * text holds a CJK character, which on text without one is 13a itself. */
+int rag_bleu_tokenizer_for(const char *lang, const char *hyp, const char *ref);
 void rag_bleu_stats_add(rag_bleu_stats *st, const char *hyp, const char *const *refs, size_t nrefs,
                         const rag_bleu_opts *o);
 double rag_bleu_score(const rag_bleu_stats *st, const rag_bleu_opts *o);

@@ -154,10 +154,33 @@ printf 'kw:\n  threshold: 3\n' >"$T/bad.yaml"
 run rag rag-kw -c "$T/bad.yaml" </dev/null
 is "$RC" 2 "kw.threshold above 1 is a configuration error"
 echo '{"answer":"签收后7天内退货","reference":"签收后7天内可以无理由退货"}' >"$T/b.jsonl"
-run rag rag-kw -q -m bleu <"$T/b.jsonl"
+run rag rag-kw -q -m bleu --tokenize 13a <"$T/b.jsonl"
 is "$(jq -r .scores.bleu "$OUT")" 0 "BLEU with 13a: an unspaced Chinese sentence is one token"
 run rag rag-kw -q -m bleu --tokenize zh <"$T/b.jsonl"
 like "$(jq -r .scores.bleu "$OUT")" '^0\.[1-9]' "--tokenize zh: Chinese characters are tokens"
+ZH_BLEU=$(jq -r .scores.bleu "$OUT")
+# the default, auto: per record, by its lang field, else by its script
+run rag rag-kw -q -m bleu <"$T/b.jsonl"
+is "$(jq -r .scores.bleu "$OUT")" "$ZH_BLEU" "BLEU by default on Chinese text: what --tokenize zh gives"
+{
+	echo '{"id":"zh","answer":"退货运费由买家承担","reference":"退货运费由卖家承担"}'
+	echo '{"id":"en","answer":"The cat sat on the mat.","reference":"The cat sat on a mat."}'
+	echo '{"id":"zh-as-en","lang":"en","answer":"退货运费由买家承担","reference":"退货运费由卖家承担"}'
+	echo '{"id":"zh-by-lang","lang":"zh-CN","answer":"A B C D","reference":"A B C D"}'
+} >"$T/mixed.jsonl"
+run rag rag-kw -q -m bleu <"$T/mixed.jsonl"
+AUTO=$(jq -c '[.id, .scores.bleu]' "$OUT" | tr '\n' ' ')
+# by hand for zh: 8 of 9 characters, 6 of 8 bigrams, 4 of 7 trigrams, 2 of 6 four-grams, same length
+is "$(jq -r 'select(.id == "zh") | .scores.bleu * 1e6 | round' "$OUT")" \
+	"$(awk 'BEGIN { printf "%d", exp(log(8/9 * 6/8 * 4/7 * 2/6) / 4) * 1e6 + 0.5 }')" "auto, a Chinese record: BLEU by hand (0.597)"
+run rag rag-kw -q -m bleu --tokenize zh <"$T/mixed.jsonl"
+ZH=$(jq -c 'select(.id == "zh" or .id == "zh-by-lang") | [.id, .scores.bleu]' "$OUT" | tr '\n' ' ')
+run rag rag-kw -q -m bleu --tokenize 13a <"$T/mixed.jsonl"
+EN=$(jq -c 'select(.id == "en" or .id == "zh-as-en") | [.id, .scores.bleu]' "$OUT" | tr '\n' ' ')
+is "$AUTO" "$(printf '%s\n' $ZH $EN | jq -sc 'sort_by(.[0] | {"zh":0,"en":1,"zh-as-en":2,"zh-by-lang":3}[.]) | .[]' | tr '\n' ' ')" \
+	"auto on a mixed set: zh's tokens for Chinese text and lang zh-CN, 13a for English and lang en"
+run rag rag-kw --tokenize auto -q -m bleu <"$T/b.jsonl"
+is "$RC,$(jq -r .scores.bleu "$OUT")" "0,$ZH_BLEU" "--tokenize auto is accepted"
 run rag rag-kw -q -m rouge2 --precision-recall <"$T/b.jsonl"
 is "$(jq -c '.scores | keys' "$OUT")" '["rouge2","rouge2_precision","rouge2_recall"]' "--precision-recall adds _precision and _recall"
 

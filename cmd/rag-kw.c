@@ -10,7 +10,8 @@
 static const char usage[] =
 	"Usage: rag-kw [OPTIONS] < records.jsonl > records.jsonl\n"
 	"Lexical metrics of each record's answer against its reference, written to scores.<NAME>;\n"
-	"keyword_overlap also writes keywords.found, keywords.missed and verdicts.keyword_overlap.\n";
+	"keyword_overlap also writes keywords.found, keywords.missed (keywords.partly) and\n"
+	"verdicts.keyword_overlap.\n";
 
 enum { OPT_FROM = RAG_OPT_TOOL, OPT_AGAINST, OPT_THRESHOLD, OPT_STEM, OPT_PR, OPT_TOKENIZE,
        OPT_SMOOTH, OPT_LOWERCASE };
@@ -189,24 +190,29 @@ static void not_applicable(rag_item *it, const tool *t, int k, const char *reaso
 
 static void keyword(rag_item *it, const tool *t, const char *text, const char *ref)
 {
-	double s;
-	jv found, missed, v;
-	int nf, nm;
-	if (rag_keywords_overlap(t->kw, text, ref, &s, &found, &missed) < 0) {
+	double s, nf;
+	jv found, missed, partly, v;
+	int n;
+	if (rag_keywords_overlap(t->kw, text, ref, &s, &found, &missed, &partly) < 0) {
 		jv_free(found);
 		jv_free(missed);
+		jv_free(partly);
 		set_null(it, t, KEYWORD);
 		rag_item_input_error(it, "rag-kw", names[KEYWORD], "%s has no keywords", t->against);
 		return;
 	}
-	nf = jv_array_length(jv_copy(found));
-	nm = jv_array_length(jv_copy(missed));
+	n = jv_array_length(jv_copy(found)) + jv_array_length(jv_copy(missed)) + jv_array_length(jv_copy(partly));
+	nf = s * n;   /* found, and the shares of those found in part */
 	set(it, names[KEYWORD], s);
 	it->rec = rag_record_set(it->rec, "keywords", "found", found);
 	it->rec = rag_record_set(it->rec, "keywords", "missed", missed);
+	if (jv_array_length(jv_copy(partly)))   /* Chinese keywords found by their characters' bigrams */
+		it->rec = rag_record_set(it->rec, "keywords", "partly", partly);
+	else
+		jv_free(partly);
 	v = JV_OBJECT(jv_string("verdict"), jv_bool(s >= t->threshold),
-	              jv_string("reason"), jv_string_fmt("%d of %d keywords of the %s found (%.0f%%, %s %.0f%%)",
-	                                                 nf, nf + nm, t->against, 100 * s,
+	              jv_string("reason"), jv_string_fmt("%.4g of %d keywords of the %s found (%.0f%%, %s %.0f%%)",
+	                                                 nf, n, t->against, 100 * s,
 	                                                 s >= t->threshold ? "threshold" : "below",
 	                                                 100 * t->threshold),
 	              jv_string("threshold"), jv_number(t->threshold));

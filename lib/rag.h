@@ -1158,19 +1158,22 @@ double rag_chrf_score(const rag_chrf_stats *st, const rag_chrf_opts *o);
 
 /* ---------------------------------------------------------------- keywords.c */
 /* Keywords for rag-kw's keyword_overlap: English and numbers as rag_text_tokens (stemmed, no
- * stop words, numbers canonical); Chinese words by ICU's dictionary word segmentation (runs of
- * single characters joined), without Chinese stop words. One object per tool: it holds the ICU
+ * stop words, numbers canonical); Chinese words by ICU's dictionary word segmentation (a
+ * character it leaves single is a keyword of its own), without Chinese stop words. One object
+ * per tool: it holds the ICU
  * break iterator. */
 typedef struct rag_keywords rag_keywords;
 rag_keywords *rag_keywords_new(char *err, size_t errlen);
 void rag_keywords_free(rag_keywords *k);
 /* The distinct keywords of text (borrowed), in text order: a jv array of strings. */
 jv rag_keywords_of(rag_keywords *k, const char *text);
-/* Share of the reference's keywords found in the answer (a Chinese word in its text, anything
- * else among its tokens) into *score, with *found and *missed (arrays, the caller's). -1 (score
- * 0) when the reference has no keywords. Both texts borrowed. */
+/* Share of the reference's keywords found in the answer into *score: a Chinese keyword in its
+ * text counts 1, else the share of its characters the answer holds in a bigram with their
+ * neighbour in the reference; any other keyword 1 among its tokens. *found (counted 1),
+ * *missed (0) and *partly ({keyword, share} for the others) are arrays, the caller's. -1
+ * (score 0) when the reference has no keywords. Both texts borrowed. */
 int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *reference, double *score,
-                         jv *found, jv *missed);
+                         jv *found, jv *missed, jv *partly);
 
 /* ---------------------------------------------------------------- trec.c */
 /* TREC qrels ("qid iter docno rel") and run ("qid Q0 docno rank score tag") files, ranked as

@@ -10,7 +10,8 @@
 static const char usage[] =
 	"Usage: rag-kw [OPTIONS] < records.jsonl > records.jsonl\n"
 	"Lexical metrics of each record's answer against its reference, written to scores.<NAME>;\n"
-	"keyword_overlap also writes keywords.found, keywords.missed and verdicts.keyword_overlap.\n";
+	"keyword_overlap also writes keywords.found, keywords.missed (keywords.partly) and\n"
+	"verdicts.keyword_overlap.\n";
 
 enum { OPT_FROM = RAG_OPT_TOOL, OPT_AGAINST, OPT_THRESHOLD, OPT_STEM, OPT_PR, OPT_TOKENIZE,
        OPT_SMOOTH, OPT_LOWERCASE };
@@ -28,7 +29,9 @@ static const rag_opt options[] = {
 	{"threshold", 0, OPT_THRESHOLD, "X", NULL, "keyword_overlap passes at X or more (default 0.3)"},
 	{"stem", 0, OPT_STEM, NULL, NULL, "Porter-stem ROUGE's words longer than 3 letters"},
 	{"precision-recall", 0, OPT_PR, NULL, NULL, "also scores.<m>_precision and <m>_recall (ROUGE, token_f1)"},
-	{"tokenize", 0, OPT_TOKENIZE, "NAME", "13a none zh char", "BLEU's tokens: 13a (default) | none | zh | char"},
+	{"tokenize", 0, OPT_TOKENIZE, "NAME", "auto 13a none zh char",
+	 "BLEU's tokens: auto (default: zh for a record whose lang\n"
+	 "or text is Chinese or Japanese, else 13a) | 13a | none | zh | char"},
 	{"smooth", 0, OPT_SMOOTH, "METHOD", "exp none floor add-k", "BLEU's smoothing: exp (default) | none | floor | add-k"},
 	{"lowercase", 0, OPT_LOWERCASE, NULL, NULL, "BLEU and chrF ignore case"},
 	RAG_OPT_END
@@ -48,6 +51,7 @@ typedef struct tool {
 	double threshold;
 	int stem, pr;
 	rag_bleu_opts bleu;
+	int tokenize_auto;        /* --tokenize auto: BLEU's tokenizer chosen per record */
 	rag_chrf_opts chrf;
 	rag_keywords *kw;
 	jv refusals;              /* share/refusals.txt, for refusal */
@@ -186,24 +190,29 @@ static void not_applicable(rag_item *it, const tool *t, int k, const char *reaso
 
 static void keyword(rag_item *it, const tool *t, const char *text, const char *ref)
 {
-	double s;
-	jv found, missed, v;
-	int nf, nm;
-	if (rag_keywords_overlap(t->kw, text, ref, &s, &found, &missed) < 0) {
+	double s, nf;
+	jv found, missed, partly, v;
+	int n;
+	if (rag_keywords_overlap(t->kw, text, ref, &s, &found, &missed, &partly) < 0) {
 		jv_free(found);
 		jv_free(missed);
+		jv_free(partly);
 		set_null(it, t, KEYWORD);
 		rag_item_input_error(it, "rag-kw", names[KEYWORD], "%s has no keywords", t->against);
 		return;
 	}
-	nf = jv_array_length(jv_copy(found));
-	nm = jv_array_length(jv_copy(missed));
+	n = jv_array_length(jv_copy(found)) + jv_array_length(jv_copy(missed)) + jv_array_length(jv_copy(partly));
+	nf = s * n;   /* found, and the shares of those found in part */
 	set(it, names[KEYWORD], s);
 	it->rec = rag_record_set(it->rec, "keywords", "found", found);
 	it->rec = rag_record_set(it->rec, "keywords", "missed", missed);
+	if (jv_array_length(jv_copy(partly)))   /* Chinese keywords found by their characters' bigrams */
+		it->rec = rag_record_set(it->rec, "keywords", "partly", partly);
+	else
+		jv_free(partly);
 	v = JV_OBJECT(jv_string("verdict"), jv_bool(s >= t->threshold),
-	              jv_string("reason"), jv_string_fmt("%d of %d keywords of the %s found (%.0f%%, %s %.0f%%)",
-	                                                 nf, nf + nm, t->against, 100 * s,
+	              jv_string("reason"), jv_string_fmt("%.4g of %d keywords of the %s found (%.0f%%, %s %.0f%%)",
+	                                                 nf, n, t->against, 100 * s,
 	                                                 s >= t->threshold ? "threshold" : "below",
 	                                                 100 * t->threshold),
 	              jv_string("threshold"), jv_number(t->threshold));
@@ -299,9 +308,12 @@ static void start(rag_item *it, void *ctx)
 		case ROUGELSUM: rag_lex_rouge_lsum(x, &p); set_prf(it, t, names[k], &p); break;
 		case BLEU: {
 			rag_bleu_stats st;
+			rag_bleu_opts o = t->bleu;
+			if (t->tokenize_auto)   /* per record, so that a mixed set is scored right */
+				o.tokenize = rag_bleu_tokenizer_for(rag_record_str(it->rec, "lang"), text, ref);
 			memset(&st, 0, sizeof st);
-			rag_bleu_stats_add(&st, text, &ref, 1, &t->bleu);
-			set(it, names[k], rag_bleu_score(&st, &t->bleu));
+			rag_bleu_stats_add(&st, text, &ref, 1, &o);
+			set(it, names[k], rag_bleu_score(&st, &o));
 			break;
 		}
 		case CHRF: {
@@ -353,7 +365,7 @@ static int choose(const char *arg, const char *const *v, int *out)
 
 int main(int argc, char **argv)
 {
-	static const char *const tokenizers[] = {"13a", "none", "zh", "char", NULL};   /* RAG_BLEU_* order */
+	static const char *const tokenizers[] = {"13a", "none", "zh", "char", "auto", NULL};   /* RAG_BLEU_*, then auto */
 	static const char *const smoothers[] = {"exp", "none", "floor", "add-k", NULL}; /* RAG_SMOOTH_* */
 	rag_cli cli;
 	tool t;
@@ -372,6 +384,7 @@ int main(int argc, char **argv)
 	t.from = "answer";
 	t.against = "reference";
 	rag_bleu_opts_init(&t.bleu);
+	t.tokenize_auto = 1;
 	rag_chrf_opts_init(&t.chrf);
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
@@ -385,9 +398,11 @@ int main(int argc, char **argv)
 		case OPT_PR: t.pr = 1; break;
 		case OPT_TOKENIZE:
 			if (choose(optarg, tokenizers, &t.bleu.tokenize)) {
-				rag_msg(cli.prog, "error", "--tokenize must be 13a, none, zh or char, not \"%s\"", optarg);
+				rag_msg(cli.prog, "error", "--tokenize must be auto, 13a, none, zh or char, not \"%s\"", optarg);
 				return rag_cli_misuse(&cli);
 			}
+			t.tokenize_auto = !strcmp(optarg, "auto");
+			if (t.tokenize_auto) t.bleu.tokenize = RAG_BLEU_13A;
 			break;
 		case OPT_SMOOTH:
 			if (choose(optarg, smoothers, &t.bleu.smooth)) {

@@ -69,19 +69,14 @@ static void verified(void *arg, jv result, const char *error)
 		it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", error);
 		rag_item_remote_error(it, error);
 	} else {
-		int n = jv_array_length(jv_copy(result)), i;
-		double sum = 0;
-		/* a verdict's own score where the judge grades (offline), else 1 for yes and 0 for no */
-		for (i = 0; i < n; i++) {
-			jv e = jv_array_get(jv_copy(result), i);
-			jv v = jv_object_get(jv_copy(e), jv_string("verdict")), g = jv_object_get(e, jv_string("score"));
-			sum += jv_get_kind(g) == JV_KIND_NUMBER ? jv_number_value(g) : jv_get_kind(v) == JV_KIND_TRUE;
-			jv_free(v);
-			jv_free(g);
-		}
+		double score;
+		int none = rag_verify_score(result, &score) < 0;
 		it->rec = rag_record_set(it->rec, "verdicts", t->metric, result);
-		/* nothing claimed, nothing unfaithful: a refusal scores 1, visible as an empty list */
-		it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(n ? sum / n : 1.0));
+		if (none)   /* nothing claimed is nothing to score, not a faithful answer: no free 1 */
+			rag_item_not_applicable(it, t->metric, strcmp(t->metric, "context_recall")
+			                        ? "the answer makes no checkable claim" : "the reference makes no checkable claim");
+		else
+			it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(score));
 	}
 	rag_item_release(it);
 }

@@ -69,7 +69,7 @@ _ragpipe()
 			COMPREPLY=($(compgen -W 'reference ground_truth answer' -- "$cur"))
 			return 0 ;;
 		--tokenize)
-			COMPREPLY=($(compgen -W '13a none zh char' -- "$cur"))
+			COMPREPLY=($(compgen -W 'auto 13a none zh char' -- "$cur"))
 			return 0 ;;
 		--smooth)
 			COMPREPLY=($(compgen -W 'exp none floor add-k' -- "$cur"))

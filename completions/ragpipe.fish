@@ -154,7 +154,7 @@ complete -c rag-kw -l against -x -a 'reference ground_truth answer' -d 'The text
 complete -c rag-kw -l threshold -x -d 'keyword_overlap passes at X or more'
 complete -c rag-kw -l stem -d 'Porter-stem ROUGE words longer than 3 letters'
 complete -c rag-kw -l precision-recall -d 'Also precision and recall of ROUGE and token F1'
-complete -c rag-kw -l tokenize -x -a '13a none zh char' -d 'BLEU tokens'
+complete -c rag-kw -l tokenize -x -a 'auto 13a none zh char' -d 'BLEU tokens'
 complete -c rag-kw -l smooth -x -a 'exp none floor add-k' -d 'BLEU smoothing'
 complete -c rag-kw -l lowercase -d 'BLEU and chrF ignore case'
 

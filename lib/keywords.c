@@ -2,12 +2,20 @@
  *
  * English keywords are rag_text_tokens' (stemmed, stop words and negators dropped, numbers
  * canonical). Chinese is written without spaces: ICU's word break iterator segments it with its
- * dictionary, so that keywords are words (退货, 签收) and not single characters or bigrams.
- * ICU's dictionary lacks many two-character words and gives them as single characters
- * (签收 -> 签 收), so a run of single Han characters that are not stop words is joined into one
- * word again. */
+ * dictionary (locale zh), so that keywords are mostly words (退货, 买家), and each character it
+ * leaves single is a keyword of its own.
+ *
+ * ICU's words are not always the text's: 退货运费 comes out as 退|货运|费, and a correct
+ * paraphrase (退货的运费) has no 货运. So a Chinese keyword the answer lacks is not simply
+ * missed: it counts for the share of its characters that the answer holds together with a
+ * neighbour they have in the reference, a character bigram of the reference found in the answer
+ * (货 in 退货, 运 in 运费: 货运 counts whole). On a paraphrase set written for this
+ * (bench/kw-zh), this and single characters kept apart (they were joined into one word, which
+ * made keywords of 元包邮 and 为两年) raised the AUC of correct against wrong answers from
+ * 0.782 to 0.917 on its dev part. */
 #include "rag.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/ubrk.h>
@@ -93,13 +101,6 @@ static void add_tokens(struct kwlist *l, const char *s)
 	jv_free(t);
 }
 
-/* A run of single characters ends: it is one word. */
-static void flush(struct kwlist *l, rag_buf *run)
-{
-	if (run->len) add(l, run->p, run->len);
-	run->len = 0;
-}
-
 static void segment(rag_keywords *k, const char *norm, struct kwlist *l)
 {
 	UErrorCode e = U_ZERO_ERROR;
@@ -107,7 +108,6 @@ static void segment(rag_keywords *k, const char *norm, struct kwlist *l)
 	UChar *u;
 	char *w = NULL;           /* the word in UTF-8 */
 	size_t wcap = 0, wlen;
-	rag_buf run = {0};
 
 	u_strFromUTF8WithSub(NULL, 0, &n16, norm, -1, 0xFFFD, NULL, &e);
 	e = U_ZERO_ERROR;
@@ -123,7 +123,6 @@ static void segment(rag_keywords *k, const char *norm, struct kwlist *l)
 	for (s = ubrk_first(k->brk); (t = ubrk_next(k->brk)) != UBRK_DONE; s = t) {
 		int32_t len = 0;
 		long c;
-		int single;
 		e = U_ZERO_ERROR;
 		u_strToUTF8WithSub(NULL, 0, &len, u + s, t - s, 0xFFFD, NULL, &e);
 		e = U_ZERO_ERROR;
@@ -134,26 +133,15 @@ static void segment(rag_keywords *k, const char *norm, struct kwlist *l)
 		u_strToUTF8WithSub(w, len + 1, &len, u + s, t - s, 0xFFFD, NULL, &e);
 		wlen = (size_t)len;
 		w[wlen] = 0;
-		if (ubrk_getRuleStatus(k->brk) < UBRK_WORD_NONE_LIMIT) {
-			flush(l, &run);                     /* spaces, punctuation */
-			continue;
-		}
-		single = rag_utf8_decode(w, wlen, &c) == wlen;
-		if (!rag_text_is_cjk(c)) {
-			flush(l, &run);
+		if (ubrk_getRuleStatus(k->brk) < UBRK_WORD_NONE_LIMIT)
+			continue;                           /* spaces, punctuation */
+		rag_utf8_decode(w, wlen, &c);
+		if (!rag_text_is_cjk(c))
 			add_tokens(l, w);
-		} else if (is_stop(w)) {
-			flush(l, &run);
-		} else if (single) {
-			rag_buf_add(&run, w, wlen);
-		} else {
-			flush(l, &run);
+		else if (!is_stop(w))
 			add(l, w, wlen);
-		}
 	}
-	flush(l, &run);
 	free(w);
-	rag_buf_free(&run);
 	free(u);
 }
 
@@ -178,16 +166,58 @@ jv rag_keywords_of(rag_keywords *k, const char *text)
 	return l.out;
 }
 
+/* The start of the character before s[i] (i > 0). */
+static size_t char_before(const char *s, size_t i)
+{
+	do i--; while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80);
+	return i;
+}
+
+/* Does the answer hold the two characters of ref at i, both CJK? */
+static int bigram_in(const char *ref, size_t n, size_t i, const char *answer)
+{
+	char b[16];
+	size_t a, len;
+	long c;
+
+	a = rag_utf8_decode(ref + i, n - i, &c);
+	if (!rag_text_is_cjk(c) || i + a >= n) return 0;
+	len = a + rag_utf8_decode(ref + i + a, n - i - a, &c);
+	if (!rag_text_is_cjk(c) || len >= sizeof b) return 0;
+	memcpy(b, ref + i, len);
+	b[len] = 0;
+	return strstr(answer, b) != NULL;
+}
+
+/* The share of the characters of keyword w, where it first stands in ref, that the answer holds
+ * in a bigram with their neighbour in ref, the one before or the one after. */
+static double covered(const char *w, const char *ref, const char *answer)
+{
+	const char *at = strstr(ref, w);
+	size_t n = strlen(ref), i, l, end, chars = 0, hits = 0;
+	long c;
+
+	if (!at) return 0;
+	for (i = (size_t)(at - ref), end = i + strlen(w); i < end; i += l) {
+		l = rag_utf8_decode(ref + i, n - i, &c);
+		chars++;
+		hits += (i > 0 && bigram_in(ref, n, char_before(ref, i), answer)) || bigram_in(ref, n, i, answer);
+	}
+	return chars ? (double)hits / (double)chars : 0;
+}
+
 int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *reference, double *score,
-                         jv *found, jv *missed)
+                         jv *found, jv *missed, jv *partly)
 {
 	jv want = rag_keywords_of(k, reference), have = jv_object();
 	jv toks = rag_text_tokens_evidence(answer ? answer : "");  /* "7天" states 7 */
-	char *norm = normalized(answer ? answer : "");
-	int n = jv_array_length(jv_copy(want)), hits = 0;
+	char *norm = normalized(answer ? answer : ""), *rnorm = normalized(reference ? reference : "");
+	int n = jv_array_length(jv_copy(want));
+	double hits = 0;
 
 	*found = jv_array();
 	*missed = jv_array();
+	*partly = jv_array();
 	jv_array_foreach(toks, i, v) {
 		have = jv_object_set(have, v, jv_true());
 		(void)i;
@@ -196,29 +226,36 @@ int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *refere
 	jv_array_foreach(want, i, v) {
 		const char *w = jv_string_value(v);
 		long c;
-		int in;
+		double in;
 		rag_utf8_decode(w, strlen(w), &c);
-		/* a Chinese word is found in the text itself, whatever the answer's segmentation;
-		 * an English keyword or a number among the answer's tokens */
+		/* a Chinese word is found in the text itself, whatever the answer's segmentation, or
+		 * in part by its characters' bigrams; an English keyword or a number among the
+		 * answer's tokens */
 		if (rag_text_is_cjk(c)) {
-			in = strstr(norm, w) != NULL;
+			in = strstr(norm, w) ? 1 : covered(w, rnorm, norm);
 		} else {
 			jv h = jv_object_get(jv_copy(have), jv_copy(v));
 			in = jv_is_valid(h);
 			jv_free(h);
 		}
 		hits += in;
-		if (in) *found = jv_array_append(*found, v);
-		else *missed = jv_array_append(*missed, v);
+		if (in >= 1)
+			*found = jv_array_append(*found, v);
+		else if (in > 0)   /* four decimals, as the offline judge's scores */
+			*partly = jv_array_append(*partly, JV_OBJECT(jv_string("keyword"), v,
+			                          jv_string("share"), jv_number(floor(in * 1e4 + 0.5) / 1e4)));
+		else
+			*missed = jv_array_append(*missed, v);
 		(void)i;
 	}
 	jv_free(want);
 	jv_free(have);
 	free(norm);
+	free(rnorm);
 	if (!n) {
 		*score = 0;
 		return -1;
 	}
-	*score = (double)hits / n;
+	*score = hits / n;
 	return 0;
 }

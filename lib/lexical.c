@@ -14,6 +14,7 @@
 #include <oniguruma.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <utf8proc.h>
 
 /* ------------------------------------------------------------------ interning */
@@ -570,6 +571,25 @@ void rag_bleu_opts_init(rag_bleu_opts *o)
 	o->smooth_value = -1;
 	o->max_order = 4;
 	o->effective_order = 1;
+}
+
+static int has_cjk(const char *s)
+{
+	size_t n = s ? strlen(s) : 0, i = 0;
+	long c;
+	while (i < n) {
+		i += rag_utf8_decode(s + i, n - i, &c);
+		if (rag_text_is_cjk(c)) return 1;
+	}
+	return 0;
+}
+
+int rag_bleu_tokenizer_for(const char *lang, const char *hyp, const char *ref)
+{
+	if (lang && *lang)
+		return !strncasecmp(lang, "zh", 2) || !strncasecmp(lang, "ja", 2) || !strncasecmp(lang, "cmn", 3)
+		       ? RAG_BLEU_ZH : RAG_BLEU_13A;
+	return has_cjk(hyp) || has_cjk(ref) ? RAG_BLEU_ZH : RAG_BLEU_13A;
 }
 
 void rag_bleu_stats_add(rag_bleu_stats *st, const char *hyp, const char *const *refs, size_t nrefs,

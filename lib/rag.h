@@ -879,6 +879,11 @@ void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const 
  * "no contexts were retrieved"). verify.literal_match and verify.recheck_chunks as rag-config(5). */
 void rag_verify_ask(rag_judge *j, const char *lang, const char *question, jv claims, jv contexts,
                     rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The score of verdicts (borrowed: what rag_verify_ask gives): the mean of each verdict's graded
+ * score where it has one (offline), else of 1 for yes and 0 for no, into *score. -1 when there
+ * are none: nothing was claimed, so there is nothing to score (not applicable, as RAGAS's NaN,
+ * never a free 1). */
+int rag_verify_score(jv verdicts, double *score);
 
 /* Faithfulness in one request (prompt "faithfulness"): the answer (borrowed) split into at most
  * max_claims claims and each judged against the contexts (consumed) by the same reply. cb gets
@@ -1201,6 +1206,10 @@ typedef struct rag_bleu_stats {
 	double correct[RAG_BLEU_MAX], total[RAG_BLEU_MAX], sys_len, ref_len;
 } rag_bleu_stats;           /* { 0 } is empty; sums over sentences make corpus BLEU */
 void rag_bleu_opts_init(rag_bleu_opts *o);
+/* The tokenizer for a text pair (RAG_BLEU_ZH or RAG_BLEU_13A): by lang (a record's "lang",
+ * NULL when it has none: zh... and ja are written unspaced), else by script: zh where either
+ * text holds a CJK character, which on text without one is 13a itself. */
+int rag_bleu_tokenizer_for(const char *lang, const char *hyp, const char *ref);
 void rag_bleu_stats_add(rag_bleu_stats *st, const char *hyp, const char *const *refs, size_t nrefs,
                         const rag_bleu_opts *o);
 double rag_bleu_score(const rag_bleu_stats *st, const rag_bleu_opts *o);
@@ -1217,19 +1226,22 @@ double rag_chrf_score(const rag_chrf_stats *st, const rag_chrf_opts *o);
 
 /* ---------------------------------------------------------------- keywords.c */
 /* Keywords for rag-kw's keyword_overlap: English and numbers as rag_text_tokens (stemmed, no
- * stop words, numbers canonical); Chinese words by ICU's dictionary word segmentation (runs of
- * single characters joined), without Chinese stop words. One object per tool: it holds the ICU
+ * stop words, numbers canonical); Chinese words by ICU's dictionary word segmentation (a
+ * character it leaves single is a keyword of its own), without Chinese stop words. One object
+ * per tool: it holds the ICU
  * break iterator. */
 typedef struct rag_keywords rag_keywords;
 rag_keywords *rag_keywords_new(char *err, size_t errlen);
 void rag_keywords_free(rag_keywords *k);
 /* The distinct keywords of text (borrowed), in text order: a jv array of strings. */
 jv rag_keywords_of(rag_keywords *k, const char *text);
-/* Share of the reference's keywords found in the answer (a Chinese word in its text, anything
- * else among its tokens) into *score, with *found and *missed (arrays, the caller's). -1 (score
- * 0) when the reference has no keywords. Both texts borrowed. */
+/* Share of the reference's keywords found in the answer into *score: a Chinese keyword in its
+ * text counts 1, else the share of its characters the answer holds in a bigram with their
+ * neighbour in the reference; any other keyword 1 among its tokens. *found (counted 1),
+ * *missed (0) and *partly ({keyword, share} for the others) are arrays, the caller's. -1
+ * (score 0) when the reference has no keywords. Both texts borrowed. */
 int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *reference, double *score,
-                         jv *found, jv *missed);
+                         jv *found, jv *missed, jv *partly);
 
 /* ---------------------------------------------------------------- trec.c */
 /* TREC qrels ("qid iter docno rel") and run ("qid Q0 docno rank score tag") files, ranked as

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <utf8proc.h>
 
-enum { TK_WORD, TK_NUM, TK_CJK, TK_CELL };   /* TK_CELL: a table's | */
+/* TK_CELL: a table's |; TK_CLAUSE: punctuation that ends a clause, "." or "," (TK_SENTENCE: one
+ * that ends a sentence); TK_IDENT: an identifier written with underscores (NO_DATA_FOUND) */
+enum { TK_WORD, TK_NUM, TK_CJK, TK_CELL, TK_CLAUSE, TK_SENTENCE, TK_IDENT };
 
 static int is_han(long c)
 {
@@ -435,11 +437,52 @@ static void scan_cjk(const char *s, size_t n, rag_buf *b, emit_fn emit, void *ar
 		emit(arg, TK_CJK, s + start, n - start);
 }
 
+static int is_ascii_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The end of an identifier at s[i]: a run of ASCII letters, digits and underscores that starts
+ * with a letter or an underscore and holds both (CANNOT_PARSE_JSON, __init__, max_retries); i
+ * when there is none. It is one word: the words inside it are a name's, so its "cannot" or "no"
+ * denies nothing. */
+static size_t ident_end(const char *s, size_t n, size_t i)
+{
+	size_t j;
+	int under = 0, alpha = 0;
+	long c;
+
+	if (s[i] != '_' && !is_ascii_alpha(s[i]))
+		return i;
+	for (j = i; j < n && (s[j] == '_' || is_digit(s[j]) || is_ascii_alpha(s[j])); j++) {
+		under |= s[j] == '_';
+		alpha |= s[j] != '_' && !is_digit(s[j]);
+	}
+	if (j < n && ((unsigned char)s[j] & 0x80)) {
+		rag_utf8_decode(s + j, n - j, &c);
+		if (is_letter(c) || is_mark(c))
+			return i;       /* a word that goes on past ASCII is no identifier */
+	}
+	return under && alpha ? j : i;
+}
+
+/* TK_SENTENCE for punctuation that ends a sentence, TK_CLAUSE for one that ends a clause, else 0. */
+static int clause_end(long c)
+{
+	if (c == '.' || c == '!' || c == '?' || c == '\n' || c == 0x3002 || c == 0xFF01 || c == 0xFF1F)
+		return TK_SENTENCE;
+	if (c == ',' || c == ';' || c == ':' || c == '(' || c == ')' || c == '[' || c == ']' ||
+	    c == 0xFF0C || c == 0x3001 || c == 0xFF1B || c == 0xFF1A || c == 0xFF08 || c == 0xFF09)
+		return TK_CLAUSE;
+	return 0;
+}
+
 static void scan(const char *s, emit_fn emit, void *arg)
 {
 	size_t n = strlen(s), i = 0, j, l, al;
 	rag_buf b = {0};
 	long c, d;
+	int k;
 
 	while (i < n) {
 		l = rag_utf8_decode(s + i, n - i, &c);
@@ -454,6 +497,9 @@ static void scan(const char *s, emit_fn emit, void *arg)
 					break;
 			}
 			scan_cjk(s + i, j - i, &b, emit, arg);
+			i = j;
+		} else if ((j = ident_end(s, n, i)) > i) {
+			emit(arg, TK_IDENT, s + i, j - i);
 			i = j;
 		} else if (is_letter(c)) {
 			/* A word: letters and marks, plus apostrophes between letters (don't, o'brien). */
@@ -477,6 +523,8 @@ static void scan(const char *s, emit_fn emit, void *arg)
 		} else {
 			if (c == '|')
 				emit(arg, TK_CELL, s + i, 1);
+			else if ((k = clause_end(c)))
+				emit(arg, k, s + i, l);
 			i += l;
 		}
 	}
@@ -659,7 +707,7 @@ static void token_emit(void *arg, int kind, const char *s, size_t n)
 	const char *key;
 	size_t len;
 
-	if (kind == TK_CELL)
+	if (kind == TK_CELL || kind == TK_CLAUSE || kind == TK_SENTENCE)
 		return;
 	if (kind == TK_NUM) {
 		add_token(t, s, n);
@@ -670,7 +718,7 @@ static void token_emit(void *arg, int kind, const char *s, size_t n)
 	}
 	else if (kind == TK_CJK)
 		cjk_segments(s, n, cjk_token, t);
-	else if (!is_negator_word(s, n) && (key = word_key(t->stem, &t->w, s, n, &len)))
+	else if ((kind == TK_IDENT || !is_negator_word(s, n)) && (key = word_key(t->stem, &t->w, s, n, &len)))
 		add_token(t, key, len);
 }
 
@@ -743,19 +791,34 @@ static void set_free(struct strset *a)
 
 struct negation {
 	struct sb_stemmer *stem;
-	rag_buf w;
-	int pending;             /* a negator waits for its head */
+	rag_buf w, fold;
+	int pending;             /* a negator waits for its head: 1, or 2 for a contrast ("rather than") */
 	int after_not;           /* the negator was "not": "not only" negates nothing */
+	int at_start;            /* the next word begins a sentence */
+	int after_default;       /* the words so far: "default", "defaults to": a None after is a value */
+	char prev[8];            /* the previous word, folded, when short: "rather" before "than" */
 	struct strset keys;      /* every key of the text */
 	struct strset heads;     /* the keys right after a negator */
+	struct strset contrast;  /* the keys right after "rather than", "instead of": what the text
+	                          * sets aside, which agrees with a denial but is none itself */
 };
 
 static void neg_key(struct negation *g, const char *s, size_t n)
 {
 	set_add(&g->keys, s, n);
 	if (g->pending)
-		set_add(&g->heads, s, n);
+		set_add(g->pending == 2 ? &g->contrast : &g->heads, s, n);
 	g->pending = 0;
+	g->at_start = 0;
+}
+
+/* A negator with nothing after it in its clause ("The answer is no.", "... or not.") denies,
+ * though no word of the text is its head; a contrast with nothing after it sets nothing aside. */
+static void neg_clause_end(struct negation *g)
+{
+	if (g->pending == 1)
+		set_add(&g->heads, "", 0);
+	g->pending = g->after_not = 0;
 }
 
 static void neg_cjk(void *arg, const char *s, size_t n, int negator)
@@ -775,6 +838,65 @@ static void neg_cjk(void *arg, const char *s, size_t n, int negator)
 	}
 }
 
+/* The word folded as the tokens fold it (the negation scan keeps the text's case to tell a value
+ * from a negator): into g->fold, NUL-terminated. */
+static const char *neg_fold(struct negation *g, const char *s, size_t n)
+{
+	size_t k;
+	char *f;
+
+	g->fold.len = 0;
+	for (k = 0; k < n && !((unsigned char)s[k] & 0x80); k++)
+		;
+	if (k == n) {
+		for (k = 0; k < n; k++)
+			rag_buf_addf(&g->fold, "%c", s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]);
+	} else {
+		char *w = rag_xstrndup(s, n);
+		f = rag_text_normalize(w);
+		rag_buf_adds(&g->fold, f ? f : w);
+		free(f);
+		free(w);
+	}
+	rag_buf_add(&g->fold, "", 1);
+	g->fold.len--;
+	return g->fold.p;
+}
+
+/* A negator written as a value: "None" inside a sentence (Python's), or after "default". */
+static int neg_value(const struct negation *g, const char *s, size_t n, const char *folded)
+{
+	if (strcmp(folded, "none"))
+		return 0;
+	return g->after_default || (!g->at_start && n == 4 && !memcmp(s, "None", 4));
+}
+
+static void neg_word(struct negation *g, const char *s, size_t n)
+{
+	const char *f = neg_fold(g, s, n), *key;
+	size_t len, fn = g->fold.len;
+	int value = neg_value(g, s, n, f), contrast;
+
+	contrast = (!strcmp(g->prev, "rather") && !strcmp(f, "than")) ||
+	           (!strcmp(g->prev, "instead") && !strcmp(f, "of"));
+	snprintf(g->prev, sizeof g->prev, "%s", fn < sizeof g->prev ? f : "");
+	g->after_default = !strcmp(f, "default") || !strcmp(f, "defaults") ||
+	                   (g->after_default && (!strcmp(f, "to") || !strcmp(f, "is")));
+	if (contrast) {
+		g->pending = 2;
+		g->after_not = 0;
+	} else if (g->after_not && !strcmp(f, "only")) {
+		g->pending = g->after_not = 0;
+	} else if (!value && is_negator_word(f, fn)) {
+		g->pending = 1;
+		g->after_not = !strcmp(f, "not");
+	} else if ((key = word_key(g->stem, &g->w, f, fn, &len))) {
+		neg_key(g, key, len);
+		g->after_not = 0;
+	}
+	g->at_start = 0;
+}
+
 static void neg_emit(void *arg, int kind, const char *s, size_t n)
 {
 	struct negation *g = arg;
@@ -785,30 +907,55 @@ static void neg_emit(void *arg, int kind, const char *s, size_t n)
 		/* a negator that ends a table cell ("| Basic | No |") is the cell's value: it denies
 		 * nothing in the next cell */
 		g->pending = g->after_not = 0;
+		g->at_start = 1;
+	} else if (kind == TK_CLAUSE || kind == TK_SENTENCE) {
+		/* a negator denies a word of its own clause, never one after a comma or a stop */
+		neg_clause_end(g);
+		g->at_start = g->at_start || kind == TK_SENTENCE;
+		g->after_default = g->after_default && kind == TK_CLAUSE && n == 1 && *s == ':';
+		g->prev[0] = 0;
 	} else if (kind == TK_CJK) {
 		cjk_segments(s, n, neg_cjk, g);
+		g->prev[0] = 0;
 	} else if (kind == TK_NUM) {
 		neg_key(g, s, n);
-	} else if (g->after_not && n == 4 && !memcmp(s, "only", 4)) {
-		g->pending = g->after_not = 0;
-	} else if (is_negator_word(s, n)) {
-		g->pending = 1;
-		g->after_not = n == 3 && !memcmp(s, "not", 3);
-	} else if ((key = word_key(g->stem, &g->w, s, n, &len))) {
-		neg_key(g, key, len);
-		g->after_not = 0;
+		g->prev[0] = 0;
+	} else if (kind == TK_IDENT) {
+		/* a name, never a negator */
+		if ((key = word_key(g->stem, &g->w, neg_fold(g, s, n), g->fold.len, &len)))
+			neg_key(g, key, len);
+		g->prev[0] = 0;
+	} else {
+		neg_word(g, s, n);
 	}
+}
+
+/* Normalised as rag_text_normalize, but keeping case: "None" and "none" differ here. */
+static char *normalize_keep_case(const char *s)
+{
+	utf8proc_uint8_t *out = NULL;
+	char *fixed;
+	utf8proc_ssize_t r;
+	const int flags = UTF8PROC_NULLTERM | UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
+
+	r = utf8proc_map((const utf8proc_uint8_t *)s, 0, &out, flags);
+	if (r >= 0)
+		return (char *)out;
+	fixed = rag_utf8_sanitize(s, strlen(s));
+	r = utf8proc_map((const utf8proc_uint8_t *)fixed, 0, &out, flags);
+	free(fixed);
+	return r >= 0 ? (char *)out : rag_xstrdup("");
 }
 
 static void negation_scan(struct negation *g, const char *s)
 {
-	char *norm = normalize_any(s ? s : "");
+	char *norm = normalize_keep_case(s ? s : "");
 
 	memset(g, 0, sizeof *g);
 	g->stem = sb_stemmer_new("english", NULL);
+	g->at_start = 1;
 	scan(norm, neg_emit, g);
-	if (g->pending)          /* "... or not." negates, though nothing follows */
-		set_add(&g->heads, "", 0);
+	neg_clause_end(g);       /* "... or not" negates, though nothing follows */
 	free(norm);
 }
 
@@ -817,8 +964,10 @@ static void negation_free(struct negation *g)
 	if (g->stem)
 		sb_stemmer_delete(g->stem);
 	rag_buf_free(&g->w);
+	rag_buf_free(&g->fold);
 	set_free(&g->keys);
 	set_free(&g->heads);
+	set_free(&g->contrast);
 }
 
 int rag_text_negation(const char *s)
@@ -840,10 +989,14 @@ int rag_text_negation_agrees(const char *claim, const char *text)
 
 	negation_scan(&c, claim);
 	negation_scan(&t, text);
-	for (i = 0; ok && i < c.heads.n; i++)         /* the claim denies what the text does not */
-		ok = set_has(&t.heads, c.heads.v[i]);
-	for (i = 0; ok && i < t.heads.n; i++)         /* the text denies what the claim states */
-		ok = !set_has(&c.keys, t.heads.v[i]) || set_has(&c.heads, t.heads.v[i]);
+	/* the claim denies what the text does not deny or set aside ("A, not B" against "A rather
+	 * than B") */
+	for (i = 0; ok && i < c.heads.n; i++)
+		ok = set_has(&t.heads, c.heads.v[i]) || set_has(&t.contrast, c.heads.v[i]);
+	/* the text denies what the claim states, and neither denies nor sets aside */
+	for (i = 0; ok && i < t.heads.n; i++)
+		ok = !set_has(&c.keys, t.heads.v[i]) || set_has(&c.heads, t.heads.v[i]) ||
+		     set_has(&c.contrast, t.heads.v[i]);
 	negation_free(&c);
 	negation_free(&t);
 	return ok;

@@ -570,3 +570,22 @@ void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question,
 	rag_judge_ask(j, "faithfulness", lang, vars, check_claim_verdicts, max_claims * 2 + some,
 	              "{\"claims\": [{\"claim\": \"...\", \"verdict\": true, \"reason\": \"...\"}, ...]}", usage, cb, arg);
 }
+
+int rag_verify_score(jv verdicts, double *score)
+{
+	int n = jv_get_kind(verdicts) == JV_KIND_ARRAY ? jv_array_length(jv_copy(verdicts)) : 0, i;
+	double sum = 0;
+
+	*score = 0;
+	if (!n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		jv e = jv_array_get(jv_copy(verdicts), i);
+		jv v = jv_object_get(jv_copy(e), jv_string("verdict")), g = jv_object_get(e, jv_string("score"));
+		sum += jv_get_kind(g) == JV_KIND_NUMBER ? jv_number_value(g) : jv_get_kind(v) == JV_KIND_TRUE;
+		jv_free(v);
+		jv_free(g);
+	}
+	*score = sum / n;
+	return 0;
+}

@@ -1,5 +1,5 @@
-/* fuzz-text.c - libFuzzer target: the text segmenter. rag_text_tokens (lib/text.c) on any bytes
- * (it repairs invalid UTF-8 itself); rag_offline_claims and rag_offline_sentences
+/* fuzz-text.c - libFuzzer target: the text segmenter. rag_text_tokens and the negation check
+ * (lib/text.c) on any bytes (they repair invalid UTF-8 themselves); rag_offline_claims and rag_offline_sentences
  * (lib/claimsplit.c) on valid UTF-8, which is all a tool ever gives them (record strings come
  * from libjq). The input is "question NUL text"; its first byte picks max_claims and markers. */
 #include "rag.h"
@@ -36,6 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t = nul ? (char *)nul + 1 : buf;
 
 	walk(rag_text_tokens(t));
+	/* the negation scan reads case, identifiers and clause ends: any bytes, both sides */
+	(void)rag_text_negation_agrees(q ? q : "", t);
+	(void)rag_text_negation(t);
 	if (rag_utf8_valid(t, strlen(t)) && (!q || rag_utf8_valid(q, strlen(q)))) {
 		walk(rag_offline_claims(q, t, (int)(flags & 15) - 1));
 		rag_offline_sentences(t, &sv, flags & 16);

@@ -86,7 +86,7 @@ is "$(jq -r '.usage["rag-claims"].answer.judge' "$OUT" | sort -u)" offline "offl
 is "$(jq -s '[.[].usage["rag-verify"].faithfulness.calls] | add' "$OUT")" 0 "offline example: no judge calls counted"
 # Pinned from the current build (checked by hand). As RAGAS counts them, the share of supported
 # claims: en-4's contexts never say where the Eiffel Tower is (0); en-6 and zh-4 decline to answer
-# (no claims, 1); en-2 and zh-2 hold a wrong date / length (1 of 2). zh-3 is pinned below.
+# (no claims: not applicable, null); en-2 and zh-2 hold a wrong date / length (1 of 2). zh-3 is pinned below.
 is "$(jq -r 'select(.id != "zh-3") | "\(.id)=\([.verdicts.faithfulness[] | select(.verdict)] | length)/\(.verdicts.faithfulness | length)"' "$OUT" | tr '\n' ' ')" \
 	"en-1=2/2 en-2=1/2 en-3=1/1 en-4=0/2 en-5=2/2 en-6=0/0 zh-1=2/2 zh-2=1/2 zh-4=0/0 " \
 	"offline example: supported claims per id"
@@ -98,7 +98,7 @@ is "$(jq -r 'select(.id != "zh-3") | "\(.id)=\([.verdicts.faithfulness[] | selec
 # 4 of 5 (0.8); en-4's first claim has 2 of its 4 in the two contexts together and neither Eiffel
 # nor Tower (0.5 x 0.8 x 0.8 = 0.32).
 is "$(jq -r 'select(.id != "zh-3") | "\(.id)=\(.scores.faithfulness)"' "$OUT" | tr '\n' ' ')" \
-	"en-1=1 en-2=0.7 en-3=0.6667 en-4=0.16 en-5=0.9 en-6=1 zh-1=0.9 zh-2=0.65 zh-4=1 " \
+	"en-1=1 en-2=0.7 en-3=0.6667 en-4=0.16 en-5=0.9 en-6=null zh-1=0.9 zh-2=0.65 zh-4=null " \
 	"offline example: graded faithfulness per id"
 is "$(field en-2 '[.verdicts.faithfulness[] | select(.verdict | not) | .claim]')" '["Einstein was born on 20th March 1879."]' \
 	"offline example: en-2's wrong date is the unsupported claim"
@@ -191,8 +191,17 @@ EOF
 idk_pipeline() { { rag rag-claims <"$T/idk.jsonl"; echo $? >"$T/rc1"; } | rag rag-verify; }
 offline run idk_pipeline
 is "$(cat "$T/rc1"),$RC" "0,0" "offline I don't know: exit status 0 for both"
-is "$(jq -c '[.claims.answer, .verdicts.faithfulness, .scores.faithfulness]' "$OUT")" '[[],[],1]' \
-	"offline I don't know: claims [], verdicts [], faithfulness 1"
+is "$(jq -c '[.claims.answer, .verdicts.faithfulness, .scores.faithfulness, .not_applicable.faithfulness, (.errors // [] | length)]' "$OUT")" \
+	'[[],[],null,"the answer makes no checkable claim",0]' \
+	"offline I don't know: claims [], verdicts [], faithfulness null and not applicable (no free 1), no error"
+# an answer that only says the context is silent claims nothing: not applicable, as RAGAS's NaN
+cat >"$T/noinfo.jsonl" <<'EOF'
+{"id":"noinfo","question":"Does the X200 work with the Y10 dock?","contexts":["The X200 is a laptop with two USB-C ports."],"answer":"Based on the context, there is no clear information on whether the X200 works with the Y10 dock."}
+EOF
+noinfo_pipeline() { rag rag-claims <"$T/noinfo.jsonl" | rag rag-verify; }
+offline run noinfo_pipeline
+is "$RC,$(jq -c '[.claims.answer, .scores.faithfulness, .not_applicable.faithfulness, (.errors // [] | length)]' "$OUT")" \
+	'0,[[],null,"the answer makes no checkable claim",0]' "offline: no clear information -> faithfulness null, not applicable, exit 0"
 
 cat >"$T/noctx.jsonl" <<'EOF'
 {"id":"noctx","question":"What is the Zed?","contexts":[],"claims":{"answer":["The Zed is a river.","The Zed is long."]}}
@@ -457,8 +466,9 @@ fresh
 idk_pipeline_fake() { { rag rag-claims -c "$CONF" <"$T/idk.jsonl"; echo $? >"$T/rc1"; } | rag rag-verify -c "$CONF"; }
 run idk_pipeline_fake
 is "$(cat "$T/rc1"),$RC" "0,0" "fake I don't know: exit status 0 for both"
-is "$(jq -c '[.claims.answer, .verdicts.faithfulness, .scores.faithfulness]' "$OUT")" '[[],[],1]' \
-	"fake I don't know: claims [], verdicts [], faithfulness 1"
+is "$(jq -c '[.claims.answer, .verdicts.faithfulness, .scores.faithfulness, .not_applicable.faithfulness]' "$OUT")" \
+	'[[],[],null,"the answer makes no checkable claim"]' \
+	"fake I don't know: zero claims from the judge -> faithfulness null and not applicable, not 1"
 is "$(fake_requests)" 1 "fake I don't know: the claims call only (nothing to verify)"
 
 # ---------------------------------------------------------------- contexts [] (fake)

@@ -99,7 +99,8 @@ is "$(verdicts .reason)" '["found literally in context 1","verifier: No"]' "...i
 # no claims, no contexts: no request, as in batched mode
 fresh
 feed '{"question":"Q?","contexts":["x"],"claims":{"answer":[]}}' verify --mode claim
-is "$RC,$(fake_requests),$(jq -c .scores.faithfulness "$OUT")" "0,0,1" "no claims: no request, faithfulness 1"
+is "$RC,$(fake_requests),$(jq -c '[.scores.faithfulness, .not_applicable.faithfulness]' "$OUT")" \
+	'0,0,[null,"the answer makes no checkable claim"]' "no claims: no request, faithfulness not applicable"
 
 # ---------------------------------------------------------------- reading the reply
 # one_reply CONTENT: $GOT, the verdict of one claim when the verifier answers CONTENT (not in a

@@ -184,7 +184,8 @@ feed "$(printf '%s' "$FR" | jq -c '.claims.answer = ["kept"]')" run rag rag-veri
 is "$(jq -c '.claims.answer' "$OUT")" '["kept"]' "--one-request leaves an earlier stage's claims.answer as it was"
 fresh
 feed '{"question":"Where?","answer":"I don'"'"'t know.","contexts":["Einstein was born in Ulm."]}' run rag rag-verify -c "$CONF" --one-request
-is "$RC,$(jq -c '[.verdicts.faithfulness, .scores.faithfulness]' "$OUT")" '0,[[],1]' "--one-request, a refusal: no claims, faithfulness 1"
+is "$RC,$(jq -c '[.verdicts.faithfulness, .scores.faithfulness, .not_applicable.faithfulness]' "$OUT")" \
+	'0,[[],null,"the answer makes no checkable claim"]' "--one-request, a refusal: no claims, faithfulness not applicable (not 1)"
 fresh '[{"content": {"claims": []}}]'
 feed "$FR" run rag rag-verify -c "$CONF" --one-request
 is "$RC,$(fake_requests),$(jq -c '.scores.faithfulness' "$OUT")" "4,2,null" \

@@ -183,6 +183,25 @@ run rag rag-eval -c "$T/m.yaml" -o "$T/m" --dry-run "$EX"
 like "$(cat "$OUT")" "rag-kw -q -c [^ ]+ -m keyword_overlap,token_f1" "eval.metrics from the configuration"
 unlike "$(cat "$OUT")" "rag-claims" "and only those"
 
+# ---------------------------------------------------------------- lexical metrics in Chinese
+# rag-eval's BLEU and ROUGE are what a user gets from rag-kw --tokenize zh on a Chinese record
+# (BLEU was 0 there: 13a makes an unspaced sentence one token), and 13a's on an English record
+# of the same set. By hand, zh: 8 of 9 characters, 6 of 8 bigrams, 4 of 7 trigrams, 2 of 6
+# four-grams (BLEU (8/9 x 6/8 x 4/7 x 2/6)^(1/4) = 0.597, ROUGE-1 8/9).
+{
+	echo '{"id":"zh","question":"退货运费谁付？","answer":"退货运费由买家承担","reference":"退货运费由卖家承担","contexts":["退货运费由卖家承担。"]}'
+	echo '{"id":"en","question":"Where did the cat sit?","answer":"The cat sat on the mat.","reference":"The cat sat on a mat.","contexts":["The cat sat on a mat."]}'
+} >"$T/lex.jsonl"
+run rag rag-eval -q -c "$T/none.yaml" -m bleu,rouge1 -o "$T/lex" "$T/lex.jsonl"
+is "$RC" 0 "Chinese and English lexical metrics: exit status 0"
+is "$(jq -r 'select(.id == "zh") | [.scores.bleu, .scores.rouge1] | map(. * 1e6 | round) | join(" ")' "$T/lex/records.jsonl")" \
+	"$(awk 'BEGIN { printf "%d %d", exp(log(8/9 * 6/8 * 4/7 * 2/6) / 4) * 1e6 + 0.5, 8/9 * 1e6 + 0.5 }')" \
+	"rag-eval on a Chinese record: BLEU and ROUGE-1 as computed by hand"
+zh_kw=$(jq -c 'select(.id == "zh")' "$T/lex.jsonl" | rag rag-kw -q -m bleu,rouge1 --tokenize zh | jq -c '[.scores.bleu, .scores.rouge1]')
+en_kw=$(jq -c 'select(.id == "en")' "$T/lex.jsonl" | rag rag-kw -q -m bleu,rouge1 --tokenize 13a | jq -c '[.scores.bleu, .scores.rouge1]')
+is "$(jq -c '[.scores.bleu, .scores.rouge1]' "$T/lex/records.jsonl" | tr '\n' ' ')" "$zh_kw $en_kw " \
+	"rag-eval on a mixed set: rag-kw --tokenize zh's numbers for the Chinese record, 13a's for the English one"
+
 # ---------------------------------------------------------------- exit statuses, thresholds
 printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.99\n' >"$T/strict.yaml"
 run rag rag-eval -q -c "$T/strict.yaml" -m faithfulness -o "$T/fail" "$EX"

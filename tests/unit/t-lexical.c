@@ -4,6 +4,7 @@
 #include "rag.h"
 #include "tap.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -446,6 +447,27 @@ static void test_presence(void)
 	ok(rag_lex_regex("x", "(", &m, err, sizeof err) == -1 && strstr(err, "bad regular expression"), "regex: a bad pattern is an error: %s", err);
 }
 
+/* The tokenizer a record gets with --tokenize auto: its lang, else the script of its texts. */
+static void test_tokenizer_for(void)
+{
+	rag_bleu_opts o;
+	rag_bleu_stats st;
+	const char *ref = "退货运费由卖家承担";
+
+	is_int(rag_bleu_tokenizer_for(NULL, "退货运费由买家承担", ref), RAG_BLEU_ZH, "auto: Chinese text -> zh");
+	is_int(rag_bleu_tokenizer_for(NULL, "The cat sat.", "The cat sat."), RAG_BLEU_13A, "auto: English text -> 13a");
+	is_int(rag_bleu_tokenizer_for("zh-CN", "abc", "abc"), RAG_BLEU_ZH, "lang zh-CN -> zh");
+	is_int(rag_bleu_tokenizer_for("en", "退货", "退货"), RAG_BLEU_13A, "lang en -> 13a, whatever the script");
+	is_int(rag_bleu_tokenizer_for("ja", "abc", "abc"), RAG_BLEU_ZH, "lang ja -> zh (unspaced)");
+	/* by hand: 8/9 unigrams, 6/8 bigrams, 4/7 trigrams, 2/6 four-grams, equal lengths */
+	rag_bleu_opts_init(&o);
+	o.tokenize = rag_bleu_tokenizer_for(NULL, "退货运费由买家承担", ref);
+	memset(&st, 0, sizeof st);
+	rag_bleu_stats_add(&st, "退货运费由买家承担", &ref, 1, &o);
+	is_num(rag_bleu_score(&st, &o), pow(8.0 / 9 * 6 / 8 * 4.0 / 7 * 2 / 6, 0.25), 1e-9,
+	       "zh BLEU by hand: (8/9 x 6/8 x 4/7 x 2/6)^(1/4)");
+}
+
 int main(void)
 {
 	jv v = load("sacrebleu/vectors.json");
@@ -455,6 +477,7 @@ int main(void)
 	test_chrf(v);
 	test_words();
 	test_presence();
+	test_tokenizer_for();
 	jv_free(v);
 	return done_testing();
 }

@@ -794,6 +794,60 @@ static void framing(void)
 	          "framing zh: 以下 without a colon is a statement");
 }
 
+/* Supported claims of API documentation that were rejected as "negation differs": identifiers
+ * and values hold no negation, a negator denies only in its own clause, and "A rather than B"
+ * says what "A, not B" says. */
+static void false_negations(void)
+{
+	static const char *const ctx_parse[] = { "A request the server fails to parse gets the error code CANNOT_PARSE_JSON.", NULL };
+	static const char *const ctx_empty[] = { "An empty data set makes the service return the error code NO_DATA_FOUND.", NULL };
+	static const char *const ctx_default[] = { "timeout (float, default None): seconds to wait for the server.", NULL };
+	static const char *const ctx_optional[] = { "timeout (float or None, optional): seconds to wait for the server.", NULL };
+	static const char *const ctx_csv[] = { "The export is written as CSV, not Excel.", NULL };
+	jv v;
+
+	v = verify((const char *const[]){ "A request the server fails to parse gets an error code.", NULL }, ctx_parse, 0.6);
+	ok(verdict_of(v, 0), "CANNOT_PARSE_JSON is no negation (%s)", reason_of(v, 0));
+	jv_free(v);
+	v = verify((const char *const[]){ "The service signals an empty data set with an error code.", NULL }, ctx_empty, 0.6);
+	ok(verdict_of(v, 0), "NO_DATA_FOUND is no negation (%s)", reason_of(v, 0));
+	jv_free(v);
+	v = verify((const char *const[]){ "The timeout defaults to None.", NULL }, ctx_default, 0.6);
+	ok(verdict_of(v, 0), "default None is a value (%s)", reason_of(v, 0));
+	jv_free(v);
+	v = verify((const char *const[]){ "The timeout is optional.", NULL }, ctx_optional, 0.6);
+	ok(verdict_of(v, 0), "optional after None, is not denied (%s)", reason_of(v, 0));
+	jv_free(v);
+	v = verify((const char *const[]){ "The export is written as CSV rather than Excel.",
+	                                  "The export is written as Excel.", NULL }, ctx_csv, 0.6);
+	ok(verdict_of(v, 0), "A rather than B against A, not B (%s)", reason_of(v, 0));
+	ok(!verdict_of(v, 1), "B against A, not B is still unsupported");
+	is_str(reason_of(v, 1), "negation differs from context 1", "...as a negation that differs");
+	jv_free(v);
+}
+
+/* An answer that claims nothing checkable has no faithfulness: not applicable, never a free 1. */
+static void no_claims(void)
+{
+	static const char *const ctx[] = { "The X200 is a laptop with two USB-C ports.", NULL };
+	double sc = -1;
+	jv c = rag_offline_claims("Does the X200 work with the Y10 dock?",
+	                          "Based on the context, there is no clear information on whether the X200 "
+	                          "works with the Y10 dock.", 0);
+	jv v;
+
+	is_int(jv_array_length(jv_copy(c)), 0, "no claim in \"there is no clear information on whether\"");
+	v = rag_offline_verify(c, strings(ctx), 0.6);
+	is_int(rag_verify_score(v, &sc), -1, "no verdicts: no score (not applicable)");
+	jv_free(v);
+	v = verify((const char *const[]){ "The X200 is a laptop.", "The X200 has four USB-C ports.", NULL }, ctx, 0.6);
+	ok(rag_verify_score(v, &sc) == 0 && sc > 0.5 && sc < 1, "verdicts: the mean of their scores (%g)", sc);
+	jv_free(v);
+	v = jv_parse("[{\"verdict\": true}, {\"verdict\": false}, {\"verdict\": true}]");
+	ok(rag_verify_score(v, &sc) == 0 && sc > 0.66 && sc < 0.67, "an LLM's verdicts: the share of yes (%g)", sc);
+	jv_free(v);
+}
+
 int main(void)
 {
 	ragas_einstein();
@@ -813,5 +867,7 @@ int main(void)
 	graded_scores();
 	contrasts();
 	framing();
+	false_negations();
+	no_claims();
 	return done_testing();
 }

@@ -227,6 +227,44 @@ static void negation_agreement(void)
 	   "zh: 不支持 against 支持, around 无线");
 }
 
+/* Identifiers and values hold negators without denying anything, and a negator denies only a
+ * word of its own clause: supported claims of API documentation once read as denials. */
+static void negation_false(void)
+{
+	ok(!rag_text_negation("The server answers with CANNOT_PARSE_JSON."), "an identifier: CANNOT_PARSE_JSON");
+	ok(!rag_text_negation("An empty result gives NO_DATA_FOUND"), "an identifier: NO_DATA_FOUND");
+	ok(rag_text_negation_agrees("A request the server fails to parse gets an error code.",
+	                            "A request the server fails to parse gets the error code CANNOT_PARSE_JSON."),
+	   "CANNOT_PARSE_JSON denies no parse");
+	ok(rag_text_negation_agrees("The service signals an empty data set with an error code.",
+	                            "An empty data set makes the service return the error code NO_DATA_FOUND."),
+	   "NO_DATA_FOUND denies no data");
+	ok(!rag_text_negation("The timeout defaults to None."), "None, a value");
+	ok(!rag_text_negation("retries: int, default none"), "default none, a value");
+	ok(rag_text_negation_agrees("The timeout defaults to None.", "timeout (float, default None): seconds to wait."),
+	   "default None");
+	ok(rag_text_negation_agrees("The timeout parameter is optional.",
+	                            "timeout (float or None, optional): seconds to wait for the server."),
+	   "optional after None: no denial");
+	ok(rag_text_negation_agrees("The cache is optional.", "Retries: none; the cache is optional."),
+	   "a negator does not reach past its clause");
+	ok(rag_text_negation_agrees("The export is written as CSV rather than Excel.", "The export is written as CSV, not Excel."),
+	   "A rather than B against A, not B");
+	ok(rag_text_negation_agrees("Use the v2 endpoint instead of v1.", "Use the v2 endpoint, not v1."),
+	   "A instead of B against A, not B");
+	ok(rag_text_negation_agrees("The export is written as CSV, not Excel.", "The export is written as CSV rather than Excel."),
+	   "A, not B against A rather than B");
+	/* what still denies */
+	ok(rag_text_negation("None of the files were copied."), "None starting a sentence still denies");
+	ok(rag_text_negation("The answer is no."), "no at the end of a clause still denies");
+	ok(!rag_text_negation_agrees("The answer is no, sadly.", "The answer is yes, happily."),
+	   "no ending a clause still disagrees");
+	ok(!rag_text_negation_agrees("The cache is not optional.", "The cache is optional."),
+	   "not optional against optional");
+	ok(!rag_text_negation_agrees("The export is written as Excel.", "The export is written as CSV, not Excel."),
+	   "A against A, not B... B against it still disagrees");
+}
+
 int main(void)
 {
 	utf8();
@@ -234,5 +272,6 @@ int main(void)
 	tokens();
 	negation();
 	negation_agreement();
+	negation_false();
 	return done_testing();
 }

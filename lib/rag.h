@@ -495,6 +495,10 @@ int rag_testset_format_parse(const char *s);       /* -1 when unknown */
  * number id becomes its text. Invalid jv with err "NAME:LINE:COLUMN: message" on a broken
  * file (name NULL: "<stdin>"). text borrowed. */
 jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen);
+/* The same, and *lines (lines not NULL) the line each record starts on (1-based), a jv array
+ * parallel to the records; jv_invalid() on a broken file. */
+jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
+                           size_t errlen);
 
 /* ================================================================ 3. asking a model */
 /* ---------------------------------------------------------------- cache.c */

@@ -167,7 +167,7 @@ static jv parse_json(const char *name, const char *text, size_t len, struct line
 {
 	jv out = jv_array(), v;
 	jv_parser *p;
-	size_t skip = bom(text, len), nvalues = 0, at = skip;
+	size_t skip = bom(text, len), nvalues = 0, vat = skip;
 	char what[64];
 
 	if (len - skip > (size_t)0x7fffffff) {
@@ -179,11 +179,11 @@ static jv parse_json(const char *name, const char *text, size_t len, struct line
 	jv_parser_set_buf(p, text + skip, (int)(len - skip), 0);
 	while (jv_is_valid(v = jv_parser_next(p))) {
 		nvalues++;
-		if (ln->out) at = value_start(text, len, at, nvalues > 1);   /* this value's start, from the last's */
+		if (ln->out) vat = value_start(text, len, vat, nvalues > 1);   /* this value's start, from the last's */
 		if (jv_get_kind(v) == JV_KIND_ARRAY) {
 			/* a JSON array file: its elements are the records */
 			int i, n = jv_array_length(jv_copy(v));
-			size_t eat = at + 1;
+			size_t eat = vat + 1;
 			for (i = 0; i < n; i++) {
 				jv e = jv_array_get(jv_copy(v), i);
 				if (ln->out) note_line(ln, eat = value_start(text, len, eat, i > 0));
@@ -204,7 +204,7 @@ static jv parse_json(const char *name, const char *text, size_t len, struct line
 			not_record(v, name, text, value_start(text, len, skip, nvalues - 1), what, err, errlen);
 			goto fail;
 		}
-		note_line(ln, at);
+		note_line(ln, vat);
 		out = jv_array_append(out, v);
 	}
 	if (jv_invalid_has_msg(jv_copy(v))) {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@ static const char usage[] =
 	"Compare a judge's score or verdict field with human labels, and draw spot checks to label.\n";
 
 enum { OPT_ID = RAG_OPT_TOOL, OPT_OPTIMISE, OPT_SEED,
-       OPT_RESAMPLES, OPT_CONFIDENCE, OPT_JSON, OPT_MARKDOWN, OPT_SAMPLE, OPT_SHEET };
+       OPT_RESAMPLES, OPT_CONFIDENCE, OPT_JSON, OPT_MARKDOWN, OPT_SAMPLE, OPT_SHEET, OPT_SCALE };
 
 /* a context's text on the sheet is cut at this many characters, all of them together at
  * SHEET_CONTEXTS (rag-agree(1) SPOT CHECKS) */
@@ -28,6 +29,7 @@ static const rag_opt options[] = {
 	{"label", 'l', 'l', "FIELD", NULL, "the human label, a field of the records (dotted path)"},
 	{"labels", 'L', 'L', "FILE", RAG_ARG_FILE, "human labels: JSON Lines {id, label} or CSV id,label"},
 	{"id", 0, OPT_ID, "FIELD", NULL, "the field that joins records and labels (default id)"},
+	{"scale", 0, OPT_SCALE, "LO-HI", NULL, "the labels' scale: one outside it is an error (default 0-1)"},
 	{"threshold", 't', 't', "X", NULL, "the judge says yes at X or more (default 0.5)"},
 	{"optimise", 0, OPT_OPTIMISE, "MEASURE", "f1 accuracy youden", "the best threshold's measure: f1 (default) | accuracy | youden"},
 	{"seed", 0, OPT_SEED, "N", NULL, "seed of the bootstrap and the sample (default 1)"},
@@ -44,7 +46,11 @@ typedef struct tool {
 	rag_cli *cli;
 	const char *field, *label, *id, *input;
 	jv labels;                /* id -> label value, from --labels */
+	jv label_line;            /* id -> its line in the labels file */
+	const char *labels_file;
 	jv used;                  /* id -> true for the labels that matched a record */
+	double lo, hi;            /* the labels' scale (--scale) */
+	const char *scale;
 	int sheet;                /* keep what the sheet shows */
 	/* per record with a score */
 	double *score, *human;    /* human NAN: not labelled */
@@ -153,11 +159,27 @@ static jv sheet_row(jv rec, const char *id, double score, const char *category, 
 	return row;
 }
 
-static void warn_at(tool *t, rag_item *it, const char *fmt, const char *what)
+/* A message about the record at it; about its label, at the label's own place: its line of the
+ * labels file (from_labels), else of the records. */
+static void say_at(tool *t, rag_item *it, const char *id, int from_labels, const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static void say_at(tool *t, rag_item *it, const char *id, int from_labels, const char *level, const char *fmt, ...)
 {
 	char msg[600];
-	snprintf(msg, sizeof msg, fmt, what);
-	if (!t->cli->quiet) fprintf(stderr, "%s: warning (at %s:%zu): %s\n", t->cli->prog, t->input, it->lineno, msg);
+	va_list ap;
+	const char *file = t->input;
+	size_t line = it->lineno;
+	if (t->cli->quiet && strcmp(level, "error")) return;
+	if (from_labels) {
+		jv l = jv_object_get(jv_copy(t->label_line), jv_string(id));
+		file = t->labels_file;
+		line = jv_get_kind(l) == JV_KIND_NUMBER ? (size_t)jv_number_value(l) : 0;
+		jv_free(l);
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s (at %s:%zu): %s\n", t->cli->prog, level, file, line, msg);
 }
 
 static void observe(rag_item *it, void *ctx)
@@ -180,7 +202,7 @@ static void observe(rag_item *it, void *ctx)
 	if (rc) {
 		if (rc < 0) {
 			t->bad_scores++;
-			warn_at(t, it, "%s is not a number or a boolean: left out", t->field);
+			say_at(t, it, id, 0, "warning", "%s is not a number or a boolean: left out", t->field);
 		} else {
 			t->without_score++;
 		}
@@ -206,7 +228,14 @@ static void observe(rag_item *it, void *ctx)
 	}
 	if (rc < 0) {
 		t->bad_labels++;
-		warn_at(t, it, "the label (%s) cannot be read as yes/no or a number: left out", t->label ? t->label : "--labels");
+		say_at(t, it, id, !t->label, "warning", "the label (%s) cannot be read as yes/no or a number: left out",
+		       t->label ? t->label : "--labels");
+	} else if (rc == 0 && !(h >= t->lo && h <= t->hi)) {
+		/* a label off the scale is a mistake in the labels, never a grade of its own */
+		t->bad_labels++;
+		say_at(t, it, id, !t->label, "error", "the label %g is outside the scale %s%s: left out", h, t->scale,
+		       strcmp(t->scale, "0-1") ? "" : " (graded labels: give their scale, --scale 1-5)");
+		rc = -1;
 	}
 	else if (rc > 0 && (t->label || jv_is_valid(t->labels))) t->without_label++;
 	if (t->n == t->cap) {
@@ -233,7 +262,7 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	char err[RAG_ERRLEN];
 	size_t len;
 	char *text;
-	jv rows;
+	jv rows, lines;
 	long withlabel = 0;
 	FILE *f;
 	int rc;
@@ -246,34 +275,51 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 		rag_msg(t->cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
-	rows = rag_testset_parse(text, len, path, RAG_TESTSET_AUTO, err, sizeof err);
+	rows = rag_testset_parse_lines(text, len, path, RAG_TESTSET_AUTO, &lines, err, sizeof err);
 	free(text);
 	if (!jv_is_valid(rows)) {
 		jv_free(rows);
+		jv_free(lines);
 		rag_msg(t->cli->prog, "error", "%s", err);
 		return RAG_EXIT_DATA;
 	}
 	t->labels = jv_object();
+	t->label_line = jv_object();
+	t->labels_file = path;
 	jv_array_foreach(rows, i, r) {
 		jv id = rag_json_get(jv_copy(r), "id"), lab = rag_json_get(jv_copy(r), "label");
 		if (jv_is_valid(lab)) withlabel++;
 		/* a row without a label (an empty cell of a sheet) is a record not labelled yet */
 		if (jv_get_kind(id) == JV_KIND_STRING && jv_is_valid(lab)) {
 			if (jv_object_has(jv_copy(t->labels), jv_copy(id))) (*duplicates)++;
+			t->label_line = jv_object_set(t->label_line, jv_copy(id), jv_array_get(jv_copy(lines), i));
 			t->labels = jv_object_set(t->labels, id, lab);
 		} else {
 			jv_free(id);
 			jv_free(lab);
 		}
 		jv_free(r);
-		(void)i;
 	}
+	jv_free(lines);
 	if (!withlabel && jv_array_length(jv_copy(rows)) > 0) {
 		jv_free(rows);
 		rag_msg(t->cli->prog, "error", "\"%s\" has no label in any row (a labels file holds id and label)", path);
 		return RAG_EXIT_DATA;
 	}
 	jv_free(rows);
+	return 0;
+}
+
+/* --scale LO-HI: two finite numbers, LO < HI (LO may be negative: -1-1) */
+static int parse_scale(const char *s, double *lo, double *hi)
+{
+	char *end;
+	errno = 0;
+	*lo = strtod(s, &end);
+	if (end == s || *end != '-' || !isfinite(*lo)) return -1;
+	s = end + 1;
+	*hi = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*hi) || !(*lo < *hi)) return -1;
 	return 0;
 }
 
@@ -325,7 +371,11 @@ int main(int argc, char **argv)
 	t.cli = &cli;
 	t.id = "id";
 	t.labels = jv_invalid();
+	t.label_line = jv_invalid();
 	t.used = jv_object();
+	t.scale = "0-1";
+	t.lo = 0;
+	t.hi = 1;
 	t.rows = jv_array();
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
@@ -359,6 +409,13 @@ int main(int argc, char **argv)
 			if (rag_cli_int(&cli, "--sample", optarg, 1, 1000000000, &sample) < 0) goto misuse;
 			break;
 		case OPT_SHEET: sheet = optarg; break;
+		case OPT_SCALE:
+			if (parse_scale(optarg, &t.lo, &t.hi) < 0) {
+				rag_msg(cli.prog, "error", "--scale \"%s\": expected LO-HI, two numbers, LO below HI (1-5, 0-10)", optarg);
+				goto misuse;
+			}
+			t.scale = optarg;
+			break;
 		default:
 			rc = rag_cli_option(&cli, opt, optarg, &done);
 			if (rc || done) goto out;
@@ -466,6 +523,7 @@ out:
 	free(t.human);
 	jv_free(t.rows);
 	jv_free(t.labels);
+	jv_free(t.label_line);
 	jv_free(t.used);
 	rag_cli_free(&cli);
 	return rc;

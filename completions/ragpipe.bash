@@ -89,7 +89,7 @@ _ragpipe()
 		--optimise)
 			COMPREPLY=($(compgen -W 'f1 accuracy youden' -- "$cur"))
 			return 0 ;;
-		-f|--field|-l|--label|--id|-t|--threshold|--seed|--resamples|--confidence|--sample)
+		-f|--field|-l|--label|--id|--scale|-t|--threshold|--seed|--resamples|--confidence|--sample)
 			return 0 ;;
 		esac
 	fi
@@ -228,7 +228,7 @@ _ragpipe()
 			return 0
 		fi ;;
 	rag-agree)
-		opts="$opts -f --field -l --label -L --labels --id -t --threshold --optimise --seed --resamples
+		opts="$opts -f --field -l --label -L --labels --id --scale -t --threshold --optimise --seed --resamples
 		      --confidence --json --markdown --sample --sheet"
 		# rag-agree reads a file (the run)
 		if [[ $cur != -* ]]; then

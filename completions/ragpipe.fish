@@ -111,6 +111,7 @@ complete -c rag-agree -s f -l field -x -d 'The judge score or verdict field (dot
 complete -c rag-agree -s l -l label -x -d 'The human label field (dotted path)'
 complete -c rag-agree -s L -l labels -r -F -d 'Human labels file: JSONL or CSV id,label'
 complete -c rag-agree -l id -x -d 'The field joining records and labels'
+complete -c rag-agree -l scale -x -d 'The labels scale LO-HI (default 0-1)'
 complete -c rag-agree -s t -l threshold -x -d 'The judge says yes at X or more'
 complete -c rag-agree -l optimise -x -a 'f1 accuracy youden' -d 'The best threshold measure'
 complete -c rag-agree -l seed -x -d 'Seed of the bootstrap and the sample'

@@ -6,7 +6,10 @@
  * fields taken from the reply by jq programs. Command: /bin/sh -c COMMAND per record, the record
  * on its standard input, one JSON object read from its standard output, the same programs over
  * it; at most `concurrency` at once, each in its own process group, killed (SIGTERM, then
- * SIGKILL) when it outlives the timeout. Every jq program is compiled once, at set-up. */
+ * SIGKILL) when it outlives the timeout. Its answer is what it printed by the time it exited
+ * (a pidfd says when), not what a child it left in the background holding its output lets
+ * through later; such a child's group is ended the same way. Every jq program is compiled once,
+ * at set-up. */
 #include "rag.h"
 
 #include <errno.h>
@@ -16,14 +19,18 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
 #define KILL_GRACE 2.0          /* seconds from SIGTERM to SIGKILL */
+#define EXIT_POLL 0.1           /* without a pidfd: how often to look whether a command exited */
 #define OUT_MAX ((size_t)64 << 20)
 #define ERR_KEEP 4096           /* bytes of a command's standard error kept for its message */
 
@@ -47,13 +54,13 @@ typedef struct job job;
 struct job {
 	job *next;
 	rag_collect *c;
-	rag_collect_cb cb;
+	rag_collect_cb cb;         /* command mode: NULL once answered, while what it left is ended */
 	void *arg;
 	/* command mode */
 	char *input;
 	size_t inlen, inoff;
 	pid_t pid;
-	int in_fd, out_fd, err_fd;
+	int in_fd, out_fd, err_fd, pid_fd;   /* pid_fd: readable when the command exits; -1 without */
 	rag_buf out, err;
 	double t0, term_at;        /* term_at: when SIGTERM went, 0 before */
 	int timed_out;
@@ -430,6 +437,7 @@ static int spawn(rag_collect *c, job *j, char *err, size_t errlen)
 	j->in_fd = in[1];
 	j->out_fd = out[0];
 	j->err_fd = er[0];
+	j->pid_fd = pidfd_open(j->pid, 0);   /* not reaped before waitpid: it is this command */
 	fcntl(j->in_fd, F_SETFL, fcntl(j->in_fd, F_GETFL) | O_NONBLOCK);
 	fcntl(j->out_fd, F_SETFL, fcntl(j->out_fd, F_GETFL) | O_NONBLOCK);
 	fcntl(j->err_fd, F_SETFL, fcntl(j->err_fd, F_GETFL) | O_NONBLOCK);
@@ -487,22 +495,25 @@ static jv output_object(const rag_buf *b)
 	return jv_invalid();
 }
 
-static void command_done(rag_collect *c, job *j, int wstatus)
+/* The record's answer from how the command ended (si, from waitid) and what it printed; the job
+ * stays, answered (cb NULL), for its caller to reap. */
+static void command_done(rag_collect *c, job *j, const siginfo_t *si)
 {
 	jv fields = jv_object(), reply;
 	char err[RAG_ERRLEN], tail[256];
 	double secs = rag_now() - j->t0;
+	int exited = si->si_code == CLD_EXITED;
 	last_line(&j->err, tail, sizeof tail);
 	fields = jv_object_set(fields, jv_string("latency_ms"), jv_number(round(secs * 1e4) / 10));
-	if (WIFEXITED(wstatus)) fields = jv_object_set(fields, jv_string("status"), jv_number(WEXITSTATUS(wstatus)));
+	if (exited) fields = jv_object_set(fields, jv_string("status"), jv_number(si->si_status));
 	if (j->timed_out) {
 		snprintf(err, sizeof err, "the command took longer than collect.timeout (%g s) and was killed", c->timeout);
 		failed(j, fields, err);
-	} else if (WIFSIGNALED(wstatus)) {
-		snprintf(err, sizeof err, "the command was killed by signal %d%s", WTERMSIG(wstatus), tail);
+	} else if (!exited) {
+		snprintf(err, sizeof err, "the command was killed by signal %d%s", si->si_status, tail);
 		failed(j, fields, err);
-	} else if (WEXITSTATUS(wstatus) != 0) {
-		snprintf(err, sizeof err, "the command exited with status %d%s", WEXITSTATUS(wstatus), tail);
+	} else if (si->si_status != 0) {
+		snprintf(err, sizeof err, "the command exited with status %d%s", si->si_status, tail);
 		failed(j, fields, err);
 	} else if (!jv_is_valid(reply = output_object(&j->out))) {
 		jv_free(reply);
@@ -513,21 +524,23 @@ static void command_done(rag_collect *c, job *j, int wstatus)
 	} else {
 		j->cb(j->arg, fields, NULL);
 	}
+	j->cb = NULL;
 	rag_buf_free(&j->out);
 	rag_buf_free(&j->err);
 	free(j->input);
-	free(j);
+	j->input = NULL;
 }
 
-/* Read what is there from fd into b (at most max kept: the tail for standard error); EOF or an
- * error closes it. */
-static void drain(int *fd, rag_buf *b, int tail)
+/* Read what is there from fd into b, at most `most` bytes (at most OUT_MAX kept: the tail for
+ * standard error); EOF or an error closes it. */
+static void drain(int *fd, rag_buf *b, int tail, size_t most)
 {
 	char buf[16384];
 	ssize_t n;
-	while (*fd >= 0) {
-		n = read(*fd, buf, sizeof buf);
+	while (*fd >= 0 && most > 0) {
+		n = read(*fd, buf, most < sizeof buf ? most : sizeof buf);
 		if (n > 0) {
+			most -= (size_t)n;
 			if (!tail && b->len + (size_t)n > OUT_MAX) {
 				close_fd(fd);   /* no answer is that large: it fails as no object */
 				b->len = 0;
@@ -545,6 +558,49 @@ static void drain(int *fd, rag_buf *b, int tail)
 	}
 }
 
+/* What a command that has exited printed: the bytes in the pipe now (a child it left in the
+ * background may write on: that is no part of its answer). 1 when something else still holds
+ * the pipe open for writing. */
+static int take_rest(int *fd, rag_buf *b, int tail)
+{
+	int avail = 0;
+	struct pollfd p;
+	if (*fd < 0) return 0;
+	if (ioctl(*fd, FIONREAD, &avail) == 0 && avail > 0) drain(fd, b, tail, (size_t)avail);
+	if (*fd < 0) return 0;
+	p.fd = *fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	return poll(&p, 1, 0) >= 0 && !(p.revents & POLLHUP);
+}
+
+/* The end of a job whose command has exited and whose group is done with */
+static void reap(job *j)
+{
+	int st;
+	close_fd(&j->in_fd);
+	close_fd(&j->out_fd);
+	close_fd(&j->err_fd);
+	close_fd(&j->pid_fd);
+	while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	free(j);
+}
+
+/* Whether j's command has exited (si filled), without reaping it: the zombie keeps its process
+ * group's id from being used again while the group is ended. wait: block (SIGKILL has gone). */
+static int has_exited(job *j, int wait, siginfo_t *si)
+{
+	memset(si, 0, sizeof *si);
+	if (waitid(P_PID, (id_t)j->pid, si, WEXITED | WNOWAIT | (wait ? 0 : WNOHANG)) < 0) {
+		if (errno != ECHILD) return 0;
+		si->si_pid = j->pid;   /* reaped by another (SIGCHLD ignored): taken as status 0 */
+		si->si_code = CLD_EXITED;
+		si->si_status = 0;
+	}
+	return si->si_pid == j->pid;
+}
+
 static void feed(job *j)
 {
 	while (j->in_fd >= 0 && j->inoff < j->inlen) {
@@ -560,34 +616,53 @@ static void feed(job *j)
 	if (j->inoff >= j->inlen) close_fd(&j->in_fd);
 }
 
-/* Timeouts, exits and the callbacks of the commands that ended. Returns the seconds until the
- * next timeout of a running command. */
+/* Timeouts, exits and the callbacks of the commands that ended; the groups of the answered ones
+ * that still hold their pipes, SIGKILLed after the grace. Returns the seconds until the next
+ * thing to do. */
 static double check_commands(rag_collect *c)
 {
 	job **pp = &c->running;
 	double now = rag_now(), next = 3600;
 	while (*pp) {
 		job *j = *pp;
-		int st;
-		pid_t w;
-		if (!j->term_at && now - j->t0 >= c->timeout) {
+		siginfo_t si;
+		int killed = j->term_at && now - j->term_at >= KILL_GRACE;
+		if (!j->cb) {
+			if (killed) {
+				kill(-j->pid, SIGKILL);
+				*pp = j->next;
+				reap(j);
+				continue;
+			}
+		} else if (!j->term_at && now - j->t0 >= c->timeout) {
 			j->timed_out = 1;
 			j->term_at = now;
 			kill(-j->pid, SIGTERM);
-		} else if (j->term_at && now - j->term_at >= KILL_GRACE) {
+		} else if (killed) {
 			kill(-j->pid, SIGKILL);
 		}
-		if (j->out_fd < 0 && j->err_fd < 0) {
+		if (j->cb && has_exited(j, killed, &si)) {
+			/* what it printed is in the pipes now: an EOF would wait for whatever it left in
+			 * the background holding them, up to the timeout */
+			int held = take_rest(&j->out_fd, &j->out, 0);
+			held |= take_rest(&j->err_fd, &j->err, 1);
 			close_fd(&j->in_fd);
-			w = waitpid(j->pid, &st, j->term_at && now - j->term_at >= KILL_GRACE ? 0 : WNOHANG);
-			if (w == j->pid || (w < 0 && errno == ECHILD)) {
-				if (w < 0) st = 0;
+			close_fd(&j->out_fd);
+			close_fd(&j->err_fd);
+			close_fd(&j->pid_fd);
+			c->nrunning--;
+			command_done(c, j, &si);
+			if (!held) {
 				*pp = j->next;
-				c->nrunning--;
-				command_done(c, j, st);
+				reap(j);
 				continue;
 			}
-			if (next > 0.02) next = 0.02;   /* its pipes closed: it is about to exit */
+			if (!j->term_at) {
+				j->term_at = now;
+				kill(-j->pid, SIGTERM);
+			}
+		} else if (j->cb && j->pid_fd < 0 && next > EXIT_POLL) {
+			next = EXIT_POLL;   /* no pidfd to say when it exits */
 		}
 		{
 			double due = j->term_at ? j->term_at + KILL_GRACE - now : j->t0 + c->timeout - now;
@@ -610,7 +685,8 @@ static int command_run(rag_collect *c, int fd, double timeout)
 	next = check_commands(c);
 	start_commands(c);
 	if (next < timeout) timeout = next;
-	cap = (size_t)c->nrunning * 3 + 1;
+	cap = 1;
+	for (j = c->running; j; j = j->next) cap += 4;
 	pfd = rag_xcalloc(cap, sizeof *pfd);
 	who = rag_xcalloc(cap, sizeof *who);
 	if (fd >= 0) {
@@ -621,6 +697,7 @@ static int command_run(rag_collect *c, int fd, double timeout)
 		if (j->in_fd >= 0) who[n] = j, pfd[n].fd = j->in_fd, pfd[n++].events = POLLOUT;
 		if (j->out_fd >= 0) who[n] = j, pfd[n].fd = j->out_fd, pfd[n++].events = POLLIN;
 		if (j->err_fd >= 0) who[n] = j, pfd[n].fd = j->err_fd, pfd[n++].events = POLLIN;
+		if (j->pid_fd >= 0) who[n] = j, pfd[n].fd = j->pid_fd, pfd[n++].events = POLLIN;
 	}
 	if (c->nrunning == 0 && fd < 0) timeout = 0;
 	ms = timeout <= 0 ? 0 : (int)ceil(timeout * 1000);
@@ -633,8 +710,8 @@ static int command_run(rag_collect *c, int fd, double timeout)
 			}
 			j = who[i];
 			if (pfd[i].fd == j->in_fd) feed(j);
-			else if (pfd[i].fd == j->out_fd) drain(&j->out_fd, &j->out, 0);
-			else if (pfd[i].fd == j->err_fd) drain(&j->err_fd, &j->err, 1);
+			else if (pfd[i].fd == j->out_fd) drain(&j->out_fd, &j->out, 0, SIZE_MAX);
+			else if (pfd[i].fd == j->err_fd) drain(&j->err_fd, &j->err, 1, SIZE_MAX);
 		}
 	}
 	free(pfd);
@@ -652,7 +729,7 @@ void rag_collect_record(rag_collect *c, jv rec, rag_collect_cb cb, void *arg)
 	j->c = c;
 	j->cb = cb;
 	j->arg = arg;
-	j->in_fd = j->out_fd = j->err_fd = -1;
+	j->in_fd = j->out_fd = j->err_fd = j->pid_fd = -1;
 	if (!c->command_mode) {
 		http_call(c, j, jv_copy(rec));
 		return;
@@ -706,20 +783,16 @@ void rag_collect_cancel(rag_collect *c, const char *why)
 	}
 	c->queue_tail = NULL;
 	while ((j = c->running)) {
-		int st;
 		c->running = j->next;
-		c->nrunning--;
 		kill(-j->pid, SIGKILL);
-		close_fd(&j->in_fd);
-		close_fd(&j->out_fd);
-		close_fd(&j->err_fd);
-		while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
-			;
-		rag_buf_free(&j->out);
-		rag_buf_free(&j->err);
-		free(j->input);
-		failed(j, jv_object(), why);
-		free(j);
+		if (j->cb) {
+			c->nrunning--;
+			rag_buf_free(&j->out);
+			rag_buf_free(&j->err);
+			free(j->input);
+			failed(j, jv_object(), why);
+		}
+		reap(j);
 	}
 }
 

@@ -556,6 +556,10 @@ jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int 
 /* The top-level field names of records (borrowed, an array of objects) that look like typos
  * of a known one: [[name, suggestion], ...], each name once, in the order first met. */
 jv rag_testset_near_misses(jv records);
+/* The same, and *lines (lines not NULL) the line each record starts on (1-based), a jv array
+ * parallel to the records; jv_invalid() on a broken file. */
+jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
+                           size_t errlen);
 
 /* ================================================================ 3. asking a model */
 /* ---------------------------------------------------------------- cache.c */

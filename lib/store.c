@@ -100,11 +100,19 @@ static int first_col(void *ctx, int ncol, const char *const *col)
 	return 1;
 }
 
+/* After a failure: the first error is the one to report, so the rollback's own (the connection
+ * is gone, say) goes to a buffer of its own, never into the caller's message. */
+static void rollback(rag_store *s)
+{
+	char scratch[256];
+	q0(s, "ROLLBACK", scratch, sizeof scratch);
+}
+
 static int begin(rag_store *s, char *err, size_t errlen)
 {
 	if (q0(s, s->be->begin, err, errlen) < 0) return -1;
 	if (s->be->lock && q(s, s->be->lock, 0, NULL, NULL, NULL, err, errlen) < 0) {
-		q0(s, "ROLLBACK", NULL, 0);
+		rollback(s);
 		return -1;
 	}
 	return 0;
@@ -113,15 +121,10 @@ static int begin(rag_store *s, char *err, size_t errlen)
 static int commit(rag_store *s, char *err, size_t errlen)
 {
 	if (q0(s, "COMMIT", err, errlen) < 0) {
-		q0(s, "ROLLBACK", NULL, 0);
+		rollback(s);
 		return -1;
 	}
 	return 0;
-}
-
-static void rollback(rag_store *s)
-{
-	q0(s, "ROLLBACK", NULL, 0);
 }
 
 /* The schema's version in the database: 0 when it has none; -1 on error. */
@@ -843,6 +846,20 @@ static char *until_bound(const char *u)
 	return strlen(u) == 10 ? rag_xasprintf("%sT23:59:59Z", u) : rag_xstrdup(u);
 }
 
+/* A LIKE pattern for "starts with pre": its own %, _ and the escape character taken literally
+ * (ESCAPE '!', not a backslash, which a server without standard_conforming_strings reads
+ * differently in a literal). */
+static char *like_prefix(const char *pre)
+{
+	rag_buf b = {0};
+	for (; *pre; pre++) {
+		if (*pre == '%' || *pre == '_' || *pre == '!') rag_buf_add(&b, "!", 1);
+		rag_buf_add(&b, pre, 1);
+	}
+	rag_buf_add(&b, "%", 1);
+	return b.p;   /* never NULL: the % at least */
+}
+
 int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, size_t errlen)
 {
 	rag_buf sql = {0};
@@ -864,8 +881,8 @@ int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, 
 		rag_buf_addf(&sql, " AND started <= $%d", n);
 	}
 	if (f->commit) {
-		p[n++] = like = rag_xasprintf("%s%%", f->commit);
-		rag_buf_addf(&sql, " AND commit_id LIKE $%d", n);
+		p[n++] = like = like_prefix(f->commit);
+		rag_buf_addf(&sql, " AND commit_id LIKE $%d ESCAPE '!'", n);
 	}
 	rag_buf_adds(&sql, " ORDER BY started DESC, id DESC");
 	rc = q(s, sql.p, n, p, collect_runs, &a, err, errlen);

@@ -17,8 +17,10 @@ static void quiet(void *arg, const char *msg)
 /* libpq's messages end with a newline and may run over lines: one line */
 static void one_line(char *err)
 {
-	size_t n = strlen(err);
+	size_t n;
 	char *p;
+	if (!err) return;
+	n = strlen(err);
 	while (n && (err[n - 1] == '\n' || err[n - 1] == ' ')) err[--n] = 0;
 	for (p = err; *p; p++)
 		if (*p == '\n' || *p == '\t') *p = ' ';

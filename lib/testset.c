@@ -69,6 +69,22 @@ static int fail_at(const char *name, const char *text, size_t off, char *err, si
 	return -1;
 }
 
+/* Each record's line, when asked for (out not NULL): offsets come in order, so the newlines
+ * are counted once. */
+struct lines {
+	const char *text;
+	size_t off, line;
+	jv *out;
+};
+
+static void note_line(struct lines *l, size_t off)
+{
+	if (!l->out) return;
+	for (; l->off < off; l->off++)
+		if (l->text[l->off] == '\n') l->line++;
+	*l->out = jv_array_append(*l->out, jv_number((double)l->line));
+}
+
 /* the offset of the first byte of invalid UTF-8, or len */
 static size_t first_invalid(const char *text, size_t len)
 {
@@ -147,11 +163,11 @@ static int not_record(jv v, const char *name, const char *text, size_t at, const
 	return fail_at(name, text, at, err, errlen, msg);
 }
 
-static jv parse_json(const char *name, const char *text, size_t len, char *err, size_t errlen)
+static jv parse_json(const char *name, const char *text, size_t len, struct lines *ln, char *err, size_t errlen)
 {
 	jv out = jv_array(), v;
 	jv_parser *p;
-	size_t skip = bom(text, len), nvalues = 0;
+	size_t skip = bom(text, len), nvalues = 0, vat = skip;
 	char what[64];
 
 	if (len - skip > (size_t)0x7fffffff) {
@@ -163,11 +179,14 @@ static jv parse_json(const char *name, const char *text, size_t len, char *err, 
 	jv_parser_set_buf(p, text + skip, (int)(len - skip), 0);
 	while (jv_is_valid(v = jv_parser_next(p))) {
 		nvalues++;
+		if (ln->out) vat = value_start(text, len, vat, nvalues > 1);   /* this value's start, from the last's */
 		if (jv_get_kind(v) == JV_KIND_ARRAY) {
 			/* a JSON array file: its elements are the records */
 			int i, n = jv_array_length(jv_copy(v));
+			size_t eat = vat + 1;
 			for (i = 0; i < n; i++) {
 				jv e = jv_array_get(jv_copy(v), i);
+				if (ln->out) note_line(ln, eat = value_start(text, len, eat, i > 0));
 				if (jv_get_kind(e) != JV_KIND_OBJECT) {
 					size_t at = value_start(text, len, skip, nvalues - 1);
 					snprintf(what, sizeof what, "element %d of the array", i + 1);
@@ -185,6 +204,7 @@ static jv parse_json(const char *name, const char *text, size_t len, char *err, 
 			not_record(v, name, text, value_start(text, len, skip, nvalues - 1), what, err, errlen);
 			goto fail;
 		}
+		note_line(ln, vat);
 		out = jv_array_append(out, v);
 	}
 	if (jv_invalid_has_msg(jv_copy(v))) {
@@ -292,7 +312,7 @@ static int json_column(const char *col)
 	return 0;
 }
 
-static jv parse_csv(const char *name, const char *text, size_t len, char *err, size_t errlen)
+static jv parse_csv(const char *name, const char *text, size_t len, struct lines *ln, char *err, size_t errlen)
 {
 	struct csv c = { name, text, len, bom(text, len), err, errlen };
 	rag_strv head = {0}, row = {0};
@@ -347,6 +367,7 @@ static jv parse_csv(const char *name, const char *text, size_t len, char *err, s
 			}
 			rec = jv_object_set(rec, jv_string(head.v[i]), jv_string(v));
 		}
+		note_line(ln, start);
 		out = jv_array_append(out, rec);
 		rag_strv_free(&row);
 	}
@@ -363,16 +384,34 @@ fail:
 
 /* ---------------------------------------------------------------- records */
 
+static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, jv *lines,
+                    char *err, size_t errlen);
+
 jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen)
 {
-	return rag_testset_parse_fields(text, len, name, format, NULL, err, errlen);
+	return parse_all(text, len, name, format, NULL, NULL, err, errlen);
 }
 
 jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields,
                             char *err, size_t errlen)
 {
+	return parse_all(text, len, name, format, fields, NULL, err, errlen);
+}
+
+jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
+                           size_t errlen)
+{
+	return parse_all(text, len, name, format, NULL, lines, err, errlen);
+}
+
+/* the records, their fields by our names, and (lines not NULL) the line each starts on */
+static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, jv *lines,
+                    char *err, size_t errlen)
+{
 	jv out;
 	size_t bad, n, i;
+	struct lines ln = {text, 0, 1, lines};
+	if (lines) *lines = jv_invalid();
 	if (!name) name = "<stdin>";
 	if ((bad = first_invalid(text, len)) < len) {
 		fail_at(name, text, bad, err, errlen, "invalid UTF-8");
@@ -383,9 +422,16 @@ jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int 
 		return jv_invalid();
 	}
 	if (format == RAG_TESTSET_AUTO) format = rag_testset_detect(name, text, len);
-	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, err, errlen)
-	                                : parse_json(name, text, len, err, errlen);
-	if (!jv_is_valid(out)) return out;
+	if (lines) *lines = jv_array();
+	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, &ln, err, errlen)
+	                                : parse_json(name, text, len, &ln, err, errlen);
+	if (!jv_is_valid(out)) {
+		if (lines) {
+			jv_free(*lines);
+			*lines = jv_invalid();
+		}
+		return out;
+	}
 	/* the fields by our names: the mapping's programs over the record as written, then the
 	 * aliases (sampleId, groundTruth...) of the fields still absent.
 	 * ids: a record without one is case-N, N its place in the file (1-based); a number id is
@@ -399,6 +445,10 @@ jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int 
 			rag_seterr(err, errlen, "%s: record %zu: %s", name, i + 1, msg);
 			jv_free(rec);
 			jv_free(out);
+			if (lines) {
+				jv_free(*lines);
+				*lines = jv_invalid();
+			}
 			return jv_invalid();
 		}
 		rec = rag_record_normalize(rec);

@@ -256,6 +256,27 @@ alive_of() {
 }
 is "$(alive_of "$T/hung.pids")" 0 "command: hung: no process of theirs is left (their process group was killed)"
 
+# a command that answers and exits, leaving a child in the background that holds its standard
+# output (one that ignores SIGTERM too): the answer is what it printed when it exited, taken then,
+# not after collect.timeout (100 s here; the tool is stopped after 30); the children are ended
+: >"$T/bg.pids"
+_rto=${RAG_TEST_TIMEOUT:-120}
+RAG_TEST_TIMEOUT=30
+cat >"$T/bg.sh" <<'EOF'
+echo '{"answer": "right away"}'
+sleep 1000 &
+echo $! >>"$1"
+sh -c 'trap "" TERM; echo $$ >>"$1"; exec sleep 1000' sh "$1" &
+until grep -qx "$!" "$1"; do :; done
+EOF
+collect --timeout 100 --command "sh $T/bg.sh $T/bg.pids" <"$T/good.jsonl"
+RAG_TEST_TIMEOUT=$_rto
+is "$RC" 0 "command: exits, a child left holding its stdout: exit 0, at once"
+check "command: the answer it printed when it exited, no error" jq -se '
+	length == 3 and all(.[]; .answer == "right away" and .status == 0 and .errors == null)' "$OUT"
+is "$(nlines "$T/bg.pids")" 6 "command: each left two children (their pids noted)"
+is "$(alive_of "$T/bg.pids")" 0 "command: the children left in the background are ended"
+
 # the concurrency limit: each command notes its start and end
 : >"$T/cc.log"
 collect -j 2 --command 'echo start >>'"$T"'/cc.log; sleep 0.3; echo end >>'"$T"'/cc.log; echo "{\"answer\": \"x\"}"' <"$T/eight.jsonl"

@@ -62,12 +62,43 @@ is "$RC" 0 "one class only: still exit 0"
 is "$(jq -r .auc "$OUT")" null "one class only: AUC null, not a number"
 like "$(jq -r .null_reasons.auc "$OUT")" "one class only" "one class only: the reason"
 printf '%s\n' '{"id":1,"s":0.5,"h":1}' '{"id":2,"s":0.5,"h":3}' '{"id":3,"s":0.5,"h":5}' >"$T/constant.jsonl"
-run rag rag-agree -f s -l h --json <"$T/constant.jsonl"
+run rag rag-agree -f s -l h --scale 1-5 --json <"$T/constant.jsonl"
 is "$(jq -c '[.labels_kind, .spearman, .auc]' "$OUT")" '["graded",null,null]' "graded labels, constant scores: Spearman and AUC null"
 is "$(jq -r .null_reasons.spearman "$OUT")" "the scores are constant" "constant scores: the reason"
 printf '%s\n' '{"id":1,"s":0.1,"h":1}' '{"id":2,"s":0.5,"h":3}' '{"id":3,"s":0.9,"h":5}' '{"id":4,"s":0.7,"h":4}' >"$T/graded.jsonl"
-run rag rag-agree -f s -l h --json <"$T/graded.jsonl"
+run rag rag-agree -f s -l h --scale 1-5 --json <"$T/graded.jsonl"
 is "$(jq -c '[.spearman, .kendall_tau_b]' "$OUT")" "[1,1]" "graded labels in the scores' order: Spearman and Kendall 1"
+
+# ---------------------------------------------------------------- the labels' scale
+# labels outside it are errors at their place, left out and counted: never graded, never in the
+# corrected mean (a -1 made it 0.250 [-1.200, 1.700])
+run rag rag-agree -f s -l h --json <"$T/graded.jsonl"
+is "$RC" 3 "graded labels on the default scale 0-1: exit 3"
+like "$(cat "$ERR")" '^rag-agree: error \(at <stdin>:2\): the label 3 is outside the scale 0-1' \
+	"the label outside the scale named at its line of the records (--label)"
+is "$(jq -c '[.bad_labels, .pairs]' "$OUT")" "[3,1]" "3 labels outside the scale counted and left out"
+printf '%s\n' '{"id":"a","label":1}' '{"id":"b","label":0}' '{"id":"c","label":-1}' '{"id":"d","label":1}' >"$T/neg.jsonl"
+run rag rag-agree --field $F --labels "$T/neg.jsonl" --json <"$T/run.jsonl"
+is "$RC" 3 "a label of -1 in a labels file: exit 3"
+is "$(grep -c . "$ERR")" 1 "one message"
+like "$(cat "$ERR")" "^rag-agree: error \\(at $T/neg\\.jsonl:3\\): the label -1 is outside the scale 0-1" \
+	"it names the labels file and the label's line in it, not <stdin>"
+is "$(jq -c '[.bad_labels, .pairs, .labels_kind, .ppi.n_labelled]' "$OUT")" '[1,3,"binary",3]' \
+	"-1 is not taken as a graded label: left out of the measures and the corrected mean"
+printf 'id,label\r\na,yes\r\n\r\nb,"no"\r\nc,"maybe\r\nnot"\r\nd,7\r\n' >"$T/bad.csv"
+run rag rag-agree --field $F --labels "$T/bad.csv" --json <"$T/run.jsonl"
+is "$RC" 3 "labels that cannot be read, or are outside the scale, in a CSV file: exit 3"
+like "$(cat "$ERR")" "at $T/bad\\.csv:5\\): the label \\(--labels\\) cannot be read" "a CSV row's line (a quoted cell over two lines)"
+like "$(cat "$ERR")" "error \\(at $T/bad\\.csv:7\\): the label 7 is outside the scale 0-1" "and the next row's"
+unlike "$(cat "$ERR")" "<stdin>" "no message names <stdin> for the labels file"
+run rag rag-agree --field $F --labels "$T/bad.csv" --scale 0-10 --json "$T/run.jsonl"
+is "$(jq -c '[.bad_labels, .pairs]' "$OUT")" '[1,3]' "--scale 0-10: 7 is a label"
+run rag rag-agree -f s -l h --scale 2-5 --json <"$T/graded.jsonl"
+like "$(cat "$ERR")" 'error \(at <stdin>:1\): the label 1 is outside the scale 2-5' "--scale LO-HI: its ends"
+for bad in 5-1 1 x-2 1-1 1-5x; do
+	run rag rag-agree -f s -l h --scale "$bad" <"$T/graded.jsonl"
+	is "$RC" 2 "--scale $bad: exit 2"
+done
 
 # ---------------------------------------------------------------- a labels file joined by id
 printf '%s\n' '{"id":"a","label":0}' '{"id":"b","label":"no"}' '{"id":"c","label":1}' '{"id":"d","label":true}' \

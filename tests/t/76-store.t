@@ -124,6 +124,10 @@ suite() {
 	is "$(jq -r .run "$OUT" | tr '\n' ' ')" "A S " "$1: --until a day: to its end"
 	run st list --json --commit abc
 	is "$(jq -r .run "$OUT" | tr '\n' ' ')" "S " "$1: --commit by its start"
+	for w in % _ _bc a%3 '\'; do
+		run st list --json --commit "$w"
+		is "$RC:$(cat "$OUT")" "0:" "$1: --commit '$w': a wildcard of SQL's LIKE matches only itself"
+	done
 	run st list --json --limit 1
 	is "$(jq -r .run "$OUT")" "B" "$1: --limit: the newest"
 
@@ -189,6 +193,17 @@ suite() {
 	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[1,7,26]' "$1: and every run and record is there"
 	run st list --json --testset ci
 	is "$(jq -r .n "$OUT" | tr '\n' ' ')" "4 4 4 4 " "$1: each whole"
+	# a commit that holds the wildcards itself is found by them, taken literally
+	for c in 'x%_!y' 'x\_z'; do
+		rag rag-store -q -c "$T/c.yaml" --store "$FRESH" add - --commit "$c" <"$T/stream.jsonl" >/dev/null 2>&1
+	done
+	for wc in 'x%|x%_!y' 'x%_!|x%_!y' 'x\_|x\_z' 'x\|x\_z'; do
+		w=${wc%%|*}
+		run rag rag-store -c "$T/c.yaml" --store "$FRESH" list --json --commit "$w"
+		is "$(jq -r .commit "$OUT" | tr '\n' ' ')" "${wc#*|} " "$1: --commit '$w' finds the commit that starts with it"
+	done
+	run rag rag-store -c "$T/c.yaml" --store "$FRESH" list --json --commit 'x_'
+	is "$RC:$(cat "$OUT")" "0:" "$1: --commit 'x_' finds neither"
 }
 
 # ---------------------------------------------------------------- SQLite
@@ -295,5 +310,63 @@ unlike "$(cat "$ERR")" 'pw-s3cret' "and no password"
 "$PGBIN/psql" -q -h "$PGDIR/sock" -U ragpipe -d postgres -c 'UPDATE schema_version SET version = 0' >/dev/null 2>&1
 run st info
 is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[1,8]' "an older version: migrated, the runs kept"
+
+# the connection lost in the middle of an add: another session holds run_cases, so the add has
+# its run inserted and waits on its first record; then its backend is ended, or the server is
+# stopped at once. Exit 6 with a message, and nothing of the run stored.
+psql_q() { "$PGBIN/psql" -X -q -t -A -h "$PGDIR/sock" -U ragpipe -d postgres -c "$1" 2>/dev/null; }
+# pg_wait SQL: until the query gives a row (the server's state, polled; 30 s at most)
+pg_wait() {
+	_i=0
+	while [ -z "$(psql_q "$1")" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 300 ] && return 1
+		sleep 0.1
+	done
+}
+# hold_run_cases: a session that holds run_cases until fd 7 is closed
+hold_run_cases() {
+	rm -f "$T/holdin"
+	mkfifo "$T/holdin"
+	"$PGBIN/psql" -X -q -h "$PGDIR/sock" -U ragpipe -d postgres <"$T/holdin" >"$T/hold.log" 2>&1 &
+	HOLD_PID=$!
+	exec 7>"$T/holdin"
+	printf 'BEGIN;\nLOCK TABLE run_cases IN ACCESS EXCLUSIVE MODE;\n' >&7
+	pg_wait "SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'run_cases' AND l.mode = 'AccessExclusiveLock' AND l.granted"
+}
+# add_blocked ID: rag-store add in the background, returned once it waits on run_cases
+add_blocked() {
+	(rag rag-store -c "$T/c.yaml" --store "$URL&application_name=ragpipe-cut" add "$T/A" --run-id "$1" \
+		>"$T/cut.out" 2>"$T/cut.err"; echo $? >"$T/cut.rc") &
+	ADD_PID=$!
+	pg_wait "SELECT pid FROM pg_stat_activity WHERE application_name = 'ragpipe-cut' AND wait_event_type = 'Lock'"
+}
+for how in terminate immediate; do
+	rm -f "$T/cut.rc"
+	hold_run_cases || diag "run_cases was not locked"
+	add_blocked "CUT-$how" || diag "the add did not wait on run_cases"
+	if [ $how = terminate ]; then
+		psql_q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ragpipe-cut'" >/dev/null
+		wait $ADD_PID
+		exec 7>&-
+		wait $HOLD_PID
+	else
+		$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+		wait $ADD_PID
+		exec 7>&-
+		wait $HOLD_PID
+		$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w \
+			-o "-k $PGDIR/sock -c listen_addresses= -c fsync=off" start >"$T/pg_ctl.log" 2>&1 ||
+			diag "pg_ctl start again failed"
+	fi
+	is "$(cat "$T/cut.rc")" 6 "the connection lost mid-add ($how): exit 6"
+	like "$(cat "$T/cut.err")" '^rag-store: error: .*postgresql: .*(terminat|connection|server)' "$how: a message says the store failed"
+	unlike "$(cat "$T/cut.err")" 'pw-s3cret' "$how: and no password"
+	is "$(cat "$T/cut.out")" "" "$how: no run id printed"
+	run st info
+	is "$(jq -c '[.runs, .records]' "$OUT")" '[8,30]' "$how: after the server is back, nothing of the run is stored"
+	run st export "CUT-$how"
+	is "$RC" 1 "$how: the run is not there"
+done
 pg_stop
 done_testing

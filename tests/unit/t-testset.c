@@ -29,6 +29,16 @@ static const char *dump(jv v)
 	return out;
 }
 
+/* the lines of the records of a file, as JSON, or "invalid" */
+static const char *lines_of(const char *name, const char *text)
+{
+	jv lines, recs = rag_testset_parse_lines(text, strlen(text), name, RAG_TESTSET_AUTO, &lines, err, sizeof err);
+	const char *r = jv_is_valid(recs) && jv_array_length(jv_copy(recs)) == jv_array_length(jv_copy(lines))
+	                ? dump(lines) : (jv_free(lines), "invalid");
+	jv_free(recs);
+	return r;
+}
+
 int main(void)
 {
 	/* detection */
@@ -91,5 +101,14 @@ int main(void)
 	ok(!strncmp(err, "c.csv:2:1: column \"contexts\"", 28), "named: %s", err);
 	is_str(dump(parse("c.csv", "question,question\nq,r\n")), "invalid", "a column twice fails");
 	is_str(dump(parse("c.csv", "")), "invalid", "an empty CSV file has no header");
+
+	/* each record's line, for messages about a record of the file (rag-agree's labels) */
+	is_str(lines_of("s.jsonl", "{\"id\":1}\n\n{\"id\":2}\n{\"a\":\"x\\ny]}\"} {\"id\":4}\n"), "[1,3,4,4]",
+	       "lines: JSON Lines, a blank line, two objects on one line, escapes and brackets in a string");
+	is_str(lines_of("s.json", "\xEF\xBB\xBF[\n  {\"id\": \"a\",\n   \"x\": [1, {\"y\": \"]\"}]},\n\n  {\"id\": \"b\"}, {}\n]\n{\n}\n"),
+	       "[2,5,5,7]", "lines: a JSON array's elements, pretty and on one line; an object after it");
+	is_str(lines_of("s.csv", "id,label\r\na,1\r\n\r\nb,\"two\r\nlines\"\r\nc,3\r\n"), "[2,4,6]",
+	       "lines: CSV rows, a blank line, a quoted cell over two lines");
+	is_str(lines_of("s.csv", "id,label\na\n"), "invalid", "lines: a broken file has none");
 	return done_testing();
 }

@@ -63,6 +63,20 @@ double rag_now(void);                   /* monotonic seconds */
 int rag_write_all(int fd, const void *data, size_t n);
 /* Read a whole file; NUL-terminated; NULL and err on failure. */
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* A set of ids (strings), numbered 0, 1, ... in the order added: NUL-terminated in one arena,
+ * found through an open-addressing table of row + 1 (0 empty) by their FNV-1a hash. About 25
+ * bytes an id, where a libjq object and a strdup each took over 120: a baseline of a million
+ * records is kept whole. { 0 } is empty. The caller keeps its own columns per row. */
+typedef struct rag_idtab {
+	char *ids; size_t len, cap;   /* the arena */
+	size_t *off, n, off_cap;      /* per row: where its id starts */
+	uint32_t *tab; size_t tab_cap;   /* a power of 2, at least twice n */
+} rag_idtab;
+long rag_idtab_find(const rag_idtab *t, const char *id);   /* its row, or -1 */
+/* A new row for id (the caller found it absent); -1 when the table is full (UINT32_MAX - 1 rows). */
+long rag_idtab_add(rag_idtab *t, const char *id);
+const char *rag_idtab_id(const rag_idtab *t, size_t row);   /* borrowed */
+void rag_idtab_free(rag_idtab *t);   /* empty again */
 /* Directory that holds share/ data (prompts...): $RAG_DATADIR, else <exe>/../share when running
  * from the build tree, else the compiled-in RAG_DATADIR. Borrowed, static storage. */
 const char *rag_datadir(void);
@@ -75,7 +89,13 @@ int rag_json_true(jv o, const char *k);       /* o borrowed; 1 when o.k is true 
 /* The value at a dotted path of o (borrowed): "scores.faithfulness", "system.top_k"; a key that
  * itself holds the dots is tried first. jv_invalid() when absent. */
 jv rag_json_path(jv o, const char *path);
-/* o.k (o borrowed) as text into buf: a string, a number (%.17g), else "". Returns buf. */
+/* An id (v borrowed: a record's, a context's, any jv) as text, the one way every tool writes
+ * one: a string as it is, a number as JSON writes it (0.1 is "0.1", never 0.10000000000000001),
+ * another value as its compact JSON. NULL for null or absent. Every place that turns an id into
+ * text (keys, JUnit names, the store, the report) calls this, so the same id matches across them. */
+char *rag_json_id(jv v);
+/* o.k (o borrowed) as text into buf: a string, a number (as rag_json_id writes it), else "".
+ * Returns buf. */
 const char *rag_json_str(jv o, const char *k, char *buf, size_t n);
 
 /* ---------------------------------------------------------------- sha256.c */

@@ -43,8 +43,13 @@ static jv arr(jv o, const char *k)
 static void esc_field(rag_buf *b, jv o, const char *k)
 {
 	jv v = rag_json_get(jv_copy(o), k);
-	if (jv_get_kind(v) == JV_KIND_STRING) esc(b, jv_string_value(v));
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		esc(b, jv_string_value(v));
+	} else if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		char *t = rag_json_id(v);
+		rag_buf_adds(b, t);
+		free(t);
+	}
 	jv_free(v);
 }
 
@@ -259,16 +264,8 @@ jv rag_report_record(jv rec, jv verdict, const char *where)
 	int failed = rag_json_true(verdict, "failed"), errored = rag_json_true(verdict, "errored");
 
 	v = rag_json_get(jv_copy(rec), "id");
-	if (jv_get_kind(v) == JV_KIND_STRING) {
-		r = jv_object_set(r, jv_string("id"), v);
-	} else if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) {
-		jv d = jv_dump_string(v, 0);
-		id = rag_xstrdup(jv_string_value(d));
-		jv_free(d);
-		r = jv_object_set(r, jv_string("id"), jv_string(id));
-	} else {
-		jv_free(v);
-	}
+	if ((id = rag_json_id(v))) r = jv_object_set(r, jv_string("id"), jv_string(id));
+	jv_free(v);
 	free(id);
 	v = rag_json_get(jv_copy(rec), "category");
 	if (jv_get_kind(v) == JV_KIND_STRING) r = jv_object_set(r, jv_string("cat"), v);
@@ -821,8 +818,13 @@ static void md(rag_buf *b, const char *s, size_t max)
 static void md_field(rag_buf *b, jv o, const char *k, size_t max)
 {
 	jv v = rag_json_get(jv_copy(o), k);
-	if (jv_get_kind(v) == JV_KIND_STRING) md(b, jv_string_value(v), max);
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		md(b, jv_string_value(v), max);
+	} else if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		char *t = rag_json_id(v);
+		rag_buf_adds(b, t);
+		free(t);
+	}
 	jv_free(v);
 }
 

@@ -315,13 +315,11 @@ static jv parse(const char *s)
 	return v;
 }
 
-/* a record's id as text (a number's as %.17g), or NULL */
+/* a record's id as text (rag_json_id), or NULL */
 static char *record_id(jv rec)
 {
 	jv id = rag_json_get(jv_copy(rec), "id");
-	char *s = NULL;
-	if (jv_get_kind(id) == JV_KIND_STRING) s = rag_xstrdup(jv_string_value(id));
-	else if (jv_get_kind(id) == JV_KIND_NUMBER) s = rag_xasprintf("%.17g", jv_number_value(id));
+	char *s = rag_json_id(id);
 	jv_free(id);
 	return s;
 }

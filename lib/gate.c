@@ -90,7 +90,8 @@ struct rag_gate {
 	double **bcol;                   /* per baseline metric, per row; NAN null */
 	long base_dups, cur_dups, no_id;
 	dvec *pcur, *pbase;              /* pairs per (current) metric */
-	changes regressed, improved;
+	changes regressed, improved;     /* pairs of a record and a metric */
+	long rec_regressed, rec_improved; /* records matched: some pair regressed; some improved, none regressed */
 	jv only_cur; long n_only_cur;
 	jv cost;                         /* the records' usage, per tool, stage and judge (rag_cost_add) */
 };
@@ -560,7 +561,7 @@ static void push_change(changes *c, const char *id, size_t m, double base, doubl
  * delta, change: "regressed"|"improved"|"none"} appended to *out (rag_gate_add_verdict). */
 static void align(rag_gate *g, const char *id, jv scores, jv *out)
 {
-	long found;
+	long found, reg0, imp0;
 	size_t row;
 	if (!id) {
 		g->no_id++;
@@ -578,6 +579,8 @@ static void align(rag_gate *g, const char *id, jv scores, jv *out)
 		return;
 	}
 	g->base_seen[row] = 1;
+	reg0 = g->regressed.total;
+	imp0 = g->improved.total;
 	jv_object_foreach(scores, key, val) {
 		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
 		if (jv_get_kind(val) == JV_KIND_NUMBER && jv_get_kind(bi) == JV_KIND_NUMBER) {
@@ -600,6 +603,10 @@ static void align(rag_gate *g, const char *id, jv scores, jv *out)
 		jv_free(key);
 		jv_free(val);
 	}
+	/* the record's class, as the report's Compare tab gives it: regressed when any of its
+	 * metrics did, else improved when any did */
+	if (g->regressed.total > reg0) g->rec_regressed++;
+	else if (g->improved.total > imp0) g->rec_improved++;
 }
 
 /* one check of a record for JUnit: {metric, score, threshold, status, message?} */
@@ -971,6 +978,9 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 		long matched = 0;
 		for (i = 0; i < g->nbase; i++) matched += g->base_seen && g->base_seen[i];
 		b = jv_object_set(b, jv_string("matched"), jv_number((double)matched));
+		b = jv_object_set(b, jv_string("regressed_records"), jv_number((double)g->rec_regressed));
+		b = jv_object_set(b, jv_string("improved_records"), jv_number((double)g->rec_improved));
+		b = jv_object_set(b, jv_string("unchanged_records"), jv_number((double)(matched - g->rec_regressed - g->rec_improved)));
 	}
 	b = jv_object_set(b, jv_string("seed"), jv_number((double)g->o.seed));
 	b = jv_object_set(b, jv_string("resamples"), jv_number(g->o.resamples));
@@ -1013,8 +1023,10 @@ static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, si
 		ms = jv_array();
 		row = jv_object_set(row, jv_string(key), jv_string(c->name));
 		row = jv_object_set(row, jv_string("records"), jv_number((double)c->records));
+		row = jv_object_set(row, jv_string("errored"), jv_number((double)c->errored));
 		row = jv_object_set(row, jv_string("passed"), jv_number((double)c->passed));
 		row = jv_object_set(row, jv_string("pass_rate"), cj > 0 ? jv_number((double)c->passed / (double)cj) : jv_null());
+		row = jv_object_set(row, jv_string("pass_rate_of"), jv_number((double)cj));
 		for (i = 0; i < g->nmetric; i++) {
 			size_t m = order[i];
 			dvec empty = {0}, *d = m < c->nm ? &c->m[m] : &empty;
@@ -1159,6 +1171,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("errored"), jv_number((double)g->errored));
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
+	s = jv_object_set(s, jv_string("pass_rate_of"), jv_number((double)judged));
 	s = jv_object_set(s, jv_string("thresholds"), thr);
 	s = jv_object_set(s, jv_string("metrics"), metrics);
 	s = jv_object_set(s, jv_string("categories"), cats);

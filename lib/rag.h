@@ -1392,6 +1392,15 @@ jv rag_report_history_read(const char *text, size_t len, const char *name, char 
 /* The verdict of a summary (borrowed): "PASS", "FAIL", or "SUMMARY" when its pass is null, a
  * summary with no decision (rag-gate --summary-only, rag-report with no threshold). */
 const char *rag_report_verdict(jv summary);
+/* The counts of a summary, or of one of its categories or groups (borrowed), in one sentence
+ * whose figures add up and whose percentage names its denominator: "300 records: 231 passed
+ * (79.7% of the 290 without errors or nulls), 59 failed, 10 with errors or nulls". gated 0:
+ * "300 records, 10 with errors or nulls". Numbers only (no escaping needed), appended to b. */
+void rag_report_counts(rag_buf *b, jv s, int gated);
+/* The summary's baseline (borrowed) in one sentence: the records matched by id, how many of them
+ * regressed (some metric did), improved (none regressed) or neither, and apart the pairs of a
+ * record and a metric that regressed or improved. Appended to b. */
+void rag_report_changes(rag_buf *b, jv base);
 
 /* ---------------------------------------------------------------- terminal.c */
 /* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the

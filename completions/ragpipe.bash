@@ -111,7 +111,7 @@ _ragpipe()
 		--stream)
 			COMPREPLY=($(compgen -W 'auto true false' -- "$cur"))
 			return 0 ;;
-		--url|--command|-H|--header|--body|--answer|--contexts|--ids|--system|--timeout|--retries)
+		--url|--command|-H|--header|--body|--answer|--contexts|--ids|--system|--system-from|--timeout|--retries)
 			return 0 ;;
 		esac
 	fi
@@ -213,7 +213,7 @@ _ragpipe()
 		      --smooth --lowercase" ;;
 	rag-collect)
 		opts="$opts --url --command -X --method -H --header --body --answer --contexts --ids --stream
-		      --system --timeout --retries -j --concurrency --cache" ;;
+		      --system --system-from --timeout --retries -j --concurrency --cache" ;;
 	rag-embsim)
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
 		      -j --concurrency --estimate" ;;

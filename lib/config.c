@@ -137,6 +137,7 @@ static const struct key keys[] = {
 	{ ROW("collect", "answer", T_STR, collect.answer) },
 	{ ROW("collect", "contexts", T_STR, collect.contexts) },
 	{ ROW("collect", "context_ids", T_STR, collect.context_ids) },
+	{ ROW("collect", "system_from", T_STR, collect.system_from) },
 	{ ROW("collect", "stream", T_ENUM, collect.stream), .choices = streams },
 	{ ROW("collect", "timeout", T_DOUBLE, collect.timeout), .lo = 0, .hi = HUGE_VAL, .lo_open = 1 },
 	{ ROW("collect", "concurrency", T_INT, collect.concurrency), .lo = 1, .hi = 1024 },

@@ -293,6 +293,8 @@ typedef struct rag_config {
 		rag_kv *headers; size_t nheaders; /* name -> value, ${VAR} expanded; values are secrets */
 		char *body;                      /* jq program: record -> request body; NULL: the default */
 		char *answer, *contexts, *context_ids; /* jq programs over the reply; NULL: the defaults */
+		char *system_from;               /* jq program: reply -> the knobs it ran with (an object,
+		                                  * into the record's system); NULL: none */
 		char *stream;                    /* "auto" (NULL) | "true" | "false": a reply is SSE */
 		double timeout;                  /* seconds a call (or a command) may take, default 60 */
 		int concurrency;                 /* calls or commands at once, 0: llm.concurrency */
@@ -1045,17 +1047,23 @@ typedef struct rag_collect_stats {
 } rag_collect_counts;
 /* fields (consumed by the callback): what to set on the record: answer (a string, or null on
  * failure), contexts (strings) and context_ids when the reply gave them, latency_ms and status
- * (the HTTP status, or the command's exit status) when known. error: NULL, or why the call
- * failed (borrowed for the call). */
+ * (the HTTP status, or the command's exit status) when known, system (an object: the knobs the
+ * reply says it ran with, by collect.system_from). error: NULL, or why the call failed
+ * (borrowed for the call). Set them with rag_collect_merge. */
 typedef void (*rag_collect_cb)(void *arg, jv fields, const char *error);
 /* NULL and err when neither or both of url and command are set, or a program does not compile. */
 rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen);
 const char *rag_collect_target(const rag_collect *c);   /* the URL or the command (borrowed) */
-/* Call the system for rec (borrowed); cb runs later, from rag_collect_run, exactly once. */
+/* Call the system for rec (borrowed), with the config's system: knobs in it (rag_collect_system)
+ * so the body program (or the command) sees what is recorded; cb runs later, from
+ * rag_collect_run, exactly once. */
 void rag_collect_record(rag_collect *c, jv rec, rag_collect_cb cb, void *arg);
 /* rec (consumed) with the config's system: keys in its "system" object; keys the record's own
  * system object already has are kept. */
 jv rag_collect_system(const rag_collect *c, jv rec);
+/* rec (consumed) with the callback's fields (consumed) set, the reply's system knobs over the
+ * record's own and those over the config's (what ran is what is recorded). */
+jv rag_collect_merge(const rag_collect *c, jv rec, jv fields);
 /* As rag_llm_run: progress, wait up to timeout for progress or fd; 1 when fd is readable. */
 int rag_collect_run(rag_collect *c, int fd, double timeout);
 /* Fail every call queued or in flight now (commands killed), callbacks with why. */

@@ -126,7 +126,7 @@ _ragpipe()
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0 ;;
-		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin|--store)
+		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin|--store|--sample)
 			return 0 ;;
 		esac
 	fi
@@ -238,7 +238,7 @@ _ragpipe()
 		fi ;;
 	rag-eval)
 		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --jobs --sshlogin
-		      --format --bin --dry-run --estimate --emit --skip-done --store"
+		      --format --bin --dry-run --estimate --sample --emit --skip-done --store"
 		# rag-eval reads a file (the test set)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

@@ -167,6 +167,17 @@ double rag_chars_count(const char *s);
 /* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge}, and
  * "retries", "invalid_usage" when not 0 */
 jv rag_usage_json(const rag_usage *u, const char *judge);
+/* The sizes --estimate gives what rag-collect has not collected yet: characters of an answer,
+ * contexts a record, characters of a context. */
+typedef struct rag_standin { double answer_chars, contexts, context_chars; } rag_standin;
+/* rec (consumed) with a stand-in answer where it has none and stand-in contexts where it has
+ * none, of the sizes of sz: plain sentences, so that the claims split and the tokens estimate
+ * go as on prose. */
+jv rag_estimate_standin(jv rec, const rag_standin *sz);
+/* Add the sizes of a collected record (borrowed: its answer and contexts) to *sum, and count it
+ * in *n when it has an answer; rag_standin_mean makes the sums means. */
+void rag_standin_add(rag_standin *sum, long *n, jv rec);
+void rag_standin_mean(rag_standin *sum, long n);
 
 /* ================================================================ 2. configuration and records */
 /* ---------------------------------------------------------------- config.c */
@@ -295,6 +306,8 @@ typedef struct rag_config {
 		char *answer, *contexts, *context_ids; /* jq programs over the reply; NULL: the defaults */
 		char *system_from;               /* jq program: reply -> the knobs it ran with (an object,
 		                                  * into the record's system); NULL: none */
+		/* --estimate: the sizes of what is not collected yet (rag_standin) */
+		double expected_answer_chars, expected_contexts, expected_context_chars;
 		char *stream;                    /* "auto" (NULL) | "true" | "false": a reply is SSE */
 		double timeout;                  /* seconds a call (or a command) may take, default 60 */
 		int concurrency;                 /* calls or commands at once, 0: llm.concurrency */

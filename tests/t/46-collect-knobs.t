@@ -63,4 +63,18 @@ run rag rag-collect -c "$T/cmd.yaml" <"$T/set.jsonl"
 is "$RC:$(jq -c '.system.top_k' "$OUT" | tr '\n' ' ')" '0:5 9 ' \
 	"command mode: the command reads the record with its knobs, and its reply's knobs are taken"
 
+# ---------------------------------------------------------------- the run's knobs in the store
+# rag-eval with the reply's knobs: run.json keeps the configured ones (top_k 5, bm25), every
+# record says what ran (top_k 3, hybrid); the store's run has what ran, and is found by it.
+fresh '[{"meta": {"retriever": "hybrid"}}]'
+printf 'llm:\n  provider: offline\ncollect:\n  url: %s/ask\n  system_from: .meta\nsystem:\n  top_k: 5\n  retriever: bm25\n' "$FAKE_URL" >"$T/ev.yaml"
+run rag rag-eval -q -c "$T/ev.yaml" -m faithfulness --run-id K -o "$T/K" "$T/set.jsonl"
+is "$(jq -c '.system' "$T/K/records.jsonl" | sort -u)" '{"top_k":3,"retriever":"hybrid"}' "rag-eval: every record has the knobs that ran"
+run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" add "$T/K"
+is "$RC" 0 "rag-store add: exit 0"
+run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" list --json
+is "$(jq -c '.system' "$OUT")" '{"top_k":3,"retriever":"hybrid"}' "the store's run has the knobs that ran, not those configured"
+run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" list --json --system retriever=hybrid
+is "$(jq -r '.run' "$OUT")" K "and is found by them"
+
 done_testing

@@ -64,9 +64,7 @@ typedef struct tool {
 static char *id_of(jv rec, const char *field)
 {
 	jv v = rag_json_path(rec, field);
-	char *s = NULL;
-	if (jv_get_kind(v) == JV_KIND_STRING) s = rag_xstrdup(jv_string_value(v));
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) s = rag_xasprintf("%.17g", jv_number_value(v));
+	char *s = jv_get_kind(v) == JV_KIND_STRING || jv_get_kind(v) == JV_KIND_NUMBER ? rag_json_id(v) : NULL;
 	jv_free(v);
 	return s;
 }

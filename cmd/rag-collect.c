@@ -12,7 +12,7 @@ static const char usage[] =
 	"field passes through. A failed call leaves answer null with an errors entry (exit 4).\n";
 
 enum { OPT_URL = RAG_OPT_TOOL, OPT_COMMAND, OPT_METHOD, OPT_TIMEOUT, OPT_BODY, OPT_ANSWER, OPT_CONTEXTS,
-       OPT_IDS, OPT_SYSTEM, OPT_STREAM, OPT_RETRIES };
+       OPT_IDS, OPT_SYSTEM, OPT_SYSTEM_FROM, OPT_STREAM, OPT_RETRIES };
 
 static const rag_opt options[] = {
 	{"url", 0, OPT_URL, "URL", NULL, "the service to call (collect.url)"},
@@ -30,6 +30,8 @@ static const rag_opt options[] = {
 	 "Content-Type), true, false (collect.stream)"},
 	{"system", 0, OPT_SYSTEM, "KEY=VALUE", NULL, "a setting of the system for each record's system\n"
 	 "object, repeatable (the config's system section)"},
+	{"system-from", 0, OPT_SYSTEM_FROM, "JQ", NULL, "jq program: reply -> the settings it ran with, an object\n"
+	 "into the record's system, over the configured ones (collect.system_from)"},
 	{"timeout", 0, OPT_TIMEOUT, "SECONDS", NULL, "seconds a call or command may take (collect.timeout,\n"
 	 "default 60)"},
 	{"retries", 0, OPT_RETRIES, "N", NULL, "retries of a failed call (collect.retries)"},
@@ -49,9 +51,7 @@ static void collected(void *arg, jv fields, const char *error)
 {
 	rag_item *it = arg;
 	tool *t = it->data;
-	jv_object_foreach(fields, k, v) it->rec = jv_object_set(it->rec, k, v);
-	jv_free(fields);
-	it->rec = rag_collect_system(t->col, it->rec);
+	it->rec = rag_collect_merge(t->col, it->rec, fields);
 	if (error) {
 		it->rec = rag_record_error(it->rec, "rag-collect", NULL, "%s", error);
 		rag_item_remote_error(it, error);
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 	rag_stream_ops ops = {start, NULL, run, cancel};
 	int opt, rc, done, i;
 	const char *url = NULL, *command = NULL, *method = NULL, *body = NULL, *answer = NULL, *contexts = NULL,
-	           *ids = NULL, *stream = NULL, *cache = NULL;
+	           *ids = NULL, *stream = NULL, *cache = NULL, *sysfrom = NULL;
 	rag_strv headers = {0}, systems = {0};
 	double timeout = 0;
 	long retries = -1, conc = 0;
@@ -199,6 +199,7 @@ int main(int argc, char **argv)
 			stream = optarg;
 			break;
 		case OPT_SYSTEM: rag_strv_push(&systems, rag_xstrdup(optarg)); break;
+		case OPT_SYSTEM_FROM: sysfrom = optarg; break;
 		case OPT_TIMEOUT:
 			if (rag_cli_double(&cli, "--timeout", optarg, 0, 86400, 1, &timeout)) {
 				rc = rag_cli_misuse(&cli);
@@ -242,6 +243,7 @@ int main(int argc, char **argv)
 	if (answer) rag_set_str(&cli.cfg.collect.answer, answer);
 	if (contexts) rag_set_str(&cli.cfg.collect.contexts, contexts);
 	if (ids) rag_set_str(&cli.cfg.collect.context_ids, ids);
+	if (sysfrom) rag_set_str(&cli.cfg.collect.system_from, sysfrom);
 	if (stream) rag_set_str(&cli.cfg.collect.stream, stream);
 	if (timeout > 0) cli.cfg.collect.timeout = timeout;
 	if (retries >= 0) cli.cfg.collect.retries = (int)retries;

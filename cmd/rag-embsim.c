@@ -41,7 +41,34 @@ typedef struct tool {
 	const char *metric;
 	rag_estimate est;         /* --estimate: the texts it would embed (requests at the end) */
 	long est_texts;
+	double sent_texts, sent_tokens;   /* a run: the texts asked for so far, their tokens */
 } tool;
+
+/* A run's usage of the embeddings endpoint, into the record (its item it), as --estimate counts
+ * it: the texts the record asks for and their tokens by the estimate's rule, and its share of the
+ * requests, batch_size texts each. A request holds the texts of several records, so each record
+ * carries the requests and tokens that the texts before it, in input order, had not yet filled
+ * (ceil of the running total less ceil before it): they add up to the estimate's ceilings, the
+ * same bytes whatever order the replies come in, and the run's cost prices them as the estimate
+ * does. The cache's answers are counted too: a bound, as the estimate is. */
+static void charge(rag_item *it, tool *t, jv texts)
+{
+	rag_usage u;
+	double bs = t->cli->cfg.embeddings.batch_size > 0 ? t->cli->cfg.embeddings.batch_size : 64, tok = 0, n;
+	if (!strcmp(rag_embed_name(t->emb), "offline")) return;   /* nothing is sent */
+	n = jv_array_length(jv_copy(texts));
+	jv_array_foreach(texts, i, x) {
+		if (jv_get_kind(x) == JV_KIND_STRING) tok += rag_tokens_estimate(jv_string_value(x));
+		jv_free(x);
+		(void)i;
+	}
+	memset(&u, 0, sizeof u);
+	u.calls = (long)(ceil((t->sent_texts + n) / bs) - ceil(t->sent_texts / bs));
+	u.prompt_tokens = (long)(ceil(t->sent_tokens + tok) - ceil(t->sent_tokens));
+	t->sent_texts += n;
+	t->sent_tokens += tok;
+	it->rec = rag_record_usage(it->rec, t->cli->prog, t->metric, &u, rag_embed_name(t->emb));
+}
 
 typedef struct job {
 	tool *t;
@@ -262,6 +289,7 @@ static void start(rag_item *it, void *ctx)
 		jv_free(texts);
 		return;
 	}
+	charge(it, t, texts);
 	j = rag_xmalloc(sizeof *j);
 	j->t = t;
 	j->it = it;

@@ -37,7 +37,7 @@ static const char usage[] =
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
-	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD
+	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE
 };
 
 static const rag_opt options[] = {
@@ -59,6 +59,8 @@ static const rag_opt options[] = {
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},
+	{"sample", 0, OPT_SAMPLE, "N", NULL, "with --estimate: collect the first N records for real, and\n"
+	 "stand in the answers still to collect at their sizes"},
 	{"emit", 0, OPT_EMIT, NULL, NULL, "the pipeline's first stage: the test set as records on stdout"},
 	{"skip-done", 0, OPT_SKIP_DONE, "FILE", RAG_ARG_FILE, "with --emit: leave out the ids FILE holds"},
 	RAG_OPT_END
@@ -176,6 +178,7 @@ typedef struct eval {
 	const char *sshlogin;
 	const char *store_opt;    /* --store URL */
 	rag_strv fields;          /* --field NAME=PROGRAM, as given */
+	long sample;              /* --estimate --sample N */
 	jv done;                  /* --resume: the ids records.jsonl holds */
 	char *bin;                /* the tools' directory, NULL: on PATH */
 	char *self;               /* rag-eval, for the first stage */
@@ -1034,20 +1037,185 @@ static jv run_totals(const char *path, const rag_config *cfg, jv *models_out)
 
 /* ---------------------------------------------------------------- --estimate */
 
+/* The first stage of an estimate's pipelines: the test set as records (rag-eval --emit). */
+static void add_emit(eval *e, rag_buf *b, const char *src)
+{
+	shq(b, e->self);
+	rag_buf_addf(b, " --emit --format %s --run-id ", rag_testset_format_name(e->format));
+	shq(b, e->run_id);
+	if (e->done_before) {
+		/* --resume: what is left to score */
+		char *f = path_in(e, "records.jsonl");
+		rag_buf_adds(b, " --skip-done ");
+		shq(b, f);
+		free(f);
+	}
+	rag_buf_adds(b, " < ");
+	shq(b, src);
+}
+
+/* A temporary file (made from tmpl) holding text: 0, or -1 with errno. */
+static int write_tmp(char *tmpl, const char *text, size_t len)
+{
+	int fd = mkstemp(tmpl), e;
+	if (fd < 0) return -1;
+	if (rag_write_all(fd, text, len) < 0) {
+		e = errno;
+		close(fd);
+		unlink(tmpl);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* --estimate with answers still to collect: the records the stages would see, into a temporary
+ * file made from out (the caller unlinks it), each without an answer given one of the sizes rag
+ * would collect: collect.expected_* from the config, or, with --sample N, the mean sizes of
+ * the first N records collected for real (which those records keep). *info: what was stood in
+ * and how, for the estimate's JSON. 0 or an exit status. */
+static int standin(eval *e, const char *src, char *out, jv *info)
+{
+	rag_buf b = {0}, filled = {0};
+	char *emitted, *collected = NULL, tmpl[] = "/tmp/rag-eval-sample-XXXXXX";
+	rag_standin sz = {e->cli.cfg.collect.expected_answer_chars, e->cli.cfg.collect.expected_contexts,
+	                  e->cli.cfg.collect.expected_context_chars}, sum = {0, 0, 0};
+	long n = 0, sampled = 0, measured = 0, to_collect = 0, i;
+	const char *p, *q;
+	jv lines = jv_array(), got = jv_array();
+
+	add_emit(e, &b, src);
+	emitted = capture(b.p, 0);
+	rag_buf_free(&b);
+	if (!emitted) {
+		rag_msg(e->cli.prog, "error", "--estimate: the test set could not be read as records");
+		jv_free(lines);
+		jv_free(got);
+		return RAG_EXIT_INTERNAL;
+	}
+	for (p = emitted; *p; p = *q ? q + 1 : q) {
+		q = p + strcspn(p, "\n");
+		if (q > p) lines = jv_array_append(lines, jv_string_sized(p, (int)(q - p)));
+	}
+	free(emitted);
+	n = jv_array_length(jv_copy(lines));
+	if (e->sample > 0 && n > 0) {
+		/* the first N records, collected for real: the sizes of what the system answers */
+		for (i = 0; i < n && i < e->sample; i++) {
+			jv l = jv_array_get(jv_copy(lines), (int)i);
+			rag_buf_adds(&b, jv_string_value(l));
+			rag_buf_adds(&b, "\n");
+			jv_free(l);
+			sampled++;
+		}
+		if (write_tmp(tmpl, b.p, b.len) < 0) {
+			rag_msg(e->cli.prog, "error", "cannot write a temporary file: %s", strerror(errno));
+			rag_buf_free(&b);
+			jv_free(lines);
+			jv_free(got);
+			return RAG_EXIT_INTERNAL;
+		}
+		rag_buf_free(&b);
+		add_tool(e, &b, "rag-collect");
+		add_common(e, &b);
+		rag_buf_adds(&b, " < ");
+		shq(&b, tmpl);
+		/* a record the system failed (4) or that had no question (3) is measured out, not fatal */
+		rag_buf_adds(&b, "; s=$?; [ $s -eq 0 ] || [ $s -eq 3 ] || [ $s -eq 4 ]");
+		if (e->cli.verbose) rag_msg(e->cli.prog, "info", "estimate: %s", b.p);
+		collected = capture(b.p, 0);
+		rag_buf_free(&b);
+		unlink(tmpl);
+		if (!collected) {
+			rag_msg(e->cli.prog, "error", "--estimate --sample: rag-collect failed on the sample");
+			jv_free(lines);
+			jv_free(got);
+			return RAG_EXIT_REMOTE;
+		}
+		for (p = collected; *p; p = *q ? q + 1 : q) {
+			jv r;
+			q = p + strcspn(p, "\n");
+			if (q == p) continue;
+			r = jv_parse_sized(p, (int)(q - p));
+			if (jv_get_kind(r) == JV_KIND_OBJECT) rag_standin_add(&sum, &measured, r);
+			got = jv_array_append(got, jv_get_kind(r) == JV_KIND_OBJECT ? r : (jv_free(r), jv_null()));
+		}
+		free(collected);
+		if (measured > 0) {
+			rag_standin_mean(&sum, measured);
+			sz = sum;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		jv l = jv_array_get(jv_copy(lines), (int)i), r = jv_parse(jv_string_value(l)), d;
+		jv_free(l);
+		if (jv_get_kind(r) != JV_KIND_OBJECT) {
+			jv_free(r);
+			continue;
+		}
+		if (!rag_record_str(r, "answer")) {
+			jv c = i < sampled ? jv_array_get(jv_copy(got), (int)i) : jv_null();
+			to_collect++;
+			if (jv_get_kind(c) == JV_KIND_OBJECT && rag_record_str(c, "answer")) {
+				jv_free(r);
+				r = c;
+			} else {
+				jv_free(c);
+				r = rag_estimate_standin(r, &sz);
+			}
+		}
+		d = jv_dump_string(r, 0);
+		rag_buf_adds(&filled, jv_string_value(d));
+		rag_buf_adds(&filled, "\n");
+		jv_free(d);
+	}
+	jv_free(lines);
+	jv_free(got);
+	if (write_tmp(out, filled.p ? filled.p : "", filled.len) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot write a temporary file: %s", strerror(errno));
+		rag_buf_free(&filled);
+		return RAG_EXIT_INTERNAL;
+	}
+	rag_buf_free(&filled);
+	if (!e->cli.quiet) {
+		if (measured)
+			rag_msg(e->cli.prog, "estimate", "rag-collect: %ld record%s to collect; the first %ld collected "
+			        "(--sample: %ld request%s sent to the system under test), the others stood in at their "
+			        "mean sizes: answers of %.0f characters, %.1f contexts of %.0f characters", to_collect,
+			        to_collect == 1 ? "" : "s", sampled, sampled, sampled == 1 ? "" : "s", sz.answer_chars,
+			        sz.contexts, sz.context_chars);
+		else
+			rag_msg(e->cli.prog, "estimate", "rag-collect: %ld record%s to collect (not sent, not priced: the "
+			        "system under test); the stages after it see stand-ins%s: answers of %.0f characters, %.0f "
+			        "contexts of %.0f characters (collect.expected_answer_chars, expected_contexts, "
+			        "expected_context_chars)", to_collect, to_collect == 1 ? "" : "s",
+			        sampled ? " (no record of the sample was collected)" : "", sz.answer_chars, sz.contexts,
+			        sz.context_chars);
+	}
+	*info = JV_OBJECT(jv_string("tool"), jv_string("rag-collect"), jv_string("records"), jv_number((double)to_collect),
+	                  jv_string("sampled"), jv_number((double)sampled),
+	                  jv_string("sizes_from"), jv_string(measured ? "sample" : "config"),
+	                  jv_string("answer_chars"), jv_number(sz.answer_chars), jv_string("contexts"), jv_number(sz.contexts),
+	                  jv_string("context_chars"), jv_number(sz.context_chars));
+	return 0;
+}
+
 /* Each stage that asks a model, run with --estimate on the test set's records: what it would
  * send, summed. A stage after the first would see the records the earlier ones changed; those
  * are not there without sending, so each stage sees the test set's records, after the earlier
  * claims and questions stages ran with the offline judge (claims split locally, the answer as
- * its one pseudo-question), which sends nothing. rag-collect is not estimated (the system
- * under test is no priced model). */
+ * its one pseudo-question), which sends nothing. With answers still to collect, the stages see
+ * stand-ins for them (standin): rag-collect's calls are counted apart (the system under test is
+ * no priced model). */
 static int estimate(eval *e)
 {
-	char tmpl[] = "/tmp/rag-eval-estimate-XXXXXX";
+	char tmpl[] = "/tmp/rag-eval-estimate-XXXXXX", filled[] = "/tmp/rag-eval-standin-XXXXXX";
 	const char *src = e->testset;
 	const char *cur = e->cli.cfg.prices.currency;
 	double req = 0, pc = 0, pt = 0, ct = 0, cost = 0, records = 0;
-	jv list = jv_array(), missing = jv_object(), o;
-	int s, t, rc = 0, priced = 1, tmp = 0;
+	jv list = jv_array(), missing = jv_object(), o, coll = jv_invalid();
+	int s, t, rc = 0, priced = 1, tmp = 0, have_filled = 0;
 
 	if (!strcmp(e->testset, "-")) {
 		int fd = mkstemp(tmpl);
@@ -1062,9 +1230,18 @@ static int estimate(eval *e)
 		src = tmpl;
 		tmp = 1;
 	}
-	if (e->collect && !e->cli.quiet)
-		rag_msg(e->cli.prog, "notice", "--estimate: rag-collect's calls of the system under test are not "
-		        "estimated, and the stages after it see the test set's records without its answers");
+	if (e->collect) {
+		if ((rc = standin(e, src, filled, &coll))) {
+			if (tmp) unlink(tmpl);
+			jv_free(list);
+			jv_free(missing);
+			return rc;
+		}
+		have_filled = 1;
+	} else if (e->sample && !e->cli.quiet) {
+		rag_msg(e->cli.prog, "notice", "--sample: no answer to collect (collect: is not configured, or every "
+		        "record has one): nothing sampled");
+	}
 	for (s = 0; s < S_NONE && !rc; s++) {
 		const struct stage *st = &stages[s];
 		rag_buf b = {0};
@@ -1072,18 +1249,12 @@ static int estimate(eval *e)
 		jv v, x;
 		double c;
 		if (!e->stage_on[s] || !st->jobs || s == S_COLLECT) continue;
-		shq(&b, e->self);
-		rag_buf_addf(&b, " --emit --format %s --run-id ", rag_testset_format_name(e->format));
-		shq(&b, e->run_id);
-		if (e->done_before) {
-			/* --resume: what is left to score */
-			char *f = path_in(e, "records.jsonl");
-			rag_buf_adds(&b, " --skip-done ");
-			shq(&b, f);
-			free(f);
+		if (have_filled) {
+			rag_buf_adds(&b, "cat ");
+			shq(&b, filled);
+		} else {
+			add_emit(e, &b, src);
 		}
-		rag_buf_adds(&b, " < ");
-		shq(&b, src);
 		for (t = 0; t < s; t++) {
 			if (!e->stage_on[t] || (t != S_CLAIMS && t != S_REVQ)) continue;
 			rag_buf_adds(&b, " | ");
@@ -1141,9 +1312,11 @@ static int estimate(eval *e)
 		list = jv_array_append(list, x);
 	}
 	if (tmp) unlink(tmpl);
+	if (have_filled) unlink(filled);
 	if (rc) {
 		jv_free(list);
 		jv_free(missing);
+		jv_free(coll);
 		return rc;
 	}
 	{
@@ -1157,12 +1330,14 @@ static int estimate(eval *e)
 		if (!e->cli.quiet) {
 			if (priced)
 				rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
-				        "tokens, cost %.6f %s by the price table (an estimate: no request was sent; each stage "
-				        "estimated from the test set's records)", records, req, pt, ct, cost, cur);
+				        "tokens, cost %.6f %s by the price table (an estimate: no request was sent to a judge; each stage "
+				        "estimated from the test set's records%s)", records, req, pt, ct, cost, cur,
+				        have_filled ? " and stand-ins for the answers to collect" : "");
 			else
 				rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
-				        "tokens, cost unknown: %s (an estimate: no request was sent; each stage estimated from the "
-				        "test set's records)", records, req, pt, ct, m.p);
+				        "tokens, cost unknown: %s (an estimate: no request was sent to a judge; each stage estimated "
+				        "from the test set's records%s)", records, req, pt, ct, m.p,
+				        have_filled ? " and stand-ins for the answers to collect" : "");
 		}
 		o = JV_OBJECT(jv_string("tool"), jv_string("rag-eval"), jv_string("records"), jv_number(records),
 		              jv_string("requests"), jv_number(req), jv_string("prompt_chars"), jv_number(pc),
@@ -1171,6 +1346,8 @@ static int estimate(eval *e)
 		o = jv_object_set(o, jv_string("cost"), priced ? jv_number(cost) : jv_null());
 		if (!priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
 		o = jv_object_set(o, jv_string("stages"), list);
+		if (jv_is_valid(coll)) o = jv_object_set(o, jv_string("collect"), coll);
+		else jv_free(coll);
 		rag_buf_free(&m);
 	}
 	jv_free(missing);
@@ -2054,6 +2231,10 @@ int main(int argc, char **argv)
 		case OPT_SSHLOGIN: e.sshlogin = optarg; break;
 		case OPT_STORE: e.store_opt = optarg; break;
 		case OPT_FIELD: rag_strv_push(&e.fields, rag_xstrdup(optarg)); break;
+		case OPT_SAMPLE:
+			if (rag_cli_int(&e.cli, "--sample", optarg, 1, 1000000, &n) < 0) goto misuse;
+			e.sample = n;
+			break;
 		case OPT_FORMAT:
 			if ((e.format = rag_testset_format_parse(optarg)) < 0) {
 				rag_msg(e.cli.prog, "error", "--format must be auto, json or csv, not \"%s\"", optarg);
@@ -2079,6 +2260,10 @@ int main(int argc, char **argv)
 	}
 	if (e.skip_done) {
 		rag_msg(e.cli.prog, "error", "--skip-done goes with --emit");
+		goto misuse;
+	}
+	if (e.sample && !e.cli.estimate) {
+		rag_msg(e.cli.prog, "error", "--sample goes with --estimate (the records it collects to measure)");
 		goto misuse;
 	}
 	if (e.sshlogin && !e.shards) {

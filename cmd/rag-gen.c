@@ -261,7 +261,7 @@ static int read_document(gen *g, const char *path)
 static int read_chunks(gen *g, const char *path)
 {
 	FILE *f;
-	char *line = NULL, buf[256];
+	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	long no = 0;
@@ -283,9 +283,10 @@ static int read_chunks(gen *g, const char *path)
 		id = jv_object_get(jv_copy(v), jv_string("id"));
 		tx = jv_object_get(jv_copy(v), jv_string("text"));
 		if (jv_get_kind(id) == JV_KIND_NUMBER) {
-			snprintf(buf, sizeof buf, "%.17g", jv_number_value(id));
+			char *s = rag_json_id(id);
 			jv_free(id);
-			id = jv_string(buf);
+			id = jv_string(s);
+			free(s);
 		}
 		if (!why && (jv_get_kind(id) != JV_KIND_STRING || !*jv_string_value(id))) why = "no \"id\"";
 		if (!why && (jv_get_kind(tx) != JV_KIND_STRING || !*jv_string_value(tx))) why = "no \"text\"";

@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,14 +42,11 @@ typedef struct tool {
 	size_t nrecs;
 	FILE *base;        /* the baseline's "id": {a, sc} pairs, in the page's JSON */
 	/* the baseline's ids, in the order first seen (a repeated id keeps its first place and
-	 * takes the last value, as a JSON object's key does): each as the page writes it, in one
-	 * arena, found by a hash table of row + 1; where its last pair is in base, and its length */
-	char *ids;
-	size_t ids_len, ids_cap, *id_off;
-	uint32_t *tab;
-	size_t tab_cap;
+	 * takes the last value, as a JSON object's key does): each as the page writes it; per row,
+	 * where its last pair is in base, and its length */
+	rag_idtab base_ids;
 	off_t *base_off;
-	size_t *base_len, nbase, base_cap;
+	size_t *base_len, base_cap;
 	int spool_errno;   /* a write to a spool failed: errno */
 	rag_buf buf;       /* one record's JSON, reused */
 } tool;
@@ -74,49 +70,17 @@ static FILE *spool_new(void)
 	return f;
 }
 
-static uint64_t id_hash(const char *s)
+/* The row of the baseline's id (as the page writes it), a new one when it is not there yet;
+ * -1 when the table is full. */
+static long base_row(tool *t, const char *id)
 {
-	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static void tab_put(tool *t, size_t row)
-{
-	size_t i, mask = t->tab_cap - 1;
-	for (i = (size_t)id_hash(t->ids + t->id_off[row]) & mask; t->tab[i]; i = (i + 1) & mask)
-		;
-	t->tab[i] = (uint32_t)(row + 1);
-}
-
-/* The row of the baseline's id (as the page writes it), a new one when it is not there yet. */
-static size_t base_row(tool *t, const char *id)
-{
-	size_t i, row, len = strlen(id) + 1, mask = t->tab_cap - 1;
-	if (t->tab_cap)
-		for (i = (size_t)id_hash(id) & mask; t->tab[i]; i = (i + 1) & mask)
-			if (strcmp(t->ids + t->id_off[t->tab[i] - 1], id) == 0) return t->tab[i] - 1;
-	row = t->nbase++;
-	if (row == t->base_cap) {
+	long row = rag_idtab_find(&t->base_ids, id);
+	if (row >= 0) return row;
+	if ((row = rag_idtab_add(&t->base_ids, id)) < 0) return -1;
+	if ((size_t)row == t->base_cap) {
 		t->base_cap = t->base_cap ? 2 * t->base_cap : 256;
-		t->id_off = rag_xrealloc(t->id_off, t->base_cap * sizeof *t->id_off);
 		t->base_off = rag_xrealloc(t->base_off, t->base_cap * sizeof *t->base_off);
 		t->base_len = rag_xrealloc(t->base_len, t->base_cap * sizeof *t->base_len);
-	}
-	if (t->ids_len + len > t->ids_cap) {
-		while (t->ids_len + len > t->ids_cap) t->ids_cap = t->ids_cap ? 2 * t->ids_cap : 4096;
-		t->ids = rag_xrealloc(t->ids, t->ids_cap);
-	}
-	memcpy(t->ids + t->ids_len, id, len);
-	t->id_off[row] = t->ids_len;
-	t->ids_len += len;
-	if (2 * t->nbase > t->tab_cap) {
-		free(t->tab);
-		t->tab_cap = t->tab_cap ? 2 * t->tab_cap : 1024;
-		t->tab = rag_xcalloc(t->tab_cap, sizeof *t->tab);
-		for (i = 0; i < t->nbase; i++) tab_put(t, i);
-	} else {
-		tab_put(t, row);
 	}
 	return row;
 }
@@ -146,33 +110,33 @@ static void observe(rag_item *it, void *ctx)
 static void observe_base(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
-	jv id, a, sc;
+	jv idv, a, sc;
+	char *id;
 	off_t off;
-	size_t k, keylen;
+	long k;
+	size_t keylen;
 	if (it->bad) return;
 	rag_gate_baseline(t->gate, jv_copy(it->rec));
 	if (!t->keep) return;
-	id = rag_json_get(jv_copy(it->rec), "id");
-	if (jv_get_kind(id) != JV_KIND_STRING) {
-		jv d = jv_is_valid(id) && jv_get_kind(id) != JV_KIND_NULL ? jv_dump_string(jv_copy(id), 0) : jv_invalid();
-		jv_free(id);
-		id = d;
-	}
-	if (!jv_is_valid(id)) return;
+	idv = rag_json_get(jv_copy(it->rec), "id");
+	id = rag_json_id(idv);
+	jv_free(idv);
+	if (!id) return;
 	a = rag_record_get(it->rec, "answer");
 	sc = rag_json_get(jv_copy(it->rec), "scores");
 	t->buf.len = 0;
-	rag_report_json_block(&t->buf, id);
+	rag_report_json_block(&t->buf, jv_string(id));
+	free(id);
 	keylen = t->buf.len;
 	rag_buf_adds(&t->buf, ":");
 	rag_report_json_block(&t->buf, JV_OBJECT(jv_string("a"), jv_get_kind(a) == JV_KIND_STRING ? a : (jv_free(a), jv_null()),
 	                                         jv_string("sc"), jv_get_kind(sc) == JV_KIND_OBJECT ? sc : (jv_free(sc), jv_object())));
 	if ((off = ftello(t->base)) < 0 && !t->spool_errno) t->spool_errno = errno;
 	spool_put(t, t->base, t->buf.p, t->buf.len);
-	if (t->nbase >= UINT32_MAX - 1) return;   /* beyond the table: the gate counts no more either */
 	t->buf.p[keylen] = 0;
 	k = base_row(t, t->buf.p);
 	t->buf.p[keylen] = ':';
+	if (k < 0) return;   /* beyond the table: the gate counts no more either */
 	t->base_off[k] = off;
 	t->base_len[k] = t->buf.len;
 }
@@ -191,9 +155,9 @@ static int write_page(tool *t, FILE *out, const char *frame, size_t ra, size_t b
 		if (ferror(t->recs)) return errno ? errno : EIO;
 	}
 	if (fwrite(frame + ra, 1, ba - ra, out) != ba - ra) return errno ? errno : EIO;
-	if (t->base && t->nbase) {
+	if (t->base && t->base_ids.n) {
 		if (fflush(t->base) != 0) return errno ? errno : EIO;
-		for (k = 0; k < t->nbase; k++) {
+		for (k = 0; k < t->base_ids.n; k++) {
 			size_t left = t->base_len[k];
 			if ((k && fputc(',', out) == EOF) || fseeko(t->base, t->base_off[k], SEEK_SET) != 0) return errno ? errno : EIO;
 			while (left > 0) {
@@ -446,9 +410,7 @@ out:
 	jv_free(hist);
 	if (t.recs) fclose(t.recs);
 	if (t.base) fclose(t.base);
-	free(t.ids);
-	free(t.id_off);
-	free(t.tab);
+	rag_idtab_free(&t.base_ids);
 	free(t.base_off);
 	free(t.base_len);
 	rag_buf_free(&t.buf);

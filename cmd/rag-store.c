@@ -262,8 +262,10 @@ static int cmd_diff(tool *t, const char *ra, const char *rb)
 	}
 	jv_free(lines);
 	if (!t->cli.quiet)
-		rag_msg(t->cli.prog, "info", "%s -> %s: %ld regressed, %ld improved, %ld the same, %ld added, %ld removed",
-		        a, b, counts[0], counts[1], counts[2], counts[3], counts[4]);
+		rag_msg(t->cli.prog, "info", "%s -> %s: %ld record%s: %ld regressed, %ld improved, %ld the same, %ld added, %ld removed",
+		        a, b, counts[0] + counts[1] + counts[2] + counts[3] + counts[4],
+		        counts[0] + counts[1] + counts[2] + counts[3] + counts[4] == 1 ? "" : "s",
+		        counts[0], counts[1], counts[2], counts[3], counts[4]);
 	rc = out_text(t, &out);
 out:
 	free(a);

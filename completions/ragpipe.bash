@@ -111,7 +111,7 @@ _ragpipe()
 		--stream)
 			COMPREPLY=($(compgen -W 'auto true false' -- "$cur"))
 			return 0 ;;
-		--url|--command|-H|--header|--body|--answer|--contexts|--ids|--system|--timeout|--retries)
+		--url|--command|-H|--header|--body|--answer|--contexts|--ids|--system|--system-from|--timeout|--retries)
 			return 0 ;;
 		esac
 	fi
@@ -126,7 +126,7 @@ _ragpipe()
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0 ;;
-		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin|--store|--field)
+		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin|--store|--field|--sample)
 			return 0 ;;
 		esac
 	fi
@@ -213,7 +213,7 @@ _ragpipe()
 		      --smooth --lowercase" ;;
 	rag-collect)
 		opts="$opts --url --command -X --method -H --header --body --answer --contexts --ids --stream
-		      --system --timeout --retries -j --concurrency --cache" ;;
+		      --system --system-from --timeout --retries -j --concurrency --cache" ;;
 	rag-embsim)
 		opts="$opts --pair --score --embedder --model --base-url --dimensions --batch-size --cache
 		      -j --concurrency --estimate" ;;
@@ -238,7 +238,7 @@ _ragpipe()
 		fi ;;
 	rag-eval)
 		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --jobs --sshlogin
-		      --format --field --bin --dry-run --estimate --emit --skip-done --store"
+		      --format --field --bin --dry-run --estimate --sample --emit --skip-done --store"
 		# rag-eval reads a file (the test set)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

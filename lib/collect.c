@@ -74,7 +74,7 @@ struct rag_collect {
 	int sse;
 	double timeout;
 	int concurrency;
-	jq_state *body, *answer, *contexts, *ids;
+	jq_state *body, *answer, *contexts, *ids, *sysfrom;
 	char jqerr[RAG_ERRLEN];   /* the first message of libjq's current compile or run */
 	rag_llm *llm;
 	rag_cache *cache;
@@ -180,7 +180,8 @@ rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen)
 	if ((!c->command_mode && !(c->body = compile(c, "body", k->body ? k->body : default_body, err, errlen))) ||
 	    !(c->answer = compile(c, "answer", k->answer ? k->answer : default_answer, err, errlen)) ||
 	    !(c->contexts = compile(c, "contexts", k->contexts ? k->contexts : default_contexts, err, errlen)) ||
-	    !(c->ids = compile(c, "context_ids", k->context_ids ? k->context_ids : default_ids, err, errlen))) {
+	    !(c->ids = compile(c, "context_ids", k->context_ids ? k->context_ids : default_ids, err, errlen)) ||
+	    (k->system_from && !(c->sysfrom = compile(c, "system_from", k->system_from, err, errlen)))) {
 		rag_collect_free(c);
 		return NULL;
 	}
@@ -293,6 +294,20 @@ static int take_fields(rag_collect *c, jv reply, jv *fields, char *err, size_t e
 		goto out0;
 	} else {
 		jv_free(ids);
+	}
+	if (c->sysfrom) {
+		/* the knobs the reply says it ran with: an object, or nothing (null) */
+		jv sys;
+		if (run_jq(c, c->sysfrom, "system_from", jv_copy(reply), &sys, err, errlen) < 0) goto out0;
+		if (jv_get_kind(sys) == JV_KIND_OBJECT) {
+			*fields = jv_object_set(*fields, jv_string("system"), sys);
+		} else if (jv_get_kind(sys) != JV_KIND_NULL) {
+			rag_seterr(err, errlen, "the system program gave %s, not an object", jv_kind_name(jv_get_kind(sys)));
+			jv_free(sys);
+			goto out0;
+		} else {
+			jv_free(sys);
+		}
 	}
 	rc = 0;
 out0:
@@ -730,12 +745,15 @@ void rag_collect_record(rag_collect *c, jv rec, rag_collect_cb cb, void *arg)
 	j->cb = cb;
 	j->arg = arg;
 	j->in_fd = j->out_fd = j->err_fd = j->pid_fd = -1;
+	/* the knobs before the body is made: a body program that sends .system.top_k sends what the
+	 * record will say ran */
+	rec = rag_collect_system(c, jv_copy(rec));
 	if (!c->command_mode) {
-		http_call(c, j, jv_copy(rec));
+		http_call(c, j, rec);
 		return;
 	}
 	{
-		jv d = jv_dump_string(jv_copy(rec), 0);
+		jv d = jv_dump_string(rec, 0);
 		j->input = rag_xasprintf("%s\n", jv_string_value(d));
 		j->inlen = strlen(j->input);
 		jv_free(d);
@@ -760,6 +778,29 @@ jv rag_collect_system(const rag_collect *c, jv rec)
 		else jv_free(k), jv_free(v);
 	}
 	return jv_object_set(rec, jv_string("system"), sys);
+}
+
+jv rag_collect_merge(const rag_collect *c, jv rec, jv fields)
+{
+	jv ran = jv_invalid(), sys;
+	jv_object_foreach(fields, k, v) {
+		if (!strcmp(jv_string_value(k), "system") && jv_get_kind(v) == JV_KIND_OBJECT) {
+			jv_free(ran);
+			ran = v;
+			jv_free(k);
+		} else {
+			rec = jv_object_set(rec, k, v);
+		}
+	}
+	jv_free(fields);
+	rec = rag_collect_system(c, rec);
+	if (!jv_is_valid(ran)) return rec;
+	sys = jv_object_get(jv_copy(rec), jv_string("system"));
+	if (jv_get_kind(sys) != JV_KIND_OBJECT) {
+		jv_free(sys);
+		sys = jv_object();
+	}
+	return jv_object_set(rec, jv_string("system"), jv_object_merge(sys, ran));
 }
 
 int rag_collect_run(rag_collect *c, int fd, double timeout)
@@ -812,6 +853,7 @@ void rag_collect_free(rag_collect *c)
 	if (c->answer) jq_teardown(&c->answer);
 	if (c->contexts) jq_teardown(&c->contexts);
 	if (c->ids) jq_teardown(&c->ids);
+	if (c->sysfrom) jq_teardown(&c->sysfrom);
 	jv_free(c->system);
 	free(c->url);
 	free(c->command);

@@ -141,6 +141,10 @@ static const struct key keys[] = {
 	{ ROW("collect", "answer", T_STR, collect.answer) },
 	{ ROW("collect", "contexts", T_STR, collect.contexts) },
 	{ ROW("collect", "context_ids", T_STR, collect.context_ids) },
+	{ ROW("collect", "system_from", T_STR, collect.system_from) },
+	{ ROW("collect", "expected_answer_chars", T_DOUBLE, collect.expected_answer_chars), .lo = 0, .hi = 1e7 },
+	{ ROW("collect", "expected_contexts", T_DOUBLE, collect.expected_contexts), .lo = 0, .hi = 1000 },
+	{ ROW("collect", "expected_context_chars", T_DOUBLE, collect.expected_context_chars), .lo = 0, .hi = 1e7 },
 	{ ROW("collect", "stream", T_ENUM, collect.stream), .choices = streams },
 	{ ROW("collect", "timeout", T_DOUBLE, collect.timeout), .lo = 0, .hi = HUGE_VAL, .lo_open = 1 },
 	{ ROW("collect", "concurrency", T_INT, collect.concurrency), .lo = 1, .hi = 1024 },
@@ -264,6 +268,11 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->collect.retries = -1;        /* -1: llm.retries; and llm's concurrency and rate when unset */
 	cfg->collect.rpm = -1;
 	cfg->collect.cache = RAG_CACHE_OFF;
+	/* --estimate's stand-ins for answers not collected yet: a paragraph, and five chunks of
+	 * about 250 tokens (collect.expected_*) */
+	cfg->collect.expected_answer_chars = 400;
+	cfg->collect.expected_contexts = 5;
+	cfg->collect.expected_context_chars = 1000;
 	cfg->stream.max_memory = 16 << 20;   /* RAG_STREAM_BUDGET */
 	cfg->prices.currency = rag_xstrdup("USD");
 }

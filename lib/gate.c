@@ -87,19 +87,15 @@ struct rag_gate {
 	/* baseline */
 	int have_base;
 	char *base_name;
-	/* the baseline's ids, row by row: NUL-terminated in one arena, found through an open
-	 * addressing table of row + 1 (0 empty) by their hash. About 25 bytes an id, where a libjq
-	 * object and a strdup each took over 120: a baseline of a million records is kept whole */
-	char *ids; size_t ids_len, ids_cap;
-	size_t *id_off;                  /* per row: where its id starts in ids */
-	uint32_t *tab; size_t tab_cap;   /* a power of 2, at least twice nbase */
-	size_t nbase, base_cap;          /* rows; what id_off and bcol[] have room for */
+	rag_idtab base_ids;              /* the baseline's ids, row by row */
+	size_t nbase, base_cap;          /* rows; what bcol[] has room for */
 	unsigned char *base_seen;
 	char **bmetric; size_t nbmetric; jv bmetric_ix;
 	double **bcol;                   /* per baseline metric, per row; NAN null */
 	long base_dups, cur_dups, no_id;
 	dvec *pcur, *pbase;              /* pairs per (current) metric */
-	changes regressed, improved;
+	changes regressed, improved;     /* pairs of a record and a metric */
+	long rec_regressed, rec_improved; /* records matched: some pair regressed; some improved, none regressed */
 	jv only_cur; long n_only_cur;
 	jv cost;                         /* the records' usage, per tool, stage and judge (rag_cost_add) */
 };
@@ -195,18 +191,11 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	return g;
 }
 
-/* A record's id as a string key: strings as they are, other values as JSON. NULL when absent. */
+/* A record's id as a string key (rag_json_id). NULL when absent. */
 static char *record_id(jv rec)
 {
 	jv id = rag_json_get(jv_copy(rec), "id");
-	char *s = NULL;
-	if (jv_get_kind(id) == JV_KIND_STRING) {
-		s = rag_xstrdup(jv_string_value(id));
-	} else if (jv_is_valid(id) && jv_get_kind(id) != JV_KIND_NULL) {
-		jv d = jv_dump_string(jv_copy(id), 0);
-		s = rag_xstrdup(jv_string_value(d));
-		jv_free(d);
-	}
+	char *s = rag_json_id(id);
 	jv_free(id);
 	return s;
 }
@@ -222,62 +211,22 @@ static jv record_scores(jv rec)
 	return s;
 }
 
-static uint64_t id_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static const char *base_id(const rag_gate *g, size_t row)
 {
-	return g->ids + g->id_off[row];
+	return rag_idtab_id(&g->base_ids, row);
 }
 
-/* The baseline row of id, or -1. */
-static long base_find(const rag_gate *g, const char *id)
+/* A new row for id (not there yet), with room in the columns; -1 when the table is full. */
+static long base_add(rag_gate *g, const char *id)
 {
-	size_t i, mask = g->tab_cap - 1;
-	if (!g->tab_cap) return -1;
-	for (i = (size_t)id_hash(id) & mask; g->tab[i]; i = (i + 1) & mask)
-		if (strcmp(base_id(g, g->tab[i] - 1), id) == 0) return (long)g->tab[i] - 1;
-	return -1;
-}
-
-static void tab_put(rag_gate *g, size_t row)
-{
-	size_t i, mask = g->tab_cap - 1;
-	for (i = (size_t)id_hash(base_id(g, row)) & mask; g->tab[i]; i = (i + 1) & mask)
-		;
-	g->tab[i] = (uint32_t)(row + 1);
-}
-
-/* A new row for id (not there yet): its place in the arena and the table. */
-static size_t base_add(rag_gate *g, const char *id)
-{
-	size_t row = g->nbase, len = strlen(id) + 1, m;
-	if (row == g->base_cap) {
+	long row = rag_idtab_add(&g->base_ids, id);
+	size_t m;
+	if (row < 0) return -1;
+	if ((size_t)row == g->base_cap) {
 		g->base_cap = g->base_cap ? g->base_cap * 2 : 256;
-		g->id_off = rag_xrealloc(g->id_off, g->base_cap * sizeof *g->id_off);
 		for (m = 0; m < g->nbmetric; m++) g->bcol[m] = rag_xrealloc(g->bcol[m], g->base_cap * sizeof **g->bcol);
 	}
-	if (g->ids_len + len > g->ids_cap) {
-		while (g->ids_len + len > g->ids_cap) g->ids_cap = g->ids_cap ? g->ids_cap * 2 : 4096;
-		g->ids = rag_xrealloc(g->ids, g->ids_cap);
-	}
-	memcpy(g->ids + g->ids_len, id, len);
-	g->id_off[row] = g->ids_len;
-	g->ids_len += len;
 	g->nbase++;
-	if (2 * g->nbase > g->tab_cap) {
-		size_t r;
-		free(g->tab);
-		g->tab_cap = g->tab_cap ? g->tab_cap * 2 : 1024;
-		g->tab = rag_xcalloc(g->tab_cap, sizeof *g->tab);
-		for (r = 0; r < g->nbase; r++) tab_put(g, r);
-	} else {
-		tab_put(g, row);
-	}
 	return row;
 }
 
@@ -307,7 +256,7 @@ void rag_gate_baseline(rag_gate *g, jv rec)
 		jv_free(rec);
 		return;
 	}
-	if (base_find(g, id) >= 0 || g->nbase >= UINT32_MAX - 1) {
+	if (rag_idtab_find(&g->base_ids, id) >= 0 || g->nbase >= UINT32_MAX - 1) {
 		g->base_dups++;
 		free(id);
 		jv_free(rec);
@@ -320,7 +269,7 @@ void rag_gate_baseline(rag_gate *g, jv rec)
 		jv_free(rec);
 		return;
 	}
-	row = base_add(g, id);
+	row = (size_t)base_add(g, id);   /* not full: nbase was checked above */
 	free(id);
 	for (m = 0; m < g->nbmetric; m++) g->bcol[m][row] = NAN;
 	if (!jv_is_valid(scores)) scores = record_scores(rec);
@@ -631,13 +580,13 @@ static void push_change(changes *c, const char *id, size_t m, double base, doubl
  * delta, change: "regressed"|"improved"|"none"} appended to *out (rag_gate_add_verdict). */
 static void align(rag_gate *g, const char *id, jv scores, jv *out)
 {
-	long found;
+	long found, reg0, imp0;
 	size_t row;
 	if (!id) {
 		g->no_id++;
 		return;
 	}
-	found = base_find(g, id);
+	found = rag_idtab_find(&g->base_ids, id);
 	if (found < 0) {
 		if (g->n_only_cur++ < MAX_LISTED) g->only_cur = jv_array_append(g->only_cur, jv_string(id));
 		return;
@@ -649,6 +598,8 @@ static void align(rag_gate *g, const char *id, jv scores, jv *out)
 		return;
 	}
 	g->base_seen[row] = 1;
+	reg0 = g->regressed.total;
+	imp0 = g->improved.total;
 	jv_object_foreach(scores, key, val) {
 		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
 		if (jv_get_kind(val) == JV_KIND_NUMBER && jv_get_kind(bi) == JV_KIND_NUMBER) {
@@ -671,6 +622,10 @@ static void align(rag_gate *g, const char *id, jv scores, jv *out)
 		jv_free(key);
 		jv_free(val);
 	}
+	/* the record's class, as the report's Compare tab gives it: regressed when any of its
+	 * metrics did, else improved when any did */
+	if (g->regressed.total > reg0) g->rec_regressed++;
+	else if (g->improved.total > imp0) g->rec_improved++;
 }
 
 /* one check of a record for JUnit: {metric, score, threshold, status, message?} */
@@ -1122,6 +1077,9 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 		long matched = 0;
 		for (i = 0; i < g->nbase; i++) matched += g->base_seen && g->base_seen[i];
 		b = jv_object_set(b, jv_string("matched"), jv_number((double)matched));
+		b = jv_object_set(b, jv_string("regressed_records"), jv_number((double)g->rec_regressed));
+		b = jv_object_set(b, jv_string("improved_records"), jv_number((double)g->rec_improved));
+		b = jv_object_set(b, jv_string("unchanged_records"), jv_number((double)(matched - g->rec_regressed - g->rec_improved)));
 	}
 	b = jv_object_set(b, jv_string("seed"), jv_number((double)g->o.seed));
 	b = jv_object_set(b, jv_string("resamples"), jv_number(g->o.resamples));
@@ -1164,8 +1122,10 @@ static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, si
 		ms = jv_array();
 		row = jv_object_set(row, jv_string(key), jv_string(c->name));
 		row = jv_object_set(row, jv_string("records"), jv_number((double)c->records));
+		row = jv_object_set(row, jv_string("errored"), jv_number((double)c->errored));
 		row = jv_object_set(row, jv_string("passed"), jv_number((double)c->passed));
 		row = jv_object_set(row, jv_string("pass_rate"), cj > 0 ? jv_number((double)c->passed / (double)cj) : jv_null());
+		row = jv_object_set(row, jv_string("pass_rate_of"), jv_number((double)cj));
 		for (i = 0; i < g->nmetric; i++) {
 			size_t m = order[i];
 			dvec empty = {0}, *d = m < c->nm ? &c->m[m] : &empty;
@@ -1312,6 +1272,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("errored"), jv_number((double)g->errored));
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
+	s = jv_object_set(s, jv_string("pass_rate_of"), jv_number((double)judged));
 	s = jv_object_set(s, jv_string("thresholds"), thr);
 	s = jv_object_set(s, jv_string("metrics"), metrics);
 	s = jv_object_set(s, jv_string("categories"), cats);
@@ -1370,9 +1331,7 @@ void rag_gate_free(rag_gate *g)
 	free(g->ms);
 	for (i = 0; i < g->nw; i++) jv_free(g->w[i].info);
 	free(g->w);
-	free(g->ids);
-	free(g->id_off);
-	free(g->tab);
+	rag_idtab_free(&g->base_ids);
 	free(g->base_seen);
 	for (i = 0; i < g->nbmetric; i++) {
 		free(g->bmetric[i]);

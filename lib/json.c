@@ -35,12 +35,33 @@ int rag_json_true(jv o, const char *k)
 	return t;
 }
 
+char *rag_json_id(jv v)
+{
+	jv d;
+	char *s;
+	if (jv_get_kind(v) == JV_KIND_STRING) return rag_xstrdup(jv_string_value(v));
+	if (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL) return NULL;
+	/* libjq writes a number in its shortest form that reads back the same (0.1, not %.17g's
+	 * 0.10000000000000001): the text a record's JSON shows, so an id compares as the user
+	 * wrote it in every tool and every output */
+	d = jv_dump_string(jv_copy(v), 0);
+	s = rag_xstrdup(jv_string_value(d));
+	jv_free(d);
+	return s;
+}
+
 const char *rag_json_str(jv o, const char *k, char *buf, size_t n)
 {
 	jv v = rag_json_get(jv_copy(o), k);
-	if (jv_get_kind(v) == JV_KIND_STRING) snprintf(buf, n, "%s", jv_string_value(v));
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) snprintf(buf, n, "%.17g", jv_number_value(v));
-	else snprintf(buf, n, "%s", "");
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		snprintf(buf, n, "%s", jv_string_value(v));
+	} else if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		char *t = rag_json_id(v);
+		snprintf(buf, n, "%s", t);
+		free(t);
+	} else {
+		snprintf(buf, n, "%s", "");
+	}
 	jv_free(v);
 	return buf;
 }

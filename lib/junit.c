@@ -3,6 +3,7 @@
  * them aside) because the counts in the document's head are known only at the end. */
 #include "rag.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* XML 1.0 text or attribute value: the five entities; characters XML forbids (C0 controls but
@@ -32,11 +33,9 @@ static void put_xml(rag_buf *b, const char *s)
 
 void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv checks)
 {
-	char id[700], cat[512];
+	char *id, cat[512];
 	jv idv = rag_json_get(jv_copy(rec), "id");
-	if (jv_get_kind(idv) == JV_KIND_STRING) snprintf(id, sizeof id, "%s", jv_string_value(idv));
-	else if (jv_get_kind(idv) == JV_KIND_NUMBER) snprintf(id, sizeof id, "%.17g", jv_number_value(idv));
-	else snprintf(id, sizeof id, "%s", where);
+	if (!(id = rag_json_id(idv))) id = rag_xstrdup(where);
 	jv_free(idv);
 	rag_json_str(rec, "category", cat, sizeof cat);
 	jv_array_foreach(checks, i, c) {
@@ -73,6 +72,7 @@ void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv ch
 		jv_free(c);
 		(void)i;
 	}
+	free(id);
 }
 
 

@@ -63,6 +63,20 @@ double rag_now(void);                   /* monotonic seconds */
 int rag_write_all(int fd, const void *data, size_t n);
 /* Read a whole file; NUL-terminated; NULL and err on failure. */
 char *rag_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* A set of ids (strings), numbered 0, 1, ... in the order added: NUL-terminated in one arena,
+ * found through an open-addressing table of row + 1 (0 empty) by their FNV-1a hash. About 25
+ * bytes an id, where a libjq object and a strdup each took over 120: a baseline of a million
+ * records is kept whole. { 0 } is empty. The caller keeps its own columns per row. */
+typedef struct rag_idtab {
+	char *ids; size_t len, cap;   /* the arena */
+	size_t *off, n, off_cap;      /* per row: where its id starts */
+	uint32_t *tab; size_t tab_cap;   /* a power of 2, at least twice n */
+} rag_idtab;
+long rag_idtab_find(const rag_idtab *t, const char *id);   /* its row, or -1 */
+/* A new row for id (the caller found it absent); -1 when the table is full (UINT32_MAX - 1 rows). */
+long rag_idtab_add(rag_idtab *t, const char *id);
+const char *rag_idtab_id(const rag_idtab *t, size_t row);   /* borrowed */
+void rag_idtab_free(rag_idtab *t);   /* empty again */
 /* Directory that holds share/ data (prompts...): $RAG_DATADIR, else <exe>/../share when running
  * from the build tree, else the compiled-in RAG_DATADIR. Borrowed, static storage. */
 const char *rag_datadir(void);
@@ -75,7 +89,13 @@ int rag_json_true(jv o, const char *k);       /* o borrowed; 1 when o.k is true 
 /* The value at a dotted path of o (borrowed): "scores.faithfulness", "system.top_k"; a key that
  * itself holds the dots is tried first. jv_invalid() when absent. */
 jv rag_json_path(jv o, const char *path);
-/* o.k (o borrowed) as text into buf: a string, a number (%.17g), else "". Returns buf. */
+/* An id (v borrowed: a record's, a context's, any jv) as text, the one way every tool writes
+ * one: a string as it is, a number as JSON writes it (0.1 is "0.1", never 0.10000000000000001),
+ * another value as its compact JSON. NULL for null or absent. Every place that turns an id into
+ * text (keys, JUnit names, the store, the report) calls this, so the same id matches across them. */
+char *rag_json_id(jv v);
+/* o.k (o borrowed) as text into buf: a string, a number (as rag_json_id writes it), else "".
+ * Returns buf. */
 const char *rag_json_str(jv o, const char *k, char *buf, size_t n);
 /* A jq program, compiled once (libjq; its messages into err, never to stderr): NULL with "the
  * jq program does not compile: ..." in err. */
@@ -155,6 +175,17 @@ double rag_chars_count(const char *s);
 /* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge}, and
  * "retries", "invalid_usage" when not 0 */
 jv rag_usage_json(const rag_usage *u, const char *judge);
+/* The sizes --estimate gives what rag-collect has not collected yet: characters of an answer,
+ * contexts a record, characters of a context. */
+typedef struct rag_standin { double answer_chars, contexts, context_chars; } rag_standin;
+/* rec (consumed) with a stand-in answer where it has none and stand-in contexts where it has
+ * none, of the sizes of sz: plain sentences, so that the claims split and the tokens estimate
+ * go as on prose. */
+jv rag_estimate_standin(jv rec, const rag_standin *sz);
+/* Add the sizes of a collected record (borrowed: its answer and contexts) to *sum, and count it
+ * in *n when it has an answer; rag_standin_mean makes the sums means. */
+void rag_standin_add(rag_standin *sum, long *n, jv rec);
+void rag_standin_mean(rag_standin *sum, long n);
 
 /* ================================================================ 2. configuration and records */
 /* ---------------------------------------------------------------- config.c */
@@ -285,6 +316,10 @@ typedef struct rag_config {
 		rag_kv *headers; size_t nheaders; /* name -> value, ${VAR} expanded; values are secrets */
 		char *body;                      /* jq program: record -> request body; NULL: the default */
 		char *answer, *contexts, *context_ids; /* jq programs over the reply; NULL: the defaults */
+		char *system_from;               /* jq program: reply -> the knobs it ran with (an object,
+		                                  * into the record's system); NULL: none */
+		/* --estimate: the sizes of what is not collected yet (rag_standin) */
+		double expected_answer_chars, expected_contexts, expected_context_chars;
 		char *stream;                    /* "auto" (NULL) | "true" | "false": a reply is SSE */
 		double timeout;                  /* seconds a call (or a command) may take, default 60 */
 		int concurrency;                 /* calls or commands at once, 0: llm.concurrency */
@@ -1095,17 +1130,23 @@ typedef struct rag_collect_stats {
 } rag_collect_counts;
 /* fields (consumed by the callback): what to set on the record: answer (a string, or null on
  * failure), contexts (strings) and context_ids when the reply gave them, latency_ms and status
- * (the HTTP status, or the command's exit status) when known. error: NULL, or why the call
- * failed (borrowed for the call). */
+ * (the HTTP status, or the command's exit status) when known, system (an object: the knobs the
+ * reply says it ran with, by collect.system_from). error: NULL, or why the call failed
+ * (borrowed for the call). Set them with rag_collect_merge. */
 typedef void (*rag_collect_cb)(void *arg, jv fields, const char *error);
 /* NULL and err when neither or both of url and command are set, or a program does not compile. */
 rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen);
 const char *rag_collect_target(const rag_collect *c);   /* the URL or the command (borrowed) */
-/* Call the system for rec (borrowed); cb runs later, from rag_collect_run, exactly once. */
+/* Call the system for rec (borrowed), with the config's system: knobs in it (rag_collect_system)
+ * so the body program (or the command) sees what is recorded; cb runs later, from
+ * rag_collect_run, exactly once. */
 void rag_collect_record(rag_collect *c, jv rec, rag_collect_cb cb, void *arg);
 /* rec (consumed) with the config's system: keys in its "system" object; keys the record's own
  * system object already has are kept. */
 jv rag_collect_system(const rag_collect *c, jv rec);
+/* rec (consumed) with the callback's fields (consumed) set, the reply's system knobs over the
+ * record's own and those over the config's (what ran is what is recorded). */
+jv rag_collect_merge(const rag_collect *c, jv rec, jv fields);
 /* As rag_llm_run: progress, wait up to timeout for progress or fd; 1 when fd is readable. */
 int rag_collect_run(rag_collect *c, int fd, double timeout);
 /* Fail every call queued or in flight now (commands killed), callbacks with why. */
@@ -1463,6 +1504,15 @@ jv rag_report_history_read(const char *text, size_t len, const char *name, char 
 /* The verdict of a summary (borrowed): "PASS", "FAIL", or "SUMMARY" when its pass is null, a
  * summary with no decision (rag-gate --summary-only, rag-report with no threshold). */
 const char *rag_report_verdict(jv summary);
+/* The counts of a summary, or of one of its categories or groups (borrowed), in one sentence
+ * whose figures add up and whose percentage names its denominator: "300 records: 231 passed
+ * (79.7% of the 290 without errors or nulls), 59 failed, 10 with errors or nulls". gated 0:
+ * "300 records, 10 with errors or nulls". Numbers only (no escaping needed), appended to b. */
+void rag_report_counts(rag_buf *b, jv s, int gated);
+/* The summary's baseline (borrowed) in one sentence: the records matched by id, how many of them
+ * regressed (some metric did), improved (none regressed) or neither, and apart the pairs of a
+ * record and a metric that regressed or improved. Appended to b. */
+void rag_report_changes(rag_buf *b, jv base);
 
 /* ---------------------------------------------------------------- terminal.c */
 /* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the

@@ -66,13 +66,17 @@ static int from_verdicts(jv v, const char *metric, rag_relevance *r, char *err, 
 
 /* ------------------------------------------------------------------ ids */
 
-/* An id as a string key: strings as they are, numbers in jq's shortest form. */
+/* An id (a string or a number) as a string key, as rag_json_id writes it; invalid otherwise. */
 static jv id_key(jv id)
 {
-	if (jv_get_kind(id) == JV_KIND_STRING) return id;
-	if (jv_get_kind(id) == JV_KIND_NUMBER) return jv_dump_string(id, 0);
+	jv k = jv_invalid();
+	if (jv_get_kind(id) == JV_KIND_STRING || jv_get_kind(id) == JV_KIND_NUMBER) {
+		char *s = rag_json_id(id);
+		k = jv_string(s);
+		free(s);
+	}
 	jv_free(id);
-	return jv_invalid();
+	return k;
 }
 
 static int from_ids(jv rec, jv rel, rag_relevance *r, char *err, size_t errlen)

@@ -43,8 +43,13 @@ static jv arr(jv o, const char *k)
 static void esc_field(rag_buf *b, jv o, const char *k)
 {
 	jv v = rag_json_get(jv_copy(o), k);
-	if (jv_get_kind(v) == JV_KIND_STRING) esc(b, jv_string_value(v));
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		esc(b, jv_string_value(v));
+	} else if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		char *t = rag_json_id(v);
+		rag_buf_adds(b, t);
+		free(t);
+	}
 	jv_free(v);
 }
 
@@ -201,6 +206,41 @@ const char *rag_report_verdict(jv s)
 	return k == JV_KIND_TRUE ? "PASS" : k == JV_KIND_NULL ? "SUMMARY" : "FAIL";
 }
 
+static const char *plural(double n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void rag_report_counts(rag_buf *b, jv s, int gated)
+{
+	double n = rag_json_num(s, "records"), e = rag_json_num(s, "errored"), p = rag_json_num(s, "passed");
+	double of = rag_json_num(s, "pass_rate_of");
+	if (isnan(n)) n = 0;
+	if (isnan(e)) e = 0;
+	if (isnan(p)) p = 0;
+	if (isnan(of)) of = n - e;   /* the pass rate's denominator: the records without errors or nulls */
+	if (!gated) {
+		rag_buf_addf(b, "%.0f %s, %.0f with errors or nulls", n, plural(n, "record", "records"), e);
+		return;
+	}
+	rag_buf_addf(b, "%.0f %s: %.0f passed", n, plural(n, "record", "records"), p);
+	if (of > 0) {
+		if (e > 0) rag_buf_addf(b, " (%.1f%% of the %.0f without errors or nulls)", 100 * p / of, of);
+		else rag_buf_addf(b, " (%.1f%% of %.0f)", 100 * p / of, of);
+	}
+	rag_buf_addf(b, ", %.0f failed, %.0f with errors or nulls", of - p, e);
+}
+
+void rag_report_changes(rag_buf *b, jv base)
+{
+	double m = rag_json_num(base, "matched"), r = rag_json_num(base, "regressed_records");
+	double i = rag_json_num(base, "improved_records"), u = rag_json_num(base, "unchanged_records");
+	rag_buf_addf(b, "%.0f %s matched by id: %.0f regressed by more than %.3f on some metric, %.0f improved "
+	             "(none regressed), %.0f neither; of the pairs of a record and a metric, %.0f regressed and %.0f improved",
+	             m, plural(m, "record", "records"), isnan(r) ? 0 : r, rag_json_num(base, "regression"), isnan(i) ? 0 : i,
+	             isnan(u) ? 0 : u, rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"));
+}
+
 /* the class of a verdict, its colour on the page */
 static const char *verdict_class(const char *v)
 {
@@ -259,16 +299,8 @@ jv rag_report_record(jv rec, jv verdict, const char *where)
 	int failed = rag_json_true(verdict, "failed"), errored = rag_json_true(verdict, "errored");
 
 	v = rag_json_get(jv_copy(rec), "id");
-	if (jv_get_kind(v) == JV_KIND_STRING) {
-		r = jv_object_set(r, jv_string("id"), v);
-	} else if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) {
-		jv d = jv_dump_string(v, 0);
-		id = rag_xstrdup(jv_string_value(d));
-		jv_free(d);
-		r = jv_object_set(r, jv_string("id"), jv_string(id));
-	} else {
-		jv_free(v);
-	}
+	if ((id = rag_json_id(v))) r = jv_object_set(r, jv_string("id"), jv_string(id));
+	jv_free(v);
 	free(id);
 	v = rag_json_get(jv_copy(rec), "category");
 	if (jv_get_kind(v) == JV_KIND_STRING) r = jv_object_set(r, jv_string("cat"), v);
@@ -510,8 +542,8 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 		if (!isnan(mt)) rag_buf_addf(b, "<br>threshold of the mean %.3f", mt);
 		if (!isnan(rt)) rag_buf_addf(b, "<br>per-record threshold %.3f", rt);
 		if (!isnan(rag_json_num(m, "pass_rate")))
-			rag_buf_addf(b, "<br>%.0f passed, %.0f failed (pass rate %.1f%%)", rag_json_num(m, "passed"), rag_json_num(m, "failed"),
-			             rag_json_num(m, "pass_rate") * 100);
+			rag_buf_addf(b, "<br>%.0f passed, %.0f failed (%.1f%% of %.0f)", rag_json_num(m, "passed"), rag_json_num(m, "failed"),
+			             rag_json_num(m, "pass_rate") * 100, rag_json_num(m, "passed") + rag_json_num(m, "failed"));
 		if (rag_json_num(m, "flips") > 0) rag_buf_addf(b, "<br>%.0f flipped across repeats", rag_json_num(m, "flips"));
 		if ((from = rag_gate_from_text(m))) {
 			rag_buf_adds(b, "<br>relevance from ");
@@ -571,12 +603,10 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 			esc_field(b, by, "by");
 			rag_buf_adds(b, "</h2>\n");
 			jv_array_foreach(rows, i, c) {
-				double cpr = rag_json_num(c, "pass_rate");
 				rag_buf_adds(b, "<h3>");
 				esc_field(b, c, "group");
-				rag_buf_addf(b, "</h3>\n<p>%.0f record%s", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s");
-				if (gated) rag_buf_addf(b, ", %.0f passed", rag_json_num(c, "passed"));
-				if (gated && !isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
+				rag_buf_adds(b, "</h3>\n<p>");
+				rag_report_counts(b, c, gated);
 				rag_buf_adds(b, "</p>\n");
 				metric_table(b, arr(c, "metrics"), metrics, 1);
 				jv_free(c);
@@ -646,11 +676,10 @@ static void compare_section(rag_buf *b, jv base)
 	}
 	rag_buf_adds(b, "<p id=\"compare-head\">Against ");
 	esc_field(b, base, "file");
-	rag_buf_addf(b, ": %.0f record%s matched by id, %.0f only in this run, %.0f only in the baseline; "
-	             "%.0f regressed and %.0f improved by more than %.3f.</p>\n",
-	             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"),
-	             rag_json_num(base, "only_baseline_count"), rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"),
-	             rag_json_num(base, "regression"));
+	rag_buf_adds(b, ": ");
+	rag_report_changes(b, base);
+	rag_buf_addf(b, "; %.0f only in this run, %.0f only in the baseline.</p>\n", rag_json_num(base, "only_current_count"),
+	             rag_json_num(base, "only_baseline_count"));
 	rag_buf_addf(b, "<table id=\"compare-metrics\"><thead><tr><th>metric</th><th>pairs</th><th>baseline</th><th>now</th><th>delta</th>"
 	             "<th>%g%% bootstrap interval</th><th>change</th></tr></thead><tbody>\n", rag_json_num(base, "confidence") * 100);
 	jv_array_foreach(bm, i, m) {
@@ -678,7 +707,6 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 	jv metrics = arr(s, "metrics"), base = rag_json_get(jv_copy(s), "baseline");
 	jv ds;
 	const char *verdict = rag_report_verdict(s);
-	double pr = rag_json_num(s, "pass_rate");
 	char path[4096], *js;
 	size_t jslen;
 
@@ -702,13 +730,9 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 	esc(&b, title);
 	rag_buf_addf(&b, "</h1>\n<p id=\"verdict\"><span class=\"verdict %s\">%s</span> ", verdict_class(verdict), verdict);
 	esc_field(&b, last, "name");
-	rag_buf_addf(&b, ": %.0f record%s", rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s");
-	if (gated) {
-		rag_buf_addf(&b, ", %.0f passed", rag_json_num(s, "passed"));
-		if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
-		rag_buf_addf(&b, ", %.0f failed", rag_json_num(s, "records") - rag_json_num(s, "passed"));
-	}
-	rag_buf_addf(&b, ", %.0f with errors or nulls.</p>\n</header>\n", rag_json_num(s, "errored"));
+	rag_buf_adds(&b, ": ");
+	rag_report_counts(&b, s, gated);
+	rag_buf_adds(&b, ".</p>\n</header>\n");
 	rag_buf_adds(&b, "<nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" data-tab=\"summary\">Summary</button>"
 	                 "<button type=\"button\" role=\"tab\" data-tab=\"records\">Records</button>"
 	                 "<button type=\"button\" role=\"tab\" data-tab=\"compare\">Compare</button>"
@@ -828,8 +852,13 @@ static void md(rag_buf *b, const char *s, size_t max)
 static void md_field(rag_buf *b, jv o, const char *k, size_t max)
 {
 	jv v = rag_json_get(jv_copy(o), k);
-	if (jv_get_kind(v) == JV_KIND_STRING) md(b, jv_string_value(v), max);
-	else if (jv_get_kind(v) == JV_KIND_NUMBER) rag_buf_addf(b, "%.17g", jv_number_value(v));
+	if (jv_get_kind(v) == JV_KIND_STRING) {
+		md(b, jv_string_value(v), max);
+	} else if (jv_get_kind(v) == JV_KIND_NUMBER) {
+		char *t = rag_json_id(v);
+		rag_buf_adds(b, t);
+		free(t);
+	}
 	jv_free(v);
 }
 
@@ -948,15 +977,13 @@ char *rag_report_markdown(jv runs, const char *title)
 	jv checks = arr(s, "checks"), groups = arr(s, "groups"), worst = arr(s, "worst");
 	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = arr(s, "metrics");
 	jv hints = arr(s, "hints");
-	double pr = rag_json_num(s, "pass_rate");
 	const char *verdict = rag_report_verdict(s);
 
 	rag_buf_adds(&b, "## ");
 	md(&b, title, 200);
-	rag_buf_addf(&b, ": %s\n\n%.0f record%s, %.0f passed", !strcmp(verdict, "PASS") ? "✅ PASS" : !strcmp(verdict, "FAIL") ? "❌ FAIL" : "SUMMARY", rag_json_num(s, "records"),
-	             rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
-	if (!isnan(pr)) rag_buf_addf(&b, " (%.1f%%)", pr * 100);
-	rag_buf_addf(&b, ", %.0f with errors or nulls.\n\n", rag_json_num(s, "errored"));
+	rag_buf_addf(&b, ": %s\n\n", !strcmp(verdict, "PASS") ? "✅ PASS" : !strcmp(verdict, "FAIL") ? "❌ FAIL" : "SUMMARY");
+	rag_report_counts(&b, s, 1);
+	rag_buf_adds(&b, ".\n\n");
 	md_metrics(&b, jv_copy(metrics));
 	rag_buf_adds(&b, "\n| check | result |\n|---|---|\n");
 	jv_array_foreach(checks, i, c) {
@@ -980,11 +1007,10 @@ char *rag_report_markdown(jv runs, const char *title)
 		md_field(&b, by, "by", 100);
 		rag_buf_adds(&b, "</summary>\n\n");
 		jv_array_foreach(rows, i, c) {
-			double cpr = rag_json_num(c, "pass_rate");
 			rag_buf_adds(&b, "#### ");
 			md_field(&b, c, "group", 100);
-			rag_buf_addf(&b, " (%.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
-			if (!isnan(cpr)) rag_buf_addf(&b, ", %.1f%%", cpr * 100);
+			rag_buf_adds(&b, " (");
+			rag_report_counts(&b, c, 1);
 			rag_buf_adds(&b, ")\n\n");
 			md_metrics(&b, arr(c, "metrics"));
 			rag_buf_adds(&b, "\n");
@@ -1059,10 +1085,10 @@ char *rag_report_markdown(jv runs, const char *title)
 	}
 	if (jv_is_valid(base)) {
 		jv bm = arr(base, "metrics"), reg = arr(base, "regressed");
-		rag_buf_addf(&b, "\n### Against the baseline\n\n%.0f record%s matched by id; %.0f only in this run, %.0f only in the baseline; "
-		             "%.0f regressed and %.0f improved by more than %.3f.\n\n",
-		             rag_json_num(base, "matched"), rag_json_num(base, "matched") == 1 ? "" : "s", rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"),
-		             rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"), rag_json_num(base, "regression"));
+		rag_buf_adds(&b, "\n### Against the baseline\n\n");
+		rag_report_changes(&b, base);
+		rag_buf_addf(&b, "; %.0f only in this run, %.0f only in the baseline.\n\n", rag_json_num(base, "only_current_count"),
+		             rag_json_num(base, "only_baseline_count"));
 		rag_buf_addf(&b, "| metric | pairs | baseline | now | delta | %g%% interval |\n|---|--:|--:|--:|--:|---|\n",
 		             rag_json_num(base, "confidence") * 100);
 		jv_array_foreach(bm, i, m) {

@@ -318,13 +318,11 @@ static jv parse(const char *s)
 	return v;
 }
 
-/* a record's id as text (a number's as %.17g), or NULL */
+/* a record's id as text (rag_json_id), or NULL */
 static char *record_id(jv rec)
 {
 	jv id = rag_json_get(jv_copy(rec), "id");
-	char *s = NULL;
-	if (jv_get_kind(id) == JV_KIND_STRING) s = rag_xstrdup(jv_string_value(id));
-	else if (jv_get_kind(id) == JV_KIND_NUMBER) s = rag_xasprintf("%.17g", jv_number_value(id));
+	char *s = rag_json_id(id);
 	jv_free(id);
 	return s;
 }
@@ -603,9 +601,37 @@ static int run_exists(rag_store *s, const char *id, char *err, size_t errlen)
 	return r;
 }
 
+/* The knobs every record so far carries with one value: common (consumed) narrowed by a
+ * record's system (consumed); first: the first record, whose knobs start it. */
+static jv common_knobs(jv common, jv sys, int first)
+{
+	jv out;
+	if (first) {
+		jv_free(common);
+		if (jv_get_kind(sys) == JV_KIND_OBJECT) return sys;
+		jv_free(sys);
+		return jv_object();
+	}
+	if (jv_get_kind(sys) != JV_KIND_OBJECT) {
+		jv_free(common);
+		jv_free(sys);
+		return jv_object();
+	}
+	out = jv_object();
+	jv_object_foreach(common, k, v) {
+		jv w = jv_object_get(jv_copy(sys), jv_copy(k));
+		int same = jv_is_valid(w) ? jv_equal(jv_copy(v), w) : (jv_free(w), 0);
+		if (same) out = jv_object_set(out, k, v);
+		else jv_free(k), jv_free(v);
+	}
+	jv_free(common);
+	jv_free(sys);
+	return out;
+}
+
 int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *err, size_t errlen)
 {
-	jv run = jv_copy(in->run), sys = jv_null(), gitv, m;
+	jv run = jv_copy(in->run), sys = jv_null(), common = jv_object(), gitv, m;
 	char *id = NULL, *now = now_iso(), *started = NULL, *testset = NULL, *means_s = NULL, *sys_s = NULL;
 	char *run_s = NULL, buf[256], nbuf[24], ebuf[24], tvbuf[16], exbuf[24];
 	const char *commit_id = NULL, *dirty = NULL, *gate = NULL, *passed = NULL, *exit_status = NULL, *ended;
@@ -702,10 +728,7 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 			if (jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0) with_errors++;
 			er = dump(e);
 			us = dump(rag_json_get(jv_copy(rec), "usage"));
-			if (jv_get_kind(sys) != JV_KIND_OBJECT) {
-				jv_free(sys);
-				sys = rag_json_get(jv_copy(rec), "system");
-			}
+			common = common_knobs(common, rag_json_get(jv_copy(rec), "system"), nrec == 1);
 			if (g) {
 				char where[32];
 				snprintf(where, sizeof where, "%zu", seq);
@@ -734,6 +757,10 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	}
 	means_s = dump(means_done(&mm));
 	mm.sum = jv_invalid();
+	/* the knobs that ran, as every record says them (rag-collect --system-from), over those
+	 * configured */
+	if (jv_get_kind(common) == JV_KIND_OBJECT && jv_object_length(jv_copy(common)) > 0)
+		sys = jv_get_kind(sys) == JV_KIND_OBJECT ? jv_object_merge(sys, jv_copy(common)) : (jv_free(sys), jv_copy(common));
 	sys_s = jv_get_kind(sys) == JV_KIND_OBJECT ? dump(jv_copy(sys)) : NULL;
 	snprintf(nbuf, sizeof nbuf, "%zu", nrec);
 	snprintf(ebuf, sizeof ebuf, "%zu", with_errors);
@@ -763,6 +790,7 @@ out:
 	rag_strv_free(&ts_lines);
 	jv_free(run);
 	jv_free(sys);
+	jv_free(common);
 	free(id);
 	free(now);
 	free(started);

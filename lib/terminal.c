@@ -45,7 +45,7 @@ static void fmt3(char *buf, size_t n, double x)
 static void text_metrics(rag_buf *b, jv metrics, int with_thr)
 {
 	rag_buf_addf(b, "  %-24s %8s %5s %6s %7s %7s %7s %7s%s\n", "metric", "computed", "n/a", "null", "mean", "median", "min", "p10",
-	        with_thr ? "  pass    gate" : "");
+	        with_thr ? "  pass (of records checked)  gate" : "");
 	jv_array_foreach(metrics, i, m) {
 		char name[256], mean[32], median[32], min[32], p10[32];
 		double tm = rag_json_num(m, "threshold_mean"), tr = rag_json_num(m, "threshold_record");
@@ -60,8 +60,10 @@ static void text_metrics(rag_buf *b, jv metrics, int with_thr)
 		rag_buf_addf(b, "%*s %8.0f %5.0f %6.0f %7s %7s %7s %7s", (int)(strlen(name) < 24 ? 24 - strlen(name) : 0), "",
 		        rag_json_num(m, "scored"), rag_json_num(m, "not_applicable"), rag_json_num(m, "null"), mean, median, min, p10);
 		if (with_thr) {
-			if (!isnan(pr)) rag_buf_addf(b, "  %5.1f%%", pr * 100);
-			else rag_buf_adds(b, "       -");
+			/* the share of the records checked on the metric's record threshold or verdict */
+			double of = rag_json_num(m, "passed") + rag_json_num(m, "failed");
+			if (!isnan(pr)) rag_buf_addf(b, "  %5.1f%% of %-14.0f", pr * 100, of);
+			else rag_buf_addf(b, "  %-23s", "-");
 		}
 		if (with_thr && !isnan(tm)) rag_buf_addf(b, "  mean>=%.3f", tm);
 		if (with_thr && !isnan(tr)) rag_buf_addf(b, "  record>=%.3f", tr);
@@ -147,12 +149,10 @@ char *rag_report_text(jv s, int color)
 	jv checks = rag_json_get(jv_copy(s), "checks"), groups = rag_json_get(jv_copy(s), "groups"), worst = rag_json_get(jv_copy(s), "worst");
 	jv hints = rag_json_get(jv_copy(s), "hints");
 	jv base = rag_json_get(jv_copy(s), "baseline"), metrics = rag_json_get(jv_copy(s), "metrics");
-	double pr = rag_json_num(s, "pass_rate");
 
-	rag_buf_addf(b, "%srag-gate: %s%s%s%s: %.0f record%s, %.0f passed", B, vc, verdict, N, B,
-	             rag_json_num(s, "records"), rag_json_num(s, "records") == 1 ? "" : "s", rag_json_num(s, "passed"));
-	if (!isnan(pr)) rag_buf_addf(b, " (%.1f%%)", pr * 100);
-	rag_buf_addf(b, ", %.0f with errors or nulls%s\n", rag_json_num(s, "errored"), N);
+	rag_buf_addf(b, "%srag-gate: %s%s%s%s: ", B, vc, verdict, N, B);
+	rag_report_counts(b, s, 1);
+	rag_buf_addf(b, "%s\n", N);
 	if (jv_array_length(jv_copy(metrics))) {
 		rag_buf_adds(b, "\n");
 		text_metrics(b, metrics, 1);
@@ -186,11 +186,10 @@ char *rag_report_text(jv s, int color)
 		rag_buf_addf(b, "%s\n", N);
 		jv_array_foreach(rows, i, c) {
 			char name[512];
-			double cpr = rag_json_num(c, "pass_rate");
 			rag_buf_adds(b, "  ");
 			put_text(b, rag_json_str(c, "group", name, sizeof name), 80);
-			rag_buf_addf(b, ": %.0f record%s, %.0f passed", rag_json_num(c, "records"), rag_json_num(c, "records") == 1 ? "" : "s", rag_json_num(c, "passed"));
-			if (!isnan(cpr)) rag_buf_addf(b, " (%.1f%%)", cpr * 100);
+			rag_buf_adds(b, ": ");
+			rag_report_counts(b, c, 1);
 			rag_buf_adds(b, "\n");
 			text_metrics(b, rag_json_get(jv_copy(c), "metrics"), 0);
 			jv_free(c);
@@ -241,8 +240,10 @@ char *rag_report_text(jv s, int color)
 		jv oc = rag_json_get(jv_copy(base), "only_current"), ob = rag_json_get(jv_copy(base), "only_baseline");
 		rag_buf_addf(b, "\n%sbaseline%s ", B, N);
 		put_text(b, rag_json_str(base, "file", file, sizeof file), 200);
-		rag_buf_addf(b, ": %.0f record%s, %.0f matched by id; %.0f only in this run, %.0f only in the baseline\n",
-		             rag_json_num(base, "records"), rag_json_num(base, "records") == 1 ? "" : "s", rag_json_num(base, "matched"), rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"));
+		rag_buf_addf(b, ": %.0f record%s; %.0f only in this run, %.0f only in the baseline\n  ",
+		             rag_json_num(base, "records"), rag_json_num(base, "records") == 1 ? "" : "s", rag_json_num(base, "only_current_count"), rag_json_num(base, "only_baseline_count"));
+		rag_report_changes(b, base);
+		rag_buf_adds(b, "\n");
 		rag_buf_addf(b, "  %-24s %6s %8s %8s %8s  %g%% interval (seed %.0f, %.0f resamples)\n", "metric", "pairs", "baseline",
 		        "now", "delta", rag_json_num(base, "confidence") * 100, rag_json_num(base, "seed"), rag_json_num(base, "resamples"));
 		jv_array_foreach(bm, i, m) {
@@ -262,7 +263,8 @@ char *rag_report_text(jv s, int color)
 			jv list = pass2 ? imp : reg;
 			double count = rag_json_num(base, pass2 ? "improved_count" : "regressed_count");
 			if (count > 0)
-				rag_buf_addf(b, "  %s by more than %.3f: %.0f\n", pass2 ? "improved" : "regressed", rag_json_num(base, "regression"), count);
+				rag_buf_addf(b, "  %s by more than %.3f: %.0f pair%s of a record and a metric%s\n", pass2 ? "improved" : "regressed",
+				             rag_json_num(base, "regression"), count, count == 1 ? "" : "s", count > 20 ? " (the first 20)" : "");
 			jv_array_foreach(list, i, c) {
 				char id[512], m[256];
 				if (i < 20) {

@@ -455,9 +455,9 @@ static jv parse_all(const char *text, size_t len, const char *name, int format, 
 		id = jv_object_get(jv_copy(rec), jv_string("id"));
 		k = jv_get_kind(id);
 		if (k == JV_KIND_NUMBER) {
-			jv d = jv_dump_string(jv_copy(id), 0);
-			rec = jv_object_set(rec, jv_string("id"), jv_string(jv_string_value(d)));
-			jv_free(d);
+			char *s = rag_json_id(id);
+			rec = jv_object_set(rec, jv_string("id"), jv_string(s));
+			free(s);
 		} else if (k != JV_KIND_STRING || !jv_string_length_bytes(jv_copy(id))) {
 			rec = jv_object_set(rec, jv_string("id"), jv_string_fmt("case-%zu", i + 1));
 		}

@@ -224,3 +224,67 @@ int rag_write_all(int fd, const void *data, size_t n)
 	}
 	return 0;
 }
+
+static uint64_t id_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+const char *rag_idtab_id(const rag_idtab *t, size_t row)
+{
+	return t->ids + t->off[row];
+}
+
+long rag_idtab_find(const rag_idtab *t, const char *id)
+{
+	size_t i, mask = t->tab_cap - 1;
+	if (!t->tab_cap) return -1;
+	for (i = (size_t)id_hash(id) & mask; t->tab[i]; i = (i + 1) & mask)
+		if (strcmp(rag_idtab_id(t, t->tab[i] - 1), id) == 0) return (long)t->tab[i] - 1;
+	return -1;
+}
+
+static void idtab_put(rag_idtab *t, size_t row)
+{
+	size_t i, mask = t->tab_cap - 1;
+	for (i = (size_t)id_hash(rag_idtab_id(t, row)) & mask; t->tab[i]; i = (i + 1) & mask)
+		;
+	t->tab[i] = (uint32_t)(row + 1);
+}
+
+long rag_idtab_add(rag_idtab *t, const char *id)
+{
+	size_t row = t->n, len = strlen(id) + 1, r;
+	if (t->n >= UINT32_MAX - 1) return -1;
+	if (row == t->off_cap) {
+		t->off_cap = t->off_cap ? 2 * t->off_cap : 256;
+		t->off = rag_xrealloc(t->off, t->off_cap * sizeof *t->off);
+	}
+	if (t->len + len > t->cap) {
+		while (t->len + len > t->cap) t->cap = t->cap ? 2 * t->cap : 4096;
+		t->ids = rag_xrealloc(t->ids, t->cap);
+	}
+	memcpy(t->ids + t->len, id, len);
+	t->off[row] = t->len;
+	t->len += len;
+	t->n++;
+	if (2 * t->n > t->tab_cap) {
+		free(t->tab);
+		t->tab_cap = t->tab_cap ? 2 * t->tab_cap : 1024;
+		t->tab = rag_xcalloc(t->tab_cap, sizeof *t->tab);
+		for (r = 0; r < t->n; r++) idtab_put(t, r);
+	} else {
+		idtab_put(t, row);
+	}
+	return (long)row;
+}
+
+void rag_idtab_free(rag_idtab *t)
+{
+	free(t->ids);
+	free(t->off);
+	free(t->tab);
+	memset(t, 0, sizeof *t);
+}

@@ -37,6 +37,8 @@ substring occurs in the raw body (no "match": every request) and its "times" is 
   "crlf": true       streams: lines end with CR LF
   "echo_token": true the normal reply's answer also quotes the last word of Authorization
   "cut_body": true   /ask: the headers with the full Content-Length, half the body, then close
+  "meta": {...}      /ask: the reply also says what ran: "meta" is this object with "top_k" the
+                     request's top_k (3 when it sent none), as a service reports its own settings
 Every request is logged (--log) as one JSON line: {"n", "path", "method", "body" (parsed or raw),
 "headers": {lower-case name: value}, "rule": index or null, "t": start time, "t_end": end time}.
 """
@@ -197,6 +199,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         out = {"answer": answer}
         if src is not None:
             out["sources"] = src
+        if isinstance(rule.get("meta"), dict):
+            sent = body.get("top_k") if isinstance(body, dict) else None
+            out["meta"] = dict(rule["meta"], top_k=sent if sent is not None else 3)
         data = json.dumps(out, ensure_ascii=False).encode("utf-8")
         if rule.get("cut_body"):
             # the headers promise the whole body; half of it comes, then the connection closes

@@ -85,4 +85,25 @@ like "$(cat "$ERR")" ': 7 requests, 40 texts, 40 distinct, 0 from cache, 2 retri
 	"retried: the embedder line counts every attempt, and the two that failed"
 fake_stop
 
+# ---------------------------------------------------------------- rag-embsim's usage in the records
+# The estimate counted the embedding requests and tokens (and priced them); a run wrote no usage,
+# so its cost left them out. Now each record carries its share, by the estimate's rule: 20
+# records, 40 texts of 9 and 12 characters (4 characters a token: 20 x 21 / 4 = 105 tokens), in
+# batches of 8 = 5 requests; the run's cost (rag-gate) is the estimate's.
+jq -nc 'range(20) | {id: "r\(.)", answer: "answer \(. + 10)", reference: "reference \(. + 10)"}' >"$T/even.jsonl"
+printf 'llm:\n  model: judge-x\n  timeout: 10\n  retries: 0\nprices:\n  text-embedding-3-small:\n    input: 1000\n    output: 0\n' >"$T/emb.yaml"
+fresh
+run rag rag-embsim -c "$T/emb.yaml" --pair answer,reference --batch-size 8 --estimate <"$T/even.jsonl"
+EST=$(jq -c '.estimate | [.requests, .prompt_tokens, (.cost * 1e6 | round)]' "$OUT")
+is "$EST" '[5,105,105000]' "rag-embsim --estimate: 5 requests, 105 tokens, 0.105 at 1000 a million (x 1e6)"
+run rag rag-embsim -c "$T/emb.yaml" --pair answer,reference --batch-size 8 <"$T/even.jsonl"
+is "$RC" 0 "rag-embsim run: exit 0"
+is "$(jq -sc '[.[].usage["rag-embsim"].semantic_similarity] | [(map(.calls) | add), (map(.prompt_tokens) | add), (map(.judge) | unique)]' "$OUT")" \
+	'[5,105,["openai:text-embedding-3-small"]]' "the records' usage adds up to the estimate's requests and tokens, under the embedder"
+is "$(fake_requests)" 5 "and the endpoint saw the 5 requests"
+rag rag-gate -c "$T/emb.yaml" --summary-only --json <"$OUT" >"$T/gate.json"
+is "$(jq -c '.cost | [.calls, .prompt_tokens, (.total * 1e6 | round)]' "$T/gate.json")" '[5,105,105000]' \
+	"the run's cost prices them as the estimate does"
+fake_stop
+
 done_testing

@@ -1,0 +1,80 @@
+#!/bin/sh
+# 46-collect-knobs.t - the system: knobs rag-collect records are those that ran: the body
+# program sees them (.system.top_k is sent), and the reply's own settings can be taken into the
+# record's system object (--system-from, collect.system_from), over the configured ones.
+# Against tests/fakerag.py; assertions on its log and the output.
+. "$(dirname "$0")/lib.sh"
+
+need jq python3
+FAKE_SERVER=fakerag.py
+export FAKE_SERVER
+
+cat >"$T/set.jsonl" <<'X'
+{"id": "q1", "question": "What is the capital of France?"}
+{"id": "q2", "question": "How tall is Everest?", "system": {"top_k": 9}}
+X
+fresh '[{"meta": {"retriever": "hybrid"}}]'
+cat >"$T/sys.yaml" <<X
+collect:
+  url: $FAKE_URL/ask
+system:
+  top_k: 5
+  retriever: bm25
+X
+
+# ---------------------------------------------------------------- the body sees the knobs
+run rag rag-collect -c "$T/sys.yaml" --body '{question, top_k: .system.top_k}' <"$T/set.jsonl"
+is "$RC" 0 "a body program over .system: exit 0"
+is "$(jq -c '[.body.question, .body.top_k]' "$FAKE_LOG" | sort | tr '\n' ' ')" \
+	'["How tall is Everest?",9] ["What is the capital of France?",5] ' \
+	"the body program sees the configured top_k (5), and a record's own (9)"
+is "$(jq -c '.system' "$OUT" | tr '\n' ' ')" '{"top_k":5,"retriever":"bm25"} {"top_k":9,"retriever":"bm25"} ' \
+	"the records say the knobs that were sent"
+
+# ---------------------------------------------------------------- the reply's own knobs
+fresh '[{"meta": {"retriever": "hybrid"}}]'
+sed "s|url: .*|url: $FAKE_URL/ask|" "$T/sys.yaml" >"$T/sys2.yaml"
+run rag rag-collect -c "$T/sys2.yaml" --system-from '.meta' <"$T/set.jsonl"
+is "$RC" 0 "--system-from: exit 0"
+is "$(jq -c '.system' "$OUT" | tr '\n' ' ')" '{"top_k":3,"retriever":"hybrid"} {"top_k":3,"retriever":"hybrid"} ' \
+	"--system-from .meta: what the service says ran (top_k 3: the default body sent none; hybrid) over the configured knobs"
+printf 'collect:\n  url: %s/ask\n  system_from: ".meta | {retriever}"\nsystem:\n  top_k: 5\n  retriever: bm25\n' "$FAKE_URL" >"$T/sys3.yaml"
+run rag rag-collect -c "$T/sys3.yaml" <"$T/set.jsonl"
+is "$(jq -c '.system' "$OUT" | tr '\n' ' ')" '{"top_k":5,"retriever":"hybrid"} {"top_k":9,"retriever":"hybrid"} ' \
+	"collect.system_from in the config: the reply's retriever, the other knobs as configured"
+fresh '[{"body": "{\"answer\": \"A\", \"meta\": 7}"}]'
+sed "s|url: .*|url: $FAKE_URL/ask|" "$T/sys.yaml" >"$T/sys4.yaml"
+run rag rag-collect -c "$T/sys4.yaml" --system-from '.meta' <"$T/set.jsonl"
+is "$RC" 4 "a reply whose system program gives no object: exit 4"
+is "$(jq -c '[.answer, .errors[0].message]' "$OUT" | head -n 1)" '[null,"the system program gave number, not an object"]' \
+	"the record has a null answer and says why"
+fresh '[{"body": "{\"answer\": \"A\"}"}]'
+sed "s|url: .*|url: $FAKE_URL/ask|" "$T/sys.yaml" >"$T/sys5.yaml"
+run rag rag-collect -c "$T/sys5.yaml" --system-from '.meta' <"$T/set.jsonl"
+is "$RC:$(jq -c '.system' "$OUT" | head -n 1)" '0:{"top_k":5,"retriever":"bm25"}' \
+	"a reply without the knobs (null): the configured ones stay"
+run rag rag-collect -c "$T/sys5.yaml" --system-from '.meta |' <"$T/set.jsonl"
+is "$RC" 2 "a --system-from that does not compile: exit 2"
+like "$(cat "$ERR")" 'collect.system_from: the jq program does not compile' "and says which program"
+
+# ---------------------------------------------------------------- command mode
+printf 'collect:\n  command: "jq -c '"'"'{answer: \\"A\\", used: .system}'"'"'"\n  system_from: .used | {top_k}\nsystem:\n  top_k: 5\n' >"$T/cmd.yaml"
+run rag rag-collect -c "$T/cmd.yaml" <"$T/set.jsonl"
+is "$RC:$(jq -c '.system.top_k' "$OUT" | tr '\n' ' ')" '0:5 9 ' \
+	"command mode: the command reads the record with its knobs, and its reply's knobs are taken"
+
+# ---------------------------------------------------------------- the run's knobs in the store
+# rag-eval with the reply's knobs: run.json keeps the configured ones (top_k 5, bm25), every
+# record says what ran (top_k 3, hybrid); the store's run has what ran, and is found by it.
+fresh '[{"meta": {"retriever": "hybrid"}}]'
+printf 'llm:\n  provider: offline\ncollect:\n  url: %s/ask\n  system_from: .meta\nsystem:\n  top_k: 5\n  retriever: bm25\n' "$FAKE_URL" >"$T/ev.yaml"
+run rag rag-eval -q -c "$T/ev.yaml" -m faithfulness --run-id K -o "$T/K" "$T/set.jsonl"
+is "$(jq -c '.system' "$T/K/records.jsonl" | sort -u)" '{"top_k":3,"retriever":"hybrid"}' "rag-eval: every record has the knobs that ran"
+run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" add "$T/K"
+is "$RC" 0 "rag-store add: exit 0"
+run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" list --json
+is "$(jq -c '.system' "$OUT")" '{"top_k":3,"retriever":"hybrid"}' "the store's run has the knobs that ran, not those configured"
+run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" list --json --system retriever=hybrid
+is "$(jq -r '.run' "$OUT")" K "and is found by them"
+
+done_testing

@@ -4,7 +4,9 @@
 # once with the replies in order and then with one record's replies held back (the fake's
 # delay_ms on a marker that only that record's requests carry), so that they arrive last; the
 # outputs must be byte for byte the same (rag-collect's latency_ms, a time, aside). A tool that
-# writes as replies arrive (a rubric, a claim, a record) fails here.
+# writes as replies arrive (a rubric, a claim, a record) fails here: with c349678's rag-judge,
+# which wrote its rubrics in reply order, the slowa and slowc rows fail (slowb delays all of
+# r2's requests alike, so it need not reorder them; it is kept for the records' own order).
 . "$(dirname "$0")/lib.sh"
 
 need jq python3

@@ -65,13 +65,17 @@ int main(void)
 	ok(rag_json_true(v, "failed") && rag_json_true(v, "errored"), "a null of a metric gated by its mean only: errored too");
 	jv_free(v);
 	v = verdict(g, "{\"id\":\"e\",\"scores\":{\"faithfulness\":0.9,\"context_recall\":0.9,\"other\":null}}");
-	ok(!rag_json_true(v, "failed") && !rag_json_true(v, "errored"), "a null of an ungated metric fails nothing");
+	ok(rag_json_true(v, "errored"), "a null of an ungated metric with no reason: not scored, so errored (issue 21: never a pass)");
+	jv_free(v);
+	v = verdict(g, "{\"id\":\"f\",\"scores\":{\"faithfulness\":0.9,\"context_recall\":0.9,\"other\":null},"
+	               "\"not_applicable\":{\"other\":\"no reference answer\"}}");
+	ok(!rag_json_true(v, "failed") && !rag_json_true(v, "errored"), "a null that is not applicable, with its reason, fails nothing");
 	is_str((t = field(v, "changes")), "[]", "no baseline: no changes");
 	free(t);
 	jv_free(v);
 	s = rag_gate_summary(g);
-	is_num(rag_json_num(s, "passed"), 2, 0, "the summary counts the same passes (a, e)");
-	is_num(rag_json_num(s, "errored"), 2, 0, "and the same errored records (c, d)");
+	is_num(rag_json_num(s, "passed"), 2, 0, "the summary counts the same passes (a, f)");
+	is_num(rag_json_num(s, "errored"), 3, 0, "and the same errored records (c, d, e)");
 	jv_free(s);
 	rag_gate_free(g);
 

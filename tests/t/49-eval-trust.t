@@ -46,7 +46,7 @@ head -n 2 "$TOP/share/examples/example.jsonl" >"$T/two.jsonl"
 run rag rag-eval -c "$T/dead.yaml" -m faithfulness -o "$T/dead" "$T/two.jsonl"
 is "$(jq -c '.scores.faithfulness' "$T/dead/records.jsonl" | tr '\n' ' ')" 'null null ' "the judge failed: every score null"
 is "$RC" 4 "no gate configured: a run whose records could not be scored exits 4, not 0"
-like "$(cat "$ERR")" "SUMMARY: 2 records, 0 passed, 2 with errors or nulls" "the summary counts them: none passed"
+like "$(cat "$ERR")" "SUMMARY: 2 records: 0 passed, 0 failed, 2 with errors or nulls" "the summary counts them: none passed"
 like "$(cat "$ERR")" "rag-eval: error: 2 of 2 records could not be scored" "and rag-eval says why it did not pass"
 is "$(jq -r '[.exit_status, .gate] | @tsv' "$T/dead/run.json")" "$(printf '4\tsummary only')" "run.json: the status and the gate apart"
 run rag rag-eval -q -c "$T/dead-gate.yaml" -m faithfulness -o "$T/dead-gate" "$T/two.jsonl"
@@ -56,7 +56,7 @@ fake_stop
 jq -c '. + {scores: {faithfulness: null}, errors: [{tool: "rag-verify", metric: "faithfulness", message: "the judge failed"}]}' \
 	"$T/two.jsonl" >"$T/nulls.jsonl"
 run rag rag-gate --summary-only "$T/nulls.jsonl"
-like "$(head -n 1 "$OUT")" "SUMMARY: 2 records, 0 passed, 2 with errors or nulls" "rag-gate --summary-only counts nulls and errors"
+like "$(head -n 1 "$OUT")" "SUMMARY: 2 records: 0 passed, 0 failed, 2 with errors or nulls" "rag-gate --summary-only counts nulls and errors"
 is "$RC" 0 "...and decides nothing (exit 0)"
 # input errors: 3
 jq -c 'del(.answer)' "$T/two.jsonl" >"$T/noans.jsonl"

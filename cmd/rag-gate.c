@@ -51,7 +51,7 @@ static void observe(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
 	char where[600];
-	snprintf(where, sizeof where, "%s:%zu", t->input, it->lineno);
+	rag_item_where(it, where, sizeof where);
 	if (t->junit_body) {
 		jv checks = rag_gate_add(t->gate, it->rec, where, it->bad, 1);
 		if (it->bad && jv_array_length(jv_copy(checks)) == 0) {

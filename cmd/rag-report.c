@@ -94,7 +94,7 @@ static void observe(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
 	char where[600];
-	snprintf(where, sizeof where, "%s:%zu", t->input, it->lineno);
+	rag_item_where(it, where, sizeof where);
 	if (t->keep) {
 		jv v = rag_gate_add_verdict(t->gate, it->rec, where, it->bad);
 		t->buf.len = 0;

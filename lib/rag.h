@@ -558,6 +558,9 @@ void rag_item_not_applicable(rag_item *it, const char *metric, const char *reaso
 int rag_item_question(rag_item *it, const char **s, char *err, size_t errlen);
 /* Mark this record as having a remote (judge) failure: sets the RAG_EXIT_REMOTE status and
  * reports msg with the record's position. */
+/* Where a record is, for a person: "FILE:LINE", or "TESTSET, id \"ID\"" in a stage of rag-eval
+ * (rag_stream_opts.position_by_id), whose inner line numbers mean nothing to its user. */
+void rag_item_where(const rag_item *it, char *buf, size_t n);
 void rag_item_remote_error(rag_item *it, const char *msg);
 /* Read records from in, write to out (NULL: write nothing). Returns an exit code (enum rag_exit). Prints nothing itself:
  * err receives the message when the stream had to stop (strict, write error). */

@@ -42,15 +42,21 @@ void rag_item_release(rag_item *it)
 	if (it->pending > 0) it->pending--;
 }
 
+void rag_item_where(const rag_item *it, char *buf, size_t n)
+{
+	const rag_stream_opts *o = it->stream_->o;
+	const char *id = o->position_by_id && jv_get_kind(it->rec) == JV_KIND_OBJECT ? rag_record_str(it->rec, "id") : NULL;
+	if (id) snprintf(buf, n, "%s, id \"%.200s\"", o->input_name ? o->input_name : "<stdin>", id);
+	else snprintf(buf, n, "%s:%zu", o->input_name ? o->input_name : "<stdin>", it->lineno);
+}
+
 static void report(rag_item *it, const char *msg)
 {
 	const rag_stream_opts *o = it->stream_->o;
 	char pos[300];
 	char *line;
-	const char *id = o->position_by_id && jv_get_kind(it->rec) == JV_KIND_OBJECT ? rag_record_str(it->rec, "id") : NULL;
 	if (!o->report) return;
-	if (id) snprintf(pos, sizeof pos, "%s, id \"%.200s\"", o->input_name ? o->input_name : "<stdin>", id);
-	else snprintf(pos, sizeof pos, "%s:%zu", o->input_name ? o->input_name : "<stdin>", it->lineno);
+	rag_item_where(it, pos, sizeof pos);
 	line = rag_xasprintf("error (at %s): %s", pos, msg);
 	o->report(o->progress_ctx, line);
 	free(line);

@@ -56,6 +56,7 @@ like "$G" "recall@2 +2 +1 +0 +0\\.500 " "gate.txt: recall@2 mean (1 + 0)/2"
 like "$G" "token_f1 +2 +1 +0 +0\\.830 " "gate.txt: token_f1 mean (0.75 + 10/11)/2 = 0.830"
 like "$G" "refusal +1 +2 +0 +0\\.000 .*record>=1\\.000" "gate.txt: refusal gated per record by default"
 like "$G" "returns: 1 record: 1 passed" "gate.txt: the category from category"
+like "$G" "REF-001 \\[refusal\\] at [^ ]*/set\\.json, id \"REF-001\"" "gate.txt: the worst record named by the test set and its id, not <stdin>:3"
 is "$(jq -c '[.counts.records, .counts.records_not_scored, .gate, .exit_status]' "$T/run/run.json")" '[3,0,"fail",1]' \
 	"run.json: 3 records, none unscored, the gate failed, exit 1"
 done_testing

@@ -398,6 +398,34 @@ static void no_schema(rag_llm *l, req *r)
 	set_body(l, r, body);
 }
 
+/* A cache entry's choices (entry borrowed): none, or a non-empty array of strings; anything
+ * else is a damaged entry (a file of another shape), a miss. */
+static int cached_choices_ok(jv entry)
+{
+	jv ch = rag_json_get(jv_copy(entry), "choices");
+	int ok = !jv_is_valid(ch);
+	if (jv_get_kind(ch) == JV_KIND_ARRAY && jv_array_length(jv_copy(ch)) > 0) {
+		ok = 1;
+		jv_array_foreach(ch, i, x) {
+			ok &= jv_get_kind(x) == JV_KIND_STRING;
+			jv_free(x);
+		}
+	}
+	jv_free(ch);
+	return ok;
+}
+
+/* scrub_jv over each string of an array (consumed); anything else as it is */
+static jv scrub_jv_all(const rag_llm *l, jv a)
+{
+	jv out;
+	if (jv_get_kind(a) != JV_KIND_ARRAY) return a;
+	out = jv_array();
+	jv_array_foreach(a, i, x) out = jv_array_append(out, scrub_jv(l, x));
+	jv_free(a);
+	return out;
+}
+
 void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, void *arg)
 {
 	req *r = rag_xmalloc(sizeof *r);
@@ -419,7 +447,7 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 		if (hit == 1) {
 			jv v = jv_parse_sized(val, (int)len);
 			jv c = rag_json_get(jv_copy(v), "content");
-			if (jv_get_kind(c) == JV_KIND_STRING) {
+			if (jv_get_kind(c) == JV_KIND_STRING && cached_choices_ok(v)) {
 				jv fr = rag_json_get(jv_copy(v), "finish_reason");
 				jv u = rag_json_get(jv_copy(v), "usage");
 				r->content = scrub(l, rag_xstrdup(jv_string_value(c)));
@@ -429,7 +457,7 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 				r->cached = 1;
 				if (r->n > 1) {
 					jv_free(r->choices);
-					r->choices = rag_json_get(jv_copy(v), "choices");
+					r->choices = scrub_jv_all(l, rag_json_get(jv_copy(v), "choices"));
 					if (jv_get_kind(r->choices) != JV_KIND_ARRAY) {
 						jv_free(r->choices);
 						r->choices = jv_array_append(jv_array(), jv_string(r->content));
@@ -1174,11 +1202,8 @@ static void chat_reply(rag_llm *l, req *r)
 	take_usage(r, u, 0);
 	if (r->n > 1) {
 		/* an endpoint without "n" answers one choice: the caller sees how many came */
-		jv got = jv_object_get(jv_copy(v), jv_string("choices")), sc = jv_array();
-		jv_array_foreach(got, i, x) sc = jv_array_append(sc, scrub_jv(l, x));
-		jv_free(got);
 		jv_free(r->choices);
-		r->choices = sc;
+		r->choices = scrub_jv_all(l, jv_object_get(jv_copy(v), jv_string("choices")));
 	}
 	if (l->cache_mode == RAG_CACHE_RW) {
 		jv e = jv_object(), d;

@@ -70,12 +70,14 @@ jv rag_wire_sse(const char *p, size_t n, char *err, size_t errlen)
 			ev.len = 0;
 			have = open = 0;
 		} else {
-			open = 1;
+			/* an event is open once it holds data, or when the bytes end inside any line; a
+			 * comment or another field alone, whole, is no part of an answer */
+			if (j >= n) open = 1;
 			if (j - i >= 5 && !memcmp(p + i, "data:", 5)) {
 				size_t a = i + 5 + (j - i > 5 && p[i + 5] == ' ');
 				if (have) rag_buf_add(&ev, "\n", 1);
 				rag_buf_add(&ev, p + a, j - a);
-				have = 1;
+				have = open = 1;
 				/* OpenAI's end, even without the blank line after it */
 				if (next >= n && ev.len == 6 && !memcmp(ev.p, "[DONE]", 6)) done = 1;
 			}

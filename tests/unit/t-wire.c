@@ -44,6 +44,12 @@ static void streams(void)
 	            "ERR: the stream was cut", 23), "sse: OpenAI's chunks without [DONE]: cut");
 	ok(!strncmp(sse("data: hello\n"), "ERR: the stream was cut", 23),
 	   "sse: an event without its blank line at the end: cut");
+	ok(!strncmp(sse("data: hello\n\n: keep-al"), "ERR: the stream was cut", 23),
+	   "sse: the bytes end inside a line (even a comment): cut");
+	is_str(sse("data: hello\n\n: keep-alive\n"), "[\"hello\"]",
+	       "sse: a whole comment after the last whole event, no [DONE]: whole");
+	is_str(sse("data: hello\n\nevent: end\n"), "[\"hello\"]",
+	       "sse: a field without data after the last event: whole");
 	ok(!strncmp(sse("data: {\"a\": 1\n\ndata: [DONE]\n\n"), "ERR: event 1 of the stream is not JSON", 38),
 	   "sse: an event that starts as JSON and does not parse: an error (%s)", sse("data: {\"a\": 1\n\n"));
 	ok(!strncmp(sse(""), "ERR: the stream has no event", 28), "sse: an empty stream is no answer");

@@ -143,7 +143,7 @@ warnings: | have-deps
 # target FUZZ_RUNS inputs with a fixed seed, so it is bounded and the same on every run. A crash
 # is written to tests/tmp/fuzz/ and fails the run. See tests/README.md.
 FUZZ_CC      = clang
-FUZZ_TARGETS = stream config reply text testset
+FUZZ_TARGETS = stream config reply text testset sse http
 FUZZ_DIR     = tests/fuzz
 FUZZ_BUILD   = $(FUZZ_DIR)/build
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -187,11 +187,18 @@ fuzz: fuzz-build
 fuzz-check: fuzz-build
 	@rm -rf tests/tmp/fuzz-check
 	@$(call FUZZ_RUN,-runs=$(FUZZ_RUNS),tests/tmp/fuzz-check)
+# the nightly run (not in make check: about an hour on two cores): each target for
+# FUZZ_NIGHTLY_RUNS inputs, one target after another, from its committed corpus (new inputs,
+# logs and crashes in tests/tmp/fuzz-nightly/, emptied first); prints each target's count
+FUZZ_NIGHTLY_RUNS ?= 1000000
+fuzz-nightly: fuzz-build
+	@rm -rf tests/tmp/fuzz-nightly
+	@$(call FUZZ_RUN,-runs=$(FUZZ_NIGHTLY_RUNS),tests/tmp/fuzz-nightly)
 fuzz-clean:
-	rm -rf $(FUZZ_BUILD) tests/tmp/fuzz tests/tmp/fuzz-check
+	rm -rf $(FUZZ_BUILD) tests/tmp/fuzz tests/tmp/fuzz-check tests/tmp/fuzz-nightly
 clean: fuzz-clean
 
-.PHONY: fuzz fuzz-build fuzz-check fuzz-clean
+.PHONY: fuzz fuzz-build fuzz-check fuzz-nightly fuzz-clean
 
 bench: all
 	sh bench/faithfulness.sh

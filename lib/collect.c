@@ -339,17 +339,7 @@ static void http_done(void *arg, const rag_llm_reply *r)
 	fields = jv_object_set(fields, jv_string("latency_ms"), jv_number(round(r->seconds * 1e4) / 10));
 	if (r->cached) c->stats.cache_hits++;
 	if (jv_get_kind(r->events) == JV_KIND_ARRAY) {
-		reply = jv_array();
-		jv_array_foreach(r->events, i, e) {
-			jv p = jv_parse(jv_string_value(e));
-			if (jv_is_valid(p)) {
-				jv_free(e);
-				reply = jv_array_append(reply, p);
-			} else {
-				jv_free(p);
-				reply = jv_array_append(reply, e);
-			}
-		}
+		reply = jv_copy(r->events);   /* each JSON where it is JSON; a stream not whole failed */
 	} else {
 		reply = jv_parse_sized(r->body, (int)r->body_len);
 		if (!jv_is_valid(reply)) {

@@ -360,31 +360,6 @@ static void finish(rag_llm *l, req *r)
 	push(&l->done, &l->done_tail, r);
 }
 
-/* The contents of choices[] (n of them), or an invalid jv. */
-static jv choice_contents(jv choices, int n)
-{
-	jv out = jv_array();
-	int i;
-	if (jv_get_kind(choices) != JV_KIND_ARRAY) {
-		jv_free(choices);
-		jv_free(out);
-		return jv_invalid();
-	}
-	for (i = 0; i < jv_array_length(jv_copy(choices)) && i < n; i++) {
-		jv c = jv_object_get(jv_object_get(jv_array_get(jv_copy(choices), i), jv_string("message")),
-		                     jv_string("content"));
-		if (jv_get_kind(c) != JV_KIND_STRING) {
-			jv_free(c);
-			jv_free(choices);
-			jv_free(out);
-			return jv_invalid();
-		}
-		out = jv_array_append(out, c);
-	}
-	jv_free(choices);
-	return out;
-}
-
 void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
 {
 	rag_llm_submit_n(l, messages, 1, cb, arg);
@@ -423,6 +398,34 @@ static void no_schema(rag_llm *l, req *r)
 	set_body(l, r, body);
 }
 
+/* A cache entry's choices (entry borrowed): none, or a non-empty array of strings; anything
+ * else is a damaged entry (a file of another shape), a miss. */
+static int cached_choices_ok(jv entry)
+{
+	jv ch = rag_json_get(jv_copy(entry), "choices");
+	int ok = !jv_is_valid(ch);
+	if (jv_get_kind(ch) == JV_KIND_ARRAY && jv_array_length(jv_copy(ch)) > 0) {
+		ok = 1;
+		jv_array_foreach(ch, i, x) {
+			ok &= jv_get_kind(x) == JV_KIND_STRING;
+			jv_free(x);
+		}
+	}
+	jv_free(ch);
+	return ok;
+}
+
+/* scrub_jv over each string of an array (consumed); anything else as it is */
+static jv scrub_jv_all(const rag_llm *l, jv a)
+{
+	jv out;
+	if (jv_get_kind(a) != JV_KIND_ARRAY) return a;
+	out = jv_array();
+	jv_array_foreach(a, i, x) out = jv_array_append(out, scrub_jv(l, x));
+	jv_free(a);
+	return out;
+}
+
 void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, void *arg)
 {
 	req *r = rag_xmalloc(sizeof *r);
@@ -443,10 +446,10 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 		int hit = rag_cache_get(l->cache, r->key, &val, &len);
 		if (hit == 1) {
 			jv v = jv_parse_sized(val, (int)len);
-			jv c = jv_object_get(jv_copy(v), jv_string("content"));
-			if (jv_get_kind(c) == JV_KIND_STRING) {
-				jv fr = jv_object_get(jv_copy(v), jv_string("finish_reason"));
-				jv u = jv_object_get(jv_copy(v), jv_string("usage"));
+			jv c = rag_json_get(jv_copy(v), "content");
+			if (jv_get_kind(c) == JV_KIND_STRING && cached_choices_ok(v)) {
+				jv fr = rag_json_get(jv_copy(v), "finish_reason");
+				jv u = rag_json_get(jv_copy(v), "usage");
 				r->content = scrub(l, rag_xstrdup(jv_string_value(c)));
 				r->finish_reason = rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop");
 				take_usage(r, u, 0);
@@ -454,7 +457,7 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 				r->cached = 1;
 				if (r->n > 1) {
 					jv_free(r->choices);
-					r->choices = jv_object_get(jv_copy(v), jv_string("choices"));
+					r->choices = scrub_jv_all(l, rag_json_get(jv_copy(v), "choices"));
 					if (jv_get_kind(r->choices) != JV_KIND_ARRAY) {
 						jv_free(r->choices);
 						r->choices = jv_array_append(jv_array(), jv_string(r->content));
@@ -501,43 +504,6 @@ void rag_llm_commit(rag_llm *l, const rag_llm_reply *rep)
 
 /* ------------------------------------------------------------------ generic HTTP */
 
-/* The SSE events of a text/event-stream body: each event's data: lines joined by newlines, in
- * order; comments and other fields are skipped and "[DONE]" ends the stream (OpenAI's). */
-static jv sse_events(const char *p, size_t n)
-{
-	jv out = jv_array();
-	rag_buf ev = {0};
-	int have = 0;
-	size_t i = 0;
-	while (i <= n) {
-		size_t j = i, e;
-		while (j < n && p[j] != '\n' && p[j] != '\r') j++;
-		e = j;
-		if (e == i) {
-			/* a blank line (or the end): the event so far is complete */
-			if (have) {
-				if (ev.len == 6 && !memcmp(ev.p, "[DONE]", 6)) break;
-				out = jv_array_append(out, jv_string_sized(ev.p ? ev.p : "", (int)ev.len));
-			}
-			ev.len = 0;
-			have = 0;
-		} else if (e - i >= 5 && !memcmp(p + i, "data:", 5)) {
-			size_t a = i + 5 + (e - i > 5 && p[i + 5] == ' ');
-			if (have) rag_buf_add(&ev, "\n", 1);
-			rag_buf_add(&ev, p + a, e - a);
-			have = 1;
-		}
-		if (j >= n) {
-			if (e == i) break;
-			i = n;          /* one more turn ends the last event as a blank line would */
-			continue;
-		}
-		i = j + (p[j] == '\r' && j + 1 < n && p[j + 1] == '\n' ? 2 : 1);
-	}
-	rag_buf_free(&ev);
-	return out;
-}
-
 static int is_sse(const req *r)
 {
 	if (r->sse >= 0) return r->sse;
@@ -551,7 +517,20 @@ static void http_reply(rag_llm *l, req *r)
 	free(r->content);
 	r->content = scrub_req(l, r, rag_xstrndup(r->resp.p ? r->resp.p : "", r->resp.len));
 	jv_free(r->events);
-	r->events = is_sse(r) ? sse_events(r->content, strlen(r->content)) : jv_null();
+	if (is_sse(r)) {
+		/* a stream that is not whole (cut mid-event, no [DONE]) is no answer: a 200 that is
+		 * final, as a cut JSON body is, never text made of its pieces */
+		char err[RAG_ERRLEN];
+		r->events = rag_wire_sse(r->content, strlen(r->content), err, sizeof err);
+		if (!jv_is_valid(r->events)) {
+			jv_free(r->events);
+			r->events = jv_null();
+			r->error = rag_xstrdup(err);
+			return;
+		}
+	} else {
+		r->events = jv_null();
+	}
 	if (l->cache_mode == RAG_CACHE_RW) {
 		jv e = JV_OBJECT(jv_string("status"), jv_number((double)r->status), jv_string("body"),
 		                 jv_string(r->content), jv_string("seconds"), jv_number(r->seconds));
@@ -590,8 +569,8 @@ static void http_key(const rag_http_req *q, const char *method, char key[65])
 static int http_cached(rag_llm *l, req *r, const char *val, size_t len)
 {
 	jv v = jv_parse_sized(val, (int)len);
-	jv b = jv_object_get(jv_copy(v), jv_string("body"));
-	jv ct = jv_object_get(jv_copy(v), jv_string("content_type"));
+	jv b = rag_json_get(jv_copy(v), "body");
+	jv ct = rag_json_get(jv_copy(v), "content_type");
 	double st = rag_json_num(v, "status"), secs = rag_json_num(v, "seconds");
 	int ok = jv_get_kind(b) == JV_KIND_STRING && st >= 200 && st < 300;
 	if (ok) {
@@ -599,8 +578,18 @@ static int http_cached(rag_llm *l, req *r, const char *val, size_t len)
 		r->status = (long)st;
 		r->seconds = isfinite(secs) ? secs : 0;
 		if (jv_get_kind(ct) == JV_KIND_STRING) r->ctype = rag_xstrdup(jv_string_value(ct));
-		r->events = is_sse(r) ? sse_events(r->content, strlen(r->content)) : jv_null();
+		r->events = is_sse(r) ? rag_wire_sse(r->content, strlen(r->content), NULL, 0) : jv_null();
 		r->cached = 1;
+		if (!jv_is_valid(r->events)) {
+			/* never stored so: a damaged entry */
+			jv_free(r->events);
+			r->events = jv_null();
+			free(r->content);
+			free(r->ctype);
+			r->content = r->ctype = NULL;
+			r->cached = 0;
+			ok = 0;
+		}
 	}
 	jv_free(b);
 	jv_free(ct);
@@ -696,21 +685,6 @@ static void embed_key(const rag_llm *l, jv text, char key[65])
 	jv_free(d);
 }
 
-/* A non-empty array of finite numbers, or 0. */
-static int vector_ok(jv v)
-{
-	int i, n;
-	if (jv_get_kind(v) != JV_KIND_ARRAY) return 0;
-	n = jv_array_length(jv_copy(v));
-	for (i = 0; i < n; i++) {
-		jv x = jv_array_get(jv_copy(v), i);
-		int ok = jv_get_kind(x) == JV_KIND_NUMBER && isfinite(jv_number_value(x));
-		jv_free(x);
-		if (!ok) return 0;
-	}
-	return n > 0;
-}
-
 /* borrowed */
 static int vector_dim(jv v)
 {
@@ -740,10 +714,10 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg)
 		embed_key(l, jv_copy(t), r->keys[i]);
 		if (l->cache_mode != RAG_CACHE_OFF && rag_cache_get(l->cache, r->keys[i], &val, &len) == 1) {
 			jv v = jv_parse_sized(val, (int)len);
-			jv e = jv_object_get(v, jv_string("embedding"));
+			jv e = rag_json_get(v, "embedding");
 			free(val);
 			/* a damaged entry, or one of another size, is a miss */
-			if (vector_ok(e) && (!l->emb_dims || vector_dim(e) == l->emb_dims)) vec = e;
+			if (rag_wire_vector_ok(e) && (!l->emb_dims || vector_dim(e) == l->emb_dims)) vec = e;
 			else jv_free(e);
 		}
 		if (jv_get_kind(vec) == JV_KIND_NULL) {
@@ -800,94 +774,41 @@ const char *rag_llm_embed_model(const rag_llm *l)
  * (the configured dimensions when set); else r->error, and no vector is kept. */
 static void embed_reply(rag_llm *l, req *r)
 {
-	jv v = jv_parse_sized(r->resp.p ? r->resp.p : "", (int)r->resp.len);
-	jv data, got;
-	int i, n, dim = l->emb_dims;
-	if (!jv_is_valid(v)) {
-		jv_free(v);
-		r->error = rag_xstrdup("endpoint returned a body that is not JSON");
+	char err[RAG_ERRLEN];
+	jv u, got = rag_wire_embed(r->resp.p ? r->resp.p : "", r->resp.len, r->nmiss, l->emb_dims, &u, err, sizeof err);
+	int i, n = r->nmiss;
+	if (!jv_is_valid(got)) {
+		jv_free(got);
+		jv_free(u);
+		r->error = rag_xstrdup(err);
 		return;
 	}
-	data = jv_object_get(jv_copy(v), jv_string("data"));
-	if (jv_get_kind(data) != JV_KIND_ARRAY) {
-		jv_free(data);
-		jv_free(v);
-		r->error = rag_xstrdup("embeddings reply has no data array");
-		return;
-	}
-	n = jv_array_length(jv_copy(data));
-	if (n != r->nmiss) {
-		jv_free(data);
-		jv_free(v);
-		r->error = n == 0 ? rag_xasprintf("embeddings reply has an empty data list for %d texts", r->nmiss)
-		                  : rag_xasprintf("embeddings reply has %d vectors for %d texts", n, r->nmiss);
-		return;
-	}
-	got = jv_array();
-	for (i = 0; i < n; i++) got = jv_array_append(got, jv_null());
-	for (i = 0; i < n && !r->error; i++) {
-		jv d = jv_array_get(jv_copy(data), i);
-		jv idx = jv_object_get(jv_copy(d), jv_string("index"));
-		jv e = jv_object_get(d, jv_string("embedding"));
-		int k = i;
-		if (jv_get_kind(idx) == JV_KIND_NUMBER) {
-			double x = jv_number_value(idx);
-			k = x >= 0 && x < n && x == (int)x ? (int)x : -1;
+	l->usage.calls++;
+	take_usage(r, u, 1);
+	jv_free(u);
+	for (i = 0; i < n; i++) {
+		jv e = jv_array_get(jv_copy(got), i);
+		int t = r->miss[i];
+		/* earlier vectors (cache) must have the same size as the new ones */
+		int j;
+		for (j = 0; j < jv_array_length(jv_copy(r->vectors)) && !r->error; j++) {
+			jv o = jv_array_get(jv_copy(r->vectors), j);
+			if (jv_get_kind(o) == JV_KIND_ARRAY && vector_dim(o) != vector_dim(e))
+				r->error = rag_xasprintf("dimension mismatch: a cached vector has %d numbers, the reply %d",
+				                         vector_dim(o), vector_dim(e));
+			jv_free(o);
 		}
-		jv_free(idx);
-		if (k < 0) {
-			r->error = rag_xasprintf("embeddings reply: data[%d] has an index out of range", i);
-		} else if (!vector_ok(e)) {
-			r->error = rag_xasprintf("embeddings reply: data[%d].embedding is not a non-empty array of numbers", i);
-		} else if (dim && vector_dim(e) != dim) {
-			r->error = rag_xasprintf("dimension mismatch: embedding %d has %d numbers, expected %d", k,
-			                         vector_dim(e), dim);
-		} else {
-			jv old = jv_array_get(jv_copy(got), k);
-			if (jv_get_kind(old) != JV_KIND_NULL)
-				r->error = rag_xasprintf("embeddings reply: index %d appears twice", k);
-			jv_free(old);
+		if (l->cache_mode == RAG_CACHE_RW) {
+			jv ent = JV_OBJECT(jv_string("embedding"), jv_copy(e), jv_string("model"), jv_string(l->emb_model));
+			jv dd = jv_dump_string(ent, JV_PRINT_SORTED);
+			char cerr[RAG_ERRLEN];
+			(void)rag_cache_put(l->cache, r->keys[t], jv_string_value(dd), strlen(jv_string_value(dd)),
+			                    cerr, sizeof cerr);
+			jv_free(dd);
 		}
-		if (!r->error) {
-			dim = vector_dim(e);
-			got = jv_array_set(got, k, e);
-		} else {
-			jv_free(e);
-		}
-	}
-	if (!r->error) {
-		l->usage.calls++;
-		{
-			jv u = jv_object_get(jv_copy(v), jv_string("usage"));
-			take_usage(r, u, 1);
-			jv_free(u);
-		}
-		for (i = 0; i < n; i++) {
-			jv e = jv_array_get(jv_copy(got), i);
-			int t = r->miss[i];
-			/* earlier vectors (cache) must have the same size as the new ones */
-			int j;
-			for (j = 0; j < jv_array_length(jv_copy(r->vectors)) && !r->error; j++) {
-				jv o = jv_array_get(jv_copy(r->vectors), j);
-				if (jv_get_kind(o) == JV_KIND_ARRAY && vector_dim(o) != vector_dim(e))
-					r->error = rag_xasprintf("dimension mismatch: a cached vector has %d numbers, the reply %d",
-					                         vector_dim(o), vector_dim(e));
-				jv_free(o);
-			}
-			if (l->cache_mode == RAG_CACHE_RW) {
-				jv ent = JV_OBJECT(jv_string("embedding"), jv_copy(e), jv_string("model"), jv_string(l->emb_model));
-				jv dd = jv_dump_string(ent, JV_PRINT_SORTED);
-				char cerr[RAG_ERRLEN];
-				(void)rag_cache_put(l->cache, r->keys[t], jv_string_value(dd), strlen(jv_string_value(dd)),
-				                    cerr, sizeof cerr);
-				jv_free(dd);
-			}
-			r->vectors = jv_array_set(r->vectors, t, e);
-		}
+		r->vectors = jv_array_set(r->vectors, t, e);
 	}
 	jv_free(got);
-	jv_free(data);
-	jv_free(v);
 }
 
 const rag_usage *rag_llm_usage(const rag_llm *l)
@@ -1096,19 +1017,15 @@ static void schedule_retry(rag_llm *l, req *r, double delay)
 	push(&l->queue, &l->queue_tail, r);
 }
 
-static char *server_message(const char *body)
+/* What an error reply's body says (any shape: a proxy's page, a bare string, an array), scrubbed
+ * of every secret before it is cut to its length, so no part of a key is left: NULL when nothing. */
+static char *server_message(const rag_llm *l, const req *r)
 {
-	jv v = jv_parse(body), m;
-	char *out = NULL;
-	m = jv_object_get(jv_object_get(jv_copy(v), jv_string("error")), jv_string("message"));
-	if (jv_get_kind(m) == JV_KIND_STRING) {
-		/* rag_xstrndup copies n bytes: bound it by the string, not only by 200 */
-		size_t n = strlen(jv_string_value(m));
-		out = rag_xstrndup(jv_string_value(m), n < 200 ? n : 200);
-	}
-	jv_free(m);
-	jv_free(v);
-	return out;
+	char *body = scrub_req(l, r, rag_xstrndup(r->resp.p ? r->resp.p : "", r->resp.len));
+	char *m = rag_wire_error(body, strlen(body), 0);
+	free(body);
+	if (m) rag_wire_clip(scrub_req(l, r, m), 160);
+	return m;
 }
 
 static void stop_transfer(rag_llm *l, req *r)
@@ -1268,55 +1185,40 @@ static int schema_refused(rag_llm *l, req *r, long status)
  * rag_llm_commit. */
 static void chat_reply(rag_llm *l, req *r)
 {
-	jv v = jv_parse_sized(r->resp.p ? r->resp.p : "", (int)r->resp.len);
-	jv ch, msg, c, fr, u;
+	char err[RAG_ERRLEN];
+	jv v = rag_wire_chat(r->resp.p ? r->resp.p : "", r->resp.len, r->n, err, sizeof err);
+	jv c, fr, u;
 	if (!jv_is_valid(v)) {
 		jv_free(v);
-		r->error = rag_xstrdup("endpoint returned a body that is not JSON");
+		r->error = rag_xstrdup(err);
 		return;
 	}
 	l->usage.calls++;
-	ch = jv_array_get(jv_object_get(jv_copy(v), jv_string("choices")), 0);
-	msg = jv_object_get(jv_copy(ch), jv_string("message"));
-	c = jv_object_get(msg, jv_string("content"));
-	fr = jv_object_get(ch, jv_string("finish_reason"));
+	c = scrub_jv(l, jv_object_get(jv_copy(v), jv_string("content")));
+	fr = jv_object_get(jv_copy(v), jv_string("finish_reason"));
 	u = jv_object_get(jv_copy(v), jv_string("usage"));
-	if (jv_get_kind(c) != JV_KIND_STRING) {
-		r->error = rag_xstrdup("endpoint reply has no choices[0].message.content");
-	} else {
-		c = scrub_jv(l, c);
-		r->content = rag_xstrdup(jv_string_value(c));
-		r->finish_reason = scrub(l, rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop"));
-		take_usage(r, u, 0);
-		if (r->n > 1) {
-			/* an endpoint without "n" answers one choice: the caller sees how many came */
-			jv_free(r->choices);
-			r->choices = choice_contents(jv_object_get(jv_copy(v), jv_string("choices")), r->n);
-			if (!jv_is_valid(r->choices)) {
-				jv_free(r->choices);
-				r->choices = jv_array_append(jv_array(), jv_string(r->content));
-			} else {
-				jv sc = jv_array();
-				jv_array_foreach(r->choices, i, x) sc = jv_array_append(sc, scrub_jv(l, x));
-				jv_free(r->choices);
-				r->choices = sc;
-			}
-		}
-		if (l->cache_mode == RAG_CACHE_RW) {
-			jv e = jv_object(), d;
-			if (r->n > 1) e = jv_object_set(e, jv_string("choices"), jv_copy(r->choices));
-			e = jv_object_set(e, jv_string("content"), jv_copy(c));
-			e = jv_object_set(e, jv_string("finish_reason"), jv_string(r->finish_reason));
-			e = jv_object_set(e, jv_string("model"), jv_string(l->model));
-			if (!r->usage_error)
-				e = jv_object_set(e, jv_string("usage"),
-				                  JV_OBJECT(jv_string("prompt_tokens"), jv_number((double)r->prompt_tokens),
-				                            jv_string("completion_tokens"),
-				                            jv_number((double)r->completion_tokens)));
-			d = jv_dump_string(e, JV_PRINT_SORTED);
-			r->entry = scrub(l, rag_xstrdup(jv_string_value(d)));
-			jv_free(d);
-		}
+	r->content = rag_xstrdup(jv_string_value(c));
+	r->finish_reason = scrub(l, rag_xstrdup(jv_string_value(fr)));
+	take_usage(r, u, 0);
+	if (r->n > 1) {
+		/* an endpoint without "n" answers one choice: the caller sees how many came */
+		jv_free(r->choices);
+		r->choices = scrub_jv_all(l, jv_object_get(jv_copy(v), jv_string("choices")));
+	}
+	if (l->cache_mode == RAG_CACHE_RW) {
+		jv e = jv_object(), d;
+		if (r->n > 1) e = jv_object_set(e, jv_string("choices"), jv_copy(r->choices));
+		e = jv_object_set(e, jv_string("content"), jv_copy(c));
+		e = jv_object_set(e, jv_string("finish_reason"), jv_string(r->finish_reason));
+		e = jv_object_set(e, jv_string("model"), jv_string(l->model));
+		if (!r->usage_error)
+			e = jv_object_set(e, jv_string("usage"),
+			                  JV_OBJECT(jv_string("prompt_tokens"), jv_number((double)r->prompt_tokens),
+			                            jv_string("completion_tokens"),
+			                            jv_number((double)r->completion_tokens)));
+		d = jv_dump_string(e, JV_PRINT_SORTED);
+		r->entry = scrub(l, rag_xstrdup(jv_string_value(d)));
+		jv_free(d);
 	}
 	jv_free(c);
 	jv_free(fr);
@@ -1355,7 +1257,7 @@ static void complete(rag_llm *l, req *r, CURLcode code)
 	if (status != 200) {
 		char *m;
 		if (schema_refused(l, r, status)) return;
-		m = r->resp.p ? server_message(r->resp.p) : NULL;
+		m = server_message(l, r);
 		r->error = rag_xasprintf("endpoint answered http %ld%s%s", status, m ? ": " : "", m ? m : "");
 		free(m);
 		scrub_req(l, r, r->error);

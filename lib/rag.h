@@ -630,6 +630,29 @@ double rag_rate_wait(rag_rate *r, long tokens, double now);
 void rag_rate_note(rag_rate *r, long tokens, double now);
 void rag_rate_free(rag_rate *r);
 
+/* ---------------------------------------------------------------- wire.c */
+/* What an endpoint sends, read from its bytes alone (llm.c's readers; the fuzz targets'). */
+/* The events of a text/event-stream body: each event's data: lines joined by "\n", comments and
+ * other fields skipped, up to "data: [DONE]"; each event parsed as JSON where it is JSON, else
+ * its text. jv_invalid() and err when the stream is not whole: it ends inside an event (a
+ * connection closed mid-event), an event that starts as JSON does not parse, a stream of
+ * OpenAI's chunks (events with "choices") ends without [DONE], or it holds no event at all. */
+jv rag_wire_sse(const char *p, size_t n, char *err, size_t errlen);
+/* A chat completion's body: {content, finish_reason ("stop" when absent), usage (or null),
+ * choices (nchoices > 1: the contents of the choices that came, at most nchoices)}, or
+ * jv_invalid() and err (not JSON, no choices[0].message.content string). */
+jv rag_wire_chat(const char *p, size_t n, int nchoices, char *err, size_t errlen);
+/* An embeddings reply for want texts: their vectors in the order of their "index", all of one
+ * size (dims when dims > 0), and *usage (its usage object, or null); or jv_invalid() and err. */
+jv rag_wire_embed(const char *p, size_t n, int want, int dims, jv *usage, char *err, size_t errlen);
+int rag_wire_vector_ok(jv v);    /* v borrowed: a non-empty array of finite numbers */
+/* What an error's body says, on one line without control characters, at most max bytes (0: no
+ * bound; cut at a whole UTF-8 character, "..." after): the message of {"error": {"message"}}, a
+ * bare {"error": "..."}, {"detail"}, {"message"}, else the JSON compact, else the text without
+ * its HTML tags. NULL when it says nothing. Not scrubbed of secrets: the caller's work. */
+char *rag_wire_error(const char *p, size_t n, size_t max);
+void rag_wire_clip(char *s, size_t max);   /* s cut to at most max bytes, as rag_wire_error */
+
 /* ---------------------------------------------------------------- llm.c */
 typedef struct rag_llm rag_llm;
 typedef struct rag_llm_reply {
@@ -650,8 +673,9 @@ typedef struct rag_llm_reply {
 	const char *body;         /* the reply's body (2xx), its secrets scrubbed; NULL on failure */
 	size_t body_len;
 	const char *content_type; /* the reply's Content-Type, or NULL */
-	jv events;                /* a text/event-stream reply: borrowed array of the events' data
-	                           * (strings, "[DONE]" ends it); null otherwise */
+	jv events;                /* a text/event-stream reply: borrowed array of its events, each
+	                           * JSON where it is JSON, else its text (rag_wire_sse; a stream that
+	                           * is not whole is an error); null otherwise */
 	double seconds;           /* how long the last attempt took (the cached one's for a hit) */
 	void *req_;               /* private: what rag_llm_commit stores */
 } rag_llm_reply;

@@ -56,7 +56,12 @@ plain user message, the last user message that holds a block):
     the question "Question N (difficulty, type): what is said about <its first six words>?"
     (Chinese: 第 N 个问题（difficulty, type）：关于“<its first 12 characters>”说了什么？); with "DUPLICATE" in the
     document every question is "What is the DUPLICATE question?";
+  * else a user message "QUESTION: Q" (a RAG service behind a chat endpoint: rag-collect) -> the
+    plain text "Answer to: Q" (with "echo_key", " (key: KEY)" after it);
   * else {"error": "fake: unknown prompt"} as the content, with status 200.
+A request with "stream": true gets the reply as a text/event-stream of OpenAI's chunks
+(choices[0].delta.content, a word each, then one with finish_reason and usage), ended by
+"data: [DONE]".
 
 PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
 substring occurs in the raw request body (no "match": every request) and its "times" is not
@@ -89,6 +94,8 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
                          verdicts as strings, claims and questions as numbers, noncommittal "no"
   "empty_list": true     the AUTO reply with its list (verdicts, claims, questions) emptied
   "pad_bytes": N         the AUTO reply with a "padding" member of N bytes (a huge valid reply)
+  "cut_stream": true     a streamed reply (no Content-Length) cut in the middle of its last content
+                         event's JSON, then the connection closed: no [DONE], no transport error
   "echo_key": true       the AUTO reply with the caller's API key quoted in every reason, claim
                          and question
   In "body" and "content", {{key}} is replaced by the caller's API key (from Authorization).
@@ -344,6 +351,8 @@ def auto_reply(req):
         if "I don't know" in tx or "I don\u2019t know" in tx or "我不知道" in tx:
             return {"claims": []}, "claims"
         return {"claims": split_sentences(tx)}, "claims"
+    if last.startswith("QUESTION: "):
+        return "Answer to: " + last[len("QUESTION: "):], "question"
     return {"error": "fake: unknown prompt"}, "unknown"
 
 
@@ -670,6 +679,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             obj, kind = auto_reply(req)
             if isinstance(obj, str):    # a plain-text reply (the verifier's Yes or No)
                 content = obj
+                if kind == "question" and rule.get("echo_key"):
+                    content += " (key: %s)" % self.caller_key()
             else:
                 mutate(obj, rule, self.caller_key())
                 content = json.dumps(obj, ensure_ascii=False)
@@ -700,7 +711,55 @@ class Handler(http.server.BaseHTTPRequestHandler):
         }
         if "usage" in rule:
             resp["usage"] = rule["usage"]
+        if req.get("stream") is True:
+            self.stream(resp, headers, rule)
+            return
         self.send(200, json.dumps(resp, ensure_ascii=False), headers=headers, rule=rule)
+
+    def stream(self, resp, headers, rule):
+        """resp as OpenAI streams it: a chunk per word of the first choice's content, then one with
+        the finish_reason and the usage, then [DONE]; with "cut_stream", cut in the middle of the
+        last content chunk's JSON and the connection closed (no length: the close ends it)."""
+        ch = resp["choices"][0]
+        base = {"id": resp["id"], "object": "chat.completion.chunk", "created": resp["created"],
+                "model": resp["model"]}
+        events = [dict(base, choices=[{"index": 0, "delta": {"content": w}, "finish_reason": None}])
+                  for w in words(ch["message"]["content"])]
+        events.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": ch["finish_reason"]}],
+                           usage=resp["usage"]))
+        text = "".join("data: %s\n\n" % json.dumps(e, ensure_ascii=False) for e in events) + "data: [DONE]\n\n"
+        if not rule.get("cut_stream"):
+            self.send(200, text, "text/event-stream", headers=headers, rule=rule)
+            return
+        last = json.dumps(events[-2] if len(events) > 1 else events[-1], ensure_ascii=False)
+        at = text.index("data: " + last) + len("data: ") + len(last) // 2
+        body = text[:at].encode("utf-8")
+        self.leave()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            for k, v in (headers or {}).items():
+                self.send_header(k, str(v))
+            self._headers_buffer.append(b"\r\n")
+            self._headers_buffer.append(body)
+            self.flush_headers()
+        except OSError:
+            pass
+        self.drop()
+
+
+def words(s):
+    """s in pieces that join back to it exactly: each word with the blank after it."""
+    out, cur = [], ""
+    for c in s:
+        cur += c
+        if c == " ":
+            out.append(cur)
+            cur = ""
+    if cur:
+        out.append(cur)
+    return out
 
 
 def mutate(obj, rule, key):

@@ -25,11 +25,14 @@ PLAN (--plan FILE): a JSON array of rules, tried in order; a rule applies when i
 substring occurs in the raw body (no "match": every request) and its "times" is not used up
 ("times": -1 or absent = unlimited). Keys:
   "status": N        reply with that status and {"error": {"message": "fake"}} (with
-                     "echo_header": NAME, the message quotes the request's header NAME)
+                     "echo_header": NAME, the message quotes the request's header NAME); with
+                     "body", that body instead (a proxy's page, {"detail": ...}, [])
   "retry_after": S   with a Retry-After: S header (status defaults to 429)
   "delay_ms": N      sleep N ms first, then go on (alone: a normal reply, late)
   "drop": true       close the connection without a response
-  "body": "raw"      send this raw body (status 200), e.g. bad JSON
+  "body": "raw"      send this raw body (status 200 unless "status"), e.g. bad JSON; a body that
+                     is not a string is sent as JSON; {{token}} is the last word of Authorization
+  "ctype": "type"    the Content-Type of a "body" (default application/json)
   "no_sources": true the normal reply without "sources"
   "empty_sources": true  the normal reply with "sources": []
   "echo_header": NAME    the normal reply's answer also quotes the request's header NAME
@@ -39,6 +42,9 @@ substring occurs in the raw body (no "match": every request) and its "times" is 
   "cut_body": true   /ask: the headers with the full Content-Length, half the body, then close
   "meta": {...}      /ask: the reply also says what ran: "meta" is this object with "top_k" the
                      request's top_k (3 when it sent none), as a service reports its own settings
+  "cut_stream": true streams: no Content-Length, cut in the middle of the last answer event's
+                     JSON, then the connection closed (no [DONE], no transport error)
+  "no_done": true    streams: the events, each whole, and no "data: [DONE]" before the close
 Every request is logged (--log) as one JSON line: {"n", "path", "method", "body" (parsed or raw),
 "headers": {lower-case name: value}, "rule": index or null, "t": start time, "t_end": end time}.
 """
@@ -162,14 +168,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
+        if "body" in rule:
+            b = rule["body"]
+            if not isinstance(b, str):
+                b = json.dumps(b)
+            b = b.replace("{{token}}", str(self.headers.get("Authorization", "")).split(" ")[-1])
+            return self.reply(rule.get("status", 200), b.encode("utf-8"), rule.get("ctype", "application/json"))
         if "status" in rule or "retry_after" in rule:
             h = {"Retry-After": rule["retry_after"]} if "retry_after" in rule else {}
             err = {"error": {"message": "fake"}}
             if rule.get("echo_header"):
                 err["error"]["message"] = "bad credentials: " + str(self.headers.get(rule["echo_header"]))
             return self.reply(rule.get("status", 429), json.dumps(err).encode("utf-8"), headers=h)
-        if "body" in rule:
-            return self.reply(200, rule["body"].encode("utf-8"))
         q = self.question(body)
         answer = "Answer to: " + q
         if rule.get("echo_header"):
@@ -230,9 +240,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 parts.append("data: " + json.dumps(e, ensure_ascii=False))
             parts.append("")
-        parts += ["data: [DONE]", "", "data: {\"answer\": \"after DONE\"}", ""]
+        if not rule.get("no_done"):
+            parts += ["data: [DONE]", "", "data: {\"answer\": \"after DONE\"}", ""]
         nl = "\r\n" if rule.get("crlf") else "\n"
-        self.reply(200, nl.join(parts).encode("utf-8"), "text/event-stream")
+        text = nl.join(parts) + (nl if rule.get("no_done") else "")
+        if not rule.get("cut_stream"):
+            return self.reply(200, text.encode("utf-8"), "text/event-stream")
+        # the middle of the last event that carries a piece of the answer
+        last = [e for e in events if "sources" not in e][-1]
+        at = text.index(json.dumps(last, ensure_ascii=False)) + len(json.dumps(last, ensure_ascii=False)) // 2
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(text[:at].encode("utf-8"))
+        self.wfile.flush()
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def words(s):

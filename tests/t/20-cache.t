@@ -78,4 +78,25 @@ is "$(jq -c .claims "$T/p1")" "$(jq -c .claims "$T/p2")" "two processes on one c
 is "$(find "$T/shared" -name '*.json' | wc -l | tr -d ' ')" 3 "two processes on one cache: three entries, none torn"
 is "$(find "$T/shared" -name '.tmp*' | wc -l | tr -d ' ')" 0 "two processes on one cache: no temporary file left"
 
+# a cache entry of another shape (a file damaged or written by hand: data from outside, as a
+# reply is) is a miss, asked again, never a libjq assertion (issue 22): a top-level array, a
+# string, choices that are not strings, an embeddings entry whose embedding is not a list
+export RAG_CACHE_DIR="$T/damaged"
+printf 'llm:\n  model: judge-d\nembeddings:\n  model: emb-d\n' >"$T/d.yaml"
+run sh -c "'$BIN/rag-revq' -q --n 2 -c '$T/d.yaml' --cache rw <'$T/in.jsonl' | '$BIN/rag-embsim' -q -c '$T/d.yaml' --cache rw"
+cp "$OUT" "$T/d-first.jsonl"
+check "damaged cache entries: a first run with answer_relevancy" jq -se 'all(.[]; .scores.answer_relevancy != null)' "$OUT"
+for shape in '[]' '"text"' '{"content": "{\"questions\": [\"q?\", \"r?\"], \"noncommittal\": false}", "choices": [1, 2], "embedding": {"a": 1}}' \
+	'{"content": 5, "choices": {}, "embedding": "x"}'; do
+	for f in $(find "$T/damaged" -name '*.json'); do printf '%s' "$shape" >"$f"; done
+	before=$(fake_requests)
+	run rag rag-revq -q --n 2 -c "$T/d.yaml" --cache rw <"$T/in.jsonl"
+	is "$RC" 0 "every cache entry $shape: rag-revq exits 0 (no abort)"
+	cp "$OUT" "$T/d-revq.jsonl"
+	run rag rag-embsim -q -c "$T/d.yaml" --cache rw <"$T/d-revq.jsonl"
+	is "$RC" 0 "every cache entry $shape: rag-embsim exits 0 (no abort)"
+	check "every cache entry $shape: a miss, asked again" test "$(( $(fake_requests) - before ))" -ge 4
+	is "$(jq -c 'del(.usage)' "$OUT")" "$(jq -c 'del(.usage)' "$T/d-first.jsonl")" "every cache entry $shape: the records of the first run"
+done
+
 done_testing

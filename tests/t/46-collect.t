@@ -141,6 +141,26 @@ is "$RC" 0 "OpenAI-compatible streaming: exit 0"
 check "OpenAI-compatible streaming: the deltas joined" jq -se '.[1].answer == "Answer to: 谁发明了电话？" and .[2].answer == "Answer to: How tall is Everest?"' "$OUT"
 collect --url "$FAKE_URL/sse" --stream false <"$T/good.jsonl"
 is "$RC" 4 "--stream false on a stream: the body is not JSON, exit 4"
+# a stream cut in the middle of an event (the connection closed, no [DONE], no transport error)
+# is no answer: never the text of its pieces (issue 22)
+fresh '[{"match": "France", "cut_stream": true}]'
+collect --url "$FAKE_URL/sse" <"$T/good.jsonl"
+is "$RC" 4 "SSE cut mid-event: exit 4"
+check "SSE cut mid-event: that answer null with why, the others whole" jq -se '
+	(.[0] | .answer == null and (has("contexts") | not) and (.errors[0].message | test("stream was cut")))
+	and .[1].answer == "Answer to: 谁发明了电话？" and (.[1] | has("errors") | not)' "$OUT"
+collect --url "$FAKE_URL/v1/chat/completions" --body "$BODY + {stream: true}" <"$T/good.jsonl"
+is "$RC" 4 "OpenAI-compatible stream cut mid-event: exit 4"
+check "OpenAI-compatible stream cut mid-event: answer null with why, no text of its pieces" jq -se '
+	(.[0] | .answer == null and (.errors[0].message | test("stream was cut")))
+	and ([.[] | .answer // "" | select(test("choices"))] == [])' "$OUT"
+fresh '[{"no_done": true}]'
+collect --url "$FAKE_URL/sse" <"$T/good.jsonl"
+is "$RC" 0 "SSE whose events end whole without [DONE]: exit 0"
+check "SSE without [DONE]: each answer assembled" jq -se '.[0].answer == "Answer to: What is the capital of France?" and .[0].context_ids == ["doc-30", "doc-31"]' "$OUT"
+collect --url "$FAKE_URL/v1/chat/completions" --body "$BODY + {stream: true}" <"$T/good.jsonl"
+is "$RC" 4 "OpenAI's chunks without [DONE]: exit 4 (OpenAI always ends with it)"
+check "OpenAI's chunks without [DONE]: each answer null, the missing [DONE] named" jq -se 'all(.[]; .answer == null and (.errors[0].message | test("DONE")))' "$OUT"
 collect --url "$FAKE_URL/ask" --answer '.answer | ascii_upcase' --contexts '[.sources[].id]' --ids 'null' <"$T/good.jsonl"
 check "--answer, --contexts, --ids: programs of the user's" jq -se '.[0].answer == "ANSWER TO: WHAT IS THE CAPITAL OF FRANCE?" and .[0].contexts == ["doc-30", "doc-31"] and (.[0] | has("context_ids") | not)' "$OUT"
 
@@ -156,6 +176,25 @@ check "a reply that is not JSON: answer null and why" jq -se '.[2] | .answer == 
 check "the other record is answered" jq -se '.[1].answer == "Answer to: 谁发明了电话？" and (.[1] | has("errors") | not)' "$OUT"
 is "$(reqs France)" 2 "http 500: retried once (retries 1), from the log"
 like "$(cat "$ERR")" '2 service errors' "the summary counts the service errors"
+
+# 4xx bodies of every shape (not OpenAI's {"error": {"message"}}): no crash, each record null
+# with a short clean quote of the body, the token quoted in one starred out (issue 22)
+fresh '[{"match": "France", "status": 404, "ctype": "text/html", "body": "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body><h1>404 Not Found</h1>\u0007</body></html>"},
+	{"match": "电话", "status": 401, "body": {"error": "invalid token {{token}}"}},
+	{"match": "Everest", "status": 422, "body": {"detail": [{"msg": "field required"}]}},
+	{"match": "empty", "status": 400, "body": []}]'
+printf '%s\n' '{"id":"e","question":"empty?"}' >"$T/good4.jsonl"
+cat "$T/good.jsonl" "$T/good4.jsonl" >"$T/bodies.jsonl"
+collect --url "$FAKE_URL/ask" -H "Authorization: Bearer $SECRET" <"$T/bodies.jsonl"
+is "$RC" 4 "4xx bodies of any shape: exit 4 (no abort)"
+is "$(nlines "$OUT")" 4 "4xx bodies: one line per record"
+check "4xx bodies: each answer null with the body quoted, on one clean line" jq -se '
+	[.[] | .answer == null and (.errors[0].message | test("[\u0000-\u001f]") | not) and (.errors[0].message | length) < 300] == [true, true, true, true]
+	and (.[0].errors[0].message | test("http 404: 404 Not Found 404 Not Found$"))
+	and (.[1].errors[0].message | test("http 401: invalid token \\*+$"))
+	and (.[2].errors[0].message | test("http 422: .*field required"))
+	and (.[3].errors[0].message | test("http 400: \\[\\]$"))' "$OUT"
+unlike "$(cat "$OUT" "$ERR")" "$SECRET" "4xx bodies: the token quoted back is starred out"
 
 fresh '[{"match": "France", "retry_after": 1, "times": 1}]'
 collect --url "$FAKE_URL/ask" <"$T/good.jsonl"

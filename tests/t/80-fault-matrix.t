@@ -23,7 +23,7 @@ TODO_CELLS='
 . "$(dirname "$0")/lib.sh"
 
 need jq curl python3
-for _t in rag-claims rag-verify rag-revq rag-embsim rag-judge; do
+for _t in rag-claims rag-verify rag-revq rag-embsim rag-judge rag-collect; do
 	[ -x "$BIN/$_t" ] || bail_out "bin/$_t is not built: run make"
 done
 KEY=test-secret-key
@@ -42,8 +42,9 @@ IDS="r1 r2 r3"
 # ---------------------------------------------------------------- the tools
 # TOOLS: id, command, the field it writes (jq path), the tool named in errors, units (requests
 # a healthy run makes for r2: one judge call; rag-embsim: question and generated question,
-# embedded one per request with batch_size 1)
-TOOLS='claims verify recall chunks revq embsim judge'
+# embedded one per request with batch_size 1; rag-collect: the system under test behind a
+# chat endpoint, streamed, its collect section in the config)
+TOOLS='claims verify recall chunks revq embsim judge collect'
 tool_cmd() {
 	case $1 in
 	claims) echo "rag-claims" ;;
@@ -53,6 +54,7 @@ tool_cmd() {
 	revq) echo "rag-revq --n 2" ;;
 	embsim) echo "rag-embsim" ;;
 	judge) echo "rag-judge --rubric correctness" ;;
+	collect) echo "rag-collect" ;;
 	esac
 }
 tool_field() {
@@ -64,6 +66,7 @@ tool_field() {
 	revq) echo ".questions.generated" ;;
 	embsim) echo ".scores.answer_relevancy" ;;
 	judge) echo ".scores.correctness" ;;
+	collect) echo ".answer" ;;
 	esac
 }
 tool_name() { set -- $(tool_cmd "$1"); echo "$1"; }
@@ -80,7 +83,7 @@ tool_units() { [ "$1" = embsim ] && echo 2 || echo 1; }
 #   any N    either ride or fail (N a range)
 #   na       the fault means nothing for this tool (no cell)
 # N may be a range LO-HI (libcurl may resend a request on a connection that died).
-FAULTS='http500 http429ra http429 once500 hang drip cutbody truncated html emptybody nonjson few badids wrongtypes length huge key400 key200 emptylist'
+FAULTS='http500 http429ra http429 once500 hang drip cutbody truncated html emptybody nonjson few badids wrongtypes length huge key400 key200 emptylist html404 errstr401 detail422 array400 cutstream'
 fault_rule() {
 	case $1 in
 	http500) echo '"status": 500' ;;
@@ -102,6 +105,23 @@ fault_rule() {
 	key400) echo '"status": 400, "body": {"error": {"message": "Incorrect API key provided: {{key}}", "type": "invalid_request_error"}}' ;;
 	key200) echo '"echo_key": true' ;;
 	emptylist) echo '"empty_list": true' ;;
+	# 4xx bodies that are not {"error": {...}}: a proxy's page, a bare string, FastAPI's detail,
+	# an array (the message is read through a shape check and quoted, short and clean)
+	html404) printf '%s\n' '"status": 404, "ctype": "text/html", "body": "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>"' ;;
+	errstr401) echo '"status": 401, "body": {"error": "invalid key {{key}}"}' ;;
+	detail422) echo '"status": 422, "body": {"detail": [{"loc": ["body", "messages"], "msg": "field required", "type": "value_error.missing"}]}' ;;
+	array400) echo '"status": 400, "body": []' ;;
+	cutstream) echo '"cut_stream": true' ;;
+	esac
+}
+# fault_quote FAULT: what r2's error message must quote of the body (the message is at most one
+# line of 300 characters, no control characters)
+fault_quote() {
+	case $1 in
+	html404) printf '%s\n' '404 Not Found' ;;
+	errstr401) echo 'invalid key' ;;
+	detail422) echo 'field required' ;;
+	array400) echo '[]' ;;
 	esac
 }
 # fault_want TOOL FAULT
@@ -119,6 +139,15 @@ fault_want() {
 	# a key quoted in claims or questions is starred out, and the rest of the reply kept
 	claims:key200 | revq:key200) echo "accept 1" ;;
 	embsim:few | embsim:badids | embsim:wrongtypes | embsim:emptylist) echo "fail 1" ;;
+	# rag-collect: the answer is what the service said, a plain text: a reply of another shape
+	# is the same plain text (the fake's mutations are of judge replies), a prose content, a cut
+	# one (length) or one that quotes the key (starred out) is its answer; a huge padding is
+	# never in its content
+	collect:few | collect:badids | collect:wrongtypes | collect:emptylist | collect:huge) echo "ride 1" ;;
+	collect:nonjson | collect:length | collect:key200) echo "accept 1" ;;
+	# a cut stream is read by rag-collect alone: the judges do not stream
+	collect:cutstream) echo "fail 1" ;;
+	*:cutstream) echo na ;;
 	*:http500 | *:http429ra | *:http429 | *:hang | *:drip) echo "fail 2" ;;
 	*:cutbody) echo "fail 2-12" ;;
 	*:once500) echo "ride 2" ;;
@@ -127,7 +156,7 @@ fault_want() {
 	*:truncated | *:html | *:emptybody | *:length) echo "fail 1" ;;
 	*:nonjson | *:few | *:badids | *:wrongtypes | *:emptylist) echo "fail 2" ;;
 	*:huge) echo "ride 1" ;;
-	*:key400) echo "fail 1" ;;
+	*:key400 | *:html404 | *:errstr401 | *:detail422 | *:array400) echo "fail 1" ;;
 	*:key200) echo "any 1-2" ;;
 	esac
 }
@@ -144,7 +173,8 @@ fake_start --plan "$T/plan.json"
 
 # the test config: short timeout (2 s: a healthy reply on a loaded 2-core machine, under ASan,
 # must never reach it), one retry, one text per embeddings request. The 5 MB reply gets 20 s:
-# that cell is about the size, not the clock.
+# that cell is about the size, not the clock. rag-collect calls the fake's chat endpoint as a
+# streaming RAG service, with the caller's key in its Authorization (a secret to scrub).
 for _to in 2 20; do
 	cat >"$T/rag.$_to.yaml" <<EOF
 llm:
@@ -154,6 +184,13 @@ llm:
 embeddings:
   model: fake-emb
   batch_size: 1
+collect:
+  url: \${RAG_BASE_URL}/chat/completions
+  body: '{model: "rag", stream: true, messages: [{role: "user", content: ("QUESTION: " + .question)}]}'
+  timeout: $_to
+  cache: rw
+  headers:
+    Authorization: Bearer \${RAG_API_KEY}
 EOF
 done
 
@@ -209,6 +246,12 @@ cell() {
 	case $_kind in fail) _wrc=4 ;; ride | accept) _wrc=0 ;; *) _wrc="0 or 4" ;; esac
 	case " $_wrc " in *" $_rc "*) _st=0 ;; *) _st=1 ;; esac
 	res rc "$_st" "exit status $_wrc" "got $_rc" "$(head -5 "$_d/err")"
+	_q=$(fault_quote "$_f")
+	if [ -n "$_q" ]; then
+		rcheck quote "r2's error quotes the body's '$_q', on one clean line of at most 300 characters" \
+			jq -se --arg t "$_tn" --arg q "$_q" '.[1] | any(.errors[]?; .tool == $t and (.message | contains($q))
+				and (.message | length) <= 300 and (.message | test("[\u0000-\u001f]") | not))' "$_d/out"
+	fi
 	_ids=$(ids_of "$_d/out")
 	[ "$(nlines "$_d/out")" = 3 ] && [ "$_ids" = "$IDS" ]
 	res lines $? "one output line per input line, in order" "got ids '$_ids', $(nlines "$_d/out") lines"

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jq.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -74,8 +73,7 @@ struct rag_collect {
 	int sse;
 	double timeout;
 	int concurrency;
-	jq_state *body, *answer, *contexts, *ids, *sysfrom;
-	char jqerr[RAG_ERRLEN];   /* the first message of libjq's current compile or run */
+	rag_jq *body, *answer, *contexts, *ids, *sysfrom;
 	rag_llm *llm;
 	rag_cache *cache;
 	jv system;
@@ -84,65 +82,22 @@ struct rag_collect {
 	rag_collect_counts stats;
 };
 
-static void jq_msg(void *data, jv msg)
+/* The collect.WHAT program, compiled once (json.c's rag_jq, the one wrapper of libjq). */
+static rag_jq *compile(const char *what, const char *prog, char *err, size_t errlen)
 {
-	rag_collect *c = data;
-	if (!c->jqerr[0]) {
-		/* libjq's message, on one line: its first, without "jq: error: " */
-		const char *m = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "jq error";
-		if (!strncmp(m, "jq: error: ", 11)) m += 11;
-		snprintf(c->jqerr, sizeof c->jqerr, "%.*s", (int)strcspn(m, "\n"), m);
-	}
-	jv_free(msg);
+	char why[RAG_ERRLEN];
+	rag_jq *q = rag_jq_new(prog, why, sizeof why);
+	if (!q) rag_seterr(err, errlen, "collect.%s: %s", what, why);
+	return q;
 }
 
-static jq_state *compile(rag_collect *c, const char *what, const char *prog, char *err, size_t errlen)
+/* The first result of the collect.WHAT program over input (consumed): 1 with *out, 0 when it
+ * gives nothing, -1 and err when it fails. */
+static int run_jq(rag_jq *q, const char *what, jv input, jv *out, char *err, size_t errlen)
 {
-	jq_state *jq = jq_init();
-	if (!jq) {
-		rag_seterr(err, errlen, "cannot initialise libjq");
-		return NULL;
-	}
-	jq_set_error_cb(jq, jq_msg, c);
-	c->jqerr[0] = 0;
-	if (!jq_compile(jq, prog)) {
-		rag_seterr(err, errlen, "collect.%s: the jq program does not compile: %s", what,
-		           c->jqerr[0] ? c->jqerr : "syntax error");
-		jq_teardown(&jq);
-		return NULL;
-	}
-	return jq;
-}
-
-/* The first result of prog over input (consumed): 1 with *out, 0 when it gives nothing, -1 and
- * err when it fails. */
-static int run_jq(rag_collect *c, jq_state *jq, const char *what, jv input, jv *out, char *err, size_t errlen)
-{
-	jv r;
-	int got = 0;
-	*out = jv_null();
-	c->jqerr[0] = 0;
-	jq_start(jq, input, 0);
-	while (jv_is_valid(r = jq_next(jq))) {
-		if (!got) {
-			*out = r;
-			got = 1;
-		} else {
-			jv_free(r);
-		}
-	}
-	if (jv_invalid_has_msg(jv_copy(r))) {
-		jv m = jv_invalid_get_msg(r);
-		jv_free(*out);
-		*out = jv_null();
-		if (jv_get_kind(m) == JV_KIND_STRING)
-			rag_seterr(err, errlen, "the %s program failed: %s", what, jv_string_value(m));
-		else
-			rag_seterr(err, errlen, "the %s program failed", what);
-		jv_free(m);
-		return -1;
-	}
-	jv_free(r);
+	char why[RAG_ERRLEN];
+	int got = rag_jq_first(q, input, out, why, sizeof why);
+	if (got < 0) rag_seterr(err, errlen, "collect.%s: %s", what, why);
 	return got;
 }
 
@@ -177,11 +132,11 @@ rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen)
 		}
 		c->system = jv_object_set(c->system, jv_string(cfg->system[i].key), v);
 	}
-	if ((!c->command_mode && !(c->body = compile(c, "body", k->body ? k->body : default_body, err, errlen))) ||
-	    !(c->answer = compile(c, "answer", k->answer ? k->answer : default_answer, err, errlen)) ||
-	    !(c->contexts = compile(c, "contexts", k->contexts ? k->contexts : default_contexts, err, errlen)) ||
-	    !(c->ids = compile(c, "context_ids", k->context_ids ? k->context_ids : default_ids, err, errlen)) ||
-	    (k->system_from && !(c->sysfrom = compile(c, "system_from", k->system_from, err, errlen)))) {
+	if ((!c->command_mode && !(c->body = compile("body", k->body ? k->body : default_body, err, errlen))) ||
+	    !(c->answer = compile("answer", k->answer ? k->answer : default_answer, err, errlen)) ||
+	    !(c->contexts = compile("contexts", k->contexts ? k->contexts : default_contexts, err, errlen)) ||
+	    !(c->ids = compile("context_ids", k->context_ids ? k->context_ids : default_ids, err, errlen)) ||
+	    (k->system_from && !(c->sysfrom = compile("system_from", k->system_from, err, errlen)))) {
 		rag_collect_free(c);
 		return NULL;
 	}
@@ -222,7 +177,7 @@ static int take_fields(rag_collect *c, jv reply, jv *fields, char *err, size_t e
 {
 	jv a, cx, ids, texts, found_ids;
 	int n, rc = -1;
-	if ((n = run_jq(c, c->answer, "answer", jv_copy(reply), &a, err, errlen)) < 0) goto out0;
+	if ((n = run_jq(c->answer, "answer", jv_copy(reply), &a, err, errlen)) < 0) goto out0;
 	if (jv_get_kind(a) != JV_KIND_STRING) {
 		if (n == 0 || jv_get_kind(a) == JV_KIND_NULL)
 			rag_seterr(err, errlen, "the reply has no answer (the answer program gave %s)", n ? "null" : "nothing");
@@ -232,7 +187,7 @@ static int take_fields(rag_collect *c, jv reply, jv *fields, char *err, size_t e
 		goto out0;
 	}
 	*fields = jv_object_set(*fields, jv_string("answer"), a);
-	if (run_jq(c, c->contexts, "contexts", jv_copy(reply), &cx, err, errlen) < 0) goto out0;
+	if (run_jq(c->contexts, "contexts", jv_copy(reply), &cx, err, errlen) < 0) goto out0;
 	texts = jv_array();
 	found_ids = jv_array();
 	if (jv_get_kind(cx) == JV_KIND_ARRAY) {
@@ -267,7 +222,7 @@ static int take_fields(rag_collect *c, jv reply, jv *fields, char *err, size_t e
 		jv_free(texts);
 	}
 	jv_free(cx);
-	if (run_jq(c, c->ids, "context_ids", jv_copy(reply), &ids, err, errlen) < 0) {
+	if (run_jq(c->ids, "context_ids", jv_copy(reply), &ids, err, errlen) < 0) {
 		jv_free(found_ids);
 		goto out0;
 	}
@@ -298,7 +253,7 @@ static int take_fields(rag_collect *c, jv reply, jv *fields, char *err, size_t e
 	if (c->sysfrom) {
 		/* the knobs the reply says it ran with: an object, or nothing (null) */
 		jv sys;
-		if (run_jq(c, c->sysfrom, "system_from", jv_copy(reply), &sys, err, errlen) < 0) goto out0;
+		if (run_jq(c->sysfrom, "system_from", jv_copy(reply), &sys, err, errlen) < 0) goto out0;
 		if (jv_get_kind(sys) == JV_KIND_OBJECT) {
 			*fields = jv_object_set(*fields, jv_string("system"), sys);
 		} else if (jv_get_kind(sys) != JV_KIND_NULL) {
@@ -365,7 +320,7 @@ static void http_call(rag_collect *c, job *j, jv rec)
 {
 	jv body;
 	char err[RAG_ERRLEN];
-	int n = run_jq(c, c->body, "body", rec, &body, err, sizeof err);
+	int n = run_jq(c->body, "body", rec, &body, err, sizeof err);
 	rag_http_req q;
 	jv d;
 	if (n <= 0) {
@@ -839,11 +794,11 @@ void rag_collect_free(rag_collect *c)
 	rag_collect_cancel(c, "shutting down");
 	rag_llm_free(c->llm);
 	rag_cache_close(c->cache);
-	if (c->body) jq_teardown(&c->body);
-	if (c->answer) jq_teardown(&c->answer);
-	if (c->contexts) jq_teardown(&c->contexts);
-	if (c->ids) jq_teardown(&c->ids);
-	if (c->sysfrom) jq_teardown(&c->sysfrom);
+	rag_jq_free(c->body);
+	rag_jq_free(c->answer);
+	rag_jq_free(c->contexts);
+	rag_jq_free(c->ids);
+	rag_jq_free(c->sysfrom);
 	jv_free(c->system);
 	free(c->url);
 	free(c->command);

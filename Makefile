@@ -238,6 +238,12 @@ install: all
 	install -m 644 completions/_ragpipe $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_ragpipe
 	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish
 
+# git's hooks from mk/ (mk/commit-msg: HACKING.md's commit messages), for this clone or HOOKS_REPO
+HOOKS_REPO = .
+hooks:
+	git -C '$(HOOKS_REPO)' config core.hooksPath mk
+.PHONY: hooks
+
 clean:
 	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp
 

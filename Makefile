@@ -5,7 +5,7 @@ DATADIR ?= $(PREFIX)/share/ragpipe
 MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-# the version lives in VERSION alone: compiled in, and put into the manual pages at install
+# the version lives in VERSION alone: compiled in, and put into the manual pages when they are made
 VERSION := $(shell cat VERSION)
 
 CC      ?= cc
@@ -29,7 +29,36 @@ UNIT_BIN = $(UNIT_SRC:.c=.test)
 # the unit tests find the tree's share/ through RAG_TEST_TOP
 UNIT_CFLAGS = -Itests/unit -DRAG_TEST_TOP='"$(CURDIR)"'
 
-all: $(BINS)
+all: $(BINS) docs
+
+# ---------------------------------------------------------------- manual pages and completions
+# Made from the tools' option tables (their hidden --list-options), as curl makes its manual and
+# completions from its option source, never copied by hand: each page from its source
+# share/man/manN/NAME.N.in (SYNOPSIS, OPTIONS' tags and the shared options' section made by
+# mk/man.sh, the shared options' text from share/man/options.man, the version put in), and the
+# three completions by mk/completions.sh. Not committed (.gitignore): `make` builds them, and
+# `make install` and the tests use what it built.
+MAN_IN   = $(wildcard share/man/man[1-9]/*.in)
+MAN      = $(MAN_IN:.in=)
+COMP     = completions/ragpipe.bash completions/_ragpipe completions/ragpipe.fish
+docs: $(MAN) $(COMP)
+# a tool's page: its own options
+share/man/man1/%.1: share/man/man1/%.1.in bin/% share/man/options.man mk/man.sh VERSION
+	bin/$* --list-options >$@.list
+	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+# rag(7) and rag-config(5): the judge and shared options, of a tool that has both
+share/man/man5/%.5: share/man/man5/%.5.in bin/rag-verify share/man/options.man mk/man.sh VERSION
+	bin/rag-verify --list-options >$@.list
+	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+share/man/man7/%.7: share/man/man7/%.7.in bin/rag-verify share/man/options.man mk/man.sh VERSION
+	bin/rag-verify --list-options >$@.list
+	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+$(COMP) &: $(BINS) mk/completions.sh
+	sh mk/completions.sh bin completions
+clean-docs:
+	rm -f $(MAN) $(COMP)
+clean: clean-docs
+.PHONY: docs clean-docs
 
 # ---------------------------------------------------------------- dependencies
 # Plain `make` and `make install` never install anything (packagers run them): when a library is
@@ -230,13 +259,16 @@ install: all
 	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
 	install -m 644 share/examples/*.* $(DESTDIR)$(DATADIR)/examples/
 	install -m 644 share/examples/docs/* $(DESTDIR)$(DATADIR)/examples/docs/
-	for p in share/man/man[157]/*.[157]; do \
-	  s=$${p##*.}; sed 's/@VERSION@/$(VERSION)/g' $$p >$(DESTDIR)$(MANDIR)/man$$s/$${p##*/} && \
-	  chmod 644 $(DESTDIR)$(MANDIR)/man$$s/$${p##*/} || exit 1; \
-	done
+	for p in $(MAN); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; done
 	for t in $(TOOLS); do install -m 644 completions/ragpipe.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 	install -m 644 completions/_ragpipe $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_ragpipe
 	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish
+
+# git's hooks from mk/ (mk/commit-msg: HACKING.md's commit messages), for this clone or HOOKS_REPO
+HOOKS_REPO = .
+hooks:
+	git -C '$(HOOKS_REPO)' config core.hooksPath mk
+.PHONY: hooks
 
 clean:
 	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp

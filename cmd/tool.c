@@ -264,12 +264,14 @@ static void usage(const rag_cli *cli)
 	printf("\nSee %s(1) and rag(7).\n", cli->prog);
 }
 
-/* For tests/t/90-options.t: one line per option, --NAME, -X or -, the argument's name or -,
- * its kind (none, file, values or text), the values, and its table (tool, judge or shared),
- * tab-separated. */
+/* For mk/completions.sh and mk/man.sh, which make the completions and the manual pages'
+ * SYNOPSIS and OPTIONS from it, and tests/t/90-options.t: one line per option, --NAME, -X or -,
+ * the argument's name or -, its kind (none, file, values or text), the values, its table
+ * (tool, judge or shared) and its --help text on one line, tab-separated. */
 static void list_options(const rag_cli *cli)
 {
 	const rag_opt *t[3], *o;
+	const char *h;
 	int i, n = tables(cli, t);
 	for (i = 0; i < n; i++)
 		for (o = t[i]; o->name; o++) {
@@ -279,8 +281,10 @@ static void list_options(const rag_cli *cli)
 			printf("--%s\t", o->name);
 			if (o->short_name) printf("-%c\t", o->short_name);
 			else fputs("-\t", stdout);
-			printf("%s\t%s\t%s\t%s\n", o->arg ? o->arg : "-", kind,
+			printf("%s\t%s\t%s\t%s\t", o->arg ? o->arg : "-", kind,
 			       strcmp(kind, "values") == 0 ? o->values : "", table);
+			for (h = o->help; *h; h++) putchar(*h == '\n' ? ' ' : *h);
+			putchar('\n');
 		}
 }
 

@@ -12,8 +12,8 @@
 #include "rag.h"
 
 /* One option of a tool: its table entry gives getopt_long its struct option, --help its line,
- * and the hidden --list-options its line, which tests/t/90-options.t holds the manual pages and
- * the completions to. */
+ * and the hidden --list-options its line, from which `make` makes the manual page's SYNOPSIS
+ * items and OPTIONS tags (mk/man.sh) and the three completions (mk/completions.sh). */
 typedef struct rag_opt {
 	const char *name;         /* the long name, without "--" */
 	int short_name;           /* its one-letter form, or 0 */

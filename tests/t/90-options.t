@@ -1,6 +1,12 @@
 #!/bin/sh
 # 90-options.t - each tool's options say the same thing everywhere they are written down.
 #
+# The manual pages' SYNOPSIS options, OPTIONS tags and shared options, and the three
+# completions, are made by `make` from the option tables (mk/man.sh, mk/completions.sh): the
+# checks below hold what was made to the tables, and the makers to their rules (a page source
+# that leaves an option undescribed fails; no source writes an option's tag by hand; what make
+# built is what the makers make from the tools now).
+#
 # For every tool: the set of long options in `TOOL --help` equals the set in the SYNOPSIS and
 # in the OPTIONS section of share/man/man1/TOOL.1, and the set the bash, zsh and fish
 # completions offer for TOOL. The options every tool shares are those of rag(7)'s OPTIONS.
@@ -21,7 +27,9 @@ TOOLS=$(cd "$TOP/cmd" && ls rag-*.c | sed 's/\.c$//' | tr '\n' ' ')
 COMP=$TOP/completions
 for tool in $TOOLS; do
 	[ -x "$BIN/$tool" ] || bail_out "$BIN/$tool is not built: run make"
+	[ -f "$TOP/share/man/man1/$tool.1" ] || bail_out "share/man/man1/$tool.1 is not built: run make"
 done
+[ -f "$COMP/ragpipe.bash" ] || bail_out "completions/ragpipe.bash is not built: run make"
 
 # longopts: the sorted set of long options (--word) in the text on stdin.
 longopts() {
@@ -296,6 +304,7 @@ for tool in $TOOLS; do
 	is "$(cat "$ERR")" "" "$tool --help writes nothing to stderr"
 	help=$(longopts <"$OUT")
 	cp "$OUT" "$T/help.$tool"
+	printf '%s\n' "$help" >"$T/helpset.$tool"
 
 	run rag "$tool" --version </dev/null
 	is "$RC" 0 "$tool --version exits 0"
@@ -427,6 +436,46 @@ for cmd in "rag-gate -t faithfulness=1 MISSING" "rag-gate -t faithfulness=1 -b M
 	run rag $(printf '%s\n' "$cmd" | sed -e "s|MISSING|$file|" -e "s|NODIR|$file|") </dev/null
 	like "$RC:$(cat "$ERR")" "^2:${cmd%% *}: error: cannot open \"$file\": " "$cmd: exit 2, cannot open"
 done
+
+# ---------------------------------------------------------------- the makers
+V=$(cat "$TOP/VERSION")
+# what make built is what the makers make from the tools as they are now
+mkdir -p "$T/made/comp"
+sh "$TOP/mk/completions.sh" "$BIN" "$T/made/comp"
+for f in ragpipe.bash _ragpipe ragpipe.fish; do
+	check "completions/$f is what mk/completions.sh makes from the tools now" cmp -s "$T/made/comp/$f" "$COMP/$f"
+done
+for tool in $TOOLS; do
+	"$BIN/$tool" --list-options >"$T/list.$tool"
+	sh "$TOP/mk/man.sh" "$V" "$TOP/share/man/options.man" "$TOP/share/man/man1/$tool.1.in" "$T/list.$tool" >"$T/made/$tool.1"
+	check "$tool.1 is what mk/man.sh makes from $tool.1.in and the table now" cmp -s "$T/made/$tool.1" "$TOP/share/man/man1/$tool.1"
+	# no source writes an option's tag by hand: every .TP of OPTIONS names no option of the table
+	hand=$(man_section "$TOP/share/man/man1/$tool.1.in" OPTIONS | awk 'prev == ".TP" && /^\.B[IR]? +-/ { print } { prev = $1 }' | longopts)
+	is "$(printf '%s\n' "$hand" | LC_ALL=C comm -12 - "$T/helpset.$tool" 2>/dev/null | tr '\n' ' ')" "" \
+		"$tool.1.in writes no option's tag by hand (mk/man.sh makes them)"
+done
+# share/man/options.man has a text for each shared and judge option, and for nothing else
+is "$(sed -n 's/^\.\\" @option /--/p' "$TOP/share/man/options.man" | LC_ALL=C sort)" \
+	"$("$BIN/rag-verify" --list-options | awk -F '\t' '$6 != "tool" { print $1 }' | LC_ALL=C sort)" \
+	"options.man describes the shared and judge options, and only those"
+
+# mk/man.sh refuses a page that leaves an option of the table undescribed, or describes one the
+# tool does not have, naming it
+src=$TOP/share/man/man1/rag-claims.1.in
+awk '/^\.\\" @option max-claims/ { skip = 1; next } skip && /^\.(\\" @|S[HS])/ { skip = 0 } !skip' "$src" >"$T/nodesc.1.in"
+run sh "$TOP/mk/man.sh" "$V" "$TOP/share/man/options.man" "$T/nodesc.1.in" "$T/list.rag-claims" rag-claims
+is "$RC" 0 "mk/man.sh for another tool's page (rag(7)) asks no text of the tool's own options"
+cp "$T/nodesc.1.in" "$T/rag-claims.1.in"
+run sh "$TOP/mk/man.sh" "$V" "$TOP/share/man/options.man" "$T/rag-claims.1.in" "$T/list.rag-claims"
+like "$RC:$(cat "$ERR")" "^1:.*no @option --max-claims" "mk/man.sh: a page source without --max-claims's text fails, naming it"
+{ cat "$src"; printf '.SH MORE\n.\\" @option no-such-option\nText.\n'; } >"$T/rag-claims.1.in"
+run sh "$TOP/mk/man.sh" "$V" "$TOP/share/man/options.man" "$T/rag-claims.1.in" "$T/list.rag-claims"
+like "$RC:$(cat "$ERR")" "^1:.*@option --no-such-option: rag-claims has no such option" \
+	"mk/man.sh: a text for an option the tool does not have fails, naming it"
+# every page make built carries the version, and no marker is left in one
+is "$(grep -l -e '@VERSION@' -e '@TOOL@' -e '^\.\\" @' "$TOP"/share/man/man[1-9]/*.[1-9] | tr '\n' ' ')" "" \
+	"no built page holds @VERSION@, @TOOL@ or a marker"
+is "$(grep -L "^\.TH .*\"ragpipe $V\"" "$TOP"/share/man/man[1-9]/*.[1-9] | tr '\n' ' ')" "" "every built page's .TH names ragpipe $V"
 
 # The pages format cleanly (groff without preconv: non-ASCII text must be \[uXXXX]).
 if command -v groff >/dev/null 2>&1; then

@@ -21,8 +21,11 @@ like "$V" '^[0-9]+\.[0-9]+\.[0-9]+' "VERSION holds a version"
 is "$("$D/opt/rp/bin/rag-ap" --version)" "rag-ap (ragpipe) $V" "the installed rag-ap --version prints VERSION"
 is "$(grep -l '@VERSION@' "$D"/opt/rp/share/man/man*/* | wc -l)" 0 "no installed page is left with @VERSION@"
 is "$(grep -L "^\.TH .*\"ragpipe $V\"" "$D"/opt/rp/share/man/man*/* | tr '\n' ' ')" "" "every installed page's .TH names ragpipe $V"
-is "$(grep -rhE 'ragpipe\\?\)?"? [0-9]+\.[0-9]+\.[0-9]+|VERSION "[0-9]' "$TOP"/share/man "$TOP"/lib "$TOP"/cmd --include='*.[0-9ch]' | wc -l)" 0 \
-	"no version number is written anywhere else in the pages or headers"
+# (the pages' sources: make builds the pages from them, with the version)
+is "$(grep -rhE 'ragpipe\\?\)?"? [0-9]+\.[0-9]+\.[0-9]+|VERSION "[0-9]' "$TOP"/share/man "$TOP"/lib "$TOP"/cmd \
+	--include='*.in' --include='*.man' --include='*.[ch]' | wc -l)" 0 \
+	"no version number is written anywhere else in the pages' sources or headers"
+is "$(grep -l '@VERSION@' "$TOP"/share/man/man*/*.[0-9] | wc -l)" 0 "no page make built is left with @VERSION@"
 
 # the installed demo.sh, run from elsewhere: the tools beside it, the examples in its directory
 run make -s -C "$TOP" install PREFIX=/usr DESTDIR="$T/inst"

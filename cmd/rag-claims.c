@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	cli.usage = usage;
 	cli.opts = options;
 	cli.judge_opts = 1;
-	cli.prompts = (const char *const[]){"claims", NULL};
+	cli.ops = (const rag_op *const[]){&rag_op_claims, NULL};
 	t.cli = &cli;
 	t.from = "answer";
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {

@@ -797,7 +797,7 @@ int main(int argc, char **argv)
 	cli.usage = usage;
 	cli.opts = options;
 	cli.judge_opts = 1;
-	cli.prompts = (const char *const[]){"gen", "genhard", NULL};
+	cli.ops = (const rag_op *const[]){&rag_op_gen, &rag_op_genhard, NULL};
 	g.cli = &cli;
 	g.dedup = 0.8;
 	g.set = jv_null();

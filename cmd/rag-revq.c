@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	cli.usage = usage;
 	cli.opts = options;
 	cli.judge_opts = 1;
-	cli.prompts = (const char *const[]){"revq", NULL};
+	cli.ops = (const rag_op *const[]){&rag_op_revq, NULL};
 	t.cli = &cli;
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {

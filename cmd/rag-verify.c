@@ -716,14 +716,14 @@ int main(int argc, char **argv)
 		return RAG_EXIT_USAGE;
 	}
 	{
-		static const char *const chunks[] = {"chunks", NULL}, *const correctness[] = {"correctness", NULL},
-		                         *const verifier[] = {"verifier", NULL}, *const verify[] = {"verify", NULL},
-		                         *const one[] = {"faithfulness", "claims", NULL};
-		if (t.chunks) cli.prompts = chunks;
-		else if (t.one_request) cli.prompts = one;
-		else if (strcmp(t.metric, "answer_correctness") == 0) cli.prompts = correctness;
-		else if (cli.cfg.verify.mode != RAG_VERIFY_BATCHED) cli.prompts = verifier;
-		else cli.prompts = verify;
+		static const rag_op *const chunks[] = {&rag_op_chunks, NULL}, *const correctness[] = {&rag_op_correctness, NULL},
+		                          *const verifier[] = {&rag_op_verifier, NULL}, *const verify[] = {&rag_op_verify, NULL},
+		                          *const one[] = {&rag_op_faithfulness, &rag_op_claims, NULL};
+		if (t.chunks) cli.ops = chunks;
+		else if (t.one_request) cli.ops = one;
+		else if (strcmp(t.metric, "answer_correctness") == 0) cli.ops = correctness;
+		else if (cli.cfg.verify.mode != RAG_VERIFY_BATCHED) cli.ops = verifier;
+		else cli.ops = verify;
 	}
 	if (recheck) cli.cfg.verify.recheck_chunks = 1;
 	if (literal) cli.cfg.verify.literal_match = 1;

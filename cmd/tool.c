@@ -594,7 +594,7 @@ int rag_cli_judge(rag_cli *cli)
 {
 	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
 	const rag_config *cfg = &cli->cfg;
-	cli->judge = rag_judge_new(cfg, cli->prompts, notice, sizeof notice, err, sizeof err);
+	cli->judge = rag_judge_new(cfg, cli->ops, notice, sizeof notice, err, sizeof err);
 	if (!cli->judge) {
 		rag_msg(cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;

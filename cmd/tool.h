@@ -72,7 +72,7 @@ typedef struct rag_cli {
 	int concurrency;          /* -j N, 0 = config */
 	size_t max_line;
 	long max_memory;          /* --max-memory BYTES, 0 = config (stream.max_memory) */
-	const char *const *prompts; /* the prompts the judge needs (NULL-terminated), set before set-up */
+	const rag_op *const *ops; /* the operations the judge asks (NULL-terminated), set before set-up */
 	const char *remote_noun;  /* a tool with remote work of its own: what the summary calls a record
 	                           * it failed ("embedder error"); a judge tool's are "judge error"s */
 	rag_config cfg;
@@ -115,7 +115,8 @@ int rag_cli_misuse(const rag_cli *cli);
 /* Set-up in two steps, so that a tool's own flags reach the configuration before the judge is
  * made from it (the judge copies what it needs; cfg is read-only after that):
  * rag_cli_config loads the configuration and applies the shared flags; rag_cli_judge makes the
- * judge, with the prompts of cli->prompts, and holds its notice (and with -v says what it uses).
+ * judge, with the prompts of the operations of cli->ops, and holds its notice (and with -v says
+ * what it uses).
  * rag_cli_setup does both (the judge only for a judge tool). Each returns 0 or an exit code. */
 int rag_cli_config(rag_cli *cli);
 int rag_cli_judge(rag_cli *cli);

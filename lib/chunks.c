@@ -91,7 +91,7 @@ static void ask(chunks_op *op, const char *lang, const char *question, const cha
 	vars = jv_object_set(vars, jv_string("count"), jv_string(num));
 	rag_buf_free(&b);
 	op->calls_left++;
-	rag_judge_ask(op->j, "chunks", lang, vars, rag_judge_check_verdicts, count,
+	rag_judge_ask(op->j, &rag_op_chunks, lang, vars, count,
 	              "{\"verdicts\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...]} "
 	              "with exactly one verdict for each numbered chunk", usage, call_done, c);
 }
@@ -287,3 +287,13 @@ void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const 
 	free(counts);
 	if (--op->calls_left == 0) op_finish(op);
 }
+
+/* each chunk of a record, numbered, useful or not: one verdict each */
+const rag_op rag_op_chunks = {
+	.name = "chunks",
+	.reply = RAG_OP_JSON,
+	.schema = RAG_JUDGE_VERDICTS_SCHEMA,
+	.check = rag_judge_check_verdicts,
+	.completion = rag_judge_completion_verdicts,
+	.offline = "chunks.c's offline: the words of the question and the target in the chunk",
+};

@@ -2,11 +2,17 @@
  * asked of the judge in one request (prompt "claims"), or split offline (claimsplit.c). */
 #include "rag.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *check_claims(jv v, int expect, jv *result, char *problem, size_t plen)
+/* expect: the claims allowed, times 2, + 1 when the text says something (as faithfulness has it
+ * in verify.c): its check then takes no claims for a reply that does not fit */
+#define EXPECT(max, some) ((max) * 2 + (some))
+
+/* at most max claims (max <= 0: any number) */
+static const char *claims_of(jv v, int max, jv *result, char *problem, size_t plen)
 {
 	jv arr = v, out = jv_array();
 	int i, n;
@@ -42,7 +48,7 @@ static const char *check_claims(jv v, int expect, jv *result, char *problem, siz
 			while (*t == ' ') t++;
 			e = t + strlen(t);
 			while (e > t && e[-1] == ' ') *--e = 0;
-			if (*t && (expect <= 0 || jv_array_length(jv_copy(out)) < expect))
+			if (*t && (max <= 0 || jv_array_length(jv_copy(out)) < max))
 				out = jv_array_append(out, jv_string(t));
 			free(line);
 		}
@@ -53,12 +59,13 @@ static const char *check_claims(jv v, int expect, jv *result, char *problem, siz
 	return NULL;
 }
 
-/* The same for a text that says something: a judge that finds no claim in it is wrong, or
- * was not reading (a faithfulness of 1 from no claims would be a plausible number for a failure). */
-static const char *check_some_claims(jv v, int expect, jv *result, char *problem, size_t plen)
+/* For a text that says something, no claims does not fit: a judge that finds none in it is
+ * wrong, or was not reading (a faithfulness of 1 from no claims would be a plausible number for
+ * a failure). */
+static const char *check_claims(jv v, int expect, jv *result, char *problem, size_t plen)
 {
-	const char *p = check_claims(v, expect, result, problem, plen);
-	if (p || jv_array_length(jv_copy(*result)) > 0) return p;
+	const char *p = claims_of(v, expect / 2, result, problem, plen);
+	if (p || !(expect & 1) || jv_array_length(jv_copy(*result)) > 0) return p;
 	jv_free(*result);
 	*result = jv_null();
 	return "no claims, but the text is not empty and not a refusal: list the claims it makes";
@@ -90,7 +97,26 @@ void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const 
 	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));
 	vars = jv_object_set(vars, jv_string("text"), rag_prompt_blockv("TEXT", nonce, text));
 	vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
-	rag_judge_ask(j, "claims", lang, vars, says_something(question, text) ? check_some_claims : check_claims,
-	              max_claims, "{\"claims\": [\"...\", \"...\"]}", usage, cb, arg);
+	/* a billion claims or more is no limit: EXPECT stays an int */
+	if (max_claims > INT_MAX / 2 - 1) max_claims = INT_MAX / 2 - 1;
+	rag_judge_ask(j, &rag_op_claims, lang, vars, EXPECT(max_claims, says_something(question, text)),
+	              "{\"claims\": [\"...\", \"...\"]}", usage, cb, arg);
 }
+
+/* 10 tokens, and 15 a claim; taken to be 4 (fewer when fewer are allowed) */
+static double completion(int expect)
+{
+	int max = expect / 2;
+	return 10 + 15.0 * (max > 0 && max < 4 ? max : 4);
+}
+
+const rag_op rag_op_claims = {
+	.name = "claims",
+	.reply = RAG_OP_JSON,
+	.schema = "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"claims\"],"
+	          "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}",
+	.check = check_claims,
+	.completion = completion,
+	.offline = "rag_offline_claims",
+};
 

@@ -883,6 +883,36 @@ static int load_price(struct loader *L, const struct key *k, const char *name, y
 	return 0;
 }
 
+/* The scores other tools write: a rubric of one of these names would write its score over that
+ * metric's (scores.NAME, and gate.record.NAME would gate both) without a word, so it is refused.
+ * rag-kw's ROUGE and token_f1 also write NAME_precision and NAME_recall (--precision-recall).
+ * tests/t/72-judge.t holds this list to the tools' option tables. NULL when name is free. */
+static const char *metric_tool(const char *name)
+{
+	static const struct { const char *name, *tool; int halves; } taken[] = {
+		{"faithfulness", "rag-verify", 0}, {"context_recall", "rag-verify", 0},
+		{"context_precision", "rag-verify and rag-ap", 0}, {"context_utilization", "rag-verify", 0},
+		{"answer_correctness", "rag-verify", 0},
+		{"answer_relevancy", "rag-embsim", 0}, {"semantic_similarity", "rag-embsim", 0},
+		{"average_precision", "rag-ap", 0}, {"precision", "rag-ap", 0}, {"recall", "rag-ap", 0},
+		{"hit", "rag-ap", 0}, {"mrr", "rag-ap", 0}, {"ndcg", "rag-ap", 0}, {"r_precision", "rag-ap", 0},
+		{"keyword_overlap", "rag-kw", 0}, {"token_f1", "rag-kw", 1}, {"exact_match", "rag-kw", 0},
+		{"contains", "rag-kw", 0}, {"contains_all", "rag-kw", 0}, {"regex", "rag-kw", 0},
+		{"levenshtein", "rag-kw", 0}, {"rouge1", "rag-kw", 1}, {"rouge2", "rag-kw", 1}, {"rougeL", "rag-kw", 1},
+		{"rougeLsum", "rag-kw", 1}, {"bleu", "rag-kw", 0}, {"chrf", "rag-kw", 0}, {"refusal", "rag-kw", 0},
+	};
+	static const char *const halves[] = {"_precision", "_recall"};
+	size_t i, k, n;
+	for (i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+		n = strlen(taken[i].name);
+		if (strncmp(name, taken[i].name, n)) continue;
+		if (!name[n]) return taken[i].tool;
+		for (k = 0; taken[i].halves && k < 2; k++)
+			if (!strcmp(name + n, halves[k])) return taken[i].tool;
+	}
+	return NULL;
+}
+
 /* rubrics.<name>: a mapping of criteria, scale, steps, fields and scores (rag-config(5)). */
 static int load_rubric(struct loader *L, const struct key *k, const char *name, yaml_node_t *key_node,
                        yaml_node_t *v)
@@ -901,6 +931,11 @@ static int load_rubric(struct loader *L, const struct key *k, const char *name, 
 		;
 	if (!*name || *p || strlen(name) > 64) {
 		snprintf(msg, sizeof msg, "rubric name \"%s\" must be 1-64 letters, digits, \"_\" or \"-\"", echo);
+		return fail_at(L, key_node->start_mark, msg);
+	}
+	if ((p = metric_tool(name))) {
+		snprintf(msg, sizeof msg, "rubric name \"%s\" is taken: %s writes scores.%s, which the rubric's score "
+		         "would overwrite; give the rubric another name", name, p, name);
 		return fail_at(L, key_node->start_mark, msg);
 	}
 	if (v->type != YAML_MAPPING_NODE) {

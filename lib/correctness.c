@@ -198,8 +198,24 @@ void rag_correctness_ask(rag_judge *j, const char *lang, const char *question, c
 	op->rclaims = rclaims;
 	op->cb = cb;
 	op->arg = arg;
-	rag_judge_ask(j, "correctness", lang, vars, check_correctness, PAIR(na, nr),
+	rag_judge_ask(j, &rag_op_correctness, lang, vars, PAIR(na, nr),
 	              "{\"answer\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...], \"reference\": "
 	              "[{\"id\": 1, \"verdict\": false, \"reason\": \"...\"}, ...]} with exactly one verdict for "
 	              "each numbered statement of each list", usage, corr_done, op);
 }
+
+/* 10 tokens, and 30 a verdict with its reason, for both lists */
+static double completion(int expect)
+{
+	return 10 + 30.0 * ((expect >> 15) + (expect & PAIR_MAX));
+}
+
+const rag_op rag_op_correctness = {
+	.name = "correctness",
+	.reply = RAG_OP_JSON,
+	.schema = "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"answer\",\"reference\"],"
+	          "\"properties\":{\"answer\":" RAG_JUDGE_VERDICT_LIST ",\"reference\":" RAG_JUDGE_VERDICT_LIST "}}",
+	.check = check_correctness,
+	.completion = completion,
+	.offline = "rag_offline_verify, each list against the other text",
+};

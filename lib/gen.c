@@ -124,7 +124,7 @@ void rag_gen_ask(rag_judge *j, const char *lang, const char *title, const char *
 	free(blk);
 	free(num);
 	rag_buf_free(&plan);
-	rag_judge_ask(j, "gen", lang, vars, rag_gen_check, n, hint, usage, cb, arg);
+	rag_judge_ask(j, &rag_op_gen, lang, vars, n, hint, usage, cb, arg);
 }
 
 /* ------------------------------------------------------------------ offline */
@@ -263,3 +263,24 @@ double rag_gen_similarity(const char *a, const char *b)
 	rag_strv_free(&y);
 	return all ? (double)common / (double)all : 1;
 }
+
+/* 10 tokens, and 80 a question with its reference, difficulty and type */
+static double completion(int expect)
+{
+	return 10 + 80.0 * (expect > 0 ? expect : 1);
+}
+
+/* the chunk's questions, each with its reference, difficulty and type */
+const rag_op rag_op_gen = {
+	.name = "gen",
+	.reply = RAG_OP_JSON,
+	.schema = "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\"],"
+	          "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	          "\"additionalProperties\":false,\"required\":[\"question\",\"reference\",\"difficulty\",\"type\"],"
+	          "\"properties\":{\"question\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"},"
+	          "\"difficulty\":{\"type\":\"string\",\"enum\":[\"easy\",\"medium\",\"hard\"]},"
+	          "\"type\":{\"type\":\"string\",\"enum\":[\"factual\",\"explanatory\",\"comparative\"]}}}}}}",
+	.check = rag_gen_check,
+	.completion = completion,
+	.offline = "rag_gen_offline (rag-gen)",
+};

@@ -291,5 +291,23 @@ void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, int nth, const c
 	                 jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""),
 	                 jv_string("answer"), rag_prompt_blockv("ANSWER", nonce, answer ? answer : ""));
 	free(docs);
-	rag_judge_ask(j, "genhard", lang, vars, rag_gen_hard_check, kind, hint, usage, cb, arg);
+	rag_judge_ask(j, &rag_op_genhard, lang, vars, kind, hint, usage, cb, arg);
 }
+
+/* 10 tokens, and 40 the question and its reference */
+static double completion(int kind)
+{
+	(void)kind;
+	return 10 + 40.0;
+}
+
+/* one hard case: a question and its reference ("" when it has none) */
+const rag_op rag_op_genhard = {
+	.name = "genhard",
+	.reply = RAG_OP_JSON,
+	.schema = "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"question\",\"reference\"],"
+	          "\"properties\":{\"question\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"}}}",
+	.check = rag_gen_hard_check,
+	.completion = completion,
+	.offline = "rag_gen_offline_unanswerable, _multihop, _followup (rag-gen)",
+};

@@ -1,6 +1,8 @@
 /* judge.c - the judge engine: which judge (an LLM endpoint or offline), its prompts, and the one
- * way every metric operation asks it (claims.c, verify.c, chunks.c, revq.c): fill a prompt, send
- * it, parse the JSON out of the reply and check it against what was asked.
+ * way every metric operation asks it (claims.c, verify.c, chunks.c, revq.c...): fill the
+ * operation's prompt, send it with its schema, parse the JSON out of the reply and check it with
+ * the operation's check. What is particular to an operation is its descriptor (rag_op), in its
+ * own file; nothing here names one.
  *
  * A reply that does not fit (bad JSON, a verdict missing or invented) is re-asked once with the
  * problem stated; if it still does not fit the caller gets an error, never a guess. */
@@ -65,12 +67,31 @@ static int load_prompt(rag_judge *j, const rag_config *cfg, const char *name, ch
 	return 0;
 }
 
-rag_judge *rag_judge_new(const rag_config *cfg, const char *const *prompts, char *notice, size_t noticelen,
+int rag_judge_op_check(const rag_op *op, char *err, size_t errlen)
+{
+	const char *missing = NULL;
+	if (!op->name || !*op->name) missing = "a name";
+	else if (op->reply != RAG_OP_JSON && op->reply != RAG_OP_TEXT) missing = "its reply's shape (RAG_OP_JSON or RAG_OP_TEXT)";
+	else if (op->reply == RAG_OP_JSON && (!op->schema || !*op->schema)) missing = "its reply's JSON Schema";
+	else if (op->reply == RAG_OP_TEXT && op->schema) missing = "no schema (a plain-text reply has none)";
+	else if (!op->check) missing = "its reply check";
+	else if (!op->completion) missing = "its expected completion (for --estimate)";
+	else if (!op->offline || !*op->offline) missing = "what answers offline (or RAG_OP_NO_OFFLINE)";
+	if (!missing) return 0;
+	rag_seterr(err, errlen, "internal error: operation \"%s\" needs %s", op->name ? op->name : "(no name)", missing);
+	return -1;
+}
+
+rag_judge *rag_judge_new(const rag_config *cfg, const rag_op *const *ops, char *notice, size_t noticelen,
                          char *err, size_t errlen)
 {
-	rag_judge *j = rag_xcalloc(1, sizeof *j);
+	rag_judge *j;
 	const char *prov = cfg->llm.provider;
+	const rag_op *const *o;
 	notice[0] = 0;
+	for (o = ops; o && *o; o++)
+		if (rag_judge_op_check(*o, err, errlen) < 0) return NULL;
+	j = rag_xcalloc(1, sizeof *j);
 	j->verify = cfg->verify;
 
 	if (!prov || !*prov) {
@@ -94,8 +115,8 @@ rag_judge *rag_judge_new(const rag_config *cfg, const char *const *prompts, char
 	}
 	j->answer_model = cfg->llm.answer_model ? rag_xstrdup(cfg->llm.answer_model) : NULL;
 	j->max_tokens = cfg->llm.max_tokens;
-	for (; prompts && *prompts; prompts++) {
-		if (load_prompt(j, cfg, *prompts, err, errlen) < 0) {
+	for (o = ops; o && *o; o++) {
+		if (load_prompt(j, cfg, (*o)->name, err, errlen) < 0) {
 			rag_judge_free(j);
 			return NULL;
 		}
@@ -241,15 +262,14 @@ typedef struct call {
 	rag_judge *j;
 	rag_usage *usage;
 	jv messages;
-	const char *name;         /* the operation (prompt name): its reply's schema */
+	const rag_op *op;         /* what is asked: its schema, its reply's check, its estimate */
 	int reasked;
 	int fresh;                /* a cached reply did not fit: asked again past the cache */
-	rag_judge_check check;
 	const char *fix_hint;     /* what to ask for on a re-ask */
 	int expect;               /* verdicts expected / claims allowed */
 	int n;                    /* choices asked for (rag_judge_ask_n); 1 otherwise */
 	int repeat;               /* rag_judge_ask_repeat's repeat; 0 otherwise */
-	int plain;                /* rag_judge_ask_plain: a text reply, no JSON */
+	int plain;                /* a RAG_OP_TEXT operation: a text reply, no JSON */
 	int max_tokens;           /* 0: llm.max_tokens */
 	char problem[256];
 	rag_judge_cb done;
@@ -259,64 +279,16 @@ typedef struct call {
 static void call_reply(void *arg, const rag_llm_reply *r);
 static void call_end(call *c, jv result, const char *error);
 
-/* The JSON Schema of each operation's reply, sent as response_format when llm.json_mode is
- * schema (strict: every property required, none other allowed). A new operation adds its own
- * here; one without gets a plain JSON object. */
-#define VERDICT_LIST \
-	"{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false," \
-	"\"required\":[\"id\",\"verdict\",\"reason\"],\"properties\":{\"id\":{\"type\":\"integer\"}," \
-	"\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}"
-static const char verdicts_schema[] =
-	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"verdicts\"],\"properties\":"
-	"{\"verdicts\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false,"
-	"\"required\":[\"id\",\"verdict\",\"reason\"],\"properties\":{\"id\":{\"type\":\"integer\"},"
-	"\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}}}";
-static const struct { const char *name, *schema; } schemas[] = {
-	{"claims", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"claims\"],"
-	           "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}"},
-	{"verify", verdicts_schema},
-	{"chunks", verdicts_schema},
-	{"correctness", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"answer\",\"reference\"],"
-	                "\"properties\":{\"answer\":" VERDICT_LIST ",\"reference\":" VERDICT_LIST "}}"},
-	{"faithfulness", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"claims\"],"
-	                 "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-	                 "\"additionalProperties\":false,\"required\":[\"claim\",\"verdict\",\"reason\"],\"properties\":"
-	                 "{\"claim\":{\"type\":\"string\"},\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}}}"},
-	{"revq", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\",\"noncommittal\"],"
-	         "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-	         "\"noncommittal\":{\"type\":\"boolean\"}}}"},
-	/* rag-gen: the chunk's questions, each with its reference, difficulty and type */
-	{"gen", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\"],"
-	        "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-	        "\"additionalProperties\":false,\"required\":[\"question\",\"reference\",\"difficulty\",\"type\"],"
-	        "\"properties\":{\"question\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"},"
-	        "\"difficulty\":{\"type\":\"string\",\"enum\":[\"easy\",\"medium\",\"hard\"]},"
-	        "\"type\":{\"type\":\"string\",\"enum\":[\"factual\",\"explanatory\",\"comparative\"]}}}}}}"},
-	/* rag-gen's hard cases: one question and its reference ("" when it has none) */
-	{"genhard", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"question\",\"reference\"],"
-	            "\"properties\":{\"question\":{\"type\":\"string\"},\"reference\":{\"type\":\"string\"}}}"},
-	/* rag-judge: a number on the rubric's scale, or "yes" / "no" (rubric.c checks which) */
-	{"rubric", "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"score\",\"reason\"],"
-	           "\"properties\":{\"score\":{\"type\":[\"number\",\"string\"]},\"reason\":{\"type\":\"string\"}}}"},
-};
-
-/* The completion tokens a reply is expected to take (rag(7) ESTIMATES): 10, plus per item it
- * lists 15 a claim, 30 a verdict with its reason, 45 a claim with its verdict and reason, 25 a
- * question, 40 a rubric's score and reason; for each of the n choices. A verifier's bare Yes
- * or No is 2. Claims are taken to be 4 a text (fewer when fewer are allowed). */
+/* The completion tokens a reply is expected to take (rag(7) ESTIMATES): the operation's
+ * figure for one, for each of the n choices. */
 static double expected_completion(const call *c)
 {
-	double items, per;
-	int claims = c->expect > 0 && c->expect < 4 ? c->expect : 4;
-	if (c->plain) return 2;
-	if (!strcmp(c->name, "verify") || !strcmp(c->name, "chunks")) items = c->expect > 0 ? c->expect : 1, per = 30;
-	else if (!strcmp(c->name, "correctness")) items = (c->expect >> 15) + (c->expect & 32767), per = 30;   /* correctness.c's PAIR */
-	else if (!strcmp(c->name, "claims")) items = claims, per = 15;
-	else if (!strcmp(c->name, "faithfulness")) items = c->expect / 2 > 0 && c->expect / 2 < 4 ? c->expect / 2 : 4, per = 45;
-	else if (!strcmp(c->name, "revq")) items = c->expect > 0 ? c->expect : 1, per = 25;
-	else if (!strcmp(c->name, "gen")) items = c->expect > 0 ? c->expect : 1, per = 80;
-	else items = 1, per = 40;   /* rubric */
-	return (10 + per * items) * (c->n > 1 ? c->n : 1);
+	return c->op->completion(c->expect) * (c->n > 1 ? c->n : 1);
+}
+
+double rag_judge_completion_verdicts(int expect)
+{
+	return 10 + 30.0 * (expect > 0 ? expect : 1);
 }
 
 /* estimate mode: count what would be sent, then answer at once with the estimate "error" */
@@ -341,7 +313,6 @@ static void call_count(call *c)
 static void call_send(call *c)
 {
 	rag_llm_opts o = {0};
-	size_t i;
 	if (c->j->est) {
 		call_count(c);
 		return;
@@ -351,15 +322,9 @@ static void call_send(call *c)
 	o.repeat = c->repeat;
 	o.plain = c->plain;
 	o.max_tokens = c->max_tokens;
-	if (c->plain) {
-		rag_llm_ask(c->j->llm, jv_copy(c->messages), &o, call_reply, c);
-		return;
-	}
-	for (i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
-		if (strcmp(schemas[i].name, c->name) == 0) {
-			o.schema_name = schemas[i].name;
-			o.schema = schemas[i].schema;
-		}
+	if (!c->plain) {
+		o.schema_name = c->op->name;
+		o.schema = c->op->schema;
 	}
 	rag_llm_ask(c->j->llm, jv_copy(c->messages), &o, call_reply, c);
 }
@@ -369,7 +334,7 @@ static const char *fit(call *c, const char *content, jv *result)
 {
 	jv v;
 	*result = jv_null();
-	if (c->plain) return c->check(jv_string(content), c->expect, result, c->problem, sizeof c->problem);
+	if (c->plain) return c->op->check(jv_string(content), c->expect, result, c->problem, sizeof c->problem);
 	v = rag_reply_json(content);
 	if (!jv_is_valid(v)) {
 		jv m = jv_invalid_get_msg(v);
@@ -378,7 +343,7 @@ static const char *fit(call *c, const char *content, jv *result)
 		jv_free(m);
 		return c->problem;
 	}
-	return c->check(v, c->expect, result, c->problem, sizeof c->problem);
+	return c->op->check(v, c->expect, result, c->problem, sizeof c->problem);
 }
 
 static void call_end(call *c, jv result, const char *error)
@@ -487,17 +452,17 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	call_send(c);
 }
 
-/* A call of prompt name filled with vars (consumed), not sent yet; NULL (cb told) when the prompt
- * was not loaded. */
-static call *new_call(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
-                      int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+/* A call of op filled with vars (consumed), not sent yet; NULL (cb told) when its prompt was
+ * not loaded. */
+static call *new_call(rag_judge *j, const rag_op *op, const char *lang, jv vars, int expect, const char *fix_hint,
+                      rag_usage *usage, rag_judge_cb cb, void *arg)
 {
-	const char *t = template(j, name, lang);
+	const char *t = template(j, op->name, lang);
 	call *c;
 	if (!t) {
 		char msg[160];
 		jv_free(vars);
-		snprintf(msg, sizeof msg, "internal error: prompt \"%s\" was not loaded", name);
+		snprintf(msg, sizeof msg, "internal error: prompt \"%s\" was not loaded", op->name);
 		cb(arg, jv_null(), msg);
 		return NULL;
 	}
@@ -505,8 +470,8 @@ static call *new_call(rag_judge *j, const char *name, const char *lang, jv vars,
 	c->j = j;
 	c->usage = usage;
 	c->messages = messages_for(t, vars);
-	c->name = name;
-	c->check = check;
+	c->op = op;
+	c->plain = op->reply == RAG_OP_TEXT;
 	c->fix_hint = fix_hint;
 	c->expect = expect;
 	c->n = 1;
@@ -515,45 +480,39 @@ static call *new_call(rag_judge *j, const char *name, const char *lang, jv vars,
 	return c;
 }
 
-static void ask(rag_judge *j, const char *name, const char *lang, jv vars, int n, int repeat,
-                rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb,
-                void *arg)
+static void ask(rag_judge *j, const rag_op *op, const char *lang, jv vars, int n, int repeat, int expect,
+                const char *fix_hint, int max_tokens, rag_usage *usage, rag_judge_cb cb, void *arg)
 {
-	call *c = new_call(j, name, lang, vars, check, expect, fix_hint, usage, cb, arg);
+	call *c = new_call(j, op, lang, vars, expect, fix_hint, usage, cb, arg);
 	if (!c) return;
 	c->n = n > 1 ? n : 1;
 	c->repeat = repeat > 0 ? repeat : 0;
-	call_send(c);
-}
-
-void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
-                     int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
-{
-	ask(j, name, lang, vars, n, 0, check, expect, fix_hint, usage, cb, arg);
-}
-
-void rag_judge_ask_repeat(rag_judge *j, const char *name, const char *lang, jv vars, int repeat,
-                          rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage,
-                          rag_judge_cb cb, void *arg)
-{
-	ask(j, name, lang, vars, 1, repeat, check, expect, fix_hint, usage, cb, arg);
-}
-
-void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
-                   int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
-{
-	rag_judge_ask_n(j, name, lang, vars, 1, check, expect, fix_hint, usage, cb, arg);
-}
-
-void rag_judge_ask_plain(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
-                         int expect, const char *fix_hint, int max_tokens, rag_usage *usage,
-                         rag_judge_cb cb, void *arg)
-{
-	call *c = new_call(j, name, lang, vars, check, expect, fix_hint, usage, cb, arg);
-	if (!c) return;
-	c->plain = 1;
 	c->max_tokens = max_tokens;
 	call_send(c);
+}
+
+void rag_judge_ask_n(rag_judge *j, const rag_op *op, const char *lang, jv vars, int n, int expect,
+                     const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	ask(j, op, lang, vars, n, 0, expect, fix_hint, 0, usage, cb, arg);
+}
+
+void rag_judge_ask_repeat(rag_judge *j, const rag_op *op, const char *lang, jv vars, int repeat, int expect,
+                          const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	ask(j, op, lang, vars, 1, repeat, expect, fix_hint, 0, usage, cb, arg);
+}
+
+void rag_judge_ask(rag_judge *j, const rag_op *op, const char *lang, jv vars, int expect, const char *fix_hint,
+                   rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	ask(j, op, lang, vars, 1, 0, expect, fix_hint, 0, usage, cb, arg);
+}
+
+void rag_judge_ask_plain(rag_judge *j, const rag_op *op, const char *lang, jv vars, int expect,
+                         const char *fix_hint, int max_tokens, rag_usage *usage, rag_judge_cb cb, void *arg)
+{
+	ask(j, op, lang, vars, 1, 0, expect, fix_hint, max_tokens, usage, cb, arg);
 }
 
 /* The first word of a verifier's reply, past blanks, quotes, asterisks and brackets: yes or

@@ -812,47 +812,79 @@ typedef struct rag_judge rag_judge;
 /* Result callback of the judge and its operations: the result (consumed by the callback), or
  * jv_null() and error, a message borrowed for the call only (copy it to keep it). */
 typedef void (*rag_judge_cb)(void *arg, jv result, const char *error);
+/* The reply check of an operation: NULL when the reply (consumed) fits, with *result set, or a
+ * problem text (it may write it into problem[plen]); expect is the caller's (how many verdicts,
+ * claims, questions...). */
+typedef const char *(*rag_judge_check)(jv reply, int expect, jv *result, char *problem, size_t plen);
+/* One LLM operation, described once, in the operation's own file (rag_op_claims in claims.c):
+ * what the judge asks with and checks the reply by, what --estimate counts, and what answers
+ * for the offline judge. The registry (op.c) lists every one; tests/unit/t-op.c fails on a
+ * field left unset or a prompt file missing, and rag_judge_new refuses such an operation. */
+typedef struct rag_op {
+	const char *name;         /* the operation, and its prompt: share/prompts/<name>.en.txt and
+	                           * .zh.txt (or the config's prompts.<name>.<lang>) */
+	int reply;                /* RAG_OP_JSON: JSON, found in the reply text (rag_reply_json);
+	                           * RAG_OP_TEXT: the text itself (a verifier's bare Yes or No) */
+	const char *schema;       /* RAG_OP_JSON: the reply's JSON Schema, sent as response_format
+	                           * where llm.json_mode is schema (strict: every property required,
+	                           * none other allowed); NULL for RAG_OP_TEXT */
+	rag_judge_check check;    /* the reply check */
+	double (*completion)(int expect);   /* --estimate: the completion tokens one reply is
+	                           * expected to take, for the caller's expect (rag(7) ESTIMATES) */
+	const char *offline;      /* what answers for the offline judge (its function), or
+	                           * RAG_OP_NO_OFFLINE: the operation's tool refuses at set-up */
+} rag_op;
+enum { RAG_OP_JSON = 1, RAG_OP_TEXT };
+#define RAG_OP_NO_OFFLINE "none"
 /* The judge cfg names (llm.provider, else openai when an endpoint or key is set, else offline),
- * with the prompts named in the NULL-terminated list loaded in both languages (ignored offline):
- * a missing prompt is an error here, not at the first record. What the judge needs of cfg is
- * copied; cfg is not kept and not written. NULL with err on config problems; notice receives a
- * one-line notice (the offline fallback) or stays empty. */
-rag_judge *rag_judge_new(const rag_config *cfg, const char *const *prompts, char *notice, size_t noticelen,
+ * with the prompts of the operations in the NULL-terminated list loaded in both languages
+ * (ignored offline): a missing prompt, or an operation with a field unset, is an error here, not
+ * at the first record. What the judge needs of cfg is copied; cfg is not kept and not written.
+ * NULL with err on config problems; notice receives a one-line notice (the offline fallback) or
+ * stays empty. */
+rag_judge *rag_judge_new(const rag_config *cfg, const rag_op *const *ops, char *notice, size_t noticelen,
                          char *err, size_t errlen);
+/* 0 when every field of op is set (and fits its reply's shape), else -1 and err naming it. */
+int rag_judge_op_check(const rag_op *op, char *err, size_t errlen);
 const char *rag_judge_name(const rag_judge *j);   /* "offline" or "openai:<model>" */
 const char *rag_judge_model(const rag_judge *j);  /* NULL for offline */
-/* The generic question, for metric operations in their own files: fill prompt `name` (loaded
- * by rag_judge_new) with vars (object of strings,
- * consumed), ask, parse the JSON out of the reply and hand it (consumed) to check with expect.
- * check returns NULL when the reply fits (and sets *result) or a problem text (it may write it
- * into problem[plen]); a reply that does not fit is re-asked once with the problem and fix_hint
- * stated; then cb gets the result or an error. Never called for the offline judge.
- * The request carries the JSON Schema judge.c holds for the operation `name` (claims, verify,
- * chunks, revq; llm.json_mode); a reply is cached only once it fits (rag_llm_commit), and a
- * cached one that does not fit is asked again of the endpoint before the re-ask. */
-typedef const char *(*rag_judge_check)(jv reply, int expect, jv *result, char *problem, size_t plen);
-void rag_judge_ask(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
-                   int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
+/* The generic question, for metric operations in their own files: fill op's prompt (loaded by
+ * rag_judge_new) with vars (object of strings, consumed), ask, parse the JSON out of the reply
+ * (a RAG_OP_TEXT reply: the text) and hand it to op->check with expect. A reply that does not
+ * fit is re-asked once with the problem and fix_hint stated; then cb gets the result or an
+ * error. Never called for the offline judge. The request carries op->schema (llm.json_mode); a
+ * reply is cached only once it fits (rag_llm_commit), and a cached one that does not fit is
+ * asked again of the endpoint before the re-ask. */
+void rag_judge_ask(rag_judge *j, const rag_op *op, const char *lang, jv vars, int expect, const char *fix_hint,
+                   rag_usage *usage, rag_judge_cb cb, void *arg);
 /* rag_judge_ask with the endpoint's "n": n choices from one request, each checked; cb gets the
  * array of their results (fewer than n when the endpoint ignores "n"). */
-void rag_judge_ask_n(rag_judge *j, const char *name, const char *lang, jv vars, int n, rag_judge_check check,
-                     int expect, const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
+void rag_judge_ask_n(rag_judge *j, const rag_op *op, const char *lang, jv vars, int n, int expect,
+                     const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
 /* rag_judge_ask as repeat i (0 the first) of the same question: rag_llm_opts.repeat. */
-void rag_judge_ask_repeat(rag_judge *j, const char *name, const char *lang, jv vars, int repeat,
-                          rag_judge_check check, int expect, const char *fix_hint, rag_usage *usage,
-                          rag_judge_cb cb, void *arg);
-/* rag_judge_ask for a plain-text reply (a dedicated verifier's bare Yes or No): no
- * response_format, max_tokens (0: llm.max_tokens), check gets the reply text as a jv string;
- * a reply cut off at max_tokens is checked as it came; the re-ask asks for fix_hint only. */
-void rag_judge_ask_plain(rag_judge *j, const char *name, const char *lang, jv vars, rag_judge_check check,
-                         int expect, const char *fix_hint, int max_tokens, rag_usage *usage,
-                         rag_judge_cb cb, void *arg);
+void rag_judge_ask_repeat(rag_judge *j, const rag_op *op, const char *lang, jv vars, int repeat, int expect,
+                          const char *fix_hint, rag_usage *usage, rag_judge_cb cb, void *arg);
+/* rag_judge_ask of a RAG_OP_TEXT operation (a dedicated verifier's bare Yes or No) with
+ * max_tokens (0: llm.max_tokens): no response_format, op->check gets the reply text as a jv
+ * string; a reply cut off at max_tokens is checked as it came; the re-ask asks for fix_hint only. */
+void rag_judge_ask_plain(rag_judge *j, const rag_op *op, const char *lang, jv vars, int expect,
+                         const char *fix_hint, int max_tokens, rag_usage *usage, rag_judge_cb cb, void *arg);
 /* The check for a verifier's reply: *result true or false from its first word (Yes / No, any
  * case; 是 对 支持 / 否 不是 不对 不支持), anything else a problem. */
 const char *rag_judge_check_yes_no(jv reply, int expect, jv *result, char *problem, size_t plen);
 /* The reply check for "one verdict per numbered item": {"verdicts": [{"id": 1..expect,
  * "verdict": bool, "reason": str}]} -> *result = array of {verdict, reason} in id order. */
 const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *problem, size_t plen);
+/* Its reply's schema, and one numbered list of verdicts within another schema; the completion
+ * of expect verdicts (at least 1), 30 tokens each with its reason, for rag_op.completion. */
+#define RAG_JUDGE_VERDICT_LIST \
+	"{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":false," \
+	"\"required\":[\"id\",\"verdict\",\"reason\"],\"properties\":{\"id\":{\"type\":\"integer\"}," \
+	"\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}"
+#define RAG_JUDGE_VERDICTS_SCHEMA \
+	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"verdicts\"],\"properties\":" \
+	"{\"verdicts\":" RAG_JUDGE_VERDICT_LIST "}}"
+double rag_judge_completion_verdicts(int expect);
 int rag_judge_offline(const rag_judge *j);
 /* Estimate mode (--estimate): from now on no request is sent; each one the operations ask is
  * counted into e (borrowed, kept until rag_judge_free) and answered at once with the error
@@ -930,15 +962,25 @@ jv rag_vec_hashed(const char *text, int dims);
 /* The metric operations, one a file: each asks the judge (rag_judge_ask) or answers offline, and
  * hands its result to cb exactly once (at once when offline or when nothing needs asking).
  * usage is updated as calls complete and must stay valid until cb has run. question may be
- * NULL. Prompt names: the operation's own (load them with rag_judge_new). */
+ * NULL. Each LLM operation's descriptor is rag_op_<name> (hand it to rag_judge_new). */
+
+/* ---------------------------------------------------------------- op.c */
+/* The registry of the LLM operations (their descriptors, rag_op, each in its own file): every
+ * one, NULL-terminated, in a fixed order; and one by name (its prompt's), NULL when none. */
+const rag_op *const *rag_op_all(void);
+const rag_op *rag_op_find(const char *name);
 
 /* ---------------------------------------------------------------- claims.c */
+extern const rag_op rag_op_claims;          /* prompt "claims" */
 /* Split text into at most max_claims claims (prompt "claims"): cb gets an array of distinct
  * one-line strings (possibly empty). text and question borrowed. */
 void rag_claims_ask(rag_judge *j, const char *lang, const char *question, const char *text,
                     int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
 
 /* ---------------------------------------------------------------- verify.c */
+/* prompts "verify" (verify.mode batched), "verifier" (claim, claim_chunk: a bare Yes or No),
+ * "faithfulness" (--one-request: claims and verdicts together) */
+extern const rag_op rag_op_verify, rag_op_verifier, rag_op_faithfulness;
 /* Is each claim (array of strings, consumed) supported by the contexts (array of strings,
  * consumed)? Prompt "verify". cb gets one {claim, verdict, reason} per claim, in order: no
  * request when there are no claims (an empty array) or no contexts (every claim unsupported,
@@ -959,6 +1001,7 @@ void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question,
                            int max_claims, rag_usage *usage, rag_judge_cb cb, void *arg);
 
 /* ---------------------------------------------------------------- correctness.c */
+extern const rag_op rag_op_correctness;
 /* answer_correctness (RAGAS): the answer's claims (aclaims) judged against the reference, the
  * reference's claims (rclaims) against the answer, both lists in one request (prompt
  * "correctness"; offline: rag_offline_verify of each claim against the other text). Both
@@ -976,6 +1019,7 @@ double rag_correctness_f1(int tp, int fp, int fn);
 double rag_correctness_score(double factual, double similarity, double factual_weight, double similarity_weight);
 
 /* ---------------------------------------------------------------- chunks.c */
+extern const rag_op rag_op_chunks;
 /* Judge whether each retrieved chunk (contexts: array of strings, consumed) was useful for
  * target: the reference answer when reference is 1 (context precision), else the answer given
  * (context utilization). All chunks in one request, more only when they exceed
@@ -993,6 +1037,7 @@ void rag_chunks_ask(rag_judge *j, const char *lang, const char *question, const 
 char *rag_chunks_subject(const char *question);
 
 /* ---------------------------------------------------------------- revq.c */
+extern const rag_op rag_op_revq;
 /* Refusal phrasings, one a line ('#' comments), folded (NFKC, case, apostrophes, blanks) for
  * rag_revq_noncommittal. Invalid jv and err when the file cannot be read. */
 jv rag_revq_refusals_load(const char *path, char *err, size_t errlen);
@@ -1018,6 +1063,7 @@ void rag_revq_ask(rag_judge *j, const char *lang, const char *answer, int n, int
 double rag_revq_offline(const char *question, const char *answer, char *why, size_t whylen);
 
 /* ---------------------------------------------------------------- rubric.c */
+extern const rag_op rag_op_rubric;          /* no offline answer: rag-judge refuses */
 /* rag-judge's rubrics: the built-in ones (correctness, relevance, completeness,
  * groundedness_0_10, consistent; rag-judge(1)) and those of the configuration's rubrics
  * section, which win over a built-in one of the same name. Prompt "rubric". */
@@ -1064,6 +1110,7 @@ jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const ch
 jv rag_chunk_split(const char *path, const char *text, long max_chars, char **title);
 
 /* ---------------------------------------------------------------- gen.c */
+extern const rag_op rag_op_gen;
 /* rag-gen's questions. Slot i (0-based) of a chunk's n has the difficulty rag_gen_difficulty(i)
  * (per five: easy, easy, medium, medium, hard) and the type rag_gen_type(i) (factual,
  * explanatory, factual, explanatory, comparative). Static strings. */
@@ -1087,6 +1134,7 @@ char *rag_gen_id(const char *question, const char *chunk_id);
 double rag_gen_similarity(const char *a, const char *b);
 
 /* ---------------------------------------------------------------- genhard.c */
+extern const rag_op rag_op_genhard;
 /* rag-gen's hard cases (rag-gen(1) HARD CASES), their kinds in rag_gen_kinds' order, the names
  * records carry in "kind". */
 enum { RAG_GEN_UNANSWERABLE = 0, RAG_GEN_NOISY, RAG_GEN_MULTI_HOP, RAG_GEN_FOLLOW_UP, RAG_GEN_NKINDS };

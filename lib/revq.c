@@ -183,7 +183,7 @@ static void ask(revq_op *op, int questions, int choices, int i, int of)
 	vars = jv_object_set(vars, jv_string("n"), jv_string(num));
 	vars = jv_object_set(vars, jv_string("variant"), jv_string(variant));
 	free(variant);
-	rag_judge_ask_n(op->j, "revq", op->lang, vars, choices, check_revq, questions,
+	rag_judge_ask_n(op->j, &rag_op_revq, op->lang, vars, choices, questions,
 	                "{\"questions\": [\"...\"], \"noncommittal\": false}", op->usage, one_done, op);
 }
 
@@ -529,3 +529,20 @@ double rag_revq_offline(const char *question, const char *answer, char *why, siz
 	}
 	return score;
 }
+
+/* 10 tokens, and 25 a question, for each choice */
+static double completion(int expect)
+{
+	return 10 + 25.0 * (expect > 0 ? expect : 1);
+}
+
+const rag_op rag_op_revq = {
+	.name = "revq",
+	.reply = RAG_OP_JSON,
+	.schema = "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"questions\",\"noncommittal\"],"
+	          "\"properties\":{\"questions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+	          "\"noncommittal\":{\"type\":\"boolean\"}}}",
+	.check = check_revq,
+	.completion = completion,
+	.offline = "rag_revq_offline (rag-embsim, from questions.offline_pseudo)",
+};

@@ -475,7 +475,7 @@ void rag_rubric_ask(rag_judge *j, const char *lang, const rag_rubric *r, jv valu
 	rag_buf_free(&b);
 	vars = jv_object_set(vars, jv_string("scale"), jv_string(rag_scale_name(r->scale)));
 	vars = jv_object_set(vars, jv_string("score_form"), jv_string(labels[lg].score_form[r->scale]));
-	rag_judge_ask_repeat(j, "rubric", lang, vars, repeat, rag_rubric_check, r->scale, hints[r->scale], usage, cb, arg);
+	rag_judge_ask_repeat(j, &rag_op_rubric, lang, vars, repeat, r->scale, hints[r->scale], usage, cb, arg);
 }
 
 /* ------------------------------------------------------------------ the verdict */
@@ -510,3 +510,21 @@ jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const ch
 	}
 	return v;
 }
+
+/* 10 tokens, and 40 the score with its reason */
+static double completion(int scale)
+{
+	(void)scale;
+	return 10 + 40.0;
+}
+
+/* a number on the rubric's scale, or "yes" / "no" (rag_rubric_check checks which) */
+const rag_op rag_op_rubric = {
+	.name = "rubric",
+	.reply = RAG_OP_JSON,
+	.schema = "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"score\",\"reason\"],"
+	          "\"properties\":{\"score\":{\"type\":[\"number\",\"string\"]},\"reason\":{\"type\":\"string\"}}}",
+	.check = rag_rubric_check,
+	.completion = completion,
+	.offline = RAG_OP_NO_OFFLINE,   /* rag-judge refuses without an endpoint: never a made-up score */
+};

@@ -121,7 +121,7 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 	rag_buf_free(&st);
 
 	op->calls_left++;
-	rag_judge_ask(j, "verify", op->lang, vars, rag_judge_check_verdicts, k,
+	rag_judge_ask(j, &rag_op_verify, op->lang, vars, k,
 	              "{\"verdicts\": [{\"id\": 1, \"verdict\": true, \"reason\": \"...\"}, ...]} "
 	              "with exactly one verdict for each numbered statement", op->usage, vcall_done, vc);
 }
@@ -291,7 +291,7 @@ static void verifier_send(verify_op *op, int claim, int unit)
 	rag_buf_free(&doc);
 	jv_free(c);
 	op->calls_left++;
-	rag_judge_ask_plain(op->j, "verifier", op->lang, vars, rag_judge_check_yes_no, 1, "Yes or No",
+	rag_judge_ask_plain(op->j, &rag_op_verifier, op->lang, vars, 1, "Yes or No",
 	                    op->conf->verifier_max_tokens, op->usage, verifier_done, vc);
 }
 
@@ -567,9 +567,59 @@ void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question,
 	vars = jv_object_set(vars, jv_string("answer"), rag_prompt_blockv("ANSWER_TEXT", nonce, answer));
 	vars = jv_object_set(vars, jv_string("max_claims"), jv_string(num));
 	rag_buf_free(&ctx);
-	rag_judge_ask(j, "faithfulness", lang, vars, check_claim_verdicts, max_claims * 2 + some,
+	rag_judge_ask(j, &rag_op_faithfulness, lang, vars, max_claims * 2 + some,
 	              "{\"claims\": [{\"claim\": \"...\", \"verdict\": true, \"reason\": \"...\"}, ...]}", usage, cb, arg);
 }
+
+/* 10 tokens, and 45 a claim with its verdict and reason; taken to be 4 (fewer when fewer are
+ * allowed) */
+static double faithfulness_completion(int expect)
+{
+	int max = expect / 2;
+	return 10 + 45.0 * (max > 0 && max < 4 ? max : 4);
+}
+
+/* a verifier's bare Yes or No */
+static double verifier_completion(int expect)
+{
+	(void)expect;
+	return 2;
+}
+
+/* ------------------------------------------------------------------ the operations */
+
+/* verify.mode batched: the claims of a record, numbered, one verdict each */
+const rag_op rag_op_verify = {
+	.name = "verify",
+	.reply = RAG_OP_JSON,
+	.schema = RAG_JUDGE_VERDICTS_SCHEMA,
+	.check = rag_judge_check_verdicts,
+	.completion = rag_judge_completion_verdicts,
+	.offline = "rag_offline_verify",
+};
+
+/* verify.mode claim and claim_chunk: one claim against a document, a bare Yes or No */
+const rag_op rag_op_verifier = {
+	.name = "verifier",
+	.reply = RAG_OP_TEXT,
+	.schema = NULL,
+	.check = rag_judge_check_yes_no,
+	.completion = verifier_completion,
+	.offline = "rag_offline_verify",
+};
+
+/* rag-verify --one-request: the answer's claims and their verdicts in one request */
+const rag_op rag_op_faithfulness = {
+	.name = "faithfulness",
+	.reply = RAG_OP_JSON,
+	.schema = "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"claims\"],"
+	          "\"properties\":{\"claims\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+	          "\"additionalProperties\":false,\"required\":[\"claim\",\"verdict\",\"reason\"],\"properties\":"
+	          "{\"claim\":{\"type\":\"string\"},\"verdict\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\"}}}}}}",
+	.check = check_claim_verdicts,
+	.completion = faithfulness_completion,
+	.offline = "rag_offline_claims, then rag_offline_verify",
+};
 
 int rag_verify_score(jv verdicts, double *score)
 {

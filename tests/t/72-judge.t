@@ -166,6 +166,26 @@ cfg_err "steps not a list of strings" 'bad\.yaml:7:9: "steps" must be a list of 
     criteria: y
     steps:
       - a: b'
+# a rubric may not take the name of another tool's score: it would write scores.NAME over that
+# metric's (and gate.record.NAME would gate both), silently. Every metric rag-verify, rag-kw
+# (and their --precision-recall halves) and rag-embsim write, as their option tables list them.
+cfg_err "a metric's name" 'bad\.yaml:4:3: rubric name "faithfulness" is taken: rag-verify writes scores\.faithfulness, which the rubric'"'"'s score would overwrite; give the rubric another name' '  faithfulness:
+    criteria: y'
+taken=$( { "$BIN/rag-verify" --list-options | awk -F'\t' '$1 == "--metric" { print $5 }'
+	"$BIN/rag-kw" --list-options | awk -F'\t' '$1 == "--metrics" { print $5 }'
+	echo answer_relevancy semantic_similarity rouge1_precision rougeLsum_recall token_f1_precision
+	echo average_precision mrr r_precision precision recall hit ndcg; } | tr ' ' '\n' | grep .)
+is "$(echo "$taken" | wc -l | tr -d ' ')" 31 "the names taken: rag-verify's, rag-kw's, rag-embsim's, rag-ap's (31)"
+free=
+for name in $taken; do
+	printf 'llm:\n  model: judge-x\nrubrics:\n  %s:\n    criteria: y\n' "$name" >"$T/bad.yaml"
+	"$BIN/rag-judge" -c "$T/bad.yaml" --rubric correctness </dev/null >/dev/null 2>"$T/taken.err"
+	grep -q "rubric name \"$name\" is taken" "$T/taken.err" || free="$free $name"
+done
+is "$free" "" "every metric's name is refused as a rubric's"
+printf 'llm:\n  model: judge-x\nrubrics:\n  faithfulness_tone:\n    criteria: y\n  precision_recall:\n    criteria: y\n' >"$T/ok.yaml"
+run rag rag-judge -c "$T/ok.yaml" --rubric faithfulness_tone --estimate </dev/null
+is "$RC" 0 "a name that only begins like a metric's is free"
 run rag rag-judge -c "$CONF" --rubric nope </dev/null
 is "$RC" 2 "an unknown rubric: exit 2"
 like "$(cat "$ERR")" '^rag-judge: error: unknown rubric "nope" \(built in: correctness, relevance, completeness, groundedness_0_10, consistent' \

@@ -48,7 +48,7 @@ int main(void)
 	rag_judge *j;
 	rag_usage u = {0};
 	char err[RAG_ERRLEN], notice[RAG_ERRLEN], problem[256];
-	static const char *const prompts[] = {"correctness", NULL};
+	static const rag_op *const prompts[] = {&rag_op_correctness, NULL};
 	jv out = jv_null();
 	char *c;
 	double f1;

@@ -1,0 +1,123 @@
+/* t-op.c - the registry of the LLM operations: every descriptor has every field set, its prompt
+ * in both languages under share/prompts, a name of its own; every prompt there is an
+ * operation's; an operation with a field left unset is refused before anything is asked; and
+ * the expected completions --estimate counts are rag(7) ESTIMATES' figures. */
+#include "rag.h"
+#include "tap.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int prompt_exists(const char *name, const char *lang)
+{
+	char *path = rag_xasprintf("%s/share/prompts/%s.%s.txt", RAG_TEST_TOP, name, lang);
+	int ok = access(path, R_OK) == 0;
+	free(path);
+	return ok;
+}
+
+static const char *none(jv reply, int expect, jv *result, char *problem, size_t plen)
+{
+	(void)expect, (void)result, (void)problem, (void)plen;
+	jv_free(reply);
+	return "never";
+}
+
+static double fifty(int expect)
+{
+	(void)expect;
+	return 50;
+}
+
+int main(void)
+{
+	const rag_op *const *all = rag_op_all(), *const *o, *const *p;
+	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	for (o = all; *o; o++, n++) {
+		const rag_op *op = *o;
+		int rc = rag_judge_op_check(op, err, sizeof err);
+		ok(rc == 0, "%s: every field is set (%s)", op->name ? op->name : "(no name)", rc ? err : "");
+		ok(prompt_exists(op->name, "en") && prompt_exists(op->name, "zh"),
+		   "%s: share/prompts/%s.en.txt and .zh.txt", op->name, op->name);
+		ok(rag_op_find(op->name) == op, "%s: rag_op_find finds it", op->name);
+		for (p = all; p < o; p++)
+			if (!strcmp((*p)->name, op->name)) ok(0, "%s: its name is its own", op->name);
+		if (op->schema) {
+			jv s = jv_parse(op->schema);
+			ok(jv_get_kind(s) == JV_KIND_OBJECT, "%s: its schema is a JSON object", op->name);
+			jv_free(s);
+		}
+	}
+	is_int((long)n, 10, "ten operations");
+	ok(rag_op_find("no-such-operation") == NULL, "an unknown name: NULL");
+
+	/* every prompt file belongs to an operation: one left out of the registry is found here */
+	d = opendir(RAG_TEST_TOP "/share/prompts");
+	ok(d != NULL, "share/prompts opens");
+	while (d && (e = readdir(d))) {
+		char *name = rag_xstrdup(e->d_name), *dot = strchr(name, '.');
+		if (e->d_name[0] != '.' && dot) {
+			*dot = 0;
+			ok(rag_op_find(name) != NULL, "prompt %s: an operation of the registry", e->d_name);
+		}
+		free(name);
+	}
+	if (d) closedir(d);
+
+	/* a field left unset: refused by name, before a judge is made */
+	{
+		const rag_op fields[] = {
+			{NULL, RAG_OP_JSON, "{}", none, fifty, "x"},
+			{"t", 0, "{}", none, fifty, "x"},
+			{"t", RAG_OP_JSON, NULL, none, fifty, "x"},
+			{"t", RAG_OP_TEXT, "{}", none, fifty, "x"},
+			{"t", RAG_OP_JSON, "{}", NULL, fifty, "x"},
+			{"t", RAG_OP_JSON, "{}", none, NULL, "x"},
+			{"t", RAG_OP_JSON, "{}", none, fifty, NULL},
+		};
+		static const char *const says[] = {"a name", "reply's shape", "JSON Schema", "no schema", "reply check",
+		                                   "expected completion", "offline"};
+		const rag_op good = {"claims", RAG_OP_JSON, "{}", none, fifty, RAG_OP_NO_OFFLINE};
+		size_t i;
+		rag_config cfg;
+		for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+			err[0] = 0;
+			ok(rag_judge_op_check(&fields[i], err, sizeof err) < 0 && strstr(err, says[i]),
+			   "a descriptor lacking \"%s\" is refused, saying so (%s)", says[i], err);
+		}
+		ok(rag_judge_op_check(&good, err, sizeof err) == 0, "one with every field is taken");
+		rag_config_defaults(&cfg);
+		{
+			const rag_op *const list[] = {&good, &fields[5], NULL};
+			rag_judge *j = rag_judge_new(&cfg, list, notice, sizeof notice, err, sizeof err);
+			ok(j == NULL && strstr(err, "expected completion"), "rag_judge_new refuses it, even offline (%s)", err);
+			rag_judge_free(j);
+		}
+		rag_config_free(&cfg);
+	}
+
+	/* the completions of rag(7) ESTIMATES: 10, and per item 15 a claim (4 a text, or fewer
+	 * when fewer are allowed), 30 a verdict, 45 a claim with its verdict, 25 a question, 80 a
+	 * rag-gen question, 40 a rubric's score or a hard case; 2 a verifier's Yes or No */
+	is_num(rag_op_claims.completion(20 * 2 + 1), 70, 0, "claims: 4 taken");
+	is_num(rag_op_claims.completion(2 * 2), 40, 0, "claims: at most 2 allowed");
+	is_num(rag_op_verify.completion(7), 220, 0, "verify: 7 verdicts");
+	is_num(rag_op_chunks.completion(0), 40, 0, "chunks: at least one verdict");
+	is_num(rag_op_faithfulness.completion(20 * 2 + 1), 190, 0, "faithfulness: 4 claims with verdicts");
+	is_num(rag_op_correctness.completion(3 << 15 | 2), 160, 0, "correctness: both lists' verdicts");
+	is_num(rag_op_revq.completion(3), 85, 0, "revq: 3 questions");
+	is_num(rag_op_gen.completion(5), 410, 0, "gen: 5 questions");
+	is_num(rag_op_genhard.completion(1), 50, 0, "genhard: one question and reference");
+	is_num(rag_op_rubric.completion(0), 50, 0, "rubric: a score and its reason");
+	is_num(rag_op_verifier.completion(1), 2, 0, "verifier: Yes or No");
+	is_int(rag_op_verifier.reply, RAG_OP_TEXT, "the verifier's reply is plain text");
+	ok(rag_op_verifier.schema == NULL, "and has no schema");
+	is_str(rag_op_rubric.offline, RAG_OP_NO_OFFLINE, "the rubric has no offline answer");
+	return done_testing();
+}

@@ -53,7 +53,7 @@ deps-build:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(DEMO_PKGS)
 
 # every compile waits for this check (order-only: it never makes anything out of date)
-$(LIB_OBJ) cmd/tool.o $(BINS) $(UNIT_BIN): | have-deps
+$(LIB_OBJ) $(TOOL_OBJ) $(BINS) $(UNIT_BIN): | have-deps
 have-deps:
 	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
@@ -66,13 +66,15 @@ lib/store.o lib/store_sqlite.o lib/store_pg.o: lib/store_be.h
 lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-# the tool layer (cmd/tool.c): linked into every tool, never into the library or its unit tests
-cmd/tool.o: cmd/tool.c cmd/tool.h lib/rag.h VERSION
+# the tool layer (cmd/tool.c: options, messages, set-up; cmd/tool-run.c: the run): linked into
+# every tool, never into the library or its unit tests
+TOOL_OBJ = cmd/tool.o cmd/tool-run.o
+cmd/tool.o cmd/tool-run.o: cmd/%.o: cmd/%.c cmd/tool.h lib/rag.h VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
+bin/%: cmd/%.c $(TOOL_OBJ) lib/librag.a cmd/tool.h lib/rag.h
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
 tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
 	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)

@@ -19,18 +19,18 @@
 /* The first stage of an estimate's pipelines: the test set as records (rag-eval --emit). */
 static void add_emit(eval *e, rag_buf *b, const char *src)
 {
-	eval_shq(b, e->self);
+	rag_evalplan_shq(b, e->self);
 	rag_buf_addf(b, " --emit --format %s --run-id ", rag_testset_format_name(e->format));
-	eval_shq(b, e->run_id);
+	rag_evalplan_shq(b, e->run_id);
 	if (e->done_before) {
 		/* --resume: what is left to score */
 		char *f = eval_path_in(e, "records.jsonl");
 		rag_buf_adds(b, " --skip-done ");
-		eval_shq(b, f);
+		rag_evalplan_shq(b, f);
 		free(f);
 	}
 	rag_buf_adds(b, " < ");
-	eval_shq(b, src);
+	rag_evalplan_shq(b, src);
 }
 
 /* A temporary file (made from tmpl) holding text: 0, or -1 with errno. */
@@ -96,10 +96,10 @@ static int standin(eval *e, const char *src, char *out, jv *info)
 			return RAG_EXIT_INTERNAL;
 		}
 		rag_buf_free(&b);
-		eval_add_tool(e, &b, "rag-collect");
-		eval_add_common(e, &b);
+		rag_evalplan_tool(&e->plan, &b, "rag-collect");
+		rag_evalplan_common(&e->plan, &b);
 		rag_buf_adds(&b, " < ");
-		eval_shq(&b, tmpl);
+		rag_evalplan_shq(&b, tmpl);
 		/* a record the system failed (4) or that had no question (3) is measured out, not fatal */
 		rag_buf_adds(&b, "; s=$?; [ $s -eq 0 ] || [ $s -eq 3 ] || [ $s -eq 4 ]");
 		if (e->cli.verbose) rag_msg(e->cli.prog, "info", "estimate: %s", b.p);
@@ -221,33 +221,33 @@ int eval_estimate(eval *e)
 		rag_msg(e->cli.prog, "notice", "--sample: no answer to collect (collect: is not configured, or every "
 		        "record has one): nothing sampled");
 	}
-	for (s = 0; s < S_NONE && !rc; s++) {
-		const struct stage *st = &stages[s];
+	for (s = 0; s < RAG_EVAL_NSTAGES && !rc; s++) {
+		const rag_evalstage *st = &rag_evalplan_stages[s];
 		rag_buf b = {0};
 		char *out;
 		jv v, x;
 		double c;
-		if (!e->stage_on[s] || !st->jobs || s == S_COLLECT) continue;
+		if (!e->plan.stage_on[s] || !st->jobs || s == RAG_EVAL_COLLECT) continue;
 		if (have_filled) {
 			rag_buf_adds(&b, "cat ");
-			eval_shq(&b, filled);
+			rag_evalplan_shq(&b, filled);
 		} else {
 			add_emit(e, &b, src);
 		}
 		for (t = 0; t < s; t++) {
-			if (!e->stage_on[t] || (t != S_CLAIMS && t != S_REVQ)) continue;
+			if (!e->plan.stage_on[t] || (t != RAG_EVAL_CLAIMS && t != RAG_EVAL_REVQ)) continue;
 			rag_buf_adds(&b, " | ");
-			eval_add_tool(e, &b, stages[t].tool);
-			eval_add_common(e, &b);
+			rag_evalplan_tool(&e->plan, &b, rag_evalplan_stages[t].tool);
+			rag_evalplan_common(&e->plan, &b);
 			rag_buf_adds(&b, " --judge offline 2>/dev/null");   /* its record errors: the stage estimated says them */
 		}
 		rag_buf_adds(&b, " | ");
-		eval_add_tool(e, &b, st->tool);
-		eval_add_common(e, &b);
+		rag_evalplan_tool(&e->plan, &b, st->tool);
+		rag_evalplan_common(&e->plan, &b);
 		if (st->args) rag_buf_addf(&b, " %s", st->args);
-		if (st->list && e->stage_list[s].len) {
+		if (st->list && e->plan.stage_list[s].len) {
 			rag_buf_addf(&b, " %s ", st->list);
-			eval_shq(&b, e->stage_list[s].p);
+			rag_evalplan_shq(&b, e->plan.stage_list[s].p);
 		}
 		rag_buf_adds(&b, " --estimate || [ $? -eq 3 ]");   /* bad records (3) are counted out, not fatal */
 		if (e->cli.verbose) rag_msg(e->cli.prog, "info", "estimate: %s", b.p);

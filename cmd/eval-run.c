@@ -312,7 +312,7 @@ int eval_run(eval *e, const char *cmd)
 	if (!rc) rc = eval_finish_outputs(e, gate_rc);
 
 	totals = eval_run_totals(recs, &e->cli.cfg, &models);
-	if (e->stage_on[S_EMBSIM]) {
+	if (e->plan.stage_on[RAG_EVAL_EMBSIM]) {
 		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
 		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));
 		if (jv_array_length(em) == 0) {
@@ -335,7 +335,7 @@ int eval_run(eval *e, const char *cmd)
 	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
 	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc <= RAG_EXIT_FAIL && e->unscored_rc ? e->unscored_rc : rc));
 	head = jv_object_set(head, jv_string("gate"),
-	                     e->summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
+	                     e->plan.summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
 	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
 	free(ended);
 	if (eval_write_json_file(e, runjson, jv_copy(head)) < 0) {
@@ -349,7 +349,7 @@ int eval_run(eval *e, const char *cmd)
 		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
 		eval_print_file(g);
 		free(g);
-		if (e->summary_only)
+		if (e->plan.summary_only)
 			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
 			        "a summary, no decision");
 		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s (%s)",

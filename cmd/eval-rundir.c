@@ -16,6 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+char *eval_path_in(const eval *e, const char *leaf)
+{
+	return rag_xasprintf("%s/%s", e->rundir, leaf);
+}
+
 static const char *const out_names[OUT_N] = {"records.jsonl", "report.html", "junit.xml", "summary.md", "run.json"};
 
 char *eval_iso_time(time_t t)
@@ -182,12 +187,12 @@ static jv git_info(void)
 static jv tool_versions(eval *e)
 {
 	jv v = jv_object();
-	const char *tools[S_NONE + 3];
+	const char *tools[RAG_EVAL_NSTAGES + 3];
 	size_t n = 0, i, j;
 	int s;
 	tools[n++] = "rag-eval";
-	for (s = 0; s < S_NONE; s++)
-		if (e->stage_on[s]) tools[n++] = stages[s].tool;
+	for (s = 0; s < RAG_EVAL_NSTAGES; s++)
+		if (e->plan.stage_on[s]) tools[n++] = rag_evalplan_stages[s].tool;
 	tools[n++] = "rag-gate";
 	tools[n++] = "rag-report";
 	for (i = 0; i < n; i++) {
@@ -196,8 +201,8 @@ static jv tool_versions(eval *e)
 		for (j = 0; j < i; j++)
 			if (!strcmp(tools[j], tools[i])) break;
 		if (j < i) continue;
-		if (i == 0) eval_shq(&cmd, e->self);
-		else eval_add_tool(e, &cmd, tools[i]);
+		if (i == 0) rag_evalplan_shq(&cmd, e->self);
+		else rag_evalplan_tool(&e->plan, &cmd, tools[i]);
 		rag_buf_adds(&cmd, " --version 2>/dev/null");
 		out = eval_capture(cmd.p, 1);
 		/* "rag-verify (ragpipe) VERSION": the version is the last word */
@@ -225,7 +230,7 @@ jv eval_run_head(eval *e, const char *cmd, const char *started)
 	r = jv_object_set(r, jv_string("ended"), jv_null());
 	r = jv_object_set(r, jv_string("testset"), e->testset_abs ? jv_string(e->testset_abs) : jv_null());
 	r = jv_object_set(r, jv_string("format"), jv_string(rag_testset_format_name(e->format)));
-	r = jv_object_set(r, jv_string("metrics"), names_array(&e->metric_names));
+	r = jv_object_set(r, jv_string("metrics"), names_array(&e->plan.metrics));
 	if (e->fields.n) r = jv_object_set(r, jv_string("fields"), names_array(&e->fields));   /* --field, for --resume */
 	r = jv_object_set(r, jv_string("collect"), jv_bool(e->collect));
 	r = jv_object_set(r, jv_string("baseline"), e->baseline ? jv_string(e->baseline) : jv_null());
@@ -371,27 +376,27 @@ int eval_render_report(eval *e, int with_history)
 	rag_buf b = {0};
 	int rc;
 
-	eval_add_tool(e, &b, "rag-report");
-	eval_add_common(e, &b);
-	eval_add_gate_thresholds(e, &b);
+	rag_evalplan_tool(&e->plan, &b, "rag-report");
+	rag_evalplan_common(&e->plan, &b);
+	rag_evalplan_gate_thresholds(&e->plan, &b);
 	if (e->baseline) {
 		rag_buf_adds(&b, " -b ");
-		eval_shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
+		rag_evalplan_shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
 		free(f);
 	}
 	if (with_history) {
 		rag_buf_adds(&b, " --history ");
-		eval_shq(&b, (f = eval_path_in(e, "history.jsonl")));
+		rag_evalplan_shq(&b, (f = eval_path_in(e, "history.jsonl")));
 		free(f);
 	}
 	rag_buf_adds(&b, " --title ");
-	eval_shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
+	rag_evalplan_shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
 	free(f);
 	rag_buf_adds(&b, " -o ");
-	eval_shq(&b, (f = eval_path_in(e, "report.html")));
+	rag_evalplan_shq(&b, (f = eval_path_in(e, "report.html")));
 	free(f);
 	rag_buf_adds(&b, " ");
-	eval_shq(&b, recs);
+	rag_evalplan_shq(&b, recs);
 	rag_buf_add(&b, "", 1);
 	rc = eval_run_sh(b.p);
 	if (rc != 0) rag_msg(e->cli.prog, "error", "rag-report failed (exit status %d)", rc);
@@ -412,28 +417,28 @@ int eval_finish_outputs(eval *e, int gate_rc)
 
 	if (e->done_before) {
 		/* the pipeline's gate saw this part of the run only: the whole run's decision */
-		eval_add_tool(e, &b, "rag-gate");
-		eval_add_gate_opts(e, &b);
+		rag_evalplan_tool(&e->plan, &b, "rag-gate");
+		rag_evalplan_gate_opts(&e->plan, &b);
 		rag_buf_adds(&b, " -o ");
-		eval_shq(&b, (f = eval_path_in(e, "gate.txt")));
+		rag_evalplan_shq(&b, (f = eval_path_in(e, "gate.txt")));
 		free(f);
 		rag_buf_adds(&b, " --junit ");
-		eval_shq(&b, (f = eval_path_in(e, "junit.xml")));
+		rag_evalplan_shq(&b, (f = eval_path_in(e, "junit.xml")));
 		free(f);
 		rag_buf_adds(&b, " ");
-		eval_shq(&b, recs);
+		rag_evalplan_shq(&b, recs);
 		final = eval_run_sh(b.p);
 		if (final > RAG_EXIT_FAIL) e->wrote &= ~(1u << OUT_JUNIT);
 		b.len = 0;
 	}
 	for (i = 0; i < 4; i += 2) {
-		eval_add_tool(e, &b, "rag-gate");
-		eval_add_gate_opts(e, &b);
+		rag_evalplan_tool(&e->plan, &b, "rag-gate");
+		rag_evalplan_gate_opts(&e->plan, &b);
 		rag_buf_addf(&b, " %s -o ", what[i]);
-		eval_shq(&b, (f = eval_path_in(e, what[i + 1])));
+		rag_evalplan_shq(&b, (f = eval_path_in(e, what[i + 1])));
 		free(f);
 		rag_buf_adds(&b, " ");
-		eval_shq(&b, recs);
+		rag_evalplan_shq(&b, recs);
 		rag_buf_add(&b, "", 1);
 		rc = eval_run_sh(b.p);
 		if (i == 2 && rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_SUMMARY;
@@ -503,8 +508,8 @@ int eval_store_run(eval *e, const char *url)
 
 	rag_cli_gate_init(&g);
 	/* the store's gate is the run's: the thresholds rag-eval gave rag-gate too */
-	if (e->refusal_gate) rag_gate_threshold_parse("refusal=1", &g.record, &g.nrecord, err, sizeof err);
-	for (k = 0; k < e->metric_names.n; k++) rag_strv_push(&g.metrics, rag_xstrdup(eval_score_name(e->metric_names.v[k])));
+	if (e->plan.refusal_gate) rag_gate_threshold_parse("refusal=1", &g.record, &g.nrecord, err, sizeof err);
+	for (k = 0; k < e->plan.metrics.n; k++) rag_strv_push(&g.metrics, rag_xstrdup(rag_evalplan_score_name(e->plan.metrics.v[k])));
 	rag_cli_gate_opts(&e->cli, &g, &go);
 	memset(&in, 0, sizeof in);
 	memset(&f, 0, sizeof f);

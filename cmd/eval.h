@@ -1,23 +1,10 @@
-/* eval.h - what rag-eval's files (cmd/rag-eval.c, cmd/eval-*.c) share: the stages, the state
- * of one run, and each file's functions. Not a header of the tool layer: rag-eval alone. */
+/* eval.h - what rag-eval's files (cmd/rag-eval.c, cmd/eval-*.c) share: the state of one run
+ * and each file's functions. The plan (metrics -> stages -> pipeline) is lib/evalplan.c's.
+ * Not a header of the tool layer: rag-eval's alone. */
 #ifndef RAG_EVAL_H
 #define RAG_EVAL_H
 
 #include "tool.h"
-
-/* The stages, in the order they run in the pipeline. */
-enum stage_id {
-	S_COLLECT, S_CLAIMS, S_VERIFY, S_VERIFY_RECALL, S_CORRECT, S_REVQ, S_EMBSIM, S_CHUNKS,
-	S_CHUNKS_UTIL, S_AP, S_KW, S_JUDGE, S_NONE
-};
-
-struct stage {
-	const char *tool, *args;
-	int jobs;                 /* takes -j N */
-	const char *list;         /* the option that names the metrics: the metrics of one such stage
-	                           * join into one comma-separated list (rag-ap -m ap,mrr) */
-};
-extern const struct stage stages[];
 
 typedef struct eval {
 	rag_cli cli;
@@ -37,12 +24,8 @@ typedef struct eval {
 	char *run_id, *rundir, *baseline;   /* baseline: the run directory compared with */
 	char *testset_own, *metrics_own;   /* what --resume took from run.json */
 	char *testset_abs;        /* the test set's absolute path, for run.json (NULL: stdin) */
-	rag_strv metric_names;
-	int stage_on[S_NONE];
-	rag_buf stage_list[S_NONE];   /* the list stages' metrics */
-	int collect, summary_only;
-	int refusal_gate;         /* rag-gate gets -r refusal=1: the test set has unanswerable cases
-	                           * and the configuration does not gate refusal itself */
+	rag_evalplan plan;        /* the metrics, their stages, the pipeline (lib/evalplan.c) */
+	int collect;              /* some record has no answer and collect: is configured */
 	int unscored_rc;          /* records not scored: RAG_EXIT_REMOTE or RAG_EXIT_DATA, 0 none */
 	jv records;               /* the test set */
 	size_t total, done_before;    /* records to score now; records a resumed run had */
@@ -58,19 +41,6 @@ typedef struct eval {
  * one written, so that the message says what is there after a write error (a full disk). */
 enum { OUT_RECORDS, OUT_REPORT, OUT_JUNIT, OUT_SUMMARY, OUT_RUNJSON, OUT_N };
 
-/* eval-plan.c: the metrics, the stages, the pipeline */
-void eval_shq(rag_buf *b, const char *s);
-void eval_add_tool(eval *e, rag_buf *b, const char *tool);
-void eval_add_common(eval *e, rag_buf *b);
-char *eval_path_in(const eval *e, const char *leaf);
-const char *eval_score_name(const char *name);
-void eval_add_gate_thresholds(eval *e, rag_buf *b);
-void eval_add_gate_opts(eval *e, rag_buf *b);
-void eval_add_stages(eval *e, rag_buf *b, const char *sep);
-char *eval_pipeline(eval *e);
-int eval_set_metrics(eval *e);
-int eval_add_refusal(eval *e);
-
 /* eval-emit.c: --emit */
 jv eval_done_ids(const char *path, size_t *complete_len);
 int eval_load_testset(eval *e, const char *name, int from_stdin);
@@ -85,6 +55,7 @@ int eval_run_sh(const char *cmd);
 int eval_run(eval *e, const char *cmd);
 
 /* eval-rundir.c: the run directory, run.json, the outputs, the store */
+char *eval_path_in(const eval *e, const char *leaf);
 int eval_holds_run(eval *e);
 char *eval_iso_time(time_t t);
 int eval_is_dir(const char *p);

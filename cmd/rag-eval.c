@@ -149,11 +149,11 @@ static int tool_found(const eval *e, const char *tool)
 /* Every tool the pipeline runs, there; else which one lacks, and for what. */
 static int check_tools(const eval *e)
 {
-	const char *need[S_NONE + 2];
+	const char *need[RAG_EVAL_NSTAGES + 2];
 	size_t n = 0, i;
 	int s, missing = 0;
-	for (s = 0; s < S_NONE; s++)
-		if (e->stage_on[s]) need[n++] = stages[s].tool;
+	for (s = 0; s < RAG_EVAL_NSTAGES; s++)
+		if (e->plan.stage_on[s]) need[n++] = rag_evalplan_stages[s].tool;
 	need[n++] = "rag-gate";
 	need[n++] = "rag-report";
 	for (i = 0; i < n; i++) {
@@ -174,7 +174,7 @@ static int check_shards(eval *e)
 	rag_buf sh = {0};
 	/* parallel reads {}, {#}, {= ... =} in its command as replacement strings: it would change
 	 * a path or a name that holds a brace */
-	eval_add_stages(e, &sh, " | ");
+	rag_evalplan_stages_text(&e->plan, &sh, " | ");
 	brace = strchr(sh.p, '{') != NULL;
 	rag_buf_free(&sh);
 	if (brace) {
@@ -195,6 +195,70 @@ static int check_shards(eval *e)
 		return RAG_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* The metrics into the plan (lib/evalplan.c): 0, or RAG_EXIT_USAGE after a message. */
+static int set_metrics(eval *e)
+{
+	char err[1024];
+	if (rag_evalplan_set_metrics(&e->plan, e->metrics_opt, &e->cli.cfg, err, sizeof err) == 0) return 0;
+	rag_msg(e->cli.prog, "error", "%s", err);
+	return RAG_EXIT_USAGE;
+}
+
+/* Unanswerable cases (expect: refusal) are scored by whether the answer declines, whatever the
+ * metrics named: every other metric leaves them not applicable or scores an invented answer
+ * as if it were one (faithfulness to contexts that say it), so without refusal such a case
+ * would pass. And an invented answer fails the gate unless the configuration gates refusal
+ * its own way. */
+static int add_refusal(eval *e)
+{
+	char err[1024];
+	size_t unanswerable = 0, i, n = (size_t)jv_array_length(jv_copy(e->records));
+	int added;
+	for (i = 0; i < n; i++) {
+		jv r = jv_array_get(jv_copy(e->records), (int)i);
+		unanswerable += rag_record_expects_refusal(r) != 0;
+		jv_free(r);
+	}
+	if (!unanswerable) return 0;
+	if ((added = rag_evalplan_refusal(&e->plan, &e->cli.cfg, err, sizeof err)) < 0) {
+		rag_msg(e->cli.prog, "error", "%s", err);
+		return RAG_EXIT_USAGE;
+	}
+	if (added && !e->cli.quiet)
+		rag_msg(e->cli.prog, "info", "%zu unanswerable case%s (expect: refusal): the refusal metric is scored too",
+		        unanswerable, unanswerable == 1 ? "" : "s");
+	return 0;
+}
+
+/* Where the plan runs, for every command rag-eval writes from it: once prepare knows it all. */
+static void plan_where(eval *e)
+{
+	rag_evalplan *p = &e->plan;
+	p->bin = e->bin;
+	p->self = e->self;
+	p->config_path = e->cli.config_path;
+	p->format = rag_testset_format_name(e->format);
+	p->run_id = e->run_id;
+	p->rundir = e->rundir;
+	p->testset = e->testset;
+	p->baseline = e->baseline;
+	p->sshlogin = e->sshlogin;
+	p->fields = &e->fields;
+	p->max_memory = e->cli.max_memory;
+	p->jobs = e->jobs;
+	p->shards = e->shards;
+	p->skip_done = e->done_before > 0;
+}
+
+/* The pipeline, as one shell command. */
+static char *pipeline(eval *e)
+{
+	rag_buf b = {0};
+	if (e->shards) e->plan.block = rag_evalplan_block(e->records, e->done, e->run_id, e->shards);
+	rag_evalplan_render(&e->plan, &b);
+	return b.p;
 }
 
 static int prepare(eval *e)
@@ -263,7 +327,7 @@ static int prepare(eval *e)
 			return RAG_EXIT_USAGE;
 		}
 	}
-	if ((rc = eval_set_metrics(e))) return rc;
+	if ((rc = set_metrics(e))) return rc;
 	if (!e->testset) {
 		rag_msg(e->cli.prog, "error", "no test set: give TESTSET (a file, or - for standard input)");
 		return rag_cli_misuse(&e->cli);
@@ -282,7 +346,7 @@ static int prepare(eval *e)
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	n = (size_t)jv_array_length(jv_copy(e->records));
 	e->total = n;
-	if ((rc = eval_add_refusal(e))) return rc;
+	if ((rc = add_refusal(e))) return rc;
 	{
 		/* runs are matched by id (--resume, --baseline): say when one is not unique */
 		jv seen = jv_object();
@@ -349,7 +413,7 @@ static int prepare(eval *e)
 			jv_free(rec);
 		}
 	}
-	e->stage_on[S_COLLECT] = e->collect;
+	e->plan.stage_on[RAG_EVAL_COLLECT] = e->collect;
 	if (!e->collect && !e->cli.quiet) {
 		size_t missing = 0;
 		for (i = 0; i < n; i++) {
@@ -387,8 +451,9 @@ static int prepare(eval *e)
 			return RAG_EXIT_USAGE;
 		}
 	}
-	e->summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->refusal_gate &&
-	                  !(e->cli.cfg.gate.fail_on_regression && e->baseline);
+	e->plan.summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->plan.refusal_gate &&
+	                       !(e->cli.cfg.gate.fail_on_regression && e->baseline);
+	plan_where(e);
 	return 0;
 }
 
@@ -398,7 +463,6 @@ int main(int argc, char **argv)
 	int opt, rc = 0, done;
 	long n;
 	char *cmd = NULL;
-	size_t i;
 
 	memset(&e, 0, sizeof e);
 	e.records = jv_invalid();
@@ -479,7 +543,7 @@ int main(int argc, char **argv)
 		if (!(rc = check_tools(&e))) rc = eval_estimate(&e);
 		goto out;
 	}
-	cmd = eval_pipeline(&e);
+	cmd = pipeline(&e);
 	if (e.shards && (rc = check_shards(&e))) goto out;
 	if (e.dry_run) {
 		printf("%s\n", cmd);
@@ -518,9 +582,8 @@ out:
 	free(e.input);
 	free(e.testset_own);
 	free(e.metrics_own);
-	rag_strv_free(&e.metric_names);
+	rag_evalplan_free(&e.plan);
 	rag_strv_free(&e.fields);
-	for (i = 0; i < S_NONE; i++) rag_buf_free(&e.stage_list[i]);
 	rag_cli_free(&e.cli);
 	return rc;
 misuse:

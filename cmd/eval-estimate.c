@@ -180,6 +180,156 @@ static int standin(eval *e, const char *src, char *out, jv *info)
 	return 0;
 }
 
+/* What the stages would send, summed; their estimates, and the models the price table lacks. */
+typedef struct est_total {
+	double req, pc, pt, ct, cost, records;
+	int priced;
+	jv list, missing;
+} est_total;
+
+static void est_free(est_total *t)
+{
+	jv_free(t->list);
+	jv_free(t->missing);
+}
+
+/* The test set on standard input into a temporary file made from tmpl, for each stage to read. */
+static int stdin_copy(eval *e, char *tmpl)
+{
+	int fd = mkstemp(tmpl);
+	if (fd < 0 || rag_write_all(fd, e->input ? e->input : "", e->input_len) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot write a temporary file: %s", strerror(errno));
+		if (fd >= 0) close(fd), unlink(tmpl);
+		return RAG_EXIT_INTERNAL;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Stage s run with --estimate on the records (filled: the stand-ins' file, else the test set
+ * src as --emit gives it), after the offline claims and questions stages before it: *out its
+ * estimate, with "stage". 0, or RAG_EXIT_INTERNAL after a message. */
+static int stage_estimate(eval *e, int s, const char *src, const char *filled, jv *out)
+{
+	const rag_evalstage *st = &rag_evalplan_stages[s];
+	rag_buf b = {0};
+	char *res;
+	jv v, x;
+	int t;
+	if (filled) {
+		rag_buf_adds(&b, "cat ");
+		rag_evalplan_shq(&b, filled);
+	} else {
+		add_emit(e, &b, src);
+	}
+	for (t = 0; t < s; t++) {
+		if (!e->plan.stage_on[t] || (t != RAG_EVAL_CLAIMS && t != RAG_EVAL_REVQ)) continue;
+		rag_buf_adds(&b, " | ");
+		rag_evalplan_tool(&e->plan, &b, rag_evalplan_stages[t].tool);
+		rag_evalplan_common(&e->plan, &b);
+		rag_buf_adds(&b, " --judge offline 2>/dev/null");   /* its record errors: the stage estimated says them */
+	}
+	rag_buf_adds(&b, " | ");
+	rag_evalplan_tool(&e->plan, &b, st->tool);
+	rag_evalplan_common(&e->plan, &b);
+	if (st->args) rag_buf_addf(&b, " %s", st->args);
+	if (st->list && e->plan.stage_list[s].len) {
+		rag_buf_addf(&b, " %s ", st->list);
+		rag_evalplan_shq(&b, e->plan.stage_list[s].p);
+	}
+	rag_buf_adds(&b, " --estimate || [ $? -eq 3 ]");   /* bad records (3) are counted out, not fatal */
+	if (e->cli.verbose) rag_msg(e->cli.prog, "info", "estimate: %s", b.p);
+	res = eval_capture(b.p, 1);
+	rag_buf_free(&b);
+	v = res ? jv_parse(res) : jv_invalid();
+	free(res);
+	x = jv_get_kind(v) == JV_KIND_OBJECT ? jv_object_get(v, jv_string("estimate")) : (jv_free(v), jv_invalid());
+	if (jv_get_kind(x) != JV_KIND_OBJECT) {
+		rag_msg(e->cli.prog, "error", "--estimate: the stage %s%s%s gave no estimate", st->tool,
+		        st->args ? " " : "", st->args ? st->args : "");
+		jv_free(x);
+		return RAG_EXIT_INTERNAL;
+	}
+	*out = jv_object_set(x, jv_string("stage"), st->args ? jv_string_fmt("%s %s", st->tool, st->args) : jv_string(st->tool));
+	return 0;
+}
+
+/* A stage's estimate x (consumed) into the sums, and its line on stderr. */
+static void est_add(eval *e, est_total *t, jv x)
+{
+	char stage[256];
+	double c;
+	t->req += rag_json_num(x, "requests");
+	t->pc += rag_json_num(x, "prompt_chars");
+	t->pt += rag_json_num(x, "prompt_tokens");
+	t->ct += rag_json_num(x, "completion_tokens");
+	t->records = rag_json_num(x, "records");
+	c = rag_json_num(x, "cost");
+	if (isnan(c)) {
+		char judge[256];
+		const char *j = rag_json_str(x, "judge", judge, sizeof judge), *colon = j ? strchr(j, ':') : NULL;
+		t->priced = 0;
+		if (j) t->missing = jv_object_set(t->missing, jv_string(colon ? colon + 1 : j), jv_true());
+	} else {
+		t->cost += c;
+	}
+	if (!e->cli.quiet) {
+		char cs[128];
+		if (isnan(c)) snprintf(cs, sizeof cs, "cost unknown (no price)");
+		else snprintf(cs, sizeof cs, "cost %.6f %s", c, e->cli.cfg.prices.currency);
+		rag_msg(e->cli.prog, "estimate", "%s: %.0f request%s, about %.0f prompt + %.0f completion tokens, %s",
+		        rag_json_str(x, "stage", stage, sizeof stage), rag_json_num(x, "requests"),
+		        rag_json_num(x, "requests") == 1 ? "" : "s", rag_json_num(x, "prompt_tokens"),
+		        rag_json_num(x, "completion_tokens"), cs);
+	}
+	t->list = jv_array_append(t->list, x);
+}
+
+/* The total: its line on stderr, and the estimate's JSON (coll: rag-collect's stand-ins, or
+ * invalid) on stdout. Consumes t's and coll. 0, or RAG_EXIT_INTERNAL. */
+static int est_write(eval *e, est_total *t, jv coll, int have_filled)
+{
+	const char *cur = e->cli.cfg.prices.currency;
+	jv keys = jv_keys(jv_copy(t->missing)), o;
+	rag_buf m = {0};
+	int rc = 0;
+	jv_array_foreach(keys, i, k) {
+		rag_buf_addf(&m, "%sno price for model %s", i ? "; " : "", jv_string_value(k));
+		jv_free(k);
+	}
+	jv_free(keys);
+	if (!e->cli.quiet) {
+		if (t->priced)
+			rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
+			        "tokens, cost %.6f %s by the price table (an estimate: no request was sent to a judge; each stage "
+			        "estimated from the test set's records%s)", t->records, t->req, t->pt, t->ct, t->cost, cur,
+			        have_filled ? " and stand-ins for the answers to collect" : "");
+		else
+			rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
+			        "tokens, cost unknown: %s (an estimate: no request was sent to a judge; each stage estimated "
+			        "from the test set's records%s)", t->records, t->req, t->pt, t->ct, m.p,
+			        have_filled ? " and stand-ins for the answers to collect" : "");
+	}
+	o = JV_OBJECT(jv_string("tool"), jv_string("rag-eval"), jv_string("records"), jv_number(t->records),
+	              jv_string("requests"), jv_number(t->req), jv_string("prompt_chars"), jv_number(t->pc),
+	              jv_string("prompt_tokens"), jv_number(t->pt), jv_string("completion_tokens"), jv_number(t->ct),
+	              jv_string("currency"), jv_string(cur));
+	o = jv_object_set(o, jv_string("cost"), t->priced ? jv_number(t->cost) : jv_null());
+	if (!t->priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
+	o = jv_object_set(o, jv_string("stages"), t->list);
+	t->list = jv_invalid();
+	if (jv_is_valid(coll)) o = jv_object_set(o, jv_string("collect"), coll);
+	else jv_free(coll);
+	rag_buf_free(&m);
+	jv_free(t->missing);
+	t->missing = jv_invalid();
+	o = jv_dump_string(JV_OBJECT(jv_string("estimate"), o), 0);
+	printf("%s\n", jv_string_value(o));
+	jv_free(o);
+	if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
+	return rc;
+}
+
 /* Each stage that asks a model, run with --estimate on the test set's records: what it would
  * send, summed. A stage after the first would see the records the earlier ones changed; those
  * are not there without sending, so each stage sees the test set's records, after the earlier
@@ -191,29 +341,22 @@ int eval_estimate(eval *e)
 {
 	char tmpl[] = "/tmp/rag-eval-estimate-XXXXXX", filled[] = "/tmp/rag-eval-standin-XXXXXX";
 	const char *src = e->testset;
-	const char *cur = e->cli.cfg.prices.currency;
-	double req = 0, pc = 0, pt = 0, ct = 0, cost = 0, records = 0;
-	jv list = jv_array(), missing = jv_object(), o, coll = jv_invalid();
-	int s, t, rc = 0, priced = 1, tmp = 0, have_filled = 0;
+	est_total t = {0, 0, 0, 0, 0, 0, 1, jv_array(), jv_object()};
+	jv coll = jv_invalid(), x;
+	int s, rc = 0, tmp = 0, have_filled = 0;
 
 	if (!strcmp(e->testset, "-")) {
-		int fd = mkstemp(tmpl);
-		if (fd < 0 || rag_write_all(fd, e->input ? e->input : "", e->input_len) < 0) {
-			rag_msg(e->cli.prog, "error", "cannot write a temporary file: %s", strerror(errno));
-			if (fd >= 0) close(fd), unlink(tmpl);
-			jv_free(list);
-			jv_free(missing);
-			return RAG_EXIT_INTERNAL;
+		if ((rc = stdin_copy(e, tmpl))) {
+			est_free(&t);
+			return rc;
 		}
-		close(fd);
 		src = tmpl;
 		tmp = 1;
 	}
 	if (e->collect) {
 		if ((rc = standin(e, src, filled, &coll))) {
 			if (tmp) unlink(tmpl);
-			jv_free(list);
-			jv_free(missing);
+			est_free(&t);
 			return rc;
 		}
 		have_filled = 1;
@@ -223,116 +366,16 @@ int eval_estimate(eval *e)
 	}
 	for (s = 0; s < RAG_EVAL_NSTAGES && !rc; s++) {
 		const rag_evalstage *st = &rag_evalplan_stages[s];
-		rag_buf b = {0};
-		char *out;
-		jv v, x;
-		double c;
 		if (!e->plan.stage_on[s] || !st->jobs || s == RAG_EVAL_COLLECT) continue;
-		if (have_filled) {
-			rag_buf_adds(&b, "cat ");
-			rag_evalplan_shq(&b, filled);
-		} else {
-			add_emit(e, &b, src);
-		}
-		for (t = 0; t < s; t++) {
-			if (!e->plan.stage_on[t] || (t != RAG_EVAL_CLAIMS && t != RAG_EVAL_REVQ)) continue;
-			rag_buf_adds(&b, " | ");
-			rag_evalplan_tool(&e->plan, &b, rag_evalplan_stages[t].tool);
-			rag_evalplan_common(&e->plan, &b);
-			rag_buf_adds(&b, " --judge offline 2>/dev/null");   /* its record errors: the stage estimated says them */
-		}
-		rag_buf_adds(&b, " | ");
-		rag_evalplan_tool(&e->plan, &b, st->tool);
-		rag_evalplan_common(&e->plan, &b);
-		if (st->args) rag_buf_addf(&b, " %s", st->args);
-		if (st->list && e->plan.stage_list[s].len) {
-			rag_buf_addf(&b, " %s ", st->list);
-			rag_evalplan_shq(&b, e->plan.stage_list[s].p);
-		}
-		rag_buf_adds(&b, " --estimate || [ $? -eq 3 ]");   /* bad records (3) are counted out, not fatal */
-		if (e->cli.verbose) rag_msg(e->cli.prog, "info", "estimate: %s", b.p);
-		out = eval_capture(b.p, 1);
-		v = out ? jv_parse(out) : jv_invalid();
-		free(out);
-		x = jv_get_kind(v) == JV_KIND_OBJECT ? jv_object_get(v, jv_string("estimate")) : (jv_free(v), jv_invalid());
-		if (jv_get_kind(x) != JV_KIND_OBJECT) {
-			rag_msg(e->cli.prog, "error", "--estimate: the stage %s%s%s gave no estimate", st->tool,
-			        st->args ? " " : "", st->args ? st->args : "");
-			jv_free(x);
-			rag_buf_free(&b);
-			rc = RAG_EXIT_INTERNAL;
-			break;
-		}
-		rag_buf_free(&b);
-		x = jv_object_set(x, jv_string("stage"), st->args ? jv_string_fmt("%s %s", st->tool, st->args) : jv_string(st->tool));
-		req += rag_json_num(x, "requests");
-		pc += rag_json_num(x, "prompt_chars");
-		pt += rag_json_num(x, "prompt_tokens");
-		ct += rag_json_num(x, "completion_tokens");
-		records = rag_json_num(x, "records");
-		c = rag_json_num(x, "cost");
-		if (isnan(c)) {
-			char judge[256];
-			const char *j = rag_json_str(x, "judge", judge, sizeof judge), *colon = j ? strchr(j, ':') : NULL;
-			priced = 0;
-			if (j) missing = jv_object_set(missing, jv_string(colon ? colon + 1 : j), jv_true());
-		} else {
-			cost += c;
-		}
-		if (!e->cli.quiet) {
-			char cs[128];
-			if (isnan(c)) snprintf(cs, sizeof cs, "cost unknown (no price)");
-			else snprintf(cs, sizeof cs, "cost %.6f %s", c, cur);
-			rag_msg(e->cli.prog, "estimate", "%s%s%s: %.0f request%s, about %.0f prompt + %.0f completion tokens, %s",
-			        st->tool, st->args ? " " : "", st->args ? st->args : "", rag_json_num(x, "requests"),
-			        rag_json_num(x, "requests") == 1 ? "" : "s", rag_json_num(x, "prompt_tokens"),
-			        rag_json_num(x, "completion_tokens"), cs);
-		}
-		list = jv_array_append(list, x);
+		if ((rc = stage_estimate(e, s, src, have_filled ? filled : NULL, &x))) break;
+		est_add(e, &t, x);
 	}
 	if (tmp) unlink(tmpl);
 	if (have_filled) unlink(filled);
 	if (rc) {
-		jv_free(list);
-		jv_free(missing);
+		est_free(&t);
 		jv_free(coll);
 		return rc;
 	}
-	{
-		jv keys = jv_keys(jv_copy(missing));
-		rag_buf m = {0};
-		jv_array_foreach(keys, i, k) {
-			rag_buf_addf(&m, "%sno price for model %s", i ? "; " : "", jv_string_value(k));
-			jv_free(k);
-		}
-		jv_free(keys);
-		if (!e->cli.quiet) {
-			if (priced)
-				rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
-				        "tokens, cost %.6f %s by the price table (an estimate: no request was sent to a judge; each stage "
-				        "estimated from the test set's records%s)", records, req, pt, ct, cost, cur,
-				        have_filled ? " and stand-ins for the answers to collect" : "");
-			else
-				rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
-				        "tokens, cost unknown: %s (an estimate: no request was sent to a judge; each stage estimated "
-				        "from the test set's records%s)", records, req, pt, ct, m.p,
-				        have_filled ? " and stand-ins for the answers to collect" : "");
-		}
-		o = JV_OBJECT(jv_string("tool"), jv_string("rag-eval"), jv_string("records"), jv_number(records),
-		              jv_string("requests"), jv_number(req), jv_string("prompt_chars"), jv_number(pc),
-		              jv_string("prompt_tokens"), jv_number(pt), jv_string("completion_tokens"), jv_number(ct),
-		              jv_string("currency"), jv_string(cur));
-		o = jv_object_set(o, jv_string("cost"), priced ? jv_number(cost) : jv_null());
-		if (!priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
-		o = jv_object_set(o, jv_string("stages"), list);
-		if (jv_is_valid(coll)) o = jv_object_set(o, jv_string("collect"), coll);
-		else jv_free(coll);
-		rag_buf_free(&m);
-	}
-	jv_free(missing);
-	o = jv_dump_string(JV_OBJECT(jv_string("estimate"), o), 0);
-	printf("%s\n", jv_string_value(o));
-	jv_free(o);
-	if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
-	return rc;
+	return est_write(e, &t, coll, have_filled);
 }

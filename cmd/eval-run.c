@@ -230,25 +230,19 @@ static char *shared_budget(eval *e, int *made)
 	return path;
 }
 
-int eval_run(eval *e, const char *cmd)
+/* The run directory made and owned, run.json's head written (a resumed run keeps its start),
+ * records.jsonl open to append: *head and *fd. 0, or an exit status after a message. */
+static int open_run(eval *e, const char *cmd, const char *recs, const char *runjson, jv *head, int *fd)
 {
-	char *recs = eval_path_in(e, "records.jsonl"), *runjson = eval_path_in(e, "run.json");
-	char *started = NULL, *ended;
-	jv head = jv_invalid(), totals, models;
-	int fd = -1, out_fd = -1, st, rc = 0, gate_rc;
-	pid_t pid, feeder;
-	size_t nout = 0;
-	int made_budget = 0;
-	char *budget = NULL;
-
+	char *started = NULL;
+	int rc;
 	if (eval_mkdirs(e->rundir) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot create \"%s\": %s", e->rundir, strerror(errno));
-		rc = RAG_EXIT_USAGE;
-		goto out;
+		return RAG_EXIT_USAGE;
 	}
 	/* a fresh run: owned now, and still empty (a run that ended between prepare's look and the
 	 * lock holds its records) */
-	if (e->lock_fd < 0 && ((rc = eval_own_rundir(e)) || (rc = eval_holds_run(e)))) goto out;
+	if (e->lock_fd < 0 && ((rc = eval_own_rundir(e)) || (rc = eval_holds_run(e)))) return rc;
 	if (e->done_before) {
 		jv old = eval_read_json_file(runjson);
 		jv s = jv_get_kind(old) == JV_KIND_OBJECT ? jv_object_get(jv_copy(old), jv_string("started")) : jv_invalid();
@@ -257,27 +251,32 @@ int eval_run(eval *e, const char *cmd)
 		jv_free(old);
 	}
 	if (!started) started = eval_iso_time(time(NULL));
-	head = eval_run_head(e, cmd, started);
-	if (eval_write_json_file(e, runjson, jv_copy(head)) < 0) {
-		rc = RAG_EXIT_INTERNAL;
-		goto out;
-	}
-	fd = open(recs, O_WRONLY | O_CREAT | O_APPEND, 0666);
-	if (fd < 0) {
+	*head = eval_run_head(e, cmd, started);
+	free(started);
+	if (eval_write_json_file(e, runjson, jv_copy(*head)) < 0) return RAG_EXIT_INTERNAL;
+	*fd = open(recs, O_WRONLY | O_CREAT | O_APPEND, 0666);
+	if (*fd < 0) {
 		rag_msg(e->cli.prog, "error", "cannot open \"%s\": %s", recs, strerror(errno));
-		rc = RAG_EXIT_USAGE;
-		goto out;
+		return RAG_EXIT_USAGE;
 	}
-	budget = shared_budget(e, &made_budget);
+	return 0;
+}
+
+/* The pipeline run, its records appended to fd: *nout of them, *gate_rc the pipeline's (its
+ * gate's) status. 0 or collect_output's status; -1 when it could not start (said). */
+static int pipe_records(eval *e, const char *cmd, int fd, size_t *nout, int *gate_rc)
+{
+	int made_budget = 0, out_fd = -1, st, rc;
+	char *budget = shared_budget(e, &made_budget);
+	pid_t pid, feeder;
 	e->life_fd = life_pipe(e);
 	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot start the pipeline: %s", strerror(errno));
-		rc = RAG_EXIT_INTERNAL;
 		if (made_budget) unlink(budget);
 		free(budget);
-		goto out;
+		return -1;
 	}
-	rc = collect_output(e, out_fd, fd, &nout);
+	rc = collect_output(e, out_fd, fd, nout);
 	close(out_fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -285,14 +284,14 @@ int eval_run(eval *e, const char *cmd)
 	free(budget);
 	if (feeder > 0) while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
 		;
-	gate_rc = status_of(st);
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", recs, strerror(errno));
-		if (!rc) rc = RAG_EXIT_INTERNAL;
-	}
-	fd = -1;
-	if (!rc) e->wrote |= 1u << OUT_RECORDS;
-	if (gate_rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_JUNIT;   /* the pipeline's gate: gate.txt too */
+	*gate_rc = status_of(st);
+	return rc;
+}
+
+/* What the pipeline's end says of the run (rc: reading its records), then the outputs after
+ * it: the run's status so far. */
+static int outcome(eval *e, int rc, int gate_rc, size_t nout)
+{
 	if (!rc && rag_tool_interrupted) {
 		/* Ctrl-C, SIGTERM, passed on to every stage: one line for the run (a stage in it says
 		 * nothing of the records it cancelled) */
@@ -310,8 +309,15 @@ int eval_run(eval *e, const char *cmd)
 		rc = gate_rc;
 	}
 	if (!rc) rc = eval_finish_outputs(e, gate_rc);
+	return rc;
+}
 
-	totals = eval_run_totals(recs, &e->cli.cfg, &models);
+/* run.json's tail (head consumed, returned): the end, the models, the counts over recs, the
+ * exit status and the gate's word; e->unscored_rc set from the counts. */
+static jv run_tail(eval *e, jv head, const char *recs, int rc)
+{
+	jv models, totals = eval_run_totals(recs, &e->cli.cfg, &models);
+	char *ended;
 	if (e->plan.stage_on[RAG_EVAL_EMBSIM]) {
 		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
 		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));
@@ -338,15 +344,15 @@ int eval_run(eval *e, const char *cmd)
 	                     e->plan.summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
 	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
 	free(ended);
-	if (eval_write_json_file(e, runjson, jv_copy(head)) < 0) {
-		if (rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
-	} else {
-		e->wrote |= 1u << OUT_RUNJSON;
-	}
+	return head;
+}
 
+/* The last messages: the gate's text and what the run directory holds; records not scored. */
+static void say_run(eval *e, jv head, int rc)
+{
+	jv c = jv_object_get(jv_copy(head), jv_string("counts"));
 	if (!e->cli.quiet && !rag_tool_interrupted) {
 		char *g = eval_path_in(e, "gate.txt"), *w = eval_written(e);
-		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
 		eval_print_file(g);
 		free(g);
 		if (e->plan.summary_only)
@@ -356,20 +362,45 @@ int eval_run(eval *e, const char *cmd)
 		        e->run_id, rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
 		        rag_json_num(c, "not_applicable"), e->rundir, w);
 		free(w);
-		jv_free(c);
 	}
-	if (e->unscored_rc && rc <= RAG_EXIT_FAIL) {
-		jv c = jv_object_get(jv_copy(head), jv_string("counts"));
+	if (e->unscored_rc && rc <= RAG_EXIT_FAIL)
 		rag_msg(e->cli.prog, "error", "%.0f of %.0f records could not be scored (%.0f for a failed judge or service, "
 		        "the rest for their input; their errors are in records.jsonl): exit status %d, whatever the gate "
 		        "says (rag-eval(1) EXIT STATUS)", rag_json_num(c, "records_not_scored"), rag_json_num(c, "records"),
 		        rag_json_num(c, "records_remote_failed"), e->unscored_rc);
-		jv_free(c);
+	jv_free(c);
+}
+
+int eval_run(eval *e, const char *cmd)
+{
+	char *recs = eval_path_in(e, "records.jsonl"), *runjson = eval_path_in(e, "run.json");
+	jv head = jv_invalid();
+	int fd = -1, rc, gate_rc = 0;
+	size_t nout = 0;
+
+	if ((rc = open_run(e, cmd, recs, runjson, &head, &fd))) goto out;
+	if ((rc = pipe_records(e, cmd, fd, &nout, &gate_rc)) < 0) {
+		rc = RAG_EXIT_INTERNAL;
+		goto out;
 	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", recs, strerror(errno));
+		if (!rc) rc = RAG_EXIT_INTERNAL;
+	}
+	fd = -1;
+	if (!rc) e->wrote |= 1u << OUT_RECORDS;
+	if (gate_rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_JUNIT;   /* the pipeline's gate: gate.txt too */
+	rc = outcome(e, rc, gate_rc, nout);
+	head = run_tail(e, head, recs, rc);
+	if (eval_write_json_file(e, runjson, jv_copy(head)) < 0) {
+		if (rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
+	} else {
+		e->wrote |= 1u << OUT_RUNJSON;
+	}
+	say_run(e, head, rc);
 out:
 	if (fd >= 0) close(fd);
 	jv_free(head);
-	free(started);
 	free(recs);
 	free(runjson);
 	return rc;

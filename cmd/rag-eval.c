@@ -261,77 +261,190 @@ static char *pipeline(eval *e)
 	return b.p;
 }
 
-static int prepare(eval *e)
+/* --resume without -m: the same metrics as the run began with */
+static void resume_metrics(eval *e, jv old)
 {
-	jv old = jv_invalid();
-	size_t n, i, complete;
-	int rc;
+	jv m = jv_object_get(jv_copy(old), jv_string("metrics"));
+	if (jv_get_kind(m) == JV_KIND_ARRAY) {
+		rag_buf l = {0};
+		jv_array_foreach(m, k, name) {
+			if (jv_get_kind(name) == JV_KIND_STRING)
+				rag_buf_addf(&l, "%s%s", k ? "," : "", jv_string_value(name));
+			jv_free(name);
+		}
+		rag_buf_add(&l, "", 1);
+		e->metrics_own = l.p;
+		e->metrics_opt = l.p;
+	}
+	jv_free(m);
+}
 
-	e->bin = find_bin(e);
-	e->self = self_path(e);
+/* --resume without --field: the records' ids may come from --field, the same mapping */
+static void resume_fields(eval *e, jv old)
+{
+	jv f = jv_object_get(jv_copy(old), jv_string("fields"));
+	if (jv_get_kind(f) == JV_KIND_ARRAY) {
+		jv_array_foreach(f, k, one) {
+			if (jv_get_kind(one) == JV_KIND_STRING) rag_strv_push(&e->fields, rag_xstrdup(jv_string_value(one)));
+			jv_free(one);
+			(void)k;
+		}
+	}
+	jv_free(f);
+}
 
-	if (e->resume) {
-		char *rj = rag_xasprintf("%s/run.json", e->resume);
-		jv id, ts;
-		old = eval_read_json_file(rj);
-		free(rj);
-		if (jv_get_kind(old) != JV_KIND_OBJECT) {
-			rag_msg(e->cli.prog, "error", "--resume %s: no run.json of a run there", e->resume);
-			jv_free(old);
-			return RAG_EXIT_USAGE;
-		}
-		id = jv_object_get(jv_copy(old), jv_string("run_id"));
-		ts = jv_object_get(jv_copy(old), jv_string("testset"));
-		if (jv_get_kind(id) == JV_KIND_STRING) e->run_id = rag_xstrdup(jv_string_value(id));
-		if (!e->testset && jv_get_kind(ts) == JV_KIND_STRING) e->testset = e->testset_own = rag_xstrdup(jv_string_value(ts));
-		jv_free(id);
-		jv_free(ts);
-		e->rundir = rag_xstrdup(e->resume);
-		if (!e->metrics_opt) {
-			/* the same metrics as the run began with */
-			jv m = jv_object_get(jv_copy(old), jv_string("metrics"));
-			if (jv_get_kind(m) == JV_KIND_ARRAY) {
-				rag_buf l = {0};
-				jv_array_foreach(m, k, name) {
-					if (jv_get_kind(name) == JV_KIND_STRING)
-						rag_buf_addf(&l, "%s%s", k ? "," : "", jv_string_value(name));
-					jv_free(name);
-				}
-				rag_buf_add(&l, "", 1);
-				e->metrics_own = l.p;
-				e->metrics_opt = l.p;
-			}
-			jv_free(m);
-		}
-		if (!e->fields.n) {
-			/* the records' ids may come from --field: the same mapping */
-			jv f = jv_object_get(jv_copy(old), jv_string("fields"));
-			if (jv_get_kind(f) == JV_KIND_ARRAY) {
-				jv_array_foreach(f, k, one) {
-					if (jv_get_kind(one) == JV_KIND_STRING) rag_strv_push(&e->fields, rag_xstrdup(jv_string_value(one)));
-					jv_free(one);
-					(void)k;
-				}
-			}
-			jv_free(f);
-		}
-		if (!e->baseline_opt) {
-			jv b = jv_object_get(jv_copy(old), jv_string("baseline"));
-			if (jv_get_kind(b) == JV_KIND_STRING) e->baseline = rag_xstrdup(jv_string_value(b));
-			jv_free(b);
-		}
+/* --resume: what the run's run.json says of it (its id, test set, metrics, --field mappings
+ * and baseline), where the command line does not say otherwise. 0, or RAG_EXIT_USAGE. */
+static int resume_from(eval *e)
+{
+	char *rj = rag_xasprintf("%s/run.json", e->resume);
+	jv old = eval_read_json_file(rj), id, ts;
+	free(rj);
+	if (jv_get_kind(old) != JV_KIND_OBJECT) {
+		rag_msg(e->cli.prog, "error", "--resume %s: no run.json of a run there", e->resume);
 		jv_free(old);
-		if (!e->run_id || !e->testset) {
-			rag_msg(e->cli.prog, "error", "--resume %s: run.json names no run id or no test set (give TESTSET)",
-			        e->resume);
-			return RAG_EXIT_USAGE;
+		return RAG_EXIT_USAGE;
+	}
+	id = jv_object_get(jv_copy(old), jv_string("run_id"));
+	ts = jv_object_get(jv_copy(old), jv_string("testset"));
+	if (jv_get_kind(id) == JV_KIND_STRING) e->run_id = rag_xstrdup(jv_string_value(id));
+	if (!e->testset && jv_get_kind(ts) == JV_KIND_STRING) e->testset = e->testset_own = rag_xstrdup(jv_string_value(ts));
+	jv_free(id);
+	jv_free(ts);
+	e->rundir = rag_xstrdup(e->resume);
+	if (!e->metrics_opt) resume_metrics(e, old);
+	if (!e->fields.n) resume_fields(e, old);
+	if (!e->baseline_opt) {
+		jv b = jv_object_get(jv_copy(old), jv_string("baseline"));
+		if (jv_get_kind(b) == JV_KIND_STRING) e->baseline = rag_xstrdup(jv_string_value(b));
+		jv_free(b);
+	}
+	jv_free(old);
+	if (!e->run_id || !e->testset) {
+		rag_msg(e->cli.prog, "error", "--resume %s: run.json names no run id or no test set (give TESTSET)",
+		        e->resume);
+		return RAG_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* runs are matched by id (--resume, --baseline): say when one is not unique */
+static void check_ids(eval *e, size_t n)
+{
+	jv seen = jv_object();
+	size_t dups = 0, i;
+	for (i = 0; i < n; i++) {
+		jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
+		if (jv_object_has(jv_copy(seen), jv_copy(id))) {
+			if (!dups++ && !e->cli.quiet)
+				rag_msg(e->cli.prog, "warning", "id \"%s\" is not unique in the test set: --resume and "
+				        "--baseline match records by id", jv_string_value(id));
+			jv_free(id);
+		} else {
+			seen = jv_object_set(seen, id, jv_true());
 		}
 	}
-	if ((rc = set_metrics(e))) return rc;
-	if (!e->testset) {
-		rag_msg(e->cli.prog, "error", "no test set: give TESTSET (a file, or - for standard input)");
-		return rag_cli_misuse(&e->cli);
+	jv_free(seen);
+}
+
+/* --resume: the records scored already (e->done, e->done_before), the run directory owned, a
+ * line cut short by the crash cut off; a fresh run: a directory that holds no run. 0, or an
+ * exit status after a message. */
+static int records_done(eval *e, size_t n)
+{
+	char *recs = eval_path_in(e, "records.jsonl");
+	size_t i, complete;
+	jv ids;
+	struct stat st;
+	int rc = 0;
+	if (!e->resume) {
+		rc = eval_holds_run(e);
+		free(recs);
+		return rc;
 	}
+	/* another rag-eval appending to it would change what is done, and the line cut
+	 * below could be its record being written */
+	if (!e->dry_run && !e->cli.estimate && (rc = eval_own_rundir(e))) {
+		free(recs);
+		return rc;
+	}
+	ids = eval_done_ids(recs, &complete);
+	/* a line cut short by the crash goes: the record is scored again */
+	if (stat(recs, &st) == 0 && (size_t)st.st_size > complete && !e->dry_run &&
+	    truncate(recs, (off_t)complete) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot truncate \"%s\": %s", recs, strerror(errno));
+		jv_free(ids);
+		free(recs);
+		return RAG_EXIT_INTERNAL;
+	}
+	for (i = 0; i < n; i++) {
+		jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
+		if (jv_object_has(jv_copy(ids), id)) e->done_before++;
+	}
+	e->done = ids;   /* for --jobs' block size */
+	e->total = n - e->done_before;
+	free(recs);
+	return 0;
+}
+
+/* 1 when record i of the test set has no answer (nor response) */
+static int lacks_answer(const eval *e, size_t i)
+{
+	jv rec = jv_array_get(jv_copy(e->records), (int)i);
+	jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
+	int lacks;
+	if (jv_get_kind(a) != JV_KIND_STRING) {
+		jv_free(a);
+		a = jv_object_get(jv_copy(rec), jv_string("response"));
+	}
+	lacks = jv_get_kind(a) != JV_KIND_STRING;
+	jv_free(a);
+	jv_free(rec);
+	return lacks;
+}
+
+/* collect when it is configured and some record has no answer yet; without it, say how many
+ * have none */
+static void plan_collect(eval *e, size_t n)
+{
+	int configured = e->cli.cfg.collect.url || e->cli.cfg.collect.command;
+	size_t i, missing = 0;
+	for (i = 0; configured && i < n && !e->collect; i++) e->collect = lacks_answer(e, i);
+	e->plan.stage_on[RAG_EVAL_COLLECT] = e->collect;
+	if (e->collect || e->cli.quiet) return;
+	for (i = 0; i < n; i++) missing += (size_t)lacks_answer(e, i);
+	if (missing && !configured)
+		rag_msg(e->cli.prog, "warning", "%zu of %zu records have no answer, and no collect.url or "
+		        "collect.command is configured to get one from the system under test", missing, n);
+}
+
+/* -b: the run compared with (last: the newest of the runs directory), a run directory. */
+static int set_baseline(eval *e)
+{
+	char *f;
+	int ok;
+	if (e->baseline_opt && !strcmp(e->baseline_opt, "last")) {
+		if (!(e->baseline = eval_last_run(e))) {
+			rag_msg(e->cli.prog, "error", "--baseline last: no earlier run in \"%s\"", eval_runs_dir(e));
+			return RAG_EXIT_USAGE;
+		}
+	} else if (e->baseline_opt) {
+		e->baseline = rag_xstrdup(e->baseline_opt);
+	}
+	if (!e->baseline) return 0;
+	f = rag_xasprintf("%s/records.jsonl", e->baseline);
+	ok = eval_is_dir(e->baseline) && eval_is_file(f);
+	free(f);
+	if (!ok) {
+		rag_msg(e->cli.prog, "error", "--baseline %s: not a run directory (no records.jsonl)", e->baseline);
+		return RAG_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The run's id and directory: --run-id (checked), else a new one; -o, else the runs directory. */
+static int name_run(eval *e)
+{
 	if (!e->run_id) {
 		if (e->run_id_opt && !valid_id(e->run_id_opt)) {
 			rag_msg(e->cli.prog, "error", "--run-id \"%s\": letters, digits, '.', '_' and '-' only", e->run_id_opt);
@@ -340,129 +453,160 @@ static int prepare(eval *e)
 		e->run_id = e->run_id_opt ? rag_xstrdup(e->run_id_opt) : new_run_id();
 	}
 	if (!e->rundir) e->rundir = e->outdir ? rag_xstrdup(e->outdir) : rag_xasprintf("%s/%s", eval_runs_dir(e), e->run_id);
+	return 0;
+}
 
+static int prepare(eval *e)
+{
+	size_t n;
+	int rc;
+
+	e->bin = find_bin(e);
+	e->self = self_path(e);
+	if (e->resume && (rc = resume_from(e))) return rc;
+	if ((rc = set_metrics(e))) return rc;
+	if (!e->testset) {
+		rag_msg(e->cli.prog, "error", "no test set: give TESTSET (a file, or - for standard input)");
+		return rag_cli_misuse(&e->cli);
+	}
+	if ((rc = name_run(e))) return rc;
 	if ((rc = eval_load_testset(e, e->testset, !strcmp(e->testset, "-")))) return rc;
 	rag_cli_near_misses(&e->cli, e->records);
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	n = (size_t)jv_array_length(jv_copy(e->records));
 	e->total = n;
 	if ((rc = add_refusal(e))) return rc;
-	{
-		/* runs are matched by id (--resume, --baseline): say when one is not unique */
-		jv seen = jv_object();
-		size_t dups = 0;
-		for (i = 0; i < n; i++) {
-			jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
-			if (jv_object_has(jv_copy(seen), jv_copy(id))) {
-				if (!dups++ && !e->cli.quiet)
-					rag_msg(e->cli.prog, "warning", "id \"%s\" is not unique in the test set: --resume and "
-					        "--baseline match records by id", jv_string_value(id));
-				jv_free(id);
-			} else {
-				seen = jv_object_set(seen, id, jv_true());
-			}
-		}
-		jv_free(seen);
-	}
-
-	/* the records scored already */
-	{
-		char *recs = eval_path_in(e, "records.jsonl");
-		if (e->resume) {
-			jv ids;
-			struct stat st;
-			/* another rag-eval appending to it would change what is done, and the line cut
-			 * below could be its record being written */
-			if (!e->dry_run && !e->cli.estimate && (rc = eval_own_rundir(e))) {
-				free(recs);
-				return rc;
-			}
-			ids = eval_done_ids(recs, &complete);
-			/* a line cut short by the crash goes: the record is scored again */
-			if (stat(recs, &st) == 0 && (size_t)st.st_size > complete && !e->dry_run &&
-			    truncate(recs, (off_t)complete) < 0) {
-				rag_msg(e->cli.prog, "error", "cannot truncate \"%s\": %s", recs, strerror(errno));
-				jv_free(ids);
-				free(recs);
-				return RAG_EXIT_INTERNAL;
-			}
-			for (i = 0; i < n; i++) {
-				jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
-				if (jv_object_has(jv_copy(ids), id)) e->done_before++;
-			}
-			e->done = ids;   /* for --jobs' block size */
-			e->total = n - e->done_before;
-		} else if ((rc = eval_holds_run(e))) {
-			free(recs);
-			return rc;
-		}
-		free(recs);
-	}
-
-	/* collect when it is configured and some record has no answer yet */
-	if (e->cli.cfg.collect.url || e->cli.cfg.collect.command) {
-		for (i = 0; i < n && !e->collect; i++) {
-			jv rec = jv_array_get(jv_copy(e->records), (int)i);
-			jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
-			if (jv_get_kind(a) != JV_KIND_STRING) {
-				jv_free(a);
-				a = jv_object_get(jv_copy(rec), jv_string("response"));
-			}
-			if (jv_get_kind(a) != JV_KIND_STRING) e->collect = 1;
-			jv_free(a);
-			jv_free(rec);
-		}
-	}
-	e->plan.stage_on[RAG_EVAL_COLLECT] = e->collect;
-	if (!e->collect && !e->cli.quiet) {
-		size_t missing = 0;
-		for (i = 0; i < n; i++) {
-			jv rec = jv_array_get(jv_copy(e->records), (int)i);
-			jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
-			if (jv_get_kind(a) != JV_KIND_STRING) {
-				jv_free(a);
-				a = jv_object_get(jv_copy(rec), jv_string("response"));
-			}
-			missing += jv_get_kind(a) != JV_KIND_STRING;
-			jv_free(a);
-			jv_free(rec);
-		}
-		if (missing && !e->cli.cfg.collect.url && !e->cli.cfg.collect.command)
-			rag_msg(e->cli.prog, "warning", "%zu of %zu records have no answer, and no collect.url or "
-			        "collect.command is configured to get one from the system under test", missing, n);
-	}
-
-	if (e->baseline_opt) {
-		if (!strcmp(e->baseline_opt, "last")) {
-			if (!(e->baseline = eval_last_run(e))) {
-				rag_msg(e->cli.prog, "error", "--baseline last: no earlier run in \"%s\"", eval_runs_dir(e));
-				return RAG_EXIT_USAGE;
-			}
-		} else {
-			e->baseline = rag_xstrdup(e->baseline_opt);
-		}
-	}
-	if (e->baseline) {
-		char *f = rag_xasprintf("%s/records.jsonl", e->baseline);
-		int ok = eval_is_dir(e->baseline) && eval_is_file(f);
-		free(f);
-		if (!ok) {
-			rag_msg(e->cli.prog, "error", "--baseline %s: not a run directory (no records.jsonl)", e->baseline);
-			return RAG_EXIT_USAGE;
-		}
-	}
+	check_ids(e, n);
+	if ((rc = records_done(e, n))) return rc;
+	plan_collect(e, n);
+	if ((rc = set_baseline(e))) return rc;
 	e->plan.summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->plan.refusal_gate &&
 	                       !(e->cli.cfg.gate.fail_on_regression && e->baseline);
 	plan_where(e);
 	return 0;
 }
 
+/* One option of rag-eval's own (the shared ones to rag_cli_option). 0 to go on; else *stop is
+ * set and the value is the exit status (0 after --help or --version). */
+static int take_option(eval *e, int opt, int *stop)
+{
+	long n;
+	int rc;
+	*stop = 1;
+	switch (opt) {
+	case 'm': e->metrics_opt = optarg; break;
+	case 'o': e->outdir = optarg; break;
+	case 'b': e->baseline_opt = optarg; break;
+	case OPT_RUN_ID: e->run_id_opt = optarg; break;
+	case OPT_RESUME: e->resume = optarg; break;
+	case OPT_BIN: e->bin_opt = optarg; break;
+	case OPT_DRY_RUN: e->dry_run = 1; break;
+	case OPT_EMIT: e->emit = 1; break;
+	case OPT_SKIP_DONE: e->skip_done = optarg; break;
+	case 'j':
+		if (rag_cli_int(&e->cli, "-j", optarg, 1, 4096, &n) < 0) return rag_cli_misuse(&e->cli);
+		e->jobs = n;
+		break;
+	case OPT_JOBS:
+		if (rag_cli_int(&e->cli, "--jobs", optarg, 1, 4096, &n) < 0) return rag_cli_misuse(&e->cli);
+		e->shards = n;
+		break;
+	case OPT_SSHLOGIN: e->sshlogin = optarg; break;
+	case OPT_STORE: e->store_opt = optarg; break;
+	case OPT_FIELD: rag_strv_push(&e->fields, rag_xstrdup(optarg)); break;
+	case OPT_SAMPLE:
+		if (rag_cli_int(&e->cli, "--sample", optarg, 1, 1000000, &n) < 0) return rag_cli_misuse(&e->cli);
+		e->sample = n;
+		break;
+	case OPT_FORMAT:
+		if ((e->format = rag_testset_format_parse(optarg)) < 0) {
+			rag_msg(e->cli.prog, "error", "--format must be auto, json or csv, not \"%s\"", optarg);
+			return rag_cli_misuse(&e->cli);
+		}
+		break;
+	default:
+		rc = rag_cli_option(&e->cli, opt, optarg, stop);
+		if (rc) *stop = 1;
+		return rc;
+	}
+	*stop = 0;
+	return 0;
+}
+
+/* The options that go only with others: 0, or the usage error's status after a message. */
+static int check_combinations(eval *e)
+{
+	const char *bad = NULL;
+	if (e->skip_done) bad = "--skip-done goes with --emit";
+	else if (e->sample && !e->cli.estimate) bad = "--sample goes with --estimate (the records it collects to measure)";
+	else if (e->sshlogin && !e->shards) bad = "--sshlogin goes with --jobs N (the shards to run on those hosts)";
+	else if (e->resume && (e->outdir || e->run_id_opt))
+		bad = "--resume continues a run in its own directory, with its own id: no -o or --run-id with it";
+	if (!bad) return 0;
+	rag_msg(e->cli.prog, "error", "%s", bad);
+	return rag_cli_misuse(&e->cli);
+}
+
+/* The run, once the options are read: set up, then --estimate, --dry-run, or the pipeline run
+ * (and the run into the store). Its exit status. */
+static int score(eval *e)
+{
+	char *cmd = NULL;
+	int rc;
+	if ((rc = rag_cli_config(&e->cli)) || (rc = prepare(e))) return rc;
+	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);
+	cmd = pipeline(e);
+	if (e->shards && (rc = check_shards(e))) goto out;
+	if (e->dry_run) {
+		printf("%s\n", cmd);
+		if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
+	if ((rc = check_tools(e))) goto out;
+	rag_tool_signals();
+	if (e->cli.verbose) rag_msg(e->cli.prog, "info", "the pipeline: %s", cmd);
+	if (e->total == 0 && e->done_before) {
+		/* nothing left to score: the outputs of the whole run */
+		if (!e->cli.quiet) rag_msg(e->cli.prog, "info", "%s: every record is scored already", e->rundir);
+	}
+	rc = eval_run(e, cmd);
+	if (rc <= RAG_EXIT_FAIL && eval_store_url(e)) {
+		/* the run stored, then its report, with the stored runs of its test set in its History
+		 * tab (without them when storing failed) */
+		int st = eval_store_run(e, eval_store_url(e)), rr = eval_render_report(e, st == 0);
+		if (st) rc = st;
+		else if (rr) rc = rr;
+	}
+	if (rc <= RAG_EXIT_FAIL && e->unscored_rc) rc = e->unscored_rc;
+out:
+	free(cmd);
+	return rc;
+}
+
+static void eval_free(eval *e)
+{
+	if (e->lock_fd >= 0) close(e->lock_fd);
+	if (e->life_fd >= 0) close(e->life_fd);
+	jv_free(e->records);
+	jv_free(e->done);
+	free(e->bin);
+	free(e->self);
+	free(e->run_id);
+	free(e->rundir);
+	free(e->baseline);
+	free(e->testset_abs);
+	free(e->input);
+	free(e->testset_own);
+	free(e->metrics_own);
+	rag_evalplan_free(&e->plan);
+	rag_strv_free(&e->fields);
+	rag_cli_free(&e->cli);
+}
+
 int main(int argc, char **argv)
 {
 	eval e;
-	int opt, rc = 0, done;
-	long n;
-	char *cmd = NULL;
+	int opt, rc = 0, stop = 0;
 
 	memset(&e, 0, sizeof e);
 	e.records = jv_invalid();
@@ -471,122 +615,22 @@ int main(int argc, char **argv)
 	e.cli.prog = "rag-eval";
 	e.cli.usage = usage;
 	e.cli.opts = options;
-	while ((opt = rag_cli_getopt(&e.cli, argc, argv)) != -1) {
-		switch (opt) {
-		case 'm': e.metrics_opt = optarg; break;
-		case 'o': e.outdir = optarg; break;
-		case 'b': e.baseline_opt = optarg; break;
-		case OPT_RUN_ID: e.run_id_opt = optarg; break;
-		case OPT_RESUME: e.resume = optarg; break;
-		case OPT_BIN: e.bin_opt = optarg; break;
-		case OPT_DRY_RUN: e.dry_run = 1; break;
-		case OPT_EMIT: e.emit = 1; break;
-		case OPT_SKIP_DONE: e.skip_done = optarg; break;
-		case 'j':
-			if (rag_cli_int(&e.cli, "-j", optarg, 1, 4096, &n) < 0) goto misuse;
-			e.jobs = n;
-			break;
-		case OPT_JOBS:
-			if (rag_cli_int(&e.cli, "--jobs", optarg, 1, 4096, &n) < 0) goto misuse;
-			e.shards = n;
-			break;
-		case OPT_SSHLOGIN: e.sshlogin = optarg; break;
-		case OPT_STORE: e.store_opt = optarg; break;
-		case OPT_FIELD: rag_strv_push(&e.fields, rag_xstrdup(optarg)); break;
-		case OPT_SAMPLE:
-			if (rag_cli_int(&e.cli, "--sample", optarg, 1, 1000000, &n) < 0) goto misuse;
-			e.sample = n;
-			break;
-		case OPT_FORMAT:
-			if ((e.format = rag_testset_format_parse(optarg)) < 0) {
-				rag_msg(e.cli.prog, "error", "--format must be auto, json or csv, not \"%s\"", optarg);
-				goto misuse;
-			}
-			break;
-		default:
-			rc = rag_cli_option(&e.cli, opt, optarg, &done);
-			if (rc || done) goto out;
-		}
-	}
+	while (!stop && (opt = rag_cli_getopt(&e.cli, argc, argv)) != -1) rc = take_option(&e, opt, &stop);
+	if (stop) goto out;   /* an option's error, or --help, --version */
 	if (argc - optind > 1) {
 		rag_msg(e.cli.prog, "error", "one test set only (%d given)", argc - optind);
-		goto misuse;
+		rc = rag_cli_misuse(&e.cli);
+		goto out;
 	}
 	e.testset = optind < argc ? argv[optind] : NULL;
 	if (e.emit) {
 		if (!e.testset) e.testset = "-";
-		e.run_id_opt = e.run_id_opt;   /* the run id the records carry */
 		rag_tool_watch_eval();          /* the first stage: it ends with rag-eval too */
 		if (!(rc = rag_cli_config(&e.cli))) rc = eval_emit(&e);   /* its fields: mapping */
-		goto out;
+	} else if (!(rc = check_combinations(&e))) {
+		rc = score(&e);
 	}
-	if (e.skip_done) {
-		rag_msg(e.cli.prog, "error", "--skip-done goes with --emit");
-		goto misuse;
-	}
-	if (e.sample && !e.cli.estimate) {
-		rag_msg(e.cli.prog, "error", "--sample goes with --estimate (the records it collects to measure)");
-		goto misuse;
-	}
-	if (e.sshlogin && !e.shards) {
-		rag_msg(e.cli.prog, "error", "--sshlogin goes with --jobs N (the shards to run on those hosts)");
-		goto misuse;
-	}
-	if (e.resume && (e.outdir || e.run_id_opt)) {
-		rag_msg(e.cli.prog, "error", "--resume continues a run in its own directory, with its own id: "
-		        "no -o or --run-id with it");
-		goto misuse;
-	}
-	if ((rc = rag_cli_config(&e.cli))) goto out;
-	if ((rc = prepare(&e))) goto out;
-	if (e.cli.estimate) {
-		if (!(rc = check_tools(&e))) rc = eval_estimate(&e);
-		goto out;
-	}
-	cmd = pipeline(&e);
-	if (e.shards && (rc = check_shards(&e))) goto out;
-	if (e.dry_run) {
-		printf("%s\n", cmd);
-		if (fflush(stdout) != 0) rc = RAG_EXIT_INTERNAL;
-		goto out;
-	}
-	if ((rc = check_tools(&e))) goto out;
-	rag_tool_signals();
-	if (e.cli.verbose) rag_msg(e.cli.prog, "info", "the pipeline: %s", cmd);
-	if (e.total == 0 && e.done_before) {
-		/* nothing left to score: the outputs of the whole run */
-		if (!e.cli.quiet) rag_msg(e.cli.prog, "info", "%s: every record is scored already", e.rundir);
-	}
-	rc = eval_run(&e, cmd);
-	if (rc <= RAG_EXIT_FAIL && eval_store_url(&e)) {
-		/* the run stored, then its report, with the stored runs of its test set in its History
-		 * tab (without them when storing failed) */
-		int st = eval_store_run(&e, eval_store_url(&e)), rr = eval_render_report(&e, st == 0);
-		if (st) rc = st;
-		else if (rr) rc = rr;
-	}
-	if (rc <= RAG_EXIT_FAIL && e.unscored_rc) rc = e.unscored_rc;
-
 out:
-	if (e.lock_fd >= 0) close(e.lock_fd);
-	if (e.life_fd >= 0) close(e.life_fd);
-	free(cmd);
-	jv_free(e.records);
-	jv_free(e.done);
-	free(e.bin);
-	free(e.self);
-	free(e.run_id);
-	free(e.rundir);
-	free(e.baseline);
-	free(e.testset_abs);
-	free(e.input);
-	free(e.testset_own);
-	free(e.metrics_own);
-	rag_evalplan_free(&e.plan);
-	rag_strv_free(&e.fields);
-	rag_cli_free(&e.cli);
+	eval_free(&e);
 	return rc;
-misuse:
-	rc = rag_cli_misuse(&e.cli);
-	goto out;
 }

@@ -22,9 +22,10 @@ LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemme
 # every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
 TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
-# the tool layer, linked into every tool; rag-eval's other files, into rag-eval alone
+# the tool layer, linked into every tool; rag-eval's and rag-gen's other files, into theirs alone
 TOOL_OBJ = cmd/tool.o cmd/tool-run.o
 EVAL_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/eval-*.c))
+GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
 LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
@@ -56,7 +57,7 @@ deps-build:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(DEMO_PKGS)
 
 # every compile waits for this check (order-only: it never makes anything out of date)
-$(LIB_OBJ) $(TOOL_OBJ) $(EVAL_OBJ) $(BINS) $(UNIT_BIN): | have-deps
+$(LIB_OBJ) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ) $(BINS) $(UNIT_BIN): | have-deps
 have-deps:
 	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
@@ -84,6 +85,13 @@ $(EVAL_OBJ): cmd/%.o: cmd/%.c cmd/eval.h cmd/tool.h lib/rag.h VERSION
 bin/rag-eval: cmd/rag-eval.c $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a cmd/eval.h cmd/tool.h lib/rag.h
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
+
+# rag-gen's review mode (cmd/gen-review.c, sharing cmd/gen.h): linked into rag-gen alone
+$(GEN_OBJ): cmd/%.o: cmd/%.c cmd/gen.h cmd/tool.h lib/rag.h VERSION
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+bin/rag-gen: cmd/rag-gen.c $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a cmd/gen.h cmd/tool.h lib/rag.h
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
 tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
 	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)

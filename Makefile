@@ -22,6 +22,10 @@ LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemme
 # every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
 TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
+# the tool layer, linked into every tool; rag-eval's and rag-gen's other files, into theirs alone
+TOOL_OBJ = cmd/tool.o cmd/tool-run.o
+EVAL_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/eval-*.c))
+GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
 LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
@@ -82,7 +86,7 @@ deps-build:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(DEMO_PKGS)
 
 # every compile waits for this check (order-only: it never makes anything out of date)
-$(LIB_OBJ) cmd/tool.o $(BINS) $(UNIT_BIN): | have-deps
+$(LIB_OBJ) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ) $(BINS) $(UNIT_BIN): | have-deps
 have-deps:
 	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
@@ -95,13 +99,28 @@ lib/store.o lib/store_sqlite.o lib/store_pg.o: lib/store_be.h
 lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-# the tool layer (cmd/tool.c): linked into every tool, never into the library or its unit tests
-cmd/tool.o: cmd/tool.c cmd/tool.h lib/rag.h VERSION
+# the tool layer (cmd/tool.c: options, messages, set-up; cmd/tool-run.c: the run): linked into
+# every tool, never into the library or its unit tests
+cmd/tool.o cmd/tool-run.o: cmd/%.o: cmd/%.c cmd/tool.h lib/rag.h VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
+bin/%: cmd/%.c $(TOOL_OBJ) lib/librag.a cmd/tool.h lib/rag.h
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) lib/librag.a $(LDLIBS)
+
+# rag-eval's files by concern (cmd/eval-*.c, sharing cmd/eval.h): linked into rag-eval alone
+$(EVAL_OBJ): cmd/%.o: cmd/%.c cmd/eval.h cmd/tool.h lib/rag.h VERSION
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+bin/rag-eval: cmd/rag-eval.c $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a cmd/eval.h cmd/tool.h lib/rag.h
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
+
+# rag-gen's review mode (cmd/gen-review.c, sharing cmd/gen.h): linked into rag-gen alone
+$(GEN_OBJ): cmd/%.o: cmd/%.c cmd/gen.h cmd/tool.h lib/rag.h VERSION
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+bin/rag-gen: cmd/rag-gen.c $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a cmd/gen.h cmd/tool.h lib/rag.h
+	@mkdir -p bin
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
 tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
 	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)

@@ -86,6 +86,8 @@ typedef struct rag_cli {
 } rag_cli;
 
 void rag_msg(const char *prog, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "prog: text" on stderr in one write (rag_msg's, and the stream's messages in tool-run.c) */
+void rag_tool_say(const char *prog, const char *text);
 /* getopt_long over the tool's options, the judge options when judge_opts, and the shared ones.
  * Returns the option's val, or -1 after the last option. An unknown option, a missing or an
  * unwanted argument gets its message here and returns '?', which rag_cli_option turns into the

@@ -1,8 +1,8 @@
 #!/bin/sh
 # 92-layers.t - the library never prints and never exits: its objects reference none of the
 # functions and streams that do, except util.o's out-of-memory path (write(2) and abort).
-# The tool layer (cmd/tool.c, cmd/tool.h) is the one place that prints; no library file
-# includes it, and the library archive does not hold it.
+# The tool layer (cmd/tool.c, cmd/tool-run.c, cmd/tool.h) is the one place that prints; no
+# library file includes it, and the library archive does not hold it.
 . "$(dirname "$0")/lib.sh"
 
 command -v nm >/dev/null 2>&1 || bail_out "nm (binutils) is missing: run make deps"

@@ -1,0 +1,407 @@
+/* eval-run.c - running rag-eval's pipeline: sh -c in its own process group, the pipe its
+ * stages watch, signals passed on, the records read into records.jsonl, the progress line. */
+#include "eval.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+/* the whole output of a shell command (its first line when first_line), NULL when it failed */
+char *eval_capture(const char *cmd, int first_line)
+{
+	FILE *p = popen(cmd, "r");
+	rag_buf b = {0};
+	char buf[4096];
+	size_t n;
+	int st;
+	if (!p) return NULL;
+	while ((n = fread(buf, 1, sizeof buf, p)) > 0) rag_buf_add(&b, buf, n);
+	st = pclose(p);
+	rag_buf_add(&b, "", 1);
+	if (st != 0) {
+		rag_buf_free(&b);
+		return NULL;
+	}
+	if (first_line) b.p[strcspn(b.p, "\n")] = 0;
+	return b.p;
+}
+
+static int status_of(int st)
+{
+	if (WIFEXITED(st)) return WEXITSTATUS(st);
+	if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+	return RAG_EXIT_INTERNAL;
+}
+
+/* Every stage ends when rag-eval does, however it ends (kill -9, the OOM killer): nobody would
+ * read what a stage goes on to pay for. A pipe that only this process can write to, its write
+ * end close-on-exec (and closed in the feeder, which does not exec); its read end inherited by
+ * every process started from here, and named to them by RAG_EVAL_ALIVE: the kernel hangs it up
+ * when this process is gone, which ends every stage that watches it (rag_tool_signals), through
+ * sh and GNU parallel's shards, which a parent-death signal would not cross. RAG_EVAL_TESTSET
+ * names the test set for the stages' messages. Held until exit; -1 when no pipe could be made
+ * (the stages then run as before, unwatched). */
+static int life_pipe(eval *e)
+{
+	int p[2];
+	char fd[16];
+	if (pipe2(p, O_CLOEXEC) < 0 || fcntl(p[0], F_SETFD, 0) < 0) return -1;
+	snprintf(fd, sizeof fd, "%d", p[0]);
+	if (setenv("RAG_EVAL_ALIVE", fd, 1) < 0 ||
+	    setenv("RAG_EVAL_TESTSET", strcmp(e->testset, "-") ? e->testset : "<stdin>", 1) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	return p[1];
+}
+
+/* sh -c cmd with stdout a pipe read here (*out_fd) and, when input is set, stdin fed from it */
+static pid_t spawn(eval *e, const char *cmd, int *out_fd, pid_t *feeder)
+{
+	int po[2], pi[2] = {-1, -1};
+	pid_t pid;
+	*feeder = -1;
+	if (pipe(po) < 0 || (e->input && pipe(pi) < 0)) return -1;
+	if ((pid = fork()) < 0) return -1;
+	if (pid == 0) {
+		/* a process group of its own, so that a signal to rag-eval alone (kill PID, a CI
+		 * runner's SIGTERM) reaches every stage: collect_output passes it on */
+		setpgid(0, 0);
+		dup2(po[1], 1);
+		close(po[0]);
+		close(po[1]);
+		if (e->input) {
+			dup2(pi[0], 0);
+			close(pi[0]);
+			close(pi[1]);
+		}
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);   /* as the child does: whichever runs first */
+	e->pipeline = pid;
+	close(po[1]);
+	*out_fd = po[0];
+	if (e->input) {
+		close(pi[0]);
+		if ((*feeder = fork()) == 0) {
+			close(po[0]);
+			if (e->life_fd >= 0) close(e->life_fd);   /* only rag-eval keeps the stages alive */
+			signal(SIGPIPE, SIG_DFL);
+			rag_write_all(pi[1], e->input, e->input_len);
+			_exit(0);
+		}
+		close(pi[1]);
+	}
+	return pid;
+}
+
+struct progress {
+	int on;
+	double start, last;
+	size_t done, total, errors;
+};
+
+static void progress_show(struct progress *p, int final)
+{
+	double now = rag_now(), el = now - p->start, rate;
+	char eta[32] = "";
+	char line[200];
+	if (!p->on || (!final && now - p->last < 0.2)) return;
+	p->last = now;
+	rate = el > 0 ? (double)p->done / el : 0;
+	if (rate > 0 && p->total > p->done) {
+		long s = (long)((double)(p->total - p->done) / rate + 0.5);
+		snprintf(eta, sizeof eta, ", ETA %ld:%02ld", s / 60, s % 60);
+	}
+	snprintf(line, sizeof line, "\rrag-eval: %zu/%zu records, %.1f/s, %zu error%s%s\033[K", p->done, p->total,
+	         rate, p->errors, p->errors == 1 ? "" : "s", eta);
+	if (rag_write_all(2, line, strlen(line)) < 0) p->on = 0;
+	if (final) {
+		rag_write_all(2, "\r\033[K", 4);
+	}
+}
+
+/* Read the pipeline's records into records.jsonl, one write a record. */
+static int collect_output(eval *e, int in, int fd, size_t *nout)
+{
+	rag_buf b = {0};
+	char buf[65536];
+	size_t start = 0;
+	struct progress p = { isatty(2) && !e->cli.quiet, rag_now(), 0, 0, e->total, 0 };
+	int rc = 0, passed_on = 0;
+	for (;;) {
+		ssize_t n;
+		char *nl;
+		/* Ctrl-C or SIGTERM (which interrupts the read): to every stage, which each write
+		 * what they hold and stop; their records still come through here */
+		if (rag_tool_interrupted && !passed_on && e->pipeline > 0) {
+			kill(-e->pipeline, (int)rag_tool_interrupted);
+			passed_on = 1;
+		}
+		n = read(in, buf, sizeof buf);
+		if (n < 0) {
+			if (errno == EINTR) continue;
+			rag_msg(e->cli.prog, "error", "cannot read the pipeline's output: %s", strerror(errno));
+			rc = RAG_EXIT_INTERNAL;
+			break;
+		}
+		if (n == 0) break;
+		rag_buf_add(&b, buf, (size_t)n);
+		while ((nl = memchr(b.p + start, '\n', b.len - start))) {
+			size_t len = (size_t)(nl - b.p) - start + 1;
+			if (!rc && rag_write_all(fd, b.p + start, len) < 0) {
+				rag_msg(e->cli.prog, "error", "cannot write records.jsonl: %s", strerror(errno));
+				rc = RAG_EXIT_INTERNAL;
+			}
+			if (memmem(b.p + start, len, "\"errors\":[{", 11)) p.errors++;
+			start += len;
+			p.done++;
+			progress_show(&p, 0);
+		}
+		if (start > 65536) {
+			memmove(b.p, b.p + start, b.len - start);
+			b.len -= start;
+			start = 0;
+		}
+	}
+	if (b.len > start && !rc) {
+		/* a last line without its newline: a stage was cut short */
+		rag_msg(e->cli.prog, "warning", "the pipeline's last line was cut short; left out");
+	}
+	progress_show(&p, 1);
+	rag_buf_free(&b);
+	*nout = p.done;
+	return rc;
+}
+
+int eval_run_sh(const char *cmd)
+{
+	int st;
+	pid_t pid = fork();
+	if (pid < 0) return RAG_EXIT_INTERNAL;
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) return RAG_EXIT_INTERNAL;
+	return status_of(st);
+}
+
+/* One request budget for the whole pipeline (rag(7) CONCURRENCY): a file whose byte-range
+ * locks are the slots, named to every stage by RAG_INFLIGHT. One set by the caller (shards of one
+ * run on one machine) is kept; else a new one in $TMPDIR, removed when the run ends (*made). */
+static char *shared_budget(eval *e, int *made)
+{
+	const char *dir = getenv("TMPDIR"), *have = getenv("RAG_INFLIGHT");
+	char *path;
+	int fd;
+	*made = 0;
+	if (have && *have) return NULL;
+	path = rag_xasprintf("%s/rag-eval-inflight-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		rag_msg(e->cli.prog, "warning", "cannot create the shared request budget in %s (%s): each stage "
+		        "keeps its own -j", dir && *dir ? dir : "/tmp", strerror(errno));
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	if (setenv("RAG_INFLIGHT", path, 1) < 0) {
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	*made = 1;
+	return path;
+}
+
+/* The run directory made and owned, run.json's head written (a resumed run keeps its start),
+ * records.jsonl open to append: *head and *fd. 0, or an exit status after a message. */
+static int open_run(eval *e, const char *cmd, const char *recs, const char *runjson, jv *head, int *fd)
+{
+	char *started = NULL;
+	int rc;
+	if (eval_mkdirs(e->rundir) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot create \"%s\": %s", e->rundir, strerror(errno));
+		return RAG_EXIT_USAGE;
+	}
+	/* a fresh run: owned now, and still empty (a run that ended between prepare's look and the
+	 * lock holds its records) */
+	if (e->lock_fd < 0 && ((rc = eval_own_rundir(e)) || (rc = eval_holds_run(e)))) return rc;
+	if (e->done_before) {
+		jv old = eval_read_json_file(runjson);
+		jv s = jv_get_kind(old) == JV_KIND_OBJECT ? jv_object_get(jv_copy(old), jv_string("started")) : jv_invalid();
+		if (jv_get_kind(s) == JV_KIND_STRING) started = rag_xstrdup(jv_string_value(s));
+		jv_free(s);
+		jv_free(old);
+	}
+	if (!started) started = eval_iso_time(time(NULL));
+	*head = eval_run_head(e, cmd, started);
+	free(started);
+	if (eval_write_json_file(e, runjson, jv_copy(*head)) < 0) return RAG_EXIT_INTERNAL;
+	*fd = open(recs, O_WRONLY | O_CREAT | O_APPEND, 0666);
+	if (*fd < 0) {
+		rag_msg(e->cli.prog, "error", "cannot open \"%s\": %s", recs, strerror(errno));
+		return RAG_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The pipeline run, its records appended to fd: *nout of them, *gate_rc the pipeline's (its
+ * gate's) status. 0 or collect_output's status; -1 when it could not start (said). */
+static int pipe_records(eval *e, const char *cmd, int fd, size_t *nout, int *gate_rc)
+{
+	int made_budget = 0, out_fd = -1, st, rc;
+	char *budget = shared_budget(e, &made_budget);
+	pid_t pid, feeder;
+	e->life_fd = life_pipe(e);
+	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot start the pipeline: %s", strerror(errno));
+		if (made_budget) unlink(budget);
+		free(budget);
+		return -1;
+	}
+	rc = collect_output(e, out_fd, fd, nout);
+	close(out_fd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (made_budget) unlink(budget);
+	free(budget);
+	if (feeder > 0) while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
+		;
+	*gate_rc = status_of(st);
+	return rc;
+}
+
+/* What the pipeline's end says of the run (rc: reading its records), then the outputs after
+ * it: the run's status so far. */
+static int outcome(eval *e, int rc, int gate_rc, size_t nout)
+{
+	if (!rc && rag_tool_interrupted) {
+		/* Ctrl-C, SIGTERM, passed on to every stage: one line for the run (a stage in it says
+		 * nothing of the records it cancelled) */
+		rag_msg(e->cli.prog, "interrupted", "%zu of %zu records scored; finish the run with --resume %s",
+		        e->done_before + nout, e->done_before + e->total, e->rundir);
+		rc = 128 + (int)rag_tool_interrupted;
+	} else if (!rc && nout != e->total) {
+		/* POSIX sh has no pipefail: a stage that stopped shows as records missing */
+		rag_msg(e->cli.prog, "error", "%zu of %zu records came through the pipeline: a stage failed "
+		        "(see its message above); finish the run with --resume %s", nout, e->total, e->rundir);
+		rc = gate_rc > RAG_EXIT_FAIL ? gate_rc : RAG_EXIT_INTERNAL;
+	}
+	if (!rc && gate_rc > RAG_EXIT_FAIL) {
+		rag_msg(e->cli.prog, "error", "rag-gate failed (exit status %d)", gate_rc);
+		rc = gate_rc;
+	}
+	if (!rc) rc = eval_finish_outputs(e, gate_rc);
+	return rc;
+}
+
+/* run.json's tail (head consumed, returned): the end, the models, the counts over recs, the
+ * exit status and the gate's word; e->unscored_rc set from the counts. */
+static jv run_tail(eval *e, jv head, const char *recs, int rc)
+{
+	jv models, totals = eval_run_totals(recs, &e->cli.cfg, &models);
+	char *ended;
+	if (e->plan.stage_on[RAG_EVAL_EMBSIM]) {
+		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
+		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));
+		if (jv_array_length(em) == 0) {
+			const rag_config *c = &e->cli.cfg;
+			const char *prov = c->embeddings.provider ? c->embeddings.provider : c->llm.provider;
+			int online = prov ? !strcmp(prov, "openai") : (c->embeddings.base_url || c->llm.base_url);
+			models = jv_object_set(models, jv_string("embeddings"),
+			                       JV_ARRAY(online ? jv_string_fmt("openai:%s", c->embeddings.model)
+			                                       : jv_string("offline")));
+		}
+	}
+	/* a run some of whose records were not scored measured less than it was asked to: never a
+	 * green run, gate or no gate, and apart from a gate that failed (1) */
+	if (rag_json_num(totals, "records_not_scored") > 0)
+		e->unscored_rc = rag_json_num(totals, "records_remote_failed") > 0 ? RAG_EXIT_REMOTE : RAG_EXIT_DATA;
+	ended = eval_iso_time(time(NULL));
+	head = jv_object_set(head, jv_string("ended"), jv_string(ended));
+	head = jv_object_set(head, jv_string("models"), models);
+	head = jv_object_set(head, jv_string("counts"), totals);
+	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
+	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc <= RAG_EXIT_FAIL && e->unscored_rc ? e->unscored_rc : rc));
+	head = jv_object_set(head, jv_string("gate"),
+	                     e->plan.summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
+	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
+	free(ended);
+	return head;
+}
+
+/* The last messages: the gate's text and what the run directory holds; records not scored. */
+static void say_run(eval *e, jv head, int rc)
+{
+	jv c = jv_object_get(jv_copy(head), jv_string("counts"));
+	if (!e->cli.quiet && !rag_tool_interrupted) {
+		char *g = eval_path_in(e, "gate.txt"), *w = eval_written(e);
+		eval_print_file(g);
+		free(g);
+		if (e->plan.summary_only)
+			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
+			        "a summary, no decision");
+		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s (%s)",
+		        e->run_id, rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
+		        rag_json_num(c, "not_applicable"), e->rundir, w);
+		free(w);
+	}
+	if (e->unscored_rc && rc <= RAG_EXIT_FAIL)
+		rag_msg(e->cli.prog, "error", "%.0f of %.0f records could not be scored (%.0f for a failed judge or service, "
+		        "the rest for their input; their errors are in records.jsonl): exit status %d, whatever the gate "
+		        "says (rag-eval(1) EXIT STATUS)", rag_json_num(c, "records_not_scored"), rag_json_num(c, "records"),
+		        rag_json_num(c, "records_remote_failed"), e->unscored_rc);
+	jv_free(c);
+}
+
+int eval_run(eval *e, const char *cmd)
+{
+	char *recs = eval_path_in(e, "records.jsonl"), *runjson = eval_path_in(e, "run.json");
+	jv head = jv_invalid();
+	int fd = -1, rc, gate_rc = 0;
+	size_t nout = 0;
+
+	if ((rc = open_run(e, cmd, recs, runjson, &head, &fd))) goto out;
+	if ((rc = pipe_records(e, cmd, fd, &nout, &gate_rc)) < 0) {
+		rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", recs, strerror(errno));
+		if (!rc) rc = RAG_EXIT_INTERNAL;
+	}
+	fd = -1;
+	if (!rc) e->wrote |= 1u << OUT_RECORDS;
+	if (gate_rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_JUNIT;   /* the pipeline's gate: gate.txt too */
+	rc = outcome(e, rc, gate_rc, nout);
+	head = run_tail(e, head, recs, rc);
+	if (eval_write_json_file(e, runjson, jv_copy(head)) < 0) {
+		if (rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
+	} else {
+		e->wrote |= 1u << OUT_RUNJSON;
+	}
+	say_run(e, head, rc);
+out:
+	if (fd >= 0) close(fd);
+	jv_free(head);
+	free(recs);
+	free(runjson);
+	return rc;
+}

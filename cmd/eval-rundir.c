@@ -1,0 +1,587 @@
+/* eval-rundir.c - rag-eval's run directory: its lock, run.json, the outputs after the
+ * pipeline (gate JSON and Markdown, report), --baseline last, and the run into the store. */
+#include "eval.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+char *eval_path_in(const eval *e, const char *leaf)
+{
+	return rag_xasprintf("%s/%s", e->rundir, leaf);
+}
+
+static const char *const out_names[OUT_N] = {"records.jsonl", "report.html", "junit.xml", "summary.md", "run.json"};
+
+char *eval_iso_time(time_t t)
+{
+	char buf[64];
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return rag_xstrdup(buf);
+}
+
+int eval_is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int eval_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int eval_mkdirs(const char *path)
+{
+	char *p = rag_xstrdup(path), *s;
+	int rc = 0;
+	for (s = p + 1; *s; s++) {
+		if (*s != '/') continue;
+		*s = 0;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = -1;
+		*s = '/';
+	}
+	if (mkdir(p, 0777) < 0 && errno != EEXIST) rc = -1;
+	free(p);
+	return rc;
+}
+
+/* A run directory is one process's while it runs: an flock(2) on the directory itself, taken
+ * before anything is written in it and held until rag-eval exits (close-on-exec: the lock is
+ * rag-eval's, not its stages'). Two runs into one directory would append their records to one
+ * records.jsonl, every case twice under two run ids. 0, or RAG_EXIT_USAGE after a message. */
+int eval_own_rundir(eval *e)
+{
+	int fd = open(e->rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (fd >= 0 && errno == EWOULDBLOCK)
+			rag_msg(e->cli.prog, "error", "\"%s\" is in use by another rag-eval, which is running a run in it: "
+			        "wait for it to end (then --resume %s if it did not finish), or -o another directory",
+			        e->rundir, e->rundir);
+		else
+			rag_msg(e->cli.prog, "error", "cannot lock \"%s\": %s", e->rundir, strerror(errno));
+		if (fd >= 0) close(fd);
+		return RAG_EXIT_USAGE;
+	}
+	e->lock_fd = fd;
+	return 0;
+}
+
+/* A fresh run's directory must not hold one already (its records would be appended to). */
+int eval_holds_run(eval *e)
+{
+	char *recs = eval_path_in(e, "records.jsonl");
+	struct stat st;
+	int holds = stat(recs, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	free(recs);
+	if (holds)
+		rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
+		        "another directory", e->rundir, e->rundir);
+	return holds ? RAG_EXIT_USAGE : 0;
+}
+
+jv eval_read_json_file(const char *path)
+{
+	char err[RAG_ERRLEN];
+	size_t len;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	jv v;
+	if (!text) return jv_invalid();
+	v = jv_parse_sized(text, (int)len);
+	free(text);
+	return v;
+}
+
+int eval_write_json_file(const eval *e, const char *path, jv v)
+{
+	char *tmp = rag_xasprintf("%s.tmp", path);
+	jv d = jv_dump_string(v, JV_PRINT_PRETTY | JV_PRINT_SPACE1);
+	FILE *f = fopen(tmp, "w");
+	int ok = f && fputs(jv_string_value(d), f) >= 0 && fputc('\n', f) != EOF;
+	if (f && fclose(f) != 0) ok = 0;
+	if (ok && rename(tmp, path) < 0) ok = 0;
+	if (!ok) {
+		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	jv_free(d);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+const char *eval_runs_dir(const eval *e)
+{
+	return e->cli.cfg.eval.runs_dir ? e->cli.cfg.eval.runs_dir : "runs";
+}
+
+/* --baseline last: the run of the runs directory that started last, other than this one */
+char *eval_last_run(eval *e)
+{
+	const char *dir = eval_runs_dir(e);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *best = NULL, *best_start = NULL;
+	if (!d) return NULL;
+	while ((de = readdir(d))) {
+		char *p, *rj, *recs;
+		jv run, started;
+		if (de->d_name[0] == '.') continue;
+		p = rag_xasprintf("%s/%s", dir, de->d_name);
+		rj = rag_xasprintf("%s/run.json", p);
+		recs = rag_xasprintf("%s/records.jsonl", p);
+		run = eval_is_file(recs) ? eval_read_json_file(rj) : jv_invalid();
+		started = jv_get_kind(run) == JV_KIND_OBJECT ? jv_object_get(jv_copy(run), jv_string("started")) : jv_null();
+		if (jv_get_kind(started) == JV_KIND_STRING && strcmp(p, e->rundir)) {
+			/* the same second: the id decides */
+			const char *s = jv_string_value(started);
+			int later = !best_start || strcmp(s, best_start) > 0 ||
+			            (!strcmp(s, best_start) && strcmp(p, best) > 0);
+			if (later) {
+				free(best);
+				free(best_start);
+				best = p;
+				best_start = rag_xstrdup(s);
+				p = NULL;
+			}
+		}
+		jv_free(started);
+		jv_free(run);
+		free(p);
+		free(rj);
+		free(recs);
+	}
+	closedir(d);
+	free(best_start);
+	return best;
+}
+
+static jv git_info(void)
+{
+	char *commit = eval_capture("git rev-parse HEAD 2>/dev/null", 1), *status;
+	jv g;
+	if (!commit || !*commit) {
+		free(commit);
+		return JV_OBJECT(jv_string("commit"), jv_null(), jv_string("dirty"), jv_null());
+	}
+	status = eval_capture("git status --porcelain --untracked-files=no 2>/dev/null", 0);
+	g = JV_OBJECT(jv_string("commit"), jv_string(commit),
+	              jv_string("dirty"), status ? jv_bool(*status != 0) : jv_null());
+	free(commit);
+	free(status);
+	return g;
+}
+
+static jv tool_versions(eval *e)
+{
+	jv v = jv_object();
+	const char *tools[RAG_EVAL_NSTAGES + 3];
+	size_t n = 0, i, j;
+	int s;
+	tools[n++] = "rag-eval";
+	for (s = 0; s < RAG_EVAL_NSTAGES; s++)
+		if (e->plan.stage_on[s]) tools[n++] = rag_evalplan_stages[s].tool;
+	tools[n++] = "rag-gate";
+	tools[n++] = "rag-report";
+	for (i = 0; i < n; i++) {
+		rag_buf cmd = {0};
+		char *out, *sp;
+		for (j = 0; j < i; j++)
+			if (!strcmp(tools[j], tools[i])) break;
+		if (j < i) continue;
+		if (i == 0) rag_evalplan_shq(&cmd, e->self);
+		else rag_evalplan_tool(&e->plan, &cmd, tools[i]);
+		rag_buf_adds(&cmd, " --version 2>/dev/null");
+		out = eval_capture(cmd.p, 1);
+		/* "rag-verify (ragpipe) VERSION": the version is the last word */
+		sp = out ? strrchr(out, ' ') : NULL;
+		v = jv_object_set(v, jv_string(tools[i]), sp ? jv_string(sp + 1) : jv_null());
+		free(out);
+		rag_buf_free(&cmd);
+	}
+	return v;
+}
+
+static jv names_array(const rag_strv *l)
+{
+	jv a = jv_array();
+	size_t i;
+	for (i = 0; i < l->n; i++) a = jv_array_append(a, jv_string(l->v[i]));
+	return a;
+}
+
+jv eval_run_head(eval *e, const char *cmd, const char *started)
+{
+	jv r = jv_object();
+	r = jv_object_set(r, jv_string("run_id"), jv_string(e->run_id));
+	r = jv_object_set(r, jv_string("started"), jv_string(started));
+	r = jv_object_set(r, jv_string("ended"), jv_null());
+	r = jv_object_set(r, jv_string("testset"), e->testset_abs ? jv_string(e->testset_abs) : jv_null());
+	r = jv_object_set(r, jv_string("format"), jv_string(rag_testset_format_name(e->format)));
+	r = jv_object_set(r, jv_string("metrics"), names_array(&e->plan.metrics));
+	if (e->fields.n) r = jv_object_set(r, jv_string("fields"), names_array(&e->fields));   /* --field, for --resume */
+	r = jv_object_set(r, jv_string("collect"), jv_bool(e->collect));
+	r = jv_object_set(r, jv_string("baseline"), e->baseline ? jv_string(e->baseline) : jv_null());
+	r = jv_object_set(r, jv_string("pipeline"), jv_string(cmd));
+	r = jv_object_set(r, jv_string("git"), git_info());
+	r = jv_object_set(r, jv_string("config"), rag_config_json(&e->cli.cfg));
+	r = jv_object_set(r, jv_string("tools"), tool_versions(e));
+	return r;
+}
+
+/* a set of strings as a sorted array */
+static jv sorted_keys(jv set)
+{
+	return jv_keys(set);
+}
+
+/* Whether a record (borrowed) was scored as asked: 0 yes; 1 not (an errors entry, or a null
+ * score that is not "not applicable"); 2 not, because a judge or the service under test failed
+ * for it: its first errors entry, the cause (a later stage's says what it could not do without
+ * the earlier one's result), has no "at" (input errors carry the line they were found at).
+ * *errs: its errors. */
+static int record_scored(jv rec, jv *errs)
+{
+	jv scores = jv_object_get(jv_copy(rec), jv_string("scores"));
+	jv na = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
+	int r = 0;
+	*errs = jv_object_get(jv_copy(rec), jv_string("errors"));
+	if (jv_get_kind(*errs) == JV_KIND_ARRAY) {
+		jv first = jv_array_get(jv_copy(*errs), 0);
+		if (jv_is_valid(first))
+			r = jv_get_kind(first) == JV_KIND_OBJECT && !jv_object_has(jv_copy(first), jv_string("at")) ? 2 : 1;
+		jv_free(first);
+	}
+	if (!r && jv_get_kind(scores) == JV_KIND_OBJECT) {
+		jv_object_foreach(scores, k, v) {
+			if (jv_get_kind(v) != JV_KIND_NUMBER &&
+			    !(jv_get_kind(na) == JV_KIND_OBJECT && jv_object_has(jv_copy(na), jv_copy(k))))
+				r = 1;
+			jv_free(k);
+			jv_free(v);
+		}
+	}
+	jv_free(scores);
+	jv_free(na);
+	return r;
+}
+
+/* Counts, tokens and models over the records of the run directory. */
+jv eval_run_totals(const char *path, const rag_config *cfg, jv *models_out)
+{
+	jv cost = jv_object();
+	char err[RAG_ERRLEN];
+	size_t len, i = 0;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	long records = 0, with_errors = 0, errors = 0, na = 0, calls = 0, hits = 0, pt = 0, ct = 0;
+	long not_scored = 0, remote = 0;
+	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object(), o;
+	while (text && i < len) {
+		char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		jv rec = jv_parse_sized(text + i, (int)(end - i)), x;
+		i = end + 1;
+		if (jv_get_kind(rec) != JV_KIND_OBJECT) {
+			jv_free(rec);
+			continue;
+		}
+		records++;
+		switch (record_scored(rec, &x)) {
+		case 2: remote++; /* fall through */
+		case 1: not_scored++;
+		}
+		if (jv_get_kind(x) == JV_KIND_ARRAY && jv_array_length(jv_copy(x)) > 0) {
+			with_errors++;
+			errors += jv_array_length(jv_copy(x));
+		}
+		jv_free(x);
+		x = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
+		if (jv_get_kind(x) == JV_KIND_OBJECT) na += jv_object_length(jv_copy(x));
+		jv_free(x);
+		/* usage.<tool>.<stage>: {calls, cache_hits, prompt_tokens, completion_tokens, judge} */
+		x = jv_object_get(jv_copy(rec), jv_string("usage"));
+		cost = rag_cost_add(cost, x);
+		if (jv_get_kind(x) == JV_KIND_OBJECT) {
+			jv_object_foreach(x, tool, per) {
+				if (jv_get_kind(per) == JV_KIND_OBJECT) {
+					jv_object_foreach(per, stage, u) {
+						jv judge;
+						if (jv_get_kind(u) == JV_KIND_OBJECT) {
+							double v;
+							if (!isnan(v = rag_json_num(u, "calls"))) calls += (long)v;
+							if (!isnan(v = rag_json_num(u, "cache_hits"))) hits += (long)v;
+							if (!isnan(v = rag_json_num(u, "prompt_tokens"))) pt += (long)v;
+							if (!isnan(v = rag_json_num(u, "completion_tokens"))) ct += (long)v;
+							judge = jv_object_get(jv_copy(u), jv_string("judge"));
+							if (jv_get_kind(judge) != JV_KIND_STRING) judge = (jv_free(judge), jv_object_get(jv_copy(u), jv_string("model")));
+							if (jv_get_kind(judge) == JV_KIND_STRING) {
+								const char *t = jv_string_value(tool);
+								if (!strcmp(t, "rag-embsim")) embedders = jv_object_set(embedders, judge, jv_true());
+								else if (!strcmp(t, "rag-collect")) collectors = jv_object_set(collectors, judge, jv_true());
+								else judges = jv_object_set(judges, judge, jv_true());
+							} else {
+								jv_free(judge);
+							}
+						}
+						jv_free(stage);
+						jv_free(u);
+					}
+				}
+				jv_free(tool);
+				jv_free(per);
+			}
+		}
+		jv_free(x);
+		jv_free(rec);
+	}
+	free(text);
+	jv_free(collectors);
+	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(judges), jv_string("embeddings"), sorted_keys(embedders));
+	o = JV_OBJECT(jv_string("records"), jv_number((double)records),
+	              jv_string("records_with_errors"), jv_number((double)with_errors),
+	              jv_string("errors"), jv_number((double)errors),
+	              jv_string("not_applicable"), jv_number((double)na),
+	              jv_string("calls"), jv_number((double)calls),
+	              jv_string("cache_hits"), jv_number((double)hits),
+	              jv_string("prompt_tokens"), jv_number((double)pt),
+	              jv_string("completion_tokens"), jv_number((double)ct),
+	              jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
+	o = jv_object_set(o, jv_string("records_not_scored"), jv_number((double)not_scored));
+	return jv_object_set(o, jv_string("records_remote_failed"), jv_number((double)remote));
+}
+
+/* The store the run goes into: --store, else store.url; NULL: none. */
+const char *eval_store_url(const eval *e)
+{
+	return e->store_opt ? e->store_opt : e->cli.cfg.store.url;
+}
+
+/* RUNDIR/report.html by rag-report; with_history: beside the run, its test set's stored runs
+ * (RUNDIR/history.jsonl, written by store_run). 0, or after a message rag-report's status. */
+int eval_render_report(eval *e, int with_history)
+{
+	char *recs = eval_path_in(e, "records.jsonl"), *f;
+	rag_buf b = {0};
+	int rc;
+
+	rag_evalplan_tool(&e->plan, &b, "rag-report");
+	rag_evalplan_common(&e->plan, &b);
+	rag_evalplan_gate_thresholds(&e->plan, &b);
+	if (e->baseline) {
+		rag_buf_adds(&b, " -b ");
+		rag_evalplan_shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
+		free(f);
+	}
+	if (with_history) {
+		rag_buf_adds(&b, " --history ");
+		rag_evalplan_shq(&b, (f = eval_path_in(e, "history.jsonl")));
+		free(f);
+	}
+	rag_buf_adds(&b, " --title ");
+	rag_evalplan_shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
+	free(f);
+	rag_buf_adds(&b, " -o ");
+	rag_evalplan_shq(&b, (f = eval_path_in(e, "report.html")));
+	free(f);
+	rag_buf_adds(&b, " ");
+	rag_evalplan_shq(&b, recs);
+	rag_buf_add(&b, "", 1);
+	rc = eval_run_sh(b.p);
+	if (rc != 0) rag_msg(e->cli.prog, "error", "rag-report failed (exit status %d)", rc);
+	rag_buf_free(&b);
+	free(recs);
+	return rc;
+}
+
+/* After the pipeline: the gate's JSON and Markdown, (resumed: its text and JUnit over the whole
+ * run), and the HTML report. Returns the gate's status, or an error's. */
+int eval_finish_outputs(eval *e, int gate_rc)
+{
+	char *recs = eval_path_in(e, "records.jsonl"), *f;
+	rag_buf b = {0};
+	int rc, final = gate_rc;
+	const char *what[] = { "--json", "gate.json", "--markdown", "summary.md" };
+	size_t i;
+
+	if (e->done_before) {
+		/* the pipeline's gate saw this part of the run only: the whole run's decision */
+		rag_evalplan_tool(&e->plan, &b, "rag-gate");
+		rag_evalplan_gate_opts(&e->plan, &b);
+		rag_buf_adds(&b, " -o ");
+		rag_evalplan_shq(&b, (f = eval_path_in(e, "gate.txt")));
+		free(f);
+		rag_buf_adds(&b, " --junit ");
+		rag_evalplan_shq(&b, (f = eval_path_in(e, "junit.xml")));
+		free(f);
+		rag_buf_adds(&b, " ");
+		rag_evalplan_shq(&b, recs);
+		final = eval_run_sh(b.p);
+		if (final > RAG_EXIT_FAIL) e->wrote &= ~(1u << OUT_JUNIT);
+		b.len = 0;
+	}
+	for (i = 0; i < 4; i += 2) {
+		rag_evalplan_tool(&e->plan, &b, "rag-gate");
+		rag_evalplan_gate_opts(&e->plan, &b);
+		rag_buf_addf(&b, " %s -o ", what[i]);
+		rag_evalplan_shq(&b, (f = eval_path_in(e, what[i + 1])));
+		free(f);
+		rag_buf_adds(&b, " ");
+		rag_evalplan_shq(&b, recs);
+		rag_buf_add(&b, "", 1);
+		rc = eval_run_sh(b.p);
+		if (i == 2 && rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_SUMMARY;
+		if (rc > RAG_EXIT_FAIL && final <= RAG_EXIT_FAIL) {
+			rag_msg(e->cli.prog, "error", "rag-gate %s failed (exit status %d)", what[i], rc);
+			final = rc;
+		}
+		b.len = 0;
+	}
+	/* with a store, the report is rendered once the run is stored, with its history (main) */
+	if (!eval_store_url(e)) {
+		rc = eval_render_report(e, 0);
+		if (rc == 0) e->wrote |= 1u << OUT_REPORT;
+		if (rc != 0 && final <= RAG_EXIT_FAIL) final = rc;
+	} else if (final <= RAG_EXIT_FAIL) {
+		e->wrote |= 1u << OUT_REPORT;   /* once stored (main): its failure is said then */
+	}
+	rag_buf_free(&b);
+	free(recs);
+	return final;
+}
+
+void eval_print_file(const char *path)
+{
+	char err[RAG_ERRLEN];
+	size_t len;
+	char *text = rag_read_file(path, &len, err, sizeof err);
+	if (text) rag_write_all(2, text, len);
+	free(text);
+}
+
+/* What the run directory holds, for the last message: after a write error (a full disk) what
+ * was written, not what a run that went well writes. */
+char *eval_written(const eval *e)
+{
+	rag_buf w = {0}, not = {0};
+	int k;
+	for (k = 0; k < OUT_N; k++) {
+		rag_buf *l = e->wrote & (1u << k) ? &w : &not;
+		if (l == &not && k == OUT_RECORDS) continue;   /* it holds what came before the error */
+		rag_buf_addf(l, "%s%s", l->len ? ", " : "", out_names[k]);
+	}
+	if (!not.len && (e->wrote & (1u << OUT_RECORDS))) return w.p;   /* all of them */
+	if (w.len) rag_buf_adds(&w, " written; ");
+	if (!(e->wrote & (1u << OUT_RECORDS))) rag_buf_addf(&w, "records.jsonl cut short%s", not.len ? "; " : "");
+	if (not.len) rag_buf_addf(&w, "%s not written", not.p);
+	rag_buf_free(&not);
+	return w.p;
+}
+
+/* The finished run into the store at url (rag-store add), its test set as a version of it, and
+ * RUNDIR/history.jsonl: the stored runs of that test set, oldest first (rag-store(1) HISTORY).
+ * 0, or after a message RAG_EXIT_STORE (the run directory stays as it is). */
+int eval_store_run(eval *e, const char *url)
+{
+	char err[RAG_ERRLEN], *rj = eval_path_in(e, "run.json"), *recs = eval_path_in(e, "records.jsonl");
+	char *hist = eval_path_in(e, "history.jsonl"), *records = NULL, *set = NULL, *id = NULL;
+	size_t len = 0, set_len = 0, k;
+	jv run = eval_read_json_file(rj), summary = jv_invalid(), runs = jv_invalid();
+	rag_store *s = NULL;
+	rag_store_run in;
+	rag_store_filter f;
+	rag_cli_gate g;
+	rag_gate_opts go;
+	rag_buf b = {0};
+	int rc = RAG_EXIT_STORE, fd;
+
+	rag_cli_gate_init(&g);
+	/* the store's gate is the run's: the thresholds rag-eval gave rag-gate too */
+	if (e->plan.refusal_gate) rag_gate_threshold_parse("refusal=1", &g.record, &g.nrecord, err, sizeof err);
+	for (k = 0; k < e->plan.metrics.n; k++) rag_strv_push(&g.metrics, rag_xstrdup(rag_evalplan_score_name(e->plan.metrics.v[k])));
+	rag_cli_gate_opts(&e->cli, &g, &go);
+	memset(&in, 0, sizeof in);
+	memset(&f, 0, sizeof f);
+	if (!(records = rag_read_file(recs, &len, err, sizeof err)) || jv_get_kind(run) != JV_KIND_OBJECT) {
+		if (!records) rag_msg(e->cli.prog, "error", "cannot store the run: %s", err);
+		else rag_msg(e->cli.prog, "error", "cannot store the run: \"%s\" is not a JSON object", rj);
+		goto out;
+	}
+	/* the test set as read from its file (one read on stdin has no name to store it by) */
+	if (!e->input && e->testset_abs) set = rag_read_file(e->testset_abs, &set_len, err, sizeof err);
+	if (!(s = rag_store_open(url, err, sizeof err))) goto fail;
+	in.run = run;
+	in.records = records;
+	in.len = len;
+	in.testset_text = set;
+	in.testset_len = set_len;
+	in.testset_file = e->testset_abs;
+	in.gate = &go;
+	if (rag_store_show(s, e->run_id, &summary, err, sizeof err) == 0) {
+		/* --resume of a run that had finished and was stored: the same run */
+		if (!e->cli.quiet) rag_msg(e->cli.prog, "info", "run %s is in %s already", e->run_id, rag_store_url(s));
+		id = rag_xstrdup(e->run_id);
+	} else if (rag_store_add(s, &in, &id, err, sizeof err) < 0 || rag_store_show(s, id, &summary, err, sizeof err) != 0) {
+		goto fail;
+	} else if (!e->cli.quiet) {
+		rag_msg(e->cli.prog, "info", "run %s stored in %s", id, rag_store_url(s));
+	}
+	{
+		jv ts = jv_object_get(jv_copy(summary), jv_string("testset"));
+		f.testset = jv_get_kind(ts) == JV_KIND_STRING ? rag_xstrdup(jv_string_value(ts)) : NULL;
+		jv_free(ts);
+	}
+	rc = rag_store_list(s, &f, &runs, err, sizeof err);
+	free((char *)f.testset);
+	if (rc < 0) {
+		rc = RAG_EXIT_STORE;
+		goto fail;
+	}
+	rc = RAG_EXIT_STORE;
+	jv_array_foreach(runs, i, r) {
+		jv d = jv_dump_string(rag_store_history(r), 0);
+		rag_buf_adds(&b, jv_string_value(d));
+		rag_buf_add(&b, "\n", 1);
+		jv_free(d);
+		(void)i;
+	}
+	fd = open(hist, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || rag_write_all(fd, b.p ? b.p : "", b.len) < 0 || close(fd) < 0) {
+		rag_msg(e->cli.prog, "error", "cannot write \"%s\": %s", hist, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+fail:
+	{
+		char *shown = rag_store_url_masked(url);
+		rag_msg(e->cli.prog, "error", "cannot store the run in %s: %s; the run directory %s is kept",
+		        shown, err, e->rundir);
+		free(shown);
+	}
+out:
+	rag_store_close(s);
+	rag_cli_gate_free(&g);
+	rag_buf_free(&b);
+	jv_free(run);
+	jv_free(summary);
+	jv_free(runs);
+	free(records);
+	free(set);
+	free(id);
+	free(rj);
+	free(recs);
+	free(hist);
+	return rc;
+}

@@ -1,0 +1,78 @@
+/* eval.h - what rag-eval's files (cmd/rag-eval.c, cmd/eval-*.c) share: the state of one run
+ * and each file's functions. The plan (metrics -> stages -> pipeline) is lib/evalplan.c's.
+ * Not a header of the tool layer: rag-eval's alone. */
+#ifndef RAG_EVAL_H
+#define RAG_EVAL_H
+
+#include "tool.h"
+
+typedef struct eval {
+	rag_cli cli;
+	const char *testset;      /* as given; "-" is stdin */
+	const char *metrics_opt;  /* -m */
+	const char *outdir, *run_id_opt, *resume, *baseline_opt, *bin_opt, *skip_done;
+	int format, dry_run, emit;
+	long jobs;                /* -j */
+	long shards;              /* --jobs, 0: one process */
+	const char *sshlogin;
+	const char *store_opt;    /* --store URL */
+	rag_strv fields;          /* --field NAME=PROGRAM, as given */
+	long sample;              /* --estimate --sample N */
+	jv done;                  /* --resume: the ids records.jsonl holds */
+	char *bin;                /* the tools' directory, NULL: on PATH */
+	char *self;               /* rag-eval, for the first stage */
+	char *run_id, *rundir, *baseline;   /* baseline: the run directory compared with */
+	char *testset_own, *metrics_own;   /* what --resume took from run.json */
+	char *testset_abs;        /* the test set's absolute path, for run.json (NULL: stdin) */
+	rag_evalplan plan;        /* the metrics, their stages, the pipeline (lib/evalplan.c) */
+	int collect;              /* some record has no answer and collect: is configured */
+	int unscored_rc;          /* records not scored: RAG_EXIT_REMOTE or RAG_EXIT_DATA, 0 none */
+	jv records;               /* the test set */
+	size_t total, done_before;    /* records to score now; records a resumed run had */
+	char *input;              /* the test set's text when it is stdin */
+	size_t input_len;
+	pid_t pipeline;           /* the pipeline's process group (its sh), 0 before it runs */
+	int lock_fd;              /* the run directory, flock'ed while this process runs it; -1 */
+	int life_fd;              /* the write end of the pipe the stages watch (life_pipe); -1 */
+	unsigned wrote;           /* the outputs written (or, the report with a store, to be): OUT_* */
+} eval;
+
+/* The outputs of a run, in the order the last message names them; `wrote` has a bit for each
+ * one written, so that the message says what is there after a write error (a full disk). */
+enum { OUT_RECORDS, OUT_REPORT, OUT_JUNIT, OUT_SUMMARY, OUT_RUNJSON, OUT_N };
+
+/* eval-emit.c: --emit */
+jv eval_done_ids(const char *path, size_t *complete_len);
+int eval_load_testset(eval *e, const char *name, int from_stdin);
+int eval_emit(eval *e);
+
+/* eval-estimate.c: --estimate */
+int eval_estimate(eval *e);
+
+/* eval-run.c: the pipeline run */
+char *eval_capture(const char *cmd, int first_line);
+int eval_run_sh(const char *cmd);
+int eval_run(eval *e, const char *cmd);
+
+/* eval-rundir.c: the run directory, run.json, the outputs, the store */
+char *eval_path_in(const eval *e, const char *leaf);
+int eval_holds_run(eval *e);
+char *eval_iso_time(time_t t);
+int eval_is_dir(const char *p);
+int eval_is_file(const char *p);
+int eval_mkdirs(const char *path);
+int eval_own_rundir(eval *e);
+jv eval_read_json_file(const char *path);
+int eval_write_json_file(const eval *e, const char *path, jv v);
+const char *eval_runs_dir(const eval *e);
+char *eval_last_run(eval *e);
+jv eval_run_head(eval *e, const char *cmd, const char *started);
+jv eval_run_totals(const char *path, const rag_config *cfg, jv *models_out);
+const char *eval_store_url(const eval *e);
+int eval_render_report(eval *e, int with_history);
+int eval_finish_outputs(eval *e, int gate_rc);
+void eval_print_file(const char *path);
+char *eval_written(const eval *e);
+int eval_store_run(eval *e, const char *url);
+
+#endif

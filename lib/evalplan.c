@@ -1,0 +1,396 @@
+/* evalplan.c - rag-eval's plan: the metrics asked for, the stages of the pipeline that score
+ * them (one registry of metrics, rag_evalplan_metrics), and the pipeline as one shell command,
+ * the text rag-eval --dry-run prints and runs with /bin/sh -c. It returns text and data; the
+ * tool (cmd/rag-eval.c) prints and runs it. */
+#include "rag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The stages, in the order they run in the pipeline. */
+const rag_evalstage rag_evalplan_stages[RAG_EVAL_NSTAGES] = {
+	[RAG_EVAL_COLLECT] = {"rag-collect", NULL, 1, NULL},
+	[RAG_EVAL_CLAIMS] = {"rag-claims", NULL, 1, NULL},
+	[RAG_EVAL_VERIFY] = {"rag-verify", NULL, 1, NULL},
+	/* context recall in one request: the reference's sentences, judged together (rag-verify(1)) */
+	[RAG_EVAL_VERIFY_RECALL] = {"rag-verify", "--metric context_recall", 1, NULL},
+	[RAG_EVAL_CORRECT] = {"rag-verify", "--metric answer_correctness", 1, NULL},
+	[RAG_EVAL_REVQ] = {"rag-revq", NULL, 1, NULL},
+	[RAG_EVAL_EMBSIM] = {"rag-embsim", NULL, 1, NULL},
+	/* the metric named: without it rag-verify judges a record with no reference for
+	 * context_utilization, a metric not asked for, where context_precision is not applicable */
+	[RAG_EVAL_CHUNKS] = {"rag-verify", "--chunks --metric context_precision", 1, NULL},
+	[RAG_EVAL_CHUNKS_UTIL] = {"rag-verify", "--chunks --metric context_utilization", 1, NULL},
+	[RAG_EVAL_AP] = {"rag-ap", NULL, 0, "-m"},
+	[RAG_EVAL_KW] = {"rag-kw", NULL, 0, "-m"},
+	[RAG_EVAL_JUDGE] = {"rag-judge", NULL, 1, "--rubric"},
+};
+
+#define NONE RAG_EVAL_NSTAGES
+
+/* Each metric a name can ask for, and its stages; a new metric is a new row. `arg` is what the
+ * stage's list option gets (NULL: the name itself; NAME for rubric:NAME). */
+const rag_evalmetric rag_evalplan_metrics[] = {
+	{"faithfulness", 0, RAG_EVAL_CLAIMS, RAG_EVAL_VERIFY, NULL},
+	{"context_recall", 0, RAG_EVAL_VERIFY_RECALL, NONE, NULL},
+	{"answer_correctness", 0, RAG_EVAL_CORRECT, NONE, NULL},
+	{"answer_relevancy", 0, RAG_EVAL_REVQ, RAG_EVAL_EMBSIM, NULL},
+	{"context_precision", 0, RAG_EVAL_CHUNKS, RAG_EVAL_AP, "ap"},
+	{"context_utilization", 0, RAG_EVAL_CHUNKS_UTIL, NONE, NULL},
+	/* rag-ap's rank metrics */
+	{"mrr", 0, RAG_EVAL_AP, NONE, NULL},
+	{"map", 0, RAG_EVAL_AP, NONE, NULL},
+	{"rprec", 0, RAG_EVAL_AP, NONE, NULL},
+	{"p@", 1, RAG_EVAL_AP, NONE, NULL},
+	{"recall@", 1, RAG_EVAL_AP, NONE, NULL},
+	{"hit@", 1, RAG_EVAL_AP, NONE, NULL},
+	{"ndcg@", 1, RAG_EVAL_AP, NONE, NULL},
+	/* rag-kw's */
+	{"keyword_overlap", 0, RAG_EVAL_KW, NONE, NULL},
+	{"token_f1", 0, RAG_EVAL_KW, NONE, NULL},
+	{"exact_match", 0, RAG_EVAL_KW, NONE, NULL},
+	{"contains", 0, RAG_EVAL_KW, NONE, NULL},
+	{"contains_all", 0, RAG_EVAL_KW, NONE, NULL},
+	{"regex", 0, RAG_EVAL_KW, NONE, NULL},
+	{"levenshtein", 0, RAG_EVAL_KW, NONE, NULL},
+	{"rouge1", 0, RAG_EVAL_KW, NONE, NULL},
+	{"rouge2", 0, RAG_EVAL_KW, NONE, NULL},
+	{"rougeL", 0, RAG_EVAL_KW, NONE, NULL},
+	{"rougeLsum", 0, RAG_EVAL_KW, NONE, NULL},
+	{"bleu", 0, RAG_EVAL_KW, NONE, NULL},
+	{"chrf", 0, RAG_EVAL_KW, NONE, NULL},
+	/* an unanswerable case's (expect: refusal): 1 when the answer declines */
+	{"refusal", 0, RAG_EVAL_KW, NONE, NULL},
+	/* rag-judge's rubrics; a custom one is written rubric:NAME */
+	{"correctness", 0, RAG_EVAL_JUDGE, NONE, NULL},
+	{"relevance", 0, RAG_EVAL_JUDGE, NONE, NULL},
+	{"completeness", 0, RAG_EVAL_JUDGE, NONE, NULL},
+	{"groundedness_0_10", 0, RAG_EVAL_JUDGE, NONE, NULL},
+	{"consistent", 0, RAG_EVAL_JUDGE, NONE, NULL},
+	{"rubric:", 1, RAG_EVAL_JUDGE, NONE, NULL},
+	{NULL, 0, NONE, NONE, NULL}
+};
+
+const char *const rag_evalplan_defaults[] = {
+	"faithfulness", "answer_relevancy", "context_precision", "context_recall", NULL
+};
+
+const rag_evalmetric *rag_evalplan_find(const char *name)
+{
+	const rag_evalmetric *m;
+	for (m = rag_evalplan_metrics; m->name; m++) {
+		size_t n = strlen(m->name);
+		if (!m->prefix && !strcmp(name, m->name)) return m;
+		if (m->prefix && !strncmp(name, m->name, n) && name[n]) {
+			const char *p = name + n;
+			if (m->s1 == RAG_EVAL_JUDGE) return m;   /* rubric:NAME */
+			while (*p >= '0' && *p <= '9') p++;
+			if (!*p) return m;
+		}
+	}
+	return NULL;
+}
+
+const char *rag_evalplan_score_name(const char *name)
+{
+	return strncmp(name, "rubric:", 7) ? name : name + 7;
+}
+
+/* The stages that score the metric name on, and it in their lists; -1 when no stage knows it. */
+static int use_metric(rag_evalplan *p, const char *name, char *err, size_t errlen)
+{
+	const rag_evalmetric *m = rag_evalplan_find(name);
+	const char *from = p->ap_from;
+	int ss[2], k;
+	if (!m) {
+		rag_seterr(err, errlen, "unknown metric \"%s\": the metrics are faithfulness, context_recall, answer_correctness, "
+		           "answer_relevancy, context_precision, context_utilization, rag-ap's (mrr, map, rprec, p@K, "
+		           "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu..., refusal) and rag-judge's "
+		           "rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "
+		           "rubric:NAME for a custom one)", name);
+		return -1;
+	}
+	ss[0] = m->s1;
+	ss[1] = m->s2;
+	/* ap.from (rag-config(5)): context precision from ids needs no judge; the rank metrics
+	 * from verdicts need the judge's */
+	if (from && !strcmp(from, "ids") && m->s1 == RAG_EVAL_CHUNKS && m->s2 == RAG_EVAL_AP) ss[0] = NONE;
+	if (from && !strcmp(from, "verdicts") && m->s1 == RAG_EVAL_AP) p->stage_on[RAG_EVAL_CHUNKS] = 1;
+	for (k = 0; k < 2; k++) {
+		int s = ss[k];
+		if (s == NONE) continue;
+		p->stage_on[s] = 1;
+		if (rag_evalplan_stages[s].list) {
+			const char *arg = m->arg ? m->arg : rag_evalplan_score_name(name);
+			rag_buf *l = &p->stage_list[s];
+			if (l->len) rag_buf_adds(l, ",");
+			rag_buf_adds(l, arg);
+			rag_buf_add(l, "", 0);
+		}
+	}
+	return 0;
+}
+
+int rag_evalplan_set_metrics(rag_evalplan *p, const char *list, const rag_config *cfg, char *err, size_t errlen)
+{
+	rag_strv *names = &p->metrics;
+	const rag_strv *cfgm = &cfg->eval.metrics;
+	size_t i, j;
+	p->ap_from = cfg->ap.from;
+	if (list) {
+		while (*list) {
+			size_t n = strcspn(list, ",");
+			if (n) rag_strv_push(names, rag_xstrndup(list, n));
+			list += n + (list[n] == ',');
+		}
+	} else if (cfgm->n) {
+		for (i = 0; i < cfgm->n; i++) rag_strv_push(names, rag_xstrdup(cfgm->v[i]));
+	} else {
+		for (i = 0; rag_evalplan_defaults[i]; i++) rag_strv_push(names, rag_xstrdup(rag_evalplan_defaults[i]));
+	}
+	if (!names->n) {
+		rag_seterr(err, errlen, "no metric to score: name at least one (-m faithfulness)");
+		return -1;
+	}
+	for (i = 0; i < names->n; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(names->v[j], names->v[i])) break;
+		if (j == i && use_metric(p, names->v[i], err, errlen)) return -1;
+	}
+	return 0;
+}
+
+static int gates_metric(const rag_kd *l, size_t n, const char *name)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!strcmp(l[i].key, name)) return 1;
+	return 0;
+}
+
+int rag_evalplan_refusal(rag_evalplan *p, const rag_config *cfg, char *err, size_t errlen)
+{
+	size_t i;
+	int named = 0, added = 0;
+	for (i = 0; i < p->metrics.n; i++) named |= !strcmp(p->metrics.v[i], "refusal");
+	if (!named) {
+		rag_strv_push(&p->metrics, rag_xstrdup("refusal"));
+		if (use_metric(p, "refusal", err, errlen)) return -1;
+		added = 1;
+	}
+	p->refusal_gate = !gates_metric(cfg->gate.mean, cfg->gate.nmean, "refusal") &&
+	                  !gates_metric(cfg->gate.record, cfg->gate.nrecord, "refusal");
+	return added;
+}
+
+/* --jobs: parallel's --block, the bytes of one shard's input. The records --emit writes (less
+ * those a resumed run has) cut into `shards` blocks of ceil(size / shards) plus the longest line:
+ * parallel cuts a block at its last line end, so each holds at least size / shards and the
+ * shards run at once, even on a small test set. At least 1 KiB; at most 1 MiB, since parallel
+ * holds a block in memory: a larger input takes more blocks, each a shard started when one ends. */
+#define SHARD_BLOCK_MIN 1024L
+#define SHARD_BLOCK_MAX (1024L * 1024)
+long rag_evalplan_block(jv records, jv done, const char *run_id, long shards)
+{
+	long total = 0, longest = 0, block;
+	int i, n = jv_array_length(jv_copy(records));
+	for (i = 0; i < n && total / shards < SHARD_BLOCK_MAX; i++) {
+		jv rec = jv_array_get(jv_copy(records), i), d;
+		long len;
+		if (jv_is_valid(done) && jv_object_has(jv_copy(done), jv_object_get(jv_copy(rec), jv_string("id")))) {
+			jv_free(rec);
+			continue;
+		}
+		/* the line --emit writes */
+		rec = jv_object_set(rec, jv_string("run_id"), jv_string(run_id));
+		d = jv_dump_string(rec, 0);
+		len = (long)strlen(jv_string_value(d)) + 1;
+		jv_free(d);
+		total += len;
+		if (len > longest) longest = len;
+	}
+	block = (total + shards - 1) / shards + longest;
+	if (block > SHARD_BLOCK_MAX) block = longest < SHARD_BLOCK_MAX ? SHARD_BLOCK_MAX : longest + 1;
+	return block < SHARD_BLOCK_MIN ? SHARD_BLOCK_MIN : block;
+}
+
+void rag_evalplan_shq(rag_buf *b, const char *s)
+{
+	const char *p;
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:@,%+") == strlen(s)) {
+		rag_buf_adds(b, s);
+		return;
+	}
+	rag_buf_add(b, "'", 1);
+	for (p = s; *p; p++) {
+		if (*p == '\'') rag_buf_adds(b, "'\\''");
+		else rag_buf_add(b, p, 1);
+	}
+	rag_buf_add(b, "'", 1);
+}
+
+void rag_evalplan_tool(const rag_evalplan *p, rag_buf *b, const char *tool)
+{
+	char *path = p->bin ? rag_xasprintf("%s/%s", p->bin, tool) : rag_xstrdup(tool);
+	rag_evalplan_shq(b, path);
+	free(path);
+}
+
+void rag_evalplan_common(const rag_evalplan *p, rag_buf *b)
+{
+	rag_buf_adds(b, " -q");
+	if (p->config_path) {
+		rag_buf_adds(b, " -c ");
+		rag_evalplan_shq(b, p->config_path);
+	}
+	if (p->max_memory) rag_buf_addf(b, " --max-memory %ld", p->max_memory);   /* each stage's budget */
+}
+
+void rag_evalplan_gate_thresholds(const rag_evalplan *p, rag_buf *b)
+{
+	rag_buf l = {0};
+	size_t i;
+	if (p->refusal_gate) rag_buf_adds(b, " -r refusal=1");
+	for (i = 0; i < p->metrics.n; i++)
+		rag_buf_addf(&l, "%s%s", i ? "," : "", rag_evalplan_score_name(p->metrics.v[i]));
+	rag_buf_add(&l, "", 1);
+	rag_buf_adds(b, " --metrics ");
+	rag_evalplan_shq(b, l.p);
+	rag_buf_free(&l);
+}
+
+void rag_evalplan_gate_opts(const rag_evalplan *p, rag_buf *b)
+{
+	rag_evalplan_common(p, b);
+	if (p->summary_only) rag_buf_adds(b, " --summary-only");
+	rag_evalplan_gate_thresholds(p, b);
+	if (p->baseline) {
+		char *f = rag_xasprintf("%s/records.jsonl", p->baseline);
+		rag_buf_adds(b, " -b ");
+		rag_evalplan_shq(b, f);
+		free(f);
+	}
+}
+
+void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv)
+{
+	const rag_evalstage *st = &rag_evalplan_stages[s];
+	const char *a, *w;
+	rag_strv_push(argv, p->bin ? rag_xasprintf("%s/%s", p->bin, st->tool) : rag_xstrdup(st->tool));
+	rag_strv_push(argv, rag_xstrdup("-q"));
+	if (p->config_path) {
+		rag_strv_push(argv, rag_xstrdup("-c"));
+		rag_strv_push(argv, rag_xstrdup(p->config_path));
+	}
+	if (p->max_memory) {
+		rag_strv_push(argv, rag_xstrdup("--max-memory"));
+		rag_strv_push(argv, rag_xasprintf("%ld", p->max_memory));
+	}
+	if (st->jobs && p->jobs) {
+		rag_strv_push(argv, rag_xstrdup("-j"));
+		rag_strv_push(argv, rag_xasprintf("%ld", p->jobs));
+	}
+	for (a = st->args; a && *a; a = *w ? w + 1 : w) {
+		w = a + strcspn(a, " ");
+		rag_strv_push(argv, rag_xstrndup(a, (size_t)(w - a)));
+	}
+	/* ap.from in the command itself: the pipeline says where its rank metrics come from */
+	if (s == RAG_EVAL_AP && p->ap_from) {
+		rag_strv_push(argv, rag_xstrdup("--from"));
+		rag_strv_push(argv, rag_xstrdup(p->ap_from));
+	}
+	if (st->list && p->stage_list[s].len) {
+		rag_strv_push(argv, rag_xstrdup(st->list));
+		rag_strv_push(argv, rag_xstrdup(p->stage_list[s].p));
+	}
+}
+
+void rag_evalplan_stages_text(const rag_evalplan *p, rag_buf *b, const char *sep)
+{
+	int s, first = 1;
+	size_t i;
+	for (s = 0; s < RAG_EVAL_NSTAGES; s++) {
+		rag_strv argv = {0};
+		if (!p->stage_on[s]) continue;
+		if (!first || !p->shards) rag_buf_adds(b, sep);
+		first = 0;
+		rag_evalplan_argv(p, s, &argv);
+		for (i = 0; i < argv.n; i++) {
+			if (i) rag_buf_add(b, " ", 1);
+			rag_evalplan_shq(b, argv.v[i]);
+		}
+		rag_strv_free(&argv);
+	}
+	rag_buf_add(b, "", 0);
+}
+
+/* the first stage: rag-eval --emit, the test set as records */
+static void emit_text(const rag_evalplan *p, rag_buf *b)
+{
+	size_t i;
+	char *f;
+	rag_buf_adds(b, "mkdir -p ");
+	rag_evalplan_shq(b, p->rundir);
+	rag_buf_adds(b, " && ");
+	rag_evalplan_shq(b, p->self);
+	rag_buf_adds(b, " --emit -q");   /* the warnings about the test set are rag-eval's */
+	if (p->config_path) {
+		rag_buf_adds(b, " -c ");
+		rag_evalplan_shq(b, p->config_path);
+	}
+	for (i = 0; p->fields && i < p->fields->n; i++) {
+		rag_buf_adds(b, " --field ");
+		rag_evalplan_shq(b, p->fields->v[i]);
+	}
+	rag_buf_addf(b, " --format %s --run-id ", p->format);
+	rag_evalplan_shq(b, p->run_id);
+	if (p->skip_done) {
+		f = rag_xasprintf("%s/records.jsonl", p->rundir);
+		rag_buf_adds(b, " --skip-done ");
+		rag_evalplan_shq(b, f);
+		free(f);
+	}
+	if (strcmp(p->testset, "-")) {
+		rag_buf_adds(b, " < ");
+		rag_evalplan_shq(b, p->testset);
+	}
+}
+
+void rag_evalplan_render(const rag_evalplan *p, rag_buf *b)
+{
+	char *f;
+	emit_text(p, b);
+	if (p->shards) {
+		/* one shard's pipeline, a command line that parallel gives its shell */
+		rag_buf sh = {0};
+		rag_evalplan_stages_text(p, &sh, " | ");
+		rag_buf_addf(b, " \\\n  | parallel --pipe --keep-order -j %ld --block %ld --recend '\\n'", p->shards,
+		             p->block);
+		if (p->sshlogin) {
+			rag_buf_adds(b, " --sshlogin ");
+			rag_evalplan_shq(b, p->sshlogin);
+		}
+		rag_buf_adds(b, " \\\n      ");
+		rag_evalplan_shq(b, sh.p);
+		rag_buf_free(&sh);
+	} else {
+		rag_evalplan_stages_text(p, b, " \\\n  | ");
+	}
+	rag_buf_adds(b, " \\\n  | ");
+	rag_evalplan_tool(p, b, "rag-gate");
+	rag_evalplan_gate_opts(p, b);
+	rag_buf_adds(b, " --tee -o ");
+	rag_evalplan_shq(b, (f = rag_xasprintf("%s/gate.txt", p->rundir)));
+	free(f);
+	rag_buf_adds(b, " --junit ");
+	rag_evalplan_shq(b, (f = rag_xasprintf("%s/junit.xml", p->rundir)));
+	free(f);
+	rag_buf_add(b, "", 0);
+}
+
+void rag_evalplan_free(rag_evalplan *p)
+{
+	int s;
+	rag_strv_free(&p->metrics);
+	for (s = 0; s < RAG_EVAL_NSTAGES; s++) rag_buf_free(&p->stage_list[s]);
+}

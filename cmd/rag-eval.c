@@ -37,14 +37,17 @@ static const char usage[] =
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
-	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE
+	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE, OPT_FORCE, OPT_LABEL
 };
 
 static const rag_opt options[] = {
 	{"metrics", 'm', 'm', "LIST", NULL, "metrics, comma-separated (default eval.metrics, else faithfulness,\n"
 	 "answer_relevancy,context_precision,context_recall)"},
 	{"output", 'o', 'o', "DIR", RAG_ARG_FILE, "the run directory (default eval.runs_dir/RUN-ID, runs/RUN-ID)"},
+	{"force", 0, OPT_FORCE, NULL, NULL, "replace the run -o DIR holds (one that is not running), as a\n"
+	 "build that is run again without clean"},
 	{"run-id", 0, OPT_RUN_ID, "ID", NULL, "the run's id (default UTC time and a random suffix)"},
+	{"label", 0, OPT_LABEL, "TEXT", NULL, "the run's label, in run.json and the store (as rag-store add --label)"},
 	{"resume", 0, OPT_RESUME, "RUNDIR", RAG_ARG_FILE, "finish an interrupted run: score the ids it lacks"},
 	{"baseline", 'b', 'b', "RUNDIR", RAG_ARG_FILE, "compare with an earlier run (last: the newest in the runs directory)"},
 	{"concurrency", 'j', 'j', "N", NULL, "requests in flight, passed to every stage that sends any\n"
@@ -177,6 +180,9 @@ typedef struct eval {
 	long shards;              /* --jobs, 0: one process */
 	const char *sshlogin;
 	const char *store_opt;    /* --store URL */
+	const char *label;        /* --label TEXT, else a resumed run's */
+	char *label_own;          /* what --resume took from run.json */
+	int force;                /* --force: a run in -o DIR is replaced, not refused */
 	rag_strv fields;          /* --field NAME=PROGRAM, as given */
 	long sample;              /* --estimate --sample N */
 	jv done;                  /* --resume: the ids records.jsonl holds */
@@ -483,9 +489,38 @@ static int holds_run(eval *e)
 	int holds = stat(recs, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 	free(recs);
 	if (holds)
-		rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
-		        "another directory", e->rundir, e->rundir);
+		rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, -o "
+		        "another directory, or --force to replace it", e->rundir, e->rundir);
 	return holds ? RAG_EXIT_USAGE : 0;
+}
+
+/* --force: the run the directory holds is deleted, file by file, once the directory is ours
+ * (own_rundir: a running rag-eval holds its lock, so a running run is never replaced). Only the
+ * files a run writes go; anything else in the directory stays. A baseline in the same directory
+ * would be deleted before it is compared with: refused. 0, or an exit status after a message. */
+static int replace_run(eval *e)
+{
+	static const char *const files[] = {"records.jsonl", "run.json", "run.json.tmp", "gate.txt", "gate.json",
+	                                    "junit.xml", "summary.md", "report.html", "history.jsonl", NULL};
+	char *here = realpath(e->rundir, NULL), *base = e->baseline ? realpath(e->baseline, NULL) : NULL;
+	int same = here && base && !strcmp(here, base), rc = 0;
+	size_t i;
+	free(here);
+	free(base);
+	if (same) {
+		rag_msg(e->cli.prog, "error", "--force would replace the baseline \"%s\" before comparing with it: "
+		        "-o another directory", e->baseline);
+		return RAG_EXIT_USAGE;
+	}
+	for (i = 0; files[i] && !rc; i++) {
+		char *f = path_in(e, files[i]);
+		if (unlink(f) < 0 && errno != ENOENT) {
+			rag_msg(e->cli.prog, "error", "--force: cannot remove \"%s\": %s", f, strerror(errno));
+			rc = RAG_EXIT_INTERNAL;
+		}
+		free(f);
+	}
+	return rc;
 }
 
 static jv read_json_file(const char *path)
@@ -899,6 +934,7 @@ static jv run_head(eval *e, const char *cmd, const char *started)
 {
 	jv r = jv_object();
 	r = jv_object_set(r, jv_string("run_id"), jv_string(e->run_id));
+	r = jv_object_set(r, jv_string("label"), e->label ? jv_string(e->label) : jv_null());
 	r = jv_object_set(r, jv_string("started"), jv_string(started));
 	r = jv_object_set(r, jv_string("ended"), jv_null());
 	r = jv_object_set(r, jv_string("testset"), e->testset_abs ? jv_string(e->testset_abs) : jv_null());
@@ -1699,7 +1735,7 @@ static int run(eval *e, const char *cmd)
 	}
 	/* a fresh run: owned now, and still empty (a run that ended between prepare's look and the
 	 * lock holds its records) */
-	if (e->lock_fd < 0 && ((rc = own_rundir(e)) || (rc = holds_run(e)))) goto out;
+	if (e->lock_fd < 0 && ((rc = own_rundir(e)) || (rc = e->force ? replace_run(e) : holds_run(e)))) goto out;
 	if (e->done_before) {
 		jv old = read_json_file(runjson);
 		jv s = jv_get_kind(old) == JV_KIND_OBJECT ? jv_object_get(jv_copy(old), jv_string("started")) : jv_invalid();
@@ -1866,6 +1902,7 @@ static int store_run(eval *e, const char *url)
 	in.testset_text = set;
 	in.testset_len = set_len;
 	in.testset_file = e->testset_abs;
+	in.label = e->label;
 	in.gate = &go;
 	if (rag_store_show(s, e->run_id, &summary, err, sizeof err) == 0) {
 		/* --resume of a run that had finished and was stored: the same run */
@@ -1999,6 +2036,15 @@ static int check_shards(eval *e)
 
 /* ---------------------------------------------------------------- main */
 
+/* --resume: the label run.json (old, borrowed) has; NULL: none. malloc'ed. */
+static char *resumed_label(jv old)
+{
+	jv l = jv_object_get(jv_copy(old), jv_string("label"));
+	char *s = jv_get_kind(l) == JV_KIND_STRING ? rag_xstrdup(jv_string_value(l)) : NULL;
+	jv_free(l);
+	return s;
+}
+
 static int prepare(eval *e)
 {
 	jv old = jv_invalid();
@@ -2053,6 +2099,7 @@ static int prepare(eval *e)
 			}
 			jv_free(f);
 		}
+		if (!e->label) e->label = e->label_own = resumed_label(old);
 		if (!e->baseline_opt) {
 			jv b = jv_object_get(jv_copy(old), jv_string("baseline"));
 			if (jv_get_kind(b) == JV_KIND_STRING) e->baseline = rag_xstrdup(jv_string_value(b));
@@ -2130,7 +2177,7 @@ static int prepare(eval *e)
 			}
 			e->done = ids;   /* for --jobs' block size */
 			e->total = n - e->done_before;
-		} else if ((rc = holds_run(e))) {
+		} else if (!e->force && (rc = holds_run(e))) {
 			free(recs);
 			return rc;
 		}
@@ -2230,6 +2277,8 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SSHLOGIN: e.sshlogin = optarg; break;
 		case OPT_STORE: e.store_opt = optarg; break;
+		case OPT_FORCE: e.force = 1; break;
+		case OPT_LABEL: e.label = optarg; break;
 		case OPT_FIELD: rag_strv_push(&e.fields, rag_xstrdup(optarg)); break;
 		case OPT_SAMPLE:
 			if (rag_cli_int(&e.cli, "--sample", optarg, 1, 1000000, &n) < 0) goto misuse;
@@ -2270,9 +2319,9 @@ int main(int argc, char **argv)
 		rag_msg(e.cli.prog, "error", "--sshlogin goes with --jobs N (the shards to run on those hosts)");
 		goto misuse;
 	}
-	if (e.resume && (e.outdir || e.run_id_opt)) {
+	if (e.resume && (e.outdir || e.run_id_opt || e.force)) {
 		rag_msg(e.cli.prog, "error", "--resume continues a run in its own directory, with its own id: "
-		        "no -o or --run-id with it");
+		        "no -o, --run-id or --force with it");
 		goto misuse;
 	}
 	if ((rc = rag_cli_config(&e.cli))) goto out;
@@ -2320,6 +2369,7 @@ out:
 	free(e.input);
 	free(e.testset_own);
 	free(e.metrics_own);
+	free(e.label_own);
 	rag_strv_free(&e.metric_names);
 	rag_strv_free(&e.fields);
 	for (i = 0; i < S_NONE; i++) rag_buf_free(&e.stage_list[i]);

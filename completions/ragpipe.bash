@@ -126,7 +126,7 @@ _ragpipe()
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
 			return 0 ;;
-		-m|--metrics|--run-id|-j|--concurrency|--jobs|--sshlogin|--store|--field|--sample)
+		-m|--metrics|--run-id|--label|-j|--concurrency|--jobs|--sshlogin|--store|--field|--sample)
 			return 0 ;;
 		esac
 	fi
@@ -237,8 +237,8 @@ _ragpipe()
 			return 0
 		fi ;;
 	rag-eval)
-		opts="$opts -m --metrics -o --output --run-id --resume -b --baseline -j --concurrency --jobs --sshlogin
-		      --format --field --bin --dry-run --estimate --sample --emit --skip-done --store"
+		opts="$opts -m --metrics -o --output --force --run-id --label --resume -b --baseline -j --concurrency --jobs
+		      --sshlogin --format --field --bin --dry-run --estimate --sample --emit --skip-done --store"
 		# rag-eval reads a file (the test set)
 		if [[ $cur != -* ]]; then
 			compopt -o filenames 2>/dev/null

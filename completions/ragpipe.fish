@@ -181,6 +181,8 @@ complete -c rag-eval -F
 complete -c rag-eval -s m -l metrics -x -d 'Metrics, comma-separated'
 complete -c rag-eval -s o -l output -r -F -d 'The run directory'
 complete -c rag-eval -l run-id -x -d 'The run id'
+complete -c rag-eval -l force -d 'Replace the run the -o directory holds'
+complete -c rag-eval -l label -x -d 'The run label'
 complete -c rag-eval -l resume -r -F -d 'Finish an interrupted run'
 complete -c rag-eval -s b -l baseline -r -F -d 'Earlier run to compare with (or last)'
 complete -c rag-eval -s j -l concurrency -x -d 'Requests in flight, for every stage'

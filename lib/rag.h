@@ -1547,15 +1547,39 @@ void rag_report_changes(rag_buf *b, jv base);
 char *rag_report_text(jv summary, int color);
 
 /* ---------------------------------------------------------------- junit.c */
-/* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
- * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
-typedef struct rag_junit { long tests, failures, errors, skipped; } rag_junit;
-/* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
- * b; counts in n. */
+/* JUnit XML for rag-gate --junit (the shape Jenkins and the GitHub reporters read, checked by
+ * tests/fixtures/junit.xsd): a suite for the gate's own checks, then one suite per category
+ * (records without one in the suite "(no category)"), in order of first appearance, a test case
+ * per record named by its id. The records' cases are rendered as they come and kept aside by the
+ * tool (bytes off..off+len of what it kept, in cases[]), because a suite's counts in its head
+ * are known only at the end. Texts are escaped for XML 1.0. Zero it before use. */
+typedef struct rag_junit_suite {
+	char *name;               /* NULL: the records without a category */
+	long tests, failures, errors, skipped;
+	double time;              /* seconds: the records' latency_ms (rag-collect), summed */
+} rag_junit_suite;
+typedef struct rag_junit_case { size_t suite; long off; size_t len; } rag_junit_case;
+typedef struct rag_junit {
+	long tests, failures, errors, skipped;   /* the records' cases, all suites */
+	double time;
+	rag_junit_suite *suite; size_t nsuite;
+	rag_junit_case *cases; size_t ncases, cap;
+	long off;                 /* bytes of cases rendered so far */
+} rag_junit;
+/* The test case of one record (rec and checks borrowed; checks from rag_gate_add), appended to
+ * b; counted in n, and its place (n->off, the bytes appended) in n->cases. A failure says the
+ * question, each failed metric with its value and threshold, the first rejected verdicts of
+ * those metrics (an unsupported claim, an irrelevant chunk) with the judge's reason, and where
+ * the record is; an error also the record's errors entries. */
 void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);
-/* The document up to the records' suite (summary borrowed): malloc'ed. */
+/* The document up to the records' suites, the gate's suite included (summary borrowed):
+ * malloc'ed. */
 char *rag_junit_head(jv summary, const rag_junit *n);
+/* The opening tag of suite k, with its counts: malloc'ed. */
+char *rag_junit_suite_head(const rag_junit *n, size_t k);
+const char *rag_junit_suite_tail(void);
 const char *rag_junit_tail(void);
+void rag_junit_free(rag_junit *n);
 
 /* ---------------------------------------------------------------- agree.c */
 /* A judge's scores against people's labels (rag-agree(1)). A label is positive when above 0.5;

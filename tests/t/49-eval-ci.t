@@ -5,7 +5,7 @@
 # lines are taken from README.md itself, so the README cannot drift from what is tested.
 . "$(dirname "$0")/lib.sh"
 
-need jq python3 flock
+need jq python3 flock xmllint
 [ -x "$BIN/rag-eval" ] || bail_out "bin/rag-eval is not built: run make"
 PATH=$BIN:$PATH
 export PATH
@@ -82,6 +82,7 @@ for r in github maven gradle; do
 		"$r: records.jsonl holds the second run's records alone, each once"
 	check "$r: junit.xml is the second build's" test "$d/junit.xml" -nt "$T/$r.between"
 	check "$r: summary.md and report.html are there" test -s "$d/summary.md" -a -s "$d/report.html"
+	check "$r: junit.xml is valid by the Jenkins JUnit schema" xmllint --noout --schema "$FIXTURES/junit.xsd" "$d/junit.xml"
 done
 is "$(jq -r .path "$FAKE_LOG" | sort | uniq -c | tr -s ' ' | sed 's/^ //')" "12 /ask" \
 	"the service was asked each question once per build: 3 recipes x 2 builds x 2 questions"

@@ -1717,6 +1717,21 @@ static char *written(const eval *e)
 	return w.p;
 }
 
+/* The gate's self_judging (gate.json: the records judged by the model that wrote their
+ * answers, rag-gate(1)), for run.json; null when none or no gate.json. */
+static jv gate_self_judging(const eval *e)
+{
+	char *f = path_in(e, "gate.json");
+	jv g = read_json_file(f), sj;
+	free(f);
+	sj = jv_get_kind(g) == JV_KIND_OBJECT ? jv_object_get(g, jv_string("self_judging")) : (jv_free(g), jv_null());
+	if (jv_get_kind(sj) != JV_KIND_OBJECT) {
+		jv_free(sj);
+		return jv_null();
+	}
+	return sj;
+}
+
 static int run(eval *e, const char *cmd)
 {
 	char *recs = path_in(e, "records.jsonl"), *runjson = path_in(e, "run.json");
@@ -1820,6 +1835,7 @@ static int run(eval *e, const char *cmd)
 	head = jv_object_set(head, jv_string("models"), models);
 	head = jv_object_set(head, jv_string("counts"), totals);
 	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
+	head = jv_object_set(head, jv_string("self_judging"), gate_self_judging(e));
 	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc <= RAG_EXIT_FAIL && e->unscored_rc ? e->unscored_rc : rc));
 	head = jv_object_set(head, jv_string("gate"),
 	                     e->summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :

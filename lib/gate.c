@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* a mean equal to its threshold in decimal must not fail by binary rounding (0.7 + 0.9 = 1.6) */
 #define EPS 1e-9
@@ -98,6 +99,8 @@ struct rag_gate {
 	long rec_regressed, rec_improved; /* records matched: some pair regressed; some improved, none regressed */
 	jv only_cur; long n_only_cur;
 	jv cost;                         /* the records' usage, per tool, stage and judge (rag_cost_add) */
+	char *self_model;                /* the first model seen judging its own answers; NULL: none */
+	long self_judged;                /* records it (or another) judged that it answered */
 };
 
 /* whether the run scored metric name (o.run; every metric when the run's are not known) */
@@ -680,6 +683,58 @@ static void count_from(mstat *ms, jv from, const char *name)
 	jv_free(v);
 }
 
+/* Whether a usage entry u (borrowed) was a judge's ("openai:M") with M the model answer. */
+static int judged_by(jv u, const char *answer)
+{
+	jv j = rag_json_get(jv_copy(u), "judge");
+	int same = jv_get_kind(j) == JV_KIND_STRING && !strncmp(jv_string_value(j), "openai:", 7) &&
+	           !strcasecmp(jv_string_value(j) + 7, answer);
+	jv_free(j);
+	return same;
+}
+
+/* Self-judging: the record's judge (a stage of usage.<tool>.<stage>, but the embedder's and the
+ * service's own) is the model that wrote its answer (its answer_model or model, else
+ * llm.answer_model), whose scores may flatter it. Counted, and the first such model kept. */
+static void note_self_judged(rag_gate *g, jv rec)
+{
+	const char *answer = rag_record_str(rec, "answer_model");
+	jv usage = rag_json_get(jv_copy(rec), "usage");
+	int self = 0;
+	if (!answer) answer = rag_record_str(rec, "model");
+	if (!answer) answer = g->o.answer_model;
+	if (answer && *answer && jv_get_kind(usage) == JV_KIND_OBJECT) {
+		jv_object_foreach(usage, tool, per) {
+			const char *t = jv_string_value(tool);
+			if (jv_get_kind(per) == JV_KIND_OBJECT && strcmp(t, "rag-embsim") && strcmp(t, "rag-collect")) {
+				self |= judged_by(per, answer);   /* the flat shape, usage.<tool>.judge */
+				jv_object_foreach(per, stage, u) {
+					if (jv_get_kind(u) == JV_KIND_OBJECT) self |= judged_by(u, answer);
+					jv_free(stage);
+					jv_free(u);
+				}
+			}
+			jv_free(tool);
+			jv_free(per);
+		}
+	}
+	jv_free(usage);
+	if (!self) return;
+	g->self_judged++;
+	if (!g->self_model) g->self_model = rag_xstrdup(answer);
+}
+
+/* the summary's self_judging and its warning (s consumed) */
+static jv self_judging(const rag_gate *g, jv s)
+{
+	if (!g->self_judged) return s;
+	s = jv_object_set(s, jv_string("self_judging"), JV_OBJECT(jv_string("model"), jv_string(g->self_model),
+	                                                           jv_string("records"), jv_number((double)g->self_judged)));
+	return jv_object_set(s, jv_string("warnings"), JV_ARRAY(jv_string_fmt(
+	        "self-judging: the judge model \"%s\" also generated the answers of %ld of %ld records; its scores "
+	        "may flatter them", g->self_model, g->self_judged, g->records)));
+}
+
 /* rag_gate_add, and with verdict the record's verdict (rag_gate_add_verdict) */
 static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks, jv *verdict)
 {
@@ -699,6 +754,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 
 	g->cost = rag_cost_add(g->cost, usage);
 	jv_free(usage);
+	note_self_judged(g, rec);
 	g->seq++;
 	g->records++;
 	if (unreadable) g->unreadable++;
@@ -1284,7 +1340,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("checks"), checks);
 	s = jv_object_set(s, jv_string("pass"), jv_bool(pass));
 	free(order);
-	return s;
+	return self_judging(g, s);
 }
 
 static void free_changes(changes *c)
@@ -1298,6 +1354,7 @@ void rag_gate_free(rag_gate *g)
 {
 	size_t i, k;
 	if (!g) return;
+	free(g->self_model);
 	for (i = 0; i < g->nmetric; i++) {
 		free(g->metric[i]);
 		free(g->vals[i].v);

@@ -1387,6 +1387,9 @@ typedef struct rag_gate_opts {
 	/* the price table (borrowed) for the summary's cost; none: every cost null */
 	const rag_price *prices; size_t nprices;
 	const char *currency;
+	/* llm.answer_model: the model that wrote the answers when the records do not say (their
+	 * answer_model or model); a record judged by it is self-judged. NULL: none */
+	const char *answer_model;
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
@@ -1407,7 +1410,10 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
  * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
- * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */
+ * baseline?: {...}, checks: [...], self_judging?: {model, records}, warnings?: [text]}
+ * (rag-gate(1) --json). self_judging: records judged by the model that wrote their answers
+ * (usage.<tool>.<stage>.judge "openai:M", M the record's answer_model or model, else
+ * o.answer_model, compared without case), the first such model. Call once. */
 jv rag_gate_summary(rag_gate *g);
 /* Where metric row m (borrowed, of rag_gate_summary's metrics) took its relevance from, when
  * rag-ap said (relevance_from): "relevant ids in 2 records, the judge's chunk verdicts in 1";

@@ -139,6 +139,24 @@ static void text_cost(rag_buf *b, jv cost, const char *B, const char *N)
 	jv_free(msgs);
 }
 
+/* the summary's warnings (self-judging), one a line under the verdict */
+static void text_warnings(rag_buf *b, jv s, const char *R, const char *N)
+{
+	jv w = rag_json_get(jv_copy(s), "warnings");
+	if (jv_get_kind(w) == JV_KIND_ARRAY) {
+		jv_array_foreach(w, i, t) {
+			if (jv_get_kind(t) == JV_KIND_STRING) {
+				rag_buf_addf(b, "%swarning:%s ", R, N);
+				put_text(b, jv_string_value(t), 600);
+				rag_buf_adds(b, "\n");
+			}
+			jv_free(t);
+			(void)i;
+		}
+	}
+	jv_free(w);
+}
+
 char *rag_report_text(jv s, int color)
 {
 	rag_buf out = {0}, *b = &out;
@@ -153,6 +171,7 @@ char *rag_report_text(jv s, int color)
 	rag_buf_addf(b, "%srag-gate: %s%s%s%s: ", B, vc, verdict, N, B);
 	rag_report_counts(b, s, 1);
 	rag_buf_addf(b, "%s\n", N);
+	text_warnings(b, s, R, N);
 	if (jv_array_length(jv_copy(metrics))) {
 		rag_buf_adds(b, "\n");
 		text_metrics(b, metrics, 1);

@@ -1654,6 +1654,16 @@ typedef struct rag_agree_opts {
 } rag_agree_opts;
 jv rag_agree_summary(const double *score, const double *label, size_t n, const double *judge, size_t nall,
                      const rag_agree_opts *o);
+/* The judge's length bias (rag-agree(1) LENGTH BIAS): Spearman's rho of the answers' length
+ * len[i] (characters: Unicode code points; NAN: the record has no answer) with the judge's
+ * score[i], beside the same with the human label[i], over the pairs with a length. {unit:
+ * "characters", measure: "spearman", pairs, judge, human, difference: judge - human, warn:
+ * difference > RAG_AGREE_LENGTH_BIAS over RAG_AGREE_LENGTH_PAIRS pairs or more (fewer are too
+ * few to tell a bias from chance), null_reasons}; a rho undefined is null with its reason.
+ * Arrays borrowed. */
+#define RAG_AGREE_LENGTH_BIAS 0.2
+#define RAG_AGREE_LENGTH_PAIRS 5
+jv rag_agree_length_bias(const double *score, const double *label, const double *len, size_t n);
 /* The summary (borrowed, with the tool's counts added: records, field, label...) as text or
  * Markdown; control characters from the input are "?". malloc'ed. */
 char *rag_agree_text(jv s);

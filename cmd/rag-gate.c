@@ -87,7 +87,7 @@ static int write_junit(tool *t, FILE *f, const char *path, jv s)
 	fputs(head, f);
 	free(head);
 	for (k = 0; k < t->junit.nsuite && ok; k++) {
-		head = rag_junit_suite_head(&t->junit, k);
+		head = rag_junit_suite_head(&t->junit, k, s);
 		fputs(head, f);
 		free(head);
 		for (c = 0; c < t->junit.ncases && ok; c++) {

@@ -256,14 +256,29 @@ char *rag_junit_head(jv s, const rag_junit *t)
 	return out.p;
 }
 
-char *rag_junit_suite_head(const rag_junit *t, size_t k)
+char *rag_junit_suite_head(const rag_junit *t, size_t k, jv s)
 {
 	const rag_junit_suite *su = &t->suite[k];
 	rag_buf b = {0};
+	jv own = su->name ? rag_json_get(rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category"), su->name)
+	                  : jv_invalid();
 	rag_buf_adds(&b, "  <testsuite name=\"");
 	put_xml(&b, su->name ? su->name : "(no category)");
 	rag_buf_addf(&b, "\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\" time=\"%.3f\">\n",
 	             su->tests, su->failures, su->errors, su->skipped, su->time);
+	if (jv_get_kind(own) == JV_KIND_OBJECT && jv_object_length(jv_copy(own)) > 0) {
+		/* gate.by_category's thresholds of this category, which its records were held to */
+		rag_buf_adds(&b, "    <properties>\n");
+		jv_object_foreach(own, m, v) {
+			rag_buf_adds(&b, "      <property name=\"threshold ");
+			put_xml(&b, jv_string_value(m));
+			rag_buf_addf(&b, "\" value=\"%.3f\"/>\n", jv_number_value(v));
+			jv_free(m);
+			jv_free(v);
+		}
+		rag_buf_adds(&b, "    </properties>\n");
+	}
+	jv_free(own);
 	return b.p;
 }
 

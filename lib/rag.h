@@ -195,6 +195,8 @@ enum rag_json_mode { RAG_JSON_OFF = 0, RAG_JSON_OBJECT, RAG_JSON_SCHEMA };
 
 typedef struct rag_kv { char *key; char *value; } rag_kv;
 typedef struct rag_kd { char *key; double value; } rag_kd;
+/* gate.by_category: a per-record threshold for the records of one category (or --by value) */
+typedef struct rag_cat_kd { char *category, *metric; double value; } rag_cat_kd;
 /* prices.<model>: what a model's tokens cost, in prices.currency per million tokens; a price
  * not written is NAN (unknown, never 0) */
 typedef struct rag_price { char *model; double input, output; } rag_price;
@@ -290,6 +292,9 @@ typedef struct rag_config {
 		rag_strv pass;                   /* metrics gated on the tool's own pass verdict */
 		int fail_on_flip;                /* a flip across repeats fails the record, default 0 */
 		rag_strv by;                     /* fields the summary groups by, default category */
+		/* gate.by_category: category -> metric -> the per-record threshold of its records, in
+		 * place of gate.record's (rag-config(5)), one triple a metric, in the file's order */
+		rag_cat_kd *by_category; size_t nby_category;
 	} gate;
 	struct {
 		/* rag-ap's (rag-config(5)); --from overrides it. rag-eval passes it to its rag-ap stage */
@@ -1390,6 +1395,10 @@ typedef struct rag_gate_opts {
 	/* llm.answer_model: the model that wrote the answers when the records do not say (their
 	 * answer_model or model); a record judged by it is self-judged. NULL: none */
 	const char *answer_model;
+	/* gate.by_category (borrowed): a record whose category, or the value of a field of by,
+	 * is a triple's category has the triple's per-record threshold on its metric, in place of
+	 * record's (the highest where several of its fields match) */
+	const rag_cat_kd *by_category; size_t nby_category;
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
@@ -1581,8 +1590,9 @@ void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv ch
 /* The document up to the records' suites, the gate's suite included (summary borrowed):
  * malloc'ed. */
 char *rag_junit_head(jv summary, const rag_junit *n);
-/* The opening tag of suite k, with its counts: malloc'ed. */
-char *rag_junit_suite_head(const rag_junit *n, size_t k);
+/* The opening tag of suite k, with its counts, and the category's own per-record thresholds
+ * (summary borrowed: thresholds.by_category) as properties "threshold METRIC": malloc'ed. */
+char *rag_junit_suite_head(const rag_junit *n, size_t k, jv summary);
 const char *rag_junit_suite_tail(void);
 const char *rag_junit_tail(void);
 void rag_junit_free(rag_junit *n);

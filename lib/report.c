@@ -516,6 +516,36 @@ static void json_block(rag_buf *b, jv v)
 
 /* ---------------------------------------------------------------- the page */
 
+static void md(rag_buf *b, const char *s, size_t max);
+
+/* gate.by_category's thresholds, a line a category (as_md: Markdown, else HTML) */
+static void by_category_lines(rag_buf *b, jv s, int as_md)
+{
+	jv bc = rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category");
+	if (jv_get_kind(bc) == JV_KIND_OBJECT) {
+		jv_object_foreach(bc, cat, ms) {
+			rag_buf_adds(b, as_md ? "Per-record thresholds for **" : "<p class=\"by-category\">Per-record thresholds for <b>");
+			if (as_md) md(b, jv_string_value(cat), 200);
+			else esc(b, jv_string_value(cat));
+			rag_buf_adds(b, as_md ? "**:" : "</b>:");
+			if (jv_get_kind(ms) == JV_KIND_OBJECT) {
+				jv_object_foreach(ms, m, v) {
+					rag_buf_adds(b, " ");
+					if (as_md) md(b, jv_string_value(m), 200);
+					else esc(b, jv_string_value(m));
+					rag_buf_addf(b, " %s %.3f", as_md ? "≥" : "&#8805;", jv_number_value(v));
+					jv_free(m);
+					jv_free(v);
+				}
+			}
+			rag_buf_adds(b, as_md ? " (gate.by_category)\n\n" : " (gate.by_category)</p>\n");
+			jv_free(cat);
+			jv_free(ms);
+		}
+	}
+	jv_free(bc);
+}
+
 /* the summary's warnings (self-judging), above the cards */
 static void html_warnings(rag_buf *b, jv s)
 {
@@ -541,6 +571,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 
 	rag_buf_adds(b, "<section id=\"summary\" class=\"tab active\">\n<h2>Summary</h2>\n");
 	html_warnings(b, s);
+	by_category_lines(b, s, 0);
 	rag_buf_adds(b, "<div class=\"cards\">\n");
 	jv_array_foreach(metrics, i, m) {
 		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
@@ -1020,6 +1051,7 @@ char *rag_report_markdown(jv runs, const char *title)
 	rag_report_counts(&b, s, 1);
 	rag_buf_adds(&b, ".\n\n");
 	md_warnings(&b, s);
+	by_category_lines(&b, s, 1);
 	md_metrics(&b, jv_copy(metrics));
 	rag_buf_adds(&b, "\n| check | result |\n|---|---|\n");
 	jv_array_foreach(checks, i, c) {

@@ -264,5 +264,18 @@ is "$(js '[.passed, .records] | @tsv')" "4	4" "payment: {faithfulness: 0.6}: p2'
 printf 'gate:\n  mean: {faithfulness: 0}\n  by_category:\n    billing: {faithfulness: 0.9}\n' >"$T/only.yaml"
 run rag rag-gate -c "$T/only.yaml" --json "$T/bc.jsonl"
 is "$(js '[.passed, .records] | @tsv')" "3	4" "a threshold of billing's alone: b2 fails, the payment records pass"
+# the configuration's mistakes, at their line
+printf 'gate:\n  by_category:\n    billing: {faithfulness: 1.5}\n' >"$T/bad1.yaml"
+run rag rag-gate -c "$T/bad1.yaml" --json "$T/bc.jsonl"
+is "$RC" 2 "by_category: a threshold above 1: exit 2"
+like "$(cat "$ERR")" 'bad1\.yaml:3:[0-9]+: "faithfulness" of category "billing" must be a number between 0 and 1' "...said at its line"
+printf 'gate:\n  by_category:\n    billing: 0.9\n' >"$T/bad2.yaml"
+run rag rag-gate -c "$T/bad2.yaml" --json "$T/bc.jsonl"
+is "$RC" 2 "by_category: a category that is not a mapping: exit 2"
+like "$(cat "$ERR")" 'the thresholds of category "billing" must be a mapping \(metric: minimum\)' "...said"
+printf 'gate:\n  by_category:\n    billing: {faithfulness: 0.9, faithfulness: 0.5}\n' >"$T/bad3.yaml"
+run rag rag-gate -c "$T/bad3.yaml" --json "$T/bc.jsonl"
+is "$RC" 2 "by_category: a metric twice in one category: exit 2"
+like "$(cat "$ERR")" 'duplicate key "faithfulness" in category "billing"' "...said"
 
 done_testing

@@ -119,6 +119,8 @@ is "$?" 0 "--label with --store: exit 0"
 is "$(jq -r .label "$d/run.json")" "nightly #7" "--label: run.json says it"
 run rag rag-store --store "$T/runs.db" list --json
 is "$(jq -r '.label' "$OUT")" "nightly #7" "--label: the stored run has it, as rag-store list shows"
+( cd "$T/maven" && rag-eval -q --resume target/rag-eval ) >/dev/null 2>&1
+is "$(jq -r .label "$d/run.json")" "nightly #7" "--resume keeps the run's label"
 run rag rag-store --store "$T/byhand.db" add "$d"
 run rag rag-store --store "$T/byhand.db" list --json
 is "$(jq -r '.label' "$OUT")" "nightly #7" "rag-store add RUNDIR takes the label from run.json"

@@ -242,7 +242,8 @@ static int open_run(eval *e, const char *cmd, const char *recs, const char *runj
 	}
 	/* a fresh run: owned now, and still empty (a run that ended between prepare's look and the
 	 * lock holds its records) */
-	if (e->lock_fd < 0 && ((rc = eval_own_rundir(e)) || (rc = eval_holds_run(e)))) return rc;
+	if (e->lock_fd < 0 && ((rc = eval_own_rundir(e)) || (rc = e->force ? eval_replace_run(e) : eval_holds_run(e))))
+		return rc;
 	if (e->done_before) {
 		jv old = eval_read_json_file(runjson);
 		jv s = jv_get_kind(old) == JV_KIND_OBJECT ? jv_object_get(jv_copy(old), jv_string("started")) : jv_invalid();
@@ -339,6 +340,7 @@ static jv run_tail(eval *e, jv head, const char *recs, int rc)
 	head = jv_object_set(head, jv_string("models"), models);
 	head = jv_object_set(head, jv_string("counts"), totals);
 	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
+	head = jv_object_set(head, jv_string("self_judging"), eval_gate_self_judging(e));
 	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc <= RAG_EXIT_FAIL && e->unscored_rc ? e->unscored_rc : rc));
 	head = jv_object_set(head, jv_string("gate"),
 	                     e->plan.summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :

@@ -88,9 +88,54 @@ int eval_holds_run(eval *e)
 	int holds = stat(recs, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 	free(recs);
 	if (holds)
-		rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, or -o "
-		        "another directory", e->rundir, e->rundir);
+		rag_msg(e->cli.prog, "error", "\"%s\" holds a run already: --resume %s to finish it, -o "
+		        "another directory, or --force to replace it", e->rundir, e->rundir);
 	return holds ? RAG_EXIT_USAGE : 0;
+}
+
+/* --force: the run the directory holds is deleted, file by file, once the directory is ours
+ * (eval_own_rundir: a running rag-eval holds its lock, so a running run is never replaced). Only
+ * the files a run writes go; anything else in the directory stays. A baseline in the same
+ * directory would be deleted before it is compared with: refused. 0, or an exit status after a
+ * message. */
+int eval_replace_run(eval *e)
+{
+	static const char *const files[] = {"records.jsonl", "run.json", "run.json.tmp", "gate.txt", "gate.json",
+	                                    "junit.xml", "summary.md", "report.html", "history.jsonl", NULL};
+	char *here = realpath(e->rundir, NULL), *base = e->baseline ? realpath(e->baseline, NULL) : NULL;
+	int same = here && base && !strcmp(here, base), rc = 0;
+	size_t i;
+	free(here);
+	free(base);
+	if (same) {
+		rag_msg(e->cli.prog, "error", "--force would replace the baseline \"%s\" before comparing with it: "
+		        "-o another directory", e->baseline);
+		return RAG_EXIT_USAGE;
+	}
+	for (i = 0; files[i] && !rc; i++) {
+		char *f = eval_path_in(e, files[i]);
+		if (unlink(f) < 0 && errno != ENOENT) {
+			rag_msg(e->cli.prog, "error", "--force: cannot remove \"%s\": %s", f, strerror(errno));
+			rc = RAG_EXIT_INTERNAL;
+		}
+		free(f);
+	}
+	return rc;
+}
+
+/* The gate's self_judging (gate.json: the records judged by the model that wrote their
+ * answers, rag-gate(1)), for run.json; null when none or no gate.json. */
+jv eval_gate_self_judging(const eval *e)
+{
+	char *f = eval_path_in(e, "gate.json");
+	jv g = eval_read_json_file(f), sj;
+	free(f);
+	sj = jv_get_kind(g) == JV_KIND_OBJECT ? jv_object_get(g, jv_string("self_judging")) : (jv_free(g), jv_null());
+	if (jv_get_kind(sj) != JV_KIND_OBJECT) {
+		jv_free(sj);
+		return jv_null();
+	}
+	return sj;
 }
 
 jv eval_read_json_file(const char *path)
@@ -226,6 +271,7 @@ jv eval_run_head(eval *e, const char *cmd, const char *started)
 {
 	jv r = jv_object();
 	r = jv_object_set(r, jv_string("run_id"), jv_string(e->run_id));
+	r = jv_object_set(r, jv_string("label"), e->label ? jv_string(e->label) : jv_null());
 	r = jv_object_set(r, jv_string("started"), jv_string(started));
 	r = jv_object_set(r, jv_string("ended"), jv_null());
 	r = jv_object_set(r, jv_string("testset"), e->testset_abs ? jv_string(e->testset_abs) : jv_null());
@@ -527,6 +573,7 @@ int eval_store_run(eval *e, const char *url)
 	in.testset_text = set;
 	in.testset_len = set_len;
 	in.testset_file = e->testset_abs;
+	in.label = e->label;
 	in.gate = &go;
 	if (rag_store_show(s, e->run_id, &summary, err, sizeof err) == 0) {
 		/* --resume of a run that had finished and was stored: the same run */

@@ -16,6 +16,9 @@ typedef struct eval {
 	long shards;              /* --jobs, 0: one process */
 	const char *sshlogin;
 	const char *store_opt;    /* --store URL */
+	const char *label;        /* --label TEXT, else a resumed run's */
+	char *label_own;          /* what --resume took from run.json */
+	int force;                /* --force: a run in -o DIR is replaced, not refused */
 	rag_strv fields;          /* --field NAME=PROGRAM, as given */
 	long sample;              /* --estimate --sample N */
 	jv done;                  /* --resume: the ids records.jsonl holds */
@@ -57,6 +60,8 @@ int eval_run(eval *e, const char *cmd);
 /* eval-rundir.c: the run directory, run.json, the outputs, the store */
 char *eval_path_in(const eval *e, const char *leaf);
 int eval_holds_run(eval *e);
+int eval_replace_run(eval *e);
+jv eval_gate_self_judging(const eval *e);
 char *eval_iso_time(time_t t);
 int eval_is_dir(const char *p);
 int eval_is_file(const char *p);

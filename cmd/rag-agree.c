@@ -54,6 +54,7 @@ typedef struct tool {
 	int sheet;                /* keep what the sheet shows */
 	/* per record with a score */
 	double *score, *human;    /* human NAN: not labelled */
+	double *len;              /* the answer's length in characters; NAN: no answer */
 	char **category;
 	jv rows;                  /* sheet rows, parallel to score (when sheet) */
 	size_t n, cap;
@@ -180,6 +181,46 @@ static void say_at(tool *t, rag_item *it, const char *id, int from_labels, const
 	fprintf(stderr, "%s: %s (at %s:%zu): %s\n", t->cli->prog, level, file, line, msg);
 }
 
+/* The record's answer in characters (Unicode code points; an invalid byte is one), NAN when it
+ * has none: the length the judge's scores are compared with (rag-agree(1) LENGTH BIAS). */
+static double answer_length(jv rec)
+{
+	const char *a = rag_record_str(rec, "answer");
+	size_t i = 0, n, chars = 0;
+	long cp;
+	if (!a) return NAN;
+	n = strlen(a);
+	while (i < n) {
+		i += rag_utf8_decode(a + i, n - i, &cp);
+		chars++;
+	}
+	return (double)chars;
+}
+
+/* The length bias over the labelled pairs, and its warning on stderr (rag_agree_length_bias). */
+static jv length_bias(tool *t)
+{
+	double *s = rag_xmalloc((t->n ? t->n : 1) * sizeof *s), *h = rag_xmalloc((t->n ? t->n : 1) * sizeof *h);
+	double *l = rag_xmalloc((t->n ? t->n : 1) * sizeof *l);
+	size_t i, m = 0;
+	jv lb;
+	for (i = 0; i < t->n; i++)
+		if (!isnan(t->human[i])) {
+			s[m] = t->score[i];
+			h[m] = t->human[i];
+			l[m++] = t->len[i];
+		}
+	lb = rag_agree_length_bias(s, h, l, m);
+	if (rag_json_true(lb, "warn"))
+		rag_msg(t->cli->prog, "warning", "the judge's scores follow the answers' length more than the labels do "
+		        "(Spearman %.3f against %.3f): it may prefer longer answers", rag_json_num(lb, "judge"),
+		        rag_json_num(lb, "human"));
+	free(s);
+	free(h);
+	free(l);
+	return lb;
+}
+
 static void observe(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
@@ -241,7 +282,9 @@ static void observe(rag_item *it, void *ctx)
 		t->score = rag_xrealloc(t->score, t->cap * sizeof *t->score);
 		t->human = rag_xrealloc(t->human, t->cap * sizeof *t->human);
 		t->category = rag_xrealloc(t->category, t->cap * sizeof *t->category);
+		t->len = rag_xrealloc(t->len, t->cap * sizeof *t->len);
 	}
+	t->len[t->n] = answer_length(rec);
 	t->score[t->n] = s;
 	t->human[t->n] = rc ? NAN : h;
 	{
@@ -471,6 +514,7 @@ int main(int argc, char **argv)
 	}
 
 	s = rag_agree_summary(ps, ph, npairs, t.score, t.n, &o);
+	s = jv_object_set(s, jv_string("length_bias"), length_bias(&t));
 	{
 		long unmatched = 0;
 		jv meta = JV_OBJECT(jv_string("field"), jv_string(t.field),
@@ -519,6 +563,7 @@ out:
 	free(t.category);
 	free(t.score);
 	free(t.human);
+	free(t.len);
 	jv_free(t.rows);
 	jv_free(t.labels);
 	jv_free(t.label_line);

@@ -38,14 +38,17 @@ static const char usage[] =
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
-	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE
+	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE, OPT_FORCE, OPT_LABEL
 };
 
 static const rag_opt options[] = {
 	{"metrics", 'm', 'm', "LIST", NULL, "metrics, comma-separated (default eval.metrics, else faithfulness,\n"
 	 "answer_relevancy,context_precision,context_recall)"},
 	{"output", 'o', 'o', "DIR", RAG_ARG_FILE, "the run directory (default eval.runs_dir/RUN-ID, runs/RUN-ID)"},
+	{"force", 0, OPT_FORCE, NULL, NULL, "replace the run -o DIR holds (one that is not running), as a\n"
+	 "build that is run again without clean"},
 	{"run-id", 0, OPT_RUN_ID, "ID", NULL, "the run's id (default UTC time and a random suffix)"},
+	{"label", 0, OPT_LABEL, "TEXT", NULL, "the run's label, in run.json and the store (as rag-store add --label)"},
 	{"resume", 0, OPT_RESUME, "RUNDIR", RAG_ARG_FILE, "finish an interrupted run: score the ids it lacks"},
 	{"baseline", 'b', 'b', "RUNDIR", RAG_ARG_FILE, "compare with an earlier run (last: the newest in the runs directory)"},
 	{"concurrency", 'j', 'j', "N", NULL, "requests in flight, passed to every stage that sends any\n"
@@ -293,6 +296,15 @@ static void resume_fields(eval *e, jv old)
 	jv_free(f);
 }
 
+/* --resume: the label run.json (old, borrowed) has; NULL: none. malloc'ed. */
+static char *resumed_label(jv old)
+{
+	jv l = jv_object_get(jv_copy(old), jv_string("label"));
+	char *s = jv_get_kind(l) == JV_KIND_STRING ? rag_xstrdup(jv_string_value(l)) : NULL;
+	jv_free(l);
+	return s;
+}
+
 /* --resume: what the run's run.json says of it (its id, test set, metrics, --field mappings
  * and baseline), where the command line does not say otherwise. 0, or RAG_EXIT_USAGE. */
 static int resume_from(eval *e)
@@ -314,6 +326,7 @@ static int resume_from(eval *e)
 	e->rundir = rag_xstrdup(e->resume);
 	if (!e->metrics_opt) resume_metrics(e, old);
 	if (!e->fields.n) resume_fields(e, old);
+	if (!e->label) e->label = e->label_own = resumed_label(old);
 	if (!e->baseline_opt) {
 		jv b = jv_object_get(jv_copy(old), jv_string("baseline"));
 		if (jv_get_kind(b) == JV_KIND_STRING) e->baseline = rag_xstrdup(jv_string_value(b));
@@ -358,7 +371,7 @@ static int records_done(eval *e, size_t n)
 	struct stat st;
 	int rc = 0;
 	if (!e->resume) {
-		rc = eval_holds_run(e);
+		rc = e->force ? 0 : eval_holds_run(e);
 		free(recs);
 		return rc;
 	}
@@ -513,6 +526,8 @@ static int take_option(eval *e, int opt, int *stop)
 		break;
 	case OPT_SSHLOGIN: e->sshlogin = optarg; break;
 	case OPT_STORE: e->store_opt = optarg; break;
+	case OPT_FORCE: e->force = 1; break;
+	case OPT_LABEL: e->label = optarg; break;
 	case OPT_FIELD: rag_strv_push(&e->fields, rag_xstrdup(optarg)); break;
 	case OPT_SAMPLE:
 		if (rag_cli_int(&e->cli, "--sample", optarg, 1, 1000000, &n) < 0) return rag_cli_misuse(&e->cli);
@@ -540,8 +555,9 @@ static int check_combinations(eval *e)
 	if (e->skip_done) bad = "--skip-done goes with --emit";
 	else if (e->sample && !e->cli.estimate) bad = "--sample goes with --estimate (the records it collects to measure)";
 	else if (e->sshlogin && !e->shards) bad = "--sshlogin goes with --jobs N (the shards to run on those hosts)";
-	else if (e->resume && (e->outdir || e->run_id_opt))
-		bad = "--resume continues a run in its own directory, with its own id: no -o or --run-id with it";
+	else if (e->resume && (e->outdir || e->run_id_opt || e->force))
+		bad = "--resume continues a run in its own directory, with its own id: no -o, --run-id or --force "
+		      "with it";
 	if (!bad) return 0;
 	rag_msg(e->cli.prog, "error", "%s", bad);
 	return rag_cli_misuse(&e->cli);
@@ -598,6 +614,7 @@ static void eval_free(eval *e)
 	free(e->input);
 	free(e->testset_own);
 	free(e->metrics_own);
+	free(e->label_own);
 	rag_evalplan_free(&e->plan);
 	rag_strv_free(&e->fields);
 	rag_cli_free(&e->cli);

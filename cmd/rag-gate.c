@@ -31,7 +31,7 @@ static const rag_opt options[] = {
 	{"worst", 0, RAG_OPT_WORST, "N", NULL, "worst records listed (default 10)"},
 	{"json", 0, OPT_JSON, NULL, NULL, "the summary as one JSON object"},
 	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "the summary as Markdown (a pull-request comment)"},
-	{"junit", 0, OPT_JUNIT, "FILE", RAG_ARG_FILE, "JUnit XML: one test case per record and metric"},
+	{"junit", 0, OPT_JUNIT, "FILE", RAG_ARG_FILE, "JUnit XML: a suite per category, a test case per record"},
 	{"output", 'o', 'o', "FILE", RAG_ARG_FILE, "write the summary to FILE"},
 	{"tee", 0, OPT_TEE, NULL, NULL, "pass the records to stdout; the summary goes to stderr"},
 	RAG_OPT_END
@@ -76,19 +76,35 @@ static int read_input(tool *t, const char *name, FILE *out)
 	return rag_cli_read_run(t->cli, name, out, observe, t);
 }
 
-/* The JUnit file (f, open, closed here): the head, the records' cases kept aside, the tail. */
+/* The JUnit file (f, open, closed here): the head, then each category's suite with its records'
+ * cases, copied from where they were kept aside, then the tail. */
 static int write_junit(tool *t, FILE *f, const char *path, jv s)
 {
 	char buf[65536], *head;
-	size_t n;
-	int ok;
+	size_t k, c;
+	int ok = 1;
 	head = rag_junit_head(s, &t->junit);
 	fputs(head, f);
 	free(head);
-	rewind(t->junit_body);
-	while ((n = fread(buf, 1, sizeof buf, t->junit_body)) > 0) fwrite(buf, 1, n, f);
+	for (k = 0; k < t->junit.nsuite && ok; k++) {
+		head = rag_junit_suite_head(&t->junit, k, s);
+		fputs(head, f);
+		free(head);
+		for (c = 0; c < t->junit.ncases && ok; c++) {
+			const rag_junit_case *jc = &t->junit.cases[c];
+			size_t left = jc->len, n;
+			if (jc->suite != k) continue;
+			ok = fseek(t->junit_body, jc->off, SEEK_SET) == 0;
+			while (ok && left > 0 && (n = fread(buf, 1, left < sizeof buf ? left : sizeof buf, t->junit_body)) > 0) {
+				fwrite(buf, 1, n, f);
+				left -= n;
+			}
+			if (left) ok = 0;
+		}
+		fputs(rag_junit_suite_tail(), f);
+	}
 	fputs(rag_junit_tail(), f);
-	ok = !ferror(t->junit_body) && !ferror(f);
+	ok = ok && !ferror(t->junit_body) && !ferror(f);
 	if (fclose(f) != 0) ok = 0;
 	if (!ok) rag_msg(t->cli->prog, "error", "cannot write \"%s\": %s", path, strerror(errno));
 	return ok ? 0 : -1;
@@ -205,6 +221,7 @@ out:
 	if (jout) fclose(jout);
 	if (t.junit_body) fclose(t.junit_body);
 	rag_buf_free(&t.junit_case);
+	rag_junit_free(&t.junit);
 	jv_free(summary);
 	rag_gate_free(t.gate);
 	rag_cli_gate_free(&g);

@@ -95,7 +95,7 @@ static int cmd_add(tool *t, const char *src)
 	rag_store_run in;
 	rag_cli_gate g;
 	rag_gate_opts go;
-	char *records = NULL, *runtext = NULL, *id = NULL, *f;
+	char *records = NULL, *runtext = NULL, *id = NULL, *f, label[1024];
 	size_t len = 0, rlen;
 	jv run = jv_null();
 	int rc = 0;
@@ -141,7 +141,7 @@ static int cmd_add(tool *t, const char *src)
 	in.run = run;
 	in.records = records;
 	in.len = len;
-	in.label = t->label;
+	in.label = t->label ? t->label : *rag_json_str(run, "label", label, sizeof label) ? label : NULL;   /* rag-eval --label's */
 	in.testset = t->testset;
 	in.commit = t->commit;
 	gate_opts(t, &g, &go);

@@ -357,6 +357,9 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->prices = c->prices.v;
 	go->nprices = c->prices.n;
 	go->currency = c->prices.currency;
+	go->answer_model = c->llm.answer_model;
+	go->by_category = c->gate.by_category;
+	go->nby_category = c->gate.nby_category;
 	{
 		/* --pass adds to gate.pass; --by replaces gate.by */
 		const rag_strv *by = g->by.n ? &g->by : &c->gate.by;

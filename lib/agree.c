@@ -575,6 +575,36 @@ jv rag_agree_summary(const double *score, const double *label, size_t n, const d
 	return jv_object_set(s, jv_string("null_reasons"), why);
 }
 
+jv rag_agree_length_bias(const double *score, const double *label, const double *len, size_t n)
+{
+	double *x = rag_xmalloc((n ? n : 1) * sizeof *x), *js = rag_xmalloc((n ? n : 1) * sizeof *js);
+	double *hl = rag_xmalloc((n ? n : 1) * sizeof *hl), rj = NAN, rh = NAN;
+	const char *w;
+	size_t i, m = 0;
+	jv why = jv_object(), o;
+	for (i = 0; i < n; i++)
+		if (!isnan(len[i])) {
+			x[m] = len[i];
+			js[m] = score[i];
+			hl[m++] = label[i];
+		}
+	/* the reasons said here: rag_agree_spearman's name its arguments scores and labels */
+	w = m < 2 ? "fewer than two pairs with an answer" : constant(x, m) ? "the answers are all of one length" : NULL;
+	if (w || constant(js, m)) why = jv_object_set(why, jv_string("judge"), jv_string(w ? w : "the scores are constant"));
+	else rag_agree_spearman(js, x, m, &rj, &w);
+	w = m < 2 ? "fewer than two pairs with an answer" : constant(x, m) ? "the answers are all of one length" : NULL;
+	if (w || constant(hl, m)) why = jv_object_set(why, jv_string("human"), jv_string(w ? w : "the labels are constant"));
+	else rag_agree_spearman(hl, x, m, &rh, &w);
+	o = JV_OBJECT(jv_string("unit"), jv_string("characters"), jv_string("measure"), jv_string("spearman"),
+	              jv_string("pairs"), jv_number((double)m), jv_string("judge"), num(rj), jv_string("human"), num(rh),
+	              jv_string("difference"), num(rj - rh));
+	o = jv_object_set(o, jv_string("warn"), jv_bool(m >= RAG_AGREE_LENGTH_PAIRS && rj - rh > RAG_AGREE_LENGTH_BIAS));
+	free(x);
+	free(js);
+	free(hl);
+	return jv_object_set(o, jv_string("null_reasons"), why);
+}
+
 /* ---------------------------------------------------------------- renderers */
 /* text from the input with control characters as "?" (a terminal is not told what to do) */
 static void add_clean(rag_buf *b, const char *s)
@@ -636,6 +666,42 @@ static void add_counts(rag_buf *b, jv s, const char *first)
 	}
 }
 
+/* length_bias's rho (lb borrowed) k: the number, or null and why */
+static void add_rho(rag_buf *b, jv lb, const char *k)
+{
+	double v = rag_json_num(lb, k);
+	if (!isnan(v)) {
+		rag_buf_addf(b, "%.3f", v);
+	} else {
+		jv r = rag_json_get(rag_json_get(jv_copy(lb), "null_reasons"), k);
+		rag_buf_addf(b, "null (%s)", jv_get_kind(r) == JV_KIND_STRING ? jv_string_value(r) : "undefined");
+		jv_free(r);
+	}
+}
+
+/* the length bias: a line, and a warning when the judge's rho is RAG_AGREE_LENGTH_BIAS over the
+ * labels' (md: as Markdown) */
+static void length_lines(rag_buf *b, jv s, int md)
+{
+	jv lb = rag_json_get(jv_copy(s), "length_bias");
+	if (jv_get_kind(lb) == JV_KIND_OBJECT) {
+		rag_buf_adds(b, md ? "\nLength bias (Spearman's rho with the answer's length in characters, over " :
+		                     "\nlength bias      Spearman with the answer's length (characters), ");
+		if (md) rag_buf_addf(b, "%.0f pairs): the judge ", rag_json_num(lb, "pairs"));
+		else rag_buf_addf(b, "%.0f pairs: judge ", rag_json_num(lb, "pairs"));
+		add_rho(b, lb, "judge");
+		rag_buf_adds(b, md ? ", the labels " : ", labels ");
+		add_rho(b, lb, "human");
+		rag_buf_adds(b, md ? ".\n" : "");
+		if (rag_json_true(lb, "warn"))
+			rag_buf_addf(b, "%sthe judge's scores follow the answers' length more than the labels do (rho %.3f "
+			             "against %.3f, more than %g apart): it may prefer longer answers%s",
+			             md ? "\n> **Warning:** " : "\nwarning: ", rag_json_num(lb, "judge"), rag_json_num(lb, "human"),
+			             RAG_AGREE_LENGTH_BIAS, md ? ".\n" : "");
+	}
+	jv_free(lb);
+}
+
 char *rag_agree_text(jv s)
 {
 	rag_buf b = {0};
@@ -669,6 +735,7 @@ char *rag_agree_text(jv s)
 		             str_of(best, "optimise", buf, sizeof buf), rag_json_num(best, "value"));
 	rag_buf_adds(&b, "\nSpearman         "); add_num(&b, s, "spearman"); add_why(&b, s, "spearman");
 	rag_buf_adds(&b, "\nKendall tau-b    "); add_num(&b, s, "kendall_tau_b"); add_why(&b, s, "kendall_tau_b");
+	length_lines(&b, s, 0);
 	rag_buf_adds(&b, "\ncorrected mean   ");
 	if (jv_get_kind(p) == JV_KIND_OBJECT)
 		rag_buf_addf(&b, "%.3f [%.3f, %.3f] (judge mean %.3f over %.0f records, corrected by %.0f labelled)",
@@ -751,6 +818,7 @@ char *rag_agree_markdown(jv s)
 		rag_buf_addf(&b, "\nCorrected mean (prediction-powered): **%.3f** [%.3f, %.3f]; the judge's mean %.3f over %.0f records, "
 		             "corrected by %.0f labelled.\n", rag_json_num(p, "estimate"), rag_json_num(p, "lo"), rag_json_num(p, "hi"),
 		             rag_json_num(p, "judge_mean"), rag_json_num(p, "n_all"), rag_json_num(p, "n_labelled"));
+	length_lines(&b, s, 1);
 	jv_free(c);
 	jv_free(best);
 	jv_free(p);

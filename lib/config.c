@@ -41,6 +41,8 @@ enum type {
 	               * it is written); rag_kv * at .off, its size_t count at .aux */
 	T_TEXTS,      /* "*" row: name -> string as written (a jq program); rag_kv * at .off, its
 	               * size_t count at .aux */
+	T_CATNUMS,    /* "*" row: category -> {metric: number in [lo, hi]} (load_catnums); rag_cat_kd *
+	               * at .off, its size_t count at .aux */
 };
 
 struct key {
@@ -122,6 +124,8 @@ static const struct key keys[] = {
 	{ ROW("gate", "pass", T_STRS, gate.pass) },
 	{ ROW("gate", "fail_on_flip", T_BOOL, gate.fail_on_flip) },
 	{ ROW("gate", "by", T_STRS, gate.by) },
+	{ ROW("gate.by_category", "*", T_CATNUMS, gate.by_category), .lo = 0, .hi = 1,
+	  .aux = offsetof(rag_config, gate.nby_category) },
 	{ ROW("stream", "max_memory", T_INT, stream.max_memory), .lo = 65536, .hi = INT_MAX },
 	{ ROW("ap", "from", T_ENUM, ap.from), .choices = ap_sources },
 	{ ROW("kw", "metrics", T_STR, kw.metrics) },
@@ -352,6 +356,16 @@ void rag_config_free(rag_config *cfg)
 			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
 			for (j = 0; j < n; j++) free(pr[j].model);
 			free(pr);
+			break;
+		}
+		case T_CATNUMS: {
+			rag_cat_kd *c = *(rag_cat_kd **)field;
+			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
+			for (j = 0; j < n; j++) {
+				free(c[j].category);
+				free(c[j].metric);
+			}
+			free(c);
 			break;
 		}
 		case T_RUBRICS: {
@@ -649,7 +663,8 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		return 0;
 	case T_RUBRICS:
 	case T_PRICES:
-		snprintf(msg, msglen, "\"%s\" must be a mapping", name);   /* load_rubric, load_price read them */
+	case T_CATNUMS:
+		snprintf(msg, msglen, "\"%s\" must be a mapping", name);   /* load_rubric, load_price... read them */
 		return -1;
 	case T_SECRETS:
 	case T_SCALARS:
@@ -913,6 +928,48 @@ static const char *metric_tool(const char *name)
 	return NULL;
 }
 
+/* gate.by_category.<category>: {metric: threshold in [lo, hi]}, the per-record thresholds of
+ * that category's records (rag-config(5)). A metric written twice is a duplicate key. */
+static int load_catnums(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
+{
+	rag_cat_kd **list = (rag_cat_kd **)((char *)L->cfg + k->off);
+	size_t *n = (size_t *)((char *)L->cfg + k->aux), i;
+	yaml_node_pair_t *pair;
+	char msg[RAG_ERRLEN], echo[72];
+
+	clip(name, echo, sizeof echo);
+	if (v->type != YAML_MAPPING_NODE) {
+		snprintf(msg, sizeof msg, "the thresholds of category \"%s\" must be a mapping (metric: minimum), not %s",
+		         echo, is_null(v) ? "empty" : kind_name(v));
+		return fail_at(L, v->start_mark, msg);
+	}
+	for (pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top; pair++) {
+		yaml_node_t *kn = yaml_document_get_node(L->doc, pair->key);
+		yaml_node_t *vn = yaml_document_get_node(L->doc, pair->value);
+		const char *metric;
+		double d;
+		if (kn->type != YAML_SCALAR_NODE)
+			return fail_at(L, kn->start_mark, "keys must be plain names, not a mapping or a list");
+		metric = (const char *)kn->data.scalar.value;
+		if (vn->type != YAML_SCALAR_NODE || parse_double((const char *)vn->data.scalar.value, &d) < 0 ||
+		    d < k->lo || d > k->hi) {
+			snprintf(msg, sizeof msg, "\"%.60s\" of category \"%s\" must be a number between %g and %g", metric,
+			         echo, k->lo, k->hi);
+			return fail_at(L, vn->start_mark, msg);
+		}
+		for (i = 0; i < *n; i++)
+			if (!strcmp((*list)[i].category, name) && !strcmp((*list)[i].metric, metric)) {
+				snprintf(msg, sizeof msg, "duplicate key \"%.60s\" in category \"%s\"", metric, echo);
+				return fail_at(L, kn->start_mark, msg);
+			}
+		*list = rag_xrealloc(*list, (*n + 1) * sizeof **list);
+		(*list)[*n].category = rag_xstrdup(name);
+		(*list)[*n].metric = rag_xstrdup(metric);
+		(*list)[(*n)++].value = d;
+	}
+	return 0;
+}
+
 /* rubrics.<name>: a mapping of criteria, scale, steps, fields and scores (rag-config(5)). */
 static int load_rubric(struct loader *L, const struct key *k, const char *name, yaml_node_t *key_node,
                        yaml_node_t *v)
@@ -1130,6 +1187,8 @@ static int load_map(struct loader *L, yaml_document_t *doc, yaml_node_t *map, co
 				if (load_rubric(L, k, name, kn, vn) < 0) return -1;
 			} else if (k->type == T_PRICES) {
 				if (load_price(L, k, name, vn) < 0) return -1;
+			} else if (k->type == T_CATNUMS) {
+				if (load_catnums(L, k, name, vn) < 0) return -1;
 			} else if (load_value(L, k, name, vn) < 0) {
 				return -1;
 			}
@@ -1380,6 +1439,21 @@ jv rag_config_json(const rag_config *cfg)
 				out = set_in(out, k->section, pr[j].model,
 				             JV_OBJECT(jv_string("input"), isnan(pr[j].input) ? jv_null() : jv_number(pr[j].input),
 				                       jv_string("output"), isnan(pr[j].output) ? jv_null() : jv_number(pr[j].output)));
+			continue;
+		}
+		case T_CATNUMS: {
+			/* {category: {metric: value}}, set whole: a category's name may hold a dot */
+			size_t n = *(const size_t *)((const char *)cfg + k->aux);
+			const rag_cat_kd *c = *(rag_cat_kd *const *)field;
+			jv all = jv_object();
+			for (j = 0; j < n; j++) {
+				jv one = jv_object_get(jv_copy(all), jv_string(c[j].category));
+				if (jv_get_kind(one) != JV_KIND_OBJECT) one = (jv_free(one), jv_object());
+				all = jv_object_set(all, jv_string(c[j].category), jv_object_set(one, jv_string(c[j].metric),
+				                                                                  jv_number(c[j].value)));
+			}
+			if (n) out = set_in(out, "gate", "by_category", all);
+			else jv_free(all);
 			continue;
 		}
 		case T_FILES:

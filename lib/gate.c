@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* a mean equal to its threshold in decimal must not fail by binary rounding (0.7 + 0.9 = 1.6) */
 #define EPS 1e-9
@@ -98,6 +99,12 @@ struct rag_gate {
 	long rec_regressed, rec_improved; /* records matched: some pair regressed; some improved, none regressed */
 	jv only_cur; long n_only_cur;
 	jv cost;                         /* the records' usage, per tool, stage and judge (rag_cost_add) */
+	char *self_model;                /* the first model seen judging its own answers; NULL: none */
+	/* gate.by_category: rec_thr holds the current record's thresholds (category_thresholds),
+	 * rec_base the run's; rec_cat per metric the category whose threshold the record has */
+	double *rec_base; const char **rec_cat; size_t nrec_base;
+	char note[300];
+	long self_judged;                /* records it (or another) judged that it answered */
 };
 
 /* whether the run scored metric name (o.run; every metric when the run's are not known) */
@@ -188,6 +195,8 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 		if (in_run(o, o->record[k].key)) metric_index(g, o->record[k].key);
 	for (k = 0; k < o->npass; k++)
 		if (in_run(o, o->pass[k])) metric_index(g, o->pass[k]);
+	for (k = 0; k < o->nby_category; k++)
+		if (in_run(o, o->by_category[k].metric)) metric_index(g, o->by_category[k].metric);
 	return g;
 }
 
@@ -680,6 +689,118 @@ static void count_from(mstat *ms, jv from, const char *name)
 	jv_free(v);
 }
 
+/* gate.by_category: the record's per-record thresholds into rec_thr, the run's (gate.record's)
+ * where its category (or a --by field's value) has none; with rec invalid, the run's back (for
+ * the summary). A metric first seen since the last call takes its threshold as it is now. */
+static void category_thresholds(rag_gate *g, jv rec)
+{
+	size_t m, k, b;
+	if (!g->o.nby_category) return;
+	if (g->nrec_base < g->nmetric) {
+		g->rec_base = rag_xrealloc(g->rec_base, g->nmetric * sizeof *g->rec_base);
+		g->rec_cat = rag_xrealloc(g->rec_cat, g->nmetric * sizeof *g->rec_cat);
+		for (m = g->nrec_base; m < g->nmetric; m++) g->rec_base[m] = g->rec_thr[m];
+		g->nrec_base = g->nmetric;
+	}
+	for (m = 0; m < g->nmetric; m++) {
+		g->rec_thr[m] = g->rec_base[m];
+		g->rec_cat[m] = NULL;
+	}
+	if (!jv_is_valid(rec)) return;
+	for (b = 0; b < g->o.nby; b++) {
+		char *v = field_text(rec, g->o.by[b]);
+		for (k = 0; v && k < g->o.nby_category; k++) {
+			const rag_cat_kd *c = &g->o.by_category[k];
+			jv ix;
+			if (strcmp(c->category, v) || !in_run(&g->o, c->metric)) continue;
+			ix = jv_object_get(jv_copy(g->metric_ix), jv_string(c->metric));
+			if (jv_get_kind(ix) == JV_KIND_NUMBER) {
+				m = (size_t)jv_number_value(ix);
+				if (!g->rec_cat[m] || c->value > g->rec_thr[m]) {
+					g->rec_thr[m] = c->value;
+					g->rec_cat[m] = c->category;
+				}
+			}
+			jv_free(ix);
+		}
+		free(v);
+	}
+}
+
+/* " for \"billing\"" when metric m's threshold on this record is its category's, else "" */
+static const char *cat_note(rag_gate *g, size_t m)
+{
+	if (m >= g->nrec_base || !g->rec_cat[m]) return "";
+	snprintf(g->note, sizeof g->note, " for \"%.200s\"", g->rec_cat[m]);
+	return g->note;
+}
+
+/* the summary's thresholds.by_category: {category: {metric: threshold}} */
+static jv by_category_json(const rag_gate *g)
+{
+	jv all = jv_object();
+	size_t k;
+	for (k = 0; k < g->o.nby_category; k++) {
+		const rag_cat_kd *c = &g->o.by_category[k];
+		jv one = jv_object_get(jv_copy(all), jv_string(c->category));
+		if (jv_get_kind(one) != JV_KIND_OBJECT) one = (jv_free(one), jv_object());
+		all = jv_object_set(all, jv_string(c->category), jv_object_set(one, jv_string(c->metric), jv_number(c->value)));
+	}
+	return all;
+}
+
+/* Whether a usage entry u (borrowed) was a judge's ("openai:M") with M the model answer. */
+static int judged_by(jv u, const char *answer)
+{
+	jv j = rag_json_get(jv_copy(u), "judge");
+	int same = jv_get_kind(j) == JV_KIND_STRING && !strncmp(jv_string_value(j), "openai:", 7) &&
+	           !strcasecmp(jv_string_value(j) + 7, answer);
+	jv_free(j);
+	return same;
+}
+
+/* Self-judging: the record's judge (a stage of usage.<tool>.<stage>, but the embedder's and the
+ * service's own) is the model that wrote its answer (its answer_model or model, else
+ * llm.answer_model), whose scores may flatter it. Counted, and the first such model kept. */
+static void note_self_judged(rag_gate *g, jv rec)
+{
+	const char *answer = rag_record_str(rec, "answer_model");
+	jv usage = rag_json_get(jv_copy(rec), "usage");
+	int self = 0;
+	if (!answer) answer = rag_record_str(rec, "model");
+	if (!answer) answer = g->o.answer_model;
+	if (answer && *answer && jv_get_kind(usage) == JV_KIND_OBJECT) {
+		jv_object_foreach(usage, tool, per) {
+			const char *t = jv_string_value(tool);
+			if (jv_get_kind(per) == JV_KIND_OBJECT && strcmp(t, "rag-embsim") && strcmp(t, "rag-collect")) {
+				self |= judged_by(per, answer);   /* the flat shape, usage.<tool>.judge */
+				jv_object_foreach(per, stage, u) {
+					if (jv_get_kind(u) == JV_KIND_OBJECT) self |= judged_by(u, answer);
+					jv_free(stage);
+					jv_free(u);
+				}
+			}
+			jv_free(tool);
+			jv_free(per);
+		}
+	}
+	jv_free(usage);
+	if (!self) return;
+	g->self_judged++;
+	if (!g->self_model) g->self_model = rag_xstrdup(answer);
+}
+
+/* the summary's self_judging and its warning (s consumed) */
+static jv self_judging(const rag_gate *g, jv s)
+{
+	if (!g->self_judged) return s;
+	s = jv_object_set(s, jv_string("self_judging"), JV_OBJECT(jv_string("model"), jv_string(g->self_model),
+	                                                           jv_string("records"), jv_number((double)g->self_judged)));
+	return jv_object_set(s, jv_string("warnings"), JV_ARRAY(jv_string_fmt(
+	        "self-judging: the judge model \"%s\" also generated the answers of %ld of %ld records; its scores "
+	        "may flatter them", g->self_model, g->self_judged, g->records)));
+}
+
 /* rag_gate_add, and with verdict the record's verdict (rag_gate_add_verdict) */
 static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks, jv *verdict)
 {
@@ -699,6 +820,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 
 	g->cost = rag_cost_add(g->cost, usage);
 	jv_free(usage);
+	note_self_judged(g, rec);
 	g->seq++;
 	g->records++;
 	if (unreadable) g->unreadable++;
@@ -765,6 +887,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		jv_free(v);
 	}
 	/* then every metric of the table, the record's and the gated ones: nulls and thresholds */
+	category_thresholds(g, rec);
 	nseen = g->nmetric;
 	for (m = 0; m < nseen; m++) {
 		const char *name = g->metric[m];
@@ -809,7 +932,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 			if (k < key) key = k;
 			if (!isnan(thr) && x < thr - EPS) {
 				bad = 1;
-				snprintf(msg, sizeof msg, "%s %.3f is below the per-record threshold %.3f", name, x, thr);
+				snprintf(msg, sizeof msg, "%s %.3f is below the per-record threshold %.3f%s", name, x, thr, cat_note(g, m));
 				missed = jv_array_append(missed, jv_string(msg));
 				why = msg;
 			}
@@ -1149,6 +1272,7 @@ jv rag_gate_summary(rag_gate *g)
 
 	for (i = 0; i < g->nmetric; i++) order[i] = i;
 	qsort_r(order, g->nmetric, sizeof *order, by_name, g->metric);
+	category_thresholds(g, jv_invalid());   /* the run's thresholds, not the last record's */
 
 	if (g->records == 0) {
 		pass = 0;
@@ -1257,6 +1381,7 @@ jv rag_gate_summary(rag_gate *g)
 	thr = jv_object_set(thr, jv_string("mean"), tm);
 	thr = jv_object_set(thr, jv_string("record"), tr);
 	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
+	if (g->o.nby_category) thr = jv_object_set(thr, jv_string("by_category"), by_category_json(g));
 	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
 	{
 		jv pv = jv_array(), byv = jv_array();
@@ -1284,7 +1409,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("checks"), checks);
 	s = jv_object_set(s, jv_string("pass"), jv_bool(pass));
 	free(order);
-	return s;
+	return self_judging(g, s);
 }
 
 static void free_changes(changes *c)
@@ -1298,6 +1423,9 @@ void rag_gate_free(rag_gate *g)
 {
 	size_t i, k;
 	if (!g) return;
+	free(g->self_model);
+	free(g->rec_base);
+	free(g->rec_cat);
 	for (i = 0; i < g->nmetric; i++) {
 		free(g->metric[i]);
 		free(g->vals[i].v);

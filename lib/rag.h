@@ -195,6 +195,8 @@ enum rag_json_mode { RAG_JSON_OFF = 0, RAG_JSON_OBJECT, RAG_JSON_SCHEMA };
 
 typedef struct rag_kv { char *key; char *value; } rag_kv;
 typedef struct rag_kd { char *key; double value; } rag_kd;
+/* gate.by_category: a per-record threshold for the records of one category (or --by value) */
+typedef struct rag_cat_kd { char *category, *metric; double value; } rag_cat_kd;
 /* prices.<model>: what a model's tokens cost, in prices.currency per million tokens; a price
  * not written is NAN (unknown, never 0) */
 typedef struct rag_price { char *model; double input, output; } rag_price;
@@ -290,6 +292,9 @@ typedef struct rag_config {
 		rag_strv pass;                   /* metrics gated on the tool's own pass verdict */
 		int fail_on_flip;                /* a flip across repeats fails the record, default 0 */
 		rag_strv by;                     /* fields the summary groups by, default category */
+		/* gate.by_category: category -> metric -> the per-record threshold of its records, in
+		 * place of gate.record's (rag-config(5)), one triple a metric, in the file's order */
+		rag_cat_kd *by_category; size_t nby_category;
 	} gate;
 	struct {
 		/* rag-ap's (rag-config(5)); --from overrides it. rag-eval passes it to its rag-ap stage */
@@ -1435,6 +1440,13 @@ typedef struct rag_gate_opts {
 	/* the price table (borrowed) for the summary's cost; none: every cost null */
 	const rag_price *prices; size_t nprices;
 	const char *currency;
+	/* llm.answer_model: the model that wrote the answers when the records do not say (their
+	 * answer_model or model); a record judged by it is self-judged. NULL: none */
+	const char *answer_model;
+	/* gate.by_category (borrowed): a record whose category, or the value of a field of by,
+	 * is a triple's category has the triple's per-record threshold on its metric, in place of
+	 * record's (the highest where several of its fields match) */
+	const rag_cat_kd *by_category; size_t nby_category;
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
@@ -1455,7 +1467,10 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
  * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
- * baseline?: {...}, checks: [...]} (rag-gate(1) --json). Call once. */
+ * baseline?: {...}, checks: [...], self_judging?: {model, records}, warnings?: [text]}
+ * (rag-gate(1) --json). self_judging: records judged by the model that wrote their answers
+ * (usage.<tool>.<stage>.judge "openai:M", M the record's answer_model or model, else
+ * o.answer_model, compared without case), the first such model. Call once. */
 jv rag_gate_summary(rag_gate *g);
 /* Where metric row m (borrowed, of rag_gate_summary's metrics) took its relevance from, when
  * rag-ap said (relevance_from): "relevant ids in 2 records, the judge's chunk verdicts in 1";
@@ -1595,15 +1610,40 @@ void rag_report_changes(rag_buf *b, jv base);
 char *rag_report_text(jv summary, int color);
 
 /* ---------------------------------------------------------------- junit.c */
-/* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
- * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
-typedef struct rag_junit { long tests, failures, errors, skipped; } rag_junit;
-/* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
- * b; counts in n. */
+/* JUnit XML for rag-gate --junit (the shape Jenkins and the GitHub reporters read, checked by
+ * tests/fixtures/junit.xsd): a suite for the gate's own checks, then one suite per category
+ * (records without one in the suite "(no category)"), in order of first appearance, a test case
+ * per record named by its id. The records' cases are rendered as they come and kept aside by the
+ * tool (bytes off..off+len of what it kept, in cases[]), because a suite's counts in its head
+ * are known only at the end. Texts are escaped for XML 1.0. Zero it before use. */
+typedef struct rag_junit_suite {
+	char *name;               /* NULL: the records without a category */
+	long tests, failures, errors, skipped;
+	double time;              /* seconds: the records' latency_ms (rag-collect), summed */
+} rag_junit_suite;
+typedef struct rag_junit_case { size_t suite; long off; size_t len; } rag_junit_case;
+typedef struct rag_junit {
+	long tests, failures, errors, skipped;   /* the records' cases, all suites */
+	double time;
+	rag_junit_suite *suite; size_t nsuite;
+	rag_junit_case *cases; size_t ncases, cap;
+	long off;                 /* bytes of cases rendered so far */
+} rag_junit;
+/* The test case of one record (rec and checks borrowed; checks from rag_gate_add), appended to
+ * b; counted in n, and its place (n->off, the bytes appended) in n->cases. A failure says the
+ * question, each failed metric with its value and threshold, the first rejected verdicts of
+ * those metrics (an unsupported claim, an irrelevant chunk) with the judge's reason, and where
+ * the record is; an error also the record's errors entries. */
 void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);
-/* The document up to the records' suite (summary borrowed): malloc'ed. */
+/* The document up to the records' suites, the gate's suite included (summary borrowed):
+ * malloc'ed. */
 char *rag_junit_head(jv summary, const rag_junit *n);
+/* The opening tag of suite k, with its counts, and the category's own per-record thresholds
+ * (summary borrowed: thresholds.by_category) as properties "threshold METRIC": malloc'ed. */
+char *rag_junit_suite_head(const rag_junit *n, size_t k, jv summary);
+const char *rag_junit_suite_tail(void);
 const char *rag_junit_tail(void);
+void rag_junit_free(rag_junit *n);
 
 /* ---------------------------------------------------------------- agree.c */
 /* A judge's scores against people's labels (rag-agree(1)). A label is positive when above 0.5;
@@ -1672,6 +1712,16 @@ typedef struct rag_agree_opts {
 } rag_agree_opts;
 jv rag_agree_summary(const double *score, const double *label, size_t n, const double *judge, size_t nall,
                      const rag_agree_opts *o);
+/* The judge's length bias (rag-agree(1) LENGTH BIAS): Spearman's rho of the answers' length
+ * len[i] (characters: Unicode code points; NAN: the record has no answer) with the judge's
+ * score[i], beside the same with the human label[i], over the pairs with a length. {unit:
+ * "characters", measure: "spearman", pairs, judge, human, difference: judge - human, warn:
+ * difference > RAG_AGREE_LENGTH_BIAS over RAG_AGREE_LENGTH_PAIRS pairs or more (fewer are too
+ * few to tell a bias from chance), null_reasons}; a rho undefined is null with its reason.
+ * Arrays borrowed. */
+#define RAG_AGREE_LENGTH_BIAS 0.2
+#define RAG_AGREE_LENGTH_PAIRS 5
+jv rag_agree_length_bias(const double *score, const double *label, const double *len, size_t n);
 /* The summary (borrowed, with the tool's counts added: records, field, label...) as text or
  * Markdown; control characters from the input are "?". malloc'ed. */
 char *rag_agree_text(jv s);

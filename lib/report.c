@@ -76,6 +76,7 @@ static const char css[] =
 	"vertical-align:top;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"td.text{max-width:30em;white-space:pre-wrap;word-break:break-word}\n"
 	"ul.checks li.bad{color:#cf222e}ul.checks li.good{color:#1a7f37}ul.checks li.skip{color:#59636e}\n"
+	"p.warning{border-left:4px solid #bf8700;padding:.3em .8em;background:#fff8c5}\n"
 	"figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figcaption{font-size:.9em;color:#59636e;max-width:22em}\n"
 	"svg text{font-size:10px;fill:#59636e}\n"
 	"nav.tabs{display:none;gap:.3em;border-bottom:1px solid #d0d7de;margin-top:1em}\n"
@@ -515,6 +516,52 @@ static void json_block(rag_buf *b, jv v)
 
 /* ---------------------------------------------------------------- the page */
 
+static void md(rag_buf *b, const char *s, size_t max);
+
+/* gate.by_category's thresholds, a line a category (as_md: Markdown, else HTML) */
+static void by_category_lines(rag_buf *b, jv s, int as_md)
+{
+	jv bc = rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category");
+	if (jv_get_kind(bc) == JV_KIND_OBJECT) {
+		jv_object_foreach(bc, cat, ms) {
+			rag_buf_adds(b, as_md ? "Per-record thresholds for **" : "<p class=\"by-category\">Per-record thresholds for <b>");
+			if (as_md) md(b, jv_string_value(cat), 200);
+			else esc(b, jv_string_value(cat));
+			rag_buf_adds(b, as_md ? "**:" : "</b>:");
+			if (jv_get_kind(ms) == JV_KIND_OBJECT) {
+				jv_object_foreach(ms, m, v) {
+					rag_buf_adds(b, " ");
+					if (as_md) md(b, jv_string_value(m), 200);
+					else esc(b, jv_string_value(m));
+					rag_buf_addf(b, " %s %.3f", as_md ? "≥" : "&#8805;", jv_number_value(v));
+					jv_free(m);
+					jv_free(v);
+				}
+			}
+			rag_buf_adds(b, as_md ? " (gate.by_category)\n\n" : " (gate.by_category)</p>\n");
+			jv_free(cat);
+			jv_free(ms);
+		}
+	}
+	jv_free(bc);
+}
+
+/* the summary's warnings (self-judging), above the cards */
+static void html_warnings(rag_buf *b, jv s)
+{
+	jv w = arr(s, "warnings");
+	jv_array_foreach(w, i, t) {
+		if (jv_get_kind(t) == JV_KIND_STRING) {
+			rag_buf_adds(b, "<p class=\"warning\"><strong>Warning:</strong> ");
+			esc(b, jv_string_value(t));
+			rag_buf_adds(b, "</p>\n");
+		}
+		jv_free(t);
+		(void)i;
+	}
+	jv_free(w);
+}
+
 static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 {
 	jv checks = arr(s, "checks"), hints = arr(s, "hints");
@@ -522,7 +569,10 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 	double failing = rag_json_num(s, "records") - rag_json_num(s, "passed");
 	int shown = 0;
 
-	rag_buf_adds(b, "<section id=\"summary\" class=\"tab active\">\n<h2>Summary</h2>\n<div class=\"cards\">\n");
+	rag_buf_adds(b, "<section id=\"summary\" class=\"tab active\">\n<h2>Summary</h2>\n");
+	html_warnings(b, s);
+	by_category_lines(b, s, 0);
+	rag_buf_adds(b, "<div class=\"cards\">\n");
 	jv_array_foreach(metrics, i, m) {
 		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
 		char *from;
@@ -969,6 +1019,22 @@ out:
 	jv_free(cost);
 }
 
+/* the summary's warnings (self-judging), each a quoted line */
+static void md_warnings(rag_buf *b, jv s)
+{
+	jv w = arr(s, "warnings");
+	jv_array_foreach(w, i, t) {
+		if (jv_get_kind(t) == JV_KIND_STRING) {
+			rag_buf_adds(b, "> **Warning:** ");
+			md(b, jv_string_value(t), 600);
+			rag_buf_adds(b, "\n\n");
+		}
+		jv_free(t);
+		(void)i;
+	}
+	jv_free(w);
+}
+
 char *rag_report_markdown(jv runs, const char *title)
 {
 	rag_buf b = {0};
@@ -984,6 +1050,8 @@ char *rag_report_markdown(jv runs, const char *title)
 	rag_buf_addf(&b, ": %s\n\n", !strcmp(verdict, "PASS") ? "✅ PASS" : !strcmp(verdict, "FAIL") ? "❌ FAIL" : "SUMMARY");
 	rag_report_counts(&b, s, 1);
 	rag_buf_adds(&b, ".\n\n");
+	md_warnings(&b, s);
+	by_category_lines(&b, s, 1);
 	md_metrics(&b, jv_copy(metrics));
 	rag_buf_adds(&b, "\n| check | result |\n|---|---|\n");
 	jv_array_foreach(checks, i, c) {

@@ -139,6 +139,50 @@ static void text_cost(rag_buf *b, jv cost, const char *B, const char *N)
 	jv_free(msgs);
 }
 
+/* the summary's warnings (self-judging), one a line under the verdict */
+static void text_warnings(rag_buf *b, jv s, const char *R, const char *N)
+{
+	jv w = rag_json_get(jv_copy(s), "warnings");
+	if (jv_get_kind(w) == JV_KIND_ARRAY) {
+		jv_array_foreach(w, i, t) {
+			if (jv_get_kind(t) == JV_KIND_STRING) {
+				rag_buf_addf(b, "%swarning:%s ", R, N);
+				put_text(b, jv_string_value(t), 600);
+				rag_buf_adds(b, "\n");
+			}
+			jv_free(t);
+			(void)i;
+		}
+	}
+	jv_free(w);
+}
+
+/* gate.by_category's thresholds, a line a category: shown with every summary they gate */
+static void text_by_category(rag_buf *b, jv s)
+{
+	jv bc = rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category");
+	if (jv_get_kind(bc) == JV_KIND_OBJECT) {
+		jv_object_foreach(bc, cat, ms) {
+			rag_buf_adds(b, "per-record thresholds for \"");
+			put_text(b, jv_string_value(cat), 200);
+			rag_buf_adds(b, "\":");
+			if (jv_get_kind(ms) == JV_KIND_OBJECT) {
+				jv_object_foreach(ms, m, v) {
+					rag_buf_adds(b, " ");
+					put_text(b, jv_string_value(m), 200);
+					rag_buf_addf(b, ">=%.3f", jv_number_value(v));
+					jv_free(m);
+					jv_free(v);
+				}
+			}
+			rag_buf_adds(b, " (gate.by_category)\n");
+			jv_free(cat);
+			jv_free(ms);
+		}
+	}
+	jv_free(bc);
+}
+
 char *rag_report_text(jv s, int color)
 {
 	rag_buf out = {0}, *b = &out;
@@ -153,6 +197,8 @@ char *rag_report_text(jv s, int color)
 	rag_buf_addf(b, "%srag-gate: %s%s%s%s: ", B, vc, verdict, N, B);
 	rag_report_counts(b, s, 1);
 	rag_buf_addf(b, "%s\n", N);
+	text_warnings(b, s, R, N);
+	text_by_category(b, s);
 	if (jv_array_length(jv_copy(metrics))) {
 		rag_buf_adds(b, "\n");
 		text_metrics(b, metrics, 1);

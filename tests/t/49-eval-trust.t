@@ -83,4 +83,38 @@ is "$(jq -c '[.checks[] | select(.skipped) | .check]' "$OUT")" '["not run answer
 run rag rag-gate -c "$T/wide.yaml" "$T/narrow/records.jsonl"
 is "$RC" 1 "without --metrics, a gated metric no record carries still fails"
 
+# ---------------------------------------------------------------- self-judging, in every output
+# The judge (the fake's judge-x) is the model that wrote the answers (llm.answer_model): the
+# stages warn on stderr, and the run says it where it is read later: run.json, gate.txt,
+# summary.md, gate.json and report.html (issue 25 item 5).
+fresh
+printf 'llm:\n  model: judge-x\n  answer_model: Judge-X\n  timeout: 10\n  retries: 0\ncache:\n  mode: off\n' >"$T/self.yaml"
+printf 'gate:\n  mean:\n    faithfulness: 0\n' >>"$T/self.yaml"
+run rag rag-eval -c "$T/self.yaml" -m faithfulness -o "$T/self" "$T/unans.jsonl"
+is "$(jq -c .self_judging "$T/self/run.json")" '{"model":"Judge-X","records":2}' \
+	"run.json: self_judging names the model and the records it judged of its own answers"
+like "$(cat "$T/self/gate.txt")" 'warning: self-judging: the judge model "Judge-X" also generated the answers of 2 of 2 records' \
+	"gate.txt: the warning under the verdict"
+like "$(cat "$T/self/summary.md")" '> \*\*Warning:\*\* self-judging: the judge model' "summary.md: the warning"
+like "$(cat "$T/self/report.html")" '<p class="warning"><strong>Warning:</strong> self-judging: the judge model &quot;Judge-X&quot;' \
+	"report.html: the warning on the Summary tab"
+is "$(jq -c .warnings "$T/self/gate.json" | grep -c self-judging)" 1 "gate.json: warnings"
+# by hand: the judge's model against the record's answer_model, its model, else llm.answer_model;
+# the embedder's and the service's own usage are not judges
+printf '%s\n' \
+	'{"id":"s1","answer_model":"gpt-x","usage":{"rag-verify":{"faithfulness":{"judge":"openai:GPT-X"}}},"scores":{"faithfulness":1}}' \
+	'{"id":"s2","model":"gpt-x","usage":{"rag-claims":{"judge":"openai:gpt-x"}},"scores":{"faithfulness":1}}' \
+	'{"id":"o1","answer_model":"gpt-y","usage":{"rag-verify":{"faithfulness":{"judge":"openai:gpt-x"}}},"scores":{"faithfulness":1}}' \
+	'{"id":"o2","answer_model":"gpt-x","usage":{"rag-collect":{"answer":{"judge":"openai:gpt-x"}},"rag-embsim":{"a":{"judge":"openai:gpt-x"}}},"scores":{"faithfulness":1}}' \
+	'{"id":"c1","usage":{"rag-verify":{"faithfulness":{"judge":"openai:cfg-m"}}},"scores":{"faithfulness":1}}' \
+	>"$T/sj.jsonl"
+run rag rag-gate --json -t faithfulness=0 "$T/sj.jsonl"
+is "$(jq -c .self_judging "$OUT")" '{"model":"gpt-x","records":2}' \
+	"rag-gate: s1 (answer_model, any case) and s2 (model, the flat usage) self-judged; o1 another model, o2 not a judge"
+printf 'llm:\n  answer_model: cfg-m\n' >"$T/cfgm.yaml"
+run rag rag-gate -c "$T/cfgm.yaml" --json -t faithfulness=0 "$T/sj.jsonl"
+is "$(jq -c .self_judging.records "$OUT")" 3 "llm.answer_model for a record that names no model of its own (c1)"
+run rag rag-gate --json -t faithfulness=0 "$T/unans.jsonl"
+is "$(jq -c '[.self_judging, .warnings]' "$OUT")" '[null,null]' "no self-judging: neither key"
+
 done_testing

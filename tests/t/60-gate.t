@@ -235,10 +235,59 @@ out.append("hostile id kept: %s" % any(n.startswith('<b>&amp;"quote\'s"]]>') for
 print("\n".join(out))
 EOF
 is "$(python3 "$T/count.py" "$T/junit.xml")" "gate 3 3 0 ok
-records 4 1 1 ok
-all 7 4 1
+c<&> 1 1 0 ok
+x 1 0 0 ok
+(no category) 1 0 1 ok
+all 6 4 1
 hostile id kept: True" \
-	"JUnit counts: a case per gate check, a case per record and metric; failures and errors right"
+	"JUnit counts: a case per gate check, a suite per category and a case per record; failures and errors right"
+check "the hostile JUnit file is valid by the Jenkins JUnit schema (tests/fixtures/junit.xsd)" \
+	xmllint --noout --schema "$FIXTURES/junit.xsd" "$T/junit.xml"
+
+# a case a record, named by its id, in its category's suite; a failure says what failed and why
+cat >"$T/ju.jsonl" <<'EOF'
+{"id":"b1","category":"billing","question":"How long do refunds take?","latency_ms":1500,"scores":{"faithfulness":0.5,"context_precision":1},"verdicts":{"faithfulness":[{"claim":"Refunds take 5 days.","verdict":true,"reason":"supported"},{"claim":"The moon is cheese.","verdict":false,"reason":"not in any context"}]}}
+{"id":"p1","category":"payment","question":"Which cards?","scores":{"faithfulness":1,"context_precision":0},"verdicts":{"context_precision":[{"chunk":"Shipping is free.","verdict":false,"reason":"off topic"}]}}
+{"id":"n1","question":"Who?","scores":{"faithfulness":null,"context_precision":1},"errors":[{"tool":"rag-verify","message":"the judge failed"}]}
+{"id":"b2","category":"billing","question":"Refund fee?","latency_ms":250,"scores":{"faithfulness":0.9,"context_precision":1}}
+EOF
+run rag rag-gate -r faithfulness=0.8 -r context_precision=0.5 --junit "$T/ju.xml" "$T/ju.jsonl"
+is "$RC" 1 "JUnit run: the gate fails"
+check "its JUnit file is valid by the Jenkins JUnit schema" xmllint --noout --schema "$FIXTURES/junit.xsd" "$T/ju.xml"
+cat >"$T/ju.py" <<'EOF'
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+for s in d.getElementsByTagName("testsuite"):
+    print("suite %s time=%s:" % (s.getAttribute("name"), s.getAttribute("time")),
+          " ".join("%s/%s" % (c.getAttribute("name"), c.getAttribute("time")) for c in s.getElementsByTagName("testcase")))
+for c in d.getElementsByTagName("testcase"):
+    for el in c.getElementsByTagName("failure") + c.getElementsByTagName("error"):
+        print("%s %s: %s" % (c.getAttribute("name"), el.tagName, el.getAttribute("message")))
+        for line in (el.firstChild.data.split("\n") if el.firstChild else []):
+            print("  " + line)
+EOF
+is "$(python3 "$T/ju.py" "$T/ju.xml")" "suite gate time=0.000: nulls faithfulness/0.000 pass rate/0.000
+suite billing time=1.750: b1/1.500 b2/0.250
+suite payment time=0.000: p1/0.000
+suite (no category) time=0.000: n1/0.000
+nulls faithfulness failure: faithfulness: 1 of 4 records have no score (25.0%; max_error_rate 0%)
+pass rate failure: 1 of 3 records pass (33.3%; min_pass_rate 100%)
+b1 failure: faithfulness 0.500 is below the per-record threshold 0.800
+  question: How long do refunds take?
+  faithfulness 0.500 is below the per-record threshold 0.800
+  faithfulness: unsupported claim: The moon is cheese. (not in any context)
+  at $T/ju.jsonl:1
+p1 failure: context_precision 0.000 is below the per-record threshold 0.500
+  question: Which cards?
+  context_precision 0.000 is below the per-record threshold 0.500
+  context_precision: irrelevant chunk: Shipping is free. (off topic)
+  at $T/ju.jsonl:2
+n1 error: faithfulness is null
+  question: Who?
+  faithfulness is null
+  error: rag-verify: the judge failed
+  at $T/ju.jsonl:3" \
+	"JUnit: a suite per category (first seen first, the rest in one), a case per record named by its id, its time (latency_ms); a failure: the question, value and threshold, the rejected claim or chunk with the judge's reason, where"
 
 # ---------------------------------------------------------------- Markdown and text escaping
 run rag rag-gate --markdown -r faithfulness=0.5 "$T/hostile.jsonl"

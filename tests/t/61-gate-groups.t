@@ -54,10 +54,14 @@ for s in d.getElementsByTagName("testsuite"):
     ok = int(s.getAttribute("skipped")) == len(sk)
     print(s.getAttribute("name"), len(cases), len(sk), "ok" if ok else "MISMATCH",
           " ".join(c.getAttribute("name") + ": " + c.getElementsByTagName("skipped")[0].getAttribute("message") for c in sk))
+    for c in cases:
+        for o in c.getElementsByTagName("system-out"):
+            print(c.getAttribute("name"), "says:", o.firstChild.data)
 EOF
 is "$(python3 "$T/count.py" "$T/junit.xml")" "gate 2 0 ok 
-records 6 1 ok r3 context_recall: context_recall: not applicable (no reference answer)" \
-	"JUnit: the not applicable check is skipped (with its reason), counted in skipped="
+(no category) 3 0 ok 
+r3 says: context_recall: not applicable (no reference answer)" \
+	"JUnit: a record passed on the metrics that apply, the not applicable one said in its system-out"
 
 # ---------------------------------------------------------------- not applicable on every record
 for i in 1 2 3; do
@@ -208,5 +212,70 @@ printf '%s\n' '{"id":"1","scores":{"f":0.2}}' '{"id":"2","scores":{"f":null},"no
 run rag rag-gate --summary-only --by topic --json "$T/late.jsonl"
 is "$(jq -c '[.groups[0].groups[] | [.group, .records, .metrics[0].computed, .metrics[0].not_applicable, .metrics[0].mean]]' "$OUT")" \
 	'[["(none)",3,2,1,0.4],["a",1,1,0,1]]' "--by a field first seen on record 3: (none) has records 1, 2 and 4 (0.2, n/a, 0.6)"
+
+# ---------------------------------------------------------------- gate.by_category, by hand
+# gate.record faithfulness 0.8 for every record; billing's own 0.9. b1 0.95 passes both;
+# b2 0.85 passes 0.8 but not billing's 0.9: the category's threshold flips it to a failure;
+# p1 0.85 passes (payment has none of its own: 0.8); p2 0.7 fails 0.8. So 2 of 4 pass, where
+# without by_category 3 of 4 would.
+printf '%s\n' \
+	'{"id":"b1","category":"billing","question":"Refund time?","scores":{"faithfulness":0.95}}' \
+	'{"id":"b2","category":"billing","question":"Refund fee?","scores":{"faithfulness":0.85}}' \
+	'{"id":"p1","category":"payment","question":"Cards?","scores":{"faithfulness":0.85}}' \
+	'{"id":"p2","category":"payment","question":"PayPal?","scores":{"faithfulness":0.7}}' >"$T/bc.jsonl"
+printf 'gate:\n  record: {faithfulness: 0.8}\n' >"$T/flat.yaml"
+printf 'gate:\n  record: {faithfulness: 0.8}\n  by_category:\n    billing: {faithfulness: 0.9}\n' >"$T/bc.yaml"
+run rag rag-gate -c "$T/flat.yaml" --json "$T/bc.jsonl"
+is "$(js '[.passed, .records] | @tsv')" "3	4" "without by_category: 3 of 4 pass (b2's 0.85 is above 0.8)"
+run rag rag-gate -c "$T/bc.yaml" --json --junit "$T/bc.xml" "$T/bc.jsonl"
+is "$RC" 1 "with billing: {faithfulness: 0.9}: the gate fails"
+is "$(js '[.passed, .records] | @tsv')" "2	4" "...2 of 4 pass: b2 flipped to a failure"
+is "$(js '[.categories[] | [.category, .passed, .records]] | tostring')" '[["billing",1,2],["payment",1,2]]' \
+	"...billing 1 of 2 (b1), payment 1 of 2 (p1)"
+is "$(js '.thresholds.by_category | tostring')" '{"billing":{"faithfulness":0.9}}' "JSON: thresholds.by_category"
+is "$(js '[.worst[] | select(.id == "b2") | .reasons[0]] | .[0]')" \
+	'faithfulness 0.850 is below the per-record threshold 0.900 for "billing"' "JSON: b2's reason names the category's threshold"
+is "$(js '[.metrics[] | select(.metric == "faithfulness") | .threshold_record] | .[0]')" 0.8 \
+	"JSON: the metric's own per-record threshold is still the run's 0.8"
+like "$(cat "$T/bc.xml")" 'failure message="faithfulness 0\.850 is below the per-record threshold 0\.900 for &quot;billing&quot;"' \
+	"JUnit: b2's failure with the category's threshold"
+like "$(tr -d '\n' <"$T/bc.xml")" '<testsuite name="billing"[^>]*> *<properties> *<property name="threshold faithfulness" value="0\.900"/>' \
+	"JUnit: the billing suite's threshold as a property"
+check "JUnit: valid by the Jenkins JUnit schema" xmllint --noout --schema "$FIXTURES/junit.xsd" "$T/bc.xml"
+run rag rag-gate -c "$T/bc.yaml" "$T/bc.jsonl"
+like "$(cat "$OUT")" 'per-record thresholds for "billing": faithfulness>=0\.900 \(gate\.by_category\)' "text: the category's threshold shown"
+run rag rag-gate -c "$T/bc.yaml" --markdown "$T/bc.jsonl"
+like "$(cat "$OUT")" 'Per-record thresholds for \*\*billing\*\*: faithfulness ≥ 0\.900' "Markdown: shown"
+run rag rag-report -c "$T/bc.yaml" "$T/bc.jsonl"
+like "$(cat "$OUT")" 'Per-record thresholds for <b>billing</b>: faithfulness &#8805; 0\.900' "HTML report: shown"
+like "$(cat "$OUT")" '"st":"fail","why":\["faithfulness 0\.850 is below the per-record threshold 0\.900 for \\"billing\\"' \
+	"HTML report: b2 failed there too, on its category's threshold"
+# any --by field: the records' topic, not their category
+jq -c '{id, topic: .category, question, scores}' "$T/bc.jsonl" >"$T/topic.jsonl"
+run rag rag-gate -c "$T/bc.yaml" --by topic --json "$T/topic.jsonl"
+is "$(js '[.passed, .records] | @tsv')" "2	4" "--by topic: the records whose topic is billing are held to its 0.9"
+run rag rag-gate -c "$T/bc.yaml" --json "$T/topic.jsonl"
+is "$(js '[.passed, .records] | @tsv')" "3	4" "...and by category (the default) they have none: 3 of 4"
+# a lower threshold for a hard category: in place of gate.record's, not only stricter
+printf 'gate:\n  record: {faithfulness: 0.8}\n  by_category:\n    payment: {faithfulness: 0.6}\n' >"$T/low.yaml"
+run rag rag-gate -c "$T/low.yaml" --json "$T/bc.jsonl"
+is "$(js '[.passed, .records] | @tsv')" "4	4" "payment: {faithfulness: 0.6}: p2's 0.7 passes its category's threshold"
+# a metric gated only by a category: the others' records are not held to it
+printf 'gate:\n  mean: {faithfulness: 0}\n  by_category:\n    billing: {faithfulness: 0.9}\n' >"$T/only.yaml"
+run rag rag-gate -c "$T/only.yaml" --json "$T/bc.jsonl"
+is "$(js '[.passed, .records] | @tsv')" "3	4" "a threshold of billing's alone: b2 fails, the payment records pass"
+# the configuration's mistakes, at their line
+printf 'gate:\n  by_category:\n    billing: {faithfulness: 1.5}\n' >"$T/bad1.yaml"
+run rag rag-gate -c "$T/bad1.yaml" --json "$T/bc.jsonl"
+is "$RC" 2 "by_category: a threshold above 1: exit 2"
+like "$(cat "$ERR")" 'bad1\.yaml:3:[0-9]+: "faithfulness" of category "billing" must be a number between 0 and 1' "...said at its line"
+printf 'gate:\n  by_category:\n    billing: 0.9\n' >"$T/bad2.yaml"
+run rag rag-gate -c "$T/bad2.yaml" --json "$T/bc.jsonl"
+is "$RC" 2 "by_category: a category that is not a mapping: exit 2"
+like "$(cat "$ERR")" 'the thresholds of category "billing" must be a mapping \(metric: minimum\)' "...said"
+printf 'gate:\n  by_category:\n    billing: {faithfulness: 0.9, faithfulness: 0.5}\n' >"$T/bad3.yaml"
+run rag rag-gate -c "$T/bad3.yaml" --json "$T/bc.jsonl"
+is "$RC" 2 "by_category: a metric twice in one category: exit 2"
+like "$(cat "$ERR")" 'duplicate key "faithfulness" in category "billing"' "...said"
 
 done_testing

@@ -11,7 +11,7 @@ need jq
 printf '{"id":0.1,"scores":{"faithfulness":0.9}}\n{"id":2,"scores":{"faithfulness":0.8}}\n' >"$T/a.jsonl"
 printf '{"id":0.1,"scores":{"faithfulness":0.5}}\n{"id":2,"scores":{"faithfulness":0.8}}\n' >"$T/b.jsonl"
 run rag rag-gate -r faithfulness=0.6 --junit "$T/j.xml" "$T/b.jsonl"
-like "$(cat "$T/j.xml")" '<testcase classname="ragpipe" name="0\.1 faithfulness">' \
+like "$(cat "$T/j.xml")" '<testcase classname="ragpipe" name="0\.1" ' \
 	"JUnit: the id 0.1 is named 0.1 (not 0.10000000000000001)"
 printf 'llm:\n  provider: offline\n' >"$T/c.yaml"
 st() { rag rag-store -c "$T/c.yaml" --store "$T/s.db" "$@"; }

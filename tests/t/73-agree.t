@@ -188,4 +188,49 @@ printf '%s\n' '{"id":"a","verdict":1}' >"$T/nolabel.jsonl"
 run rag rag-agree --field $F --labels "$T/nolabel.jsonl" <"$T/run.jsonl"
 is "$RC" 3 "a labels file with no label in any row: exit 3"
 
+# ---------------------------------------------------------------- length bias, by hand
+# Five answers of 10 (Chinese: 30 bytes), 20, 30, 40, 50 characters; the judge's scores rise with
+# the length: Spearman 1. The labels 1 0 1 0 1: ranks 4 1.5 4 1.5 4 against 1..5, covariance
+# -2 + 1.5 + 0 - 1.5 + 2 = 0: rho 0, so the judge's is 1 above the labels' (> 0.2): a warning.
+# In bytes the first answer (30) would tie the third and rho would not be 1.
+a() { printf "%${1}s" "" | tr ' ' a; }
+zh=退货需要几天请问一下
+lb() {
+	printf '{"id":1,"answer":"%s","s":0.1,"h":%s}\n' "$zh" "$1"
+	printf '{"id":2,"answer":"%s","s":0.3,"h":%s}\n' "$(a 20)" "$2"
+	printf '{"id":3,"answer":"%s","s":0.5,"h":%s}\n' "$(a 30)" "$3"
+	printf '{"id":4,"answer":"%s","s":0.7,"h":%s}\n' "$(a 40)" "$4"
+	printf '{"id":5,"answer":"%s","s":0.9,"h":%s}\n' "$(a 50)" "$5"
+}
+lb 1 0 1 0 1 >"$T/len.jsonl"
+run rag rag-agree -f s --label h --json "$T/len.jsonl"
+is "$(jq -c '.length_bias | del(.null_reasons)' "$OUT")" \
+	'{"unit":"characters","measure":"spearman","pairs":5,"judge":1,"human":0,"difference":1,"warn":true}' \
+	"length bias: the judge's Spearman with the length in characters 1, the labels' 0, warned (1 > 0.2)"
+like "$(cat "$ERR")" "^rag-agree: warning: the judge's scores follow the answers' length more than the labels do \\(Spearman 1\\.000 against 0\\.000\\)" \
+	"...and said on stderr"
+run rag rag-agree -f s --label h "$T/len.jsonl"
+like "$(cat "$OUT")" "length bias +Spearman with the answer's length \\(characters\\), 5 pairs: judge 1\\.000, labels 0\\.000" \
+	"text: the two correlations side by side"
+like "$(cat "$OUT")" "warning: the judge's scores follow the answers' length more than the labels do" "text: the warning"
+run rag rag-agree -f s --label h --markdown "$T/len.jsonl"
+like "$(cat "$OUT")" "> \\*\\*Warning:\\*\\* the judge's scores follow" "Markdown: the warning"
+# labels 0 0 1 1 1: ranks 1.5 1.5 4 4 4, covariance 3 + 1.5 + 0 + 1 + 2 = 7.5, variances 10 and
+# 7.5: rho 7.5 / sqrt(75) = 0.866; the judge's 1 is 0.134 above: no warning
+lb 0 0 1 1 1 >"$T/len2.jsonl"
+run rag rag-agree -f s --label h --json "$T/len2.jsonl"
+is "$(jq -r '.length_bias | "\(.human * 1000 | round) \(.difference * 1000 | round) \(.warn)"' "$OUT")" "866 134 false" \
+	"labels that follow the length too: rho 0.866, 0.134 apart: no warning"
+unlike "$(cat "$ERR")" "length" "...and nothing on stderr"
+# four pairs: too few to tell a bias from chance (rag-agree(1)): the numbers, no warning
+head -4 "$T/len.jsonl" >"$T/len4.jsonl"
+run rag rag-agree -f s --label h --json "$T/len4.jsonl"
+is "$(jq -r '.length_bias | "\(.pairs) \(.judge) \(.human * 1000 | round) \(.warn)"' "$OUT")" "4 1 -447 false" \
+	"4 pairs (labels 1 0 1 0: rho -2/sqrt(20) = -0.447): fewer than 5, no warning"
+# every answer of one length: no correlation to give, null and why
+jq -c '.answer = "same"' "$T/len.jsonl" >"$T/len3.jsonl"
+run rag rag-agree -f s --label h --json "$T/len3.jsonl"
+is "$(jq -c '.length_bias | [.judge, .human, .warn, .null_reasons.judge]' "$OUT")" '[null,null,false,"the answers are all of one length"]' \
+	"answers of one length: null, with the reason, no warning"
+
 done_testing

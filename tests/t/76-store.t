@@ -12,7 +12,9 @@
 need jq
 [ -x "$BIN/rag-store" ] || bail_out "bin/rag-store is not built: run make"
 EX=$TOP/share/examples/example.jsonl
-PGBIN=/usr/lib/postgresql/15/bin
+# the server's programs: the newest major version installed (Debian 12 has 15, Debian 13 17)
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n 1)
+PGBIN=${PGBIN:-/usr/lib/postgresql/none/bin}
 
 # ---------------------------------------------------------------- PostgreSQL
 PG_UP= PGDIR= AS=

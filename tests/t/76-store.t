@@ -273,7 +273,7 @@ like "$(cat "$ERR")" 'u:\*\*\*@' "it is masked"
 
 # ---------------------------------------------------------------- PostgreSQL
 if [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/pg_ctl" ]; then
-	skip_missing postgresql "the PostgreSQL half (make deps installs it)"
+	skip_missing postgresql "the PostgreSQL half (make test-deps installs it)"
 	done_testing
 fi
 if ! pg_start; then

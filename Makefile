@@ -10,7 +10,7 @@ VERSION := $(shell cat VERSION)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+ALL_CFLAGS = $(CPPFLAGS) $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
 # pkg-config for the libraries that ship a .pc file; libjq 1.6 and libstemmer have none
 PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n
@@ -66,24 +66,15 @@ clean: clean-docs
 
 # ---------------------------------------------------------------- dependencies
 # Plain `make` and `make install` never install anything (packagers run them): when a library is
-# missing they stop, before compiling, with one message saying to run `make deps`. `make deps`
-# installs with apt-get those of these Debian 12 packages that are missing: BUILD_PKGS to build,
-# TEST_PKGS for every tool a test uses (a test skipped for a missing tool never ran).
-BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
-	libutf8proc-dev libstemmer-dev libicu-dev
-# the run store (rag-store)
-BUILD_PKGS += libsqlite3-dev libpq-dev
-DEMO_PKGS = jq python3
-TEST_PKGS = $(DEMO_PKGS) perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
-	clang libclang-rt-14-dev llvm parallel \
-	python3-selenium chromium-driver fonts-noto-cjk
-# rag-store's test runs a real PostgreSQL server (initdb, pg_ctl)
-TEST_PKGS += postgresql
-
+# missing they stop, before compiling, with one message saying to run `make deps`. The package
+# lists live in mk/deps.sh, one set per purpose: `make deps` installs with apt-get those of the
+# build set's Debian packages that are missing (to build and run), `make test-deps` the test
+# set's (every tool a test uses: a test skipped for a missing tool never ran), make demo the
+# build and demo sets, make check the build and test sets, make deb the build and deb sets.
 deps:
-	@sh mk/deps.sh install $(BUILD_PKGS) $(TEST_PKGS)
-deps-build:
-	@sh mk/deps.sh install $(BUILD_PKGS) $(DEMO_PKGS)
+	@sh mk/deps.sh install build
+test-deps:
+	@sh mk/deps.sh install test
 
 # every compile waits for this check (order-only: it never makes anything out of date)
 $(LIB_OBJ) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ) $(BINS) $(UNIT_BIN): | have-deps
@@ -128,10 +119,10 @@ tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
 # make check and make demo install what is missing first, then build in a second make, so
 # that with -j nothing compiles before the packages are in place.
 check:
-	@$(MAKE) --no-print-directory deps
+	@sh mk/deps.sh install build test
 	@$(MAKE) --no-print-directory check-run
 demo:
-	@$(MAKE) --no-print-directory deps-build
+	@sh mk/deps.sh install build demo
 	@$(MAKE) --no-print-directory demo-run
 
 # the tests, without the package step; at the end, how many were skipped and why
@@ -157,9 +148,21 @@ check-stress: all
 demo-run: all
 	@sh share/examples/demo-eval.sh
 
-# make demo and make check in a fresh Debian 12 (debootstrap minbase) with only make installed
+# make demo and make check in a fresh Debian root (debootstrap minbase) with only make
+# installed: RELEASE=bookworm (Debian 12, the default) or trixie (Debian 13)
+RELEASE ?= bookworm
 check-fresh:
-	sh mk/check-fresh.sh
+	sh mk/check-fresh.sh $(RELEASE)
+
+# the Debian package dist/ragpipe_<version>_<arch>.deb (debian/, dpkg-buildpackage in a copy of
+# the tree under dist/build; lintian: no error), and its test: installed with apt into a fresh
+# Debian root, rag-eval run on the installed example there with no source tree (root; not in
+# make check, it needs debootstrap and the network to Debian's mirror)
+deb:
+	@sh mk/deps.sh install build deb
+	@sh mk/deb.sh
+check-deb: deb
+	sh mk/check-deb.sh $(RELEASE)
 
 # AddressSanitizer/UBSan and valgrind runs of the whole suite.
 asan:
@@ -203,7 +206,7 @@ FUZZ_OPTS    = -seed=1 -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final
 # libjq 1.6 leaks a token when two values lack a separator (["a" "b"]): that leak is
 # suppressed, which needs whole malloc stacks (libjq has no frame pointers) and symbols (a
 # suppression names a function: llvm-symbolizer, from the package llvm)
-FUZZ_SYMBOLIZER = $(firstword $(wildcard /usr/bin/llvm-symbolizer /usr/lib/llvm-14/bin/llvm-symbolizer))
+FUZZ_SYMBOLIZER = $(firstword $(wildcard /usr/bin/llvm-symbolizer /usr/lib/llvm-*/bin/llvm-symbolizer))
 FUZZ_ENV     = ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(CURDIR)/$(FUZZ_DIR)/lsan.supp \
 	$(if $(FUZZ_SYMBOLIZER),ASAN_SYMBOLIZER_PATH=$(FUZZ_SYMBOLIZER))
 # the build's own CFLAGS (make asan passes its own) never reach these objects
@@ -265,23 +268,36 @@ bench-peers: all
 	sh bench/peers.sh
 	sh bench/compute.sh --embsim-repeat 1 --jq-records 50000
 
+# the completions' directories: those bash-completion, zsh and fish read under PREFIX (Debian's
+# package puts zsh's in its vendor-completions, debian/rules)
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/report $(DESTDIR)$(DATADIR)/examples/docs \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
-	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
-	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -m 644 share/prompts/* $(DESTDIR)$(DATADIR)/prompts/
 	install -m 644 share/hints/* $(DESTDIR)$(DATADIR)/hints/
 	install -m 644 share/report/* $(DESTDIR)$(DATADIR)/report/
 	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
 	install -m 644 share/examples/*.* $(DESTDIR)$(DATADIR)/examples/
+	chmod 755 $(DESTDIR)$(DATADIR)/examples/*.sh
 	install -m 644 share/examples/docs/* $(DESTDIR)$(DATADIR)/examples/docs/
 	for p in $(MAN); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/ || exit 1; done
-	for t in $(TOOLS); do install -m 644 completions/ragpipe.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
-	install -m 644 completions/_ragpipe $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_ragpipe
-	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish
+	for t in $(TOOLS); do install -m 644 completions/ragpipe.bash $(DESTDIR)$(BASHCOMPDIR)/$$t; done
+	install -m 644 completions/_ragpipe $(DESTDIR)$(ZSHCOMPDIR)/_ragpipe
+	install -m 644 completions/ragpipe.fish $(DESTDIR)$(FISHCOMPDIR)/ragpipe.fish
+
+# what install put there, with the same PREFIX and DESTDIR (and nothing else: the directories
+# shared with other packages stay, DATADIR is ragpipe's own)
+uninstall:
+	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(TOOLS:%=$(DESTDIR)$(BASHCOMPDIR)/%) \
+	  $(DESTDIR)$(ZSHCOMPDIR)/_ragpipe $(DESTDIR)$(FISHCOMPDIR)/ragpipe.fish
+	for p in $(MAN); do rm -f $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
+	rm -rf $(DESTDIR)$(DATADIR)
 
 # git's hooks from mk/ (mk/commit-msg: HACKING.md's commit messages), for this clone or HOOKS_REPO
 HOOKS_REPO = .
@@ -290,10 +306,10 @@ hooks:
 .PHONY: hooks
 
 clean:
-	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp
+	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp dist
 
-.PHONY: all deps deps-build have-deps check check-run check-stress demo demo-run check-fresh asan valgrind \
-	bench install clean
+.PHONY: all deps test-deps have-deps check check-run check-stress demo demo-run check-fresh deb check-deb asan valgrind \
+	bench install uninstall clean
 .PHONY: bench-peers
 .SECONDARY:
 

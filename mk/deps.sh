@@ -1,17 +1,54 @@
 #!/bin/sh
-# mk/deps.sh - the Makefile's package step (Debian 12).
+# mk/deps.sh - the Makefile's package step (Debian 12 and 13).
 #
 #   sh mk/deps.sh check CC PCLIB...   exit 1 with one message naming what the build lacks
-#   sh mk/deps.sh install PKG...      install with apt-get those of the Debian packages not installed
+#   sh mk/deps.sh list SET...         the Debian packages of these sets, one line
+#   sh mk/deps.sh install SET|PKG...  install with apt-get those of the packages not installed
+#
+# The sets, by purpose (README's Quick start names each package; 96-docs.t holds the two equal):
+#   build  to build and run the tools: the compiler, the -dev libraries (which bring the
+#          run-time libraries): `make deps`
+#   demo   what `make demo` runs besides the tools (its RAG service, jq)
+#   test   every tool a test uses (`make test-deps`; `make check` installs build and test)
+#   deb    what `make deb` builds and checks the Debian package with
+# Every name exists on Debian 12 (bookworm) and 13 (trixie): no versioned name (clang's run-time
+# is libclang-rt-dev, PostgreSQL is postgresql).
 #
 # "check" never installs anything: plain `make` and `make install` run it, and packagers run
-# those. "install" is `make deps` (also run by `make demo` and `make check`): one line says what it
-# installs; apt's own output goes to a log that is shown only when apt fails. It waits for another
-# apt (unattended-upgrades on a new cloud machine) for up to 600 s: dpkg's lock through
-# DPkg::Lock::Timeout, the lists and archives locks (which apt-get does not wait for) by retrying.
+# those. "install" is `make deps` (also run by `make demo`, `make test-deps` and `make check`):
+# one line says what it installs; apt's own output goes to a log that is shown only when apt
+# fails. It waits for another apt (unattended-upgrades on a new cloud machine) for up to 600 s:
+# dpkg's lock through DPkg::Lock::Timeout, the lists and archives locks (which apt-get does not
+# wait for) by retrying.
 set -u
-me="make deps"
 LOCK_WAIT=${RAG_APT_LOCK_WAIT:-600}
+
+PKGS_build="build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev
+	libutf8proc-dev libstemmer-dev libicu-dev libsqlite3-dev libpq-dev"
+PKGS_demo="jq python3"
+# Selenium drives headless Chromium through the report's tabs, the CJK fonts draw its Chinese;
+# clang and its run-time build the fuzz targets and make asan, llvm's symbolizer names the
+# functions of a leak report; postgresql is the server of rag-store's test; pmccabe, cppcheck
+# and valgrind are make lint's and make valgrind's
+PKGS_test="$PKGS_demo perl curl groff-base libxml2-utils bsdutils zsh fish strace parallel
+	chromium chromium-driver python3-selenium fonts-noto-cjk clang libclang-rt-dev llvm
+	postgresql valgrind pmccabe cppcheck"
+PKGS_deb="dpkg-dev debhelper lintian"
+
+# list SET...: the packages of the sets, once each, in order
+list() {
+	out=
+	for s in "$@"; do
+		case $s in
+		build|demo|test|deb) eval "set_pkgs=\$PKGS_$s" ;;
+		*) echo "mk/deps.sh: no package set \"$s\" (build, demo, test, deb)" >&2; return 2 ;;
+		esac
+		for p in $set_pkgs; do
+			case " $out " in *" $p "*) ;; *) out="$out $p" ;; esac
+		done
+	done
+	echo "${out# }"
+}
 
 check() {
 	cc=$1; shift
@@ -56,7 +93,23 @@ apt() {
 	done
 }
 
+# install SET|PKG...: a set's name stands for its packages
 install() {
+	pkgs=
+	what=
+	for a in "$@"; do
+		case $a in
+		build|demo|test|deb) pkgs="$pkgs $(list "$a")"; what="$what $a" ;;
+		*) pkgs="$pkgs $a" ;;
+		esac
+	done
+	case $what in
+	" build") me="make deps" ;;
+	" test") me="make test-deps" ;;
+	"") me="mk/deps.sh" ;;
+	*) me="make deps (${what# })" ;;
+	esac
+	set -- $pkgs
 	missing=
 	for p in "$@"; do
 		case $(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null) in
@@ -65,7 +118,7 @@ install() {
 		esac
 	done
 	if [ -z "$missing" ]; then
-		echo "$me: the $# Debian packages the build and the tests need are installed"
+		echo "$me: the $# Debian packages are installed"
 		return 0
 	fi
 	if [ "$(id -u)" = 0 ]; then
@@ -91,6 +144,7 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 case $cmd in
 check) check "$@" ;;
+list) list "$@" ;;
 install) install "$@" ;;
-*) echo "usage: sh mk/deps.sh check CC PCLIB... | install PKG..." >&2; exit 2 ;;
+*) echo "usage: sh mk/deps.sh check CC PCLIB... | list SET... | install SET|PKG..." >&2; exit 2 ;;
 esac

@@ -1,7 +1,7 @@
 #!/bin/sh
 # mk/skipped.sh LOG: the end of `make check`: how many tests were skipped, and why.
 # LOG has a line "TEST<TAB>KIND<TAB>REASON" per skip (tests/t/lib.sh writes it), KIND being
-# "missing TOOL" (a tool not installed: `make deps` installs them) or "other".
+# "missing TOOL" (a tool not installed: `make test-deps` installs them) or "other".
 log=$1
 n=$(grep -c . "$log" 2>/dev/null) || n=0
 if [ "$n" = 0 ]; then
@@ -10,7 +10,7 @@ if [ "$n" = 0 ]; then
 fi
 missing=$(awk -F'\t' '$2 ~ /^missing / { sub(/^missing /, "", $2); print $2 }' "$log" | sort -u | tr '\n' ' ')
 if [ -n "$missing" ]; then
-	echo "make check: $n tests skipped, $(grep -c '	missing ' "$log") of them for a tool not installed (${missing% }: run \`make deps\`):"
+	echo "make check: $n tests skipped, $(grep -c '	missing ' "$log") of them for a tool not installed (${missing% }: run \`make test-deps\`):"
 else
 	echo "make check: $n tests skipped:"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fakellm.py - a fake OpenAI-compatible chat completions server for the ragpipe tests.
+r"""fakellm.py - a fake OpenAI-compatible chat completions server for the ragpipe tests.
 
 Standard library only. Listens on 127.0.0.1 only and exits by itself after --max-seconds.
 

@@ -10,14 +10,16 @@ need jq python3 flock xmllint
 PATH=$BIN:$PATH
 export PATH
 
-# Each recipe's argv, one argument a line, in a file per recipe: the GitHub step's `run:`, the
+# Each recipe's argv, one argument a line, in a file per recipe: the GitHub step's rag-eval, the
 # exec-maven-plugin's <argument>s, the Gradle Exec task's commandLine(...); the build
 # directory written as the build tool would expand it (target/, build/).
 python3 - "$TOP/README.md" "$T" <<'EOF'
 import re, shlex, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 out = sys.argv[2]
-gh = re.search(r"^\s*run: (rag-eval .*)$", text, re.M)
+# the GitHub step runs rag-eval in ragpipe's image (docker run ... ragpipe rag-eval ...): its
+# rag-eval command line, as the image runs it (docker itself is not run here)
+gh = re.search(r"^\s*(?:run: )?(rag-eval .*-o rag-run .*)$", text, re.M)
 mvn = re.search(r"<artifactId>exec-maven-plugin</artifactId>(.*?)</plugin>", text, re.S)
 gradle = re.search(r'commandLine\((.*?)\)\n', text, re.S)
 argv = {

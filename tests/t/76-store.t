@@ -12,7 +12,9 @@
 need jq
 [ -x "$BIN/rag-store" ] || bail_out "bin/rag-store is not built: run make"
 EX=$TOP/share/examples/example.jsonl
-PGBIN=/usr/lib/postgresql/15/bin
+# the server's programs: the newest major version installed (Debian 12 has 15, Debian 13 17)
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n 1)
+PGBIN=${PGBIN:-/usr/lib/postgresql/none/bin}
 
 # ---------------------------------------------------------------- PostgreSQL
 PG_UP= PGDIR= AS=
@@ -271,7 +273,7 @@ like "$(cat "$ERR")" 'u:\*\*\*@' "it is masked"
 
 # ---------------------------------------------------------------- PostgreSQL
 if [ ! -x "$PGBIN/initdb" ] || [ ! -x "$PGBIN/pg_ctl" ]; then
-	skip_missing postgresql "the PostgreSQL half (make deps installs it)"
+	skip_missing postgresql "the PostgreSQL half (make test-deps installs it)"
 	done_testing
 fi
 if ! pg_start; then

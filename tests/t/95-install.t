@@ -15,6 +15,19 @@ for f in bin/rag-claims bin/rag-verify share/ragpipe/prompts/claims.en.txt share
 	check "installed: $f" test -f "$D/opt/rp/$f"
 done
 
+# make uninstall removes what make install put there, and nothing else
+mkdir -p "$D/opt/rp/bin" && echo keep >"$D/opt/rp/bin/other-tool"
+run make -s -C "$TOP" uninstall PREFIX=/opt/rp DESTDIR="$D"
+is "$RC" 0 "make uninstall PREFIX=/opt/rp DESTDIR=...: exit 0"
+is "$(cd "$D/opt/rp" && find . -type f | LC_ALL=C sort | tr '\n' ' ')" "./bin/other-tool " \
+	"make uninstall: no file of make install's left, another one kept"
+check "make uninstall: ragpipe's data directory is gone" test ! -e "$D/opt/rp/share/ragpipe"
+run make -s -C "$TOP" uninstall PREFIX=/opt/rp DESTDIR="$D"
+is "$RC" 0 "make uninstall a second time (nothing there): exit 0"
+# the completions' directories can be moved (Debian's zsh directory is vendor-completions)
+run make -s -C "$TOP" install PREFIX=/opt/rp DESTDIR="$D" ZSHCOMPDIR=/opt/rp/share/zsh/vendor-completions
+check "make install ZSHCOMPDIR=...: zsh's completion there" test -f "$D/opt/rp/share/zsh/vendor-completions/_ragpipe"
+
 # the version lives in VERSION: the tools print it and the installed pages carry it
 V=$(cat "$TOP/VERSION")
 like "$V" '^[0-9]+\.[0-9]+\.[0-9]+' "VERSION holds a version"

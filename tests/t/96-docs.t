@@ -100,4 +100,36 @@ for r in $(grep -o -E '^\.BR rag[a-z-]* \([0-9]\)' "$T/seealso" | awk '{ print $
 done
 is "$extra" "" "every rag page in rag(7) SEE ALSO exists"
 
+# ---------------------------------------------------------------- README: the package sets
+# Quick start's bullet "- SET `PKG...`: ..." lists the set's packages as mk/deps.sh has them
+for set in build demo test deb; do
+	want=$(sh "$TOP/mk/deps.sh" list "$set")
+	got=$(awk -v set="$set" '
+		/^## / { on = ($0 ~ /^## Quick start/); next }
+		on && index($0, "- " set " `") == 1 { item = 1; text = $0; next }
+		item && /^  / { text = text " " $0; next }
+		item { exit }
+		END { sub(/^[^`]*`/, "", text); sub(/`.*/, "", text); print text }' "$TOP/README.md" | tr -s ' ')
+	is "$got" "$want" "README's Quick start lists mk/deps.sh's $set packages"
+done
+# and no package name of any set is written elsewhere in the README's Quick start as a set of its own
+is "$(sed -n '/^## Quick start/,/^## /p' "$TOP/README.md" | grep -c -E 'libclang-rt-[0-9]|postgresql/[0-9]')" 0 \
+	"README's Quick start names no versioned clang run-time or PostgreSQL path"
+
+# ---------------------------------------------------------------- debian/: the version
+is "$(sed -n '1s/^ragpipe (\([^)]*\)).*/\1/p' "$TOP/debian/changelog")" "$(cat "$TOP/VERSION")" \
+	"debian/changelog's newest entry is VERSION's version"
+
+# ---------------------------------------------------------------- no-reference claims
+# context_recall on a record without a reference is not applicable, with exit status 0: the
+# docs say so, and quote no message the tools never write
+printf '%s\n' '{"question":"q","contexts":["A is B."],"answer":"A is B."}' >"$T/noref.jsonl"
+run "$BIN/rag-verify" -q --metric context_recall <"$T/noref.jsonl"
+is "$RC" 0 "rag-verify --metric context_recall, no reference: exit 0"
+like "$(cat "$OUT")" '"not_applicable":\{"context_recall":"no reference answer"\}' "...not applicable: no reference answer"
+is "$(grep -l -E '"record has no reference|\\\(lqrecord has no reference' "$TOP/README.md" "$TOP"/share/man/man*/* | tr '\n' ' ')" "" \
+	"no doc quotes \"record has no reference\" (a message no tool writes)"
+is "$(sed -n '/^No reference$/,/^\.TP/p' "$RAG7" | grep -c -E 'exit status 3|counts as bad input')" 0 \
+	"rag(7)'s No reference entry does not call it bad input (exit 3)"
+
 done_testing

@@ -17,7 +17,7 @@
 # TAP:  tap_plan N | tap_ok STATUS DESC | check DESC CMD... | is GOT WANT DESC | isnt GOT WANT DESC
 #       like GOT ERE DESC | unlike GOT ERE DESC | diag MSG... | bail_out MSG | done_testing
 # Skip: skip_missing TOOL [DESC] | skip_all_missing TOOL | need TOOL...   (a tool not installed:
-#       make deps installs every tool a test uses, so .ci/run fails on these)
+#       make test-deps installs every tool a test uses, so .ci/run fails on these)
 #       skip DESC... | skip_all REASON   (any other reason)
 #       With RAG_SKIP_LOG set (make check sets it), each skip appends "TEST<TAB>KIND<TAB>REASON"
 #       to that file, KIND being "missing TOOL" or "other"; make check counts them at the end.

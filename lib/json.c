@@ -47,6 +47,10 @@ char *rag_json_id(jv v)
 	d = jv_dump_string(jv_copy(v), 0);
 	s = rag_xstrdup(jv_string_value(d));
 	jv_free(d);
+	/* libjq 1.7 (Debian 13) writes the exponent's letter upper case (1E+100) where 1.6 wrote
+	 * 1e+100: one text on both, so a run's bytes do not depend on the system's libjq */
+	for (char *e = s; *e; e++)
+		if (*e == 'E') *e = 'e';
 	return s;
 }
 

@@ -57,25 +57,28 @@ $(LIB_OBJ) cmd/tool.o $(BINS) $(UNIT_BIN): | have-deps
 have-deps:
 	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
-lib/%.o: lib/%.c lib/rag.h VERSION
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-
-# the run store's backends (a header of their own, not rag.h)
-lib/store.o lib/store_sqlite.o lib/store_pg.o: lib/store_be.h
+# Header dependencies are found by the compiler (-MMD -MP writes a .d file beside each object,
+# and a phony target per header so that a header removed does not break the build): touching one
+# subsystem header rebuilds only the files that include it. The build's own, not CFLAGS, so that
+# make asan and a packager's CFLAGS keep them.
+DEP_CFLAGS = -MMD -MP
+lib/%.o: lib/%.c VERSION
+	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
 
 lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 # the tool layer (cmd/tool.c): linked into every tool, never into the library or its unit tests
-cmd/tool.o: cmd/tool.c cmd/tool.h lib/rag.h VERSION
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+cmd/tool.o: cmd/tool.c VERSION
+	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
 
-bin/%: cmd/%.c cmd/tool.o lib/librag.a cmd/tool.h lib/rag.h
+# a tool's .d is bin/rag-x.d (the compiler names it after the output)
+bin/%: cmd/%.c cmd/tool.o lib/librag.a
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
 
-tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
-	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+tests/unit/%.test: tests/unit/%.c lib/librag.a
+	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
 
 # make check and make demo install what is missing first, then build in a second make, so
 # that with -j nothing compiles before the packages are in place.
@@ -161,12 +164,12 @@ FUZZ_ENV     = ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(
 # the build's own CFLAGS (make asan passes its own) never reach these objects
 $(FUZZ_OBJ) $(FUZZ_BIN): override CFLAGS = -O1 -g
 
-$(FUZZ_BUILD)/%.o: lib/%.c lib/rag.h VERSION | have-deps
-	@mkdir -p $(FUZZ_BUILD)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(FUZZ_BUILD)/%.o: lib/%.c VERSION | have-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_BUILD)/fuzz-%: $(FUZZ_DIR)/fuzz-%.c $(FUZZ_OBJ) lib/rag.h
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_DIR)/fuzz-%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -239,7 +242,10 @@ install: all
 	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish
 
 clean:
-	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp
+	rm -rf bin lib/*.o lib/*.d cmd/*.o cmd/*.d lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp
+
+# the header dependencies the compiler wrote (none before the first build)
+-include $(wildcard lib/*.d cmd/*.d bin/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d)
 
 .PHONY: all deps deps-build have-deps check check-run check-stress demo demo-run check-fresh asan valgrind \
 	bench install clean

@@ -1,6 +1,11 @@
 /* rag-collect - run the RAG system under test on each test case: its answer, the contexts it
  * retrieved and their ids, how long it took, and the settings of the system (rag-collect(1)). */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "record.h"
+#include "stream.h"
+#include "collect.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,14 @@
 /* rag-embsim - embedding similarity: answer relevancy (the question against the questions
  * rag-revq generated from the answer) or the similarity of any two text fields. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "offline.h"
+#include "llm.h"
+#include "metric.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -12,6 +12,12 @@
  * --keep-order: the records are cut into blocks at line ends and come back in input order, so
  * records.jsonl and the gate see the stream a single process gives. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "gate.h"
+#include "store.h"
 
 #include <errno.h>
 #include <fcntl.h>

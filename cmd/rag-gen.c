@@ -5,6 +5,11 @@
  * filter: it reads documents, not records, so it drives the judge itself rather than the stream;
  * it says on stderr what every document gave, and why a document gave none. */
 #include "tool.h"
+#include "base.h"
+#include "usage.h"
+#include "record.h"
+#include "judge.h"
+#include "gen.h"
 
 #include <errno.h>
 #include <stdlib.h>

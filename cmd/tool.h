@@ -1,4 +1,4 @@
-/* tool.h - the tool layer: what every cmd/rag-*.c shares on top of the library (rag.h).
+/* tool.h - the tool layer: what every cmd/rag-*.c shares on top of the library (lib/*.h).
  *
  * The library (lib/) computes and returns errors; this layer owns the process: options, messages
  * on stderr, signals, exit statuses, the run of a tool and its summary line. It is the one place
@@ -9,7 +9,13 @@
 #include <getopt.h>
 #include <signal.h>
 
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "judge.h"
+#include "gate.h"
 
 /* One option of a tool: its table entry gives getopt_long its struct option, --help its line,
  * and the hidden --list-options its line, which tests/t/90-options.t holds the manual pages and

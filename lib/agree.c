@@ -6,7 +6,9 @@
  * denominator (one class only, constant scores, no pairs) is NAN with the reason, never a
  * stand-in such as 0 or 0.5. Sums run in a fixed order, and the draws are rag_rng's, so the same
  * input and seed give the same figures on every machine. */
-#include "rag.h"
+#include "base.h"
+#include "gate.h"
+#include "agree.h"
 
 #include <math.h>
 #include <stdlib.h>

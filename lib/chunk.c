@@ -2,7 +2,10 @@
  * sentences, within a size limit. A chunk's id is the file's path and a hash of the chunk's
  * text, so the same document gives the same ids on every run, and an edit changes the ids of
  * the chunks it touched only. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "offline.h"
+#include "gen.h"
 
 #include <stdlib.h>
 #include <string.h>

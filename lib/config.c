@@ -3,7 +3,8 @@
  * Every key the file may hold is one row of the table below; the parser, the type checks, the
  * range checks and the environment overrides all work from it, so a new setting is a new struct
  * field, a new row, a default and a line in rag-config.5. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
 
 #include <ctype.h>
 #include <errno.h>

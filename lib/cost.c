@@ -2,7 +2,9 @@
  * (prices.<model> in the configuration), and what a run would cost (--estimate).
  *
  * A model the table does not price has no cost: null and a message naming it, never 0. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "gate.h"
 
 #include <math.h>
 #include <stdlib.h>

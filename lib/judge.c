@@ -4,7 +4,12 @@
  *
  * A reply that does not fit (bad JSON, a verdict missing or invented) is re-asked once with the
  * problem stated; if it still does not fit the caller gets an error, never a guess. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "llm.h"
+#include "judge.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -8,7 +8,10 @@
  *
  * Embeddings are cached per text, not per request: which texts share a request depends on the
  * order records arrive in, and a text embedded once must be found again whatever its company. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "llm.h"
 
 #include <curl/curl.h>
 #include <ctype.h>

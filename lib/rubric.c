@@ -5,7 +5,13 @@
  * below and the custom ones of the configuration (rubrics.<name>) fill it with their texts. A
  * reply whose score is not on the scale (not a number, out of range, not an integer) or whose
  * reason is missing is re-asked once by rag_judge_ask, then an error: never a default score. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,11 @@
  * refused. Every write is one transaction under the store's lock, so that concurrent adds queue
  * and an add is all there or not at all. Nothing secret goes in: run.json holds none, and the
  * URL's password is masked in every message. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "record.h"
+#include "gate.h"
+#include "store.h"
 #include "store_be.h"
 
 #include <errno.h>

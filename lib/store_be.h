@@ -1,5 +1,5 @@
 /* store_be.h - what lib/store.c asks of a store's backend (lib/store_sqlite.c, lib/store_pg.c).
- * Private to those three files; the public API is store.c's part of rag.h.
+ * Private to those three files; the public API is store.h.
  *
  * One call runs one SQL statement with text parameters $1..$n (NULL: SQL NULL) and hands each
  * row to a callback as text (NULL for SQL NULL), so that store.c writes its SQL once for both. */

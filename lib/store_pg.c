@@ -1,7 +1,7 @@
 /* store_pg.c - the run store's PostgreSQL backend (store_be.h), for a team's shared history.
  * Every write transaction first takes one advisory lock of the store, so that two CI jobs that
  * add at once (or create the schema at once) go one after the other. */
-#include "rag.h"
+#include "base.h"
 #include "store_be.h"
 
 #include <libpq-fe.h>

@@ -1,7 +1,7 @@
 /* store_sqlite.c - the run store's SQLite backend (store_be.h): a file on this machine. Writers
  * take the database's lock at BEGIN IMMEDIATE and wait for one another (busy timeout), so
  * concurrent adds queue instead of failing. */
-#include "rag.h"
+#include "base.h"
 #include "store_be.h"
 
 #include <errno.h>

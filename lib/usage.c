@@ -1,6 +1,8 @@
 /* usage.c - counting what the judge cost, and what --estimate stands in for answers not
  * collected yet. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "record.h"
 
 #include <string.h>
 

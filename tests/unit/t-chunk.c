@@ -1,7 +1,9 @@
 /* t-chunk.c - the document splitter (lib/chunk.c): headings open chunks, paragraphs joined up to
  * the limit, a long paragraph by its sentences, fences, Chinese text, stable ids; and gen.c's
  * reply check, slot mix, ids and similarity. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "gen.h"
 #include "tap.h"
 
 #include <stdlib.h>

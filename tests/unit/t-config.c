@@ -1,7 +1,8 @@
 /* t-config.c - rag-config(5): defaults, every key type, errors with positions, ${VAR}, the search
  * order, environment overrides and the API key chain. Runs in a private temporary directory with
  * a private HOME, and with every variable the loader reads cleared first. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,6 +1,9 @@
 /* cost.c and the token estimate of usage.c: prices found by judge name, costs, the sums over
  * records' usage, and the rule for CJK and other text. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "gate.h"
 #include "tap.h"
 
 #include <math.h>

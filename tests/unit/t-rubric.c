@@ -2,7 +2,9 @@
  * normalisation, the verdict of repeats (mean, sample stdev, flip), which rubric a name gives
  * (built-in, the config's, one that replaces a built-in), the inputs a rubric reads from a
  * record (not applicable without a reference, input errors), and rubric config errors. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "metric.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,0 +1,71 @@
+/* report.h - the renderers of a run: HTML and Markdown (report.c), text (terminal.c), JUnit
+ * XML (junit.c). They never print: each returns or appends text. Layer 7 (HACKING.md). */
+#ifndef RAG_REPORT_H
+#define RAG_REPORT_H
+
+#include <stddef.h>
+
+#include <jv.h>
+
+#include "base.h"
+
+/* ---------------------------------------------------------------- report.c */
+/* report (consumed): {runs: [{name, summary, meta?, href?}] (at least one; summary from
+ * rag_gate_summary; meta the run's run.json; href a link to its own report), oldest first, the
+ * last the run reported; records: [rag_report_record...] of that run; baseline?: {name,
+ * records: {id: {a, sc}}} (the baseline's answers and scores); history?: [entries of
+ * rag_report_history_read]; gated: whether any threshold was given}. One self-contained HTML
+ * page: the Summary in HTML, the rest as escaped JSON shown by <datadir>/report/report.js
+ * (inlined). Returns malloc'ed text, or NULL and err when the script cannot be read. */
+char *rag_report_html(jv report, const char *title, char *err, size_t errlen);
+/* The same page with the records and the baseline's records left out, for a caller that writes
+ * them in from elsewhere (rag-report spools them to a file): report as above, its records and
+ * its baseline's records not read. *records_at is the offset where the records go (inside the
+ * data block's "records": [], comma-separated, each as rag_report_json_block writes it), *base_at
+ * where the baseline's go (inside "base": {"name": ..., "records": {}}, as "id": {a, sc} pairs,
+ * the id and the value each written by rag_report_json_block; *records_at when no baseline).
+ * Returns malloc'ed text, or NULL and err as rag_report_html. */
+char *rag_report_html_frame(jv report, const char *title, size_t *records_at, size_t *base_at, char *err, size_t errlen);
+/* v (consumed) as JSON for the page's data block, appended to b: "<", ">", "&", U+2028 and
+ * U+2029 as \u escapes, so that no text can end the block. */
+void rag_report_json_block(rag_buf *b, jv v);
+/* runs: [{name, summary}] as above. Markdown: the summary, a trend table, the worst records. */
+char *rag_report_markdown(jv runs, const char *title);
+/* A record of the run as the page shows it (rec borrowed, verdict consumed, from
+ * rag_gate_add_verdict; where "file:line"): {id, cat, q, a, ref, ctx, sc, na, v, err, src, at,
+ * st: "pass"|"fail"|"error", why?: [the gate's reasons], ch?: [the changes against the baseline]}. */
+jv rag_report_record(jv rec, jv verdict, const char *where);
+/* A history of runs (rag-report --history, rag-store history): text of JSON Lines, one object a
+ * line with "means": {metric: mean} (and run, started, label, commit, testset, n, passed),
+ * oldest first; blank lines skipped. An array, or jv_invalid() and err "name:line: ...". */
+jv rag_report_history_read(const char *text, size_t len, const char *name, char *err, size_t errlen);
+/* The verdict of a summary (borrowed): "PASS", "FAIL", or "SUMMARY" when its pass is null, a
+ * summary with no decision (rag-gate --summary-only, rag-report with no threshold). */
+const char *rag_report_verdict(jv summary);
+/* The counts of a summary, or of one of its categories or groups (borrowed), in one sentence
+ * whose figures add up and whose percentage names its denominator: "300 records: 231 passed
+ * (79.7% of the 290 without errors or nulls), 59 failed, 10 with errors or nulls". gated 0:
+ * "300 records, 10 with errors or nulls". Numbers only (no escaping needed), appended to b. */
+void rag_report_counts(rag_buf *b, jv s, int gated);
+/* The summary's baseline (borrowed) in one sentence: the records matched by id, how many of them
+ * regressed (some metric did), improved (none regressed) or neither, and apart the pairs of a
+ * record and a metric that regressed or improved. Appended to b. */
+void rag_report_changes(rag_buf *b, jv base);
+
+/* ---------------------------------------------------------------- terminal.c */
+/* rag-gate's summary (rag_gate_summary, borrowed) as text: control characters in texts from the
+ * records become "?"; ANSI colour when color is set. Returns malloc'ed text. */
+char *rag_report_text(jv summary, int color);
+
+/* ---------------------------------------------------------------- junit.c */
+/* JUnit XML for rag-gate --junit, in three parts: the records' test cases as they come, then the
+ * head (which needs the counts) and the tail around them. Texts are escaped for XML 1.0. */
+typedef struct rag_junit { long tests, failures, errors, skipped; } rag_junit;
+/* The test cases of one record (rec and checks borrowed; checks from rag_gate_add), appended to
+ * b; counts in n. */
+void rag_junit_record(rag_buf *b, rag_junit *n, jv rec, const char *where, jv checks);
+/* The document up to the records' suite (summary borrowed): malloc'ed. */
+char *rag_junit_head(jv summary, const rag_junit *n);
+const char *rag_junit_tail(void);
+
+#endif

@@ -138,6 +138,17 @@ warnings: | have-deps
 	[ -z "$$out" ]
 .PHONY: warnings
 
+# Every library header compiles alone (it includes what it uses), twice in a row (its include
+# guard holds): the compiler reads an empty C file with the header forced in.
+HDR_SRC = $(wildcard lib/*.h lib/*/*.h)
+header-check: | have-deps
+	@bad=0; for h in $(HDR_SRC); do \
+	  $(CC) $(ALL_CFLAGS) -Werror -fsyntax-only -include $$h -include $$h -x c /dev/null || \
+	    { echo "$$h: does not compile alone"; bad=$$((bad + 1)); }; \
+	done; \
+	echo "make header-check: $$bad of $(words $(HDR_SRC)) headers do not compile alone"; [ $$bad = 0 ]
+.PHONY: header-check
+
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz-*.c) over the library compiled again with clang into
 # tests/fuzz/build/ (never the gcc-built librag.a), with ASan and UBSan. `make fuzz` runs each

@@ -22,7 +22,7 @@ LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemme
 # every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
 TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
-LIB_SRC = $(wildcard lib/*.c)
+LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:.c=.test)
@@ -128,7 +128,7 @@ valgrind: all $(UNIT_BIN)
 # untouched (to objects, not -fsyntax-only, so -O2's flow warnings are seen too). Prints the
 # warnings and fails when there is any.
 WARN_CFLAGS = -Wconversion -Wshadow -Wstrict-prototypes
-WARN_SRC = $(wildcard lib/*.c cmd/*.c tests/unit/*.c)
+WARN_SRC = $(wildcard lib/*.c lib/store/*.c cmd/*.c tests/unit/*.c)
 warnings: | have-deps
 	@out=$$(for f in $(WARN_SRC); do \
 	  $(CC) $(ALL_CFLAGS) $(WARN_CFLAGS) $(UNIT_CFLAGS) -c -o /dev/null $$f 2>&1 || echo "$$f: does not compile"; \
@@ -253,10 +253,11 @@ install: all
 	install -m 644 completions/ragpipe.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/ragpipe.fish
 
 clean:
-	rm -rf bin lib/*.o lib/*.d cmd/*.o cmd/*.d lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp
+	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp
 
 # the header dependencies the compiler wrote (none before the first build)
--include $(wildcard lib/*.d cmd/*.d bin/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d)
+-include $(wildcard lib/*.d lib/store/*.d cmd/*.d bin/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d \
+	$(FUZZ_BUILD)/store/*.d)
 
 .PHONY: all deps deps-build have-deps check check-run check-stress demo demo-run check-fresh asan valgrind \
 	bench install clean

@@ -1,5 +1,5 @@
 /* rag-gen - a test set from your documents: text and Markdown files (or JSON Lines chunks) cut
- * into chunks (lib/chunk.c), per chunk N questions with their reference answers asked of a model
+ * into chunks (lib/genchunk.c), per chunk N questions with their reference answers asked of a model
  * (lib/gen.c), near-duplicates dropped, one test case a line on stdout. Without an endpoint, an
  * extractive generator that every record names (generator "offline"). It is a source, not a
  * filter: it reads documents, not records, so it drives the judge itself rather than the stream;

@@ -1,4 +1,5 @@
-/* tool.h - the tool layer: what every cmd/rag-*.c shares on top of the library (lib/*.h).
+/* tool.h - the tool layer: what every cmd/rag-*.c shares on top of the library (the headers of
+ * lib/).
  *
  * The library (lib/) computes and returns errors; this layer owns the process: options, messages
  * on stderr, signals, exit statuses, the run of a tool and its summary line. It is the one place

@@ -12,7 +12,7 @@
 #include "record.h"
 #include "gate.h"
 #include "store.h"
-#include "store_be.h"
+#include "store/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* chunk.c - documents cut into chunks for rag-gen: by Markdown headings, then paragraphs, then
+/* genchunk.c - documents cut into chunks for rag-gen: by Markdown headings, then paragraphs, then
  * sentences, within a size limit. A chunk's id is the file's path and a hash of the chunk's
  * text, so the same document gives the same ids on every run, and an edit changes the ids of
  * the chunks it touched only. */

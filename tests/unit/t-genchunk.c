@@ -1,4 +1,4 @@
-/* t-chunk.c - the document splitter (lib/chunk.c): headings open chunks, paragraphs joined up to
+/* t-genchunk.c - the document splitter (lib/genchunk.c): headings open chunks, paragraphs joined up to
  * the limit, a long paragraph by its sentences, fences, Chinese text, stable ids; and gen.c's
  * reply check, slot mix, ids and similarity. */
 #include "base.h"

@@ -22,6 +22,7 @@ LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemme
 # every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
 TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
+CMD_OBJ = $(TOOLS:%=cmd/%.o) cmd/tool.o
 LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
@@ -53,7 +54,7 @@ deps-build:
 	@sh mk/deps.sh install $(BUILD_PKGS) $(DEMO_PKGS)
 
 # every compile waits for this check (order-only: it never makes anything out of date)
-$(LIB_OBJ) cmd/tool.o $(BINS) $(UNIT_BIN): | have-deps
+$(LIB_OBJ) $(CMD_OBJ) $(BINS) $(UNIT_BIN): | have-deps
 have-deps:
 	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
@@ -69,13 +70,14 @@ lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 # the tool layer (cmd/tool.c): linked into every tool, never into the library or its unit tests
-cmd/tool.o: cmd/tool.c VERSION
+# and each tool's own object, so that a header touched recompiles only the tools that include
+# it (the others are linked again)
+cmd/%.o: cmd/%.c VERSION
 	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
 
-# a tool's .d is bin/rag-x.d (the compiler names it after the output)
-bin/%: cmd/%.c cmd/tool.o lib/librag.a
+bin/%: cmd/%.o cmd/tool.o lib/librag.a
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cmd/tool.o lib/librag.a $(LDLIBS)
 
 tests/unit/%.test: tests/unit/%.c lib/librag.a
 	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
@@ -255,9 +257,16 @@ install: all
 clean:
 	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp
 
-# the header dependencies the compiler wrote (none before the first build)
--include $(wildcard lib/*.d lib/store/*.d cmd/*.d bin/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d \
-	$(FUZZ_BUILD)/store/*.d)
+# the header dependencies the compiler wrote (none before the first build); a target built
+# without one (by an older Makefile, or its .d removed) is built again, so that none keeps
+# headers it was not built with
+DEP_FILES = $(wildcard lib/*.d lib/store/*.d cmd/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
+-include $(DEP_FILES)
+NO_DEP = $(filter-out $(DEP_FILES:.d=.o) $(DEP_FILES:.d=.test) $(DEP_FILES:.d=), \
+	$(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(FUZZ_OBJ) $(FUZZ_BIN))
+$(NO_DEP): FORCE
+FORCE:
+.PHONY: FORCE
 
 .PHONY: all deps deps-build have-deps check check-run check-stress demo demo-run check-fresh asan valgrind \
 	bench install clean

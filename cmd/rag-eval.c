@@ -1144,12 +1144,12 @@ static int standin(eval *e, const char *src, char *out, jv *info)
 			q = p + strcspn(p, "\n");
 			if (q == p) continue;
 			r = jv_parse_sized(p, (int)(q - p));
-			if (jv_get_kind(r) == JV_KIND_OBJECT) rag_standin_add(&sum, &measured, r);
+			if (jv_get_kind(r) == JV_KIND_OBJECT) rag_usage_standin_add(&sum, &measured, r);
 			got = jv_array_append(got, jv_get_kind(r) == JV_KIND_OBJECT ? r : (jv_free(r), jv_null()));
 		}
 		free(collected);
 		if (measured > 0) {
-			rag_standin_mean(&sum, measured);
+			rag_usage_standin_mean(&sum, measured);
 			sz = sum;
 		}
 	}
@@ -1168,7 +1168,7 @@ static int standin(eval *e, const char *src, char *out, jv *info)
 				r = c;
 			} else {
 				jv_free(c);
-				r = rag_estimate_standin(r, &sz);
+				r = rag_usage_standin(r, &sz);
 			}
 		}
 		d = jv_dump_string(r, 0);

@@ -238,7 +238,7 @@ static int read_document(gen *g, const char *path)
 		free(text);
 		return 0;
 	}
-	chunks = rag_chunk_split(path, text, g->chunk_chars, &title);
+	chunks = rag_gen_chunk_split(path, text, g->chunk_chars, &title);
 	n = jv_array_length(jv_copy(chunks));
 	if (!n) g->d[d].error = rag_xstrdup("it has no text");
 	for (k = 0; k < n; k++) {

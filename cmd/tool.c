@@ -1,5 +1,13 @@
 /* tool.c - what every tool shares: options, messages, signals, set-up, the run, the summary. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "llm.h"
+#include "judge.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -578,7 +586,7 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->model) rag_set_str(&cfg->llm.model, cli->model);
 	if (cli->base_url) rag_set_str(&cfg->llm.base_url, cli->base_url);
 	if (cli->lang) rag_set_str(&cfg->lang, cli->lang);
-	if (cli->cache_mode) cfg->cache.mode = rag_cache_mode_parse(cli->cache_mode);
+	if (cli->cache_mode) cfg->cache.mode = rag_config_cache_mode_parse(cli->cache_mode);
 	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
 	/* a request budget shared with the other stages of a pipeline (rag(7) CONCURRENCY) */
 	cfg->llm.inflight_file = getenv("RAG_INFLIGHT");
@@ -600,7 +608,7 @@ int rag_cli_judge(rag_cli *cli)
 		char url[512];
 		rag_msg(cli->prog, "info", "judge %s, endpoint %s, config %s, cache %s", rag_judge_name(cli->judge),
 		        rag_cli_endpoint(cli, 0, rag_judge_offline(cli->judge), url, sizeof url),
-		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
+		        cfg->path ? cfg->path : "(none)", rag_config_cache_mode_name(cfg->cache.mode));
 	}
 	return 0;
 }
@@ -896,7 +904,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		if (cli->cfg.prices.n) {
 			/* with a price table: what the tokens cost, or which model it does not price */
 			const char *judge = rag_judge_name(cli->judge), *colon = strchr(judge, ':');
-			double c = rag_price_cost(rag_price_find(cli->cfg.prices.v, cli->cfg.prices.n, judge),
+			double c = rag_cost_tokens(rag_cost_price_find(cli->cfg.prices.v, cli->cfg.prices.n, judge),
 			                          (double)st.usage.prompt_tokens, (double)st.usage.completion_tokens);
 			if (isnan(c)) snprintf(cost, sizeof cost, ", no price for model %.120s", colon ? colon + 1 : judge);
 			else snprintf(cost, sizeof cost, ", cost %.6f %.16s", c, cli->cfg.prices.currency);
@@ -918,9 +926,9 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const rag_estimate *est)
 {
 	const rag_config *c = &cli->cfg;
-	const rag_price *p = rag_price_find(c->prices.v, c->prices.n, judge);
+	const rag_price *p = rag_cost_price_find(c->prices.v, c->prices.n, judge);
 	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens);
-	double cost = est->requests ? rag_price_cost(p, pt, ct) : 0;
+	double cost = est->requests ? rag_cost_tokens(p, pt, ct) : 0;
 	const char *colon = strchr(judge, ':');
 	char costs[160];
 	jv o;

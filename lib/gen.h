@@ -20,7 +20,7 @@
  * "heading"}: id "<path>#<first 8 hex digits of the SHA-256 of the text>" ("-2", "-3"... after
  * it for the same text again in the file), heading the section's (null before the first).
  * *title (when title is not NULL) gets the first heading's text, malloc'ed, or NULL. */
-jv rag_chunk_split(const char *path, const char *text, long max_chars, char **title);
+jv rag_gen_chunk_split(const char *path, const char *text, long max_chars, char **title);
 
 /* ---------------------------------------------------------------- gen.c */
 /* rag-gen's questions. Slot i (0-based) of a chunk's n has the difficulty rag_gen_difficulty(i)

@@ -334,8 +334,8 @@ static void call_count(call *c)
 		jv m = jv_array_get(jv_copy(c->messages), i);
 		jv t = jv_object_get(m, jv_string("content"));
 		if (jv_get_kind(t) == JV_KIND_STRING) {
-			e->prompt_chars += rag_chars_count(jv_string_value(t));
-			e->prompt_tokens += rag_tokens_estimate(jv_string_value(t));
+			e->prompt_chars += rag_usage_chars(jv_string_value(t));
+			e->prompt_tokens += rag_usage_tokens(jv_string_value(t));
 		}
 		jv_free(t);
 	}

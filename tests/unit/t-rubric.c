@@ -235,8 +235,8 @@ int main(void)
 	test_check();
 	test_verdict();
 	test_config();
-	is_int(rag_scale_parse("1-5"), RAG_SCALE_1_5, "rag_scale_parse 1-5");
-	is_int(rag_scale_parse("1-10"), -1, "rag_scale_parse: an unknown scale");
-	is_str(rag_scale_name(RAG_SCALE_YESNO), "yes/no", "rag_scale_name");
+	is_int(rag_config_scale_parse("1-5"), RAG_SCALE_1_5, "rag_config_scale_parse 1-5");
+	is_int(rag_config_scale_parse("1-10"), -1, "rag_config_scale_parse: an unknown scale");
+	is_str(rag_config_scale_name(RAG_SCALE_YESNO), "yes/no", "rag_config_scale_name");
 	return done_testing();
 }

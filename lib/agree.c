@@ -124,7 +124,7 @@ int rag_agree_measure_parse(const char *s)
 	return -1;
 }
 
-const char *rag_agree_measure_name(int measure)
+static const char *rag_agree_measure_name(int measure)
 {
 	return measure == RAG_AGREE_F1 ? "f1" : measure == RAG_AGREE_ACCURACY ? "accuracy" : "youden";
 }

@@ -11,47 +11,8 @@
 /* A judge's scores against people's labels (rag-agree(1)). A label is positive when above 0.5;
  * a prediction when its score is at or above the threshold. A measure the definition leaves
  * undefined (a zero denominator) is NAN, with *why (static text) where a function takes it. */
-typedef struct rag_agree_cls {
-	long tp, fp, fn, tn;      /* the confusion matrix: judge positive / negative x label */
-	double accuracy, precision, recall, specificity, f1, kappa;
-} rag_agree_cls;
-/* ROC AUC as the Mann-Whitney U over the product of the class sizes, a tie counting half
- * (scikit-learn's roc_auc_score). -1 and why with one class only or no pairs. */
-int rag_agree_auc(const double *score, const double *label, size_t n, double *auc, const char **why);
-void rag_agree_classify(const double *score, const double *label, size_t n, double threshold,
-                        rag_agree_cls *c);
-/* Cohen's kappa of a 2x2 table (NAN when chance agreement is 1: both sides one constant). */
-double rag_agree_kappa(long tp, long fp, long fn, long tn);
 enum { RAG_AGREE_F1 = 0, RAG_AGREE_ACCURACY, RAG_AGREE_YOUDEN };
 int rag_agree_measure_parse(const char *s);       /* "f1", "accuracy", "youden"; -1 else */
-const char *rag_agree_measure_name(int measure);
-/* The threshold, among the distinct scores, that maximises measure (of equal ones the lowest),
- * with its value; -1 when the measure is undefined at every one. */
-int rag_agree_best_threshold(const double *score, const double *label, size_t n, int measure,
-                             double *threshold, double *value);
-/* Spearman's rho (Pearson's r of average ranks) and Kendall's tau-b; -1 and why for fewer than
- * two pairs or a constant side. */
-int rag_agree_spearman(const double *x, const double *y, size_t n, double *rho, const char **why);
-int rag_agree_kendall(const double *x, const double *y, size_t n, double *tau, const char **why);
-/* Percentile bootstrap intervals (rag_rng seeded with seed, pairs drawn with replacement) of
- * AUC, accuracy, F1 and kappa at threshold; a resample where a measure is undefined is left out
- * of its interval (defined counts the rest). -1 when n is 0 or an argument is out of range. */
-enum { RAG_AGREE_CI_AUC = 0, RAG_AGREE_CI_ACCURACY, RAG_AGREE_CI_F1, RAG_AGREE_CI_KAPPA, RAG_AGREE_NCI };
-typedef struct rag_agree_ci { double lo, hi; long defined; } rag_agree_ci;
-int rag_agree_bootstrap(const double *score, const double *label, size_t n, double threshold,
-                        int resamples, double confidence, uint64_t seed, rag_agree_ci ci[RAG_AGREE_NCI]);
-/* The two-sided normal quantile of confidence (0.95: 1.959964); NAN out of (0, 1). */
-double rag_agree_z(double confidence);
-/* Prediction-powered inference of a mean (Angelopoulos et al. 2023; ARES): the judge's mean
- * over all nall records minus the mean of judge - human over the nlab labelled ones, with the
- * CLT interval estimate +- z sqrt(var(judge_all)/nall + var(judge - human)/nlab) (sample
- * variances). -1 and why with fewer than two on either side. */
-typedef struct rag_agree_ppi_est {
-	double estimate, lo, hi, se, judge_mean, rectifier, human_mean;
-	size_t n_all, n_labelled;
-} rag_agree_ppi_est;
-int rag_agree_ppi(const double *judge_all, size_t nall, const double *judge_lab, const double *human_lab,
-                  size_t nlab, double confidence, rag_agree_ppi_est *e, const char **why);
 /* A stratified sample of want of the n records to label: strata are score bands (0.25, 0.5,
  * 0.75 cuts for scores in [0, 1], else the scores' quartiles) x category (NULL: none); one per
  * stratum when want allows (else the largest strata), the rest in proportion, largest
@@ -82,5 +43,48 @@ char *rag_agree_markdown(jv s);
  * question, answer, contexts as strings or numbers): CSV (RFC 4180, CRLF) or a Markdown table,
  * the columns in that order and an empty label column last. malloc'ed. */
 char *rag_agree_sheet(jv rows, int markdown);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside agree.c and by tests/unit/t-agree.c: the measures rag_agree_summary computes,
+ * each checked against its reference values. Public so that the unit tests reach them; no tool
+ * calls them (make one static again before a tool would). */
+typedef struct rag_agree_cls {
+	long tp, fp, fn, tn;      /* the confusion matrix: judge positive / negative x label */
+	double accuracy, precision, recall, specificity, f1, kappa;
+} rag_agree_cls;
+/* ROC AUC as the Mann-Whitney U over the product of the class sizes, a tie counting half
+ * (scikit-learn's roc_auc_score). -1 and why with one class only or no pairs. */
+int rag_agree_auc(const double *score, const double *label, size_t n, double *auc, const char **why);
+void rag_agree_classify(const double *score, const double *label, size_t n, double threshold,
+                        rag_agree_cls *c);
+/* Cohen's kappa of a 2x2 table (NAN when chance agreement is 1: both sides one constant). */
+double rag_agree_kappa(long tp, long fp, long fn, long tn);
+/* The threshold, among the distinct scores, that maximises measure (of equal ones the lowest),
+ * with its value; -1 when the measure is undefined at every one. */
+int rag_agree_best_threshold(const double *score, const double *label, size_t n, int measure,
+                             double *threshold, double *value);
+/* Spearman's rho (Pearson's r of average ranks) and Kendall's tau-b; -1 and why for fewer than
+ * two pairs or a constant side. */
+int rag_agree_spearman(const double *x, const double *y, size_t n, double *rho, const char **why);
+int rag_agree_kendall(const double *x, const double *y, size_t n, double *tau, const char **why);
+/* Percentile bootstrap intervals (rag_rng seeded with seed, pairs drawn with replacement) of
+ * AUC, accuracy, F1 and kappa at threshold; a resample where a measure is undefined is left out
+ * of its interval (defined counts the rest). -1 when n is 0 or an argument is out of range. */
+enum { RAG_AGREE_CI_AUC = 0, RAG_AGREE_CI_ACCURACY, RAG_AGREE_CI_F1, RAG_AGREE_CI_KAPPA, RAG_AGREE_NCI };
+typedef struct rag_agree_ci { double lo, hi; long defined; } rag_agree_ci;
+int rag_agree_bootstrap(const double *score, const double *label, size_t n, double threshold,
+                        int resamples, double confidence, uint64_t seed, rag_agree_ci ci[RAG_AGREE_NCI]);
+/* The two-sided normal quantile of confidence (0.95: 1.959964); NAN out of (0, 1). */
+double rag_agree_z(double confidence);
+/* Prediction-powered inference of a mean (Angelopoulos et al. 2023; ARES): the judge's mean
+ * over all nall records minus the mean of judge - human over the nlab labelled ones, with the
+ * CLT interval estimate +- z sqrt(var(judge_all)/nall + var(judge - human)/nlab) (sample
+ * variances). -1 and why with fewer than two on either side. */
+typedef struct rag_agree_ppi_est {
+	double estimate, lo, hi, se, judge_mean, rectifier, human_mean;
+	size_t n_all, n_labelled;
+} rag_agree_ppi_est;
+int rag_agree_ppi(const double *judge_all, size_t nall, const double *judge_lab, const double *human_lab,
+                  size_t nlab, double confidence, rag_agree_ppi_est *e, const char **why);
 
 #endif

@@ -28,14 +28,10 @@ typedef struct rag_collect_stats {
 typedef void (*rag_collect_cb)(void *arg, jv fields, const char *error);
 /* NULL and err when neither or both of url and command are set, or a program does not compile. */
 rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen);
-const char *rag_collect_target(const rag_collect *c);   /* the URL or the command (borrowed) */
 /* Call the system for rec (borrowed), with the config's system: knobs in it (rag_collect_system)
  * so the body program (or the command) sees what is recorded; cb runs later, from
  * rag_collect_run, exactly once. */
 void rag_collect_record(rag_collect *c, jv rec, rag_collect_cb cb, void *arg);
-/* rec (consumed) with the config's system: keys in its "system" object; keys the record's own
- * system object already has are kept. */
-jv rag_collect_system(const rag_collect *c, jv rec);
 /* rec (consumed) with the callback's fields (consumed) set, the reply's system knobs over the
  * record's own and those over the config's (what ran is what is recorded). */
 jv rag_collect_merge(const rag_collect *c, jv rec, jv fields);
@@ -45,5 +41,14 @@ int rag_collect_run(rag_collect *c, int fd, double timeout);
 void rag_collect_cancel(rag_collect *c, const char *why);
 void rag_collect_stats(const rag_collect *c, rag_collect_counts *s);
 void rag_collect_free(rag_collect *c);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside collect.c and by tests/unit/t-collect.c: what a call goes to, and the
+ * config's system knobs set on a record. Public so that the unit tests reach them; no tool calls
+ * them (make one static again before a tool would). */
+const char *rag_collect_target(const rag_collect *c);   /* the URL or the command (borrowed) */
+/* rec (consumed) with the config's system: keys in its "system" object; keys the record's own
+ * system object already has are kept. */
+jv rag_collect_system(const rag_collect *c, jv rec);
 
 #endif

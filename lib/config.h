@@ -22,8 +22,6 @@ typedef struct rag_price { char *model; double input, output; } rag_price;
 
 /* The scale of a rubric (rag-judge(1)): its scores, and how they map to [0, 1]. */
 enum rag_scale { RAG_SCALE_0_10 = 0, RAG_SCALE_1_5, RAG_SCALE_YESNO };
-/* "0-10", "1-5", "yes/no": the scale, or -1. */
-int rag_config_scale_parse(const char *s);
 const char *rag_config_scale_name(int scale);    /* static; "0-10" for an unknown one */
 
 /* A custom rubric of the configuration (rubrics.<name>, rag-config(5)), checked at load: a
@@ -209,5 +207,12 @@ jv rag_config_mask_url(const char *url);
 /* Parse a cache mode name: "rw"|"read-write", "ro"|"read-only", "replay", "off". -1 if unknown. */
 int rag_config_cache_mode_parse(const char *s);
 const char *rag_config_cache_mode_name(int mode);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside config.c and by tests/unit/t-rubric.c: a rubric scale's name read back
+ * (config.c reads rubrics.<name>.scale with it). Public so that the unit tests reach them; no tool
+ * calls them (make one static again before a tool would). */
+/* "0-10", "1-5", "yes/no": the scale, or -1. */
+int rag_config_scale_parse(const char *s);
 
 #endif

@@ -272,7 +272,8 @@ static void on_vectors(void *arg, const rag_llm_reply *r)
 	free(b);
 }
 
-void rag_embed_flush(rag_embed *e)
+/* Send the gathered texts now. */
+static void rag_embed_flush(rag_embed *e)
 {
 	batch *b;
 	jv texts;

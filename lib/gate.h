@@ -15,7 +15,6 @@
  * draws on every machine and with every C library. */
 typedef struct rag_rng { uint64_t s[4]; } rag_rng;
 void rag_rng_seed(rag_rng *r, uint64_t seed);
-uint64_t rag_rng_next(rag_rng *r);
 uint64_t rag_rng_below(rag_rng *r, uint64_t n);   /* uniform in [0, n), n > 0, no modulo bias */
 void rag_stats_sort(double *x, size_t n);          /* ascending */
 double rag_stats_mean(const double *x, size_t n);  /* NAN when n is 0 */
@@ -115,5 +114,11 @@ jv rag_hints_load(const char *lang, char *err, size_t errlen);
  * metrics whose gate failed (gate_failed): the advice for failures together first, then
  * retrieval's metrics, then the rest. hints borrowed. */
 jv rag_hints_apply(jv summary, jv hints);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside stats.c and by tests/unit/t-stats.c: the generator's raw draws, checked
+ * against xoshiro256**'s reference values. Public so that the unit tests reach them; no tool calls
+ * them (make one static again before a tool would). */
+uint64_t rag_rng_next(rag_rng *r);
 
 #endif

@@ -33,9 +33,6 @@ const char *rag_gen_type(int i);
  * does not fit is re-asked once, then an error). Not for the offline judge. */
 void rag_gen_ask(rag_judge *j, const char *lang, const char *title, const char *text, int n, rag_usage *usage,
                  rag_judge_cb cb, void *arg);
-/* The reply check: {"questions": [...]} with expect items, each with a question, a reference,
- * slot i's difficulty and a known type. */
-const char *rag_gen_check(jv reply, int expect, jv *result, char *problem, size_t plen);
 /* The offline, extractive generator (rag-gen(1) OFFLINE): up to n of the chunk's statements of
  * four tokens or more, each the reference of "What does the document say about <subject>?"
  * (Chinese: 文档中关于<subject>说了什么？), difficulty easy, type factual. text borrowed. */
@@ -75,7 +72,6 @@ char *rag_gen_offline_unanswerable(const char *subject, const char *lang, const 
  * noisy), checked by rag_gen_hard_check (expect: the kind). Borrowed arguments. */
 void rag_gen_hard_ask(rag_judge *j, const char *lang, int kind, int nth, const char *text_a, const char *text_b,
                       const char *question, const char *answer, rag_usage *usage, rag_judge_cb cb, void *arg);
-const char *rag_gen_hard_check(jv reply, int kind, jv *result, char *problem, size_t plen);
 
 /* ---------------------------------------------------------------- genreview.c */
 /* The review sheet of a test set (cases borrowed): CSV (action,id,kind,question,reference) or a
@@ -101,5 +97,14 @@ jv rag_gen_check_set(jv cases, double dup_threshold);
 /* The check's report r (borrowed) as text for a person (name: the set's), or one JSON line;
  * *found: 1 when it lists a duplicate, a missing field or a warning. malloc'ed. */
 char *rag_gen_check_text(jv r, const char *name, int json, int *found);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside gen.c and genhard.c and by tests/unit/t-genchunk.c and t-genhard.c: the reply
+ * checks rag_gen_ask and rag_gen_hard_ask hand the judge. Public so that the unit tests reach
+ * them; no tool calls them (make one static again before a tool would). */
+/* The reply check: {"questions": [...]} with expect items, each with a question, a reference,
+ * slot i's difficulty and a known type. */
+const char *rag_gen_check(jv reply, int expect, jv *result, char *problem, size_t plen);
+const char *rag_gen_hard_check(jv reply, int kind, jv *result, char *problem, size_t plen);
 
 #endif

@@ -156,7 +156,8 @@ static char *normalized(const char *text)
 	return n ? n : rag_xstrdup("");
 }
 
-jv rag_keywords_of(rag_keywords *k, const char *text)
+/* The distinct keywords of text (borrowed), in text order: a jv array of strings. */
+static jv rag_keywords_of(rag_keywords *k, const char *text)
 {
 	struct kwlist l = {jv_array(), jv_object()};
 	char *norm = normalized(text ? text : "");

@@ -18,7 +18,6 @@ typedef struct rag_prf { double precision, recall, f; } rag_prf;
 typedef struct rag_lex rag_lex;
 rag_lex *rag_lex_new(const char *cand, const char *ref, int stem);
 void rag_lex_free(rag_lex *x);
-size_t rag_lex_count(const rag_lex *x, int ref);          /* words of the candidate (0) or reference */
 int rag_lex_rouge_n(const rag_lex *x, int n, rag_prf *out);  /* n in 1..9, else -1 */
 void rag_lex_rouge_l(const rag_lex *x, rag_prf *out);    /* longest common subsequence */
 void rag_lex_rouge_lsum(const rag_lex *x, rag_prf *out); /* union LCS over lines */
@@ -73,8 +72,6 @@ double rag_chrf_score(const rag_chrf_stats *st, const rag_chrf_opts *o);
 typedef struct rag_keywords rag_keywords;
 rag_keywords *rag_keywords_new(char *err, size_t errlen);
 void rag_keywords_free(rag_keywords *k);
-/* The distinct keywords of text (borrowed), in text order: a jv array of strings. */
-jv rag_keywords_of(rag_keywords *k, const char *text);
 /* Share of the reference's keywords found in the answer into *score: a Chinese keyword in its
  * text counts 1, else the share of its characters the answer holds in a bigram with their
  * neighbour in the reference; any other keyword 1 among its tokens. *found (counted 1),
@@ -82,5 +79,11 @@ jv rag_keywords_of(rag_keywords *k, const char *text);
  * (score 0) when the reference has no keywords. Both texts borrowed. */
 int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *reference, double *score,
                          jv *found, jv *missed, jv *partly);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside lexical.c and by tests/unit/t-lexical.c: the words a text was cut into.
+ * Public so that the unit tests reach them; no tool calls them (make one static again before a
+ * tool would). */
+size_t rag_lex_count(const rag_lex *x, int ref);          /* words of the candidate (0) or reference */
 
 #endif

@@ -76,7 +76,7 @@ typedef struct rag_llm_reply {
 	int retries;
 	jv vectors;               /* embeddings: borrowed array of vectors, one per text (jv_copy to
 	                           * keep); null for a chat reply or on failure */
-	jv choices;               /* rag_llm_submit_n with n > 1: borrowed array of the contents of
+	jv choices;               /* rag_llm_ask with n > 1: borrowed array of the contents of
 	                           * the choices (as many as came, at most n; content is the first);
 	                           * null otherwise */
 	const char *usage_error;  /* the endpoint's usage was no token count (tokens then 0), or NULL */
@@ -111,13 +111,10 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 /* The base URL that requests go to: cfg's llm.base_url, or OpenAI's when unset; for embeddings
  * embeddings.base_url first. Borrowed from cfg (or static). */
 const char *rag_llm_base_url(const rag_config *cfg, int embeddings);
-/* Queue a chat completion. messages: jv array of {role, content} (consumed).
- * The callback runs later, from rag_llm_run, exactly once. */
-void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg);
-/* The same with "n": n choices from one request (n is part of the cache key). An endpoint that
- * ignores n answers fewer: reply->choices says how many came. */
-void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg);
-/* The same with every option (o borrowed). Chat replies are cached only when committed: */
+/* Queue a chat completion, as o (borrowed) says. messages: jv array of {role, content}
+ * (consumed). The callback runs later, from rag_llm_run, exactly once. With o->n > 1, n choices
+ * from one request (n is part of the cache key); an endpoint that ignores n answers fewer:
+ * reply->choices says how many came. Chat replies are cached only when committed: */
 void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, void *arg);
 /* From the callback, once the caller's check accepted the reply: store it in the cache (RW mode;
  * else, and for a cached reply or a failure, nothing). A reply never committed is never cached,
@@ -181,8 +178,6 @@ const char *rag_embed_name(const rag_embed *e);   /* "offline" or "openai:<model
 /* texts: array of strings (consumed). The callback runs at once when every vector is known
  * (always offline), else later from rag_embed_run, exactly once. */
 void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg);
-/* Send the gathered texts now. */
-void rag_embed_flush(rag_embed *e);
 /* As rag_llm_run; fd < 0 (no more input to wait for) sends a partial batch at once. */
 int rag_embed_run(rag_embed *e, int fd, double timeout);
 void rag_embed_cancel(rag_embed *e, const char *why);

@@ -112,17 +112,11 @@ void rag_rubric_free(rag_rubric *r);
 const char *rag_rubric_builtins(void);          /* "correctness, relevance, ...": static */
 const char *rag_rubric_name(const rag_rubric *r);
 int rag_rubric_scale(const rag_rubric *r);      /* enum rag_scale */
-size_t rag_rubric_nfields(const rag_rubric *r);
-const char *rag_rubric_field(const rag_rubric *r, size_t i);   /* canonical names: "question" */
 /* The fields the rubric shows the judge, read from rec (borrowed): 0 and *values, an array in
  * the rubric's field order (contexts an array of strings, the others strings); 1 when the
  * rubric does not apply by its definition (it reads the reference and the record has none), *na
  * the reason (static); -1 and err for a missing or mistyped field. */
 int rag_rubric_inputs(const rag_rubric *r, jv rec, jv *values, const char **na, char *err, size_t errlen);
-/* The reply check (a rag_judge_check, expect being the scale): {"score", "reason"} with the
- * score on the scale (an integer in range; "yes" / "no" or a boolean for yes/no) and a reason
- * that is not blank -> *result {"score": number (yes 1, no 0), "reason": string}. */
-const char *rag_rubric_check(jv reply, int scale, jv *result, char *problem, size_t plen);
 /* Ask the judge to score the values (consumed, from rag_rubric_inputs) against the rubric, as
  * repeat `repeat` of the question (0 the first; llm.seed + repeat, rag_llm_opts). cb gets
  * {"score", "reason"} as rag_rubric_check gives it, or an error. Not for the offline judge. */
@@ -135,5 +129,16 @@ double rag_rubric_normalise(int scale, double s);
  * stdev (the sample's, n - 1) and, when threshold (normalised) is not NAN or the scale is
  * yes/no, flip: whether the normalised repeats fall on both sides of it (equal passes). */
 jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const char *reason, double threshold);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside rubric.c and by tests/unit/t-rubric.c: a rubric's fields, and the reply check
+ * rag_rubric_ask hands the judge. Public so that the unit tests reach them; no tool calls them
+ * (make one static again before a tool would). */
+size_t rag_rubric_nfields(const rag_rubric *r);
+const char *rag_rubric_field(const rag_rubric *r, size_t i);   /* canonical names: "question" */
+/* The reply check (a rag_judge_check, expect being the scale): {"score", "reason"} with the
+ * score on the scale (an integer in range; "yes" / "no" or a boolean for yes/no) and a reason
+ * that is not blank -> *result {"score": number (yes 1, no 0), "reason": string}. */
+const char *rag_rubric_check(jv reply, int scale, jv *result, char *problem, size_t plen);
 
 #endif

@@ -54,9 +54,6 @@ jv rag_offline_verify(jv claims, jv contexts, double threshold);
 /* Cosine similarity of a and b (n numbers each) into *out, in [-1, 1]; a zero vector has
  * similarity 0 with everything. -1 when the sums overflow. */
 int rag_vec_cosine(const double *a, const double *b, size_t n, double *out);
-/* The numbers of a jv array (borrowed), malloc'ed, count in *n; NULL unless a non-empty array of
- * finite numbers. */
-double *rag_vec_from_jv(jv v, size_t *n);
 /* rag_vec_cosine of two jv vectors (borrowed); -1 and err when they are not vectors or their
  * sizes differ ("dimension mismatch: ..."). */
 int rag_vec_cosine_jv(jv a, jv b, double *out, char *err, size_t errlen);
@@ -64,5 +61,13 @@ int rag_vec_cosine_jv(jv a, jv b, double *out, char *err, size_t errlen);
  * hashed features of text: its lexical tokens (rag_text_tokens) and character n-grams (word
  * trigrams with boundary marks; single CJK characters). A text without features gives zeros. */
 jv rag_vec_hashed(const char *text, int dims);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside vec.c and by tests/unit/t-vec.c: the reading of a vector behind
+ * rag_vec_cosine_jv. Public so that the unit tests reach them; no tool calls them (make one static
+ * again before a tool would). */
+/* The numbers of a jv array (borrowed), malloc'ed, count in *n; NULL unless a non-empty array of
+ * finite numbers. */
+double *rag_vec_from_jv(jv v, size_t *n);
 
 #endif

@@ -20,15 +20,6 @@ jv rag_record_get(jv rec, const char *field);       /* jv_invalid() if absent */
 /* Our name for a field given by any name ("groundTruth" -> "reference"): static, or field
  * itself when the table does not know it. */
 const char *rag_record_canonical(const char *field);
-/* 1 when name is a field of the record format, by our name or an alias. */
-int rag_record_is_field(const char *name);
-/* 1 when name is a field of the record format or one the tools write (scores, verdicts...). */
-int rag_record_known(const char *name);
-/* For a top-level field name the table does not know: the known name it is likely a typo of
- * ("referenceAnswr" -> "referenceAnswer"; compared in lower case without '_' and '-', within
- * one edit for a name of 5 letters or more, two for one of 12 or more), static; NULL when it
- * is known or far from every known name (a field of the user's own). */
-const char *rag_record_suggest(const char *field);
 /* The top-level field names of rec (borrowed) not in *seen (an object of names, updated) that
  * rag_record_suggest finds a typo of a known one: [[name, suggestion], ...]. */
 jv rag_record_near_misses(jv rec, jv *seen);
@@ -43,7 +34,6 @@ rag_fieldmap *rag_fieldmap_new(void);
  * "fields.reference". -1 with "WHERE: ..." in err when field is no field of the record format
  * or prog does not compile. The same field again replaces the earlier program. */
 int rag_fieldmap_add(rag_fieldmap *m, const char *field, const char *prog, const char *where, char *err, size_t errlen);
-size_t rag_fieldmap_count(const rag_fieldmap *m);   /* 0 for NULL */
 /* Set each mapped field of *rec (an object; anything else is left alone) to its program's first
  * result; a result of null or none leaves the record as it is. -1 with "WHERE: the jq program
  * failed: ..." in err when one raises an error (the record then partly mapped). m may be NULL. */
@@ -116,5 +106,20 @@ jv rag_testset_near_misses(jv records);
  * parallel to the records; jv_invalid() on a broken file. */
 jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
                            size_t errlen);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside record.c and by tests/unit/t-record.c: the field table's look-ups behind
+ * rag_record_near_misses, and a mapping's size. Public so that the unit tests reach them; no tool
+ * calls them (make one static again before a tool would). */
+/* 1 when name is a field of the record format, by our name or an alias. */
+int rag_record_is_field(const char *name);
+/* 1 when name is a field of the record format or one the tools write (scores, verdicts...). */
+int rag_record_known(const char *name);
+/* For a top-level field name the table does not know: the known name it is likely a typo of
+ * ("referenceAnswr" -> "referenceAnswer"; compared in lower case without '_' and '-', within
+ * one edit for a name of 5 letters or more, two for one of 12 or more), static; NULL when it
+ * is known or far from every known name (a field of the user's own). */
+const char *rag_record_suggest(const char *field);
+size_t rag_fieldmap_count(const rag_fieldmap *m);   /* 0 for NULL */
 
 #endif

@@ -207,7 +207,7 @@ static char *url_password(const char *url)
 	return rag_xstrndup(colon + 1, (size_t)(at - colon - 1));
 }
 
-int rag_store_is_pg(const char *url)
+static int rag_store_is_pg(const char *url)
 {
 	return !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
 }

@@ -17,13 +17,10 @@
  * look a run or a test set up return 1 (and err) when it is not there. No message holds the
  * URL's password. */
 typedef struct rag_store rag_store;
-/* the schema version this build writes (migrations bring older stores to it) */
-int rag_store_schema(void);
 /* url: "postgresql://..." (or "postgres://"), "sqlite:///PATH", "sqlite:PATH" or a file's path.
  * Creates the schema, or migrates an older one; refuses a newer one. NULL and err on failure. */
 rag_store *rag_store_open(const char *url, char *err, size_t errlen);
 void rag_store_close(rag_store *s);
-int rag_store_is_pg(const char *url);
 const char *rag_store_backend(const rag_store *s);   /* "sqlite", "postgresql"; static */
 const char *rag_store_url(const rag_store *s);       /* as opened, password masked; borrowed */
 char *rag_store_url_masked(const char *url);         /* malloc'ed */
@@ -74,5 +71,12 @@ int rag_store_testset_export(rag_store *s, const char *name, int version, rag_bu
                              char *err, size_t errlen);
 /* {backend, url, schema_version, runs, records, testsets} */
 int rag_store_info(rag_store *s, jv *out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside store.c and by tests/unit/t-store.c: the schema version the migrations are
+ * checked against. Public so that the unit tests reach them; no tool calls them (make one static
+ * again before a tool would). */
+/* the schema version this build writes (migrations bring older stores to it) */
+int rag_store_schema(void);
 
 #endif

@@ -26,7 +26,8 @@ BINS    = $(TOOLS:%=bin/%)
 TOOL_OBJ = cmd/tool.o cmd/tool-run.o
 EVAL_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/eval-*.c))
 GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
-LIB_SRC = $(wildcard lib/*.c)
+CMD_OBJ = $(TOOLS:%=cmd/%.o) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ)
+LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:.c=.test)
@@ -77,44 +78,43 @@ test-deps:
 	@sh mk/deps.sh install test
 
 # every compile waits for this check (order-only: it never makes anything out of date)
-$(LIB_OBJ) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ) $(BINS) $(UNIT_BIN): | have-deps
+$(LIB_OBJ) $(CMD_OBJ) $(BINS) $(UNIT_BIN): | have-deps
 have-deps:
 	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
-lib/%.o: lib/%.c lib/rag.h VERSION
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-
-# the run store's backends (a header of their own, not rag.h)
-lib/store.o lib/store_sqlite.o lib/store_pg.o: lib/store_be.h
+# Header dependencies are found by the compiler (-MMD -MP writes a .d file beside each object,
+# and a phony target per header so that a header removed does not break the build): touching one
+# subsystem header rebuilds only the files that include it. The build's own, not CFLAGS, so that
+# make asan and a packager's CFLAGS keep them.
+DEP_CFLAGS = -MMD -MP
+lib/%.o: lib/%.c VERSION
+	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
 
 lib/librag.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 # the tool layer (cmd/tool.c: options, messages, set-up; cmd/tool-run.c: the run): linked into
-# every tool, never into the library or its unit tests
-cmd/tool.o cmd/tool-run.o: cmd/%.o: cmd/%.c cmd/tool.h lib/rag.h VERSION
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# every tool, never into the library or its unit tests; and each tool's own object, so that a
+# header touched recompiles only the tools that include it (the others are linked again)
+cmd/%.o: cmd/%.c VERSION
+	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
 
-bin/%: cmd/%.c $(TOOL_OBJ) lib/librag.a cmd/tool.h lib/rag.h
+bin/%: cmd/%.o $(TOOL_OBJ) lib/librag.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
-# rag-eval's files by concern (cmd/eval-*.c, sharing cmd/eval.h): linked into rag-eval alone
-$(EVAL_OBJ): cmd/%.o: cmd/%.c cmd/eval.h cmd/tool.h lib/rag.h VERSION
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-bin/rag-eval: cmd/rag-eval.c $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a cmd/eval.h cmd/tool.h lib/rag.h
+# rag-eval's files by concern (cmd/eval-*.c, sharing cmd/eval.h) and rag-gen's review mode
+# (cmd/gen-review.c, sharing cmd/gen-tool.h): linked into their tool alone (their objects are
+# made by cmd/%.o above, with their header dependencies)
+bin/rag-eval: cmd/rag-eval.o $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
-
-# rag-gen's review mode (cmd/gen-review.c, sharing cmd/gen.h): linked into rag-gen alone
-$(GEN_OBJ): cmd/%.o: cmd/%.c cmd/gen.h cmd/tool.h lib/rag.h VERSION
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-bin/rag-gen: cmd/rag-gen.c $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a cmd/gen.h cmd/tool.h lib/rag.h
+bin/rag-gen: cmd/rag-gen.o $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
-tests/unit/%.test: tests/unit/%.c tests/unit/tap.h lib/librag.a
-	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+tests/unit/%.test: tests/unit/%.c lib/librag.a
+	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
 
 # make check and make demo install what is missing first, then build in a second make, so
 # that with -j nothing compiles before the packages are in place.
@@ -176,7 +176,7 @@ valgrind: all $(UNIT_BIN)
 # untouched (to objects, not -fsyntax-only, so -O2's flow warnings are seen too). Prints the
 # warnings and fails when there is any.
 WARN_CFLAGS = -Wconversion -Wshadow -Wstrict-prototypes
-WARN_SRC = $(wildcard lib/*.c cmd/*.c tests/unit/*.c)
+WARN_SRC = $(wildcard lib/*.c lib/store/*.c cmd/*.c tests/unit/*.c)
 warnings: | have-deps
 	@out=$$(for f in $(WARN_SRC); do \
 	  $(CC) $(ALL_CFLAGS) $(WARN_CFLAGS) $(UNIT_CFLAGS) -c -o /dev/null $$f 2>&1 || echo "$$f: does not compile"; \
@@ -185,6 +185,17 @@ warnings: | have-deps
 	echo "make warnings: $$(printf '%s' "$$out" | grep -c 'warning:') warnings in $(words $(WARN_SRC)) files"; \
 	[ -z "$$out" ]
 .PHONY: warnings
+
+# Every library header compiles alone (it includes what it uses), twice in a row (its include
+# guard holds): the compiler reads an empty C file with the header forced in.
+HDR_SRC = $(wildcard lib/*.h lib/*/*.h)
+header-check: | have-deps
+	@bad=0; for h in $(HDR_SRC); do \
+	  $(CC) $(ALL_CFLAGS) -Werror -fsyntax-only -include $$h -include $$h -x c /dev/null || \
+	    { echo "$$h: does not compile alone"; bad=$$((bad + 1)); }; \
+	done; \
+	echo "make header-check: $$bad of $(words $(HDR_SRC)) headers do not compile alone"; [ $$bad = 0 ]
+.PHONY: header-check
 
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz-*.c) over the library compiled again with clang into
@@ -212,12 +223,12 @@ FUZZ_ENV     = ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS=suppressions=$(
 # the build's own CFLAGS (make asan passes its own) never reach these objects
 $(FUZZ_OBJ) $(FUZZ_BIN): override CFLAGS = -O1 -g
 
-$(FUZZ_BUILD)/%.o: lib/%.c lib/rag.h VERSION | have-deps
-	@mkdir -p $(FUZZ_BUILD)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(FUZZ_BUILD)/%.o: lib/%.c VERSION | have-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_BUILD)/fuzz-%: $(FUZZ_DIR)/fuzz-%.c $(FUZZ_OBJ) lib/rag.h
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_DIR)/fuzz-%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(DEP_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -306,7 +317,18 @@ hooks:
 .PHONY: hooks
 
 clean:
-	rm -rf bin lib/*.o cmd/*.o lib/librag.a tests/unit/*.test tests/tmp dist
+	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp dist
+
+# the header dependencies the compiler wrote (none before the first build); a target built
+# without one (by an older Makefile, or its .d removed) is built again, so that none keeps
+# headers it was not built with
+DEP_FILES = $(wildcard lib/*.d lib/store/*.d cmd/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
+-include $(DEP_FILES)
+NO_DEP = $(filter-out $(DEP_FILES:.d=.o) $(DEP_FILES:.d=.test) $(DEP_FILES:.d=), \
+	$(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(FUZZ_OBJ) $(FUZZ_BIN))
+$(NO_DEP): FORCE
+FORCE:
+.PHONY: FORCE
 
 .PHONY: all deps test-deps have-deps check check-run check-stress demo demo-run check-fresh deb check-deb asan valgrind \
 	bench install uninstall clean

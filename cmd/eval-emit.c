@@ -1,6 +1,15 @@
 /* eval-emit.c - rag-eval --emit, the pipeline's first stage: the test set as JSON Lines with
  * the run id on every record, less the ids a resumed run already has. */
 #include "eval.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "judge.h"
+#include "gate.h"
+#include "store.h"
+#include "evalplan.h"
 
 #include <errno.h>
 #include <fcntl.h>

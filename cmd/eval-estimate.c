@@ -1,6 +1,15 @@
 /* eval-estimate.c - rag-eval --estimate: each stage run with --estimate on the test set's
  * records (stand-ins for the answers still to collect), summed. */
 #include "eval.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "judge.h"
+#include "gate.h"
+#include "store.h"
+#include "evalplan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,12 +126,12 @@ static int standin(eval *e, const char *src, char *out, jv *info)
 			q = p + strcspn(p, "\n");
 			if (q == p) continue;
 			r = jv_parse_sized(p, (int)(q - p));
-			if (jv_get_kind(r) == JV_KIND_OBJECT) rag_standin_add(&sum, &measured, r);
+			if (jv_get_kind(r) == JV_KIND_OBJECT) rag_usage_standin_add(&sum, &measured, r);
 			got = jv_array_append(got, jv_get_kind(r) == JV_KIND_OBJECT ? r : (jv_free(r), jv_null()));
 		}
 		free(collected);
 		if (measured > 0) {
-			rag_standin_mean(&sum, measured);
+			rag_usage_standin_mean(&sum, measured);
 			sz = sum;
 		}
 	}
@@ -141,7 +150,7 @@ static int standin(eval *e, const char *src, char *out, jv *info)
 				r = c;
 			} else {
 				jv_free(c);
-				r = rag_estimate_standin(r, &sz);
+				r = rag_usage_standin(r, &sz);
 			}
 		}
 		d = jv_dump_string(r, 0);

@@ -1,6 +1,15 @@
 /* eval-run.c - running rag-eval's pipeline: sh -c in its own process group, the pipe its
  * stages watch, signals passed on, the records read into records.jsonl, the progress line. */
 #include "eval.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "judge.h"
+#include "gate.h"
+#include "store.h"
+#include "evalplan.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,15 @@
 /* eval-rundir.c - rag-eval's run directory: its lock, run.json, the outputs after the
  * pipeline (gate JSON and Markdown, report), --baseline last, and the run into the store. */
 #include "eval.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "judge.h"
+#include "gate.h"
+#include "store.h"
+#include "evalplan.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,9 @@
 #define RAG_EVAL_H
 
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "evalplan.h"
 
 typedef struct eval {
 	rag_cli cli;

@@ -1,5 +1,8 @@
 /* gen-review.c - rag-gen's review mode, apart from generation: --check a test set (its cases
  * and near-duplicates), --apply a review sheet to it (kept, dropped, fixed). */
+#include "gen-tool.h"
+#include "base.h"
+#include "record.h"
 #include "gen.h"
 
 #include <errno.h>

@@ -4,6 +4,10 @@
  * prediction-powered corrected mean; and the stratified sample sheet that people fill in.
  * The maths is lib/agree.c; this file reads the run, joins the labels and counts what it left out. */
 #include "tool.h"
+#include "base.h"
+#include "record.h"
+#include "stream.h"
+#include "agree.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,6 +2,10 @@
  * precision, recall, hit, reciprocal rank, nDCG and R-precision; no judge, no network. With
  * --trec, the same maths on TREC qrels and run files, printed the way trec_eval -q prints. */
 #include "tool.h"
+#include "base.h"
+#include "record.h"
+#include "stream.h"
+#include "rank.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,9 @@
 /* rag-claims - split a text field of each record into atomic, self-contained claims. */
 #include "tool.h"
+#include "base.h"
+#include "record.h"
+#include "stream.h"
+#include "metric.h"
 
 #include <stdlib.h>
 #include <string.h>

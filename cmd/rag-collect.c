@@ -1,6 +1,11 @@
 /* rag-collect - run the RAG system under test on each test case: its answer, the contexts it
  * retrieved and their ids, how long it took, and the settings of the system (rag-collect(1)). */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "record.h"
+#include "stream.h"
+#include "collect.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -219,7 +224,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case RAG_OPT_CACHE:
-			if (rag_cache_mode_parse(optarg) < 0) {
+			if (rag_config_cache_mode_parse(optarg) < 0) {
 				rag_msg(cli.prog, "error", "--cache must be one of rw, ro, replay, off, not \"%s\"", optarg);
 				rc = rag_cli_misuse(&cli);
 				goto out;
@@ -248,7 +253,7 @@ int main(int argc, char **argv)
 	if (timeout > 0) cli.cfg.collect.timeout = timeout;
 	if (retries >= 0) cli.cfg.collect.retries = (int)retries;
 	if (conc) cli.cfg.collect.concurrency = (int)conc;
-	if (cache) cli.cfg.collect.cache = rag_cache_mode_parse(cache);
+	if (cache) cli.cfg.collect.cache = rag_config_cache_mode_parse(cache);
 	for (i = 0; i < (int)headers.n; i++)
 		if (add_header(&cli, headers.v[i]) < 0) {
 			rc = rag_cli_misuse(&cli);
@@ -271,7 +276,7 @@ int main(int argc, char **argv)
 	if (cli.verbose)
 		rag_msg(cli.prog, "info", "%s %s, config %s, cache %s", cli.cfg.collect.command ? "command" : "service",
 		        cli.cfg.collect.command ? "(collect.command)" : "(collect.url)", cli.cfg.path ? cli.cfg.path : "(none)",
-		        rag_cache_mode_name(cli.cfg.collect.cache));
+		        rag_config_cache_mode_name(cli.cfg.collect.cache));
 	rc = rag_cli_run(&cli, &ops, &t);
 	if (!cli.quiet && cli.verbose) {
 		rag_collect_counts s;

@@ -1,6 +1,14 @@
 /* rag-embsim - embedding similarity: answer relevancy (the question against the questions
  * rag-revq generated from the answer) or the similarity of any two text fields. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "offline.h"
+#include "llm.h"
+#include "metric.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,7 +66,7 @@ static void charge(rag_item *it, tool *t, jv texts)
 	if (!strcmp(rag_embed_name(t->emb), "offline")) return;   /* nothing is sent */
 	n = jv_array_length(jv_copy(texts));
 	jv_array_foreach(texts, i, x) {
-		if (jv_get_kind(x) == JV_KIND_STRING) tok += rag_tokens_estimate(jv_string_value(x));
+		if (jv_get_kind(x) == JV_KIND_STRING) tok += rag_usage_tokens(jv_string_value(x));
 		jv_free(x);
 		(void)i;
 	}
@@ -281,8 +289,8 @@ static void start(rag_item *it, void *ctx)
 		int i, n = jv_array_length(jv_copy(texts));
 		for (i = 0; i < n; i++) {
 			jv x = jv_array_get(jv_copy(texts), i);
-			t->est.prompt_chars += rag_chars_count(jv_string_value(x));
-			t->est.prompt_tokens += rag_tokens_estimate(jv_string_value(x));
+			t->est.prompt_chars += rag_usage_chars(jv_string_value(x));
+			t->est.prompt_tokens += rag_usage_tokens(jv_string_value(x));
 			t->est_texts++;
 			jv_free(x);
 		}
@@ -387,7 +395,7 @@ int main(int argc, char **argv)
 		char url[512];
 		rag_msg(cli.prog, "info", "embedder %s, endpoint %s, config %s, cache %s", rag_embed_name(t.emb),
 		        rag_cli_endpoint(&cli, 1, strcmp(rag_embed_name(t.emb), "offline") == 0, url, sizeof url),
-		        cli.cfg.path ? cli.cfg.path : "(none)", rag_cache_mode_name(cli.cfg.cache.mode));
+		        cli.cfg.path ? cli.cfg.path : "(none)", rag_config_cache_mode_name(cli.cfg.cache.mode));
 	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	if (cli.estimate) {

@@ -13,6 +13,13 @@
  * records.jsonl and the gate see the stream a single process gives. */
 #include "tool.h"
 #include "eval.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "gate.h"
+#include "store.h"
+#include "evalplan.h"
 
 #include <errno.h>
 #include <fcntl.h>

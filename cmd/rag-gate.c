@@ -3,6 +3,10 @@
  * baseline run. It reads the whole run before it can say anything (a summary is not one line per
  * record); with --tee it passes the records on and so still sits inside a pipeline. */
 #include "tool.h"
+#include "base.h"
+#include "stream.h"
+#include "gate.h"
+#include "report.h"
 
 #include <errno.h>
 #include <math.h>

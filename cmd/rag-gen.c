@@ -5,6 +5,11 @@
  * filter: it reads documents, not records, so it drives the judge itself rather than the stream;
  * it says on stderr what every document gave, and why a document gave none. */
 #include "tool.h"
+#include "gen-tool.h"
+#include "base.h"
+#include "usage.h"
+#include "record.h"
+#include "judge.h"
 #include "gen.h"
 
 #include <errno.h>
@@ -147,7 +152,7 @@ static int read_document(gen *g, const char *path)
 		free(text);
 		return 0;
 	}
-	chunks = rag_chunk_split(path, text, g->chunk_chars, &title);
+	chunks = rag_gen_chunk_split(path, text, g->chunk_chars, &title);
 	n = jv_array_length(jv_copy(chunks));
 	if (!n) g->d[d].error = rag_xstrdup("it has no text");
 	for (k = 0; k < n; k++) {

@@ -2,6 +2,11 @@
  * relevance, completeness, groundedness, consistency, or the configuration's own), each with a
  * score on the rubric's scale and a reason; --repeat asks again and measures the spread. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "record.h"
+#include "stream.h"
+#include "metric.h"
 
 #include <math.h>
 #include <stdlib.h>

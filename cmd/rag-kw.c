@@ -3,6 +3,12 @@
  * patterns, Levenshtein similarity, ROUGE, BLEU and chrF. The maths is lib/lexical.c and
  * lib/keywords.c; this file reads the fields and writes the results. */
 #include "tool.h"
+#include "base.h"
+#include "record.h"
+#include "stream.h"
+#include "metric.h"
+#include "rank.h"
+#include "lexical.h"
 
 #include <stdlib.h>
 #include <string.h>

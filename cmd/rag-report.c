@@ -4,6 +4,11 @@
  * as the page's JSON, to an unlinked temporary file as they arrive, and copied into the page
  * when it is written, so the memory does not grow with the run. */
 #include "tool.h"
+#include "base.h"
+#include "record.h"
+#include "stream.h"
+#include "gate.h"
+#include "report.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -2,6 +2,11 @@
  * it is noncommittal; the first half of answer relevancy (rag-embsim compares them with the
  * real question). */
 #include "tool.h"
+#include "base.h"
+#include "record.h"
+#include "stream.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <stdlib.h>
 #include <string.h>

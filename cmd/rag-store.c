@@ -3,6 +3,9 @@
  * SQLite (the default, a file under $XDG_DATA_HOME/ragpipe/) or PostgreSQL (store.url). The
  * store is lib/store.c; this file reads the files, picks the command and prints. */
 #include "tool.h"
+#include "base.h"
+#include "gate.h"
+#include "store.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,6 +4,15 @@
  * reference) or context utilization (against the answer); answer_correctness judges the answer's
  * claims against the reference's and back, weighted with the similarity of the two texts. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "record.h"
+#include "stream.h"
+#include "offline.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
+#include "rank.h"
 
 #include <math.h>
 #include <stdlib.h>

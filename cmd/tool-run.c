@@ -1,6 +1,14 @@
 /* tool-run.c - the tool layer's run of the record stream: signals, rag-eval's pipe watch, the
  * first record's checks and notice, the summary line, --estimate's report, a run read back. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "llm.h"
+#include "judge.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -298,7 +306,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		if (cli->cfg.prices.n) {
 			/* with a price table: what the tokens cost, or which model it does not price */
 			const char *judge = rag_judge_name(cli->judge), *colon = strchr(judge, ':');
-			double c = rag_price_cost(rag_price_find(cli->cfg.prices.v, cli->cfg.prices.n, judge),
+			double c = rag_cost_tokens(rag_cost_price_find(cli->cfg.prices.v, cli->cfg.prices.n, judge),
 			                          (double)st.usage.prompt_tokens, (double)st.usage.completion_tokens);
 			if (isnan(c)) snprintf(cost, sizeof cost, ", no price for model %.120s", colon ? colon + 1 : judge);
 			else snprintf(cost, sizeof cost, ", cost %.6f %.16s", c, cli->cfg.prices.currency);
@@ -320,9 +328,9 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const rag_estimate *est)
 {
 	const rag_config *c = &cli->cfg;
-	const rag_price *p = rag_price_find(c->prices.v, c->prices.n, judge);
+	const rag_price *p = rag_cost_price_find(c->prices.v, c->prices.n, judge);
 	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens);
-	double cost = est->requests ? rag_price_cost(p, pt, ct) : 0;
+	double cost = est->requests ? rag_cost_tokens(p, pt, ct) : 0;
 	const char *colon = strchr(judge, ':');
 	char costs[160];
 	jv o;

@@ -1,6 +1,14 @@
 /* tool.c - what every tool shares: options, --help, messages, set-up. The run of the record
  * stream, its signals and its summary line are in tool-run.c. */
 #include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "llm.h"
+#include "judge.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -526,7 +534,7 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->model) rag_set_str(&cfg->llm.model, cli->model);
 	if (cli->base_url) rag_set_str(&cfg->llm.base_url, cli->base_url);
 	if (cli->lang) rag_set_str(&cfg->lang, cli->lang);
-	if (cli->cache_mode) cfg->cache.mode = rag_cache_mode_parse(cli->cache_mode);
+	if (cli->cache_mode) cfg->cache.mode = rag_config_cache_mode_parse(cli->cache_mode);
 	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
 	/* a request budget shared with the other stages of a pipeline (rag(7) CONCURRENCY) */
 	cfg->llm.inflight_file = getenv("RAG_INFLIGHT");
@@ -548,7 +556,7 @@ int rag_cli_judge(rag_cli *cli)
 		char url[512];
 		rag_msg(cli->prog, "info", "judge %s, endpoint %s, config %s, cache %s", rag_judge_name(cli->judge),
 		        rag_cli_endpoint(cli, 0, rag_judge_offline(cli->judge), url, sizeof url),
-		        cfg->path ? cfg->path : "(none)", rag_cache_mode_name(cfg->cache.mode));
+		        cfg->path ? cfg->path : "(none)", rag_config_cache_mode_name(cfg->cache.mode));
 	}
 	return 0;
 }

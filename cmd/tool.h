@@ -1,4 +1,5 @@
-/* tool.h - the tool layer: what every cmd/rag-*.c shares on top of the library (rag.h).
+/* tool.h - the tool layer: what every cmd/rag-*.c shares on top of the library (the headers of
+ * lib/).
  *
  * The library (lib/) computes and returns errors; this layer owns the process: options, messages
  * on stderr, signals, exit statuses, the run of a tool and its summary line. It is the one place
@@ -9,7 +10,15 @@
 #include <getopt.h>
 #include <signal.h>
 
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
+#include "judge.h"
+/* the gate's types, by name only: a tool that gates includes gate.h, the others need not */
+struct rag_gate;
+struct rag_gate_opts;
 
 /* One option of a tool: its table entry gives getopt_long its struct option, --help its line,
  * and the hidden --list-options its line, from which `make` makes the manual page's SYNOPSIS
@@ -162,16 +171,16 @@ typedef struct rag_cli_gate {
 } rag_cli_gate;
 void rag_cli_gate_init(rag_cli_gate *g);
 /* The options over cli->cfg.gate (after rag_cli_setup); go borrows from g until rag_cli_gate_free. */
-void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go);
+void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, struct rag_gate_opts *go);
 void rag_cli_gate_free(rag_cli_gate *g);
 /* Whether go has anything to decide on: a mean or a record threshold, or --fail-on-regression
  * with a baseline. The rates alone are not enough (they qualify the thresholds, and the nulls
  * they allow are checked in every run): a run of zeros with every score present passes them. */
-int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline);
+int rag_cli_gate_any(const struct rag_gate_opts *go, const char *baseline);
 /* summary (consumed) with the failure hints (rag_hints_apply) in the language of --lang or the
  * config's lang, or with auto that of the run's questions (g borrowed); a hints file that
  * cannot be read is a warning, and no hints. */
-jv rag_cli_hints(const rag_cli *cli, const rag_gate *g, jv summary);
+jv rag_cli_hints(const rag_cli *cli, const struct rag_gate *g, jv summary);
 /* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
  * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
  * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the
@@ -180,7 +189,7 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
                      void *ctx);
 /* rag_cli_read_run over a baseline run: its records (the readable ones) go to
  * rag_gate_baseline, before the run itself is read. */
-int rag_cli_read_baseline(rag_cli *cli, rag_gate *g, const char *name);
+int rag_cli_read_baseline(rag_cli *cli, struct rag_gate *g, const char *name);
 /* For -v: the base URL the requests go to (embeddings: the embeddings one), a password in it
  * masked, into buf; "none" when offline. */
 const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n);

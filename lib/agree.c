@@ -6,7 +6,9 @@
  * denominator (one class only, constant scores, no pairs) is NAN with the reason, never a
  * stand-in such as 0 or 0.5. Sums run in a fixed order, and the draws are rag_rng's, so the same
  * input and seed give the same figures on every machine. */
-#include "rag.h"
+#include "base.h"
+#include "gate.h"
+#include "agree.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -122,7 +124,7 @@ int rag_agree_measure_parse(const char *s)
 	return -1;
 }
 
-const char *rag_agree_measure_name(int measure)
+static const char *rag_agree_measure_name(int measure)
 {
 	return measure == RAG_AGREE_F1 ? "f1" : measure == RAG_AGREE_ACCURACY ? "accuracy" : "youden";
 }

@@ -5,7 +5,9 @@
  * file in the same directory and renamed into place, which is atomic, so a reader sees a whole
  * old entry, a whole new one, or none. Two writers of one key both succeed and the last rename
  * wins; both wrote an answer to the same request, so either will do. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "llm.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,12 @@
  * for the answer given (context utilization)? All the chunks of a record go to the judge in one
  * question (several only when they exceed verify.batch_chars), with one verdict per chunk back,
  * in retrieval order. RAGAS asks once per chunk; the verdicts do not need it. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,8 @@
  * that the claim is supported: the share of its content words found, less for each name or
  * number of the claim that is not, and for a negation that differs. Names and numbers are what a
  * made-up sentence gets wrong while its other words stay right, so they weigh most. */
-#include "rag.h"
+#include "base.h"
+#include "offline.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,10 @@
 /* claims.c - the claims operation: split a text (an answer, a reference) into atomic claims,
  * asked of the judge in one request (prompt "claims"), or split offline (claimsplit.c). */
-#include "rag.h"
+#include "usage.h"
+#include "offline.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <limits.h>
 #include <stdio.h>

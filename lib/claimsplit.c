@@ -5,7 +5,8 @@
  * wrong date is one unsupported claim, not a whole sentence. English and Chinese get the same
  * treatment; the language-specific parts are word lists. claimcheck.c cuts the contexts it
  * checks claims against into sentences with the same rules (rag_offline_sentences). */
-#include "rag.h"
+#include "base.h"
+#include "offline.h"
 
 #include <stdlib.h>
 #include <string.h>

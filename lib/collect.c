@@ -10,7 +10,10 @@
  * (a pidfd says when), not what a child it left in the background holding its output lets
  * through later; such a child's group is ended the same way. Every jq program is compiled once,
  * at set-up. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "llm.h"
+#include "collect.h"
 
 #include <errno.h>
 #include <fcntl.h>

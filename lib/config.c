@@ -3,7 +3,8 @@
  * Every key the file may hold is one row of the table below; the parser, the type checks, the
  * range checks and the environment overrides all work from it, so a new setting is a new struct
  * field, a new row, a default and a line in rag-config.5. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +22,7 @@ enum type {
 	T_PATH,       /* char *; "~/" and paths relative to the file's directory resolved */
 	T_SECRET,     /* char *; the value never appears in a message */
 	T_ENUM,       /* char *; one of .choices */
-	T_MODE,       /* int; a cache mode (rag_cache_mode_parse), .choices names them */
+	T_MODE,       /* int; a cache mode (rag_config_cache_mode_parse), .choices names them */
 	T_CHOICE,     /* int; the index of its name in .choices */
 	T_INT,        /* int in [lo, hi] */
 	T_LONG,       /* long in [lo, hi]; also sets the int at .aux, so 0 can be told from unset */
@@ -201,7 +202,7 @@ static int fail_at(struct loader *L, yaml_mark_t m, const char *msg)
 	return -1;
 }
 
-const char *rag_cache_mode_name(int mode)
+const char *rag_config_cache_mode_name(int mode)
 {
 	switch (mode) {
 	case RAG_CACHE_RW: return "rw";
@@ -212,7 +213,7 @@ const char *rag_cache_mode_name(int mode)
 	return "unknown";
 }
 
-int rag_cache_mode_parse(const char *s)
+int rag_config_cache_mode_parse(const char *s)
 {
 	if (!s) return -1;
 	if (!strcmp(s, "rw") || !strcmp(s, "read-write")) return RAG_CACHE_RW;
@@ -296,7 +297,7 @@ static void rubric_conf_free(rag_rubric_conf *r)
 	memset(r, 0, sizeof *r);
 }
 
-int rag_scale_parse(const char *s)
+int rag_config_scale_parse(const char *s)
 {
 	if (!s) return -1;
 	if (!strcmp(s, "0-10")) return RAG_SCALE_0_10;
@@ -305,7 +306,7 @@ int rag_scale_parse(const char *s)
 	return -1;
 }
 
-const char *rag_scale_name(int scale)
+const char *rag_config_scale_name(int scale)
 {
 	switch (scale) {
 	case RAG_SCALE_1_5: return "1-5";
@@ -584,7 +585,7 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		replace(field, rag_xstrdup(text));
 		return 0;
 	case T_MODE:
-		if ((r = rag_cache_mode_parse(text)) < 0) break;
+		if ((r = rag_config_cache_mode_parse(text)) < 0) break;
 		*(int *)field = r;
 		return 0;
 	case T_CHOICE:
@@ -1029,7 +1030,7 @@ static int load_rubric(struct loader *L, const struct key *k, const char *name, 
 		} else if (!strcmp(key, "scale")) {
 			int sc;
 			if (!(text = rubric_scalar(L, k, name, key, vn))) goto fail;
-			sc = rag_scale_parse(text);
+			sc = rag_config_scale_parse(text);
 			if (sc < 0) {
 				snprintf(msg, sizeof msg, "\"scale\" of rubric \"%s\" must be one of 0-10, 1-5, yes/no, not \"%s\"",
 				         name, clip(text, echo, sizeof echo));
@@ -1099,7 +1100,7 @@ static int load_rubric(struct loader *L, const struct key *k, const char *name, 
 	for (i = 0; i < r.nscores; i++) {
 		if (!scale_has(r.scale, r.scores[i].key)) {
 			snprintf(msg, sizeof msg, "score \"%s\" of rubric \"%s\" is not on its scale %s",
-			         clip(r.scores[i].key, echo, sizeof echo), name, rag_scale_name(r.scale));
+			         clip(r.scores[i].key, echo, sizeof echo), name, rag_config_scale_name(r.scale));
 			fail_at(L, marks[i], msg);
 			goto fail;
 		}
@@ -1395,7 +1396,7 @@ jv rag_config_json(const rag_config *cfg)
 			v = !str ? jv_null() : strstr(k->name, "url") ? masked_url(str) : jv_string(str);
 			break;
 		case T_MODE:
-			v = jv_string(rag_cache_mode_name(*(const int *)field));
+			v = jv_string(rag_config_cache_mode_name(*(const int *)field));
 			break;
 		case T_INT:
 			v = jv_number(*(const int *)field);

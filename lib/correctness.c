@@ -3,7 +3,12 @@
  * (false negatives), both lists in one request (prompt "correctness"); the factual F1 of those
  * counts, weighted with the semantic similarity of the two texts. Offline: each claim checked
  * against the other text by claimcheck.c. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "offline.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,13 +2,15 @@
  * (prices.<model> in the configuration), and what a run would cost (--estimate).
  *
  * A model the table does not price has no cost: null and a message naming it, never 0. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "gate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-const rag_price *rag_price_find(const rag_price *v, size_t n, const char *judge)
+const rag_price *rag_cost_price_find(const rag_price *v, size_t n, const char *judge)
 {
 	const char *colon;
 	size_t i;
@@ -22,7 +24,7 @@ const rag_price *rag_price_find(const rag_price *v, size_t n, const char *judge)
 	return NULL;
 }
 
-double rag_price_cost(const rag_price *p, double prompt_tokens, double completion_tokens)
+double rag_cost_tokens(const rag_price *p, double prompt_tokens, double completion_tokens)
 {
 	double c = 0;
 	if (prompt_tokens > 0) {
@@ -122,7 +124,7 @@ jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char 
 		char jbuf[256];
 		const char *judge = rag_json_str(e, "judge", jbuf, sizeof jbuf);
 		double p = rag_json_num(e, "prompt_tokens"), c = rag_json_num(e, "completion_tokens");
-		double cost = rag_price_cost(rag_price_find(prices, nprices, judge), p, c);
+		double cost = rag_cost_tokens(rag_cost_price_find(prices, nprices, judge), p, c);
 		calls += rag_json_num(e, "calls");
 		hits += rag_json_num(e, "cache_hits");
 		pt += p;

@@ -7,7 +7,11 @@
  * offer for now (rag_embed_run with fd < 0: the stream's window is full, or input ended). Each
  * distinct text is embedded once per run: a text asked for again waits for, or reuses, the
  * first answer. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "offline.h"
+#include "llm.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -268,7 +272,8 @@ static void on_vectors(void *arg, const rag_llm_reply *r)
 	free(b);
 }
 
-void rag_embed_flush(rag_embed *e)
+/* Send the gathered texts now. */
+static void rag_embed_flush(rag_embed *e)
 {
 	batch *b;
 	jv texts;

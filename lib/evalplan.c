@@ -2,7 +2,9 @@
  * them (one registry of metrics, rag_evalplan_metrics), and the pipeline as one shell command,
  * the text rag-eval --dry-run prints and runs with /bin/sh -c. It returns text and data; the
  * tool (cmd/rag-eval.c) prints and runs it. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "evalplan.h"
 
 #include <stdlib.h>
 #include <string.h>

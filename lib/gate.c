@@ -5,7 +5,10 @@
  * A summary needs every score (a median or a bootstrap cannot be computed from a running total),
  * so the memory grows with the run; what is kept is only the numbers per metric (and per
  * category), the ids when a baseline is compared, and the few worst records in full. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "record.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,12 @@
  * the user asked for is the mix that comes back; a reply with a question missing, a slot's
  * difficulty or type changed, or an empty reference is re-asked once, then the chunk gives
  * none and says why. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "offline.h"
+#include "llm.h"
+#include "judge.h"
+#include "gen.h"
 
 #include <stdlib.h>
 #include <string.h>

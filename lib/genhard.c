@@ -2,7 +2,12 @@
  * phrasings of a real question, multi-hop questions over two chunks, follow-ups to an earlier
  * turn. Asked of a model (prompt "genhard", one request a case), or made offline by rules that
  * are deterministic: the same documents give the same cases, seeded by the cases' own text. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "offline.h"
+#include "llm.h"
+#include "judge.h"
+#include "gen.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 /* genreview.c - a generated test set read by a person: the review sheet (Markdown or CSV, one
  * row a case, keep/drop/fix), its edits applied, and the test-set check (what a set holds and
  * what it lacks). rag-gen(1) REVIEW and CHECK. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
+#include "gen.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /* hints.c - what a failed check means and where to look: the failure hints of rag-gate, read
  * from share/hints/<lang>.txt (the texts live there, not in the code) and matched against the
  * metrics a summary says failed, retrieval first. */
-#include "rag.h"
+#include "base.h"
+#include "gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

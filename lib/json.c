@@ -1,7 +1,7 @@
 /* json.c - reading values out of jv objects that may not be objects at all (summaries, records
  * of unknown shape): a missing key, a wrong kind or a non-object is "nothing", never an
  * assertion in libjq. */
-#include "rag.h"
+#include "base.h"
 
 #include <math.h>
 #include <stdio.h>

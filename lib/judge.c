@@ -6,7 +6,12 @@
  *
  * A reply that does not fit (bad JSON, a verdict missing or invented) is re-asked once with the
  * problem stated; if it still does not fit the caller gets an error, never a guess. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "llm.h"
+#include "judge.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -301,8 +306,8 @@ static void call_count(call *c)
 		jv m = jv_array_get(jv_copy(c->messages), i);
 		jv t = jv_object_get(m, jv_string("content"));
 		if (jv_get_kind(t) == JV_KIND_STRING) {
-			e->prompt_chars += rag_chars_count(jv_string_value(t));
-			e->prompt_tokens += rag_tokens_estimate(jv_string_value(t));
+			e->prompt_chars += rag_usage_chars(jv_string_value(t));
+			e->prompt_tokens += rag_usage_tokens(jv_string_value(t));
 		}
 		jv_free(t);
 	}

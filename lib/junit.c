@@ -1,7 +1,8 @@
 /* junit.c - rag-gate's JUnit XML: a test suite for the gate's own checks, and one per category of
  * the records, a test case per record. The records' cases are rendered as they come (the tool
  * keeps them aside) because the counts in the suites' heads are known only at the end. */
-#include "rag.h"
+#include "base.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>

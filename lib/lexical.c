@@ -7,7 +7,8 @@
  * words are rouge_score's on ASCII text (lower case, every run of characters other than a-z and
  * 0-9 a separator, optionally Porter-stemmed when longer than 3), BLEU's are sacrebleu's 13a
  * tokens, chrF counts characters with white space removed. Texts are compared as code points. */
-#include "rag.h"
+#include "base.h"
+#include "lexical.h"
 
 #include <libstemmer.h>
 #include <math.h>

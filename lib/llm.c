@@ -4,11 +4,14 @@
  * One curl multi handle carries up to `concurrency` transfers and keeps their connections for
  * reuse. Requests wait in a FIFO queue for a free slot, for the rate limiter, and for their
  * backoff after a transient failure. Callbacks only ever run from rag_llm_run (a cache hit is
- * answered on the next run), so callers never see re-entrancy from rag_llm_submit.
+ * answered on the next run), so callers never see re-entrancy from rag_llm_ask.
  *
  * Embeddings are cached per text, not per request: which texts share a request depends on the
  * order records arrive in, and a text embedded once must be found again whatever its company. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "llm.h"
 
 #include <curl/curl.h>
 #include <ctype.h>
@@ -31,7 +34,7 @@ typedef struct req {
 	struct req *next;
 	int embed;                /* an embeddings request (else a chat completion) */
 	int kind;                 /* K_CHAT, K_EMBED, K_HTTP: which endpoint (dead-endpoint detection) */
-	int n;                    /* chat: choices asked for ("n"), 1 unless rag_llm_submit_n */
+	int n;                    /* chat: choices asked for ("n"), 1 unless rag_llm_opts.n says more */
 	int repeat;               /* rag_llm_opts.repeat: in the cache key */
 	jv choices;               /* n > 1: the content of each choice (array of strings) */
 	const char *url, *auth;   /* borrowed from the client */
@@ -358,18 +361,6 @@ static void push(req **head, req **tail, req *r)
 static void finish(rag_llm *l, req *r)
 {
 	push(&l->done, &l->done_tail, r);
-}
-
-void rag_llm_submit(rag_llm *l, jv messages, rag_llm_cb cb, void *arg)
-{
-	rag_llm_submit_n(l, messages, 1, cb, arg);
-}
-
-void rag_llm_submit_n(rag_llm *l, jv messages, int n, rag_llm_cb cb, void *arg)
-{
-	rag_llm_opts o = {0};
-	o.n = n;
-	rag_llm_ask(l, messages, &o, cb, arg);
 }
 
 /* The chat request's body (consumed) and what follows from it: the text sent, the token

@@ -1,7 +1,10 @@
 /* op.c - the registry of the LLM operations: each descriptor (rag_op) lives in its operation's
  * own file; this is the one list of them, which the tools and tests/unit/t-op.c read (every
  * field set, every prompt file there, every prompt file an operation's). */
-#include "rag.h"
+#include "base.h"
+#include "judge.h"
+#include "metric.h"
+#include "gen.h"
 
 #include <string.h>
 

@@ -1,5 +1,7 @@
 /* prompt.c - prompt templates and the fences that keep record text from speaking to the judge. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "llm.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,8 @@
  *    undefined, when there are none; average precision (trec_eval's map) divides by every
  *    relevant item known and is undefined when there is none;
  *  - no 1e-10 in any denominator: the exact value or undefined, never a value near 0/0. */
-#include "rag.h"
+#include "base.h"
+#include "rank.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* rate.c - requests and tokens per minute, over a sliding window of the last 60 seconds. */
-#include "rag.h"
+#include "base.h"
+#include "llm.h"
 
 #include <stdlib.h>
 

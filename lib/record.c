@@ -1,5 +1,7 @@
 /* record.c - the record schema: field aliases, contexts, results, errors. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "record.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

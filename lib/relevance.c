@@ -1,7 +1,9 @@
 /* relevance.c - the relevance vector of a record, for the ranking metrics: from chunk verdicts,
  * from context ids against relevant ids (or grades), or from the similarity of each chunk to
  * the reference contexts. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
+#include "rank.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* reply.c - finding the JSON in what a model says around it. */
-#include "rag.h"
+#include "base.h"
+#include "llm.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -5,7 +5,10 @@
  * script shows, inserting every text as text. Every text from the records or the file names is
  * escaped; numbers are formatted here, never taken as text from the input; which record
  * failed and why is the gate's decision (rag_gate_add_verdict), never made again here. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
+#include "gate.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdlib.h>

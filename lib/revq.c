@@ -5,7 +5,11 @@
  * relevant. Offline, no question can honestly be generated, so the answer itself stands in as the
  * one pseudo-question (the caller flags it), and noncommittal answers are recognised from a list
  * of refusal phrasings (share/refusals.txt). */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,13 @@
  * below and the custom ones of the configuration (rubrics.<name>) fill it with their texts. A
  * reply whose score is not on the scale (not a number, out of range, not an integer) or whose
  * reason is missing is re-asked once by rag_judge_ask, then an error: never a default score. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "record.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -339,15 +345,15 @@ const char *rag_rubric_check(jv v, int scale, jv *result, char *problem, size_t 
 		else x = yn;
 	} else if (jv_get_kind(score) != JV_KIND_NUMBER) {
 		snprintf(problem, plen, "\"score\" is %s, not a number on the scale %s", jv_kind_name(jv_get_kind(score)),
-		         rag_scale_name(scale));
+		         rag_config_scale_name(scale));
 	} else {
 		double lo = scale == RAG_SCALE_1_5 ? 1 : 0, hi = scale == RAG_SCALE_1_5 ? 5 : 10;
 		x = jv_number_value(score);
 		if (!isfinite(x) || x < lo || x > hi)
-			snprintf(problem, plen, "\"score\" %.6g is out of the scale %s", x, rag_scale_name(scale));
+			snprintf(problem, plen, "\"score\" %.6g is out of the scale %s", x, rag_config_scale_name(scale));
 		else if (x != floor(x))
 			snprintf(problem, plen, "\"score\" %.6g is not an integer (the scale %s has integers)", x,
-			         rag_scale_name(scale));
+			         rag_config_scale_name(scale));
 	}
 	if (!problem[0]) {
 		p = jv_get_kind(reason) == JV_KIND_STRING ? jv_string_value(reason) : "";
@@ -473,7 +479,7 @@ void rag_rubric_ask(rag_judge *j, const char *lang, const rag_rubric *r, jv valu
 	}
 	vars = jv_object_set(vars, jv_string("scores"), jv_string(b.p ? b.p : ""));
 	rag_buf_free(&b);
-	vars = jv_object_set(vars, jv_string("scale"), jv_string(rag_scale_name(r->scale)));
+	vars = jv_object_set(vars, jv_string("scale"), jv_string(rag_config_scale_name(r->scale)));
 	vars = jv_object_set(vars, jv_string("score_form"), jv_string(labels[lg].score_form[r->scale]));
 	rag_judge_ask_repeat(j, &rag_op_rubric, lang, vars, repeat, r->scale, hints[r->scale], usage, cb, arg);
 }
@@ -487,7 +493,7 @@ jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const ch
 	jv v;
 	for (i = 0; i < n; i++) mean += scores[i];
 	mean /= n;
-	v = JV_OBJECT(jv_string("score"), jv_number(mean), jv_string("scale"), jv_string(rag_scale_name(r->scale)),
+	v = JV_OBJECT(jv_string("score"), jv_number(mean), jv_string("scale"), jv_string(rag_config_scale_name(r->scale)),
 	              jv_string("reason"), jv_string(reason ? reason : ""));
 	/* a yes/no rubric passes on a yes; over repeats, on more yes than no */
 	if (r->scale == RAG_SCALE_YESNO) v = jv_object_set(v, jv_string("pass"), jv_bool(mean > 0.5));

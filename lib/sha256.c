@@ -2,7 +2,7 @@
  *
  * Written here rather than taken from libcrypto so that the toolkit needs no crypto library for
  * what is only a content address; speed is irrelevant next to an LLM call. */
-#include "rag.h"
+#include "base.h"
 
 #include <stdint.h>
 #include <string.h>

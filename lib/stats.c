@@ -5,7 +5,8 @@
  * that a CI gate does not flip between runs: the generator is our own (xoshiro256**, seeded with
  * splitmix64; integer arithmetic only), draws use rejection rather than a modulo with its bias,
  * and sums run in a fixed order. */
-#include "rag.h"
+#include "base.h"
+#include "gate.h"
 
 #include <math.h>
 #include <stdlib.h>

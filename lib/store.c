@@ -7,8 +7,12 @@
  * refused. Every write is one transaction under the store's lock, so that concurrent adds queue
  * and an add is all there or not at all. Nothing secret goes in: run.json holds none, and the
  * URL's password is masked in every message. */
-#include "rag.h"
-#include "store_be.h"
+#include "base.h"
+#include "config.h"
+#include "record.h"
+#include "gate.h"
+#include "store.h"
+#include "store/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -203,7 +207,7 @@ static char *url_password(const char *url)
 	return rag_xstrndup(colon + 1, (size_t)(at - colon - 1));
 }
 
-int rag_store_is_pg(const char *url)
+static int rag_store_is_pg(const char *url)
 {
 	return !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
 }

@@ -11,7 +11,10 @@
  * stream reads nothing (the judge waits without the input's POLLIN), so a slow judge holds the
  * upstream writer in the pipe instead of the input piling up here; a line read is a line we
  * have room for, and one longer than the whole budget still goes, alone. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "record.h"
+#include "stream.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,7 +1,9 @@
 /* terminal.c - rag-gate's summary as text for a terminal: the verdict, the metrics table, the
  * checks, the categories, the worst records and the baseline, with every text from the records
  * made harmless (control characters) and colour only when asked for. */
-#include "rag.h"
+#include "base.h"
+#include "gate.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdlib.h>

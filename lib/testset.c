@@ -3,7 +3,8 @@
  *
  * Every error names its place as FILE:LINE:COLUMN (1-based, columns in bytes), so that a broken
  * file is fixed where it is broken, not searched. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
 
 #include <stdlib.h>
 #include <string.h>

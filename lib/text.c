@@ -5,7 +5,7 @@
  * dropped; CJK text has no spaces, so it is compared as overlapping character bigrams. Negators
  * are never content tokens: the negation functions at the end look at them instead, so that
  * "not in China" and "in China" share their words and differ only in the negation check. */
-#include "rag.h"
+#include "base.h"
 
 #include <libstemmer.h>
 #include <stdlib.h>

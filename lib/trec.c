@@ -1,7 +1,8 @@
 /* trec.c - TREC qrels and run files, read into one ranked list per query the way trec_eval
  * ranks them: by score descending, ties by document id descending (the rank column is ignored);
  * an unjudged document is not relevant. */
-#include "rag.h"
+#include "base.h"
+#include "rank.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 /* usage.c - counting what the judge cost, and what --estimate stands in for answers not
  * collected yet. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "record.h"
 
 #include <string.h>
 
@@ -59,7 +61,7 @@ static int is_cjk(unsigned c)
 	       (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
 }
 
-double rag_tokens_estimate(const char *s)
+double rag_usage_tokens(const char *s)
 {
 	size_t i = 0;
 	double cjk = 0, other = 0;
@@ -71,7 +73,7 @@ double rag_tokens_estimate(const char *s)
 	return cjk + other / 4;
 }
 
-double rag_chars_count(const char *s)
+double rag_usage_chars(const char *s)
 {
 	size_t i = 0;
 	double n = 0;
@@ -101,7 +103,7 @@ static jv standin_text(const char *sentence, double n)
 	return t;
 }
 
-jv rag_estimate_standin(jv rec, const rag_standin *sz)
+jv rag_usage_standin(jv rec, const rag_standin *sz)
 {
 	jv cx;
 	if (!rag_record_str(rec, "answer"))
@@ -120,18 +122,18 @@ jv rag_estimate_standin(jv rec, const rag_standin *sz)
 	return rec;
 }
 
-void rag_standin_add(rag_standin *sum, long *n, jv rec)
+void rag_usage_standin_add(rag_standin *sum, long *n, jv rec)
 {
 	const char *a = rag_record_str(rec, "answer");
 	jv cx;
 	if (!a) return;
 	(*n)++;
-	sum->answer_chars += rag_chars_count(a);
+	sum->answer_chars += rag_usage_chars(a);
 	cx = rag_record_get(rec, "contexts");
 	if (jv_get_kind(cx) == JV_KIND_ARRAY) {
 		jv_array_foreach(cx, i, c) {
 			sum->contexts++;
-			if (jv_get_kind(c) == JV_KIND_STRING) sum->context_chars += rag_chars_count(jv_string_value(c));
+			if (jv_get_kind(c) == JV_KIND_STRING) sum->context_chars += rag_usage_chars(jv_string_value(c));
 			jv_free(c);
 			(void)i;
 		}
@@ -139,7 +141,7 @@ void rag_standin_add(rag_standin *sum, long *n, jv rec)
 	jv_free(cx);
 }
 
-void rag_standin_mean(rag_standin *sum, long n)
+void rag_usage_standin_mean(rag_standin *sum, long n)
 {
 	/* context_chars: per context; contexts and answer_chars: per record */
 	if (sum->contexts > 0) sum->context_chars /= sum->contexts;

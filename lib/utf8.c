@@ -4,7 +4,7 @@
  * forms, no surrogates (U+D800..U+DFFF), nothing above U+10FFFF. Repair replaces each "maximal
  * subpart" of an ill-formed sequence with one U+FFFD, the practice Unicode recommends, so that a
  * truncated 4-byte sequence costs one replacement character and not three. */
-#include "rag.h"
+#include "base.h"
 
 #include <string.h>
 

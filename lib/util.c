@@ -1,5 +1,5 @@
 /* util.c - allocation, growable buffers and string vectors, files, clocks, the data directory. */
-#include "rag.h"
+#include "base.h"
 
 #include <errno.h>
 #include <limits.h>

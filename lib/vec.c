@@ -6,7 +6,8 @@
  * of piling up. Features: the text's lexical tokens (rag_text_tokens: stemmed words without stop
  * words, CJK character bigrams) and character n-grams (trigrams of each word with boundary marks,
  * single CJK characters), so that "relevancy" and "relevance" still share most of their weight. */
-#include "rag.h"
+#include "base.h"
+#include "offline.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -3,7 +3,13 @@
  * verify.batch_claims claims or verify.batch_chars characters; or, for a dedicated verifier
  * (verify.mode claim, claim_chunk; prompt "verifier"), one plain Yes/No request per claim (and
  * chunk); or judged offline (claimcheck.c). */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "offline.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 
 #include <ctype.h>
 #include <stdio.h>

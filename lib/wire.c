@@ -3,7 +3,8 @@
  * no secrets: llm.c scrubs what they return), so that the fuzz targets reach every reader of a
  * reply. Every field is read through a shape check (json.c): a body of any shape is a value or a
  * message, never an assertion in libjq. */
-#include "rag.h"
+#include "base.h"
+#include "llm.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /* fuzz-config.c - libFuzzer target: rag_config_load (lib/config.c) on a file holding the input.
  * The environment is emptied of RAG_* and the XDG directories point nowhere, so the file is the
  * only configuration read; ${VAR} in it may expand FUZZ_VAR (set) or fail on an unset one. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
 
 #include <stdint.h>
 #include <stdio.h>

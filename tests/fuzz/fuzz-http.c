@@ -6,7 +6,8 @@
  *  - chat: {content: string, finish_reason: string, usage}, choices an array of strings;
  *  - embeddings: an array of want vectors, all of one size (dims when set);
  *  - error: NULL, or valid UTF-8 on one line without control characters, within the bound. */
-#include "rag.h"
+#include "base.h"
+#include "llm.h"
 
 #include <stdint.h>
 #include <stdlib.h>

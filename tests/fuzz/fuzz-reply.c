@@ -1,7 +1,7 @@
 /* fuzz-reply.c - libFuzzer target: rag_reply_json (lib/reply.c), the JSON in a judge's reply.
  * Any bytes (as a C string: up to the first NUL) must give a valid jv or an invalid one with a
  * message, never a crash, a leak or a read past the text. */
-#include "rag.h"
+#include "llm.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * reply (rag-collect's streaming services). Any bytes, NULs included, give an array of events
  * (each a JSON value; a string where the event is not JSON) or an error whose message is one
  * line; never a crash, a leak or a read past the bytes. */
-#include "rag.h"
+#include "base.h"
+#include "llm.h"
 
 #include <stdint.h>
 #include <stdlib.h>

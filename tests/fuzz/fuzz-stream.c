@@ -2,7 +2,9 @@
  * memfd holding the input. The first byte picks the options (window, max_line, strict) and how
  * records are released (at once in start, or later from run, oldest or newest first), so the
  * window, long lines, CRLF and bad lines are all reached. Checked: one line out per line in. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
+#include "stream.h"
 
 #include <poll.h>
 #include <stdint.h>

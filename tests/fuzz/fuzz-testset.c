@@ -1,7 +1,8 @@
 /* fuzz-testset.c - libFuzzer target: rag_testset_parse (lib/testset.c), the reader of rag-eval's
  * test sets, on the input as CSV, as JSON and by detection. A success is an array of objects,
  * each with a non-empty string id; a failure says where, after the name. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * (lib/text.c) on any bytes (they repair invalid UTF-8 themselves); rag_offline_claims and rag_offline_sentences
  * (lib/claimsplit.c) on valid UTF-8, which is all a tool ever gives them (record strings come
  * from libjq). The input is "question NUL text"; its first byte picks max_claims and markers. */
-#include "rag.h"
+#include "base.h"
+#include "offline.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -12,10 +12,10 @@ command -v nm >/dev/null 2>&1 || bail_out "nm (binutils) is missing: run make de
 # _FORTIFY_SOURCE turns printf and friends into
 FORBIDDEN='printf|vprintf|fprintf|vfprintf|dprintf|vdprintf|puts|fputs|putchar|perror|exit|_exit|_Exit|abort|err|errx|warn|warnx|error|stdout|stderr|stdin|__printf_chk|__fprintf_chk|__vfprintf_chk|__vprintf_chk|__dprintf_chk|__vdprintf_chk'
 
-nsrc=$(ls "$TOP"/lib/*.c | wc -l)
+nsrc=$(ls "$TOP"/lib/*.c "$TOP"/lib/store/*.c | wc -l)
 # the objects of the archive, not stray ones in the tree
 members=$(ar t "$TOP/lib/librag.a" | LC_ALL=C sort)
-is "$(printf '%s\n' "$members" | grep -c '\.o$')" "$nsrc" "librag.a holds one object per lib/*.c ($nsrc)"
+is "$(printf '%s\n' "$members" | grep -c '\.o$')" "$nsrc" "librag.a holds one object per lib/*.c and lib/store/*.c ($nsrc)"
 is "$(printf '%s\n' "$members" | grep -x 'tool.o')" "" "librag.a does not hold the tool layer"
 
 # nm -A of the archive: "lib/librag.a:util.o:    U abort"
@@ -39,8 +39,49 @@ else
 fi
 
 # sources: no library file includes the tool layer or getopt
-is "$(grep -lE '#include [<"](tool\.h|getopt\.h)[>"]' "$TOP"/lib/*.c "$TOP"/lib/*.h 2>/dev/null)" "" \
+is "$(grep -lE '#include [<"](tool\.h|getopt\.h)[>"]' "$TOP"/lib/*.[ch] "$TOP"/lib/store/*.[ch] 2>/dev/null)" "" \
 	"no library file includes tool.h or getopt.h"
 is "$(grep -L '#include "tool.h"' "$TOP"/cmd/rag-*.c)" "" "every tool includes tool.h"
+
+
+# ---------------------------------------------------------------- the include graph
+# HACKING.md's table of headers gives each library header and file its layer ("| 2 records |
+# `record.h` | ... (record.c); ... (testset.c) |"); a library file includes headers of its own
+# layer or a lower one only. The tools (cmd/) may include any library header.
+awk -F'|' '/^\| [0-9]+ / {
+	split($2, l, " "); h = $3; gsub(/[` ]/, "", h); print h, l[1]
+	o = $4; while (match(o, /[a-z0-9_]+\.[ch]([^a-z0-9_]|$)/)) {
+		f = substr(o, RSTART, RLENGTH); sub(/[^a-z0-9_.]$/, "", f); sub(/\.$/, "", f)
+		print f, l[1]; o = substr(o, RSTART + RLENGTH)
+	}
+}' "$TOP/HACKING.md" | LC_ALL=C sort -u >"$T/layers"
+check "HACKING.md's table gives layers" test "$(wc -l <"$T/layers")" -gt 40
+
+# layer_violations ROOT: "FILE (layer A) includes H (layer B)" for each include of a higher
+# layer under ROOT/lib; "FILE: no layer" for a file the table does not place
+layer_violations() {
+	for f in "$1"/lib/*.[ch] "$1"/lib/store/*.[ch]; do [ -f "$f" ] && echo "$f"; done |
+	while read -r f; do
+		printf '%s %s\n' "${f#"$1"/}" "$(grep -h '^#include "[^"]*\.h"' "$f" |
+			sed 's/^#include "\(.*\)".*/\1/' | sed 's|.*/||' | tr '\n' ' ')"
+	done | awk 'NR == FNR { layer[$1] = $2; next }
+	{
+		n = split($1, p, "/"); base = p[n]
+		if (!(base in layer)) { print $1 ": no layer in HACKING.md"; next }
+		for (i = 2; i <= NF; i++) {
+			if (!($i in layer)) print $1 " includes " $i ": no layer in HACKING.md"
+			else if (layer[$i] > layer[base])
+				print $1 " (layer " layer[base] ") includes " $i " (layer " layer[$i] ")"
+		}
+	}' "$T/layers" -
+}
+layer_violations "$TOP" >"$T/viol"
+is "$(cat "$T/viol")" "" "every library file has a layer, and includes no header of a higher layer"
+
+# the checker itself: a foundation header that includes the gate's is caught
+mkdir -p "$T/probe/lib"
+printf '#include "gate.h"\n' >"$T/probe/lib/base.h"
+is "$(layer_violations "$T/probe")" "lib/base.h (layer 1) includes gate.h (layer 6)" \
+	"the check sees a header that includes one of a higher layer"
 
 done_testing

@@ -17,9 +17,9 @@ for p in $(awk '/^[^ ]/ { print $1 }' "$T/layout"); do
 done
 is "$missing" "" "every path in the first column of the Layout exists"
 
-# paths named in the descriptions: dir/file (bin/rag-ap, cmd/tool.c, lib/rag.h...)
+# paths named in the descriptions: dir/file (bin/rag-ap, cmd/tool.c, lib/base.h...)
 missing=
-for p in $(grep -o -E '[a-z]+/[A-Za-z0-9_.-]+\.[a-z]+|bin/rag-[a-z]+' "$T/layout" | sort -u); do
+for p in $(grep -o -E '[a-z]+(/[A-Za-z0-9_-]+)*/[A-Za-z0-9_.-]+\.[a-z]+|bin/rag-[a-z]+' "$T/layout" | sort -u); do
 	[ -e "$TOP/$p" ] || missing="$missing $p"
 done
 is "$missing" "" "every dir/file path in the Layout's descriptions exists"

@@ -1,5 +1,6 @@
 /* t-agree.c - rag-agree's measures against worked examples computed apart from the code. */
-#include "rag.h"
+#include "base.h"
+#include "agree.h"
 #include "tap.h"
 
 #include <stdlib.h>

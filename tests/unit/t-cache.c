@@ -1,5 +1,7 @@
 /* t-cache.c - the file cache: round trip, modes, key checks, concurrent writers. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "llm.h"
 #include "tap.h"
 
 #include <dirent.h>

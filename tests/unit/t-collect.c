@@ -1,7 +1,9 @@
 /* t-collect.c - rag-collect's configuration (collect:, system:) and set-up: scalars typed as
  * written, header values kept out of every message, the checks of rag_collect_new, and the
  * system object written into a record without overwriting its own keys. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "collect.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /* t-config.c - rag-config(5): defaults, every key type, errors with positions, ${VAR}, the search
  * order, environment overrides and the API key chain. Runs in a private temporary directory with
  * a private HOME, and with every variable the loader reads cleared first. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
 #include "tap.h"
 
 #include <math.h>
@@ -638,11 +639,11 @@ static void test_mode_names(void)
 	};
 	size_t i;
 	for (i = 0; i < sizeof m / sizeof m[0]; i++)
-		is_int(rag_cache_mode_parse(m[i].name), m[i].mode, "mode \"%s\"", m[i].name);
-	is_int(rag_cache_mode_parse(NULL), -1, "NULL mode");
+		is_int(rag_config_cache_mode_parse(m[i].name), m[i].mode, "mode \"%s\"", m[i].name);
+	is_int(rag_config_cache_mode_parse(NULL), -1, "NULL mode");
 	for (i = RAG_CACHE_RW; i <= RAG_CACHE_OFF; i++)
-		is_int(rag_cache_mode_parse(rag_cache_mode_name((int)i)), (long)i, "name of mode %zu parses back", i);
-	is_str(rag_cache_mode_name(99), "unknown", "unknown mode name");
+		is_int(rag_config_cache_mode_parse(rag_config_cache_mode_name((int)i)), (long)i, "name of mode %zu parses back", i);
+	is_str(rag_config_cache_mode_name(99), "unknown", "unknown mode name");
 }
 
 /* The shipped example must load, and every key rag-config(5) documents must be one the parser

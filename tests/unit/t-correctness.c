@@ -1,7 +1,11 @@
 /* t-correctness.c - answer_correctness's numbers against the RAGAS worked example
  * (../shared/testdata/ragas_docs/answer_correctness.md), the lists with nothing to ask, and the
  * reading of a verifier's Yes or No. No request is sent. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "judge.h"
+#include "metric.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,6 +1,9 @@
 /* cost.c and the token estimate of usage.c: prices found by judge name, costs, the sums over
  * records' usage, and the rule for CJK and other text. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "usage.h"
+#include "gate.h"
 #include "tap.h"
 
 #include <math.h>
@@ -16,16 +19,16 @@ int main(void)
 	rag_price pr[2] = {{"judge-x", 2.5, 10}, {"emb", 0.5, NAN}};
 	jv acc, u, s;
 
-	ok(rag_price_find(pr, 2, "openai:judge-x") == &pr[0], "openai:<model> is priced by the model");
-	ok(rag_price_find(pr, 2, "judge-x") == &pr[0], "a bare model name is found too");
-	ok(rag_price_find(pr, 2, "openai:other") == NULL, "an unpriced model: NULL");
-	ok(rag_price_find(pr, 2, NULL) == NULL, "no judge: NULL");
-	is_num(rag_price_cost(&pr[0], 1e6, 1e6), 12.5, 1e-12, "a million of each: input + output");
-	is_num(rag_price_cost(&pr[0], 1500, 300), 0.00675, 1e-12, "1500 prompt + 300 completion tokens");
-	ok(isnan(rag_price_cost(NULL, 10, 0)), "no price: NAN, never 0");
-	is_num(rag_price_cost(NULL, 0, 0), 0, 0, "no tokens cost 0 even unpriced");
-	is_num(rag_price_cost(&pr[1], 1000, 0), 0.0005, 1e-12, "an embedding model needs only input");
-	ok(isnan(rag_price_cost(&pr[1], 1000, 1)), "a missing output price with completion tokens: NAN");
+	ok(rag_cost_price_find(pr, 2, "openai:judge-x") == &pr[0], "openai:<model> is priced by the model");
+	ok(rag_cost_price_find(pr, 2, "judge-x") == &pr[0], "a bare model name is found too");
+	ok(rag_cost_price_find(pr, 2, "openai:other") == NULL, "an unpriced model: NULL");
+	ok(rag_cost_price_find(pr, 2, NULL) == NULL, "no judge: NULL");
+	is_num(rag_cost_tokens(&pr[0], 1e6, 1e6), 12.5, 1e-12, "a million of each: input + output");
+	is_num(rag_cost_tokens(&pr[0], 1500, 300), 0.00675, 1e-12, "1500 prompt + 300 completion tokens");
+	ok(isnan(rag_cost_tokens(NULL, 10, 0)), "no price: NAN, never 0");
+	is_num(rag_cost_tokens(NULL, 0, 0), 0, 0, "no tokens cost 0 even unpriced");
+	is_num(rag_cost_tokens(&pr[1], 1000, 0), 0.0005, 1e-12, "an embedding model needs only input");
+	ok(isnan(rag_cost_tokens(&pr[1], 1000, 1)), "a missing output price with completion tokens: NAN");
 
 	acc = jv_null();
 	u = usage("{\"rag-claims\":{\"answer\":{\"judge\":\"openai:judge-x\",\"calls\":1,\"cache_hits\":0,"
@@ -59,12 +62,12 @@ int main(void)
 	}
 	jv_free(s);
 
-	is_num(rag_tokens_estimate("abcdefgh"), 2, 1e-12, "English: 4 characters a token");
-	is_num(rag_tokens_estimate("爱因斯坦"), 4, 1e-12, "Chinese: 1 token a character");
-	is_num(rag_tokens_estimate("爱因斯坦 born"), 4 + 5.0 / 4, 1e-12, "mixed: each by its rule");
-	is_num(rag_tokens_estimate("こんにちは、한국어"), 9, 1e-12, "kana, CJK punctuation, hangul: 1 a character");
-	is_num(rag_chars_count("爱因斯坦 born"), 9, 0, "characters are code points");
-	is_num(rag_tokens_estimate(""), 0, 0, "empty: 0");
-	is_num(rag_tokens_estimate("\xff\xfe"), 0.5, 1e-12, "invalid bytes count one each");
+	is_num(rag_usage_tokens("abcdefgh"), 2, 1e-12, "English: 4 characters a token");
+	is_num(rag_usage_tokens("爱因斯坦"), 4, 1e-12, "Chinese: 1 token a character");
+	is_num(rag_usage_tokens("爱因斯坦 born"), 4 + 5.0 / 4, 1e-12, "mixed: each by its rule");
+	is_num(rag_usage_tokens("こんにちは、한국어"), 9, 1e-12, "kana, CJK punctuation, hangul: 1 a character");
+	is_num(rag_usage_chars("爱因斯坦 born"), 9, 0, "characters are code points");
+	is_num(rag_usage_tokens(""), 0, 0, "empty: 0");
+	is_num(rag_usage_tokens("\xff\xfe"), 0.5, 1e-12, "invalid bytes count one each");
 	return done_testing();
 }

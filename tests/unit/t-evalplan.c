@@ -1,6 +1,8 @@
 /* t-evalplan.c - rag-eval's plan: metrics and configuration -> stages -> the exact text
  * rag-eval --dry-run prints; the metric registry against rag-eval(1)'s Metrics. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "evalplan.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 /* t-gate.c - the gate's library side: threshold parsing and merging, the summary of a run
  * (thresholds with equality, nulls, categories, histogram, worst records), the baseline. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "gate.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,7 +1,9 @@
 /* t-genhard.c - rag-gen's hard cases and review (lib/genhard.c, lib/genreview.c): the offline
  * rules, the reply check, the review sheet read back (and its errors), the edits applied, the
  * test-set check; and record.c's refusal marker and a follow-up's question in context. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
+#include "gen.h"
 #include "tap.h"
 
 #include <stdlib.h>

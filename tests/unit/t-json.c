@@ -1,5 +1,5 @@
 /* t-json.c - an id as text, one way (rag_json_id), and the id table (rag_idtab). */
-#include "rag.h"
+#include "base.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,7 +1,11 @@
 /* t-judge.c - the judge and the embedder take what they need from the configuration at set-up
  * and write nothing into it; what they copied stays theirs when the configuration changes or
  * goes. No request is sent: an endpoint is named but never asked. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "llm.h"
+#include "judge.h"
+#include "metric.h"
 #include "tap.h"
 
 #include <stdlib.h>

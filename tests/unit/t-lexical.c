@@ -1,7 +1,8 @@
 /* t-lexical.c - lexical.c against the reference vectors in tests/fixtures: ROUGE against
  * rouge_score's own cases and the official ROUGE-1.5.5 numbers, BLEU and chrF against
  * sacrebleu's test cases; each group ends by saying how many values agree, and to what. */
-#include "rag.h"
+#include "base.h"
+#include "lexical.h"
 #include "tap.h"
 
 #include <math.h>

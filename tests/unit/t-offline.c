@@ -1,5 +1,7 @@
 /* t-offline.c - the offline judge: claim splitting and lexical verification. */
-#include "rag.h"
+#include "base.h"
+#include "offline.h"
+#include "metric.h"
 #include "tap.h"
 
 #include <stdlib.h>

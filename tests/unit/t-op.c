@@ -2,7 +2,10 @@
  * in both languages under share/prompts, a name of its own; every prompt there is an
  * operation's; an operation with a field left unset is refused before anything is asked; and
  * the expected completions --estimate counts are rag(7) ESTIMATES' figures. */
-#include "rag.h"
+#include "base.h"
+#include "judge.h"
+#include "metric.h"
+#include "gen.h"
 #include "tap.h"
 
 #include <dirent.h>

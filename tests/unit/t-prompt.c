@@ -1,5 +1,6 @@
 /* prompt.c: fences that hold across the blocks of one request, and one-pass filling. */
-#include "rag.h"
+#include "base.h"
+#include "llm.h"
 #include "tap.h"
 
 #include <stdlib.h>

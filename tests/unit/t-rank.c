@@ -1,6 +1,7 @@
 /* t-rank.c - ranking metrics on hand-worked lists, the RAGAS context precision examples, the
  * edge cases of rag-ap(1) CONVENTIONS, and the relevance vector of records. */
-#include "rag.h"
+#include "base.h"
+#include "rank.h"
 #include "tap.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* rate.c: the per-minute limits, on a clock the test controls. */
-#include "rag.h"
+#include "llm.h"
 #include "tap.h"
 
 int main(void)

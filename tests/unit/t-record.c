@@ -1,7 +1,8 @@
 /* t-record.c - the record format's one table of field names (lib/record.c): our names and
  * their aliases (RAGAS, a Java test set's camelCase), access by any name, a test set's records
  * renamed to ours, the did-you-mean check, and a fields: mapping of jq programs. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
 #include "tap.h"
 
 #include <string.h>

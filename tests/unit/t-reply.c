@@ -1,5 +1,6 @@
 /* reply.c and record.c: the judge's reply found in prose, aliases (prompt.c: t-prompt.c). */
-#include "rag.h"
+#include "record.h"
+#include "llm.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,7 +1,10 @@
 /* t-report.c - the report's library side: the gate's verdict on a record (rag_gate_add_verdict),
  * the record as the page shows it, the history reader, and the page's JSON block, which no text
  * of a record can end. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "gate.h"
+#include "report.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* t-revq.c - rag_revq_offline, the offline estimate of answer relevancy: an echo of the
  * question is no answer, the kind of answer a question asks for, Chinese, and the edges. */
-#include "rag.h"
+#include "metric.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -2,7 +2,9 @@
  * normalisation, the verdict of repeats (mean, sample stdev, flip), which rubric a name gives
  * (built-in, the config's, one that replaces a built-in), the inputs a rubric reads from a
  * record (not applicable without a reference, input errors), and rubric config errors. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "metric.h"
 #include "tap.h"
 
 #include <math.h>
@@ -233,8 +235,8 @@ int main(void)
 	test_check();
 	test_verdict();
 	test_config();
-	is_int(rag_scale_parse("1-5"), RAG_SCALE_1_5, "rag_scale_parse 1-5");
-	is_int(rag_scale_parse("1-10"), -1, "rag_scale_parse: an unknown scale");
-	is_str(rag_scale_name(RAG_SCALE_YESNO), "yes/no", "rag_scale_name");
+	is_int(rag_config_scale_parse("1-5"), RAG_SCALE_1_5, "rag_config_scale_parse 1-5");
+	is_int(rag_config_scale_parse("1-10"), -1, "rag_config_scale_parse: an unknown scale");
+	is_str(rag_config_scale_name(RAG_SCALE_YESNO), "yes/no", "rag_config_scale_name");
 	return done_testing();
 }

@@ -1,5 +1,5 @@
 /* t-sha256.c - SHA-256 against the FIPS 180-2 / NIST example vectors, plus the padding edges. */
-#include "rag.h"
+#include "base.h"
 #include "tap.h"
 
 #include <stdlib.h>

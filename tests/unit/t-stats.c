@@ -1,5 +1,5 @@
 /* t-stats.c - the gate's numbers: quantiles, summaries, the generator, the bootstrap. */
-#include "rag.h"
+#include "gate.h"
 #include "tap.h"
 
 #include <stdlib.h>

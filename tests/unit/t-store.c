@@ -2,7 +2,10 @@
  * byte, the means and the per-record pass, run references, the diff's changes and deltas, test
  * set versions, the schema version, and a URL's password kept out of every message. The
  * PostgreSQL backend runs the same SQL: tests/t/76-store.t runs both against real servers. */
-#include "rag.h"
+#include "base.h"
+#include "config.h"
+#include "gate.h"
+#include "store.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -3,7 +3,8 @@
  * invalid UTF-8, too long, an upstream error record) and however the input arrives (at once, a
  * byte at a time); the positions and reports; --strict; records finished out of order inside a
  * bounded window; the stats; out == NULL and observe; a reader that went away (EPIPE). */
-#include "rag.h"
+#include "base.h"
+#include "stream.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -641,7 +642,7 @@ static void t_strict(void)
 	buf_free(&in);
 
 	/* the tool finds line 3 bad while judging it, after lines 4..6 were started (no tool in cmd/
-	 * does this today; rag.h allows it: "in strict mode the stream stops after it") */
+	 * does this today; stream.h allows it: "in strict mode the stream stops after it") */
 	buf_printf(&in, "{\"i\":1}\n{\"i\":2}\n{\"i\":3}\n{\"i\":4}\n{\"i\":5}\n{\"i\":6}\n");
 	o = opts(NULL, 0, 0);
 	o.strict = 1;

@@ -1,7 +1,8 @@
 /* t-testset.c - the test set reader (lib/testset.c): JSON Lines, a JSON array, pretty JSON, CSV
  * (RFC 4180 quoting, BOM, CRLF, JSON columns), format detection, ids, and broken files named
  * by line and column. */
-#include "rag.h"
+#include "base.h"
+#include "record.h"
 #include "tap.h"
 
 #include <string.h>

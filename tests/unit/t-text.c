@@ -1,5 +1,5 @@
 /* t-text.c - utf8.c and text.c: strict UTF-8, language guess, normalisation, tokens, negation. */
-#include "rag.h"
+#include "base.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 /* t-vec.c - cosine maths on known vectors, the offline hashed embedder, and the refusal list of
  * rag-revq's offline judge. */
-#include "rag.h"
+#include "base.h"
+#include "offline.h"
+#include "metric.h"
 #include "tap.h"
 
 #include <math.h>

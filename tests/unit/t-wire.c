@@ -1,5 +1,6 @@
 /* wire.c: event streams, chat and embeddings replies and error bodies of any shape, from bytes. */
-#include "rag.h"
+#include "base.h"
+#include "llm.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-/* store_pg.c - the run store's PostgreSQL backend (store_be.h), for a team's shared history.
+/* store/pg.c - the run store's PostgreSQL backend (store/backend.h), for a team's shared history.
  * Every write transaction first takes one advisory lock of the store, so that two CI jobs that
  * add at once (or create the schema at once) go one after the other. */
-#include "rag.h"
-#include "store_be.h"
+#include "base.h"
+#include "backend.h"
 
 #include <libpq-fe.h>
 #include <string.h>

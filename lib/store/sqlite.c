@@ -1,8 +1,8 @@
-/* store_sqlite.c - the run store's SQLite backend (store_be.h): a file on this machine. Writers
+/* store/sqlite.c - the run store's SQLite backend (store/backend.h): a file on this machine. Writers
  * take the database's lock at BEGIN IMMEDIATE and wait for one another (busy timeout), so
  * concurrent adds queue instead of failing. */
-#include "rag.h"
-#include "store_be.h"
+#include "base.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <sqlite3.h>

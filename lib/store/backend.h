@@ -1,10 +1,11 @@
-/* store_be.h - what lib/store.c asks of a store's backend (lib/store_sqlite.c, lib/store_pg.c).
- * Private to those three files; the public API is store.c's part of rag.h.
+/* store/backend.h - what lib/store.c asks of a store's backend (lib/store/sqlite.c,
+ * lib/store/pg.c).
+ * Private to those three files; the public API is store.h.
  *
  * One call runs one SQL statement with text parameters $1..$n (NULL: SQL NULL) and hands each
  * row to a callback as text (NULL for SQL NULL), so that store.c writes its SQL once for both. */
-#ifndef RAG_STORE_BE_H
-#define RAG_STORE_BE_H
+#ifndef RAG_STORE_BACKEND_H
+#define RAG_STORE_BACKEND_H
 
 #include <stddef.h>
 

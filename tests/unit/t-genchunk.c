@@ -1,7 +1,9 @@
-/* t-chunk.c - the document splitter (lib/chunk.c): headings open chunks, paragraphs joined up to
+/* t-genchunk.c - the document splitter (lib/genchunk.c): headings open chunks, paragraphs joined up to
  * the limit, a long paragraph by its sentences, fences, Chinese text, stable ids; and gen.c's
  * reply check, slot mix, ids and similarity. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "gen.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -31,7 +33,7 @@ int main(void)
 	int k, over;
 
 	/* headings */
-	c = rag_chunk_split("d/a.md", "# Title\n\nFirst para.\n\n## Part\n\nSecond para.\n", 1500, &title);
+	c = rag_gen_chunk_split("d/a.md", "# Title\n\nFirst para.\n\n## Part\n\nSecond para.\n", 1500, &title);
 	is_int(count(c), 2, "two sections: two chunks");
 	is_str(field(c, 0, "text"), "# Title\n\nFirst para.", "the heading opens its chunk");
 	is_str(field(c, 1, "heading"), "Part", "the chunk's heading");
@@ -42,21 +44,21 @@ int main(void)
 	jv_free(c);
 
 	/* stable: the same section elsewhere in the file keeps its id; an edit elsewhere does not move it */
-	c = rag_chunk_split("d/a.md", "# Other\n\nChanged.\n\n## Part\n\nSecond para.\n", 1500, NULL);
+	c = rag_gen_chunk_split("d/a.md", "# Other\n\nChanged.\n\n## Part\n\nSecond para.\n", 1500, NULL);
 	is_str(field(c, 1, "id"), id1, "an unchanged chunk keeps its id when another changes");
 	jv_free(c);
 
 	/* a heading alone, a heading in a code fence, no text */
-	c = rag_chunk_split("x", "# A\n\n# B\n\ntext\n\n```\n# not a heading\n```\n", 1500, NULL);
+	c = rag_gen_chunk_split("x", "# A\n\n# B\n\ntext\n\n```\n# not a heading\n```\n", 1500, NULL);
 	is_int(count(c), 1, "a heading alone is dropped; a # line in a fence is text");
 	ok(strstr(field(c, 0, "text"), "# not a heading") != NULL, "the fenced line stays in the chunk");
 	jv_free(c);
-	c = rag_chunk_split("x", "\n \n", 1500, NULL);
+	c = rag_gen_chunk_split("x", "\n \n", 1500, NULL);
 	is_int(count(c), 0, "blank text: no chunk");
 	jv_free(c);
 
 	/* the size limit: paragraphs joined while they fit */
-	c = rag_chunk_split("x", "aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa.\n\n"
+	c = rag_gen_chunk_split("x", "aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa.\n\n"
 	                         "bbbb bbbb bbbb bbbb bbbb bbbb bbbb bbbb bbbb bbbb bbbb bbbb.\n\n"
 	                         "cccc cccc cccc cccc cccc cccc cccc cccc cccc cccc cccc cccc.\n", 130, NULL);
 	is_int(count(c), 2, "three paragraphs of 60 under a limit of 130: two chunks");
@@ -66,26 +68,26 @@ int main(void)
 		rag_buf b = {0};
 		for (k = 0; k < 20; k++) rag_buf_addf(&b, "Sentence number %d is here. ", k);
 		for (k = 0; k < 300; k++) rag_buf_adds(&b, "x");
-		c = rag_chunk_split("x", b.p, 100, NULL);
+		c = rag_gen_chunk_split("x", b.p, 100, NULL);
 		rag_buf_free(&b);
 		over = 0;
-		for (k = 0; k < count(c); k++) over += rag_chars_count(field(c, k, "text")) > 100;
+		for (k = 0; k < count(c); k++) over += rag_usage_chars(field(c, k, "text")) > 100;
 		is_int(over, 0, "no chunk over the limit");
 		ok(count(c) >= 8, "a long paragraph in several chunks");
 		jv_free(c);
 	}
 	/* Chinese: sentences at 。, counted in characters, not bytes */
-	c = rag_chunk_split("z.md", "# 标题\n\n太阳能电池板把阳光转换成电能。典型电池板的效率约为百分之二十。电池板每年需要清洁两次。\n", 20, &title);
+	c = rag_gen_chunk_split("z.md", "# 标题\n\n太阳能电池板把阳光转换成电能。典型电池板的效率约为百分之二十。电池板每年需要清洁两次。\n", 20, &title);
 	is_str(title, "标题", "a Chinese title");
 	free(title);
 	ok(count(c) >= 3, "a Chinese paragraph over 20 characters: cut at its sentences");
 	over = 0;
-	for (k = 0; k < count(c); k++) over += rag_chars_count(field(c, k, "text")) > 20;
+	for (k = 0; k < count(c); k++) over += rag_usage_chars(field(c, k, "text")) > 20;
 	is_int(over, 0, "no Chinese chunk over 20 characters");
 	jv_free(c);
 	/* the same text twice: distinct, stable ids */
-	c = rag_chunk_split("x", "# A\n\nsame\n\n# A\n\nsame\n", 1500, NULL);
-	c2 = rag_chunk_split("x", "# A\n\nsame\n\n# A\n\nsame\n", 1500, NULL);
+	c = rag_gen_chunk_split("x", "# A\n\nsame\n\n# A\n\nsame\n", 1500, NULL);
+	c2 = rag_gen_chunk_split("x", "# A\n\nsame\n\n# A\n\nsame\n", 1500, NULL);
 	is_int(count(c), 2, "the same section twice: two chunks");
 	snprintf(id1, sizeof id1, "%s", field(c, 0, "id"));
 	ok(strcmp(id1, field(c, 1, "id")) && strstr(field(c, 1, "id"), "-2"), "the second gets -2");

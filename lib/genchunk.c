@@ -1,8 +1,11 @@
-/* chunk.c - documents cut into chunks for rag-gen: by Markdown headings, then paragraphs, then
+/* genchunk.c - documents cut into chunks for rag-gen: by Markdown headings, then paragraphs, then
  * sentences, within a size limit. A chunk's id is the file's path and a hash of the chunk's
  * text, so the same document gives the same ids on every run, and an edit changes the ids of
  * the chunks it touched only. */
-#include "rag.h"
+#include "base.h"
+#include "usage.h"
+#include "offline.h"
+#include "gen.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,10 +84,10 @@ static void add_piece(splitter *s, const char *p, size_t n, const char *sep)
 	double have, add;
 	if (!n) return;
 	tmp = rag_xstrndup(p, n);
-	add = rag_chars_count(tmp);
+	add = rag_usage_chars(tmp);
 	if (s->cur.len) {
 		char *c = rag_xstrndup(s->cur.p, s->cur.len);
-		have = rag_chars_count(c);
+		have = rag_usage_chars(c);
 		free(c);
 		if (have + add + (double)strlen(s->head_only ? "\n\n" : sep) > (double)s->max) emit(s);
 	}
@@ -120,7 +123,7 @@ static void add_paragraph(splitter *s, const char *p, size_t n)
 	size_t i;
 	if (!n) return;
 	para = rag_xstrndup(p, n);
-	if (rag_chars_count(para) <= (double)s->max) {
+	if (rag_usage_chars(para) <= (double)s->max) {
 		add_piece(s, p, n, "\n\n");
 		free(para);
 		return;
@@ -129,14 +132,14 @@ static void add_paragraph(splitter *s, const char *p, size_t n)
 	rag_offline_sentences(para, &sent, 0);
 	for (i = 0; i < sent.n; i++) {
 		const char *t = sent.v[i];
-		if (rag_chars_count(t) > (double)s->max) add_long(s, t, strlen(t));
+		if (rag_usage_chars(t) > (double)s->max) add_long(s, t, strlen(t));
 		else add_piece(s, t, strlen(t), rag_text_lang(t)[0] == 'z' ? "" : " ");
 	}
 	rag_strv_free(&sent);
 	free(para);
 }
 
-jv rag_chunk_split(const char *path, const char *text, long max_chars, char **title)
+jv rag_gen_chunk_split(const char *path, const char *text, long max_chars, char **title)
 {
 	splitter s;
 	const char *p = text, *e, *para = NULL, *pend = NULL, *t;

@@ -1,6 +1,6 @@
-/* gen.h - what rag-gen's files (cmd/rag-gen.c, cmd/gen-review.c) share. */
-#ifndef RAG_GEN_H
-#define RAG_GEN_H
+/* gen-tool.h - what rag-gen's files (cmd/rag-gen.c, cmd/gen-review.c) share. */
+#ifndef RAG_GEN_TOOL_H
+#define RAG_GEN_TOOL_H
 
 #include "tool.h"
 

@@ -1,0 +1,134 @@
+/* gate.h - scores of a whole run: statistics and the seeded generator (stats.c), cost
+ * (cost.c), the quality gate (gate.c), failure hints (hints.c). Layer 6 (HACKING.md). */
+#ifndef RAG_GATE_H
+#define RAG_GATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jv.h>
+
+#include "config.h"
+
+/* ---------------------------------------------------------------- stats.c */
+/* A generator of our own (xoshiro256** seeded by splitmix64), so that a seed gives the same
+ * draws on every machine and with every C library. */
+typedef struct rag_rng { uint64_t s[4]; } rag_rng;
+void rag_rng_seed(rag_rng *r, uint64_t seed);
+uint64_t rag_rng_below(rag_rng *r, uint64_t n);   /* uniform in [0, n), n > 0, no modulo bias */
+void rag_stats_sort(double *x, size_t n);          /* ascending */
+double rag_stats_mean(const double *x, size_t n);  /* NAN when n is 0 */
+/* Quantile p in [0, 1] of sorted x by linear interpolation between the closest ranks (Hyndman
+ * and Fan's type 7, the default of R, NumPy and spreadsheets' PERCENTILE.INC): with
+ * h = (n - 1) p, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]), 0-based. NAN when
+ * n is 0. */
+double rag_stats_quantile(const double *sorted, size_t n, double p);
+typedef struct rag_summary { size_t n; double mean, median, min, p10, max; } rag_summary;
+/* Summary of x[0..n); sorts x in place. NANs when n is 0. */
+void rag_stats_summary(double *x, size_t n, rag_summary *s);
+/* Percentile bootstrap interval of the mean of d[0..n) (paired differences): `resamples` means
+ * of n draws with replacement from rag_rng seeded with seed; the interval runs between their
+ * quantiles (1 - confidence) / 2 and (1 + confidence) / 2. -1 (and NANs) when n is 0 or the
+ * arguments are out of range. */
+int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confidence, uint64_t seed,
+                        double *lo, double *hi);
+
+/* ---------------------------------------------------------------- cost.c */
+/* The price of a judge ("openai:<model>", or a model's name) in the table (borrowed), or NULL. */
+const rag_price *rag_cost_price_find(const rag_price *v, size_t n, const char *judge);
+/* What the tokens cost at price p (per million tokens): NAN when p is NULL or lacks a price the
+ * tokens need (no tokens cost 0 whatever the price). */
+double rag_cost_tokens(const rag_price *p, double prompt_tokens, double completion_tokens);
+/* acc (consumed; jv_null() to start) with a record's usage object (borrowed: usage.<tool>.<stage>,
+ * or the flat usage.<tool> of older records) added, per tool, stage and judge. */
+jv rag_cost_add(jv acc, jv usage);
+/* acc (consumed) priced: {currency, calls, cache_hits, prompt_tokens, completion_tokens, total,
+ * stages: [{tool, stage, judge, calls, cache_hits, prompt_tokens, completion_tokens, cost}],
+ * no_price: [model], messages: ["no price for model M"]}; a cost (and the total) is null when a
+ * model it needs has no price. */
+jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char *currency);
+
+/* ---------------------------------------------------------------- gate.c */
+/* The quality gate over a whole run (rag-gate(1)): every score is kept per metric and per
+ * category (a median needs them all), plus the ids of a baseline and the worst records. */
+typedef struct rag_gate rag_gate;
+typedef struct rag_gate_opts {
+	const rag_kd *mean; size_t nmean;       /* metric -> lowest mean (borrowed) */
+	const rag_kd *record; size_t nrecord;   /* metric -> lowest score of a passing record */
+	double min_pass_rate, max_error_rate, regression, confidence;
+	int fail_on_regression, resamples, worst;
+	uint64_t seed;
+	/* metrics gated on the tool's own pass verdict (verdicts.<m>.pass, verdicts.<m>[0].verdict) */
+	const char *const *pass; size_t npass;
+	int fail_on_flip;                       /* a flip (verdicts.<m>.flip) on a gated metric fails */
+	/* fields the records are grouped by (dotted paths); none: category */
+	const char *const *by; size_t nby;
+	/* the metrics the run scored (rag-eval's); none: not known. A threshold or pass verdict on
+	 * another metric is not checked: a skipped check says it was not run */
+	const char *const *run; size_t nrun;
+	/* the price table (borrowed) for the summary's cost; none: every cost null */
+	const rag_price *prices; size_t nprices;
+	const char *currency;
+	/* llm.answer_model: the model that wrote the answers when the records do not say (their
+	 * answer_model or model); a record judged by it is self-judged. NULL: none */
+	const char *answer_model;
+	/* gate.by_category (borrowed): a record whose category, or the value of a field of by,
+	 * is a triple's category has the triple's per-record threshold on its metric, in place of
+	 * record's (the highest where several of its fields match) */
+	const rag_cat_kd *by_category; size_t nby_category;
+} rag_gate_opts;
+rag_gate *rag_gate_new(const rag_gate_opts *o);
+/* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
+ * file for the summary. A line of rag-store diff (with "change") stands for the baseline's
+ * record by its baseline_scores, and is left out when they are null (a record added since). */
+void rag_gate_baseline(rag_gate *g, jv rec);
+void rag_gate_baseline_name(rag_gate *g, const char *name);
+/* A record of the run (borrowed); where names its position ("file:17"), unreadable says the line
+ * was not a record. With want_checks: returns one check per metric of the table, {metric,
+ * score, threshold, status: "pass"|"failure"|"error"|"skipped", message?} (skipped: the metric
+ * is not applicable to the record, not_applicable.<metric>); else jv_invalid(). */
+jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks);
+/* rag_gate_add, returning the gate's verdict on the record, for a report that shows it:
+ * {failed, errored (a gated score missing, or the line unreadable: out of the pass rate),
+ * missed: [why it failed: the thresholds it missed, its nulls], checks: [as rag_gate_add's],
+ * changes: [{metric, baseline, current, delta, change: "regressed"|"improved"|"none"}] against
+ * the baseline record of the same id (empty without one)}. A record passes when neither. */
+jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
+/* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
+ * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
+ * baseline?: {...}, checks: [...], self_judging?: {model, records}, warnings?: [text]}
+ * (rag-gate(1) --json). self_judging: records judged by the model that wrote their answers
+ * (usage.<tool>.<stage>.judge "openai:M", M the record's answer_model or model, else
+ * o.answer_model, compared without case), the first such model. Call once. */
+jv rag_gate_summary(rag_gate *g);
+/* Where metric row m (borrowed, of rag_gate_summary's metrics) took its relevance from, when
+ * rag-ap said (relevance_from): "relevant ids in 2 records, the judge's chunk verdicts in 1";
+ * NULL when it did not. malloc'ed. */
+char *rag_gate_from_text(jv m);
+/* The language of the run's questions so far, "en" or "zh" (rag_text_lang by majority). */
+const char *rag_gate_lang(const rag_gate *g);
+void rag_gate_free(rag_gate *g);
+/* "METRIC=MIN" (MIN in [0, 1]) into list: a metric already there gets the new minimum. -1 and
+ * err when arg is not that. */
+int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *err, size_t errlen);
+/* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
+ * the keys, which stay borrowed from the two lists). */
+rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
+
+/* ---------------------------------------------------------------- hints.c */
+/* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or
+ * "A+B: text", the advice when both fail), as an object KEY -> text. jv_invalid() and err when
+ * the file cannot be read or an entry is malformed. */
+jv rag_hints_load(const char *lang, char *err, size_t errlen);
+/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint}] for the
+ * metrics whose gate failed (gate_failed): the advice for failures together first, then
+ * retrieval's metrics, then the rest. hints borrowed. */
+jv rag_hints_apply(jv summary, jv hints);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside stats.c and by tests/unit/t-stats.c: the generator's raw draws, checked
+ * against xoshiro256**'s reference values. Public so that the unit tests reach them; no tool calls
+ * them (make one static again before a tool would). */
+uint64_t rag_rng_next(rag_rng *r);
+
+#endif

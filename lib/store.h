@@ -1,0 +1,82 @@
+/* store.h - the run store (store.c, rag-store(1)); its backends are private to it
+ * (lib/store/backend.h). Layer 7 (HACKING.md). */
+#ifndef RAG_STORE_H
+#define RAG_STORE_H
+
+#include <stddef.h>
+
+#include <jv.h>
+
+#include "base.h"
+#include "gate.h"
+
+/* ---------------------------------------------------------------- store.c */
+/* The run store (rag-store(1)): runs (run.json whole, and its fields), their records (each line
+ * as it came), test sets with versions, in SQLite (a file) or PostgreSQL, one schema and the
+ * same results on both. Every write is one transaction under the store's lock. Functions that
+ * look a run or a test set up return 1 (and err) when it is not there. No message holds the
+ * URL's password. */
+typedef struct rag_store rag_store;
+/* url: "postgresql://..." (or "postgres://"), "sqlite:///PATH", "sqlite:PATH" or a file's path.
+ * Creates the schema, or migrates an older one; refuses a newer one. NULL and err on failure. */
+rag_store *rag_store_open(const char *url, char *err, size_t errlen);
+void rag_store_close(rag_store *s);
+const char *rag_store_backend(const rag_store *s);   /* "sqlite", "postgresql"; static */
+const char *rag_store_url(const rag_store *s);       /* as opened, password masked; borrowed */
+char *rag_store_url_masked(const char *url);         /* malloc'ed */
+/* A run to add: run.json (borrowed; jv_null() for a stream of records) and records.jsonl's
+ * text; what is NULL is taken from run.json or left unset. */
+typedef struct rag_store_run {
+	const char *id;           /* NULL: run.json's run_id, else a new one */
+	jv run;
+	const char *records; size_t len;
+	const char *label;
+	const char *testset;      /* its name; NULL: run.json's test set's file name less its extension */
+	const char *commit;       /* NULL: run.json's git.commit */
+	/* the test set itself, stored as a version of testset (a new one when it changed); NULL: none */
+	const char *testset_text; size_t testset_len; const char *testset_file;
+	/* the gate that says whether each record passed (and a stream's run); NULL: unknown */
+	const rag_gate_opts *gate;
+} rag_store_run;
+/* Add a run in one transaction: its id into *id (malloc'ed). A run id already there is an error. */
+int rag_store_add(rag_store *s, const rag_store_run *in, char **id, char *err, size_t errlen);
+typedef struct rag_store_filter {
+	const char *testset, *since, *until, *commit;   /* NULL: any; until a day alone: to its end */
+	const char *const *system; size_t nsystem;      /* "KEY=VALUE", every one must hold */
+	long limit;                                     /* > 0: the newest limit runs */
+} rag_store_filter;
+/* The runs f lets through, oldest first (by started, then id): an array (into *out) of
+ * {run, started, ended, label, commit, dirty, testset, testset_version, n, records_with_errors,
+ * passed, gate, exit_status, means, system, added}. */
+int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, size_t errlen);
+/* A run's summary (consumed) as a history line: {run, started, label, commit, testset, n,
+ * passed, means} (rag-store(1), HISTORY). */
+jv rag_store_history(jv summary);
+/* A run reference: its id, "last" or "last~N" (the Nth before the newest) -> the id. */
+int rag_store_resolve(rag_store *s, const char *ref, char **id, char *err, size_t errlen);
+/* A run's summary with "run_json" (null for a stream). */
+int rag_store_show(rag_store *s, const char *id, jv *out, char *err, size_t errlen);
+/* The run's records, appended to out byte for byte as they were added. */
+int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size_t errlen);
+/* Per record by id, newer's order then base's records newer lacks: an array (into *out) of
+ * {id, change: regressed|improved|same|added|removed, delta: {metric: newer - base}, scores,
+ * baseline_scores, answer, baseline_answer}. */
+int rag_store_diff(rag_store *s, const char *base, const char *newer, jv *out, char *err, size_t errlen);
+/* A test set file's text (any format of testset.c) as a version of name: *version, and
+ * *created 1 when it is new (0: the newest version holds the same records). */
+int rag_store_testset_import(rag_store *s, const char *name, const char *text, size_t len, const char *file,
+                             int *version, int *created, char *err, size_t errlen);
+/* Version (0: the newest) of test set name as JSON Lines appended to out; *version_out. */
+int rag_store_testset_export(rag_store *s, const char *name, int version, rag_buf *out, int *version_out,
+                             char *err, size_t errlen);
+/* {backend, url, schema_version, runs, records, testsets} */
+int rag_store_info(rag_store *s, jv *out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside store.c and by tests/unit/t-store.c: the schema version the migrations are
+ * checked against. Public so that the unit tests reach them; no tool calls them (make one static
+ * again before a tool would). */
+/* the schema version this build writes (migrations bring older stores to it) */
+int rag_store_schema(void);
+
+#endif

@@ -1229,11 +1229,51 @@ static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, si
 	return rows;
 }
 
+/* The summary's groups: one entry per --by field some record has, with its groups' rows. */
+static jv group_rows(rag_gate *g, const size_t *order)
+{
+	jv groups = jv_array();
+	size_t k;
+	for (k = 0; k < g->o.nby; k++) {
+		jv by;
+		if (!g->by_seen[k]) continue;   /* a field no record has makes one group of all: noise */
+		by = jv_object_set(jv_object(), jv_string("by"), jv_string(g->o.by[k]));
+		by = jv_object_set(by, jv_string("groups"), cat_rows(g, g->grp, g->ngrp, order, k + 1, "group"));
+		groups = jv_array_append(groups, by);
+	}
+	return groups;
+}
+
+/* The summary's thresholds: the gate's options as given. */
+static jv thresholds(const rag_gate *g)
+{
+	jv thr = jv_object(), tm = jv_object(), tr = jv_object(), pv = jv_array();
+	size_t i;
+	for (i = 0; i < g->o.nmean; i++) tm = jv_object_set(tm, jv_string(g->o.mean[i].key), jv_number(g->o.mean[i].value));
+	for (i = 0; i < g->o.nrecord; i++) tr = jv_object_set(tr, jv_string(g->o.record[i].key), jv_number(g->o.record[i].value));
+	thr = jv_object_set(thr, jv_string("mean"), tm);
+	thr = jv_object_set(thr, jv_string("record"), tr);
+	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
+	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
+	for (i = 0; i < g->o.npass; i++) pv = jv_array_append(pv, jv_string(g->o.pass[i]));
+	thr = jv_object_set(thr, jv_string("pass"), pv);
+	thr = jv_object_set(thr, jv_string("fail_on_flip"), jv_bool(g->o.fail_on_flip));
+	return thr;
+}
+
+/* The --by fields, in order. */
+static jv by_fields(const rag_gate *g)
+{
+	jv byv = jv_array();
+	size_t i;
+	for (i = 0; i < g->o.nby; i++) byv = jv_array_append(byv, jv_string(g->o.by[i]));
+	return byv;
+}
+
 jv rag_gate_summary(rag_gate *g)
 {
-	jv s = jv_object(), metrics = jv_array(), cats, groups = jv_array(), checks = jv_array(), worsts = jv_array();
-	jv thr = jv_object(), tm = jv_object(), tr = jv_object();
-	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), i, k;
+	jv s = jv_object(), metrics = jv_array(), cats, checks = jv_array(), worsts = jv_array();
+	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), i;
 	int pass = 1, any_scored = 0;
 	long judged = g->records - g->errored;
 	double rate = judged > 0 ? (double)g->passed / (double)judged : NAN;
@@ -1333,30 +1373,10 @@ jv rag_gate_summary(rag_gate *g)
 
 	cats = g->cat_by < 0 ? cat_rows(g, g->cat, g->ncat, order, 0, "category")
 	                     : cat_rows(g, g->grp, g->ngrp, order, (size_t)g->cat_by + 1, "category");
-	for (k = 0; k < g->o.nby; k++) {
-		jv by;
-		if (!g->by_seen[k]) continue;   /* a field no record has makes one group of all: noise */
-		by = jv_object_set(jv_object(), jv_string("by"), jv_string(g->o.by[k]));
-		by = jv_object_set(by, jv_string("groups"), cat_rows(g, g->grp, g->ngrp, order, k + 1, "group"));
-		groups = jv_array_append(groups, by);
-	}
 
 	for (i = 0; i < g->nw; i++) worsts = jv_array_append(worsts, jv_copy(g->w[i].info));
 
-	for (i = 0; i < g->o.nmean; i++) tm = jv_object_set(tm, jv_string(g->o.mean[i].key), jv_number(g->o.mean[i].value));
-	for (i = 0; i < g->o.nrecord; i++) tr = jv_object_set(tr, jv_string(g->o.record[i].key), jv_number(g->o.record[i].value));
-	thr = jv_object_set(thr, jv_string("mean"), tm);
-	thr = jv_object_set(thr, jv_string("record"), tr);
-	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
-	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
-	{
-		jv pv = jv_array(), byv = jv_array();
-		for (i = 0; i < g->o.npass; i++) pv = jv_array_append(pv, jv_string(g->o.pass[i]));
-		thr = jv_object_set(thr, jv_string("pass"), pv);
-		thr = jv_object_set(thr, jv_string("fail_on_flip"), jv_bool(g->o.fail_on_flip));
-		for (i = 0; i < g->o.nby; i++) byv = jv_array_append(byv, jv_string(g->o.by[i]));
-		s = jv_object_set(s, jv_string("by"), byv);
-	}
+	s = jv_object_set(s, jv_string("by"), by_fields(g));
 
 	s = jv_object_set(s, jv_string("records"), jv_number((double)g->records));
 	s = jv_object_set(s, jv_string("unreadable"), jv_number((double)g->unreadable));
@@ -1364,10 +1384,10 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
 	s = jv_object_set(s, jv_string("pass_rate_of"), jv_number((double)judged));
-	s = jv_object_set(s, jv_string("thresholds"), thr);
+	s = jv_object_set(s, jv_string("thresholds"), thresholds(g));
 	s = jv_object_set(s, jv_string("metrics"), metrics);
 	s = jv_object_set(s, jv_string("categories"), cats);
-	s = jv_object_set(s, jv_string("groups"), groups);
+	s = jv_object_set(s, jv_string("groups"), group_rows(g, order));
 	s = jv_object_set(s, jv_string("worst"), worsts);
 	s = jv_object_set(s, jv_string("cost"), rag_cost_summary(g->cost, g->o.prices, g->o.nprices, g->o.currency));
 	g->cost = jv_object();

@@ -162,9 +162,13 @@ static int migrate(rag_store *s, char *err, size_t errlen)
 		rollback(s);
 		goto newer;
 	}
-	for (m = v + 1; m <= SCHEMA_VERSION; m++)
-		for (i = 0; migrations[m][i]; i++)
-			if (q0(s, migrations[m][i], err, errlen) < 0) goto fail;
+	for (m = v + 1; m <= SCHEMA_VERSION; m++) {
+		/* m >= 1: only migrations[0], the version before any, is NULL */
+		const char *const *mig = migrations[m], *sql;
+		/* cppcheck-suppress nullPointer */
+		for (i = 0; (sql = mig[i]) != NULL; i++)
+			if (q0(s, sql, err, errlen) < 0) goto fail;
+	}
 	snprintf(vs, sizeof vs, "%d", SCHEMA_VERSION);
 	if (v < SCHEMA_VERSION && (q0(s, "DELETE FROM schema_version", err, errlen) < 0 ||
 	                           q(s, "INSERT INTO schema_version (version) VALUES ($1)", 1, p, NULL, NULL, err, errlen) < 0))

@@ -224,9 +224,11 @@ static void chunks_start(rag_item *it, tool *t)
 			                     "to judge the chunks against");
 		else if (strcmp(metric, "context_precision") == 0)
 			rag_item_not_applicable(it, metric, "no reference answer");   /* by its definition */
-		else
-			rag_item_input_error(it, "rag-verify", metric, "record has no answer: context utilization "
-			                     "judges the chunks against the answer");
+		else {
+			rag_record_need_text(it->rec, "answer", RAG_FIELD_NONEMPTY, &ans, why, sizeof why);
+			rag_item_input_error(it, "rag-verify", metric, "%s: context utilization judges the chunks "
+			                     "against the answer", why);
+		}
 		return;
 	}
 	contexts = rag_record_contexts(it->rec);
@@ -277,8 +279,8 @@ static void one_request_start(rag_item *it, tool *t)
 	}
 	if (!ans) {
 		set_null(it, t);
-		rag_item_input_error(it, "rag-verify", t->metric, "record has no \"answer\": --one-request splits "
-		                     "the answer into claims");
+		rag_record_need_text(it->rec, "answer", 0, &ans, why, sizeof why);
+		rag_item_input_error(it, "rag-verify", t->metric, "%s: --one-request splits the answer into claims", why);
 		return;
 	}
 	contexts = rag_record_contexts(it->rec);
@@ -441,8 +443,9 @@ static void correctness_start(rag_item *it, tool *t)
 	if (!ans) {
 		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
 		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		rag_item_input_error(it, "rag-verify", metric, "record has no \"answer\": answer_correctness "
-		                     "judges the answer against the reference");
+		rag_record_need_text(it->rec, "answer", 0, &ans, why, sizeof why);
+		rag_item_input_error(it, "rag-verify", metric, "%s: answer_correctness judges the answer against "
+		                     "the reference", why);
 		return;
 	}
 	if (correctness_claims(it, t, "answer", ans, &aclaims) < 0) return;

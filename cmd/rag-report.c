@@ -110,7 +110,7 @@ static void observe(rag_item *it, void *ctx)
 static void observe_base(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
-	jv idv, a, sc;
+	jv a, sc;
 	char *id;
 	off_t off;
 	long k;
@@ -118,10 +118,7 @@ static void observe_base(rag_item *it, void *ctx)
 	if (it->bad) return;
 	rag_gate_baseline(t->gate, jv_copy(it->rec));
 	if (!t->keep) return;
-	idv = rag_json_get(jv_copy(it->rec), "id");
-	id = rag_json_id(idv);
-	jv_free(idv);
-	if (!id) return;
+	if (!(id = rag_record_id(it->rec))) return;
 	a = rag_record_get(it->rec, "answer");
 	sc = rag_json_get(jv_copy(it->rec), "scores");
 	t->buf.len = 0;

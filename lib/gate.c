@@ -191,15 +191,6 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	return g;
 }
 
-/* A record's id as a string key (rag_json_id). NULL when absent. */
-static char *record_id(jv rec)
-{
-	jv id = rag_json_get(jv_copy(rec), "id");
-	char *s = rag_json_id(id);
-	jv_free(id);
-	return s;
-}
-
 /* scores as an object, or an empty one */
 static jv record_scores(jv rec)
 {
@@ -248,7 +239,7 @@ static jv diff_baseline_scores(jv rec)
 
 void rag_gate_baseline(rag_gate *g, jv rec)
 {
-	char *id = record_id(rec);
+	char *id = rag_record_id(rec);
 	jv scores;
 	size_t row, m;
 	g->have_base = 1;
@@ -912,7 +903,7 @@ static void count_outcome(rag_gate *g, const adding *a)
 static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks, jv *verdict)
 {
 	adding a = {0};
-	char *id = record_id(rec);
+	char *id = rag_record_id(rec);
 	const char *cat;
 	size_t m, nseen;
 	int errs;

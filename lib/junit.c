@@ -34,9 +34,7 @@ static void put_xml(rag_buf *b, const char *s)
 void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv checks)
 {
 	char *id, cat[512];
-	jv idv = rag_json_get(jv_copy(rec), "id");
-	if (!(id = rag_json_id(idv))) id = rag_xstrdup(where);
-	jv_free(idv);
+	if (!(id = rag_record_id(rec))) id = rag_xstrdup(where);
 	rag_json_str(rec, "category", cat, sizeof cat);
 	jv_array_foreach(checks, i, c) {
 		char metric[256], status[16], msg[600];

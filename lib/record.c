@@ -311,6 +311,14 @@ int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t
 	return rc;
 }
 
+char *rag_record_id(jv rec)
+{
+	jv id = rag_json_get(jv_copy(rec), "id");
+	char *s = rag_json_id(id);
+	jv_free(id);
+	return s;
+}
+
 int rag_record_need_text(jv rec, const char *field, int flags, const char **s, char *err, size_t errlen)
 {
 	jv v = rag_record_get(rec, field);

@@ -322,15 +322,6 @@ static jv parse(const char *s)
 	return v;
 }
 
-/* a record's id as text (rag_json_id), or NULL */
-static char *record_id(jv rec)
-{
-	jv id = rag_json_get(jv_copy(rec), "id");
-	char *s = rag_json_id(id);
-	jv_free(id);
-	return s;
-}
-
 static const char *str_or_null(jv o, const char *k, char *buf, size_t n)
 {
 	jv v = rag_json_get(jv_copy(o), k);
@@ -406,7 +397,7 @@ static int testset_put(rag_store *s, const char *name, const rag_strv *lines, co
 	}
 	for (i = 0; i < lines->n; i++) {
 		jv rec = jv_parse(lines->v[i]);
-		char *id = record_id(rec);
+		char *id = rag_record_id(rec);
 		const char *pp[5] = {name, vs, seq, id, lines->v[i]};
 		int r;
 		jv_free(rec);
@@ -682,7 +673,7 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 	if (jv_get_kind(rec) == JV_KIND_OBJECT) {
 		jv e = rag_json_get(jv_copy(rec), "errors");
 		cs->nrec++;
-		cid = record_id(rec);
+		cid = rag_record_id(rec);
 		cat = str_or_null(rec, "category", catbuf, sizeof catbuf);
 		sc = dump(rag_json_get(jv_copy(rec), "scores"));
 		vd = dump(rag_json_get(jv_copy(rec), "verdicts"));

@@ -4,6 +4,7 @@
 #include "rag.h"
 #include "tap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* v (borrowed) as compact JSON with sorted keys */
@@ -152,5 +153,21 @@ int main(void)
 	is_int(rag_record_need_text(rec, "sampleId", 0, &text, err, sizeof err), -1, "need_text: a NUL");
 	is_str(err, "field \"id\" contains a NUL character (\\u0000)", "need_text: a NUL, by our name");
 	jv_free(rec);
+
+	/* the record's id as text: rag_json_id's, or NULL */
+	{
+		static const char *const recs[][2] = {
+			{"{\"id\": \"q1\"}", "q1"}, {"{\"id\": 0.1}", "0.1"}, {"{\"id\": 7}", "7"},
+			{"{\"id\": [1]}", "[1]"}, {"{\"id\": null}", NULL}, {"{\"q\": 1}", NULL},
+		};
+		for (i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+			char *id;
+			rec = jv_parse(recs[i][0]);
+			id = rag_record_id(rec);
+			is_str(id ? id : "(null)", recs[i][1] ? recs[i][1] : "(null)", "rag_record_id of %s", recs[i][0]);
+			free(id);
+			jv_free(rec);
+		}
+	}
 	return done_testing();
 }

@@ -197,6 +197,44 @@ header-check: | have-deps
 	echo "make header-check: $$bad of $(words $(HDR_SRC)) headers do not compile alone"; [ $$bad = 0 ]
 .PHONY: header-check
 
+# cppcheck over lib/ and cmd/: 0 findings. A false one is suppressed at its line
+# (/* cppcheck-suppress ID */ under a comment that says why) or, for a file another change
+# rewrites, in mk/cppcheck.supp with its reason.
+CPPCHECK_FLAGS = -q --std=c11 -D_GNU_SOURCE -DRAG_VERSION='"$(VERSION)"' -DRAG_DATADIR='"$(DATADIR)"' \
+	-Ilib -Icmd --enable=warning,portability,performance --inline-suppr \
+	--suppressions-list=mk/cppcheck.supp --error-exitcode=1
+CPPCHECK_JOBS = 2
+cppcheck:
+	@command -v cppcheck >/dev/null || { echo "make cppcheck: cppcheck is not installed: run make test-deps" >&2; exit 1; }
+	@cppcheck -j$(CPPCHECK_JOBS) $(CPPCHECK_FLAGS) lib cmd && echo "make cppcheck: no findings in lib/ and cmd/"
+.PHONY: cppcheck
+
+# The complexity cap: no function in lib/ or cmd/ over COMPLEXITY_MAX, pmccabe's first column
+# (McCabe's cyclomatic complexity, a switch counted once). Prints the offenders and fails.
+COMPLEXITY_MAX = 50
+COMPLEXITY_SRC = $(wildcard lib/*.c lib/*/*.c cmd/*.c)
+complexity:
+	@command -v pmccabe >/dev/null || { echo "make complexity: pmccabe is not installed: run make test-deps" >&2; exit 1; }
+	@pmccabe $(COMPLEXITY_SRC) | sort -n -r | awk -F'\t' -v max=$(COMPLEXITY_MAX) ' \
+	  { where = $$6; sub(/: .*/, "", where); name = $$6; sub(/^[^ ]*: /, "", name) } \
+	  $$1 > max { print "make complexity: " where ": " name " has complexity " $$1 " (at most " max ")"; bad++ } \
+	  END { if (bad) { print "make complexity: " bad " function" (bad == 1 ? "" : "s") " over " max; exit 1 } \
+	        print "make complexity: every function in lib/ and cmd/ at most " max }'
+.PHONY: complexity
+
+# make lint: the four, each whatever the others gave; CI runs it (.ci/run)
+lint:
+	@$(MAKE) --no-print-directory warnings; w=$$?; \
+	$(MAKE) --no-print-directory header-check; h=$$?; \
+	$(MAKE) --no-print-directory cppcheck; c=$$?; \
+	$(MAKE) --no-print-directory complexity; x=$$?; \
+	echo "make lint: warnings $$([ $$w = 0 ] && echo passed || echo FAILED)," \
+	  "header-check $$([ $$h = 0 ] && echo passed || echo FAILED)," \
+	  "cppcheck $$([ $$c = 0 ] && echo passed || echo FAILED)," \
+	  "complexity $$([ $$x = 0 ] && echo passed || echo FAILED)"; \
+	[ $$w = 0 ] && [ $$h = 0 ] && [ $$c = 0 ] && [ $$x = 0 ]
+.PHONY: lint
+
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz-*.c) over the library compiled again with clang into
 # tests/fuzz/build/ (never the gcc-built librag.a), with ASan and UBSan. `make fuzz` runs each

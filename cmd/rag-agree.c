@@ -394,6 +394,60 @@ static int write_sheet(tool *t, const char *path, size_t want, uint64_t seed, si
 	return rc;
 }
 
+/* The options that are missing or do not go together: 1 after the message, 0 when all is well. */
+static int usage_conflict(rag_cli *cli, const tool *t, const char *labels, int two_formats, long sample,
+                          const char *sheet, int argc, char **argv)
+{
+	if (!t->field) {
+		rag_msg(cli->prog, "error", "--field FIELD is required: the judge's score or verdict (scores.faithfulness)");
+		return 1;
+	}
+	if (t->label && labels) {
+		rag_msg(cli->prog, "error", "--label FIELD and --labels FILE are two sources of the labels: choose one");
+		return 1;
+	}
+	if (two_formats) {
+		rag_msg(cli->prog, "error", "--json and --markdown are two formats of one summary: choose one");
+		return 1;
+	}
+	if ((sample > 0) != (sheet != NULL)) {
+		rag_msg(cli->prog, "error", "--sample N and --sheet FILE go together: how many to draw, and where to write them");
+		return 1;
+	}
+	if (!t->label && !labels && !sheet) {
+		rag_msg(cli->prog, "error", "nothing to compare the judge with: give --label FIELD or --labels FILE (or --sample N --sheet FILE to draw records to label)");
+		return 1;
+	}
+	if (argc - optind > 1) {
+		rag_msg(cli->prog, "error", "one run at a time: \"%s\" is a second file", argv[optind + 1]);
+		return 1;
+	}
+	return 0;
+}
+
+/* What the summary says of its input: the fields compared, the counts, the labels file's
+ * matches and the sample drawn. */
+static jv summary_meta(const tool *t, const char *labels, long duplicates, const char *sheet, size_t sampled)
+{
+	jv meta = JV_OBJECT(jv_string("field"), jv_string(t->field),
+	                    jv_string("label"), jv_string(t->label ? t->label : labels),
+	                    jv_string("id"), jv_string(t->id), jv_string("records"), jv_number((double)t->records),
+	                    jv_string("unreadable"), jv_number((double)t->unreadable),
+	                    jv_string("without_score"), jv_number((double)t->without_score),
+	                    jv_string("without_label"), jv_number((double)t->without_label),
+	                    jv_string("bad_scores"), jv_number((double)t->bad_scores),
+	                    jv_string("bad_labels"), jv_number((double)t->bad_labels));
+	if (jv_is_valid(t->labels)) {
+		long unmatched = jv_object_length(jv_copy(t->labels)) - jv_object_length(jv_copy(t->used));
+		meta = jv_object_set(meta, jv_string("labels_unmatched"), jv_number((double)unmatched));
+		meta = jv_object_set(meta, jv_string("labels_duplicate"), jv_number((double)duplicates));
+		meta = jv_object_set(meta, jv_string("without_id"), jv_number((double)t->no_id));
+	}
+	if (sheet) meta = jv_object_set(meta, jv_string("sample"), JV_OBJECT(jv_string("sheet"), jv_string(sheet),
+	                                jv_string("n"), jv_number((double)sampled)));
+	return meta;
+}
+
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -467,30 +521,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if ((rc = rag_cli_setup(&cli))) goto out;   /* a configuration that cannot be read first */
-	if (!t.field) {
-		rag_msg(cli.prog, "error", "--field FIELD is required: the judge's score or verdict (scores.faithfulness)");
-		goto misuse;
-	}
-	if (t.label && labels) {
-		rag_msg(cli.prog, "error", "--label FIELD and --labels FILE are two sources of the labels: choose one");
-		goto misuse;
-	}
-	if (json && markdown) {
-		rag_msg(cli.prog, "error", "--json and --markdown are two formats of one summary: choose one");
-		goto misuse;
-	}
-	if ((sample > 0) != (sheet != NULL)) {
-		rag_msg(cli.prog, "error", "--sample N and --sheet FILE go together: how many to draw, and where to write them");
-		goto misuse;
-	}
-	if (!t.label && !labels && !sheet) {
-		rag_msg(cli.prog, "error", "nothing to compare the judge with: give --label FIELD or --labels FILE (or --sample N --sheet FILE to draw records to label)");
-		goto misuse;
-	}
-	if (argc - optind > 1) {
-		rag_msg(cli.prog, "error", "one run at a time: \"%s\" is a second file", argv[optind + 1]);
-		goto misuse;
-	}
+	if (usage_conflict(&cli, &t, labels, json && markdown, sample, sheet, argc, argv)) goto misuse;
 	if (optind < argc) input = argv[optind];
 	if (labels && (rc = read_labels(&t, labels, &duplicates))) goto out;
 	t.sheet = sheet != NULL;
@@ -519,26 +550,7 @@ int main(int argc, char **argv)
 
 	s = rag_agree_summary(ps, ph, npairs, t.score, t.n, &o);
 	s = jv_object_set(s, jv_string("length_bias"), length_bias(&t));
-	{
-		long unmatched = 0;
-		jv meta = JV_OBJECT(jv_string("field"), jv_string(t.field),
-		                    jv_string("label"), jv_string(t.label ? t.label : labels),
-		                    jv_string("id"), jv_string(t.id), jv_string("records"), jv_number((double)t.records),
-		                    jv_string("unreadable"), jv_number((double)t.unreadable),
-		                    jv_string("without_score"), jv_number((double)t.without_score),
-		                    jv_string("without_label"), jv_number((double)t.without_label),
-		                    jv_string("bad_scores"), jv_number((double)t.bad_scores),
-		                    jv_string("bad_labels"), jv_number((double)t.bad_labels));
-		if (jv_is_valid(t.labels)) {
-			unmatched = jv_object_length(jv_copy(t.labels)) - jv_object_length(jv_copy(t.used));
-			meta = jv_object_set(meta, jv_string("labels_unmatched"), jv_number((double)unmatched));
-			meta = jv_object_set(meta, jv_string("labels_duplicate"), jv_number((double)duplicates));
-			meta = jv_object_set(meta, jv_string("without_id"), jv_number((double)t.no_id));
-		}
-		if (sheet) meta = jv_object_set(meta, jv_string("sample"), JV_OBJECT(jv_string("sheet"), jv_string(sheet),
-		                                jv_string("n"), jv_number((double)sampled)));
-		s = jv_object_merge(meta, s);
-	}
+	s = jv_object_merge(summary_meta(&t, labels, duplicates, sheet, sampled), s);
 	if (json) {
 		jv d = jv_dump_string(jv_copy(s), 0);
 		text = rag_xasprintf("%s\n", jv_string_value(d));

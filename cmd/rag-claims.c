@@ -62,22 +62,9 @@ static void start(rag_item *it, void *ctx)
 		rag_item_not_applicable(it, "context_recall", "no reference answer");
 		return;
 	}
-	if (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL) {
-		jv_free(v);
-		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
-		rag_item_input_error(it, "rag-claims", NULL, "record has no \"%s\" field", t->from);
-		return;
-	}
-	if (jv_get_kind(v) != JV_KIND_STRING) {
-		const char *k = jv_kind_name(jv_get_kind(v));
-		jv_free(v);
-		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
-		rag_item_input_error(it, "rag-claims", NULL, "field \"%s\" is %s, not a string", t->from, k);
-		return;
-	}
 	jv_free(v);
 	/* borrowed from the record, which does not change until the callback */
-	if (rag_record_text(it->rec, t->from, &text, why, sizeof why) < 0 ||
+	if (rag_record_need_text(it->rec, t->from, 0, &text, why, sizeof why) < 0 ||
 	    rag_item_question(it, &question, why, sizeof why) < 0) {
 		it->rec = rag_record_set(it->rec, "claims", t->key, jv_null());
 		rag_item_input_error(it, "rag-claims", NULL, "%s", why);

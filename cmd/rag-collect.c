@@ -72,13 +72,9 @@ static void start(rag_item *it, void *ctx)
 	it->stage = "answer";
 	if (t->default_body) {
 		/* the default request sends the question: a record without one has nothing to ask */
-		if (rag_record_text(it->rec, "question", &q, why, sizeof why) < 0 || !q || !*q) {
-			int nul = q == NULL && rag_record_str(it->rec, "question") != NULL;
+		if (rag_record_need_text(it->rec, "question", RAG_FIELD_NONEMPTY, &q, why, sizeof why) < 0) {
 			it->rec = jv_object_set(it->rec, jv_string("answer"), jv_null());
-			if (nul)
-				rag_item_input_error(it, "rag-collect", NULL, "%s", why);
-			else
-				rag_item_input_error(it, "rag-collect", NULL, "record has no question (a non-empty string)");
+			rag_item_input_error(it, "rag-collect", NULL, "%s", why);
 			return;
 		}
 	}

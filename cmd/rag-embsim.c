@@ -152,26 +152,11 @@ static void embedded(void *arg, jv vecs, const char *error)
 /* a non-empty string field, or NULL after an input error */
 static const char *text_field(rag_item *it, const tool *t, const char *name)
 {
-	jv v = rag_record_get(it->rec, name);
 	const char *s;
 	char why[RAG_ERRLEN];
-	if (jv_get_kind(v) != JV_KIND_STRING) {
-		const char *k = jv_is_valid(v) ? jv_kind_name(jv_get_kind(v)) : NULL;
-		jv_free(v);
-		set_null(it, t);
-		if (k) rag_item_input_error(it, "rag-embsim", t->metric, "field \"%s\" is %s, not a string", name, k);
-		else rag_item_input_error(it, "rag-embsim", t->metric, "record has no %s", name);
-		return NULL;
-	}
-	jv_free(v);
-	if (rag_record_text(it->rec, name, &s, why, sizeof why) < 0) {
+	if (rag_record_need_text(it->rec, name, RAG_FIELD_NONEMPTY, &s, why, sizeof why) < 0) {
 		set_null(it, t);
 		rag_item_input_error(it, "rag-embsim", t->metric, "%s", why);
-		return NULL;
-	}
-	if (!*s) {
-		set_null(it, t);
-		rag_item_input_error(it, "rag-embsim", t->metric, "field \"%s\" is empty", name);
 		return NULL;
 	}
 	return s;

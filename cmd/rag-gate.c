@@ -114,6 +114,30 @@ static int write_junit(tool *t, FILE *f, const char *path, jv s)
 	return ok ? 0 : -1;
 }
 
+/* The summary as text, JSON or Markdown: to output (sout) when given, else to the standard
+ * error with --tee (the records go to the standard output), else to the standard output. */
+static int print_summary(tool *t, jv summary, int json, int markdown, int tee, FILE *sout, const char *output)
+{
+	FILE *f = sout ? sout : tee ? stderr : stdout;
+	const char *nc = getenv("NO_COLOR");
+	int color = !json && !markdown && !sout && isatty(fileno(f)) && !(nc && *nc), rc;
+	char *text;
+	if (tee) fflush(stdout);
+	if (json) {
+		jv d = jv_dump_string(jv_copy(summary), 0);
+		text = rag_xasprintf("%s\n", jv_string_value(d));
+		jv_free(d);
+	} else if (markdown) {
+		text = rag_report_markdown(JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string(t->first_input ? t->first_input : "<stdin>"),
+		                                              jv_string("summary"), jv_copy(summary))), "rag-gate");
+	} else {
+		text = rag_report_text(summary, color);
+	}
+	rc = rag_cli_write(t->cli, f, sout ? output : NULL, text);   /* one write: stderr is shared */
+	free(text);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- options */
 int main(int argc, char **argv)
 {
@@ -191,26 +215,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!cli.quiet || sout) {
-		FILE *f = sout ? sout : tee ? stderr : stdout;
-		const char *nc = getenv("NO_COLOR");
-		int color = !json && !markdown && !sout && isatty(fileno(f)) && !(nc && *nc);
-		char *text;
-		if (tee) fflush(stdout);
-		if (json) {
-			jv d = jv_dump_string(jv_copy(summary), 0);
-			text = rag_xasprintf("%s\n", jv_string_value(d));
-			jv_free(d);
-		} else if (markdown) {
-			text = rag_report_markdown(JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string(t.first_input ? t.first_input : "<stdin>"),
-			                                              jv_string("summary"), jv_copy(summary))), "rag-gate");
-		} else {
-			text = rag_report_text(summary, color);
-		}
-		rc = rag_cli_write(&cli, f, sout ? output : NULL, text);   /* one write: stderr is shared */
-		free(text);
-		if (rc) goto out;
-	}
+	if ((!cli.quiet || sout) && (rc = print_summary(&t, summary, json, markdown, tee, sout, output))) goto out;
 	rc = pass ? RAG_EXIT_OK : RAG_EXIT_FAIL;
 
 out:

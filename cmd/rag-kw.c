@@ -254,16 +254,15 @@ static void start(rag_item *it, void *ctx)
 	tool *t = ctx;
 	const char *text, *ref;
 	char err[RAG_ERRLEN];
-	int k, ht = text_of(it->rec, t->from, &text), hr = text_of(it->rec, t->against, &ref), said = 0;
+	int k, hr = text_of(it->rec, t->against, &ref), said = 0;
 	int unanswerable = rag_record_expects_refusal(it->rec);
 	rag_lex *x = NULL;
 	rag_prf p;
 	char reason[128];
 
-	if (ht <= 0) {
+	if (rag_record_need_text(it->rec, t->from, 0, &text, err, sizeof err) < 0) {
 		for (k = 0; k < NKINDS; k++) if (t->want[k]) set_null(it, t, k);
-		rag_item_input_error(it, "rag-kw", NULL, ht ? "field \"%s\" is not a string" : "record has no %s",
-		                     rag_record_canonical(t->from));
+		rag_item_input_error(it, "rag-kw", NULL, "%s", err);
 		return;
 	}
 	for (k = 0; k < NKINDS; k++) {
@@ -296,9 +295,11 @@ static void start(rag_item *it, void *ctx)
 		}
 		if (hr < 0) {
 			set_null(it, t, k);
-			if (!said++)
-				rag_item_input_error(it, "rag-kw", NULL, hr ? "field \"%s\" is not a string" : "record has no %s",
-				                     rag_record_canonical(t->against));
+			if (!said++) {
+				/* a value that is not a string (absent and null are not applicable, above) */
+				rag_record_need_text(it->rec, t->against, 0, &ref, err, sizeof err);
+				rag_item_input_error(it, "rag-kw", NULL, "%s", err);
+			}
 			continue;
 		}
 		if (!x && (k == TOKEN_F1 || k == EXACT || (k >= ROUGE1 && k <= ROUGELSUM)))

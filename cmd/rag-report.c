@@ -115,7 +115,7 @@ static void observe(rag_item *it, void *ctx)
 static void observe_base(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
-	jv idv, a, sc;
+	jv a, sc;
 	char *id;
 	off_t off;
 	long k;
@@ -123,10 +123,7 @@ static void observe_base(rag_item *it, void *ctx)
 	if (it->bad) return;
 	rag_gate_baseline(t->gate, jv_copy(it->rec));
 	if (!t->keep) return;
-	idv = rag_json_get(jv_copy(it->rec), "id");
-	id = rag_json_id(idv);
-	jv_free(idv);
-	if (!id) return;
+	if (!(id = rag_record_id(it->rec))) return;
 	a = rag_record_get(it->rec, "answer");
 	sc = rag_json_get(jv_copy(it->rec), "scores");
 	t->buf.len = 0;
@@ -295,6 +292,32 @@ static int close_output(const rag_cli *cli, const char *output, FILE *out, char 
 	return rc;
 }
 
+/* One run (the file name, "-" for the standard input) read and summed up into runs; the last
+ * with the baseline. 0, or the exit status. */
+static int report_run(tool *t, const rag_gate_opts *go, const char *name, int last, int markdown,
+                      const char *baseline, jv *runs)
+{
+	int rc = 0;
+	t->gate = rag_gate_new(go);
+	t->keep = last && !markdown;
+	if (last && baseline) {
+		rag_gate_baseline_name(t->gate, baseline);
+		rc = rag_cli_read_run(t->cli, baseline, NULL, observe_base, t);
+	}
+	if (!rc) rc = read_input(t, name);
+	if (!rc) {
+		jv s = last ? rag_cli_hints(t->cli, t->gate, rag_gate_summary(t->gate)) : rag_gate_summary(t->gate), run;
+		/* no threshold, no verdict: the page does not say PASS of a run nothing was asked of */
+		if (!rag_cli_gate_any(go, last ? baseline : NULL)) s = jv_object_set(s, jv_string("pass"), jv_null());
+		run = JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"), jv_string("summary"), s);
+		if (strcmp(name, "-") && !markdown) run = run_meta(run, name);
+		*runs = jv_array_append(*runs, run);
+	}
+	rag_gate_free(t->gate);
+	t->gate = NULL;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -353,23 +376,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < (size_t)(nfiles ? nfiles : 1) && !rc; i++) {
 		const char *name = nfiles ? argv[optind + (int)i] : "-";
 		int last = i + 1 == (size_t)(nfiles ? nfiles : 1);
-		t.gate = rag_gate_new(&go);
-		t.keep = last && !markdown;
-		if (last && baseline) {
-			rag_gate_baseline_name(t.gate, baseline);
-			rc = rag_cli_read_run(&cli, baseline, NULL, observe_base, &t);
-		}
-		if (!rc) rc = read_input(&t, name);
-		if (!rc) {
-			jv s = last ? rag_cli_hints(&cli, t.gate, rag_gate_summary(t.gate)) : rag_gate_summary(t.gate), run;
-			/* no threshold, no verdict: the page does not say PASS of a run nothing was asked of */
-			if (!rag_cli_gate_any(&go, last ? baseline : NULL)) s = jv_object_set(s, jv_string("pass"), jv_null());
-			run = JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"), jv_string("summary"), s);
-			if (strcmp(name, "-") && !markdown) run = run_meta(run, name);
-			runs = jv_array_append(runs, run);
-		}
-		rag_gate_free(t.gate);
-		t.gate = NULL;
+		rc = report_run(&t, &go, name, last, markdown, baseline, &runs);
 	}
 	if (rc) goto out;
 	if (t.spool_errno) {

@@ -60,7 +60,6 @@ static void generated(void *arg, jv result, const char *error)
 static void start(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
-	jv a = rag_record_get(it->rec, "answer");
 	const char *answer;
 	char why[RAG_ERRLEN];
 	it->stage = "answer_relevancy";
@@ -70,16 +69,7 @@ static void start(rag_item *it, void *ctx)
 		rag_item_not_applicable(it, "answer_relevancy", RAG_NA_UNANSWERABLE);
 		return;
 	}
-	if (jv_get_kind(a) != JV_KIND_STRING) {
-		const char *k = jv_is_valid(a) ? jv_kind_name(jv_get_kind(a)) : NULL;
-		jv_free(a);
-		set_null(it);
-		if (k) rag_item_input_error(it, "rag-revq", "answer_relevancy", "field \"answer\" is %s, not a string", k);
-		else rag_item_input_error(it, "rag-revq", "answer_relevancy", "record has no answer");
-		return;
-	}
-	jv_free(a);
-	if (rag_record_text(it->rec, "answer", &answer, why, sizeof why) < 0) {
+	if (rag_record_need_text(it->rec, "answer", 0, &answer, why, sizeof why) < 0) {
 		set_null(it);
 		rag_item_input_error(it, "rag-revq", "answer_relevancy", "%s", why);
 		return;

@@ -233,9 +233,11 @@ static void chunks_start(rag_item *it, tool *t)
 			                     "to judge the chunks against");
 		else if (strcmp(metric, "context_precision") == 0)
 			rag_item_not_applicable(it, metric, "no reference answer");   /* by its definition */
-		else
-			rag_item_input_error(it, "rag-verify", metric, "record has no answer: context utilization "
-			                     "judges the chunks against the answer");
+		else {
+			rag_record_need_text(it->rec, "answer", RAG_FIELD_NONEMPTY, &ans, why, sizeof why);
+			rag_item_input_error(it, "rag-verify", metric, "%s: context utilization judges the chunks "
+			                     "against the answer", why);
+		}
 		return;
 	}
 	contexts = rag_record_contexts(it->rec);
@@ -286,8 +288,8 @@ static void one_request_start(rag_item *it, tool *t)
 	}
 	if (!ans) {
 		set_null(it, t);
-		rag_item_input_error(it, "rag-verify", t->metric, "record has no \"answer\": --one-request splits "
-		                     "the answer into claims");
+		rag_record_need_text(it->rec, "answer", 0, &ans, why, sizeof why);
+		rag_item_input_error(it, "rag-verify", t->metric, "%s: --one-request splits the answer into claims", why);
 		return;
 	}
 	contexts = rag_record_contexts(it->rec);
@@ -450,8 +452,9 @@ static void correctness_start(rag_item *it, tool *t)
 	if (!ans) {
 		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
 		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		rag_item_input_error(it, "rag-verify", metric, "record has no \"answer\": answer_correctness "
-		                     "judges the answer against the reference");
+		rag_record_need_text(it->rec, "answer", 0, &ans, why, sizeof why);
+		rag_item_input_error(it, "rag-verify", metric, "%s: answer_correctness judges the answer against "
+		                     "the reference", why);
 		return;
 	}
 	if (correctness_claims(it, t, "answer", ans, &aclaims) < 0) return;
@@ -607,14 +610,157 @@ static void start(rag_item *it, void *ctx)
 	}
 }
 
+/* The command line's own flags, before they go into the configuration. */
+typedef struct flags {
+	int recheck, literal, mode;    /* mode: RAG_VERIFY_*, -1 for the configuration's */
+	long batch_claims, batch_chars;
+	double wf, ws;                 /* --weights F,S; -1: not given */
+} flags;
+
+static int metric_known(const char *m)
+{
+	return !strcmp(m, "faithfulness") || !strcmp(m, "context_recall") || !strcmp(m, "context_precision") ||
+	       !strcmp(m, "context_utilization") || !strcmp(m, "answer_correctness");
+}
+
+/* --mode's value as RAG_VERIFY_*, or -1 for none of them. */
+static int parse_mode(const char *arg)
+{
+	if (strcmp(arg, "batched") == 0) return RAG_VERIFY_BATCHED;
+	if (strcmp(arg, "claim") == 0) return RAG_VERIFY_CLAIM;
+	if (strcmp(arg, "claim_chunk") == 0) return RAG_VERIFY_CLAIM_CHUNK;
+	return -1;
+}
+
+/* --weights F,S into f->wf and f->ws; -1 when it is not two numbers from 0 to 1000, not both 0. */
+static int parse_weights(const char *arg, flags *f)
+{
+	char *end, *comma;
+	f->wf = strtod(arg, &end);
+	comma = end;
+	f->ws = *end == ',' ? strtod(comma + 1, &end) : -1;
+	if (*end || comma == arg || end == comma + 1 || !(f->wf >= 0 && f->wf <= 1000) ||
+	    !(f->ws >= 0 && f->ws <= 1000) || f->wf + f->ws <= 0)
+		return -1;
+	return 0;
+}
+
+/* One option of the tool's own: 0 taken, else the exit status (*done: return it). */
+static int tool_option(rag_cli *cli, tool *t, flags *f, int opt, const char *arg, int *done)
+{
+	*done = 1;
+	switch (opt) {
+	case OPT_METRIC:
+		if (!metric_known(arg)) {
+			rag_msg(cli->prog, "error", "--metric must be faithfulness, context_recall, context_precision, "
+			        "context_utilization or answer_correctness, not \"%s\"", arg);
+			return rag_cli_misuse(cli);
+		}
+		t->metric = arg;
+		t->metric_given = 1;
+		break;
+	case OPT_CHUNKS: t->chunks = 1; break;
+	case OPT_ONE_REQUEST: t->one_request = 1; break;
+	case OPT_CLAIMS: t->claims_field = arg; t->claims_given = 1; break;
+	case OPT_MODE:
+		if ((f->mode = parse_mode(arg)) < 0) {
+			rag_msg(cli->prog, "error", "--mode must be batched, claim or claim_chunk, not \"%s\"", arg);
+			return rag_cli_misuse(cli);
+		}
+		break;
+	case OPT_WEIGHTS:
+		if (parse_weights(arg, f) < 0) {
+			rag_msg(cli->prog, "error", "--weights must be two numbers F,S from 0 to 1000, not both 0 "
+			        "(such as 0.75,0.25), not \"%s\"", arg);
+			return rag_cli_misuse(cli);
+		}
+		break;
+	case OPT_RECHECK: f->recheck = 1; break;
+	case OPT_LITERAL: f->literal = 1; break;
+	case OPT_BATCH_CLAIMS:
+		if (rag_cli_int(cli, "--batch-claims", arg, 1, 1000, &f->batch_claims)) return rag_cli_misuse(cli);
+		break;
+	case OPT_BATCH_CHARS:
+		if (rag_cli_int(cli, "--batch-chars", arg, 100, 100000000, &f->batch_chars)) return rag_cli_misuse(cli);
+		break;
+	default:
+		return rag_cli_option(cli, opt, arg, done);
+	}
+	*done = 0;
+	return 0;
+}
+
+/* The options that do not go together: 0, or a message and the misuse status. */
+static int check_combinations(rag_cli *cli, const tool *t, const flags *f)
+{
+	int chunk_metric = strcmp(t->metric, "context_precision") == 0 || strcmp(t->metric, "context_utilization") == 0;
+	if (t->chunks && t->metric_given && !chunk_metric) {
+		rag_msg(cli->prog, "error", "--chunks judges chunks: --metric must be context_precision or context_utilization");
+		return rag_cli_misuse(cli);
+	}
+	if (!t->chunks && chunk_metric) {
+		rag_msg(cli->prog, "error", "--metric %s needs --chunks", t->metric);
+		return rag_cli_misuse(cli);
+	}
+	if (t->chunks && (t->claims_field || f->recheck || f->literal || f->batch_claims || f->mode >= 0)) {
+		rag_msg(cli->prog, "error", "--chunks judges chunks, not claims: --claims, --recheck, --literal, "
+		        "--batch-claims and --mode do not apply");
+		return rag_cli_misuse(cli);
+	}
+	if (t->one_request && (strcmp(t->metric, "faithfulness") || t->chunks || t->claims_field || f->recheck ||
+	                       f->literal || f->batch_claims || f->batch_chars || f->mode >= 0)) {
+		rag_msg(cli->prog, "error", "--one-request is for --metric faithfulness (context recall takes one request "
+		        "without claims.reference already); --chunks, --claims, --recheck, --literal, --batch-claims, "
+		        "--batch-chars and --mode do not apply");
+		return rag_cli_misuse(cli);
+	}
+	if (f->wf >= 0 && strcmp(t->metric, "answer_correctness")) {
+		rag_msg(cli->prog, "error", "--weights is for --metric answer_correctness");
+		return rag_cli_misuse(cli);
+	}
+	if (strcmp(t->metric, "answer_correctness") == 0 && (t->claims_field || f->recheck || f->literal || f->mode >= 0)) {
+		rag_msg(cli->prog, "error", "--metric answer_correctness reads claims.answer and claims.reference: "
+		        "--claims, --recheck, --literal and --mode do not apply");
+		return rag_cli_misuse(cli);
+	}
+	return 0;
+}
+
+/* The prompts the run needs, by what it judges. */
+static void choose_prompts(rag_cli *cli, const tool *t)
+{
+	static const rag_op *const chunks[] = {&rag_op_chunks, NULL}, *const correctness[] = {&rag_op_correctness, NULL},
+	                          *const verifier[] = {&rag_op_verifier, NULL}, *const verify[] = {&rag_op_verify, NULL},
+	                          *const one[] = {&rag_op_faithfulness, &rag_op_claims, NULL};
+	if (t->chunks) cli->ops = chunks;
+	else if (t->one_request) cli->ops = one;
+	else if (strcmp(t->metric, "answer_correctness") == 0) cli->ops = correctness;
+	else if (cli->cfg.verify.mode != RAG_VERIFY_BATCHED) cli->ops = verifier;
+	else cli->ops = verify;
+}
+
+/* answer_correctness's embedder for the similarity part: 0, or the exit status. */
+static int make_embedder(rag_cli *cli, tool *t)
+{
+	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
+	if (!(t->emb = rag_embed_new(&cli->cfg, notice, sizeof notice, err, sizeof err))) {
+		rag_msg(cli->prog, "error", "%s", err);
+		return RAG_EXIT_USAGE;
+	}
+	t->emb_remote = strcmp(rag_embed_name(t->emb), "offline") != 0;
+	/* an offline judge said it is offline already: the embedder's notice would say it again */
+	if (notice[0] && !rag_judge_offline(cli->judge) && !cli->quiet) rag_msg(cli->prog, "notice", "%s", notice);
+	if (cli->verbose) rag_msg(cli->prog, "info", "similarity by the embedder %s", rag_embed_name(t->emb));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	rag_cli cli;
 	tool t;
+	flags f = {0, 0, -1, 0, 0, -1, -1};
 	rag_stream_ops ops = {start, NULL, run, cancel};
-	int opt, rc, done, recheck = 0, literal = 0, mode = -1;
-	long batch_claims = 0, batch_chars = 0;
-	double wf = -1, ws = -1;
+	int opt, rc, done;
 
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
@@ -625,98 +771,21 @@ int main(int argc, char **argv)
 	t.cli = &cli;
 	t.metric = "faithfulness";
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
-		switch (opt) {
-		case OPT_METRIC:
-			if (strcmp(optarg, "faithfulness") && strcmp(optarg, "context_recall") &&
-			    strcmp(optarg, "context_precision") && strcmp(optarg, "context_utilization") &&
-			    strcmp(optarg, "answer_correctness")) {
-				rag_msg(cli.prog, "error", "--metric must be faithfulness, context_recall, context_precision, "
-				        "context_utilization or answer_correctness, not \"%s\"", optarg);
-				return rag_cli_misuse(&cli);
-			}
-			t.metric = optarg;
-			t.metric_given = 1;
-			break;
-		case OPT_CHUNKS: t.chunks = 1; break;
-		case OPT_ONE_REQUEST: t.one_request = 1; break;
-		case OPT_CLAIMS: t.claims_field = optarg; t.claims_given = 1; break;
-		case OPT_MODE:
-			if (strcmp(optarg, "batched") == 0) mode = RAG_VERIFY_BATCHED;
-			else if (strcmp(optarg, "claim") == 0) mode = RAG_VERIFY_CLAIM;
-			else if (strcmp(optarg, "claim_chunk") == 0) mode = RAG_VERIFY_CLAIM_CHUNK;
-			else {
-				rag_msg(cli.prog, "error", "--mode must be batched, claim or claim_chunk, not \"%s\"", optarg);
-				return rag_cli_misuse(&cli);
-			}
-			break;
-		case OPT_WEIGHTS: {
-			char *end, *comma;
-			wf = strtod(optarg, &end);
-			comma = end;
-			ws = *end == ',' ? strtod(comma + 1, &end) : -1;
-			if (*end || comma == optarg || end == comma + 1 || !(wf >= 0 && wf <= 1000) || !(ws >= 0 && ws <= 1000) || wf + ws <= 0) {
-				rag_msg(cli.prog, "error", "--weights must be two numbers F,S from 0 to 1000, not both 0 "
-				        "(such as 0.75,0.25), not \"%s\"", optarg);
-				return rag_cli_misuse(&cli);
-			}
-			break;
-		}
-		case OPT_RECHECK: recheck = 1; break;
-		case OPT_LITERAL: literal = 1; break;
-		case OPT_BATCH_CLAIMS:
-			if (rag_cli_int(&cli, "--batch-claims", optarg, 1, 1000, &batch_claims)) return rag_cli_misuse(&cli);
-			break;
-		case OPT_BATCH_CHARS:
-			if (rag_cli_int(&cli, "--batch-chars", optarg, 100, 100000000, &batch_chars)) return rag_cli_misuse(&cli);
-			break;
-		default:
-			rc = rag_cli_option(&cli, opt, optarg, &done);
-			if (rc || done) return rc;
-		}
+		rc = tool_option(&cli, &t, &f, opt, optarg, &done);
+		if (rc || done) return rc;
 	}
 	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
-	{
-		int chunk_metric = strcmp(t.metric, "context_precision") == 0 || strcmp(t.metric, "context_utilization") == 0;
-		if (t.chunks && t.metric_given && !chunk_metric) {
-			rag_msg(cli.prog, "error", "--chunks judges chunks: --metric must be context_precision or context_utilization");
-			return rag_cli_misuse(&cli);
-		}
-		if (!t.chunks && chunk_metric) {
-			rag_msg(cli.prog, "error", "--metric %s needs --chunks", t.metric);
-			return rag_cli_misuse(&cli);
-		}
-		if (t.chunks && (t.claims_field || recheck || literal || batch_claims || mode >= 0)) {
-			rag_msg(cli.prog, "error", "--chunks judges chunks, not claims: --claims, --recheck, --literal, "
-			        "--batch-claims and --mode do not apply");
-			return rag_cli_misuse(&cli);
-		}
-		if (t.one_request && (strcmp(t.metric, "faithfulness") || t.chunks || t.claims_field || recheck || literal ||
-		                      batch_claims || batch_chars || mode >= 0)) {
-			rag_msg(cli.prog, "error", "--one-request is for --metric faithfulness (context recall takes one request "
-			        "without claims.reference already); --chunks, --claims, --recheck, --literal, --batch-claims, "
-			        "--batch-chars and --mode do not apply");
-			return rag_cli_misuse(&cli);
-		}
-		if (wf >= 0 && strcmp(t.metric, "answer_correctness")) {
-			rag_msg(cli.prog, "error", "--weights is for --metric answer_correctness");
-			return rag_cli_misuse(&cli);
-		}
-		if (strcmp(t.metric, "answer_correctness") == 0 && (t.claims_field || recheck || literal || mode >= 0)) {
-			rag_msg(cli.prog, "error", "--metric answer_correctness reads claims.answer and claims.reference: "
-			        "--claims, --recheck, --literal and --mode do not apply");
-			return rag_cli_misuse(&cli);
-		}
-	}
+	if ((rc = check_combinations(&cli, &t, &f))) return rc;
 	if (!t.claims_field)
 		t.claims_field = strcmp(t.metric, "context_recall") == 0 ? "reference" : "answer";
 	if ((rc = rag_cli_config(&cli))) {
 		rag_cli_free(&cli);
 		return rc;
 	}
-	if (mode >= 0) cli.cfg.verify.mode = mode;
-	if (wf >= 0) {
-		cli.cfg.verify.factual_weight = wf;
-		cli.cfg.verify.similarity_weight = ws;
+	if (f.mode >= 0) cli.cfg.verify.mode = f.mode;
+	if (f.wf >= 0) {
+		cli.cfg.verify.factual_weight = f.wf;
+		cli.cfg.verify.similarity_weight = f.ws;
 	}
 	if (cli.cfg.verify.factual_weight + cli.cfg.verify.similarity_weight <= 0 &&
 	    strcmp(t.metric, "answer_correctness") == 0) {
@@ -724,20 +793,11 @@ int main(int argc, char **argv)
 		rag_cli_free(&cli);
 		return RAG_EXIT_USAGE;
 	}
-	{
-		static const rag_op *const chunks[] = {&rag_op_chunks, NULL}, *const correctness[] = {&rag_op_correctness, NULL},
-		                          *const verifier[] = {&rag_op_verifier, NULL}, *const verify[] = {&rag_op_verify, NULL},
-		                          *const one[] = {&rag_op_faithfulness, &rag_op_claims, NULL};
-		if (t.chunks) cli.ops = chunks;
-		else if (t.one_request) cli.ops = one;
-		else if (strcmp(t.metric, "answer_correctness") == 0) cli.ops = correctness;
-		else if (cli.cfg.verify.mode != RAG_VERIFY_BATCHED) cli.ops = verifier;
-		else cli.ops = verify;
-	}
-	if (recheck) cli.cfg.verify.recheck_chunks = 1;
-	if (literal) cli.cfg.verify.literal_match = 1;
-	if (batch_claims) cli.cfg.verify.batch_claims = (int)batch_claims;
-	if (batch_chars) cli.cfg.verify.batch_chars = (int)batch_chars;
+	choose_prompts(&cli, &t);
+	if (f.recheck) cli.cfg.verify.recheck_chunks = 1;
+	if (f.literal) cli.cfg.verify.literal_match = 1;
+	if (f.batch_claims) cli.cfg.verify.batch_claims = (int)f.batch_claims;
+	if (f.batch_chars) cli.cfg.verify.batch_chars = (int)f.batch_chars;
 	if ((rc = rag_cli_judge(&cli))) {
 		rag_cli_free(&cli);
 		return rc;
@@ -746,17 +806,10 @@ int main(int argc, char **argv)
 	    rag_judge_offline(cli.judge) && !cli.quiet)
 		rag_msg(cli.prog, "notice", "verify.mode %s needs a verifier model at an LLM endpoint; the offline "
 		        "judge checks the claims instead", cli.cfg.verify.mode == RAG_VERIFY_CLAIM ? "claim" : "claim_chunk");
-	if (strcmp(t.metric, "answer_correctness") == 0 && cli.cfg.verify.similarity_weight > 0) {
-		char err[RAG_ERRLEN], notice[RAG_ERRLEN];
-		if (!(t.emb = rag_embed_new(&cli.cfg, notice, sizeof notice, err, sizeof err))) {
-			rag_msg(cli.prog, "error", "%s", err);
-			rag_cli_free(&cli);
-			return RAG_EXIT_USAGE;
-		}
-		t.emb_remote = strcmp(rag_embed_name(t.emb), "offline") != 0;
-		/* an offline judge said it is offline already: the embedder's notice would say it again */
-		if (notice[0] && !rag_judge_offline(cli.judge) && !cli.quiet) rag_msg(cli.prog, "notice", "%s", notice);
-		if (cli.verbose) rag_msg(cli.prog, "info", "similarity by the embedder %s", rag_embed_name(t.emb));
+	if (strcmp(t.metric, "answer_correctness") == 0 && cli.cfg.verify.similarity_weight > 0 &&
+	    (rc = make_embedder(&cli, &t))) {
+		rag_cli_free(&cli);
+		return rc;
 	}
 	rc = rag_cli_run(&cli, &ops, &t);
 	rag_embed_free(t.emb);

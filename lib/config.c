@@ -457,7 +457,7 @@ static int suggest(const char *section, const char *name, char *out, size_t outl
 static const char *clip(const char *s, char *buf, size_t buflen)
 {
 	size_t i, max = buflen - 4;
-	for (i = 0; s[i] && i < max; i++)
+	for (i = 0; i < max && s[i]; i++)
 		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
 	if (s[i]) memcpy(buf + i, "...", 3), i += 3;
 	buf[i] = 0;

@@ -203,15 +203,6 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	return g;
 }
 
-/* A record's id as a string key (rag_json_id). NULL when absent. */
-static char *record_id(jv rec)
-{
-	jv id = rag_json_get(jv_copy(rec), "id");
-	char *s = rag_json_id(id);
-	jv_free(id);
-	return s;
-}
-
 /* scores as an object, or an empty one */
 static jv record_scores(jv rec)
 {
@@ -260,7 +251,7 @@ static jv diff_baseline_scores(jv rec)
 
 void rag_gate_baseline(rag_gate *g, jv rec)
 {
-	char *id = record_id(rec);
+	char *id = rag_record_id(rec);
 	jv scores;
 	size_t row, m;
 	g->have_base = 1;
@@ -804,70 +795,80 @@ static jv self_judging(const rag_gate *g, jv s)
 	        "may flatter them", g->self_model, g->self_judged, g->records)));
 }
 
-/* rag_gate_add, and with verdict the record's verdict (rag_gate_add_verdict) */
-static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks, jv *verdict)
-{
-	jv scores = record_scores(rec), checks = want_checks ? jv_array() : jv_invalid(), missed = jv_array();
-	jv na = record_obj(rec, "not_applicable"), verdicts = record_obj(rec, "verdicts");
-	jv from = record_obj(rec, "relevance_from");
-	char *id = record_id(rec);
-	const char *cat = NULL, *q;
-	category *c = NULL;
-	size_t *gi = rag_xcalloc(g->o.nby, sizeof *gi);   /* the record's group per field */
-	size_t m, nseen, b;
-	int has_null = 0, failed = 0, errs = 0, errored = unreadable;
-	double key = HUGE_VAL;
-	jv catv = rag_json_get(jv_copy(rec), "category");
-	jv e = rag_json_get(jv_copy(rec), "errors");
-	jv usage = rag_json_get(jv_copy(rec), "usage");
 
-	g->cost = rag_cost_add(g->cost, usage);
-	jv_free(usage);
-	note_self_judged(g, rec);
-	g->seq++;
-	g->records++;
-	if (unreadable) g->unreadable++;
-	errs = jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0;
+/* One record being added: what gate_add's steps share. */
+typedef struct adding {
+	jv scores, na, verdicts, from;    /* the record's objects (owned) */
+	category *c;                      /* its category, when the gate keeps them */
+	size_t *gi;                       /* its group per --by field */
+	int want_checks, has_null, failed, errored;
+	double key;                       /* its rank among the worst: lowest first */
+	jv missed, checks;                /* what it missed (messages); its checks for JUnit */
+} adding;
+
+/* Whether the record has an error entry. */
+static int record_has_errors(jv rec)
+{
+	jv e = rag_json_get(jv_copy(rec), "errors");
+	int errs = jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0;
 	jv_free(e);
-	/* a record with an error entry was not scored as asked, gated or not: never a pass */
-	if (errs) failed = errored = 1;
-	if ((q = rag_record_str(rec, "question")) && *q) {
+	return errs;
+}
+
+/* The language of the record's question, counted for the run. */
+static void count_lang(rag_gate *g, jv rec)
+{
+	const char *q = rag_record_str(rec, "question");
+	if (q && *q) {
 		if (!strcmp(rag_text_lang(q), "zh")) g->lang_zh++;
 		else g->lang_en++;
 	}
-	if (jv_get_kind(catv) == JV_KIND_STRING) cat = jv_string_value(catv);
-	else if (jv_is_valid(catv) && jv_get_kind(catv) != JV_KIND_NULL) {
-		jv d = jv_dump_string(jv_copy(catv), 0);
-		jv_free(catv);
-		catv = d;
-		cat = jv_string_value(catv);
+}
+
+/* The record's category as text (a value not a string in JSON), or NULL; *catv (owned) holds it. */
+static const char *record_category(jv rec, jv *catv)
+{
+	*catv = rag_json_get(jv_copy(rec), "category");
+	if (jv_get_kind(*catv) == JV_KIND_STRING) return jv_string_value(*catv);
+	if (jv_is_valid(*catv) && jv_get_kind(*catv) != JV_KIND_NULL) {
+		jv d = jv_dump_string(jv_copy(*catv), 0);
+		jv_free(*catv);
+		*catv = d;
+		return jv_string_value(*catv);
 	}
-	if (cat && g->cat_by < 0) {
-		c = get_cat(&g->cat, &g->ncat, &g->cat_ix, cat, cat, 0);
-		c->records++;
+	return NULL;
+}
+
+/* The first record with --by field b: "(none)", which held every record so far, gets the run's
+ * values so far (see assign_groups). */
+static void by_first_seen(rag_gate *g, size_t b)
+{
+	char *nk = rag_xasprintf("%zu", b);
+	jv ix = jv_object_get(jv_copy(g->grp_ix), jv_string(nk));
+	if (jv_get_kind(ix) == JV_KIND_NUMBER) {
+		category *none = &g->grp[(size_t)jv_number_value(ix)];
+		size_t m, i;
+		for (m = 0; m < g->nmetric; m++) {
+			for (i = 0; i < g->vals[m].n; i++) cat_push(none, m, g->vals[m].v[i]);
+			cat_grow(none, m);
+			none->na[m] = g->ms[m].na;
+		}
 	}
-	/* the groups: a record without the field is in "(none)" (keyed apart from a value "(none)").
-	 * Until some record has the field, "(none)" holds every record so far, the run's own
-	 * values: its scores are not kept twice (a million records without a category would be
-	 * 8 MB a metric more), and the first record with the field copies them in. */
+	jv_free(ix);
+	free(nk);
+	g->by_seen[b] = 1;
+}
+
+/* The record's groups into gi: a record without the field is in "(none)" (keyed apart from a
+ * value "(none)"). Until some record has the field, "(none)" holds every record so far, the
+ * run's own values: its scores are not kept twice (a million records without a category would
+ * be 8 MB a metric more), and the first record with the field copies them in. */
+static void assign_groups(rag_gate *g, jv rec, size_t *gi)
+{
+	size_t b;
 	for (b = 0; b < g->o.nby; b++) {
 		char *v = field_text(rec, g->o.by[b]), *k;
-		if (v && !g->by_seen[b]) {
-			char *nk = rag_xasprintf("%zu", b);
-			jv ix = jv_object_get(jv_copy(g->grp_ix), jv_string(nk));
-			if (jv_get_kind(ix) == JV_KIND_NUMBER) {
-				category *none = &g->grp[(size_t)jv_number_value(ix)];
-				size_t i;
-				for (m = 0; m < g->nmetric; m++) {
-					for (i = 0; i < g->vals[m].n; i++) cat_push(none, m, g->vals[m].v[i]);
-					cat_grow(none, m);
-					none->na[m] = g->ms[m].na;
-				}
-			}
-			jv_free(ix);
-			free(nk);
-			g->by_seen[b] = 1;
-		}
+		if (v && !g->by_seen[b]) by_first_seen(g, b);
 		k = rag_xasprintf("%zu%s%s", b, v ? "=" : "", v ? v : "");
 		gi[b] = (size_t)(get_cat(&g->grp, &g->ngrp, &g->grp_ix, k, v ? v : "(none)", b) - g->grp);
 		g->grp[gi[b]].records++;
@@ -875,140 +876,222 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		free(k);
 		free(v);
 	}
+}
 
-	/* every number the record carries */
-	jv_object_foreach(scores, k, v) {
+/* Every number the record carries, into the run's, its category's and its groups' values. */
+static void push_numbers(rag_gate *g, const adding *a)
+{
+	size_t m, b;
+	jv_object_foreach(a->scores, k, v) {
 		m = metric_index(g, jv_string_value(k));
 		if (jv_get_kind(v) == JV_KIND_NUMBER) {
 			double x = jv_number_value(v);
 			dvec_push(&g->vals[m], x);
-			if (c) cat_push(c, m, x);
+			if (a->c) cat_push(a->c, m, x);
 			for (b = 0; b < g->o.nby; b++)
-				if (g->by_seen[b]) cat_push(&g->grp[gi[b]], m, x);
+				if (g->by_seen[b]) cat_push(&g->grp[a->gi[b]], m, x);
 		}
 		jv_free(k);
 		jv_free(v);
 	}
+}
+
+/* Not applicable by the metric's definition: out of its mean, its nulls and its gate. Returns 1
+ * when metric m is not applicable to the record (counted), 0 when it is. */
+static int metric_not_applicable(rag_gate *g, adding *a, size_t m, int number, double thr)
+{
+	const char *name = g->metric[m];
+	jv nav = jv_object_get(jv_copy(a->na), jv_string(name));
+	size_t b;
+	if (number || jv_get_kind(nav) != JV_KIND_STRING) {
+		jv_free(nav);
+		return 0;
+	}
+	g->ms[m].na++;
+	if (!g->ms[m].na_reason) g->ms[m].na_reason = rag_xstrdup(jv_string_value(nav));
+	if (a->c) cat_na(a->c, m);
+	for (b = 0; b < g->o.nby; b++)
+		if (g->by_seen[b]) cat_na(&g->grp[a->gi[b]], m);
+	if (a->want_checks) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "%s: not applicable (%s)", name, jv_string_value(nav));
+		a->checks = record_check(a->checks, name, jv_null(), thr, "skipped", msg);
+	}
+	jv_free(nav);
+	return 1;
+}
+
+/* A failure of the record on a metric: msg goes into what it missed; the failure ranks it at
+ * most -1 among the worst when lower_key. */
+static void record_missed(adding *a, const char *msg, int lower_key)
+{
+	if (lower_key && a->key > -1) a->key = -1;
+	a->missed = jv_array_append(a->missed, jv_string(msg));
+}
+
+/* Metric m's number x on the record against its threshold thr, its pass verdict and its repeats'
+ * flips. Returns whether it failed; *number goes to 0 when a pass verdict is missing (an error);
+ * *why points at msg when a check did not pass. */
+static int check_number(rag_gate *g, adding *a, size_t m, double x, double thr, int flip,
+                        int *number, char *msg, size_t msglen, const char **why)
+{
+	const char *name = g->metric[m];
+	double k = isnan(thr) ? x : x - thr;
+	int bad = 0;
+	if (k < a->key) a->key = k;
+	if (!isnan(thr) && x < thr - EPS) {
+		bad = 1;
+		snprintf(msg, msglen, "%s %.3f is below the per-record threshold %.3f%s", name, x, thr, cat_note(g, m));
+		record_missed(a, msg, 0);
+		*why = msg;
+	}
+	if (g->ms[m].verdict) {
+		int pv = pass_verdict(a->verdicts, name);
+		if (pv < 0) {
+			a->has_null = 1;
+			a->failed = a->errored = 1;
+			*number = 0;   /* an error: a pass gate with no verdict to read */
+			g->ms[m].undecided++;
+			snprintf(msg, msglen, "%s has no pass verdict (verdicts.%s)", name, name);
+			record_missed(a, msg, 0);
+			*why = msg;
+		} else if (!pv && !bad) {
+			bad = 1;
+			snprintf(msg, msglen, "%s: the tool's verdict is fail", name);
+			record_missed(a, msg, 1);
+			*why = msg;
+		}
+	}
+	if (flip && g->o.fail_on_flip && gated(g, m) && !bad) {
+		bad = 1;
+		snprintf(msg, msglen, "%s: the repeats flip across the threshold (--fail-on-flip)", name);
+		record_missed(a, msg, 1);
+		*why = msg;
+	}
+	if (*number && (record_gated(g, m) || (flip && g->o.fail_on_flip && gated(g, m)))) {
+		g->ms[m].judged++;
+		if (bad) g->ms[m].failed++;
+		else g->ms[m].passed++;
+	}
+	return bad;
+}
+
+/* Metric m of the table on the record: a null or a threshold, counted, and its check. */
+static void check_metric(rag_gate *g, adding *a, size_t m)
+{
+	const char *name = g->metric[m];
+	jv v = jv_object_get(jv_copy(a->scores), jv_string(name));
+	int present = jv_is_valid(v), number = jv_get_kind(v) == JV_KIND_NUMBER, flip;
+	int isnull = jv_get_kind(v) == JV_KIND_NULL;
+	double x = number ? jv_number_value(v) : NAN, thr = g->rec_thr[m];
+	const char *why = NULL;
+	char msg[400];
+	jv_free(v);
+	if ((flip = flipped(a->verdicts, name))) g->ms[m].flips++;
+	count_from(&g->ms[m], a->from, name);
+	if (metric_not_applicable(g, a, m, number, thr)) return;
+	/* a metric this record does not carry is a null in the table (records - scored) but
+	 * a failure of the record only when the metric is gated */
+	if (!present && !gated(g, m)) return;
+	if (!number) {
+		/* absent or null: the record was not scored on this metric, gated or not (a
+		 * summary of records whose every score is null says none passed) */
+		a->has_null = 1;
+		a->failed = a->errored = 1;
+		snprintf(msg, sizeof msg, "%s is %s", name, !present ? "missing" : isnull ? "null" : "not a number");
+		if (gated(g, m) || present) a->missed = jv_array_append(a->missed, jv_string(msg));
+		why = msg;
+	} else if (check_number(g, a, m, x, thr, flip, &number, msg, sizeof msg, &why)) {
+		a->failed = 1;
+	}
+	if (a->want_checks)
+		a->checks = record_check(a->checks, name, number ? jv_number(x) : jv_null(), thr,
+		                         !number ? "error" : why ? "failure" : "pass", why);
+}
+
+/* The record's outcome counted for the run, its category and its groups. */
+static void count_outcome(rag_gate *g, const adding *a)
+{
+	size_t b;
+	if (a->errored) {
+		g->errored++;
+		if (a->c) a->c->errored++;
+		for (b = 0; b < g->o.nby; b++) g->grp[a->gi[b]].errored++;
+	} else if (!a->failed) {
+		g->passed++;
+		if (a->c) a->c->passed++;
+		for (b = 0; b < g->o.nby; b++) g->grp[a->gi[b]].passed++;
+	}
+}
+
+/* rag_gate_add, and with verdict the record's verdict (rag_gate_add_verdict) */
+static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks, jv *verdict)
+{
+	adding a = {0};
+	char *id = rag_record_id(rec);
+	const char *cat;
+	size_t m, nseen;
+	int errs;
+	jv catv, usage = rag_json_get(jv_copy(rec), "usage");
+
+	a.scores = record_scores(rec);
+	a.checks = want_checks ? jv_array() : jv_invalid();
+	a.missed = jv_array();
+	a.na = record_obj(rec, "not_applicable");
+	a.verdicts = record_obj(rec, "verdicts");
+	a.from = record_obj(rec, "relevance_from");
+	a.gi = rag_xcalloc(g->o.nby, sizeof *a.gi);
+	a.want_checks = want_checks;
+	a.errored = unreadable;
+	a.key = HUGE_VAL;
+
+	g->cost = rag_cost_add(g->cost, usage);
+	jv_free(usage);
+	note_self_judged(g, rec);
+	g->seq++;
+	g->records++;
+	if (unreadable) g->unreadable++;
+	errs = record_has_errors(rec);
+	/* a record with an error entry was not scored as asked, gated or not: never a pass */
+	if (errs) a.failed = a.errored = 1;
+	count_lang(g, rec);
+	cat = record_category(rec, &catv);
+	if (cat && g->cat_by < 0) {
+		a.c = get_cat(&g->cat, &g->ncat, &g->cat_ix, cat, cat, 0);
+		a.c->records++;
+	}
+	assign_groups(g, rec, a.gi);
+	push_numbers(g, &a);
 	/* then every metric of the table, the record's and the gated ones: nulls and thresholds */
 	category_thresholds(g, rec);
 	nseen = g->nmetric;
-	for (m = 0; m < nseen; m++) {
-		const char *name = g->metric[m];
-		jv v = jv_object_get(jv_copy(scores), jv_string(name)), nav;
-		int present = jv_is_valid(v), number = jv_get_kind(v) == JV_KIND_NUMBER, bad = 0, flip;
-		int isnull = jv_get_kind(v) == JV_KIND_NULL;
-		double x = number ? jv_number_value(v) : NAN, thr = g->rec_thr[m];
-		const char *why = NULL;
-		char msg[400];
-		jv_free(v);
-		if ((flip = flipped(verdicts, name))) g->ms[m].flips++;
-		count_from(&g->ms[m], from, name);
-		/* not applicable by the metric's definition: out of its mean, its nulls and its gate */
-		nav = jv_object_get(jv_copy(na), jv_string(name));
-		if (!number && jv_get_kind(nav) == JV_KIND_STRING) {
-			g->ms[m].na++;
-			if (!g->ms[m].na_reason) g->ms[m].na_reason = rag_xstrdup(jv_string_value(nav));
-			if (c) cat_na(c, m);
-			for (b = 0; b < g->o.nby; b++)
-				if (g->by_seen[b]) cat_na(&g->grp[gi[b]], m);
-			if (want_checks) {
-				snprintf(msg, sizeof msg, "%s: not applicable (%s)", name, jv_string_value(nav));
-				checks = record_check(checks, name, jv_null(), thr, "skipped", msg);
-			}
-			jv_free(nav);
-			continue;
-		}
-		jv_free(nav);
-		/* a metric this record does not carry is a null in the table (records - scored) but
-		 * a failure of the record only when the metric is gated */
-		if (!present && !gated(g, m)) continue;
-		if (!number) {
-			/* absent or null: the record was not scored on this metric, gated or not (a
-			 * summary of records whose every score is null says none passed) */
-			has_null = 1;
-			failed = errored = 1;
-			snprintf(msg, sizeof msg, "%s is %s", name, !present ? "missing" : isnull ? "null" : "not a number");
-			if (gated(g, m) || present) missed = jv_array_append(missed, jv_string(msg));
-			why = msg;
-		} else {
-			double k = isnan(thr) ? x : x - thr;
-			if (k < key) key = k;
-			if (!isnan(thr) && x < thr - EPS) {
-				bad = 1;
-				snprintf(msg, sizeof msg, "%s %.3f is below the per-record threshold %.3f%s", name, x, thr, cat_note(g, m));
-				missed = jv_array_append(missed, jv_string(msg));
-				why = msg;
-			}
-			if (g->ms[m].verdict) {
-				int pv = pass_verdict(verdicts, name);
-				if (pv < 0) {
-					has_null = 1;
-					failed = errored = 1;
-					number = 0;   /* an error: a pass gate with no verdict to read */
-					g->ms[m].undecided++;
-					snprintf(msg, sizeof msg, "%s has no pass verdict (verdicts.%s)", name, name);
-					missed = jv_array_append(missed, jv_string(msg));
-					why = msg;
-				} else if (!pv && !bad) {
-					bad = 1;
-					if (key > -1) key = -1;
-					snprintf(msg, sizeof msg, "%s: the tool's verdict is fail", name);
-					missed = jv_array_append(missed, jv_string(msg));
-					why = msg;
-				}
-			}
-			if (flip && g->o.fail_on_flip && gated(g, m) && !bad) {
-				bad = 1;
-				if (key > -1) key = -1;
-				snprintf(msg, sizeof msg, "%s: the repeats flip across the threshold (--fail-on-flip)", name);
-				missed = jv_array_append(missed, jv_string(msg));
-				why = msg;
-			}
-			if (number && (record_gated(g, m) || (flip && g->o.fail_on_flip && gated(g, m)))) {
-				g->ms[m].judged++;
-				if (bad) g->ms[m].failed++;
-				else g->ms[m].passed++;
-			}
-			if (bad) failed = 1;
-		}
-		if (want_checks)
-			checks = record_check(checks, name, number ? jv_number(x) : jv_null(), thr,
-			                      !number ? "error" : why ? "failure" : "pass", why);
-	}
-	if (unreadable) has_null = failed = 1;
+	for (m = 0; m < nseen; m++) check_metric(g, &a, m);
+	if (unreadable) a.has_null = a.failed = 1;
 	/* a record with an error entry or a null is among the worst whatever its other scores */
-	if (has_null || errs || unreadable) key = -HUGE_VAL;
-	if (errored) {
-		g->errored++;
-		if (c) c->errored++;
-		for (b = 0; b < g->o.nby; b++) g->grp[gi[b]].errored++;
-	} else if (!failed) {
-		g->passed++;
-		if (c) c->passed++;
-		for (b = 0; b < g->o.nby; b++) g->grp[gi[b]].passed++;
-	}
+	if (a.has_null || errs || unreadable) a.key = -HUGE_VAL;
+	count_outcome(g, &a);
 	if (verdict) {
 		jv ch = jv_array();
-		if (g->have_base) align(g, id, scores, &ch);
-		*verdict = JV_OBJECT(jv_string("failed"), jv_bool(failed), jv_string("errored"), jv_bool(errored),
-		                     jv_string("missed"), jv_copy(missed), jv_string("checks"), checks,
+		if (g->have_base) align(g, id, a.scores, &ch);
+		*verdict = JV_OBJECT(jv_string("failed"), jv_bool(a.failed), jv_string("errored"), jv_bool(a.errored),
+		                     jv_string("missed"), jv_copy(a.missed), jv_string("checks"), a.checks,
 		                     jv_string("changes"), ch);
-		checks = jv_invalid();
+		a.checks = jv_invalid();
 	} else if (g->have_base) {
-		align(g, id, scores, NULL);
+		align(g, id, a.scores, NULL);
 	}
-	if (key < HUGE_VAL || has_null || errs)
-		consider_worst(g, key, rec, where, id, cat, failed, missed, jv_copy(scores));
+	if (a.key < HUGE_VAL || a.has_null || errs)
+		consider_worst(g, a.key, rec, where, id, cat, a.failed, a.missed, jv_copy(a.scores));
 	else
-		jv_free(missed);
-	jv_free(scores);
-	jv_free(na);
-	jv_free(verdicts);
-	jv_free(from);
+		jv_free(a.missed);
+	jv_free(a.scores);
+	jv_free(a.na);
+	jv_free(a.verdicts);
+	jv_free(a.from);
 	jv_free(catv);
-	free(gi);
+	free(a.gi);
 	free(id);
-	return checks;
+	return a.checks;
 }
 
 jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want_checks)
@@ -1264,11 +1347,52 @@ static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, si
 	return rows;
 }
 
+/* The summary's groups: one entry per --by field some record has, with its groups' rows. */
+static jv group_rows(rag_gate *g, const size_t *order)
+{
+	jv groups = jv_array();
+	size_t k;
+	for (k = 0; k < g->o.nby; k++) {
+		jv by;
+		if (!g->by_seen[k]) continue;   /* a field no record has makes one group of all: noise */
+		by = jv_object_set(jv_object(), jv_string("by"), jv_string(g->o.by[k]));
+		by = jv_object_set(by, jv_string("groups"), cat_rows(g, g->grp, g->ngrp, order, k + 1, "group"));
+		groups = jv_array_append(groups, by);
+	}
+	return groups;
+}
+
+/* The summary's thresholds: the gate's options as given. */
+static jv thresholds(const rag_gate *g)
+{
+	jv thr = jv_object(), tm = jv_object(), tr = jv_object(), pv = jv_array();
+	size_t i;
+	for (i = 0; i < g->o.nmean; i++) tm = jv_object_set(tm, jv_string(g->o.mean[i].key), jv_number(g->o.mean[i].value));
+	for (i = 0; i < g->o.nrecord; i++) tr = jv_object_set(tr, jv_string(g->o.record[i].key), jv_number(g->o.record[i].value));
+	thr = jv_object_set(thr, jv_string("mean"), tm);
+	thr = jv_object_set(thr, jv_string("record"), tr);
+	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
+	if (g->o.nby_category) thr = jv_object_set(thr, jv_string("by_category"), by_category_json(g));
+	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
+	for (i = 0; i < g->o.npass; i++) pv = jv_array_append(pv, jv_string(g->o.pass[i]));
+	thr = jv_object_set(thr, jv_string("pass"), pv);
+	thr = jv_object_set(thr, jv_string("fail_on_flip"), jv_bool(g->o.fail_on_flip));
+	return thr;
+}
+
+/* The --by fields, in order. */
+static jv by_fields(const rag_gate *g)
+{
+	jv byv = jv_array();
+	size_t i;
+	for (i = 0; i < g->o.nby; i++) byv = jv_array_append(byv, jv_string(g->o.by[i]));
+	return byv;
+}
+
 jv rag_gate_summary(rag_gate *g)
 {
-	jv s = jv_object(), metrics = jv_array(), cats, groups = jv_array(), checks = jv_array(), worsts = jv_array();
-	jv thr = jv_object(), tm = jv_object(), tr = jv_object();
-	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), i, k;
+	jv s = jv_object(), metrics = jv_array(), cats, checks = jv_array(), worsts = jv_array();
+	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), i;
 	int pass = 1, any_scored = 0;
 	long judged = g->records - g->errored;
 	double rate = judged > 0 ? (double)g->passed / (double)judged : NAN;
@@ -1369,31 +1493,10 @@ jv rag_gate_summary(rag_gate *g)
 
 	cats = g->cat_by < 0 ? cat_rows(g, g->cat, g->ncat, order, 0, "category")
 	                     : cat_rows(g, g->grp, g->ngrp, order, (size_t)g->cat_by + 1, "category");
-	for (k = 0; k < g->o.nby; k++) {
-		jv by;
-		if (!g->by_seen[k]) continue;   /* a field no record has makes one group of all: noise */
-		by = jv_object_set(jv_object(), jv_string("by"), jv_string(g->o.by[k]));
-		by = jv_object_set(by, jv_string("groups"), cat_rows(g, g->grp, g->ngrp, order, k + 1, "group"));
-		groups = jv_array_append(groups, by);
-	}
 
 	for (i = 0; i < g->nw; i++) worsts = jv_array_append(worsts, jv_copy(g->w[i].info));
 
-	for (i = 0; i < g->o.nmean; i++) tm = jv_object_set(tm, jv_string(g->o.mean[i].key), jv_number(g->o.mean[i].value));
-	for (i = 0; i < g->o.nrecord; i++) tr = jv_object_set(tr, jv_string(g->o.record[i].key), jv_number(g->o.record[i].value));
-	thr = jv_object_set(thr, jv_string("mean"), tm);
-	thr = jv_object_set(thr, jv_string("record"), tr);
-	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
-	if (g->o.nby_category) thr = jv_object_set(thr, jv_string("by_category"), by_category_json(g));
-	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
-	{
-		jv pv = jv_array(), byv = jv_array();
-		for (i = 0; i < g->o.npass; i++) pv = jv_array_append(pv, jv_string(g->o.pass[i]));
-		thr = jv_object_set(thr, jv_string("pass"), pv);
-		thr = jv_object_set(thr, jv_string("fail_on_flip"), jv_bool(g->o.fail_on_flip));
-		for (i = 0; i < g->o.nby; i++) byv = jv_array_append(byv, jv_string(g->o.by[i]));
-		s = jv_object_set(s, jv_string("by"), byv);
-	}
+	s = jv_object_set(s, jv_string("by"), by_fields(g));
 
 	s = jv_object_set(s, jv_string("records"), jv_number((double)g->records));
 	s = jv_object_set(s, jv_string("unreadable"), jv_number((double)g->unreadable));
@@ -1401,10 +1504,10 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
 	s = jv_object_set(s, jv_string("pass_rate_of"), jv_number((double)judged));
-	s = jv_object_set(s, jv_string("thresholds"), thr);
+	s = jv_object_set(s, jv_string("thresholds"), thresholds(g));
 	s = jv_object_set(s, jv_string("metrics"), metrics);
 	s = jv_object_set(s, jv_string("categories"), cats);
-	s = jv_object_set(s, jv_string("groups"), groups);
+	s = jv_object_set(s, jv_string("groups"), group_rows(g, order));
 	s = jv_object_set(s, jv_string("worst"), worsts);
 	s = jv_object_set(s, jv_string("cost"), rag_cost_summary(g->cost, g->o.prices, g->o.nprices, g->o.currency));
 	g->cost = jv_object();

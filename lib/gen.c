@@ -120,6 +120,8 @@ void rag_gen_ask(rag_judge *j, const char *lang, const char *title, const char *
 		const char *df = rag_gen_difficulty(i);
 		for (d = 0; d < 3 && strcmp(df, difficulties[d]); d++)
 			;
+		/* d < 3: rag_gen_difficulty(i) is one of difficulties[] */
+		/* cppcheck-suppress arrayIndexOutOfBounds */
 		rag_buf_addf(&plan, "%d. %s, %s\n", i + 1, dname[lg][d], rag_gen_type(i));
 	}
 	blk = rag_prompt_block("DOCUMENT", nonce, text);

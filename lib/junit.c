@@ -2,6 +2,7 @@
  * the records, a test case per record. The records' cases are rendered as they come (the tool
  * keeps them aside) because the counts in the suites' heads are known only at the end. */
 #include "base.h"
+#include "record.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -148,10 +149,8 @@ void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv ch
 	size_t start = b->len, k;
 	long nchecks = 0, nfail = 0, nerr = 0, nskip = 0;
 	double secs = rag_json_num(rec, "latency_ms") / 1000;
-	jv idv = rag_json_get(jv_copy(rec), "id");
 	rag_junit_suite *su;
-	if (!(id = rag_json_id(idv))) id = rag_xstrdup(where);
-	jv_free(idv);
+	if (!(id = rag_record_id(rec))) id = rag_xstrdup(where);
 	if (!(secs >= 0)) secs = 0;   /* none, or not a number */
 	rag_json_str(rec, "category", cat, sizeof cat);
 	k = suite_of(t, *cat ? cat : NULL);

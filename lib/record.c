@@ -313,6 +313,41 @@ int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t
 	return rc;
 }
 
+char *rag_record_id(jv rec)
+{
+	jv id = rag_json_get(jv_copy(rec), "id");
+	char *s = rag_json_id(id);
+	jv_free(id);
+	return s;
+}
+
+int rag_record_need_text(jv rec, const char *field, int flags, const char **s, char *err, size_t errlen)
+{
+	jv v = rag_record_get(rec, field);
+	jv_kind k = jv_get_kind(v);
+	const char *name = rag_record_canonical(field);
+	jv_free(v);
+	*s = NULL;
+	if (k == JV_KIND_INVALID) {
+		rag_seterr(err, errlen, "record has no \"%s\" field", name);
+		return -1;
+	}
+	if (k != JV_KIND_STRING) {
+		rag_seterr(err, errlen, "field \"%s\" is %s, not a string", name, jv_kind_name(k));
+		return -1;
+	}
+	if (rag_record_text(rec, field, s, err, errlen) < 0) {
+		rag_seterr(err, errlen, "field \"%s\" contains a NUL character (\\u0000)", name);
+		return -1;
+	}
+	if ((flags & RAG_FIELD_NONEMPTY) && !**s) {
+		rag_seterr(err, errlen, "field \"%s\" is empty", name);
+		*s = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 const char *rag_record_str(jv rec, const char *field)
 {
 	jv v = rag_record_get(rec, field);

@@ -62,6 +62,16 @@ const char *rag_record_str(jv rec, const char *field);
  * \u0000 that a C string cannot, and judging the text before it would score a part as the
  * whole. rec borrowed. */
 int rag_record_text(jv rec, const char *field, const char **s, char *err, size_t errlen);
+/* The record's id (rec borrowed) as text, as rag_json_id writes it (newly allocated), or NULL
+ * when it has none: the one way a record's id becomes a key, a name or a column. */
+char *rag_record_id(jv rec);
+/* A text the record must have: 0 with *s as rag_record_text gives it, or -1 with *s NULL and
+ * the one message every tool gives, naming the field by our name (rag_record_canonical):
+ * "record has no "F" field" when it is absent, "field "F" is KIND, not a string" when it is
+ * something else (null included), "field "F" contains a NUL character (\u0000)", and with
+ * RAG_FIELD_NONEMPTY "field "F" is empty" for "". rec borrowed. */
+#define RAG_FIELD_NONEMPTY 1
+int rag_record_need_text(jv rec, const char *field, int flags, const char **s, char *err, size_t errlen);
 /* 1 when s (borrowed) is a string that holds a NUL character. */
 int rag_record_has_nul(jv s);
 /* rag-gen's hard cases (rag(7) HARD CASES). 1 when rec (borrowed) says expect: "refusal": an

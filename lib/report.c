@@ -302,9 +302,7 @@ jv rag_report_record(jv rec, jv verdict, const char *where)
 	char *id = NULL;
 	int failed = rag_json_true(verdict, "failed"), errored = rag_json_true(verdict, "errored");
 
-	v = rag_json_get(jv_copy(rec), "id");
-	if ((id = rag_json_id(v))) r = jv_object_set(r, jv_string("id"), jv_string(id));
-	jv_free(v);
+	if ((id = rag_record_id(rec))) r = jv_object_set(r, jv_string("id"), jv_string(id));
 	free(id);
 	v = rag_json_get(jv_copy(rec), "category");
 	if (jv_get_kind(v) == JV_KIND_STRING) r = jv_object_set(r, jv_string("cat"), v);

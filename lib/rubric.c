@@ -238,7 +238,9 @@ int rag_rubric_inputs(const rag_rubric *r, jv rec, jv *values, const char **na, 
 	*values = jv_null();
 	for (i = 0; i < r->fields.n; i++) {
 		const char *f = r->fields.v[i], *s;
+		char why[RAG_ERRLEN];
 		jv v;
+		int missing;
 		if (strcmp(f, "contexts") == 0) {
 			jv c = rag_record_contexts(rec);
 			if (!jv_is_valid(c)) {
@@ -252,26 +254,16 @@ int rag_rubric_inputs(const rag_rubric *r, jv rec, jv *values, const char **na, 
 			continue;
 		}
 		v = rag_record_get(rec, f);
-		if (!jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL) {
-			jv_free(v);
-			if (strcmp(f, "reference") == 0) {
-				/* correctness and completeness are defined against a reference: none, no metric */
-				*na = "no reference answer";
-				jv_free(out);
-				return 1;
-			}
-			rag_seterr(err, errlen, "record has no \"%s\" field (rubric \"%s\" reads it)", f, r->name);
-			jv_free(out);
-			return -1;
-		}
-		if (jv_get_kind(v) != JV_KIND_STRING) {
-			rag_seterr(err, errlen, "field \"%s\" is %s, not a string", f, jv_kind_name(jv_get_kind(v)));
-			jv_free(v);
-			jv_free(out);
-			return -1;
-		}
+		missing = !jv_is_valid(v) || jv_get_kind(v) == JV_KIND_NULL;
 		jv_free(v);
-		if (rag_record_text(rec, f, &s, err, errlen) < 0) {
+		if (missing && strcmp(f, "reference") == 0) {
+			/* correctness and completeness are defined against a reference: none, no metric */
+			*na = "no reference answer";
+			jv_free(out);
+			return 1;
+		}
+		if (rag_record_need_text(rec, f, 0, &s, why, sizeof why) < 0) {
+			rag_seterr(err, errlen, "%s (rubric \"%s\" reads it)", why, r->name);
 			jv_free(out);
 			return -1;
 		}

@@ -166,9 +166,13 @@ static int migrate(rag_store *s, char *err, size_t errlen)
 		rollback(s);
 		goto newer;
 	}
-	for (m = v + 1; m <= SCHEMA_VERSION; m++)
-		for (i = 0; migrations[m][i]; i++)
-			if (q0(s, migrations[m][i], err, errlen) < 0) goto fail;
+	for (m = v + 1; m <= SCHEMA_VERSION; m++) {
+		/* m >= 1: only migrations[0], the version before any, is NULL */
+		const char *const *mig = migrations[m], *sql;
+		/* cppcheck-suppress nullPointer */
+		for (i = 0; (sql = mig[i]) != NULL; i++)
+			if (q0(s, sql, err, errlen) < 0) goto fail;
+	}
 	snprintf(vs, sizeof vs, "%d", SCHEMA_VERSION);
 	if (v < SCHEMA_VERSION && (q0(s, "DELETE FROM schema_version", err, errlen) < 0 ||
 	                           q(s, "INSERT INTO schema_version (version) VALUES ($1)", 1, p, NULL, NULL, err, errlen) < 0))
@@ -322,15 +326,6 @@ static jv parse(const char *s)
 	return v;
 }
 
-/* a record's id as text (rag_json_id), or NULL */
-static char *record_id(jv rec)
-{
-	jv id = rag_json_get(jv_copy(rec), "id");
-	char *s = rag_json_id(id);
-	jv_free(id);
-	return s;
-}
-
 static const char *str_or_null(jv o, const char *k, char *buf, size_t n)
 {
 	jv v = rag_json_get(jv_copy(o), k);
@@ -406,7 +401,7 @@ static int testset_put(rag_store *s, const char *name, const rag_strv *lines, co
 	}
 	for (i = 0; i < lines->n; i++) {
 		jv rec = jv_parse(lines->v[i]);
-		char *id = record_id(rec);
+		char *id = rag_record_id(rec);
 		const char *pp[5] = {name, vs, seq, id, lines->v[i]};
 		int r;
 		jv_free(rec);
@@ -633,21 +628,106 @@ static jv common_knobs(jv common, jv sys, int first)
 	return out;
 }
 
+/* What rag_store_add reads of run.json. */
+typedef struct run_meta {
+	const char *commit_id, *dirty, *gate, *passed, *exit_status;   /* columns, NULL for none */
+	char cbuf[128], gbuf[32], exbuf[24];
+	jv sys;                   /* config.system */
+	char *run_s;              /* run.json as text */
+} run_meta;
+
+static void read_run_meta(jv run, run_meta *rm)
+{
+	jv gitv = rag_json_get(jv_copy(run), "git"), m;
+	rm->commit_id = str_or_null(gitv, "commit", rm->cbuf, sizeof rm->cbuf);
+	m = rag_json_get(jv_copy(gitv), "dirty");
+	rm->dirty = jv_get_kind(m) == JV_KIND_TRUE ? "1" : jv_get_kind(m) == JV_KIND_FALSE ? "0" : NULL;
+	jv_free(m);
+	jv_free(gitv);
+	rm->gate = str_or_null(run, "gate", rm->gbuf, sizeof rm->gbuf);
+	rm->passed = rm->gate && !strcmp(rm->gate, "pass") ? "1" : rm->gate && !strcmp(rm->gate, "fail") ? "0" : NULL;
+	m = rag_json_get(jv_copy(run), "exit_status");
+	if (jv_get_kind(m) == JV_KIND_NUMBER) {
+		snprintf(rm->exbuf, sizeof rm->exbuf, "%.0f", jv_number_value(m));
+		rm->exit_status = rm->exbuf;
+	}
+	jv_free(m);
+	m = rag_json_get(jv_copy(run), "config");
+	rm->sys = rag_json_get(m, "system");
+	rm->run_s = dump(jv_copy(run));
+}
+
+/* The run's records as rag_store_add reads them: their counts, means, common knobs and gate. */
+typedef struct add_cases {
+	size_t seq, nrec, with_errors;
+	means mm;
+	jv common;
+	rag_gate *g;
+} add_cases;
+
+/* One line of the run's records (len bytes at text) into run_cases, counted into cs. */
+static int put_case(rag_store *s, const char *id, const char *text, size_t len, add_cases *cs, char *err, size_t errlen)
+{
+	char *line = rag_xstrndup(text, len);
+	jv rec = jv_parse_sized(text, (int)len);
+	char *cid = NULL, *sc = NULL, *vd = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
+	const char *cat = NULL, *rpass = NULL;
+	int r;
+	cs->seq++;
+	if (jv_get_kind(rec) == JV_KIND_OBJECT) {
+		jv e = rag_json_get(jv_copy(rec), "errors");
+		cs->nrec++;
+		cid = rag_record_id(rec);
+		cat = str_or_null(rec, "category", catbuf, sizeof catbuf);
+		sc = dump(rag_json_get(jv_copy(rec), "scores"));
+		vd = dump(rag_json_get(jv_copy(rec), "verdicts"));
+		means_add(&cs->mm, rag_json_get(jv_copy(rec), "scores"));
+		if (jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0) cs->with_errors++;
+		er = dump(e);
+		us = dump(rag_json_get(jv_copy(rec), "usage"));
+		cs->common = common_knobs(cs->common, rag_json_get(jv_copy(rec), "system"), cs->nrec == 1);
+		if (cs->g) {
+			char where[32];
+			snprintf(where, sizeof where, "%zu", cs->seq);
+			rpass = checks_passed(rag_gate_add(cs->g, rec, where, 0, 1));   /* rec borrowed */
+		}
+	}
+	jv_free(rec);
+	snprintf(seqs, sizeof seqs, "%zu", cs->seq);
+	{
+		const char *p[10] = {id, seqs, cid, cat, sc, vd, rpass, er, us, line};
+		r = q(s, "INSERT INTO run_cases (run_id, seq, case_id, category, scores, verdicts, passed, errors, usage, "
+		      "line) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10, p, NULL, NULL, err, errlen);
+	}
+	free(line);
+	free(cid);
+	free(sc);
+	free(vd);
+	free(er);
+	free(us);
+	return r;
+}
+
 int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *err, size_t errlen)
 {
-	jv run = jv_copy(in->run), sys = jv_null(), common = jv_object(), gitv, m;
+	jv run = jv_copy(in->run);
 	char *id = NULL, *now = now_iso(), *started = NULL, *testset = NULL, *means_s = NULL, *sys_s = NULL;
-	char *run_s = NULL, buf[256], nbuf[24], ebuf[24], tvbuf[16], exbuf[24];
-	const char *commit_id = NULL, *dirty = NULL, *gate = NULL, *passed = NULL, *exit_status = NULL, *ended;
-	char cbuf[128], gbuf[32], endbuf[64];
+	char buf[256], nbuf[24], ebuf[24], tvbuf[16];
+	const char *ended;
+	char endbuf[64];
 	rag_strv ts_lines = {0};
 	char ts_hash[65];
 	int ts_version = 0, created, rc = -1, in_tx = 0;
-	size_t pos = 0, nrec = 0, with_errors = 0, seq = 0;
-	means mm = {jv_object(), jv_object()};
-	rag_gate *g = in->gate ? rag_gate_new(in->gate) : NULL;
+	size_t pos = 0;
+	run_meta rm = {0};
+	add_cases cs = {0};
 	int final_newline = in->len == 0 || in->records[in->len - 1] == '\n';
 
+	rm.sys = jv_null();
+	cs.common = jv_object();
+	cs.mm.sum = jv_object();
+	cs.mm.count = jv_object();
+	cs.g = in->gate ? rag_gate_new(in->gate) : NULL;
 	if (jv_get_kind(run) != JV_KIND_OBJECT) {
 		jv_free(run);
 		run = jv_null();
@@ -664,25 +744,10 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	else if (jv_get_kind(run) == JV_KIND_OBJECT && str_or_null(run, "testset", buf, sizeof buf))
 		testset = testset_name_of(buf);
 	if (jv_get_kind(run) == JV_KIND_OBJECT) {
-		gitv = rag_json_get(jv_copy(run), "git");
-		commit_id = str_or_null(gitv, "commit", cbuf, sizeof cbuf);
-		m = rag_json_get(jv_copy(gitv), "dirty");
-		dirty = jv_get_kind(m) == JV_KIND_TRUE ? "1" : jv_get_kind(m) == JV_KIND_FALSE ? "0" : NULL;
-		jv_free(m);
-		jv_free(gitv);
-		gate = str_or_null(run, "gate", gbuf, sizeof gbuf);
-		passed = gate && !strcmp(gate, "pass") ? "1" : gate && !strcmp(gate, "fail") ? "0" : NULL;
-		m = rag_json_get(jv_copy(run), "exit_status");
-		if (jv_get_kind(m) == JV_KIND_NUMBER) {
-			snprintf(exbuf, sizeof exbuf, "%.0f", jv_number_value(m));
-			exit_status = exbuf;
-		}
-		jv_free(m);
-		m = rag_json_get(jv_copy(run), "config");
-		sys = rag_json_get(m, "system");
-		run_s = dump(jv_copy(run));
+		jv_free(rm.sys);
+		read_run_meta(run, &rm);
 	}
-	if (in->commit) commit_id = in->commit;
+	if (in->commit) rm.commit_id = in->commit;
 	if (in->testset_text && testset &&
 	    testset_lines(in->testset_text, in->testset_len, in->testset_file, &ts_lines, ts_hash, err, errlen) < 0)
 		goto out;
@@ -701,8 +766,9 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	/* the run first (its records refer to it), its counts once they are read */
 	snprintf(tvbuf, sizeof tvbuf, "%d", ts_version);
 	{
-		const char *p[18] = {id, started, ended, now, in->label, testset, ts_version ? tvbuf : NULL, commit_id, dirty,
-		                     gate, passed, exit_status, "0", "0", "{}", NULL, run_s, final_newline ? "1" : "0"};
+		const char *p[18] = {id, started, ended, now, in->label, testset, ts_version ? tvbuf : NULL, rm.commit_id,
+		                     rm.dirty, rm.gate, rm.passed, rm.exit_status, "0", "0", "{}", NULL, rm.run_s,
+		                     final_newline ? "1" : "0"};
 		if (q(s, "INSERT INTO runs (id, started, ended, added, label, testset, testset_version, commit_id, dirty, "
 		      "gate, passed, exit_status, n, with_errors, means, system, run_json, final_newline) VALUES "
 		      "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
@@ -714,62 +780,27 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	while (pos < in->len) {
 		const char *nl = memchr(in->records + pos, '\n', in->len - pos);
 		size_t end = nl ? (size_t)(nl - in->records) : in->len;
-		char *line = rag_xstrndup(in->records + pos, end - pos);
-		jv rec = jv_parse_sized(in->records + pos, (int)(end - pos));
-		char *cid = NULL, *sc = NULL, *vd = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
-		const char *cat = NULL, *rpass = NULL;
-		int r;
+		int r = put_case(s, id, in->records + pos, end - pos, &cs, err, errlen);
 		pos = end + 1;
-		seq++;
-		if (jv_get_kind(rec) == JV_KIND_OBJECT) {
-			jv e = rag_json_get(jv_copy(rec), "errors");
-			nrec++;
-			cid = record_id(rec);
-			cat = str_or_null(rec, "category", catbuf, sizeof catbuf);
-			sc = dump(rag_json_get(jv_copy(rec), "scores"));
-			vd = dump(rag_json_get(jv_copy(rec), "verdicts"));
-			means_add(&mm, rag_json_get(jv_copy(rec), "scores"));
-			if (jv_get_kind(e) == JV_KIND_ARRAY && jv_array_length(jv_copy(e)) > 0) with_errors++;
-			er = dump(e);
-			us = dump(rag_json_get(jv_copy(rec), "usage"));
-			common = common_knobs(common, rag_json_get(jv_copy(rec), "system"), nrec == 1);
-			if (g) {
-				char where[32];
-				snprintf(where, sizeof where, "%zu", seq);
-				rpass = checks_passed(rag_gate_add(g, rec, where, 0, 1));   /* rec borrowed */
-			}
-		}
-		jv_free(rec);
-		snprintf(seqs, sizeof seqs, "%zu", seq);
-		{
-			const char *p[10] = {id, seqs, cid, cat, sc, vd, rpass, er, us, line};
-			r = q(s, "INSERT INTO run_cases (run_id, seq, case_id, category, scores, verdicts, passed, errors, usage, "
-			      "line) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10, p, NULL, NULL, err, errlen);
-		}
-		free(line);
-		free(cid);
-		free(sc);
-		free(vd);
-		free(er);
-		free(us);
 		if (r < 0) goto out;
 	}
-	if (g && !passed && (in->gate->nmean || in->gate->nrecord)) {
-		jv sum = rag_gate_summary(g), p = rag_json_get(sum, "pass");
-		passed = jv_get_kind(p) == JV_KIND_TRUE ? "1" : jv_get_kind(p) == JV_KIND_FALSE ? "0" : NULL;
+	if (cs.g && !rm.passed && (in->gate->nmean || in->gate->nrecord)) {
+		jv sum = rag_gate_summary(cs.g), p = rag_json_get(sum, "pass");
+		rm.passed = jv_get_kind(p) == JV_KIND_TRUE ? "1" : jv_get_kind(p) == JV_KIND_FALSE ? "0" : NULL;
 		jv_free(p);
 	}
-	means_s = dump(means_done(&mm));
-	mm.sum = jv_invalid();
+	means_s = dump(means_done(&cs.mm));
+	cs.mm.sum = jv_invalid();
 	/* the knobs that ran, as every record says them (rag-collect --system-from), over those
 	 * configured */
-	if (jv_get_kind(common) == JV_KIND_OBJECT && jv_object_length(jv_copy(common)) > 0)
-		sys = jv_get_kind(sys) == JV_KIND_OBJECT ? jv_object_merge(sys, jv_copy(common)) : (jv_free(sys), jv_copy(common));
-	sys_s = jv_get_kind(sys) == JV_KIND_OBJECT ? dump(jv_copy(sys)) : NULL;
-	snprintf(nbuf, sizeof nbuf, "%zu", nrec);
-	snprintf(ebuf, sizeof ebuf, "%zu", with_errors);
+	if (jv_get_kind(cs.common) == JV_KIND_OBJECT && jv_object_length(jv_copy(cs.common)) > 0)
+		rm.sys = jv_get_kind(rm.sys) == JV_KIND_OBJECT ? jv_object_merge(rm.sys, jv_copy(cs.common))
+		                                              : (jv_free(rm.sys), jv_copy(cs.common));
+	sys_s = jv_get_kind(rm.sys) == JV_KIND_OBJECT ? dump(jv_copy(rm.sys)) : NULL;
+	snprintf(nbuf, sizeof nbuf, "%zu", cs.nrec);
+	snprintf(ebuf, sizeof ebuf, "%zu", cs.with_errors);
 	{
-		const char *p[8] = {nbuf, ebuf, means_s, passed, sys_s, id};
+		const char *p[8] = {nbuf, ebuf, means_s, rm.passed, sys_s, id};
 		if (q(s, "UPDATE runs SET n = $1, with_errors = $2, means = $3, passed = $4, system = $5 WHERE id = $6",
 		      6, p, NULL, NULL, err, errlen) < 0)
 			goto out;
@@ -786,22 +817,22 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	}
 out:
 	if (in_tx) rollback(s);
-	if (jv_is_valid(mm.sum)) {
-		jv_free(mm.sum);
-		jv_free(mm.count);
+	if (jv_is_valid(cs.mm.sum)) {
+		jv_free(cs.mm.sum);
+		jv_free(cs.mm.count);
 	}
-	rag_gate_free(g);
+	rag_gate_free(cs.g);
 	rag_strv_free(&ts_lines);
 	jv_free(run);
-	jv_free(sys);
-	jv_free(common);
+	jv_free(rm.sys);
+	jv_free(cs.common);
 	free(id);
 	free(now);
 	free(started);
 	free(testset);
 	free(means_s);
 	free(sys_s);
-	free(run_s);
+	free(rm.run_s);
 	return rc;
 }
 

@@ -353,162 +353,209 @@ static int settled(const rag_item *it)
 	return 1;
 }
 
+/* One run of the record loop: what rag_stream_run's steps share. */
+typedef struct loop {
+	rag_stream s;
+	rag_stream_opts o;
+	reader r;
+	const rag_stream_ops *ops;
+	void *ctx;
+	FILE *out;
+	rag_stream_stats *stats;
+	rag_item *head, *tail;    /* the records in flight, in input order */
+	long held, lineno, written;
+	size_t held_bytes;        /* item_cost of the records in flight */
+	int epipe, failed_write, wrote;
+	char *err;
+	size_t errlen;
+} loop;
+
+/* epipe && !o.drain: the reader went away, and nobody else wants what we read */
+static int run_abandoned(const loop *u)
+{
+	return interrupted(&u->o) || (u->epipe && !u->o.drain) || u->failed_write;
+}
+
+/* Take the complete lines already buffered, while the window and the budget have room (a record
+ * alone in flight is taken whatever its size), and start each. Returns 1 when no complete line
+ * was left (more must be read); *can_take says whether taking may go on. */
+static int take_lines(loop *u, int *can_take)
+{
+	const char *line;
+	size_t len, next;
+	int too_long;
+
+	while (*can_take && u->held < u->o.window) {
+		rag_item *it;
+		if (!reader_line(&u->r, u->o.max_line, &line, &len, &too_long, &next))
+			return 1;
+		/* a line too long is gone already (the reader skipped it): its item is taken */
+		if (u->held > 0 && !too_long && u->held_bytes + item_cost(len) > u->o.budget) break;
+		it = make_item(&u->s, (size_t)++u->lineno, line, len, too_long);
+		u->r.start = next;
+		it->bytes = len;
+		if (u->tail) u->tail->next = it; else u->head = it;
+		u->tail = it;
+		u->held++;
+		u->held_bytes += item_cost(len);
+		u->stats->records++;
+		if (!it->bad && !it->passthrough) {
+			rag_item_hold(it);    /* held until start returns: sync judges finish inside */
+			u->ops->start(it, u->ctx);
+			rag_item_release(it);
+		}
+		*can_take = !u->s.stop_strict && !interrupted(&u->o);
+	}
+	return 0;
+}
+
+/* Write what is complete at the head, in order, and free it. */
+static void write_ready(loop *u)
+{
+	while (u->head && u->head->pending == 0) {
+		rag_item *it = u->head;
+		if (u->s.stop_strict && it->bad)
+			break;    /* the line that stopped a strict run is named, not written */
+		if (!it->bad && !it->passthrough && u->ops->finish) u->ops->finish(it, u->ctx);
+		if (it->bad) u->stats->input_errors++;
+		if (it->remote) u->stats->remote_errors++;
+		if (it->not_applicable) u->stats->not_applicable++;
+		rag_usage_add(&u->stats->usage, &it->usage);
+		if (u->o.observe) u->o.observe(it, u->ctx);
+		if (u->out && !u->epipe && !u->failed_write &&
+		    write_item(u->out, it, u->o.unbuffered, &u->epipe) < 0 && !u->epipe) {
+			u->failed_write = 1;
+			snprintf(u->err, u->errlen, "cannot write output: %s", strerror(errno));
+		}
+		u->written++;
+		u->wrote = 1;
+		u->head = it->next;
+		if (!u->head) u->tail = NULL;
+		u->held_bytes -= item_cost(it->bytes);
+		free_item(it);
+		u->held--;
+	}
+}
+
+/* Flush the output (unless it is closed or failed already); a closed pipe is not an error. */
+static void flush_out(loop *u)
+{
+	if (!u->out || u->epipe || u->failed_write || fflush(u->out) == 0) return;
+	if (errno == EPIPE) u->epipe = 1;
+	else {
+		u->failed_write = 1;
+		snprintf(u->err, u->errlen, "cannot write output: %s", strerror(errno));
+	}
+}
+
+/* How much to read now: only when no complete line waits, and only what the budget has room for
+ * (the records in flight and the part of a line already buffered count against it); 0: nothing. */
+static size_t read_want(const loop *u, int can_take, int starved)
+{
+	size_t used, want;
+	if (u->r.eof || !can_take || u->held >= u->o.window || !starved) return 0;
+	used = u->held_bytes + (u->r.len - u->r.start);
+	want = used < u->o.budget ? u->o.budget - used : 0;
+	if (want > READ_BASE) want = READ_BASE;
+	if (u->held == 0) want = READ_BASE;             /* a line longer than the budget, alone */
+	if (want < 4096) want = 0;                      /* too little room: wait for records to go */
+	return want;
+}
+
+/* The run's exit status once the loop is over (rc: a read that failed). */
+static int run_status(loop *u, int rc)
+{
+	if (u->failed_write) return RAG_EXIT_INTERNAL;
+	if (rc != RAG_EXIT_OK) return rc;
+	if (u->s.stop_strict) {
+		snprintf(u->err, u->errlen, "%s", u->s.stop_msg);
+		return RAG_EXIT_DATA;
+	}
+	if (interrupted(&u->o)) return 128 + (int)interrupted(&u->o);
+	if (u->epipe && !u->o.drain) return RAG_EXIT_OK;   /* a drained run ends as if it had been read */
+	if (u->s.remote_failed) return RAG_EXIT_REMOTE;
+	if (u->s.input_failed) return RAG_EXIT_DATA;
+	return RAG_EXIT_OK;
+}
+
 int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_stream_ops *ops,
                    void *ctx, rag_stream_stats *stats, char *err, size_t errlen)
 {
-	rag_stream s;
-	rag_stream_opts o = *opts;
-	reader r = {0};
-	rag_item *head = NULL, *tail = NULL;
-	long held = 0, lineno = 0, written = 0;
-	size_t held_bytes = 0;    /* item_cost of the records in flight */
-	int rc = RAG_EXIT_OK, epipe = 0, failed_write = 0, cancelled = 0, wrote = 0;
+	loop u;
+	int rc = RAG_EXIT_OK, cancelled = 0;
 	double t0 = rag_now(), last_progress = 0;
 
-	if (!o.window) o.window = 256;
-	if (!o.max_line) o.max_line = (size_t)8 << 20;
-	if (!o.budget) o.budget = RAG_STREAM_BUDGET;
-	memset(&s, 0, sizeof s);
-	s.o = &o;
+	memset(&u, 0, sizeof u);
+	u.o = *opts;
+	if (!u.o.window) u.o.window = 256;
+	if (!u.o.max_line) u.o.max_line = (size_t)8 << 20;
+	if (!u.o.budget) u.o.budget = RAG_STREAM_BUDGET;
+	u.s.o = &u.o;
+	u.ops = ops;
+	u.ctx = ctx;
+	u.out = out;
+	u.stats = stats;
+	u.err = err;
+	u.errlen = errlen;
 	memset(stats, 0, sizeof *stats);
-	r.fd = fileno(in);
-	r.intr = o.interrupted;
+	u.r.fd = fileno(in);
+	u.r.intr = u.o.interrupted;
 	err[0] = 0;
 
 	for (;;) {
-		/* epipe && !o.drain: the reader went away, and nobody else wants what we read */
-		int can_take = !s.stop_strict && !interrupted(&o) && !(epipe && !o.drain) && !failed_write;
-		const char *line;
-		size_t len, next, want = 0;
-		int too_long, fd, starved = 0;
+		int can_take = !u.s.stop_strict && !run_abandoned(&u);
+		int fd, starved = take_lines(&u, &can_take);
+		size_t want;
 
-		/* take the complete lines already buffered, while the window and the budget have room
-		 * (a record alone in flight is taken whatever its size) */
-		while (can_take && held < o.window) {
-			rag_item *it;
-			if (!reader_line(&r, o.max_line, &line, &len, &too_long, &next)) {
-				starved = 1;
-				break;
-			}
-			/* a line too long is gone already (the reader skipped it): its item is taken */
-			if (held > 0 && !too_long && held_bytes + item_cost(len) > o.budget) break;
-			it = make_item(&s, (size_t)++lineno, line, len, too_long);
-			r.start = next;
-			it->bytes = len;
-			if (tail) tail->next = it; else head = it;
-			tail = it;
-			held++;
-			held_bytes += item_cost(len);
-			stats->records++;
-			if (!it->bad && !it->passthrough) {
-				rag_item_hold(it);    /* held until start returns: sync judges finish inside */
-				ops->start(it, ctx);
-				rag_item_release(it);
-			}
-			can_take = !s.stop_strict && !interrupted(&o);
-		}
-
-		if ((interrupted(&o) || (epipe && !o.drain) || failed_write) && !cancelled) {
+		if (run_abandoned(&u) && !cancelled) {
 			/* nobody will see the rest, or the user wants out: fail what is in flight so that
 			 * every record read so far still gets its line (with an error saying why) */
 			cancelled = 1;
 			if (ops->cancel) ops->cancel(ctx);
 		}
 
-		/* write what is complete at the head, in order */
-		while (head && head->pending == 0) {
-			rag_item *it = head;
-			if (s.stop_strict && it->bad)
-				break;    /* the line that stopped a strict run is named, not written */
-			if (!it->bad && !it->passthrough && ops->finish) ops->finish(it, ctx);
-			if (it->bad) stats->input_errors++;
-			if (it->remote) stats->remote_errors++;
-			if (it->not_applicable) stats->not_applicable++;
-			rag_usage_add(&stats->usage, &it->usage);
-			if (o.observe) o.observe(it, ctx);
-			if (out && !epipe && !failed_write && write_item(out, it, o.unbuffered, &epipe) < 0 && !epipe) {
-				failed_write = 1;
-				snprintf(err, errlen, "cannot write output: %s", strerror(errno));
-			}
-			written++;
-			wrote = 1;
-			head = it->next;
-			if (!head) tail = NULL;
-			held_bytes -= item_cost(it->bytes);
-			free_item(it);
-			held--;
-		}
+		write_ready(&u);
 
-		if (o.progress && rag_now() - last_progress > 0.5) {
+		if (u.o.progress && rag_now() - last_progress > 0.5) {
 			last_progress = rag_now();
-			o.progress(o.progress_ctx, written, lineno, held);
+			u.o.progress(u.o.progress_ctx, u.written, u.lineno, u.held);
 		}
 
 		/* a strict stop: once nothing read is still in flight, the bad line (counted, not
 		 * written) and what was read after it go; a line found bad while it was judged stops
 		 * the run as a bad line read does */
-		if (s.stop_strict && head && head->bad && settled(head)) {
+		if (u.s.stop_strict && u.head && u.head->bad && settled(u.head)) {
 			stats->input_errors++;
 			break;
 		}
-		if (!head && (s.stop_strict || interrupted(&o) || (epipe && !o.drain) || failed_write ||
-		              (r.eof && r.start == r.len && !r.skipping)))
+		if (!u.head && (u.s.stop_strict || run_abandoned(&u) ||
+		                (u.r.eof && u.r.start == u.r.len && !u.r.skipping)))
 			break;
 
 		/* whatever is written goes out before we wait: the next stage may be waiting for it */
-		if (out && wrote && !epipe && !failed_write && fflush(out) != 0) {
-			if (errno == EPIPE) epipe = 1;
-			else {
-				failed_write = 1;
-				snprintf(err, errlen, "cannot write output: %s", strerror(errno));
-			}
-		}
-		wrote = 0;
+		if (u.wrote) flush_out(&u);
+		u.wrote = 0;
 
-		/* read only when no complete line waits, and only what the budget has room for: the
-		 * records in flight and the part of a line already buffered count against it */
-		if (!r.eof && can_take && held < o.window && starved) {
-			size_t used = held_bytes + (r.len - r.start);
-			want = used < o.budget ? o.budget - used : 0;
-			if (want > READ_BASE) want = READ_BASE;
-			if (held == 0) want = READ_BASE;             /* a line longer than the budget, alone */
-			if (want < 4096) want = 0;                   /* too little room: wait for records to go */
-		}
-		fd = want ? r.fd : -1;
-		if (ops->run(ctx, fd, 0.25) && fd >= 0 && reader_fill(&r, want, err, errlen) < 0) {
+		want = read_want(&u, can_take, starved);
+		fd = want ? u.r.fd : -1;
+		if (ops->run(ctx, fd, 0.25) && fd >= 0 && reader_fill(&u.r, want, err, errlen) < 0) {
 			rc = RAG_EXIT_INTERNAL;
-			r.eof = 1;
-			r.start = r.len;
+			u.r.eof = 1;
+			u.r.start = u.r.len;
 		}
 	}
 
 	/* anything left (strict stop): free it */
-	while (head) {
-		rag_item *it = head;
-		head = it->next;
+	while (u.head) {
+		rag_item *it = u.head;
+		u.head = it->next;
 		free_item(it);
 	}
-	free(r.buf);
-	if (out && !failed_write && !epipe && fflush(out) != 0) {
-		if (errno == EPIPE) epipe = 1;
-		else {
-			failed_write = 1;
-			snprintf(err, errlen, "cannot write output: %s", strerror(errno));
-		}
-	}
+	free(u.r.buf);
+	flush_out(&u);
 
 	stats->seconds = rag_now() - t0;
-	stats->interrupted = (int)interrupted(&o);
-	stats->closed = epipe;
-	if (failed_write) return RAG_EXIT_INTERNAL;
-	if (rc != RAG_EXIT_OK) return rc;
-	if (s.stop_strict) {
-		snprintf(err, errlen, "%s", s.stop_msg);
-		return RAG_EXIT_DATA;
-	}
-	if (interrupted(&o)) return 128 + (int)interrupted(&o);
-	if (epipe && !o.drain) return RAG_EXIT_OK;   /* a drained run ends as if it had been read */
-	if (s.remote_failed) return RAG_EXIT_REMOTE;
-	if (s.input_failed) return RAG_EXIT_DATA;
-	return RAG_EXIT_OK;
+	stats->interrupted = (int)interrupted(&u.o);
+	stats->closed = u.epipe;
+	return run_status(&u, rc);
 }

@@ -117,9 +117,7 @@ static int cmp_ranked(const void *a, const void *b)
 
 static const judged *find(const rag_trec *t, const char *qid, const char *doc)
 {
-	judged key;
-	key.qid = (char *)qid;
-	key.doc = (char *)doc;
+	judged key = {(char *)qid, (char *)doc, 0};
 	return t->nj ? bsearch(&key, t->j, t->nj, sizeof *t->j, cmp_judged) : NULL;
 }
 

@@ -122,6 +122,8 @@ static void word_grams(double *v, int dims, const char *w, size_t n)
 		i += rag_utf8_decode(b.p + i, b.len - i, &cp);
 	}
 	for (j = 0; j + 3 <= k; j++) {
+		/* starts[0..k-1] are set above, and j + 3 <= k */
+		/* cppcheck-suppress uninitvar */
 		size_t from = starts[j], to = j + 3 < k ? starts[j + 3] : b.len;
 		if (to - from < sizeof buf) add(v, dims, "c:", b.p + from, to - from, 0.5);
 	}

@@ -204,4 +204,14 @@ fake_stop
 run env -u RAG_BASE_URL -u RAG_API_KEY "$BIN/rag-verify" -q --one-request <"$T/in"
 is "$RC,$(jq -c '[.verdicts.faithfulness[].verdict]' "$OUT")" "0,[true,false]" "--one-request offline: the offline claims and verdicts (Ulm yes, 1900 no)"
 
+# a required text missing or mistyped: the one wording of every tool (record.c), then what needs it
+printf '%s\n' '{"reference":"Paris.","contexts":["c"]}' '{"answer":7,"reference":"Paris.","contexts":["c"]}' >"$T/noans"
+run env -u RAG_BASE_URL -u RAG_API_KEY "$BIN/rag-verify" -q --metric answer_correctness <"$T/noans"
+is "$RC,$(jq -c '.errors[0].message' "$OUT" | tr '\n' ' ')" \
+	'3,"record has no \"answer\" field: answer_correctness judges the answer against the reference" "field \"answer\" is number, not a string: answer_correctness judges the answer against the reference" ' \
+	"answer_correctness without an answer: which field, missing or not a string, and why it is needed"
+run env -u RAG_BASE_URL -u RAG_API_KEY "$BIN/rag-verify" -q --one-request <"$T/noans"
+is "$RC,$(jq -c '.errors[0].message' "$OUT" | head -1)" \
+	'3,"record has no \"answer\" field: --one-request splits the answer into claims"' "--one-request without an answer: the same wording"
+
 done_testing

@@ -44,7 +44,7 @@ check "answer, contexts and context_ids from the reply; status and latency_ms" j
 check "every other field passes through" jq -se '.[0] | .reference == "Paris" and .category == "geo"' "$OUT"
 check "a Chinese question is asked and answered as it is" jq -se '.[2] | .answer == "Answer to: 谁发明了电话？" and .contexts[0] == "Context 7 about 谁发明了电话？"' "$OUT"
 check "a record without a question: answer null, an input error, no request" jq -se '
-	.[3] | .answer == null and .errors[0].tool == "rag-collect" and (.errors[0].message | test("no question"))' "$OUT"
+	.[3] | .answer == null and .errors[0].tool == "rag-collect" and .errors[0].message == "record has no \"question\" field"' "$OUT"
 is "$(fake_requests)" 3 "one request per record with a question"
 check "the request body is {question}" jq -se 'map(.body) | sort_by(.question) == ([{"question": "How tall is Everest?"}, {"question": "What is the capital of France?"}, {"question": "谁发明了电话？"}] | sort_by(.question))' "$FAKE_LOG"
 like "$(cat "$ERR")" 'rag-collect: 5 records, 2 input errors, 0 service errors' "the summary line counts them"

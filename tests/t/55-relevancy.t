@@ -130,7 +130,7 @@ is "$(jq -r 'select(.id) | "\(.id)=\(.scores.answer_relevancy)"' "$OUT" | tr '\n
 	"ok=1 noq=null nogen=null upstream=null badnc=null emptygen=0 last=1 " "bad records: null scores where they cannot be computed"
 like "$(field nogen '.errors[0].message')" 'run rag-revq first' "no questions: the error says to run rag-revq"
 like "$(field upstream '.errors[0].message')" 'rag-revq stage failed' "questions.generated null: the upstream failure is named"
-like "$(cat "$ERR")" 'rag-embsim: error \(at <stdin>:2\): record has no question' "stderr names the line of a record without a question"
+like "$(cat "$ERR")" 'rag-embsim: error \(at <stdin>:2\): record has no "question" field' "stderr names the line of a record without a question"
 unlike "$(cat "$ERR")" '<stdin>:4' "an upstream failure is not an input error"
 
 offline run emb_off --pair answer <"$EXAMPLE"

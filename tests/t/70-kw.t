@@ -148,14 +148,14 @@ printf '%s\n' '{"id":"a","answer":"签收后退货"}' '{"id":"b","reference":"x"
 run rag rag-kw -m keyword_overlap,rouge1 <"$T/bad.jsonl"
 is "$RC" 3 "records that cannot be scored: exit 3"
 is "$(jq -c '[.scores.keyword_overlap, .scores.rouge1, .errors[0].message]' "$OUT" | tr '\n' ' ')" \
-	'[null,null,null] [null,null,"record has no answer"] [null,null,"field \"answer\" is not a string"] [null,0,"reference has no keywords"] ' \
+	'[null,null,null] [null,null,"record has no \"answer\" field"] [null,null,"field \"answer\" is number, not a string"] [null,0,"reference has no keywords"] ' \
 	"null with an error naming why: no answer, not a string, no keywords; no reference is no error"
 is "$(jq -c 'select(.id == "a") | .not_applicable' "$OUT")" '{"keyword_overlap":"no reference answer","rouge1":"no reference answer"}' \
 	"no reference: keyword_overlap and rouge1 not applicable (rag(7)), with the reason"
-like "$(cat "$ERR")" 'rag-kw: error \(at <stdin>:2\): record has no answer' "the error is on stderr with its position"
+like "$(cat "$ERR")" 'rag-kw: error \(at <stdin>:2\): record has no "answer" field' "the error is on stderr with its position"
 like "$(cat "$ERR")" 'rag-kw: 4 records, 3 input errors, 1 not applicable' "the summary counts the record without a reference apart"
 printf '%s\n' '{"id":"n","answer":"x","reference":7}' | rag rag-kw -q -m rouge1 >"$OUT" 2>"$ERR"
-is "$?:$(jq -c '[.scores.rouge1, .errors[0].message, .not_applicable]' "$OUT")" '3:[null,"field \"reference\" is not a string",null]' \
+is "$?:$(jq -c '[.scores.rouge1, .errors[0].message, .not_applicable]' "$OUT")" '3:[null,"field \"reference\" is number, not a string",null]' \
 	"a reference that is a number is still an input error"
 
 # ---------------------------------------------------------------- options

@@ -324,7 +324,7 @@ is "$(field n1 '[.scores.correctness, .scores.completeness, .verdicts.correctnes
 like "$(cat "$ERR")" '5 records, 3 input errors, 1 not applicable' "the summary counts the not applicable apart"
 is "$(field n3 '[.scores.relevance, (.errors[] | select(.metric == "relevance") | .message)]')" '[null,"record has no \"answer\" field (rubric \"relevance\" reads it)"]' \
 	"n3: no answer: an input error"
-is "$(field n4 '[.scores.correctness, (.errors[] | select(.metric == "correctness") | .message)]')" '[null,"field \"answer\" is array, not a string"]' \
+is "$(field n4 '[.scores.correctness, (.errors[] | select(.metric == "correctness") | .message)]')" '[null,"field \"answer\" is array, not a string (rubric \"correctness\" reads it)"]' \
 	"n4: a mistyped answer: an input error"
 is "$(field n5 '[.scores.correctness, .scores.completeness, .scores.relevance]')" '[0.4,0.4,0.4]' "n5 scored"
 is "$(fake_requests)" 4 "requests only for what could be judged (n1's relevance, n5's three)"

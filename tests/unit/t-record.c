@@ -5,6 +5,7 @@
 #include "record.h"
 #include "tap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* v (borrowed) as compact JSON with sorted keys */
@@ -131,5 +132,43 @@ int main(void)
 	       "near misses: each name once, in the order met");
 	jv_free(v);
 	jv_free(rec);
+
+	/* a required text: one wording for every tool, the field by our name */
+	rec = jv_parse("{\"response\": \"yes\", \"question\": \"\", \"reference\": null, \"contexts\": [\"c\"], "
+	               "\"notes\": 3, \"id\": \"a\\u0000b\"}");
+	is_int(rag_record_need_text(rec, "answer", 0, &text, err, sizeof err), 0, "need_text: a string by its alias");
+	is_str(text, "yes", "need_text: its text");
+	is_int(rag_record_need_text(rec, "question", 0, &text, err, sizeof err), 0, "need_text: \"\" is a text");
+	is_int(rag_record_need_text(rec, "user_input", RAG_FIELD_NONEMPTY, &text, err, sizeof err), -1,
+	       "need_text: \"\" is not, when it must not be empty");
+	is_str(err, "field \"question\" is empty", "need_text: empty, by our name");
+	ok(text == NULL, "need_text: no text on an error");
+	is_int(rag_record_need_text(rec, "groundTruth", 0, &text, err, sizeof err), -1, "need_text: null");
+	is_str(err, "field \"reference\" is null, not a string", "need_text: null is not a string");
+	is_int(rag_record_need_text(rec, "contexts", 0, &text, err, sizeof err), -1, "need_text: an array");
+	is_str(err, "field \"contexts\" is array, not a string", "need_text: an array is not a string");
+	is_int(rag_record_need_text(rec, "notes", 0, &text, err, sizeof err), -1, "need_text: a number");
+	is_str(err, "field \"notes\" is number, not a string", "need_text: a field not of the format, by its name");
+	is_int(rag_record_need_text(rec, "must_contain", 0, &text, err, sizeof err), -1, "need_text: absent");
+	is_str(err, "record has no \"must_contain\" field", "need_text: absent, by our name");
+	is_int(rag_record_need_text(rec, "sampleId", 0, &text, err, sizeof err), -1, "need_text: a NUL");
+	is_str(err, "field \"id\" contains a NUL character (\\u0000)", "need_text: a NUL, by our name");
+	jv_free(rec);
+
+	/* the record's id as text: rag_json_id's, or NULL */
+	{
+		static const char *const recs[][2] = {
+			{"{\"id\": \"q1\"}", "q1"}, {"{\"id\": 0.1}", "0.1"}, {"{\"id\": 7}", "7"},
+			{"{\"id\": [1]}", "[1]"}, {"{\"id\": null}", NULL}, {"{\"q\": 1}", NULL},
+		};
+		for (i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+			char *id;
+			rec = jv_parse(recs[i][0]);
+			id = rag_record_id(rec);
+			is_str(id ? id : "(null)", recs[i][1] ? recs[i][1] : "(null)", "rag_record_id of %s", recs[i][0]);
+			free(id);
+			jv_free(rec);
+		}
+	}
 	return done_testing();
 }

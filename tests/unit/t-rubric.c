@@ -172,7 +172,7 @@ static void test_config(void)
 	jv_free(rec);
 	rec = jv_parse("{\"answer\": \"Fine.\", \"notes\": 3}");
 	is_int(rag_rubric_inputs(r, rec, &values, &na, err, sizeof err), -1, "a field that is not a string");
-	is_str(err, "field \"notes\" is number, not a string", "names the field and its type");
+	is_str(err, "field \"notes\" is number, not a string (rubric \"tone\" reads it)", "names the field, its type and the rubric");
 	jv_free(rec);
 	rag_rubric_free(r);
 	r = rag_rubric_get(&cfg, "correctness", err, sizeof err);

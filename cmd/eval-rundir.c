@@ -436,19 +436,23 @@ int eval_render_report(eval *e, int with_history)
 	rag_evalplan_gate_thresholds(&e->plan, &b);
 	if (e->baseline) {
 		rag_buf_adds(&b, " -b ");
-		rag_evalplan_shq(&b, (f = rag_xasprintf("%s/records.jsonl", e->baseline)));
+		f = rag_xasprintf("%s/records.jsonl", e->baseline);
+		rag_evalplan_shq(&b, f);
 		free(f);
 	}
 	if (with_history) {
 		rag_buf_adds(&b, " --history ");
-		rag_evalplan_shq(&b, (f = eval_path_in(e, "history.jsonl")));
+		f = eval_path_in(e, "history.jsonl");
+		rag_evalplan_shq(&b, f);
 		free(f);
 	}
 	rag_buf_adds(&b, " --title ");
-	rag_evalplan_shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
+	f = rag_xasprintf("ragpipe run %s", e->run_id);
+	rag_evalplan_shq(&b, f);
 	free(f);
 	rag_buf_adds(&b, " -o ");
-	rag_evalplan_shq(&b, (f = eval_path_in(e, "report.html")));
+	f = eval_path_in(e, "report.html");
+	rag_evalplan_shq(&b, f);
 	free(f);
 	rag_buf_adds(&b, " ");
 	rag_evalplan_shq(&b, recs);
@@ -475,10 +479,12 @@ int eval_finish_outputs(eval *e, int gate_rc)
 		rag_evalplan_tool(&e->plan, &b, "rag-gate");
 		rag_evalplan_gate_opts(&e->plan, &b);
 		rag_buf_adds(&b, " -o ");
-		rag_evalplan_shq(&b, (f = eval_path_in(e, "gate.txt")));
+		f = eval_path_in(e, "gate.txt");
+		rag_evalplan_shq(&b, f);
 		free(f);
 		rag_buf_adds(&b, " --junit ");
-		rag_evalplan_shq(&b, (f = eval_path_in(e, "junit.xml")));
+		f = eval_path_in(e, "junit.xml");
+		rag_evalplan_shq(&b, f);
 		free(f);
 		rag_buf_adds(&b, " ");
 		rag_evalplan_shq(&b, recs);
@@ -490,7 +496,8 @@ int eval_finish_outputs(eval *e, int gate_rc)
 		rag_evalplan_tool(&e->plan, &b, "rag-gate");
 		rag_evalplan_gate_opts(&e->plan, &b);
 		rag_buf_addf(&b, " %s -o ", what[i]);
-		rag_evalplan_shq(&b, (f = eval_path_in(e, what[i + 1])));
+		f = eval_path_in(e, what[i + 1]);
+		rag_evalplan_shq(&b, f);
 		free(f);
 		rag_buf_adds(&b, " ");
 		rag_evalplan_shq(&b, recs);

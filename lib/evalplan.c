@@ -382,10 +382,12 @@ void rag_evalplan_render(const rag_evalplan *p, rag_buf *b)
 	rag_evalplan_tool(p, b, "rag-gate");
 	rag_evalplan_gate_opts(p, b);
 	rag_buf_adds(b, " --tee -o ");
-	rag_evalplan_shq(b, (f = rag_xasprintf("%s/gate.txt", p->rundir)));
+	f = rag_xasprintf("%s/gate.txt", p->rundir);
+	rag_evalplan_shq(b, f);
 	free(f);
 	rag_buf_adds(b, " --junit ");
-	rag_evalplan_shq(b, (f = rag_xasprintf("%s/junit.xml", p->rundir)));
+	f = rag_xasprintf("%s/junit.xml", p->rundir);
+	rag_evalplan_shq(b, f);
 	free(f);
 	rag_buf_add(b, "", 0);
 }

@@ -101,7 +101,7 @@ static const char css[] =
 	"#summary table,#compare-metrics,table.run,table.claims,table.scores{display:block;overflow-x:auto;max-width:100%}\n"
 	/* the Records table fits at 1440: headers wrap (long metric names), ids do not break */
 	"table.list th{overflow-wrap:anywhere;font-size:.85em}table.list td.id{white-space:nowrap}"
-	"table.list td.q{min-width:14em;overflow-wrap:anywhere}table.list .why{max-width:22em;overflow-wrap:anywhere}\n"
+	"table.list td.q{min-width:14em;overflow-wrap:anywhere}table.list .why{min-width:11em;max-width:22em;overflow-wrap:anywhere}\n"
 	/* a phone: the tabs wrap, a table's rows stack, each cell named by its column */
 	"@media (max-width:700px){body{margin:.5em auto;padding:0 .6em}h1{font-size:1.4em;margin:.2em 0}h2{margin-top:1em}"
 	".js #summary>h2,.js p.causes-note{display:none}"

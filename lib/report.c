@@ -94,7 +94,28 @@ static const char css[] =
 	"tr.detail>td{background:#fbfcfd}.detail h4{margin:.8em 0 .2em}.detail .text{white-space:pre-wrap;word-break:break-word}\n"
 	".side{display:grid;grid-template-columns:1fr 1fr;gap:1em}\n"
 	".ok{color:#1a7f37}.bad{color:#cf222e}.na{color:#59636e}\n"
-	".point{cursor:pointer}#history-run{border:1px solid #d0d7de;border-radius:.4em;padding:.6em 1em;margin:.5em 0}\n";
+	".point{cursor:pointer}#history-run{border:1px solid #d0d7de;border-radius:.4em;padding:.6em 1em;margin:.5em 0}\n"
+	/* the first screen: the language switch, the failing records by cause */
+	"#lang-switch{display:none;float:right;font:inherit;margin-top:.3em}.js #lang-switch{display:inline-block}\n"
+	"ul.causes{padding-left:1.2em}ul.causes summary{cursor:pointer;font-size:1.05em}ul.causes .label{font-weight:bold}\n"
+	"ol.cause-records .rid{font-family:ui-monospace,monospace;white-space:nowrap}details.checks-ok{margin:.3em 0}\n"
+	/* nothing wider than the screen: charts scale down, a wide table scrolls inside itself */
+	"svg{max-width:100%;height:auto}figure{max-width:100%}\n"
+	"#summary table,#compare-metrics,table.run,table.claims,table.scores{display:block;overflow-x:auto;max-width:100%}\n"
+	/* the Records table fits at 1440: headers wrap (long metric names), ids do not break */
+	"table.list th{overflow-wrap:anywhere;font-size:.85em}table.list td.id{white-space:nowrap}"
+	"table.list td.q{min-width:14em;overflow-wrap:anywhere}table.list .why{min-width:11em;max-width:22em;overflow-wrap:anywhere}\n"
+	/* a phone: the tabs wrap, a table's rows stack, each cell named by its column */
+	"@media (max-width:700px){body{margin:.5em auto;padding:0 .6em}h1{font-size:1.4em;margin:.2em 0}h2{margin-top:1em}"
+	".js #summary>h2,.js p.causes-note{display:none}"
+	"nav.tabs{flex-wrap:wrap}nav.tabs button{padding:.4em .7em}.side{grid-template-columns:1fr}"
+	".card{min-width:0;flex:1 1 100%}.controls input,.controls select{max-width:100%}"
+	"table.list,table.list tbody,table.list tr,table.list td{display:block;width:auto}table.list thead{display:none}"
+	"table.list tr.row{border:1px solid #d0d7de;border-radius:.3em;margin:.5em 0;padding:.2em 0}"
+	"table.list tr.row.failing{border-left:4px solid #cf222e}table.list tr.row.failing td:first-child{border-left:none}"
+	"table.list td{border:none;padding:.1em .6em;text-align:left}table.list td.n{text-align:left}"
+	"table.list td[data-label]::before{content:attr(data-label) \": \";color:#59636e}"
+	"table.list .why{max-width:none}td.text{max-width:none}}\n";
 
 /* the thresholds of metric name in the summary's metrics (borrowed); NAN when none */
 static void thresholds(jv metrics, const char *name, double *rec, double *mean)
@@ -115,9 +136,11 @@ static void thresholds(jv metrics, const char *name, double *rec, double *mean)
 /* Ten bars over [0, 1], each with a title of its range and count. Coloured by the gate's
  * threshold (the per-record one, else the mean's): red wholly below it, amber across it, green
  * at or above it; blue when nothing is gated. The thresholds and the mean are marked. */
-static void svg_histogram(rag_buf *b, jv hist, const char *label, int w, int h, double rthr, double mthr, double mean)
+static void svg_histogram(rag_buf *b, jv hist, const char *label, int w, int h, double rthr, double mthr, double mean, double min)
 {
 	double counts[10] = {0}, max = 0, thr = !isnan(rthr) ? rthr : mthr;
+	/* every score at or above the threshold (all 1.000 at 1.0): no bar is a failure */
+	int all_pass = !isnan(thr) && !isnan(min) && min >= thr - 1e-9;
 	int i, pad = 16, bw = (w - 2 * pad) / 10;
 	for (i = 0; i < 10; i++) {
 		jv c = jv_array_get(jv_copy(hist), i);
@@ -135,7 +158,9 @@ static void svg_histogram(rag_buf *b, jv hist, const char *label, int w, int h, 
 	for (i = 0; i < 10; i++) {
 		double bh = max > 0 ? (counts[i] / max) * (h - 2 * pad - 10) : 0, lo = i / 10.0, hi = (i + 1) / 10.0;
 		int x = pad + i * bw;
-		const char *fill = isnan(thr) ? "#0969da" : hi <= thr + 1e-9 ? "#d1242f" : lo >= thr - 1e-9 ? "#1a7f37" : "#bf8700";
+		/* the last bar holds 1.0 itself: at a threshold of 1.0 it is across it, not below */
+		int below = i < 9 ? hi <= thr + 1e-9 : hi < thr - 1e-9;
+		const char *fill = isnan(thr) ? "#0969da" : all_pass || lo >= thr - 1e-9 ? "#1a7f37" : below ? "#d1242f" : "#bf8700";
 		rag_buf_addf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>%.1f&#8211;%.1f: %.0f</title></rect>",
 		             x + 1, h - pad - bh, bw - 2, bh, fill, lo, hi, counts[i]);
 		if (counts[i] > 0)
@@ -189,7 +214,7 @@ static void metric_table(rag_buf *b, jv metrics, jv top, int hist)
 			double rt, mt;
 			thresholds(top, nm, &rt, &mt);
 			rag_buf_adds(b, "<td>");
-			svg_histogram(b, h, nm, 160, 60, rt, mt, rag_json_num(m, "mean"));
+			svg_histogram(b, h, nm, 160, 60, rt, mt, rag_json_num(m, "mean"), rag_json_num(m, "min"));
 			rag_buf_adds(b, "</td>");
 			jv_free(name);
 			jv_free(h);
@@ -563,21 +588,38 @@ static void html_warnings(rag_buf *b, jv s)
 	jv_free(w);
 }
 
-static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
+/* whether a failed check names metric m (borrowed both): "nulls faithfulness", "mean faithfulness" */
+static int check_failed(jv checks, jv m)
 {
-	jv checks = arr(s, "checks"), hints = arr(s, "hints");
-	jv groups = arr(s, "groups"), worst = arr(s, "worst");
-	double failing = rag_json_num(s, "records") - rag_json_num(s, "passed");
-	int shown = 0;
+	jv name = rag_json_get(jv_copy(m), "metric");
+	int hit = 0;
+	if (jv_get_kind(name) == JV_KIND_STRING) {
+		const char *nm = jv_string_value(name);
+		size_t n = strlen(nm);
+		jv_array_foreach(checks, i, c) {
+			jv k = rag_json_get(jv_copy(c), "check");
+			if (!rag_json_true(c, "pass") && !rag_json_true(c, "skipped") && jv_get_kind(k) == JV_KIND_STRING) {
+				const char *t = jv_string_value(k);
+				size_t l = strlen(t);
+				if (l > n && t[l - n - 1] == ' ' && !strcmp(t + l - n, nm)) hit = 1;
+			}
+			jv_free(k);
+			jv_free(c);
+			(void)i;
+		}
+	}
+	jv_free(name);
+	return hit;
+}
 
-	rag_buf_adds(b, "<section id=\"summary\" class=\"tab active\">\n<h2>Summary</h2>\n");
-	html_warnings(b, s);
-	by_category_lines(b, s, 0);
+/* a card per metric, marked where the gate or a failed check names it */
+static void metric_cards(rag_buf *b, jv s, jv metrics, jv checks)
+{
 	rag_buf_adds(b, "<div class=\"cards\">\n");
 	jv_array_foreach(metrics, i, m) {
 		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
 		char *from;
-		rag_buf_addf(b, "<div class=\"card%s\"><div class=\"name\">", rag_json_true(m, "gate_failed") ? " failed" : "");
+		rag_buf_addf(b, "<div class=\"card%s\"><div class=\"name\">", rag_json_true(m, "gate_failed") || check_failed(checks, m) ? " failed" : "");
 		esc_field(b, m, "metric");
 		rag_buf_adds(b, "</div><div class=\"big\">");
 		num3(b, rag_json_num(m, "mean"));
@@ -605,19 +647,62 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 		jv_free(m);
 		(void)i;
 	}
-	rag_buf_adds(b, "</div>\n<h3>Checks</h3>\n<ul class=\"checks\">\n");
+	rag_buf_adds(b, "</div>\n");
+}
+
+/* one check a line; want: 1 the failed ones, 0 the rest */
+static int check_lines(rag_buf *b, jv checks, int want)
+{
+	int n = 0;
 	jv_array_foreach(checks, i, c) {
 		int ok = rag_json_true(c, "pass"), skip = rag_json_true(c, "skipped");
-		rag_buf_addf(b, "<li class=\"%s\">%s: ", skip ? "skip" : ok ? "good" : "bad", skip ? "skipped" : ok ? "ok" : "FAIL");
-		esc_field(b, c, "message");
-		rag_buf_adds(b, "</li>\n");
+		if ((!ok && !skip) == want) {
+			rag_buf_addf(b, "<li class=\"%s\">%s: ", skip ? "skip" : ok ? "good" : "bad", skip ? "skipped" : ok ? "ok" : "FAIL");
+			esc_field(b, c, "message");
+			rag_buf_adds(b, "</li>\n");
+			n++;
+		}
 		jv_free(c);
 		(void)i;
 	}
+	return n;
+}
+
+/* The checks, the failed ones first; those that passed folded under a line that counts them,
+ * so the first screen says what failed */
+static void checks_list(rag_buf *b, jv checks)
+{
+	rag_buf b2 = {0};
+	int ok;
+	rag_buf_adds(b, "<h3 data-i18n=\"checks\">Checks</h3>\n<ul class=\"checks\" id=\"checks\">\n");
+	check_lines(b, checks, 1);
 	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(b, "<li>no thresholds</li>\n");
 	rag_buf_adds(b, "</ul>\n");
+	ok = check_lines(&b2, checks, 0);
+	if (ok) {
+		rag_buf_addf(b, "<details class=\"checks-ok\"><summary><span data-i18n=\"checks-ok\">checks passed or skipped</span>: %d</summary>\n"
+		                "<ul class=\"checks\">\n", ok);
+		rag_buf_add(b, b2.p, b2.len);
+		rag_buf_adds(b, "</ul></details>\n");
+	}
+	rag_buf_free(&b2);
+}
+
+static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
+{
+	jv checks = arr(s, "checks"), hints = arr(s, "hints");
+	jv groups = arr(s, "groups"), worst = arr(s, "worst");
+	double failing = rag_json_num(s, "records") - rag_json_num(s, "passed");
+	int shown = 0;
+
+	/* what failed, then why (the script groups the failing records by cause), then the rest */
+	rag_buf_adds(b, "<section id=\"summary\" class=\"tab active\">\n<h2 data-i18n=\"summary\">Summary</h2>\n");
+	html_warnings(b, s);
+	by_category_lines(b, s, 0);
+	checks_list(b, checks);
+	rag_buf_adds(b, "<section id=\"causes\"></section>\n");
 	if (jv_array_length(jv_copy(hints))) {
-		rag_buf_adds(b, "<section id=\"hints\">\n<h3>Where to look</h3>\n<ul class=\"hints\">\n");
+		rag_buf_adds(b, "<section id=\"hints\">\n<h3 data-i18n=\"hints\">Where to look</h3>\n<ul class=\"hints\">\n");
 		jv_array_foreach(hints, i, h) {
 			rag_buf_adds(b, "<li>");
 			esc_field(b, h, "hint");
@@ -628,13 +713,53 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 		rag_buf_adds(b, "</ul>\n</section>\n");
 	}
 
-	rag_buf_adds(b, "<section id=\"distribution\">\n<h3>Distribution</h3>\n");
+	metric_cards(b, s, metrics, checks);
+	/* only the records the gate failed: a passing record is never listed as a failure */
+	rag_buf_adds(b, "<section id=\"failed\">\n<h3 data-i18n=\"lowest\">Failing records</h3>\n");
+	jv_array_foreach(worst, i, w) {
+		if (rag_json_true(w, "failed")) {
+			jv rs = arr(w, "reasons");
+			if (!shown++)
+				rag_buf_adds(b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th>"
+				                "<th>why it failed</th></tr></thead><tbody>\n");
+			rag_buf_adds(b, "<tr class=\"failed\"><td>");
+			esc_field(b, w, "id");
+			rag_buf_adds(b, "<br><span class=\"small\">");
+			esc_field(b, w, "at");
+			rag_buf_adds(b, "</span></td><td>");
+			esc_field(b, w, "category");
+			rag_buf_adds(b, "</td><td class=\"text\">");
+			esc_field(b, w, "question");
+			rag_buf_adds(b, "</td><td class=\"text\">");
+			esc_field(b, w, "answer");
+			rag_buf_adds(b, "</td><td class=\"text\"><ul>");
+			jv_array_foreach(rs, j, r) {
+				rag_buf_adds(b, "<li>");
+				if (jv_get_kind(r) == JV_KIND_STRING) esc(b, jv_string_value(r));
+				rag_buf_adds(b, "</li>");
+				jv_free(r);
+				(void)j;
+			}
+			rag_buf_adds(b, "</ul></td></tr>\n");
+			jv_free(rs);
+		}
+		jv_free(w);
+		(void)i;
+	}
+	if (shown) rag_buf_adds(b, "</tbody></table>\n");
+	if (!gated) rag_buf_adds(b, "<p>No threshold was given: no record is judged.</p>\n");
+	else if (!shown && failing <= 0) rag_buf_adds(b, "<p>None: every record passed.</p>\n");
+	if (gated && failing > shown)
+		rag_buf_addf(b, "<p>%d of %.0f failing records shown (the lowest); the Records tab has them all.</p>\n", shown, failing);
+	rag_buf_adds(b, "</section>\n<section id=\"distribution\">\n<h3 data-i18n=\"distribution\">Distribution</h3>\n");
 	jv_array_foreach(metrics, i, m) {
 		jv name = rag_json_get(jv_copy(m), "metric"), h = arr(m, "histogram");
 		const char *nm = jv_get_kind(name) == JV_KIND_STRING ? jv_string_value(name) : "";
 		double rt = rag_json_num(m, "threshold_record"), mt = rag_json_num(m, "threshold_mean");
-		rag_buf_adds(b, "<figure>");
-		svg_histogram(b, h, nm, 320, 140, rt, mt, rag_json_num(m, "mean"));
+		rag_buf_adds(b, "<figure data-metric=\"");
+		esc(b, nm);
+		rag_buf_adds(b, "\">");
+		svg_histogram(b, h, nm, 320, 140, rt, mt, rag_json_num(m, "mean"), rag_json_num(m, "min"));
 		rag_buf_adds(b, "<figcaption>");
 		histogram_caption(b, nm, rt, mt);
 		rag_buf_adds(b, "</figcaption></figure>\n");
@@ -671,44 +796,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 	}
 	cost_table(b, s, 0);
 
-	/* only the records the gate failed: a passing record is never listed as a failure */
-	rag_buf_adds(b, "<section id=\"failed\">\n<h3>Failing records</h3>\n");
-	jv_array_foreach(worst, i, w) {
-		if (rag_json_true(w, "failed")) {
-			jv rs = arr(w, "reasons");
-			if (!shown++)
-				rag_buf_adds(b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th>"
-				                "<th>why it failed</th></tr></thead><tbody>\n");
-			rag_buf_adds(b, "<tr class=\"failed\"><td>");
-			esc_field(b, w, "id");
-			rag_buf_adds(b, "<br><span class=\"small\">");
-			esc_field(b, w, "at");
-			rag_buf_adds(b, "</span></td><td>");
-			esc_field(b, w, "category");
-			rag_buf_adds(b, "</td><td class=\"text\">");
-			esc_field(b, w, "question");
-			rag_buf_adds(b, "</td><td class=\"text\">");
-			esc_field(b, w, "answer");
-			rag_buf_adds(b, "</td><td class=\"text\"><ul>");
-			jv_array_foreach(rs, j, r) {
-				rag_buf_adds(b, "<li>");
-				if (jv_get_kind(r) == JV_KIND_STRING) esc(b, jv_string_value(r));
-				rag_buf_adds(b, "</li>");
-				jv_free(r);
-				(void)j;
-			}
-			rag_buf_adds(b, "</ul></td></tr>\n");
-			jv_free(rs);
-		}
-		jv_free(w);
-		(void)i;
-	}
-	if (shown) rag_buf_adds(b, "</tbody></table>\n");
-	if (!gated) rag_buf_adds(b, "<p>No threshold was given: no record is judged.</p>\n");
-	else if (!shown && failing <= 0) rag_buf_adds(b, "<p>None: every record passed.</p>\n");
-	if (gated && failing > shown)
-		rag_buf_addf(b, "<p>%d of %.0f failing records shown (the lowest); the Records tab has them all.</p>\n", shown, failing);
-	rag_buf_adds(b, "</section>\n</section>\n");
+	rag_buf_adds(b, "</section>\n");
 	jv_free(checks);
 	jv_free(hints);
 	jv_free(groups);
@@ -719,7 +807,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 static void compare_section(rag_buf *b, jv base)
 {
 	jv bm = arr(base, "metrics");
-	rag_buf_adds(b, "<section id=\"compare\" class=\"tab\">\n<h2>Compare</h2>\n");
+	rag_buf_adds(b, "<section id=\"compare\" class=\"tab\">\n<h2 data-i18n=\"compare\">Compare</h2>\n");
 	if (!jv_is_valid(base)) {
 		rag_buf_adds(b, "<p>No baseline: give one with <code>-b BASELINE.jsonl</code>.</p>\n</section>\n");
 		jv_free(bm);
@@ -777,24 +865,25 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 	esc(&b, title);
 	rag_buf_addf(&b, "</title>\n<meta name=\"generator\" content=\"rag-report (ragpipe) %s\">\n<style>\n%s</style>\n</head>\n<body>\n",
 	             RAG_VERSION, css);
-	rag_buf_adds(&b, "<header>\n<h1>");
+	/* the script's language switch (English, 中文), kept in localStorage */
+	rag_buf_adds(&b, "<header>\n<button type=\"button\" id=\"lang-switch\">中文</button>\n<h1>");
 	esc(&b, title);
 	rag_buf_addf(&b, "</h1>\n<p id=\"verdict\"><span class=\"verdict %s\">%s</span> ", verdict_class(verdict), verdict);
 	esc_field(&b, last, "name");
 	rag_buf_adds(&b, ": ");
 	rag_report_counts(&b, s, gated);
 	rag_buf_adds(&b, ".</p>\n</header>\n");
-	rag_buf_adds(&b, "<nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" data-tab=\"summary\">Summary</button>"
-	                 "<button type=\"button\" role=\"tab\" data-tab=\"records\">Records</button>"
-	                 "<button type=\"button\" role=\"tab\" data-tab=\"compare\">Compare</button>"
-	                 "<button type=\"button\" role=\"tab\" data-tab=\"history\">History</button></nav>\n");
+	rag_buf_adds(&b, "<nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" data-tab=\"summary\" data-i18n=\"summary\">Summary</button>"
+	                 "<button type=\"button\" role=\"tab\" data-tab=\"records\" data-i18n=\"records\">Records</button>"
+	                 "<button type=\"button\" role=\"tab\" data-tab=\"compare\" data-i18n=\"compare\">Compare</button>"
+	                 "<button type=\"button\" role=\"tab\" data-tab=\"history\" data-i18n=\"history\">History</button></nav>\n");
 
 	summary_section(&b, s, metrics, gated);
-	rag_buf_adds(&b, "<section id=\"records\" class=\"tab\">\n<h2>Records</h2>\n"
+	rag_buf_adds(&b, "<section id=\"records\" class=\"tab\">\n<h2 data-i18n=\"records\">Records</h2>\n"
 	                 "<p class=\"needs-js\">The records, the comparison and the history need JavaScript.</p>\n"
 	                 "<div id=\"records-app\"></div>\n</section>\n");
 	compare_section(&b, base);
-	rag_buf_adds(&b, "<section id=\"history\" class=\"tab\">\n<h2>History</h2>\n"
+	rag_buf_adds(&b, "<section id=\"history\" class=\"tab\">\n<h2 data-i18n=\"history\">History</h2>\n"
 	                 "<p class=\"needs-js\">The history needs JavaScript.</p>\n<div id=\"history-app\"></div>\n</section>\n");
 
 	/* the data the script shows: the summary (less its few worst records, which the records

@@ -30,10 +30,55 @@
 	var thr = {};
 	(S.metrics || []).forEach(function (m) { thr[m.metric] = {rec: m.threshold_record, mean: m.threshold_mean}; });
 
+	/* ------------------------------------------------------------ language */
+	/* English and Chinese: ?lang=zh (or en) in the URL, else the switch's choice kept in
+	 * localStorage, else the browser's language. Only the page's own words change; the run's
+	 * text is shown as it is. */
+	var L = {
+		en: {summary: 'Summary', records: 'Records', compare: 'Compare', history: 'History', checks: 'Checks',
+			'checks-ok': 'checks passed or skipped', hints: 'Where to look', lowest: 'Failing records', distribution: 'Distribution',
+			causes: 'What to fix first', 'causes-note': 'failing records by cause, the most first; each opens to its records, farthest below the threshold first',
+			'no-causes': 'No record failed.', below: '{m} below {t}', isnull: '{m}: no score', noanswer: 'no answer ({t} failed)',
+			error: 'error: {t}', nrec: '{n} records', nrec1: '1 record', more: 'and {n} more: the Records tab has them all',
+			search: 'Search', category: 'Category', result: 'Result', errors: 'Errors', metric: 'Metric', prev: 'Previous', next: 'Next',
+			'why-failed': 'Why it failed', notes: 'Notes', question: 'Question', answer: 'Answer', reference: 'Reference', contexts: 'Contexts',
+			'one-run': 'One run: a trend needs two or more. Its means are in the table below.', other: 'English'},
+		zh: {summary: '概要', records: '记录', compare: '对比', history: '历史', checks: '检查项',
+			'checks-ok': '通过或跳过的检查项', hints: '排查建议', lowest: '未通过的记录', distribution: '分布',
+			causes: '先修复什么', 'causes-note': '未通过的记录按原因分组，数量多的在前；展开可看记录，低于阈值最多的在前',
+			'no-causes': '没有未通过的记录。', below: '{m} 低于 {t}', isnull: '{m}：没有分数', noanswer: '没有回答（{t} 失败）',
+			error: '错误：{t}', nrec: '{n} 条记录', nrec1: '1 条记录', more: '还有 {n} 条，全部见“记录”标签页',
+			search: '搜索', category: '类别', result: '结果', errors: '错误', metric: '指标', prev: '上一页', next: '下一页',
+			'why-failed': '未通过原因', notes: '备注', question: '问题', answer: '回答', reference: '参考答案', contexts: '上下文',
+			'one-run': '只有一次运行：趋势需要至少两次。均值见下表。', other: '中文'}
+	};
+	function pickLang() {
+		var m = /[?&]lang=(en|zh)\b/.exec(location.search), v = null;
+		if (m) return m[1];
+		try { v = localStorage.getItem('rag-report-lang'); } catch (e) { v = null; }
+		if (v === 'en' || v === 'zh') return v;
+		return /^zh\b/i.test(navigator.language || '') ? 'zh' : 'en';
+	}
+	var lang = pickLang();
+	function say(key, vars) {
+		var t = (L[lang] && L[lang][key]) || L.en[key] || key;
+		return t.replace(/\{(\w+)\}/g, function (all, k) { return vars && k in vars ? String(vars[k]) : all; });
+	}
+	function applyLang() {
+		document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+		Array.prototype.forEach.call(document.querySelectorAll('[data-i18n]'), function (e) {
+			e.textContent = say(e.getAttribute('data-i18n'));
+		});
+		var sw = document.getElementById('lang-switch');
+		/* the switch names the other language, in that language */
+		if (sw) { sw.textContent = L[lang === 'zh' ? 'en' : 'zh'].other; sw.lang = lang === 'zh' ? 'en' : 'zh'; }
+	}
+
 	/* ------------------------------------------------------------ tabs */
-	var tabs = ['summary', 'records', 'compare', 'history'], built = {};
+	var tabs = ['summary', 'records', 'compare', 'history'], built = {}, current = 'summary';
 	function show(name) {
 		if (tabs.indexOf(name) < 0) name = 'summary';
+		current = name;
 		tabs.forEach(function (t) {
 			var s = document.getElementById(t), b = document.querySelector('nav.tabs button[data-tab="' + t + '"]');
 			if (s) s.classList.toggle('active', t === name);
@@ -47,6 +92,25 @@
 		}
 	}
 	document.body.classList.add('js');
+	(function () {
+		var sw = document.getElementById('lang-switch');
+		if (!sw) return;
+		sw.addEventListener('click', function () {
+			lang = lang === 'zh' ? 'en' : 'zh';
+			try { localStorage.setItem('rag-report-lang', lang); } catch (e) { /* a file: page may have none */ }
+			/* the URL's choice would win on reload: it follows the switch */
+			if (/[?&]lang=/.test(location.search) && history.replaceState)
+				history.replaceState(null, '', location.search.replace(/([?&]lang=)(en|zh)/, '$1' + lang) + location.hash);
+			/* the tabs already drawn are drawn again in the new language */
+			['records', 'compare', 'history'].forEach(function (t) {
+				var host = document.getElementById(t === 'compare' ? 'compare-records' : t + '-app');
+				if (built[t] && host) { host.textContent = ''; built[t] = false; }
+			});
+			applyLang();
+			buildCauses();
+			show(current);
+		});
+	})();
 	Array.prototype.forEach.call(document.querySelectorAll('nav.tabs button'), function (b) {
 		b.addEventListener('click', function () {
 			show(b.getAttribute('data-tab'));
@@ -87,7 +151,7 @@
 		if (r.at) add(p, el('span', 'small', '  (' + r.at + ')')).className = 'small where';
 		if (r.src) add(d, el('p', 'small source', 'source: ' + r.src));
 		if (r.why && r.why.length) {
-			add(d, el('h4', null, r.st === 'pass' ? 'Notes' : 'Why it failed'));
+			add(d, el('h4', null, r.st === 'pass' ? say('notes') : say('why-failed')));
 			ul = add(d, el('ul', 'why'));
 			r.why.forEach(function (w) { add(ul, el('li', 'bad', w)); });
 		}
@@ -103,10 +167,10 @@
 			add(tr, el('td', 'small from', r.rf && typeof r.rf[m] === 'string' ? 'from ' +
 				(Object.prototype.hasOwnProperty.call(relevanceFrom, r.rf[m]) ? relevanceFrom[r.rf[m]] : r.rf[m]) : ''));
 		});
-		textBlock(d, 'Question', r.q);
-		textBlock(d, 'Answer', r.a);
-		textBlock(d, 'Reference', r.ref);
-		add(d, el('h4', null, 'Contexts'));
+		textBlock(d, say('question'), r.q);
+		textBlock(d, say('answer'), r.a);
+		textBlock(d, say('reference'), r.ref);
+		add(d, el('h4', null, say('contexts')));
 		if (!r.ctx || !r.ctx.length) add(d, el('p', 'na', '(none)'));
 		else {
 			ol = add(d, el('ol', 'contexts'));
@@ -152,12 +216,93 @@
 		if (r.err && r.err.length) {
 			add(d, el('h4', null, 'Errors'));
 			ul = add(d, el('ul', 'errors'));
+			/* one line per message: the stages that repeat a cause are named on its line */
+			var byMsg = {}, msgs = [];
 			r.err.forEach(function (e) {
-				add(ul, el('li', 'bad', [e.tool, e.metric].filter(Boolean).join(': ') + (e.tool || e.metric ? ': ' : '') +
-					str(e.message) + (e.at ? ' (at ' + e.at + ')' : '')));
+				var k = str(e.message) + (e.at ? ' (at ' + e.at + ')' : ''), who = [e.tool, e.metric].filter(Boolean).join(': ');
+				if (!byMsg[k]) { byMsg[k] = []; msgs.push(k); }
+				if (who && byMsg[k].indexOf(who) < 0) byMsg[k].push(who);
+			});
+			msgs.forEach(function (k) {
+				add(ul, el('li', 'bad', (byMsg[k].length ? byMsg[k].join(', ') + ': ' : '') + k));
 			});
 		}
 		return d;
+	}
+
+	/* ------------------------------------------------------------ the failing records by cause */
+	/* One line per cause with its count, the most first, so the first screen says what to fix
+	 * first: a metric below its per-record threshold, a metric with no score, no answer (the
+	 * stage that failed first), an error. A record counts once per cause, however many stages
+	 * repeat it; within a cause the records farthest below the threshold come first. */
+	function errText(e) { return str(e && e.message); }
+	function recordCauses(r) {
+		var out = [], seen = {}, errs = r.err || [], noAnswer = r.a === undefined || r.a === null || r.a === '';
+		function put(key, label, dist, line) {
+			if (seen[key]) return;
+			seen[key] = 1;
+			out.push({key: key, label: label, dist: dist, line: line});
+		}
+		if (errs.length && noAnswer) {
+			var tool = str(errs[0].tool) || 'collect';
+			put('noanswer:' + tool, ['noanswer', {t: tool}], Infinity, errText(errs[0]));
+		} else {
+			errs.forEach(function (e) {
+				var t = errText(e);
+				put('error:' + t, ['error', {t: t.length > 80 ? t.slice(0, 79) + '\u2026' : t}], Infinity,
+					[e.tool, e.metric].filter(Boolean).join(': '));
+			});
+		}
+		metrics.forEach(function (m) {
+			var x = r.sc ? r.sc[m] : undefined, th = thr[m] || {};
+			if (typeof th.rec !== 'number') return;
+			if (typeof x === 'number') {
+				if (x < th.rec - 1e-9) put('below:' + m, ['below', {m: m, t: num(th.rec)}], th.rec - x, num(x) + ' (\u2212' + (th.rec - x).toFixed(3) + ')');
+			} else if (!(r.na && r.na[m]) && !(errs.length && noAnswer)) {
+				put('null:' + m, ['isnull', {m: m}], Infinity, '');
+			}
+		});
+		if (!out.length && r.why && r.why.length) put('why:' + r.why[0], ['error', {t: r.why[0]}], 0, '');
+		return out;
+	}
+	function buildCauses() {
+		var host = document.getElementById('causes'), groups = {}, order = [], ul;
+		if (!host || !D.gated) return;
+		host.textContent = '';
+		R.forEach(function (r, i) {
+			if (r.st === 'pass') return;
+			recordCauses(r).forEach(function (c) {
+				var g = groups[c.key];
+				if (!g) { g = groups[c.key] = {label: c.label, items: [], worst: 0}; order.push(c.key); }
+				g.items.push({i: i, dist: c.dist, line: c.line});
+				if (c.dist > g.worst) g.worst = c.dist;
+			});
+		});
+		order.sort(function (a, b) { return groups[b].items.length - groups[a].items.length || groups[b].worst - groups[a].worst || (a < b ? -1 : 1); });
+		add(host, el('h3', null, say('causes')));
+		if (!order.length) { add(host, el('p', null, say('no-causes'))); return; }
+		add(host, el('p', 'small causes-note', say('causes-note')));
+		ul = add(host, el('ul', 'causes'));
+		order.forEach(function (k, gi) {
+			var g = groups[k], n = g.items.length, li = add(ul, el('li', 'cause')), det = add(li, el('details')), sm, ol, en;
+			/* the cause in English whatever the page's language: a stable handle for tools and tests */
+			en = L.en[g.label[0]].replace(/\{(\w+)\}/g, function (a, v) { return String(g.label[1][v]); });
+			li.setAttribute('data-cause', en);
+			li.setAttribute('data-count', String(n));
+			if (gi === 0) det.open = true;
+			sm = add(det, el('summary'));
+			add(sm, el('span', 'label bad', say(g.label[0], g.label[1])));
+			add(sm, document.createTextNode(': '));
+			add(sm, el('span', 'count', n === 1 ? say('nrec1') : say('nrec', {n: n})));
+			g.items.sort(function (a, b) { return b.dist - a.dist || a.i - b.i; });
+			ol = add(det, el('ol', 'cause-records'));
+			g.items.slice(0, 10).forEach(function (it) {
+				var rli = add(ol, el('li')), r = R[it.i];
+				add(rli, el('span', 'rid', str(r.id)));
+				if (it.line) add(rli, el('span', 'small', ' ' + it.line));
+			});
+			if (n > 10) add(det, el('p', 'small', say('more', {n: n - 10})));
+		});
 	}
 
 	/* ------------------------------------------------------------ a paged, sortable list */
@@ -165,8 +310,8 @@
 	 * detail element of row i. */
 	function pagedTable(host, cols, rowsFn, opens, rowClass, idPrefix) {
 		var table = add(host, el('table', 'list')), head = add(add(table, el('thead')), el('tr')), body = add(table, el('tbody'));
-		var pager = add(host, el('div', 'pager controls')), prev = add(pager, el('button', null, 'Previous'));
-		var info = add(pager, el('span', 'pageinfo')), next = add(pager, el('button', null, 'Next'));
+		var pager = add(host, el('div', 'pager controls')), prev = add(pager, el('button', null, say('prev')));
+		var info = add(pager, el('span', 'pageinfo')), next = add(pager, el('button', null, say('next')));
 		var state = {page: 0, sort: null, dir: 1, rows: []};
 		prev.type = next.type = 'button';
 		prev.id = idPrefix + '-prev';
@@ -207,7 +352,8 @@
 				var tr = el('tr', 'row ' + (rowClass ? rowClass(i) : ''));
 				tr.setAttribute('data-i', String(i));
 				cols.forEach(function (c) {
-					var td = add(tr, el('td', c.num ? 'n' : null));
+					var td = add(tr, el('td', [c.num ? 'n' : '', c.cls || ''].join(' ').trim() || null));
+					td.setAttribute('data-label', c.label);   /* a phone's stacked row names its cells */
 					if (c.cell) c.cell(i, td);
 					else td.textContent = str(c.value(i));
 				});
@@ -257,15 +403,15 @@
 			options.forEach(function (o) { var op = add(s, el('option', null, o[1])); op.value = o[0]; });
 			return s;
 		}
-		q = labelled('Search', el('input'));
+		q = labelled(say('search'), el('input'));
 		q.id = 'f-search';
 		q.type = 'search';
 		q.placeholder = 'id, question, answer, reference';
-		fcat = labelled('Category', select('f-category', [['', 'all']].concat(Object.keys(cats).sort().map(function (c) { return [c, c]; }))));
-		fst = labelled('Result', select('f-status', D.gated ? [['', 'all'], ['pass', 'passed'], ['fail', 'failed (any)'], ['error', 'errored']]
+		fcat = labelled(say('category'), select('f-category', [['', 'all']].concat(Object.keys(cats).sort().map(function (c) { return [c, c]; }))));
+		fst = labelled(say('result'), select('f-status', D.gated ? [['', 'all'], ['pass', 'passed'], ['fail', 'failed (any)'], ['error', 'errored']]
 			: [['', 'all (no threshold: none judged)']]));
-		ferr = labelled('Errors', select('f-errors', [['', 'all'], ['with', 'with errors'], ['without', 'without errors']]));
-		fm = labelled('Metric', select('f-metric', [['', '(any)']].concat(metrics.map(function (m) { return [m, m]; }))));
+		ferr = labelled(say('errors'), select('f-errors', [['', 'all'], ['with', 'with errors'], ['without', 'without errors']]));
+		fm = labelled(say('metric'), select('f-metric', [['', '(any)']].concat(metrics.map(function (m) { return [m, m]; }))));
 		fop = select('f-op', [['lt', 'below'], ['ge', 'at least'], ['null', 'is null']]);
 		add(ctl, fop);
 		fv = el('input');
@@ -307,11 +453,11 @@
 		}
 		var cols = [
 			{key: 'n', label: '#', num: true, value: function (i) { return i + 1; }},
-			{key: 'id', label: 'id', value: function (i) { return str(R[i].id); }},
+			{key: 'id', label: 'id', cls: 'id', value: function (i) { return str(R[i].id); }},
 			{key: 'category', label: 'category', value: function (i) { return R[i].cat === undefined ? null : str(R[i].cat); }},
 			{key: 'status', label: 'result', value: function (i) { return R[i].st === 'pass' ? 2 : R[i].st === 'fail' ? 1 : 0; },
 				cell: function (i, td) { add(td, statusBadge(R[i].st)); if (R[i].why && R[i].why.length && R[i].st !== 'pass') add(td, el('div', 'small why', R[i].why[0])); }},
-			{key: 'question', label: 'question', value: function (i) { return str(R[i].q).slice(0, 120); }}
+			{key: 'question', label: 'question', cls: 'q', value: function (i) { return str(R[i].q).slice(0, 120); }}
 		].concat(metrics.map(function (m) {
 			return {key: 'm:' + m, label: m, num: true, value: function (i) { var x = R[i].sc ? R[i].sc[m] : undefined; return typeof x === 'number' ? x : null; },
 				cell: function (i, td) { var x = R[i].sc ? R[i].sc[m] : undefined, th = thr[m] || {};
@@ -440,37 +586,55 @@
 				link.href = href;
 			}
 		}
-		Object.keys(names).sort().forEach(function (m) {
+		/* one run is a point, not a trend: a note, and its means in the table */
+		if (H.length < 2) add(host, el('p', 'one-run', say('one-run')));
+		else Object.keys(names).sort().forEach(function (m) {
 			var W = 560, Hh = 200, pad = 36, fig = add(host, el('figure')), s = svg('svg', {width: W, height: Hh, viewBox: '0 0 ' + W + ' ' + Hh, role: 'img'});
-			var pts = [], i, th = thr[m] || {}, step = Math.max(1, Math.ceil(H.length / 8));
+			var pts = [], i, th = thr[m] || {}, lo = Infinity, hi = -Infinity, span, tick, step, lw = 0;
+			/* the y axis spans the data (and the threshold), so a drop of 0.05 is seen, not
+			 * flattened on a fixed 0-1 axis; ticks at a round step */
+			H.forEach(function (h) { var v = h.means ? h.means[m] : undefined; if (typeof v === 'number') { if (v < lo) lo = v; if (v > hi) hi = v; } });
+			if (typeof th.mean === 'number') { lo = Math.min(lo, th.mean); hi = Math.max(hi, th.mean); }
+			if (!isFinite(lo)) { lo = 0; hi = 1; }
+			span = hi - lo;
+			tick = span > 0.5 ? 0.25 : span > 0.2 ? 0.1 : span > 0.1 ? 0.05 : span > 0.04 ? 0.02 : 0.01;
+			var dlo0 = lo, dhi0 = hi;
+			lo = Math.floor((lo - tick / 2) / tick) * tick;
+			hi = Math.ceil((hi + tick / 2) / tick) * tick;
+			if (dlo0 >= 0 && lo < 0) lo = 0;
+			if (dhi0 <= 1 && hi > 1) hi = 1;
+			function yAt(v) { return pad + (Hh - 2 * pad) * (1 - (v - lo) / (hi - lo)); }
 			fig.className = 'history-chart';
 			fig.setAttribute('data-metric', m);
 			add(s, svg('title', {})).textContent = 'mean ' + m + ' per run';
-			for (i = 0; i <= 4; i++) {
-				var y = pad + (Hh - 2 * pad) * (1 - i / 4);
+			for (i = 0; lo + i * tick <= hi + 1e-9; i++) {
+				var y = yAt(lo + i * tick);
 				add(s, svg('line', {x1: pad, y1: y, x2: W - 10, y2: y, stroke: '#eaeef2'}));
-				add(s, svg('text', {x: pad - 4, y: y + 3, 'text-anchor': 'end'})).textContent = (i / 4).toFixed(2);
+				add(s, svg('text', {x: pad - 4, y: y + 3, 'text-anchor': 'end', 'class': 'ytick'})).textContent = (lo + i * tick).toFixed(2);
 			}
 			if (typeof th.mean === 'number') {
-				var ty = pad + (Hh - 2 * pad) * (1 - th.mean);
+				var ty = yAt(th.mean);
 				var tl = add(s, svg('line', {x1: pad, y1: ty, x2: W - 10, y2: ty, stroke: '#cf222e', 'stroke-dasharray': '4 2', 'class': 'thr-mean'}));
 				add(tl, svg('title', {})).textContent = 'threshold of the mean ' + num(th.mean);
 			}
 			function xAt(k) {
-				if (H.length === 1) return (W + pad) / 2;
 				if (dated && t1 > t0) return pad + (W - pad - 24) * (Date.parse(H[k].started) - t0) / (t1 - t0);
 				return pad + (W - pad - 24) * k / (H.length - 1);
 			}
+			/* labels far enough apart not to overlap: about 6 px a character at 10 px, a date 10 */
+			H.forEach(function (h) { lw = Math.max(lw, Math.min(12, label(h).length), typeof h.started === 'string' ? 10 : 0); });
+			var lastX = -Infinity, gap = lw * 6 + 8;
 			H.forEach(function (h, k) {
-				var x = xAt(k), v = h.means ? h.means[m] : undefined, c, tx;
-				if (k % step === 0 || k === H.length - 1) {
+				var x = xAt(k), v = h.means ? h.means[m] : undefined, c, tx, last = k === H.length - 1;
+				if (x - lastX >= gap && (last || xAt(H.length - 1) - x >= gap)) {
+					lastX = x;
 					tx = add(s, svg('text', {x: x, y: Hh - 18, 'text-anchor': 'middle', 'class': 'xlabel'}));
-					tx.textContent = label(h);
+					tx.textContent = label(h).slice(0, 12);
 					if (typeof h.started === 'string')
 						add(s, svg('text', {x: x, y: Hh - 6, 'text-anchor': 'middle', 'class': 'xdate'})).textContent = h.started.slice(0, 10);
 				}
 				if (typeof v !== 'number') return;
-				var y = pad + (Hh - 2 * pad) * (1 - Math.max(0, Math.min(1, v)));
+				var y = yAt(v);
 				pts.push(x.toFixed(1) + ',' + y.toFixed(1));
 				c = svg('circle', {cx: x.toFixed(1), cy: y.toFixed(1), r: h.current ? 5.5 : 4, fill: h.current ? '#1f2328' : '#0969da', 'class': 'point', 'data-run': k});
 				add(c, svg('title', {})).textContent = label(h) + (h.started ? ' ' + h.started : '') + ': ' + num(v);
@@ -486,16 +650,21 @@
 		add(panel, el('p', 'small', 'Click a point to open its run.'));
 		var t = add(host, el('table', 'list')), hr = add(add(t, el('thead')), el('tr')), body = add(t, el('tbody')), ms = Object.keys(names).sort();
 		t.id = 'history-table';
-		['started', 'run', 'label', 'commit', 'records', 'passed'].concat(ms).forEach(function (h) { add(hr, el('th', null, h)); });
+		var heads = ['started', 'run', 'label', 'commit', 'records', 'passed'];
+		heads.concat(ms).forEach(function (h) { add(hr, el('th', null, h)); });
 		H.forEach(function (h, k) {
 			var tr = add(body, el('tr', 'row' + (h.current ? ' current' : '')));
 			[h.started, h.run, h.label, h.commit ? str(h.commit).slice(0, 12) : null, h.n,
-				h.passed === true ? 'yes' : h.passed === false ? 'no' : null].forEach(function (v) { add(tr, el('td', null, v === undefined || v === null ? '\u2013' : v)); });
-			ms.forEach(function (m) { add(tr, el('td', 'n', num(h.means ? h.means[m] : undefined))); });
+				h.passed === true ? 'yes' : h.passed === false ? 'no' : null].forEach(function (v, c) {
+				add(tr, el('td', null, v === undefined || v === null ? '\u2013' : v)).setAttribute('data-label', heads[c]);
+			});
+			ms.forEach(function (m) { add(tr, el('td', 'n', num(h.means ? h.means[m] : undefined))).setAttribute('data-label', m); });
 			tr.addEventListener('click', function () { open(k); });
 		});
 	}
 
+	applyLang();
+	buildCauses();
 	show((location.hash || '').slice(1));
 	document.body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
 	document.body.setAttribute('data-ready', '1');

@@ -6,6 +6,8 @@
                                  one "key: value" line per finding, screenshots in SHOTDIR
   report.py noscript PAGE SHOTDIR  the page with JavaScript off: what the Summary shows
   report.py big PAGE N SHOTDIR   a page of N records: the rows drawn and a filter's result
+  report.py screens PAGE SHOTDIR LANG  the 300-record page at 1440x900 and 390x844, in LANG (en, zh)
+  report.py onerun PAGE          a page of one run: its History tab
   report.py time PAGE            bench/report.sh: milliseconds to ready, to the Records tab drawn,
                                  and for one filter, as "key: value"
 
@@ -286,6 +288,86 @@ def timing(page, shots):
         d.quit()
 
 
+def js(d, code):
+    return d.execute_script(code)
+
+
+def screens(page, shots, lang):
+    """the 300-record page at 1440x900 and 390x844 (lang: en, or zh by the page's ?lang=zh):
+    what the first screen holds, the page's and the Records table's widths, the history chart"""
+    d = driver()
+    try:
+        url = "file://" + os.path.abspath(page) + ("?lang=zh" if lang == "zh" else "")
+        for w, h in ((1440, 900), (390, 844)):
+            d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                              {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
+            d.get(url)
+            WebDriverWait(d, 120).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+            k = "%d %s" % (w, lang)
+            out(k + " tabs", " ".join(b.text for b in d.find_elements(By.CSS_SELECTOR, "nav.tabs button")))
+            out(k + " page wider than the screen", js(d, "return document.scrollingElement.scrollWidth > innerWidth"))
+            out(k + " page width", js(d, "return document.scrollingElement.scrollWidth + ' in ' + innerWidth"))
+            out(k + " history tab in view", js(d, "var r = document.querySelector('nav.tabs button[data-tab=history]')"
+                                                  ".getBoundingClientRect(); return r.width > 0 && r.right <= innerWidth"))
+            out(k + " first failed check in first screen", js(d, "var e = document.querySelector('#summary ul.checks li.bad');"
+                                                                 "return !!e && e.getBoundingClientRect().top < innerHeight"))
+            out(k + " first failed check is the first check", js(d, "var e = document.querySelector('#summary ul.checks li');"
+                                                                    "return !!e && e.classList.contains('bad')"))
+            out(k + " first cause in first screen", js(d, "var e = document.querySelector('#causes li.cause summary');"
+                                                          "return !!e && e.getBoundingClientRect().bottom < innerHeight"))
+            out(k + " first failing record y", js(d, "var e = document.querySelector('#causes li.cause') || "
+                                                     "document.querySelector('#failed tbody tr');"
+                                                     "return e ? Math.round(e.getBoundingClientRect().top + scrollY) : -1"))
+            out(k + " causes", " | ".join(e.get_attribute("data-cause") + ": " + e.get_attribute("data-count")
+                                          for e in d.find_elements(By.CSS_SELECTOR, "#causes li.cause")))
+            out(k + " failed cards", len(d.find_elements(By.CSS_SELECTOR, "#summary .card.failed")))
+            out(k + " perfect bar fills", js(d, "var f = document.querySelector('#distribution figure[data-metric=context_recall]');"
+                                                "return f ? Array.prototype.filter.call(f.querySelectorAll('rect'), function (r) {"
+                                                "return parseFloat(r.getAttribute('height')) > 0; }).map(function (r) {"
+                                                "return r.getAttribute('fill'); }).join(',') : 'none'"))
+            d.save_screenshot(os.path.join(shots, "first-%d-%s.png" % (w, lang)))
+            tab(d, "records")
+            out(k + " records table width", js(d, "return Math.round(document.getElementById('records-table').getBoundingClientRect().width)"))
+            out(k + " records page wider than the screen", js(d, "return document.scrollingElement.scrollWidth > innerWidth"))
+            out(k + " why width", js(d, "var e = document.querySelector('#records-table .why');"
+                                        "return e ? Math.round(e.getBoundingClientRect().width) : -1"))
+            d.save_screenshot(os.path.join(shots, "records-%d-%s.png" % (w, lang)))
+            tab(d, "history")
+            out(k + " history page wider than the screen", js(d, "return document.scrollingElement.scrollWidth > innerWidth"))
+            out(k + " history y ticks", js(d, "var f = document.querySelector('.history-chart[data-metric=faithfulness]');"
+                                              "return f ? Array.prototype.map.call(f.querySelectorAll('text.ytick'), function (t) {"
+                                              "return t.textContent; }).join(',') : 'none'"))
+            out(k + " history date labels overlap", js(d, "var f = document.querySelector('.history-chart[data-metric=faithfulness]');"
+                                                          "if (!f) return 'none'; var b = Array.prototype.map.call("
+                                                          "f.querySelectorAll('text.xdate, text.xlabel'), function (t) { return [t.getAttribute('class'), t.getBoundingClientRect()]; });"
+                                                          "for (var i = 0; i < b.length; i++) for (var j = i + 1; j < b.length; j++)"
+                                                          " if (b[i][0] === b[j][0] && b[i][1].right > b[j][1].left && b[j][1].right > b[i][1].left) return true;"
+                                                          "return false"))
+            d.save_screenshot(os.path.join(shots, "history-%d-%s.png" % (w, lang)))
+        if lang == "zh":
+            d.find_element(By.ID, "lang-switch").click()
+            out("switched tabs", " ".join(b.text for b in d.find_elements(By.CSS_SELECTOR, "nav.tabs button")))
+            d.get("file://" + os.path.abspath(page))
+            WebDriverWait(d, 120).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+            out("kept tabs", " ".join(b.text for b in d.find_elements(By.CSS_SELECTOR, "nav.tabs button")))
+        out("console errors", len([e for e in d.get_log("browser") if e.get("level") == "SEVERE"]))
+    finally:
+        d.quit()
+
+
+def onerun(page):
+    """a page of one run: what its History tab shows"""
+    d = driver()
+    try:
+        load(d, page)
+        tab(d, "history")
+        out("charts", len(d.find_elements(By.CSS_SELECTOR, ".history-chart")))
+        out("note", " ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#history-app p.one-run")))
+        out("history rows", len(d.find_elements(By.CSS_SELECTOR, "#history-table tbody tr")))
+    finally:
+        d.quit()
+
+
 if __name__ == "__main__":
     atexit.register(lambda: [shutil.rmtree(p, ignore_errors=True) for p in PROFILES])
     mode = sys.argv[1]
@@ -295,6 +377,10 @@ if __name__ == "__main__":
         noscript(sys.argv[2], sys.argv[3])
     elif mode == "big":
         big(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    elif mode == "onerun":
+        onerun(sys.argv[2])
+    elif mode == "screens":
+        screens(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "time":
         timing(sys.argv[2], sys.argv[3])
     else:

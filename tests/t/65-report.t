@@ -84,7 +84,7 @@ external: 0
 handlers: 0
 charset: True
 svg: 8
-sections: summary hints distribution categories failed records compare history
+sections: summary causes hints failed distribution categories records compare history
 parts: records-app history-app
 block clean: True
 records: 4 history: 1

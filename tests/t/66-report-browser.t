@@ -112,6 +112,54 @@ is "$(got verdict):$(got cards):$(got 'failing listed')" 'FAIL:3:2' "script off:
 like "$(got checks)" 'FAIL: faithfulness mean 0\.525 < 0\.700' "script off: the checks"
 like "$(got notice)" 'need JavaScript' "script off: the Records tab says it needs the script"
 
+# issue 24's 300-record run (tests/browser/run300.py: 10 records with no answer, 59 with
+# faithfulness below 0.7, context_recall 1.000 everywhere at a threshold of 1.0) at 1440x900 and
+# 390x844, in English and in Chinese: the first screen says what failed and why, nothing is
+# wider than a phone, the causes are counted by hand
+python3 "$TOP/tests/browser/run300.py" >"$T/r300.jsonl"
+cat >"$T/h300.jsonl" <<'EOF2'
+{"run":"r-1","started":"2026-11-20T09:00:00Z","label":"v1.0","n":300,"passed":false,"means":{"faithfulness":0.78,"answer_relevancy":0.95,"context_recall":1}}
+{"run":"r-2","started":"2026-11-21T09:00:00Z","label":"v1.1","n":300,"passed":false,"means":{"faithfulness":0.73,"answer_relevancy":0.94,"context_recall":1}}
+EOF2
+run rag rag-report -t faithfulness=0.8 -r faithfulness=0.7 -r context_recall=1 -t answer_relevancy=0.95 \
+	--max-error-rate 0.01 --history "$T/h300.jsonl" -o "$T/r300.html" "$T/r300.jsonl"
+is "$RC" 0 "300 records: the page is written"
+for L in en zh; do
+	run timeout 300 "$PY" "$TOP/tests/browser/report.py" screens "$T/r300.html" "$shots" $L
+	is "$RC" 0 "300 records ($L): the browser ran"
+	[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+	for W in 1440 390; do
+		k="$W $L"
+		is "$(got "$k first failed check is the first check")" True "$k: the failed checks come first"
+		is "$(got "$k first failed check in first screen")" True "$k: a failed check on the first screen"
+		is "$(got "$k first cause in first screen")" True "$k: the first failing cause on the first screen"
+		is "$(got "$k causes")" 'faithfulness below 0.700: 59 | no answer (rag-collect failed): 10' \
+			"$k: the failing records by cause, counted (59 below the threshold, 10 without an answer, once each)"
+		is "$(got "$k page wider than the screen"):$(got "$k records page wider than the screen"):$(got "$k history page wider than the screen")" \
+			False:False:False "$k: no horizontal scroll on Summary, Records, History ($(got "$k page width"))"
+		is "$(got "$k history tab in view")" True "$k: the History tab is in view"
+		is "$(got "$k perfect bar fills")" '#1a7f37' "$k: the perfect bar (all 1.000 at 1.0) is green, not red"
+		is "$(got "$k failed cards")" 2 "$k: each metric a failed check names is marked"
+		is "$(got "$k history y ticks")" 0.72,0.74,0.76,0.78,0.80,0.82 "$k: the history's y axis spans the data (0.73-0.80), not 0-1"
+		is "$(got "$k history date labels overlap")" False "$k: the history's date labels do not overlap"
+		check "$k: a screenshot of the first screen" test -s "$shots/first-$W-$L.png"
+	done
+	w=$(got "1440 $L records table width")
+	check "1440 $L: the Records table fits ($w px)" test "$w" -le 1440
+	w=$(got "390 $L why width")
+	check "390 $L: the why column is readable ($w px)" test "$w" -ge 200
+done
+is "$(got '1440 zh tabs'):$(got '390 zh tabs')" '概要 记录 对比 历史:概要 记录 对比 历史' "Chinese (?lang=zh): the tabs README names"
+is "$(got 'switched tabs')" 'Summary Records Compare History' "the switch turns the page to English"
+is "$(got 'kept tabs')" 'Summary Records Compare History' "and the choice is kept (localStorage) when the page opens again"
+is "$(got 'console errors')" 0 "300 records: no error in the console"
+
+# a single run: a note, not a chart per metric with one dot
+run rag rag-report -r faithfulness=0.7 -o "$T/one.html" "$T/r300.jsonl"
+run timeout 120 "$PY" "$TOP/tests/browser/report.py" onerun "$T/one.html"
+is "$(got charts):$(got 'history rows')" 0:1 "one run: no chart of one dot, its means in the table"
+like "$(got note)" '^One run: a trend needs two or more' "one run: a note says why"
+
 # a big run: 20,000 records page and filter (2,000 under valgrind, whose point is the leaks)
 N=20000
 [ "${RAG_VALGRIND:-0}" = 1 ] && N=2000

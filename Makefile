@@ -16,6 +16,8 @@ ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-paramete
 PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n
 # the run store (rag-store): SQLite and PostgreSQL's libpq
 PC_LIBS += sqlite3 libpq
+# rag-serve's HTTP server
+PC_LIBS += libmicrohttpd
 ALL_CFLAGS += $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
 LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemmer -lm
 
@@ -73,6 +75,8 @@ BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-d
 	libutf8proc-dev libstemmer-dev libicu-dev
 # the run store (rag-store)
 BUILD_PKGS += libsqlite3-dev libpq-dev
+# rag-serve
+BUILD_PKGS += libmicrohttpd-dev
 DEMO_PKGS = jq python3
 TEST_PKGS = $(DEMO_PKGS) perl curl groff-base libxml2-utils bsdutils zsh fish chromium strace \
 	clang libclang-rt-14-dev llvm parallel \

@@ -1506,6 +1506,7 @@ typedef struct rag_store_run {
 int rag_store_add(rag_store *s, const rag_store_run *in, char **id, char *err, size_t errlen);
 typedef struct rag_store_filter {
 	const char *testset, *since, *until, *commit;   /* NULL: any; until a day alone: to its end */
+	const char *label;                              /* NULL: any; else this label exactly */
 	const char *const *system; size_t nsystem;      /* "KEY=VALUE", every one must hold */
 	long limit;                                     /* > 0: the newest limit runs */
 } rag_store_filter;
@@ -1513,6 +1514,15 @@ typedef struct rag_store_filter {
  * {run, started, ended, label, commit, dirty, testset, testset_version, n, records_with_errors,
  * passed, gate, exit_status, means, system, added}. */
 int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, size_t errlen);
+/* A page of the runs f lets through (its system filters aside), newest first: {total, offset,
+ * limit, runs: [summary as rag_store_list's]}; offset >= 0, limit > 0. */
+int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long limit, jv *out, char *err,
+                   size_t errlen);
+/* Lines offset+1..offset+limit of a run's records: {run, total, offset, limit, records: [{seq, id,
+ * category, passed, record}]} (record null for a line that is no JSON); 1 when no such run. */
+int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen);
+/* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
+int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);
 /* A run's summary (consumed) as a history line: {run, started, label, commit, testset, n,
  * passed, means} (rag-store(1), HISTORY). */
 jv rag_store_history(jv summary);
@@ -1535,6 +1545,27 @@ int rag_store_testset_export(rag_store *s, const char *name, int version, rag_bu
                              char *err, size_t errlen);
 /* {backend, url, schema_version, runs, records, testsets} */
 int rag_store_info(rag_store *s, jv *out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- serve.c */
+/* rag-serve(1)'s engine without the HTTP server. "ADDR:PORT" ("[::1]:0", "localhost:N" is
+ * 127.0.0.1) -> *host (malloc'ed, numeric), *port, *loopback (127.0.0.0/8 or ::1). */
+int rag_serve_listen(const char *spec, char **host, int *port, int *loopback, char *err, size_t errlen);
+char *rag_serve_url(const char *host, int port);                /* "http://HOST:PORT/", malloc'ed */
+/* whether a request's Host header names this server (localhost:PORT too when loopback) */
+int rag_serve_host_ok(const char *hdr, const char *host, int port, int loopback);
+/* whether a write comes from this server's own page: Origin (else Referer) is http://HOSTHDR */
+int rag_serve_origin_ok(const char *origin, const char *referer, const char *hosthdr);
+int rag_serve_secret_eq(const char *a, const char *b);          /* in time independent of where they differ */
+char *rag_serve_cookie(const char *header, const char *name);   /* a Cookie header's value, malloc'ed, or NULL */
+/* A URL path of the page -> *file under <datadir>/serve/ and its *type: 200, or 400 for a path
+ * that could leave the directory (a "..", a hidden part, a character outside [A-Za-z0-9._-/]),
+ * 404 for a kind of file not served. */
+int rag_serve_static(const char *datadir, const char *path, char **file, const char **type);
+/* A GET of the JSON API: path /api/runs (?label, commit, testset, since, until, offset, limit),
+ * /api/runs/ID, /api/runs/ID/records (?offset, limit), /api/testsets, /api/info. Returns the HTTP
+ * status and *body (an object; {error} for a status other than 200). arg: a query argument or NULL. */
+typedef const char *(*rag_serve_arg_fn)(void *ctx, const char *name);
+int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
 
 /* ---------------------------------------------------------------- hints.c */
 /* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or

@@ -270,7 +270,7 @@ bench-peers: all
 	sh bench/compute.sh --embsim-repeat 1 --jq-records 50000
 
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/report $(DESTDIR)$(DATADIR)/examples/docs \
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/prompts $(DESTDIR)$(DATADIR)/hints $(DESTDIR)$(DATADIR)/report $(DESTDIR)$(DATADIR)/serve $(DESTDIR)$(DATADIR)/examples/docs \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
@@ -279,6 +279,7 @@ install: all
 	install -m 644 share/prompts/* $(DESTDIR)$(DATADIR)/prompts/
 	install -m 644 share/hints/* $(DESTDIR)$(DATADIR)/hints/
 	install -m 644 share/report/* $(DESTDIR)$(DATADIR)/report/
+	install -m 644 share/serve/* $(DESTDIR)$(DATADIR)/serve/
 	install -m 644 share/*.txt $(DESTDIR)$(DATADIR)/ 2>/dev/null || true
 	install -m 644 share/examples/*.* $(DESTDIR)$(DATADIR)/examples/
 	install -m 644 share/examples/docs/* $(DESTDIR)$(DATADIR)/examples/docs/

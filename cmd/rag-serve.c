@@ -27,7 +27,7 @@ static const rag_opt options[] = {
 	 "(default store.url, else $XDG_DATA_HOME/ragpipe/runs.db)"},
 	{"listen", 0, OPT_LISTEN, "ADDR:PORT", NULL, "where to listen (default 127.0.0.1:8765; port 0: a free one);\n"
 	 "an address that is not loopback needs --token-file"},
-	{"token-file", 0, OPT_TOKEN_FILE, RAG_ARG_FILE, RAG_ARG_FILE,
+	{"token-file", 0, OPT_TOKEN_FILE, "FILE", RAG_ARG_FILE,
 	 "a file holding the access token: requests carry it as a bearer token,\n"
 	 "or a browser logs in once through the login link printed at start"},
 	RAG_OPT_END

@@ -27,6 +27,8 @@ SPID=
 # serve_start ARGS...: rag-serve in the background (itself, not a wrapper, so that $! is its
 # process for the signal), $URL from its stderr line
 serve_start() {
+	# a previous server's lines gone first: the background shell may open the file after the wait began
+	rm -f "$T/serve.err"
 	"$BIN/rag-serve" -c "$T/c.yaml" --listen 127.0.0.1:0 "$@" 2>"$T/serve.err" &
 	SPID=$!
 	wait_until 30 grep -q 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
@@ -41,7 +43,7 @@ serve_stop() {
 	SRC=$?
 	SPID=
 }
-trap 'serve_stop; _lib_cleanup' EXIT
+trap 'serve_stop; pg_stop; _lib_cleanup' EXIT
 # get PATH [CURL ARGS...]: the body into $OUT, the status into $CODE
 get() {
 	_p=$1; shift
@@ -171,6 +173,7 @@ is "$RC" 6 "a store that cannot be opened: exit 6"
 unlike "$(cat "$ERR")" 'pa55word-xyz' "its password is not in the message"
 # a store URL with a password in the configuration, over SQLite: nothing shows it
 printf 'llm:\n  provider: offline\nstore:\n  url: sqlite://%s\n' "$DB" >"$T/s.yaml"
+rm -f "$T/serve.err"
 "$BIN/rag-serve" -c "$T/s.yaml" --listen 127.0.0.1:0 2>"$T/serve.err" &
 SPID=$!
 wait_until 30 grep -q 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err"
@@ -178,5 +181,40 @@ URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
 get /api/info
 is "$(jq -r .backend "$OUT")" sqlite "store.url from the configuration"
 serve_stop
+
+# ---------------------------------------------------------------- PostgreSQL
+# the same runs in a PostgreSQL server of the test's own (lib.sh's pg_start), through a URL with
+# a password: the same API replies, and the password in no message and no reply
+if [ ! -x "$PGBIN/initdb" ]; then
+	skip_missing postgresql "the API on PostgreSQL (make deps installs it)"
+	done_testing
+fi
+if ! pg_start; then
+	tap_ok 1 "a PostgreSQL server of our own started"
+	done_testing
+fi
+PGURL="postgresql://ragpipe:pw-s3cret-77@/postgres?host=$PGDIR/sock"
+for r in A B; do
+	run rag rag-store -q -c "$T/c.yaml" --store "$PGURL" --run-id $r --label v$( [ $r = A ] && echo 1 || echo 2) \
+		add - <"$T/$(echo $r | tr AB ab).jsonl"
+	is "$RC:$(cat "$OUT")" "0:$r" "PostgreSQL: run $r added"
+done
+serve_start --store "$PGURL"
+unlike "$(cat "$T/serve.err")" 'pw-s3cret-77' "PostgreSQL: the password is not in its messages"
+like "$(cat "$T/serve.err")" 'ragpipe:\*\*\*@' "its URL shown masked"
+get /api/info
+is "$(jq -r .backend "$OUT")" postgresql "PostgreSQL: /api/info"
+get /api/session
+unlike "$(cat "$OUT")" 'pw-s3cret-77' "PostgreSQL: the password is not in /api/session"
+get /api/runs
+unlike "$(cat "$OUT")" 'pw-s3cret-77' "nor in /api/runs"
+is "$(jq -c '[.total, [.runs[].run], [.runs[].label]]' "$OUT")" '[2,["B","A"],["v2","v1"]]' "PostgreSQL: the runs"
+get '/api/runs?label=v1&limit=1'
+is "$(jq -c '[.total, [.runs[].run]]' "$OUT")" '[1,["A"]]' "PostgreSQL: a filter"
+get '/api/runs/B/records?offset=2&limit=2'
+is "$(jq -c '[.total, [.records[].seq], .records[0].record]' "$OUT")" \
+	"[5,[3,4],$(sed -n 3p "$T/b.jsonl" | jq -c .)]" "PostgreSQL: records page 2, as added"
+serve_stop
+is "$SRC" 0 "PostgreSQL: SIGTERM stops it"
 
 done_testing

@@ -1,5 +1,5 @@
 /* rag-serve - a local web page and a JSON API over the run store: the runs (filtered, paged),
- * one run's summary and its records paged from the store, the test sets. The HTTP server is
+ * one run's summary and its records paged from the store, the test sets, reviewers' marks. The HTTP server is
  * libmicrohttpd's (one internal thread, so the store is used by one request at a time); what
  * the replies say is lib/serve.c's. This file: the options, the checks every request passes
  * (Host, the token, Origin and the CSRF token on a write, the body's size), and the signals. */
@@ -48,7 +48,7 @@ typedef struct server {
 } server;
 
 typedef struct request {
-	size_t got;
+	rag_buf body;             /* a write's body, at most MAX_BODY */
 	int too_big;
 } request;
 
@@ -170,7 +170,11 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 			return send_error(c, 403, "a write from another origin");
 		if (!rag_serve_secret_eq(csrf, sv->csrf)) return send_error(c, 403, "a write without its CSRF token");
 		if (strcmp(method, "POST")) return send_error(c, 405, "method not allowed");
-		return send_error(c, 404, "no such API path");
+		{
+			jv body;
+			int st = rag_serve_post(sv->store, url, rq->body.p ? rq->body.p : "", rq->body.len, &body);
+			return send_json(c, (unsigned)st, body);
+		}
 	}
 	if (!strcmp(url, "/api/session"))
 		return send_json(c, 200, JV_OBJECT(jv_string("csrf"), jv_string(sv->csrf),
@@ -180,6 +184,14 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api")) {
 		jv body;
 		int st = rag_serve_api(sv->store, url, get_arg, c, &body);
+		if (jv_get_kind(body) == JV_KIND_STRING) {   /* labels.csv */
+			struct MHD_Response *r = MHD_create_response_from_buffer(
+				(size_t)jv_string_length_bytes(jv_copy(body)), rag_xstrdup(jv_string_value(body)),
+				MHD_RESPMEM_MUST_FREE);
+			jv_free(body);
+			MHD_add_response_header(r, "Content-Disposition", "attachment; filename=\"labels.csv\"");
+			return send_reply(c, (unsigned)st, r, "text/csv; charset=utf-8");
+		}
 		return send_json(c, (unsigned)st, body);
 	}
 	return send_file(sv, c, url);
@@ -201,8 +213,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	if (*upload_size) {
-		rq->got += *upload_size;
-		if (rq->got > MAX_BODY) rq->too_big = 1;
+		if (rq->body.len + *upload_size > MAX_BODY) rq->too_big = 1;
+		else rag_buf_add(&rq->body, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}
@@ -216,6 +228,7 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MH
 	(void)cls;
 	(void)c;
 	(void)toe;
+	if (*con_cls) rag_buf_free(&((request *)*con_cls)->body);
 	free(*con_cls);
 	*con_cls = NULL;
 }

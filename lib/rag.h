@@ -1523,6 +1523,17 @@ int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long li
 int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen);
 /* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
 int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);
+/* A review mark (rag-serve): a reviewer's label of record seq's metric (1/0: right/wrong, or a
+ * score), replacing that reviewer's earlier one; 1 when the run has no record seq. */
+typedef struct rag_store_mark_in {
+	const char *run; long seq; const char *metric; double label;
+	const char *comment;      /* NULL: none */
+	const char *who;
+} rag_store_mark_in;
+int rag_store_mark(rag_store *s, const rag_store_mark_in *m, char *err, size_t errlen);
+/* A run's marks (of metric; NULL: all), by record: [{seq, id, metric, label, comment, who,
+ * created}]; 1 when no such run. */
+int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, char *err, size_t errlen);
 /* A run's summary (consumed) as a history line: {run, started, label, commit, testset, n,
  * passed, means} (rag-store(1), HISTORY). */
 jv rag_store_history(jv summary);
@@ -1564,8 +1575,14 @@ int rag_serve_static(const char *datadir, const char *path, char **file, const c
 /* A GET of the JSON API: path /api/runs (?label, commit, testset, since, until, offset, limit),
  * /api/runs/ID, /api/runs/ID/records (?offset, limit), /api/testsets, /api/info. Returns the HTTP
  * status and *body (an object; {error} for a status other than 200). arg: a query argument or NULL. */
+/* Also /api/runs/ID/marks (?metric) -> {run, marks: rag_store_marks'}, and
+ * /api/runs/ID/labels.csv (?metric): *body a string, the CSV of rag-agree --labels (id, label,
+ * metric, who, comment, created). */
 typedef const char *(*rag_serve_arg_fn)(void *ctx, const char *name);
 int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
+/* A write (its checks passed): POST /api/runs/ID/marks with {seq, metric, verdict: true|false or
+ * label: number, comment, who} stores a review mark. The HTTP status and *body as rag_serve_api's. */
+int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len, jv *body);
 
 /* ---------------------------------------------------------------- hints.c */
 /* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,6 +280,153 @@ static int api_testsets(rag_store *s, jv *body, char *err, size_t errlen)
 	return 200;
 }
 
+/* a CSV cell: quoted when it holds a comma, a quote or a line break */
+static void csv_add(rag_buf *b, const char *v)
+{
+	if (!v) v = "";
+	if (!strpbrk(v, ",\"\r\n")) {
+		rag_buf_adds(b, v);
+		return;
+	}
+	rag_buf_add(b, "\"", 1);
+	for (; *v; v++) {
+		if (*v == '"') rag_buf_add(b, "\"", 1);
+		rag_buf_add(b, v, 1);
+	}
+	rag_buf_add(b, "\"", 1);
+}
+
+/* the marks as the CSV rag-agree --labels reads (a header naming id and label): the marks of
+ * records without an id cannot be joined and are left out */
+static jv labels_csv(jv marks)
+{
+	rag_buf b = {0};
+	jv r;
+	rag_buf_adds(&b, "id,label,metric,who,comment,created\n");
+	jv_array_foreach(marks, i, m) {
+		char ids[1024], met[1024], who[1024], com[8192], cr[64], num[64];
+		const char *id = rag_json_str(m, "id", ids, sizeof ids);
+		if (*id) {
+			csv_add(&b, id);
+			snprintf(num, sizeof num, ",%.17g,", rag_json_num(m, "label"));
+			rag_buf_adds(&b, num);
+			csv_add(&b, rag_json_str(m, "metric", met, sizeof met));
+			rag_buf_add(&b, ",", 1);
+			csv_add(&b, rag_json_str(m, "who", who, sizeof who));
+			rag_buf_add(&b, ",", 1);
+			csv_add(&b, rag_json_str(m, "comment", com, sizeof com));
+			rag_buf_add(&b, ",", 1);
+			csv_add(&b, rag_json_str(m, "created", cr, sizeof cr));
+			rag_buf_add(&b, "\n", 1);
+		}
+		jv_free(m);
+		(void)i;
+	}
+	jv_free(marks);
+	r = jv_string_sized(b.p, (int)b.len);
+	rag_buf_free(&b);
+	return r;
+}
+
+static int api_marks(rag_store *s, const char *id, int csv, rag_serve_arg_fn arg, void *ctx, jv *body, char *err,
+                     size_t errlen)
+{
+	jv marks;
+	int r = rag_store_marks(s, id, str_arg(arg, ctx, "metric"), &marks, err, errlen);
+	if (r) return stored(r, err, body);
+	*body = csv ? labels_csv(marks) : JV_OBJECT(jv_string("run"), jv_string(id), jv_string("marks"), marks);
+	return 200;
+}
+
+/* a string field of o (borrowed) of 1..max bytes without control characters: NULL if absent */
+static const char *mark_str(jv o, const char *k, size_t max, int need, char *buf, size_t n, jv *body)
+{
+	jv v = jv_object_get(jv_copy(o), jv_string(k));
+	const char *r = NULL, *p;
+	char msg[160];
+	int kind = jv_get_kind(v);
+	if (kind == JV_KIND_STRING && jv_string_length_bytes(jv_copy(v)) > 0 &&
+	    (size_t)jv_string_length_bytes(jv_copy(v)) <= max) {
+		snprintf(buf, n, "%s", jv_string_value(v));
+		r = buf;
+		for (p = buf; *p; p++)
+			if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') r = NULL;
+	}
+	jv_free(v);
+	if (!r && (need || (kind != JV_KIND_INVALID && kind != JV_KIND_NULL))) {
+		snprintf(msg, sizeof msg, "\"%s\": a text of 1 to %zu bytes%s", k, max, need ? " (required)" : "");
+		*body = error_body(msg);
+	}
+	return r;
+}
+
+/* POST /api/runs/ID/marks {seq, metric, label (a number) or verdict (true/false), comment, who} */
+static int post_mark(rag_store *s, const char *id, const char *text, size_t len, jv *body, char *err,
+                     size_t errlen)
+{
+	jv o = jv_parse_sized(text, (int)len), seq, label, verdict;
+	char metric[256], who[128], comment[2048];
+	rag_store_mark_in m;
+	int st = 400, r;
+	memset(&m, 0, sizeof m);
+	if (jv_get_kind(o) != JV_KIND_OBJECT) {
+		jv_free(o);
+		*body = error_body("the body is not a JSON object");
+		return 400;
+	}
+	seq = jv_object_get(jv_copy(o), jv_string("seq"));
+	label = jv_object_get(jv_copy(o), jv_string("label"));
+	verdict = jv_object_get(jv_copy(o), jv_string("verdict"));
+	m.run = id;
+	if (jv_get_kind(seq) != JV_KIND_NUMBER || jv_number_value(seq) < 1 || jv_number_value(seq) > 1e15 ||
+	    jv_number_value(seq) != (double)(long)jv_number_value(seq)) {
+		*body = error_body("\"seq\": the record's number, 1 or more");
+		goto out;
+	}
+	m.seq = (long)jv_number_value(seq);
+	if (jv_get_kind(verdict) == JV_KIND_TRUE || jv_get_kind(verdict) == JV_KIND_FALSE) {
+		m.label = jv_get_kind(verdict) == JV_KIND_TRUE;
+	} else if (jv_get_kind(label) == JV_KIND_NUMBER && isfinite(jv_number_value(label))) {
+		m.label = jv_number_value(label);
+	} else {
+		*body = error_body("\"verdict\" (true: right, false: wrong) or \"label\" (a score) is required");
+		goto out;
+	}
+	if (!(m.metric = mark_str(o, "metric", 200, 1, metric, sizeof metric, body)) ||
+	    !(m.who = mark_str(o, "who", 100, 1, who, sizeof who, body)))
+		goto out;
+	m.comment = mark_str(o, "comment", 2000, 0, comment, sizeof comment, body);
+	if (jv_is_valid(*body)) goto out;
+	r = rag_store_mark(s, &m, err, errlen);
+	st = stored(r, err, body);
+	if (!r)
+		*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("seq"), jv_number((double)m.seq),
+		                  jv_string("metric"), jv_string(m.metric), jv_string("label"), jv_number(m.label),
+		                  jv_string("who"), jv_string(m.who));
+out:
+	jv_free(o);
+	jv_free(seq);
+	jv_free(label);
+	jv_free(verdict);
+	return st;
+}
+
+int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len, jv *body)
+{
+	char err[RAG_ERRLEN];
+	const char *rest, *slash;
+	*body = jv_invalid();
+	if (!strncmp(path, "/api/runs/", 10) && *(rest = path + 10) && (slash = strchr(rest, '/')) &&
+	    !strcmp(slash, "/marks")) {
+		char *id = rag_xstrndup(rest, (size_t)(slash - rest));
+		int st = post_mark(s, id, text, len, body, err, sizeof err);
+		free(id);
+		return st;
+	}
+	*body = error_body("no such API path");
+	return 404;
+}
+
 int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body)
 {
 	char err[RAG_ERRLEN];
@@ -293,6 +441,8 @@ int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ct
 		int st = 404;
 		if (!slash) st = stored(rag_store_show(s, id, body, err, sizeof err), err, body);
 		else if (!strcmp(slash, "/records")) st = api_records(s, id, arg, ctx, body, err, sizeof err);
+		else if (!strcmp(slash, "/marks")) st = api_marks(s, id, 0, arg, ctx, body, err, sizeof err);
+		else if (!strcmp(slash, "/labels.csv")) st = api_marks(s, id, 1, arg, ctx, body, err, sizeof err);
 		free(id);
 		if (jv_is_valid(*body)) return st;
 	}

@@ -49,7 +49,15 @@ static const char *const migration_1[] = {
 	"errors TEXT, usage TEXT, line TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
 	NULL
 };
-static const char *const *const migrations[] = { NULL, migration_1 };
+/* 2: review marks (rag-serve): a reviewer's label of one record's metric, 1/0 for right/wrong or
+ * the score a person would give, with a comment; one per reviewer, record and metric */
+static const char *const migration_2[] = {
+	"CREATE TABLE IF NOT EXISTS marks (run_id TEXT NOT NULL REFERENCES runs (id), seq INTEGER NOT NULL, "
+	"case_id TEXT, metric TEXT NOT NULL, label DOUBLE PRECISION NOT NULL, comment TEXT, who TEXT NOT NULL, "
+	"created TEXT NOT NULL, PRIMARY KEY (run_id, seq, metric, who))",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1, migration_2 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
 int rag_store_schema(void)
@@ -1153,6 +1161,86 @@ int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size
 	/* a records file whose last line had no newline comes back without it */
 	if (!atoi(fin) && out->len) out->p[--out->len] = 0;
 	free(fin);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- review marks */
+
+int rag_store_mark(rag_store *s, const rag_store_mark_in *m, char *err, size_t errlen)
+{
+	char seq[24], label[64], *cid = NULL, *found = NULL, *now;
+	const char *p[8];
+	int rc = -1;
+	snprintf(seq, sizeof seq, "%ld", m->seq);
+	snprintf(label, sizeof label, "%.17g", m->label);
+	if (begin(s, err, errlen) < 0) return -1;
+	p[0] = m->run;
+	p[1] = seq;
+	if (q(s, "SELECT seq, case_id FROM run_cases WHERE run_id = $1 AND seq = $2", 2, p, first_col, &found, err,
+	      errlen) < 0 ||
+	    (found && q(s, "SELECT case_id FROM run_cases WHERE run_id = $1 AND seq = $2", 2, p, first_col, &cid, err,
+	                errlen) < 0))
+		goto fail;
+	if (!found) {
+		rollback(s);
+		rag_seterr(err, errlen, "no record %ld in run \"%s\"", m->seq, m->run);
+		free(cid);
+		return 1;
+	}
+	p[2] = m->metric;
+	p[3] = m->who;
+	if (q(s, "DELETE FROM marks WHERE run_id = $1 AND seq = $2 AND metric = $3 AND who = $4", 4, p, NULL, NULL, err,
+	      errlen) < 0)
+		goto fail;
+	now = now_iso();
+	{
+		const char *pp[8] = {m->run, seq, cid && *cid ? cid : NULL, m->metric, label, m->comment, m->who, now};
+		rc = q(s, "INSERT INTO marks (run_id, seq, case_id, metric, label, comment, who, created) "
+		       "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8, pp, NULL, NULL, err, errlen);
+	}
+	free(now);
+	if (rc < 0) goto fail;
+	free(found);
+	free(cid);
+	return commit(s, err, errlen);
+fail:
+	rollback(s);
+	free(found);
+	free(cid);
+	return -1;
+}
+
+static int collect_mark(void *ctx, int ncol, const char *const *c)
+{
+	jv *a = ctx;
+	if (ncol < 7) return 0;
+	*a = jv_array_append(*a, JV_OBJECT(jv_string("seq"), int_or_null(c[0]), jv_string("id"), text_or_null(c[1]),
+	                                   jv_string("metric"), text_or_null(c[2]), jv_string("label"), int_or_null(c[3]),
+	                                   jv_string("comment"), text_or_null(c[4]), jv_string("who"), text_or_null(c[5]),
+	                                   jv_string("created"), text_or_null(c[6])));
+	return 0;
+}
+
+int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, char *err, size_t errlen)
+{
+	const char *p[2] = {run, metric};
+	char *fin = NULL;
+	jv a;
+	if (q(s, "SELECT id FROM runs WHERE id = $1", 1, p, first_col, &fin, err, errlen) < 0) return -1;
+	if (!fin) {
+		rag_seterr(err, errlen, "no run \"%s\" in the store", run);
+		return 1;
+	}
+	free(fin);
+	a = jv_array();
+	if (q(s, metric ? "SELECT seq, case_id, metric, label, comment, who, created FROM marks WHERE run_id = $1 "
+	      "AND metric = $2 ORDER BY seq, metric, created, who" :
+	      "SELECT seq, case_id, metric, label, comment, who, created FROM marks WHERE run_id = $1 "
+	      "ORDER BY seq, metric, created, who", metric ? 2 : 1, p, collect_mark, &a, err, errlen) < 0) {
+		jv_free(a);
+		return -1;
+	}
+	*out = a;
 	return 0;
 }
 

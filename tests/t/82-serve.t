@@ -130,6 +130,51 @@ get /api/x -X POST -H "Origin: http://$HOSTPORT" -H "X-CSRF-Token: $CSRF" --data
 is "$CODE" 413 "a body over 64 KiB: 413"
 get /api/x -X POST -H "Origin: http://$HOSTPORT" -H "X-CSRF-Token: $CSRF" -H 'Transfer-Encoding: chunked' --data-binary @"$T/big"
 is "$CODE" 413 "a chunked body over 64 KiB: 413"
+
+# ---------------------------------------------------------------- review marks
+# post METHOD-less BODY: a mark on run B from this page's origin with its CSRF token
+post() {
+	CODE=$(curl -s -o "$OUT" -w '%{http_code}' -X POST -H "Origin: http://$HOSTPORT" -H "X-CSRF-Token: $CSRF" \
+		-H 'Content-Type: application/json' --data "$1" "${URL}api/runs/${2:-B}/marks")
+}
+post '{"seq":1,"metric":"keyword_overlap","verdict":true,"who":"ana","comment":"right, \"quoted\", two\nlines"}'
+is "$CODE:$(jq -c '[.seq, .label, .who]' "$OUT")" '200:[1,1,"ana"]' "a mark: record 1 right"
+post '{"seq":2,"metric":"keyword_overlap","verdict":false,"who":"ana"}'
+is "$CODE" 200 "a mark: record 2 wrong"
+post '{"seq":3,"metric":"keyword_overlap","label":0.2,"who":"ana"}'
+is "$CODE" 200 "a mark: record 3 a score"
+post '{"seq":3,"metric":"keyword_overlap","label":0.6,"who":"ana"}'
+is "$CODE" 200 "record 3 marked again by the same reviewer"
+post '{"seq":4,"metric":"keyword_overlap","verdict":true,"who":"bo"}'
+is "$CODE" 200 "another reviewer, record 4"
+post '{"seq":99,"metric":"keyword_overlap","verdict":true,"who":"ana"}'
+is "$CODE" 404 "a record the run does not have: 404"
+post '{"seq":1,"metric":"keyword_overlap","verdict":true,"who":"ana"}' nope
+is "$CODE" 404 "a run not there: 404"
+post '{"seq":1,"metric":"keyword_overlap","verdict":true}'
+is "$CODE:$(jq -r .error "$OUT")" '400:"who": a text of 1 to 100 bytes (required)' "a mark without its reviewer: 400"
+post '{"seq":1,"metric":"keyword_overlap","who":"ana"}'
+is "$CODE" 400 "a mark without verdict or label: 400"
+post '{"seq":1.5,"metric":"m","verdict":true,"who":"ana"}'
+is "$CODE" 400 "a seq that is not a whole number: 400"
+post 'not json'
+is "$CODE" 400 "a body that is not JSON: 400"
+get /api/runs/B/marks
+is "$(jq -c '[.marks[] | [.seq, .id, .label, .who]]' "$OUT")" \
+	"$(sed -n 1,4p "$T/b.jsonl" | jq -s -c '[.[0].id, .[1].id, .[2].id, .[3].id] as $i |
+		[[1, $i[0], 1, "ana"], [2, $i[1], 0, "ana"], [3, $i[2], 0.6, "ana"], [4, $i[3], 1, "bo"]]')" \
+	"the marks, one per reviewer, record and metric (the later replaces)"
+like "$(jq -r '.marks[0].created' "$OUT")" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' "with when"
+get '/api/runs/B/labels.csv?metric=keyword_overlap'
+is "$CODE" 200 "the marks as CSV"
+cp "$OUT" "$T/labels.csv"
+is "$(head -n 1 "$T/labels.csv")" 'id,label,metric,who,comment,created' "a header naming id and label"
+run rag rag-store -q -c "$T/c.yaml" --store "$DB" export B
+cp "$OUT" "$T/B.jsonl"
+run rag rag-agree -c "$T/c.yaml" -f scores.keyword_overlap -L "$T/labels.csv" --json "$T/B.jsonl"
+like "$RC" '^[01]$' "rag-agree reads the labels exported"
+is "$(jq -c '[.pairs, .labels_unmatched, .labels_duplicate, .bad_labels, .without_label]' "$OUT")" '[4,0,0,0,1]' \
+	"rag-agree: the 4 marks paired with their records, none unmatched or bad (the comment's quotes and line break in one cell)"
 serve_stop
 is "$SRC" 0 "SIGTERM: it stops, exit 0"
 like "$(cat "$T/serve.err")" 'stopped \(SIGTERM\)' "and says so"

@@ -14,7 +14,10 @@
 			runs_of: "{a}–{b} of {n} runs", recs_of: "records {a}–{b} of {n}", none: "no runs",
 			s_started: "Started", s_ended: "Ended", s_commit: "Commit", s_testset: "Test set",
 			s_n: "Records", s_err: "With errors", s_gate: "Gate", s_label: "Label", s_system: "System",
-			run_title: "Run {id}", other: "中文", error: "Error: "
+			run_title: "Run {id}", other: "中文", error: "Error: ",
+			reviewer: "Reviewer", metric: "Metric to review", export: "Export labels (CSV)", c_review: "Review",
+			right: "right", wrong: "wrong", score: "score", comment: "comment", save: "save",
+			saved: "saved", need_who: "give the reviewer's name first"
 		},
 		zh: {
 			title: "ragpipe 运行记录", history: "历史", run: "运行", label: "标签", commit: "提交",
@@ -26,12 +29,16 @@
 			runs_of: "第 {a}–{b} 条，共 {n} 次运行", recs_of: "第 {a}–{b} 条记录，共 {n} 条", none: "没有运行",
 			s_started: "开始", s_ended: "结束", s_commit: "提交", s_testset: "测试集",
 			s_n: "记录数", s_err: "出错记录", s_gate: "门禁", s_label: "标签", s_system: "系统设置",
-			run_title: "运行 {id}", other: "English", error: "错误："
+			run_title: "运行 {id}", other: "English", error: "错误：",
+			reviewer: "审核人", metric: "审核指标", export: "导出标注 (CSV)", c_review: "审核",
+			right: "正确", wrong: "错误", score: "分数", comment: "备注", save: "保存",
+			saved: "已保存", need_who: "请先填写审核人"
 		}
 	};
 	var PAGE = 20;
 	var lang = /^zh/i.test(navigator.language || "") ? "zh" : "en";
-	var st = { runsOffset: 0, runsTotal: 0, run: null, recOffset: 0, recTotal: 0, summary: null, filters: {} };
+	var st = { runsOffset: 0, runsTotal: 0, run: null, recOffset: 0, recTotal: 0, summary: null, filters: {},
+		csrf: null, marks: {} };
 	function $(id) { return document.getElementById(id); }
 	function t(k, v) {
 		var s = (T[lang][k] !== undefined ? T[lang][k] : k);
@@ -140,9 +147,22 @@
 			return loadRecords();
 		}).catch(function (e) { showError(e.message); });
 	}
+	function reviewMetric() { return $("review").metric.value; }
+	function loadMarks() {
+		var m = reviewMetric();
+		$("labels-csv").href = "/api/runs/" + encodeURIComponent(st.run) + "/labels.csv" +
+			(m ? "?metric=" + encodeURIComponent(m) : "");
+		if (!m) { st.marks = {}; return Promise.resolve(); }
+		return get("/api/runs/" + encodeURIComponent(st.run) + "/marks?metric=" + encodeURIComponent(m))
+			.then(function (b) {
+				st.marks = {};
+				b.marks.forEach(function (k) { (st.marks[k.seq] = st.marks[k.seq] || []).push(k); });
+			});
+	}
 	function loadRecords() {
 		return get("/api/runs/" + encodeURIComponent(st.run) + "/records?offset=" + st.recOffset + "&limit=" + PAGE)
-			.then(function (b) { recData = b; renderRecords(); showError(""); drawn(); })
+			.then(function (b) { recData = b; return loadMarks(); })
+			.then(function () { renderRecords(); showError(""); drawn(); })
 			.catch(function (e) { showError(e.message); drawn(); });
 	}
 	function text(v) {
@@ -164,6 +184,14 @@
 			dl.appendChild(el("dd", p[1]));
 		});
 		tb.textContent = "";
+		var sel = $("review").metric, keep = sel.value;
+		sel.textContent = "";
+		Object.keys(s.means || {}).sort().forEach(function (k) {
+			var o = el("option", k);
+			o.value = k;
+			sel.appendChild(o);
+		});
+		if (keep && s.means && keep in s.means) sel.value = keep;
 		Object.keys(s.means || {}).sort().forEach(function (k) {
 			var tr = el("tr");
 			td(tr, "c_metric", k);
@@ -185,11 +213,64 @@
 			td(tr, "c_scores", meansText(rec.scores));
 			td(tr, "c_passed", r.passed === true ? t("pass") : r.passed === false ? t("fail") : "–",
 			   r.passed === true ? "pass" : r.passed === false ? "fail" : "");
+			reviewCell(td(tr, "c_review", ""), r.seq);
 			tb.appendChild(tr);
 		});
 		$("records-count").textContent = t("recs_of", { a: recData.total ? recData.offset + 1 : 0,
 			b: recData.offset + recData.records.length, n: recData.total });
 		pager("records-pager", recData.offset, recData.total, recData.records.length);
+	}
+	/* ---------------------------------------------------------------- review marks */
+	function markText(k) {
+		return k.who + ": " + (k.label === 1 ? "✔" : k.label === 0 ? "✘" : num(k.label)) +
+			(k.comment ? " – " + k.comment : "");
+	}
+	function reviewCell(c, seq) {
+		var box = el("div", null, "review"), shown = el("div", null, "marks"), note = el("span", null, "note");
+		var comment = el("input"), score = el("input");
+		(st.marks[seq] || []).forEach(function (k) { shown.appendChild(el("div", markText(k))); });
+		comment.type = "text";
+		comment.placeholder = t("comment");
+		comment.maxLength = 2000;
+		comment.className = "comment";
+		score.type = "number";
+		score.step = "any";
+		score.placeholder = t("score");
+		score.className = "score";
+		[["right", { verdict: true }], ["wrong", { verdict: false }], ["save", null]].forEach(function (b) {
+			var btn = el("button", t(b[0]), "mark-" + b[0]);
+			btn.type = "button";
+			btn.addEventListener("click", function () {
+				var v = b[1];
+				if (!v) {
+					if (score.value === "") return;
+					v = { label: Number(score.value) };
+				}
+				saveMark(seq, v, comment.value, note);
+			});
+			box.appendChild(btn);
+		});
+		box.appendChild(score);
+		box.appendChild(comment);
+		box.appendChild(note);
+		c.appendChild(shown);
+		c.appendChild(box);
+	}
+	function saveMark(seq, v, comment, note) {
+		var who = $("review").who.value.trim(), body = { seq: seq, metric: reviewMetric(), who: who };
+		if (!who) { note.textContent = t("need_who"); return; }
+		Object.keys(v).forEach(function (k) { body[k] = v[k]; });
+		if (comment) body.comment = comment;
+		fetch("/api/runs/" + encodeURIComponent(st.run) + "/marks", {
+			method: "POST", credentials: "same-origin",
+			headers: { "Content-Type": "application/json", "X-CSRF-Token": st.csrf || "" },
+			body: JSON.stringify(body)
+		}).then(function (r) {
+			return r.json().then(function (b) { if (!r.ok) throw new Error(b.error || "HTTP " + r.status); });
+		}).then(loadMarks).then(function () {
+			renderRecords();
+			drawn();
+		}).catch(function (e) { note.textContent = t("error") + e.message; drawn(); });
 	}
 	/* ---------------------------------------------------------------- wiring */
 	document.addEventListener("DOMContentLoaded", function () {
@@ -215,7 +296,12 @@
 			st.recOffset = Math.max(0, st.recOffset + Number(d) * PAGE);
 			loadRecords();
 		});
+		$("review").addEventListener("submit", function (ev) { ev.preventDefault(); });
+		$("review").metric.addEventListener("change", function () {
+			loadMarks().then(function () { renderRecords(); drawn(); });
+		});
 		applyLang();
+		get("/api/session").then(function (b) { st.csrf = b.csrf; }).catch(function (e) { showError(e.message); });
 		loadRuns();
 	});
 })();

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """serve.py - drive rag-serve's page in headless Chromium (Selenium) and print what it shows.
 
-  serve.py walk URL SHOTDIR   History (the runs), a run opened (its summary, its records and
-                              their second page), the switch to Chinese, and the page at 390 px
+  serve.py walk URL SHOTDIR   History (the runs), a run opened (its summary, its records, two
+                              review marks, their second page), the switch to Chinese, and the page at 390 px
                               wide: one "key: value" line per finding, screenshots in SHOTDIR
 
 The test (tests/t/82-serve-browser.t) asserts on the lines; this script asserts nothing itself.
@@ -17,7 +17,7 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
 def driver(profile, lang):
@@ -94,6 +94,25 @@ def walk(url, shots):
         out("hostile elements", "iframe=%d img=%d script-in-body=%d" % (
             len(d.find_elements(By.CSS_SELECTOR, "main iframe")), len(d.find_elements(By.CSS_SELECTOR, "main img")),
             len(d.find_elements(By.CSS_SELECTOR, "main script"))))
+        # review: a reviewer's name, record 1 right, record 2 a score with a hostile comment
+        d.find_element(By.CSS_SELECTOR, '#review input[name="who"]').send_keys("ana")
+        out("review metrics", ",".join(o.text for o in d.find_elements(By.CSS_SELECTOR, "#review select option")))
+        n = loads(d)
+        Select(d.find_element(By.CSS_SELECTOR, "#review select")).select_by_value("faithfulness")
+        after(d, n)
+        rows = d.find_elements(By.CSS_SELECTOR, "#records tbody tr")
+        n = loads(d)
+        rows[0].find_element(By.CSS_SELECTOR, "button.mark-right").click()
+        after(d, n)
+        rows = d.find_elements(By.CSS_SELECTOR, "#records tbody tr")
+        rows[1].find_element(By.CSS_SELECTOR, "input.score").send_keys("0.4")
+        rows[1].find_element(By.CSS_SELECTOR, "input.comment").send_keys("<img src=z onerror=alert(4)>")
+        n = loads(d)
+        rows[1].find_element(By.CSS_SELECTOR, "button.mark-save").click()
+        after(d, n)
+        out("marks shown", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#records .marks div")))
+        out("labels link", d.find_element(By.ID, "labels-csv").get_attribute("href"))
+        out("hostile elements after review", "img=%d" % len(d.find_elements(By.CSS_SELECTOR, "main img")))
         d.save_screenshot(os.path.join(shots, "run.png"))
         n = loads(d)
         d.find_element(By.CSS_SELECTOR, '#records-pager [data-dir="1"]').click()

@@ -1,7 +1,7 @@
 #!/bin/sh
 # 83-serve-browser.t - rag-serve's page in a real browser (Selenium, headless Chromium, no
 # network): History lists the runs, a run opens with its summary and its records paged from the
-# store, hostile text stays text, the switch to Chinese (and a Chinese browser's page), and no
+# store, two review marks (stored, hostile text in a comment kept as text), hostile text stays text, the switch to Chinese (and a Chinese browser's page), and no
 # horizontal scroll at 390 px. Screenshots in tests/tmp/serve-shots/ (artefacts, not committed).
 . "$(dirname "$0")/lib.sh"
 need python3 jq
@@ -58,6 +58,12 @@ is "$(got 'records count')" 'records 1–20 of 25' "the first page of its record
 is "$(got 'record ids')" "$(seq -f 'q%02g' 1 20 | paste -sd,)" "in the order added"
 is "$(got 'page 2 count'):$(got 'page 2 first')" 'records 21–25 of 25:21' "the second page, from the store"
 is "$(got 'hostile elements')" 'iframe=0 img=0 script-in-body=0' "no element made of hostile text"
+is "$(got 'review metrics')" '<img src=y onerror=alert(3)>,faithfulness' "review: the run's metrics offered (a hostile name as text)"
+is "$(got 'marks shown')" 'ana: ✔ | ana: 0.400 – <img src=z onerror=alert(4)>' "review: a record marked right, one given a score with a comment"
+is "$(got 'hostile elements after review')" 'img=0' "the hostile comment shown as text"
+is "$(got 'labels link')" "${URL}api/runs/H/labels.csv?metric=faithfulness" "review: the labels' CSV for rag-agree"
+is "$(curl -s "${URL}api/runs/H/marks" | jq -c '[.marks[] | [.seq, .id, .label, .who]]')" '[[1,"q01",1,"ana"],[2,"q02",0.4,"ana"]]' \
+	"review: the marks are in the store"
 is "$(got 'zh lang'):$(got 'zh tabs')" 'zh-CN:历史 运行' "the switch: Chinese"
 is "$(got 'zh records count')" '第 21–25 条记录，共 25 条' "the counts in Chinese"
 is "$(got 'zh switch')" English "and a switch back"

@@ -101,7 +101,7 @@ static enum MHD_Result send_file(server *sv, struct MHD_Connection *c, const cha
 	size_t len;
 	int st = rag_serve_static(rag_datadir(), url, &file, &type);
 	struct MHD_Response *r;
-	if (st != 200) return send_error(c, st, st == 400 ? "bad path" : "not found");
+	if (st != 200) return send_error(c, (unsigned)st, st == 400 ? "bad path" : "not found");
 	text = rag_read_file(file, &len, err, sizeof err);
 	free(file);
 	if (!text) return send_error(c, 404, "not found");

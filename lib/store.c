@@ -1002,8 +1002,8 @@ int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long li
 		jv_free(a);
 		return -1;
 	}
-	*out = JV_OBJECT(jv_string("total"), jv_number(total), jv_string("offset"), jv_number(offset),
-	                 jv_string("limit"), jv_number(limit), jv_string("runs"), a);
+	*out = JV_OBJECT(jv_string("total"), jv_number((double)total), jv_string("offset"), jv_number((double)offset),
+	                 jv_string("limit"), jv_number((double)limit), jv_string("runs"), a);
 	return 0;
 }
 
@@ -1042,8 +1042,8 @@ int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv 
 		jv_free(a);
 		return -1;
 	}
-	*out = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("total"), jv_number(total),
-	                 jv_string("offset"), jv_number(offset), jv_string("limit"), jv_number(limit),
+	*out = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("total"), jv_number((double)total),
+	                 jv_string("offset"), jv_number((double)offset), jv_string("limit"), jv_number((double)limit),
 	                 jv_string("records"), a);
 	return 0;
 }

@@ -210,6 +210,18 @@ is "$CODE" 200 "the cookie lets the browser in"
 CODE=$(curl -s -o /dev/null -w '%{http_code}' "$LOGIN")
 is "$CODE" 403 "the login link works once"
 serve_stop
+# a public address with the token: any Host (the machine's names are many), the token still needed
+rm -f "$T/serve.err"
+"$BIN/rag-serve" -c "$T/c.yaml" --store "$DB" --listen 0.0.0.0:0 --token-file "$T/token" 2>"$T/serve.err" &
+SPID=$!
+wait_until 30 grep -q 'http://0\.0\.0\.0:[0-9]*/$' "$T/serve.err"
+PORT=$(sed -n 's|.*http://0\.0\.0\.0:\([0-9]*\)/$|\1|p' "$T/serve.err" | head -n 1)
+URL=http://127.0.0.1:$PORT/
+get /api/runs -H 'Host: ragpipe.example.internal' -H 'Authorization: Bearer s3cret-token-0123456789'
+is "$CODE" 200 "0.0.0.0 with a token: a request by another name of the machine, with the token: 200"
+get /api/runs -H 'Host: ragpipe.example.internal'
+is "$CODE" 401 "and without the token: 401"
+serve_stop
 
 # ---------------------------------------------------------------- a store URL's password
 # a PostgreSQL URL that cannot connect: the password is not in the message

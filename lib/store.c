@@ -53,7 +53,15 @@ static const char *const migration_1[] = {
 	"errors TEXT, usage TEXT, line TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
 	NULL
 };
-static const char *const *const migrations[] = { NULL, migration_1 };
+/* 2: review marks (rag-serve): a reviewer's label of one record's metric, 1/0 for right/wrong or
+ * the score a person would give, with a comment; one per reviewer, record and metric */
+static const char *const migration_2[] = {
+	"CREATE TABLE IF NOT EXISTS marks (run_id TEXT NOT NULL REFERENCES runs (id), seq INTEGER NOT NULL, "
+	"case_id TEXT, metric TEXT NOT NULL, label DOUBLE PRECISION NOT NULL, comment TEXT, who TEXT NOT NULL, "
+	"created TEXT NOT NULL, PRIMARY KEY (run_id, seq, metric, who))",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1, migration_2 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
 int rag_store_schema(void)
@@ -923,30 +931,44 @@ static char *like_prefix(const char *pre)
 	return b.p;   /* never NULL: the % at least */
 }
 
-int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, size_t errlen)
+/* The WHERE clause of filter f (its system filters aside) into sql, its parameters into p (at
+ * most 5); *until and *like hold what p points to, for the caller to free. Returns their number. */
+static int run_where(const rag_store_filter *f, rag_buf *sql, const char **p, char **until, char **like)
 {
-	rag_buf sql = {0};
-	const char *p[4];
-	char *until = NULL, *like = NULL;
-	int n = 0, rc;
-	jv a = jv_array(), kept;
-	rag_buf_adds(&sql, "SELECT " RUN_COLS " FROM runs WHERE 1 = 1");
+	int n = 0;
+	rag_buf_adds(sql, " WHERE 1 = 1");
+	if (f->label) {
+		p[n++] = f->label;
+		rag_buf_addf(sql, " AND label = $%d", n);
+	}
 	if (f->testset) {
 		p[n++] = f->testset;
-		rag_buf_addf(&sql, " AND testset = $%d", n);
+		rag_buf_addf(sql, " AND testset = $%d", n);
 	}
 	if (f->since) {
 		p[n++] = f->since;
-		rag_buf_addf(&sql, " AND started >= $%d", n);
+		rag_buf_addf(sql, " AND started >= $%d", n);
 	}
 	if (f->until) {
-		p[n++] = until = until_bound(f->until);
-		rag_buf_addf(&sql, " AND started <= $%d", n);
+		p[n++] = *until = until_bound(f->until);
+		rag_buf_addf(sql, " AND started <= $%d", n);
 	}
 	if (f->commit) {
-		p[n++] = like = like_prefix(f->commit);
-		rag_buf_addf(&sql, " AND commit_id LIKE $%d ESCAPE '!'", n);
+		p[n++] = *like = like_prefix(f->commit);
+		rag_buf_addf(sql, " AND commit_id LIKE $%d ESCAPE '!'", n);
 	}
+	return n;
+}
+
+int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, size_t errlen)
+{
+	rag_buf sql = {0};
+	const char *p[5];
+	char *until = NULL, *like = NULL;
+	int n, rc;
+	jv a = jv_array(), kept;
+	rag_buf_adds(&sql, "SELECT " RUN_COLS " FROM runs");
+	n = run_where(f, &sql, p, &until, &like);
 	rag_buf_adds(&sql, " ORDER BY started DESC, id DESC");
 	rc = q(s, sql.p, n, p, collect_runs, &a, err, errlen);
 	rag_buf_free(&sql);
@@ -973,6 +995,113 @@ int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, 
 		for (i = len - 1; i >= 0; i--) a = jv_array_append(a, jv_array_get(jv_copy(kept), i));
 	}
 	jv_free(kept);
+	*out = a;
+	return 0;
+}
+
+/* the count of a query's one row, one column */
+static int count_of(rag_store *s, const char *sql, int n, const char *const *p, long *out, char *err, size_t errlen)
+{
+	char *c = NULL;
+	if (q(s, sql, n, p, first_col, &c, err, errlen) < 0) return -1;
+	*out = c && *c ? atol(c) : 0;
+	free(c);
+	return 0;
+}
+
+int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long limit, jv *out, char *err,
+                   size_t errlen)
+{
+	rag_buf sql = {0}, cnt = {0};
+	const char *p[5];
+	char *until = NULL, *like = NULL;
+	long total = 0;
+	int n, rc;
+	jv a = jv_array();
+	rag_buf_adds(&sql, "SELECT " RUN_COLS " FROM runs");
+	rag_buf_adds(&cnt, "SELECT count(*) FROM runs");
+	n = run_where(f, &sql, p, &until, &like);
+	free(until);
+	free(like);
+	until = like = NULL;
+	run_where(f, &cnt, p, &until, &like);
+	/* numbers the caller checked, written into the SQL as rag_store_resolve does */
+	rag_buf_addf(&sql, " ORDER BY started DESC, id DESC LIMIT %ld OFFSET %ld", limit, offset);
+	rc = q(s, sql.p, n, p, collect_runs, &a, err, errlen);
+	if (rc == 0) rc = count_of(s, cnt.p, n, p, &total, err, errlen);
+	rag_buf_free(&sql);
+	rag_buf_free(&cnt);
+	free(until);
+	free(like);
+	if (rc < 0) {
+		jv_free(a);
+		return -1;
+	}
+	*out = JV_OBJECT(jv_string("total"), jv_number((double)total), jv_string("offset"), jv_number((double)offset),
+	                 jv_string("limit"), jv_number((double)limit), jv_string("runs"), a);
+	return 0;
+}
+
+static int collect_record(void *ctx, int ncol, const char *const *c)
+{
+	jv *a = ctx;
+	jv rec;
+	if (ncol < 5) return 0;
+	rec = parse(c[4]);
+	*a = jv_array_append(*a, JV_OBJECT(jv_string("seq"), int_or_null(c[0]), jv_string("id"), text_or_null(c[1]),
+	                                   jv_string("category"), text_or_null(c[2]),
+	                                   jv_string("passed"), c[3] ? jv_bool(atoi(c[3])) : jv_null(),
+	                                   jv_string("record"), rec));
+	return 0;
+}
+
+int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen)
+{
+	const char *p[1] = {id};
+	char *fin = NULL, sql[256];
+	long total = 0;
+	jv a;
+	if (q(s, "SELECT final_newline FROM runs WHERE id = $1", 1, p, first_col, &fin, err, errlen) < 0) return -1;
+	if (!fin) {
+		rag_seterr(err, errlen, "no run \"%s\" in the store", id);
+		return 1;
+	}
+	free(fin);
+	/* the lines are numbered 1..n: a page is a range of the primary key, as quick at the millionth
+	 * line as at the first (no OFFSET that walks the lines before it) */
+	if (count_of(s, "SELECT max(seq) FROM run_cases WHERE run_id = $1", 1, p, &total, err, errlen) < 0) return -1;
+	snprintf(sql, sizeof sql, "SELECT seq, case_id, category, passed, line FROM run_cases WHERE run_id = $1 "
+	         "AND seq > %ld AND seq <= %ld ORDER BY seq", offset, offset + limit);
+	a = jv_array();
+	if (q(s, sql, 1, p, collect_record, &a, err, errlen) < 0) {
+		jv_free(a);
+		return -1;
+	}
+	*out = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("total"), jv_number((double)total),
+	                 jv_string("offset"), jv_number((double)offset), jv_string("limit"), jv_number((double)limit),
+	                 jv_string("records"), a);
+	return 0;
+}
+
+static int collect_testset(void *ctx, int ncol, const char *const *c)
+{
+	jv *a = ctx;
+	if (ncol < 6) return 0;
+	*a = jv_array_append(*a, JV_OBJECT(jv_string("name"), text_or_null(c[0]), jv_string("version"),
+	                                   int_or_null(c[1]), jv_string("hash"), text_or_null(c[2]),
+	                                   jv_string("created"), text_or_null(c[3]), jv_string("n"), int_or_null(c[4]),
+	                                   jv_string("file"), text_or_null(c[5])));
+	return 0;
+}
+
+int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen)
+{
+	jv a = jv_array();
+	if (q(s, "SELECT name, version, hash, created, n, file FROM testsets ORDER BY name, version", 0, NULL,
+	      collect_testset, &a, err, errlen) < 0) {
+		jv_free(a);
+		return -1;
+	}
 	*out = a;
 	return 0;
 }
@@ -1067,6 +1196,86 @@ int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size
 	/* a records file whose last line had no newline comes back without it */
 	if (!atoi(fin) && out->len) out->p[--out->len] = 0;
 	free(fin);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- review marks */
+
+int rag_store_mark(rag_store *s, const rag_store_mark_in *m, char *err, size_t errlen)
+{
+	char seq[24], label[64], *cid = NULL, *found = NULL, *now;
+	const char *p[8];
+	int rc = -1;
+	snprintf(seq, sizeof seq, "%ld", m->seq);
+	snprintf(label, sizeof label, "%.17g", m->label);
+	if (begin(s, err, errlen) < 0) return -1;
+	p[0] = m->run;
+	p[1] = seq;
+	if (q(s, "SELECT seq, case_id FROM run_cases WHERE run_id = $1 AND seq = $2", 2, p, first_col, &found, err,
+	      errlen) < 0 ||
+	    (found && q(s, "SELECT case_id FROM run_cases WHERE run_id = $1 AND seq = $2", 2, p, first_col, &cid, err,
+	                errlen) < 0))
+		goto fail;
+	if (!found) {
+		rollback(s);
+		rag_seterr(err, errlen, "no record %ld in run \"%s\"", m->seq, m->run);
+		free(cid);
+		return 1;
+	}
+	p[2] = m->metric;
+	p[3] = m->who;
+	if (q(s, "DELETE FROM marks WHERE run_id = $1 AND seq = $2 AND metric = $3 AND who = $4", 4, p, NULL, NULL, err,
+	      errlen) < 0)
+		goto fail;
+	now = now_iso();
+	{
+		const char *pp[8] = {m->run, seq, cid && *cid ? cid : NULL, m->metric, label, m->comment, m->who, now};
+		rc = q(s, "INSERT INTO marks (run_id, seq, case_id, metric, label, comment, who, created) "
+		       "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8, pp, NULL, NULL, err, errlen);
+	}
+	free(now);
+	if (rc < 0) goto fail;
+	free(found);
+	free(cid);
+	return commit(s, err, errlen);
+fail:
+	rollback(s);
+	free(found);
+	free(cid);
+	return -1;
+}
+
+static int collect_mark(void *ctx, int ncol, const char *const *c)
+{
+	jv *a = ctx;
+	if (ncol < 7) return 0;
+	*a = jv_array_append(*a, JV_OBJECT(jv_string("seq"), int_or_null(c[0]), jv_string("id"), text_or_null(c[1]),
+	                                   jv_string("metric"), text_or_null(c[2]), jv_string("label"), int_or_null(c[3]),
+	                                   jv_string("comment"), text_or_null(c[4]), jv_string("who"), text_or_null(c[5]),
+	                                   jv_string("created"), text_or_null(c[6])));
+	return 0;
+}
+
+int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, char *err, size_t errlen)
+{
+	const char *p[2] = {run, metric};
+	char *fin = NULL;
+	jv a;
+	if (q(s, "SELECT id FROM runs WHERE id = $1", 1, p, first_col, &fin, err, errlen) < 0) return -1;
+	if (!fin) {
+		rag_seterr(err, errlen, "no run \"%s\" in the store", run);
+		return 1;
+	}
+	free(fin);
+	a = jv_array();
+	if (q(s, metric ? "SELECT seq, case_id, metric, label, comment, who, created FROM marks WHERE run_id = $1 "
+	      "AND metric = $2 ORDER BY seq, metric, created, who" :
+	      "SELECT seq, case_id, metric, label, comment, who, created FROM marks WHERE run_id = $1 "
+	      "ORDER BY seq, metric, created, who", metric ? 2 : 1, p, collect_mark, &a, err, errlen) < 0) {
+		jv_free(a);
+		return -1;
+	}
+	*out = a;
 	return 0;
 }
 

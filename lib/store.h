@@ -42,6 +42,7 @@ typedef struct rag_store_run {
 int rag_store_add(rag_store *s, const rag_store_run *in, char **id, char *err, size_t errlen);
 typedef struct rag_store_filter {
 	const char *testset, *since, *until, *commit;   /* NULL: any; until a day alone: to its end */
+	const char *label;                              /* NULL: any; else this label exactly */
 	const char *const *system; size_t nsystem;      /* "KEY=VALUE", every one must hold */
 	long limit;                                     /* > 0: the newest limit runs */
 } rag_store_filter;
@@ -49,6 +50,26 @@ typedef struct rag_store_filter {
  * {run, started, ended, label, commit, dirty, testset, testset_version, n, records_with_errors,
  * passed, gate, exit_status, means, system, added}. */
 int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, size_t errlen);
+/* A page of the runs f lets through (its system filters aside), newest first: {total, offset,
+ * limit, runs: [summary as rag_store_list's]}; offset >= 0, limit > 0. */
+int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long limit, jv *out, char *err,
+                   size_t errlen);
+/* Lines offset+1..offset+limit of a run's records: {run, total, offset, limit, records: [{seq, id,
+ * category, passed, record}]} (record null for a line that is no JSON); 1 when no such run. */
+int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen);
+/* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
+int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);
+/* A review mark (rag-serve): a reviewer's label of record seq's metric (1/0: right/wrong, or a
+ * score), replacing that reviewer's earlier one; 1 when the run has no record seq. */
+typedef struct rag_store_mark_in {
+	const char *run; long seq; const char *metric; double label;
+	const char *comment;      /* NULL: none */
+	const char *who;
+} rag_store_mark_in;
+int rag_store_mark(rag_store *s, const rag_store_mark_in *m, char *err, size_t errlen);
+/* A run's marks (of metric; NULL: all), by record: [{seq, id, metric, label, comment, who,
+ * created}]; 1 when no such run. */
+int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, char *err, size_t errlen);
 /* A run's summary (consumed) as a history line: {run, started, label, commit, testset, n,
  * passed, means} (rag-store(1), HISTORY). */
 jv rag_store_history(jv summary);

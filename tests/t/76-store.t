@@ -12,41 +12,9 @@
 need jq
 [ -x "$BIN/rag-store" ] || bail_out "bin/rag-store is not built: run make"
 EX=$TOP/share/examples/example.jsonl
-# the server's programs: the newest major version installed (Debian 12 has 15, Debian 13 17)
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n 1)
-PGBIN=${PGBIN:-/usr/lib/postgresql/none/bin}
 
-# ---------------------------------------------------------------- PostgreSQL
-PG_UP= PGDIR= AS=
-pg_stop() {
-	if [ -n "$PG_UP" ]; then
-		$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
-		PG_UP=
-	fi
-	case $PGDIR in /tmp/ragpipe-pg.*) rm -rf "$PGDIR" ;; esac
-}
+# ---------------------------------------------------------------- PostgreSQL (pg_start: lib.sh)
 trap 'pg_stop; _lib_cleanup' EXIT
-# pg_start: a server of our own on a socket in $PGDIR/sock; PostgreSQL will not run as root
-pg_start() {
-	PGDIR=$T/pg
-	mkdir -p "$PGDIR/sock" || return 1
-	if [ "$(id -u)" = 0 ]; then
-		AS="runuser -u nobody --"
-		chmod 711 "$T"
-		chown -R nobody "$PGDIR"
-		if ! $AS test -w "$PGDIR/sock"; then
-			# the tree above is closed to nobody: a directory of its own in /tmp
-			PGDIR=$(mktemp -d /tmp/ragpipe-pg.XXXXXX) || return 1
-			mkdir -p "$PGDIR/sock" && chown -R nobody "$PGDIR" && chmod 711 "$PGDIR" || return 1
-		fi
-	fi
-	$AS "$PGBIN/initdb" -D "$PGDIR/data" -U ragpipe --auth=trust -E UTF8 --no-sync >"$T/initdb.log" 2>&1 ||
-		{ diag "initdb failed:"; sed 's/^/#   /' "$T/initdb.log" | tail -5; return 1; }
-	$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w \
-		-o "-k $PGDIR/sock -c listen_addresses= -c fsync=off" start >"$T/pg_ctl.log" 2>&1 ||
-		{ diag "pg_ctl start failed:"; tail -5 "$PGDIR/log" | sed 's/^/#   /'; return 1; }
-	PG_UP=1
-}
 
 # ---------------------------------------------------------------- two runs to keep
 # run A: four records; run B: en-2 answered better, en-3 worse, en-4 gone, en-9 new
@@ -190,9 +158,9 @@ suite() {
 	is "$(cat "$T"/newstore.* | sort | tr '\n' ' ')" "F1 F2 F3 F4 " "$1: four adds at once on a new store: each printed its id"
 	rm -f "$T"/conc.* "$T"/newstore.*
 	run rag rag-store -c "$T/c.yaml" --store "$FRESH" info
-	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[1,4,16]' "$1: the new store made once, every run and record there"
+	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[2,4,16]' "$1: the new store made once, every run and record there"
 	run st info
-	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[1,7,26]' "$1: and every run and record is there"
+	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[2,7,26]' "$1: and every run and record is there"
 	run st list --json --testset ci
 	is "$(jq -r .n "$OUT" | tr '\n' ' ')" "4 4 4 4 " "$1: each whole"
 	# a commit that holds the wildcards itself is found by them, taken literally
@@ -232,17 +200,22 @@ is "$(jq -c '.matched' "$T/gate-diff")" 3 "the records in both"
 # migrations: absent, older, newer
 : >"$T/empty.db"
 run rag rag-store --store "$T/empty.db" info
-is "$(jq -c .schema_version "$OUT")" 1 "an empty database: the schema made, version 1"
+is "$(jq -c .schema_version "$OUT")" 2 "an empty database: the schema made, version 2"
 if python3 -c 'import sqlite3' 2>/dev/null; then
 	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)"); c.execute("INSERT INTO schema_version VALUES (0)"); c.commit()' "$T/old.db"
 	run rag rag-store --store "$T/old.db" add "$T/A"
 	is "$RC" 0 "a store of version 0: migrated, then added to"
 	run rag rag-store --store "$T/old.db" info
-	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[1,1]' "and it is version 1 now"
+	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[2,1]' "and it is version 2 now"
+	# a store of version 1 (before review marks): its runs kept, the marks' table added
+	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE marks"); c.execute("UPDATE schema_version SET version = 1"); c.commit()' "$T/old.db"
+	run rag rag-store --store "$T/old.db" info
+	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[2,1]' "a store of version 1: migrated to 2, its run kept"
+	check "with the marks' table" python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM marks")' "$T/old.db"
 	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE schema_version SET version = 99"); c.commit()' "$T/old.db"
 	run rag rag-store --store "$T/old.db" list
 	is "$RC" 6 "a store of a newer version: refused, exit 6"
-	like "$(cat "$ERR")" "schema version 99, newer than this ragpipe's \(1\)" "with a clear message"
+	like "$(cat "$ERR")" "schema version 99, newer than this ragpipe's \(2\)" "with a clear message"
 else
 	skip_missing python3 "the sqlite3 module writes the old and new stores"
 fi
@@ -311,7 +284,10 @@ like "$(cat "$ERR")" "newer than this ragpipe's" "with the same message"
 unlike "$(cat "$ERR")" 'pw-s3cret' "and no password"
 "$PGBIN/psql" -q -h "$PGDIR/sock" -U ragpipe -d postgres -c 'UPDATE schema_version SET version = 0' >/dev/null 2>&1
 run st info
-is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[1,8]' "an older version: migrated, the runs kept"
+is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[2,8]' "an older version: migrated, the runs kept"
+"$PGBIN/psql" -q -h "$PGDIR/sock" -U ragpipe -d postgres -c 'DROP TABLE marks; UPDATE schema_version SET version = 1' >/dev/null 2>&1
+run st info
+is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[2,8]' "version 1 (before review marks): migrated to 2, the runs kept"
 
 # the connection lost in the middle of an add: another session holds run_cases, so the add has
 # its run inserted and waits on its first record; then its backend is ended, or the server is

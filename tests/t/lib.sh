@@ -307,3 +307,42 @@ fake_requests() {
 fake_requests_matching() {
 	jq -c --arg m "$1" 'select((.body | tostring) | contains($m))' "$FAKE_LOG" | wc -l | tr -d ' '
 }
+
+# ---------------------------------------------------------------- a PostgreSQL server
+# pg_start: a server of the test's own (initdb, pg_ctl) on a socket in $PGDIR/sock, no TCP, as
+# nobody when run as root; its URL is postgresql://ragpipe@/postgres?host=$PGDIR/sock (trust:
+# any password is taken). pg_stop stops it: a test that starts one sets
+# trap 'pg_stop; _lib_cleanup' EXIT. $PGBIN: where the server's programs are.
+# the newest major version installed (Debian 12 has 15, Debian 13 17)
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n 1)
+PGBIN=${PGBIN:-/usr/lib/postgresql/none/bin}
+
+PG_UP= PGDIR= AS=
+pg_stop() {
+	if [ -n "$PG_UP" ]; then
+		$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+		PG_UP=
+	fi
+	case $PGDIR in /tmp/ragpipe-pg.*) rm -rf "$PGDIR" ;; esac
+}
+# pg_start: a server of our own on a socket in $PGDIR/sock; PostgreSQL will not run as root
+pg_start() {
+	PGDIR=$T/pg
+	mkdir -p "$PGDIR/sock" || return 1
+	if [ "$(id -u)" = 0 ]; then
+		AS="runuser -u nobody --"
+		chmod 711 "$T"
+		chown -R nobody "$PGDIR"
+		if ! $AS test -w "$PGDIR/sock"; then
+			# the tree above is closed to nobody: a directory of its own in /tmp
+			PGDIR=$(mktemp -d /tmp/ragpipe-pg.XXXXXX) || return 1
+			mkdir -p "$PGDIR/sock" && chown -R nobody "$PGDIR" && chmod 711 "$PGDIR" || return 1
+		fi
+	fi
+	$AS "$PGBIN/initdb" -D "$PGDIR/data" -U ragpipe --auth=trust -E UTF8 --no-sync >"$T/initdb.log" 2>&1 ||
+		{ diag "initdb failed:"; sed 's/^/#   /' "$T/initdb.log" | tail -5; return 1; }
+	$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w \
+		-o "-k $PGDIR/sock -c listen_addresses= -c fsync=off" start >"$T/pg_ctl.log" 2>&1 ||
+		{ diag "pg_ctl start failed:"; tail -5 "$PGDIR/log" | sed 's/^/#   /'; return 1; }
+	PG_UP=1
+}

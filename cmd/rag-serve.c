@@ -1,0 +1,382 @@
+/* rag-serve - a local web page and a JSON API over the run store: the runs (filtered, paged),
+ * one run's summary and its records paged from the store, the test sets, reviewers' marks. The HTTP server is
+ * libmicrohttpd's (one internal thread, so the store is used by one request at a time); what
+ * the replies say is lib/serve.c's. This file: the options, the checks every request passes
+ * (Host, the token, Origin and the CSRF token on a write, the body's size), and the signals. */
+#include "tool.h"
+#include "base.h"
+#include "config.h"
+#include "store.h"
+#include "serve.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+static const char usage[] =
+	"Usage: rag-serve [OPTIONS]\n"
+	"Serve a web page and a JSON API over the run store (rag-store): the runs, a run's summary and\n"
+	"its records, the test sets. Prints the URL it serves on stderr; SIGINT or SIGTERM stops it.\n";
+
+enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE };
+
+static const rag_opt options[] = {
+	{"store", 0, OPT_STORE, "URL", NULL, "the store: sqlite:///PATH, a file's path or postgresql://...\n"
+	 "(default store.url, else $XDG_DATA_HOME/ragpipe/runs.db)"},
+	{"listen", 0, OPT_LISTEN, "ADDR:PORT", NULL, "where to listen (default 127.0.0.1:8765; port 0: a free one);\n"
+	 "an address that is not loopback needs --token-file"},
+	{"token-file", 0, OPT_TOKEN_FILE, "FILE", RAG_ARG_FILE,
+	 "a file holding the access token: requests carry it as a bearer token,\n"
+	 "or a browser logs in once through the login link printed at start"},
+	RAG_OPT_END
+};
+
+/* the largest request body taken (a write's JSON); more is 413 */
+#define MAX_BODY 65536
+
+typedef struct server {
+	rag_cli cli;
+	const char *url_opt, *listen, *token_file;
+	char *host, *token;
+	int port, loopback;
+	char csrf[65], session[65], login[65];   /* random hex; login: "" once used */
+	rag_store *store;
+	pthread_mutex_t lock;                    /* the one-time login code */
+	char err[RAG_ERRLEN];
+} server;
+
+typedef struct request {
+	rag_buf body;             /* a write's body, at most MAX_BODY */
+	int too_big;
+} request;
+
+static int random_hex(char *out, size_t nbytes)
+{
+	unsigned char b[32];
+	size_t i;
+	if (nbytes > sizeof b || getrandom(b, nbytes, 0) != (ssize_t)nbytes) return -1;
+	for (i = 0; i < nbytes; i++) sprintf(out + 2 * i, "%02x", b[i]);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- replies */
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, unsigned st, struct MHD_Response *r, const char *type)
+{
+	enum MHD_Result ret;
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	MHD_add_response_header(r, "Content-Security-Policy",
+	                        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+	                        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
+	ret = MHD_queue_response(c, st, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* body (consumed) as the JSON reply */
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned st, jv body)
+{
+	jv d = jv_dump_string(body, 0);
+	const char *s = jv_string_value(d);
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), rag_xstrdup(s), MHD_RESPMEM_MUST_FREE);
+	jv_free(d);
+	return send_reply(c, st, r, "application/json; charset=utf-8");
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned st, const char *msg)
+{
+	return send_json(c, st, JV_OBJECT(jv_string("error"), jv_string(msg)));
+}
+
+static enum MHD_Result send_file(server *sv, struct MHD_Connection *c, const char *url)
+{
+	char *file = NULL, *text, err[RAG_ERRLEN];
+	const char *type = NULL;
+	size_t len;
+	int st = rag_serve_static(rag_datadir(), url, &file, &type);
+	struct MHD_Response *r;
+	if (st != 200) return send_error(c, (unsigned)st, st == 400 ? "bad path" : "not found");
+	text = rag_read_file(file, &len, err, sizeof err);
+	free(file);
+	if (!text) return send_error(c, 404, "not found");
+	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	(void)sv;
+	return send_reply(c, 200, r, type);
+}
+
+static const char *get_arg(void *ctx, const char *name)
+{
+	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* ---------------------------------------------------------------- checks */
+
+/* the access token, when one is required: the bearer token or the session's cookie */
+static int authorized(server *sv, struct MHD_Connection *c)
+{
+	const char *auth, *cookies;
+	char *v;
+	int ok;
+	if (!sv->token) return 1;
+	auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	if (auth && !strncasecmp(auth, "Bearer ", 7) && rag_serve_secret_eq(auth + 7, sv->token)) return 1;
+	cookies = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Cookie");
+	v = rag_serve_cookie(cookies, "rag_session");
+	ok = v && rag_serve_secret_eq(v, sv->session);
+	free(v);
+	return ok;
+}
+
+/* GET /login?code=CODE: the one-time code printed at start sets the session's cookie */
+static enum MHD_Result login(server *sv, struct MHD_Connection *c)
+{
+	const char *code = get_arg(c, "code");
+	struct MHD_Response *r;
+	char *cookie;
+	int ok;
+	pthread_mutex_lock(&sv->lock);
+	ok = sv->login[0] && code && rag_serve_secret_eq(code, sv->login);
+	if (ok) sv->login[0] = 0;
+	pthread_mutex_unlock(&sv->lock);
+	if (!ok) return send_error(c, 403, "this login link is not valid (or was used already)");
+	r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+	cookie = rag_xasprintf("rag_session=%s; Path=/; HttpOnly; SameSite=Strict", sv->session);
+	MHD_add_response_header(r, "Set-Cookie", cookie);
+	MHD_add_response_header(r, "Location", "/");
+	free(cookie);
+	return send_reply(c, 303, r, "text/plain");
+}
+
+static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *url, const char *method,
+                              request *rq)
+{
+	const char *hosthdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	if (rq->too_big) return send_error(c, 413, "the request body is too large");
+	/* on loopback, where no token may be asked, a page of another site whose name was made to
+	 * resolve here (DNS rebinding) is refused by its Host; elsewhere the token guards, and the
+	 * machine's names are many */
+	if (sv->loopback && !rag_serve_host_ok(hosthdr, sv->host, sv->port, sv->loopback))
+		return send_error(c, 403, "the Host header does not name this server");
+	if (get && !strcmp(url, "/login")) return login(sv, c);
+	if (!authorized(sv, c)) return send_error(c, 401, "a token is required: the bearer token or the login link");
+	if (!get) {
+		const char *csrf = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-CSRF-Token");
+		if (!rag_serve_origin_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+		                         MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Referer"), hosthdr))
+			return send_error(c, 403, "a write from another origin");
+		if (!rag_serve_secret_eq(csrf, sv->csrf)) return send_error(c, 403, "a write without its CSRF token");
+		if (strcmp(method, "POST")) return send_error(c, 405, "method not allowed");
+		{
+			jv body;
+			int st = rag_serve_post(sv->store, url, rq->body.p ? rq->body.p : "", rq->body.len, &body);
+			return send_json(c, (unsigned)st, body);
+		}
+	}
+	if (!strcmp(url, "/api/session"))
+		return send_json(c, 200, JV_OBJECT(jv_string("csrf"), jv_string(sv->csrf),
+		                                   jv_string("store"), jv_string(rag_store_url(sv->store)),
+		                                   jv_string("backend"), jv_string(rag_store_backend(sv->store)),
+		                                   jv_string("version"), jv_string(RAG_VERSION)));
+	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api")) {
+		jv body;
+		int st = rag_serve_api(sv->store, url, get_arg, c, &body);
+		if (jv_get_kind(body) == JV_KIND_STRING) {   /* labels.csv */
+			struct MHD_Response *r = MHD_create_response_from_buffer(
+				(size_t)jv_string_length_bytes(jv_copy(body)), rag_xstrdup(jv_string_value(body)),
+				MHD_RESPMEM_MUST_FREE);
+			jv_free(body);
+			MHD_add_response_header(r, "Content-Disposition", "attachment; filename=\"labels.csv\"");
+			return send_reply(c, (unsigned)st, r, "text/csv; charset=utf-8");
+		}
+		return send_json(c, (unsigned)st, body);
+	}
+	return send_file(sv, c, url);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+	server *sv = cls;
+	request *rq = *con_cls;
+	enum MHD_Result ret;
+	(void)version;
+	if (!rq) {
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+		rq = rag_xcalloc(1, sizeof *rq);
+		*con_cls = rq;
+		if (cl && strtoull(cl, NULL, 10) > MAX_BODY) rq->too_big = 1;
+		if (rq->too_big) return send_error(c, 413, "the request body is too large");
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (rq->body.len + *upload_size > MAX_BODY) rq->too_big = 1;
+		else rag_buf_add(&rq->body, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	ret = handle(sv, c, url, method, rq);
+	if (sv->cli.verbose) rag_msg(sv->cli.prog, "info", "%s %s", method, url);
+	return ret;
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (*con_cls) rag_buf_free(&((request *)*con_cls)->body);
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int read_token(server *sv)
+{
+	size_t len;
+	char *t = rag_read_file(sv->token_file, &len, sv->err, sizeof sv->err);
+	if (!t) {
+		rag_msg(sv->cli.prog, "error", "--token-file: %s", sv->err);
+		return RAG_EXIT_USAGE;
+	}
+	while (len && (t[len - 1] == '\n' || t[len - 1] == '\r' || t[len - 1] == ' ')) t[--len] = 0;
+	if (len < 16 || strlen(t) != len) {
+		rag_msg(sv->cli.prog, "error", "--token-file %s: the token is shorter than 16 characters", sv->token_file);
+		free(t);
+		return RAG_EXIT_USAGE;
+	}
+	sv->token = t;
+	return 0;
+}
+
+static struct MHD_Daemon *start(server *sv)
+{
+	struct sockaddr_in a4;
+	struct sockaddr_in6 a6;
+	const struct sockaddr *sa;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	memset(&a4, 0, sizeof a4);
+	memset(&a6, 0, sizeof a6);
+	if (inet_pton(AF_INET, sv->host, &a4.sin_addr) == 1) {
+		a4.sin_family = AF_INET;
+		a4.sin_port = htons((uint16_t)sv->port);
+		sa = (const struct sockaddr *)&a4;
+	} else {
+		inet_pton(AF_INET6, sv->host, &a6.sin6_addr);
+		a6.sin6_family = AF_INET6;
+		a6.sin6_port = htons((uint16_t)sv->port);
+		sa = (const struct sockaddr *)&a6;
+		flags |= MHD_USE_IPv6;
+	}
+	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
+	                        MHD_OPTION_SOCK_ADDR, sa,
+	                        MHD_OPTION_NOTIFY_COMPLETED, on_done, sv,
+	                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)131072,
+	                        MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
+	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+	                        MHD_OPTION_END);
+}
+
+static int serve(server *sv)
+{
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *info;
+	sigset_t set;
+	int sig = 0;
+	char *url;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	/* the server's thread inherits the mask: the signals wait for sigwait here */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (!(d = start(sv))) {
+		rag_msg(sv->cli.prog, "error", "cannot listen on %s: %s", sv->listen, strerror(errno ? errno : EADDRINUSE));
+		return RAG_EXIT_INTERNAL;
+	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	if (info && info->port) sv->port = info->port;
+	url = rag_serve_url(sv->host, sv->port);
+	rag_msg(sv->cli.prog, "info", "serving %s (%s)", rag_store_url(sv->store), rag_store_backend(sv->store));
+	if (sv->token) rag_msg(sv->cli.prog, "info", "login link (once): %slogin?code=%s", url, sv->login);
+	rag_msg(sv->cli.prog, "info", "%s", url);
+	free(url);
+	while (sigwait(&set, &sig) != 0) continue;
+	MHD_stop_daemon(d);
+	if (!sv->cli.quiet) rag_msg(sv->cli.prog, "info", "stopped (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	server sv;
+	int opt, rc = 0, done;
+	const char *url;
+
+	memset(&sv, 0, sizeof sv);
+	pthread_mutex_init(&sv.lock, NULL);
+	sv.cli.prog = "rag-serve";
+	sv.cli.usage = usage;
+	sv.cli.opts = options;
+	sv.listen = "127.0.0.1:8765";
+	while ((opt = rag_cli_getopt(&sv.cli, argc, argv)) != -1) {
+		switch (opt) {
+		case OPT_STORE: sv.url_opt = optarg; break;
+		case OPT_LISTEN: sv.listen = optarg; break;
+		case OPT_TOKEN_FILE: sv.token_file = optarg; break;
+		default:
+			rc = rag_cli_option(&sv.cli, opt, optarg, &done);
+			if (rc || done) goto out;
+		}
+	}
+	if ((rc = rag_cli_no_operands(&sv.cli, argc, argv))) goto out;
+	if ((rc = rag_cli_config(&sv.cli))) goto out;
+	if (rag_serve_listen(sv.listen, &sv.host, &sv.port, &sv.loopback, sv.err, sizeof sv.err) < 0) {
+		rag_msg(sv.cli.prog, "error", "%s", sv.err);
+		rc = rag_cli_misuse(&sv.cli);
+		goto out;
+	}
+	if (!sv.loopback && !sv.token_file) {
+		rag_msg(sv.cli.prog, "error", "--listen %s is not a loopback address: give --token-file FILE, "
+		        "so that only those with the token see the store", sv.listen);
+		rc = RAG_EXIT_USAGE;
+		goto out;
+	}
+	if (sv.token_file && (rc = read_token(&sv))) goto out;
+	if (random_hex(sv.csrf, 32) < 0 || random_hex(sv.session, 32) < 0 || random_hex(sv.login, 24) < 0) {
+		rag_msg(sv.cli.prog, "error", "cannot read random bytes: %s", strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
+	url = sv.url_opt ? sv.url_opt : sv.cli.cfg.store.url ? sv.cli.cfg.store.url : sv.cli.cfg.store.default_url;
+	if (!url || !*url) {
+		rag_msg(sv.cli.prog, "error", "no store: give --store URL or store.url in the configuration "
+		        "(the default needs $XDG_DATA_HOME or $HOME)");
+		rc = RAG_EXIT_USAGE;
+		goto out;
+	}
+	if (!(sv.store = rag_store_open(url, sv.err, sizeof sv.err))) {
+		rag_msg(sv.cli.prog, "error", "%s", sv.err);
+		rc = RAG_EXIT_STORE;
+		goto out;
+	}
+	rc = serve(&sv);
+out:
+	rag_store_close(sv.store);
+	free(sv.host);
+	free(sv.token);
+	pthread_mutex_destroy(&sv.lock);
+	rag_cli_free(&sv.cli);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* serve.h - rag-serve's engine without the HTTP server (serve.c): the listen address, the Host
+ * and Origin checks, a page file's path, the JSON API over the store. Layer 7 (HACKING.md). */
+#ifndef RAG_SERVE_H
+#define RAG_SERVE_H
+
+#include <stddef.h>
+
+#include <jv.h>
+
+#include "store.h"
+
+/* ---------------------------------------------------------------- serve.c */
+/* rag-serve(1)'s engine without the HTTP server. "ADDR:PORT" ("[::1]:0", "localhost:N" is
+ * 127.0.0.1) -> *host (malloc'ed, numeric), *port, *loopback (127.0.0.0/8 or ::1). */
+int rag_serve_listen(const char *spec, char **host, int *port, int *loopback, char *err, size_t errlen);
+char *rag_serve_url(const char *host, int port);                /* "http://HOST:PORT/", malloc'ed */
+/* whether a request's Host header names this server (localhost:PORT too when loopback) */
+int rag_serve_host_ok(const char *hdr, const char *host, int port, int loopback);
+/* whether a write comes from this server's own page: Origin (else Referer) is http://HOSTHDR */
+int rag_serve_origin_ok(const char *origin, const char *referer, const char *hosthdr);
+int rag_serve_secret_eq(const char *a, const char *b);          /* in time independent of where they differ */
+char *rag_serve_cookie(const char *header, const char *name);   /* a Cookie header's value, malloc'ed, or NULL */
+/* A URL path of the page -> *file under <datadir>/serve/ and its *type: 200, or 400 for a path
+ * that could leave the directory (a "..", a hidden part, a character outside [A-Za-z0-9._-/]),
+ * 404 for a kind of file not served. */
+int rag_serve_static(const char *datadir, const char *path, char **file, const char **type);
+/* A GET of the JSON API: path /api/runs (?label, commit, testset, since, until, offset, limit),
+ * /api/runs/ID, /api/runs/ID/records (?offset, limit), /api/testsets, /api/info. Returns the HTTP
+ * status and *body (an object; {error} for a status other than 200). arg: a query argument or NULL. */
+/* Also /api/runs/ID/marks (?metric) -> {run, marks: rag_store_marks'}, and
+ * /api/runs/ID/labels.csv (?metric): *body a string, the CSV of rag-agree --labels (id, label,
+ * metric, who, comment, created). */
+typedef const char *(*rag_serve_arg_fn)(void *ctx, const char *name);
+int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
+/* A write (its checks passed): POST /api/runs/ID/marks with {seq, metric, verdict: true|false or
+ * label: number, comment, who} stores a review mark. The HTTP status and *body as rag_serve_api's. */
+int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len, jv *body);
+
+#endif

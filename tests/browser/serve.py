@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""serve.py - drive rag-serve's page in headless Chromium (Selenium) and print what it shows.
+
+  serve.py walk URL SHOTDIR   History (the runs), a run opened (its summary, its records, two
+                              review marks, their second page), the switch to Chinese, and the page at 390 px
+                              wide: one "key: value" line per finding, screenshots in SHOTDIR
+
+The test (tests/t/82-serve-browser.t) asserts on the lines; this script asserts nothing itself.
+No network: the page comes from rag-serve on 127.0.0.1, and Chromium's background traffic is off.
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+
+def driver(profile, lang):
+    o = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--disable-quic", "--no-first-run", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--disable-default-apps",
+              "--disable-extensions", "--window-size=1440,900", "--lang=" + lang,
+              "--user-data-dir=" + profile):
+        o.add_argument(a)
+    o.add_experimental_option("prefs", {"intl.accept_languages": lang})
+    binary = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if os.path.exists(binary):
+        o.binary_location = binary
+    return webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=o)
+
+
+def out(key, value):
+    print("%s: %s" % (key, value), flush=True)
+
+
+def loads(d):
+    return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-loads") or 0)
+
+
+def after(d, n):
+    """wait until the page has drawn more than n replies"""
+    WebDriverWait(d, 60).until(lambda d: loads(d) > n)
+
+
+def cells(d, table, col):
+    return [r.find_elements(By.TAG_NAME, "td")[col].text
+            for r in d.find_elements(By.CSS_SELECTOR, "#%s tbody tr" % table)]
+
+
+def no_alert(d):
+    try:
+        d.switch_to.alert
+        return False
+    except NoAlertPresentException:
+        return True
+
+
+def hscroll(d, width):
+    """whether the page scrolls sideways at width CSS pixels"""
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    return d.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+
+
+def walk(url, shots):
+    profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+    d = driver(profile, "en-US")
+    try:
+        d.get(url)
+        after(d, 0)
+        out("lang", d.execute_script("return document.documentElement.lang"))
+        out("tabs", " ".join(b.text for b in d.find_elements(By.CSS_SELECTOR, "#tabs button")))
+        out("runs", ",".join(cells(d, "runs", 0)))
+        out("labels", ",".join(cells(d, "runs", 2)))
+        out("runs count", d.find_element(By.ID, "runs-count").text)
+        d.save_screenshot(os.path.join(shots, "history.png"))
+        n = loads(d)
+        row = [r for r in d.find_elements(By.CSS_SELECTOR, "#runs tbody tr")
+               if r.find_elements(By.TAG_NAME, "td")[0].text == "H"][0]
+        row.click()
+        after(d, n)
+        out("run shown", "%s:%s" % (d.find_element(By.ID, "run").is_displayed(),
+                                    d.find_element(By.ID, "history").is_displayed()))
+        out("run title", d.find_element(By.ID, "run-title").text)
+        out("summary", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#run-summary dt, #run-summary dd")))
+        out("records count", d.find_element(By.ID, "records-count").text)
+        out("record ids", ",".join(cells(d, "records", 1)))
+        out("hostile elements", "iframe=%d img=%d script-in-body=%d" % (
+            len(d.find_elements(By.CSS_SELECTOR, "main iframe")), len(d.find_elements(By.CSS_SELECTOR, "main img")),
+            len(d.find_elements(By.CSS_SELECTOR, "main script"))))
+        # review: a reviewer's name, record 1 right, record 2 a score with a hostile comment
+        d.find_element(By.CSS_SELECTOR, '#review input[name="who"]').send_keys("ana")
+        out("review metrics", ",".join(o.text for o in d.find_elements(By.CSS_SELECTOR, "#review select option")))
+        n = loads(d)
+        Select(d.find_element(By.CSS_SELECTOR, "#review select")).select_by_value("faithfulness")
+        after(d, n)
+        rows = d.find_elements(By.CSS_SELECTOR, "#records tbody tr")
+        n = loads(d)
+        rows[0].find_element(By.CSS_SELECTOR, "button.mark-right").click()
+        after(d, n)
+        rows = d.find_elements(By.CSS_SELECTOR, "#records tbody tr")
+        rows[1].find_element(By.CSS_SELECTOR, "input.score").send_keys("0.4")
+        rows[1].find_element(By.CSS_SELECTOR, "input.comment").send_keys("<img src=z onerror=alert(4)>")
+        n = loads(d)
+        rows[1].find_element(By.CSS_SELECTOR, "button.mark-save").click()
+        after(d, n)
+        out("marks shown", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#records .marks div")))
+        out("labels link", d.find_element(By.ID, "labels-csv").get_attribute("href"))
+        out("hostile elements after review", "img=%d" % len(d.find_elements(By.CSS_SELECTOR, "main img")))
+        d.save_screenshot(os.path.join(shots, "run.png"))
+        n = loads(d)
+        d.find_element(By.CSS_SELECTOR, '#records-pager [data-dir="1"]').click()
+        after(d, n)
+        out("page 2 count", d.find_element(By.ID, "records-count").text)
+        out("page 2 first", cells(d, "records", 0)[0])
+        d.find_element(By.ID, "lang").click()
+        out("zh lang", d.execute_script("return document.documentElement.lang"))
+        out("zh tabs", " ".join(b.text for b in d.find_elements(By.CSS_SELECTOR, "#tabs button")))
+        out("zh records count", d.find_element(By.ID, "records-count").text)
+        out("zh switch", d.find_element(By.ID, "lang").text)
+        out("hscroll 390 run", hscroll(d, 390))
+        d.save_screenshot(os.path.join(shots, "run-390-zh.png"))
+        d.find_element(By.ID, "tab-history").click()
+        out("hscroll 390 history", hscroll(d, 390))
+        out("zh headers", d.execute_script(
+            "return Array.from(document.querySelectorAll('#runs tbody tr:first-child td')).map(function (c) {"
+            " return c.getAttribute('data-h'); }).join(',')"))
+        d.save_screenshot(os.path.join(shots, "history-390-zh.png"))
+        out("no alert", no_alert(d))
+        errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+        out("console errors", len(errs))
+        for e in errs[:5]:
+            out("console", e.get("message"))
+    finally:
+        d.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    # a browser that asks for Chinese gets the page in Chinese
+    profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+    d = driver(profile, "zh-CN")
+    try:
+        d.get(url)
+        after(d, 0)
+        out("zh browser", "%s %s" % (d.execute_script("return document.documentElement.lang"),
+                                      d.find_element(By.ID, "tab-history").text))
+    finally:
+        d.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "walk":
+        walk(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit("usage: serve.py walk URL SHOTDIR")

@@ -1,0 +1,80 @@
+#!/bin/sh
+# 83-serve-browser.t - rag-serve's page in a real browser (Selenium, headless Chromium, no
+# network): History lists the runs, a run opens with its summary and its records paged from the
+# store, two review marks (stored, hostile text in a comment kept as text), hostile text stays text, the switch to Chinese (and a Chinese browser's page), and no
+# horizontal scroll at 390 px. Screenshots in tests/tmp/serve-shots/ (artefacts, not committed).
+. "$(dirname "$0")/lib.sh"
+need python3 jq
+for t in chromium chromedriver; do
+	command -v "$t" >/dev/null 2>&1 || skip_all_missing "$t"
+done
+PY=python3
+if ! "$PY" -c 'import selenium' 2>/dev/null; then
+	PY=/usr/bin/python3
+	"$PY" -c 'import selenium' 2>/dev/null || skip_all_missing python3-selenium
+fi
+export CHROMIUM=$(command -v chromium) CHROMEDRIVER=$(command -v chromedriver)
+[ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
+DB=$T/store.db
+printf 'llm:\n  provider: offline\n' >"$T/c.yaml"
+
+# run G: 3 records; run H: 25 records (two pages of 20), one of them hostile in every field
+head -n 3 "$TOP/share/examples/example.jsonl" | rag rag-kw -q -c "$T/c.yaml" >"$T/g.jsonl"
+python3 -c '
+import json
+for i in range(24):
+    print(json.dumps({"id": "q%02d" % (i + 1), "category": "c%d" % (i % 3), "question": "question %d" % i,
+                      "answer": "answer %d" % i, "scores": {"faithfulness": (i % 10) / 10}}))
+print(json.dumps({"id": "<img src=x onerror=alert(1)>", "category": "<script>alert(2)</script>",
+                  "question": "<iframe src=\"http://evil.example/\"></iframe>", "answer": "</td></tr></table><b>x</b>",
+                  "scores": {"<img src=y onerror=alert(3)>": 1}}))' >"$T/h.jsonl"
+run rag rag-store -q -c "$T/c.yaml" --store "$DB" --run-id G --label 'v1' add - <"$T/g.jsonl"
+is "$RC" 0 "run G added"
+run rag rag-store -q -c "$T/c.yaml" --store "$DB" --run-id H --label '<b>v2</b>' --commit cafe1234 add - <"$T/h.jsonl"
+is "$RC" 0 "run H added (a hostile label)"
+
+"$BIN/rag-serve" -c "$T/c.yaml" --store "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
+SPID=$!
+trap 'kill -TERM $SPID 2>/dev/null; wait $SPID; _lib_cleanup' EXIT
+wait_until 30 grep -q 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || bail_out "rag-serve did not start: $(cat "$T/serve.err")"
+URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
+
+shots=$TOP/tests/tmp/serve-shots
+rm -rf "$shots"; mkdir -p "$shots"
+run timeout 300 "$PY" "$TOP/tests/browser/serve.py" walk "$URL" "$shots"
+is "$RC" 0 "the browser walk ran"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+got() { sed -n "s/^$1: //p" "$OUT" | sed -n "${2:-1}p"; }
+
+is "$(got lang)" en "an English browser: the page in English"
+is "$(got tabs)" 'History Run' "two tabs"
+is "$(got runs)" 'H,G' "History: the runs, newest first"
+is "$(got labels)" '<b>v2</b>,v1' "a hostile label shown as text"
+is "$(got 'runs count')" '1–2 of 2 runs' "the runs counted"
+is "$(got 'run shown')" 'True:False' "a run opened: its view shown, History hidden"
+is "$(got 'run title')" 'Run H' "its title"
+like "$(got summary)" 'Label \| <b>v2</b> \| .*Commit \| cafe1234 \| .*Records \| 25' "its summary"
+is "$(got 'records count')" 'records 1–20 of 25' "the first page of its records"
+is "$(got 'record ids')" "$(seq -f 'q%02g' 1 20 | paste -sd,)" "in the order added"
+is "$(got 'page 2 count'):$(got 'page 2 first')" 'records 21–25 of 25:21' "the second page, from the store"
+is "$(got 'hostile elements')" 'iframe=0 img=0 script-in-body=0' "no element made of hostile text"
+is "$(got 'review metrics')" '<img src=y onerror=alert(3)>,faithfulness' "review: the run's metrics offered (a hostile name as text)"
+is "$(got 'marks shown')" 'ana: ✔ | ana: 0.400 – <img src=z onerror=alert(4)>' "review: a record marked right, one given a score with a comment"
+is "$(got 'hostile elements after review')" 'img=0' "the hostile comment shown as text"
+is "$(got 'labels link')" "${URL}api/runs/H/labels.csv?metric=faithfulness" "review: the labels' CSV for rag-agree"
+is "$(curl -s "${URL}api/runs/H/marks" | jq -c '[.marks[] | [.seq, .id, .label, .who]]')" '[[1,"q01",1,"ana"],[2,"q02",0.4,"ana"]]' \
+	"review: the marks are in the store"
+is "$(got 'zh lang'):$(got 'zh tabs')" 'zh-CN:历史 运行' "the switch: Chinese"
+is "$(got 'zh records count')" '第 21–25 条记录，共 25 条' "the counts in Chinese"
+is "$(got 'zh switch')" English "and a switch back"
+is "$(got 'hscroll 390 run')" False "390 px: the run view does not scroll sideways"
+is "$(got 'hscroll 390 history')" False "390 px: History does not scroll sideways"
+is "$(got 'zh headers')" '运行,开始时间,标签,测试集,记录数,门禁,均值' "390 px: stacked rows labelled, in Chinese"
+is "$(got 'no alert')" True "no script of the data ran"
+is "$(got 'console errors')" 0 "no error in the console"
+is "$(got 'zh browser')" 'zh-CN 历史' "a Chinese browser: the page in Chinese"
+for s in history run run-390-zh history-390-zh; do
+	check "a screenshot of $s" test -s "$shots/$s.png"
+done
+
+done_testing

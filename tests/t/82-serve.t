@@ -31,7 +31,7 @@ serve_start() {
 	rm -f "$T/serve.err"
 	"$BIN/rag-serve" -c "$T/c.yaml" --listen 127.0.0.1:0 "$@" 2>"$T/serve.err" &
 	SPID=$!
-	wait_until 30 grep -q 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
+	wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
 	URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
 	HOSTPORT=${URL#http://}
 	HOSTPORT=${HOSTPORT%/}

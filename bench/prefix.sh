@@ -7,7 +7,8 @@
 # context_recall) on the bundled test set (share/examples/testset.json, repeated up to RECORDS,
 # default 8), its answers collected from share/examples/rag_service.py, the judge
 # tests/fakellm.py, which logs every request's body. Then, for each record, over its
-# context-carrying requests (those whose prompt holds one of its contexts: faithfulness's
+# context-carrying requests (those whose prompt holds one of its contexts as a fenced block of its
+# own, CONTEXT or CHUNK: faithfulness's
 # verify, context recall, context precision), with a prompt being its messages' role and
 # content in order:
 #   - the longest common prefix of them all, in characters, and whether it holds every one of
@@ -84,7 +85,11 @@ for rec in records:
     q = rec.get("question") or ""
     ctxs = [c if isinstance(c, str) else (c.get("text") or "") for c in rec.get("contexts") or []]
     ctxs = [c for c in ctxs if c]
-    mine = [p for p in prompts if q and q in p and any(c in p for c in ctxs)]
+    # a context is carried when it is a fenced block of its own (CONTEXT, or CHUNK for the
+    # chunks of before): an answer that quotes a context does not make a request carry it
+    def carries(p, c):
+        return any("\n%s\n%s-" % (c, tag) in p for tag in ("CONTEXT", "CHUNK"))
+    mine = [p for p in prompts if q and q in p and any(carries(p, c) for c in ctxs)]
     if not mine:
         continue
     common = mine[0]
@@ -105,6 +110,7 @@ out = {"bench": "prefix", "records": len(records), "records_measured": n,
        "records_with_contexts_in_prefix": sum(r["contexts_in_prefix"] for r in rows),
        "reusable_chars": sum(r["reusable"] for r in rows)}
 out["reusable_share"] = round(out["reusable_chars"] / total_chars, 4) if total_chars else 0
+out["chars_to_process"] = total_chars - out["reusable_chars"]
 if as_json:
     print(json.dumps(out))
     sys.exit(0)
@@ -121,4 +127,5 @@ print("common prefix of a record's context-carrying requests: mean %.1f, max %d 
                                                       out["records_with_contexts_in_prefix"], n))
 print("characters a prefix cache would not reprocess: %d (%.1f%% of all prompt characters)"
       % (out["reusable_chars"], 100 * out["reusable_share"]))
+print("prompt characters left to process with such a cache: %d" % out["chars_to_process"])
 PY

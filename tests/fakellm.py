@@ -20,7 +20,8 @@ plain user message, the last user message that holds a block):
   * a <<<STATEMENTS-xxxxxxxx ... STATEMENTS-xxxxxxxx>>> block with lines "N. text" ->
       {"verdicts": [{"id": N, "verdict": true|false, "reason": "fake: ..."}]}
     the verdict is false exactly when the statement contains "UNSUPPORTED";
-  * else <<<CHUNK-xxxxxxxx ... >>> blocks (rag-verify --chunks) -> {"verdicts": [{"id": i,
+  * else <<<CHUNK-xxxxxxxx ... >>> blocks, or <<<CONTEXT- blocks in a message with no STATEMENTS,
+    TEXT, CLAIM, ANSWER_TEXT or ANSWER_STATEMENTS block (rag-verify --chunks) -> {"verdicts": [{"id": i,
     "verdict", "reason"}]}, one per block in order, false exactly when the chunk contains
     "IRRELEVANT";
   * else a <<<ANSWER-xxxxxxxx ... >>> block (rag-revq) -> {"questions": [N questions], "noncommittal":
@@ -289,6 +290,19 @@ def mutate_rubric(obj, rule, key):
         obj["reason"] += " (key: %s)" % key
 
 
+def chunk_blocks(text):
+    """The chunks of a rag-verify --chunks prompt: its CHUNK blocks (the prompt of before), or the
+    CONTEXT blocks of a request that asks about nothing else (no statements, claims or answer
+    text to check)."""
+    chunks = find_blocks(text, "CHUNK")
+    if chunks:
+        return chunks
+    for tag in ("STATEMENTS", "ANSWER_TEXT", "ANSWER_STATEMENTS", "CLAIM", "TEXT"):
+        if find_block(text, tag) is not None:
+            return []
+    return find_blocks(text, "CONTEXT")
+
+
 def auto_reply(req):
     """(python object to send as content, kind) for a parsed request."""
     msgs = req.get("messages") if isinstance(req, dict) else None
@@ -310,10 +324,10 @@ def auto_reply(req):
     last = users[-1] if users else ""
     for u in reversed(users):
         if find_block(u, "STATEMENTS") is not None or find_block(u, "TEXT") is not None \
-                or find_blocks(u, "CHUNK"):
+                or chunk_blocks(u):
             last = u
             break
-    chunks = find_blocks(last, "CHUNK")
+    chunks = chunk_blocks(last)
     if chunks:
         return {"verdicts": [{
             "id": i + 1,

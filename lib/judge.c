@@ -412,6 +412,7 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	else if (r->content) {
 		c->usage->calls++;
 		c->usage->prompt_tokens += r->prompt_tokens;
+		c->usage->cached_tokens += r->cached_tokens;
 		c->usage->completion_tokens += r->completion_tokens;
 	}
 	if (r->usage_error) c->usage->invalid_usage++;

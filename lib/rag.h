@@ -156,6 +156,7 @@ typedef struct rag_usage {
 	long calls;               /* requests answered by the endpoint (not cache) */
 	long cache_hits;
 	long prompt_tokens, completion_tokens;
+	long cached_tokens;       /* of prompt_tokens, those the provider's prefix cache served */
 	long retries;
 	long invalid_usage;       /* replies whose usage held no token count (counted as missing) */
 } rag_usage;
@@ -197,7 +198,9 @@ typedef struct rag_kv { char *key; char *value; } rag_kv;
 typedef struct rag_kd { char *key; double value; } rag_kd;
 /* prices.<model>: what a model's tokens cost, in prices.currency per million tokens; a price
  * not written is NAN (unknown, never 0) */
-typedef struct rag_price { char *model; double input, output; } rag_price;
+/* per million tokens; NAN where unknown; cached_input: prompt tokens a provider's prefix cache
+ * served (NAN: they cost input) */
+typedef struct rag_price { char *model; double input, output, cached_input; } rag_price;
 
 /* The scale of a rubric (rag-judge(1)): its scores, and how they map to [0, 1]. */
 enum rag_scale { RAG_SCALE_0_10 = 0, RAG_SCALE_1_5, RAG_SCALE_YESNO };
@@ -661,6 +664,9 @@ typedef struct rag_llm_reply {
 	const char *error;        /* NULL on success; else e.g. "http 500 after 4 retries" */
 	int cached;
 	long prompt_tokens, completion_tokens;
+	long cached_tokens;       /* of prompt_tokens, served by the provider's prefix cache (its
+	                           * usage.prompt_tokens_details.cached_tokens, or DeepSeek's
+	                           * usage.prompt_cache_hit_tokens); 0 when it says nothing */
 	int retries;
 	jv vectors;               /* embeddings: borrowed array of vectors, one per text (jv_copy to
 	                           * keep); null for a chat reply or on failure */
@@ -1366,7 +1372,8 @@ int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confide
 const rag_price *rag_price_find(const rag_price *v, size_t n, const char *judge);
 /* What the tokens cost at price p (per million tokens): NAN when p is NULL or lacks a price the
  * tokens need (no tokens cost 0 whatever the price). */
-double rag_price_cost(const rag_price *p, double prompt_tokens, double completion_tokens);
+/* cached_tokens: of prompt_tokens, those priced at cached_input (at input where it is unknown) */
+double rag_price_cost(const rag_price *p, double prompt_tokens, double cached_tokens, double completion_tokens);
 /* acc (consumed; jv_null() to start) with a record's usage object (borrowed: usage.<tool>.<stage>,
  * or the flat usage.<tool> of older records) added, per tool, stage and judge. */
 jv rag_cost_add(jv acc, jv usage);

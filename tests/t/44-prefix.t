@@ -53,4 +53,21 @@ three
 prompts >"$T/prompts"
 is "$(cmp -s "$T/prompts" "$T/prompts.1" && echo same)" same "the same record gives the same prompts"
 
+# a provider with a prefix cache (the fake's --cached-tokens): the second and third requests find
+# the record's contexts cached, and the records count it in usage.<tool>.<stage>.cached_tokens
+fake_start --cached-tokens openai
+run rag rag-verify -c "$CONF" <"$T/in"
+is "$(jq -c '.usage["rag-verify"].faithfulness.cached_tokens' "$OUT")" null "the first request: nothing cached, nothing said"
+run rag rag-verify -c "$CONF" --metric context_recall <"$T/in"
+CT=$(jq '.usage["rag-verify"].context_recall.cached_tokens' "$OUT")
+CTX=$(jq '[.contexts[] | length] | add' "$T/in")
+check "the second request: its cached tokens ($CT) cover the contexts ($CTX characters / 4)" test "${CT:-0}" -ge $((CTX / 4))
+fake_start --cached-tokens deepseek
+run rag rag-verify -c "$CONF" <"$T/in"
+run rag rag-verify -c "$CONF" --chunks <"$T/in"
+CT=$(jq '.usage["rag-verify"].context_precision.cached_tokens' "$OUT")
+check "DeepSeek's form: the chunks request's cached tokens ($CT) cover the contexts" test "${CT:-0}" -ge $((CTX / 4))
+like "$(cat "$ERR")" "prompt \\($CT cached\\) \\+ " "the summary line says how many prompt tokens were cached"
+fake_stop
+
 done_testing

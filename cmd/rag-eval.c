@@ -1213,7 +1213,7 @@ static int estimate(eval *e)
 	char tmpl[] = "/tmp/rag-eval-estimate-XXXXXX", filled[] = "/tmp/rag-eval-standin-XXXXXX";
 	const char *src = e->testset;
 	const char *cur = e->cli.cfg.prices.currency;
-	double req = 0, pc = 0, pt = 0, ct = 0, cost = 0, records = 0;
+	double req = 0, pc = 0, pt = 0, ct = 0, cost = 0, records = 0, kt = 0;
 	jv list = jv_array(), missing = jv_object(), o, coll = jv_invalid();
 	int s, t, rc = 0, priced = 1, tmp = 0, have_filled = 0;
 
@@ -1290,6 +1290,7 @@ static int estimate(eval *e)
 		pc += rag_json_num(x, "prompt_chars");
 		pt += rag_json_num(x, "prompt_tokens");
 		ct += rag_json_num(x, "completion_tokens");
+		if (rag_json_num(x, "cached_prefix_tokens") > 0) kt += rag_json_num(x, "cached_prefix_tokens");
 		records = rag_json_num(x, "records");
 		c = rag_json_num(x, "cost");
 		if (isnan(c)) {
@@ -1343,6 +1344,8 @@ static int estimate(eval *e)
 		              jv_string("requests"), jv_number(req), jv_string("prompt_chars"), jv_number(pc),
 		              jv_string("prompt_tokens"), jv_number(pt), jv_string("completion_tokens"), jv_number(ct),
 		              jv_string("currency"), jv_string(cur));
+		/* each stage's prefix repeated from its request before (not across stages) */
+		o = jv_object_set(o, jv_string("cached_prefix_tokens"), jv_number(kt));
 		o = jv_object_set(o, jv_string("cost"), priced ? jv_number(cost) : jv_null());
 		if (!priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
 		o = jv_object_set(o, jv_string("stages"), list);

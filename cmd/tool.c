@@ -926,8 +926,8 @@ int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const
 {
 	const rag_config *c = &cli->cfg;
 	const rag_price *p = rag_price_find(c->prices.v, c->prices.n, judge);
-	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens);
-	double cost = est->requests ? rag_price_cost(p, pt, 0, ct) : 0;
+	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens), kt = ceil(est->cached_prefix_tokens);
+	double cost = est->requests ? rag_price_cost(p, pt, kt, ct) : 0;
 	const char *colon = strchr(judge, ':');
 	char costs[160];
 	jv o;
@@ -936,14 +936,16 @@ int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const
 	if (isnan(cost)) snprintf(costs, sizeof costs, "cost unknown: no price for model %s", colon ? colon + 1 : judge);
 	else snprintf(costs, sizeof costs, "cost %.6f %s by the price table", cost, c->prices.currency);
 	if (!cli->quiet)
-		rag_msg(cli->prog, "estimate", "%ld record%s: %ld request%s, about %.0f prompt tokens (%.0f characters), "
-		        "about %.0f completion tokens, %s (judge %s; an estimate: no request was sent, the cache not "
-		        "consulted)", records, records == 1 ? "" : "s", est->requests, est->requests == 1 ? "" : "s",
-		        pt, est->prompt_chars, ct, costs, judge);
+		rag_msg(cli->prog, "estimate", "%ld record%s: %ld request%s, about %.0f prompt tokens (%.0f characters; "
+		        "about %.0f of them a prefix repeated from the request before, which a provider's prefix cache "
+		        "could serve), about %.0f completion tokens, %s (judge %s; an estimate: no request was sent, the "
+		        "cache not consulted)", records, records == 1 ? "" : "s", est->requests, est->requests == 1 ? "" : "s",
+		        pt, est->prompt_chars, kt, ct, costs, judge);
 	o = JV_OBJECT(jv_string("tool"), jv_string(cli->prog), jv_string("judge"), jv_string(judge),
 	              jv_string("records"), jv_number((double)records), jv_string("requests"), jv_number((double)est->requests),
 	              jv_string("prompt_chars"), jv_number(est->prompt_chars), jv_string("prompt_tokens"), jv_number(pt),
 	              jv_string("completion_tokens"), jv_number(ct));
+	o = jv_object_set(o, jv_string("cached_prefix_tokens"), jv_number(kt));
 	o = jv_object_set(o, jv_string("currency"), jv_string(c->prices.currency));
 	o = jv_object_set(o, jv_string("cost"), isnan(cost) ? jv_null() : jv_number(cost));
 	if (isnan(cost)) o = jv_object_set(o, jv_string("message"), jv_string(costs + strlen("cost unknown: ")));

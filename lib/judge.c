@@ -35,6 +35,7 @@ struct rag_judge {
 	size_t nprompts;
 	int warned_self;
 	rag_estimate *est;        /* estimate mode: count the requests, send none */
+	char *est_prev;           /* estimate mode: the request before's messages' contents */
 };
 
 static int lang_index(const char *lang)
@@ -181,6 +182,7 @@ void rag_judge_free(rag_judge *j)
 		free(j->prompts[i].text[1]);
 	}
 	free(j->prompts);
+	free(j->est_prev);
 	free(j->name);
 	free(j->model);
 	free(j->answer_model);
@@ -319,11 +321,31 @@ static double expected_completion(const call *c)
 	return (10 + per * items) * (c->n > 1 ? c->n : 1);
 }
 
+/* estimate mode: the prefix this request's text shares with the request before's, which a
+ * provider's prefix cache could serve (a prefix shared with an earlier stage's requests, in
+ * another process, is not seen) */
+static void est_prefix(rag_judge *j, char *text)
+{
+	size_t k = 0;
+	if (j->est_prev) {
+		while (text[k] && text[k] == j->est_prev[k]) k++;
+		while (k > 0 && (text[k] & 0xC0) == 0x80) k--;   /* a whole character */
+		if (k) {
+			char *p = rag_xstrndup(text, k);
+			j->est->cached_prefix_tokens += rag_tokens_estimate(p);
+			free(p);
+		}
+	}
+	free(j->est_prev);
+	j->est_prev = text;
+}
+
 /* estimate mode: count what would be sent, then answer at once with the estimate "error" */
 static void call_count(call *c)
 {
 	rag_estimate *e = c->j->est;
 	int i, n = jv_array_length(jv_copy(c->messages));
+	rag_buf all = {0};
 	e->requests++;
 	for (i = 0; i < n; i++) {
 		jv m = jv_array_get(jv_copy(c->messages), i);
@@ -331,9 +353,12 @@ static void call_count(call *c)
 		if (jv_get_kind(t) == JV_KIND_STRING) {
 			e->prompt_chars += rag_chars_count(jv_string_value(t));
 			e->prompt_tokens += rag_tokens_estimate(jv_string_value(t));
+			rag_buf_adds(&all, jv_string_value(t));
 		}
 		jv_free(t);
 	}
+	rag_buf_add(&all, "", 1);
+	est_prefix(c->j, all.p);
 	e->completion_tokens += expected_completion(c);
 	call_end(c, jv_null(), RAG_ESTIMATE_ERROR);
 }

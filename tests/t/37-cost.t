@@ -275,4 +275,35 @@ is "$RC,$(jq -c '.usage["rag-verify"].faithfulness | [.prompt_tokens, .cached_to
 	"a cached count that is no number is left out, the rest counted"
 fake_stop
 
+# --estimate: how much of the prompts is a prefix repeated from the request before, which a
+# provider's prefix cache could serve (each request's messages' contents, in order, against the
+# request before it in the same process; 4 characters a token for this ASCII text)
+cat >"$T/two.jsonl" <<'EOF'
+{"id":"e1","question":"Where does the Zed rise?","contexts":["The Zed rises in the hills."],"claims":{"answer":["The Zed rises in the hills."]}}
+{"id":"e2","question":"Where does the Zed end?","contexts":["The Zed ends in the sea."],"claims":{"answer":["The Zed ends in the sea."]}}
+EOF
+fresh
+run rag rag-verify -c "$CONF" -j 1 <"$T/two.jsonl"
+LCP=$(jq -sr '[.[] | [.body.messages[].content] | add] | .[0] as $a | .[1] as $b
+	| [range(0; [$a, $b] | map(length) | min) | select($a[.:. + 1] != $b[.:. + 1])] | first' "$FAKE_LOG")
+run rag rag-verify -c "$CONF" --estimate <"$T/two.jsonl"
+is "$(jq -c '.estimate.cached_prefix_tokens' "$OUT")" "$(( (LCP + 3) / 4 ))" \
+	"rag-verify --estimate: the prefix the second request repeats ($LCP characters), in tokens"
+like "$(cat "$ERR")" 'of them a prefix repeated' "...said on stderr"
+cat >>"$T/cprices.yaml" <<'EOF'
+  judge-est:
+    input: 2
+    cached_input: 0.5
+    output: 8
+EOF
+printf 'llm:\n  model: judge-est\n  timeout: 10\n  retries: 0\n' >"$T/est.yaml"
+cat "$T/cprices.yaml" >>"$T/est.yaml"
+run rag rag-verify -c "$T/est.yaml" --estimate <"$T/two.jsonl"
+is "$(jq -c '.estimate | ((.prompt_tokens - .cached_prefix_tokens) * 2 + .cached_prefix_tokens * 0.5 + .completion_tokens * 8) / 1e6 - .cost | fabs < 1e-12' "$OUT")" true \
+	"...priced at cached_input, the rest at input"
+run rag rag-eval -c "$T/est.yaml" --estimate -o "$T/never2" "$EXAMPLE"
+is "$(jq -c '.estimate | .cached_prefix_tokens == ([.stages[].cached_prefix_tokens // 0] | add) and .cached_prefix_tokens > 0' "$OUT")" true \
+	"rag-eval --estimate: the stages' repeated prefixes, summed"
+fake_stop
+
 done_testing

@@ -15,7 +15,9 @@
 #     the record's contexts;
 #   - the characters a prefix cache would not reprocess: for each request after the record's
 #     first, the longest prefix it shares with an earlier request of the record (in the order
-#     the fake received them).
+#     the fake received them);
+#   - the same over the whole run: each request against every request before it, any record's
+#     (the shared system prompt, the instructions).
 # Prints the totals and means a record; --json one JSON value. Cache off, 127.0.0.1 only.
 # Exit status: 0, 1 when the run failed or lost records, 2 on usage errors.
 set -u
@@ -111,6 +113,13 @@ out = {"bench": "prefix", "records": len(records), "records_measured": n,
        "reusable_chars": sum(r["reusable"] for r in rows)}
 out["reusable_share"] = round(out["reusable_chars"] / total_chars, 4) if total_chars else 0
 out["chars_to_process"] = total_chars - out["reusable_chars"]
+# a cache over the whole run: each request against every request before it, whatever its record
+import os
+run_reuse = 0
+for k, p in enumerate(prompts):
+    if k:
+        run_reuse += max(len(os.path.commonprefix([p, e])) for e in prompts[:k])
+out["run_reusable_chars"] = run_reuse
 if as_json:
     print(json.dumps(out))
     sys.exit(0)
@@ -128,4 +137,6 @@ print("common prefix of a record's context-carrying requests: mean %.1f, max %d 
 print("characters a prefix cache would not reprocess: %d (%.1f%% of all prompt characters)"
       % (out["reusable_chars"], 100 * out["reusable_share"]))
 print("prompt characters left to process with such a cache: %d" % out["chars_to_process"])
+print("a cache over the whole run (each request against every one before it): %d characters (%.1f%%)"
+      % (run_reuse, 100.0 * run_reuse / total_chars if total_chars else 0))
 PY

@@ -78,9 +78,9 @@ static void ask(chunks_op *op, const char *lang, const char *question, const cha
 	/* the chunks are the record's contexts, in the very bytes verify.c sends them in (numbered
 	 * from 1 in each batch, as the verdicts' ids are) */
 	{
-		char *cb = rag_prompt_contexts(op->contexts, first, count, 1, nonce);
-		rag_buf_adds(&b, cb);
-		free(cb);
+		char *blocks = rag_prompt_contexts(op->contexts, first, count, 1, nonce);
+		rag_buf_adds(&b, blocks);
+		free(blocks);
 	}
 	snprintf(num, sizeof num, "%d", count);
 	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));

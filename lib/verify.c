@@ -106,9 +106,9 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 	rag_prompt_nonce_record(op->question, op->contexts, texts, nonce);
 	jv_free(texts);
 	{
-		char *cb = rag_prompt_contexts(op->contexts, cfirst, ccount, cfirst + 1, nonce);
-		rag_buf_adds(&ctx, cb);
-		free(cb);
+		char *blocks = rag_prompt_contexts(op->contexts, cfirst, ccount, cfirst + 1, nonce);
+		rag_buf_adds(&ctx, blocks);
+		free(blocks);
 	}
 	snprintf(num, sizeof num, "%d", k);
 	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, op->question));
@@ -551,9 +551,9 @@ void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question,
 	rag_prompt_nonce_record(question, contexts, texts, nonce);
 	jv_free(texts);
 	{
-		char *cb = rag_prompt_contexts(contexts, 0, nctx, 1, nonce);
-		rag_buf_adds(&ctx, cb);
-		free(cb);
+		char *blocks = rag_prompt_contexts(contexts, 0, nctx, 1, nonce);
+		rag_buf_adds(&ctx, blocks);
+		free(blocks);
 	}
 	jv_free(contexts);
 	snprintf(num, sizeof num, "%d", max_claims);

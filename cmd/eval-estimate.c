@@ -192,6 +192,7 @@ static int standin(eval *e, const char *src, char *out, jv *info)
 /* What the stages would send, summed; their estimates, and the models the price table lacks. */
 typedef struct est_total {
 	double req, pc, pt, ct, cost, records;
+	double kt;                /* the stages' cached_prefix_tokens */
 	int priced;
 	jv list, missing;
 } est_total;
@@ -272,6 +273,7 @@ static void est_add(eval *e, est_total *t, jv x)
 	t->pc += rag_json_num(x, "prompt_chars");
 	t->pt += rag_json_num(x, "prompt_tokens");
 	t->ct += rag_json_num(x, "completion_tokens");
+	if (rag_json_num(x, "cached_prefix_tokens") > 0) t->kt += rag_json_num(x, "cached_prefix_tokens");
 	t->records = rag_json_num(x, "records");
 	c = rag_json_num(x, "cost");
 	if (isnan(c)) {
@@ -323,6 +325,8 @@ static int est_write(eval *e, est_total *t, jv coll, int have_filled)
 	              jv_string("requests"), jv_number(t->req), jv_string("prompt_chars"), jv_number(t->pc),
 	              jv_string("prompt_tokens"), jv_number(t->pt), jv_string("completion_tokens"), jv_number(t->ct),
 	              jv_string("currency"), jv_string(cur));
+	/* each stage's prefix repeated from its request before (not across stages) */
+	o = jv_object_set(o, jv_string("cached_prefix_tokens"), jv_number(t->kt));
 	o = jv_object_set(o, jv_string("cost"), t->priced ? jv_number(t->cost) : jv_null());
 	if (!t->priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
 	o = jv_object_set(o, jv_string("stages"), t->list);
@@ -350,7 +354,7 @@ int eval_estimate(eval *e)
 {
 	char tmpl[] = "/tmp/rag-eval-estimate-XXXXXX", filled[] = "/tmp/rag-eval-standin-XXXXXX";
 	const char *src = e->testset;
-	est_total t = {0, 0, 0, 0, 0, 0, 1, jv_array(), jv_object()};
+	est_total t = {0, 0, 0, 0, 0, 0, 0, 1, jv_array(), jv_object()};
 	jv coll = jv_invalid(), x;
 	int s, rc = 0, tmp = 0, have_filled = 0;
 

@@ -297,7 +297,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		fprintf(stderr, "%s: %s, %s%s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), na, st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
-		char line[1280], cost[192] = "", adapt[96] = "";
+		char line[1280], cost[192] = "", adapt[96] = "", cached[48] = "";
 		int lim, low, cuts;
 		rag_judge_inflight(cli->judge, &lim, &low, &cuts);
 		if (cuts)
@@ -307,14 +307,17 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 			/* with a price table: what the tokens cost, or which model it does not price */
 			const char *judge = rag_judge_name(cli->judge), *colon = strchr(judge, ':');
 			double c = rag_cost_tokens(rag_cost_price_find(cli->cfg.prices.v, cli->cfg.prices.n, judge),
-			                          (double)st.usage.prompt_tokens, (double)st.usage.completion_tokens);
+			                          (double)st.usage.prompt_tokens, (double)st.usage.cached_tokens,
+			                          (double)st.usage.completion_tokens);
 			if (isnan(c)) snprintf(cost, sizeof cost, ", no price for model %.120s", colon ? colon + 1 : judge);
 			else snprintf(cost, sizeof cost, ", cost %.6f %.16s", c, cli->cfg.prices.currency);
 		}
-		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt + %ld completion tokens%s%s, %.2f s (judge %s)%s\n",
+		if (st.usage.cached_tokens)   /* a provider's prefix cache served some of the prompt */
+			snprintf(cached, sizeof cached, " (%ld cached)", st.usage.cached_tokens);
+		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt%s + %ld completion tokens%s%s, %.2f s (judge %s)%s\n",
 		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"), na,
 		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
-		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, st.usage.completion_tokens,
+		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, cached, st.usage.completion_tokens,
 		        cost, adapt, st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
 		fputs(line, stderr);
 	}
@@ -329,8 +332,8 @@ int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const
 {
 	const rag_config *c = &cli->cfg;
 	const rag_price *p = rag_cost_price_find(c->prices.v, c->prices.n, judge);
-	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens);
-	double cost = est->requests ? rag_cost_tokens(p, pt, ct) : 0;
+	double pt = ceil(est->prompt_tokens), ct = ceil(est->completion_tokens), kt = ceil(est->cached_prefix_tokens);
+	double cost = est->requests ? rag_cost_tokens(p, pt, kt, ct) : 0;
 	const char *colon = strchr(judge, ':');
 	char costs[160];
 	jv o;
@@ -339,14 +342,16 @@ int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const
 	if (isnan(cost)) snprintf(costs, sizeof costs, "cost unknown: no price for model %s", colon ? colon + 1 : judge);
 	else snprintf(costs, sizeof costs, "cost %.6f %s by the price table", cost, c->prices.currency);
 	if (!cli->quiet)
-		rag_msg(cli->prog, "estimate", "%ld record%s: %ld request%s, about %.0f prompt tokens (%.0f characters), "
-		        "about %.0f completion tokens, %s (judge %s; an estimate: no request was sent, the cache not "
-		        "consulted)", records, records == 1 ? "" : "s", est->requests, est->requests == 1 ? "" : "s",
-		        pt, est->prompt_chars, ct, costs, judge);
+		rag_msg(cli->prog, "estimate", "%ld record%s: %ld request%s, about %.0f prompt tokens (%.0f characters; "
+		        "about %.0f of them a prefix repeated from the request before, which a provider's prefix cache "
+		        "could serve), about %.0f completion tokens, %s (judge %s; an estimate: no request was sent, the "
+		        "cache not consulted)", records, records == 1 ? "" : "s", est->requests, est->requests == 1 ? "" : "s",
+		        pt, est->prompt_chars, kt, ct, costs, judge);
 	o = JV_OBJECT(jv_string("tool"), jv_string(cli->prog), jv_string("judge"), jv_string(judge),
 	              jv_string("records"), jv_number((double)records), jv_string("requests"), jv_number((double)est->requests),
 	              jv_string("prompt_chars"), jv_number(est->prompt_chars), jv_string("prompt_tokens"), jv_number(pt),
 	              jv_string("completion_tokens"), jv_number(ct));
+	o = jv_object_set(o, jv_string("cached_prefix_tokens"), jv_number(kt));
 	o = jv_object_set(o, jv_string("currency"), jv_string(c->prices.currency));
 	o = jv_object_set(o, jv_string("cost"), isnan(cost) ? jv_null() : jv_number(cost));
 	if (isnan(cost)) o = jv_object_set(o, jv_string("message"), jv_string(costs + strlen("cost unknown: ")));

@@ -78,21 +78,22 @@ static void ask(chunks_op *op, const char *lang, const char *question, const cha
 	c->first = first;
 	c->count = count;
 	for (i = 0; i < count; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(op->contexts), first + i));
-	rag_prompt_nonce(texts, nonce);
+	rag_prompt_nonce_record(question, op->contexts, texts, nonce);
 	jv_free(texts);
-	for (i = 0; i < count; i++) {
-		jv s = jv_array_get(jv_copy(op->contexts), first + i);
-		char *bl = rag_prompt_block("CHUNK", nonce, jv_string_value(s));
-		rag_buf_addf(&b, "%s%s %d:\n%s\n", i ? "\n" : "", zh ? "片段" : "Chunk", i + 1, bl);
-		free(bl);
-		jv_free(s);
+	/* the chunks are the record's contexts, in the very bytes verify.c sends them in (numbered
+	 * from 1 in each batch, as the verdicts' ids are) */
+	{
+		char *blocks = rag_prompt_contexts(op->contexts, first, count, 1, nonce);
+		rag_buf_adds(&b, blocks);
+		free(blocks);
 	}
 	snprintf(num, sizeof num, "%d", count);
 	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, question ? question : ""));
 	vars = jv_object_set(vars, jv_string("target"), rag_prompt_blockv(reference ? "REFERENCE" : "ANSWER", nonce, target));
 	vars = jv_object_set(vars, jv_string("target_name"),
 	                     jv_string(reference ? (zh ? "参考答案" : "reference answer") : (zh ? "回答" : "answer")));
-	vars = jv_object_set(vars, jv_string("chunks"), jv_string(b.p ? b.p : ""));
+	vars = jv_object_set(vars, jv_string("contexts"), jv_string(b.p ? b.p : ""));
+	vars = jv_object_set(vars, jv_string("chunks"), jv_string(b.p ? b.p : ""));   /* a prompt of before */
 	vars = jv_object_set(vars, jv_string("count"), jv_string(num));
 	rag_buf_free(&b);
 	op->calls_left++;

@@ -847,7 +847,16 @@ static int scale_has(int scale, const char *s)
 	return scale == RAG_SCALE_1_5 ? l >= 1 && l <= 5 : l >= 0 && l <= 10;
 }
 
-/* prices.<model>: {input: N, output: N}, each a number of at least 0 (per million tokens); one
+/* a price as the configuration shows it; cached_input only where it was given */
+static jv price_json(const rag_price *p)
+{
+	jv o = JV_OBJECT(jv_string("input"), isnan(p->input) ? jv_null() : jv_number(p->input),
+	                 jv_string("output"), isnan(p->output) ? jv_null() : jv_number(p->output));
+	if (!isnan(p->cached_input)) o = jv_object_set(o, jv_string("cached_input"), jv_number(p->cached_input));
+	return o;
+}
+
+/* prices.<model>: {input: N, output: N, cached_input: N}, each a number of at least 0 (per million tokens); one
  * left out stays unknown (NAN). The same model written twice is refused like a duplicate key. */
 static int load_price(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
 {
@@ -864,7 +873,7 @@ static int load_price(struct loader *L, const struct key *k, const char *name, y
 		return fail_at(L, v->start_mark, msg);
 	}
 	pr.model = NULL;
-	pr.input = pr.output = NAN;
+	pr.input = pr.output = pr.cached_input = NAN;
 	for (pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top; pair++) {
 		yaml_node_t *kn = yaml_document_get_node(L->doc, pair->key);
 		yaml_node_t *vn = yaml_document_get_node(L->doc, pair->value);
@@ -875,8 +884,10 @@ static int load_price(struct loader *L, const struct key *k, const char *name, y
 		key = (const char *)kn->data.scalar.value;
 		if (!strcmp(key, "input")) to = &pr.input;
 		else if (!strcmp(key, "output")) to = &pr.output;
+		else if (!strcmp(key, "cached_input")) to = &pr.cached_input;
 		else {
-			snprintf(msg, sizeof msg, "unknown key \"%.60s\" in the price of \"%s\" (input, output)", key, echo);
+			snprintf(msg, sizeof msg, "unknown key \"%.60s\" in the price of \"%s\" (input, output, cached_input)",
+			         key, echo);
 			return fail_at(L, kn->start_mark, msg);
 		}
 		if (is_null(vn)) continue;   /* a placeholder left blank: unknown */
@@ -1438,8 +1449,7 @@ jv rag_config_json(const rag_config *cfg)
 			const rag_price *pr = *(rag_price *const *)field;
 			for (j = 0; j < n; j++)
 				out = set_in(out, k->section, pr[j].model,
-				             JV_OBJECT(jv_string("input"), isnan(pr[j].input) ? jv_null() : jv_number(pr[j].input),
-				                       jv_string("output"), isnan(pr[j].output) ? jv_null() : jv_number(pr[j].output)));
+				             price_json(&pr[j]));
 			continue;
 		}
 		case T_CATNUMS: {

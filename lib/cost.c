@@ -24,12 +24,15 @@ const rag_price *rag_cost_price_find(const rag_price *v, size_t n, const char *j
 	return NULL;
 }
 
-double rag_cost_tokens(const rag_price *p, double prompt_tokens, double completion_tokens)
+double rag_cost_tokens(const rag_price *p, double prompt_tokens, double cached_tokens, double completion_tokens)
 {
 	double c = 0;
 	if (prompt_tokens > 0) {
 		if (!p || isnan(p->input)) return NAN;
-		c += prompt_tokens / 1e6 * p->input;
+		if (!(cached_tokens > 0) || isnan(p->cached_input)) cached_tokens = 0;
+		if (cached_tokens > prompt_tokens) cached_tokens = prompt_tokens;
+		c += (prompt_tokens - cached_tokens) / 1e6 * p->input;
+		if (cached_tokens > 0) c += cached_tokens / 1e6 * p->cached_input;
 	}
 	if (completion_tokens > 0) {
 		if (!p || isnan(p->output)) return NAN;
@@ -53,7 +56,7 @@ static jv add_num(jv o, const char *k, double x)
 
 static jv add_entry(jv acc, const char *tool, const char *stage, jv u)
 {
-	static const char *const counts[] = {"calls", "cache_hits", "prompt_tokens", "completion_tokens"};
+	static const char *const counts[] = {"calls", "cache_hits", "prompt_tokens", "cached_tokens", "completion_tokens"};
 	char jbuf[256];
 	const char *judge = rag_json_str(u, "judge", jbuf, sizeof jbuf);
 	char *key;
@@ -109,7 +112,7 @@ jv rag_cost_add(jv acc, jv usage)
 jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char *currency)
 {
 	jv keys, stages = jv_array(), missing = jv_object(), msgs = jv_array(), out;
-	double calls = 0, hits = 0, pt = 0, ct = 0, total = 0;
+	double calls = 0, hits = 0, pt = 0, cached = 0, ct = 0, total = 0;
 	int i, n, priced = 1;
 
 	if (jv_get_kind(acc) != JV_KIND_OBJECT) {
@@ -124,7 +127,9 @@ jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char 
 		char jbuf[256];
 		const char *judge = rag_json_str(e, "judge", jbuf, sizeof jbuf);
 		double p = rag_json_num(e, "prompt_tokens"), c = rag_json_num(e, "completion_tokens");
-		double cost = rag_cost_tokens(rag_cost_price_find(prices, nprices, judge), p, c);
+		double kt = rag_json_num(e, "cached_tokens");
+		double cost = rag_cost_tokens(rag_cost_price_find(prices, nprices, judge), p, kt, c);
+		cached += kt;
 		calls += rag_json_num(e, "calls");
 		hits += rag_json_num(e, "cache_hits");
 		pt += p;
@@ -152,8 +157,8 @@ jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char 
 	}
 	out = JV_OBJECT(jv_string("currency"), jv_string(currency ? currency : "USD"),
 	                jv_string("calls"), jv_number(calls), jv_string("cache_hits"), jv_number(hits),
-	                jv_string("prompt_tokens"), jv_number(pt), jv_string("completion_tokens"), jv_number(ct),
-	                jv_string("total"), priced ? jv_number(total) : jv_null());
+	                jv_string("prompt_tokens"), jv_number(pt), jv_string("cached_tokens"), jv_number(cached),
+	                jv_string("completion_tokens"), jv_number(ct), jv_string("total"), priced ? jv_number(total) : jv_null());
 	out = jv_object_set(out, jv_string("stages"), stages);
 	out = jv_object_set(out, jv_string("no_price"), keys);
 	out = jv_object_set(out, jv_string("messages"), msgs);

@@ -38,7 +38,8 @@ int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confide
 const rag_price *rag_cost_price_find(const rag_price *v, size_t n, const char *judge);
 /* What the tokens cost at price p (per million tokens): NAN when p is NULL or lacks a price the
  * tokens need (no tokens cost 0 whatever the price). */
-double rag_cost_tokens(const rag_price *p, double prompt_tokens, double completion_tokens);
+/* cached_tokens: of prompt_tokens, those priced at cached_input (at input where it is unknown) */
+double rag_cost_tokens(const rag_price *p, double prompt_tokens, double cached_tokens, double completion_tokens);
 /* acc (consumed; jv_null() to start) with a record's usage object (borrowed: usage.<tool>.<stage>,
  * or the flat usage.<tool> of older records) added, per tool, stage and judge. */
 jv rag_cost_add(jv acc, jv usage);

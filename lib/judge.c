@@ -42,6 +42,7 @@ struct rag_judge {
 	size_t nprompts;
 	int warned_self;
 	rag_estimate *est;        /* estimate mode: count the requests, send none */
+	char *est_prev;           /* estimate mode: the request before's messages' contents */
 };
 
 static int lang_index(const char *lang)
@@ -207,6 +208,7 @@ void rag_judge_free(rag_judge *j)
 		free(j->prompts[i].text[1]);
 	}
 	free(j->prompts);
+	free(j->est_prev);
 	free(j->name);
 	free(j->model);
 	free(j->answer_model);
@@ -296,11 +298,31 @@ double rag_judge_completion_verdicts(int expect)
 	return 10 + 30.0 * (expect > 0 ? expect : 1);
 }
 
+/* estimate mode: the prefix this request's text shares with the request before's, which a
+ * provider's prefix cache could serve (a prefix shared with an earlier stage's requests, in
+ * another process, is not seen) */
+static void est_prefix(rag_judge *j, char *text)
+{
+	size_t k = 0;
+	if (j->est_prev) {
+		while (text[k] && text[k] == j->est_prev[k]) k++;
+		while (k > 0 && (text[k] & 0xC0) == 0x80) k--;   /* a whole character */
+		if (k) {
+			char *p = rag_xstrndup(text, k);
+			j->est->cached_prefix_tokens += rag_usage_tokens(p);
+			free(p);
+		}
+	}
+	free(j->est_prev);
+	j->est_prev = text;
+}
+
 /* estimate mode: count what would be sent, then answer at once with the estimate "error" */
 static void call_count(call *c)
 {
 	rag_estimate *e = c->j->est;
 	int i, n = jv_array_length(jv_copy(c->messages));
+	rag_buf all = {0};
 	e->requests++;
 	for (i = 0; i < n; i++) {
 		jv m = jv_array_get(jv_copy(c->messages), i);
@@ -308,9 +330,12 @@ static void call_count(call *c)
 		if (jv_get_kind(t) == JV_KIND_STRING) {
 			e->prompt_chars += rag_usage_chars(jv_string_value(t));
 			e->prompt_tokens += rag_usage_tokens(jv_string_value(t));
+			rag_buf_adds(&all, jv_string_value(t));
 		}
 		jv_free(t);
 	}
+	rag_buf_add(&all, "", 1);
+	est_prefix(c->j, all.p);
 	e->completion_tokens += expected_completion(c);
 	call_end(c, jv_null(), RAG_ESTIMATE_ERROR);
 }
@@ -382,6 +407,7 @@ static void call_reply(void *arg, const rag_llm_reply *r)
 	else if (r->content) {
 		c->usage->calls++;
 		c->usage->prompt_tokens += r->prompt_tokens;
+		c->usage->cached_tokens += r->cached_tokens;
 		c->usage->completion_tokens += r->completion_tokens;
 	}
 	if (r->usage_error) c->usage->invalid_usage++;

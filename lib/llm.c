@@ -58,7 +58,7 @@ typedef struct req {
 	char curl_err[CURL_ERROR_SIZE];
 	/* a finished answer waiting for its callback */
 	char *content, *finish_reason, *error;
-	long prompt_tokens, completion_tokens;
+	long prompt_tokens, completion_tokens, cached_tokens;
 	int cached;
 	/* embeddings: the texts, their cache keys, the vectors found so far (null where missing),
 	 * and which texts the request carries */
@@ -207,14 +207,31 @@ static long token_count(jv u, const char *k, const char **bad)
 	return (long)d;
 }
 
+/* The prompt tokens a provider's prefix cache served, by OpenAI's usage.prompt_tokens_details.
+ * cached_tokens or DeepSeek's usage.prompt_cache_hit_tokens (borrowed u); 0 when neither is a
+ * token count (an optional figure: never an error), at most the prompt's tokens. */
+static long cached_count(jv u, long prompt)
+{
+	jv details = rag_json_get(jv_copy(u), "prompt_tokens_details");
+	double d[2];
+	int i;
+	d[0] = rag_json_num(details, "cached_tokens");
+	d[1] = rag_json_num(u, "prompt_cache_hit_tokens");
+	jv_free(details);
+	for (i = 0; i < 2; i++)
+		if (d[i] >= 0 && d[i] <= 1e9 && d[i] == floor(d[i])) return (long)d[i] < prompt ? (long)d[i] : prompt;
+	return 0;
+}
+
 /* r's prompt_tokens and completion_tokens from usage u (borrowed), or both 0 and r->usage_error. */
 static void take_usage(req *r, jv u, int prompt_only)
 {
 	const char *bad = NULL;
 	r->prompt_tokens = token_count(u, "prompt_tokens", &bad);
 	r->completion_tokens = prompt_only ? 0 : token_count(u, "completion_tokens", &bad);
+	r->cached_tokens = cached_count(u, r->prompt_tokens);
 	if (bad) {
-		r->prompt_tokens = r->completion_tokens = 0;
+		r->prompt_tokens = r->completion_tokens = r->cached_tokens = 0;
 		free(r->usage_error);
 		r->usage_error = rag_xasprintf("the endpoint's usage.%s is not a token count; usage counted as missing", bad);
 	}
@@ -1274,6 +1291,7 @@ static int run_callbacks(rag_llm *l)
 		rep.error = r->error;
 		rep.cached = r->cached;
 		rep.prompt_tokens = r->prompt_tokens;
+		rep.cached_tokens = r->cached_tokens;
 		rep.completion_tokens = r->completion_tokens;
 		rep.retries = r->attempt;
 		rep.usage_error = r->error ? NULL : r->usage_error;

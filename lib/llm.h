@@ -73,6 +73,9 @@ typedef struct rag_llm_reply {
 	const char *error;        /* NULL on success; else e.g. "http 500 after 4 retries" */
 	int cached;
 	long prompt_tokens, completion_tokens;
+	long cached_tokens;       /* of prompt_tokens, served by the provider's prefix cache (its
+	                           * usage.prompt_tokens_details.cached_tokens, or DeepSeek's
+	                           * usage.prompt_cache_hit_tokens); 0 when it says nothing */
 	int retries;
 	jv vectors;               /* embeddings: borrowed array of vectors, one per text (jv_copy to
 	                           * keep); null for a chat reply or on failure */
@@ -200,6 +203,16 @@ char *rag_prompt_fill(const char *tmpl, jv vars);
  * prompt and cache key. */
 #define RAG_NONCE_LEN 9
 void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN]);
+/* The same, the nonce seeded by seed_texts and checked against them and texts (both borrowed). */
+void rag_prompt_nonce_seeded(jv seed_texts, jv texts, char nonce[RAG_NONCE_LEN]);
+/* A record's nonce: seeded by its question and all its contexts (borrowed), which every request
+ * of the record carries, and checked against texts (borrowed), the request's other texts: the
+ * requests of one record, each from its own process (faithfulness, context recall, context
+ * precision), share one nonce, so their fenced contexts are the same bytes. */
+void rag_prompt_nonce_record(const char *question, jv contexts, jv texts, char nonce[RAG_NONCE_LEN]);
+/* Contexts [first, first+count) of contexts (borrowed) as the blocks every operation sends them
+ * in, "Context N:" (N from number_from) and a CONTEXT block each, a blank line between: malloc'ed. */
+char *rag_prompt_contexts(jv contexts, int first, int count, int number_from, const char *nonce);
 char *rag_prompt_block(const char *tag, const char *nonce, const char *text);
 jv rag_prompt_blockv(const char *tag, const char *nonce, const char *text);   /* the same as a jv string */
 /* A copy of s with newlines and tabs as spaces: one item of a numbered list stays one line. */

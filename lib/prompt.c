@@ -79,18 +79,31 @@ char *rag_prompt_fill(const char *tmpl, jv vars)
 /* The nonce is shared by every block of a request and checked against every text of it: a
  * fence derived from one block's text alone could be carried by another block's text (a context
  * holding the statements' fence), and so appear inside the prompt more than its own two times.
- * Lengths go into the seed so that ["ab","c"] and ["a","bc"] are different requests. */
-void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN])
+ * Lengths go into the seed so that ["ab","c"] and ["a","bc"] are different requests. The seed
+ * may be other texts than those checked: a record's requests seed it with what they all carry,
+ * so that they share it, each checked against its own texts. */
+static int clashes(jv texts, const char *nonce)
+{
+	int n = jv_array_length(jv_copy(texts)), i, clash = 0;
+	for (i = 0; i < n && !clash; i++) {
+		jv s = jv_array_get(jv_copy(texts), i);
+		clash = jv_get_kind(s) == JV_KIND_STRING && strstr(jv_string_value(s), nonce) != NULL;
+		jv_free(s);
+	}
+	return clash;
+}
+
+void rag_prompt_nonce_seeded(jv seed_texts, jv texts, char nonce[RAG_NONCE_LEN])
 {
 	char hex[65];
 	unsigned counter = 0;
-	int n = jv_array_length(jv_copy(texts)), i, clash;
+	int n = jv_array_length(jv_copy(seed_texts)), i;
 	rag_buf seed = {0};
 	do {
 		seed.len = 0;
 		rag_buf_addf(&seed, "%u", counter++);
 		for (i = 0; i < n; i++) {
-			jv s = jv_array_get(jv_copy(texts), i);
+			jv s = jv_array_get(jv_copy(seed_texts), i);
 			const char *p = jv_get_kind(s) == JV_KIND_STRING ? jv_string_value(s) : "";
 			size_t len = strlen(p);
 			rag_buf_addf(&seed, ":%zu:", len);
@@ -101,13 +114,39 @@ void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN])
 		memcpy(nonce, hex, RAG_NONCE_LEN - 1);
 		nonce[RAG_NONCE_LEN - 1] = 0;
 		/* a text without the nonce holds no TAG-nonce of any tag */
-		for (clash = 0, i = 0; i < n && !clash; i++) {
-			jv s = jv_array_get(jv_copy(texts), i);
-			clash = jv_get_kind(s) == JV_KIND_STRING && strstr(jv_string_value(s), nonce) != NULL;
-			jv_free(s);
-		}
-	} while (clash);
+	} while (clashes(seed_texts, nonce) || clashes(texts, nonce));
 	rag_buf_free(&seed);
+}
+
+void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN])
+{
+	rag_prompt_nonce_seeded(texts, texts, nonce);
+}
+
+/* A record's seed: its question, then all its contexts. */
+void rag_prompt_nonce_record(const char *question, jv contexts, jv texts, char nonce[RAG_NONCE_LEN])
+{
+	jv seed = JV_ARRAY(jv_string(question ? question : ""));
+	int n = jv_array_length(jv_copy(contexts)), i;
+	for (i = 0; i < n; i++) seed = jv_array_append(seed, jv_array_get(jv_copy(contexts), i));
+	rag_prompt_nonce_seeded(seed, texts, nonce);
+	jv_free(seed);
+}
+
+/* The same bytes in every request that carries them: what a prefix cache can serve. */
+char *rag_prompt_contexts(jv contexts, int first, int count, int number_from, const char *nonce)
+{
+	rag_buf b = {0};
+	int i;
+	for (i = 0; i < count; i++) {
+		jv s = jv_array_get(jv_copy(contexts), first + i);
+		char *bl = rag_prompt_block("CONTEXT", nonce, jv_get_kind(s) == JV_KIND_STRING ? jv_string_value(s) : "");
+		rag_buf_addf(&b, "%sContext %d:\n%s\n", i ? "\n" : "", number_from + i, bl);
+		free(bl);
+		jv_free(s);
+	}
+	if (!b.p) rag_buf_add(&b, "", 0);
+	return b.p;
 }
 
 char *rag_prompt_block(const char *tag, const char *nonce, const char *text)

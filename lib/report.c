@@ -1092,6 +1092,10 @@ static void cost_table(rag_buf *b, jv s, int markdown)
 	if (isnan(total)) rag_buf_adds(b, "unknown");
 	else rag_buf_addf(b, "%.6f", total);
 	rag_buf_adds(b, markdown ? " |\n" : "</td></tr>\n</tbody></table>\n");
+	if (rag_json_num(cost, "cached_tokens") > 0)
+		rag_buf_addf(b, markdown ? "\nPrompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input).\n"
+		                         : "<p>Prompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input).</p>\n",
+		             rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "cached_tokens"));
 	jv_array_foreach(msgs, i, m) {
 		if (jv_get_kind(m) == JV_KIND_STRING) {
 			rag_buf_adds(b, markdown ? (i ? "; " : "\n") : "<p>");

@@ -130,6 +130,9 @@ static void text_cost(rag_buf *b, jv cost, const char *B, const char *N)
 	             rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "completion_tokens"));
 	if (isnan(total)) rag_buf_addf(b, "%12s\n", "unknown");
 	else rag_buf_addf(b, "%12.6f\n", total);
+	if (rag_json_num(cost, "cached_tokens") > 0)
+		rag_buf_addf(b, "  prompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input)\n",
+		             rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "cached_tokens"));
 	jv_array_foreach(msgs, i, m) {
 		rag_buf_adds(b, "  ");
 		if (jv_get_kind(m) == JV_KIND_STRING) put_text(b, jv_string_value(m), 300);

@@ -12,6 +12,7 @@ void rag_usage_add(rag_usage *to, const rag_usage *from)
 	to->cache_hits += from->cache_hits;
 	to->prompt_tokens += from->prompt_tokens;
 	to->completion_tokens += from->completion_tokens;
+	to->cached_tokens += from->cached_tokens;
 	to->retries += from->retries;
 	to->invalid_usage += from->invalid_usage;
 }
@@ -25,6 +26,8 @@ jv rag_usage_json(const rag_usage *u, const char *judge)
 	o = jv_object_set(o, jv_string("cache_hits"), jv_number((double)u->cache_hits));
 	o = jv_object_set(o, jv_string("prompt_tokens"), jv_number((double)u->prompt_tokens));
 	o = jv_object_set(o, jv_string("completion_tokens"), jv_number((double)u->completion_tokens));
+	if (u->cached_tokens)   /* only where a provider said: the records of before keep their bytes */
+		o = jv_object_set(o, jv_string("cached_tokens"), jv_number((double)u->cached_tokens));
 	if (u->retries)
 		o = jv_object_set(o, jv_string("retries"), jv_number((double)u->retries));
 	if (u->invalid_usage)

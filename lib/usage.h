@@ -12,6 +12,7 @@ typedef struct rag_usage {
 	long calls;               /* requests answered by the endpoint (not cache) */
 	long cache_hits;
 	long prompt_tokens, completion_tokens;
+	long cached_tokens;       /* of prompt_tokens, those the provider's prefix cache served */
 	long retries;
 	long invalid_usage;       /* replies whose usage held no token count (counted as missing) */
 } rag_usage;
@@ -22,6 +23,8 @@ void rag_usage_add(rag_usage *to, const rag_usage *from);
 typedef struct rag_estimate {
 	long requests;
 	double prompt_chars, prompt_tokens, completion_tokens;
+	double cached_prefix_tokens;   /* of prompt_tokens, the prefix each request repeats from the
+	                                * one before it: what a provider's prefix cache could serve */
 } rag_estimate;
 /* The tokens a text would take, estimated: 1 a CJK character (Han, kana, hangul, their
  * punctuation and full-width forms), and the other characters 1 token each 4; no tokenizer. */

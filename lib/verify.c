@@ -109,14 +109,12 @@ static void verify_send(verify_op *op, const int *idx, int k, int cfirst, int cc
 	}
 	texts = JV_ARRAY(jv_string(op->question), jv_string(st.p ? st.p : ""));
 	for (i = 0; i < ccount; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(op->contexts), cfirst + i));
-	rag_prompt_nonce(texts, nonce);
+	rag_prompt_nonce_record(op->question, op->contexts, texts, nonce);
 	jv_free(texts);
-	for (i = 0; i < ccount; i++) {
-		jv s = jv_array_get(jv_copy(op->contexts), cfirst + i);
-		char *b = rag_prompt_block("CONTEXT", nonce, jv_string_value(s));
-		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", cfirst + i + 1, b);
-		free(b);
-		jv_free(s);
+	{
+		char *blocks = rag_prompt_contexts(op->contexts, cfirst, ccount, cfirst + 1, nonce);
+		rag_buf_adds(&ctx, blocks);
+		free(blocks);
 	}
 	snprintf(num, sizeof num, "%d", k);
 	vars = jv_object_set(vars, jv_string("question"), rag_prompt_blockv("QUESTION", nonce, op->question));
@@ -556,14 +554,12 @@ void rag_verify_answer_ask(rag_judge *j, const char *lang, const char *question,
 	some = jv_array_length(offline) > 0;
 	texts = JV_ARRAY(jv_string(question ? question : ""), jv_string(answer));
 	for (i = 0; i < nctx; i++) texts = jv_array_append(texts, jv_array_get(jv_copy(contexts), i));
-	rag_prompt_nonce(texts, nonce);
+	rag_prompt_nonce_record(question, contexts, texts, nonce);
 	jv_free(texts);
-	for (i = 0; i < nctx; i++) {
-		jv s = jv_array_get(jv_copy(contexts), i);
-		char *b = rag_prompt_block("CONTEXT", nonce, jv_string_value(s));
-		rag_buf_addf(&ctx, "%sContext %d:\n%s\n", i ? "\n" : "", i + 1, b);
-		free(b);
-		jv_free(s);
+	{
+		char *blocks = rag_prompt_contexts(contexts, 0, nctx, 1, nonce);
+		rag_buf_adds(&ctx, blocks);
+		free(blocks);
 	}
 	jv_free(contexts);
 	snprintf(num, sizeof num, "%d", max_claims);

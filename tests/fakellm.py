@@ -5,6 +5,7 @@ Standard library only. Listens on 127.0.0.1 only and exits by itself after --max
 
   python3 tests/fakellm.py --port 0 --port-file F [--plan PLAN.json] [--log LOG.jsonl]
                            [--latency-ms N] [--max-seconds N] [--require-key KEY]
+                           [--cached-tokens openai|deepseek]
 
 Endpoints
   POST /v1/chat/completions  (also /chat/completions)
@@ -20,7 +21,8 @@ plain user message, the last user message that holds a block):
   * a <<<STATEMENTS-xxxxxxxx ... STATEMENTS-xxxxxxxx>>> block with lines "N. text" ->
       {"verdicts": [{"id": N, "verdict": true|false, "reason": "fake: ..."}]}
     the verdict is false exactly when the statement contains "UNSUPPORTED";
-  * else <<<CHUNK-xxxxxxxx ... >>> blocks (rag-verify --chunks) -> {"verdicts": [{"id": i,
+  * else <<<CHUNK-xxxxxxxx ... >>> blocks, or <<<CONTEXT- blocks in a message with no STATEMENTS,
+    TEXT, CLAIM, ANSWER_TEXT or ANSWER_STATEMENTS block (rag-verify --chunks) -> {"verdicts": [{"id": i,
     "verdict", "reason"}]}, one per block in order, false exactly when the chunk contains
     "IRRELEVANT";
   * else a <<<ANSWER-xxxxxxxx ... >>> block (rag-revq) -> {"questions": [N questions], "noncommittal":
@@ -62,6 +64,11 @@ plain user message, the last user message that holds a block):
 A request with "stream": true gets the reply as a text/event-stream of OpenAI's chunks
 (choices[0].delta.content, a word each, then one with finish_reason and usage), ended by
 "data: [DONE]".
+--cached-tokens openai|deepseek: every chat reply's usage says how many prompt tokens a prefix
+cache served, as that provider does (usage.prompt_tokens_details.cached_tokens, or
+usage.prompt_cache_hit_tokens and prompt_cache_miss_tokens): the longest prefix, in characters / 4,
+that the prompt (each message's "[role]\n" and content and "\n", in order) shares with any prompt
+the fake saw before; a plan rule's "usage" still replaces it.
 
 PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
 substring occurs in the raw request body (no "match": every request) and its "times" is not
@@ -289,6 +296,19 @@ def mutate_rubric(obj, rule, key):
         obj["reason"] += " (key: %s)" % key
 
 
+def chunk_blocks(text):
+    """The chunks of a rag-verify --chunks prompt: its CHUNK blocks (the prompt of before), or the
+    CONTEXT blocks of a request that asks about nothing else (no statements, claims or answer
+    text to check)."""
+    chunks = find_blocks(text, "CHUNK")
+    if chunks:
+        return chunks
+    for tag in ("STATEMENTS", "ANSWER_TEXT", "ANSWER_STATEMENTS", "CLAIM", "TEXT"):
+        if find_block(text, tag) is not None:
+            return []
+    return find_blocks(text, "CONTEXT")
+
+
 def auto_reply(req):
     """(python object to send as content, kind) for a parsed request."""
     msgs = req.get("messages") if isinstance(req, dict) else None
@@ -310,10 +330,10 @@ def auto_reply(req):
     last = users[-1] if users else ""
     for u in reversed(users):
         if find_block(u, "STATEMENTS") is not None or find_block(u, "TEXT") is not None \
-                or find_blocks(u, "CHUNK"):
+                or chunk_blocks(u):
             last = u
             break
-    chunks = find_blocks(last, "CHUNK")
+    chunks = chunk_blocks(last)
     if chunks:
         return {"verdicts": [{
             "id": i + 1,
@@ -490,6 +510,23 @@ class State:
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "fakellm/1.0"
+
+    def prefix_cached(self, req, pt):
+        """With --cached-tokens: the prompt tokens a prefix cache would serve, the longest prefix
+        (characters / 4) this prompt shares with any prompt seen before; None without it."""
+        if not self.server.cached_kind:
+            return None
+        text = ""
+        if isinstance(req, dict) and isinstance(req.get("messages"), list):
+            text = "".join("[%s]\n%s\n" % (m.get("role"), message_text(m.get("content")))
+                           for m in req["messages"] if isinstance(m, dict))
+        with self.server.seen_lock:
+            best = 0
+            for old in self.server.seen:
+                n = len(os.path.commonprefix([old, text]))
+                best = max(best, n)
+            self.server.seen.append(text)
+        return min(pt, best // 4)
 
     def log_message(self, fmt, *args):  # quiet
         pass
@@ -709,6 +746,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                          "finish_reason": finish} for i in range(nchoices)],
             "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
         }
+        cached = self.prefix_cached(req, pt)
+        if cached is not None:
+            if self.server.cached_kind == "deepseek":
+                resp["usage"]["prompt_cache_hit_tokens"] = cached
+                resp["usage"]["prompt_cache_miss_tokens"] = pt - cached
+            else:
+                resp["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
         if "usage" in rule:
             resp["usage"] = rule["usage"]
         if req.get("stream") is True:
@@ -867,6 +911,8 @@ def main():
     ap.add_argument("--latency-ms", type=float, default=0, help="delay every completion reply")
     ap.add_argument("--max-seconds", type=float, default=600, help="exit by itself after this long")
     ap.add_argument("--require-key", help="answer 401 unless Authorization is 'Bearer KEY'")
+    ap.add_argument("--cached-tokens", choices=["openai", "deepseek"],
+                    help="say in usage how many prompt tokens a prefix cache served")
     a = ap.parse_args()
 
     plan = []
@@ -878,6 +924,9 @@ def main():
 
     srv = Server(("127.0.0.1", a.port), Handler)
     srv.state = State(plan, a.log, a.latency_ms, a.require_key)
+    srv.cached_kind = a.cached_tokens
+    srv.seen = []
+    srv.seen_lock = threading.Lock()
     port = srv.server_address[1]
 
     def watchdog():

@@ -159,7 +159,7 @@ jq -nc --arg rf "$RF" '{id:"f3", question:"Where was Einstein born?", reference:
 fake_start
 run rag rag-verify -c "$CONF" --chunks <"$T/fence-chunks.jsonl"
 is "$RC,$(jq -c '[.verdicts.context_precision[].verdict]' "$OUT")" "0,[false,true]" "rag-verify --chunks: a chunk with the reference's fence is one chunk"
-is "$(fences_twice CHUNK=2)" "" "rag-verify --chunks: no fence appears in the prompt more than its own two times"
+is "$(fences_twice CONTEXT=2)" "" "rag-verify --chunks: no fence appears in the prompt more than its own two times"
 fake_stop
 
 done_testing

@@ -225,4 +225,85 @@ like "$(cat "$T/off.md")" "faithfulness" "offline: the Markdown summary ..."
 unlike "$(cat "$T/off.md")" "### Cost" "... has none either"
 is "$(rag rag-gate --summary-only --json <"$T/off.jsonl" 2>/dev/null | jq -c '[.cost.calls, .cost.total]')" "[0,0]" "offline: the JSON's cost totals are there, zero"
 
+# ---------------------------------------------------------------- cached input tokens
+# A provider's prefix cache serves part of the prompt at a lower price: the tools count what the
+# reply says was cached (OpenAI's usage.prompt_tokens_details.cached_tokens, DeepSeek's
+# usage.prompt_cache_hit_tokens) and prices.<model>.cached_input prices it.
+cat >"$T/cprices.yaml" <<'EOF'
+prices:
+  judge-x:
+    input: 2.5
+    cached_input: 0.25
+    output: 10
+  judge-y:
+    input: 2
+    output: 8
+EOF
+cat >"$T/cached.jsonl" <<'EOF'
+{"id":"a","scores":{"faithfulness":1},"usage":{"rag-verify":{"faithfulness":{"judge":"openai:judge-x","calls":1,"cache_hits":0,"prompt_tokens":3000,"cached_tokens":2000,"completion_tokens":100}}}}
+{"id":"b","scores":{"faithfulness":1},"usage":{"rag-verify":{"faithfulness":{"judge":"openai:judge-y","calls":1,"cache_hits":0,"prompt_tokens":1000,"cached_tokens":600,"completion_tokens":100}}}}
+EOF
+# by hand: judge-x (3000 - 2000) x 2.5 + 2000 x 0.25 + 100 x 10 = 4000 per million; judge-y has
+# no cached_input: its cached tokens at the input price, 1000 x 2 + 100 x 8 = 2800
+run rag rag-gate -c "$T/cprices.yaml" --summary-only --json <"$T/cached.jsonl"
+is "$(jq -c '[.cost.stages[] | [.judge, .cached_tokens, (.cost * 1e6 | round)]]' "$OUT")" \
+	'[["openai:judge-x",2000,4000],["openai:judge-y",600,2800]]' "cached_input prices the cached tokens; without it they cost input"
+is "$(jq -c '[.cost.cached_tokens, (.cost.total * 1e6 | round)]' "$OUT")" '[2600,6800]' "cost totals: cached tokens and the total"
+run rag rag-gate -c "$T/cprices.yaml" --summary-only <"$T/cached.jsonl"
+like "$(cat "$OUT")" '2600 of them cached' "text summary: the cached prompt tokens"
+run rag rag-gate -c "$T/cprices.yaml" --summary-only --markdown <"$T/cached.jsonl"
+like "$(cat "$OUT")" '2600 of them cached' "Markdown summary: the cached prompt tokens"
+printf 'prices:\n  judge-x:\n    cached_input: -1\n' >"$T/bad-cached.yaml"
+run rag rag-gate -c "$T/bad-cached.yaml" --summary-only <"$T/cached.jsonl"
+is "$RC" 2 "a negative cached_input: exit 2"
+
+# read from the replies: OpenAI's form and DeepSeek's
+cat >"$T/one.jsonl" <<'EOF'
+{"id":"c1","question":"Where does the Zed rise?","contexts":["The Zed rises in the hills."],"claims":{"answer":["The Zed rises in the hills."]}}
+EOF
+fresh '[{"usage": {"prompt_tokens": 900, "completion_tokens": 50, "total_tokens": 950, "prompt_tokens_details": {"cached_tokens": 700}}}]'
+run rag rag-verify -c "$CONF" <"$T/one.jsonl"
+is "$(jq -c '.usage["rag-verify"].faithfulness | [.prompt_tokens, .cached_tokens]' "$OUT")" '[900,700]' \
+	"usage.prompt_tokens_details.cached_tokens is counted"
+fresh '[{"usage": {"prompt_tokens": 900, "completion_tokens": 50, "total_tokens": 950, "prompt_cache_hit_tokens": 400, "prompt_cache_miss_tokens": 500}}]'
+run rag rag-verify -c "$CONF" <"$T/one.jsonl"
+is "$(jq -c '.usage["rag-verify"].faithfulness | [.prompt_tokens, .cached_tokens]' "$OUT")" '[900,400]' \
+	"DeepSeek's usage.prompt_cache_hit_tokens is counted"
+fresh '[{"usage": {"prompt_tokens": 900, "completion_tokens": 50, "total_tokens": 950, "prompt_tokens_details": {"cached_tokens": "lots"}}}]'
+run rag rag-verify -c "$CONF" <"$T/one.jsonl"
+is "$RC,$(jq -c '.usage["rag-verify"].faithfulness | [.prompt_tokens, .cached_tokens]' "$OUT")" '0,[900,null]' \
+	"a cached count that is no number is left out, the rest counted"
+fake_stop
+
+# --estimate: how much of the prompts is a prefix repeated from the request before, which a
+# provider's prefix cache could serve (each request's messages' contents, in order, against the
+# request before it in the same process; 4 characters a token for this ASCII text)
+cat >"$T/two.jsonl" <<'EOF'
+{"id":"e1","question":"Where does the Zed rise?","contexts":["The Zed rises in the hills."],"claims":{"answer":["The Zed rises in the hills."]}}
+{"id":"e2","question":"Where does the Zed end?","contexts":["The Zed ends in the sea."],"claims":{"answer":["The Zed ends in the sea."]}}
+EOF
+fresh
+run rag rag-verify -c "$CONF" -j 1 <"$T/two.jsonl"
+LCP=$(jq -sr '[.[] | [.body.messages[].content] | add] | .[0] as $a | .[1] as $b
+	| [range(0; [$a, $b] | map(length) | min) | select($a[.:. + 1] != $b[.:. + 1])] | first' "$FAKE_LOG")
+run rag rag-verify -c "$CONF" --estimate <"$T/two.jsonl"
+is "$(jq -c '.estimate.cached_prefix_tokens' "$OUT")" "$(( (LCP + 3) / 4 ))" \
+	"rag-verify --estimate: the prefix the second request repeats ($LCP characters), in tokens"
+like "$(cat "$ERR")" 'of them a prefix repeated' "...said on stderr"
+cat >>"$T/cprices.yaml" <<'EOF'
+  judge-est:
+    input: 2
+    cached_input: 0.5
+    output: 8
+EOF
+printf 'llm:\n  model: judge-est\n  timeout: 10\n  retries: 0\n' >"$T/est.yaml"
+cat "$T/cprices.yaml" >>"$T/est.yaml"
+run rag rag-verify -c "$T/est.yaml" --estimate <"$T/two.jsonl"
+is "$(jq -c '.estimate | ((.prompt_tokens - .cached_prefix_tokens) * 2 + .cached_prefix_tokens * 0.5 + .completion_tokens * 8) / 1e6 - .cost | fabs < 1e-12' "$OUT")" true \
+	"...priced at cached_input, the rest at input"
+run rag rag-eval -c "$T/est.yaml" --estimate -o "$T/never2" "$EXAMPLE"
+is "$(jq -c '.estimate | .cached_prefix_tokens == ([.stages[].cached_prefix_tokens // 0] | add) and .cached_prefix_tokens > 0' "$OUT")" true \
+	"rag-eval --estimate: the stages' repeated prefixes, summed"
+fake_stop
+
 done_testing

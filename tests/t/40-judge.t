@@ -375,7 +375,9 @@ lang() {
 	fresh
 	run rag "$_lt" -c "$CONF" "$@" <"$_lf"
 	[ "$RC" = 0 ] || diag "$_lt $* exit $RC: $(cat "$ERR")"
-	SYS=$(reqs sys)
+	# the whole prompt: the operation's instruction follows the record's contexts in the user
+	# message, after the system prompt that the judge's operations share
+	SYS=$(reqs '[.body.messages[].content] | join("\n")')
 }
 lang rag-verify "$T/zh.jsonl"
 like "$SYS" '事实核查员' "language: Chinese question -> Chinese verify prompt"

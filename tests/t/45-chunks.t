@@ -2,7 +2,7 @@
 # 45-chunks.t - rag-verify --chunks: the usefulness of each retrieved chunk (context precision
 # against the reference, context utilization against the answer), then rag-ap on its verdicts.
 #
-# Against the fake LLM (tests/fakellm.py: a request with <<<CHUNK- blocks gets one verdict per
+# Against the fake LLM (tests/fakellm.py: a request with <<<CONTEXT- blocks only gets one verdict per
 # block, false exactly when the chunk contains "IRRELEVANT"): one request for all the chunks of a
 # record, several only past --batch-chars, verdicts merged in retrieval order; a reply with a
 # verdict missing is asked again once, then the record is null with an error (exit 4). Without
@@ -18,7 +18,7 @@ chunks() { run rag rag-verify -c "$CONF" --chunks "$@"; }
 # feed LINE CMD...: CMD with LINE on its stdin (not a pipe: run must set RC in this shell)
 feed() { printf '%s\n' "$1" >"$T/in"; shift; "$@" <"$T/in"; }
 JQDEF='def lu: [.body.messages[] | select(.role == "user")] | last | .content;
-def nchunk: [.body.messages[] | select(.role == "user")] | first | .content | [match("<<<CHUNK-"; "g")] | length;'
+def nchunk: [.body.messages[] | select(.role == "user")] | first | .content | [match("<<<CONTEXT-"; "g")] | length;'
 reqs() { jq -r "$JQDEF $1" "$FAKE_LOG"; }
 
 A='The river Zed rises in the northern hills and runs south through three towns.'
@@ -31,7 +31,7 @@ fresh
 feed "$REC" chunks
 is "$RC" 0 "three chunks: exit 0"
 is "$(fake_requests)" 1 "three chunks: one request"
-is "$(reqs 'nchunk')" 3 "...holding three CHUNK blocks"
+is "$(reqs 'nchunk')" 3 "...holding three CONTEXT blocks, the chunks"
 like "$(reqs 'lu')" '<<<REFERENCE-' "...and the reference, fenced"
 is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,false,true]' "verdicts in retrieval order"
 is "$(jq -r '.verdicts.context_precision[1].chunk' "$OUT")" "$B" "each verdict names its chunk"
@@ -59,21 +59,21 @@ is "$(fake_requests)" 2 "--batch-chars 160: two requests (A+B, then C)"
 is "$(reqs 'nchunk' | sort -n | tr '\n' ' ')" "1 2 " "...of 2 and 1 chunks"
 
 # ---------------------------------------------------------------- the wrong number of verdicts
-fresh '[{"match": "CHUNK-", "few": true, "times": 1}]'
+fresh '[{"match": "CONTEXT-", "few": true, "times": 1}]'
 feed "$REC" chunks
 is "$RC" 0 "one verdict missing once: re-asked, exit 0"
 is "$(fake_requests)" 2 "...two requests"
 like "$(jq -r '[.body.messages[] | select(.role == "user")] | last | .content' "$FAKE_LOG" | tail -1)" 'expected 3 verdicts, got 2' \
 	"...the re-ask names the problem"
 is "$(jq -c '[.verdicts.context_precision[] | .verdict]' "$OUT")" '[true,false,true]' "...and the second reply is used"
-fresh '[{"match": "CHUNK-", "few": true}]'
+fresh '[{"match": "CONTEXT-", "few": true}]'
 feed "$REC" chunks
 is "$RC" 4 "one verdict missing every time: exit 4"
 is "$(fake_requests)" 2 "...asked twice, not more"
 is "$(jq -c '[.verdicts.context_precision, .scores.context_precision]' "$OUT")" '[null,null]' "...null verdicts and score"
 like "$(jq -r '.errors[0].message' "$OUT")" 'did not fit, even when asked again: expected 3 verdicts, got 2' "...and the reason"
 is "$(rag rag-ap -q <"$OUT" | jq -c .scores)" '{"context_precision":null}' "rag-ap after it: null too"
-fresh '[{"match": "CHUNK-", "content": {"verdicts": [{"id": 1, "verdict": true, "reason": "x"}, {"id": 2, "verdict": false, "reason": "x"}, {"id": 3, "verdict": true, "reason": "x"}, {"id": 4, "verdict": true, "reason": "x"}]}}]'
+fresh '[{"match": "CONTEXT-", "content": {"verdicts": [{"id": 1, "verdict": true, "reason": "x"}, {"id": 2, "verdict": false, "reason": "x"}, {"id": 3, "verdict": true, "reason": "x"}, {"id": 4, "verdict": true, "reason": "x"}]}}]'
 feed "$REC" chunks
 is "$RC" 4 "a verdict too many: exit 4"
 like "$(jq -r '.errors[0].message' "$OUT")" 'verdict id 4 is not one of the statements 1-3' "...named"
@@ -104,7 +104,7 @@ run rag rag-verify --chunks --recheck </dev/null
 is "$RC" 2 "--chunks --recheck: usage error"
 fresh
 feed '{"question":"泽河发源于哪里？","reference":"泽河发源于北部山区。","contexts":["泽河发源于北部山区，向南流经三个城镇。"]}' chunks
-like "$(reqs '[.body.messages[] | select(.role == "system")] | first | .content')" '片段' "a Chinese question: the Chinese prompt"
+like "$(reqs '[.body.messages[] | .content] | join("\n")')" '片段' "a Chinese question: the Chinese prompt"
 is "$(jq -c '.scores' "$OUT")" '{"context_precision":1}' "...scored"
 fake_stop
 

@@ -16,19 +16,23 @@ static jv usage(const char *text)
 
 int main(void)
 {
-	rag_price pr[2] = {{"judge-x", 2.5, 10}, {"emb", 0.5, NAN}};
+	rag_price pr[3] = {{"judge-x", 2.5, 10, NAN}, {"emb", 0.5, NAN, NAN}, {"cached-x", 2, 8, 0.5}};
 	jv acc, u, s;
 
 	ok(rag_cost_price_find(pr, 2, "openai:judge-x") == &pr[0], "openai:<model> is priced by the model");
 	ok(rag_cost_price_find(pr, 2, "judge-x") == &pr[0], "a bare model name is found too");
 	ok(rag_cost_price_find(pr, 2, "openai:other") == NULL, "an unpriced model: NULL");
 	ok(rag_cost_price_find(pr, 2, NULL) == NULL, "no judge: NULL");
-	is_num(rag_cost_tokens(&pr[0], 1e6, 1e6), 12.5, 1e-12, "a million of each: input + output");
-	is_num(rag_cost_tokens(&pr[0], 1500, 300), 0.00675, 1e-12, "1500 prompt + 300 completion tokens");
-	ok(isnan(rag_cost_tokens(NULL, 10, 0)), "no price: NAN, never 0");
-	is_num(rag_cost_tokens(NULL, 0, 0), 0, 0, "no tokens cost 0 even unpriced");
-	is_num(rag_cost_tokens(&pr[1], 1000, 0), 0.0005, 1e-12, "an embedding model needs only input");
-	ok(isnan(rag_cost_tokens(&pr[1], 1000, 1)), "a missing output price with completion tokens: NAN");
+	is_num(rag_cost_tokens(&pr[0], 1e6, 0, 1e6), 12.5, 1e-12, "a million of each: input + output");
+	is_num(rag_cost_tokens(&pr[0], 1500, 0, 300), 0.00675, 1e-12, "1500 prompt + 300 completion tokens");
+	ok(isnan(rag_cost_tokens(NULL, 10, 0, 0)), "no price: NAN, never 0");
+	is_num(rag_cost_tokens(NULL, 0, 0, 0), 0, 0, "no tokens cost 0 even unpriced");
+	is_num(rag_cost_tokens(&pr[1], 1000, 0, 0), 0.0005, 1e-12, "an embedding model needs only input");
+	ok(isnan(rag_cost_tokens(&pr[1], 1000, 0, 1)), "a missing output price with completion tokens: NAN");
+	is_num(rag_cost_tokens(&pr[2], 1000, 600, 100), (400 * 2 + 600 * 0.5 + 100 * 8) / 1e6, 1e-15,
+	       "cached tokens at cached_input, the rest of the prompt at input");
+	is_num(rag_cost_tokens(&pr[0], 1000, 600, 100), (1000 * 2.5 + 100 * 10) / 1e6, 1e-15,
+	       "no cached_input: cached tokens cost input");
 
 	acc = jv_null();
 	u = usage("{\"rag-claims\":{\"answer\":{\"judge\":\"openai:judge-x\",\"calls\":1,\"cache_hits\":0,"

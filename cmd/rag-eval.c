@@ -372,7 +372,7 @@ static int survey_one(jv rec, size_t line, void *ctx)
 	int done = e->resume && rag_idtab_find(&e->done, jv_string_value(id)) >= 0;
 	(void)line;
 	v->n++;
-	v->near = jv_array_concat(v->near, rag_record_near_misses(jv_copy(rec), &v->seen));
+	v->near = jv_array_concat(v->near, rag_record_near_misses(rec, &v->seen));
 	v->unanswerable += rag_record_expects_refusal(rec) != 0;
 	v->missing += (size_t)lacks_answer(rec);
 	if (v->nhash == v->hash_cap) {

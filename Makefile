@@ -13,7 +13,7 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
 # pkg-config for the libraries that ship a .pc file; libjq 1.6 and libstemmer have none
-PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n
+PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n zlib
 # the run store (rag-store): SQLite and PostgreSQL's libpq
 PC_LIBS += sqlite3 libpq
 ALL_CFLAGS += $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
@@ -70,7 +70,7 @@ clean: clean-docs
 # installs with apt-get those of these Debian 12 packages that are missing: BUILD_PKGS to build,
 # TEST_PKGS for every tool a test uses (a test skipped for a missing tool never ran).
 BUILD_PKGS = build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev \
-	libutf8proc-dev libstemmer-dev libicu-dev
+	libutf8proc-dev libstemmer-dev libicu-dev zlib1g-dev
 # the run store (rag-store)
 BUILD_PKGS += libsqlite3-dev libpq-dev
 DEMO_PKGS = jq python3

@@ -389,7 +389,9 @@ int eval_render_report(eval *e, int with_history)
 		rag_evalplan_shq(&b, (f = eval_path_in(e, "history.jsonl")));
 		free(f);
 	}
-	rag_buf_adds(&b, " --title ");
+	/* records.jsonl beside it holds every record in full: the page's copy compressed (a
+	 * 100,000-record page 170 MB plain) */
+	rag_buf_adds(&b, " --compress --title ");
 	rag_evalplan_shq(&b, (f = rag_xasprintf("ragpipe run %s", e->run_id)));
 	free(f);
 	rag_buf_adds(&b, " -o ");

@@ -38,7 +38,7 @@ for tool in rag-eval rag-kw rag-gate rag-report; do
 	check "$tool: peak $p KiB <= $LIMIT KiB" test "$p" -gt 0 -a "$p" -le $LIMIT
 done
 # the top line is rag-eval's own, with every process of the run it waited for: the bound holds
-# for all of them, those not wrapped (sh, the feeder) included
+# for all of them, those not wrapped (sh) and the wrappers included
 p=$(tail -n 1 "$T/peak.log" | awk '{ print $3 }')
 check "the whole run's largest process: $p KiB <= $LIMIT KiB" test "$p" -le $LIMIT
 

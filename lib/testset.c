@@ -596,7 +596,7 @@ static int rd_clean(struct rd *r, size_t n, char *err, size_t errlen)
 	size_t bad = first_invalid(r->buf + r->pos, n);
 	const char *nul = memchr(r->buf + r->pos, 0, n);
 	if (bad < n) return rd_fail(r, bad, err, errlen, "invalid UTF-8");
-	if (nul) return rd_fail(r, (size_t)(nul - r->buf - r->pos), err, errlen, "a NUL byte");
+	if (nul) return rd_fail(r, (size_t)(nul - (r->buf + r->pos)), err, errlen, "a NUL byte");
 	return 0;
 }
 

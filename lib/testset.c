@@ -424,6 +424,13 @@ static jv parse_all(const char *text, size_t len, const char *name, int format, 
 		return jv_invalid();
 	}
 	if (format == RAG_TESTSET_AUTO) format = rag_testset_detect(name, text, len);
+	/* libjq's parser takes 0x1E (RS, of JSON text sequences) anywhere as "start again": what came
+	 * before it would be dropped without a word */
+	if (format == RAG_TESTSET_JSON && memchr(text, 0x1E, len)) {
+		fail_at(name, text, (size_t)((const char *)memchr(text, 0x1E, len) - text), err, errlen,
+		        "a record separator byte (0x1E)");
+		return jv_invalid();
+	}
 	if (lines) *lines = jv_array();
 	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, &ln, err, errlen)
 	                                : parse_json(name, text, len, &ln, err, errlen);
@@ -645,6 +652,7 @@ static int json_unit(struct each *x)
 	size_t n = rd_value(r), line;
 	jv v;
 	if (rd_clean(r, n, x->err, x->errlen) < 0) return -1;
+	if (memchr(r->buf + r->pos, 0x1E, n)) return rd_fail(r, 0, x->err, x->errlen, "a record separator byte");
 	v = jv_parse_sized(r->buf + r->pos, (int)n);
 	if (!jv_is_valid(v)) {
 		jv_free(v);
@@ -707,7 +715,10 @@ static int each_csv(struct each *x)
 		n = rd_row(r);
 		if (rd_clean(r, n, x->err, x->errlen) < 0) return -1;
 		c = (struct csv){ x->r.name, r->buf + r->pos, n, 0, x->err, x->errlen };
-		if (csv_row(&c, &row, &start) < 0) return rd_fail(r, 0, x->err, x->errlen, "a broken row");
+		if (csv_row(&c, &row, &start) < 0) {
+			rag_strv_free(&row);
+			return rd_fail(r, 0, x->err, x->errlen, "a broken row");
+		}
 		if (!x->head.v) {
 			x->head = row;
 			row = (rag_strv){0};
@@ -786,6 +797,8 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
 	                  {0}, err, errlen };
 	int rc, c;
 	size_t k;
+	x.r.cap = RD_CHUNK;
+	x.r.buf = rag_xmalloc(x.r.cap + 1);
 	if (rd_peek(&x.r, 2) >= 0 && !memcmp(x.r.buf, "\xEF\xBB\xBF", 3)) x.r.pos = 3;
 	if (format == RAG_TESTSET_AUTO) {
 		/* the name's extension, else the first character that is not blank */
@@ -793,6 +806,8 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
 			;
 		format = rag_testset_detect(name, c < 0 ? "" : (char[]){(char)c, 0}, c < 0 ? 0 : 1);
 	}
+	/* libjq strips a byte order mark at the start of what it parses: a second one, after ours */
+	if (format != RAG_TESTSET_CSV && rd_peek(&x.r, 2) >= 0 && !memcmp(x.r.buf + x.r.pos, "\xEF\xBB\xBF", 3)) x.r.pos += 3;
 	rc = format == RAG_TESTSET_CSV ? each_csv(&x) : each_json(&x);
 	if (rc == -1) exact_error(&x, format);
 	if (!rc && x.r.ioerr) {

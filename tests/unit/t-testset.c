@@ -155,6 +155,10 @@ int main(void)
 	is_str(lines_of("s.csv", "id,label\r\na,1\r\n\r\nb,\"two\r\nlines\"\r\nc,3\r\n"), "[2,4,6]",
 	       "lines: CSV rows, a blank line, a quoted cell over two lines");
 	is_str(lines_of("s.csv", "id,label\na\n"), "invalid", "lines: a broken file has none");
+	/* libjq drops what comes before a 0x1E (RS) byte: refused, where it is */
+	is_str(dump(parse("r.jsonl", "{\"id\":\"a\"}\n{\x1e{\"id\":\"b\"}\n")), "invalid", "a record separator byte fails");
+	is_str(err, "r.jsonl:2:2: a record separator byte (0x1E)", "where it is");
+
 	/* records longer than the reader's chunk (64 KiB), across its edges */
 	{
 		rag_buf b = {0};

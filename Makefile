@@ -13,7 +13,7 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CPPFLAGS) $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
 # pkg-config for the libraries that ship a .pc file; libjq 1.6 and libstemmer have none
-PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n
+PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n zlib
 # the run store (rag-store): SQLite and PostgreSQL's libpq
 PC_LIBS += sqlite3 libpq
 # rag-serve's HTTP server

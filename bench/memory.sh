@@ -15,6 +15,10 @@
 #   gate     bin/rag-gate --summary-only --json FILE
 #   report   bin/rag-report --markdown FILE
 #   page     bin/rag-report -o PAGE FILE (the HTML page, every record in it; the page removed after)
+#   eval     bin/rag-eval -m token_f1,rougeL (lexical metrics: rag-kw, no judge, no network)
+#            --max-memory 8388608, end to end, every process run through tests/peak.py
+#            (RAG_EVAL_BIN: wrappers): a row per process, eval:rag-eval (rag-eval itself and its
+#            --emit stage), eval:rag-kw, eval:rag-gate, eval:rag-report, each its largest VmHWM
 #   slow     bin/rag-claims -j 8 against tests/fakellm.py at 200 ms a reply, for S seconds
 #            (--slow-seconds, default 10) then interrupted: its peak memory (VmHWM) and the input
 #            bytes it had read (the read-ahead a slow judge allows) at that moment
@@ -40,15 +44,15 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$SIZES" ] || SIZES="2000 60000 1000000"
-[ -n "$TOOLS" ] || TOOLS="claims verify revq ap kw gate report page slow"
+[ -n "$TOOLS" ] || TOOLS="claims verify revq ap kw gate report page eval slow"
 for _v in $SIZES $SLOW; do
 	case $_v in ''|*[!0-9]*|0) usage ;; esac
 done
 for _t in $TOOLS; do
-	case $_t in claims|verify|revq|ap|kw|gate|report|page|slow) ;; *) usage ;; esac
+	case $_t in claims|verify|revq|ap|kw|gate|report|page|eval|slow) ;; *) usage ;; esac
 done
 bench_need /usr/bin/time python3
-bench_setup memory rag-claims rag-verify rag-revq rag-embsim rag-ap rag-kw rag-gate rag-report
+bench_setup memory rag-claims rag-verify rag-revq rag-embsim rag-ap rag-kw rag-gate rag-report rag-eval
 
 # gen N FILE: N records of about 460 bytes
 gen() {
@@ -122,6 +126,31 @@ slow() {
 	row slow "$1" "$_hwm" "$SLOW" "$_pos"
 }
 
+# whole N: rag-eval end to end, each process through tests/peak.py
+whole() {
+	rm -rf "$W/w" "$W/run" "$W/peak.log"
+	mkdir -p "$W/w"
+	for _t in "$BIN"/rag-*; do
+		printf '#!/bin/sh\nexec python3 %s %s %s "$@"\n' "$TOP/tests/peak.py" "$W/peak.log" "$_t" >"$W/w/${_t##*/}"
+		chmod +x "$W/w/${_t##*/}"
+	done
+	_t0=$(now)
+	RAG_EVAL_BIN="$W/w" python3 "$TOP/tests/peak.py" "$W/peak.log" "$BIN/rag-eval" -q -c "$W/rag.yaml" \
+		-m token_f1,rougeL --max-memory 8388608 -o "$W/run" "$W/records.jsonl" 2>"$W/err"
+	_rc=$?
+	_s=$(awk -v a="$_t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+	_lines=$(wc -l <"$W/run/records.jsonl" | tr -d ' ')
+	if [ "$_rc" -ne 0 ] || [ "$_lines" -ne "$1" ]; then
+		echo "memory.sh: rag-eval at $1 records exited $_rc with $_lines records" >&2
+		tail -n 3 "$W/err" >&2
+		FAILED=1
+	fi
+	for _p in rag-eval rag-kw rag-gate rag-report; do
+		row "eval:$_p" "$1" "$(awk -v p=$_p '$1 == p && $2 > m { m = $2 } END { print m + 0 }' "$W/peak.log")" "$_s"
+	done
+	rm -rf "$W/run"
+}
+
 for n in $SIZES; do
 	gen "$n" "$W/records.jsonl"
 	for t in $TOOLS; do
@@ -149,6 +178,7 @@ for n in $SIZES; do
 		page)
 			timed page "$n" "$BIN/rag-report" -c "$W/rag.yaml" -q -o "$W/page.html" "$W/records.jsonl"
 			rm -f "$W/page.html" ;;
+		eval) whole "$n" ;;
 		slow) slow "$n" ;;
 		esac
 	done
@@ -160,7 +190,7 @@ if [ "$JSON" = 1 ]; then
 			$1, $2, $3, $4, $5 == "-" ? "" : ",\"input_bytes_read\":" $5 }
 		END { print "]" }'
 else
-	printf '%-8s %9s %12s %9s %s\n' tool records "peak KiB" seconds "input read (slow)"
-	printf '%s' "$ROWS" | awk 'NF { printf "%-8s %9s %12s %9s %s\n", $1, $2, $3, $4, $5 }'
+	printf '%-16s %9s %12s %9s %s\n' tool records "peak KiB" seconds "input read (slow)"
+	printf '%s' "$ROWS" | awk 'NF { printf "%-16s %9s %12s %9s %s\n", $1, $2, $3, $4, $5 }'
 fi
 exit "$FAILED"

@@ -337,17 +337,16 @@ static int record_scored(jv rec, jv *errs)
 jv eval_run_totals(const char *path, const rag_config *cfg, jv *models_out)
 {
 	jv cost = jv_object();
-	char err[RAG_ERRLEN];
-	size_t len, i = 0;
-	char *text = rag_read_file(path, &len, err, sizeof err);
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t cap = 0;
+	ssize_t len;
 	long records = 0, with_errors = 0, errors = 0, na = 0, calls = 0, hits = 0, pt = 0, ct = 0;
 	long not_scored = 0, remote = 0;
 	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object(), o;
-	while (text && i < len) {
-		char *nl = memchr(text + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - text) : len;
-		jv rec = jv_parse_sized(text + i, (int)(end - i)), x;
-		i = end + 1;
+	/* a line at a time: a run of any size is summed in the memory of one record */
+	while (f && (len = getline(&text, &cap, f)) > 0) {
+		jv rec = jv_parse_sized(text, (int)(len - (text[len - 1] == '\n'))), x;
 		if (jv_get_kind(rec) != JV_KIND_OBJECT) {
 			jv_free(rec);
 			continue;
@@ -402,6 +401,7 @@ jv eval_run_totals(const char *path, const rag_config *cfg, jv *models_out)
 		jv_free(rec);
 	}
 	free(text);
+	if (f) fclose(f);
 	jv_free(collectors);
 	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(judges), jv_string("embeddings"), sorted_keys(embedders));
 	o = JV_OBJECT(jv_string("records"), jv_number((double)records),
@@ -446,7 +446,9 @@ int eval_render_report(eval *e, int with_history)
 		rag_evalplan_shq(&b, f);
 		free(f);
 	}
-	rag_buf_adds(&b, " --title ");
+	/* records.jsonl beside it holds every record in full: the page's copy compressed (a
+	 * 100,000-record page 170 MB plain) */
+	rag_buf_adds(&b, " --compress --title ");
 	f = rag_xasprintf("ragpipe run %s", e->run_id);
 	rag_evalplan_shq(&b, f);
 	free(f);

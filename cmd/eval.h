@@ -24,7 +24,7 @@ typedef struct eval {
 	int force;                /* --force: a run in -o DIR is replaced, not refused */
 	rag_strv fields;          /* --field NAME=PROGRAM, as given */
 	long sample;              /* --estimate --sample N */
-	jv done;                  /* --resume: the ids records.jsonl holds */
+	rag_idtab done;           /* --resume: the ids records.jsonl holds */
 	char *bin;                /* the tools' directory, NULL: on PATH */
 	char *self;               /* rag-eval, for the first stage */
 	char *run_id, *rundir, *baseline;   /* baseline: the run directory compared with */
@@ -33,9 +33,8 @@ typedef struct eval {
 	rag_evalplan plan;        /* the metrics, their stages, the pipeline (lib/evalplan.c) */
 	int collect;              /* some record has no answer and collect: is configured */
 	int unscored_rc;          /* records not scored: RAG_EXIT_REMOTE or RAG_EXIT_DATA, 0 none */
-	jv records;               /* the test set */
 	size_t total, done_before;    /* records to score now; records a resumed run had */
-	char *input;              /* the test set's text when it is stdin */
+	char *input;              /* the test set's text when it is stdin (a file is read as it goes) */
 	size_t input_len;
 	pid_t pipeline;           /* the pipeline's process group (its sh), 0 before it runs */
 	int lock_fd;              /* the run directory, flock'ed while this process runs it; -1 */
@@ -48,8 +47,8 @@ typedef struct eval {
 enum { OUT_RECORDS, OUT_REPORT, OUT_JUNIT, OUT_SUMMARY, OUT_RUNJSON, OUT_N };
 
 /* eval-emit.c: --emit */
-jv eval_done_ids(const char *path, size_t *complete_len);
-int eval_load_testset(eval *e, const char *name, int from_stdin);
+void eval_done_ids(const char *path, rag_idtab *ids, size_t *complete_len);
+int eval_each_record(eval *e, rag_testset_cb cb, void *ctx);
 int eval_emit(eval *e);
 
 /* eval-estimate.c: --estimate */

@@ -221,16 +221,10 @@ static int set_metrics(eval *e)
  * as if it were one (faithfulness to contexts that say it), so without refusal such a case
  * would pass. And an invented answer fails the gate unless the configuration gates refusal
  * its own way. */
-static int add_refusal(eval *e)
+static int add_refusal(eval *e, size_t unanswerable)
 {
 	char err[1024];
-	size_t unanswerable = 0, i, n = (size_t)jv_array_length(jv_copy(e->records));
 	int added;
-	for (i = 0; i < n; i++) {
-		jv r = jv_array_get(jv_copy(e->records), (int)i);
-		unanswerable += rag_record_expects_refusal(r) != 0;
-		jv_free(r);
-	}
 	if (!unanswerable) return 0;
 	if ((added = rag_evalplan_refusal(&e->plan, &e->cli.cfg, err, sizeof err)) < 0) {
 		rag_msg(e->cli.prog, "error", "%s", err);
@@ -266,7 +260,6 @@ static void plan_where(eval *e)
 static char *pipeline(eval *e)
 {
 	rag_buf b = {0};
-	if (e->shards) e->plan.block = rag_evalplan_block(e->records, e->done, e->run_id, e->shards);
 	rag_evalplan_render(&e->plan, &b);
 	return b.p;
 }
@@ -348,33 +341,123 @@ static int resume_from(eval *e)
 	return 0;
 }
 
-/* runs are matched by id (--resume, --baseline): say when one is not unique */
-static void check_ids(eval *e, size_t n)
+/* What rag-eval needs of its test set, taken in one pass record by record (survey): the
+ * records are not kept, only a hash of each id (8 bytes a record). */
+struct survey {
+	eval *e;
+	size_t n, unanswerable, missing;
+	jv near, seen;            /* field names like a known one's: [[name, suggestion]...]; those met */
+	uint64_t *hash;           /* the ids' hashes, in the order read */
+	size_t nhash, hash_cap;
+	uint64_t *dups;           /* the second pass: the hashes that are not unique, sorted */
+	size_t ndups;
+	char *met;                /* per duplicate hash: met in the second pass */
+	const char *dup;          /* the first id met again (the second pass) */
+	long total, longest;      /* --jobs: the bytes of the lines --emit writes, the longest */
+	int collect;              /* collect is configured */
+};
+
+static uint64_t id_hash(const char *s)
 {
-	jv seen = jv_object();
-	size_t dups = 0, i;
-	for (i = 0; i < n; i++) {
-		jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
-		if (jv_object_has(jv_copy(seen), jv_copy(id))) {
-			if (!dups++ && !e->cli.quiet)
-				rag_msg(e->cli.prog, "warning", "id \"%s\" is not unique in the test set: --resume and "
-				        "--baseline match records by id", jv_string_value(id));
-			jv_free(id);
-		} else {
-			seen = jv_object_set(seen, id, jv_true());
-		}
+	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* 1 when rec has no answer (nor response) */
+static int lacks_answer(jv rec)
+{
+	jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
+	int lacks;
+	if (jv_get_kind(a) != JV_KIND_STRING) {
+		jv_free(a);
+		a = jv_object_get(jv_copy(rec), jv_string("response"));
 	}
-	jv_free(seen);
+	lacks = jv_get_kind(a) != JV_KIND_STRING;
+	jv_free(a);
+	return lacks;
+}
+
+static int survey_one(jv rec, size_t line, void *ctx)
+{
+	struct survey *v = ctx;
+	eval *e = v->e;
+	jv id = jv_object_get(jv_copy(rec), jv_string("id"));
+	int done = e->resume && rag_idtab_find(&e->done, jv_string_value(id)) >= 0;
+	(void)line;
+	v->n++;
+	v->near = jv_array_concat(v->near, rag_record_near_misses(rec, &v->seen));
+	v->unanswerable += rag_record_expects_refusal(rec) != 0;
+	v->missing += (size_t)lacks_answer(rec);
+	if (v->nhash == v->hash_cap) {
+		v->hash_cap = v->hash_cap ? 2 * v->hash_cap : 1024;
+		v->hash = rag_xrealloc(v->hash, v->hash_cap * sizeof *v->hash);
+	}
+	v->hash[v->nhash++] = id_hash(jv_string_value(id));
+	e->done_before += (size_t)done;
+	if (e->shards && !done) {
+		/* the line --emit writes, for parallel's --block */
+		jv d;
+		long len;
+		rec = jv_object_set(rec, jv_string("run_id"), jv_string(e->run_id));
+		d = jv_dump_string(rec, 0);
+		len = (long)strlen(jv_string_value(d)) + 1;
+		jv_free(d);
+		v->total += len;
+		if (len > v->longest) v->longest = len;
+	} else {
+		jv_free(rec);
+	}
+	jv_free(id);
+	return 0;
+}
+
+/* the second pass, when two ids have one hash: the first id met again, named (1 stops there) */
+static int first_dup(jv rec, size_t line, void *ctx)
+{
+	struct survey *v = ctx;
+	jv id = jv_object_get(rec, jv_string("id"));
+	uint64_t h = id_hash(jv_string_value(id)), *at = bsearch(&h, v->dups, v->ndups, sizeof h, cmp_u64);
+	(void)line;
+	if (at && v->met[at - v->dups]) v->dup = rag_xstrdup(jv_string_value(id));
+	else if (at) v->met[at - v->dups] = 1;
+	jv_free(id);
+	return v->dup != NULL;
+}
+
+/* runs are matched by id (--resume, --baseline): say when one is not unique */
+static int check_ids(eval *e, struct survey *v)
+{
+	size_t i;
+	int rc;
+	qsort(v->hash, v->nhash, sizeof *v->hash, cmp_u64);
+	for (i = 1; i < v->nhash; i++)
+		if (v->hash[i] == v->hash[i - 1] && (!v->ndups || v->dups[v->ndups - 1] != v->hash[i])) {
+			v->dups = rag_xrealloc(v->dups, (v->ndups + 1) * sizeof *v->dups);
+			v->dups[v->ndups++] = v->hash[i];
+		}
+	if (!v->ndups || e->cli.quiet) return 0;
+	v->met = rag_xcalloc(v->ndups, 1);
+	if ((rc = eval_each_record(e, first_dup, v)) > 1) return rc;
+	if (v->dup)
+		rag_msg(e->cli.prog, "warning", "id \"%s\" is not unique in the test set: --resume and "
+		        "--baseline match records by id", v->dup);
+	return 0;
 }
 
 /* --resume: the records scored already (e->done, e->done_before), the run directory owned, a
  * line cut short by the crash cut off; a fresh run: a directory that holds no run. 0, or an
  * exit status after a message. */
-static int records_done(eval *e, size_t n)
+static int records_done(eval *e)
 {
 	char *recs = eval_path_in(e, "records.jsonl");
-	size_t i, complete;
-	jv ids;
+	size_t complete;
 	struct stat st;
 	int rc = 0;
 	if (!e->resume) {
@@ -388,51 +471,26 @@ static int records_done(eval *e, size_t n)
 		free(recs);
 		return rc;
 	}
-	ids = eval_done_ids(recs, &complete);
+	eval_done_ids(recs, &e->done, &complete);
 	/* a line cut short by the crash goes: the record is scored again */
 	if (stat(recs, &st) == 0 && (size_t)st.st_size > complete && !e->dry_run &&
 	    truncate(recs, (off_t)complete) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot truncate \"%s\": %s", recs, strerror(errno));
-		jv_free(ids);
 		free(recs);
 		return RAG_EXIT_INTERNAL;
 	}
-	for (i = 0; i < n; i++) {
-		jv id = jv_object_get(jv_array_get(jv_copy(e->records), (int)i), jv_string("id"));
-		if (jv_object_has(jv_copy(ids), id)) e->done_before++;
-	}
-	e->done = ids;   /* for --jobs' block size */
-	e->total = n - e->done_before;
 	free(recs);
 	return 0;
 }
 
-/* 1 when record i of the test set has no answer (nor response) */
-static int lacks_answer(const eval *e, size_t i)
-{
-	jv rec = jv_array_get(jv_copy(e->records), (int)i);
-	jv a = jv_object_get(jv_copy(rec), jv_string("answer"));
-	int lacks;
-	if (jv_get_kind(a) != JV_KIND_STRING) {
-		jv_free(a);
-		a = jv_object_get(jv_copy(rec), jv_string("response"));
-	}
-	lacks = jv_get_kind(a) != JV_KIND_STRING;
-	jv_free(a);
-	jv_free(rec);
-	return lacks;
-}
-
 /* collect when it is configured and some record has no answer yet; without it, say how many
  * have none */
-static void plan_collect(eval *e, size_t n)
+static void plan_collect(eval *e, size_t missing, size_t n)
 {
 	int configured = e->cli.cfg.collect.url || e->cli.cfg.collect.command;
-	size_t i, missing = 0;
-	for (i = 0; configured && i < n && !e->collect; i++) e->collect = lacks_answer(e, i);
+	e->collect = configured && missing > 0;
 	e->plan.stage_on[RAG_EVAL_COLLECT] = e->collect;
 	if (e->collect || e->cli.quiet) return;
-	for (i = 0; i < n; i++) missing += (size_t)lacks_answer(e, i);
 	if (missing && !configured)
 		rag_msg(e->cli.prog, "warning", "%zu of %zu records have no answer, and no collect.url or "
 		        "collect.command is configured to get one from the system under test", missing, n);
@@ -476,9 +534,37 @@ static int name_run(eval *e)
 	return 0;
 }
 
+/* The test set read once, record by record: what the plan needs of it. 0, or an exit status
+ * after a message. */
+static int survey(eval *e)
+{
+	struct survey v = { e, 0, 0, 0, jv_array(), jv_object(), NULL, 0, 0, NULL, 0, NULL, NULL, 0, 0, 0 };
+	int rc;
+	if ((rc = eval_each_record(e, survey_one, &v))) goto out;
+	if (v.n == 0) {
+		rag_msg(e->cli.prog, "error", "%s: no records in the test set", strcmp(e->testset, "-") ? e->testset : "<stdin>");
+		rc = RAG_EXIT_DATA;
+		goto out;
+	}
+	rag_cli_say_near(&e->cli, jv_copy(v.near));
+	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
+	if ((rc = add_refusal(e, v.unanswerable))) goto out;
+	if ((rc = check_ids(e, &v))) goto out;
+	e->total = v.n - e->done_before;
+	plan_collect(e, v.missing, v.n);
+	if (e->shards) e->plan.block = rag_evalplan_block_of(v.total, v.longest, e->shards);
+out:
+	jv_free(v.near);
+	jv_free(v.seen);
+	free(v.hash);
+	free(v.dups);
+	free(v.met);
+	free((char *)v.dup);
+	return rc;
+}
+
 static int prepare(eval *e)
 {
-	size_t n;
 	int rc;
 
 	e->bin = find_bin(e);
@@ -490,15 +576,8 @@ static int prepare(eval *e)
 		return rag_cli_misuse(&e->cli);
 	}
 	if ((rc = name_run(e))) return rc;
-	if ((rc = eval_load_testset(e, e->testset, !strcmp(e->testset, "-")))) return rc;
-	rag_cli_near_misses(&e->cli, e->records);
-	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
-	n = (size_t)jv_array_length(jv_copy(e->records));
-	e->total = n;
-	if ((rc = add_refusal(e))) return rc;
-	check_ids(e, n);
-	if ((rc = records_done(e, n))) return rc;
-	plan_collect(e, n);
+	if ((rc = records_done(e))) return rc;
+	if ((rc = survey(e))) return rc;
 	if ((rc = set_baseline(e))) return rc;
 	e->plan.summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->plan.refusal_gate &&
 	                       !(e->cli.cfg.gate.fail_on_regression && e->baseline);
@@ -610,8 +689,7 @@ static void eval_free(eval *e)
 {
 	if (e->lock_fd >= 0) close(e->lock_fd);
 	if (e->life_fd >= 0) close(e->life_fd);
-	jv_free(e->records);
-	jv_free(e->done);
+	rag_idtab_free(&e->done);
 	free(e->bin);
 	free(e->self);
 	free(e->run_id);
@@ -633,8 +711,6 @@ int main(int argc, char **argv)
 	int opt, rc = 0, stop = 0;
 
 	memset(&e, 0, sizeof e);
-	e.records = jv_invalid();
-	e.done = jv_invalid();
 	e.lock_fd = e.life_fd = -1;
 	e.cli.prog = "rag-eval";
 	e.cli.usage = usage;

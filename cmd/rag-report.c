@@ -23,7 +23,7 @@ static const char usage[] =
 	"as one self-contained HTML page to explore (Summary, Records, Compare, History),\n"
 	"or as Markdown.\n";
 
-enum { OPT_TITLE = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_HISTORY };
+enum { OPT_TITLE = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_HISTORY, OPT_COMPRESS };
 
 /* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
 static const rag_opt options[] = {
@@ -33,6 +33,7 @@ static const rag_opt options[] = {
 	{"worst", 0, RAG_OPT_WORST, "N", NULL, "failing records listed in the summary (default 10)"},
 	{"title", 0, OPT_TITLE, "TEXT", NULL, "the page's title"},
 	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "Markdown instead of HTML"},
+	{"compress", 0, OPT_COMPRESS, NULL, NULL, "the page's records gzip-compressed, unpacked by the browser"},
 	{"output", 'o', 'o', "FILE", RAG_ARG_FILE, "write to FILE instead of standard output"},
 	RAG_OPT_END
 };
@@ -53,6 +54,7 @@ typedef struct tool {
 	off_t *base_off;
 	size_t *base_len, base_cap;
 	int spool_errno;   /* a write to a spool failed: errno */
+	int compress;      /* --compress: the records as one gzip+base64 string (rag_report_gz64) */
 	rag_buf buf;       /* one record's JSON, reused */
 } tool;
 
@@ -152,8 +154,15 @@ static int write_page(tool *t, FILE *out, const char *frame, size_t ra, size_t b
 	if (fwrite(frame, 1, ra, out) != ra) return errno ? errno : EIO;
 	if (t->recs) {
 		if (fflush(t->recs) != 0 || fseeko(t->recs, 0, SEEK_SET) != 0) return errno ? errno : EIO;
-		while ((n = fread(chunk, 1, sizeof chunk, t->recs)) > 0)
-			if (fwrite(chunk, 1, n, out) != n) return errno ? errno : EIO;
+		if (t->compress && t->nrecs) {
+			/* "records": ["<gzip, base64>"]: a string where a record is an object */
+			char err[RAG_ERRLEN];
+			if (fputc('"', out) == EOF || rag_report_gz64(t->recs, out, err, sizeof err) < 0 || fputc('"', out) == EOF)
+				return errno ? errno : EIO;
+		} else {
+			while ((n = fread(chunk, 1, sizeof chunk, t->recs)) > 0)
+				if (fwrite(chunk, 1, n, out) != n) return errno ? errno : EIO;
+		}
 		if (ferror(t->recs)) return errno ? errno : EIO;
 	}
 	if (fwrite(frame + ra, 1, ba - ra, out) != ba - ra) return errno ? errno : EIO;
@@ -346,6 +355,7 @@ int main(int argc, char **argv)
 		case OPT_HISTORY: history = optarg; break;
 		case OPT_TITLE: title = optarg; break;
 		case OPT_MARKDOWN: markdown = 1; break;
+		case OPT_COMPRESS: t.compress = 1; break;
 		case 'o': output = optarg; break;
 		default:
 			rc = rag_cli_option(&cli, opt, optarg, &done);

@@ -91,6 +91,12 @@ static void say_near(rag_cli *cli, jv near)
 	jv_free(near);
 }
 
+void rag_cli_say_near(rag_cli *cli, jv near)
+{
+	if (!cli->quiet) say_near(cli, near);
+	else jv_free(near);
+}
+
 void rag_cli_near_misses(rag_cli *cli, jv records)
 {
 	if (!cli->quiet) say_near(cli, rag_testset_near_misses(records));

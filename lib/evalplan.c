@@ -194,7 +194,7 @@ int rag_evalplan_refusal(rag_evalplan *p, const rag_config *cfg, char *err, size
 #define SHARD_BLOCK_MAX (1024L * 1024)
 long rag_evalplan_block(jv records, jv done, const char *run_id, long shards)
 {
-	long total = 0, longest = 0, block;
+	long total = 0, longest = 0;
 	int i, n = jv_array_length(jv_copy(records));
 	for (i = 0; i < n && total / shards < SHARD_BLOCK_MAX; i++) {
 		jv rec = jv_array_get(jv_copy(records), i), d;
@@ -211,7 +211,12 @@ long rag_evalplan_block(jv records, jv done, const char *run_id, long shards)
 		total += len;
 		if (len > longest) longest = len;
 	}
-	block = (total + shards - 1) / shards + longest;
+	return rag_evalplan_block_of(total, longest, shards);
+}
+
+long rag_evalplan_block_of(long total, long longest, long shards)
+{
+	long block = (total + shards - 1) / shards + longest;
 	if (block > SHARD_BLOCK_MAX) block = longest < SHARD_BLOCK_MAX ? SHARD_BLOCK_MAX : longest + 1;
 	return block < SHARD_BLOCK_MIN ? SHARD_BLOCK_MIN : block;
 }

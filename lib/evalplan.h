@@ -72,6 +72,8 @@ int rag_evalplan_refusal(rag_evalplan *p, const rag_config *cfg, char *err, size
 /* --jobs: parallel's --block for the records (borrowed) less the ids of done (borrowed; invalid:
  * none), each with run_id, in shards blocks: between 1 KiB and 1 MiB. */
 long rag_evalplan_block(jv records, jv done, const char *run_id, long shards);
+/* The same from the bytes of those lines (total) and the longest, counted as they are read. */
+long rag_evalplan_block_of(long total, long longest, long shards);
 /* Stage s's command as words: the tool, -q, -c, --max-memory, -j, its args, --from, its list. */
 void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv);
 /* The text: s quoted for sh where it needs it; a tool's path; the options every stage gets (-q,

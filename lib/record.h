@@ -116,6 +116,15 @@ jv rag_testset_near_misses(jv records);
  * parallel to the records; jv_invalid() on a broken file. */
 jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
                            size_t errlen);
+/* The records of the file f, read record by record in chunks (memory: the longest record, not
+ * the file): each record, as rag_testset_parse_fields gives it, to cb (consumed) with the line it
+ * starts on. cb returns 0 to go on, or a positive value that stops the reading and is returned.
+ * Returns 0 at the end, or -1 with err: a broken file says its place as NAME:LINE:COLUMN, as
+ * rag_testset_parse does (f read again from its start for that message when it can be: a
+ * regular file); the records before the broken place have been given. name NULL: "<stdin>". */
+typedef int (*rag_testset_cb)(jv rec, size_t line, void *ctx);
+int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields, rag_testset_cb cb, void *ctx,
+                     char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside record.c and by tests/unit/t-record.c: the field table's look-ups behind

@@ -10,9 +10,11 @@
 #include "gate.h"
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* HTML text and attribute values: the five specials; C0 controls (but tab and newline) and DEL
  * dropped, as HTML forbids them. */
@@ -1290,4 +1292,72 @@ char *rag_report_markdown(jv runs, const char *title)
 	jv_free(last);
 	jv_free(runs);
 	return b.p;
+}
+
+/* ---------------------------------------------------------------- the records, compressed */
+
+/* base64 of n bytes (n a multiple of 3, or the end) to out */
+static int b64(const unsigned char *p, size_t n, FILE *out)
+{
+	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char line[4 * 1024];
+	size_t i, k = 0;
+	for (i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		line[k++] = A[v >> 18 & 63];
+		line[k++] = A[v >> 12 & 63];
+		line[k++] = i + 1 < n ? A[v >> 6 & 63] : '=';
+		line[k++] = i + 2 < n ? A[v & 63] : '=';
+		if (k == sizeof line) {
+			if (fwrite(line, 1, k, out) != k) return -1;
+			k = 0;
+		}
+	}
+	return k && fwrite(line, 1, k, out) != k ? -1 : 0;
+}
+
+int rag_report_gz64(FILE *in, FILE *out, char *err, size_t errlen)
+{
+	unsigned char src[65536], dst[65536 + 2];
+	size_t carry = 0;   /* compressed bytes left over from the last base64 round (0-2) */
+	z_stream z;
+	int flush, zr = Z_OK, rc = 0;
+	memset(&z, 0, sizeof z);
+	/* windowBits 15 + 16: a gzip stream, as DecompressionStream("gzip") reads */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		rag_seterr(err, errlen, "cannot compress the records: %s", z.msg ? z.msg : "zlib failed");
+		return -1;
+	}
+	do {
+		size_t n = fread(src, 1, sizeof src, in);
+		if (ferror(in)) {
+			rag_seterr(err, errlen, "cannot read the spooled records: %s", strerror(errno));
+			rc = -1;
+			break;
+		}
+		flush = feof(in) ? Z_FINISH : Z_NO_FLUSH;
+		z.next_in = src;
+		z.avail_in = (uInt)n;
+		do {
+			size_t have, whole;
+			z.next_out = dst + carry;
+			z.avail_out = (uInt)(sizeof dst - 2 - carry);
+			if ((zr = deflate(&z, flush)) == Z_STREAM_ERROR) {
+				rag_seterr(err, errlen, "cannot compress the records: zlib failed");
+				rc = -1;
+				break;
+			}
+			have = sizeof dst - 2 - z.avail_out;
+			whole = flush == Z_FINISH && zr == Z_STREAM_END ? have : have - have % 3;
+			if (b64(dst, whole, out) < 0) {
+				rag_seterr(err, errlen, "cannot write the page: %s", strerror(errno));
+				rc = -1;
+				break;
+			}
+			carry = have - whole;
+			memmove(dst, dst + whole, carry);
+		} while (z.avail_out == 0 || (flush == Z_FINISH && zr != Z_STREAM_END));
+	} while (!rc && flush != Z_FINISH);
+	deflateEnd(&z);
+	return rc;
 }

@@ -29,6 +29,10 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 /* v (consumed) as JSON for the page's data block, appended to b: "<", ">", "&", U+2028 and
  * U+2029 as \u escapes, so that no text can end the block. */
 void rag_report_json_block(rag_buf *b, jv v);
+/* The bytes of in, from where it is to its end, gzip-compressed and base64-encoded to out (the
+ * records of a page whose records.jsonl is beside it, rag-report --compress: the page's script
+ * unpacks them with the browser's DecompressionStream). 0, or -1 and err. */
+int rag_report_gz64(FILE *in, FILE *out, char *err, size_t errlen);
 /* runs: [{name, summary}] as above. Markdown: the summary, a trend table, the worst records. */
 char *rag_report_markdown(jv runs, const char *title);
 /* A record of the run as the page shows it (rec borrowed, verdict consumed, from

@@ -6,6 +6,8 @@
 #include "base.h"
 #include "record.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -423,6 +425,13 @@ static jv parse_all(const char *text, size_t len, const char *name, int format, 
 		return jv_invalid();
 	}
 	if (format == RAG_TESTSET_AUTO) format = rag_testset_detect(name, text, len);
+	/* libjq's parser takes 0x1E (RS, of JSON text sequences) anywhere as "start again": what came
+	 * before it would be dropped without a word */
+	if (format == RAG_TESTSET_JSON && memchr(text, 0x1E, len)) {
+		fail_at(name, text, (size_t)((const char *)memchr(text, 0x1E, len) - text), err, errlen,
+		        "a record separator byte (0x1E)");
+		return jv_invalid();
+	}
 	if (lines) *lines = jv_array();
 	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, &ln, err, errlen)
 	                                : parse_json(name, text, len, &ln, err, errlen);
@@ -480,4 +489,333 @@ jv rag_testset_near_misses(jv records)
 	}
 	jv_free(seen);
 	return out;
+}
+
+/* ---------------------------------------------------------------- record by record */
+
+/* The file read in chunks: buf[0..len) holds the text from byte base of the file on, and
+ * [pos..len) what is not yet taken. A unit (a JSON value, an array's element, a CSV row) is
+ * found in the window, taken, and what is before the next one let go: memory is the longest
+ * record, whatever the file's size. */
+struct rd {
+	FILE *f;
+	const char *name;
+	char *buf;
+	size_t len, cap, pos;
+	size_t line, col;      /* of buf[0], 1-based */
+	int eof, ioerr;
+};
+
+#define RD_CHUNK 65536
+
+/* Let go of buf[0..pos), counting its lines; then read more. 0 when nothing more came. */
+static int rd_more(struct rd *r)
+{
+	size_t i, n;
+	for (i = 0; i < r->pos; i++) {
+		if (r->buf[i] == '\n') r->line++, r->col = 1;
+		else r->col++;
+	}
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->len -= r->pos;
+	r->pos = 0;
+	if (r->eof) return 0;
+	if (r->cap - r->len < RD_CHUNK) {
+		r->cap = r->len + RD_CHUNK > 2 * r->cap ? r->len + RD_CHUNK : 2 * r->cap;
+		r->buf = rag_xrealloc(r->buf, r->cap + 1);
+	}
+	n = fread(r->buf + r->len, 1, r->cap - r->len, r->f);
+	if (n == 0) {
+		r->eof = 1;
+		r->ioerr = ferror(r->f) != 0;
+	}
+	r->len += n;
+	r->buf[r->len] = 0;
+	return n > 0;
+}
+
+/* the byte at pos + k, or -1 at the end of the file */
+static int rd_peek(struct rd *r, size_t k)
+{
+	while (r->pos + k >= r->len)
+		if (!rd_more(r)) return -1;
+	return (unsigned char)r->buf[r->pos + k];
+}
+
+/* The length of the JSON value at pos (well formed or not: jq says what is wrong with it).
+ * Scanning it may move the window (rd_more): offsets are from pos. */
+static size_t rd_value(struct rd *r)
+{
+	int c = rd_peek(r, 0), depth = 0, str = 0;
+	size_t k;
+	if (c < 0) return 0;
+	if (!strchr("{[\"", c)) {
+		for (k = 0; (c = rd_peek(r, k)) >= 0 && !strchr(" \t\r\n,]}[{\"", c) && c; k++)
+			;
+		return k ? k : 1;
+	}
+	for (k = 0; (c = rd_peek(r, k)) >= 0; k++) {
+		if (str) {
+			if (c == '\\') k++;
+			else if (c == '"') { str = 0; if (!depth) return k + 1; }
+			continue;
+		}
+		if (c == '"') str = 1;
+		else if (c == '{' || c == '[') depth++;
+		else if ((c == '}' || c == ']') && --depth == 0) return k + 1;
+	}
+	return r->len - r->pos;
+}
+
+/* The length of the CSV row at pos, its line end included. */
+static size_t rd_row(struct rd *r)
+{
+	int c, quoted = 0;
+	size_t k;
+	for (k = 0; (c = rd_peek(r, k)) >= 0; k++) {
+		if (c == '"') quoted = !quoted;
+		else if (!quoted && (c == '\n' || c == '\r')) {
+			if (c == '\r' && rd_peek(r, k + 1) == '\n') k++;
+			return k + 1;
+		}
+	}
+	return r->len - r->pos;
+}
+
+static void rd_skip(struct rd *r, const char *set)
+{
+	int c;
+	while ((c = rd_peek(r, 0)) >= 0 && c && strchr(set, c)) r->pos++;
+}
+
+/* "NAME:LINE:COL: msg" for offset off (from pos) of the unit at pos */
+static int rd_fail(struct rd *r, size_t off, char *err, size_t errlen, const char *msg)
+{
+	size_t line, col;
+	position(r->buf, r->pos + off, &line, &col);
+	if (line == 1) col += r->col - 1;
+	rag_seterr(err, errlen, "%s:%zu:%zu: %s", r->name, r->line + line - 1, col, msg);
+	return -1;
+}
+
+/* the unit [pos, pos + n) holds valid UTF-8 and no NUL */
+static int rd_clean(struct rd *r, size_t n, char *err, size_t errlen)
+{
+	size_t bad = first_invalid(r->buf + r->pos, n);
+	const char *nul = memchr(r->buf + r->pos, 0, n);
+	if (bad < n) return rd_fail(r, bad, err, errlen, "invalid UTF-8");
+	if (nul) return rd_fail(r, (size_t)(nul - (r->buf + r->pos)), err, errlen, "a NUL byte");
+	return 0;
+}
+
+struct each {
+	struct rd r;
+	int format;
+	rag_fieldmap *fields;
+	rag_testset_cb cb;
+	void *ctx;
+	size_t n;              /* records given */
+	rag_strv head;         /* CSV: the header's names */
+	char *err;
+	size_t errlen;
+};
+
+/* The record of the unit (consumed): our fields, its id, then the caller's. */
+static int give(struct each *x, jv rec, size_t line)
+{
+	char msg[RAG_ERRLEN];
+	jv id;
+	jv_kind k;
+	x->n++;
+	if (rag_fieldmap_apply(x->fields, &rec, msg, sizeof msg) < 0) {
+		rag_seterr(x->err, x->errlen, "%s: record %zu: %s", x->r.name, x->n, msg);
+		jv_free(rec);
+		return -2;   /* not a syntax error: said as it is */
+	}
+	rec = rag_record_normalize(rec);
+	id = jv_object_get(jv_copy(rec), jv_string("id"));
+	k = jv_get_kind(id);
+	if (k == JV_KIND_NUMBER) {
+		char *s = rag_json_id(id);
+		rec = jv_object_set(rec, jv_string("id"), jv_string(s));
+		free(s);
+	} else if (k != JV_KIND_STRING || !jv_string_length_bytes(jv_copy(id))) {
+		rec = jv_object_set(rec, jv_string("id"), jv_string_fmt("case-%zu", x->n));
+	}
+	jv_free(id);
+	return x->cb(rec, line, x->ctx);
+}
+
+/* one JSON value at pos, which must be a record; its bytes taken */
+static int json_unit(struct each *x)
+{
+	struct rd *r = &x->r;
+	size_t n = rd_value(r), line;
+	jv v;
+	if (rd_clean(r, n, x->err, x->errlen) < 0) return -1;
+	if (memchr(r->buf + r->pos, 0x1E, n)) return rd_fail(r, 0, x->err, x->errlen, "a record separator byte");
+	v = jv_parse_sized(r->buf + r->pos, (int)n);
+	if (!jv_is_valid(v)) {
+		jv_free(v);
+		return rd_fail(r, 0, x->err, x->errlen, "not valid JSON");
+	}
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		jv_free(v);
+		return rd_fail(r, 0, x->err, x->errlen, "not an object (a record)");
+	}
+	position(r->buf, r->pos, &line, &(size_t){0});
+	r->pos += n;
+	return give(x, v, r->line + line - 1);
+}
+
+static int each_json(struct each *x)
+{
+	struct rd *r = &x->r;
+	int c, rc;
+	for (;;) {
+		rd_skip(r, " \t\r\n");
+		if ((c = rd_peek(r, 0)) < 0) return 0;
+		if (c != '[') {
+			if ((rc = json_unit(x))) return rc;
+			continue;
+		}
+		/* a JSON array: its elements are the records */
+		r->pos++;
+		rd_skip(r, " \t\r\n");
+		if (rd_peek(r, 0) == ']') {
+			r->pos++;
+			continue;
+		}
+		for (;;) {
+			rd_skip(r, " \t\r\n");
+			if ((c = rd_peek(r, 0)) < 0 || c == ']') return rd_fail(r, 0, x->err, x->errlen, "expected a record");
+			if ((rc = json_unit(x))) return rc;
+			rd_skip(r, " \t\r\n");
+			c = rd_peek(r, 0);
+			if (c == ']') {
+				r->pos++;
+				break;
+			}
+			if (c != ',') return rd_fail(r, 0, x->err, x->errlen, "expected , or ] after an element");
+			r->pos++;
+		}
+	}
+}
+
+static int each_csv(struct each *x)
+{
+	struct rd *r = &x->r;
+	rag_strv row = {0};
+	size_t n, i, start;
+	int rc = 0;
+	for (;;) {
+		struct csv c;
+		jv rec;
+		rd_skip(r, "\r\n");
+		if (rd_peek(r, 0) < 0) break;
+		n = rd_row(r);
+		if (rd_clean(r, n, x->err, x->errlen) < 0) return -1;
+		c = (struct csv){ x->r.name, r->buf + r->pos, n, 0, x->err, x->errlen };
+		if (csv_row(&c, &row, &start) < 0) {
+			rag_strv_free(&row);
+			return rd_fail(r, 0, x->err, x->errlen, "a broken row");
+		}
+		if (!x->head.v) {
+			x->head = row;
+			row = (rag_strv){0};
+			for (i = 0; i < x->head.n; i++) {
+				size_t j;
+				if (!*x->head.v[i]) return rd_fail(r, 0, x->err, x->errlen, "a header column has no name");
+				for (j = 0; j < i; j++)
+					if (!strcmp(x->head.v[i], x->head.v[j]))
+						return rd_fail(r, 0, x->err, x->errlen, "a header column twice");
+			}
+			r->pos += n;
+			continue;
+		}
+		if (row.n != x->head.n) {
+			rag_strv_free(&row);
+			return rd_fail(r, 0, x->err, x->errlen, "a row of another width than the header");
+		}
+		rec = jv_object();
+		for (i = 0; i < row.n; i++) {
+			const char *v = row.v[i], *p = v + strspn(v, " \t");
+			if (!*v) continue;
+			if (json_column(x->head.v[i]) && (*p == '[' || *p == '{')) {
+				jv parsed = jv_parse(p);
+				if (!jv_is_valid(parsed)) {
+					jv_free(parsed);
+					jv_free(rec);
+					rag_strv_free(&row);
+					return rd_fail(r, 0, x->err, x->errlen, "a column that does not hold valid JSON");
+				}
+				rec = jv_object_set(rec, jv_string(x->head.v[i]), parsed);
+			} else {
+				rec = jv_object_set(rec, jv_string(x->head.v[i]), jv_string(v));
+			}
+		}
+		rag_strv_free(&row);
+		position(r->buf, r->pos, &start, &(size_t){0});
+		r->pos += n;
+		if ((rc = give(x, rec, r->line + start - 1))) break;
+	}
+	rag_strv_free(&row);
+	if (!rc && !x->head.v) {
+		rag_seterr(x->err, x->errlen, "%s: empty: a CSV test set starts with a header row (question,reference,...)",
+		           x->r.name);
+		return -2;
+	}
+	return rc;
+}
+
+/* A broken file: the whole-file reader's message, which names the place exactly as it always
+ * has (read again, on this failure alone: a file that can be read again). */
+static void exact_error(struct each *x, int format)
+{
+	size_t len;
+	char *text, msg[RAG_ERRLEN], chunk[RD_CHUNK];
+	rag_buf b = {0};
+	jv all;
+	if (fseeko(x->r.f, 0, SEEK_SET) != 0) return;
+	while ((len = fread(chunk, 1, sizeof chunk, x->r.f)) > 0) rag_buf_add(&b, chunk, len);
+	if (ferror(x->r.f)) {
+		rag_buf_free(&b);
+		return;
+	}
+	rag_buf_add(&b, "", 1);
+	text = b.p;
+	len = b.len - 1;
+	all = parse_all(text, len, x->r.name, format, NULL, NULL, msg, sizeof msg);
+	if (!jv_is_valid(all)) rag_seterr(x->err, x->errlen, "%s", msg);
+	jv_free(all);
+	free(text);
+}
+
+int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields, rag_testset_cb cb, void *ctx,
+                     char *err, size_t errlen)
+{
+	struct each x = { { f, name ? name : "<stdin>", NULL, 0, 0, 0, 1, 1, 0, 0 }, format, fields, cb, ctx, 0,
+	                  {0}, err, errlen };
+	int rc, c;
+	size_t k;
+	x.r.cap = RD_CHUNK;
+	x.r.buf = rag_xmalloc(x.r.cap + 1);
+	if (rd_peek(&x.r, 2) >= 0 && !memcmp(x.r.buf, "\xEF\xBB\xBF", 3)) x.r.pos = 3;
+	if (format == RAG_TESTSET_AUTO) {
+		/* the name's extension, else the first character that is not blank */
+		for (k = 0; (c = rd_peek(&x.r, k)) >= 0 && strchr(" \t\r\n", c) && c; k++)
+			;
+		format = rag_testset_detect(name, c < 0 ? "" : (char[]){(char)c, 0}, c < 0 ? 0 : 1);
+	}
+	/* libjq strips a byte order mark at the start of what it parses: a second one, after ours */
+	if (format != RAG_TESTSET_CSV && rd_peek(&x.r, 2) >= 0 && !memcmp(x.r.buf + x.r.pos, "\xEF\xBB\xBF", 3)) x.r.pos += 3;
+	rc = format == RAG_TESTSET_CSV ? each_csv(&x) : each_json(&x);
+	if (rc == -1) exact_error(&x, format);
+	if (!rc && x.r.ioerr) {
+		rag_seterr(err, errlen, "%s: cannot read: %s", x.r.name, strerror(errno));
+		rc = -1;
+	}
+	rag_strv_free(&x.head);
+	free(x.r.buf);
+	return rc == -2 ? -1 : rc;
 }

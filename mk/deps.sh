@@ -24,7 +24,7 @@ set -u
 LOCK_WAIT=${RAG_APT_LOCK_WAIT:-600}
 
 PKGS_build="build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev
-	libutf8proc-dev libstemmer-dev libicu-dev libsqlite3-dev libpq-dev libmicrohttpd-dev"
+	libutf8proc-dev libstemmer-dev libicu-dev libsqlite3-dev libpq-dev libmicrohttpd-dev zlib1g-dev"
 PKGS_demo="jq python3"
 # Selenium drives headless Chromium through the report's tabs, the CJK fonts draw its Chinese;
 # clang and its run-time build the fuzz targets and make asan, llvm's symbolizer names the

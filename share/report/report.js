@@ -2,9 +2,25 @@
  * Records, Compare and History tabs built from the JSON block #rag-data. Every text from the
  * data goes in with textContent (or an SVG <title>'s), never as markup. Rows are drawn a page
  * at a time, so a run of 20,000 records filters and sorts without freezing. */
-(function () {
+(function (start) {
 	'use strict';
-	var D = JSON.parse(document.getElementById('rag-data').textContent);
+	var D = JSON.parse(document.getElementById('rag-data').textContent), z = D.records, bin, u, i;
+	/* rag-report --compress: the records as one string, gzip then base64, where a record is an
+	 * object; the browser's own gunzip (DecompressionStream) gives back their JSON */
+	if (!(z && z.length === 1 && typeof z[0] === 'string')) return start(D);
+	if (typeof DecompressionStream !== 'function') {
+		D.records = [];
+		return start(D);
+	}
+	bin = atob(z[0]);
+	u = new Uint8Array(bin.length);
+	for (i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+	new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(function (t) {
+		D.records = JSON.parse('[' + t + ']');
+		start(D);
+	});
+})(function (D) {
+	'use strict';
 	var S = D.summary || {};
 	var R = D.records || [];
 	var PAGE = 100;
@@ -668,4 +684,4 @@
 	show((location.hash || '').slice(1));
 	document.body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
 	document.body.setAttribute('data-ready', '1');
-})();
+});

@@ -1,12 +1,41 @@
 /* fuzz-testset.c - libFuzzer target: rag_testset_parse (lib/testset.c), the reader of rag-eval's
  * test sets, on the input as CSV, as JSON and by detection. A success is an array of objects,
- * each with a non-empty string id; a failure says where, after the name. */
+ * each with a non-empty string id; a failure says where, after the name. The same input read
+ * record by record (rag_testset_each, in chunks from a FILE) gives the same records, or the
+ * same message. */
 #include "base.h"
 #include "record.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int take(jv rec, size_t line, void *ctx)
+{
+	jv *all = ctx;
+	(void)line;
+	*all = jv_array_append(*all, rec);
+	return 0;
+}
+
+/* record by record: the same records as v (borrowed), or the same message as err */
+static void same(const char *text, size_t len, const char *name, int format, jv v, const char *err)
+{
+	char serr[RAG_ERRLEN];
+	jv all = jv_array();
+	FILE *f = fmemopen((void *)text, len, "r");
+	int rc;
+	serr[0] = 0;
+	if (!f) {
+		jv_free(all);
+		return;   /* fmemopen of 0 bytes, on an old libc */
+	}
+	rc = rag_testset_each(f, name, format, NULL, take, &all, serr, sizeof serr);
+	fclose(f);
+	if (jv_is_valid(v) ? rc != 0 || !jv_equal(jv_copy(v), jv_copy(all)) : rc != -1 || strcmp(err, serr)) abort();
+	jv_free(all);
+}
 
 static void one(const char *text, size_t len, const char *name, int format)
 {
@@ -14,6 +43,7 @@ static void one(const char *text, size_t len, const char *name, int format)
 	jv v;
 	err[0] = 0;
 	v = rag_testset_parse(text, len, name, format, err, sizeof err);
+	same(text, len, name, format, v, err);
 	if (!jv_is_valid(v)) {
 		if (strncmp(err, name, strlen(name)) || err[strlen(name)] != ':') abort();   /* NAME:... */
 		jv_free(v);

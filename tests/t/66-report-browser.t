@@ -43,6 +43,7 @@ rm -rf "$shots"; mkdir -p "$shots"
 run timeout 300 "$PY" "$TOP/tests/browser/report.py" walk "$T/page.html" "$shots"
 is "$RC" 0 "the browser walk ran"
 [ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+cp "$OUT" "$T/walk.plain"
 got() { sed -n "s/^$1: //p" "$OUT" | sed -n "${2:-1}p"; }
 
 is "$(got title)" 'Nightly <eval>' "the title, as text"
@@ -182,5 +183,20 @@ is "$(got 'page 2 first')" 101 "the next page"
 want=$(python3 -c 'import sys; print(sum(1 for i in range(int(sys.argv[1])) if (i * 37 % 101) / 100 < 0.5))' "$N")
 is "$(got failed)" "$want of $N records" "filtered: the failing ones"
 is "$(got lowest)" 0.000 "sorted: the lowest first"
+
+# --compress (rag-eval's report.html, records.jsonl beside it): the records gzip'ed and base64 in
+# the page, unpacked by the browser (DecompressionStream): the same walk shows the same
+run rag rag-report --compress --title 'Nightly <eval>' -t faithfulness=0.7 -r faithfulness=0.6 --max-error-rate 1 \
+	-b "$T/base.jsonl" --history "$T/history.jsonl" -o "$T/pagez.html" "$T/run.jsonl"
+is "$RC" 0 "--compress: the page is written"
+check "--compress: no record's text in the page" sh -c "! grep -q 'Einstein was born in Ulm' '$T/pagez.html'"
+run timeout 300 "$PY" "$TOP/tests/browser/report.py" walk "$T/pagez.html" "$T"
+is "$RC" 0 "--compress: the browser walk ran"
+is "$(grep -v '^ready' "$OUT")" "$(grep -v '^ready' "$T/walk.plain")" "--compress: the walk shows what the plain page shows"
+run rag rag-report --compress -r faithfulness=0.5 -o "$T/bigz.html" "$T/big.jsonl"
+check "--compress: $N records in a page of less than a third the size" \
+	test $(($(wc -c <"$T/bigz.html") * 3)) -lt "$(wc -c <"$T/big.html")"
+run timeout 300 "$PY" "$TOP/tests/browser/report.py" big "$T/bigz.html" "$N" "$T"
+is "$(got count):$(got failed):$(got lowest)" "$N of $N records:$want of $N records:0.000" "--compress: $N records counted, filtered, sorted"
 
 done_testing

@@ -9,10 +9,50 @@
 
 static char err[RAG_ERRLEN];
 
+static int take(jv rec, size_t line, void *ctx)
+{
+	jv *two = ctx;
+	two[0] = jv_array_append(two[0], rec);
+	two[1] = jv_array_append(two[1], jv_number((double)line));
+	return 0;
+}
+
+/* the same text read record by record (rag_testset_each, in chunks from a FILE): its records
+ * and their lines (two[0], two[1]), or invalid with serr */
+static char serr[RAG_ERRLEN];
+static void streamed(const char *name, const char *text, jv *two)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	two[0] = jv_array();
+	two[1] = jv_array();
+	serr[0] = 0;
+	if (!f || rag_testset_each(f, name, RAG_TESTSET_AUTO, NULL, take, two, serr, sizeof serr) < 0) {
+		jv_free(two[0]);
+		jv_free(two[1]);
+		two[0] = jv_invalid();
+		two[1] = jv_invalid();
+	}
+	if (f) fclose(f);
+}
+
+static int same(jv a, jv b)
+{
+	int r = jv_equal(a, b);
+	return r;
+}
+
+/* Every case read whole and record by record: the same records and the same message. */
 static jv parse(const char *name, const char *text)
 {
+	jv whole, two[2];
 	err[0] = 0;
-	return rag_testset_parse(text, strlen(text), name, RAG_TESTSET_AUTO, err, sizeof err);
+	whole = rag_testset_parse(text, strlen(text), name, RAG_TESTSET_AUTO, err, sizeof err);
+	streamed(name, text, two);
+	ok(same(jv_copy(whole), jv_copy(two[0])) && !strcmp(err, serr),
+	   "record by record, the same (%.40s): %s", name, serr);
+	jv_free(two[0]);
+	jv_free(two[1]);
+	return whole;
 }
 
 /* the records as one compact JSON text, or "invalid" */
@@ -34,6 +74,11 @@ static const char *dump(jv v)
 static const char *lines_of(const char *name, const char *text)
 {
 	jv lines, recs = rag_testset_parse_lines(text, strlen(text), name, RAG_TESTSET_AUTO, &lines, err, sizeof err);
+	jv two[2];
+	streamed(name, text, two);
+	ok(same(jv_copy(lines), jv_copy(two[1])), "record by record, the same lines (%.40s)", name);
+	jv_free(two[0]);
+	jv_free(two[1]);
 	const char *r = jv_is_valid(recs) && jv_array_length(jv_copy(recs)) == jv_array_length(jv_copy(lines))
 	                ? dump(lines) : (jv_free(lines), "invalid");
 	jv_free(recs);
@@ -111,5 +156,28 @@ int main(void)
 	is_str(lines_of("s.csv", "id,label\r\na,1\r\n\r\nb,\"two\r\nlines\"\r\nc,3\r\n"), "[2,4,6]",
 	       "lines: CSV rows, a blank line, a quoted cell over two lines");
 	is_str(lines_of("s.csv", "id,label\na\n"), "invalid", "lines: a broken file has none");
+	/* libjq drops what comes before a 0x1E (RS) byte: refused, where it is */
+	is_str(dump(parse("r.jsonl", "{\"id\":\"a\"}\n{\x1e{\"id\":\"b\"}\n")), "invalid", "a record separator byte fails");
+	is_str(err, "r.jsonl:2:2: a record separator byte (0x1E)", "where it is");
+
+	/* records longer than the reader's chunk (64 KiB), across its edges */
+	{
+		rag_buf b = {0};
+		jv two[2];
+		int i;
+		rag_buf_adds(&b, "[");
+		for (i = 0; i < 3; i++) {
+			rag_buf_addf(&b, "%s\n {\"id\": \"r%d\", \"answer\": \"", i ? "," : "", i);
+			for (int k = 0; k < 30000; k++) rag_buf_adds(&b, "ab\\\"]}");
+			rag_buf_adds(&b, "\"}");
+		}
+		rag_buf_adds(&b, "]\n");
+		rag_buf_add(&b, "", 1);
+		streamed("big.json", b.p, two);
+		is_int(jv_is_valid(two[0]) ? jv_array_length(jv_copy(two[0])) : -1, 3, "three 180 KB records: %s", serr);
+		is_str(dump(two[1]), "[2,3,4]", "each on its line");
+		jv_free(two[0]);
+		rag_buf_free(&b);
+	}
 	return done_testing();
 }

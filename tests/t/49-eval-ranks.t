@@ -42,6 +42,16 @@ is "$(grep -c '^- mrr: relevance from relevant ids in 2 records, the judge.s chu
 is "$(grep -c 'relevance from relevant ids in 2 records, the judge&#39;s chunk verdicts in 1' "$T/auto/report.html")" 2 \
 	"report.html: the cards of mrr and recall@2 say it"
 sed -n 's/.*<script type="application\/json" id="rag-data">\(.*\)<\/script>/\1/p' "$T/auto/report.html" >"$T/data.json"
+# rag-eval writes the page's records compressed (rag-report --compress): one gzip+base64 string,
+# the records' JSON joined by commas, as the page's script unpacks them
+python3 -c '
+import base64, gzip, json, sys
+d = json.load(open(sys.argv[1]))
+r = d["records"]
+if len(r) == 1 and isinstance(r[0], str):
+    d["records"] = json.loads("[" + gzip.decompress(base64.b64decode(r[0])).decode() + "]")
+json.dump(d, open(sys.argv[1], "w"))
+' "$T/data.json"
 is "$(jq -c '[.records[] | .rf.mrr]' "$T/data.json")" '["ids","ids","verdicts"]' "report.html: each record's sources, for its scores table"
 
 # ap.from: ids: no judge for context precision, every metric from the ids, c not applicable

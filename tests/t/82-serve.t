@@ -214,7 +214,7 @@ serve_stop
 rm -f "$T/serve.err"
 "$BIN/rag-serve" -c "$T/c.yaml" --store "$DB" --listen 0.0.0.0:0 --token-file "$T/token" 2>"$T/serve.err" &
 SPID=$!
-wait_until 30 grep -q 'http://0\.0\.0\.0:[0-9]*/$' "$T/serve.err"
+wait_until 30 grep -qs 'http://0\.0\.0\.0:[0-9]*/$' "$T/serve.err"
 PORT=$(sed -n 's|.*http://0\.0\.0\.0:\([0-9]*\)/$|\1|p' "$T/serve.err" | head -n 1)
 URL=http://127.0.0.1:$PORT/
 get /api/runs -H 'Host: ragpipe.example.internal' -H 'Authorization: Bearer s3cret-token-0123456789'
@@ -233,7 +233,7 @@ printf 'llm:\n  provider: offline\nstore:\n  url: sqlite://%s\n' "$DB" >"$T/s.ya
 rm -f "$T/serve.err"
 "$BIN/rag-serve" -c "$T/s.yaml" --listen 127.0.0.1:0 2>"$T/serve.err" &
 SPID=$!
-wait_until 30 grep -q 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err"
+wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err"
 URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
 get /api/info
 is "$(jq -r .backend "$OUT")" sqlite "store.url from the configuration"

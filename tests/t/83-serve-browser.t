@@ -36,7 +36,7 @@ is "$RC" 0 "run H added (a hostile label)"
 "$BIN/rag-serve" -c "$T/c.yaml" --store "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
 SPID=$!
 trap 'kill -TERM $SPID 2>/dev/null; wait $SPID; _lib_cleanup' EXIT
-wait_until 30 grep -q 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || bail_out "rag-serve did not start: $(cat "$T/serve.err")"
+wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || bail_out "rag-serve did not start: $(cat "$T/serve.err")"
 URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
 
 shots=$TOP/tests/tmp/serve-shots

@@ -28,7 +28,8 @@ BINS    = $(TOOLS:%=bin/%)
 TOOL_OBJ = cmd/tool.o cmd/tool-run.o
 EVAL_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/eval-*.c))
 GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
-CMD_OBJ = $(TOOLS:%=cmd/%.o) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ)
+# each tool's own object in obj/, so that cmd/ holds no rag-* file but the tools' sources
+CMD_OBJ = $(TOOLS:%=obj/%.o) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ)
 LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
@@ -100,18 +101,21 @@ lib/librag.a: $(LIB_OBJ)
 # header touched recompiles only the tools that include it (the others are linked again)
 cmd/%.o: cmd/%.c VERSION
 	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
+obj/%.o: cmd/%.c VERSION
+	@mkdir -p obj
+	$(CC) $(ALL_CFLAGS) -Icmd $(DEP_CFLAGS) -c -o $@ $<
 
-bin/%: cmd/%.o $(TOOL_OBJ) lib/librag.a
+bin/%: obj/%.o $(TOOL_OBJ) lib/librag.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
 # rag-eval's files by concern (cmd/eval-*.c, sharing cmd/eval.h) and rag-gen's review mode
 # (cmd/gen-review.c, sharing cmd/gen-tool.h): linked into their tool alone (their objects are
 # made by cmd/%.o above, with their header dependencies)
-bin/rag-eval: cmd/rag-eval.o $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a
+bin/rag-eval: obj/rag-eval.o $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
-bin/rag-gen: cmd/rag-gen.o $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a
+bin/rag-gen: obj/rag-gen.o $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
@@ -358,12 +362,12 @@ hooks:
 .PHONY: hooks
 
 clean:
-	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp dist
+	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d obj lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp dist
 
 # the header dependencies the compiler wrote (none before the first build); a target built
 # without one (by an older Makefile, or its .d removed) is built again, so that none keeps
 # headers it was not built with
-DEP_FILES = $(wildcard lib/*.d lib/store/*.d cmd/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
+DEP_FILES = $(wildcard lib/*.d lib/store/*.d cmd/*.d obj/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
 -include $(DEP_FILES)
 NO_DEP = $(filter-out $(DEP_FILES:.d=.o) $(DEP_FILES:.d=.test) $(DEP_FILES:.d=), \
 	$(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(FUZZ_OBJ) $(FUZZ_BIN))

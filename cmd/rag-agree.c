@@ -300,6 +300,20 @@ static void observe(rag_item *it, void *ctx)
 	free(id);
 }
 
+/* a CSV cell (consumed) as it was before a ' was put first against a spreadsheet's formulas
+ * (rag_csv_protect: rag-serve's labels.csv, the sheet) */
+static jv csv_unprotect(jv v)
+{
+	const char *s, *u;
+	jv r;
+	if (jv_get_kind(v) != JV_KIND_STRING) return v;
+	s = jv_string_value(v);
+	if ((u = rag_csv_unprotect(s)) == s) return v;
+	r = jv_string(u);
+	jv_free(v);
+	return r;
+}
+
 /* --labels FILE into t->labels: JSON Lines or CSV (by the name, else the content), through the
  * test set reader, which gives the positions of a broken file. Returns an exit code. */
 static int read_labels(tool *t, const char *path, long *duplicates)
@@ -310,7 +324,7 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	jv rows, lines;
 	long withlabel = 0;
 	FILE *f;
-	int rc;
+	int rc, csv;
 	*duplicates = 0;
 	/* opened first through the tool layer, for its one message and status for a file that
 	 * cannot be opened */
@@ -320,7 +334,8 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 		rag_msg(t->cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
-	rows = rag_testset_parse_lines(text, len, path, RAG_TESTSET_AUTO, &lines, err, sizeof err);
+	csv = rag_testset_detect(path, text, len) == RAG_TESTSET_CSV;
+	rows = rag_testset_parse_lines(text, len, path, csv ? RAG_TESTSET_CSV : RAG_TESTSET_JSON, &lines, err, sizeof err);
 	free(text);
 	if (!jv_is_valid(rows)) {
 		jv_free(rows);
@@ -333,6 +348,10 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	t->labels_file = path;
 	jv_array_foreach(rows, i, r) {
 		jv id = rag_json_get(jv_copy(r), "id"), lab = rag_json_get(jv_copy(r), "label");
+		if (csv) {
+			id = csv_unprotect(id);
+			lab = csv_unprotect(lab);
+		}
 		if (jv_is_valid(lab)) withlabel++;
 		/* a row without a label (an empty cell of a sheet) is a record not labelled yet */
 		if (jv_get_kind(id) == JV_KIND_STRING && jv_is_valid(lab)) {

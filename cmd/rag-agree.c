@@ -8,6 +8,8 @@
 #include "record.h"
 #include "stream.h"
 #include "agree.h"
+#include "config.h"
+#include "store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,10 +20,13 @@
 static const char usage[] =
 	"Usage: rag-agree --field FIELD (--label FIELD | --labels FILE) [OPTIONS] [FILE] < records.jsonl\n"
 	"       rag-agree --field FIELD --sample N --sheet FILE [OPTIONS] [FILE] < records.jsonl\n"
-	"Compare a judge's score or verdict field with human labels, and draw spot checks to label.\n";
+	"       rag-agree --field FIELD --run REF [--store URL] [--who NAME] [OPTIONS]\n"
+	"Compare a judge's score or verdict field with human labels (or a stored run's review marks),\n"
+	"and draw spot checks to label.\n";
 
 enum { OPT_ID = RAG_OPT_TOOL, OPT_OPTIMISE, OPT_SEED,
-       OPT_RESAMPLES, OPT_CONFIDENCE, OPT_JSON, OPT_MARKDOWN, OPT_SAMPLE, OPT_SHEET, OPT_SCALE };
+       OPT_RESAMPLES, OPT_CONFIDENCE, OPT_JSON, OPT_MARKDOWN, OPT_SAMPLE, OPT_SHEET, OPT_SCALE,
+       OPT_STORE, OPT_RUN, OPT_METRIC, OPT_WHO };
 
 /* a context's text on the sheet is cut at this many characters, all of them together at
  * SHEET_CONTEXTS (rag-agree(1) SPOT CHECKS) */
@@ -43,12 +48,20 @@ static const rag_opt options[] = {
 	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "the summary as Markdown"},
 	{"sample", 0, OPT_SAMPLE, "N", NULL, "draw N records to label, stratified by score band and category"},
 	{"sheet", 0, OPT_SHEET, "FILE", RAG_ARG_FILE, "write the sample there (CSV, or Markdown for .md)"},
+	{"run", 0, OPT_RUN, "REF", NULL, "a stored run (id, last, last~N): its records, its reviewers' marks as labels"},
+	{"store", 0, OPT_STORE, "URL", NULL, "the store of --run: sqlite:///PATH, a file's path or postgresql://...\n"
+	 "(default store.url, else $XDG_DATA_HOME/ragpipe/runs.db)"},
+	{"metric", 0, OPT_METRIC, "NAME", "faithfulness answer_relevancy context_precision context_recall answer_correctness",
+	 "the marks of metric NAME: faithfulness | answer_relevancy | context_precision | context_recall | answer_correctness\n"
+	 "(or any other); of a labels file, the rows of its metric column; --field defaults to scores.NAME"},
+	{"who", 0, OPT_WHO, "NAME", NULL, "only the marks (or labels rows) of reviewer NAME"},
 	RAG_OPT_END
 };
 
 typedef struct tool {
 	rag_cli *cli;
 	const char *field, *label, *id, *input;
+	const char *metric, *who;   /* --metric, --who: the marks (labels rows) taken */
 	jv labels;                /* id -> label value, from --labels */
 	jv label_line;            /* id -> its line in the labels file */
 	const char *labels_file;
@@ -300,6 +313,37 @@ static void observe(rag_item *it, void *ctx)
 	free(id);
 }
 
+/* a CSV cell (consumed) as it was before a ' was put first against a spreadsheet's formulas
+ * (rag_csv_protect: rag-serve's labels.csv, the sheet) */
+static jv csv_unprotect(jv v)
+{
+	const char *s, *u;
+	jv r;
+	if (jv_get_kind(v) != JV_KIND_STRING) return v;
+	s = jv_string_value(v);
+	if ((u = rag_csv_unprotect(s)) == s) return v;
+	r = jv_string(u);
+	jv_free(v);
+	return r;
+}
+
+/* whether --metric and --who take the labels row r (borrowed): its metric and who fields (rag-serve's
+ * labels.csv columns) are theirs */
+static int row_taken(const tool *t, jv r, int csv)
+{
+	const char *const keys[2] = {"metric", "who"}, *const want[2] = {t->metric, t->who};
+	int k, ok = 1;
+	for (k = 0; k < 2 && ok; k++) {
+		jv v;
+		if (!want[k]) continue;
+		v = rag_json_get(jv_copy(r), keys[k]);
+		if (csv) v = csv_unprotect(v);
+		ok = jv_get_kind(v) == JV_KIND_STRING && !strcmp(jv_string_value(v), want[k]);
+		jv_free(v);
+	}
+	return ok;
+}
+
 /* --labels FILE into t->labels: JSON Lines or CSV (by the name, else the content), through the
  * test set reader, which gives the positions of a broken file. Returns an exit code. */
 static int read_labels(tool *t, const char *path, long *duplicates)
@@ -310,7 +354,7 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	jv rows, lines;
 	long withlabel = 0;
 	FILE *f;
-	int rc;
+	int rc, csv;
 	*duplicates = 0;
 	/* opened first through the tool layer, for its one message and status for a file that
 	 * cannot be opened */
@@ -320,7 +364,8 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 		rag_msg(t->cli->prog, "error", "%s", err);
 		return RAG_EXIT_USAGE;
 	}
-	rows = rag_testset_parse_lines(text, len, path, RAG_TESTSET_AUTO, &lines, err, sizeof err);
+	csv = rag_testset_detect(path, text, len) == RAG_TESTSET_CSV;
+	rows = rag_testset_parse_lines(text, len, path, csv ? RAG_TESTSET_CSV : RAG_TESTSET_JSON, &lines, err, sizeof err);
 	free(text);
 	if (!jv_is_valid(rows)) {
 		jv_free(rows);
@@ -333,6 +378,16 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	t->labels_file = path;
 	jv_array_foreach(rows, i, r) {
 		jv id = rag_json_get(jv_copy(r), "id"), lab = rag_json_get(jv_copy(r), "label");
+		if (csv) {
+			id = csv_unprotect(id);
+			lab = csv_unprotect(lab);
+		}
+		if (!row_taken(t, r, csv)) {
+			jv_free(id);
+			jv_free(lab);
+			jv_free(r);
+			continue;
+		}
 		if (jv_is_valid(lab)) withlabel++;
 		/* a row without a label (an empty cell of a sheet) is a record not labelled yet */
 		if (jv_get_kind(id) == JV_KIND_STRING && jv_is_valid(lab)) {
@@ -348,10 +403,71 @@ static int read_labels(tool *t, const char *path, long *duplicates)
 	jv_free(lines);
 	if (!withlabel && jv_array_length(jv_copy(rows)) > 0) {
 		jv_free(rows);
-		rag_msg(t->cli->prog, "error", "\"%s\" has no label in any row (a labels file holds id and label)", path);
+		if (t->metric || t->who)
+			rag_msg(t->cli->prog, "error", "\"%s\" has no label in a row of%s%s%s%s (its metric and who columns)", path,
+			        t->metric ? " metric " : "", t->metric ? t->metric : "", t->who ? " by " : "", t->who ? t->who : "");
+		else
+			rag_msg(t->cli->prog, "error", "\"%s\" has no label in any row (a labels file holds id and label)", path);
 		return RAG_EXIT_DATA;
 	}
 	jv_free(rows);
+	return 0;
+}
+
+/* The store's failure: its message, RAG_EXIT_STORE. */
+static int store_failed(const tool *t, const char *err)
+{
+	rag_msg(t->cli->prog, "error", "%s", err);
+	return RAG_EXIT_STORE;
+}
+
+/* --run REF: the run's records (into *records, as rag-store export gives them) and its marks of
+ * the metric (those of --who) into t->labels, as read_labels reads rag-serve's labels.csv of the
+ * run: a row a mark, in the store's order (by record, then when), so that of a record's several
+ * marks the latest is kept and the others counted in labels_duplicate; a mark of a record without
+ * an id is left out, as the CSV leaves it out. Returns an exit code (every failure of the store,
+ * or a run it does not hold: RAG_EXIT_STORE). */
+static int read_store(tool *t, const char *url, const char *ref, rag_buf *records, char **runid, long *duplicates)
+{
+	char err[RAG_ERRLEN];
+	rag_store *st;
+	jv marks;
+	int r;
+	*duplicates = 0;
+	if (!url || !*url) {
+		rag_msg(t->cli->prog, "error", "no store: give --store URL or store.url in the configuration "
+		        "(the default needs $XDG_DATA_HOME or $HOME)");
+		return RAG_EXIT_USAGE;
+	}
+	if (!(st = rag_store_open(url, err, sizeof err))) return store_failed(t, err);
+	if (t->cli->verbose) rag_msg(t->cli->prog, "info", "store %s (%s)", rag_store_url(st), rag_store_backend(st));
+	if ((r = rag_store_resolve(st, ref, runid, err, sizeof err)) ||
+	    (r = rag_store_marks(st, *runid, t->metric, &marks, err, sizeof err))) {
+		rag_store_close(st);
+		return store_failed(t, err);
+	}
+	if (rag_store_export(st, *runid, records, err, sizeof err)) {
+		jv_free(marks);
+		rag_store_close(st);
+		return store_failed(t, err);
+	}
+	rag_store_close(st);
+	t->labels = jv_object();
+	t->label_line = jv_object();
+	jv_array_foreach(marks, i, m) {
+		jv id = rag_json_get(jv_copy(m), "id");
+		if (jv_get_kind(id) == JV_KIND_STRING && jv_string_length_bytes(jv_copy(id)) > 0 && row_taken(t, m, 0)) {
+			if (jv_object_has(jv_copy(t->labels), jv_copy(id))) (*duplicates)++;
+			/* a message about the label names the record it marks, "run R:SEQ" (its line in the run) */
+			t->label_line = jv_object_set(t->label_line, jv_copy(id), rag_json_get(jv_copy(m), "seq"));
+			t->labels = jv_object_set(t->labels, id, rag_json_get(jv_copy(m), "label"));
+		} else {
+			jv_free(id);
+		}
+		jv_free(m);
+		(void)i;
+	}
+	jv_free(marks);
 	return 0;
 }
 
@@ -395,15 +511,30 @@ static int write_sheet(tool *t, const char *path, size_t want, uint64_t seed, si
 }
 
 /* The options that are missing or do not go together: 1 after the message, 0 when all is well. */
-static int usage_conflict(rag_cli *cli, const tool *t, const char *labels, int two_formats, long sample,
-                          const char *sheet, int argc, char **argv)
+static int usage_conflict(rag_cli *cli, const tool *t, const char *labels, const char *run, const char *store,
+                          int two_formats, long sample, const char *sheet, int argc, char **argv)
 {
 	if (!t->field) {
-		rag_msg(cli->prog, "error", "--field FIELD is required: the judge's score or verdict (scores.faithfulness)");
+		rag_msg(cli->prog, "error", "--field FIELD is required: the judge's score or verdict (scores.faithfulness)"
+		        " (or --metric NAME: scores.NAME)");
 		return 1;
 	}
-	if (t->label && labels) {
-		rag_msg(cli->prog, "error", "--label FIELD and --labels FILE are two sources of the labels: choose one");
+	if ((t->label != NULL) + (labels != NULL) + (run != NULL) > 1) {
+		rag_msg(cli->prog, "error", "%s are two sources of the labels: choose one",
+		        !run ? "--label FIELD and --labels FILE" : t->label ? "--label FIELD and --run REF" :
+		        "--labels FILE and --run REF");
+		return 1;
+	}
+	if (store && !run) {
+		rag_msg(cli->prog, "error", "--store URL goes with --run REF: the run whose records and marks to read");
+		return 1;
+	}
+	if (t->who && !run && !labels) {
+		rag_msg(cli->prog, "error", "--who NAME chooses among review marks: give --run REF or --labels FILE");
+		return 1;
+	}
+	if (run && argc - optind > 0) {
+		rag_msg(cli->prog, "error", "--run REF reads the run's records from the store: no FILE (\"%s\")", argv[optind]);
 		return 1;
 	}
 	if (two_formats) {
@@ -414,8 +545,8 @@ static int usage_conflict(rag_cli *cli, const tool *t, const char *labels, int t
 		rag_msg(cli->prog, "error", "--sample N and --sheet FILE go together: how many to draw, and where to write them");
 		return 1;
 	}
-	if (!t->label && !labels && !sheet) {
-		rag_msg(cli->prog, "error", "nothing to compare the judge with: give --label FIELD or --labels FILE (or --sample N --sheet FILE to draw records to label)");
+	if (!t->label && !labels && !run && !sheet) {
+		rag_msg(cli->prog, "error", "nothing to compare the judge with: give --label FIELD, --labels FILE or --run REF (or --sample N --sheet FILE to draw records to label)");
 		return 1;
 	}
 	if (argc - optind > 1) {
@@ -426,7 +557,7 @@ static int usage_conflict(rag_cli *cli, const tool *t, const char *labels, int t
 }
 
 /* What the summary says of its input: the fields compared, the counts, the labels file's
- * matches and the sample drawn. */
+ * matches and the sample drawn. labels: the labels file's name, or the marks --run took. */
 static jv summary_meta(const tool *t, const char *labels, long duplicates, const char *sheet, size_t sampled)
 {
 	jv meta = JV_OBJECT(jv_string("field"), jv_string(t->field),
@@ -456,7 +587,9 @@ int main(int argc, char **argv)
 	int opt, rc = 0, done, json = 0, markdown = 0;
 	long x, duplicates = 0;
 	size_t i, npairs = 0, sampled = 0;
-	const char *labels = NULL, *sheet = NULL, *input = "-";
+	const char *labels = NULL, *sheet = NULL, *input = "-", *run = NULL, *store = NULL;
+	char *field = NULL, *runid = NULL, *marks_name = NULL, *input_name = NULL;
+	rag_buf records = {0};
 	double *ps = NULL, *ph = NULL;
 	long sample = -1;
 	jv s = jv_invalid();
@@ -508,6 +641,10 @@ int main(int argc, char **argv)
 			if (rag_cli_int(&cli, "--sample", optarg, 1, 1000000000, &sample) < 0) goto misuse;
 			break;
 		case OPT_SHEET: sheet = optarg; break;
+		case OPT_RUN: run = optarg; break;
+		case OPT_STORE: store = optarg; break;
+		case OPT_METRIC: t.metric = optarg; break;
+		case OPT_WHO: t.who = optarg; break;
 		case OPT_SCALE:
 			if (parse_scale(optarg, &t.lo, &t.hi) < 0) {
 				rag_msg(cli.prog, "error", "--scale \"%s\": expected LO-HI, two numbers, LO below HI (1-5, 0-10)", optarg);
@@ -521,12 +658,27 @@ int main(int argc, char **argv)
 		}
 	}
 	if ((rc = rag_cli_setup(&cli))) goto out;   /* a configuration that cannot be read first */
-	if (usage_conflict(&cli, &t, labels, json && markdown, sample, sheet, argc, argv)) goto misuse;
+	if (!t.field && t.metric) t.field = field = rag_xasprintf("scores.%s", t.metric);
+	if (usage_conflict(&cli, &t, labels, run, store, json && markdown, sample, sheet, argc, argv)) goto misuse;
 	if (optind < argc) input = argv[optind];
 	if (labels && (rc = read_labels(&t, labels, &duplicates))) goto out;
 	t.sheet = sheet != NULL;
-	t.input = strcmp(input, "-") ? input : "<stdin>";
-	if ((rc = rag_cli_read_run(&cli, input, NULL, observe, &t))) goto out;
+	if (run) {
+		/* the marks are of one metric: --metric, else the one --field names (its last part) */
+		if (!t.metric) t.metric = strrchr(t.field, '.') ? strrchr(t.field, '.') + 1 : t.field;
+		if ((rc = read_store(&t, store ? store : cli.cfg.store.url ? cli.cfg.store.url : cli.cfg.store.default_url,
+		                     run, &records, &runid, &duplicates)))
+			goto out;
+		/* a record's line in the run is its seq, which a mark's message names too */
+		t.input = t.labels_file = input_name = rag_xasprintf("run %s", runid);
+		labels = marks_name = rag_xasprintf("the marks of run %s (%s%s%s)", runid, t.metric, t.who ? ", by " : "",
+		                                    t.who ? t.who : "");
+		rc = rag_cli_read_text(&cli, records.p ? records.p : "", records.len, t.input, observe, &t);
+	} else {
+		t.input = strcmp(input, "-") ? input : "<stdin>";
+		rc = rag_cli_read_run(&cli, input, NULL, observe, &t);
+	}
+	if (rc) goto out;
 	if (rag_tool_interrupted) {
 		rc = 128 + rag_tool_interrupted;
 		goto out;
@@ -572,6 +724,11 @@ out:
 		rc = RAG_EXIT_INTERNAL;
 	}
 	free(text);
+	free(field);
+	free(runid);
+	free(marks_name);
+	free(input_name);
+	rag_buf_free(&records);
 	jv_free(s);
 	free(ps);
 	free(ph);

@@ -393,22 +393,21 @@ int rag_cli_read_baseline(rag_cli *cli, rag_gate *g, const char *name)
 	return rag_cli_read_run(cli, name, NULL, baseline_record, g);
 }
 
-int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
-                     void *ctx)
+/* the record stream over in (named input_name in messages), as rag_cli_read_run's */
+static int read_stream(rag_cli *cli, FILE *in, const char *input_name, int position_by_id, FILE *out,
+                       void (*observe)(rag_item *, void *), void *ctx)
 {
 	rag_stream_opts o;
 	rag_stream_ops ops = {no_start, NULL, wait_input, NULL};
 	rag_stream_stats st;
 	char err[RAG_ERRLEN];
-	FILE *in = stdin;
-	int rc, named = strcmp(name, "-") != 0;
+	int rc;
 
-	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
 	rag_tool_watch_eval();
 	memset(&o, 0, sizeof o);
 	o.prog = cli->prog;
-	o.input_name = named ? name : eval_testset ? eval_testset : "<stdin>";
-	o.position_by_id = !named && eval_testset;
+	o.input_name = input_name;
+	o.position_by_id = position_by_id;
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
@@ -420,9 +419,38 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	o.drain = 1;    /* a run is decided on all of it, whoever stops reading what it passes on */
 	rag_tool_signals();
 	rc = rag_stream_run(in, out, &o, &ops, ctx, &st, err, sizeof err);
-	if (named) fclose(in);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);
 	if (rc == RAG_EXIT_DATA && !cli->strict) rc = RAG_EXIT_OK;
+	return rc;
+}
+
+int rag_cli_read_text(rag_cli *cli, const char *text, size_t len, const char *name,
+                      void (*observe)(rag_item *, void *), void *ctx)
+{
+	/* the stream reads a descriptor (read(2), poll(2)): the text goes through an unlinked
+	 * temporary file */
+	FILE *f = tmpfile();
+	int rc;
+	if (!f || (len && fwrite(text, 1, len, f) != len) || fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0) {
+		rag_msg(cli->prog, "error", "cannot hold the records of %s in a temporary file: %s", name, strerror(errno));
+		if (f) fclose(f);
+		return RAG_EXIT_INTERNAL;
+	}
+	rc = read_stream(cli, f, name, 0, NULL, observe, ctx);
+	fclose(f);
+	return rc;
+}
+
+int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
+                     void *ctx)
+{
+	FILE *in = stdin;
+	int rc, named = strcmp(name, "-") != 0;
+
+	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
+	rc = read_stream(cli, in, named ? name : eval_testset ? eval_testset : "<stdin>", !named && eval_testset, out,
+	                 observe, ctx);
+	if (named) fclose(in);
 	return rc;
 }

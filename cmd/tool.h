@@ -190,6 +190,10 @@ jv rag_cli_hints(const rag_cli *cli, const struct rag_gate *g, jv summary);
  * status 3 unless --strict stopped the stream. Returns an exit code. */
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx);
+/* rag_cli_read_run over records held in text[0..len) (rag-agree --run: a run's records from the
+ * store), named name in messages. */
+int rag_cli_read_text(rag_cli *cli, const char *text, size_t len, const char *name,
+                      void (*observe)(rag_item *, void *), void *ctx);
 /* rag_cli_read_run over a baseline run: its records (the readable ones) go to
  * rag_gate_baseline, before the run itself is read. */
 int rag_cli_read_baseline(rag_cli *cli, struct rag_gate *g, const char *name);

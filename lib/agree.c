@@ -831,13 +831,18 @@ char *rag_agree_markdown(jv s)
 /* ---------------------------------------------------------------- the sheet */
 static const char *const sheet_cols[] = {"id", "category", "score", "reason", "question", "answer", "contexts", "label", NULL};
 
+/* a cell of the CSV sheet: quoted when it must be; a text a spreadsheet would run as a formula
+ * with a ' first (rag_csv_protect), which --labels takes off again */
 static void csv_cell(rag_buf *b, const char *s)
 {
+	const char *q = rag_csv_protect(s) ? "'" : "";
 	if (!strpbrk(s, ",\"\r\n") && *s != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+		rag_buf_adds(b, q);
 		rag_buf_adds(b, s);
 		return;
 	}
 	rag_buf_adds(b, "\"");
+	rag_buf_adds(b, q);
 	for (; *s; s++) rag_buf_add(b, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
 	rag_buf_adds(b, "\"");
 }

@@ -76,6 +76,14 @@ long rag_idtab_find(const rag_idtab *t, const char *id);   /* its row, or -1 */
 long rag_idtab_add(rag_idtab *t, const char *id);
 const char *rag_idtab_id(const rag_idtab *t, size_t row);   /* borrowed */
 void rag_idtab_free(rag_idtab *t);   /* empty again */
+/* CSV for people (OWASP's CSV injection): a cell a spreadsheet would run as a formula (its text
+ * starts with =, +, -, @, a tab or a carriage return, and is not a plain decimal number such as
+ * -1 or +0.5) is written with a ' before it; so is one that starts with ' followed by one of
+ * those or by another ', so that the reader's rule gives every text back. rag_csv_protect: 1 when
+ * s needs the '. rag_csv_unprotect: s past that one ' (borrowed), else s:
+ * rag_csv_unprotect(protected(s)) is s for every s. */
+int rag_csv_protect(const char *s);
+const char *rag_csv_unprotect(const char *s);
 /* Directory that holds share/ data (prompts...): $RAG_DATADIR, else <exe>/../share when running
  * from the build tree, else the compiled-in RAG_DATADIR. Borrowed, static storage. */
 const char *rag_datadir(void);

@@ -33,9 +33,12 @@ static void md_cell(rag_buf *b, const char *s)
 	}
 }
 
+/* a quoted cell; a text a spreadsheet would run as a formula with a ' first (rag_csv_protect),
+ * which rag_gen_review_read takes off again */
 static void csv_cell(rag_buf *b, const char *s)
 {
 	rag_buf_adds(b, "\"");
+	if (rag_csv_protect(s)) rag_buf_adds(b, "'");
 	for (; s && *s; s++) {
 		if (*s == '"') rag_buf_adds(b, "\"\"");
 		else rag_buf_add(b, s, 1);
@@ -63,7 +66,7 @@ char *rag_gen_review_sheet(jv cases, int csv, const char *name)
 		if (csv) {
 			rag_buf_adds(&b, "keep,");
 			csv_cell(&b, id);
-			rag_buf_addf(&b, ",%s,", kind);
+			rag_buf_addf(&b, ",%s%s,", rag_csv_protect(kind) ? "'" : "", kind);
 			csv_cell(&b, q);
 			rag_buf_adds(&b, ",");
 			csv_cell(&b, r);
@@ -130,8 +133,10 @@ jv rag_gen_review_read(const char *text, size_t len, const char *name, int csv, 
 		}
 		jv_array_foreach(recs, i, r) {
 			jv ka, ki, kq, kr;
-			const char *a = str_of(r, "action", &ka), *id = str_of(r, "id", &ki);
-			const char *q = str_of(r, "question", &kq), *rf = str_of(r, "reference", &kr);
+			/* a cell written with a ' against a spreadsheet's formulas comes back as it was */
+			const char *a = str_of(r, "action", &ka), *id = rag_csv_unprotect(str_of(r, "id", &ki));
+			const char *q = rag_csv_unprotect(str_of(r, "question", &kq));
+			const char *rf = rag_csv_unprotect(str_of(r, "reference", &kr));
 			const char *bad = !a ? "no action" : !action_ok(a) ? "the action is not keep, drop or fix" : NULL;
 			if (bad) {
 				rag_seterr(err, errlen, "%s: row %d: %s", name, i + 2, bad);

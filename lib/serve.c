@@ -282,15 +282,19 @@ static int api_testsets(rag_store *s, jv *body, char *err, size_t errlen)
 	return 200;
 }
 
-/* a CSV cell: quoted when it holds a comma, a quote or a line break */
+/* a CSV cell: quoted when it holds a comma, a quote or a line break; a text a spreadsheet would
+ * run as a formula (a reviewer's comment "=HYPERLINK(...)") with a ' first (rag_csv_protect),
+ * which rag-agree --labels takes off again */
 static void csv_add(rag_buf *b, const char *v)
 {
 	if (!v) v = "";
 	if (!strpbrk(v, ",\"\r\n")) {
+		if (rag_csv_protect(v)) rag_buf_add(b, "'", 1);
 		rag_buf_adds(b, v);
 		return;
 	}
 	rag_buf_add(b, "\"", 1);
+	if (rag_csv_protect(v)) rag_buf_add(b, "'", 1);
 	for (; *v; v++) {
 		if (*v == '"') rag_buf_add(b, "\"", 1);
 		rag_buf_add(b, v, 1);

@@ -288,3 +288,44 @@ void rag_idtab_free(rag_idtab *t)
 	free(t->tab);
 	memset(t, 0, sizeof *t);
 }
+
+/* ---------------------------------------------------------------- CSV for people */
+
+/* the characters that start a formula in a spreadsheet (OWASP: CSV injection) */
+static int csv_formula_char(char c)
+{
+	return c && strchr("=+-@\t\r", c) != NULL;
+}
+
+/* a plain decimal number, as a spreadsheet reads it and a person writes it: [+-]digits[.digits]
+ * [e[+-]digits] (no hex, inf or nan, which are text there) */
+static int csv_number(const char *s)
+{
+	int digits = 0;
+	if (*s == '+' || *s == '-') s++;
+	while (*s >= '0' && *s <= '9') s++, digits++;
+	if (*s == '.') {
+		s++;
+		while (*s >= '0' && *s <= '9') s++, digits++;
+	}
+	if (!digits) return 0;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-') s++;
+		if (!(*s >= '0' && *s <= '9')) return 0;
+		while (*s >= '0' && *s <= '9') s++;
+	}
+	return !*s;
+}
+
+int rag_csv_protect(const char *s)
+{
+	if (!s) return 0;
+	if (csv_formula_char(s[0])) return !csv_number(s);
+	return s[0] == '\'' && (csv_formula_char(s[1]) || s[1] == '\'');
+}
+
+const char *rag_csv_unprotect(const char *s)
+{
+	return s && s[0] == '\'' && (csv_formula_char(s[1]) || s[1] == '\'') ? s + 1 : s;
+}

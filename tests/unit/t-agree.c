@@ -265,5 +265,30 @@ int main(void)
 		free(md);
 		jv_free(rows);
 	}
+	{
+		/* CSV injection (OWASP): a cell a spreadsheet would run gets a ' first; numbers stay numbers;
+		 * the reader's rule gives every text back */
+		static const char *const texts[] = {"=HYPERLINK(\"http://x\")", "+1+1", "-r1", "@SUM(1)", "\tx", "\rx",
+		                                    "'=x", "''", "'a", "'", "-", "-1", "+0.5", "-2.5e-3", "1", "a=b", "",
+		                                    "-inf", "-0x10", "-.5", "-1.", "-e5", NULL};
+		static const int want[] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1};
+		size_t k;
+		for (k = 0; texts[k]; k++) {
+			char *w = rag_xasprintf("%s%s", rag_csv_protect(texts[k]) ? "'" : "", texts[k]);
+			is_int(rag_csv_protect(texts[k]), want[k], "rag_csv_protect(\"%s\")", texts[k]);
+			is_str(rag_csv_unprotect(w), texts[k], "\"%s\" written \"%s\", read back", texts[k], w);
+			free(w);
+		}
+	}
+	{
+		jv rows = JV_ARRAY(JV_OBJECT(jv_string("id"), jv_string("-r1"), jv_string("answer"), jv_string("=1+2"),
+		                             jv_string("question"), jv_string("@SUM(1), \"x\""), jv_string("score"),
+		                             jv_string("-0.5")));
+		char *csv = rag_agree_sheet(rows, 0);
+		is_str(csv, "id,category,score,reason,question,answer,contexts,label\r\n'-r1,,-0.5,,\"'@SUM(1), \"\"x\"\"\",'=1+2,,\r\n",
+		       "sheet CSV: cells that would be formulas begin with ', inside the quotes too; a number as it is");
+		free(csv);
+		jv_free(rows);
+	}
 	return done_testing();
 }

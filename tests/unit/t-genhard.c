@@ -112,6 +112,23 @@ int main(void)
 	is_int(jv_array_length(jv_copy(rows)), 3, "CSV: a row a case read back");
 	jv_free(rows);
 	free(s);
+	{
+		/* CSV injection: what a spreadsheet would run is written with a ' first, and read back as it was */
+		jv hostile = jv_parse("[{\"id\":\"-a\",\"question\":\"=HYPERLINK(\\\"http://x\\\")\",\"reference\":\"@SUM(1)\","
+		                      "\"kind\":\"+k\"},{\"id\":\"b\",\"question\":\"'=q\",\"reference\":\"-1\"}]");
+		s = rag_gen_review_sheet(hostile, 1, NULL);
+		is_str(s, "action,id,kind,question,reference\nkeep,\"'-a\",'+k,\"'=HYPERLINK(\"\"http://x\"\")\",\"'@SUM(1)\"\n"
+		       "keep,\"b\",regular,\"''=q\",\"-1\"\n", "CSV sheet: formula cells begin with ', a number does not");
+		rows = rag_gen_review_read(s, strlen(s), "s.csv", 1, err, sizeof err);
+		is_str(str(rows, 0, "id"), "-a", "CSV read back: the id as it was");
+		is_str(str(rows, 0, "question"), "=HYPERLINK(\"http://x\")", "... the question");
+		is_str(str(rows, 0, "reference"), "@SUM(1)", "... the reference");
+		is_str(str(rows, 1, "question"), "'=q", "... a text that began with ' too");
+		is_str(str(rows, 1, "reference"), "-1", "... a number as it was");
+		jv_free(rows);
+		free(s);
+		jv_free(hostile);
+	}
 	p = "| action | id | kind | question | reference |\n|---|---|---|---|---|\n| fix | a | regular | How \\| good? | Good. |\n"
 	    "| drop | b | unanswerable | Who invented the panel? |  |\n";
 	rows = rag_gen_review_read(p, strlen(p), "s.md", 0, err, sizeof err);

@@ -81,7 +81,7 @@ test-deps:
 	@sh mk/deps.sh install test
 
 # every compile waits for this check (order-only: it never makes anything out of date)
-$(LIB_OBJ) $(CMD_OBJ) $(BINS) $(UNIT_BIN): | have-deps
+$(LIB_OBJ) $(UNIT_LIB_OBJ) $(CMD_OBJ) $(BINS) $(UNIT_BIN): | have-deps
 have-deps:
 	@sh mk/deps.sh check '$(CC)' $(PC_LIBS)
 
@@ -119,8 +119,21 @@ bin/rag-gen: obj/rag-gen.o $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a
 	@mkdir -p bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
 
-tests/unit/%.test: tests/unit/%.c lib/librag.a
-	$(CC) $(ALL_CFLAGS) $(UNIT_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< lib/librag.a $(LDLIBS)
+# The unit tests' library, lib/libragu.a (curl's libcurlu): the library's objects, but those of
+# the files with RAG_UNITTEST functions (static in the library, base.h) compiled again with
+# -DRAG_UNITTESTS into obj/unit/, where those functions are external and their headers declare
+# them. The tools never link it.
+UNIT_LIB_SRC := $(shell grep -l '^RAG_UNITTEST' $(LIB_SRC))
+UNIT_LIB_OBJ = $(UNIT_LIB_SRC:%.c=obj/unit/%.o)
+UNITU_OBJ = $(filter-out $(UNIT_LIB_SRC:.c=.o),$(LIB_OBJ)) $(UNIT_LIB_OBJ)
+obj/unit/%.o: %.c VERSION
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DRAG_UNITTESTS $(DEP_CFLAGS) -c -o $@ $<
+lib/libragu.a: $(UNITU_OBJ)
+	rm -f $@ && ar rcs $@ $(UNITU_OBJ)
+
+tests/unit/%.test: tests/unit/%.c lib/libragu.a
+	$(CC) $(ALL_CFLAGS) -DRAG_UNITTESTS $(UNIT_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< lib/libragu.a $(LDLIBS)
 
 # make check and make demo install what is missing first, then build in a second make, so
 # that with -j nothing compiles before the packages are in place.
@@ -184,8 +197,9 @@ valgrind: all $(UNIT_BIN)
 WARN_CFLAGS = -Wconversion -Wshadow -Wstrict-prototypes
 WARN_SRC = $(wildcard lib/*.c lib/store/*.c cmd/*.c tests/unit/*.c)
 warnings: | have-deps
-	@out=$$(for f in $(WARN_SRC); do \
-	  $(CC) $(ALL_CFLAGS) $(WARN_CFLAGS) $(UNIT_CFLAGS) -c -o /dev/null $$f 2>&1 || echo "$$f: does not compile"; \
+	@out=$$(for f in $(WARN_SRC) $(UNIT_LIB_SRC:%=unit:%); do \
+	  case $$f in tests/unit/*) u=-DRAG_UNITTESTS;; unit:*) f=$${f#unit:} u=-DRAG_UNITTESTS;; *) u=;; esac; \
+	  $(CC) $(ALL_CFLAGS) $$u $(WARN_CFLAGS) $(UNIT_CFLAGS) -c -o /dev/null $$f 2>&1 || echo "$$f: does not compile"; \
 	done); \
 	[ -z "$$out" ] || printf '%s\n' "$$out"; \
 	echo "make warnings: $$(printf '%s' "$$out" | grep -c 'warning:') warnings in $(words $(WARN_SRC)) files"; \
@@ -193,12 +207,15 @@ warnings: | have-deps
 .PHONY: warnings
 
 # Every library header compiles alone (it includes what it uses), twice in a row (its include
-# guard holds): the compiler reads an empty C file with the header forced in.
+# guard holds), as the library is built and as the unit tests' build (-DRAG_UNITTESTS): the
+# compiler reads an empty C file with the header forced in.
 HDR_SRC = $(wildcard lib/*.h lib/*/*.h)
 header-check: | have-deps
 	@bad=0; for h in $(HDR_SRC); do \
-	  $(CC) $(ALL_CFLAGS) -Werror -fsyntax-only -include $$h -include $$h -x c /dev/null || \
-	    { echo "$$h: does not compile alone"; bad=$$((bad + 1)); }; \
+	  for u in '' -DRAG_UNITTESTS; do \
+	    $(CC) $(ALL_CFLAGS) $$u -Werror -fsyntax-only -include $$h -include $$h -x c /dev/null || \
+	      { echo "$$h: does not compile alone $${u:+with $$u}"; bad=$$((bad + 1)); }; \
+	  done; \
 	done; \
 	echo "make header-check: $$bad of $(words $(HDR_SRC)) headers do not compile alone"; [ $$bad = 0 ]
 .PHONY: header-check
@@ -362,15 +379,15 @@ hooks:
 .PHONY: hooks
 
 clean:
-	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d obj lib/librag.a tests/unit/*.test tests/unit/*.d tests/tmp dist
+	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d obj lib/librag.a lib/libragu.a tests/unit/*.test tests/unit/*.d tests/tmp dist
 
 # the header dependencies the compiler wrote (none before the first build); a target built
 # without one (by an older Makefile, or its .d removed) is built again, so that none keeps
 # headers it was not built with
-DEP_FILES = $(wildcard lib/*.d lib/store/*.d cmd/*.d obj/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
+DEP_FILES = $(wildcard lib/*.d lib/store/*.d cmd/*.d obj/*.d obj/unit/lib/*.d obj/unit/lib/store/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
 -include $(DEP_FILES)
 NO_DEP = $(filter-out $(DEP_FILES:.d=.o) $(DEP_FILES:.d=.test) $(DEP_FILES:.d=), \
-	$(LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(FUZZ_OBJ) $(FUZZ_BIN))
+	$(LIB_OBJ) $(UNIT_LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(FUZZ_OBJ) $(FUZZ_BIN))
 $(NO_DEP): FORCE
 FORCE:
 .PHONY: FORCE

@@ -44,7 +44,7 @@ static void avg_ranks(const double *x, size_t n, double *r)
 }
 
 /* ---------------------------------------------------------------- binary measures */
-int rag_agree_auc(const double *score, const double *label, size_t n, double *auc, const char **why)
+RAG_UNITTEST int rag_agree_auc(const double *score, const double *label, size_t n, double *auc, const char **why)
 {
 	double *r, sum = 0, npos = 0, nneg = 0;
 	size_t i;
@@ -72,7 +72,7 @@ int rag_agree_auc(const double *score, const double *label, size_t n, double *au
 	return 0;
 }
 
-double rag_agree_kappa(long tp, long fp, long fn, long tn)
+RAG_UNITTEST double rag_agree_kappa(long tp, long fp, long fn, long tn)
 {
 	double n = (double)(tp + fp + fn + tn), po, pe;
 	if (n <= 0) return NAN;
@@ -87,7 +87,7 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : NAN;
 }
 
-void rag_agree_classify(const double *score, const double *label, size_t n, double threshold,
+RAG_UNITTEST void rag_agree_classify(const double *score, const double *label, size_t n, double threshold,
                         rag_agree_cls *c)
 {
 	size_t i;
@@ -129,7 +129,7 @@ static const char *rag_agree_measure_name(int measure)
 	return measure == RAG_AGREE_F1 ? "f1" : measure == RAG_AGREE_ACCURACY ? "accuracy" : "youden";
 }
 
-int rag_agree_best_threshold(const double *score, const double *label, size_t n, int measure,
+RAG_UNITTEST int rag_agree_best_threshold(const double *score, const double *label, size_t n, int measure,
                              double *threshold, double *value)
 {
 	keyed *k;
@@ -182,7 +182,7 @@ static int constant(const double *x, size_t n)
 	return 1;
 }
 
-int rag_agree_spearman(const double *x, const double *y, size_t n, double *rho, const char **why)
+RAG_UNITTEST int rag_agree_spearman(const double *x, const double *y, size_t n, double *rho, const char **why)
 {
 	double *rx, *ry, mx, my, sxy = 0, sxx = 0, syy = 0;
 	size_t i;
@@ -213,7 +213,7 @@ int rag_agree_spearman(const double *x, const double *y, size_t n, double *rho, 
 	return 0;
 }
 
-int rag_agree_kendall(const double *x, const double *y, size_t n, double *tau, const char **why)
+RAG_UNITTEST int rag_agree_kendall(const double *x, const double *y, size_t n, double *tau, const char **why)
 {
 	double nc = 0, nd = 0, tx = 0, ty = 0, n0;
 	size_t i, j;
@@ -250,7 +250,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int rag_agree_bootstrap(const double *score, const double *label, size_t n, double threshold,
+RAG_UNITTEST int rag_agree_bootstrap(const double *score, const double *label, size_t n, double threshold,
                         int resamples, double confidence, uint64_t seed, rag_agree_ci ci[RAG_AGREE_NCI])
 {
 	rag_rng r;
@@ -297,7 +297,7 @@ int rag_agree_bootstrap(const double *score, const double *label, size_t n, doub
 }
 
 /* ---------------------------------------------------------------- prediction-powered inference */
-double rag_agree_z(double confidence)
+RAG_UNITTEST double rag_agree_z(double confidence)
 {
 	/* the normal quantile (1 + confidence) / 2 by bisection on erfc: 60 halvings of [0, 40]
 	 * leave it exact to the double */
@@ -322,7 +322,7 @@ static double variance(const double *x, size_t n)
 	return ss / (double)(n - 1);
 }
 
-int rag_agree_ppi(const double *judge_all, size_t nall, const double *judge_lab, const double *human_lab,
+RAG_UNITTEST int rag_agree_ppi(const double *judge_all, size_t nall, const double *judge_lab, const double *human_lab,
                   size_t nlab, double confidence, rag_agree_ppi_est *e, const char **why)
 {
 	double *d, z;

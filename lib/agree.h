@@ -56,12 +56,20 @@ char *rag_agree_sheet(jv rows, int markdown);
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside agree.c and by tests/unit/t-agree.c: the measures rag_agree_summary computes,
- * each checked against its reference values. Public so that the unit tests reach them; no tool
- * calls them (make one static again before a tool would). */
+ * each checked against its reference values. Static in the library (RAG_UNITTEST, base.h): declared
+ * only when RAG_UNITTESTS is defined, as for the unit tests' build of the library (lib/libragu.a). */
+/* The measures' types, which agree.c uses too. */
 typedef struct rag_agree_cls {
 	long tp, fp, fn, tn;      /* the confusion matrix: judge positive / negative x label */
 	double accuracy, precision, recall, specificity, f1, kappa;
 } rag_agree_cls;
+enum { RAG_AGREE_CI_AUC = 0, RAG_AGREE_CI_ACCURACY, RAG_AGREE_CI_F1, RAG_AGREE_CI_KAPPA, RAG_AGREE_NCI };
+typedef struct rag_agree_ci { double lo, hi; long defined; } rag_agree_ci;
+typedef struct rag_agree_ppi_est {
+	double estimate, lo, hi, se, judge_mean, rectifier, human_mean;
+	size_t n_all, n_labelled;
+} rag_agree_ppi_est;
+#ifdef RAG_UNITTESTS
 /* ROC AUC as the Mann-Whitney U over the product of the class sizes, a tie counting half
  * (scikit-learn's roc_auc_score). -1 and why with one class only or no pairs. */
 int rag_agree_auc(const double *score, const double *label, size_t n, double *auc, const char **why);
@@ -80,8 +88,6 @@ int rag_agree_kendall(const double *x, const double *y, size_t n, double *tau, c
 /* Percentile bootstrap intervals (rag_rng seeded with seed, pairs drawn with replacement) of
  * AUC, accuracy, F1 and kappa at threshold; a resample where a measure is undefined is left out
  * of its interval (defined counts the rest). -1 when n is 0 or an argument is out of range. */
-enum { RAG_AGREE_CI_AUC = 0, RAG_AGREE_CI_ACCURACY, RAG_AGREE_CI_F1, RAG_AGREE_CI_KAPPA, RAG_AGREE_NCI };
-typedef struct rag_agree_ci { double lo, hi; long defined; } rag_agree_ci;
 int rag_agree_bootstrap(const double *score, const double *label, size_t n, double threshold,
                         int resamples, double confidence, uint64_t seed, rag_agree_ci ci[RAG_AGREE_NCI]);
 /* The two-sided normal quantile of confidence (0.95: 1.959964); NAN out of (0, 1). */
@@ -90,11 +96,8 @@ double rag_agree_z(double confidence);
  * over all nall records minus the mean of judge - human over the nlab labelled ones, with the
  * CLT interval estimate +- z sqrt(var(judge_all)/nall + var(judge - human)/nlab) (sample
  * variances). -1 and why with fewer than two on either side. */
-typedef struct rag_agree_ppi_est {
-	double estimate, lo, hi, se, judge_mean, rectifier, human_mean;
-	size_t n_all, n_labelled;
-} rag_agree_ppi_est;
 int rag_agree_ppi(const double *judge_all, size_t nall, const double *judge_lab, const double *human_lab,
                   size_t nlab, double confidence, rag_agree_ppi_est *e, const char **why);
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -40,6 +40,8 @@ extern char **environ;
  * them; each a string or an object {id, text}. */
 #define SOURCES "(if type == \"array\" then ([.[] | objects | .sources // empty] | " \
 	"if length > 0 then add else null end) elif type == \"object\" then .sources else null end) as $s | "
+RAG_UNITTEST jv rag_collect_system(const rag_collect *c, jv rec);
+
 static const char default_body[] = "{question: .question} + (if (.history | type) == \"array\" then {history: .history} else {} end)";
 /* a JSON reply {"answer"}, an OpenAI chat completion, or the events of a stream: OpenAI's chunks
  * (choices[0].delta.content), or events carrying "answer", "delta" or "text" pieces */
@@ -169,10 +171,13 @@ rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen)
 	return c;
 }
 
-const char *rag_collect_target(const rag_collect *c)
+#ifdef RAG_UNITTESTS
+/* what a call goes to: only the unit tests ask */
+RAG_UNITTEST const char *rag_collect_target(const rag_collect *c)
 {
 	return c->command_mode ? c->command : c->url;
 }
+#endif
 
 /* The fields a reply gives, into *fields: answer (a string), contexts and context_ids when the
  * programs give them. reply consumed. 0, or -1 and err. */
@@ -711,7 +716,7 @@ void rag_collect_record(rag_collect *c, jv rec, rag_collect_cb cb, void *arg)
 	c->queue_tail = j;
 }
 
-jv rag_collect_system(const rag_collect *c, jv rec)
+RAG_UNITTEST jv rag_collect_system(const rag_collect *c, jv rec)
 {
 	jv sys;
 	if (jv_object_length(jv_copy(c->system)) == 0) return rec;

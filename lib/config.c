@@ -297,7 +297,7 @@ static void rubric_conf_free(rag_rubric_conf *r)
 	memset(r, 0, sizeof *r);
 }
 
-int rag_config_scale_parse(const char *s)
+RAG_UNITTEST int rag_config_scale_parse(const char *s)
 {
 	if (!s) return -1;
 	if (!strcmp(s, "0-10")) return RAG_SCALE_0_10;

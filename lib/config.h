@@ -217,9 +217,12 @@ const char *rag_config_cache_mode_name(int mode);
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside config.c and by tests/unit/t-rubric.c: a rubric scale's name read back
- * (config.c reads rubrics.<name>.scale with it). Public so that the unit tests reach them; no tool
- * calls them (make one static again before a tool would). */
+ * (config.c reads rubrics.<name>.scale with it). Static in the library (RAG_UNITTEST, base.h):
+ * declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
+ * (lib/libragu.a). */
+#ifdef RAG_UNITTESTS
 /* "0-10", "1-5", "yes/no": the scale, or -1. */
 int rag_config_scale_parse(const char *s);
+#endif /* RAG_UNITTESTS */
 
 #endif

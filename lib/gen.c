@@ -51,7 +51,7 @@ static int blank_str(jv s)
 	return 1;
 }
 
-const char *rag_gen_check(jv v, int expect, jv *result, char *problem, size_t plen)
+RAG_UNITTEST const char *rag_gen_check(jv v, int expect, jv *result, char *problem, size_t plen)
 {
 	jv arr = v, out;
 	int n, i;

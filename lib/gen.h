@@ -102,11 +102,14 @@ char *rag_gen_check_text(jv r, const char *name, int json, int *found);
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside gen.c and genhard.c and by tests/unit/t-genchunk.c and t-genhard.c: the reply
- * checks rag_gen_ask and rag_gen_hard_ask hand the judge. Public so that the unit tests reach
- * them; no tool calls them (make one static again before a tool would). */
+ * checks rag_gen_ask and rag_gen_hard_ask hand the judge. Static in the library (RAG_UNITTEST,
+ * base.h): declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
+ * (lib/libragu.a). */
+#ifdef RAG_UNITTESTS
 /* The reply check: {"questions": [...]} with expect items, each with a question, a reference,
  * slot i's difficulty and a known type. */
 const char *rag_gen_check(jv reply, int expect, jv *result, char *problem, size_t plen);
 const char *rag_gen_hard_check(jv reply, int kind, jv *result, char *problem, size_t plen);
+#endif /* RAG_UNITTESTS */
 
 #endif

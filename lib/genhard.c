@@ -249,7 +249,7 @@ static int blank(jv s)
 	return 1;
 }
 
-const char *rag_gen_hard_check(jv v, int kind, jv *result, char *problem, size_t plen)
+RAG_UNITTEST const char *rag_gen_hard_check(jv v, int kind, jv *result, char *problem, size_t plen)
 {
 	jv q, r;
 	if (jv_get_kind(v) != JV_KIND_OBJECT) {

@@ -81,9 +81,11 @@ int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *refere
                          jv *found, jv *missed, jv *partly);
 
 /* ---------------------------------------------------------------- for unit tests
- * Called only inside lexical.c and by tests/unit/t-lexical.c: the words a text was cut into.
- * Public so that the unit tests reach them; no tool calls them (make one static again before a
- * tool would). */
+ * Called only inside lexical.c and by tests/unit/t-lexical.c: the words a text was cut into. Static
+ * in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS is defined, as for the
+ * unit tests' build of the library (lib/libragu.a). */
+#ifdef RAG_UNITTESTS
 size_t rag_lex_count(const rag_lex *x, int ref);          /* words of the candidate (0) or reference */
+#endif /* RAG_UNITTESTS */
 
 #endif

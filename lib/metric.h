@@ -146,13 +146,15 @@ jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const ch
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside rubric.c and by tests/unit/t-rubric.c: a rubric's fields, and the reply check
- * rag_rubric_ask hands the judge. Public so that the unit tests reach them; no tool calls them
- * (make one static again before a tool would). */
+ * rag_rubric_ask hands the judge. Static in the library (RAG_UNITTEST, base.h): declared only when
+ * RAG_UNITTESTS is defined, as for the unit tests' build of the library (lib/libragu.a). */
+#ifdef RAG_UNITTESTS
 size_t rag_rubric_nfields(const rag_rubric *r);
 const char *rag_rubric_field(const rag_rubric *r, size_t i);   /* canonical names: "question" */
 /* The reply check (a rag_judge_check, expect being the scale): {"score", "reason"} with the
  * score on the scale (an integer in range; "yes" / "no" or a boolean for yes/no) and a reason
  * that is not blank -> *result {"score": number (yes 1, no 0), "reason": string}. */
 const char *rag_rubric_check(jv reply, int scale, jv *result, char *problem, size_t plen);
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -69,12 +69,14 @@ const char *rag_record_canonical(const char *field)
 	return f ? f->name : field;
 }
 
-int rag_record_is_field(const char *name)
+#ifdef RAG_UNITTESTS   /* only the unit tests call it */
+RAG_UNITTEST int rag_record_is_field(const char *name)
 {
 	return row_of(name) != NULL;
 }
+#endif
 
-int rag_record_known(const char *name)
+RAG_UNITTEST int rag_record_known(const char *name)
 {
 	size_t i;
 	if (row_of(name)) return 1;
@@ -172,7 +174,7 @@ static void nearer(const char *name, const char *fname, size_t fn, const char **
 	}
 }
 
-const char *rag_record_suggest(const char *field)
+RAG_UNITTEST const char *rag_record_suggest(const char *field)
 {
 	char f[64];
 	const char *best = NULL;
@@ -251,10 +253,12 @@ int rag_fieldmap_add(rag_fieldmap *m, const char *field, const char *prog, const
 	return 0;
 }
 
-size_t rag_fieldmap_count(const rag_fieldmap *m)
+#ifdef RAG_UNITTESTS   /* only the unit tests call it */
+RAG_UNITTEST size_t rag_fieldmap_count(const rag_fieldmap *m)
 {
 	return m ? m->n : 0;
 }
+#endif
 
 int rag_fieldmap_apply(rag_fieldmap *m, jv *rec, char *err, size_t errlen)
 {

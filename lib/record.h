@@ -128,8 +128,10 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside record.c and by tests/unit/t-record.c: the field table's look-ups behind
- * rag_record_near_misses, and a mapping's size. Public so that the unit tests reach them; no tool
- * calls them (make one static again before a tool would). */
+ * rag_record_near_misses, and a mapping's size. Static in the library (RAG_UNITTEST, base.h):
+ * declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
+ * (lib/libragu.a). */
+#ifdef RAG_UNITTESTS
 /* 1 when name is a field of the record format, by our name or an alias. */
 int rag_record_is_field(const char *name);
 /* 1 when name is a field of the record format or one the tools write (scores, verdicts...). */
@@ -140,5 +142,6 @@ int rag_record_known(const char *name);
  * is known or far from every known name (a field of the user's own). */
 const char *rag_record_suggest(const char *field);
 size_t rag_fieldmap_count(const rag_fieldmap *m);   /* 0 for NULL */
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -30,7 +30,7 @@ static uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t rag_rng_next(rag_rng *r)
+RAG_UNITTEST uint64_t rag_rng_next(rag_rng *r)
 {
 	uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
 	s[2] ^= s[0];

@@ -64,10 +64,12 @@ static const char *const migration_2[] = {
 static const char *const *const migrations[] = { NULL, migration_1, migration_2 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
-int rag_store_schema(void)
+#ifdef RAG_UNITTESTS   /* only the unit tests call it */
+RAG_UNITTEST int rag_store_schema(void)
 {
 	return SCHEMA_VERSION;
 }
+#endif
 
 /* ---------------------------------------------------------------- statements */
 

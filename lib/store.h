@@ -95,9 +95,11 @@ int rag_store_info(rag_store *s, jv *out, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside store.c and by tests/unit/t-store.c: the schema version the migrations are
- * checked against. Public so that the unit tests reach them; no tool calls them (make one static
- * again before a tool would). */
+ * checked against. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS
+ * is defined, as for the unit tests' build of the library (lib/libragu.a). */
+#ifdef RAG_UNITTESTS
 /* the schema version this build writes (migrations bring older stores to it) */
 int rag_store_schema(void);
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -36,7 +36,7 @@ int rag_vec_cosine(const double *a, const double *b, size_t n, double *out)
 	return 0;
 }
 
-double *rag_vec_from_jv(jv v, size_t *n)
+RAG_UNITTEST double *rag_vec_from_jv(jv v, size_t *n)
 {
 	int i, len;
 	double *out;

@@ -78,6 +78,20 @@ layer_violations() {
 layer_violations "$TOP" >"$T/viol"
 is "$(cat "$T/viol")" "" "every library file has a layer, and includes no header of a higher layer"
 
+# The functions only unit tests call (RAG_UNITTEST, declared inside #ifdef RAG_UNITTESTS in their
+# header's last section) are static in the library: none is a symbol librag.a defines, and the
+# unit tests' build, lib/libragu.a, defines every one.
+awk '/^#ifdef RAG_UNITTESTS/ {on = 1; next} /^#endif/ {on = 0}
+	on && match($0, /[a-z_0-9]+\(/) && $0 !~ /^[ \t]*\*/ && $0 !~ /^\/\*/ {print substr($0, RSTART, RLENGTH - 1)}' \
+	"$TOP"/lib/*.h "$TOP"/lib/store/*.h | sort -u >"$T/unitonly"
+check "the headers declare functions for the unit tests only" test "$(wc -l <"$T/unitonly")" -gt 20
+nm -g --defined-only "$TOP/lib/librag.a" 2>/dev/null | awk '{print $3}' | sort -u >"$T/defined"
+is "$(comm -12 "$T/unitonly" "$T/defined" | tr '\n' ' ')" "" "librag.a exports none of the unit tests' functions"
+if [ -f "$TOP/lib/libragu.a" ]; then
+	nm -g --defined-only "$TOP/lib/libragu.a" 2>/dev/null | awk '{print $3}' | sort -u >"$T/definedu"
+	is "$(comm -23 "$T/unitonly" "$T/definedu" | tr '\n' ' ')" "" "libragu.a defines every one of them"
+fi
+
 # the checker itself: a foundation header that includes the gate's is caught
 mkdir -p "$T/probe/lib"
 printf '#include "gate.h"\n' >"$T/probe/lib/base.h"

@@ -1767,3 +1767,20 @@ fail:
 	free(one);
 	return r;
 }
+
+int rag_store_testset_tag(rag_store *s, const char *name, const char *tag, char *err, size_t errlen)
+{
+	int latest;
+	if (begin(s, err, errlen) < 0) return -1;
+	if (latest_version(s, name, &latest, err, errlen) < 0) goto fail;
+	if (!latest) {
+		rollback(s);
+		rag_seterr(err, errlen, "no test set \"%s\" in the store", name);
+		return 1;
+	}
+	if (put_tag(s, name, tag, err, errlen) < 0) goto fail;
+	return commit(s, err, errlen);
+fail:
+	rollback(s);
+	return -1;
+}

@@ -119,6 +119,8 @@ typedef struct rag_store_testset_in {
  * version, who made it and when); 1 when in->base is set and the test set is gone. */
 int rag_store_testset_save(rag_store *s, const rag_store_testset_in *in, int *version, int *created, char *err,
                            size_t errlen);
+/* Test set name's tag ("": none), in a transaction of its own; 1 when there is no such test set. */
+int rag_store_testset_tag(rag_store *s, const char *name, const char *tag, char *err, size_t errlen);
 /* Delete test set name, every version and its tag; base: the version its user saw (0: any).
  * Refused (RAG_STORE_CONFLICT) when a run names the test set (its history keeps it) or base is
  * not the newest; 1 when there is none. */

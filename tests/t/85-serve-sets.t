@@ -108,11 +108,17 @@ suite() {
 	post /api/testsets '{"name":"a/b"}'
 	is "$CODE" 400 "$be: a name with a slash: 400"
 
+	run rag rag-store -q -c "$T/c.yaml" --store "$2" testset import "$T/cells.csv" --name from-store --tag kb-c
+	is "$RC:$(cat "$OUT")" '0:from-store@1' "$be: rag-store testset import --tag"
+	run rag rag-store -q -c "$T/c.yaml" --store "$2" testset import "$T/cells.csv" --name nowhere --tag ''
+	is "$RC" 0 "$be: an empty --tag: none"
+
 	# ---------------------------------------------------------------- the list
 	get /api/testsets
 	is "$(jq -c '[.testsets[] | [.name, .tag, .latest, .n]]' "$OUT")" \
-		'[["arr","kb-a",1,2],["cells","kb-b",1,2],["empty","kb-a",1,0],["lines","kb-b",1,3]]' "$be: the test sets, tag, version, cases"
-	is "$(jq -c .tags "$OUT")" '["kb-a","kb-b"]' "$be: the tags offered"
+		'[["arr","kb-a",1,2],["cells","kb-b",1,2],["empty","kb-a",1,0],["from-store","kb-c",1,2],["lines","kb-b",1,3],["nowhere",null,1,2]]' \
+		"$be: the test sets, tag, version, cases"
+	is "$(jq -c .tags "$OUT")" '["kb-a","kb-b","kb-c"]' "$be: the tags offered"
 	get '/api/testsets?tag=kb-b'
 	is "$(jq -c '[.testsets[].name]' "$OUT")" '["cells","lines"]' "$be: filtered by tag"
 

@@ -586,7 +586,7 @@ static int post_cases(rag_store *s, const char *name, jv o, jv *body)
 	char err[RAG_ERRLEN];
 	write_meta m;
 	edit e;
-	jv base = jv_invalid(), ops, cases;
+	jv base = jv_invalid(), ops, cases, base_twice;
 	int st = 400, r;
 	memset(&e, 0, sizeof e);
 	e.body = body;
@@ -617,7 +617,10 @@ static int post_cases(rag_store *s, const char *name, jv o, jv *body)
 	}
 	jv_free(ops);
 	if (jv_is_valid(*body)) goto out;
-	cases = finish(&e, twice(jv_object_get(jv_copy(base), jv_string("cases"))));
+	cases = jv_object_get(jv_copy(base), jv_string("cases"));
+	base_twice = twice(cases);
+	jv_free(cases);
+	cases = finish(&e, base_twice);
 	if (!jv_is_valid(cases)) goto out;
 	{
 		char fb[256];

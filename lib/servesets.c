@@ -223,6 +223,18 @@ static int edit_msg(edit *e, const char *msg)
 	return -1;
 }
 
+/* whether a (borrowed) is an array of texts */
+static int all_texts(jv a)
+{
+	int ok = jv_get_kind(a) == JV_KIND_ARRAY, i, n = ok ? jv_array_length(jv_copy(a)) : 0;
+	for (i = 0; ok && i < n; i++) {
+		jv t = jv_array_get(jv_copy(a), i);
+		ok = jv_get_kind(t) == JV_KIND_STRING;
+		jv_free(t);
+	}
+	return ok;
+}
+
 /* a case as written by the page (consumed): an object with a question; its fields by our
  * names; a number id as its text; tags an array of texts */
 static jv case_in(jv c, edit *e)
@@ -246,14 +258,7 @@ static jv case_in(jv c, edit *e)
 	jv_free(v);
 	v = jv_object_get(jv_copy(c), jv_string("tags"));
 	if (jv_get_kind(v) != JV_KIND_INVALID && jv_get_kind(v) != JV_KIND_NULL) {
-		int ok = jv_get_kind(v) == JV_KIND_ARRAY;
-		if (ok)
-			jv_array_foreach(v, i, t) {
-				if (jv_get_kind(t) != JV_KIND_STRING) ok = 0;
-				jv_free(t);
-				(void)i;
-			}
-		if (!ok) {
+		if (!all_texts(v)) {
 			jv_free(v);
 			jv_free(c);
 			edit_msg(e, "a case's \"tags\": an array of texts");
@@ -375,16 +380,10 @@ static int op_set(edit *e, jv op)
 		edit_msg(e, "a bulk edit sets \"category\" (a text) or \"tags\" (an array of texts)");
 		goto out;
 	}
-	if (has_tags)
-		jv_array_foreach(tags, i, t) {
-			int bad = jv_get_kind(t) != JV_KIND_STRING;
-			jv_free(t);
-			(void)i;
-			if (bad) {
-				edit_msg(e, "\"tags\": an array of texts");
-				goto out;
-			}
-		}
+	if (has_tags && !all_texts(tags)) {
+		edit_msg(e, "\"tags\": an array of texts");
+		goto out;
+	}
 	jv_array_foreach(seqs, i, s) {
 		int at = (int)jv_number_value(s) - 1;
 		jv c = jv_array_get(jv_copy(e->cases), at);

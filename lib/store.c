@@ -1611,17 +1611,17 @@ int rag_store_testset_get(rag_store *s, const char *name, int version, jv *out, 
 {
 	char vs[16];
 	const char *p[2] = {name, vs};
-	jv rows = jv_array(), lines = jv_array(), cases = jv_array(), o;
+	jv rows, lines, recs, o;
 	int latest;
 	if (latest_version(s, name, &latest, err, errlen) < 0) return -1;
 	if (!latest || version > latest) {
 		if (version && latest) rag_seterr(err, errlen, "no version %d of test set \"%s\" in the store", version, name);
 		else rag_seterr(err, errlen, "no test set \"%s\" in the store", name);
-		jv_free(rows);
-		jv_free(lines);
-		jv_free(cases);
 		return 1;
 	}
+	rows = jv_array();
+	lines = jv_array();
+	recs = jv_array();
 	snprintf(vs, sizeof vs, "%d", version ? version : latest);
 	if (q(s, "SELECT " VERSION_COLS " FROM " VERSION_FROM " WHERE t.name = $1 AND t.version = $2", 2, p,
 	      collect_version, &rows, err, errlen) < 0 ||
@@ -1629,25 +1629,25 @@ int rag_store_testset_get(rag_store *s, const char *name, int version, jv *out, 
 	      &lines, err, errlen) < 0) {
 		jv_free(rows);
 		jv_free(lines);
-		jv_free(cases);
+		jv_free(recs);
 		return -1;
 	}
 	if (!jv_array_length(jv_copy(rows))) {
 		rag_seterr(err, errlen, "no version %d of test set \"%s\" in the store", version, name);
 		jv_free(rows);
 		jv_free(lines);
-		jv_free(cases);
+		jv_free(recs);
 		return 1;
 	}
 	jv_array_foreach(lines, i, l) {
-		cases = jv_array_append(cases, parse(jv_string_value(l)));
+		recs = jv_array_append(recs, parse(jv_string_value(l)));
 		jv_free(l);
 		(void)i;
 	}
 	jv_free(lines);
 	o = jv_array_get(rows, 0);
 	o = jv_object_set(o, jv_string("latest"), jv_number(latest));
-	*out = jv_object_set(o, jv_string("cases"), cases);
+	*out = jv_object_set(o, jv_string("cases"), recs);
 	return 0;
 }
 

@@ -531,6 +531,22 @@ static void free_meta(write_meta *m)
 	free(m->tag);
 }
 
+/* a 409's body (consumed) with what the page needs to say it in its own language: the
+ * version the write was based on, and the newest one's number, author and time */
+static jv conflict_detail(rag_store *s, const char *name, int base, jv body)
+{
+	char err[RAG_ERRLEN];
+	jv now;
+	static const char *const keep[] = {"latest", "author", "created"};
+	size_t k;
+	if (rag_store_testset_get(s, name, 0, &now, err, sizeof err)) return body;
+	body = jv_object_set(body, jv_string("base_version"), jv_number(base));
+	for (k = 0; k < sizeof keep / sizeof keep[0]; k++)
+		body = jv_object_set(body, jv_string(keep[k]), jv_object_get(jv_copy(now), jv_string(keep[k])));
+	jv_free(now);
+	return body;
+}
+
 /* cases (consumed) saved as name's next version: the reply */
 static int save(rag_store *s, const char *name, const write_meta *m, jv cases, const char *file, jv *body)
 {
@@ -546,6 +562,7 @@ static int save(rag_store *s, const char *name, const write_meta *m, jv cases, c
 	in.who = m->who && *m->who ? m->who : NULL;
 	r = rag_store_testset_save(s, &in, &version, &created, err, sizeof err);
 	st = stored(r, err, body);
+	if (r == RAG_STORE_CONFLICT && in.base) *body = conflict_detail(s, name, in.base, *body);
 	if (!r)
 		*body = JV_OBJECT(jv_string("name"), jv_string(name), jv_string("version"), jv_number(version),
 		                  jv_string("created"), jv_bool(created), jv_string("base_version"),

@@ -24,7 +24,8 @@
 			conflict: "Not saved: ", reload: "Reload the newest", new_case: "A new case", edit_case: "Case #{seq}",
 			edit: "Edit", need_sel: "select some cases first", need_name: "give the test set a name",
 			bad_extra: "Other fields: not a JSON object", need_set: "open a test set first",
-			c_sel: "Select"
+			c_sel: "Select", someone: "someone",
+			changed: "Not saved: test set \u201c{name}\u201d was changed (version {v}, by {who}, {at}) after you opened version {base}; reload it and apply your edit again."
 		},
 		zh: {
 			sets: "测试集", cases: "用例管理", tag: "知识库 / 标签", c_name: "名称", c_tag: "标签",
@@ -43,7 +44,8 @@
 			conflict: "未保存：", reload: "重新加载最新版本", new_case: "新用例", edit_case: "用例 #{seq}",
 			edit: "编辑", need_sel: "请先选择用例", need_name: "请填写测试集名称",
 			bad_extra: "其他字段：不是 JSON 对象", need_set: "请先打开一个测试集",
-			c_sel: "选择"
+			c_sel: "选择", someone: "他人",
+			changed: "未保存：测试集“{name}”在你打开版本 {base} 之后已被修改（版本 {v}，{who}，{at}）。请重新加载后再次修改。"
 		}
 	});
 	var st = { sets: null, tag: "", set: null, sel: {}, editing: 0, files: {} };
@@ -67,6 +69,7 @@
 				if (!r.ok) {
 					var e = new Error(b && b.error ? b.error : "HTTP " + r.status);
 					e.status = r.status;
+					e.body = b || {};
 					throw e;
 				}
 				return b;
@@ -267,14 +270,16 @@
 				note("cases-note", b.created ? t("saved", { v: b.version, n: b.n }) : t("same", { v: b.version }), "ok");
 			});
 		}).catch(function (e) {
-			var n = note("cases-note", (e.status === 409 ? t("conflict") : t("error")) + e.message,
+			var b = e.body || {}, n = note("cases-note", e.status === 409 && b.latest ?
+				t("changed", { name: s.name, v: b.latest, base: b.base_version, who: b.author || t("someone"),
+					at: b.created || "" }) : (e.status === 409 ? t("conflict") : t("error")) + e.message,
 				e.status === 409 ? "bad conflict" : "bad");
 			if (e.status === 409) {
-				var b = el("button", t("reload"), "reload");
-				b.type = "button";
-				b.addEventListener("click", function () { openSet(s.name, 0); });
+				var rl = el("button", t("reload"), "reload");
+				rl.type = "button";
+				rl.addEventListener("click", function () { openSet(s.name, 0); });
 				n.appendChild(document.createTextNode(" "));
-				n.appendChild(b);
+				n.appendChild(rl);
 			}
 			if (n.scrollIntoView) n.scrollIntoView({ block: "nearest" });
 			R.drawn();

@@ -150,7 +150,8 @@ suite() {
 	post /api/testsets/lines/cases '{"base_version":2,"who":"cy","ops":[{"op":"delete","seqs":[4]}]}'
 	is "$CODE:$(jq .version "$OUT")" 200:3 "$be: writer 1 on version 2: version 3"
 	post /api/testsets/lines/cases '{"base_version":2,"who":"dee","ops":[{"op":"edit","seq":1,"case":{"question":"lost?"}}]}'
-	is "$CODE:$(jq -r .conflict "$OUT")" 409:true "$be: writer 2 on version 2 too: 409"
+	is "$CODE:$(jq -c '[.conflict, .base_version, .latest, .author]' "$OUT")" '409:[true,2,3,"cy"]' \
+		"$be: writer 2 on version 2 too: 409, with the versions and who"
 	like "$(jq -r .error "$OUT")" 'was changed \(version 3 by cy at [0-9T:Z-]+\) after you opened version 2; reload it and apply your edit again' \
 		"$be: naming the newer version, who made it, and what to do"
 	get /api/testsets/lines

@@ -57,8 +57,8 @@ is "$(got 'en categories')" 'bulk-en,,bulk-en' "their category set at once"
 is "$(got 'en imported')" 'Saved as version 4 (5 cases).' "a CSV imported into it"
 is "$(got 'en count')" '5 cases' "its cases added"
 is "$(got 'en other writer')" 5 "another writer saved version 5"
-is "$(got 'en conflict')" \
-	'Not saved: test set "faq" was changed (version 5 by cy-en at '"$(got 'en conflict' | sed -n 's/.* at \([0-9TZ:-]*\)).*/\1/p')"') after you opened version 4; reload it and apply your edit again Reload the newest' \
+like "$(got 'en conflict')" \
+	'^Not saved: test set “faq” was changed \(version 5, by cy-en, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z\) after you opened version 4; reload it and apply your edit again\. Reload the newest$' \
 	"an edit on version 4: refused, naming version 5 and its author"
 like "$(got 'en reloaded')" '^faq — version 5 of 5 \| theirs$' "reloaded: the other writer's edit is there"
 for k in 'fits sets' 'fits cases' 'fits conflict'; do
@@ -76,7 +76,8 @@ is "$(got 'zh edit saved')" '已保存为版本 2（3 条用例）。' "中文: 
 is "$(got 'zh question 2')" 'edited: zh' "中文: with the edit"
 is "$(got 'zh categories')" 'bulk-zh,,bulk-zh' "中文: the category set on two"
 is "$(got 'zh count')" '共 5 条用例' "中文: a CSV imported"
-like "$(got 'zh conflict')" '^未保存：test set "常见问题" was changed \(version 5 by cy-zh at .*\) after you opened version 4' "中文: the 409 shown"
+like "$(got 'zh conflict')" '^未保存：测试集“常见问题”在你打开版本 4 之后已被修改（版本 5，cy-zh，[0-9T:Z-]+）。请重新加载后再次修改。 重新加载最新版本$' \
+	"中文: the 409 said in Chinese, naming version 5 and its author"
 for k in 'fits sets' 'fits cases' 'fits conflict'; do
 	is "$(got "zh $k")" True "390 px, 中文: $k, no horizontal scroll"
 done

@@ -14,13 +14,13 @@
 static const char usage[] =
 	"Usage: rag-store [OPTIONS] add RUNDIR | add - < records.jsonl\n"
 	"       rag-store [OPTIONS] list | show RUN | export RUN | diff RUN RUN | history\n"
-	"       rag-store [OPTIONS] testset import FILE --name NAME | testset export NAME[@VERSION] | info\n"
+	"       rag-store [OPTIONS] testset import FILE --name NAME [--tag TAG] | testset export NAME[@VERSION] | info\n"
 	"Keep runs in a store (SQLite or PostgreSQL): add, list, show, export, diff them. A RUN is\n"
 	"its id, last, or last~N (the Nth run before the newest).\n";
 
 enum {
 	OPT_STORE = RAG_OPT_TOOL, OPT_LABEL, OPT_TESTSET, OPT_NAME, OPT_SINCE, OPT_UNTIL, OPT_COMMIT,
-	OPT_SYSTEM, OPT_JSON, OPT_LIMIT, OPT_RUN_ID
+	OPT_SYSTEM, OPT_JSON, OPT_LIMIT, OPT_RUN_ID, OPT_TAG
 };
 
 static const rag_opt options[] = {
@@ -31,6 +31,8 @@ static const rag_opt options[] = {
 	{"run-id", 0, OPT_RUN_ID, "ID", NULL, "add: the run's id (default run.json's, else UTC time and a random suffix)"},
 	{"commit", 0, OPT_COMMIT, "SHA", NULL, "add: the git commit; list, history: runs of commits starting so"},
 	{"name", 0, OPT_NAME, "NAME", NULL, "testset import: the test set's name"},
+	{"tag", 0, OPT_TAG, "TAG", NULL, "testset import: the test set's tag (its knowledge base, say;\n"
+	 "rag-serve lists the test sets by it)"},
 	{"since", 0, OPT_SINCE, "TIME", NULL, "list, history: runs started at TIME or later (2026-12-01, ISO 8601 UTC)"},
 	{"until", 0, OPT_UNTIL, "TIME", NULL, "list, history: runs started at TIME or before (a day: to its end)"},
 	{"system", 0, OPT_SYSTEM, "KEY=VALUE", NULL, "list, history: runs whose system setting KEY is VALUE (repeatable)"},
@@ -41,7 +43,7 @@ static const rag_opt options[] = {
 
 typedef struct tool {
 	rag_cli cli;
-	const char *url_opt, *label, *testset, *name, *since, *until, *commit, *run_id;
+	const char *url_opt, *label, *testset, *name, *since, *until, *commit, *run_id, *tag;
 	rag_strv system;
 	long limit;
 	int json;
@@ -300,6 +302,10 @@ static int cmd_testset(tool *t, int argc, char **argv)
 			return broken ? RAG_EXIT_DATA : RAG_EXIT_STORE;
 		}
 		free(text);
+		if (t->tag && rag_store_testset_tag(t->store, t->name, t->tag, t->err, sizeof t->err) != 0) {
+			rag_msg(t->cli.prog, "error", "%s", t->err);
+			return RAG_EXIT_STORE;
+		}
 		if (!t->cli.quiet)
 			rag_msg(t->cli.prog, "info", created ? "test set %s: version %d added" :
 			        "test set %s: unchanged, still version %d", t->name, version);
@@ -366,6 +372,7 @@ int main(int argc, char **argv)
 		case OPT_LABEL: t.label = optarg; break;
 		case OPT_TESTSET: t.testset = optarg; break;
 		case OPT_NAME: t.name = optarg; break;
+		case OPT_TAG: t.tag = optarg; break;
 		case OPT_SINCE: t.since = optarg; break;
 		case OPT_UNTIL: t.until = optarg; break;
 		case OPT_COMMIT: t.commit = optarg; break;

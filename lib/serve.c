@@ -250,38 +250,6 @@ static int api_records(rag_store *s, const char *id, rag_serve_arg_fn arg, void 
 	return stored(rag_store_records(s, id, offset, limit, body, err, errlen), err, body);
 }
 
-/* the test sets, each with its versions, newest last */
-static int api_testsets(rag_store *s, jv *body, char *err, size_t errlen)
-{
-	jv all, sets = jv_array(), cur = jv_null();
-	int r = rag_store_testsets(s, &all, err, errlen);
-	if (r) {
-		jv_free(sets);
-		return stored(r, err, body);
-	}
-	jv_array_foreach(all, i, v) {
-		jv n = jv_object_get(jv_copy(v), jv_string("name"));
-		jv cn = jv_get_kind(cur) == JV_KIND_OBJECT ? jv_object_get(jv_copy(cur), jv_string("name")) : jv_null();
-		if (!jv_equal(jv_copy(n), cn)) {
-			if (jv_get_kind(cur) == JV_KIND_OBJECT) sets = jv_array_append(sets, cur);
-			else jv_free(cur);
-			cur = JV_OBJECT(jv_string("name"), jv_copy(n), jv_string("versions"), jv_array());
-		}
-		jv_free(n);
-		v = jv_object_delete(v, jv_string("name"));
-		{
-			jv vs = jv_array_append(jv_object_get(jv_copy(cur), jv_string("versions")), v);
-			cur = jv_object_set(cur, jv_string("versions"), vs);
-		}
-		(void)i;
-	}
-	if (jv_get_kind(cur) == JV_KIND_OBJECT) sets = jv_array_append(sets, cur);
-	else jv_free(cur);
-	jv_free(all);
-	*body = JV_OBJECT(jv_string("testsets"), sets);
-	return 200;
-}
-
 /* a CSV cell: quoted when it holds a comma, a quote or a line break; a text a spreadsheet would
  * run as a formula (a reviewer's comment "=HYPERLINK(...)") with a ' first (rag_csv_protect),
  * which rag-agree --labels takes off again */
@@ -429,6 +397,8 @@ int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len,
 		free(id);
 		return st;
 	}
+	if (!strcmp(path, "/api/testsets") || !strncmp(path, "/api/testsets/", 14))
+		return rag_serve_testsets_post(s, path, text, len, body);
 	*body = error_body("no such API path");
 	return 404;
 }
@@ -439,7 +409,8 @@ int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ct
 	const char *rest;
 	*body = jv_invalid();
 	if (!strcmp(path, "/api/runs")) return api_runs(s, arg, ctx, body, err, sizeof err);
-	if (!strcmp(path, "/api/testsets")) return api_testsets(s, body, err, sizeof err);
+	if (!strcmp(path, "/api/testsets") || !strncmp(path, "/api/testsets/", 14))
+		return rag_serve_testsets_get(s, path, arg, ctx, body);
 	if (!strcmp(path, "/api/info")) return stored(rag_store_info(s, body, err, sizeof err), err, body);
 	if (!strncmp(path, "/api/runs/", 10) && *(rest = path + 10)) {
 		const char *slash = strchr(rest, '/');

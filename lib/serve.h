@@ -36,4 +36,19 @@ int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ct
  * label: number, comment, who} stores a review mark. The HTTP status and *body as rag_serve_api's. */
 int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len, jv *body);
 
+/* ---------------------------------------------------------------- servesets.c */
+/* The Test sets and Cases tabs' API. GET /api/testsets (?tag) -> {testsets:
+ * rag_store_testset_list's, tags: every tag, tag}; GET /api/testsets/NAME (?version) ->
+ * rag_store_testset_get's. The HTTP status and *body as rag_serve_api's. */
+int rag_serve_testsets_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
+/* A write (its checks passed): POST /api/testsets {name, tag, who, text, file, format,
+ * base_version} makes a test set (empty, or the cases of text read as rag-eval reads a test
+ * set file, its errors "FILE:LINE:COLUMN: ..."; with base_version, they replace the cases as
+ * the next version); POST /api/testsets/NAME/cases {base_version, who, tag, ops: [{op: add,
+ * case} | {op: edit, seq, case} | {op: delete, seqs} | {op: set, seqs, category, tags} | {op:
+ * import, text, file, format, replace}]} makes the next version, seqs the cases' places in
+ * base_version; POST /api/testsets/NAME/delete {base_version}. 409 when base_version is not
+ * the newest (or the name is taken, or runs name the test set to delete). */
+int rag_serve_testsets_post(rag_store *s, const char *path, const char *text, size_t len, jv *body);
+
 #endif

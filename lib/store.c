@@ -61,7 +61,16 @@ static const char *const migration_2[] = {
 	"created TEXT NOT NULL, PRIMARY KEY (run_id, seq, metric, who))",
 	NULL
 };
-static const char *const *const migrations[] = { NULL, migration_1, migration_2 };
+/* 3: test sets edited in rag-serve: who made a version, and a test set's tag (its knowledge
+ * base, say), one per test set rather than per version. Tables of their own (no ALTER TABLE),
+ * so that the migration can run again over a store that has them, as the others can */
+static const char *const migration_3[] = {
+	"CREATE TABLE IF NOT EXISTS testset_authors (name TEXT NOT NULL, version INTEGER NOT NULL, "
+	"who TEXT NOT NULL, PRIMARY KEY (name, version))",
+	"CREATE TABLE IF NOT EXISTS testset_info (name TEXT PRIMARY KEY, tag TEXT)",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
 #ifdef RAG_UNITTESTS   /* only the unit tests call it */
@@ -1451,4 +1460,329 @@ int rag_store_info(rag_store *s, jv *out, char *err, size_t errlen)
 	free(cases_n);
 	free(sets);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- test sets edited (rag-serve) */
+
+/* one row of the versions' list: VERSION_COLS */
+#define VERSION_COLS "t.name, t.version, t.n, t.created, a.who, t.file, t.hash, i.tag"
+#define VERSION_FROM "testsets t LEFT JOIN testset_authors a ON a.name = t.name AND a.version = t.version " \
+	"LEFT JOIN testset_info i ON i.name = t.name"
+static int collect_version(void *ctx, int ncol, const char *const *c)
+{
+	jv *a = ctx;
+	if (ncol < 8) return 0;
+	*a = jv_array_append(*a, JV_OBJECT(jv_string("name"), text_or_null(c[0]), jv_string("version"),
+	                                   int_or_null(c[1]), jv_string("n"), int_or_null(c[2]),
+	                                   jv_string("created"), text_or_null(c[3]), jv_string("author"),
+	                                   text_or_null(c[4]), jv_string("file"), text_or_null(c[5]),
+	                                   jv_string("hash"), text_or_null(c[6]), jv_string("tag"), text_or_null(c[7])));
+	return 0;
+}
+
+/* each row's first column as a string of the array ctx */
+static int collect_text(void *ctx, int ncol, const char *const *c)
+{
+	jv *a = ctx;
+	if (ncol >= 1 && c[0]) *a = jv_array_append(*a, jv_string(c[0]));
+	return 0;
+}
+
+/* rows of (name, count) into an object name -> count */
+static int collect_count(void *ctx, int ncol, const char *const *c)
+{
+	jv *o = ctx;
+	if (ncol >= 2 && c[0]) *o = jv_object_set(*o, jv_string(c[0]), int_or_null(c[1]));
+	return 0;
+}
+
+/* one test set's entry of the list from its versions (consumed, oldest first, not empty) */
+static jv testset_entry(jv versions, jv runs)
+{
+	jv last = jv_array_get(jv_copy(versions), jv_array_length(jv_copy(versions)) - 1), e = jv_object(), vs = jv_array();
+	jv name = jv_object_get(jv_copy(last), jv_string("name")), n;
+	static const char *const keep[] = {"version", "n", "created", "author", "file", "hash"};
+	size_t k;
+	jv_array_foreach(versions, i, v) {
+		jv o = jv_object();
+		for (k = 0; k < sizeof keep / sizeof keep[0]; k++)
+			o = jv_object_set(o, jv_string(keep[k]), jv_object_get(jv_copy(v), jv_string(keep[k])));
+		vs = jv_array_append(vs, o);
+		jv_free(v);
+		(void)i;
+	}
+	jv_free(versions);
+	n = jv_object_get(runs, jv_copy(name));
+	e = jv_object_set(e, jv_string("name"), name);
+	e = jv_object_set(e, jv_string("tag"), jv_object_get(jv_copy(last), jv_string("tag")));
+	e = jv_object_set(e, jv_string("latest"), jv_object_get(jv_copy(last), jv_string("version")));
+	e = jv_object_set(e, jv_string("n"), jv_object_get(jv_copy(last), jv_string("n")));
+	e = jv_object_set(e, jv_string("created"), jv_object_get(jv_copy(last), jv_string("created")));
+	e = jv_object_set(e, jv_string("author"), jv_object_get(jv_copy(last), jv_string("author")));
+	e = jv_object_set(e, jv_string("runs"), jv_get_kind(n) == JV_KIND_NUMBER ? n : (jv_free(n), jv_number(0)));
+	e = jv_object_set(e, jv_string("versions"), vs);
+	jv_free(last);
+	return e;
+}
+
+int rag_store_testset_list(rag_store *s, const char *tag, jv *out, char *err, size_t errlen)
+{
+	jv rows = jv_array(), runs = jv_object(), sets = jv_array(), cur = jv_array();
+	if (q(s, "SELECT " VERSION_COLS " FROM " VERSION_FROM " ORDER BY t.name, t.version", 0, NULL, collect_version, &rows,
+	      err, errlen) < 0 ||
+	    q(s, "SELECT testset, count(*) FROM runs WHERE testset IS NOT NULL GROUP BY testset", 0, NULL,
+	      collect_count, &runs, err, errlen) < 0) {
+		jv_free(rows);
+		jv_free(runs);
+		jv_free(sets);
+		jv_free(cur);
+		return -1;
+	}
+	/* rows come by name: each name's versions gathered, then kept when the tag matches */
+	jv_array_foreach(rows, i, v) {
+		int len = jv_array_length(jv_copy(cur));
+		if (len) {
+			jv a = jv_object_get(jv_array_get(jv_copy(cur), 0), jv_string("name"));
+			int same = jv_equal(a, jv_object_get(jv_copy(v), jv_string("name")));
+			if (!same) {
+				sets = jv_array_append(sets, testset_entry(cur, jv_copy(runs)));
+				cur = jv_array();
+			}
+		}
+		cur = jv_array_append(cur, v);
+		(void)i;
+	}
+	if (jv_array_length(jv_copy(cur))) sets = jv_array_append(sets, testset_entry(cur, jv_copy(runs)));
+	else jv_free(cur);
+	jv_free(rows);
+	jv_free(runs);
+	if (tag) {
+		jv kept = jv_array();
+		jv_array_foreach(sets, i, e) {
+			jv t = jv_object_get(jv_copy(e), jv_string("tag"));
+			if (jv_get_kind(t) == JV_KIND_STRING && !strcmp(jv_string_value(t), tag)) kept = jv_array_append(kept, e);
+			else jv_free(e);
+			jv_free(t);
+			(void)i;
+		}
+		jv_free(sets);
+		sets = kept;
+	}
+	*out = sets;
+	return 0;
+}
+
+/* the newest version of test set name into *latest (0: none) */
+static int latest_version(rag_store *s, const char *name, int *latest, char *err, size_t errlen)
+{
+	char *last = NULL;
+	const char *p[1] = {name};
+	if (q(s, "SELECT max(version) FROM testsets WHERE name = $1", 1, p, first_col, &last, err, errlen) < 0) return -1;
+	*latest = last && *last ? atoi(last) : 0;
+	free(last);
+	return 0;
+}
+
+/* the error of an edit based on version base when latest is newer: who made it and when */
+static int changed_since(rag_store *s, const char *name, int base, int latest, char *err, size_t errlen)
+{
+	char vs[16];
+	const char *p[2] = {name, vs};
+	jv rows = jv_array(), who, when;
+	char by[200] = "";
+	snprintf(vs, sizeof vs, "%d", latest);
+	if (q(s, "SELECT " VERSION_COLS " FROM " VERSION_FROM " WHERE t.name = $1 AND t.version = $2", 2, p,
+	      collect_version, &rows, err, errlen) < 0) {
+		jv_free(rows);
+		return -1;
+	}
+	who = jv_object_get(jv_array_get(jv_copy(rows), 0), jv_string("author"));
+	when = jv_object_get(jv_array_get(jv_copy(rows), 0), jv_string("created"));
+	if (jv_get_kind(who) == JV_KIND_STRING) snprintf(by, sizeof by, " by %s", jv_string_value(who));
+	if (jv_get_kind(when) == JV_KIND_STRING)
+		snprintf(by + strlen(by), sizeof by - strlen(by), " at %s", jv_string_value(when));
+	rag_seterr(err, errlen, "test set \"%s\" was changed (version %d%s) after you opened version %d; reload it "
+	           "and apply your edit again", name, latest, by, base);
+	jv_free(who);
+	jv_free(when);
+	jv_free(rows);
+	return RAG_STORE_CONFLICT;
+}
+
+int rag_store_testset_get(rag_store *s, const char *name, int version, jv *out, char *err, size_t errlen)
+{
+	char vs[16];
+	const char *p[2] = {name, vs};
+	jv rows, lines, recs, o;
+	int latest;
+	if (latest_version(s, name, &latest, err, errlen) < 0) return -1;
+	if (!latest || version > latest) {
+		if (version && latest) rag_seterr(err, errlen, "no version %d of test set \"%s\" in the store", version, name);
+		else rag_seterr(err, errlen, "no test set \"%s\" in the store", name);
+		return 1;
+	}
+	rows = jv_array();
+	lines = jv_array();
+	recs = jv_array();
+	snprintf(vs, sizeof vs, "%d", version ? version : latest);
+	if (q(s, "SELECT " VERSION_COLS " FROM " VERSION_FROM " WHERE t.name = $1 AND t.version = $2", 2, p,
+	      collect_version, &rows, err, errlen) < 0 ||
+	    q(s, "SELECT line FROM testcases WHERE testset = $1 AND version = $2 ORDER BY seq", 2, p, collect_text,
+	      &lines, err, errlen) < 0) {
+		jv_free(rows);
+		jv_free(lines);
+		jv_free(recs);
+		return -1;
+	}
+	if (!jv_array_length(jv_copy(rows))) {
+		rag_seterr(err, errlen, "no version %d of test set \"%s\" in the store", version, name);
+		jv_free(rows);
+		jv_free(lines);
+		jv_free(recs);
+		return 1;
+	}
+	jv_array_foreach(lines, i, l) {
+		recs = jv_array_append(recs, parse(jv_string_value(l)));
+		jv_free(l);
+		(void)i;
+	}
+	jv_free(lines);
+	o = jv_array_get(rows, 0);
+	o = jv_object_set(o, jv_string("latest"), jv_number(latest));
+	*out = jv_object_set(o, jv_string("cases"), recs);
+	return 0;
+}
+
+/* records (borrowed, an array of objects) as the lines of a version and their hash, as
+ * testset_lines makes them from a file */
+static void records_lines(jv recs, rag_strv *lines, char hash[65])
+{
+	rag_buf all = {0};
+	jv_array_foreach(recs, i, r) {
+		char *line = dump(r);
+		if (!line) line = rag_xstrdup("{}");
+		rag_buf_adds(&all, line);
+		rag_buf_add(&all, "\n", 1);
+		rag_strv_push(lines, line);
+		(void)i;
+	}
+	rag_sha256_hex(all.p ? all.p : "", all.len, hash);
+	rag_buf_free(&all);
+}
+
+/* inside a transaction: name's tag (NULL: unchanged; "": none) */
+static int put_tag(rag_store *s, const char *name, const char *tag, char *err, size_t errlen)
+{
+	const char *p[2] = {name, *tag ? tag : NULL};
+	if (q(s, "DELETE FROM testset_info WHERE name = $1", 1, p, NULL, NULL, err, errlen) < 0) return -1;
+	return q(s, "INSERT INTO testset_info (name, tag) VALUES ($1, $2)", 2, p, NULL, NULL, err, errlen);
+}
+
+/* inside a transaction: whether the write based on in->base may go on (0), or not (1, 2, -1) */
+static int save_allowed(rag_store *s, const rag_store_testset_in *in, char *err, size_t errlen)
+{
+	int latest;
+	if (latest_version(s, in->name, &latest, err, errlen) < 0) return -1;
+	if (!in->base && latest) {
+		rag_seterr(err, errlen, "a test set named \"%s\" is in the store already (version %d): choose another "
+		           "name, or open it and import into it", in->name, latest);
+		return RAG_STORE_CONFLICT;
+	}
+	if (in->base && !latest) {
+		rag_seterr(err, errlen, "no test set \"%s\" in the store (was it deleted?)", in->name);
+		return 1;
+	}
+	if (in->base && latest != in->base) return changed_since(s, in->name, in->base, latest, err, errlen);
+	return 0;
+}
+
+int rag_store_testset_save(rag_store *s, const rag_store_testset_in *in, int *version, int *created, char *err,
+                           size_t errlen)
+{
+	rag_strv lines = {0};
+	char hash[65], vs[16];
+	int r;
+	*created = 0;
+	records_lines(in->cases, &lines, hash);
+	if (begin(s, err, errlen) < 0) {
+		rag_strv_free(&lines);
+		return -1;
+	}
+	if ((r = save_allowed(s, in, err, errlen)) != 0) goto fail;
+	r = -1;
+	if (testset_put(s, in->name, &lines, hash, in->file, version, created, err, errlen) < 0) goto fail;
+	snprintf(vs, sizeof vs, "%d", *version);
+	if (*created && in->who) {
+		const char *p[3] = {in->name, vs, in->who};
+		if (q(s, "INSERT INTO testset_authors (name, version, who) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err,
+		      errlen) < 0)
+			goto fail;
+	}
+	if (in->tag && put_tag(s, in->name, in->tag, err, errlen) < 0) goto fail;
+	rag_strv_free(&lines);
+	return commit(s, err, errlen);
+fail:
+	rollback(s);
+	rag_strv_free(&lines);
+	return r;
+}
+
+int rag_store_testset_delete(rag_store *s, const char *name, int base, char *err, size_t errlen)
+{
+	const char *p[1] = {name};
+	char *runs = NULL, *one = NULL;
+	int latest, r = -1;
+	if (begin(s, err, errlen) < 0) return -1;
+	if (latest_version(s, name, &latest, err, errlen) < 0) goto fail;
+	if (!latest) {
+		rag_seterr(err, errlen, "no test set \"%s\" in the store", name);
+		r = 1;
+		goto fail;
+	}
+	if (base && latest != base) {
+		r = changed_since(s, name, base, latest, err, errlen);
+		goto fail;
+	}
+	/* a run names its test set and version: the set stays while a run's history needs it */
+	if (q(s, "SELECT count(*) FROM runs WHERE testset = $1", 1, p, first_col, &runs, err, errlen) < 0 ||
+	    q(s, "SELECT id FROM runs WHERE testset = $1 ORDER BY started DESC, id DESC", 1, p, first_col, &one, err,
+	      errlen) < 0)
+		goto fail;
+	if (runs && atoi(runs) > 0) {
+		rag_seterr(err, errlen, "test set \"%s\" is kept: %d run%s of the history name%s it (the newest: %s), "
+		           "and a run's test set stays as long as the run", name, atoi(runs), atoi(runs) == 1 ? "" : "s",
+		           atoi(runs) == 1 ? "s" : "", one ? one : "?");
+		r = RAG_STORE_CONFLICT;
+		goto fail;
+	}
+	if (q(s, "DELETE FROM testcases WHERE testset = $1", 1, p, NULL, NULL, err, errlen) < 0 ||
+	    q(s, "DELETE FROM testsets WHERE name = $1", 1, p, NULL, NULL, err, errlen) < 0 ||
+	    q(s, "DELETE FROM testset_authors WHERE name = $1", 1, p, NULL, NULL, err, errlen) < 0 ||
+	    q(s, "DELETE FROM testset_info WHERE name = $1", 1, p, NULL, NULL, err, errlen) < 0)
+		goto fail;
+	free(runs);
+	free(one);
+	return commit(s, err, errlen);
+fail:
+	rollback(s);
+	free(runs);
+	free(one);
+	return r;
+}
+
+int rag_store_testset_tag(rag_store *s, const char *name, const char *tag, char *err, size_t errlen)
+{
+	int latest;
+	if (begin(s, err, errlen) < 0) return -1;
+	if (latest_version(s, name, &latest, err, errlen) < 0) goto fail;
+	if (!latest) {
+		rollback(s);
+		rag_seterr(err, errlen, "no test set \"%s\" in the store", name);
+		return 1;
+	}
+	if (put_tag(s, name, tag, err, errlen) < 0) goto fail;
+	return commit(s, err, errlen);
+fail:
+	rollback(s);
+	return -1;
 }

@@ -93,6 +93,39 @@ int rag_store_testset_export(rag_store *s, const char *name, int version, rag_bu
 /* {backend, url, schema_version, runs, records, testsets} */
 int rag_store_info(rag_store *s, jv *out, char *err, size_t errlen);
 
+/* ---------------------------------------------------------------- store.c: test sets edited
+ * rag-serve's Test sets and Cases tabs. A write based on a version the store has moved past is
+ * refused (RAG_STORE_CONFLICT), never merged, so that two editors lose no edit. */
+/* a write refused: another name holds it, a newer version, runs naming the set (err says which) */
+#define RAG_STORE_CONFLICT 2
+/* The test sets by name (tag not NULL: only those of this tag): [{name, tag, latest, n,
+ * created, author, runs (how many runs name it), versions: [{version, n, created, author,
+ * file, hash}]}], n, created and author those of the newest version. */
+int rag_store_testset_list(rag_store *s, const char *tag, jv *out, char *err, size_t errlen);
+/* Version (0: the newest) of test set name: {name, version, latest, n, created, author, file,
+ * hash, tag, cases: [record...]}; 1 when there is none. */
+int rag_store_testset_get(rag_store *s, const char *name, int version, jv *out, char *err, size_t errlen);
+typedef struct rag_store_testset_in {
+	const char *name;
+	int base;                 /* the version the write is based on; 0: a new test set */
+	jv cases;                 /* borrowed: the records, an array of objects, in order */
+	const char *file;         /* where they came from; NULL: none */
+	const char *tag;          /* NULL: as it is; "": none */
+	const char *who;          /* who made the version; NULL: unknown */
+} rag_store_testset_in;
+/* cases as the next version of in->name, in one transaction: *version (the newest's own and
+ * *created 0 when it holds the same records). Refused with RAG_STORE_CONFLICT when in->base is
+ * 0 and the name is taken, or in->base is not the newest version (err names the newer
+ * version, who made it and when); 1 when in->base is set and the test set is gone. */
+int rag_store_testset_save(rag_store *s, const rag_store_testset_in *in, int *version, int *created, char *err,
+                           size_t errlen);
+/* Test set name's tag ("": none), in a transaction of its own; 1 when there is no such test set. */
+int rag_store_testset_tag(rag_store *s, const char *name, const char *tag, char *err, size_t errlen);
+/* Delete test set name, every version and its tag; base: the version its user saw (0: any).
+ * Refused (RAG_STORE_CONFLICT) when a run names the test set (its history keeps it) or base is
+ * not the newest; 1 when there is none. */
+int rag_store_testset_delete(rag_store *s, const char *name, int base, char *err, size_t errlen);
+
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside store.c and by tests/unit/t-store.c: the schema version the migrations are
  * checked against. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS

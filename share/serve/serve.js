@@ -78,11 +78,14 @@
 		document.title = t("title");
 		renderRuns();
 		renderRun();
+		hooks.forEach(function (f) { f(); });
 	}
+	/* every tab of the nav: its button "tab-NAME" shows section NAME */
 	function tab(name) {
-		["history", "run"].forEach(function (n) {
+		document.querySelectorAll("#tabs [role=tab]").forEach(function (b) {
+			var n = b.id.slice(4);
 			$(n).hidden = n !== name;
-			$("tab-" + n).setAttribute("aria-selected", String(n === name));
+			b.setAttribute("aria-selected", String(n === name));
 		});
 	}
 	function pager(id, offset, total, len) {
@@ -95,7 +98,7 @@
 		return Object.keys(m || {}).sort().map(function (k) { return k + " " + num(m[k]); }).join(", ");
 	}
 	/* ---------------------------------------------------------------- History */
-	var runsData = null, loads = 0;
+	var runsData = null, loads = 0, hooks = [];
 	/* for the tests: a count of the replies drawn, on <body> */
 	function drawn() { document.body.setAttribute("data-loads", String(++loads)); }
 	function loadRuns() {
@@ -272,6 +275,16 @@
 			drawn();
 		}).catch(function (e) { note.textContent = t("error") + e.message; drawn(); });
 	}
+	/* ---------------------------------------------------------------- for the other tabs' scripts
+	 * (sets.js): the words of both languages, the helpers, a hook run when the language changes */
+	window.ragServe = {
+		words: function (w) {
+			Object.keys(w).forEach(function (l) { Object.keys(w[l]).forEach(function (k) { T[l][k] = w[l][k]; }); });
+		},
+		t: t, el: el, td: td, get: get, tab: tab, showError: showError, drawn: drawn,
+		csrf: function () { return st.csrf; },
+		onLang: function (f) { hooks.push(f); }
+	};
 	/* ---------------------------------------------------------------- wiring */
 	document.addEventListener("DOMContentLoaded", function () {
 		$("lang").addEventListener("click", function () { lang = lang === "zh" ? "en" : "zh"; applyLang(); });

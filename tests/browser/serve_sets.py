@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""serve_sets.py - drive rag-serve's Test sets and Cases tabs in headless Chromium (Selenium)
+and print what they show.
+
+  serve_sets.py walk URL DIR   in English at 1440 px, then in Chinese at 390 px: a test set
+                               made from a file (DIR/cases.jsonl), a broken file's FILE:LINE
+                               error, the set opened, one case edited (a new version), the
+                               category set on two, cases imported (DIR/more.csv), an edit
+                               refused (409) after another writer saved, no horizontal scroll
+                               at 1440 and 390 px; one "key: value" line per finding,
+                               screenshots in DIR/shots
+
+The test (tests/t/86-serve-sets-browser.t) asserts on the lines; this script asserts nothing.
+No network: the page comes from rag-serve on 127.0.0.1. Nothing waits on the clock: each step
+waits until the page has drawn one more reply (<body data-loads>).
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve import after, driver, loads, no_alert, out  # noqa: E402
+
+from selenium.webdriver.common.by import By  # noqa: E402
+
+
+def size(d, width):
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": 900 if width > 700 else 844, "deviceScaleFactor": 1,
+                       "mobile": width <= 700})
+
+
+def fits(d):
+    """no horizontal page scroll: the page is no wider than the window"""
+    return d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def click(d, css, within=None):
+    """click, then wait for the reply it asks for to be drawn"""
+    n = loads(d)
+    (within or d).find_element(By.CSS_SELECTOR, css).click()
+    after(d, n)
+
+
+def text(d, css):
+    return d.find_element(By.CSS_SELECTOR, css).text
+
+
+def rows(d, table):
+    return d.find_elements(By.CSS_SELECTOR, "#%s tbody tr" % table)
+
+
+def col(d, table, i):
+    return [r.find_elements(By.TAG_NAME, "td")[i].text for r in rows(d, table)]
+
+
+def typed(d, css, value):
+    e = d.find_element(By.CSS_SELECTOR, css)
+    e.clear()
+    e.send_keys(value)
+
+
+def other_writer(url, name, base, who):
+    """another browser's edit through the API: the case #1's category, based on version base"""
+    host = url.split("/")[2]
+    with urllib.request.urlopen(url + "api/session") as r:
+        csrf = json.load(r)["csrf"]
+    body = json.dumps({"base_version": base, "who": who,
+                       "ops": [{"op": "set", "seqs": [1], "category": "theirs"}]}).encode()
+    req = urllib.request.Request(url + "api/testsets/%s/cases" % urllib.request.quote(name), data=body,
+                                 method="POST", headers={"Origin": "http://" + host, "X-CSRF-Token": csrf,
+                                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)["version"]
+
+
+def flow(d, url, files, shots, lang, width, name):
+    p = lang + " "
+    size(d, width)
+    if lang == "zh" and d.execute_script("return document.documentElement.lang") != "zh-CN":
+        d.find_element(By.ID, "lang").click()
+    click(d, "#tab-sets")
+    out(p + "tabs", " ".join(b.text for b in d.find_elements(By.CSS_SELECTOR, "#tabs button")))
+    # a broken file: its FILE:LINE error on the page, nothing made
+    typed(d, '#create input[name="name"]', name + "-bad")
+    n = loads(d)
+    d.find_element(By.CSS_SELECTOR, '#create input[name="file"]').send_keys(os.path.join(files, "bad.jsonl"))
+    after(d, n)
+    click(d, '#create button[type="submit"]')
+    out(p + "bad file", text(d, "#sets-note"))
+    # made from a file, with a tag and the editor's name
+    n = loads(d)
+    typed(d, '#create input[name="name"]', name)
+    typed(d, '#create input[name="tag"]', "kb-" + lang)
+    typed(d, '#create input[name="who"]', "ana-" + lang)
+    d.find_element(By.CSS_SELECTOR, '#create input[name="file"]').send_keys(os.path.join(files, "cases.jsonl"))
+    after(d, n)
+    click(d, '#create button[type="submit"]')
+    out(p + "made", text(d, "#sets-note"))
+    out(p + "sets", " | ".join("%s %s %s" % (r.find_elements(By.TAG_NAME, "td")[0].text,
+                                              r.find_elements(By.TAG_NAME, "td")[2].text,
+                                              r.find_elements(By.TAG_NAME, "td")[3].text) for r in rows(d, "testsets")))
+    out(p + "fits sets", fits(d))
+    d.save_screenshot(os.path.join(shots, "sets-%s-%d.png" % (lang, width)))
+    # opened: its cases
+    row = [r for r in rows(d, "testsets") if r.find_elements(By.TAG_NAME, "td")[0].text == name][0]
+    click(d, "button.open-set", row)
+    out(p + "cases shown", "%s:%s" % (d.find_element(By.ID, "cases").is_displayed(),
+                                     d.find_element(By.ID, "sets").is_displayed()))
+    out(p + "title", text(d, "#cases-title"))
+    out(p + "ids", ",".join(col(d, "cases-table", 2)))
+    out(p + "hostile", "img=%d script=%d" % (len(d.find_elements(By.CSS_SELECTOR, "main img")),
+                                             len(d.find_elements(By.CSS_SELECTOR, "main script"))))
+    # one case edited: a new version
+    click_edit = rows(d, "cases-table")[1].find_element(By.CSS_SELECTOR, "button.edit-case")
+    click_edit.click()
+    typed(d, '#case-form textarea[name="question"]', "edited: " + lang)
+    typed(d, '#cases-head input[name="who"]', "bo-" + lang)
+    click(d, '#case-form button[type="submit"]')
+    out(p + "edit saved", text(d, "#cases-note"))
+    out(p + "title after edit", text(d, "#cases-title"))
+    out(p + "question 2", col(d, "cases-table", 3)[1])
+    # the category on cases 1 and 3
+    for i in (0, 2):
+        rows(d, "cases-table")[i].find_element(By.CSS_SELECTOR, "input.sel").click()
+    out(p + "selected", text(d, "#bulk-count"))
+    typed(d, '#bulk input[name="category"]', "bulk-" + lang)
+    click(d, '#bulk button[type="submit"]')
+    out(p + "categories", ",".join(col(d, "cases-table", 5)))
+    # cases imported from a CSV file
+    n = loads(d)
+    d.find_element(By.CSS_SELECTOR, '#import input[name="file"]').send_keys(os.path.join(files, "more.csv"))
+    after(d, n)
+    click(d, '#import button[type="submit"]')
+    out(p + "imported", text(d, "#cases-note"))
+    out(p + "count", text(d, "#cases-count"))
+    out(p + "fits cases", fits(d))
+    d.save_screenshot(os.path.join(shots, "cases-%s-%d.png" % (lang, width)))
+    # another writer saves first: this page's edit is refused, told why, nothing lost
+    v = other_writer(url, name, int(d.find_element(By.CSS_SELECTOR, "#cases-head select").get_attribute("value")),
+                     "cy-" + lang)
+    out(p + "other writer", v)
+    rows(d, "cases-table")[0].find_element(By.CSS_SELECTOR, "button.edit-case").click()
+    typed(d, '#case-form textarea[name="question"]', "mine")
+    click(d, '#case-form button[type="submit"]')
+    out(p + "conflict", text(d, "#cases-note"))
+    out(p + "fits conflict", fits(d))
+    d.save_screenshot(os.path.join(shots, "conflict-%s-%d.png" % (lang, width)))
+    click(d, "#cases-note button.reload")
+    out(p + "reloaded", "%s | %s" % (text(d, "#cases-title"), col(d, "cases-table", 5)[0]))
+    # the other width: still no sideways scroll
+    size(d, 390 if width > 700 else 1440)
+    out(p + "fits cases other width", fits(d))
+    d.find_element(By.ID, "tab-sets").click()
+    out(p + "fits sets other width", fits(d))
+
+
+def walk(url, files):
+    shots = os.path.join(files, "shots")
+    os.makedirs(shots, exist_ok=True)
+    profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+    d = driver(profile, "en-US")
+    try:
+        d.get(url)
+        after(d, 0)
+        flow(d, url, files, shots, "en", 1440, "faq")
+        flow(d, url, files, shots, "zh", 390, "常见问题")
+        out("no alert", no_alert(d))
+        errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+        # the 409 of the refused edit is a console error of its own (the browser logs a failed fetch)
+        errs = [e for e in errs if " 409 " not in e.get("message", "") and "(Conflict)" not in e.get("message", "")
+                and " 400 " not in e.get("message", "") and "(Bad Request)" not in e.get("message", "")]
+        out("console errors", len(errs))
+        for e in errs[:5]:
+            out("console", e.get("message"))
+    finally:
+        d.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "walk":
+        walk(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit("usage: serve_sets.py walk URL DIR")

@@ -108,7 +108,8 @@ static int life_pipe(char *const *envp, rag_strv *env, int *rd)
 rag_evals *rag_evals_new(const rag_evals_opts *o, char *err, size_t errlen)
 {
 	rag_evals *e;
-	if (mkdirs(o->workdir, err, errlen) < 0) return NULL;
+	(void)err;
+	(void)errlen;
 	e = rag_xcalloc(1, sizeof *e);
 	e->workdir = rag_xstrdup(o->workdir);
 	e->bin = rag_xstrdup(o->eval_bin);
@@ -469,6 +470,7 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 	cfgfile = rag_xasprintf("%s/rag.yaml", v->dir);
 	setfile = rag_xasprintf("%s/set/%s.jsonl", v->dir, v->testset);
 	{
+		/* made at the first run: a rag-serve that starts none leaves nothing behind */
 		char *sd = rag_xasprintf("%s/set", v->dir);
 		int mr = mkdirs(sd, err, sizeof err);
 		free(sd);

@@ -16,12 +16,12 @@
 /* ---------------------------------------------------------------- serverun.c */
 typedef struct rag_evals rag_evals;
 typedef struct rag_evals_opts {
-	const char *workdir;        /* each run's files in WORKDIR/ID/ (made when missing) */
+	const char *workdir;        /* each run's files in WORKDIR/ID/ (made at the first run) */
 	const char *eval_bin;       /* the rag-eval to run: a path, or a name looked up in PATH */
 	char *const *envp;          /* the child's environment (borrowed while the rag_evals lives):
 	                             * RAG_SERVE_STORE_URL names the store, RAG_API_KEY the judge's key */
 } rag_evals_opts;
-/* NULL with err when the work directory cannot be made */
+/* NULL with err when it cannot be set up */
 rag_evals *rag_evals_new(const rag_evals_opts *o, char *err, size_t errlen);
 /* The API of the Run tab: GET /api/evals (the runs started, newest first), GET /api/evals/form
  * (the form's defaults from cfg), GET /api/evals/ID (its state and progress), POST /api/evals

@@ -78,11 +78,14 @@
 		document.title = t("title");
 		renderRuns();
 		renderRun();
+		langHooks.forEach(function (f) { f(); });
 	}
+	/* every tab of the bar: its button is tab-NAME, its panel NAME */
 	function tab(name) {
-		["history", "run"].forEach(function (n) {
+		document.querySelectorAll("#tabs [role=tab]").forEach(function (b) {
+			var n = b.id.replace(/^tab-/, "");
 			$(n).hidden = n !== name;
-			$("tab-" + n).setAttribute("aria-selected", String(n === name));
+			b.setAttribute("aria-selected", String(n === name));
 		});
 	}
 	function pager(id, offset, total, len) {
@@ -272,6 +275,21 @@
 			drawn();
 		}).catch(function (e) { note.textContent = t("error") + e.message; drawn(); });
 	}
+	/* ---------------------------------------------------------------- for the other tabs' scripts
+	 * (run.js): the texts, the tabs, a run opened, the History reloaded */
+	var langHooks = [];
+	window.ragServe = {
+		t: t, el: el, get: get, tab: tab, drawn: drawn, showError: showError,
+		openRun: function (id) { return openRun(id); },
+		reloadRuns: function () { return loadRuns(); },
+		csrf: function () { return st.csrf; },
+		addText: function (texts) {
+			Object.keys(texts).forEach(function (l) {
+				Object.keys(texts[l]).forEach(function (k) { T[l][k] = texts[l][k]; });
+			});
+		},
+		onLang: function (f) { langHooks.push(f); }
+	};
 	/* ---------------------------------------------------------------- wiring */
 	document.addEventListener("DOMContentLoaded", function () {
 		$("lang").addEventListener("click", function () { lang = lang === "zh" ? "en" : "zh"; applyLang(); });

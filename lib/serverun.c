@@ -132,17 +132,18 @@ static const char *text_ok(jv v, size_t max)
 	const char *s, *p;
 	if (jv_get_kind(v) != JV_KIND_STRING) return NULL;
 	s = jv_string_value(v);
-	if (!*s || strlen(s) > max) return NULL;
+	/* a NUL inside would cut the text short in an argument */
+	if (!*s || strlen(s) > max || strlen(s) != (size_t)jv_string_length_bytes(jv_copy(v))) return NULL;
 	for (p = s; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f) return NULL;
 	return s;
 }
 
-/* a name of letters, digits and "_.-@:" (metrics, system keys) */
+/* a name of letters, digits and "_.-@:", from a letter or digit (metrics, system keys) */
 static int name_ok(const char *s, size_t max)
 {
 	size_t n = strlen(s);
-	if (!n || n > max) return 0;
+	if (!n || n > max || !isalnum((unsigned char)*s)) return 0;
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && !strchr("_.-@:", *s)) return 0;
 	return 1;
@@ -195,6 +196,8 @@ static int form_system(jv sys, jv *out, char *err, size_t errlen)
 	}
 	if (jv_get_kind(sys) != JV_KIND_OBJECT || jv_object_length(jv_copy(sys)) > 64) {
 		jv_free(sys);
+		jv_free(*out);
+		*out = jv_null();
 		return bad(err, errlen, "system", "an object of at most 64 settings");
 	}
 	jv_object_foreach(sys, k, v) {
@@ -214,6 +217,10 @@ static int form_system(jv sys, jv *out, char *err, size_t errlen)
 		jv_free(v);
 	}
 	jv_free(sys);
+	if (rc < 0) {
+		jv_free(*out);
+		*out = jv_null();
+	}
 	return rc;
 }
 
@@ -266,6 +273,8 @@ static int form_thresholds(jv t, jv *out, char *err, size_t errlen)
 	}
 	if (jv_get_kind(t) != JV_KIND_OBJECT || jv_object_length(jv_copy(t)) > 64) {
 		jv_free(t);
+		jv_free(*out);
+		*out = jv_null();
 		return bad(err, errlen, "thresholds", "an object of metric names and numbers from 0 to 1");
 	}
 	jv_object_foreach(t, k, v) {
@@ -278,6 +287,10 @@ static int form_thresholds(jv t, jv *out, char *err, size_t errlen)
 		jv_free(v);
 	}
 	jv_free(t);
+	if (rc < 0) {
+		jv_free(*out);
+		*out = jv_null();
+	}
 	return rc;
 }
 

@@ -57,7 +57,7 @@ static double now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* mkdir -p, mode 0700: the work directory holds the runs' configurations */
@@ -571,7 +571,11 @@ static const char *state(const eval *v)
 {
 	if (v->pid) return v->cancel ? "cancelling" : "running";
 	if (v->cancel) return "cancelled";
-	if (WIFEXITED(v->status) && (WEXITSTATUS(v->status) == 0 || WEXITSTATUS(v->status) == 1)) return "done";
+	/* rag-eval(1) EXIT STATUS: 0 and 1 the gate's; 3 and 4 a run to the end with records that
+	 * could not be scored (their errors counted): done, stored; the rest stopped short */
+	if (WIFEXITED(v->status) && (WEXITSTATUS(v->status) <= 1 || WEXITSTATUS(v->status) == 3 ||
+	                             WEXITSTATUS(v->status) == 4))
+		return "done";
 	return "failed";
 }
 
@@ -624,7 +628,8 @@ static jv describe(eval *v, rag_store *s)
 		} else {
 			o = jv_object_set(o, jv_string("run"), jv_null());
 		}
-		if (strcmp(st, "done")) o = jv_object_set(o, jv_string("log"), log_tail(v));
+		if (strcmp(st, "done") || !WIFEXITED(v->status) || WEXITSTATUS(v->status) > 1)
+			o = jv_object_set(o, jv_string("log"), log_tail(v));
 	}
 	return o;
 }

@@ -8,7 +8,7 @@
 # each (a wrapper --rag-eval writes its argv) and expand no variable; the API key is in no reply
 # and no file. No test waits on the clock: each waits on a state (wait_until).
 . "$(dirname "$0")/lib.sh"
-need jq curl python3
+need jq curl python3 pgrep ps
 [ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
 EX=$TOP/share/examples/example.jsonl
 DB=$T/store.db
@@ -146,24 +146,30 @@ is "$CODE" 403 "a start from another origin: 403"
 CODE=$(curl -s -o "$OUT" -w '%{http_code}' -X POST -H "Origin: http://$HOSTPORT" --data "$FORM" "${URL}api/evals")
 is "$CODE" 403 "a start without the CSRF token: 403"
 
-# ---------------------------------------------------------------- cancel
-# a judge that holds every request: the run waits on it
+# ---------------------------------------------------------------- progress, cancel
+# a judge that holds the requests of the last record (the X200 router's): the first 4 come
+# through, in order, and the run waits on the fifth
 fake_stop
-printf '[{"hold": true, "hold_s": 120}]\n' >"$T/hold.json"
-fake_start --plan "$T/hold.json"
+printf '[{"match": "X200 router", "hold": true, "hold_s": 120}]\n' >"$T/hold5.json"
+fake_start --plan "$T/hold5.json"
 HOLD_FORM=$(jq -nc --arg j "$FAKE_URL/v1" --arg s "$SVC" '{testset: "qa", judge_base_url: $j, judge_model: "judge-x",
 	service_url: $s, metrics: ["faithfulness"]}')
 post /api/evals "$HOLD_FORM"
 is "$CODE" 202 "a second run started"
 CID=$(jq -r .id "$OUT")
-wait_until 60 test -s "$FAKE_LOG"
-check "its judge requests are held" test -s "$FAKE_LOG"
+done_of() { [ "$(state "$1"; jq .done "$T/state.json")" = "$(printf 'running\n%s' "$2")" ]; }
+wait_until 60 done_of "$CID" 4
 is "$(state "$CID")" running "it is running"
+is "$(jq -c '[.done, .total, .errors]' "$T/state.json")" '[4,5,0]' \
+	"its progress read from the run directory: 4 of 5 records done, the fifth held by the judge"
+like "$(jq -r .eta_s "$T/state.json")" '^[0-9]+$' "and the time left (a whole number of seconds)"
+is "$(nlines "$(jq -r .rundir "$T/state.json")/records.jsonl")" 4 "as records.jsonl has them"
 post "/api/evals/$CID/cancel" '{}'
 is "$CODE" 200 "POST /api/evals/ID/cancel"
 wait_until 60 ended "$CID"
 is "$(state "$CID")" cancelled "the run's state: cancelled"
 like "$(jq -r .exit_status "$T/state.json")" '^(130|143)$' "rag-eval ended by the signal (130 or 143)"
+is "$(jq -r .done "$T/state.json")" 4 "the records it had scored are kept"
 is "$(jq -r .run "$T/state.json")" null "a cancelled run is not in the store"
 # every process of the run gone (each has the work directory in its arguments)
 gone() { ! pgrep -f "$WORK/$1" >/dev/null; }
@@ -179,7 +185,8 @@ is "$CODE" 202 "POST /api/evals/ID/resume: rag-eval --resume of the cancelled ru
 wait_until 120 ended "$CID"
 is "$(state "$CID"):$(jq -c '[.done, .total, .run]' "$T/state.json")" "done:[5,5,\"$CID\"]" \
 	"it finishes: 5 of 5 records, in the store"
-is "$(nlines "$RUNDIR/records.jsonl")" 5 "records.jsonl: 5 records"
+is "$(jq -r .id "$RUNDIR/records.jsonl" | paste -sd,)" "$(jq -r .id "$T/qa.jsonl" | paste -sd,)" \
+	"records.jsonl: the 5 records, in order"
 post "/api/evals/$CID/resume" '{}'
 is "$CODE" 409 "a run that is done: nothing to resume (409)"
 
@@ -224,7 +231,9 @@ is "$(grep -rl 'test-secret-key' "$WORK" | wc -l | tr -d ' ')" 0 "nor in any fil
 unlike "$(cat "$T/serve.err")" 'test-secret-key' "nor in rag-serve's messages"
 
 # ---------------------------------------------------------------- rag-serve ends: so do its runs
+# a judge that holds every request
 fake_stop
+printf '[{"hold": true, "hold_s": 120}]\n' >"$T/hold.json"
 fake_start --plan "$T/hold.json"
 post /api/evals "$(jq -nc --arg j "$FAKE_URL/v1" --arg s "$SVC" '{testset: "qa", judge_base_url: $j, service_url: $s,
 	metrics: ["faithfulness"]}')"

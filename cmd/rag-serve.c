@@ -8,6 +8,7 @@
 #include "config.h"
 #include "store.h"
 #include "serve.h"
+#include "serverun.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,13 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 static const char usage[] =
 	"Usage: rag-serve [OPTIONS]\n"
 	"Serve a web page and a JSON API over the run store (rag-store): the runs, a run's summary and\n"
 	"its records, the test sets. Prints the URL it serves on stderr; SIGINT or SIGTERM stops it.\n";
 
-enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE };
+enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE, OPT_WORK_DIR, OPT_RAG_EVAL };
 
 static const rag_opt options[] = {
 	{"store", 0, OPT_STORE, "URL", NULL, "the store: sqlite:///PATH, a file's path or postgresql://...\n"
@@ -34,6 +36,10 @@ static const rag_opt options[] = {
 	{"token-file", 0, OPT_TOKEN_FILE, "FILE", RAG_ARG_FILE,
 	 "a file holding the access token: requests carry it as a bearer token,\n"
 	 "or a browser logs in once through the login link printed at start"},
+	{"work-dir", 0, OPT_WORK_DIR, "DIR", RAG_ARG_FILE, "where the Run tab's runs go (default\n"
+	 "$XDG_STATE_HOME/ragpipe/serve, else ~/.local/state/ragpipe/serve)"},
+	{"rag-eval", 0, OPT_RAG_EVAL, "FILE", RAG_ARG_FILE, "the rag-eval the Run tab starts (default the one beside\n"
+	 "rag-serve, else rag-eval in PATH)"},
 	RAG_OPT_END
 };
 
@@ -43,6 +49,9 @@ static const rag_opt options[] = {
 typedef struct server {
 	rag_cli cli;
 	const char *url_opt, *listen, *token_file;
+	const char *work_dir, *rag_eval;         /* the Run tab's (--work-dir, --rag-eval) */
+	rag_evals *evals;
+	rag_strv env;                            /* the environment of the rag-eval it starts */
 	char *host, *token;
 	int port, loopback;
 	char csrf[65], session[65], login[65];   /* random hex; login: "" once used */
@@ -177,6 +186,12 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 			return send_error(c, 403, "a write from another origin");
 		if (!rag_serve_secret_eq(csrf, sv->csrf)) return send_error(c, 403, "a write without its CSRF token");
 		if (strcmp(method, "POST")) return send_error(c, 405, "method not allowed");
+		if (sv->evals) {
+			jv body;
+			int st = rag_evals_api(sv->evals, sv->store, &sv->cli.cfg, url, 1, rq->body.p ? rq->body.p : "",
+			                       rq->body.len, &body);
+			if (st) return send_json(c, (unsigned)st, body);
+		}
 		{
 			jv body;
 			int st = rag_serve_post(sv->store, url, rq->body.p ? rq->body.p : "", rq->body.len, &body);
@@ -188,6 +203,11 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 		                                   jv_string("store"), jv_string(rag_store_url(sv->store)),
 		                                   jv_string("backend"), jv_string(rag_store_backend(sv->store)),
 		                                   jv_string("version"), jv_string(RAG_VERSION)));
+	if (sv->evals) {
+		jv body;
+		int st = rag_evals_api(sv->evals, sv->store, &sv->cli.cfg, url, 0, NULL, 0, &body);
+		if (st) return send_json(c, (unsigned)st, body);
+	}
 	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api")) {
 		jv body;
 		int st = rag_serve_api(sv->store, url, get_arg, c, &body);
@@ -298,6 +318,7 @@ static int serve(server *sv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);   /* a rag-eval of the Run tab ended: reaped here */
 	/* the server's thread inherits the mask: the signals wait for sigwait here */
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -312,9 +333,76 @@ static int serve(server *sv)
 	if (sv->token) rag_msg(sv->cli.prog, "info", "login link (once): %slogin?code=%s", url, sv->login);
 	rag_msg(sv->cli.prog, "info", "%s", url);
 	free(url);
-	while (sigwait(&set, &sig) != 0) continue;
+	while (sigwait(&set, &sig) != 0 || sig == SIGCHLD) {
+		if (sig == SIGCHLD) rag_evals_reap(sv->evals);
+		sig = 0;
+	}
 	MHD_stop_daemon(d);
 	if (!sv->cli.quiet) rag_msg(sv->cli.prog, "info", "stopped (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the Run tab */
+
+/* the rag-eval beside rag-serve (the source tree's bin/, an installed PREFIX/bin), else PATH's */
+static char *eval_bin(void)
+{
+	char self[4096], *slash, *p;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = 0;
+		if ((slash = strrchr(self, '/'))) {
+			*slash = 0;
+			p = rag_xasprintf("%s/rag-eval", self);
+			if (access(p, X_OK) == 0) return p;
+			free(p);
+		}
+	}
+	return rag_xstrdup("rag-eval");
+}
+
+/* The work directory, the rag-eval and its environment: rag-serve's, less the variables that
+ * would override the run's generated configuration (RAG_CONFIG, RAG_BASE_URL, RAG_MODEL,
+ * RAG_PROVIDER), with the store's URL and the judge's key rag-serve has (from its environment
+ * or its configuration) in variables: in no file, no argument, no page. */
+static int evals_start(server *sv, const char *store_url)
+{
+	extern char **environ;
+	static const char *const drop[] = {"RAG_CONFIG=", "RAG_BASE_URL=", "RAG_MODEL=", "RAG_PROVIDER=",
+	                                   "RAG_API_KEY=", "RAG_SERVE_STORE_URL=", "RAG_EVAL_ALIVE=", NULL};
+	char *dir = NULL, *bin;
+	char **e;
+	size_t i;
+	rag_evals_opts o;
+	for (e = environ; *e; e++) {
+		for (i = 0; drop[i] && strncmp(*e, drop[i], strlen(drop[i])); i++) continue;
+		if (!drop[i]) rag_strv_push(&sv->env, rag_xstrdup(*e));
+	}
+	rag_strv_push(&sv->env, rag_xasprintf("RAG_SERVE_STORE_URL=%s", store_url));
+	if (sv->cli.cfg.llm.api_key) rag_strv_push(&sv->env, rag_xasprintf("RAG_API_KEY=%s", sv->cli.cfg.llm.api_key));
+	rag_strv_push(&sv->env, NULL);
+	sv->env.n--;
+	if (!sv->work_dir) {
+		const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+		if (x && x[0] == '/') dir = rag_xasprintf("%s/ragpipe/serve", x);
+		else if (home && *home) dir = rag_xasprintf("%s/.local/state/ragpipe/serve", home);
+		else {
+			rag_msg(sv->cli.prog, "error", "no work directory for the Run tab: give --work-dir DIR "
+			        "(the default needs $XDG_STATE_HOME or $HOME)");
+			return RAG_EXIT_USAGE;
+		}
+	}
+	bin = sv->rag_eval ? rag_xstrdup(sv->rag_eval) : eval_bin();
+	o.workdir = sv->work_dir ? sv->work_dir : dir;
+	o.eval_bin = bin;
+	o.envp = sv->env.v;
+	sv->evals = rag_evals_new(&o, sv->err, sizeof sv->err);
+	free(dir);
+	free(bin);
+	if (!sv->evals) {
+		rag_msg(sv->cli.prog, "error", "--work-dir: %s", sv->err);
+		return RAG_EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -335,6 +423,8 @@ int main(int argc, char **argv)
 		case OPT_STORE: sv.url_opt = optarg; break;
 		case OPT_LISTEN: sv.listen = optarg; break;
 		case OPT_TOKEN_FILE: sv.token_file = optarg; break;
+		case OPT_WORK_DIR: sv.work_dir = optarg; break;
+		case OPT_RAG_EVAL: sv.rag_eval = optarg; break;
 		default:
 			rc = rag_cli_option(&sv.cli, opt, optarg, &done);
 			if (rc || done) goto out;
@@ -371,8 +461,11 @@ int main(int argc, char **argv)
 		rc = RAG_EXIT_STORE;
 		goto out;
 	}
+	if ((rc = evals_start(&sv, url))) goto out;
 	rc = serve(&sv);
 out:
+	rag_evals_free(sv.evals);   /* the Run tab's children ended and reaped */
+	rag_strv_free(&sv.env);
 	rag_store_close(sv.store);
 	free(sv.host);
 	free(sv.token);

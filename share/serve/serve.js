@@ -276,12 +276,15 @@
 		}).catch(function (e) { note.textContent = t("error") + e.message; drawn(); });
 	}
 	/* ---------------------------------------------------------------- for the other tabs' scripts
-	 * (sets.js): the words of both languages, the helpers, a hook run when the language changes */
+	 * (sets.js, run.js): the words of both languages, the helpers, a run opened, the History
+	 * reloaded, a hook run when the language changes */
 	window.ragServe = {
 		words: function (w) {
 			Object.keys(w).forEach(function (l) { Object.keys(w[l]).forEach(function (k) { T[l][k] = w[l][k]; }); });
 		},
 		t: t, el: el, td: td, get: get, tab: tab, showError: showError, drawn: drawn,
+		openRun: function (id) { return openRun(id); },
+		reloadRuns: function () { return loadRuns(); },
 		csrf: function () { return st.csrf; },
 		onLang: function (f) { hooks.push(f); }
 	};

@@ -4,6 +4,11 @@
   serve.py walk URL SHOTDIR   History (the runs), a run opened (its summary, its records, two
                               review marks, their second page), the switch to Chinese, and the page at 390 px
                               wide: one "key: value" line per finding, screenshots in SHOTDIR
+  serve.py run URL SHOTDIR SERVICE
+                              the Run evaluation tab: a run started from the page against the
+                              service at SERVICE (the offline judge), its progress followed to
+                              the end, the run opened; in English at 1440 px and in Chinese at
+                              390 px, each width checked for a sideways scroll
 
 The test (tests/t/82-serve-browser.t) asserts on the lines; this script asserts nothing itself.
 No network: the page comes from rag-serve on 127.0.0.1, and Chromium's background traffic is off.
@@ -153,8 +158,87 @@ def walk(url, shots):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def width(d, w):
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": w, "height": 900 if w > 700 else 844, "deviceScaleFactor": 1, "mobile": w <= 700})
+
+
+def hscroll_now(d):
+    return d.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+
+
+def run_tab(url, shots, service):
+    """a run from the Run evaluation tab, per (language, width)"""
+    for lang, w in (("en-US", 1440), ("zh-CN", 390)):
+        k = lang[:2]
+        profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+        d = driver(profile, lang)
+        try:
+            d.get(url)
+            after(d, 0)
+            width(d, w)
+            n = loads(d)
+            d.find_element(By.ID, "tab-evals").click()
+            after(d, n)
+            out("%s tab" % k, d.find_element(By.ID, "tab-evals").text)
+            out("%s evals shown" % k, "%s:%s" % (d.find_element(By.ID, "evals").is_displayed(),
+                                                 d.find_element(By.ID, "history").is_displayed()))
+            out("%s testsets" % k, ",".join(o.get_attribute("value") for o in
+                                            d.find_elements(By.CSS_SELECTOR, '#eval-form select[name="testset"] option')))
+            out("%s key note" % k, d.find_element(By.ID, "eval-key").text)
+            f = d.find_element(By.ID, "eval-form")
+
+            def fill(name, text):
+                e = f.find_element(By.NAME, name)
+                e.clear()
+                e.send_keys(text)
+            fill("service_url", service)
+            fill("judge_base_url", "")
+            fill("top_k", "4")
+            fill("metrics", "faithfulness,keyword_overlap")
+            fill("thresholds", "keyword_overlap=0.1")
+            fill("label", "page-" + k + " <b>x</b>")
+            out("%s hscroll form %d" % (k, w), hscroll_now(d))
+            d.save_screenshot(os.path.join(shots, "evals-form-%s-%d.png" % (k, w)))
+            d.find_element(By.ID, "eval-start").click()
+            WebDriverWait(d, 120).until(lambda d: d.find_element(By.ID, "eval-state").get_attribute("data-state")
+                                        in ("done", "failed", "cancelled"))
+            out("%s state" % k, "%s %s" % (d.find_element(By.ID, "eval-state").get_attribute("data-state"),
+                                           d.find_element(By.ID, "eval-state").text))
+            out("%s count" % k, d.find_element(By.ID, "eval-count").text)
+            out("%s progress" % k, "%s/%s" % (d.find_element(By.ID, "eval-progress").get_attribute("value"),
+                                              d.find_element(By.ID, "eval-progress").get_attribute("max")))
+            out("%s log shown" % k, d.find_element(By.ID, "eval-log").is_displayed())
+            title = d.find_element(By.ID, "eval-title").text
+            out("%s title" % k, title)
+            for ww in (1440, 390):
+                width(d, ww)
+                out("%s hscroll evals %d" % (k, ww), hscroll_now(d))
+                d.save_screenshot(os.path.join(shots, "evals-%s-%d.png" % (k, ww)))
+            width(d, w)
+            n = loads(d)
+            d.find_element(By.ID, "eval-open").click()
+            after(d, n)
+            WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "run").is_displayed())
+            out("%s opened" % k, d.find_element(By.ID, "run-title").text)
+            out("%s opened records" % k, len(d.find_elements(By.CSS_SELECTOR, "#records tbody tr")))
+            out("%s opened label" % k, " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#run-summary dd"))[:200])
+            out("%s hscroll run %d" % (k, w), hscroll_now(d))
+            d.save_screenshot(os.path.join(shots, "evals-run-%s-%d.png" % (k, w)))
+            out("%s no alert" % k, no_alert(d))
+            errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+            out("%s console errors" % k, len(errs))
+            for e in errs[:5]:
+                out("console", e.get("message"))
+        finally:
+            d.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "walk":
         walk(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "run":
+        run_tab(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
-        sys.exit("usage: serve.py walk URL SHOTDIR")
+        sys.exit("usage: serve.py walk URL SHOTDIR | serve.py run URL SHOTDIR SERVICE")

@@ -47,7 +47,7 @@ is "$RC" 0 "the browser walk ran"
 got() { sed -n "s/^$1: //p" "$OUT" | sed -n "${2:-1}p"; }
 
 is "$(got lang)" en "an English browser: the page in English"
-is "$(got tabs)" 'Test sets Cases History Run' "four tabs"
+is "$(got tabs)" 'Test sets Cases Run evaluation History Run' "five tabs"
 is "$(got runs)" 'H,G' "History: the runs, newest first"
 is "$(got labels)" '<b>v2</b>,v1' "a hostile label shown as text"
 is "$(got 'runs count')" '1–2 of 2 runs' "the runs counted"
@@ -64,7 +64,7 @@ is "$(got 'hostile elements after review')" 'img=0' "the hostile comment shown a
 is "$(got 'labels link')" "${URL}api/runs/H/labels.csv?metric=faithfulness" "review: the labels' CSV for rag-agree"
 is "$(curl -s "${URL}api/runs/H/marks" | jq -c '[.marks[] | [.seq, .id, .label, .who]]')" '[[1,"q01",1,"ana"],[2,"q02",0.4,"ana"]]' \
 	"review: the marks are in the store"
-is "$(got 'zh lang'):$(got 'zh tabs')" 'zh-CN:测试集 用例管理 历史 运行' "the switch: Chinese"
+is "$(got 'zh lang'):$(got 'zh tabs')" 'zh-CN:测试集 用例管理 运行评估 历史 运行' "the switch: Chinese"
 is "$(got 'zh records count')" '第 21–25 条记录，共 25 条' "the counts in Chinese"
 is "$(got 'zh switch')" English "and a switch back"
 is "$(got 'hscroll 390 run')" False "390 px: the run view does not scroll sideways"
@@ -74,6 +74,50 @@ is "$(got 'no alert')" True "no script of the data ran"
 is "$(got 'console errors')" 0 "no error in the console"
 is "$(got 'zh browser')" 'zh-CN 历史' "a Chinese browser: the page in Chinese"
 for s in history run run-390-zh history-390-zh; do
+	check "a screenshot of $s" test -s "$shots/$s.png"
+done
+
+# ---------------------------------------------------------------- the Run evaluation tab
+# a test set in the store, a fake RAG service (tests/fakerag.py), the offline judge: a run
+# started from the page, its progress followed to done, the run opened; English at 1440 px,
+# Chinese at 390 px
+head -n 4 "$TOP/share/examples/example.jsonl" | jq -c '{id, question, reference}' >"$T/qa.jsonl"
+run rag rag-store -q -c "$T/c.yaml" --store "$DB" testset import "$T/qa.jsonl" --name qa
+is "$RC" 0 "a test set imported"
+python3 "$TOP/tests/fakerag.py" --port 0 --port-file "$T/rag.port" --log "$T/rag.log" --max-seconds 300 \
+	</dev/null >/dev/null 2>"$T/rag.err" &
+RPID=$!
+trap 'kill -TERM $SPID 2>/dev/null; wait $SPID; kill $RPID 2>/dev/null; _lib_cleanup' EXIT
+wait_until 10 test -s "$T/rag.port" || bail_out "fakerag did not start: $(cat "$T/rag.err")"
+run timeout 300 "$PY" "$TOP/tests/browser/serve.py" run "$URL" "$shots" "http://127.0.0.1:$(cat "$T/rag.port")/ask"
+is "$RC" 0 "the browser's runs ran"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+for k in en zh; do
+	is "$(got "$k evals shown")" 'True:False' "$k: the Run evaluation tab shown"
+	is "$(got "$k testsets")" qa "$k: the store's test sets offered"
+	like "$(got "$k state")" '^done ' "$k: the run started from the page is done"
+	is "$(got "$k progress")" 4/4 "$k: its progress reached 4 of 4 records"
+	is "$(got "$k log shown")" False "$k: no log shown for a run that is done"
+	id=$(got "$k title" | grep -o '[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{6\}')
+	like "$id" '^[0-9]{8}-' "$k: the run's id shown"
+	is "$(curl -s "${URL}api/runs/$id" | jq -c '[.n, .label, .testset]')" "[4,\"page-$k <b>x</b>\",\"qa\"]" \
+		"$k: the run is in the store, its label as typed"
+	like "$(got "$k opened")" "$id\$" "$k: the run opened from the tab"
+	is "$(got "$k opened records")" 4 "$k: its records shown"
+	is "$(got "$k no alert"):$(got "$k console errors")" 'True:0' "$k: no script of the data ran, no console error"
+done
+is "$(got 'en tab'):$(got 'zh tab')" 'Run evaluation:运行评估' "the tab in English and in Chinese"
+like "$(got 'en count')" '^4 of 4 records · 0 with errors' "en: the count of records done"
+like "$(got 'zh count')" '^4 / 4 条记录 · 0 条出错' "zh: the count in Chinese"
+like "$(got 'zh state')" '^done 已完成' "zh: the state in Chinese"
+is "$(got 'en key note')" "rag-serve has no judge API key: an endpoint that needs one will refuse." \
+	"the page says whether rag-serve has a judge key (it has none here), never a key"
+for h in 'en hscroll form 1440' 'zh hscroll form 390' 'en hscroll evals 1440' 'en hscroll evals 390' \
+	'zh hscroll evals 1440' 'zh hscroll evals 390' 'en hscroll run 1440' 'zh hscroll run 390'; do
+	is "$(got "$h")" False "no horizontal scroll: $h px"
+done
+check "the top_k of the form reached the service" test "$(jq -c '.body.top_k' "$T/rag.log" | sort -u)" = 4
+for s in evals-form-en-1440 evals-en-1440 evals-zh-390 evals-run-zh-390; do
 	check "a screenshot of $s" test -s "$shots/$s.png"
 done
 

@@ -56,6 +56,9 @@ export no_proxy NO_PROXY XDG_CONFIG_HOME XDG_CACHE_HOME LC_ALL
 # rag-store's default store ($XDG_DATA_HOME/ragpipe/runs.db) in $T too, never the user's
 XDG_DATA_HOME=$T/data
 export XDG_DATA_HOME
+# rag-serve's work directory ($XDG_STATE_HOME/ragpipe/serve) too
+XDG_STATE_HOME=$T/state
+export XDG_STATE_HOME
 if [ -e "$TOP/rag.yaml" ]; then
 	echo "# warning: $TOP/rag.yaml exists and is read by tools run without -c"
 fi

@@ -1,0 +1,46 @@
+/* serverun.h - rag-serve's Run tab without the HTTP server (serverun.c): a form checked and
+ * turned into rag-eval's argument vector and a generated configuration, rag-eval run as a child
+ * process in a process group of its own, its progress read from the run directory it writes,
+ * cancel, and the end of every child when rag-serve ends. Layer 7 (HACKING.md). */
+#ifndef RAG_SERVERUN_H
+#define RAG_SERVERUN_H
+
+#include <stddef.h>
+
+#include <jv.h>
+
+#include "base.h"
+#include "config.h"
+#include "store.h"
+
+/* ---------------------------------------------------------------- serverun.c */
+typedef struct rag_evals rag_evals;
+typedef struct rag_evals_opts {
+	const char *workdir;        /* each run's files in WORKDIR/ID/ (made at the first run) */
+	const char *eval_bin;       /* the rag-eval to run: a path, or a name looked up in PATH */
+	char *const *envp;          /* the child's environment (borrowed while the rag_evals lives):
+	                             * RAG_SERVE_STORE_URL names the store, RAG_API_KEY the judge's key */
+} rag_evals_opts;
+/* NULL with err when it cannot be set up */
+rag_evals *rag_evals_new(const rag_evals_opts *o, char *err, size_t errlen);
+/* The API of the Run tab: GET /api/evals (the runs started, newest first), GET /api/evals/form
+ * (the form's defaults from cfg), GET /api/evals/ID (its state and progress), POST /api/evals
+ * (start one: the form as a JSON object), POST /api/evals/ID/cancel. post: 1 for a POST (its
+ * checks passed), text/len its body. Returns the HTTP status and *body (an object), or 0 when
+ * path is none of these. */
+int rag_evals_api(rag_evals *e, rag_store *s, const rag_config *cfg, const char *path, int post, const char *text,
+                  size_t len, jv *body);
+/* Reap the children that ended (rag-serve calls it on SIGCHLD). */
+void rag_evals_reap(rag_evals *e);
+/* End every child still running (SIGTERM to its group, SIGKILL if it outlives ~10 s), reap it,
+ * and free e. */
+void rag_evals_free(rag_evals *e);
+
+/* ---------------------------------------------------------------- for unit tests */
+/* The form (borrowed) -> the configuration to write (*config, an object whose strings have
+ * their '$' doubled, so that rag-config(5)'s ${VAR} expands nothing of the form) and rag-eval's
+ * options from the form (appended to argv: --label=..., --metrics=...), the test set's name
+ * and version. -1 and err for a form that is not right. */
+int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char *err, size_t errlen);
+
+#endif

@@ -11,7 +11,7 @@ VERSION := $(shell cat VERSION)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CPPFLAGS) $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
+	-Ilib -Iobj/gen -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
 # pkg-config for the libraries that ship a .pc file; libjq 1.6 and libstemmer have none
 PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n zlib
 # the run store (rag-store): SQLite and PostgreSQL's libpq
@@ -32,6 +32,8 @@ GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
 CMD_OBJ = $(TOOLS:%=obj/%.o) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ)
 LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
+# the operation registry, made from lib/*.c (mk/ops.sh; below)
+GEN_OPS = obj/gen/ops.inc
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:.c=.test)
 # the unit tests find the tree's share/ through RAG_TEST_TOP
@@ -207,10 +209,10 @@ header-check: | have-deps
 # (/* cppcheck-suppress ID */ under a comment that says why) or, for a file another change
 # rewrites, in mk/cppcheck.supp with its reason.
 CPPCHECK_FLAGS = -q --std=c11 -D_GNU_SOURCE -DRAG_VERSION='"$(VERSION)"' -DRAG_DATADIR='"$(DATADIR)"' \
-	-Ilib -Icmd --enable=warning,portability,performance --inline-suppr \
+	-Ilib -Iobj/gen -Icmd --enable=warning,portability,performance --inline-suppr \
 	--suppressions-list=mk/cppcheck.supp --error-exitcode=1
 CPPCHECK_JOBS = 2
-cppcheck:
+cppcheck: $(GEN_OPS)
 	@command -v cppcheck >/dev/null || { echo "make cppcheck: cppcheck is not installed: run make test-deps" >&2; exit 1; }
 	@cppcheck -j$(CPPCHECK_JOBS) $(CPPCHECK_FLAGS) lib cmd && echo "make cppcheck: no findings in lib/ and cmd/"
 .PHONY: cppcheck
@@ -392,3 +394,14 @@ clean: clean-refusals
 clean-refusals:
 	rm -f lib/refusals.inc
 .PHONY: clean-refusals
+
+# ---------------------------------------------------------------- the operation registry (lib/op.c)
+# obj/gen/ops.inc, one RAG_OP(NAME, TOOL, METRIC) line for each `const rag_op rag_op_NAME = {`
+# in lib/*.c (mk/ops.sh): lib/op.c's rag_op_all and lib/config.c's metric names are made of it,
+# so that a new operation is its own file and nothing else (HACKING.md). Made on every run
+# (FORCE: a file added or removed changes it too), written only when it changes, so that
+# nothing is rebuilt for nothing.
+$(GEN_OPS): FORCE
+	@sh mk/ops.sh $@ $(sort $(wildcard lib/*.c))
+lib/op.o lib/config.o $(FUZZ_BUILD)/op.o $(FUZZ_BUILD)/config.o: $(GEN_OPS)
+warnings: $(GEN_OPS)

@@ -21,6 +21,8 @@
  * one, NULL-terminated, in a fixed order; and one by name (its prompt's), NULL when none. */
 const rag_op *const *rag_op_all(void);
 const rag_op *rag_op_find(const char *name);
+/* The operation whose metric tool is tool ("rag-polite"), NULL when none. */
+const rag_op *rag_op_tool(const char *tool);
 
 /* ---------------------------------------------------------------- claims.c */
 extern const rag_op rag_op_claims;          /* prompt "claims" */

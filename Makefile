@@ -26,10 +26,13 @@ TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
 # the tool layer, linked into every tool; rag-eval's and rag-gen's other files, into theirs alone
 TOOL_OBJ = cmd/tool.o cmd/tool-run.o
+# the main of a metric tool of one operation (rag_cli_metric), in an archive of its own so that
+# only the tools that call it link it (and with it every operation of the registry)
+TOOL_LIB = obj/libtool.a
 EVAL_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/eval-*.c))
 GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
 # each tool's own object in obj/, so that cmd/ holds no rag-* file but the tools' sources
-CMD_OBJ = $(TOOLS:%=obj/%.o) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ)
+CMD_OBJ = $(TOOLS:%=obj/%.o) $(TOOL_OBJ) cmd/tool-metric.o $(EVAL_OBJ) $(GEN_OBJ)
 LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 # the operation registry, made from lib/*.c (mk/ops.sh; below)
@@ -107,9 +110,15 @@ obj/%.o: cmd/%.c VERSION
 	@mkdir -p obj
 	$(CC) $(ALL_CFLAGS) -Icmd $(DEP_CFLAGS) -c -o $@ $<
 
-bin/%: obj/%.o $(TOOL_OBJ) lib/librag.a
+# (named here too, so that make never takes the archive for an intermediate file to skip)
+$(BINS): $(TOOL_LIB)
+$(TOOL_LIB): cmd/tool-metric.o
+	@mkdir -p obj
+	rm -f $@ && ar rcs $@ cmd/tool-metric.o
+
+bin/%: obj/%.o $(TOOL_OBJ) $(TOOL_LIB) lib/librag.a
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(TOOL_LIB) lib/librag.a $(LDLIBS)
 
 # rag-eval's files by concern (cmd/eval-*.c, sharing cmd/eval.h) and rag-gen's review mode
 # (cmd/gen-review.c, sharing cmd/gen-tool.h): linked into their tool alone (their objects are

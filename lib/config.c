@@ -919,9 +919,12 @@ const char *rag_config_metric_tool(const char *name)
 	/* the metric tools of one operation: their .tool and .metric, from the operation registry
 	 * made of the library's sources (mk/ops.sh), so that a new one needs no row here */
 	static const struct { const char *tool, *metric; } ops[] = {
-#define RAG_OP(op, tool, metric) {tool, metric},
+#define RAG_OP(op)
+#define RAG_OP_TOOL(op, tool, metric, k) {tool, metric},
 #include "ops.inc"
 #undef RAG_OP
+#undef RAG_OP_TOOL
+		{NULL, NULL}
 	};
 	static const struct { const char *name, *tool; int halves; } taken[] = {
 		{"faithfulness", "rag-verify", 0}, {"context_recall", "rag-verify", 0},
@@ -937,8 +940,8 @@ const char *rag_config_metric_tool(const char *name)
 	};
 	static const char *const halves[] = {"_precision", "_recall"};
 	size_t i, k, n;
-	for (i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (ops[i].metric && !strcmp(name, ops[i].metric)) return ops[i].tool;
+	for (i = 0; ops[i].metric; i++)
+		if (!strcmp(name, ops[i].metric)) return ops[i].tool;
 	for (i = 0; i < sizeof taken / sizeof taken[0]; i++) {
 		n = strlen(taken[i].name);
 		if (strncmp(name, taken[i].name, n)) continue;

@@ -1,6 +1,6 @@
 /* op.c - the registry of the LLM operations: each descriptor (rag_op) lives in its operation's
  * own file; the list of them is made from the library's sources at build time (mk/ops.sh writes
- * obj/gen/ops.inc, one RAG_OP(NAME, TOOL, METRIC) line a descriptor), so that a new operation is
+ * obj/gen/ops.inc, one RAG_OP(NAME) line a descriptor), so that a new operation is
  * its own file and no line here. The tools and tests/unit/t-op.c read it (every field set, every
  * prompt file there, every prompt file an operation's). */
 #include "base.h"
@@ -10,14 +10,16 @@
 #include <string.h>
 
 /* every descriptor: declared here, so that one no header names is listed all the same */
-#define RAG_OP(name, tool, metric) extern const rag_op rag_op_##name;
+#define RAG_OP(name) extern const rag_op rag_op_##name;
+#define RAG_OP_TOOL(name, tool, metric, k)
 #include "ops.inc"
 #undef RAG_OP
 
 static const rag_op *const all[] = {
-#define RAG_OP(name, tool, metric) &rag_op_##name,
+#define RAG_OP(name) &rag_op_##name,
 #include "ops.inc"
 #undef RAG_OP
+#undef RAG_OP_TOOL
 	NULL
 };
 

@@ -55,17 +55,25 @@ MAN_IN   = $(wildcard share/man/man[1-9]/*.in)
 MAN      = $(MAN_IN:.in=)
 COMP     = completions/ragpipe.bash completions/_ragpipe completions/ragpipe.fish
 docs: $(MAN) $(COMP)
+# rag-eval's metrics (its hidden --list-metrics): the lists of the metric tools of the operation
+# registry in rag-eval(1) and rag(7) are made of it (mk/man.sh's @metric-tools, @tool-prompts,
+# @tool-pages), so that a new one is in them with no edit of theirs
+MAN_METRICS = obj/gen/metrics.tsv
+$(MAN_METRICS): bin/rag-eval
+	@mkdir -p $(@D)
+	bin/rag-eval --list-metrics >$@.tmp && mv $@.tmp $@
+MAN_ENV = RAG_MAN_METRICS=$(MAN_METRICS)
 # a tool's page: its own options
-share/man/man1/%.1: share/man/man1/%.1.in bin/% share/man/options.man mk/man.sh VERSION
+share/man/man1/%.1: share/man/man1/%.1.in bin/% share/man/options.man mk/man.sh VERSION $(MAN_METRICS)
 	bin/$* --list-options >$@.list
-	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+	$(MAN_ENV) sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
 # rag(7) and rag-config(5): the judge and shared options, of a tool that has both
-share/man/man5/%.5: share/man/man5/%.5.in bin/rag-verify share/man/options.man mk/man.sh VERSION
+share/man/man5/%.5: share/man/man5/%.5.in bin/rag-verify share/man/options.man mk/man.sh VERSION $(MAN_METRICS)
 	bin/rag-verify --list-options >$@.list
-	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
-share/man/man7/%.7: share/man/man7/%.7.in bin/rag-verify share/man/options.man mk/man.sh VERSION
+	$(MAN_ENV) sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+share/man/man7/%.7: share/man/man7/%.7.in bin/rag-verify share/man/options.man mk/man.sh VERSION $(MAN_METRICS)
 	bin/rag-verify --list-options >$@.list
-	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+	$(MAN_ENV) sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
 $(COMP) &: $(BINS) mk/completions.sh
 	sh mk/completions.sh bin completions
 clean-docs:
@@ -405,12 +413,13 @@ clean-refusals:
 .PHONY: clean-refusals
 
 # ---------------------------------------------------------------- the operation registry (lib/op.c)
-# obj/gen/ops.inc, one RAG_OP(NAME, TOOL, METRIC) line for each `const rag_op rag_op_NAME = {`
-# in lib/*.c (mk/ops.sh): lib/op.c's rag_op_all and lib/config.c's metric names are made of it,
-# so that a new operation is its own file and nothing else (HACKING.md). Made on every run
+# obj/gen/ops.inc, a RAG_OP(NAME) line for each `const rag_op rag_op_NAME = {` in lib/*.c
+# and a RAG_OP_TOOL line for a metric tool's (mk/ops.sh): lib/op.c's rag_op_all, lib/config.c's
+# score names and lib/evalplan.c's metric tool stages are made of it, so that a new operation is
+# its own file and nothing else (HACKING.md). Made on every run
 # (FORCE: a file added or removed changes it too), written only when it changes, so that
 # nothing is rebuilt for nothing.
 $(GEN_OPS): FORCE
 	@sh mk/ops.sh $@ $(sort $(wildcard lib/*.c))
-lib/op.o lib/config.o $(FUZZ_BUILD)/op.o $(FUZZ_BUILD)/config.o: $(GEN_OPS)
+lib/op.o lib/config.o lib/evalplan.o $(FUZZ_BUILD)/op.o $(FUZZ_BUILD)/config.o $(FUZZ_BUILD)/evalplan.o: $(GEN_OPS)
 warnings: $(GEN_OPS)

@@ -54,7 +54,7 @@ static void start(rag_item *it, void *ctx)
 		goto bad;
 	rag_cli_self_check(t->cli, it->rec);
 	rag_item_hold(it);
-	if (op->ask(t->cli->judge, rag_cli_lang(t->cli, question ? question : answer), question, it->rec, &it->usage,
+	if (op->ask(op, t->cli->judge, rag_cli_lang(t->cli, question ? question : answer), question, it->rec, &it->usage,
 	            scored, it, why, sizeof why) == 0)
 		return;
 	rag_item_release(it);

@@ -43,12 +43,13 @@ typedef struct rag_op {
 	const char *metric;       /* the score it writes, scores.<metric>: rag-eval's metric of that
 	                           * name, a name no custom rubric may take */
 	const char *doc;          /* what the score says, one sentence for the manuals */
-	/* The score of one record (rec borrowed, question as rag_item_question gives it or NULL):
-	 * 0 when asked, cb then getting a number in [0, 1] or an error, exactly once (at once for
-	 * the offline judge); -1 with err, nothing asked and cb never called, when the record lacks
-	 * what it needs (rag_record_need_text's message). */
-	int (*ask)(rag_judge *j, const char *lang, const char *question, jv rec, rag_usage *usage,
-	           rag_judge_cb cb, void *arg, char *err, size_t errlen);
+	/* The score of one record (rec borrowed, question as rag_item_question gives it or NULL),
+	 * op being this descriptor (for rag_judge_ask): 0 when asked, cb then getting a number in
+	 * [0, 1] or an error, exactly once (at once for the offline judge); -1 with err, nothing
+	 * asked and cb never called, when the record lacks what it needs (rag_record_need_text's
+	 * message). */
+	int (*ask)(const struct rag_op *op, rag_judge *j, const char *lang, const char *question, jv rec,
+	           rag_usage *usage, rag_judge_cb cb, void *arg, char *err, size_t errlen);
 } rag_op;
 enum { RAG_OP_JSON = 1, RAG_OP_TEXT };
 #define RAG_OP_NO_OFFLINE "none"

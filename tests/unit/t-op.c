@@ -46,10 +46,10 @@ static long defined_ops(void)
 	return n;
 }
 
-static int ask_none(rag_judge *j, const char *lang, const char *question, jv rec, rag_usage *usage,
-                    rag_judge_cb cb, void *arg, char *err, size_t errlen)
+static int ask_none(const rag_op *op, rag_judge *j, const char *lang, const char *question, jv rec,
+                    rag_usage *usage, rag_judge_cb cb, void *arg, char *err, size_t errlen)
 {
-	(void)j, (void)lang, (void)question, (void)rec, (void)usage, (void)cb, (void)arg;
+	(void)op, (void)j, (void)lang, (void)question, (void)rec, (void)usage, (void)cb, (void)arg;
 	rag_seterr(err, errlen, "never");
 	return -1;
 }

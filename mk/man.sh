@@ -21,6 +21,8 @@
 #   .\" @tool-prompts   each metric tool's prompts as FILES lists them: .BR OP.en.txt , .B
 #                       OP.zh.txt (TOOL), (rag(7))
 #   .\" @tool-pages     each metric tool's page as SEE ALSO lists it: .BR TOOL (1), (rag(7))
+#   .\" @tools          each metric tool as a .TP entry of a list of tools: its page, its .doc
+#                       and the score it writes (rag(7))
 # METRICS is the file the environment's RAG_MAN_METRICS names, rag-eval --list-metrics: a line
 # a metric, NAME TOOLS OPERATION DOC tab-separated, OPERATION "-" but for a metric tool's.
 # (and in OPTIONS, .\" @after-shared: what follows the shared options in a tool's page)
@@ -154,6 +156,11 @@ END {
 		} else if (l ~ /^\.\\" @tool-prompts[ \t]*$/) {
 			for (i = 1; i <= nm; i++) {
 				print ".BR " esc(mop[i]) ".en.txt ,"; print ".B " esc(mop[i]) ".zh.txt"; print "(" esc(mtool[i]) "),"
+			}
+		} else if (l ~ /^\.\\" @tools[ \t]*$/) {
+			for (i = 1; i <= nm; i++) {
+				print ".TP"; print ".BR " esc(mtool[i]) " (1)"; print mdoc[i]
+				print "It writes"; print ".BR scores." esc(mname[i]) " ."
 			}
 		} else if (l ~ /^\.\\" @tool-pages[ \t]*$/) {
 			for (i = 1; i <= nm; i++) print ".BR " esc(mtool[i]) " (1),"

@@ -113,11 +113,13 @@ for r in $(grep -o -E '^\.BR rag[a-z-]* \([0-9]\)' "$T/seealso" | awk '{ print $
 done
 is "$extra" "" "every rag page in rag(7) SEE ALSO exists"
 
-# the registry's metric tools: each in rag(7)'s SEE ALSO and FILES (mk/man.sh's @tool-pages and
-# @tool-prompts, from rag-eval --list-metrics), its page and its two prompts there
+# the registry's metric tools: each in rag(7)'s list of tools, SEE ALSO and FILES (mk/man.sh's
+# @tools, @tool-pages and @tool-prompts, from rag-eval --list-metrics), its page and its two
+# prompts there
 missing=
 for t in $REG_TOOLS; do
 	grep -q -E "^\.BR $t \(1\)" "$T/seealso" || missing="$missing $t(1)"
+	sed 's/\\-/-/g' "$RAG7" | grep -q -x -F ".BR $t (1)" || missing="$missing $t(1)-in-the-list-of-tools"
 	[ -e "$TOP/share/man/man1/$t.1" ] || missing="$missing share/man/man1/$t.1"
 done
 for o in $REG_OPS; do

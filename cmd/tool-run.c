@@ -449,6 +449,7 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	int rc, named = strcmp(name, "-") != 0;
 
 	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
+	rag_tool_watch_eval();   /* first: it finds the test set's name that messages give */
 	rc = read_stream(cli, in, named ? name : eval_testset ? eval_testset : "<stdin>", !named && eval_testset, out,
 	                 observe, ctx);
 	if (named) fclose(in);

@@ -11,7 +11,7 @@ VERSION := $(shell cat VERSION)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CPPFLAGS) $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
-	-Ilib -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
+	-Ilib -Iobj/gen -DRAG_DATADIR='"$(DATADIR)"' -DRAG_VERSION='"$(VERSION)"'
 # pkg-config for the libraries that ship a .pc file; libjq 1.6 and libstemmer have none
 PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n zlib
 # the run store (rag-store): SQLite and PostgreSQL's libpq
@@ -26,12 +26,17 @@ TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
 # the tool layer, linked into every tool; rag-eval's and rag-gen's other files, into theirs alone
 TOOL_OBJ = cmd/tool.o cmd/tool-run.o
+# the main of a metric tool of one operation (rag_cli_metric), in an archive of its own so that
+# only the tools that call it link it (and with it every operation of the registry)
+TOOL_LIB = obj/libtool.a
 EVAL_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/eval-*.c))
 GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
 # each tool's own object in obj/, so that cmd/ holds no rag-* file but the tools' sources
-CMD_OBJ = $(TOOLS:%=obj/%.o) $(TOOL_OBJ) $(EVAL_OBJ) $(GEN_OBJ)
+CMD_OBJ = $(TOOLS:%=obj/%.o) $(TOOL_OBJ) cmd/tool-metric.o $(EVAL_OBJ) $(GEN_OBJ)
 LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
+# the operation registry, made from lib/*.c (mk/ops.sh; below)
+GEN_OPS = obj/gen/ops.inc
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
 UNIT_BIN = $(UNIT_SRC:.c=.test)
 # the unit tests find the tree's share/ through RAG_TEST_TOP
@@ -50,17 +55,25 @@ MAN_IN   = $(wildcard share/man/man[1-9]/*.in)
 MAN      = $(MAN_IN:.in=)
 COMP     = completions/ragpipe.bash completions/_ragpipe completions/ragpipe.fish
 docs: $(MAN) $(COMP)
+# rag-eval's metrics (its hidden --list-metrics): the lists of the metric tools of the operation
+# registry in rag-eval(1) and rag(7) are made of it (mk/man.sh's @metric-tools, @tool-prompts,
+# @tool-pages), so that a new one is in them with no edit of theirs
+MAN_METRICS = obj/gen/metrics.tsv
+$(MAN_METRICS): bin/rag-eval
+	@mkdir -p $(@D)
+	bin/rag-eval --list-metrics >$@.tmp && mv $@.tmp $@
+MAN_ENV = RAG_MAN_METRICS=$(MAN_METRICS)
 # a tool's page: its own options
-share/man/man1/%.1: share/man/man1/%.1.in bin/% share/man/options.man mk/man.sh VERSION
+share/man/man1/%.1: share/man/man1/%.1.in bin/% share/man/options.man mk/man.sh VERSION $(MAN_METRICS)
 	bin/$* --list-options >$@.list
-	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+	$(MAN_ENV) sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
 # rag(7) and rag-config(5): the judge and shared options, of a tool that has both
-share/man/man5/%.5: share/man/man5/%.5.in bin/rag-verify share/man/options.man mk/man.sh VERSION
+share/man/man5/%.5: share/man/man5/%.5.in bin/rag-verify share/man/options.man mk/man.sh VERSION $(MAN_METRICS)
 	bin/rag-verify --list-options >$@.list
-	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
-share/man/man7/%.7: share/man/man7/%.7.in bin/rag-verify share/man/options.man mk/man.sh VERSION
+	$(MAN_ENV) sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+share/man/man7/%.7: share/man/man7/%.7.in bin/rag-verify share/man/options.man mk/man.sh VERSION $(MAN_METRICS)
 	bin/rag-verify --list-options >$@.list
-	sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
+	$(MAN_ENV) sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
 $(COMP) &: $(BINS) mk/completions.sh
 	sh mk/completions.sh bin completions
 clean-docs:
@@ -105,9 +118,15 @@ obj/%.o: cmd/%.c VERSION
 	@mkdir -p obj
 	$(CC) $(ALL_CFLAGS) -Icmd $(DEP_CFLAGS) -c -o $@ $<
 
-bin/%: obj/%.o $(TOOL_OBJ) lib/librag.a
+# (named here too, so that make never takes the archive for an intermediate file to skip)
+$(BINS): $(TOOL_LIB)
+$(TOOL_LIB): cmd/tool-metric.o
+	@mkdir -p obj
+	rm -f $@ && ar rcs $@ cmd/tool-metric.o
+
+bin/%: obj/%.o $(TOOL_OBJ) $(TOOL_LIB) lib/librag.a
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(TOOL_LIB) lib/librag.a $(LDLIBS)
 
 # rag-eval's files by concern (cmd/eval-*.c, sharing cmd/eval.h) and rag-gen's review mode
 # (cmd/gen-review.c, sharing cmd/gen-tool.h): linked into their tool alone (their objects are
@@ -224,10 +243,10 @@ header-check: | have-deps
 # (/* cppcheck-suppress ID */ under a comment that says why) or, for a file another change
 # rewrites, in mk/cppcheck.supp with its reason.
 CPPCHECK_FLAGS = -q --std=c11 -D_GNU_SOURCE -DRAG_VERSION='"$(VERSION)"' -DRAG_DATADIR='"$(DATADIR)"' \
-	-Ilib -Icmd --enable=warning,portability,performance --inline-suppr \
+	-Ilib -Iobj/gen -Icmd --enable=warning,portability,performance --inline-suppr \
 	--suppressions-list=mk/cppcheck.supp --error-exitcode=1
 CPPCHECK_JOBS = 2
-cppcheck:
+cppcheck: $(GEN_OPS)
 	@command -v cppcheck >/dev/null || { echo "make cppcheck: cppcheck is not installed: run make test-deps" >&2; exit 1; }
 	@cppcheck -j$(CPPCHECK_JOBS) $(CPPCHECK_FLAGS) lib cmd && echo "make cppcheck: no findings in lib/ and cmd/"
 .PHONY: cppcheck
@@ -409,3 +428,15 @@ clean: clean-refusals
 clean-refusals:
 	rm -f lib/refusals.inc
 .PHONY: clean-refusals
+
+# ---------------------------------------------------------------- the operation registry (lib/op.c)
+# obj/gen/ops.inc, a RAG_OP(NAME) line for each `const rag_op rag_op_NAME = {` in lib/*.c
+# and a RAG_OP_TOOL line for a metric tool's (mk/ops.sh): lib/op.c's rag_op_all, lib/config.c's
+# score names and lib/evalplan.c's metric tool stages are made of it, so that a new operation is
+# its own file and nothing else (HACKING.md). Made on every run
+# (FORCE: a file added or removed changes it too), written only when it changes, so that
+# nothing is rebuilt for nothing.
+$(GEN_OPS): FORCE
+	@sh mk/ops.sh $@ $(sort $(wildcard lib/*.c))
+lib/op.o lib/config.o lib/evalplan.o $(FUZZ_BUILD)/op.o $(FUZZ_BUILD)/config.o $(FUZZ_BUILD)/evalplan.o: $(GEN_OPS)
+warnings: $(GEN_OPS)

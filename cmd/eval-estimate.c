@@ -221,7 +221,7 @@ static int stdin_copy(eval *e, char *tmpl)
  * estimate, with "stage". 0, or RAG_EXIT_INTERNAL after a message. */
 static int stage_estimate(eval *e, int s, const char *src, const char *filled, jv *out)
 {
-	const rag_evalstage *st = &rag_evalplan_stages[s];
+	const rag_evalstage *st = rag_evalplan_stage(s);
 	rag_buf b = {0};
 	char *res;
 	jv v, x;
@@ -235,7 +235,7 @@ static int stage_estimate(eval *e, int s, const char *src, const char *filled, j
 	for (t = 0; t < s; t++) {
 		if (!e->plan.stage_on[t] || (t != RAG_EVAL_CLAIMS && t != RAG_EVAL_REVQ)) continue;
 		rag_buf_adds(&b, " | ");
-		rag_evalplan_tool(&e->plan, &b, rag_evalplan_stages[t].tool);
+		rag_evalplan_tool(&e->plan, &b, rag_evalplan_stage(t)->tool);
 		rag_evalplan_common(&e->plan, &b);
 		rag_buf_adds(&b, " --judge offline 2>/dev/null");   /* its record errors: the stage estimated says them */
 	}
@@ -356,7 +356,7 @@ int eval_estimate(eval *e)
 	const char *src = e->testset;
 	est_total t = {0, 0, 0, 0, 0, 0, 0, 1, jv_array(), jv_object()};
 	jv coll = jv_invalid(), x;
-	int s, rc = 0, tmp = 0, have_filled = 0;
+	int s, k, rc = 0, tmp = 0, have_filled = 0;
 
 	if (!strcmp(e->testset, "-")) {
 		if ((rc = stdin_copy(e, tmpl))) {
@@ -377,8 +377,8 @@ int eval_estimate(eval *e)
 		rag_msg(e->cli.prog, "notice", "--sample: no answer to collect (collect: is not configured, or every "
 		        "record has one): nothing sampled");
 	}
-	for (s = 0; s < RAG_EVAL_NSTAGES && !rc; s++) {
-		const rag_evalstage *st = &rag_evalplan_stages[s];
+	for (k = 0; (s = rag_evalplan_nth(k)) >= 0 && !rc; k++) {
+		const rag_evalstage *st = rag_evalplan_stage(s);
 		if (!e->plan.stage_on[s] || !st->jobs || s == RAG_EVAL_COLLECT) continue;
 		if ((rc = stage_estimate(e, s, src, have_filled ? filled : NULL, &x))) break;
 		est_add(e, &t, x);

@@ -241,12 +241,12 @@ static jv git_info(void)
 static jv tool_versions(eval *e)
 {
 	jv v = jv_object();
-	const char *tools[RAG_EVAL_NSTAGES + 3];
+	const char *tools[RAG_EVAL_MAXSTAGES + 3];
 	size_t n = 0, i, j;
-	int s;
+	int s, k;
 	tools[n++] = "rag-eval";
-	for (s = 0; s < RAG_EVAL_NSTAGES; s++)
-		if (e->plan.stage_on[s]) tools[n++] = rag_evalplan_stages[s].tool;
+	for (k = 0; (s = rag_evalplan_nth(k)) >= 0; k++)
+		if (e->plan.stage_on[s]) tools[n++] = rag_evalplan_stage(s)->tool;
 	tools[n++] = "rag-gate";
 	tools[n++] = "rag-report";
 	for (i = 0; i < n; i++) {

@@ -19,6 +19,8 @@
 #include "record.h"
 #include "gate.h"
 #include "store.h"
+#include "judge.h"
+#include "metric.h"
 #include "evalplan.h"
 
 #include <errno.h>
@@ -159,11 +161,11 @@ static int tool_found(const eval *e, const char *tool)
 /* Every tool the pipeline runs, there; else which one lacks, and for what. */
 static int check_tools(const eval *e)
 {
-	const char *need[RAG_EVAL_NSTAGES + 2];
+	const char *need[RAG_EVAL_MAXSTAGES + 2];
 	size_t n = 0, i;
-	int s, missing = 0;
-	for (s = 0; s < RAG_EVAL_NSTAGES; s++)
-		if (e->plan.stage_on[s]) need[n++] = rag_evalplan_stages[s].tool;
+	int s, k, missing = 0;
+	for (k = 0; (s = rag_evalplan_nth(k)) >= 0; k++)
+		if (e->plan.stage_on[s]) need[n++] = rag_evalplan_stage(s)->tool;
 	need[n++] = "rag-gate";
 	need[n++] = "rag-report";
 	for (i = 0; i < n; i++) {
@@ -587,6 +589,29 @@ static int prepare(eval *e)
 
 /* One option of rag-eval's own (the shared ones to rag_cli_option). 0 to go on; else *stop is
  * set and the value is the exit status (0 after --help or --version). */
+/* --list-metrics (hidden; for the build and the tests): each metric of the plan's registry, one
+ * a line, tab-separated: its name (a prefix as p@), the tools of its stages (comma-separated),
+ * and for a metric tool of one operation its operation (its prompts' name) and its .doc, else
+ * "-" and "-". mk/man.sh makes rag-eval(1)'s and rag(7)'s lists of metric tools of it, and the
+ * tests their checks (80-fault-matrix.t, 96-docs.t). */
+static int list_metrics(const eval *e)
+{
+	rag_buf b = {0};
+	const rag_evalmetric *m;
+	size_t i;
+	int rc;
+	for (i = 0; (m = rag_evalplan_metric(i)); i++) {
+		const rag_evalstage *s1 = rag_evalplan_stage(m->s1), *s2 = rag_evalplan_stage(m->s2);
+		const rag_op *op = m->s1 >= RAG_EVAL_NSTAGES ? rag_op_tool(s1->tool) : NULL;
+		rag_buf_addf(&b, "%s\t%s%s%s\t%s\t%s\n", m->name, s1->tool, s2 && strcmp(s2->tool, s1->tool) ? "," : "",
+		             s2 && strcmp(s2->tool, s1->tool) ? s2->tool : "", op ? op->name : "-", op ? op->doc : "-");
+	}
+	rag_buf_add(&b, "", 1);
+	rc = rag_cli_write(&e->cli, stdout, NULL, b.p);
+	rag_buf_free(&b);
+	return rc;
+}
+
 static int take_option(eval *e, int opt, int *stop)
 {
 	long n;
@@ -613,6 +638,7 @@ static int take_option(eval *e, int opt, int *stop)
 	case OPT_SSHLOGIN: e->sshlogin = optarg; break;
 	case OPT_STORE: e->store_opt = optarg; break;
 	case OPT_FORCE: e->force = 1; break;
+	case RAG_OPT_HIDDEN: return list_metrics(e);
 	case OPT_LABEL: e->label = optarg; break;
 	case OPT_FIELD: rag_strv_push(&e->fields, rag_xstrdup(optarg)); break;
 	case OPT_SAMPLE:
@@ -715,6 +741,7 @@ int main(int argc, char **argv)
 	e.cli.prog = "rag-eval";
 	e.cli.usage = usage;
 	e.cli.opts = options;
+	e.cli.hidden = "list-metrics";
 	while (!stop && (opt = rag_cli_getopt(&e.cli, argc, argv)) != -1) rc = take_option(&e, opt, &stop);
 	if (stop) goto out;   /* an option's error, or --help, --version */
 	if (argc - optind > 1) {

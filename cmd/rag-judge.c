@@ -252,26 +252,6 @@ static int load_rubrics(rag_cli *cli, tool *t, const char *list)
 	return 0;
 }
 
-/* No endpoint, no scores: the judge is a model, and a made-up number is worse than none. A
- * replay cache is the one way to run without one (every miss then an error). */
-static int need_endpoint(rag_cli *cli)
-{
-	rag_config *cfg = &cli->cfg;
-	const char *prov = cfg->llm.provider;
-	int none = prov && !strcmp(prov, "offline");
-	if (!prov || !*prov)
-		none = !(cfg->llm.base_url && *cfg->llm.base_url) && !(cfg->llm.api_key && *cfg->llm.api_key);
-	if (!none) return 0;
-	if (cfg->cache.mode == RAG_CACHE_REPLAY && !(prov && !strcmp(prov, "offline"))) {
-		rag_set_str(&cfg->llm.provider, "openai");
-		return 0;
-	}
-	rag_msg(cli->prog, "error", "rag-judge needs an LLM endpoint: it has no offline judge and never invents "
-	        "a score (set RAG_BASE_URL and RAG_MODEL, or llm.base_url in rag.yaml; or --cache replay to "
-	        "score from a recorded cache)");
-	return RAG_EXIT_USAGE;
-}
-
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -307,7 +287,7 @@ int main(int argc, char **argv)
 	}
 	if ((rc = rag_cli_no_operands(&cli, argc, argv))) return rc;
 	t.repeat = (int)repeat;
-	if ((rc = rag_cli_config(&cli)) || (rc = load_rubrics(&cli, &t, list)) || (rc = need_endpoint(&cli)) ||
+	if ((rc = rag_cli_config(&cli)) || (rc = load_rubrics(&cli, &t, list)) || (rc = rag_cli_need_endpoint(&cli)) ||
 	    (rc = rag_cli_judge(&cli)))
 		goto out;
 	if (!isnan(threshold))

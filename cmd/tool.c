@@ -89,7 +89,7 @@ static void build(rag_cli *cli)
 	for (i = 0; i < n; i++) {
 		const rag_opt *o;
 		for (o = t[i]; o->name; o++) {
-			if (nl + 2 >= maxl || ns + 3 >= sizeof cli->shortopts) {
+			if (nl + 3 >= maxl || ns + 3 >= sizeof cli->shortopts) {
 				rag_msg(cli->prog, "error", "internal: too many options");
 				abort();
 			}
@@ -107,6 +107,12 @@ static void build(rag_cli *cli)
 	cli->longopts[nl].has_arg = no_argument;
 	cli->longopts[nl].flag = NULL;
 	cli->longopts[nl++].val = RAG_OPT_LIST_OPTIONS;
+	if (cli->hidden) {
+		cli->longopts[nl].name = cli->hidden;
+		cli->longopts[nl].has_arg = no_argument;
+		cli->longopts[nl].flag = NULL;
+		cli->longopts[nl++].val = RAG_OPT_HIDDEN;
+	}
 	memset(&cli->longopts[nl], 0, sizeof cli->longopts[nl]);
 	cli->shortopts[ns] = 0;
 }
@@ -614,6 +620,26 @@ const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, ch
 	if (at && (!slash || at < slash)) snprintf(buf, n, "%.*s***%s", (int)(host + 3 - url), url, at);
 	else snprintf(buf, n, "%s", url);
 	return buf;
+}
+
+/* No endpoint, no scores: the judge is a model, and a made-up number is worse than none. A
+ * replay cache is the one way to run without one (every miss then an error). */
+int rag_cli_need_endpoint(rag_cli *cli)
+{
+	rag_config *cfg = &cli->cfg;
+	const char *prov = cfg->llm.provider;
+	int none = prov && !strcmp(prov, "offline");
+	if (!prov || !*prov)
+		none = !(cfg->llm.base_url && *cfg->llm.base_url) && !(cfg->llm.api_key && *cfg->llm.api_key);
+	if (!none) return 0;
+	if (cfg->cache.mode == RAG_CACHE_REPLAY && !(prov && !strcmp(prov, "offline"))) {
+		rag_set_str(&cfg->llm.provider, "openai");
+		return 0;
+	}
+	rag_msg(cli->prog, "error", "%s needs an LLM endpoint: it has no offline judge and never invents "
+	        "a score (set RAG_BASE_URL and RAG_MODEL, or llm.base_url in rag.yaml; or --cache replay to "
+	        "score from a recorded cache)", cli->prog);
+	return RAG_EXIT_USAGE;
 }
 
 const char *rag_cli_lang(const rag_cli *cli, const char *text)

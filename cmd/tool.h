@@ -42,7 +42,7 @@ enum {
 	/* rag-gate's and rag-report's (rag_cli_gate) */
 	RAG_OPT_MIN_PASS, RAG_OPT_MAX_ERR, RAG_OPT_REGRESSION, RAG_OPT_FAIL_REG, RAG_OPT_SEED,
 	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST, RAG_OPT_PASS, RAG_OPT_FAIL_FLIP, RAG_OPT_BY,
-	RAG_OPT_METRICS,
+	RAG_OPT_METRICS, RAG_OPT_HIDDEN,
 	RAG_OPT_TOOL = 1100 /* tools start here */
 };
 /* The options of the tools that ask a judge (rag_cli.judge_opts), and those of every tool. */
@@ -71,6 +71,9 @@ typedef struct rag_cli {
 	int judge_opts;           /* the tool asks a judge: judge options in --help, a judge is set up */
 	const char *usage;        /* the tool's synopsis and description, for --help */
 	const rag_opt *opts;      /* the tool's own options, ended by RAG_OPT_END */
+	const char *hidden;       /* one more long option (without "--", no argument) for the build
+	                           * and the tests, as --list-options, in no table and no --help:
+	                           * rag_cli_getopt returns RAG_OPT_HIDDEN (rag-eval --list-metrics) */
 	struct rag_cli_gate *gate; /* rag-gate, rag-report: where rag_cli_option puts the gate options */
 	struct option longopts[64];  /* built from the tables by rag_cli_getopt */
 	char shortopts[64];
@@ -200,6 +203,15 @@ int rag_cli_read_baseline(rag_cli *cli, struct rag_gate *g, const char *name);
 /* For -v: the base URL the requests go to (embeddings: the embeddings one), a password in it
  * masked, into buf; "none" when offline. */
 const char *rag_cli_endpoint(const rag_cli *cli, int embeddings, int offline, char *buf, size_t n);
+/* For a tool with no offline judge (rag-judge, a metric tool whose operation has
+ * RAG_OP_NO_OFFLINE), after rag_cli_config: 0 when the configuration names an endpoint (or
+ * --cache replay, which then asks the cache alone), else RAG_EXIT_USAGE after a message. */
+int rag_cli_need_endpoint(rag_cli *cli);
+/* The whole of a metric tool of one operation, its main (cmd/tool-metric.c): the operation of
+ * the registry whose .tool is prog (rag_op_tool), the judge's and the shared options, and for
+ * each record the operation's .ask, its score written to scores.<metric>, or null with an
+ * errors entry (HACKING.md, "A new LLM metric tool"). Returns the exit status. */
+int rag_cli_metric(const char *prog, int argc, char **argv);
 /* The language of prompts for a record: cfg lang, or by the script of text when "auto". */
 const char *rag_cli_lang(const rag_cli *cli, const char *text);
 

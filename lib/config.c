@@ -914,8 +914,18 @@ static int load_price(struct loader *L, const struct key *k, const char *name, y
  * metric's (scores.NAME, and gate.record.NAME would gate both) without a word, so it is refused.
  * rag-kw's ROUGE and token_f1 also write NAME_precision and NAME_recall (--precision-recall).
  * tests/t/72-judge.t holds this list to the tools' option tables. NULL when name is free. */
-static const char *metric_tool(const char *name)
+RAG_UNITTEST const char *rag_config_metric_tool(const char *name)
 {
+	/* the metric tools of one operation: their .tool and .metric, from the operation registry
+	 * made of the library's sources (mk/ops.sh), so that a new one needs no row here */
+	static const struct { const char *tool, *metric; } ops[] = {
+#define RAG_OP(op)
+#define RAG_OP_TOOL(op, tool, metric, k) {tool, metric},
+#include "ops.inc"
+#undef RAG_OP
+#undef RAG_OP_TOOL
+		{NULL, NULL}
+	};
 	static const struct { const char *name, *tool; int halves; } taken[] = {
 		{"faithfulness", "rag-verify", 0}, {"context_recall", "rag-verify", 0},
 		{"context_precision", "rag-verify and rag-ap", 0}, {"context_utilization", "rag-verify", 0},
@@ -930,6 +940,8 @@ static const char *metric_tool(const char *name)
 	};
 	static const char *const halves[] = {"_precision", "_recall"};
 	size_t i, k, n;
+	for (i = 0; ops[i].metric; i++)
+		if (!strcmp(name, ops[i].metric)) return ops[i].tool;
 	for (i = 0; i < sizeof taken / sizeof taken[0]; i++) {
 		n = strlen(taken[i].name);
 		if (strncmp(name, taken[i].name, n)) continue;
@@ -1002,7 +1014,7 @@ static int load_rubric(struct loader *L, const struct key *k, const char *name, 
 		snprintf(msg, sizeof msg, "rubric name \"%s\" must be 1-64 letters, digits, \"_\" or \"-\"", echo);
 		return fail_at(L, key_node->start_mark, msg);
 	}
-	if ((p = metric_tool(name))) {
+	if ((p = rag_config_metric_tool(name))) {
 		snprintf(msg, sizeof msg, "rubric name \"%s\" is taken: %s writes scores.%s, which the rubric's score "
 		         "would overwrite; give the rubric another name", name, p, name);
 		return fail_at(L, key_node->start_mark, msg);

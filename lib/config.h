@@ -216,13 +216,17 @@ int rag_config_cache_mode_parse(const char *s);
 const char *rag_config_cache_mode_name(int mode);
 
 /* ---------------------------------------------------------------- for unit tests
- * Called only inside config.c and by tests/unit/t-rubric.c: a rubric scale's name read back
- * (config.c reads rubrics.<name>.scale with it). Static in the library (RAG_UNITTEST, base.h):
- * declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
- * (lib/libragu.a). */
+ * Called only inside config.c and by tests/unit/t-rubric.c and t-op.c: a rubric scale's name
+ * read back (config.c reads rubrics.<name>.scale with it), the score names a rubric may not
+ * take. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS is
+ * defined, as for the unit tests' build of the library (lib/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* "0-10", "1-5", "yes/no": the scale, or -1. */
 int rag_config_scale_parse(const char *s);
+/* The tool that writes scores.<name> (a custom rubric of that name is refused: its score would
+ * overwrite the metric's), or NULL: the built-in tools' names, and the metric tools' of the
+ * operation registry (mk/ops.sh's obj/gen/ops.inc; tests/unit/t-op.c checks it against it). */
+const char *rag_config_metric_tool(const char *name);
 #endif /* RAG_UNITTESTS */
 
 #endif

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The stages, in the order they run in the pipeline. */
-const rag_evalstage rag_evalplan_stages[RAG_EVAL_NSTAGES] = {
+/* The built-in stages, in the order they run in the pipeline (rag-judge last). */
+static const rag_evalstage stages[RAG_EVAL_NSTAGES] = {
 	[RAG_EVAL_COLLECT] = {"rag-collect", NULL, 1, NULL},
 	[RAG_EVAL_CLAIMS] = {"rag-claims", NULL, 1, NULL},
 	[RAG_EVAL_VERIFY] = {"rag-verify", NULL, 1, NULL},
@@ -28,11 +28,52 @@ const rag_evalstage rag_evalplan_stages[RAG_EVAL_NSTAGES] = {
 	[RAG_EVAL_JUDGE] = {"rag-judge", NULL, 1, "--rubric"},
 };
 
-#define NONE RAG_EVAL_NSTAGES
+/* The metric tools of the operation registry (obj/gen/ops.inc, made by mk/ops.sh from the
+ * library's sources): each its stage, with -j, and its metric, so that a new one needs no row
+ * here. Ended by tool NULL. */
+#define RAG_OP(name)
+#define RAG_OP_TOOL(name, tool, metric, k) {tool, NULL, 1, NULL},
+static const rag_evalstage tool_stages[] = {
+#include "ops.inc"
+	{NULL, NULL, 0, NULL}
+};
+#undef RAG_OP_TOOL
+#define RAG_OP_TOOL(name, tool, metric, k) {metric, 0, RAG_EVAL_NSTAGES + (k), RAG_EVAL_NONE, NULL},
+static const rag_evalmetric tool_metrics[] = {
+#include "ops.inc"
+	{NULL, 0, RAG_EVAL_NONE, RAG_EVAL_NONE, NULL}
+};
+#undef RAG_OP_TOOL
+#undef RAG_OP
+_Static_assert(sizeof tool_stages / sizeof tool_stages[0] - 1 <= RAG_EVAL_MAXTOOLS,
+               "more metric tools in the registry than RAG_EVAL_MAXTOOLS");
 
-/* Each metric a name can ask for, and its stages; a new metric is a new row. `arg` is what the
- * stage's list option gets (NULL: the name itself; NAME for rubric:NAME). */
-const rag_evalmetric rag_evalplan_metrics[] = {
+/* how many (a function, not a constant: with none, a comparison with it is no warning) */
+static size_t ntools(void)
+{
+	return sizeof tool_stages / sizeof tool_stages[0] - 1;
+}
+
+#define NONE RAG_EVAL_NONE
+
+const rag_evalstage *rag_evalplan_stage(int s)
+{
+	if (s >= 0 && s < RAG_EVAL_NSTAGES) return &stages[s];
+	if (s >= RAG_EVAL_NSTAGES && (size_t)(s - RAG_EVAL_NSTAGES) < ntools()) return &tool_stages[s - RAG_EVAL_NSTAGES];
+	return NULL;
+}
+
+int rag_evalplan_nth(int i)
+{
+	if (i < 0) return -1;
+	if (i < RAG_EVAL_JUDGE) return i;
+	if ((size_t)(i - RAG_EVAL_JUDGE) < ntools()) return RAG_EVAL_NSTAGES + (i - RAG_EVAL_JUDGE);
+	return (size_t)(i - RAG_EVAL_JUDGE) == ntools() ? RAG_EVAL_JUDGE : -1;
+}
+
+/* Each built-in metric a name can ask for, and its stages; a new metric is a new row. `arg` is
+ * what the stage's list option gets (NULL: the name itself; NAME for rubric:NAME). */
+static const rag_evalmetric metrics[] = {
 	{"faithfulness", 0, RAG_EVAL_CLAIMS, RAG_EVAL_VERIFY, NULL},
 	{"context_recall", 0, RAG_EVAL_VERIFY_RECALL, NONE, NULL},
 	{"answer_correctness", 0, RAG_EVAL_CORRECT, NONE, NULL},
@@ -77,10 +118,18 @@ const char *const rag_evalplan_defaults[] = {
 	"faithfulness", "answer_relevancy", "context_precision", "context_recall", NULL
 };
 
+const rag_evalmetric *rag_evalplan_metric(size_t i)
+{
+	size_t nb = sizeof metrics / sizeof metrics[0] - 1;
+	if (i < nb) return &metrics[i];
+	return i - nb < ntools() ? &tool_metrics[i - nb] : NULL;
+}
+
 const rag_evalmetric *rag_evalplan_find(const char *name)
 {
 	const rag_evalmetric *m;
-	for (m = rag_evalplan_metrics; m->name; m++) {
+	size_t i;
+	for (i = 0; (m = rag_evalplan_metric(i)); i++) {
 		size_t n = strlen(m->name);
 		if (!m->prefix && !strcmp(name, m->name)) return m;
 		if (m->prefix && !strncmp(name, m->name, n) && name[n]) {
@@ -105,11 +154,16 @@ static int use_metric(rag_evalplan *p, const char *name, char *err, size_t errle
 	const char *from = p->ap_from;
 	int ss[2], k;
 	if (!m) {
+		rag_buf tools = {0};
+		size_t i;
+		for (i = 0; i < ntools(); i++) rag_buf_addf(&tools, ", %s's (%s)", tool_stages[i].tool, tool_metrics[i].name);
+		rag_buf_add(&tools, "", 1);
 		rag_seterr(err, errlen, "unknown metric \"%s\": the metrics are faithfulness, context_recall, answer_correctness, "
 		           "answer_relevancy, context_precision, context_utilization, rag-ap's (mrr, map, rprec, p@K, "
-		           "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu..., refusal) and rag-judge's "
-		           "rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "
-		           "rubric:NAME for a custom one)", name);
+		           "recall@K, hit@K, ndcg@K), rag-kw's (keyword_overlap, token_f1, rouge1, bleu..., refusal)%s and "
+		           "rag-judge's rubrics (correctness, relevance, completeness, groundedness_0_10, consistent; "
+		           "rubric:NAME for a custom one)", name, tools.p);
+		rag_buf_free(&tools);
 		return -1;
 	}
 	ss[0] = m->s1;
@@ -122,7 +176,7 @@ static int use_metric(rag_evalplan *p, const char *name, char *err, size_t errle
 		int s = ss[k];
 		if (s == NONE) continue;
 		p->stage_on[s] = 1;
-		if (rag_evalplan_stages[s].list) {
+		if (rag_evalplan_stage(s)->list) {
 			const char *arg = m->arg ? m->arg : rag_evalplan_score_name(name);
 			rag_buf *l = &p->stage_list[s];
 			if (l->len) rag_buf_adds(l, ",");
@@ -281,7 +335,7 @@ void rag_evalplan_gate_opts(const rag_evalplan *p, rag_buf *b)
 
 void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv)
 {
-	const rag_evalstage *st = &rag_evalplan_stages[s];
+	const rag_evalstage *st = rag_evalplan_stage(s);
 	const char *a, *w;
 	rag_strv_push(argv, p->bin ? rag_xasprintf("%s/%s", p->bin, st->tool) : rag_xstrdup(st->tool));
 	rag_strv_push(argv, rag_xstrdup("-q"));
@@ -314,9 +368,9 @@ void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv)
 
 void rag_evalplan_stages_text(const rag_evalplan *p, rag_buf *b, const char *sep)
 {
-	int s, first = 1;
+	int s, k, first = 1;
 	size_t i;
-	for (s = 0; s < RAG_EVAL_NSTAGES; s++) {
+	for (k = 0; (s = rag_evalplan_nth(k)) >= 0; k++) {
 		rag_strv argv = {0};
 		if (!p->stage_on[s]) continue;
 		if (!first || !p->shards) rag_buf_adds(b, sep);
@@ -401,5 +455,5 @@ void rag_evalplan_free(rag_evalplan *p)
 {
 	int s;
 	rag_strv_free(&p->metrics);
-	for (s = 0; s < RAG_EVAL_NSTAGES; s++) rag_buf_free(&p->stage_list[s]);
+	for (s = 0; s < RAG_EVAL_MAXSTAGES; s++) rag_buf_free(&p->stage_list[s]);
 }

@@ -18,25 +18,36 @@ enum {   /* the stages, in the order they run */
 	RAG_EVAL_COLLECT, RAG_EVAL_CLAIMS, RAG_EVAL_VERIFY, RAG_EVAL_VERIFY_RECALL, RAG_EVAL_CORRECT,
 	RAG_EVAL_REVQ, RAG_EVAL_EMBSIM, RAG_EVAL_CHUNKS, RAG_EVAL_CHUNKS_UTIL, RAG_EVAL_AP, RAG_EVAL_KW,
 	RAG_EVAL_JUDGE,
-	RAG_EVAL_NSTAGES          /* the count; in a metric's row, "no stage" */
+	RAG_EVAL_NSTAGES          /* the count of the built-in ones */
 };
+/* The metric tools of the operation registry (rag_op.tool: rag-polite), each a stage of its
+ * own, RAG_EVAL_NSTAGES + k for the k-th: they run after the built-in stages but rag-judge
+ * (rag_evalplan_nth). At most RAG_EVAL_MAXTOOLS (evalplan.c fails to compile with more). */
+#define RAG_EVAL_MAXTOOLS 16
+#define RAG_EVAL_MAXSTAGES (RAG_EVAL_NSTAGES + RAG_EVAL_MAXTOOLS)
+#define RAG_EVAL_NONE (-1)        /* in a metric's row: no (second) stage */
 typedef struct rag_evalstage {
 	const char *tool, *args;  /* args: fixed words after the shared options, or NULL */
 	int jobs;                 /* takes -j N */
 	const char *list;         /* the option that names the metrics: the metrics of one such stage
 	                           * join into one comma-separated list (rag-ap -m ap,mrr) */
 } rag_evalstage;
-extern const rag_evalstage rag_evalplan_stages[RAG_EVAL_NSTAGES];
-/* The registry: each metric rag-eval scores, its stages (s2 RAG_EVAL_NSTAGES: one) and what its
+/* Stage s (a built-in one or a metric tool's), or NULL when there is no such stage. */
+const rag_evalstage *rag_evalplan_stage(int s);
+/* The i-th stage in the order they run (i from 0), -1 after the last: the built-in ones but
+ * rag-judge, the metric tools', rag-judge. */
+int rag_evalplan_nth(int i);
+/* The registry: each metric rag-eval scores, its stages (s2 RAG_EVAL_NONE: one) and what its
  * stage's list option gets (NULL: the name itself; NAME for rubric:NAME). prefix: the name is a
- * prefix followed by a number (ndcg@10), or by a rubric's name (rubric:). Ended by name NULL. */
+ * prefix followed by a number (ndcg@10), or by a rubric's name (rubric:). The built-in ones,
+ * then one for each metric tool of the operation registry (its .metric, its stage). */
 typedef struct rag_evalmetric {
 	const char *name;
 	int prefix;
 	int s1, s2;
 	const char *arg;
 } rag_evalmetric;
-extern const rag_evalmetric rag_evalplan_metrics[];
+const rag_evalmetric *rag_evalplan_metric(size_t i);   /* the i-th (from 0), NULL after the last */
 extern const char *const rag_evalplan_defaults[];   /* without -m or eval.metrics; NULL-ended */
 const rag_evalmetric *rag_evalplan_find(const char *name);   /* NULL: no such metric */
 const char *rag_evalplan_score_name(const char *name);       /* rubric:NAME writes scores.NAME */
@@ -45,8 +56,8 @@ typedef struct rag_evalplan {
 	/* the plan: rag_evalplan_set_metrics, rag_evalplan_refusal; the caller sets
 	 * stage_on[RAG_EVAL_COLLECT] and summary_only */
 	rag_strv metrics;         /* the names asked for, in order (rubric:NAME as given) */
-	int stage_on[RAG_EVAL_NSTAGES];
-	rag_buf stage_list[RAG_EVAL_NSTAGES];   /* the list stages' metrics */
+	int stage_on[RAG_EVAL_MAXSTAGES];
+	rag_buf stage_list[RAG_EVAL_MAXSTAGES];   /* the list stages' metrics */
 	int refusal_gate;         /* rag-gate gets -r refusal=1 */
 	int summary_only;         /* rag-gate gets --summary-only */
 	const char *ap_from;      /* ap.from (set by rag_evalplan_set_metrics) */

@@ -83,6 +83,10 @@ int rag_judge_op_check(const rag_op *op, char *err, size_t errlen)
 	else if (!op->check) missing = "its reply check";
 	else if (!op->completion) missing = "its expected completion (for --estimate)";
 	else if (!op->offline || !*op->offline) missing = "what answers offline (or RAG_OP_NO_OFFLINE)";
+	else if ((op->tool || op->metric || op->doc || op->ask) &&
+	         (!op->tool || strncmp(op->tool, "rag-", 4) || !op->tool[4] || !op->metric || !*op->metric ||
+	          !op->doc || !*op->doc || !op->ask))
+		missing = "a metric tool's four fields, or none (.tool \"rag-NAME\", .metric, .doc, .ask)";
 	if (!missing) return 0;
 	rag_seterr(err, errlen, "internal error: operation \"%s\" needs %s", op->name ? op->name : "(no name)", missing);
 	return -1;

@@ -36,6 +36,20 @@ typedef struct rag_op {
 	                           * expected to take, for the caller's expect (rag(7) ESTIMATES) */
 	const char *offline;      /* what answers for the offline judge (its function), or
 	                           * RAG_OP_NO_OFFLINE: the operation's tool refuses at set-up */
+	/* A metric tool of this one operation (optional: all four, or none). Its tool is
+	 * rag_cli_metric's (cmd/tool-metric.c), rag-eval scores its metric with a stage of its own
+	 * and the manuals list it (HACKING.md, "A new LLM metric tool"). */
+	const char *tool;         /* the tool, "rag-polite" (its cmd/rag-polite.c) */
+	const char *metric;       /* the score it writes, scores.<metric>: rag-eval's metric of that
+	                           * name, a name no custom rubric may take */
+	const char *doc;          /* what the score says, one sentence for the manuals */
+	/* The score of one record (rec borrowed, question as rag_item_question gives it or NULL),
+	 * op being this descriptor (for rag_judge_ask): 0 when asked, cb then getting a number in
+	 * [0, 1] or an error, exactly once (at once for the offline judge); -1 with err, nothing
+	 * asked and cb never called, when the record lacks what it needs (rag_record_need_text's
+	 * message). */
+	int (*ask)(const struct rag_op *op, rag_judge *j, const char *lang, const char *question, jv rec,
+	           rag_usage *usage, rag_judge_cb cb, void *arg, char *err, size_t errlen);
 } rag_op;
 enum { RAG_OP_JSON = 1, RAG_OP_TEXT };
 #define RAG_OP_NO_OFFLINE "none"
@@ -47,7 +61,8 @@ enum { RAG_OP_JSON = 1, RAG_OP_TEXT };
  * stays empty. */
 rag_judge *rag_judge_new(const rag_config *cfg, const rag_op *const *ops, char *notice, size_t noticelen,
                          char *err, size_t errlen);
-/* 0 when every field of op is set (and fits its reply's shape), else -1 and err naming it. */
+/* 0 when every field of op is set (and fits its reply's shape; a metric tool's four all or
+ * none), else -1 and err naming it. */
 int rag_judge_op_check(const rag_op *op, char *err, size_t errlen);
 const char *rag_judge_name(const rag_judge *j);   /* "offline" or "openai:<model>" */
 const char *rag_judge_model(const rag_judge *j);  /* NULL for offline */

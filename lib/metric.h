@@ -18,9 +18,13 @@
 
 /* ---------------------------------------------------------------- op.c */
 /* The registry of the LLM operations (their descriptors, rag_op, each in its own file): every
- * one, NULL-terminated, in a fixed order; and one by name (its prompt's), NULL when none. */
+ * one, NULL-terminated, in the order of their files' names and of the definitions in each (the
+ * list is made from the library's sources: mk/ops.sh); and one by name (its prompt's), NULL when
+ * none. */
 const rag_op *const *rag_op_all(void);
 const rag_op *rag_op_find(const char *name);
+/* The operation whose metric tool is tool ("rag-polite"), NULL when none. */
+const rag_op *rag_op_tool(const char *tool);
 
 /* ---------------------------------------------------------------- claims.c */
 extern const rag_op rag_op_claims;          /* prompt "claims" */

@@ -1,16 +1,26 @@
 /* op.c - the registry of the LLM operations: each descriptor (rag_op) lives in its operation's
- * own file; this is the one list of them, which the tools and tests/unit/t-op.c read (every
- * field set, every prompt file there, every prompt file an operation's). */
+ * own file; the list of them is made from the library's sources at build time (mk/ops.sh writes
+ * obj/gen/ops.inc, one RAG_OP(NAME) line a descriptor), so that a new operation is
+ * its own file and no line here. The tools and tests/unit/t-op.c read it (every field set, every
+ * prompt file there, every prompt file an operation's). */
 #include "base.h"
 #include "judge.h"
 #include "metric.h"
-#include "gen.h"
 
 #include <string.h>
 
+/* every descriptor: declared here, so that one no header names is listed all the same */
+#define RAG_OP(name) extern const rag_op rag_op_##name;
+#define RAG_OP_TOOL(name, tool, metric, k)
+#include "ops.inc"
+#undef RAG_OP
+
 static const rag_op *const all[] = {
-	&rag_op_claims, &rag_op_verify, &rag_op_verifier, &rag_op_faithfulness, &rag_op_correctness,
-	&rag_op_chunks, &rag_op_revq, &rag_op_rubric, &rag_op_gen, &rag_op_genhard, NULL
+#define RAG_OP(name) &rag_op_##name,
+#include "ops.inc"
+#undef RAG_OP
+#undef RAG_OP_TOOL
+	NULL
 };
 
 const rag_op *const *rag_op_all(void)
@@ -23,5 +33,13 @@ const rag_op *rag_op_find(const char *name)
 	size_t i;
 	for (i = 0; all[i]; i++)
 		if (!strcmp(all[i]->name, name)) return all[i];
+	return NULL;
+}
+
+const rag_op *rag_op_tool(const char *tool)
+{
+	size_t i;
+	for (i = 0; all[i]; i++)
+		if (all[i]->tool && !strcmp(all[i]->tool, tool)) return all[i];
 	return NULL;
 }

@@ -16,6 +16,15 @@
 #                       that has them) and the shared ones, their text from OPTIONS
 #   .\" @options TABLE  the options of TABLE (judge or shared) with their text from OPTIONS,
 #                       no heading (rag(7))
+#   .\" @metric-tools   the metric tools of the operation registry (HACKING.md), from METRICS:
+#                       each its metric as a .TP entry, its .doc and its tool (rag-eval(1))
+#   .\" @tool-prompts   each metric tool's prompts as FILES lists them: .BR OP.en.txt , .B
+#                       OP.zh.txt (TOOL), (rag(7))
+#   .\" @tool-pages     each metric tool's page as SEE ALSO lists it: .BR TOOL (1), (rag(7))
+#   .\" @tools          each metric tool as a .TP entry of a list of tools: its page, its .doc
+#                       and the score it writes (rag(7))
+# METRICS is the file the environment's RAG_MAN_METRICS names, rag-eval --list-metrics: a line
+# a metric, NAME TOOLS OPERATION DOC tab-separated, OPERATION "-" but for a metric tool's.
 # (and in OPTIONS, .\" @after-shared: what follows the shared options in a tool's page)
 # and @VERSION@ (VERSION) and @TOOL@ (TOOL) anywhere.
 # OPTIONS (share/man/options.man) holds the one text of each shared and judge option, in the
@@ -31,7 +40,9 @@ own=1
 [ $# -eq 4 ] || own=0
 name=${5:-${name%.*}}
 
-awk -F '\t' -v version="$version" -v tool="$name" -v page="$page" -v options="$options" -v list="$list" -v own="$own" '
+metrics=${RAG_MAN_METRICS:-/dev/null}
+awk -F '\t' -v version="$version" -v tool="$name" -v page="$page" -v options="$options" -v list="$list" -v own="$own" \
+	-v metrics="$metrics" '
 function die(msg) { printf "%s: %s\n", page, msg >"/dev/stderr"; err = 1; exit 1 }
 function esc(s) { gsub(/-/, "\\-", s); return s }
 # an argument name in italics, lower case, its punctuation ([, = ...) in the font sep
@@ -85,6 +96,10 @@ FILENAME == options {
 	if (cur != "") text[cur] = text[cur] $0 "\n"
 	next
 }
+FILENAME == metrics {
+	if ($3 != "-") { nm++; mname[nm] = $1; mtool[nm] = $2; mop[nm] = $3; mdoc[nm] = $4 }
+	next
+}
 FILENAME == "-" || FILENAME == list {
 	n++; ln[n] = $1; sh[n] = $2; arg[n] = $3; kind[n] = $4; vals[n] = $5; table[n] = $6; help[n] = $7
 	if (table[n] == "judge") hasjudge = 1
@@ -134,8 +149,23 @@ END {
 		} else if (l ~ /^\.\\" @options [a-z]+[ \t]*$/) {
 			t = l; sub(/^\.\\" @options /, "", t); sub(/[ \t]*$/, "", t)
 			for (i = 1; i <= n; i++) if (table[i] == t) entry(i)
+		} else if (l ~ /^\.\\" @metric-tools[ \t]*$/) {
+			for (i = 1; i <= nm; i++) {
+				print ".TP"; print ".B " esc(mname[i]); print ".BR " esc(mtool[i]) " (1):"; print mdoc[i]
+			}
+		} else if (l ~ /^\.\\" @tool-prompts[ \t]*$/) {
+			for (i = 1; i <= nm; i++) {
+				print ".BR " esc(mop[i]) ".en.txt ,"; print ".B " esc(mop[i]) ".zh.txt"; print "(" esc(mtool[i]) "),"
+			}
+		} else if (l ~ /^\.\\" @tools[ \t]*$/) {
+			for (i = 1; i <= nm; i++) {
+				print ".TP"; print ".BR " esc(mtool[i]) " (1)"; print mdoc[i]
+				print "It writes"; print ".BR scores." esc(mname[i]) " ."
+			}
+		} else if (l ~ /^\.\\" @tool-pages[ \t]*$/) {
+			for (i = 1; i <= nm; i++) print ".BR " esc(mtool[i]) " (1),"
 		} else if (l ~ /^\.\\" @/) {
 			die("unknown marker: " l)
 		} else print subst(l)
 	}
-}' "$options" "$list" "$page"
+}' "$options" "$metrics" "$list" "$page"

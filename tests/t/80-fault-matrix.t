@@ -23,9 +23,15 @@ TODO_CELLS='
 . "$(dirname "$0")/lib.sh"
 
 need jq curl python3
-for _t in rag-claims rag-verify rag-revq rag-embsim rag-judge rag-collect; do
+for _t in rag-claims rag-verify rag-revq rag-embsim rag-judge rag-collect rag-eval; do
 	[ -x "$BIN/$_t" ] || bail_out "bin/$_t is not built: run make"
 done
+# the metric tools of the operation registry (rag-eval --list-metrics: NAME TOOLS OPERATION DOC):
+# "OPERATION TOOL METRIC" a line
+"$BIN/rag-eval" --list-metrics | awk -F '\t' '$3 != "-" { print $3, $2, $1 }' >"$T/registry" ||
+	bail_out "rag-eval --list-metrics failed"
+REG_IDS=$(awk '{ print $1 }' "$T/registry" | tr '\n' ' ')
+registry_row() { awk -v id="$1" -v f="$2" '$1 == id { print $f }' "$T/registry"; }
 KEY=test-secret-key
 LANES=${RAG_MATRIX_LANES:-6}
 
@@ -43,8 +49,13 @@ IDS="r1 r2 r3"
 # TOOLS: id, command, the field it writes (jq path), the tool named in errors, units (requests
 # a healthy run makes for r2: one judge call; rag-embsim: question and generated question,
 # embedded one per request with batch_size 1; rag-collect: the system under test behind a
-# chat endpoint, streamed, its collect section in the config)
-TOOLS='claims verify recall chunks revq embsim judge collect'
+# chat endpoint, streamed, its collect section in the config). A metric tool of the operation
+# registry has its row made here, so that a new one is in the matrix with no edit: its id its
+# operation's name, its command the tool, its field scores.<metric>; it reads question, answer
+# and contexts, and asks one request a record whose reply is a verdict list checked by
+# rag_judge_check_verdicts, as rag-verify's (HACKING.md), so its cells expect what verify's do.
+TOOLS="claims verify recall chunks revq embsim judge collect $REG_IDS"
+TOOLS=${TOOLS% }
 tool_cmd() {
 	case $1 in
 	claims) echo "rag-claims" ;;
@@ -55,6 +66,7 @@ tool_cmd() {
 	embsim) echo "rag-embsim" ;;
 	judge) echo "rag-judge --rubric correctness" ;;
 	collect) echo "rag-collect" ;;
+	*) registry_row "$1" 2 ;;
 	esac
 }
 tool_field() {
@@ -67,6 +79,7 @@ tool_field() {
 	embsim) echo ".scores.answer_relevancy" ;;
 	judge) echo ".scores.correctness" ;;
 	collect) echo ".answer" ;;
+	*) echo ".scores.$(registry_row "$1" 3)" ;;
 	esac
 }
 tool_name() { set -- $(tool_cmd "$1"); echo "$1"; }
@@ -126,6 +139,7 @@ fault_quote() {
 }
 # fault_want TOOL FAULT
 fault_want() {
+	case " $REG_IDS " in *" $1 "*) fault_want verify "$2"; return ;; esac
 	case $1:$2 in
 	embsim:nonjson | embsim:length) echo na ;;  # no chat content, no finish_reason
 	claims:few | revq:few) echo "accept 1" ;;   # one claim (question) fewer is a valid reply

@@ -445,9 +445,11 @@ sh "$TOP/mk/completions.sh" "$BIN" "$T/made/comp"
 for f in ragpipe.bash _ragpipe ragpipe.fish; do
 	check "completions/$f is what mk/completions.sh makes from the tools now" cmp -s "$T/made/comp/$f" "$COMP/$f"
 done
+# the pages' lists of the registry's metric tools, as make gives them (obj/gen/metrics.tsv)
+"$BIN/rag-eval" --list-metrics >"$T/metrics"
 for tool in $TOOLS; do
 	"$BIN/$tool" --list-options >"$T/list.$tool"
-	sh "$TOP/mk/man.sh" "$V" "$TOP/share/man/options.man" "$TOP/share/man/man1/$tool.1.in" "$T/list.$tool" >"$T/made/$tool.1"
+	RAG_MAN_METRICS=$T/metrics sh "$TOP/mk/man.sh" "$V" "$TOP/share/man/options.man" "$TOP/share/man/man1/$tool.1.in" "$T/list.$tool" >"$T/made/$tool.1"
 	check "$tool.1 is what mk/man.sh makes from $tool.1.in and the table now" cmp -s "$T/made/$tool.1" "$TOP/share/man/man1/$tool.1"
 	# no source writes an option's tag by hand: every .TP of OPTIONS names no option of the table
 	hand=$(man_section "$TOP/share/man/man1/$tool.1.in" OPTIONS | awk 'prev == ".TP" && /^\.B[IR]? +-/ { print } { prev = $1 }' | longopts)

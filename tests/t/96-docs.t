@@ -4,6 +4,16 @@
 # there, FILES names exactly the files installed under share/ragpipe, SEE ALSO every page.
 . "$(dirname "$0")/lib.sh"
 
+# the metric tools of the operation registry (rag-eval --list-metrics: NAME TOOLS OPERATION DOC,
+# OPERATION "-" but for theirs): the Layout names them as a kind, not one by one, so that a new
+# one is no edit of the README; rag(7) lists them (mk/man.sh), and the checks below hold it
+"$BIN/rag-eval" --list-metrics >"$T/metrics"
+is "$?" 0 "rag-eval --list-metrics: exit 0"
+REG_TOOLS=" $(awk -F '\t' '$3 != "-" { print $2 }' "$T/metrics" | tr '\n' ' ')"
+REG_OPS=" $(awk -F '\t' '$3 != "-" { print $3 }' "$T/metrics" | tr '\n' ' ')"
+registry_tool() { case $REG_TOOLS in *" $1 "*) return 0 ;; esac; return 1; }
+registry_op() { case $REG_OPS in *" $1 "*) return 0 ;; esac; return 1; }
+
 # ---------------------------------------------------------------- README: Layout
 # the fenced block under "## Layout"
 awk '/^## Layout/ { on = 1; next } on && /^```/ { if (in_block) exit; in_block = 1; next } in_block' \
@@ -28,10 +38,11 @@ is "$missing" "" "every dir/file path in the Layout's descriptions exists"
 missing=
 for c in "$TOP"/cmd/rag-*.c; do
 	t=$(basename "$c" .c)
+	registry_tool "$t" && continue
 	grep -q -w -F "$t.c" "$T/layout" || missing="$missing $t.c"
 	grep -q -F "bin/$t" "$T/layout" || missing="$missing bin/$t"
 done
-is "$missing" "" "the Layout names every cmd/rag-*.c and the bin/ tool that make builds from it"
+is "$missing" "" "the Layout names every cmd/rag-*.c and the bin/ tool that make builds from it (but the registry's metric tools)"
 # and only those: every rag-x.c named is a tool
 extra=
 for t in $(grep -o -E 'rag-[a-z]+\.c' "$T/layout" | sort -u); do
@@ -43,6 +54,7 @@ is "$extra" "" "every rag-*.c the Layout names is in cmd/"
 missing=
 for m in "$TOP"/share/man/man*/*.[0-9]; do
 	f=$(basename "$m")
+	[ "${f##*.}" = 1 ] && registry_tool "${f%.*}" && continue
 	grep -q -F "${f%.*}(${f##*.})" "$T/layout" || missing="$missing ${f%.*}(${f##*.})"
 done
 is "$missing" "" "the Layout names every manual page in share/man"
@@ -57,6 +69,7 @@ is "$extra" "" "every page the Layout names is in share/man"
 missing=
 for f in "$TOP"/share/prompts/*.txt; do
 	fam=$(basename "$f" | cut -d. -f1)
+	registry_op "$fam" && continue
 	grep '^share/prompts/' "$T/layout" | grep -q -w "$fam" || missing="$missing $fam"
 done
 is "$missing" "" "the Layout's share/prompts/ entry names every prompt (chunks, claims, revq, verify)"
@@ -99,6 +112,20 @@ for r in $(grep -o -E '^\.BR rag[a-z-]* \([0-9]\)' "$T/seealso" | awk '{ print $
 	[ -e "$TOP/share/man/man${r##*.}/$r" ] || extra="$extra $r"
 done
 is "$extra" "" "every rag page in rag(7) SEE ALSO exists"
+
+# the registry's metric tools: each in rag(7)'s list of tools, SEE ALSO and FILES (mk/man.sh's
+# @tools, @tool-pages and @tool-prompts, from rag-eval --list-metrics), its page and its two
+# prompts there
+missing=
+for t in $REG_TOOLS; do
+	grep -q -E "^\.BR $t \(1\)" "$T/seealso" || missing="$missing $t(1)"
+	sed 's/\\-/-/g' "$RAG7" | grep -q -x -F ".BR $t (1)" || missing="$missing $t(1)-in-the-list-of-tools"
+	[ -e "$TOP/share/man/man1/$t.1" ] || missing="$missing share/man/man1/$t.1"
+done
+for o in $REG_OPS; do
+	grep -q -x "prompts/$o.en.txt" "$T/files" && grep -q -x "prompts/$o.zh.txt" "$T/files" || missing="$missing prompts/$o"
+done
+is "$missing" "" "rag(7) names each metric tool of the registry (${REG_TOOLS# }), its page and its prompts"
 
 # ---------------------------------------------------------------- README: the package sets
 # Quick start's bullet "- SET `PKG...`: ..." lists the set's packages as mk/deps.sh has them

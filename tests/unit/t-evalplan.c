@@ -33,7 +33,7 @@ static char *render(const rag_evalplan *p)
 static int stages_on(const rag_evalplan *p)
 {
 	int s, n = 0;
-	for (s = 0; s < RAG_EVAL_NSTAGES; s++) n += p->stage_on[s] != 0;
+	for (s = 0; s < RAG_EVAL_MAXSTAGES; s++) n += p->stage_on[s] != 0;
 	return n;
 }
 
@@ -204,6 +204,51 @@ static void test_block(void)
 	jv_free(done);
 }
 
+/* The stages in the order they run: each once, the metric tools of the operation registry
+ * after the built-in ones and rag-judge last; a metric tool's metric (its .metric) is a stage of
+ * its own, with -j, before rag-judge. */
+static void test_tools(void)
+{
+	rag_config cfg;
+	rag_evalplan p;
+	char err[1024];
+	int seen[RAG_EVAL_MAXSTAGES] = {0}, k, s, last = -1, ntools = 0, twice = 0;
+	size_t i;
+	const rag_evalmetric *m;
+	for (k = 0; (s = rag_evalplan_nth(k)) >= 0; k++) {
+		ok(rag_evalplan_stage(s) != NULL, "stage %d (the %d-th to run) is a stage", s, k);
+		twice |= seen[s]++;
+		if (s >= RAG_EVAL_NSTAGES) {
+			ntools++;
+			ok(last < RAG_EVAL_JUDGE || last >= RAG_EVAL_NSTAGES, "metric tool stage %d runs after the built-in ones", s);
+		}
+		last = s;
+	}
+	ok(!twice, "no stage runs twice");
+	is_int(last, RAG_EVAL_JUDGE, "rag-judge runs last");
+	is_int(k, RAG_EVAL_NSTAGES + ntools, "every built-in stage and every metric tool's");
+	ok(rag_evalplan_stage(RAG_EVAL_NSTAGES + ntools) == NULL && rag_evalplan_stage(-1) == NULL,
+	   "no stage beyond them");
+	rag_config_defaults(&cfg);
+	for (i = 0; (m = rag_evalplan_metric(i)); i++) {
+		char *list, *want, *t;
+		if (m->s1 < RAG_EVAL_NSTAGES) continue;
+		list = rag_xasprintf("correctness,%s", m->name);
+		ok(plan_for(&p, list, &cfg, err, sizeof err) == 0, "-m %s: planned", list);
+		p.jobs = 2;
+		t = render(&p);
+		want = rag_xasprintf("  | %s -q -j 2 \\\n  | rag-judge -q -j 2 --rubric correctness \\\n",
+		                     rag_evalplan_stage(m->s1)->tool);
+		ok(strstr(t, want) != NULL, "-m %s: its tool's stage, then rag-judge's", list);
+		ok(rag_evalplan_find(m->name) == m, "%s: found by its name", m->name);
+		free(want);
+		free(t);
+		free(list);
+		rag_evalplan_free(&p);
+	}
+	rag_config_free(&cfg);
+}
+
 /* Every metric of the registry in rag-eval(1)'s Metrics section, by its name (a prefix as
  * written there: p@, rubric:), and every default named as one. */
 static void test_manual(void)
@@ -225,7 +270,7 @@ static void test_manual(void)
 	sh = strstr(sec + 1, "\n.S");
 	end = sh ? sh : text + len;
 	*end = 0;
-	for (m = rag_evalplan_metrics; m->name; m++) {
+	for (i = 0; (m = rag_evalplan_metric(i)); i++) {
 		char *want = rag_xasprintf("%s", m->name);
 		if (!strstr(sec, want)) rag_buf_addf(&missing, " %s", m->name);
 		free(want);
@@ -248,6 +293,7 @@ int main(void)
 	test_offline();
 	test_errors();
 	test_block();
+	test_tools();
 	test_manual();
 	return done_testing();
 }

@@ -39,7 +39,7 @@ int main(void)
 	static const rag_op *const prompts[] = {&rag_op_claims, &rag_op_verify, NULL};
 	/* an operation whose prompt is missing: every field set but the file */
 	static const rag_op nosuch = {"no-such-prompt", RAG_OP_JSON, "{}", rag_judge_check_verdicts,
-	                              rag_judge_completion_verdicts, RAG_OP_NO_OFFLINE};
+	                              rag_judge_completion_verdicts, RAG_OP_NO_OFFLINE, NULL, NULL, NULL, NULL};
 	static const rag_op *const missing[] = {&nosuch, NULL};
 	rag_config cfg, before;
 	rag_judge *j;

@@ -1,11 +1,14 @@
-/* t-op.c - the registry of the LLM operations: every descriptor has every field set, its prompt
- * in both languages under share/prompts, a name of its own; every prompt there is an
- * operation's; an operation with a field left unset is refused before anything is asked; and
+/* t-op.c - the registry of the LLM operations: every descriptor the library's sources define is
+ * in it (mk/ops.sh made it of them), has every field set, its prompt in both languages under
+ * share/prompts, a name of its own, and a metric tool's its tool and metric where config.c's
+ * list of score names has them;
+ * every prompt there is an operation's; an operation with a field left unset is refused before anything is asked; and
  * the expected completions --estimate counts are rag(7) ESTIMATES' figures. */
 #include "base.h"
 #include "judge.h"
 #include "metric.h"
 #include "gen.h"
+#include "config.h"
 #include "tap.h"
 
 #include <dirent.h>
@@ -19,6 +22,36 @@ static int prompt_exists(const char *name, const char *lang)
 	int ok = access(path, R_OK) == 0;
 	free(path);
 	return ok;
+}
+
+/* The descriptors defined in lib/, as HACKING.md's recipe writes them: "const rag_op
+ * rag_op_NAME = {" at the start of a line. */
+static long defined_ops(void)
+{
+	DIR *d = opendir(RAG_TEST_TOP "/lib");
+	struct dirent *e;
+	long n = 0;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name), flen;
+		char *path, *text, *p, err[RAG_ERRLEN];
+		if (len < 3 || strcmp(e->d_name + len - 2, ".c")) continue;
+		path = rag_xasprintf("%s/lib/%s", RAG_TEST_TOP, e->d_name);
+		text = rag_read_file(path, &flen, err, sizeof err);
+		for (p = text; p && (p = strstr(p, "const rag_op rag_op_")); p++)
+			if (p == text || p[-1] == '\n') n++;
+		free(text);
+		free(path);
+	}
+	if (d) closedir(d);
+	return n;
+}
+
+static int ask_none(const rag_op *op, rag_judge *j, const char *lang, const char *question, jv rec,
+                    rag_usage *usage, rag_judge_cb cb, void *arg, char *err, size_t errlen)
+{
+	(void)op, (void)j, (void)lang, (void)question, (void)rec, (void)usage, (void)cb, (void)arg;
+	rag_seterr(err, errlen, "never");
+	return -1;
 }
 
 static const char *none(jv reply, int expect, jv *result, char *problem, size_t plen)
@@ -51,13 +84,21 @@ int main(void)
 		ok(rag_op_find(op->name) == op, "%s: rag_op_find finds it", op->name);
 		for (p = all; p < o; p++)
 			if (!strcmp((*p)->name, op->name)) ok(0, "%s: its name is its own", op->name);
+		if (op->tool) {
+			ok(rag_op_tool(op->tool) == op, "%s: rag_op_tool finds it by its tool, %s", op->name, op->tool);
+			ok(rag_config_metric_tool(op->metric) && !strcmp(rag_config_metric_tool(op->metric), op->tool),
+			   "%s: no custom rubric may be called %s, %s's score (obj/gen/ops.inc has it)", op->name,
+			   op->metric, op->tool);
+		}
 		if (op->schema) {
 			jv s = jv_parse(op->schema);
 			ok(jv_get_kind(s) == JV_KIND_OBJECT, "%s: its schema is a JSON object", op->name);
 			jv_free(s);
 		}
 	}
-	is_int((long)n, 10, "ten operations");
+	is_int((long)n, defined_ops(), "every descriptor lib/ defines is in the registry");
+	ok(n >= 10, "the ten built-in operations at least");
+	ok(rag_op_tool("rag-verify") == NULL, "a tool of many operations is no operation's metric tool");
 	ok(rag_op_find("no-such-operation") == NULL, "an unknown name: NULL");
 
 	/* every prompt file belongs to an operation: one left out of the registry is found here */
@@ -76,17 +117,26 @@ int main(void)
 	/* a field left unset: refused by name, before a judge is made */
 	{
 		const rag_op fields[] = {
-			{NULL, RAG_OP_JSON, "{}", none, fifty, "x"},
-			{"t", 0, "{}", none, fifty, "x"},
-			{"t", RAG_OP_JSON, NULL, none, fifty, "x"},
-			{"t", RAG_OP_TEXT, "{}", none, fifty, "x"},
-			{"t", RAG_OP_JSON, "{}", NULL, fifty, "x"},
-			{"t", RAG_OP_JSON, "{}", none, NULL, "x"},
-			{"t", RAG_OP_JSON, "{}", none, fifty, NULL},
+			{NULL, RAG_OP_JSON, "{}", none, fifty, "x", NULL, NULL, NULL, NULL},
+			{"t", 0, "{}", none, fifty, "x", NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, NULL, none, fifty, "x", NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_TEXT, "{}", none, fifty, "x", NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, "{}", NULL, fifty, "x", NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, "{}", none, NULL, "x", NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, "{}", none, fifty, NULL, NULL, NULL, NULL, NULL},
 		};
 		static const char *const says[] = {"a name", "reply's shape", "JSON Schema", "no schema", "reply check",
 		                                   "expected completion", "offline"};
-		const rag_op good = {"claims", RAG_OP_JSON, "{}", none, fifty, RAG_OP_NO_OFFLINE};
+		/* a metric tool's four fields: all or none */
+		const rag_op tools[] = {
+			{"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "rag-t", .metric = "t", .doc = "T."},
+			{"t", RAG_OP_JSON, "{}", none, fifty, "x", .metric = "t", .doc = "T.", .ask = ask_none},
+			{"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "t", .metric = "t", .doc = "T.", .ask = ask_none},
+			{"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "rag-t", .metric = "t", .ask = ask_none},
+		};
+		const rag_op tool = {"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "rag-t", .metric = "t", .doc = "T.",
+		                     .ask = ask_none};
+		const rag_op good = {"claims", RAG_OP_JSON, "{}", none, fifty, RAG_OP_NO_OFFLINE, NULL, NULL, NULL, NULL};
 		size_t i;
 		rag_config cfg;
 		for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
@@ -95,6 +145,12 @@ int main(void)
 			   "a descriptor lacking \"%s\" is refused, saying so (%s)", says[i], err);
 		}
 		ok(rag_judge_op_check(&good, err, sizeof err) == 0, "one with every field is taken");
+		for (i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+			err[0] = 0;
+			ok(rag_judge_op_check(&tools[i], err, sizeof err) < 0 && strstr(err, "metric tool's four fields"),
+			   "a metric tool's descriptor lacking one of its four fields is refused (%zu: %s)", i, err);
+		}
+		ok(rag_judge_op_check(&tool, err, sizeof err) == 0, "a metric tool's with all four is taken");
 		rag_config_defaults(&cfg);
 		{
 			const rag_op *const list[] = {&good, &fields[5], NULL};

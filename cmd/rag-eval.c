@@ -19,8 +19,6 @@
 #include "record.h"
 #include "gate.h"
 #include "store.h"
-#include "judge.h"
-#include "metric.h"
 #include "evalplan.h"
 
 #include <errno.h>
@@ -602,9 +600,9 @@ static int list_metrics(const eval *e)
 	int rc;
 	for (i = 0; (m = rag_evalplan_metric(i)); i++) {
 		const rag_evalstage *s1 = rag_evalplan_stage(m->s1), *s2 = rag_evalplan_stage(m->s2);
-		const rag_op *op = m->s1 >= RAG_EVAL_NSTAGES ? rag_op_tool(s1->tool) : NULL;
+		const char *op, *doc = rag_evalplan_tool_doc(m, &op);
 		rag_buf_addf(&b, "%s\t%s%s%s\t%s\t%s\n", m->name, s1->tool, s2 && strcmp(s2->tool, s1->tool) ? "," : "",
-		             s2 && strcmp(s2->tool, s1->tool) ? s2->tool : "", op ? op->name : "-", op ? op->doc : "-");
+		             s2 && strcmp(s2->tool, s1->tool) ? s2->tool : "", op ? op : "-", doc ? doc : "-");
 	}
 	rag_buf_add(&b, "", 1);
 	rc = rag_cli_write(&e->cli, stdout, NULL, b.p);

@@ -920,7 +920,7 @@ RAG_UNITTEST const char *rag_config_metric_tool(const char *name)
 	 * made of the library's sources (mk/ops.sh), so that a new one needs no row here */
 	static const struct { const char *tool, *metric; } ops[] = {
 #define RAG_OP(op)
-#define RAG_OP_TOOL(op, tool, metric, k) {tool, metric},
+#define RAG_OP_TOOL(op, tool, metric, k, doc) {tool, metric},
 #include "ops.inc"
 #undef RAG_OP
 #undef RAG_OP_TOOL

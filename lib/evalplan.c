@@ -32,16 +32,24 @@ static const rag_evalstage stages[RAG_EVAL_NSTAGES] = {
  * library's sources): each its stage, with -j, and its metric, so that a new one needs no row
  * here. Ended by tool NULL. */
 #define RAG_OP(name)
-#define RAG_OP_TOOL(name, tool, metric, k) {tool, NULL, 1, NULL},
+#define RAG_OP_TOOL(name, tool, metric, k, doc) {tool, NULL, 1, NULL},
 static const rag_evalstage tool_stages[] = {
 #include "ops.inc"
 	{NULL, NULL, 0, NULL}
 };
 #undef RAG_OP_TOOL
-#define RAG_OP_TOOL(name, tool, metric, k) {metric, 0, RAG_EVAL_NSTAGES + (k), RAG_EVAL_NONE, NULL},
+#define RAG_OP_TOOL(name, tool, metric, k, doc) {metric, 0, RAG_EVAL_NSTAGES + (k), RAG_EVAL_NONE, NULL},
 static const rag_evalmetric tool_metrics[] = {
 #include "ops.inc"
 	{NULL, 0, RAG_EVAL_NONE, RAG_EVAL_NONE, NULL}
+};
+#undef RAG_OP_TOOL
+/* and each one's operation (its prompts' name) and line of the manuals, as strings: rag-eval
+ * --list-metrics prints them without linking the descriptors, and so every operation */
+#define RAG_OP_TOOL(name, tool, metric, k, doc) {#name, doc},
+static const struct { const char *op, *doc; } tool_docs[] = {
+#include "ops.inc"
+	{NULL, NULL}
 };
 #undef RAG_OP_TOOL
 #undef RAG_OP
@@ -123,6 +131,17 @@ const rag_evalmetric *rag_evalplan_metric(size_t i)
 	size_t nb = sizeof metrics / sizeof metrics[0] - 1;
 	if (i < nb) return &metrics[i];
 	return i - nb < ntools() ? &tool_metrics[i - nb] : NULL;
+}
+
+const char *rag_evalplan_tool_doc(const rag_evalmetric *m, const char **op)
+{
+	size_t k;
+	*op = NULL;
+	if (!m || m->s1 < RAG_EVAL_NSTAGES) return NULL;
+	k = (size_t)(m->s1 - RAG_EVAL_NSTAGES);
+	if (k >= ntools()) return NULL;
+	*op = tool_docs[k].op;
+	return tool_docs[k].doc;
 }
 
 const rag_evalmetric *rag_evalplan_find(const char *name)

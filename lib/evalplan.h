@@ -48,6 +48,10 @@ typedef struct rag_evalmetric {
 	const char *arg;
 } rag_evalmetric;
 const rag_evalmetric *rag_evalplan_metric(size_t i);   /* the i-th (from 0), NULL after the last */
+/* A metric tool's metric: its .doc, and *op its operation's name (its prompts'); NULL (and *op
+ * NULL) for a built-in metric. From obj/gen/ops.inc, not the descriptors, so that rag-eval does
+ * not link every operation. */
+const char *rag_evalplan_tool_doc(const rag_evalmetric *m, const char **op);
 extern const char *const rag_evalplan_defaults[];   /* without -m or eval.metrics; NULL-ended */
 const rag_evalmetric *rag_evalplan_find(const char *name);   /* NULL: no such metric */
 const char *rag_evalplan_score_name(const char *name);       /* rubric:NAME writes scores.NAME */

@@ -11,7 +11,7 @@
 
 /* every descriptor: declared here, so that one no header names is listed all the same */
 #define RAG_OP(name) extern const rag_op rag_op_##name;
-#define RAG_OP_TOOL(name, tool, metric, k)
+#define RAG_OP_TOOL(name, tool, metric, k, doc)
 #include "ops.inc"
 #undef RAG_OP
 

@@ -3,8 +3,9 @@
 # every definition `const rag_op rag_op_NAME = {` in them (one a line, as HACKING.md's recipe
 # writes it) gives a line RAG_OP(NAME) in OUT, in the order of the sources and of the
 # definitions in each; a metric tool of one operation (a descriptor with .tool) a line
-# RAG_OP_TOOL(NAME, TOOL, METRIC, K) after it: its .tool and .metric as C strings, K its place
-# among the metric tools from 0. lib/op.c makes rag_op_all of these lines, lib/config.c the
+# RAG_OP_TOOL(NAME, TOOL, METRIC, K, DOC) after it: its .tool, .metric and .doc as C strings
+# (each written on a line of its own, .doc as one string literal), K its place among the metric
+# tools from 0. lib/op.c makes rag_op_all of these lines, lib/config.c the
 # score names a custom rubric may not take, lib/evalplan.c rag-eval's stage of each metric tool,
 # so that a new operation is its own file and nothing else. OUT is written only when what it
 # holds changes, so that the files that include it are not rebuilt for nothing.
@@ -22,16 +23,17 @@ trap 'rm -f "$tmp"' EXIT
 	function flush() {
 		if (name == "") return
 		print "RAG_OP(" name ")"
-		if (tool != "NULL") print "RAG_OP_TOOL(" name ", " tool ", " metric ", " ntool++ ")"
+		if (tool != "NULL") print "RAG_OP_TOOL(" name ", " tool ", " metric ", " ntool++ ", " doc ")"
 		name = ""
 	}
 	FNR == 1 { flush() }
 	/^const rag_op rag_op_[a-z0-9_]+ = \{/ {
-		flush(); name = $3; sub(/^rag_op_/, "", name); tool = "NULL"; metric = "NULL"; next
+		flush(); name = $3; sub(/^rag_op_/, "", name); tool = "NULL"; metric = "NULL"; doc = "NULL"; next
 	}
 	name != "" && /^\};/ { flush(); next }
 	name != "" && /^[ \t]*\.tool = "[^"]*",/ { s = $0; sub(/^[^"]*/, "", s); sub(/,[^"]*$/, "", s); tool = s }
 	name != "" && /^[ \t]*\.metric = "[^"]*",/ { s = $0; sub(/^[^"]*/, "", s); sub(/,[^"]*$/, "", s); metric = s }
+	name != "" && /^[ \t]*\.doc = ".*",[ \t]*$/ { s = $0; sub(/^[^"]*/, "", s); sub(/,[ \t]*$/, "", s); doc = s }
 	END { flush() }' "$@"
 } >"$tmp"
 if ! cmp -s "$tmp" "$out"; then mv "$tmp" "$out"; fi

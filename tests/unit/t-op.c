@@ -7,6 +7,7 @@
 #include "base.h"
 #include "judge.h"
 #include "metric.h"
+#include "evalplan.h"
 #include "gen.h"
 #include "config.h"
 #include "tap.h"
@@ -89,6 +90,12 @@ int main(void)
 			ok(rag_config_metric_tool(op->metric) && !strcmp(rag_config_metric_tool(op->metric), op->tool),
 			   "%s: no custom rubric may be called %s, %s's score (obj/gen/ops.inc has it)", op->name,
 			   op->metric, op->tool);
+			{
+				const char *gop, *gdoc = rag_evalplan_tool_doc(rag_evalplan_find(op->metric), &gop);
+				ok(gdoc && gop && !strcmp(gdoc, op->doc) && !strcmp(gop, op->name),
+				   "%s: rag-eval's plan has its operation and .doc as the descriptor (obj/gen/ops.inc)",
+				   op->name);
+			}
 		}
 		if (op->schema) {
 			jv s = jv_parse(op->schema);

@@ -20,23 +20,6 @@ head -n 6 "$EX" | jq -c --slurp 'to_entries[] | .value.id = (["-r1", "=r2", "+r3
 run rag rag-store -q -c "$T/c.yaml" --store "$DB" --run-id R --label v1 add - <"$T/r.jsonl"
 is "$RC:$(cat "$OUT")" 0:R "run R added"
 
-SPID=
-serve_start() {
-	rm -f "$T/serve.err"
-	"$BIN/rag-serve" -c "$T/c.yaml" --listen 127.0.0.1:0 "$@" 2>"$T/serve.err" &
-	SPID=$!
-	wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
-	URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
-	HOSTPORT=${URL#http://}
-	HOSTPORT=${HOSTPORT%/}
-	CSRF=$(curl -s "${URL}api/session" | jq -r .csrf)
-}
-serve_stop() {
-	[ -n "$SPID" ] || return 0
-	kill -TERM "$SPID" 2>/dev/null
-	wait "$SPID"
-	SPID=
-}
 trap 'serve_stop; pg_stop; _lib_cleanup' EXIT
 post() {
 	CODE=$(curl -s -o "$OUT" -w '%{http_code}' -X POST -H "Origin: http://$HOSTPORT" -H "X-CSRF-Token: $CSRF" \

@@ -23,26 +23,6 @@ head -n 4 "$EX" >"$T/set.jsonl"
 run rag rag-store -q -c "$T/c.yaml" --store "$DB" testset import "$T/set.jsonl" --name qa
 is "$RC" 0 "a test set imported"
 
-SPID=
-# serve_start ARGS...: rag-serve in the background (itself, not a wrapper, so that $! is its
-# process for the signal), $URL from its stderr line
-serve_start() {
-	# a previous server's lines gone first: the background shell may open the file after the wait began
-	rm -f "$T/serve.err"
-	"$BIN/rag-serve" -c "$T/c.yaml" --listen 127.0.0.1:0 "$@" 2>"$T/serve.err" &
-	SPID=$!
-	wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
-	URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
-	HOSTPORT=${URL#http://}
-	HOSTPORT=${HOSTPORT%/}
-}
-serve_stop() {
-	[ -n "$SPID" ] || return 0
-	kill -TERM "$SPID" 2>/dev/null
-	wait "$SPID"
-	SRC=$?
-	SPID=
-}
 trap 'serve_stop; pg_stop; _lib_cleanup' EXIT
 # get PATH [CURL ARGS...]: the body into $OUT, the status into $CODE
 get() {

@@ -38,24 +38,6 @@ rag_start() {
 }
 rag_start 1
 
-SPID=
-serve_start() {
-	rm -f "$T/serve.err"
-	"$BIN/rag-serve" -c "$T/c.yaml" --listen 127.0.0.1:0 --store "$DB" --work-dir "$WORK" "$@" 2>"$T/serve.err" &
-	SPID=$!
-	wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
-	URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
-	HOSTPORT=${URL#http://}
-	HOSTPORT=${HOSTPORT%/}
-	CSRF=$(curl -s "${URL}api/session" | jq -r .csrf)
-}
-serve_stop() {
-	[ -n "$SPID" ] || return 0
-	kill -TERM "$SPID" 2>/dev/null
-	wait "$SPID"
-	SRC=$?
-	SPID=
-}
 trap 'serve_stop; [ -n "$RPID" ] && kill "$RPID" 2>/dev/null; _lib_cleanup' EXIT
 # every reply kept, to look for the key in them at the end
 : >"$T/replies"
@@ -76,7 +58,7 @@ state() {
 }
 ended() { case $(state "$1") in running|cancelling) return 1 ;; esac; }
 
-serve_start
+serve_start --store "$DB" --work-dir "$WORK"
 # ---------------------------------------------------------------- a run, to the end
 get /api/evals/form
 is "$CODE:$(jq -c '.defaults | [.judge_key, .service_url]' "$OUT")" '200:[true,null]' \
@@ -206,7 +188,7 @@ HOSTILE='x"; rm -rf / ; $(touch '$T'/pwned) `touch '$T'/pwned2` ${RAG_API_KEY}'
 head -n 2 "$T/qa.jsonl" >"$T/-dash set.jsonl"
 run rag rag-store -q -c "$T/c.yaml" --store "$DB" testset import "$T/-dash set.jsonl" --name '-dash $(id)'
 is "$RC" 0 "a test set named '-dash \$(id)'"
-serve_start --rag-eval "$T/wrap"
+serve_start --store "$DB" --work-dir "$WORK" --rag-eval "$T/wrap"
 post /api/evals "$(jq -nc --arg h "$HOSTILE" --arg s "$SVC" --arg j "$FAKE_URL/v1" '{testset: "-dash $(id)",
 	judge_base_url: $j, service_url: $s, label: ("-" + $h), system: {prompt: $h}, metrics: "keyword_overlap"}')"
 is "$CODE" 202 "a run with hostile values started"
@@ -247,7 +229,7 @@ check "no process of its run is left" gone "$LID"
 # kill -9: the run ends with it (RAG_EVAL_ALIVE)
 fake_stop
 fake_start --plan "$T/hold.json"
-serve_start
+serve_start --store "$DB" --work-dir "$WORK"
 post /api/evals "$(jq -nc --arg j "$FAKE_URL/v1" --arg s "$SVC" '{testset: "qa", judge_base_url: $j, service_url: $s,
 	metrics: ["faithfulness"]}')"
 KID=$(jq -r .id "$OUT")

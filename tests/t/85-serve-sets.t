@@ -12,24 +12,6 @@ need jq curl
 [ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
 printf 'llm:\n  provider: offline\n' >"$T/c.yaml"
 
-SPID=
-serve_start() {
-	rm -f "$T/serve.err"
-	"$BIN/rag-serve" -c "$T/c.yaml" --listen 127.0.0.1:0 "$@" 2>"$T/serve.err" &
-	SPID=$!
-	wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
-	URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
-	HOSTPORT=${URL#http://}
-	HOSTPORT=${HOSTPORT%/}
-	CSRF=$(curl -s "${URL}api/session" | jq -r .csrf)
-}
-serve_stop() {
-	[ -n "$SPID" ] || return 0
-	kill -TERM "$SPID" 2>/dev/null
-	wait "$SPID"
-	SRC=$?
-	SPID=
-}
 trap 'serve_stop; pg_stop; _lib_cleanup' EXIT
 # get PATH [CURL ARGS...]: the body into $OUT, the status into $CODE
 get() {

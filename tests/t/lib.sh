@@ -349,3 +349,28 @@ pg_start() {
 		{ diag "pg_ctl start failed:"; tail -5 "$PGDIR/log" | sed 's/^/#   /'; return 1; }
 	PG_UP=1
 }
+
+# serve_start ARGS...: rag-serve on a free loopback port in the background, with the test's
+# $T/c.yaml and ARGS (the process itself, not a wrapper, so that $SPID is the one to signal):
+# $URL and $HOSTPORT from its "http://127.0.0.1:PORT/" line on stderr ($T/serve.err), $CSRF
+# the page's token from /api/session (empty where it has none). serve_stop: SIGTERM, and its
+# exit status in $SRC. A test that starts one traps serve_stop on EXIT.
+SPID=
+serve_start() {
+	# a previous server's lines gone first: the background shell may open the file after the wait began
+	rm -f "$T/serve.err"
+	"$BIN/rag-serve" -c "$T/c.yaml" --listen 127.0.0.1:0 "$@" 2>"$T/serve.err" &
+	SPID=$!
+	wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || { diag "$(cat "$T/serve.err")"; return 1; }
+	URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
+	HOSTPORT=${URL#http://}
+	HOSTPORT=${HOSTPORT%/}
+	CSRF=$(curl -s "${URL}api/session" | jq -r '.csrf // empty' 2>/dev/null)
+}
+serve_stop() {
+	[ -n "$SPID" ] || return 0
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	SRC=$?
+	SPID=
+}

@@ -2,7 +2,7 @@
 # peers.sh - ragpipe beside autoevals and promptfoo on the same fake judge (not a test).
 #
 #   sh bench/peers.sh [--smoke] [-n RECORDS] [-j J]... [--latency-ms MS] [--repeat K]
-#                     [-m METRIC]... [--no-peers]
+#                     [-m METRIC]... [--no-peers] [--runs FILE]
 #
 # Installs autoevals 0.3.0 and promptfoo 0.121.20 (the last promptfoo that runs on Node 20;
 # `npm view promptfoo@0.121.20 engines`: ^20.20.0 || >=22.22.0) from the npm registry into
@@ -23,23 +23,31 @@
 # whole run: ragpipe's stages share one budget through RAG_INFLIGHT, as rag-eval -j J does;
 # autoevals' requests go through a semaphore of J; promptfoo, whose requests for a test case go
 # one after another, is the same run in both). A mode that changes nothing for a tool is run once.
-# Each point runs K times (default 2) and the fastest is kept. Per metric and tool: records/s,
-# requests and prompt characters a record (counted at the fake: the messages' text; the tool
-# and response_format schemas apart), the most requests in flight (at the fake), peak memory
-# (GNU time; a pipe: the sum of its stages), the ratio to the ideal (records x requests a record
-# x latency / J) and to each peer.
-# --smoke: 10 records, -j 8, one run each; without npm (or the registry) ragpipe alone.
-# --no-peers: ragpipe alone. BENCH_KEEP=1 keeps the work directory. Exit status: 0, or 1 when a
-# run failed or lost records, 2 on usage errors.
+# Each cell (metric, -j, mode, tool) runs K times (default 3), every run kept: K rounds per
+# metric and -j, each round running the tools in turn (ragpipe, ragpipe-1r, autoevals,
+# promptfoo, then again), so that a drift of the machine's load falls on every tool alike. Every
+# run is one line of FILE (default bench/out/peers-runs.tsv: seconds, requests, characters,
+# peak memory, records scored, exit status, mean score, and the run's round). Per cell, over its
+# runs that exited 0 with every record scored: the median and [min-max] of the seconds and of
+# the peak memory (GNU time; a pipe: the sum of its stages), records/s (over the median
+# seconds), requests and prompt characters a record (counted at the fake: the messages' text;
+# the tool and response_format schemas apart), the most requests in flight (at the fake), the
+# ratio to the ideal (records x requests a record x latency / J) and to each peer: the peer's
+# seconds over the tool's, run k against run k of the same round, their median and [min-max].
+# No best of. bench/peers-table.awk prints the tables again from FILE.
+# --smoke: 10 records, -j 8, one run each (unless --repeat); without npm (or the registry)
+# ragpipe alone. --no-peers: ragpipe alone. BENCH_KEEP=1 keeps the work directory. Exit
+# status: 0, or 1 when a run failed or lost records, 2 on usage errors.
 set -u
 
+PWD0=$(pwd)
 TOP=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 cd "$TOP" || exit 2
 . "$TOP/bench/lib.sh"
 
 AE_VER=0.3.0 PF_VER=0.121.20
-N=200 LAT=200 JS= REPEAT=2 METRICS= PEERS=1 SMOKE=0
-usage() { echo "usage: $0 [--smoke] [-n RECORDS] [-j J]... [--latency-ms MS] [--repeat K] [-m METRIC]... [--no-peers]" >&2; exit 2; }
+N=200 LAT=200 JS= REPEAT='' METRICS= PEERS=1 SMOKE=0 RUNS=$TOP/bench/out/peers-runs.tsv
+usage() { echo "usage: $0 [--smoke] [-n RECORDS] [-j J]... [--latency-ms MS] [--repeat K] [-m METRIC]... [--no-peers] [--runs FILE]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) SMOKE=1 ;;
@@ -49,15 +57,19 @@ while [ $# -gt 0 ]; do
 	--latency-ms) [ $# -ge 2 ] || usage; LAT=$2; shift ;;
 	--repeat) [ $# -ge 2 ] || usage; REPEAT=$2; shift ;;
 	-m) [ $# -ge 2 ] || usage; METRICS="$METRICS $2"; shift ;;
+	--runs) [ $# -ge 2 ] || usage; RUNS=$2; [ -n "$RUNS" ] || usage; shift ;;
 	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) usage ;;
 	esac
 	shift
 done
 if [ "$SMOKE" = 1 ]; then
-	N=10 REPEAT=1
+	N=10
+	[ -n "$REPEAT" ] || REPEAT=1
 	[ -n "$JS" ] || JS=8
 fi
+[ -n "$REPEAT" ] || REPEAT=3
+case $RUNS in /*) ;; *) RUNS=$PWD0/$RUNS ;; esac
 [ -n "$JS" ] || JS="8 32 64"
 [ -n "$METRICS" ] || METRICS="faithfulness answer_relevancy context_recall context_precision"
 for v in "$N" "$LAT" "$REPEAT" $JS; do case $v in ''|*[!0-9]*|0) usage ;; esac; done
@@ -91,6 +103,8 @@ install_peers() {
 }
 if [ "${PEERS_INSIDE:-0}" != 1 ] && [ "$PEERS" = 1 ]; then
 	install_peers || { echo "peers.sh: no peers: $PEER_NOTE; ragpipe alone" >&2; PEERS=0; }
+elif [ "${PEERS_INSIDE:-0}" != 1 ]; then
+	PEER_NOTE="--no-peers: ragpipe alone"
 fi
 
 # ---------------------------------------------------------------- into the namespace
@@ -101,7 +115,7 @@ if [ "${PEERS_INSIDE:-0}" != 1 ]; then
 	fi
 	PEERS_INSIDE=1 PEERS_ON=$PEERS PEERS_NOTE=$PEER_NOTE
 	export PEERS_INSIDE PEERS_ON PEERS_NOTE
-	set -- -n "$N" --latency-ms "$LAT" --repeat "$REPEAT"
+	set -- -n "$N" --latency-ms "$LAT" --repeat "$REPEAT" --runs "$RUNS"
 	for j in $JS; do set -- "$@" -j "$j"; done
 	for m in $METRICS; do set -- "$@" -m "$m"; done
 	if [ -n "$NS" ]; then
@@ -179,7 +193,6 @@ export RAG_BASE_URL OPENAI_BASE_URL OPENAI_API_KEY PROMPTFOO_DISABLE_TELEMETRY P
 
 # ---------------------------------------------------------------- one run
 FAILED=0
-T=$(printf '\t')
 # the stage under GNU time, its peak in $W/rss.K
 st() { _k=$1; shift; printf '/usr/bin/time -f %%M -o %s/rss.%s %s' "$W" "$_k" "$*"; }
 R="'$BIN/rag-"
@@ -240,103 +253,71 @@ mean() {
 	esac
 }
 
-# run METRIC TOOL J MODE: one line into $W/results.tsv (the best of REPEAT)
-run_point() {
-	command_for "$1" "$2" "$3" "$4"
+# run METRIC TOOL J MODE K: run K of a cell, one line into $RUNS (MODE "both": the run stands for
+# both modes, when the mode changes nothing for the tool)
+run_once() {
+	_cm=$4
+	[ "$_cm" = both ] && _cm=samej
+	command_for "$1" "$2" "$3" "$_cm"
 	[ -n "$CMD" ] || return 0
-	_best=
-	_k=0
-	while [ $_k -lt "$REPEAT" ]; do
-		_k=$((_k + 1))
-		rm -f "$W"/rss.* "$W/budget.$3" "$W/pf-out.json"
-		_l0=$(wc -l <"$W/fake.log" 2>/dev/null || echo 0)
-		_t0=$(now)
-		sh -c "$CMD" >"$W/run.out" 2>"$W/run.err"
-		_rc=$?
-		_t1=$(now)
-		sleep 0.3   # the last log lines
-		_l1=$(wc -l <"$W/fake.log")
-		_out=$W/run.out
-		[ "$2" = promptfoo ] && _out=$W/pf-out.json
-		_ok=$(scored "$_out" "$2" 2>/dev/null || echo 0)
-		_mean=$(mean "$_out" "$2" "$1" 2>/dev/null | awk '{ printf "%.3f", $1 }')
-		_rss=$(cat "$W"/rss.* 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
-		_line=$(sed -n "$((_l0 + 1)),${_l1}p" "$W/fake.log" | awk -v t0="$_t0" -v t1="$_t1" -v n="$N" \
-			'{ q++; if (match($0, /"chars": [0-9]+/)) { v = substr($0, RSTART + 9, RLENGTH - 9); if ($0 ~ /"kind": "embeddings"/) e++; else c += v }
-			   if (match($0, /"schema_chars": [0-9]+/)) s += substr($0, RSTART + 16, RLENGTH - 16)
-			   if (match($0, /"inflight": [0-9]+/)) { f = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (f > pk) pk = f } }
-			 END { printf "%.3f\t%d\t%d\t%d\t%d\t%d", t1 - t0, q, e, c, s, pk }')
-		if [ "$_rc" -ne 0 ] || [ "${_ok:-0}" -ne "$N" ]; then
-			FAILED=1
-			echo "peers.sh: $1 $2 -j $3 $4: exit $_rc, $_ok of $N records scored (stderr: $W/fail.$1.$2.$3.$4.$_k.err)" >&2
-			cp "$W/run.err" "$W/fail.$1.$2.$3.$4.$_k.err"
-			grep -m 3 -i 'error' "$W/run.err" >&2
-			tail -n 3 "$W/run.err" >&2
-		fi
-		_secs=${_line%%"$T"*}
-		if [ -z "$_best" ] || awk -v a="$_secs" -v b="${_best%%"$T"*}" 'BEGIN { exit !(a < b) }'; then
-			_best="$_line$T$_rss$T$_ok$T$_rc$T${_mean:-nan}"
-		fi
-	done
-	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$_best" >>"$W/results.tsv"
+	rm -f "$W"/rss.* "$W/budget.$3" "$W/pf-out.json"
+	_l0=$(wc -l <"$W/fake.log" 2>/dev/null || echo 0)
+	_t0=$(now)
+	sh -c "$CMD" >"$W/run.out" 2>"$W/run.err"
+	_rc=$?
+	_t1=$(now)
+	sleep 0.3   # the last log lines
+	_l1=$(wc -l <"$W/fake.log")
+	_out=$W/run.out
+	[ "$2" = promptfoo ] && _out=$W/pf-out.json
+	_ok=$(scored "$_out" "$2" 2>/dev/null || echo 0)
+	_mean=$(mean "$_out" "$2" "$1" 2>/dev/null | awk '{ printf "%.3f", $1 }')
+	_rss=$(cat "$W"/rss.* 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+	_line=$(sed -n "$((_l0 + 1)),${_l1}p" "$W/fake.log" | awk -v t0="$_t0" -v t1="$_t1" \
+		'{ q++; if (match($0, /"chars": [0-9]+/)) { v = substr($0, RSTART + 9, RLENGTH - 9); if ($0 ~ /"kind": "embeddings"/) e++; else c += v }
+		   if (match($0, /"schema_chars": [0-9]+/)) s += substr($0, RSTART + 16, RLENGTH - 16)
+		   if (match($0, /"inflight": [0-9]+/)) { f = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (f > pk) pk = f } }
+		 END { printf "%.3f\t%d\t%d\t%d\t%d\t%d", t1 - t0, q, e, c, s, pk }')
+	if [ "$_rc" -ne 0 ] || [ "${_ok:-0}" -ne "$N" ]; then
+		FAILED=1
+		echo "peers.sh: $1 $2 -j $3 $4 run $5: exit $_rc, $_ok of $N records scored (stderr: $W/fail.$1.$2.$3.$4.$5.err)" >&2
+		cp "$W/run.err" "$W/fail.$1.$2.$3.$4.$5.err"
+		grep -m 3 -i 'error' "$W/run.err" >&2
+		tail -n 3 "$W/run.err" >&2
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$_line" "$_rss" "${_ok:-0}" "$_rc" "${_mean:-nan}" >>"$RUNS"
 }
 
+# every run is kept: REPEAT rounds per metric and -j, each round running every tool (and mode)
+# once, in turn, so that a drift of the machine's load spreads over all the tools alike
 UP0=$(uptime)
-: >"$W/results.tsv"
+mkdir -p "$(dirname "$RUNS")" || exit 2
+printf 'metric\ttool\tj\tmode\trun\tseconds\trequests\tembeddings\tchars\tschema_chars\tinflight\tpeak_kb\tok\texit\tmean\n' >"$RUNS" || exit 2
 for m in $METRICS; do
 	for j in $JS; do
-		for t in ragpipe ragpipe-1r autoevals promptfoo; do
-			run_point "$m" "$t" "$j" samej
-			if same_run "$t" "$m"; then
-				tail -n 1 "$W/results.tsv" | grep -q "^$m$T$t$T$j${T}samej$T" &&
-					tail -n 1 "$W/results.tsv" | sed "s/${T}samej$T/${T}inflight$T/" >>"$W/results.tsv"
-			else
-				run_point "$m" "$t" "$j" inflight
-			fi
+		k=0
+		while [ $k -lt "$REPEAT" ]; do
+			k=$((k + 1))
+			for t in ragpipe ragpipe-1r autoevals promptfoo; do
+				if same_run "$t" "$m"; then
+					run_once "$m" "$t" "$j" both $k
+				else
+					run_once "$m" "$t" "$j" samej $k
+					run_once "$m" "$t" "$j" inflight $k
+				fi
+			done
 		done
 	done
 done
 UP1=$(uptime)
 
 # ---------------------------------------------------------------- the tables
-echo "peers.sh: $N records, fake judge latency $LAT ms, cache off, best of $REPEAT; $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+echo "peers.sh: $N records, fake judge latency $LAT ms, cache off, $REPEAT runs a cell, all kept; $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+echo "run order: for each metric and -j, $REPEAT rounds, each running the tools in turn (ragpipe, ragpipe-1r, autoevals, promptfoo; both modes), so drift falls on every tool alike"
 echo "versions: ragpipe $(cat VERSION 2>/dev/null), autoevals $([ "$AE" = 1 ] && echo $AE_VER || echo "not run"), promptfoo $([ "$PF" = 1 ] && echo $PF_VER || echo "not run"), node $(node -p process.versions.node 2>/dev/null || echo none)"
 [ -n "$PEER_NOTE" ] && echo "note: $PEER_NOTE"
 echo "load before: $UP0"
 echo "load after:  $UP1"
-awk -F'\t' -v n="$N" -v lat="$LAT" '
-{ k = $1 SUBSEP $3 SUBSEP $4; tool[k, $2] = 1; key[k] = 1; order[++no] = k
-  secs[k, $2] = $5; q[k, $2] = $6; emb[k, $2] = $7; ch[k, $2] = $8; sc[k, $2] = $9; pk[k, $2] = $10
-  rss[k, $2] = $11; ok[k, $2] = $12; rc[k, $2] = $13; mn[k, $2] = $14 }
-END {
-	nt = split("ragpipe ragpipe-1r autoevals promptfoo", tools, " ")
-	last = ""
-	for (o = 1; o <= no; o++) {
-		k = order[o]
-		if (k in done) continue
-		done[k] = 1
-		split(k, p, SUBSEP)
-		if (p[1] != last) {
-			printf "\n%s\n", p[1]
-			printf "%-4s %-10s %-11s %7s %9s %8s %8s %9s %8s %8s %8s %6s %8s %8s %6s\n", "-j", "mode", "tool", "seconds", "records/s", "req/rec", "emb/rec", "chars/rec", "schema/r", "inflight", "peak MB", "ideal", "vs ae", "vs pf", "mean"
-			last = p[1]
-		}
-		for (i = 1; i <= nt; i++) {
-			t = tools[i]
-			if (!((k, t) in tool)) continue
-			r = secs[k, t] > 0 ? n / secs[k, t] : 0
-			rpr = q[k, t] / n
-			ideal = rpr > 0 ? p[2] / (rpr * lat / 1000) : 0
-			vae = ((k, "autoevals") in tool && secs[k, t] > 0) ? sprintf("%.2f", secs[k, "autoevals"] / secs[k, t]) : "-"
-			vpf = ((k, "promptfoo") in tool && secs[k, t] > 0) ? sprintf("%.2f", secs[k, "promptfoo"] / secs[k, t]) : "-"
-			printf "%-4s %-10s %-11s %7.2f %9.1f %8.2f %8.2f %9.0f %8.0f %8d %8.1f %6.2f %8s %8s %6s%s\n", p[2], p[3], t, secs[k, t], r, rpr, emb[k, t] / n, ch[k, t] / n, sc[k, t] / n, pk[k, t], rss[k, t] / 1000, (ideal > 0 ? r / ideal : 0), vae, vpf, mn[k, t], (ok[k, t] != n || rc[k, t] != 0 ? sprintf("  (%d of %d scored, exit %d)", ok[k, t], n, rc[k, t]) : "")
-		}
-	}
-	printf "\nreq/rec: chat and embeddings requests a record (emb/rec: the embeddings among them); chars/rec: the\n"
-	printf "characters of the chat messages a record; schema/r: of the tools and response_format sent besides;\n"
-	printf "inflight: the most requests in flight at the fake; peak MB: GNU time, a pipe the sum of its stages;\n"
-	printf "ideal: records/s over J / (req/rec x latency), the tool'"'"'s own requests at J in flight (over 1 when\n"
-	printf "it had more than J in flight); vs ae, vs pf: the peer'"'"'s seconds over this tool'"'"'s (above 1: faster).\n"
-}' "$W/results.tsv"
-[ "${BENCH_KEEP:-0}" = 1 ] && cp "$W/results.tsv" "$TOP/bench/out/peers-results.tsv" 2>/dev/null
+echo "every run: $RUNS"
+awk -F'\t' -v n="$N" -v lat="$LAT" -f "$TOP/bench/peers-table.awk" "$RUNS"
 exit $FAILED

@@ -60,7 +60,6 @@
 	}
 	/* a date as the x axis writes it: the day, or the day and time when runs share a day */
 	function day(s) { return String(s || "").slice(0, 10); }
-	function stamp(s) { return String(s || "").replace("T", " ").replace(/(:\d\d)(\.\d+)?Z?$/, "").slice(5, 16); }
 	/* One chart: values (null: the run has none) over the runs, a y axis that fits them. */
 	function chart(title, values, runs) {
 		var W = 360, H = 150, L = 44, Rm = 12, Tp = 22, B = 26, pw = W - L - Rm, ph = H - Tp - B;
@@ -81,13 +80,27 @@
 			s.appendChild(svg("line", { x1: L, x2: W - Rm, y1: Y(v), y2: Y(v), "class": "t-grid" }));
 			s.appendChild(svg("text", { x: L - 4, y: Y(v) + 3, "class": "t-y" }, v.toFixed(dec)));
 		});
-		/* the x axis: at most one date per 72 units, so that none overlaps another */
-		sameDay = runs.length > 1 && day(runs[0].started) === day(runs[runs.length - 1].started);
-		every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(pw / 72))));
+		/* the x axis: a date at most every 90 units (a label is at most 60 wide, and the first and
+		 * last are anchored at their ends), so that none overlaps another; as precise as the runs'
+		 * span needs (the time of day within one day, the seconds within one minute), and a label
+		 * the same as the one before it left out */
+		sameDay = day(runs[0].started) === day(runs[n - 1].started);
+		var first = String(runs[0].started || ""), lastS = String(runs[n - 1].started || "");
+		function xlabel(s) {
+			s = String(s || "");
+			if (first.slice(0, 16) === lastS.slice(0, 16)) return s.slice(11, 19);
+			if (sameDay) return s.slice(11, 16);
+			return first.slice(0, 4) === lastS.slice(0, 4) ? s.slice(5, 10) : s.slice(0, 10);
+		}
+		every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(pw / 90))));
+		var prevLabel = null;
 		for (i = 0; i < n; i += every) {
+			var lb = n === 1 ? day(runs[i].started) : xlabel(runs[i].started);
+			if (lb === prevLabel) continue;
+			prevLabel = lb;
 			s.appendChild(svg("text", { x: X(i), y: H - 8, "class": "t-x",
 				"text-anchor": n === 1 ? "middle" : i === 0 ? "start" : i + every >= n && X(i) > W - Rm - 30 ? "end" : "middle" },
-				sameDay ? stamp(runs[i].started).slice(6) : n > 1 ? day(runs[i].started).slice(5) : day(runs[i].started)));
+				lb));
 		}
 		for (i = 0; i < n; i++) if (typeof values[i] === "number") pts.push([X(i), Y(values[i]), i]);
 		if (pts.length > 1)

@@ -318,6 +318,14 @@ def history(url, shots):
             out("%s single points" % k, len(d.find_elements(By.CSS_SELECTOR, "#trends svg.single circle")) ==
                 len(d.find_elements(By.CSS_SELECTOR, "#trends svg.single .t-val")) > 0)
             out("%s hscroll single %d" % (k, w), hscroll_now(d))
+            # twelve runs a day apart: a point each, their dates thinned
+            hist_filter(d, "many")
+            c = d.find_element(By.CSS_SELECTOR, '#trends svg[data-metric="faithfulness"]')
+            out("%s many points" % k, len(c.find_elements(By.CSS_SELECTOR, "circle")))
+            out("%s many labels" % k, ",".join(e.get_attribute("textContent") for e in c.find_elements(By.CSS_SELECTOR, ".t-x")))
+            out("%s many labels overlap" % k, d.execute_script(OVERLAP))
+            out("%s hscroll many %d" % (k, w), hscroll_now(d))
+            d.save_screenshot(os.path.join(shots, "trends-many-%s-%d.png" % (k, w)))
             # from run J3 opened: compare with the previous run
             hist_filter(d, "trend")
             n = loads(d)

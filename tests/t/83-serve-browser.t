@@ -90,6 +90,15 @@ J1 0.8 0.76
 J2 0.8 0.7
 J3 0.76 0.7
 RUNS
+# twelve runs labelled "many", a day apart (run.json's started): more dates than a chart has room for
+for i in $(seq 1 12); do
+	d=$(printf 'M%02d' "$i")
+	mkdir -p "$T/$d"
+	printf '{"started":"2026-11-%02dT09:00:00Z"}\n' "$i" >"$T/$d/run.json"
+	printf '{"id":"a","question":"qa","scores":{"faithfulness":0.%d}}\n' $((i % 10)) >"$T/$d/records.jsonl"
+	rag rag-store -q -c "$T/c.yaml" --store "$DB" --run-id "$d" --label many add "$T/$d" >/dev/null ||
+		bail_out "run $d not added"
+done
 run timeout 300 "$PY" "$TOP/tests/browser/serve.py" history "$URL" "$shots"
 is "$RC" 0 "the browser's History ran"
 [ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
@@ -109,6 +118,9 @@ for k in en zh; do
 		"$k: the records that got worse, the largest drop first"
 	is "$(got "$k compare better none")" True "$k: none got better, and the page says so"
 	is "$(got "$k single charts"):$(got "$k single points")" 1:True "$k: one run alone: one chart, each value written"
+	is "$(got "$k many points")" 12 "$k: 12 runs over 12 days: 12 points"
+	is "$(got "$k many labels overlap")" False "$k: their dates thinned, none overlapping"
+	like "$(got "$k many labels")" '^11-01,' "$k: the first date shown"
 	is "$(got "$k prev shown"):$(got "$k prev title")" 'True:J2 (trend) → J3 (trend)' \
 		"$k: from run J3 opened, compared with the run before it"
 	is "$(got "$k hostile elements"):$(got "$k no alert"):$(got "$k console errors")" '0:True:0' \
@@ -116,8 +128,8 @@ for k in en zh; do
 done
 is "$(got 'en compare headers')" 'Metric,Base,New,Difference' "the comparison's columns"
 is "$(got 'zh compare headers')" '指标,基准,新,差值' "390 px: the comparison in stacked rows labelled in Chinese"
-for h in 'en hscroll trends 1440' 'en hscroll compare 1440' 'en hscroll single 1440' \
-	'zh hscroll trends 390' 'zh hscroll compare 390' 'zh hscroll single 390'; do
+for h in 'en hscroll trends 1440' 'en hscroll compare 1440' 'en hscroll single 1440' 'en hscroll many 1440' \
+	'zh hscroll trends 390' 'zh hscroll compare 390' 'zh hscroll single 390' 'zh hscroll many 390'; do
 	is "$(got "$h")" False "no horizontal scroll: $h px"
 done
 for s in trends-en-1440 compare-en-1440 trends-zh-390 compare-zh-390; do

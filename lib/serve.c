@@ -409,6 +409,8 @@ int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ct
 	const char *rest;
 	*body = jv_invalid();
 	if (!strcmp(path, "/api/runs")) return api_runs(s, arg, ctx, body, err, sizeof err);
+	if (!strcmp(path, "/api/trends") || !strcmp(path, "/api/compare"))
+		return rag_serve_history_get(s, path, arg, ctx, body);
 	if (!strcmp(path, "/api/testsets") || !strncmp(path, "/api/testsets/", 14))
 		return rag_serve_testsets_get(s, path, arg, ctx, body);
 	if (!strcmp(path, "/api/info")) return stored(rag_store_info(s, body, err, sizeof err), err, body);

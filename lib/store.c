@@ -1786,3 +1786,61 @@ fail:
 	rollback(s);
 	return -1;
 }
+
+/* ---------------------------------------------------------------- trends (rag-serve's History) */
+
+static int collect_trend(void *ctx, int ncol, const char *const *c)
+{
+	jv *a = ctx;
+	double judged;
+	if (ncol < 10) return 0;
+	judged = c[9] ? atof(c[9]) : 0;
+	*a = jv_array_append(*a, JV_OBJECT(jv_string("run"), text_or_null(c[0]), jv_string("started"),
+	                                   text_or_null(c[1]), jv_string("label"), text_or_null(c[2]),
+	                                   jv_string("commit"), text_or_null(c[3]), jv_string("testset"),
+	                                   text_or_null(c[4]), jv_string("n"), int_or_null(c[5]),
+	                                   jv_string("passed"), c[6] ? jv_bool(atoi(c[6])) : jv_null(),
+	                                   jv_string("means"), c[7] ? parse(c[7]) : jv_object(),
+	                                   jv_string("pass_rate"),
+	                                   judged > 0 ? jv_number((c[8] ? atof(c[8]) : 0) / judged) : jv_null()));
+	return 0;
+}
+
+int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *out, char *err, size_t errlen)
+{
+	rag_buf sql = {0}, cnt = {0};
+	const char *p[5];
+	char *until = NULL, *like = NULL;
+	long total = 0;
+	int n, rc, len, i;
+	jv a = jv_array(), old;
+	/* the runs' own columns and, per run, two counts the store makes from the records' passed
+	 * column: no record's line is read */
+	rag_buf_adds(&sql, "SELECT id, started, label, commit_id, testset, n, passed, means, "
+	             "(SELECT count(*) FROM run_cases c WHERE c.run_id = runs.id AND c.passed = 1), "
+	             "(SELECT count(c.passed) FROM run_cases c WHERE c.run_id = runs.id) FROM runs");
+	rag_buf_adds(&cnt, "SELECT count(*) FROM runs");
+	n = run_where(f, &sql, p, &until, &like);
+	free(until);
+	free(like);
+	until = like = NULL;
+	run_where(f, &cnt, p, &until, &like);
+	rag_buf_addf(&sql, " ORDER BY started DESC, id DESC LIMIT %ld", limit);
+	rc = q(s, sql.p, n, p, collect_trend, &a, err, errlen);
+	if (rc == 0) rc = count_of(s, cnt.p, n, p, &total, err, errlen);
+	rag_buf_free(&sql);
+	rag_buf_free(&cnt);
+	free(until);
+	free(like);
+	if (rc < 0) {
+		jv_free(a);
+		return -1;
+	}
+	/* newest first from the query (the limit keeps the newest), oldest first out */
+	old = jv_array();
+	len = jv_array_length(jv_copy(a));
+	for (i = len - 1; i >= 0; i--) old = jv_array_append(old, jv_array_get(jv_copy(a), i));
+	jv_free(a);
+	*out = JV_OBJECT(jv_string("total"), jv_number((double)total), jv_string("runs"), old);
+	return 0;
+}

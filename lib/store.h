@@ -73,6 +73,10 @@ int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, 
 /* A run's summary (consumed) as a history line: {run, started, label, commit, testset, n,
  * passed, means} (rag-store(1), HISTORY). */
 jv rag_store_history(jv summary);
+/* The newest limit (> 0) runs f lets through (its system filters aside), oldest first, for a
+ * trend: {total, runs: [{run, started, label, commit, testset, n, passed, means, pass_rate}]},
+ * pass_rate the share of the run's records that passed of those with a verdict (null: none). */
+int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *out, char *err, size_t errlen);
 /* A run reference: its id, "last" or "last~N" (the Nth before the newest) -> the id. */
 int rag_store_resolve(rag_store *s, const char *ref, char **id, char *err, size_t errlen);
 /* A run's summary with "run_json" (null for a stream). */

@@ -286,6 +286,7 @@
 		openRun: function (id) { return openRun(id); },
 		reloadRuns: function () { return loadRuns(); },
 		csrf: function () { return st.csrf; },
+		summary: function () { return st.summary; },
 		onLang: function (f) { hooks.push(f); }
 	};
 	/* ---------------------------------------------------------------- wiring */
@@ -296,7 +297,8 @@
 		$("filters").addEventListener("submit", function (ev) {
 			var f = ev.target;
 			ev.preventDefault();
-			st.filters = { label: f.label.value, commit: f.commit.value, since: f.since.value, until: f.until.value };
+			st.filters = { label: f.label.value, commit: f.commit.value, testset: f.testset.value, since: f.since.value,
+				until: f.until.value };
 			st.runsOffset = 0;
 			loadRuns();
 		});

@@ -4,6 +4,10 @@
   serve.py walk URL SHOTDIR   History (the runs), a run opened (its summary, its records, two
                               review marks, their second page), the switch to Chinese, and the page at 390 px
                               wide: one "key: value" line per finding, screenshots in SHOTDIR
+  serve.py history URL SHOTDIR
+                              History's trends (runs labelled "trend", then v1 alone) and two
+                              runs compared, from the pickers and from run J3 opened; in English
+                              at 1440 px and in Chinese at 390 px
   serve.py run URL SHOTDIR SERVICE
                               the Run evaluation tab: a run started from the page against the
                               service at SERVICE (the offline judge), its progress followed to
@@ -235,10 +239,121 @@ def run_tab(url, shots, service):
             shutil.rmtree(profile, ignore_errors=True)
 
 
+def hist_loads(d):
+    return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-hist-loads") or 0)
+
+
+def hist_after(d, n):
+    """wait until History's trends or comparison has drawn more than n replies"""
+    WebDriverWait(d, 60).until(lambda d: hist_loads(d) > n)
+
+
+def hist_filter(d, label):
+    f = d.find_element(By.ID, "filters")
+    e = f.find_element(By.NAME, "label")
+    e.clear()
+    e.send_keys(label)
+    n = hist_loads(d)
+    f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    hist_after(d, n)
+
+
+# whether any two date labels of a chart overlap, by their boxes as drawn
+OVERLAP = """
+return Array.from(document.querySelectorAll('#trends svg.trend')).some(function (s) {
+  var b = Array.from(s.querySelectorAll('.t-x')).map(function (t) { return t.getBoundingClientRect(); });
+  return b.some(function (x, i) { return b.some(function (y, j) {
+    return i < j && x.left < y.right && y.left < x.right && x.top < y.bottom && y.top < x.bottom; }); });
+});"""
+
+
+def history(url, shots):
+    """History's trends and a comparison, per (language, width): the runs labelled "trend" (three),
+    one run alone (label v1), two runs compared, and "compare with the previous run" from run J3"""
+    for lang, w in (("en-US", 1440), ("zh-CN", 390)):
+        k = lang[:2]
+        profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+        d = driver(profile, lang)
+        try:
+            d.get(url)
+            after(d, 0)
+            WebDriverWait(d, 60).until(lambda d: hist_loads(d) > 0)
+            width(d, w)
+            hist_filter(d, "trend")
+            out("%s trends title" % k, d.find_element(By.CSS_SELECTOR, '#history h3[data-t="h_trends"]').text)
+            out("%s trends note" % k, d.find_element(By.ID, "trends-note").text)
+            out("%s trend charts" % k, ",".join(s.get_attribute("data-metric") for s in
+                                                d.find_elements(By.CSS_SELECTOR, "#trends svg.trend")))
+            c = d.find_element(By.CSS_SELECTOR, '#trends svg[data-metric="faithfulness"]')
+            out("%s trend points" % k, len(c.find_elements(By.CSS_SELECTOR, "circle")))
+            out("%s trend y" % k, ",".join(e.get_attribute("textContent") for e in c.find_elements(By.CSS_SELECTOR, ".t-y")))
+            out("%s trend labels overlap" % k, d.execute_script(OVERLAP))
+            out("%s trend chart width" % k, d.execute_script(
+                "return Math.max.apply(null, Array.from(document.querySelectorAll('#trends svg')).map("
+                "function (s) { return s.getBoundingClientRect().right; })) <= window.innerWidth"))
+            out("%s hscroll trends %d" % (k, w), hscroll_now(d))
+            d.save_screenshot(os.path.join(shots, "trends-%s-%d.png" % (k, w)))
+            f = d.find_element(By.ID, "compare-form")
+            Select(f.find_element(By.NAME, "base")).select_by_value("J1")
+            Select(f.find_element(By.NAME, "new")).select_by_value("J3")
+            n = hist_loads(d)
+            f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            hist_after(d, n)
+            out("%s compare title" % k, d.find_element(By.ID, "compare-title").text)
+            out("%s compare means" % k, " | ".join(
+                ",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                for r in d.find_elements(By.CSS_SELECTOR, "#compare-means tbody tr")))
+            out("%s compare worse" % k, " | ".join(
+                ",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                for r in d.find_elements(By.CSS_SELECTOR, "#compare-worse tbody tr")))
+            out("%s compare better none" % k, d.find_element(By.ID, "compare-better-none").is_displayed())
+            out("%s compare headers" % k, d.execute_script(
+                "return Array.from(document.querySelectorAll('#compare-means tbody tr:first-child td')).map("
+                "function (c) { return c.getAttribute('data-h'); }).join(',')"))
+            out("%s hscroll compare %d" % (k, w), hscroll_now(d))
+            d.save_screenshot(os.path.join(shots, "compare-%s-%d.png" % (k, w)))
+            # one run alone: one chart, a point per metric, its value written
+            hist_filter(d, "v1")
+            out("%s single charts" % k, len(d.find_elements(By.CSS_SELECTOR, "#trends svg.trend")))
+            out("%s single points" % k, len(d.find_elements(By.CSS_SELECTOR, "#trends svg.single circle")) ==
+                len(d.find_elements(By.CSS_SELECTOR, "#trends svg.single .t-val")) > 0)
+            out("%s hscroll single %d" % (k, w), hscroll_now(d))
+            # twelve runs a day apart: a point each, their dates thinned
+            hist_filter(d, "many")
+            c = d.find_element(By.CSS_SELECTOR, '#trends svg[data-metric="faithfulness"]')
+            out("%s many points" % k, len(c.find_elements(By.CSS_SELECTOR, "circle")))
+            out("%s many labels" % k, ",".join(e.get_attribute("textContent") for e in c.find_elements(By.CSS_SELECTOR, ".t-x")))
+            out("%s many labels overlap" % k, d.execute_script(OVERLAP))
+            out("%s hscroll many %d" % (k, w), hscroll_now(d))
+            d.save_screenshot(os.path.join(shots, "trends-many-%s-%d.png" % (k, w)))
+            # from run J3 opened: compare with the previous run
+            hist_filter(d, "trend")
+            n = loads(d)
+            [r for r in d.find_elements(By.CSS_SELECTOR, "#runs tbody tr")
+             if r.find_elements(By.TAG_NAME, "td")[0].text == "J3"][0].click()
+            after(d, n)
+            n = hist_loads(d)
+            d.find_element(By.ID, "compare-prev").click()
+            hist_after(d, n)
+            out("%s prev shown" % k, d.find_element(By.ID, "history").is_displayed())
+            out("%s prev title" % k, d.find_element(By.ID, "compare-title").text)
+            out("%s hostile elements" % k, len(d.find_elements(By.CSS_SELECTOR, "main img, main iframe")))
+            out("%s no alert" % k, no_alert(d))
+            errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+            out("%s console errors" % k, len(errs))
+            for e in errs[:5]:
+                out("console", e.get("message"))
+        finally:
+            d.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "walk":
         walk(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "history":
+        history(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 5 and sys.argv[1] == "run":
         run_tab(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
-        sys.exit("usage: serve.py walk URL SHOTDIR | serve.py run URL SHOTDIR SERVICE")
+        sys.exit("usage: serve.py walk URL SHOTDIR | serve.py history URL SHOTDIR | serve.py run URL SHOTDIR SERVICE")

@@ -2,7 +2,7 @@
 # 83-serve-browser.t - rag-serve's page in a real browser (Selenium, headless Chromium, no
 # network): History lists the runs, a run opens with its summary and its records paged from the
 # store, two review marks (stored, hostile text in a comment kept as text), hostile text stays text, the switch to Chinese (and a Chinese browser's page), and no
-# horizontal scroll at 390 px. Screenshots in tests/tmp/serve-shots/ (artefacts, not committed).
+# horizontal scroll at 390 px; History's trend charts and two runs compared. Screenshots in tests/tmp/serve-shots/ (artefacts, not committed).
 . "$(dirname "$0")/lib.sh"
 need python3 jq
 for t in chromium chromedriver; do
@@ -74,6 +74,65 @@ is "$(got 'no alert')" True "no script of the data ran"
 is "$(got 'console errors')" 0 "no error in the console"
 is "$(got 'zh browser')" 'zh-CN 历史' "a Chinese browser: the page in Chinese"
 for s in history run run-390-zh history-390-zh; do
+	check "a screenshot of $s" test -s "$shots/$s.png"
+done
+
+# ---------------------------------------------------------------- History: trends, two runs compared
+# three runs labelled "trend" whose faithfulness means fall 0.78 -> 0.75 -> 0.73 (a drop a fixed
+# 0-1 axis would flatten); G alone is label v1
+while read -r id x y; do
+	printf '{"id":"a","question":"qa","scores":{"faithfulness":%s}}\n{"id":"b","question":"qb","scores":{"faithfulness":%s}}\n' \
+		"$x" "$y" >"$T/$id.jsonl"
+	run rag rag-store -q -c "$T/c.yaml" --store "$DB" --run-id "$id" --label trend add - <"$T/$id.jsonl"
+	is "$RC" 0 "run $id added"
+done <<'RUNS'
+J1 0.8 0.76
+J2 0.8 0.7
+J3 0.76 0.7
+RUNS
+# twelve runs labelled "many", a day apart (run.json's started): more dates than a chart has room for
+for i in $(seq 1 12); do
+	d=$(printf 'M%02d' "$i")
+	mkdir -p "$T/$d"
+	printf '{"started":"2026-11-%02dT09:00:00Z"}\n' "$i" >"$T/$d/run.json"
+	printf '{"id":"a","question":"qa","scores":{"faithfulness":0.%d}}\n' $((i % 10)) >"$T/$d/records.jsonl"
+	rag rag-store -q -c "$T/c.yaml" --store "$DB" --run-id "$d" --label many add "$T/$d" >/dev/null ||
+		bail_out "run $d not added"
+done
+run timeout 300 "$PY" "$TOP/tests/browser/serve.py" history "$URL" "$shots"
+is "$RC" 0 "the browser's History ran"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+is "$(got 'en trends title'):$(got 'zh trends title')" 'Trends:趋势' "History's trends, in English and in Chinese"
+is "$(got 'en trends note')" '3 runs, oldest to newest' "the trends of the 3 runs filtered"
+is "$(got 'zh trends note')" '3 次运行，从早到晚' "and in Chinese"
+is "$(got 'en trend charts')" 'pass rate,faithfulness' "a chart of the share of records passed, one per metric"
+is "$(got 'zh trend charts')" '通过率,faithfulness' "and in Chinese"
+for k in en zh; do
+	is "$(got "$k trend points")" 3 "$k: 3 points for 3 runs"
+	is "$(got "$k trend y")" '0.730,0.755,0.780' "$k: the y axis fits the values (not a fixed 0-1)"
+	is "$(got "$k trend labels overlap")" False "$k: no date label overlaps another"
+	is "$(got "$k trend chart width")" True "$k: the charts fit the window"
+	is "$(got "$k compare title")" 'J1 (trend) → J3 (trend)' "$k: two runs compared"
+	is "$(got "$k compare means")" 'faithfulness,0.780,0.730,-0.050' "$k: each run's mean and the difference"
+	is "$(got "$k compare worse")" 'b,faithfulness,0.760,0.700,-0.060 | a,faithfulness,0.800,0.760,-0.040' \
+		"$k: the records that got worse, the largest drop first"
+	is "$(got "$k compare better none")" True "$k: none got better, and the page says so"
+	is "$(got "$k single charts"):$(got "$k single points")" 1:True "$k: one run alone: one chart, each value written"
+	is "$(got "$k many points")" 12 "$k: 12 runs over 12 days: 12 points"
+	is "$(got "$k many labels overlap")" False "$k: their dates thinned, none overlapping"
+	like "$(got "$k many labels")" '^11-01,' "$k: the first date shown"
+	is "$(got "$k prev shown"):$(got "$k prev title")" 'True:J2 (trend) → J3 (trend)' \
+		"$k: from run J3 opened, compared with the run before it"
+	is "$(got "$k hostile elements"):$(got "$k no alert"):$(got "$k console errors")" '0:True:0' \
+		"$k: no element of the data, no script ran, no console error"
+done
+is "$(got 'en compare headers')" 'Metric,Base,New,Difference' "the comparison's columns"
+is "$(got 'zh compare headers')" '指标,基准,新,差值' "390 px: the comparison in stacked rows labelled in Chinese"
+for h in 'en hscroll trends 1440' 'en hscroll compare 1440' 'en hscroll single 1440' 'en hscroll many 1440' \
+	'zh hscroll trends 390' 'zh hscroll compare 390' 'zh hscroll single 390' 'zh hscroll many 390'; do
+	is "$(got "$h")" False "no horizontal scroll: $h px"
+done
+for s in trends-en-1440 compare-en-1440 trends-zh-390 compare-zh-390; do
 	check "a screenshot of $s" test -s "$shots/$s.png"
 done
 

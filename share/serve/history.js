@@ -1,0 +1,251 @@
+/* history.js - rag-serve's History tab, its trends and a comparison of two runs, in English and
+ * Chinese: for the runs the filters let through, each metric's mean per run (and the share of
+ * records passed) as small line charts drawn here in SVG from /api/trends, the y axis fitted to
+ * the values, the dates thinned so that none overlaps; two runs (picked here, or "compare with
+ * the previous run" from an opened run) compared from /api/compare. Every text of the data goes
+ * in through textContent, never as HTML. */
+"use strict";
+(function () {
+	var R = window.ragServe, t = R.t, el = R.el, td = R.td;
+	var SVG = "http://www.w3.org/2000/svg";
+	R.words({
+		en: {
+			h_trends: "Trends", h_trend_of: "{n} runs, oldest to newest", h_trend_some: "the newest {n} of {total} runs",
+			h_one: "One run: {run}", h_pass_rate: "pass rate", h_none: "no runs to draw",
+			h_compare: "Compare two runs", h_base: "Base run", h_new: "New run", h_compare_btn: "Compare",
+			h_prev: "Compare with the previous run", h_no_prev: "no earlier run of this test set",
+			h_c_metric: "Metric", h_c_base: "Base", h_c_new: "New", h_c_delta: "Difference", h_c_id: "Id",
+			h_worse: "Worse in the new run", h_better: "Better in the new run", h_nothing: "none",
+			h_changes: "{regressed} regressed, {improved} improved, {same} unchanged, {added} added, {removed} removed",
+			h_vs: "{base} → {new}", h_testset: "Test set", h_same: "pick two different runs"
+		},
+		zh: {
+			h_trends: "趋势", h_trend_of: "{n} 次运行，从早到晚", h_trend_some: "最近 {n} 次运行（共 {total} 次）",
+			h_one: "仅一次运行：{run}", h_pass_rate: "通过率", h_none: "没有可绘制的运行",
+			h_compare: "对比两次运行", h_base: "基准运行", h_new: "新运行", h_compare_btn: "对比",
+			h_prev: "与上一次运行对比", h_no_prev: "该测试集没有更早的运行",
+			h_c_metric: "指标", h_c_base: "基准", h_c_new: "新", h_c_delta: "差值", h_c_id: "编号",
+			h_worse: "新运行中变差", h_better: "新运行中变好", h_nothing: "无",
+			h_changes: "变差 {regressed}，变好 {improved}，不变 {same}，新增 {added}，移除 {removed}",
+			h_vs: "{base} → {new}", h_testset: "测试集", h_same: "请选择两次不同的运行"
+		}
+	});
+	var trends = null, cmp = null, hloads = 0;
+	function $(id) { return document.getElementById(id); }
+	/* for the tests: a count of History's replies drawn, on <body> (apart from serve.js's) */
+	function hdrawn() { document.body.setAttribute("data-hist-loads", String(++hloads)); }
+	function num(x) { return typeof x === "number" ? x.toFixed(3) : "–"; }
+	function signed(x) { return typeof x === "number" ? (x > 0 ? "+" : "") + x.toFixed(3) : "–"; }
+	function svg(tag, attrs, text) {
+		var e = document.createElementNS(SVG, tag);
+		Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+		if (text !== undefined) e.textContent = String(text);
+		return e;
+	}
+	function query() {
+		var f = $("filters"), q = [];
+		["label", "commit", "testset", "since", "until"].forEach(function (k) {
+			if (f[k] && f[k].value) q.push(k + "=" + encodeURIComponent(f[k].value));
+		});
+		return q.join("&");
+	}
+	/* ---------------------------------------------------------------- trends */
+	function loadTrends() {
+		return R.get("/api/trends?" + query()).then(function (b) {
+			trends = b;
+			renderTrends();
+			fillPicks();
+			hdrawn();
+		}).catch(function (e) { R.showError(e.message); hdrawn(); });
+	}
+	/* a date as the x axis writes it: the day, or the day and time when runs share a day */
+	function day(s) { return String(s || "").slice(0, 10); }
+	/* One chart: values (null: the run has none) over the runs, a y axis that fits them. */
+	function chart(title, values, runs) {
+		var W = 360, H = 150, L = 44, Rm = 12, Tp = 22, B = 26, pw = W - L - Rm, ph = H - Tp - B;
+		var s = svg("svg", { viewBox: "0 0 " + W + " " + H, "class": "trend", role: "img" });
+		var nums = values.filter(function (v) { return typeof v === "number"; });
+		var lo = Math.min.apply(null, nums), hi = Math.max.apply(null, nums), n = values.length;
+		var pad = hi > lo ? (hi - lo) * 0.12 : Math.max(Math.abs(hi) * 0.05, 0.01);
+		var y0 = lo - pad, y1 = hi + pad, sameDay, every, pts = [], i;
+		s.setAttribute("aria-label", title);
+		s.setAttribute("data-metric", title);
+		s.appendChild(svg("text", { x: 2, y: 14, "class": "t-title" }, title));
+		function X(i) { return L + (n === 1 ? pw / 2 : pw * i / (n - 1)); }
+		function Y(v) { return Tp + ph - (v - y0) / (y1 - y0) * ph; }
+		/* the y axis: its lowest, middle and highest values, as many decimals as the range needs */
+		var dec = hi - lo >= 0.1 || hi === lo ? 2 : 3;
+		[lo, (lo + hi) / 2, hi].forEach(function (v, k) {
+			if (k === 1 && hi === lo) return;
+			s.appendChild(svg("line", { x1: L, x2: W - Rm, y1: Y(v), y2: Y(v), "class": "t-grid" }));
+			s.appendChild(svg("text", { x: L - 4, y: Y(v) + 3, "class": "t-y" }, v.toFixed(dec)));
+		});
+		/* the x axis: a date at most every 90 units (a label is at most 60 wide, and the first and
+		 * last are anchored at their ends), so that none overlaps another; as precise as the runs'
+		 * span needs (the time of day within one day, the seconds within one minute), and a label
+		 * the same as the one before it left out */
+		sameDay = day(runs[0].started) === day(runs[n - 1].started);
+		var first = String(runs[0].started || ""), lastS = String(runs[n - 1].started || "");
+		function xlabel(s) {
+			s = String(s || "");
+			if (first.slice(0, 16) === lastS.slice(0, 16)) return s.slice(11, 19);
+			if (sameDay) return s.slice(11, 16);
+			return first.slice(0, 4) === lastS.slice(0, 4) ? s.slice(5, 10) : s.slice(0, 10);
+		}
+		every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(pw / 90))));
+		var prevLabel = null;
+		for (i = 0; i < n; i += every) {
+			var lb = n === 1 ? day(runs[i].started) : xlabel(runs[i].started);
+			if (lb === prevLabel) continue;
+			prevLabel = lb;
+			s.appendChild(svg("text", { x: X(i), y: H - 8, "class": "t-x",
+				"text-anchor": n === 1 ? "middle" : i === 0 ? "start" : i + every >= n && X(i) > W - Rm - 30 ? "end" : "middle" },
+				lb));
+		}
+		for (i = 0; i < n; i++) if (typeof values[i] === "number") pts.push([X(i), Y(values[i]), i]);
+		if (pts.length > 1)
+			s.appendChild(svg("polyline", { points: pts.map(function (p) { return p[0].toFixed(1) + "," + p[1].toFixed(1); }).join(" "),
+				"class": "t-line" }));
+		pts.forEach(function (p) {
+			var c = svg("circle", { cx: p[0].toFixed(1), cy: p[1].toFixed(1), r: 3.5, "class": "t-pt" });
+			c.appendChild(svg("title", {}, runs[p[2]].run + " · " + runs[p[2]].started + " · " + num(values[p[2]])));
+			s.appendChild(c);
+		});
+		/* the newest value written beside its point (the only one's, for a single run) */
+		if (pts.length) {
+			var last = pts[pts.length - 1];
+			s.appendChild(svg("text", { x: last[0] - 6, y: last[1] - 7, "class": "t-val", "text-anchor": pts.length === 1 && n === 1 ? "middle" : "end" },
+				num(values[last[2]])));
+		}
+		return s;
+	}
+	/* a single run: one chart, a point per metric with its value written */
+	function single(names, run) {
+		var W = 360, rowH = 22, H = 12 + rowH * names.length, L = 150, Rm = 50, pw = W - L - Rm;
+		var s = svg("svg", { viewBox: "0 0 " + W + " " + H, "class": "trend single", role: "img" });
+		s.setAttribute("aria-label", t("h_one", { run: run.run }));
+		names.forEach(function (m, k) {
+			var v = m === "\u0000pass" ? run.pass_rate : (run.means || {})[m], y = 12 + rowH * k + 6;
+			if (typeof v !== "number") return;
+			var lab = svg("text", { x: 2, y: y + 4, "class": "t-y s-name" }, m === "\u0000pass" ? t("h_pass_rate") : m);
+			s.appendChild(lab);
+			s.appendChild(svg("line", { x1: L, x2: L + pw, y1: y, y2: y, "class": "t-grid" }));
+			var x = L + pw * Math.max(0, Math.min(1, v));
+			s.appendChild(svg("circle", { cx: x.toFixed(1), cy: y, r: 4, "class": "t-pt" }));
+			s.appendChild(svg("text", { x: L + pw + 6, y: y + 4, "class": "t-val" }, num(v)));
+		});
+		return s;
+	}
+	function renderTrends() {
+		var box = $("trends"), note = $("trends-note");
+		if (!trends || !box) return;
+		box.textContent = "";
+		var runs = trends.runs, names = trends.metrics.slice();
+		var hasPass = trends.pass_rate.some(function (v) { return typeof v === "number"; });
+		if (!runs.length) { note.textContent = t("h_none"); return; }
+		note.textContent = trends.total > trends.shown ? t("h_trend_some", { n: trends.shown, total: trends.total }) :
+			runs.length === 1 ? t("h_one", { run: runs[0].run + " · " + runs[0].started }) : t("h_trend_of", { n: runs.length });
+		if (runs.length === 1) {
+			box.appendChild(single(hasPass ? ["\u0000pass"].concat(names) : names, runs[0]));
+			return;
+		}
+		if (hasPass) box.appendChild(chart(t("h_pass_rate"), trends.pass_rate, runs));
+		names.forEach(function (m) {
+			if (trends.series[m].some(function (v) { return typeof v === "number"; }))
+				box.appendChild(chart(m, trends.series[m], runs));
+		});
+	}
+	/* ---------------------------------------------------------------- compare */
+	function option(r) {
+		var o = el("option", r.run + " · " + String(r.started || "").slice(0, 16).replace("T", " ") + (r.label ? " · " + r.label : ""));
+		o.value = r.run;
+		return o;
+	}
+	/* the two pickers: the trend's runs, newest first; by default the newest against the one before */
+	function fillPicks() {
+		var f = $("compare-form"), keep = [f.base.value, f["new"].value];
+		var runs = trends ? trends.runs.slice().reverse() : [];
+		[f.base, f["new"]].forEach(function (s, k) {
+			s.textContent = "";
+			runs.forEach(function (r) { s.appendChild(option(r)); });
+			if (keep[k] && !runs.some(function (r) { return r.run === keep[k]; })) s.appendChild(option({ run: keep[k] }));
+		});
+		f.base.value = keep[0] || (runs[1] || runs[0] || {}).run || "";
+		f["new"].value = keep[1] || (runs[0] || {}).run || "";
+	}
+	function compare(base, nw) {
+		$("compare-note").textContent = "";
+		if (base === nw) { $("compare-note").textContent = t("h_same"); hdrawn(); return Promise.resolve(); }
+		return R.get("/api/compare?base=" + encodeURIComponent(base) + "&new=" + encodeURIComponent(nw)).then(function (b) {
+			cmp = b;
+			renderCompare();
+			hdrawn();
+		}).catch(function (e) { $("compare-note").textContent = t("error") + e.message; hdrawn(); });
+	}
+	function deltaCell(tr, v) {
+		td(tr, "h_c_delta", signed(v), "num" + (typeof v === "number" && v < 0 ? " fail" : typeof v === "number" && v > 0 ? " pass" : ""));
+	}
+	function changesTable(id, list) {
+		var tb = $(id).tBodies[0];
+		tb.textContent = "";
+		list.forEach(function (c) {
+			var tr = el("tr");
+			td(tr, "h_c_id", c.id);
+			td(tr, "h_c_metric", c.metric);
+			td(tr, "h_c_base", num(c.base), "num");
+			td(tr, "h_c_new", num(c["new"]), "num");
+			deltaCell(tr, c.delta);
+			tb.appendChild(tr);
+		});
+		$(id).hidden = !list.length;
+		$(id + "-none").hidden = !!list.length;
+	}
+	function renderCompare() {
+		var out = $("compare-out"), tb = $("compare-means").tBodies[0];
+		if (!cmp) return;
+		out.hidden = false;
+		$("compare-title").textContent = t("h_vs", { base: cmp.base.run + (cmp.base.label ? " (" + cmp.base.label + ")" : ""),
+			"new": cmp["new"].run + (cmp["new"].label ? " (" + cmp["new"].label + ")" : "") });
+		$("compare-changes").textContent = t("h_changes", cmp.changes);
+		tb.textContent = "";
+		cmp.metrics.forEach(function (m) {
+			var tr = el("tr");
+			td(tr, "h_c_metric", m.metric);
+			td(tr, "h_c_base", num(m.base), "num");
+			td(tr, "h_c_new", num(m["new"]), "num");
+			deltaCell(tr, m.delta);
+			tb.appendChild(tr);
+		});
+		changesTable("compare-worse", cmp.worse);
+		changesTable("compare-better", cmp.better);
+	}
+	/* from an opened run: the run before it (of its test set when it has one) as the base */
+	function comparePrevious() {
+		var s = R.summary && R.summary(), q;
+		if (!s) return Promise.resolve();
+		q = "limit=50&until=" + encodeURIComponent(s.started) + (s.testset ? "&testset=" + encodeURIComponent(s.testset) : "");
+		return R.get("/api/runs?" + q).then(function (b) {
+			var ids = b.runs.map(function (r) { return r.run; }), at = ids.indexOf(s.run);
+			var prev = at >= 0 ? ids[at + 1] : ids.filter(function (x) { return x !== s.run; })[0];
+			R.tab("history");
+			if (!prev) { $("compare-note").textContent = t("h_no_prev"); hdrawn(); return; }
+			var f = $("compare-form");
+			[[f.base, prev], [f["new"], s.run]].forEach(function (p) {
+				if (![].some.call(p[0].options, function (o) { return o.value === p[1]; })) p[0].appendChild(option({ run: p[1] }));
+				p[0].value = p[1];
+			});
+			$("compare").scrollIntoView();
+			return compare(prev, s.run);
+		}).catch(function (e) { R.showError(e.message); hdrawn(); });
+	}
+	R.onLang(function () { renderTrends(); renderCompare(); });
+	document.addEventListener("DOMContentLoaded", function () {
+		$("filters").addEventListener("submit", function () { loadTrends(); });
+		$("compare-form").addEventListener("submit", function (ev) {
+			ev.preventDefault();
+			compare(ev.target.base.value, ev.target["new"].value);
+		});
+		$("compare-prev").addEventListener("click", comparePrevious);
+		loadTrends();
+	});
+})();

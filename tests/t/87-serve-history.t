@@ -1,0 +1,141 @@
+#!/bin/sh
+# 87-serve-history.t - rag-serve's History API: /api/trends (each metric's mean per run, oldest
+# first, and the share of records passed, for the runs the filters let through) and
+# /api/compare (two runs' means and their difference, the records that changed most, both
+# ways), over a store of three hand-made runs whose numbers can be checked by hand, on SQLite and
+# on a PostgreSQL server of its own. The port is read from rag-serve's stderr line; no test
+# waits on the clock.
+. "$(dirname "$0")/lib.sh"
+need jq curl
+[ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
+DB=$T/store.db
+# a gate on each record: faithfulness 0.5 or more passes
+printf 'llm:\n  provider: offline\ngate:\n  record:\n    faithfulness: 0.5\n' >"$T/c.yaml"
+
+# R1 (nightly, qa): faithfulness 0.8, 0.6 -> mean 0.7, 2 of 2 pass
+# R2 (nightly, qa): faithfulness 0.9, 0.4 -> 0.65, 1 of 2; relevance 0.5, 1.0 -> 0.75
+# R3 (a hostile label, test set zz): faithfulness 1.0, 0.2, 0.3 -> 0.5, 1 of 3
+cat >"$T/r1.jsonl" <<'J'
+{"id":"q1","question":"a","answer":"x","scores":{"faithfulness":0.8}}
+{"id":"q2","question":"b","answer":"y","scores":{"faithfulness":0.6}}
+J
+cat >"$T/r2.jsonl" <<'J'
+{"id":"q1","question":"a","answer":"x","scores":{"faithfulness":0.9,"relevance":0.5}}
+{"id":"q2","question":"b","answer":"y","scores":{"faithfulness":0.4,"relevance":1.0}}
+J
+cat >"$T/r3.jsonl" <<'J'
+{"id":"q1","question":"a","answer":"x","scores":{"faithfulness":1.0}}
+{"id":"q2","question":"b","answer":"y","scores":{"faithfulness":0.2}}
+{"id":"q3","question":"c","answer":"z","scores":{"faithfulness":0.3}}
+J
+HOSTILE='<img src=x onerror=alert(1)>"'"'"
+SPID=
+serve_stop() {
+	[ -n "$SPID" ] || return 0
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID"
+	SRC=$?
+	SPID=
+}
+trap 'serve_stop; pg_stop; _lib_cleanup' EXIT
+# get PATH: the body into $OUT, the status into $CODE
+get() { CODE=$(curl -s -o "$OUT" -w '%{http_code}' "$URL${1#/}"); }
+# a number rounded to 6 places, for sums of binary fractions
+R='def r: if type == "number" then . * 1e6 | round / 1e6 else . end;'
+
+# checks STORE PREFIX: the three runs added to STORE, rag-serve over it, the API checked (each
+# test's description after PREFIX)
+checks() {
+STORE=$1 P=$2
+run rag rag-store -q -c "$T/c.yaml" --store "$STORE" --run-id R1 --label nightly --testset qa --commit aaaa1111 add - <"$T/r1.jsonl"
+is "$RC" 0 "${P}run R1 added"
+run rag rag-store -q -c "$T/c.yaml" --store "$STORE" --run-id R2 --label nightly --testset qa --commit bbbb2222 add - <"$T/r2.jsonl"
+is "$RC" 0 "${P}run R2 added"
+run rag rag-store -q -c "$T/c.yaml" --store "$STORE" --run-id R3 --label "$HOSTILE" --testset zz add - <"$T/r3.jsonl"
+is "$RC" 0 "${P}run R3 added (a hostile label)"
+rm -f "$T/serve.err"
+"$BIN/rag-serve" -c "$T/c.yaml" --store "$STORE" --listen 127.0.0.1:0 2>"$T/serve.err" &
+SPID=$!
+wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || bail_out "rag-serve did not start: $(cat "$T/serve.err")"
+URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
+
+# ---------------------------------------------------------------- trends
+get /api/trends
+is "$CODE" 200 "${P}GET /api/trends"
+is "$(jq -c '[.total, .shown, [.runs[].run], .metrics]' "$OUT")" '[3,3,["R1","R2","R3"],["faithfulness","relevance"]]' \
+	"${P}every run, oldest first, and the metrics of any"
+is "$(jq -c "$R"' .series.faithfulness | map(r)' "$OUT")" '[0.7,0.65,0.5]' "${P}faithfulness: the mean of each run"
+is "$(jq -c "$R"' .series.relevance | map(r)' "$OUT")" '[null,0.75,null]' "${P}relevance: null for the runs without it"
+is "$(jq -c "$R"' .pass_rate | map(r)' "$OUT")" '[1,0.5,0.333333]' "${P}the share of records passed per run"
+cp "$OUT" "$T/trends.json"
+run rag rag-store -q -c "$T/c.yaml" --store "$STORE" list --json
+is "$(jq -c "$R"' .series.faithfulness | map(r)' "$T/trends.json")" "$(jq -s -c "$R"' [.[].means.faithfulness | r]' "$OUT")" \
+	"${P}the series is the means rag-store list gives, in its order"
+get /api/trends
+is "$(jq -r '.runs[2].label' "$OUT")" "$HOSTILE" "${P}a hostile label comes back as data"
+is "$(curl -s -o /dev/null -w '%{content_type}' "${URL}api/trends")" 'application/json; charset=utf-8' "${P}as JSON"
+get '/api/trends?label=nightly'
+is "$(jq -c "$R"' [.total, [.runs[].run], (.series.faithfulness | map(r))]' "$OUT")" '[2,["R1","R2"],[0.7,0.65]]' \
+	"${P}filter: label"
+get '/api/trends?testset=zz'
+is "$(jq -c '[.total, [.runs[].run]]' "$OUT")" '[1,["R3"]]' "${P}filter: test set"
+get '/api/trends?commit=bbbb'
+is "$(jq -c '[.runs[].run]' "$OUT")" '["R2"]' "${P}filter: commit prefix"
+get '/api/trends?until=2000-01-01'
+is "$(jq -c '[.total, .runs, .metrics, .series]' "$OUT")" '[0,[],[],{}]' "${P}filter: a date range holding none"
+get '/api/trends?since=2000-01-01&until=2999-12-31'
+is "$(jq .total "$OUT")" 3 "${P}filter: a date range holding all"
+get '/api/trends?metric=relevance'
+is "$(jq -c '[.metrics, (.series | keys)]' "$OUT")" '[["relevance"],["relevance"]]' "${P}metric: that series only"
+get '/api/trends?limit=2'
+is "$(jq -c '[.total, .shown, [.runs[].run]]' "$OUT")" '[3,2,["R2","R3"]]' "${P}limit: the newest runs, oldest first"
+get '/api/trends?limit=0'
+is "$CODE:$(jq -r .error "$OUT")" '400:limit: a whole number from 1 to 500' "${P}a bad limit: 400 and why"
+get "/api/trends?since=x'or'1"
+is "$CODE" 400 "${P}a since that is no date: 400"
+
+# ---------------------------------------------------------------- compare
+get '/api/compare?base=R1&new=R2'
+is "$CODE" 200 "${P}GET /api/compare"
+is "$(jq -c '[.base.run, .base.label, .base.n, .new.run, .new.n]' "$OUT")" '["R1","nightly",2,"R2",2]' "${P}the two runs"
+is "$(jq -c "$R"' [.metrics[] | [.metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
+	'[["faithfulness",0.7,0.65,-0.05],["relevance",null,0.75,null]]' "${P}each metric's means and the difference"
+is "$(jq -c "$R"' [.worse[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
+	'[["q2","faithfulness",0.6,0.4,-0.2]]' "${P}the record that got worse"
+is "$(jq -c "$R"' [.better[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
+	'[["q1","faithfulness",0.8,0.9,0.1]]' "${P}the record that got better"
+is "$(jq -c '.changes' "$OUT")" '{"regressed":1,"improved":1,"same":0,"added":0,"removed":0}' "${P}the changes counted"
+get '/api/compare?base=R2&new=R3'
+is "$(jq -c "$R"' [[.worse[] | [.id, (.delta | r)]], [.better[] | [.id, (.delta | r)]], .changes.regressed, .changes.added]' "$OUT")" \
+	'[[["q2",-0.2]],[["q1",0.1]],2,1]' "${P}a score lost is a regression; a record only the new run has: added"
+is "$(jq -r .new.label "$OUT")" "$HOSTILE" "${P}a hostile label as data"
+get '/api/compare?base=R2&new=R3&limit=1'
+is "$(jq -c '[.worse[].id]' "$OUT")" '["q2"]' "${P}limit: the most changed only"
+get '/api/compare?base=R1&new=nope'
+is "$CODE" 404 "${P}an unknown new run: 404"
+like "$(jq -r .error "$OUT")" 'nope' "${P}and which"
+get '/api/compare?base=nope&new=R1'
+is "$CODE" 404 "${P}an unknown base run: 404"
+get '/api/compare?base=R1'
+is "$CODE" 400 "${P}new missing: 400"
+
+serve_stop
+is "$SRC" 0 "${P}SIGTERM stops it"
+}
+
+checks "$DB" ""
+
+# ---------------------------------------------------------------- PostgreSQL
+# the same on a PostgreSQL server of the test's own (lib.sh's pg_start): the trends' counts and
+# the filters are SQL of both backends
+if [ ! -x "$PGBIN/initdb" ]; then
+	skip_missing postgresql "the History API on PostgreSQL (make deps installs it)"
+	done_testing
+fi
+if ! pg_start; then
+	tap_ok 1 "a PostgreSQL server of our own started"
+	done_testing
+fi
+checks "postgresql://ragpipe@/postgres?host=$PGDIR/sock" "PostgreSQL: "
+
+done_testing

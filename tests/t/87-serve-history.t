@@ -29,14 +29,6 @@ cat >"$T/r3.jsonl" <<'J'
 {"id":"q3","question":"c","answer":"z","scores":{"faithfulness":0.3}}
 J
 HOSTILE='<img src=x onerror=alert(1)>"'"'"
-SPID=
-serve_stop() {
-	[ -n "$SPID" ] || return 0
-	kill -TERM "$SPID" 2>/dev/null
-	wait "$SPID"
-	SRC=$?
-	SPID=
-}
 trap 'serve_stop; pg_stop; _lib_cleanup' EXIT
 # get PATH: the body into $OUT, the status into $CODE
 get() { CODE=$(curl -s -o "$OUT" -w '%{http_code}' "$URL${1#/}"); }
@@ -53,11 +45,7 @@ run rag rag-store -q -c "$T/c.yaml" --store "$STORE" --run-id R2 --label nightly
 is "$RC" 0 "${P}run R2 added"
 run rag rag-store -q -c "$T/c.yaml" --store "$STORE" --run-id R3 --label "$HOSTILE" --testset zz add - <"$T/r3.jsonl"
 is "$RC" 0 "${P}run R3 added (a hostile label)"
-rm -f "$T/serve.err"
-"$BIN/rag-serve" -c "$T/c.yaml" --store "$STORE" --listen 127.0.0.1:0 2>"$T/serve.err" &
-SPID=$!
-wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || bail_out "rag-serve did not start: $(cat "$T/serve.err")"
-URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
+serve_start --store "$STORE" || bail_out "rag-serve did not start"
 
 # ---------------------------------------------------------------- trends
 get /api/trends

@@ -579,6 +579,29 @@ static jv summary_meta(const tool *t, const char *labels, long duplicates, const
 	return meta;
 }
 
+/* --run REF: the run's records and its marks of one metric (--metric, else the last part of
+ * --field) from the store (--store, else store.url, else the default), the records read as a
+ * file's are. *input_name names the run for messages (a record's line in it is its seq, which a
+ * mark's message names too), *marks_name the marks for the summary; both malloc'ed. */
+static int read_run(rag_cli *cli, tool *t, const char *store, const char *run, long *duplicates,
+                    char **input_name, char **marks_name)
+{
+	rag_buf records = {0};
+	char *runid = NULL;
+	const char *url = store ? store : cli->cfg.store.url ? cli->cfg.store.url : cli->cfg.store.default_url;
+	int rc;
+	if (!t->metric) t->metric = strrchr(t->field, '.') ? strrchr(t->field, '.') + 1 : t->field;
+	if ((rc = read_store(t, url, run, &records, &runid, duplicates)) == 0) {
+		t->input = t->labels_file = *input_name = rag_xasprintf("run %s", runid);
+		*marks_name = rag_xasprintf("the marks of run %s (%s%s%s)", runid, t->metric, t->who ? ", by " : "",
+		                            t->who ? t->who : "");
+		rc = rag_cli_read_text(cli, records.p ? records.p : "", records.len, t->input, observe, t);
+	}
+	rag_buf_free(&records);
+	free(runid);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -588,8 +611,7 @@ int main(int argc, char **argv)
 	long x, duplicates = 0;
 	size_t i, npairs = 0, sampled = 0;
 	const char *labels = NULL, *sheet = NULL, *input = "-", *run = NULL, *store = NULL;
-	char *field = NULL, *runid = NULL, *marks_name = NULL, *input_name = NULL;
-	rag_buf records = {0};
+	char *field = NULL, *marks_name = NULL, *input_name = NULL;
 	double *ps = NULL, *ph = NULL;
 	long sample = -1;
 	jv s = jv_invalid();
@@ -664,16 +686,8 @@ int main(int argc, char **argv)
 	if (labels && (rc = read_labels(&t, labels, &duplicates))) goto out;
 	t.sheet = sheet != NULL;
 	if (run) {
-		/* the marks are of one metric: --metric, else the one --field names (its last part) */
-		if (!t.metric) t.metric = strrchr(t.field, '.') ? strrchr(t.field, '.') + 1 : t.field;
-		if ((rc = read_store(&t, store ? store : cli.cfg.store.url ? cli.cfg.store.url : cli.cfg.store.default_url,
-		                     run, &records, &runid, &duplicates)))
-			goto out;
-		/* a record's line in the run is its seq, which a mark's message names too */
-		t.input = t.labels_file = input_name = rag_xasprintf("run %s", runid);
-		labels = marks_name = rag_xasprintf("the marks of run %s (%s%s%s)", runid, t.metric, t.who ? ", by " : "",
-		                                    t.who ? t.who : "");
-		rc = rag_cli_read_text(&cli, records.p ? records.p : "", records.len, t.input, observe, &t);
+		rc = read_run(&cli, &t, store, run, &duplicates, &input_name, &marks_name);
+		labels = marks_name;
 	} else {
 		t.input = strcmp(input, "-") ? input : "<stdin>";
 		rc = rag_cli_read_run(&cli, input, NULL, observe, &t);
@@ -725,10 +739,8 @@ out:
 	}
 	free(text);
 	free(field);
-	free(runid);
 	free(marks_name);
 	free(input_name);
-	rag_buf_free(&records);
 	jv_free(s);
 	free(ps);
 	free(ph);

@@ -166,14 +166,14 @@ int rag_serve_static(const char *datadir, const char *path, char **file, const c
 
 /* ---------------------------------------------------------------- the API */
 
-static jv error_body(const char *msg)
+jv rag_serve_error(const char *msg)
 {
 	return JV_OBJECT(jv_string("error"), jv_string(msg));
 }
 
 /* a whole number argument in [min, max], dflt when absent: 0, or -1 and the message in body */
-static int num_arg(rag_serve_arg_fn arg, void *ctx, const char *name, long dflt, long min, long max, long *out,
-                   jv *body)
+int rag_serve_num_arg(rag_serve_arg_fn arg, void *ctx, const char *name, long dflt, long min, long max, long *out,
+                      jv *body)
 {
 	const char *v = arg(ctx, name);
 	char *end, msg[160];
@@ -186,7 +186,7 @@ static int num_arg(rag_serve_arg_fn arg, void *ctx, const char *name, long dflt,
 	n = strtol(v, &end, 10);
 	if (errno || *end || n < min || n > max) {
 		snprintf(msg, sizeof msg, "%s: a whole number from %ld to %ld", name, min, max);
-		*body = error_body(msg);
+		*body = rag_serve_error(msg);
 		return -1;
 	}
 	*out = n;
@@ -194,7 +194,7 @@ static int num_arg(rag_serve_arg_fn arg, void *ctx, const char *name, long dflt,
 }
 
 /* a date argument: ISO 8601's characters only, at most 32 */
-static int date_arg(rag_serve_arg_fn arg, void *ctx, const char *name, const char **out, jv *body)
+int rag_serve_date_arg(rag_serve_arg_fn arg, void *ctx, const char *name, const char **out, jv *body)
 {
 	const char *v = arg(ctx, name), *p;
 	char msg[120];
@@ -204,24 +204,24 @@ static int date_arg(rag_serve_arg_fn arg, void *ctx, const char *name, const cha
 		if (!isdigit((unsigned char)*p) && !strchr("-:TZ.+", *p)) break;
 	if (*p || strlen(v) > 32) {
 		snprintf(msg, sizeof msg, "%s: a date or time, ISO 8601 (2026-12-01, 2026-12-01T09:00:00Z)", name);
-		*body = error_body(msg);
+		*body = rag_serve_error(msg);
 		return -1;
 	}
 	*out = v;
 	return 0;
 }
 
-static const char *str_arg(rag_serve_arg_fn arg, void *ctx, const char *name)
+const char *rag_serve_str_arg(rag_serve_arg_fn arg, void *ctx, const char *name)
 {
 	const char *v = arg(ctx, name);
 	return v && *v ? v : NULL;
 }
 
 /* the store's answer: 0 -> 200, 1 (not there) -> 404, -1 -> 500 with err */
-static int stored(int r, const char *err, jv *body)
+int rag_serve_stored(int r, const char *err, jv *body)
 {
 	if (r == 0) return 200;
-	*body = error_body(err);
+	*body = rag_serve_error(err);
 	return r > 0 ? 404 : 500;
 }
 
@@ -230,24 +230,24 @@ static int api_runs(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body, cha
 	rag_store_filter f;
 	long offset, limit;
 	memset(&f, 0, sizeof f);
-	if (num_arg(arg, ctx, "offset", 0, 0, 1000000000L, &offset, body) < 0 ||
-	    num_arg(arg, ctx, "limit", 50, 1, 500, &limit, body) < 0 ||
-	    date_arg(arg, ctx, "since", &f.since, body) < 0 || date_arg(arg, ctx, "until", &f.until, body) < 0)
+	if (rag_serve_num_arg(arg, ctx, "offset", 0, 0, 1000000000L, &offset, body) < 0 ||
+	    rag_serve_num_arg(arg, ctx, "limit", 50, 1, 500, &limit, body) < 0 ||
+	    rag_serve_date_arg(arg, ctx, "since", &f.since, body) < 0 || rag_serve_date_arg(arg, ctx, "until", &f.until, body) < 0)
 		return 400;
-	f.label = str_arg(arg, ctx, "label");
-	f.commit = str_arg(arg, ctx, "commit");
-	f.testset = str_arg(arg, ctx, "testset");
-	return stored(rag_store_page(s, &f, offset, limit, body, err, errlen), err, body);
+	f.label = rag_serve_str_arg(arg, ctx, "label");
+	f.commit = rag_serve_str_arg(arg, ctx, "commit");
+	f.testset = rag_serve_str_arg(arg, ctx, "testset");
+	return rag_serve_stored(rag_store_page(s, &f, offset, limit, body, err, errlen), err, body);
 }
 
 static int api_records(rag_store *s, const char *id, rag_serve_arg_fn arg, void *ctx, jv *body, char *err,
                        size_t errlen)
 {
 	long offset, limit;
-	if (num_arg(arg, ctx, "offset", 0, 0, 1000000000L, &offset, body) < 0 ||
-	    num_arg(arg, ctx, "limit", 50, 1, 500, &limit, body) < 0)
+	if (rag_serve_num_arg(arg, ctx, "offset", 0, 0, 1000000000L, &offset, body) < 0 ||
+	    rag_serve_num_arg(arg, ctx, "limit", 50, 1, 500, &limit, body) < 0)
 		return 400;
-	return stored(rag_store_records(s, id, offset, limit, body, err, errlen), err, body);
+	return rag_serve_stored(rag_store_records(s, id, offset, limit, body, err, errlen), err, body);
 }
 
 /* a CSV cell: quoted when it holds a comma, a quote or a line break; a text a spreadsheet would
@@ -306,8 +306,8 @@ static int api_marks(rag_store *s, const char *id, int csv, rag_serve_arg_fn arg
                      size_t errlen)
 {
 	jv marks;
-	int r = rag_store_marks(s, id, str_arg(arg, ctx, "metric"), &marks, err, errlen);
-	if (r) return stored(r, err, body);
+	int r = rag_store_marks(s, id, rag_serve_str_arg(arg, ctx, "metric"), &marks, err, errlen);
+	if (r) return rag_serve_stored(r, err, body);
 	*body = csv ? labels_csv(marks) : JV_OBJECT(jv_string("run"), jv_string(id), jv_string("marks"), marks);
 	return 200;
 }
@@ -329,7 +329,7 @@ static const char *mark_str(jv o, const char *k, size_t max, int need, char *buf
 	jv_free(v);
 	if (!r && (need || (kind != JV_KIND_INVALID && kind != JV_KIND_NULL))) {
 		snprintf(msg, sizeof msg, "\"%s\": a text of 1 to %zu bytes%s", k, max, need ? " (required)" : "");
-		*body = error_body(msg);
+		*body = rag_serve_error(msg);
 	}
 	return r;
 }
@@ -345,7 +345,7 @@ static int post_mark(rag_store *s, const char *id, const char *text, size_t len,
 	memset(&m, 0, sizeof m);
 	if (jv_get_kind(o) != JV_KIND_OBJECT) {
 		jv_free(o);
-		*body = error_body("the body is not a JSON object");
+		*body = rag_serve_error("the body is not a JSON object");
 		return 400;
 	}
 	seq = jv_object_get(jv_copy(o), jv_string("seq"));
@@ -354,7 +354,7 @@ static int post_mark(rag_store *s, const char *id, const char *text, size_t len,
 	m.run = id;
 	if (jv_get_kind(seq) != JV_KIND_NUMBER || jv_number_value(seq) < 1 || jv_number_value(seq) > 1e15 ||
 	    jv_number_value(seq) != (double)(long)jv_number_value(seq)) {
-		*body = error_body("\"seq\": the record's number, 1 or more");
+		*body = rag_serve_error("\"seq\": the record's number, 1 or more");
 		goto out;
 	}
 	m.seq = (long)jv_number_value(seq);
@@ -363,7 +363,7 @@ static int post_mark(rag_store *s, const char *id, const char *text, size_t len,
 	} else if (jv_get_kind(label) == JV_KIND_NUMBER && isfinite(jv_number_value(label))) {
 		m.label = jv_number_value(label);
 	} else {
-		*body = error_body("\"verdict\" (true: right, false: wrong) or \"label\" (a score) is required");
+		*body = rag_serve_error("\"verdict\" (true: right, false: wrong) or \"label\" (a score) is required");
 		goto out;
 	}
 	if (!(m.metric = mark_str(o, "metric", 200, 1, metric, sizeof metric, body)) ||
@@ -372,7 +372,7 @@ static int post_mark(rag_store *s, const char *id, const char *text, size_t len,
 	m.comment = mark_str(o, "comment", 2000, 0, comment, sizeof comment, body);
 	if (jv_is_valid(*body)) goto out;
 	r = rag_store_mark(s, &m, err, errlen);
-	st = stored(r, err, body);
+	st = rag_serve_stored(r, err, body);
 	if (!r)
 		*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("seq"), jv_number((double)m.seq),
 		                  jv_string("metric"), jv_string(m.metric), jv_string("label"), jv_number(m.label),
@@ -399,7 +399,7 @@ int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len,
 	}
 	if (!strcmp(path, "/api/testsets") || !strncmp(path, "/api/testsets/", 14))
 		return rag_serve_testsets_post(s, path, text, len, body);
-	*body = error_body("no such API path");
+	*body = rag_serve_error("no such API path");
 	return 404;
 }
 
@@ -413,18 +413,18 @@ int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ct
 		return rag_serve_history_get(s, path, arg, ctx, body);
 	if (!strcmp(path, "/api/testsets") || !strncmp(path, "/api/testsets/", 14))
 		return rag_serve_testsets_get(s, path, arg, ctx, body);
-	if (!strcmp(path, "/api/info")) return stored(rag_store_info(s, body, err, sizeof err), err, body);
+	if (!strcmp(path, "/api/info")) return rag_serve_stored(rag_store_info(s, body, err, sizeof err), err, body);
 	if (!strncmp(path, "/api/runs/", 10) && *(rest = path + 10)) {
 		const char *slash = strchr(rest, '/');
 		char *id = slash ? rag_xstrndup(rest, (size_t)(slash - rest)) : rag_xstrdup(rest);
 		int st = 404;
-		if (!slash) st = stored(rag_store_show(s, id, body, err, sizeof err), err, body);
+		if (!slash) st = rag_serve_stored(rag_store_show(s, id, body, err, sizeof err), err, body);
 		else if (!strcmp(slash, "/records")) st = api_records(s, id, arg, ctx, body, err, sizeof err);
 		else if (!strcmp(slash, "/marks")) st = api_marks(s, id, 0, arg, ctx, body, err, sizeof err);
 		else if (!strcmp(slash, "/labels.csv")) st = api_marks(s, id, 1, arg, ctx, body, err, sizeof err);
 		free(id);
 		if (jv_is_valid(*body)) return st;
 	}
-	*body = error_body("no such API path");
+	*body = rag_serve_error("no such API path");
 	return 404;
 }

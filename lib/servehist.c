@@ -13,63 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static jv error_body(const char *msg)
-{
-	return JV_OBJECT(jv_string("error"), jv_string(msg));
-}
-
-static int stored(int r, const char *err, jv *body)
-{
-	if (r == 0) return 200;
-	*body = error_body(err);
-	return r > 0 ? 404 : 500;
-}
-
-static const char *str_arg(rag_serve_arg_fn arg, void *ctx, const char *name)
-{
-	const char *v = arg(ctx, name);
-	return v && *v ? v : NULL;
-}
-
-/* a whole number argument in [min, max], dflt when absent: 0, or -1 and the message in body */
-static int num_arg(rag_serve_arg_fn arg, void *ctx, const char *name, long dflt, long min, long max, long *out,
-                   jv *body)
-{
-	const char *v = str_arg(arg, ctx, name);
-	char *end, msg[160];
-	long n;
-	if (!v) {
-		*out = dflt;
-		return 0;
-	}
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || n < min || n > max) {
-		snprintf(msg, sizeof msg, "%s: a whole number from %ld to %ld", name, min, max);
-		*body = error_body(msg);
-		return -1;
-	}
-	*out = n;
-	return 0;
-}
-
-/* a date argument: ISO 8601's characters only, at most 32 (as /api/runs takes it) */
-static int date_arg(rag_serve_arg_fn arg, void *ctx, const char *name, const char **out, jv *body)
-{
-	const char *v = str_arg(arg, ctx, name), *p;
-	char msg[120];
-	*out = v;
-	if (!v) return 0;
-	for (p = v; *p; p++)
-		if (!isdigit((unsigned char)*p) && !strchr("-:TZ.+", *p)) break;
-	if (*p || strlen(v) > 32) {
-		snprintf(msg, sizeof msg, "%s: a date or time, ISO 8601 (2026-12-01, 2026-12-01T09:00:00Z)", name);
-		*body = error_body(msg);
-		return -1;
-	}
-	return 0;
-}
-
 /* a difference as rag_store_diff rounds it: to 1e-9, so that 0.8 - 0.7 reads 0.1 */
 static double rounded(double d)
 {
@@ -90,14 +33,14 @@ static int api_trends(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 	jv t, runs, names, series, rates;
 	int r;
 	memset(&f, 0, sizeof f);
-	if (num_arg(arg, ctx, "limit", 100, 1, 500, &limit, body) < 0 ||
-	    date_arg(arg, ctx, "since", &f.since, body) < 0 || date_arg(arg, ctx, "until", &f.until, body) < 0)
+	if (rag_serve_num_arg(arg, ctx, "limit", 100, 1, 500, &limit, body) < 0 ||
+	    rag_serve_date_arg(arg, ctx, "since", &f.since, body) < 0 || rag_serve_date_arg(arg, ctx, "until", &f.until, body) < 0)
 		return 400;
-	f.label = str_arg(arg, ctx, "label");
-	f.commit = str_arg(arg, ctx, "commit");
-	f.testset = str_arg(arg, ctx, "testset");
-	metric = str_arg(arg, ctx, "metric");
-	if ((r = rag_store_trends(s, &f, limit, &t, err, sizeof err))) return stored(r, err, body);
+	f.label = rag_serve_str_arg(arg, ctx, "label");
+	f.commit = rag_serve_str_arg(arg, ctx, "commit");
+	f.testset = rag_serve_str_arg(arg, ctx, "testset");
+	metric = rag_serve_str_arg(arg, ctx, "metric");
+	if ((r = rag_store_trends(s, &f, limit, &t, err, sizeof err))) return rag_serve_stored(r, err, body);
 	runs = jv_object_get(jv_copy(t), jv_string("runs"));
 	/* the metrics: those of any run (or the one asked for), sorted */
 	names = jv_object();
@@ -263,25 +206,25 @@ static jv most_changed(jv lines, int dir, long limit)
  * added, removed}, worse, better: [{id, metric, base, new, delta}]} */
 static int api_compare(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 {
-	const char *base = str_arg(arg, ctx, "base"), *newer = str_arg(arg, ctx, "new");
+	const char *base = rag_serve_str_arg(arg, ctx, "base"), *newer = rag_serve_str_arg(arg, ctx, "new");
 	char err[RAG_ERRLEN];
 	long limit;
 	jv bsum, nsum, bm, nm, lines, counts;
 	int r;
 	if (!base || !newer) {
-		*body = error_body("base and new: the two runs' ids are required");
+		*body = rag_serve_error("base and new: the two runs' ids are required");
 		return 400;
 	}
-	if (num_arg(arg, ctx, "limit", 10, 1, 100, &limit, body) < 0) return 400;
-	if ((r = rag_store_show(s, base, &bsum, err, sizeof err))) return stored(r, err, body);
+	if (rag_serve_num_arg(arg, ctx, "limit", 10, 1, 100, &limit, body) < 0) return 400;
+	if ((r = rag_store_show(s, base, &bsum, err, sizeof err))) return rag_serve_stored(r, err, body);
 	if ((r = rag_store_show(s, newer, &nsum, err, sizeof err))) {
 		jv_free(bsum);
-		return stored(r, err, body);
+		return rag_serve_stored(r, err, body);
 	}
 	if ((r = rag_store_diff(s, base, newer, &lines, err, sizeof err))) {
 		jv_free(bsum);
 		jv_free(nsum);
-		return stored(r, err, body);
+		return rag_serve_stored(r, err, body);
 	}
 	counts = JV_OBJECT(jv_string("regressed"), jv_number(0), jv_string("improved"), jv_number(0),
 	                   jv_string("same"), jv_number(0), jv_string("added"), jv_number(0),

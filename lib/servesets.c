@@ -20,16 +20,11 @@
 #define NAME_MAX_BYTES 100
 #define PREFIX "/api/testsets"
 
-static jv error_body(const char *msg)
-{
-	return JV_OBJECT(jv_string("error"), jv_string(msg));
-}
-
 /* the store's answer as an HTTP status: 0 -> 200, 1 -> 404, a conflict -> 409, -1 -> 500 */
 static int stored(int r, const char *err, jv *body)
 {
 	if (r == 0) return 200;
-	*body = error_body(err);
+	*body = rag_serve_error(err);
 	if (r == RAG_STORE_CONFLICT) {
 		*body = jv_object_set(*body, jv_string("conflict"), jv_true());
 		return 409;
@@ -45,7 +40,7 @@ static int name_ok(const char *name, jv *body)
 	int ok = n > 0 && n <= NAME_MAX_BYTES && strcmp(name, ".") && strcmp(name, "..");
 	for (p = name; ok && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '/') ok = 0;
-	if (!ok) *body = error_body("a test set's name: 1 to 100 bytes, without '/' or control characters");
+	if (!ok) *body = rag_serve_error("a test set's name: 1 to 100 bytes, without '/' or control characters");
 	return ok;
 }
 
@@ -72,7 +67,7 @@ static int opt_text(jv o, const char *k, size_t max, int multiline, char **out, 
 	if (!ok) {
 		snprintf(msg, sizeof msg, "\"%s\": a text of at most %zu bytes%s", k, max,
 		         multiline ? "" : " without control characters");
-		*body = error_body(msg);
+		*body = rag_serve_error(msg);
 		return -1;
 	}
 	return 0;
@@ -92,7 +87,7 @@ static int opt_int(jv o, const char *k, long dflt, long min, long max, long *out
 	}
 	if (!isfinite(d) || d != floor(d) || d < (double)min || d > (double)max) {
 		snprintf(msg, sizeof msg, "\"%s\": a whole number from %ld to %ld", k, min, max);
-		*body = error_body(msg);
+		*body = rag_serve_error(msg);
 		return -1;
 	}
 	*out = (long)d;
@@ -146,7 +141,7 @@ static int get_one(rag_store *s, const char *name, rag_serve_arg_fn arg, void *c
 		errno = 0;
 		version = strtol(v, &end, 10);
 		if (errno || *end || version < 1 || version > 1000000000L) {
-			*body = error_body("version: a whole number from 1");
+			*body = rag_serve_error("version: a whole number from 1");
 			return 400;
 		}
 	}
@@ -159,7 +154,7 @@ int rag_serve_testsets_get(rag_store *s, const char *path, rag_serve_arg_fn arg,
 	if (!strcmp(path, PREFIX)) return get_list(s, arg, ctx, body);
 	if (!strncmp(path, PREFIX "/", sizeof PREFIX) && !strchr(path + sizeof PREFIX, '/'))
 		return get_one(s, path + sizeof PREFIX, arg, ctx, body);
-	*body = error_body("no such API path");
+	*body = rag_serve_error("no such API path");
 	return 404;
 }
 
@@ -179,19 +174,19 @@ static jv read_cases(jv o, jv *body, char **file_out)
 		jv_free(text);
 		text = jv_string("");
 	} else if (jv_get_kind(text) != JV_KIND_STRING) {
-		*body = error_body("\"text\": the file's text, a string");
+		*body = rag_serve_error("\"text\": the file's text, a string");
 		goto out;
 	}
 	fmt = format ? rag_testset_format_parse(format) : RAG_TESTSET_AUTO;
 	if (fmt < 0) {
-		*body = error_body("\"format\": auto, json, jsonl or csv");
+		*body = rag_serve_error("\"format\": auto, json, jsonl or csv");
 		goto out;
 	}
 	/* the text's bytes as they are (a NUL byte too, which the reader places): its lines are the
 	 * file's */
 	recs = rag_testset_parse(jv_string_value(text), (size_t)jv_string_length_bytes(jv_copy(text)),
 	                         file ? file : "upload", fmt, err, sizeof err);
-	if (!jv_is_valid(recs)) *body = error_body(err);
+	if (!jv_is_valid(recs)) *body = rag_serve_error(err);
 	else *file_out = file ? rag_xstrdup(file) : NULL;
 out:
 	jv_free(text);
@@ -213,13 +208,13 @@ static int edit_fail(edit *e, const char *fmt, long n)
 {
 	char msg[RAG_ERRLEN];
 	snprintf(msg, sizeof msg, fmt, n);
-	*e->body = error_body(msg);
+	*e->body = rag_serve_error(msg);
 	return -1;
 }
 
 static int edit_msg(edit *e, const char *msg)
 {
-	*e->body = error_body(msg);
+	*e->body = rag_serve_error(msg);
 	return -1;
 }
 
@@ -500,7 +495,7 @@ static jv finish(edit *e, jv base_twice)
 		if (!bad && !jv_object_has(jv_copy(base_twice), jv_copy(k))) {
 			char msg[RAG_ERRLEN];
 			snprintf(msg, sizeof msg, "two cases have the id \"%s\": an id names one case", jv_string_value(k));
-			*e->body = error_body(msg);
+			*e->body = rag_serve_error(msg);
 			bad = 1;
 		}
 		jv_free(k);
@@ -582,7 +577,7 @@ static int post_create(rag_store *s, jv o, jv *body)
 	int st = 400;
 	if (read_meta(o, &m, body) < 0 || opt_text(o, "name", NAME_MAX_BYTES, 0, &name, body) < 0) goto out;
 	if (!name) {
-		*body = error_body("\"name\": the test set's name is required");
+		*body = rag_serve_error("\"name\": the test set's name is required");
 		goto out;
 	}
 	if (!name_ok(name, body)) goto out;
@@ -609,13 +604,13 @@ static int post_cases(rag_store *s, const char *name, jv o, jv *body)
 	e.cases = jv_invalid();
 	if (read_meta(o, &m, body) < 0) goto out;
 	if (!m.base) {
-		*body = error_body("\"base_version\": the version the edit was made on is required");
+		*body = rag_serve_error("\"base_version\": the version the edit was made on is required");
 		goto out;
 	}
 	ops = jv_object_get(jv_copy(o), jv_string("ops"));
 	if (jv_get_kind(ops) != JV_KIND_ARRAY) {
 		jv_free(ops);
-		*body = error_body("\"ops\": an array of edits");
+		*body = rag_serve_error("\"ops\": an array of edits");
 		goto out;
 	}
 	if ((r = rag_store_testset_get(s, name, (int)m.base, &base, err, sizeof err))) {
@@ -673,7 +668,7 @@ int rag_serve_testsets_post(rag_store *s, const char *path, const char *text, si
 	*body = jv_invalid();
 	if (jv_get_kind(o) != JV_KIND_OBJECT) {
 		jv_free(o);
-		*body = error_body("the body is not a JSON object");
+		*body = rag_serve_error("the body is not a JSON object");
 		return 400;
 	}
 	if (!strcmp(path, PREFIX)) {
@@ -686,7 +681,7 @@ int rag_serve_testsets_post(rag_store *s, const char *path, const char *text, si
 	}
 	if (!jv_is_valid(*body)) {
 		st = 404;
-		*body = error_body("no such API path");
+		*body = rag_serve_error("no such API path");
 	}
 	free(name);
 	jv_free(o);

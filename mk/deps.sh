@@ -30,7 +30,7 @@ PKGS_demo="jq python3"
 # clang and its run-time build the fuzz targets and make asan, llvm's symbolizer names the
 # functions of a leak report; postgresql is the server of rag-store's test; pmccabe, cppcheck
 # and valgrind are make lint's and make valgrind's
-PKGS_test="$PKGS_demo perl curl groff-base libxml2-utils bsdutils zsh fish strace parallel
+PKGS_test="$PKGS_demo perl curl groff-base libxml2-utils bsdutils procps zsh fish strace parallel
 	chromium chromium-driver python3-selenium fonts-noto-cjk clang libclang-rt-dev llvm
 	postgresql valgrind pmccabe cppcheck"
 PKGS_deb="dpkg-dev debhelper lintian"

@@ -329,10 +329,17 @@ fuzz: fuzz-build
 fuzz-check: fuzz-build
 	@rm -rf tests/tmp/fuzz-check
 	@$(call FUZZ_RUN,-runs=$(FUZZ_RUNS),tests/tmp/fuzz-check)
-# the nightly run (not in make check: about an hour on two cores): each target for
-# FUZZ_NIGHTLY_RUNS inputs, one target after another, from its committed corpus (new inputs,
-# logs and crashes in tests/tmp/fuzz-nightly/, emptied first); prints each target's count
+# the nightly run (not in make check): each target for FUZZ_NIGHTLY_RUNS inputs, one target
+# after another, from its committed corpus (new inputs, logs and crashes in
+# tests/tmp/fuzz-nightly/, emptied first); prints each target's count. It looks for crashes,
+# memory errors and undefined behaviour; leaks are fuzz-check's, make asan's and make
+# valgrind's: the libjq suppression needs a whole DWARF stack at every malloc, which made
+# fuzz-stream 13 times slower (5,000 inputs in 16 s against 1.3 s). FUZZ_NIGHTLY_LEAKS=1 keeps
+# leak detection on.
 FUZZ_NIGHTLY_RUNS ?= 1000000
+FUZZ_NIGHTLY_LEAKS ?= 0
+fuzz-nightly: FUZZ_ENV := $(if $(filter 1,$(FUZZ_NIGHTLY_LEAKS)),$(FUZZ_ENV),ASAN_OPTIONS=detect_leaks=0)
+fuzz-nightly: FUZZ_OPTS += $(if $(filter 1,$(FUZZ_NIGHTLY_LEAKS)),,-detect_leaks=0)
 fuzz-nightly: fuzz-build
 	@rm -rf tests/tmp/fuzz-nightly
 	@$(call FUZZ_RUN,-runs=$(FUZZ_NIGHTLY_RUNS),tests/tmp/fuzz-nightly)

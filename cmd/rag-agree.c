@@ -48,7 +48,7 @@ static const rag_opt options[] = {
 	{"markdown", 0, OPT_MARKDOWN, NULL, NULL, "the summary as Markdown"},
 	{"sample", 0, OPT_SAMPLE, "N", NULL, "draw N records to label, stratified by score band and category"},
 	{"sheet", 0, OPT_SHEET, "FILE", RAG_ARG_FILE, "write the sample there (CSV, or Markdown for .md)"},
-	{"run", 0, OPT_RUN, "REF", NULL, "a stored run (id, last, last~N): its records, its reviewers' marks as labels"},
+	{"run", 0, OPT_RUN, "REF", NULL, "a stored run (id, last, last~N, label:NAME): its records, its reviewers' marks as labels"},
 	{"store", 0, OPT_STORE, "URL", NULL, "the store of --run: sqlite:///PATH, a file's path or postgresql://...\n"
 	 "(default store.url, else $XDG_DATA_HOME/ragpipe/runs.db)"},
 	{"metric", 0, OPT_METRIC, "NAME", "faithfulness answer_relevancy context_precision context_recall answer_correctness",

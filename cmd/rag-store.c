@@ -16,7 +16,8 @@ static const char usage[] =
 	"       rag-store [OPTIONS] list | show RUN | export RUN | diff RUN RUN | history\n"
 	"       rag-store [OPTIONS] testset import FILE --name NAME [--tag TAG] | testset export NAME[@VERSION] | info\n"
 	"Keep runs in a store (SQLite or PostgreSQL): add, list, show, export, diff them. A RUN is\n"
-	"its id, last, or last~N (the Nth run before the newest).\n";
+	"its id, the first 4 or more characters of one run's id, last, last~N (the Nth run before\n"
+	"the newest), or label:NAME (the newest run labelled NAME).\n";
 
 enum {
 	OPT_STORE = RAG_OPT_TOOL, OPT_LABEL, OPT_TESTSET, OPT_NAME, OPT_SINCE, OPT_UNTIL, OPT_COMMIT,

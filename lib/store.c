@@ -1130,33 +1130,80 @@ jv rag_store_history(jv r)
 	return h;
 }
 
+/* the first two rows' first columns (ids[0], ids[1]): enough to tell one from several */
+static int two_cols(void *ctx, int ncol, const char *const *col)
+{
+	char **ids = ctx;
+	int i = ids[0] ? 1 : 0;
+	ids[i] = rag_xstrdup(ncol > 0 && col[0] ? col[0] : "");
+	return i;
+}
+
+/* "last" (back 0), "last~N" (back N) -> 1; -1 with err for a "last~" that is not; 0 for another ref */
+static int ref_back(const char *ref, long *back, char *err, size_t errlen)
+{
+	char *end;
+	if (!strcmp(ref, "last")) {
+		*back = 0;
+		return 1;
+	}
+	if (strncmp(ref, "last~", 5)) return 0;
+	errno = 0;
+	*back = strtol(ref + 5, &end, 10);
+	if (errno || *end || end == ref + 5 || *back < 0) {
+		rag_seterr(err, errlen, "\"%s\": last~N wants N a whole number, 0 or more", ref);
+		return -1;
+	}
+	return 1;
+}
+
+/* A run id that starts with pre: 0 and *x when one does, 0 and no *x when none does, 1 and err
+ * when several do (two are named), -1 and err when the query failed. */
+static int by_prefix(rag_store *s, const char *pre, char **x, char *err, size_t errlen)
+{
+	char *like = like_prefix(pre), *ids[2] = {NULL, NULL};
+	const char *p[1] = {like};
+	int rc = q(s, "SELECT id FROM runs WHERE id LIKE $1 ESCAPE '!' ORDER BY id LIMIT 2", 1, p, two_cols, ids, err,
+	           errlen);
+	free(like);
+	if (rc == 0 && ids[1]) {
+		rag_seterr(err, errlen, "\"%s\" names more than one run (%s, %s...): give more of the id", pre, ids[0],
+		           ids[1]);
+		rc = 1;
+	}
+	if (rc == 0) *x = ids[0];
+	else free(ids[0]);
+	free(ids[1]);
+	return rc;
+}
+
 int rag_store_resolve(rag_store *s, const char *ref, char **id, char *err, size_t errlen)
 {
 	char *x = NULL;
 	long back = -1;
-	int rc;
-	if (!strcmp(ref, "last")) back = 0;
-	else if (!strncmp(ref, "last~", 5)) {
-		char *end;
-		errno = 0;
-		back = strtol(ref + 5, &end, 10);
-		if (errno || *end || end == ref + 5 || back < 0) {
-			rag_seterr(err, errlen, "\"%s\": last~N wants N a whole number, 0 or more", ref);
-			return -1;
-		}
-	}
+	int rc = ref_back(ref, &back, err, errlen);
+	if (rc < 0) return -1;
 	if (back >= 0) {
 		char sql[128];
 		snprintf(sql, sizeof sql, "SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1 OFFSET %ld", back);
 		rc = q(s, sql, 0, NULL, first_col, &x, err, errlen);
+	} else if (!strncmp(ref, "label:", 6)) {
+		const char *p[1] = {ref + 6};
+		rc = q(s, "SELECT id FROM runs WHERE label = $1 ORDER BY started DESC, id DESC LIMIT 1", 1, p, first_col, &x,
+		       err, errlen);
 	} else {
 		const char *p[1] = {ref};
 		rc = q(s, "SELECT id FROM runs WHERE id = $1", 1, p, first_col, &x, err, errlen);
+		/* an id's first characters, as git takes a commit's: at least 4, and only one run's */
+		if (rc == 0 && !x && strlen(ref) >= 4) rc = by_prefix(s, ref, &x, err, errlen);
 	}
-	if (rc < 0) return -1;
+	if (rc) return rc;
 	if (!x) {
-		rag_seterr(err, errlen, back > 0 ? "no run \"%s\" in the store (it holds fewer runs)" :
-		           "no run \"%s\" in the store", ref);
+		rag_seterr(err, errlen,
+		           back > 0                      ? "no run \"%s\" in the store (it holds fewer runs)" :
+		           !strncmp(ref, "label:", 6)    ? "no run labelled \"%s\" in the store" :
+		                                           "no run \"%s\" in the store",
+		           !strncmp(ref, "label:", 6) ? ref + 6 : ref);
 		return 1;
 	}
 	*id = x;

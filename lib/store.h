@@ -77,7 +77,9 @@ jv rag_store_history(jv summary);
  * trend: {total, runs: [{run, started, label, commit, testset, n, passed, means, pass_rate}]},
  * pass_rate the share of the run's records that passed of those with a verdict (null: none). */
 int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *out, char *err, size_t errlen);
-/* A run reference: its id, "last" or "last~N" (the Nth before the newest) -> the id. */
+/* A run reference -> the id: the id; "last" or "last~N" (the Nth before the newest);
+ * "label:NAME" (the newest run labelled NAME); or the first 4 or more characters of one run's
+ * id. 1 and err when no run or several runs are named (a prefix), -1 and err on failure. */
 int rag_store_resolve(rag_store *s, const char *ref, char **id, char *err, size_t errlen);
 /* A run's summary with "run_json" (null for a stream). */
 int rag_store_show(rag_store *s, const char *id, jv *out, char *err, size_t errlen);

@@ -174,6 +174,30 @@ suite() {
 	done
 	run rag rag-store -c "$T/c.yaml" --store "$FRESH" list --json --commit 'x_'
 	is "$RC:$(cat "$OUT")" "0:" "$1: --commit 'x_' finds neither"
+
+	# a run named by its label or by the start of its id
+	fr() { rag rag-store -c "$T/c.yaml" --store "$FRESH" "$@"; }
+	for r in nightly-0001:nightly nightly-0002:nightly ab%_1:x; do
+		fr -q add - --run-id "${r%%:*}" --label "${r#*:}" <"$T/stream.jsonl" >/dev/null 2>&1
+	done
+	run fr show label:nightly
+	is "$RC:$(jq -r .run "$OUT")" "0:nightly-0002" "$1: label:NAME is the newest run with that label"
+	run fr show label:weekly
+	is "$RC" 1 "$1: label:NAME of no run: exit 1"
+	like "$(cat "$ERR")" 'no run labelled "weekly" in the store' "$1: and says so"
+	run fr show nightly-0001
+	is "$RC:$(jq -r .run "$OUT")" "0:nightly-0001" "$1: an id whole"
+	run fr export nightly-0
+	is "$RC" 1 "$1: the start of two ids: exit 1"
+	like "$(cat "$ERR")" '"nightly-0" names more than one run \(nightly-0001, nightly-0002\.\.\.\): give more of the id' \
+		"$1: and names two of them"
+	run fr show ab%_
+	is "$RC:$(jq -r .run "$OUT")" "0:ab%_1" "$1: the start of one id (its %_ taken literally)"
+	run fr show ab__
+	is "$RC" 1 "$1: _ in a prefix matches only _"
+	run fr show ab%
+	is "$RC" 1 "$1: fewer than 4 characters are no prefix"
+	like "$(cat "$ERR")" 'no run "ab%" in the store' "$1: it is looked up as an id"
 }
 
 # ---------------------------------------------------------------- SQLite

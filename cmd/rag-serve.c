@@ -26,7 +26,7 @@ static const char usage[] =
 	"Serve a web page and a JSON API over the run store (rag-store): the runs, a run's summary and\n"
 	"its records, the test sets. Prints the URL it serves on stderr; SIGINT or SIGTERM stops it.\n";
 
-enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE, OPT_WORK_DIR, OPT_RAG_EVAL };
+enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE, OPT_WORK_DIR, OPT_RAG_EVAL, OPT_PROFILES };
 
 static const rag_opt options[] = {
 	{"store", 0, OPT_STORE, "URL", NULL, "the store: sqlite:///PATH, a file's path or postgresql://...\n"
@@ -40,6 +40,8 @@ static const rag_opt options[] = {
 	 "$XDG_STATE_HOME/ragpipe/serve, else ~/.local/state/ragpipe/serve)"},
 	{"rag-eval", 0, OPT_RAG_EVAL, "FILE", RAG_ARG_FILE, "the rag-eval the Run tab starts (default the one beside\n"
 	 "rag-serve, else rag-eval in PATH)"},
+	{"profiles", 0, OPT_PROFILES, "DIR", RAG_ARG_FILE, "the Run tab's profiles: a directory of rag-config(5)\n"
+	 "files, NAME.yaml each, that a run may start from"},
 	RAG_OPT_END
 };
 
@@ -50,6 +52,7 @@ typedef struct server {
 	rag_cli cli;
 	const char *url_opt, *listen, *token_file;
 	const char *work_dir, *rag_eval;         /* the Run tab's (--work-dir, --rag-eval) */
+	const char *profiles;                    /* --profiles */
 	rag_evals *evals;
 	rag_strv env;                            /* the environment of the rag-eval it starts */
 	char *host, *token;
@@ -396,11 +399,12 @@ static int evals_start(server *sv, const char *store_url)
 	o.workdir = sv->work_dir ? sv->work_dir : dir;
 	o.eval_bin = bin;
 	o.envp = sv->env.v;
+	o.profiles = sv->profiles;
 	sv->evals = rag_evals_new(&o, sv->err, sizeof sv->err);
 	free(dir);
 	free(bin);
 	if (!sv->evals) {
-		rag_msg(sv->cli.prog, "error", "--work-dir: %s", sv->err);
+		rag_msg(sv->cli.prog, "error", "--profiles: %s", sv->err);
 		return RAG_EXIT_USAGE;
 	}
 	return 0;
@@ -425,6 +429,7 @@ int main(int argc, char **argv)
 		case OPT_TOKEN_FILE: sv.token_file = optarg; break;
 		case OPT_WORK_DIR: sv.work_dir = optarg; break;
 		case OPT_RAG_EVAL: sv.rag_eval = optarg; break;
+		case OPT_PROFILES: sv.profiles = optarg; break;
 		default:
 			rc = rag_cli_option(&sv.cli, opt, optarg, &done);
 			if (rc || done) goto out;

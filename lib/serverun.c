@@ -11,6 +11,7 @@
 #include "serverun.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -26,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <yaml.h>
 
 typedef struct eval {
 	char *id;                 /* the run id too: rag-eval --run-id, and so the store's */
@@ -36,6 +38,7 @@ typedef struct eval {
 	pid_t pid;                /* 0 once reaped */
 	int status;               /* waitpid's, once reaped */
 	int cancel;               /* a cancel was asked */
+	int own_key;              /* its profile names the judge's key: rag-serve's RAG_API_KEY not given */
 	double t0;                /* CLOCK_MONOTONIC at the start, for the ETA alone */
 	/* the progress: records.jsonl read up to pos, its complete lines counted */
 	off_t pos;
@@ -46,6 +49,7 @@ typedef struct eval {
 
 struct rag_evals {
 	char *workdir, *bin;
+	char *profiles;           /* the profiles' directory, or NULL */
 	rag_strv env;             /* the child's environment: the caller's and RAG_EVAL_ALIVE */
 	int life, life_r;         /* the pipe RAG_EVAL_ALIVE names: its ends; -1: none */
 	pthread_mutex_t lock;     /* the HTTP thread starts and reads, the main thread reaps */
@@ -108,11 +112,21 @@ static int life_pipe(char *const *envp, rag_strv *env, int *rd)
 rag_evals *rag_evals_new(const rag_evals_opts *o, char *err, size_t errlen)
 {
 	rag_evals *e;
-	(void)err;
-	(void)errlen;
+	struct stat st;
+	if (o->profiles && stat(o->profiles, &st) < 0) {
+		rag_seterr(err, errlen, "the profiles' directory \"%s\": %s", o->profiles, strerror(errno));
+		return NULL;
+	}
+	if (o->profiles && !S_ISDIR(st.st_mode)) {
+		rag_seterr(err, errlen, "the profiles' directory \"%s\": not a directory", o->profiles);
+		return NULL;
+	}
 	e = rag_xcalloc(1, sizeof *e);
 	e->workdir = rag_xstrdup(o->workdir);
 	e->bin = rag_xstrdup(o->eval_bin);
+	/* absolute: a profile's relative paths are made relative to it (rebase_paths) */
+	e->profiles = o->profiles ? realpath(o->profiles, NULL) : NULL;
+	if (o->profiles && !e->profiles) e->profiles = rag_xstrdup(o->profiles);
 	e->life = life_pipe(o->envp, &e->env, &e->life_r);
 	pthread_mutex_init(&e->lock, NULL);
 	return e;
@@ -298,14 +312,23 @@ static int form_thresholds(jv t, jv *out, char *err, size_t errlen)
  * of system, so that a service that reads top_k gets the form's */
 static const char collect_body[] = "{question: .question} + (if .history then {history} else {} end) + (.system // {})";
 
-int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char *err, size_t errlen)
+/* a profile's name: a file NAME.yaml of the profiles' directory; letters, digits and "_.-" from
+ * a letter or digit, no "..": no path goes anywhere but that directory */
+static int profile_name_ok(const char *s)
 {
-	const char *name, *svc, *judge, *model, *label;
+	return name_ok(s, 100) && !strpbrk(s, "@:") && !strstr(s, "..");
+}
+
+int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
+                   size_t errlen)
+{
+	const char *name, *svc, *judge, *model, *label, *prof;
 	jv ts, ver, sys, gate, llm;
 	int rc = -1;
 	*config = jv_invalid();
 	*testset = NULL;
 	*version = 0;
+	*profile = NULL;
 	if (jv_get_kind(form) != JV_KIND_OBJECT) {
 		rag_seterr(err, errlen, "the body is not a JSON object");
 		return -1;
@@ -328,8 +351,13 @@ int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *ver
 	if (opt_text(form, "service_url", 2000, 1, &svc, err, errlen) < 0 ||
 	    opt_text(form, "judge_base_url", 2000, 1, &judge, err, errlen) < 0 ||
 	    opt_text(form, "judge_model", 200, 0, &model, err, errlen) < 0 ||
-	    opt_text(form, "label", 200, 0, &label, err, errlen) < 0)
+	    opt_text(form, "label", 200, 0, &label, err, errlen) < 0 ||
+	    opt_text(form, "profile", 200, 0, &prof, err, errlen) < 0)
 		goto out;
+	if (prof && !profile_name_ok(prof)) {
+		bad(err, errlen, "profile", "the name of a profile rag-serve lists");
+		goto out;
+	}
 	if (form_system(jv_object_get(jv_copy(form), jv_string("system")), &sys, err, errlen) < 0) goto out;
 	if (form_thresholds(jv_object_get(jv_copy(form), jv_string("thresholds")), &gate, err, errlen) < 0) {
 		jv_free(sys);
@@ -342,28 +370,401 @@ int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *ver
 	}
 	if (label) rag_strv_push(argv, rag_xasprintf("--label=%s", label));
 	/* the judge: the form's endpoint, its key rag-serve's own (RAG_API_KEY in the child's
-	 * environment); no endpoint, the offline judge */
-	llm = JV_OBJECT(jv_string("provider"), jv_string(judge ? "openai" : "offline"));
+	 * environment) unless a profile names one; no endpoint, the offline judge, or the
+	 * profile's */
+	llm = jv_object();
+	if (judge || !prof) llm = jv_object_set(llm, jv_string("provider"), jv_string(judge ? "openai" : "offline"));
 	if (judge) llm = jv_object_set(llm, jv_string("base_url"), conf_str(judge));
 	if (model) llm = jv_object_set(llm, jv_string("model"), conf_str(model));
-	*config = JV_OBJECT(jv_string("llm"), llm,
-	                    /* the store rag-serve serves, named by a variable of the child's
-	                     * environment: its password is in no file and no argument */
-	                    jv_string("store"), JV_OBJECT(jv_string("url"), jv_string("${RAG_SERVE_STORE_URL}")));
-	if (svc)
-		*config = jv_object_set(*config, jv_string("collect"),
-		                        JV_OBJECT(jv_string("url"), conf_str(svc), jv_string("body"), conf_str(collect_body)));
+	/* the store rag-serve serves, named by a variable of the child's environment: its password
+	 * is in no file and no argument */
+	*config = jv_object();
+	if (jv_object_length(jv_copy(llm))) *config = jv_object_set(*config, jv_string("llm"), llm);
+	else jv_free(llm);
+	*config = jv_object_set(*config, jv_string("store"),
+	                        JV_OBJECT(jv_string("url"), jv_string("${RAG_SERVE_STORE_URL}")));
+	/* over a profile, the body that sends the knobs too wherever the profile calls a service
+	 * with a body of none of its own (rag_evals_merge) */
+	if (svc || prof) {
+		jv c = JV_OBJECT(jv_string("body"), conf_str(collect_body));
+		if (svc) c = jv_object_set(c, jv_string("url"), conf_str(svc));
+		*config = jv_object_set(*config, jv_string("collect"), c);
+	}
 	if (jv_object_length(jv_copy(sys))) *config = jv_object_set(*config, jv_string("system"), sys);
 	else jv_free(sys);
 	if (jv_object_length(jv_copy(gate)))
 		*config = jv_object_set(*config, jv_string("gate"), JV_OBJECT(jv_string("mean"), gate));
 	else jv_free(gate);
 	*testset = rag_xstrdup(name);
+	if (prof) *profile = rag_xstrdup(prof);
 	rc = 0;
 out:
 	jv_free(ts);
 	jv_free(ver);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- profiles */
+
+/* A profile is a rag-config(5) file of the profiles' directory, read here as YAML as written:
+ * rag-serve never expands its ${VAR}s (rag-eval does, from its environment), so no value of
+ * its environment reaches a page. The run's configuration is the profile's document with the
+ * form's values set into it, dumped by libyaml: every key of the profile kept (the judge's
+ * timeout and retries, collect.headers, fields, ...) with the styles it was written in. */
+
+static yaml_node_t *node(yaml_document_t *doc, int i)
+{
+	return i > 0 ? yaml_document_get_node(doc, i) : NULL;
+}
+
+/* a scalar's text, NULL for none or a null (as rag-config(5) reads one: plain "", ~, null) */
+static const char *scalar(yaml_document_t *doc, int i)
+{
+	yaml_node_t *n = node(doc, i);
+	const char *v;
+	if (!n || n->type != YAML_SCALAR_NODE) return NULL;
+	v = (const char *)n->data.scalar.value;
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (!*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL")))
+		return NULL;
+	return v;
+}
+
+/* the place in mapping m's pairs of key k, or -1 (the first, as rag-config refuses a second) */
+static long pair_of(yaml_document_t *doc, int m, const char *k)
+{
+	yaml_node_t *n = node(doc, m);
+	yaml_node_pair_t *p;
+	if (!n || n->type != YAML_MAPPING_NODE) return -1;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = node(doc, p->key);
+		if (kn && kn->type == YAML_SCALAR_NODE && !strcmp((const char *)kn->data.scalar.value, k))
+			return (long)(p - n->data.mapping.pairs.start);
+	}
+	return -1;
+}
+
+/* m[k]: its value's node, or 0 */
+static int get(yaml_document_t *doc, int m, const char *k)
+{
+	long i = pair_of(doc, m, k);
+	return i < 0 ? 0 : node(doc, m)->data.mapping.pairs.start[i].value;
+}
+
+/* m[k] = v (nodes by number: adding a node may move them all); -1 when v is 0 (libyaml could
+ * not add it: out of memory) or the pair cannot be added */
+static int put(yaml_document_t *doc, int m, const char *k, int v)
+{
+	long i = pair_of(doc, m, k);
+	int kn;
+	if (!v) return -1;
+	if (i >= 0) {
+		node(doc, m)->data.mapping.pairs.start[i].value = v;
+		return 0;
+	}
+	kn = yaml_document_add_scalar(doc, NULL, (const yaml_char_t *)k, -1, YAML_ANY_SCALAR_STYLE);
+	return kn && yaml_document_append_mapping_pair(doc, m, kn, v) ? 0 : -1;
+}
+
+/* text as a YAML document whose root (node 1) is a mapping: an empty file, an empty one */
+static int load_doc(const char *text, size_t len, yaml_document_t *doc, char *err, size_t errlen)
+{
+	yaml_parser_t p;
+	yaml_node_t *root;
+	if (!yaml_parser_initialize(&p)) {
+		rag_seterr(err, errlen, "cannot read YAML: out of memory");
+		return -1;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&p, doc)) {
+		/* libyaml's words (never the text) and where */
+		rag_seterr(err, errlen, "not YAML: %s (line %lu)", p.problem ? p.problem : "a syntax error",
+		           (unsigned long)p.problem_mark.line + 1);
+		yaml_parser_delete(&p);
+		return -1;
+	}
+	yaml_parser_delete(&p);
+	root = yaml_document_get_root_node(doc);
+	if (!root) {
+		yaml_document_delete(doc);
+		if (!yaml_document_initialize(doc, NULL, NULL, NULL, 1, 1)) {
+			rag_seterr(err, errlen, "cannot read YAML: out of memory");
+			return -1;
+		}
+		if (!yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE)) {
+			yaml_document_delete(doc);
+			rag_seterr(err, errlen, "cannot read YAML: out of memory");
+			return -1;
+		}
+		return 0;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		yaml_document_delete(doc);
+		rag_seterr(err, errlen, "not a rag-config(5) file: its top is not a mapping of sections");
+		return -1;
+	}
+	return 0;
+}
+
+/* a profile's scalar as the form shows it: a plain one a number or boolean when it reads as one */
+static jv shown(yaml_document_t *doc, int i)
+{
+	const char *v = scalar(doc, i);
+	if (!v) return jv_null();
+	return node(doc, i)->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? rag_config_scalar(v) : jv_string(v);
+}
+
+/* a URL as the form shows it: its password masked */
+static jv shown_url(yaml_document_t *doc, int i)
+{
+	const char *v = scalar(doc, i);
+	return v ? rag_config_mask_url(v) : jv_null();
+}
+
+RAG_UNITTEST jv rag_evals_profile(const char *name, const char *text, size_t len)
+{
+	yaml_document_t doc;
+	char err[RAG_ERRLEN];
+	jv o = JV_OBJECT(jv_string("name"), jv_string(name)), sys = jv_object(), th = jv_object(), m = jv_array();
+	int llm, svc, gate, ms;
+	const char *prov, *s;
+	yaml_node_t *n;
+	if (load_doc(text, len, &doc, err, sizeof err) < 0) {
+		jv_free(sys);
+		jv_free(th);
+		jv_free(m);
+		return jv_object_set(o, jv_string("error"), jv_string(err));
+	}
+	llm = get(&doc, 1, "llm");
+	svc = get(&doc, 1, "collect");
+	prov = scalar(&doc, get(&doc, llm, "provider"));
+	o = jv_object_set(o, jv_string("service_url"), shown_url(&doc, get(&doc, svc, "url")));
+	o = jv_object_set(o, jv_string("judge_base_url"),
+	                  prov && !strcmp(prov, "offline") ? jv_null() : shown_url(&doc, get(&doc, llm, "base_url")));
+	s = scalar(&doc, get(&doc, llm, "model"));
+	o = jv_object_set(o, jv_string("judge_model"), s ? jv_string(s) : jv_null());
+	/* whether it names the judge's key (never the key, nor the variable's name) */
+	o = jv_object_set(o, jv_string("own_key"), jv_bool(scalar(&doc, get(&doc, llm, "api_key")) ||
+	                                                    scalar(&doc, get(&doc, llm, "api_key_env"))));
+	if ((n = node(&doc, get(&doc, 1, "system"))) && n->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p;
+		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+			if ((s = scalar(&doc, p->key)) && scalar(&doc, p->value))
+				sys = jv_object_set(sys, jv_string(s), shown(&doc, p->value));
+	}
+	gate = get(&doc, get(&doc, 1, "gate"), "mean");
+	if ((n = node(&doc, gate)) && n->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p;
+		for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+			jv v = shown(&doc, p->value);
+			if ((s = scalar(&doc, p->key)) && jv_get_kind(v) == JV_KIND_NUMBER) th = jv_object_set(th, jv_string(s), v);
+			else jv_free(v);
+		}
+	}
+	/* eval.metrics: a list, or one text of names separated by commas */
+	ms = get(&doc, get(&doc, 1, "eval"), "metrics");
+	if ((n = node(&doc, ms)) && n->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+		for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+			if ((s = scalar(&doc, *it))) m = jv_array_append(m, jv_string(s));
+	} else if ((s = scalar(&doc, ms))) {
+		char *list = rag_xstrdup(s), *tok, *save = NULL;
+		for (tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) m = jv_array_append(m, jv_string(tok));
+		free(list);
+	}
+	yaml_document_delete(&doc);
+	return jv_object_set(jv_object_set(jv_object_set(o, jv_string("system"), sys), jv_string("metrics"), m),
+	                     jv_string("thresholds"), th);
+}
+
+/* does v, a value of the form ('$' doubled), say what the profile's scalar node i says, as the
+ * listing shows it (a URL's password masked)? Then the profile's stays, ${VAR}s and all. */
+static int says_same(yaml_document_t *doc, int i, const char *v)
+{
+	yaml_node_t *n = node(doc, i);
+	jv a, b;
+	int r;
+	if (!n || n->type != YAML_SCALAR_NODE) return 0;
+	a = conf_str((const char *)n->data.scalar.value);
+	b = rag_config_mask_url((const char *)n->data.scalar.value);
+	r = !strcmp(jv_string_value(a), v);
+	jv_free(a);
+	a = conf_str(jv_string_value(b));
+	r = r || !strcmp(jv_string_value(a), v);
+	jv_free(a);
+	jv_free(b);
+	return r;
+}
+
+/* obj (consumed) laid over mapping m, key by key; section: m's key ("" at the top). -1 when
+ * libyaml could not add a node (out of memory) */
+static int merge_map(yaml_document_t *doc, int m, jv obj, const char *section)
+{
+	int rc = 0;
+	jv_object_foreach(obj, k, v) {
+		const char *key = jv_string_value(k);
+		int cur = get(doc, m, key);
+		yaml_node_t *cn = node(doc, cur);
+		if (rc < 0) {
+			/* the rest freed */
+		} else if (jv_get_kind(v) == JV_KIND_OBJECT) {
+			if (!cn || cn->type != YAML_MAPPING_NODE)
+				rc = put(doc, m, key, cur = yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE));
+			if (rc == 0) rc = merge_map(doc, cur, jv_copy(v), key);
+		} else if (jv_get_kind(v) == JV_KIND_STRING) {
+			/* the profile's own body maps the service's request */
+			int keep = !strcmp(section, "collect") && !strcmp(key, "body") && scalar(doc, cur);
+			if (!keep && !says_same(doc, cur, jv_string_value(v)))
+				rc = put(doc, m, key, yaml_document_add_scalar(doc, NULL, (const yaml_char_t *)jv_string_value(v), -1,
+				                                               YAML_DOUBLE_QUOTED_SCALAR_STYLE));
+		} else {
+			/* a number, true or false: plain, as rag-config(5) reads one */
+			jv d = jv_dump_string(jv_copy(v), 0);
+			rc = put(doc, m, key, yaml_document_add_scalar(doc, NULL, (const yaml_char_t *)jv_string_value(d), -1,
+			                                               YAML_PLAIN_SCALAR_STYLE));
+			jv_free(d);
+		}
+		jv_free(k);
+		jv_free(v);
+	}
+	jv_free(obj);
+	return rc;
+}
+
+/* The profile's relative paths (rag-config(5)'s: cache.dir, prompts.dir, prompts.NAME) made
+ * relative to its directory, where rag-config reads them from in the profile: the run's
+ * configuration is in the run's directory. -1 out of memory */
+static int rebase_paths(yaml_document_t *doc, const char *dir)
+{
+	static const char *const sections[] = {"cache", "prompts"};
+	size_t i, j, np;
+	for (i = 0; i < sizeof sections / sizeof *sections; i++) {
+		int m = get(doc, 1, sections[i]);
+		yaml_node_t *n = node(doc, m);
+		if (!n || n->type != YAML_MAPPING_NODE) continue;
+		np = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+		for (j = 0; j < np; j++) {
+			yaml_node_pair_t pr = node(doc, m)->data.mapping.pairs.start[j];
+			const char *k = scalar(doc, pr.key), *v = scalar(doc, pr.value);
+			jv d, path;
+			int nv;
+			/* "~/", "/" and "${HOME}/..." are no relative paths */
+			if (!k || !v || (i == 0 && strcmp(k, "dir")) || v[0] == '/' || v[0] == '~' || v[0] == '$') continue;
+			d = conf_str(dir);
+			path = jv_string_fmt("%s/%s", jv_string_value(d), v);
+			nv = yaml_document_add_scalar(doc, NULL, (const yaml_char_t *)jv_string_value(path), -1,
+			                              YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+			jv_free(d);
+			jv_free(path);
+			if (!nv) return -1;
+			node(doc, m)->data.mapping.pairs.start[j].value = nv;
+		}
+	}
+	return 0;
+}
+
+static int emit_out(void *data, unsigned char *buf, size_t size)
+{
+	rag_buf_add(data, buf, size);
+	return 1;
+}
+
+RAG_UNITTEST int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, char **yaml, int *own_key,
+                                 char *err, size_t errlen)
+{
+	yaml_document_t doc;
+	yaml_emitter_t em;
+	rag_buf b = {0};
+	int llm, ok;
+	*yaml = NULL;
+	*own_key = 0;
+	if (load_doc(text, len, &doc, err, errlen) < 0) {
+		jv_free(config);
+		return -1;
+	}
+	llm = get(&doc, 1, "llm");
+	*own_key = scalar(&doc, get(&doc, llm, "api_key")) || scalar(&doc, get(&doc, llm, "api_key_env"));
+	if ((dir && rebase_paths(&doc, dir) < 0) || merge_map(&doc, 1, config, "") < 0 || !yaml_emitter_initialize(&em)) {
+		yaml_document_delete(&doc);
+		rag_seterr(err, errlen, "cannot write the profile's configuration: out of memory");
+		return -1;
+	}
+	yaml_emitter_set_output(&em, emit_out, &b);
+	yaml_emitter_set_unicode(&em, 1);
+	yaml_emitter_set_width(&em, -1);
+	/* the dump deletes the document, written or not */
+	ok = yaml_emitter_dump(&em, &doc);
+	ok = ok && yaml_emitter_close(&em) && yaml_emitter_flush(&em);
+	yaml_emitter_delete(&em);
+	if (!ok) {
+		rag_buf_free(&b);
+		rag_seterr(err, errlen, "cannot write the profile's configuration");
+		return -1;
+	}
+	rag_buf_add(&b, "", 1);
+	*yaml = b.p;
+	return 0;
+}
+
+/* the profiles' names, sorted: the files NAME.yaml of dir whose NAME is one (profile_name_ok) */
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void profile_names(const char *dir, rag_strv *names)
+{
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	if (!d) return;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char *name;
+		if (n <= 5 || strcmp(de->d_name + n - 5, ".yaml")) continue;
+		name = rag_xstrndup(de->d_name, n - 5);
+		if (profile_name_ok(name)) rag_strv_push(names, name);
+		else free(name);
+	}
+	closedir(d);
+	if (names->n) qsort(names->v, names->n, sizeof *names->v, by_name);
+}
+
+/* the text of profile name, one the directory lists; NULL with err (*st 404 or 500) */
+static char *profile_text(rag_evals *e, const char *name, size_t *len, int *st, char *err, size_t errlen)
+{
+	rag_strv names = {0};
+	size_t i;
+	char *path, *text = NULL;
+	profile_names(e->profiles, &names);
+	for (i = 0; i < names.n && strcmp(names.v[i], name); i++) continue;
+	*st = 404;
+	if (i == names.n) rag_seterr(err, errlen, "\"profile\": no profile \"%s\" here", name);
+	else {
+		path = rag_xasprintf("%s/%s.yaml", e->profiles, name);
+		if (!(text = rag_read_file(path, len, err, errlen))) *st = 500;
+		free(path);
+	}
+	rag_strv_free(&names);
+	return text;
+}
+
+/* GET /api/evals/profiles */
+static jv profiles_list(rag_evals *e)
+{
+	rag_strv names = {0};
+	jv a = jv_array();
+	size_t i, len = 0;
+	char err[RAG_ERRLEN];
+	profile_names(e->profiles, &names);
+	for (i = 0; i < names.n; i++) {
+		int st;
+		char *text = profile_text(e, names.v[i], &len, &st, err, sizeof err);
+		a = jv_array_append(a, text ? rag_evals_profile(names.v[i], text, len)
+		                            : JV_OBJECT(jv_string("name"), jv_string(names.v[i]), jv_string("error"), jv_string(err)));
+		free(text);
+	}
+	rag_strv_free(&names);
+	return a;
 }
 
 /* ---------------------------------------------------------------- a child */
@@ -409,14 +810,22 @@ static int write_file(const char *path, const char *text, size_t len, char *err,
 }
 
 /* rag-eval in a process group of its own (a cancel signals the group), its output into log;
- * posix_spawn, as rag-serve has threads */
-static pid_t spawn(rag_evals *e, char *const *argv, const char *log)
+ * posix_spawn, as rag-serve has threads. own_key: its profile names the judge's key, which
+ * rag-serve's RAG_API_KEY would override (rag-config(5)): that one is left out */
+static pid_t spawn(rag_evals *e, char *const *argv, const char *log, int own_key)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, def;
 	pid_t pid = -1;
 	int r;
+	char **envp = e->env.v;
+	size_t i, k = 0;
+	if (own_key) {
+		envp = rag_xcalloc(e->env.n + 1, sizeof *envp);
+		for (i = 0; i < e->env.n; i++)
+			if (strncmp(e->env.v[i], "RAG_API_KEY=", 12)) envp[k++] = e->env.v[i];
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -433,10 +842,11 @@ static pid_t spawn(rag_evals *e, char *const *argv, const char *log)
 	posix_spawnattr_setsigdefault(&at, &def);
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = strchr(e->bin, '/') ? posix_spawn(&pid, e->bin, &fa, &at, argv, e->env.v)
-	                        : posix_spawnp(&pid, e->bin, &fa, &at, argv, e->env.v);
+	r = strchr(e->bin, '/') ? posix_spawn(&pid, e->bin, &fa, &at, argv, envp)
+	                        : posix_spawnp(&pid, e->bin, &fa, &at, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	if (envp != e->env.v) free(envp);
 	if (r) {
 		errno = r;
 		return -1;
@@ -453,17 +863,32 @@ static long count_lines(const char *s, size_t n)
 	return k;
 }
 
-/* POST /api/evals: the test set version exported, the configuration written, rag-eval started */
+/* POST /api/evals: the test set version exported, the configuration written (the form's, or
+ * the profile's with the form's over it), rag-eval started */
 static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *body)
 {
-	char err[RAG_ERRLEN], *name = NULL, *cfgfile = NULL, *setfile = NULL;
+	char err[RAG_ERRLEN], *name = NULL, *cfgfile = NULL, *setfile = NULL, *prof = NULL, *ptext = NULL;
+	char *yaml = NULL;
 	jv form = jv_parse_sized(text, (int)len), config = jv_invalid(), d;
 	rag_strv opts = {0}, argv = {0};
 	rag_buf set = {0};
 	eval *v = NULL;
-	int version = 0, got = 0, r, st = 400;
-	size_t i;
-	if (rag_evals_form(form, &config, &opts, &name, &version, err, sizeof err) < 0) goto fail;
+	int version = 0, got = 0, r, st = 400, own_key = 0;
+	size_t i, plen = 0;
+	if (rag_evals_form(form, &config, &opts, &name, &version, &prof, err, sizeof err) < 0) goto fail;
+	if (prof) {
+		if (!(ptext = profile_text(e, prof, &plen, &st, err, sizeof err))) goto fail;
+		st = 400;
+		r = rag_evals_merge(ptext, plen, e->profiles, config, &yaml, &own_key, err, sizeof err);
+		config = jv_invalid();
+		if (r < 0) {
+			/* the words are libyaml's and where: no value of the profile */
+			char *why = rag_xasprintf("\"profile\": %s: %s", prof, err);
+			rag_seterr(err, sizeof err, "%s", why);
+			free(why);
+			goto fail;
+		}
+	}
 	st = 404;
 	if ((r = rag_store_testset_export(s, name, version, &set, &got, err, sizeof err)) != 0) {
 		if (r < 0) st = 500;
@@ -490,11 +915,16 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 		if (mr < 0) goto fail;
 	}
 	if (write_file(setfile, set.p ? set.p : "", set.len, err, sizeof err) < 0) goto fail;
-	/* JSON is YAML's flow style: the configuration as one JSON object */
-	d = jv_dump_string(jv_copy(config), JV_PRINT_PRETTY);
-	r = write_file(cfgfile, jv_string_value(d), (size_t)jv_string_length_bytes(jv_copy(d)), err, sizeof err);
-	jv_free(d);
+	if (yaml) {
+		r = write_file(cfgfile, yaml, strlen(yaml), err, sizeof err);
+	} else {
+		/* JSON is YAML's flow style: the configuration as one JSON object */
+		d = jv_dump_string(jv_copy(config), JV_PRINT_PRETTY);
+		r = write_file(cfgfile, jv_string_value(d), (size_t)jv_string_length_bytes(jv_copy(d)), err, sizeof err);
+		jv_free(d);
+	}
 	if (r < 0) goto fail;
+	v->own_key = own_key;
 	rag_strv_push(&argv, rag_xstrdup(e->bin));
 	rag_strv_push(&argv, rag_xasprintf("--config=%s", cfgfile));
 	rag_strv_push(&argv, rag_xasprintf("--output=%s", v->rundir));
@@ -506,7 +936,7 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 	argv.n--;
 	v->t0 = now_s();
 	pthread_mutex_lock(&e->lock);
-	v->pid = spawn(e, argv.v, v->log);
+	v->pid = spawn(e, argv.v, v->log, v->own_key);
 	if (v->pid > 0) {
 		e->v = rag_xrealloc(e->v, (e->n + 1) * sizeof *e->v);
 		e->v[e->n++] = v;
@@ -520,6 +950,7 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 	*body = JV_OBJECT(jv_string("id"), jv_string(v->id), jv_string("state"), jv_string("running"),
 	                  jv_string("testset"), jv_string(v->testset), jv_string("version"), jv_number(v->version),
 	                  jv_string("total"), jv_number((double)v->total));
+	if (prof) *body = jv_object_set(*body, jv_string("profile"), jv_string(prof));
 	v = NULL;
 	st = 202;
 	goto out;
@@ -528,6 +959,9 @@ fail:
 	if (v) eval_free(v);
 out:
 	free(name);
+	free(prof);
+	free(ptext);
+	free(yaml);
 	free(cfgfile);
 	free(setfile);
 	jv_free(form);
@@ -665,7 +1099,7 @@ static int resume(rag_evals *e, eval *v, rag_store *s, jv *body)
 	progress(v);
 	v->done0 = v->done;
 	v->t0 = now_s();
-	v->pid = spawn(e, argv.v, v->log);
+	v->pid = spawn(e, argv.v, v->log, v->own_key);
 	rag_strv_free(&argv);
 	if (v->pid <= 0) {
 		v->pid = 0;
@@ -717,6 +1151,10 @@ int rag_evals_api(rag_evals *e, rag_store *s, const rag_config *cfg, const char 
 	rest = path + 11;
 	if (!post && !strcmp(rest, "form")) {
 		*body = JV_OBJECT(jv_string("defaults"), form_defaults(cfg));
+		return 200;
+	}
+	if (!post && !strcmp(rest, "profiles")) {
+		*body = JV_OBJECT(jv_string("profiles"), profiles_list(e));
 		return 200;
 	}
 	slash = strchr(rest, '/');
@@ -788,5 +1226,6 @@ void rag_evals_free(rag_evals *e)
 	rag_strv_free(&e->env);
 	free(e->workdir);
 	free(e->bin);
+	free(e->profiles);
 	free(e);
 }

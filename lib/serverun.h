@@ -20,12 +20,15 @@ typedef struct rag_evals_opts {
 	const char *eval_bin;       /* the rag-eval to run: a path, or a name looked up in PATH */
 	char *const *envp;          /* the child's environment (borrowed while the rag_evals lives):
 	                             * RAG_SERVE_STORE_URL names the store, RAG_API_KEY the judge's key */
+	const char *profiles;       /* the profiles' directory: rag-config(5) files NAME.yaml, or NULL */
 } rag_evals_opts;
-/* NULL with err when it cannot be set up */
+/* NULL with err when it cannot be set up (a profiles' directory that is not one) */
 rag_evals *rag_evals_new(const rag_evals_opts *o, char *err, size_t errlen);
 /* The API of the Run tab: GET /api/evals (the runs started, newest first), GET /api/evals/form
- * (the form's defaults from cfg), GET /api/evals/ID (its state and progress), POST /api/evals
- * (start one: the form as a JSON object), POST /api/evals/ID/cancel. post: 1 for a POST (its
+ * (the form's defaults from cfg), GET /api/evals/profiles (the profiles, as the form shows
+ * them: no key, no header, no store), GET /api/evals/ID (its state and progress), POST
+ * /api/evals (start one: the form as a JSON object, over a profile when it names one), POST
+ * /api/evals/ID/cancel. post: 1 for a POST (its
  * checks passed), text/len its body. Returns the HTTP status and *body (an object), or 0 when
  * path is none of these. */
 int rag_evals_api(rag_evals *e, rag_store *s, const rag_config *cfg, const char *path, int post, const char *text,
@@ -40,7 +43,24 @@ void rag_evals_free(rag_evals *e);
 /* The form (borrowed) -> the configuration to write (*config, an object whose strings have
  * their '$' doubled, so that rag-config(5)'s ${VAR} expands nothing of the form) and rag-eval's
  * options from the form (appended to argv: --label=..., --metrics=...), the test set's name
- * and version. -1 and err for a form that is not right. */
-int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char *err, size_t errlen);
+ * and version, and the profile it names (*profile, a name of letters, digits and "_.-", no
+ * "..", or NULL). -1 and err for a form that is not right. */
+int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
+                   size_t errlen);
+#ifdef RAG_UNITTESTS
+/* A profile's text (YAML, as written: its ${VAR}s not expanded) -> what the form shows of it
+ * (name, service_url, judge_base_url, judge_model, own_key, system, metrics, thresholds; URLs'
+ * passwords masked; never a key, a header or the store), or {name, error}. */
+jv rag_evals_profile(const char *name, const char *text, size_t len);
+/* The profile's text with config (rag_evals_form's; consumed) laid over it, key by key: the
+ * whole profile kept (its ${VAR}s for rag-eval to expand), a value of the form that says what
+ * the profile's says (as the listing shows it) left as the profile wrote it, collect.body the
+ * form's only where the profile has none, store.url the form's; its relative paths made
+ * relative to dir, the profile's directory (NULL: left). *yaml malloc'ed; *own_key 1 when the
+ * profile names the judge's key itself (llm.api_key or llm.api_key_env). -1 and err when the
+ * profile is not a YAML mapping. */
+int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, char **yaml, int *own_key, char *err,
+                    size_t errlen);
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -1,5 +1,6 @@
-/* run.js - rag-serve's Run evaluation tab: the form (a test set version of the store, the
- * service, the judge, the settings sent to the service, the metrics and thresholds), the start
+/* run.js - rag-serve's Run evaluation tab: the form (a profile, a test set version of the store,
+ * the service, the judge, the settings sent to the service, the metrics and thresholds; a
+ * profile chosen fills the fields, which stay editable, and the start names it), the start
  * (POST /api/evals: rag-serve runs rag-eval), its progress asked for every second while it runs
  * (records done of the total, with errors, the time left), cancel, resume, and the run opened
  * once it is in the store. Every text of the data goes in through textContent. */
@@ -19,7 +20,9 @@
 			e_title: "Run {id}", e_count: "{done} of {total} records · {errors} with errors",
 			e_eta: " · about {eta} left", e_bad_line: "not key=value: ", e_none: "no test set in the store",
 			s_running: "running", s_cancelling: "cancelling", s_done: "done", s_cancelled: "cancelled",
-			s_failed: "failed", e_passed: " · gate passed", e_failed: " · gate failed"
+			s_failed: "failed", e_passed: " · gate passed", e_failed: " · gate failed",
+			e_profile: "Profile", e_no_profile: "none: the fields below",
+			e_key_profile: "The judge's API key is the profile's own (from rag-serve's environment)."
 		},
 		zh: {
 			evals: "运行评估", e_what: "测试集", e_testset: "测试集", e_version: "版本", e_newest: "最新",
@@ -32,10 +35,12 @@
 			e_title: "运行 {id}", e_count: "{done} / {total} 条记录 · {errors} 条出错",
 			e_eta: " · 约剩 {eta}", e_bad_line: "不是 key=value：", e_none: "仓库中没有测试集",
 			s_running: "运行中", s_cancelling: "正在取消", s_done: "已完成", s_cancelled: "已取消",
-			s_failed: "失败", e_passed: " · 门禁通过", e_failed: " · 门禁未通过"
+			s_failed: "失败", e_passed: " · 门禁通过", e_failed: " · 门禁未通过",
+			e_profile: "配置方案", e_no_profile: "无：手动填写下方字段",
+			e_key_profile: "评审 API 密钥取自该配置方案（来自 rag-serve 的环境）。"
 		}
 	});
-	var t = R.t, sets = [], defaults = null, cur = null, timer = null;
+	var t = R.t, sets = [], defaults = null, profiles = [], cur = null, timer = null;
 	function $(id) { return document.getElementById(id); }
 	function form() { return $("eval-form"); }
 	function duration(s) {
@@ -68,13 +73,38 @@
 		if (keep) sel.value = keep;
 		fillVersions();
 	}
-	function fillDefaults() {
-		var f = form(), d = defaults || {}, sys = Object.assign({}, d.system || {}), th = d.thresholds || {};
-		if (d.service_url) f.service_url.value = d.service_url;
-		if (d.judge_base_url) f.judge_base_url.value = d.judge_base_url;
-		if (d.judge_model) f.judge_model.value = d.judge_model;
-		if (sys.top_k !== undefined) f.top_k.value = sys.top_k;
-		if (sys.similarity_threshold !== undefined) f.similarity_threshold.value = sys.similarity_threshold;
+	/* the chosen profile (GET /api/evals/profiles: what the form shows of it), or null */
+	function profile() {
+		var name = form().profile.value;
+		return profiles.filter(function (p) { return p.name === name && !p.error; })[0] || null;
+	}
+	function fillProfiles() {
+		var sel = form().profile, keep = sel.value, o = R.el("option", t("e_no_profile"));
+		sel.textContent = "";
+		o.value = "";
+		sel.appendChild(o);
+		profiles.forEach(function (p) {
+			var o = R.el("option", p.error ? p.name + " (" + p.error + ")" : p.name);
+			o.value = p.name;
+			o.disabled = !!p.error;
+			sel.appendChild(o);
+		});
+		sel.value = keep;
+		if (sel.value !== keep) sel.value = "";
+	}
+	/* the fields from d: rag-serve's defaults, or a profile's (every field: what it leaves out
+	 * is empty) */
+	function fillDefaults(d, all) {
+		var f = form(), sys, th;
+		d = d || defaults || {};
+		sys = Object.assign({}, d.system || {});
+		th = d.thresholds || {};
+		["service_url", "judge_base_url", "judge_model"].forEach(function (k) {
+			if (d[k] || all) f[k].value = d[k] || "";
+		});
+		f.top_k.value = sys.top_k !== undefined ? sys.top_k : all ? "" : f.top_k.value;
+		f.similarity_threshold.value = sys.similarity_threshold !== undefined ? sys.similarity_threshold
+			: all ? "" : f.similarity_threshold.value;
 		delete sys.top_k;
 		delete sys.similarity_threshold;
 		f.system.value = Object.keys(sys).map(function (k) { return k + "=" + sys[k]; }).join("\n");
@@ -83,13 +113,17 @@
 		renderKey();
 	}
 	function renderKey() {
-		if (defaults) $("eval-key").textContent = t(defaults.judge_key ? "e_key_yes" : "e_key_no");
+		var p = profile();
+		if (p && p.own_key) $("eval-key").textContent = t("e_key_profile");
+		else if (defaults) $("eval-key").textContent = t(defaults.judge_key ? "e_key_yes" : "e_key_no");
 	}
 	function load() {
-		return Promise.all([R.get("/api/testsets"), R.get("/api/evals/form")]).then(function (r) {
+		return Promise.all([R.get("/api/testsets"), R.get("/api/evals/form"), R.get("/api/evals/profiles")]).then(function (r) {
 			sets = r[0].testsets || [];
 			defaults = r[1].defaults;
+			profiles = r[2].profiles || [];
 			fillSets();
+			fillProfiles();
 			fillDefaults();
 			R.drawn();
 		}).catch(function (e) { R.showError(e.message); R.drawn(); });
@@ -102,9 +136,12 @@
 		return v;
 	}
 	function body() {
-		var f = form(), sys = {}, th = {}, b = { testset: f.testset.value, version: Number(f.version.value) || 0 };
+		var f = form(), sys = {}, th = {}, b = { testset: f.testset.value, version: Number(f.version.value) || 0 },
+			p = profile();
+		if (p) b.profile = p.name;
 		["service_url", "judge_base_url", "judge_model", "label", "metrics"].forEach(function (k) {
-			if (f[k].value.trim()) b[k] = f[k].value.trim();
+			/* a field left as the profile has it is the profile's (its ${VAR}s rag-eval's to expand) */
+			if (f[k].value.trim() && !(p && p[k] && f[k].value.trim() === p[k])) b[k] = f[k].value.trim();
 		});
 		if (f.top_k.value !== "") sys.top_k = Number(f.top_k.value);
 		if (f.similarity_threshold.value !== "") sys.similarity_threshold = Number(f.similarity_threshold.value);
@@ -180,6 +217,10 @@
 			if (!defaults) load();
 		});
 		form().testset.addEventListener("change", fillVersions);
+		form().profile.addEventListener("change", function () {
+			var p = profile();
+			fillDefaults(p || defaults, true);
+		});
 		form().addEventListener("submit", function (ev) {
 			var b;
 			ev.preventDefault();
@@ -201,6 +242,7 @@
 			var f = form(), v = f.version.value;
 			fillSets();
 			f.version.value = v;
+			fillProfiles();
 		}
 		renderKey();
 		render();

@@ -191,6 +191,13 @@ def run_tab(url, shots, service):
                                             d.find_elements(By.CSS_SELECTOR, '#eval-form select[name="testset"] option')))
             out("%s key note" % k, d.find_element(By.ID, "eval-key").text)
             f = d.find_element(By.ID, "eval-form")
+            # the Profile select (83's rag-serve has --profiles with team.yaml): chosen, it fills the
+            # form; then none again, the fields below typed
+            sel = Select(f.find_element(By.NAME, "profile"))
+            out("%s profiles" % k, ",".join(o.get_attribute("value") for o in sel.options))
+            sel.select_by_value("team")
+            out("%s profile top_k" % k, f.find_element(By.NAME, "top_k").get_attribute("value"))
+            sel.select_by_value("")
 
             def fill(name, text):
                 e = f.find_element(By.NAME, name)

@@ -33,7 +33,10 @@ is "$RC" 0 "run G added"
 run rag rag-store -q -c "$T/c.yaml" --store "$DB" --run-id H --label '<b>v2</b>' --commit cafe1234 add - <"$T/h.jsonl"
 is "$RC" 0 "run H added (a hostile label)"
 
-"$BIN/rag-serve" -c "$T/c.yaml" --store "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
+# a profile for the Run tab's Profile select
+mkdir "$T/profiles"
+printf 'llm:\n  provider: offline\nsystem:\n  top_k: 3\n' >"$T/profiles/team.yaml"
+"$BIN/rag-serve" -c "$T/c.yaml" --store "$DB" --listen 127.0.0.1:0 --profiles "$T/profiles" 2>"$T/serve.err" &
 SPID=$!
 trap 'kill -TERM $SPID 2>/dev/null; wait $SPID; _lib_cleanup' EXIT
 wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || bail_out "rag-serve did not start: $(cat "$T/serve.err")"
@@ -154,6 +157,8 @@ is "$RC" 0 "the browser's runs ran"
 for k in en zh; do
 	is "$(got "$k evals shown")" 'True:False' "$k: the Run evaluation tab shown"
 	is "$(got "$k testsets")" qa "$k: the store's test sets offered"
+	is "$(got "$k profiles")" ',team' "$k: the Profile select offers none and the directory's profile"
+	is "$(got "$k profile top_k")" 3 "$k: choosing it fills the form from it"
 	like "$(got "$k state")" '^done ' "$k: the run started from the page is done"
 	is "$(got "$k progress")" 4/4 "$k: its progress reached 4 of 4 records"
 	is "$(got "$k log shown")" False "$k: no log shown for a run that is done"

@@ -1,12 +1,18 @@
 /* t-serverun.c - rag-serve's Run tab form (serverun.c): a form -> rag-eval's options (one
  * argument a value, as given) and the configuration (each '$' doubled, so that rag-config's
- * ${VAR} expands nothing of the form); forms that are not right refused, with why. */
+ * ${VAR} expands nothing of the form); forms that are not right refused, with why. A profile:
+ * what the listing shows of it (no key, header or store), and the form laid over it, read back
+ * by rag-config itself: the whole profile kept, its ${VAR}s expanded by the reader and never
+ * by rag-serve, the form's values on top. */
 #include "base.h"
+#include "config.h"
 #include "serverun.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the form (JSON text) -> 0 or -1; *conf the configuration dumped, *args the options joined by
  * '|', both malloc'ed (NULL on -1) */
@@ -16,7 +22,9 @@ static int form(const char *text, char **conf, char **args, char **set, int *ver
 	rag_strv a = {0};
 	rag_buf b = {0};
 	size_t i;
-	int r = rag_evals_form(f, &c, &a, set, version, err, n);
+	char *prof = NULL;
+	int r = rag_evals_form(f, &c, &a, set, version, &prof, err, n);
+	free(prof);
 	*conf = *args = NULL;
 	if (r == 0) {
 		jv d = jv_dump_string(c, JV_PRINT_SORTED);
@@ -35,6 +43,12 @@ static int form(const char *text, char **conf, char **args, char **set, int *ver
 	return r;
 }
 
+#define like_prefix(got, pre, ...) do { const char *g_ = (got); \
+	ok(g_ && !strncmp(g_, (pre), strlen(pre)), __VA_ARGS__); if (!(g_ && !strncmp(g_, (pre), strlen(pre)))) \
+		printf("#   got:  '%s'\n", g_ ? g_ : "(null)"); } while (0)
+
+static void profiles(void);
+
 static void refused(const char *text, const char *why)
 {
 	char err[RAG_ERRLEN] = "", *c, *a, *s = NULL;
@@ -43,6 +57,204 @@ static void refused(const char *text, const char *why)
 	is_str(err, why, "why: %s", text);
 	ok(!s, "no test set name for a refused form");
 	free(s);
+}
+
+static const char team[] =
+	"# the search team's profile\n"
+	"llm:\n"
+	"  provider: openai\n"
+	"  base_url: http://judge.internal:8000/v1\n"
+	"  model: judge-big\n"
+	"  api_key: ${T_SERVERUN_SECRET}\n"
+	"  timeout: 17\n"
+	"  retries: 2\n"
+	"collect:\n"
+	"  url: http://user:svcpw@svc.internal/ask\n"
+	"  headers:\n"
+	"    X-Team: search\n"
+	"    Authorization: Bearer ${T_SERVERUN_SECRET}\n"
+	"system:\n"
+	"  top_k: 5\n"
+	"  index: \"v2\"\n"
+	"  tenant: ${T_SERVERUN_TENANT}\n"
+	"gate:\n"
+	"  mean:\n"
+	"    faithfulness: 0.8\n"
+	"  min_pass_rate: 0.9\n"
+	"eval:\n"
+	"  metrics: [faithfulness, keyword_overlap]\n"
+	"store:\n"
+	"  url: postgresql://ci:storepw@db/ragpipe\n"
+	"fields:\n"
+	"  reference: .expected.text\n"
+	"prompts:\n"
+	"  dir: prompts\n"
+	"cache:\n"
+	"  dir: /var/cache/team\n";
+
+/* the form (JSON text) laid over the profile (YAML text): 0 and *yaml, or -1 and err */
+static int merge(const char *profile, const char *formtext, char **yaml, int *own_key, char *err, size_t n)
+{
+	jv f = jv_parse(formtext), c;
+	rag_strv a = {0};
+	char *set = NULL, *prof = NULL;
+	int v, r = rag_evals_form(f, &c, &a, &set, &v, &prof, err, n);
+	*yaml = NULL;
+	if (r == 0) r = rag_evals_merge(profile, strlen(profile), "/etc/rag $x/profiles", c, yaml, own_key, err, n);
+	else jv_free(c);
+	free(set);
+	free(prof);
+	rag_strv_free(&a);
+	jv_free(f);
+	return r;
+}
+
+/* yaml written to a file and read by rag-config: 0 and *cfg, or -1 and err */
+static int reread(const char *yaml, rag_config *cfg, char *err, size_t n)
+{
+	char path[] = "/tmp/t-serverun-XXXXXX";
+	int fd = mkstemp(path), r;
+	if (fd < 0 || rag_write_all(fd, yaml, strlen(yaml)) < 0 || close(fd) < 0) {
+		printf("# cannot write %s\n", path);
+		exit(1);
+	}
+	r = rag_config_load(cfg, path, err, n);
+	unlink(path);
+	return r;
+}
+
+static const char *sys_of(const rag_config *c, const char *k)
+{
+	size_t i;
+	for (i = 0; i < c->nsystem; i++)
+		if (!strcmp(c->system[i].key, k)) return c->system[i].value;
+	return NULL;
+}
+
+static const char *header_of(const rag_config *c, const char *k)
+{
+	size_t i;
+	for (i = 0; i < c->collect.nheaders; i++)
+		if (!strcmp(c->collect.headers[i].key, k)) return c->collect.headers[i].value;
+	return NULL;
+}
+
+static double mean_of(const rag_config *c, const char *k)
+{
+	size_t i;
+	for (i = 0; i < c->gate.nmean; i++)
+		if (!strcmp(c->gate.mean[i].key, k)) return c->gate.mean[i].value;
+	return -1;
+}
+
+static void profiles(void)
+{
+	char err[RAG_ERRLEN] = "", *y;
+	const char *shown;
+	jv p, d;
+	rag_config cfg;
+	int own = -1;
+
+	/* what the Run tab's Profile list shows */
+	p = rag_evals_profile("team", team, strlen(team));
+	d = jv_dump_string(p, JV_PRINT_SORTED);
+	shown = jv_string_value(d);
+	is_str(shown, "{\"judge_base_url\":\"http://judge.internal:8000/v1\",\"judge_model\":\"judge-big\","
+	              "\"metrics\":[\"faithfulness\",\"keyword_overlap\"],\"name\":\"team\",\"own_key\":true,"
+	              "\"service_url\":\"http://user:***@svc.internal/ask\",\"system\":{\"index\":\"v2\","
+	              "\"tenant\":\"${T_SERVERUN_TENANT}\",\"top_k\":5},\"thresholds\":{\"faithfulness\":0.8}}",
+	       "a profile as the form shows it: its values as written, a URL's password masked");
+	ok(!strstr(shown, "T_SERVERUN_SECRET") && !strstr(shown, "svcpw") && !strstr(shown, "storepw") &&
+	   !strstr(shown, "Bearer") && !strstr(shown, "X-Team"),
+	   "no key, no header, no store, no password in it");
+	jv_free(d);
+	p = rag_evals_profile("bad", "llm: [", 6);
+	d = jv_dump_string(p, JV_PRINT_SORTED);
+	like_prefix(jv_string_value(d), "{\"error\":\"not YAML: ", "a profile that is not YAML: listed with why");
+	jv_free(d);
+	p = rag_evals_profile("list", "- a\n", 4);
+	d = jv_dump_string(p, JV_PRINT_SORTED);
+	is_str(jv_string_value(d), "{\"error\":\"not a rag-config(5) file: its top is not a mapping of sections\","
+	                           "\"name\":\"list\"}", "a profile that is a list: listed with why");
+	jv_free(d);
+	p = rag_evals_profile("empty", "", 0);
+	d = jv_dump_string(p, JV_PRINT_SORTED);
+	is_str(jv_string_value(d), "{\"judge_base_url\":null,\"judge_model\":null,\"metrics\":[],\"name\":\"empty\","
+	                           "\"own_key\":false,\"service_url\":null,\"system\":{},\"thresholds\":{}}",
+	       "an empty profile: nothing set");
+	jv_free(d);
+
+	/* the form over it, read back by rag-config with the variables rag-eval would have */
+	setenv("T_SERVERUN_SECRET", "sk-unit-secret-42", 1);
+	setenv("T_SERVERUN_TENANT", "acme", 1);
+	setenv("RAG_SERVE_STORE_URL", "sqlite:///tmp/t-serverun.db", 1);
+	unsetenv("RAG_API_KEY");
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("RAG_BASE_URL");
+	unsetenv("RAG_MODEL");
+	unsetenv("RAG_PROVIDER");
+	is_int(merge(team, "{\"testset\":\"qa\",\"profile\":\"team\",\"judge_model\":\"judge-$x\","
+	                   "\"service_url\":\"http://user:***@svc.internal/ask\",\"system\":{\"top_k\":7,"
+	                   "\"tenant\":\"${T_SERVERUN_TENANT}\",\"index\":\"v3\",\"prompt\":\"${T_SERVERUN_SECRET}\"},"
+	                   "\"thresholds\":{\"keyword_overlap\":0.2}}", &y, &own, err, sizeof err),
+	       0, "the form over the profile");
+	is_int(own, 1, "the profile names the judge's key itself");
+	ok(y && strstr(y, "${T_SERVERUN_SECRET}") && !strstr(y, "sk-unit-secret-42") && !strstr(y, "acme"),
+	   "its ${VAR}s left for rag-eval: no value of rag-serve's environment in the file");
+	is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
+	is_str(cfg.llm.api_key, "sk-unit-secret-42", "the judge's key: the profile's ${VAR}, expanded by the reader");
+	is_num(cfg.llm.timeout, 17, 0, "the profile's judge timeout");
+	is_int(cfg.llm.retries, 2, "the profile's judge retries");
+	is_str(cfg.llm.base_url, "http://judge.internal:8000/v1", "the profile's judge endpoint");
+	is_str(cfg.llm.model, "judge-$x", "the form's judge model, its '$' a '$'");
+	is_str(cfg.collect.url, "http://user:svcpw@svc.internal/ask",
+	       "the service URL as the listing masked it: the profile's, password and all");
+	is_str(header_of(&cfg, "X-Team"), "search", "the profile's collect.headers");
+	is_str(header_of(&cfg, "Authorization"), "Bearer sk-unit-secret-42", "a header's ${VAR}, expanded by the reader");
+	is_str(cfg.collect.body,
+	       "{question: .question} + (if .history then {history} else {} end) + (.system // {})",
+	       "no body of the profile's own: the one that sends the knobs");
+	is_str(sys_of(&cfg, "top_k"), "7", "the form's top_k over the profile's");
+	is_str(sys_of(&cfg, "index"), "\"v3\"", "the form's text setting");
+	is_str(sys_of(&cfg, "tenant"), "\"acme\"", "a setting the form left as the profile wrote it: its ${VAR} expanded");
+	is_str(sys_of(&cfg, "prompt"), "\"${T_SERVERUN_SECRET}\"", "a ${VAR} the form wrote: the text, expanded never");
+	is_num(mean_of(&cfg, "faithfulness"), 0.8, 0, "the profile's threshold kept");
+	is_num(mean_of(&cfg, "keyword_overlap"), 0.2, 0, "the form's added");
+	is_num(cfg.gate.min_pass_rate, 0.9, 0, "the profile's other gate settings");
+	is_int(cfg.eval.metrics.n, 2, "the profile's metrics (the form's are rag-eval's --metrics)");
+	is_str(cfg.store.url, "sqlite:///tmp/t-serverun.db", "the store: rag-serve's, never the profile's");
+	is_str(cfg.prompts.dir, "/etc/rag $x/profiles/prompts", "a relative path: relative to the profile's directory");
+	is_str(cfg.cache.dir, "/var/cache/team", "an absolute one as written");
+	is_int(cfg.nfields, 1, "the profile's fields mapping");
+	is_str(cfg.nfields ? cfg.fields[0].value : NULL, ".expected.text", "as written");
+	rag_config_free(&cfg);
+	free(y);
+
+	/* a profile with a body of its own, no judge's key, the offline judge in the form */
+	is_int(merge("collect:\n  url: http://a/ask\n  body: '{q: .question}'\nllm:\n  provider: openai\n  model: m1\n",
+	             "{\"testset\":\"qa\",\"profile\":\"p\",\"system\":{\"top_k\":3}}", &y, &own, err, sizeof err),
+	       0, "a form of a test set alone over a profile");
+	is_int(own, 0, "no key in the profile: rag-serve's");
+	is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
+	is_str(cfg.collect.body, "{q: .question}", "the profile's own body kept");
+	is_str(cfg.llm.provider, "openai", "no endpoint in the form: the profile's judge, not the offline one");
+	is_str(cfg.llm.model, "m1", "and its model");
+	is_str(sys_of(&cfg, "top_k"), "3", "the form's knob");
+	rag_config_free(&cfg);
+	free(y);
+
+	/* an empty profile: the form's configuration */
+	is_int(merge("", "{\"testset\":\"qa\",\"profile\":\"p\",\"judge_base_url\":\"http://j/v1\"}", &y, &own, err,
+	             sizeof err), 0, "an empty profile");
+	is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
+	is_str(cfg.llm.base_url, "http://j/v1", "the form's judge");
+	rag_config_free(&cfg);
+	free(y);
+
+	is_int(merge("- a\n", "{\"testset\":\"qa\",\"profile\":\"p\"}", &y, &own, err, sizeof err), -1,
+	       "a profile that is a list: refused");
+	is_str(err, "not a rag-config(5) file: its top is not a mapping of sections", "why");
+	ok(!y, "nothing written");
 }
 
 int main(void)
@@ -97,5 +309,13 @@ int main(void)
 	        "\"thresholds\": an object of metric names and numbers from 0 to 1");
 	refused("{\"testset\":\"qa\",\"thresholds\":[0.5]}",
 	        "\"thresholds\": an object of metric names and numbers from 0 to 1");
+	/* a profile's name names a file of the profiles' directory and nothing else */
+	refused("{\"testset\":\"qa\",\"profile\":\"../team\"}", "\"profile\": the name of a profile rag-serve lists");
+	refused("{\"testset\":\"qa\",\"profile\":\"a/b\"}", "\"profile\": the name of a profile rag-serve lists");
+	refused("{\"testset\":\"qa\",\"profile\":\"a..b\"}", "\"profile\": the name of a profile rag-serve lists");
+	refused("{\"testset\":\"qa\",\"profile\":\".team\"}", "\"profile\": the name of a profile rag-serve lists");
+	refused("{\"testset\":\"qa\",\"profile\":\"a:b\"}", "\"profile\": the name of a profile rag-serve lists");
+	refused("{\"testset\":\"qa\",\"profile\":7}", "\"profile\": a text without control characters");
+	profiles();
 	return done_testing();
 }

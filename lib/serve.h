@@ -29,7 +29,11 @@ int rag_serve_static(const char *datadir, const char *path, char **file, const c
  * status and *body (an object; {error} for a status other than 200). arg: a query argument or NULL. */
 /* Also /api/runs/ID/marks (?metric) -> {run, marks: rag_store_marks'}, and
  * /api/runs/ID/labels.csv (?metric): *body a string, the CSV of rag-agree --labels (id, label,
- * metric, who, comment, created). */
+ * metric, who, comment, created). And /api/runs/ID/checks -> {run, gated, pass, records, passed,
+ * errored, pass_rate, checks: the gate's (gate.c, the thresholds of the run's config.gate), the
+ * failed first, causes: the failing records by cause, the most first, [{kind, metric?,
+ * threshold?, tool?, text?, cause, count, records: [{seq, id, detail}] (10 at most, the
+ * farthest below first)}]}, what an opened run shows first. */
 typedef const char *(*rag_serve_arg_fn)(void *ctx, const char *name);
 int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
 /* Shared by the API's route files (serve.c, servesets.c, servehist.c): {error: msg}; the store's

@@ -17,7 +17,11 @@
 			run_title: "Run {id}", other: "中文", error: "Error: ",
 			reviewer: "Reviewer", metric: "Metric to review", export: "Export labels (CSV)", c_review: "Review",
 			right: "right", wrong: "wrong", score: "score", comment: "comment", save: "save",
-			saved: "saved", need_who: "give the reviewer's name first"
+			saved: "saved", need_who: "give the reviewer's name first",
+			checks: "Checks", causes: "What to fix first", no_causes: "No record failed.", ck_fail: "FAIL", ck_ok: "ok",
+			k_below: "{m} below {t}", k_null: "{m}: no score", k_noanswer: "no answer ({t} failed)", k_error: "error: {t}",
+			nrec: "{n} records", nrec1: "1 record", more: "and {n} more",
+			ck_many: "{n} records: more than the {max} whose checks this page works out; rag-gate over rag-store export gives them."
 		},
 		zh: {
 			title: "ragpipe 运行记录", history: "历史", run: "运行", label: "标签", commit: "提交",
@@ -32,13 +36,17 @@
 			run_title: "运行 {id}", other: "English", error: "错误：",
 			reviewer: "审核人", metric: "审核指标", export: "导出标注 (CSV)", c_review: "审核",
 			right: "正确", wrong: "错误", score: "分数", comment: "备注", save: "保存",
-			saved: "已保存", need_who: "请先填写审核人"
+			saved: "已保存", need_who: "请先填写审核人",
+			checks: "检查项", causes: "先修复什么", no_causes: "没有未通过的记录。", ck_fail: "未通过", ck_ok: "通过",
+			k_below: "{m} 低于 {t}", k_null: "{m}：没有分数", k_noanswer: "没有回答（{t} 失败）", k_error: "错误：{t}",
+			nrec: "{n} 条记录", nrec1: "1 条记录", more: "还有 {n} 条",
+			ck_many: "共 {n} 条记录，超过本页可检查的 {max} 条；请用 rag-gate 检查 rag-store export 的输出。"
 		}
 	};
 	var PAGE = 20;
 	var lang = /^zh/i.test(navigator.language || "") ? "zh" : "en";
 	var st = { runsOffset: 0, runsTotal: 0, run: null, recOffset: 0, recTotal: 0, summary: null, filters: {},
-		csrf: null, marks: {} };
+		csrf: null, marks: {}, checks: null };
 	function $(id) { return document.getElementById(id); }
 	function t(k, v) {
 		var s = (T[lang][k] !== undefined ? T[lang][k] : k);
@@ -145,10 +153,54 @@
 		$("tab-run").disabled = false;
 		return get("/api/runs/" + encodeURIComponent(id)).then(function (s) {
 			st.summary = s;
+			return get("/api/runs/" + encodeURIComponent(id) + "/checks");
+		}).then(function (c) {
+			st.checks = c;
 			tab("run");
 			renderRun();
 			return loadRecords();
-		}).catch(function (e) { showError(e.message); });
+		}).catch(function (e) { showError(e.message); drawn(); });
+	}
+	/* what the opened run shows first: the gate's checks, the failed ones first, and the
+	 * failing records by cause, the most first (the first cause open), as rag-report's page */
+	function renderChecks() {
+		var c = st.checks, box = $("run-checks"), ul = $("checks-list"), cl = $("causes-list");
+		box.hidden = !c || !c.gated;
+		ul.textContent = "";
+		cl.textContent = "";
+		$("checks-many").hidden = !c || !c.too_many;
+		if (c && c.too_many) $("checks-many").textContent = t("ck_many", { n: c.records, max: c.too_many });
+		$("causes-title").hidden = $("causes-none").hidden = !c || !c.checks;
+		if (box.hidden || !c.checks) return;
+		c.checks.forEach(function (k) {
+			var li = el("li", null, k.pass ? "ck-ok" : "ck-fail");
+			li.setAttribute("data-check", k.check);
+			li.setAttribute("data-pass", String(k.pass));
+			li.appendChild(el("span", t(k.pass ? "ck_ok" : "ck_fail"), k.pass ? "pass" : "fail"));
+			li.appendChild(document.createTextNode(" " + k.message));
+			ul.appendChild(li);
+		});
+		$("causes-none").hidden = c.causes.length > 0;
+		c.causes.forEach(function (g, i) {
+			var li = el("li", null, "cause"), det = el("details"), sm = el("summary"), ol = el("ol", null, "cause-records");
+			li.setAttribute("data-cause", g.cause);
+			li.setAttribute("data-count", String(g.count));
+			det.open = i === 0;
+			sm.appendChild(el("span", t("k_" + g.kind, { m: g.metric, t: g.kind === "below" ? num(g.threshold) :
+				g.kind === "noanswer" ? g.tool : g.text }), "fail"));
+			sm.appendChild(document.createTextNode(": " + (g.count === 1 ? t("nrec1") : t("nrec", { n: g.count }))));
+			det.appendChild(sm);
+			g.records.forEach(function (r) {
+				var rli = el("li");
+				rli.appendChild(el("span", r.id, "rid"));
+				if (r.detail) rli.appendChild(el("span", " " + r.detail, "small"));
+				ol.appendChild(rli);
+			});
+			det.appendChild(ol);
+			if (g.count > g.records.length) det.appendChild(el("p", t("more", { n: g.count - g.records.length }), "count"));
+			li.appendChild(det);
+			cl.appendChild(li);
+		});
 	}
 	function reviewMetric() { return $("review").metric.value; }
 	function loadMarks() {
@@ -176,6 +228,7 @@
 		var s = st.summary, dl = $("run-summary"), tb = $("run-means").tBodies[0];
 		if (!s) return;
 		$("run-title").textContent = t("run_title", { id: s.run });
+		renderChecks();
 		dl.textContent = "";
 		[["s_label", s.label], ["s_started", s.started], ["s_ended", s.ended], ["s_commit", s.commit],
 		 ["s_testset", s.testset ? s.testset + (s.testset_version ? "@" + s.testset_version : "") : null],

@@ -14,7 +14,10 @@
                               the end, the run opened; in English at 1440 px and in Chinese at
                               390 px, each width checked for a sideways scroll
 
-The test (tests/t/82-serve-browser.t) asserts on the lines; this script asserts nothing itself.
+The test (tests/t/83-serve-browser.t) asserts on the lines; this script asserts nothing itself.
+It also holds the helpers serve_sets.py and flow.py import (one copy): driver, out, loads and
+after (the page's count of replies drawn), click, size and fits (the window's width, no
+sideways scroll), text, rows, col, typed, no_alert, console_errors.
 No network: the page comes from rag-serve on 127.0.0.1, and Chromium's background traffic is off.
 """
 import os
@@ -70,11 +73,52 @@ def no_alert(d):
         return True
 
 
+def size(d, width):
+    """the window as a desk (900 px high) or, up to 700 px wide, a phone (844 px high)"""
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": 900 if width > 700 else 844, "deviceScaleFactor": 1,
+                       "mobile": width <= 700})
+
+
+def fits(d):
+    """no horizontal page scroll: the page is no wider than the window"""
+    return d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
 def hscroll(d, width):
     """whether the page scrolls sideways at width CSS pixels"""
-    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                      {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": True})
-    return d.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+    size(d, width)
+    return not fits(d)
+
+
+def click(d, css, within=None):
+    """click, then wait for the reply it asks for to be drawn"""
+    n = loads(d)
+    (within or d).find_element(By.CSS_SELECTOR, css).click()
+    after(d, n)
+
+
+def text(d, css):
+    return d.find_element(By.CSS_SELECTOR, css).text
+
+
+def rows(d, table):
+    return d.find_elements(By.CSS_SELECTOR, "#%s tbody tr" % table)
+
+
+def col(d, table, i):
+    return [r.find_elements(By.TAG_NAME, "td")[i].text for r in rows(d, table)]
+
+
+def typed(d, css, value):
+    e = d.find_element(By.CSS_SELECTOR, css)
+    e.clear()
+    e.send_keys(value)
+
+
+def console_errors(d):
+    """the browser's SEVERE console lines"""
+    return [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
 
 
 def walk(url, shots):
@@ -142,7 +186,7 @@ def walk(url, shots):
             " return c.getAttribute('data-h'); }).join(',')"))
         d.save_screenshot(os.path.join(shots, "history-390-zh.png"))
         out("no alert", no_alert(d))
-        errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+        errs = console_errors(d)
         out("console errors", len(errs))
         for e in errs[:5]:
             out("console", e.get("message"))
@@ -162,15 +206,6 @@ def walk(url, shots):
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def width(d, w):
-    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                      {"width": w, "height": 900 if w > 700 else 844, "deviceScaleFactor": 1, "mobile": w <= 700})
-
-
-def hscroll_now(d):
-    return d.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
-
-
 def run_tab(url, shots, service):
     """a run from the Run evaluation tab, per (language, width)"""
     for lang, w in (("en-US", 1440), ("zh-CN", 390)):
@@ -180,7 +215,7 @@ def run_tab(url, shots, service):
         try:
             d.get(url)
             after(d, 0)
-            width(d, w)
+            size(d, w)
             n = loads(d)
             d.find_element(By.ID, "tab-evals").click()
             after(d, n)
@@ -209,7 +244,7 @@ def run_tab(url, shots, service):
             fill("metrics", "faithfulness,keyword_overlap")
             fill("thresholds", "keyword_overlap=0.1")
             fill("label", "page-" + k + " <b>x</b>")
-            out("%s hscroll form %d" % (k, w), hscroll_now(d))
+            out("%s hscroll form %d" % (k, w), not fits(d))
             d.save_screenshot(os.path.join(shots, "evals-form-%s-%d.png" % (k, w)))
             d.find_element(By.ID, "eval-start").click()
             WebDriverWait(d, 120).until(lambda d: d.find_element(By.ID, "eval-state").get_attribute("data-state")
@@ -223,10 +258,10 @@ def run_tab(url, shots, service):
             title = d.find_element(By.ID, "eval-title").text
             out("%s title" % k, title)
             for ww in (1440, 390):
-                width(d, ww)
-                out("%s hscroll evals %d" % (k, ww), hscroll_now(d))
+                size(d, ww)
+                out("%s hscroll evals %d" % (k, ww), not fits(d))
                 d.save_screenshot(os.path.join(shots, "evals-%s-%d.png" % (k, ww)))
-            width(d, w)
+            size(d, w)
             n = loads(d)
             d.find_element(By.ID, "eval-open").click()
             after(d, n)
@@ -234,10 +269,10 @@ def run_tab(url, shots, service):
             out("%s opened" % k, d.find_element(By.ID, "run-title").text)
             out("%s opened records" % k, len(d.find_elements(By.CSS_SELECTOR, "#records tbody tr")))
             out("%s opened label" % k, " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#run-summary dd"))[:200])
-            out("%s hscroll run %d" % (k, w), hscroll_now(d))
+            out("%s hscroll run %d" % (k, w), not fits(d))
             d.save_screenshot(os.path.join(shots, "evals-run-%s-%d.png" % (k, w)))
             out("%s no alert" % k, no_alert(d))
-            errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+            errs = console_errors(d)
             out("%s console errors" % k, len(errs))
             for e in errs[:5]:
                 out("console", e.get("message"))
@@ -285,7 +320,7 @@ def history(url, shots):
             d.get(url)
             after(d, 0)
             WebDriverWait(d, 60).until(lambda d: hist_loads(d) > 0)
-            width(d, w)
+            size(d, w)
             hist_filter(d, "trend")
             out("%s trends title" % k, d.find_element(By.CSS_SELECTOR, '#history h3[data-t="h_trends"]').text)
             out("%s trends note" % k, d.find_element(By.ID, "trends-note").text)
@@ -298,7 +333,7 @@ def history(url, shots):
             out("%s trend chart width" % k, d.execute_script(
                 "return Math.max.apply(null, Array.from(document.querySelectorAll('#trends svg')).map("
                 "function (s) { return s.getBoundingClientRect().right; })) <= window.innerWidth"))
-            out("%s hscroll trends %d" % (k, w), hscroll_now(d))
+            out("%s hscroll trends %d" % (k, w), not fits(d))
             d.save_screenshot(os.path.join(shots, "trends-%s-%d.png" % (k, w)))
             f = d.find_element(By.ID, "compare-form")
             Select(f.find_element(By.NAME, "base")).select_by_value("J1")
@@ -317,21 +352,21 @@ def history(url, shots):
             out("%s compare headers" % k, d.execute_script(
                 "return Array.from(document.querySelectorAll('#compare-means tbody tr:first-child td')).map("
                 "function (c) { return c.getAttribute('data-h'); }).join(',')"))
-            out("%s hscroll compare %d" % (k, w), hscroll_now(d))
+            out("%s hscroll compare %d" % (k, w), not fits(d))
             d.save_screenshot(os.path.join(shots, "compare-%s-%d.png" % (k, w)))
             # one run alone: one chart, a point per metric, its value written
             hist_filter(d, "v1")
             out("%s single charts" % k, len(d.find_elements(By.CSS_SELECTOR, "#trends svg.trend")))
             out("%s single points" % k, len(d.find_elements(By.CSS_SELECTOR, "#trends svg.single circle")) ==
                 len(d.find_elements(By.CSS_SELECTOR, "#trends svg.single .t-val")) > 0)
-            out("%s hscroll single %d" % (k, w), hscroll_now(d))
+            out("%s hscroll single %d" % (k, w), not fits(d))
             # twelve runs a day apart: a point each, their dates thinned
             hist_filter(d, "many")
             c = d.find_element(By.CSS_SELECTOR, '#trends svg[data-metric="faithfulness"]')
             out("%s many points" % k, len(c.find_elements(By.CSS_SELECTOR, "circle")))
             out("%s many labels" % k, ",".join(e.get_attribute("textContent") for e in c.find_elements(By.CSS_SELECTOR, ".t-x")))
             out("%s many labels overlap" % k, d.execute_script(OVERLAP))
-            out("%s hscroll many %d" % (k, w), hscroll_now(d))
+            out("%s hscroll many %d" % (k, w), not fits(d))
             d.save_screenshot(os.path.join(shots, "trends-many-%s-%d.png" % (k, w)))
             # from run J3 opened: compare with the previous run
             hist_filter(d, "trend")
@@ -346,7 +381,7 @@ def history(url, shots):
             out("%s prev title" % k, d.find_element(By.ID, "compare-title").text)
             out("%s hostile elements" % k, len(d.find_elements(By.CSS_SELECTOR, "main img, main iframe")))
             out("%s no alert" % k, no_alert(d))
-            errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+            errs = console_errors(d)
             out("%s console errors" % k, len(errs))
             for e in errs[:5]:
                 out("console", e.get("message"))

@@ -22,45 +22,10 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve import after, driver, loads, no_alert, out  # noqa: E402
+from serve import (after, click, col, console_errors, driver, fits, loads, no_alert, out,  # noqa: E402
+                   rows, size, text, typed)
 
 from selenium.webdriver.common.by import By  # noqa: E402
-
-
-def size(d, width):
-    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                      {"width": width, "height": 900 if width > 700 else 844, "deviceScaleFactor": 1,
-                       "mobile": width <= 700})
-
-
-def fits(d):
-    """no horizontal page scroll: the page is no wider than the window"""
-    return d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
-
-
-def click(d, css, within=None):
-    """click, then wait for the reply it asks for to be drawn"""
-    n = loads(d)
-    (within or d).find_element(By.CSS_SELECTOR, css).click()
-    after(d, n)
-
-
-def text(d, css):
-    return d.find_element(By.CSS_SELECTOR, css).text
-
-
-def rows(d, table):
-    return d.find_elements(By.CSS_SELECTOR, "#%s tbody tr" % table)
-
-
-def col(d, table, i):
-    return [r.find_elements(By.TAG_NAME, "td")[i].text for r in rows(d, table)]
-
-
-def typed(d, css, value):
-    e = d.find_element(By.CSS_SELECTOR, css)
-    e.clear()
-    e.send_keys(value)
 
 
 def other_writer(url, name, base, who):
@@ -169,7 +134,7 @@ def walk(url, files):
         flow(d, url, files, shots, "en", 1440, "faq")
         flow(d, url, files, shots, "zh", 390, "常见问题")
         out("no alert", no_alert(d))
-        errs = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
+        errs = console_errors(d)
         # the 409 of the refused edit is a console error of its own (the browser logs a failed fetch)
         errs = [e for e in errs if " 409 " not in e.get("message", "") and "(Conflict)" not in e.get("message", "")
                 and " 400 " not in e.get("message", "") and "(Bad Request)" not in e.get("message", "")]

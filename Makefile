@@ -358,6 +358,7 @@ bench: all
 	sh bench/memory.sh -n 2000 -n 60000
 	sh bench/parallel.sh
 	sh bench/store.sh
+	sh bench/serve.sh
 	sh bench/report.sh
 
 # ragpipe beside autoevals and promptfoo (installed from npm outside the tree) and the compute

@@ -8,8 +8,11 @@
 #   bench_setup NAME TOOL...   checks the tools are built, makes the work dir $W (removed at exit
 #                             unless BENCH_KEEP=1), cleans the environment, writes $W/rag.yaml
 #   bench_fake LATENCY_MS      starts tests/fakellm.py, exports RAG_BASE_URL; its log: $W/fake.log
+#   bench_pg_start             a PostgreSQL server of the script's own (below), its store URL in
+#                             PG_URL; bench_pg_stop stops it (trap it on EXIT)
 #   now                        seconds, with fractions
 #   bench_records_ap/gate/kw, bench_jq_ap/gate: the compute benchmarks' records and jq (below)
+#   bench_records_store N RUN FILE: scored records of run RUN as a store holds them (below)
 BIN=${RAG_BIN:-$TOP/bin}
 FAKE_PID=
 
@@ -90,6 +93,43 @@ bench_fake() {
 	export RAG_BASE_URL
 }
 
+# bench_pg_start: a server of our own, as tests/t/lib.sh's pg_start: initdb and pg_ctl of the
+# newest PostgreSQL installed (Debian 12 has 15, 13 has 17) on a socket in $W/pg/sock, no TCP,
+# trust, fsync off (these are not a durable server's figures); as nobody when run as root
+# (PostgreSQL will not run as root), in a directory of its own in /tmp when nobody cannot reach
+# $W. Returns 0 (PG_URL set), 1 when it did not start (and says why), 2 when it is not installed.
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5,5n | tail -n 1)
+PGBIN=${PGBIN:-/usr/lib/postgresql/none/bin}
+PG_UP= PGDIR= AS= PG_URL=
+bench_pg_start() {
+	[ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/pg_ctl" ] || return 2
+	PGDIR=$W/pg
+	mkdir -p "$PGDIR/sock" || return 1
+	if [ "$(id -u)" = 0 ]; then
+		AS="runuser -u nobody --"
+		chmod 711 "$W"
+		chown -R nobody "$PGDIR"
+		if ! $AS test -w "$PGDIR/sock"; then
+			PGDIR=$(mktemp -d /tmp/ragpipe-pg.XXXXXX) && mkdir -p "$PGDIR/sock" && chown -R nobody "$PGDIR" &&
+				chmod 711 "$PGDIR" || return 1
+		fi
+	fi
+	if $AS "$PGBIN/initdb" -D "$PGDIR/data" -U ragpipe --auth=trust -E UTF8 --no-sync >"$W/initdb.log" 2>&1 &&
+		$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w -o "-k $PGDIR/sock -c listen_addresses= -c fsync=off" \
+			start >/dev/null 2>&1; then
+		PG_UP=1
+		PG_URL="postgresql://ragpipe@/postgres?host=$PGDIR/sock"
+		return 0
+	fi
+	echo "${0##*/}: PostgreSQL did not start: $(tail -n 3 "$W/initdb.log" "$PGDIR/log" 2>/dev/null)" >&2
+	return 1
+}
+bench_pg_stop() {
+	[ -n "$PG_UP" ] && $AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+	PG_UP=
+	case $PGDIR in /tmp/ragpipe-pg.*) rm -rf "$PGDIR" ;; esac
+}
+
 now() { date +%s.%N 2>/dev/null | grep -v N || python3 -c 'import time; print("%.6f" % time.time())'; }
 
 # The seeded records of the compute benchmarks, the same file on every machine, and the jq
@@ -136,6 +176,23 @@ bench_records_kw() {
 			printf "{\"id\":\"r%d\",\"answer\":\"%s.\",\"reference\":\"%s.\"}\n", i, a, r
 		}
 	}' >"$2"
+}
+# bench_records_store N RUN FILE: N scored records of run RUN (store.sh, serve.sh): a question,
+# three contexts, an answer, a reference, four scores (an LCG), five categories, a usage entry;
+# about 880 bytes a record, the same bytes on every machine
+bench_records_store() {
+	awk -v n="$1" -v run="$2" 'BEGIN {
+		split("math geo history science law", cat, " ")
+		s = 12345
+		for (i = 1; i <= n; i++) {
+			s = (s * 1103515245 + 12345) % 2147483648; f = int(s / 2147483648 * 1000) / 1000
+			s = (s * 1103515245 + 12345) % 2147483648; r = int(s / 2147483648 * 1000) / 1000
+			ctx = ""
+			for (c = 1; c <= 3; c++)
+				ctx = ctx (c > 1 ? "," : "") sprintf("\"Context %d of question %d: a passage of the knowledge base, long enough to stand for a chunk that a retriever returns, with some facts in it (%d).\"", c, i, s % 1000)
+			printf "{\"id\":\"q%d\",\"run_id\":\"%s\",\"category\":\"%s\",\"question\":\"What is the answer to question %d?\",\"contexts\":[%s],\"answer\":\"The answer to question %d is %d.\",\"reference\":\"It is %d.\",\"scores\":{\"faithfulness\":%s,\"context_recall\":%s,\"answer_relevancy\":%s,\"context_precision\":%s},\"usage\":{\"rag-verify\":{\"faithfulness\":{\"calls\":1,\"cache_hits\":0,\"prompt_tokens\":812,\"completion_tokens\":64,\"judge\":\"openai:fake-judge\"}}}}\n", i, run, cat[i % 5 + 1], i, ctx, i, s % 97, s % 97, f, r, 1 - f, r
+		}
+	}' >"$3"
 }
 bench_jq_ap() {
 	cat >"$1" <<'EOF'

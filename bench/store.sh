@@ -9,9 +9,10 @@
 #   1. rag-store add RUNDIR (one transaction)
 #   2. rag-store list --json, with the run and 20 small ones in the store
 #   3. rag-store export RUN, checked byte for byte against records.jsonl (cmp)
-# SQLite: a file in the work directory. PostgreSQL: a server of its own started with initdb and
-# pg_ctl from /usr/lib/postgresql/15/bin on a socket in the work directory (as nobody when run as
-# root), fsync off as in the test, stopped at the end; left out when those binaries are missing.
+# SQLite: a file in the work directory. PostgreSQL: a server of its own (bench_pg_start: initdb
+# and pg_ctl of the newest /usr/lib/postgresql/*/bin, a socket in the work directory, as nobody
+# when run as root, fsync off as in the test), stopped at the end; left out when those binaries
+# are missing.
 # No network. Exit status: 0, or 1 when a step failed or an export differs, 2 on usage errors.
 set -u
 
@@ -23,30 +24,11 @@ N=20000
 bench_args "" "$@"
 bench_need /usr/bin/time
 bench_setup store rag-store
-PGBIN=/usr/lib/postgresql/15/bin
-PG_UP= AS=
-
-pg_stop() {
-	[ -n "$PG_UP" ] && $AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
-	PG_UP=
-	case ${PGDIR:-} in /tmp/ragpipe-pg.*) rm -rf "$PGDIR" ;; esac
-}
-trap 'pg_stop; _bench_cleanup' EXIT
+trap 'bench_pg_stop; _bench_cleanup' EXIT
 
 # ---------------------------------------------------------------- the run
 mkdir -p "$W/run"
-awk -v n="$N" 'BEGIN {
-	split("math geo history science law", cat, " ")
-	s = 12345
-	for (i = 1; i <= n; i++) {
-		s = (s * 1103515245 + 12345) % 2147483648; f = int(s / 2147483648 * 1000) / 1000
-		s = (s * 1103515245 + 12345) % 2147483648; r = int(s / 2147483648 * 1000) / 1000
-		ctx = ""
-		for (c = 1; c <= 3; c++)
-			ctx = ctx (c > 1 ? "," : "") sprintf("\"Context %d of question %d: a passage of the knowledge base, long enough to stand for a chunk that a retriever returns, with some facts in it (%d).\"", c, i, s % 1000)
-		printf "{\"id\":\"q%d\",\"run_id\":\"big\",\"category\":\"%s\",\"question\":\"What is the answer to question %d?\",\"contexts\":[%s],\"answer\":\"The answer to question %d is %d.\",\"reference\":\"It is %d.\",\"scores\":{\"faithfulness\":%s,\"context_recall\":%s,\"answer_relevancy\":%s,\"context_precision\":%s},\"usage\":{\"rag-verify\":{\"faithfulness\":{\"calls\":1,\"cache_hits\":0,\"prompt_tokens\":812,\"completion_tokens\":64,\"judge\":\"openai:fake-judge\"}}}}\n", i, cat[i % 5 + 1], i, ctx, i, s % 97, s % 97, f, r, 1 - f, r
-	}
-}' >"$W/run/records.jsonl"
+bench_records_store "$N" big "$W/run/records.jsonl"
 printf '{"run_id":"big","started":"2026-12-01T12:00:00Z","ended":"2026-12-01T12:30:00Z","testset":"/data/qa.jsonl","metrics":["faithfulness","context_recall","answer_relevancy","context_precision"],"git":{"commit":"0123456789abcdef0123456789abcdef01234567","dirty":false},"gate":"pass","exit_status":0}\n' >"$W/run/run.json"
 BYTES=$(wc -c <"$W/run/records.jsonl" | tr -d ' ')
 head -n 5 "$W/run/records.jsonl" >"$W/small.jsonl"
@@ -76,27 +58,11 @@ bench_backend sqlite "sqlite://$W/runs.db"
 SQLITE_DB_KB=$(($(wc -c <"$W/runs.db") / 1024))
 
 HAVE_PG=0
-if [ -x "$PGBIN/initdb" ] && [ -x "$PGBIN/pg_ctl" ]; then
-	PGDIR=$W/pg
-	mkdir -p "$PGDIR/sock"
-	if [ "$(id -u)" = 0 ]; then
-		AS="runuser -u nobody --"
-		chmod 711 "$W"
-		chown -R nobody "$PGDIR"
-		if ! $AS test -w "$PGDIR/sock"; then
-			PGDIR=$(mktemp -d /tmp/ragpipe-pg.XXXXXX) && mkdir -p "$PGDIR/sock" && chown -R nobody "$PGDIR" && chmod 711 "$PGDIR"
-		fi
-	fi
-	if $AS "$PGBIN/initdb" -D "$PGDIR/data" -U ragpipe --auth=trust -E UTF8 --no-sync >"$W/initdb.log" 2>&1 &&
-		$AS "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/log" -w -o "-k $PGDIR/sock -c listen_addresses= -c fsync=off" \
-			start >/dev/null 2>&1; then
-		PG_UP=1 HAVE_PG=1
-		bench_backend pg "postgresql://ragpipe@/postgres?host=$PGDIR/sock"
-	else
-		echo "store.sh: PostgreSQL did not start: $(tail -n 3 "$W/initdb.log" "$PGDIR/log" 2>/dev/null)" >&2
-		FAILED=1
-	fi
-fi
+bench_pg_start
+case $? in
+0) HAVE_PG=1; bench_backend pg "$PG_URL" ;;
+1) FAILED=1 ;;
+esac
 
 if [ "$JSON" = 1 ]; then
 	printf '{"records":%s,"bytes":%s,"sqlite":{"add_s":%s,"add_rss_kb":%s,"list_s":%s,"export_s":%s,"export_rss_kb":%s,"byte_identical":"%s","db_kb":%s}' \

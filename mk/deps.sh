@@ -31,10 +31,11 @@ PKGS_demo="jq python3"
 # Selenium drives headless Chromium through the report's tabs, the CJK fonts draw its Chinese;
 # clang and its run-time build the fuzz targets and make asan, llvm's symbolizer names the
 # functions of a leak report; postgresql is the server of rag-store's test; pmccabe, cppcheck
-# and valgrind are make lint's and make valgrind's
+# and valgrind are make lint's and make valgrind's; git runs the commit-msg hook's test on a
+# repository of its own (a source tree without git, as check-fresh copies it, lacks it)
 PKGS_test="$PKGS_demo perl curl groff-base libxml2-utils bsdutils procps zsh fish strace parallel
 	chromium chromium-driver python3-selenium fonts-noto-cjk clang libclang-rt-dev llvm
-	postgresql valgrind pmccabe cppcheck"
+	postgresql valgrind pmccabe cppcheck git"
 PKGS_deb="dpkg-dev debhelper lintian"
 PKGS_bench="time wrk"
 

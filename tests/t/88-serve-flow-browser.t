@@ -166,6 +166,7 @@ for k in en zh; do
 	for w in 1440 390; do
 		is "$(got "$k first screen $w")" True "$k, $w px: the failed check and the first cause inside the first screen ($(got "$k first screen bottom $w") px)"
 		is "$(got "$k fits run $w")" True "$k, $w px: the opened run does not scroll sideways"
+		is "$(got "$k id lines $w")" 1 "$k, $w px: each record's id and category on one line"
 	done
 	for s in sets cases form progress marked; do
 		is "$(got "$k fits $s")" True "$k, $W px: $s, no horizontal scroll"

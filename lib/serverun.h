@@ -39,15 +39,11 @@ void rag_evals_reap(rag_evals *e);
  * and free e. */
 void rag_evals_free(rag_evals *e);
 
-/* ---------------------------------------------------------------- for unit tests */
-/* The form (borrowed) -> the configuration to write (*config, an object whose strings have
- * their '$' doubled, so that rag-config(5)'s ${VAR} expands nothing of the form) and rag-eval's
- * options from the form (appended to argv: --label=..., --metrics=...), the test set's name
- * and version, and the profile it names (*profile, a name of letters, digits and "_.-", no
- * "..", or NULL). -1 and err for a form that is not right. */
-int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
-                   size_t errlen);
-#ifdef RAG_UNITTESTS
+/* a string for a generated configuration: each '$' doubled, so that rag-config(5) expands no
+ * ${NAME} of it (a form value can name no variable); serverun.c's and serveprof.c's */
+jv rag_evals_conf_str(const char *s);
+
+/* ---------------------------------------------------------------- serveprof.c */
 /* A profile's text (YAML, as written: its ${VAR}s not expanded) -> what the form shows of it
  * (name, service_url, judge_base_url, judge_model, own_key, system, metrics, thresholds; URLs'
  * passwords masked; never a key, a header or the store), or {name, error}. */
@@ -61,6 +57,14 @@ jv rag_evals_profile(const char *name, const char *text, size_t len);
  * profile is not a YAML mapping. */
 int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, char **yaml, int *own_key, char *err,
                     size_t errlen);
-#endif /* RAG_UNITTESTS */
+
+/* ---------------------------------------------------------------- for unit tests */
+/* The form (borrowed) -> the configuration to write (*config, an object whose strings have
+ * their '$' doubled, so that rag-config(5)'s ${VAR} expands nothing of the form) and rag-eval's
+ * options from the form (appended to argv: --label=..., --metrics=...), the test set's name
+ * and version, and the profile it names (*profile, a name of letters, digits and "_.-", no
+ * "..", or NULL). -1 and err for a form that is not right. */
+int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
+                   size_t errlen);
 
 #endif

@@ -970,6 +970,54 @@ static void negation_free(struct negation *g)
 	set_free(&g->contrast);
 }
 
+struct rag_negation {
+	struct negation g;
+};
+
+rag_negation *rag_negation_scan(const char *s)
+{
+	rag_negation *n = rag_xmalloc(sizeof *n);
+
+	negation_scan(&n->g, s);
+	/* what the comparisons need is kept; the scan's stemmer and buffers go now */
+	if (n->g.stem)
+		sb_stemmer_delete(n->g.stem);
+	n->g.stem = NULL;
+	rag_buf_free(&n->g.w);
+	rag_buf_free(&n->g.fold);
+	return n;
+}
+
+void rag_negation_free(rag_negation *n)
+{
+	if (!n)
+		return;
+	negation_free(&n->g);
+	free(n);
+}
+
+int rag_negation_denies(const rag_negation *n)
+{
+	return n->g.heads.n > 0;
+}
+
+int rag_negation_agree(const rag_negation *claim, const rag_negation *text)
+{
+	const struct negation *c = &claim->g, *t = &text->g;
+	size_t i;
+	int ok = 1;
+
+	/* the claim denies what the text does not deny or set aside ("A, not B" against "A rather
+	 * than B") */
+	for (i = 0; ok && i < c->heads.n; i++)
+		ok = set_has(&t->heads, c->heads.v[i]) || set_has(&t->contrast, c->heads.v[i]);
+	/* the text denies what the claim states, and neither denies nor sets aside */
+	for (i = 0; ok && i < t->heads.n; i++)
+		ok = !set_has(&c->keys, t->heads.v[i]) || set_has(&c->heads, t->heads.v[i]) ||
+		     set_has(&c->contrast, t->heads.v[i]);
+	return ok;
+}
+
 int rag_text_negation(const char *s)
 {
 	struct negation g;
@@ -983,21 +1031,10 @@ int rag_text_negation(const char *s)
 
 int rag_text_negation_agrees(const char *claim, const char *text)
 {
-	struct negation c, t;
-	size_t i;
-	int ok = 1;
+	rag_negation *c = rag_negation_scan(claim), *t = rag_negation_scan(text);
+	int ok = rag_negation_agree(c, t);
 
-	negation_scan(&c, claim);
-	negation_scan(&t, text);
-	/* the claim denies what the text does not deny or set aside ("A, not B" against "A rather
-	 * than B") */
-	for (i = 0; ok && i < c.heads.n; i++)
-		ok = set_has(&t.heads, c.heads.v[i]) || set_has(&t.contrast, c.heads.v[i]);
-	/* the text denies what the claim states, and neither denies nor sets aside */
-	for (i = 0; ok && i < t.heads.n; i++)
-		ok = !set_has(&c.keys, t.heads.v[i]) || set_has(&c.heads, t.heads.v[i]) ||
-		     set_has(&c.contrast, t.heads.v[i]);
-	negation_free(&c);
-	negation_free(&t);
+	rag_negation_free(c);
+	rag_negation_free(t);
 	return ok;
 }

@@ -509,7 +509,14 @@ static int contains_any_written(const char *key, const char *const *list)
 	char buf[256];
 	size_t o;
 	const char *p;
+	unsigned char pairs[256 * 256 / 8] = { 0 };   /* the byte pairs of key */
 
+	/* a phrase with a byte pair key lacks is not in it: most sentences rule out most phrases
+	 * (share/refusals.txt's hundred) without a search */
+	for (p = key; p[0] && p[1]; p++) {
+		unsigned pr = (unsigned char)p[0] << 8 | (unsigned char)p[1];
+		pairs[pr >> 3] |= (unsigned char)(1u << (pr & 7));
+	}
 	for (; *list; list++) {
 		for (o = 0, p = *list; *p && o + 1 < sizeof buf; p++) {
 			unsigned char c = (unsigned char)*p;
@@ -523,7 +530,14 @@ static int contains_any_written(const char *key, const char *const *list)
 		while (o && buf[o - 1] == ' ')
 			o--;
 		buf[o] = 0;
-		if (!*p && o && has_phrase(key, buf, 1))
+		if (*p || !o)      /* too long to be matched, or empty */
+			continue;
+		for (p = buf; p[0] && p[1]; p++) {
+			unsigned pr = (unsigned char)p[0] << 8 | (unsigned char)p[1];
+			if (!(pairs[pr >> 3] & (1u << (pr & 7))))
+				break;
+		}
+		if (!(p[0] && p[1]) && has_phrase(key, buf, 1))
 			return 1;
 	}
 	return 0;

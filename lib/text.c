@@ -900,8 +900,11 @@ static const char *neg_fold(struct negation *g, const char *s, size_t n)
 	for (k = 0; k < n && !((unsigned char)s[k] & 0x80); k++)
 		;
 	if (k == n) {
-		for (k = 0; k < n; k++)
-			rag_buf_addf(&g->fold, "%c", s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]);
+		for (k = 0; k < n; k++) {
+			char c = (char)(s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]);
+			if (c)      /* as "%c" through rag_buf_addf, which adds up to a NUL */
+				rag_buf_add(&g->fold, &c, 1);
+		}
 	} else {
 		char *w = rag_xstrndup(s, n);
 		f = rag_text_normalize(w);

@@ -632,10 +632,19 @@ static _Thread_local struct key_slot key_cache[KEY_SLOTS];
 static const char *word_key_uncached(struct sb_stemmer *stem, rag_buf *w, const char *s, size_t n,
                                      size_t *len);
 
+/* The English stemmer, made when a word first needs it: with the keys remembered, most texts
+ * need none. NULL if it cannot be made. */
+static struct sb_stemmer *stemmer(struct sb_stemmer **stem)
+{
+	if (!*stem)
+		*stem = sb_stemmer_new("english", NULL);
+	return *stem;
+}
+
 /* The key of a word: case-folded, contraction stripped, month abbreviation expanded, number
  * word as digits, stemmed. NULL for a stop word. The result lives in w or in the stemmer until
- * the next call. */
-static const char *word_key(struct sb_stemmer *stem, rag_buf *w, const char *s, size_t n,
+ * the next call. *stem: the stemmer, made here when first needed. */
+static const char *word_key(struct sb_stemmer **stem, rag_buf *w, const char *s, size_t n,
                             size_t *len)
 {
 	struct key_slot *slot;
@@ -643,8 +652,8 @@ static const char *word_key(struct sb_stemmer *stem, rag_buf *w, const char *s, 
 	uint32_t h = 2166136261u;
 	size_t k;
 
-	if (!stem || !n || n >= KEY_MAX)
-		return word_key_uncached(stem, w, s, n, len);
+	if (!n || n >= KEY_MAX)
+		return word_key_uncached(stemmer(stem), w, s, n, len);
 	for (k = 0; k < n; k++)
 		h = (h ^ (unsigned char)s[k]) * 16777619u;
 	slot = &key_cache[h & (KEY_SLOTS - 1)];
@@ -656,8 +665,8 @@ static const char *word_key(struct sb_stemmer *stem, rag_buf *w, const char *s, 
 		*len = slot->len;
 		return w->p;
 	}
-	key = word_key_uncached(stem, w, s, n, len);
-	if (key && *len >= KEY_MAX)
+	key = word_key_uncached(stemmer(stem), w, s, n, len);
+	if (!*stem || (key && *len >= KEY_MAX))   /* unstemmed, or too long to keep */
 		return key;
 	slot->n = (unsigned char)n;
 	memcpy(slot->in, s, n);
@@ -769,7 +778,7 @@ static void token_emit(void *arg, int kind, const char *s, size_t n)
 	}
 	else if (kind == TK_CJK)
 		cjk_segments(s, n, cjk_token, t);
-	else if ((kind == TK_IDENT || !is_negator_word(s, n)) && (key = word_key(t->stem, &t->w, s, n, &len)))
+	else if ((kind == TK_IDENT || !is_negator_word(s, n)) && (key = word_key(&t->stem, &t->w, s, n, &len)))
 		add_token(t, key, len);
 }
 
@@ -783,7 +792,6 @@ static jv tokens_of(const char *s, int evidence)
 	if (!s)
 		return t.out;
 	norm = normalize_any(s);
-	t.stem = sb_stemmer_new("english", NULL);
 	scan(norm, token_emit, &t);
 	if (t.stem)
 		sb_stemmer_delete(t.stem);
@@ -944,7 +952,7 @@ static void neg_word(struct negation *g, const char *s, size_t n)
 	} else if (!value && is_negator_word(f, fn)) {
 		g->pending = 1;
 		g->after_not = !strcmp(f, "not");
-	} else if ((key = word_key(g->stem, &g->w, f, fn, &len))) {
+	} else if ((key = word_key(&g->stem, &g->w, f, fn, &len))) {
 		neg_key(g, key, len);
 		g->after_not = 0;
 	}
@@ -976,7 +984,7 @@ static void neg_emit(void *arg, int kind, const char *s, size_t n)
 		g->prev[0] = 0;
 	} else if (kind == TK_IDENT) {
 		/* a name, never a negator */
-		if ((key = word_key(g->stem, &g->w, neg_fold(g, s, n), g->fold.len, &len)))
+		if ((key = word_key(&g->stem, &g->w, neg_fold(g, s, n), g->fold.len, &len)))
 			neg_key(g, key, len);
 		g->prev[0] = 0;
 	} else {
@@ -1005,8 +1013,7 @@ static void negation_scan(struct negation *g, const char *s)
 {
 	char *norm = normalize_keep_case(s ? s : "");
 
-	memset(g, 0, sizeof *g);
-	g->stem = sb_stemmer_new("english", NULL);
+	memset(g, 0, sizeof *g);     /* the stemmer is made when a word needs it (word_key) */
 	g->at_start = 1;
 	scan(norm, neg_emit, g);
 	neg_clause_end(g);       /* "... or not" negates, though nothing follows */

@@ -167,5 +167,13 @@ int rag_text_negation(const char *s);
  * "Einstein liked school" / "He did not like school" disagree; "Einstein was born in Ulm" /
  * "Einstein, who did not like school, was born in Ulm" agree. Both borrowed. */
 int rag_text_negation_agrees(const char *claim, const char *text);
+/* The same, scanned once for many comparisons: rag_negation_scan(s) (s borrowed; never NULL),
+ * rag_negation_denies(n) = rag_text_negation(s), rag_negation_agree(c, t) =
+ * rag_text_negation_agrees(c's text, t's text); rag_negation_free(n) (n may be NULL). */
+typedef struct rag_negation rag_negation;
+rag_negation *rag_negation_scan(const char *s);
+int rag_negation_denies(const rag_negation *n);
+int rag_negation_agree(const rag_negation *claim, const rag_negation *text);
+void rag_negation_free(rag_negation *n);
 
 #endif

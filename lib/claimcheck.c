@@ -161,7 +161,16 @@ static int is_date_word(const char *t)
 struct sentence {
 	rag_strv toks;    /* set */
 	char *text;
+	rag_negation *neg;   /* its negation scan, made when first needed (sentence_neg) */
 };
+
+/* The negation scan of a sentence, made once for all the claims checked against it. */
+static const rag_negation *sentence_neg(const struct sentence *s)
+{
+	if (!s->neg)
+		((struct sentence *)s)->neg = rag_negation_scan(s->text);
+	return s->neg;
+}
 
 struct context {
 	struct sentence *sent;
@@ -207,10 +216,48 @@ static void context_free(struct context *c)
 	for (i = 0; i < c->nsent; i++) {
 		rag_strv_free(&c->sent[i].toks);
 		free(c->sent[i].text);
+		rag_negation_free(c->sent[i].neg);
 	}
 	free(c->sent);
 	rag_strv_free(&c->all);
 	rag_strv_free(&c->nums);
+}
+
+/* Which tokens of a claim each sentence of a context holds, looked up once per claim: in[i *
+ * claim->n + k] for token k in sentence i, cnt[i] how many. */
+struct hits {
+	unsigned char *in;
+	size_t *cnt;
+};
+
+/* Both sets sorted: one merge per sentence. */
+static void hits_make(struct hits *h, const rag_strv *claim, const struct context *c)
+{
+	size_t i, k, j;
+	int d;
+
+	h->in = rag_xmalloc((c->nsent && claim->n ? c->nsent * claim->n : 1));
+	h->cnt = rag_xmalloc((c->nsent ? c->nsent : 1) * sizeof *h->cnt);
+	for (i = 0; i < c->nsent; i++) {
+		const rag_strv *set = &c->sent[i].toks;
+		unsigned char *in = h->in + i * claim->n;
+		h->cnt[i] = 0;
+		for (k = j = 0; k < claim->n; k++) {
+			in[k] = 0;
+			while (j < set->n && (d = strcmp(set->v[j], claim->v[k])) < 0)
+				j++;
+			if (j < set->n && d == 0) {
+				in[k] = 1;
+				h->cnt[i]++;
+			}
+		}
+	}
+}
+
+static void hits_free(struct hits *h)
+{
+	free(h->in);
+	free(h->cnt);
 }
 
 static size_t count_found(const rag_strv *claim, const rag_strv *set)
@@ -269,14 +316,14 @@ enum { TOK_NUMBER_FOUND = 1, TOK_KIN = 2 };
  * number is found anywhere in c (how[k] & TOK_NUMBER_FOUND); with TOK_KIN, a name that c holds
  * in another form, also as a kin. */
 static int found_in_window(const rag_strv *claim, const unsigned char *how, size_t k,
-                           const struct context *c, size_t i)
+                           const struct context *c, const struct hits *h, size_t i)
 {
 	size_t j;
 
 	if (how[k] & TOK_NUMBER_FOUND)
 		return 1;
 	for (j = i; j < i + EVIDENCE_WINDOW && j < c->nsent; j++)
-		if (set_has(&c->sent[j].toks, claim->v[k]) ||
+		if (h->in[j * claim->n + k] ||
 		    ((how[k] & TOK_KIN) && set_has_kin(&c->sent[j].toks, claim->v[k])))
 			return 1;
 	return 0;
@@ -287,7 +334,7 @@ static int found_in_window(const rag_strv *claim, const unsigned char *how, size
  * against "January"); names (isname, may be NULL) also as a kin. *at: where the first best
  * window starts; with found (claim->n flags), which tokens it holds. */
 static size_t count_found_ctx(const rag_strv *claim, const unsigned char *isname, const struct context *c,
-                              size_t *at, unsigned char *found)
+                              const struct hits *h, size_t *at, unsigned char *found)
 {
 	size_t i, k, f, best = 0;
 	unsigned char *how = rag_xmalloc(claim->n ? claim->n : 1);
@@ -301,14 +348,14 @@ static size_t count_found_ctx(const rag_strv *claim, const unsigned char *isname
 	*at = 0;
 	for (i = 0; i < (c->nsent ? c->nsent : 1); i++) {
 		for (f = 0, k = 0; k < claim->n; k++)
-			f += (size_t)found_in_window(claim, how, k, c, i);
+			f += (size_t)found_in_window(claim, how, k, c, h, i);
 		if (f > best) {
 			best = f;
 			*at = i;
 		}
 	}
 	for (k = 0; found && k < claim->n; k++)
-		found[k] = (unsigned char)found_in_window(claim, how, k, c, *at);
+		found[k] = (unsigned char)found_in_window(claim, how, k, c, h, *at);
 	free(how);
 	return best;
 }
@@ -330,14 +377,14 @@ struct cand {
 };
 
 /* Best-matching sentence of context c: the most claim tokens, the first on a tie. */
-static const struct sentence *best_sentence(const struct context *c, const rag_strv *claim,
+static const struct sentence *best_sentence(const struct context *c, const struct hits *h,
                                             size_t *found)
 {
 	const struct sentence *best = NULL;
 	size_t i, f;
 
 	for (i = 0; i < c->nsent; i++) {
-		f = count_found(claim, &c->sent[i].toks);
+		f = h->cnt[i];
 		if (!best || f > *found) {
 			best = &c->sent[i];
 			*found = f;
@@ -368,7 +415,7 @@ static void note_missing(struct cand *cd, const char *num)
 	rag_buf_adds(&cd->missing, num);
 }
 
-static void cand_single(struct cand *cd, const struct context *c, size_t idx,
+static void cand_single(struct cand *cd, const struct context *c, const struct hits *h, size_t idx,
                         const rag_strv *claim, const unsigned char *isname, double threshold)
 {
 	const struct sentence *s;
@@ -376,16 +423,16 @@ static void cand_single(struct cand *cd, const struct context *c, size_t idx,
 
 	cd->idx = idx;
 	cd->flags = rag_xmalloc(claim->n ? claim->n : 1);
-	cd->found = count_found_ctx(claim, isname, c, &at, cd->flags);
+	cd->found = count_found_ctx(claim, isname, c, h, &at, cd->flags);
 	for (i = 0; i < claim->n; i++)
 		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
 			note_missing(cd, claim->v[i]);
-	s = best_sentence(c, claim, &f);
+	s = best_sentence(c, h, &f);
 	cd->sent_found = f;
 	cand_level(cd, claim, threshold, s);
 }
 
-static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
+static void cand_joined(struct cand *cd, const struct context *cs, const struct hits *hs, size_t nc,
                         const rag_strv *claim, const unsigned char *isname, double threshold)
 {
 	const struct sentence *s, *best = NULL;
@@ -404,7 +451,7 @@ static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
 	}
 	for (k = 0; k < nc; k++) {
 		f = 0;
-		if ((s = best_sentence(&cs[k], claim, &f)) && (!best || f > bestf)) {
+		if ((s = best_sentence(&cs[k], &hs[k], &f)) && (!best || f > bestf)) {
 			best = s;
 			bestf = f;
 			cd->idx = k;
@@ -420,24 +467,27 @@ static void cand_joined(struct cand *cd, const struct context *cs, size_t nc,
  * bodies which have never been identified") beside the one that shares most words with the
  * claim; and such a sentence agrees only when it denies the same things, so a positive claim is
  * still held to its best sentence. */
-static int negation_ok(const struct cand *cd, const char *claim, const struct context *cs, size_t nc)
+static int negation_ok(const struct cand *cd, const char *claim, rag_negation **cneg,
+                       const struct context *cs, const struct hits *hs, size_t nc)
 {
 	size_t k, i, f;
-	const rag_strv *toks;
 
-	if (rag_text_negation_agrees(claim, cd->sent ? cd->sent->text : ""))
+	if (!cd->sent)
+		return rag_text_negation_agrees(claim, "");
+	if (!*cneg)
+		*cneg = rag_negation_scan(claim);
+	if (rag_negation_agree(*cneg, sentence_neg(cd->sent)))
 		return 1;
-	if (!cd->sent || !rag_text_negation(claim))
+	if (!rag_negation_denies(*cneg))
 		return 0;
-	toks = cd->claim;
 	for (k = cd->joined ? 0 : cd->idx; k < (cd->joined ? nc : cd->idx + 1); k++) {
 		for (i = 0; i < cs[k].nsent; i++) {
 			const struct sentence *s = &cs[k].sent[i];
 			if (s == cd->sent)
 				continue;
-			f = count_found(toks, &s->toks);
-			if (f && 2 * f >= cd->sent_found && rag_text_negation(s->text) &&
-			    rag_text_negation_agrees(claim, s->text))
+			f = hs[k].cnt[i];
+			if (f && 2 * f >= cd->sent_found && rag_negation_denies(sentence_neg(s)) &&
+			    rag_negation_agree(*cneg, sentence_neg(s)))
 				return 1;
 		}
 	}
@@ -546,6 +596,8 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 	double score;
 	char *reason, *tail;
 	jv ctx = jv_null(), out;
+	rag_negation *cneg = NULL;   /* the claim's negation scan, when a check needs it */
+	struct hits *hs;             /* the claim's tokens in each context's sentences */
 
 	if (jv_get_kind(claim) != JV_KIND_STRING)
 		return verdict(claim, 0, "claim is not a string", jv_null(), 0);
@@ -576,16 +628,19 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 		for (isname[i] = 0, o = 0; o < ntoks.n && !isname[i]; o++)
 			isname[i] = !strcmp(ntoks.v[o], toks.v[i]);
 
+	hs = rag_xmalloc(nc * sizeof *hs);
+	for (i = 0; i < nc; i++)
+		hits_make(&hs[i], &toks, &cs[i]);
 	ncand = nc + (nc > 1);
 	cands = rag_xmalloc(ncand * sizeof *cands);
 	memset(cands, 0, ncand * sizeof *cands);
 	for (i = 0; i < nc; i++) {
-		cand_single(&cands[i], &cs[i], i, &toks, isname, threshold);
+		cand_single(&cands[i], &cs[i], &hs[i], i, &toks, isname, threshold);
 		if (cands[i].found > cands[most].found)
 			most = i;
 	}
 	if (nc > 1)
-		cand_joined(&cands[nc], cs, nc, &toks, isname, threshold);
+		cand_joined(&cands[nc], cs, hs, nc, &toks, isname, threshold);
 	/* The negation check costs the most: it runs on the candidates in order of preference and
 	 * stops at the first that agrees. */
 	for (;;) {
@@ -596,7 +651,7 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 		if (!best)
 			break;
 		best->checked = 1;
-		if (negation_ok(best, jv_string_value(claim), cs, nc)) {
+		if (negation_ok(best, jv_string_value(claim), &cneg, cs, hs, nc)) {
 			best->level = 3;
 			break;
 		}
@@ -674,6 +729,10 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 		free(cands[i].flags);
 	}
 	free(cands);
+	for (i = 0; i < nc; i++)
+		hits_free(&hs[i]);
+	free(hs);
+	rag_negation_free(cneg);
 	free(isname);
 	rag_strv_free(&toks);
 	rag_strv_free(&ntoks);
@@ -735,7 +794,7 @@ static int denial_contradicted(const rag_strv *deny, const rag_strv *head, const
 			const struct sentence *s = &cs[k].sent[i];
 			if (count_found(deny, &s->toks) < deny->n)
 				continue;
-			if (rag_text_negation(s->text))
+			if (rag_negation_denies(sentence_neg(s)))
 				return 0;
 			for (j = 0; j < head->n && !against; j++)
 				if (!set_has(deny, head->v[j]) && set_has(&s->toks, head->v[j])) {

@@ -502,6 +502,12 @@ static int contains_any(const char *key, const char *const *list)
 	return 0;
 }
 
+static int has_pair(const unsigned char *pairs, char a, char b)
+{
+	unsigned pr = (unsigned)(unsigned char)a << 8 | (unsigned char)b;
+	return pairs[pr >> 3] & (1u << (pr & 7));
+}
+
 /* contains_any for phrases as people write them ("i don't know"): each is put in key form first,
  * its ASCII punctuation read as spaces. The phrases are short; a longer one is never matched. */
 static int contains_any_written(const char *key, const char *const *list)
@@ -509,17 +515,31 @@ static int contains_any_written(const char *key, const char *const *list)
 	char buf[256];
 	size_t o;
 	const char *p;
+	unsigned char pairs[256 * 256 / 8] = { 0 };   /* the byte pairs of key */
 
+	/* a phrase with a byte pair key lacks is not in it: most sentences rule out most phrases
+	 * (share/refusals.txt's hundred) without a search */
+	for (p = key; p[0] && p[1]; p++) {
+		unsigned pr = (unsigned char)p[0] << 8 | (unsigned char)p[1];
+		pairs[pr >> 3] |= (unsigned char)(1u << (pr & 7));
+	}
 	for (; *list; list++) {
-		for (o = 0, p = *list; *p && o + 1 < sizeof buf; p++) {
+		int lacks = 0;      /* the phrase has a byte pair that key lacks: looked at as it is made */
+		for (o = 0, p = *list; *p && o + 1 < sizeof buf && !lacks; p++) {
 			unsigned char c = (unsigned char)*p;
 			if (c < 0x80 && !is_lower(c) && !is_digit(c)) {
 				if (o && buf[o - 1] != ' ')
 					buf[o++] = ' ';
 			} else {
+				/* the pair this byte ends, and the one a space before it ends (a space at
+				 * the end, which goes, ends none that counts) */
+				lacks = (o && !has_pair(pairs, buf[o - 1], (char)c)) ||
+				        (o >= 2 && buf[o - 1] == ' ' && !has_pair(pairs, buf[o - 2], ' '));
 				buf[o++] = (char)c;
 			}
 		}
+		if (lacks)
+			continue;
 		while (o && buf[o - 1] == ' ')
 			o--;
 		buf[o] = 0;

@@ -46,6 +46,7 @@ typedef struct tool {
 	FILE *recs;        /* the last run's records, as rag_report_record gives them, in the
 	                    * page's JSON, comma-separated */
 	size_t nrecs;
+	rag_causes *causes; /* the last run's failing records by cause (causes.c), for the page */
 	FILE *base;        /* the baseline's "id": {a, sc} pairs, in the page's JSON */
 	/* the baseline's ids, in the order first seen (a repeated id keeps its first place and
 	 * takes the last value, as a JSON object's key does): each as the page writes it; per row,
@@ -104,6 +105,8 @@ static void observe(rag_item *it, void *ctx)
 	rag_item_where(it, where, sizeof where);
 	if (t->keep) {
 		jv v = rag_gate_add_verdict(t->gate, it->rec, where, it->bad);
+		/* seq: the record's place in the page's records, the order of equals as the page's */
+		rag_causes_add(t->causes, it->rec, v, (long)t->nrecs);
 		t->buf.len = 0;
 		if (t->nrecs++) rag_buf_adds(&t->buf, ",");
 		rag_report_json_block(&t->buf, rag_report_record(it->rec, v, where));
@@ -309,6 +312,7 @@ static int report_run(tool *t, const rag_gate_opts *go, const char *name, int la
 	int rc = 0;
 	t->gate = rag_gate_new(go);
 	t->keep = last && !markdown;
+	if (t->keep) t->causes = rag_causes_new();
 	if (last && baseline) {
 		rag_gate_baseline_name(t->gate, baseline);
 		rc = rag_cli_read_run(t->cli, baseline, NULL, observe_base, t);
@@ -404,6 +408,7 @@ int main(int argc, char **argv)
 		jv rep = JV_OBJECT(jv_string("runs"), jv_copy(runs), jv_string("gated"), jv_bool(rag_cli_gate_any(&go, baseline)));
 		if (baseline) rep = jv_object_set(rep, jv_string("baseline"), JV_OBJECT(jv_string("name"), jv_string(baseline)));
 		if (jv_is_valid(hist)) rep = jv_object_set(rep, jv_string("history"), jv_copy(hist));
+		if (t.causes) rep = jv_object_set(rep, jv_string("causes"), rag_causes_json(t.causes));
 		if (!(text = rag_report_html_frame(rep, title, &ra, &ba, err, sizeof err))) {
 			rag_msg(cli.prog, "error", "%s", err);
 			rc = RAG_EXIT_INTERNAL;
@@ -433,6 +438,7 @@ out:
 	if (t.recs) fclose(t.recs);
 	if (t.base) fclose(t.base);
 	rag_idtab_free(&t.base_ids);
+	rag_causes_free(t.causes);
 	free(t.base_off);
 	free(t.base_len);
 	rag_buf_free(&t.buf);

@@ -95,6 +95,22 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
  * changes: [{metric, baseline, current, delta, change: "regressed"|"improved"|"none"}] against
  * the baseline record of the same id (empty without one)}. A record passes when neither. */
 jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
+
+/* A run's failing records grouped by cause (causes.c), the one grouping of rag-report's page and
+ * rag-serve's opened run. Fed each record with its gate verdict (rag_gate_add_verdict's; a
+ * record that passed is passed over): no answer (the stage that failed first), else each error
+ * (a record counts once under a cause, however many stages repeat it); a metric below its
+ * per-record threshold, a metric with one and no score; else the first thing it missed. */
+typedef struct rag_causes rag_causes;
+#define RAG_CAUSE_SHOWN 10   /* records listed under a cause, the farthest below its threshold first */
+rag_causes *rag_causes_new(void);
+/* rec and verdict borrowed; seq the record's place in the run (the order of equals) */
+void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
+/* [{kind: "below"|"null"|"noanswer"|"error", metric?, threshold?, tool?, text?, cause: the
+ * English line, count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at most, the farthest
+ * below the threshold first, then by seq)}], the most records first, then the farthest below */
+jv rag_causes_json(const rag_causes *cs);
+void rag_causes_free(rag_causes *cs);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
  * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...], self_judging?: {model, records}, warnings?: [text]}

@@ -891,13 +891,20 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 	/* the data the script shows: the summary (less its few worst records, which the records
 	 * themselves hold), the records, the baseline's answers, the history */
 	ds = jv_object_delete(jv_copy(s), jv_string("worst"));
-	/* written key by key, as jv_dump_string writes the object {title, run, gated, summary,
-	 * records, base?, history}, with the places of the records and the baseline's left empty */
+	/* written key by key, as jv_dump_string writes the object {title, run, gated, causes,
+	 * summary, records, base?, history}, with the places of the records and the baseline's left
+	 * empty; causes: the failing records by cause (causes.c's, the one grouping rag-serve's
+	 * opened run shows too), drawn by the script, [] when none was given */
 	rag_buf_adds(&b, "<script type=\"application/json\" id=\"rag-data\">{\"title\":");
 	json_block(&b, jv_string(title));
 	rag_buf_adds(&b, ",\"run\":");
 	json_block(&b, str_or_null(rag_json_get(jv_copy(last), "name")));
-	rag_buf_addf(&b, ",\"gated\":%s,\"summary\":", gated ? "true" : "false");
+	rag_buf_addf(&b, ",\"gated\":%s,\"causes\":", gated ? "true" : "false");
+	{
+		jv cs = rag_json_get(jv_copy(report), "causes");
+		json_block(&b, jv_get_kind(cs) == JV_KIND_ARRAY ? cs : (jv_free(cs), jv_array()));
+	}
+	rag_buf_adds(&b, ",\"summary\":");
 	json_block(&b, ds);
 	rag_buf_adds(&b, ",\"records\":[");
 	*records_at = *base_at = b.len;

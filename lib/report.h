@@ -14,7 +14,9 @@
  * rag_gate_summary; meta the run's run.json; href a link to its own report), oldest first, the
  * last the run reported; records: [rag_report_record...] of that run; baseline?: {name,
  * records: {id: {a, sc}}} (the baseline's answers and scores); history?: [entries of
- * rag_report_history_read]; gated: whether any threshold was given}. One self-contained HTML
+ * rag_report_history_read]; gated: whether any threshold was given; causes?: the last run's
+ * failing records by cause, rag_causes_json's (their seq: the record's place in records)}. One
+ * self-contained HTML
  * page: the Summary in HTML, the rest as escaped JSON shown by <datadir>/report/report.js
  * (inlined). Returns malloc'ed text, or NULL and err when the script cannot be read. */
 char *rag_report_html(jv report, const char *title, char *err, size_t errlen);

@@ -389,8 +389,8 @@ out:
 
 /* ---------------------------------------------------------------- a run's checks */
 /* What an opened run shows first: the gate's checks, the failed ones first, and its failing
- * records by cause (one line a cause, with its count, the most first), as rag-report's page
- * has them. The gate is rag-gate's (gate.c) with the thresholds of the run's own configuration
+ * records by cause (one line a cause, with its count, the most first), causes.c's grouping,
+ * the one rag-report's page has. The gate is rag-gate's (gate.c) with the thresholds of the run's own configuration
  * (run.json's config.gate), over the stored records a page at a time. */
 
 /* a {metric: number} object of gate (borrowed) as a list (the keys malloc'ed) */
@@ -420,185 +420,6 @@ static void kd_free(rag_kd *v, size_t n)
 	size_t i;
 	for (i = 0; i < n; i++) free(v[i].key);
 	free(v);
-}
-
-#define CAUSE_SHOWN 10   /* records listed under a cause, the farthest below its threshold first */
-
-typedef struct cause_rec { long seq; double dist; char *id, *detail; } cause_rec;
-typedef struct cause {
-	char *key;        /* "below:M", "null:M", "noanswer:TOOL", "error:TEXT" */
-	jv what;          /* {kind, metric?, threshold?, tool?, text?, cause: the English line} */
-	long count;
-	double worst;
-	cause_rec shown[CAUSE_SHOWN + 1];
-	size_t nshown;
-} cause;
-typedef struct causes { cause *v; size_t n, cap; } causes;
-
-static int rec_before(const cause_rec *a, const cause_rec *b)
-{
-	return a->dist > b->dist || (a->dist == b->dist && a->seq < b->seq);
-}
-
-/* record seq (id, detail borrowed) under the cause key; what consumed (kept by a new cause) */
-static void cause_put(causes *cs, const char *key, jv what, long seq, const char *id, double dist, const char *detail)
-{
-	cause *c = NULL;
-	cause_rec r = {seq, dist, NULL, NULL};
-	size_t i;
-	for (i = 0; i < cs->n; i++)
-		if (!strcmp(cs->v[i].key, key)) c = &cs->v[i];
-	if (!c) {
-		if (cs->n == cs->cap) {
-			cs->cap = cs->cap ? 2 * cs->cap : 8;
-			cs->v = rag_xrealloc(cs->v, cs->cap * sizeof *cs->v);
-		}
-		c = &cs->v[cs->n++];
-		memset(c, 0, sizeof *c);
-		c->key = rag_xstrdup(key);
-		c->what = what;
-		c->worst = -HUGE_VAL;
-	} else {
-		jv_free(what);
-	}
-	c->count++;
-	if (dist > c->worst) c->worst = dist;
-	if (c->nshown == CAUSE_SHOWN && !rec_before(&r, &c->shown[CAUSE_SHOWN - 1])) return;
-	r.id = rag_xstrdup(id ? id : "");
-	r.detail = rag_xstrdup(detail ? detail : "");
-	/* kept in order: the farthest below first, then by place */
-	for (i = c->nshown; i > 0 && rec_before(&r, &c->shown[i - 1]); i--) c->shown[i] = c->shown[i - 1];
-	c->shown[i] = r;
-	if (c->nshown < CAUSE_SHOWN) c->nshown++;
-	else free(c->shown[CAUSE_SHOWN].id), free(c->shown[CAUSE_SHOWN].detail);
-}
-
-/* the causes of a failed record (rec and its gate verdict v borrowed), as report.js's
- * recordCauses: no answer (the stage that failed first), else each error; a metric below its
- * per-record threshold, a metric with no score; else the first thing it missed */
-static void record_causes(causes *cs, jv rec, jv v, long seq, const char *id)
-{
-	jv errs = rag_json_get(jv_copy(rec), "errors"), checks = rag_json_get(jv_copy(v), "checks");
-	const char *ans = rag_record_str(rec, "answer");
-	int nerr = jv_get_kind(errs) == JV_KIND_ARRAY ? jv_array_length(jv_copy(errs)) : 0, noanswer = !ans || !*ans;
-	long added = 0;
-	char *key, *line, tool[128], msg[1024];
-	size_t i;
-	for (i = 0; i < cs->n; i++) added -= cs->v[i].count;
-	if (nerr && noanswer) {
-		jv e = jv_array_get(jv_copy(errs), 0);
-		rag_json_str(e, "tool", tool, sizeof tool);
-		if (!*tool) snprintf(tool, sizeof tool, "collect");
-		key = rag_xasprintf("noanswer:%s", tool);
-		line = rag_xasprintf("no answer (%s failed)", tool);
-		cause_put(cs, key, JV_OBJECT(jv_string("kind"), jv_string("noanswer"), jv_string("tool"), jv_string(tool),
-		                             jv_string("cause"), jv_string(line)),
-		          seq, id, HUGE_VAL, rag_json_str(e, "message", msg, sizeof msg));
-		free(key);
-		free(line);
-		jv_free(e);
-	} else if (nerr) {
-		jv_array_foreach(errs, k, e) {
-			char t[90];
-			size_t n = strlen(rag_json_str(e, "message", msg, sizeof msg));
-			/* a long message cut at 79 bytes (not inside a UTF-8 character), as the report does */
-			if (n > 80) {
-				n = 79;
-				while (n > 0 && ((unsigned char)msg[n] & 0xC0) == 0x80) n--;
-				memcpy(t, msg, n);
-				memcpy(t + n, "\u2026", sizeof "\u2026");
-			} else {
-				memcpy(t, msg, n + 1);
-			}
-			key = rag_xasprintf("error:%s", msg);
-			line = rag_xasprintf("error: %s", t);
-			rag_json_str(e, "tool", tool, sizeof tool);
-			cause_put(cs, key, JV_OBJECT(jv_string("kind"), jv_string("error"), jv_string("text"), jv_string(t),
-			                             jv_string("cause"), jv_string(line)),
-			          seq, id, HUGE_VAL, tool);
-			free(key);
-			free(line);
-			jv_free(e);
-			(void)k;
-		}
-	}
-	if (jv_get_kind(checks) == JV_KIND_ARRAY) {
-		jv_array_foreach(checks, k, c) {
-			char m[256], st[16], detail[700];
-			double x = rag_json_num(c, "score"), t = rag_json_num(c, "threshold");
-			rag_json_str(c, "metric", m, sizeof m);
-			rag_json_str(c, "status", st, sizeof st);
-			if (!strcmp(st, "failure") && !isnan(x) && !isnan(t)) {
-				key = rag_xasprintf("below:%s", m);
-				line = rag_xasprintf("%s below %.3f", m, t);
-				snprintf(detail, sizeof detail, "%.3f (\u2212%.3f)", x, t - x);
-				cause_put(cs, key, JV_OBJECT(jv_string("kind"), jv_string("below"), jv_string("metric"), jv_string(m),
-				                             jv_string("threshold"), jv_number(t), jv_string("cause"), jv_string(line)),
-				          seq, id, t - x, detail);
-				free(key);
-				free(line);
-			} else if (!strcmp(st, "error") && !(nerr && noanswer)) {
-				key = rag_xasprintf("null:%s", m);
-				line = rag_xasprintf("%s: no score", m);
-				cause_put(cs, key, JV_OBJECT(jv_string("kind"), jv_string("null"), jv_string("metric"), jv_string(m),
-				                             jv_string("cause"), jv_string(line)),
-				          seq, id, HUGE_VAL, "");
-				free(key);
-				free(line);
-			}
-			jv_free(c);
-			(void)k;
-		}
-	}
-	/* a record counts once under each cause it has; one with none says why it failed */
-	for (i = 0; i < cs->n; i++) added += cs->v[i].count;
-	if (!added) {
-		jv missed = rag_json_get(jv_copy(v), "missed"), w = jv_array_get(jv_copy(missed), 0);
-		if (jv_get_kind(w) == JV_KIND_STRING) {
-			key = rag_xasprintf("why:%s", jv_string_value(w));
-			line = rag_xasprintf("error: %s", jv_string_value(w));
-			cause_put(cs, key, JV_OBJECT(jv_string("kind"), jv_string("error"), jv_string("text"), jv_copy(w),
-			                             jv_string("cause"), jv_string(line)),
-			          seq, id, 0, "");
-			free(key);
-			free(line);
-		}
-		jv_free(w);
-		jv_free(missed);
-	}
-	jv_free(errs);
-	jv_free(checks);
-}
-
-static int cause_cmp(const void *a, const void *b)
-{
-	const cause *x = a, *y = b;
-	if (x->count != y->count) return x->count > y->count ? -1 : 1;
-	if (x->worst != y->worst) return x->worst > y->worst ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
-static jv causes_json(causes *cs)
-{
-	jv a = jv_array();
-	size_t i, k;
-	qsort(cs->v, cs->n, sizeof *cs->v, cause_cmp);
-	for (i = 0; i < cs->n; i++) {
-		cause *c = &cs->v[i];
-		jv recs = jv_array();
-		for (k = 0; k < c->nshown; k++) {
-			recs = jv_array_append(recs, JV_OBJECT(jv_string("seq"), jv_number((double)c->shown[k].seq),
-			                                       jv_string("id"), jv_string(c->shown[k].id),
-			                                       jv_string("detail"), jv_string(c->shown[k].detail)));
-			free(c->shown[k].id);
-			free(c->shown[k].detail);
-		}
-		a = jv_array_append(a, jv_object_set(jv_object_set(c->what, jv_string("count"), jv_number((double)c->count)),
-		                                     jv_string("records"), recs));
-		free(c->key);
-	}
-	free(cs->v);
-	return a;
 }
 
 /* the gate's checks (consumed), the failed ones first, each kind in its order */
@@ -632,7 +453,7 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 	jv sum, gate, summary, page, recs;
 	rag_gate_opts go;
 	rag_gate *g;
-	causes cs = {0};
+	rag_causes *cs;
 	size_t nmean, nrecord;
 	rag_kd *mean, *record;
 	long offset = 0, total = 0;
@@ -662,6 +483,7 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 	go.confidence = 0.95;
 	go.resamples = 1000;
 	g = rag_gate_new(&go);
+	cs = rag_causes_new();
 	for (;;) {
 		r = rag_store_records(s, id, offset, CHECK_PAGE, &page, err, errlen);
 		if (r) break;
@@ -671,13 +493,12 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 			jv rec = rag_json_get(jv_copy(one), "record");
 			long seq = (long)rag_json_num(one, "seq");
 			if (jv_get_kind(rec) == JV_KIND_OBJECT) {
-				char where[32], *rid = rag_record_id(rec);
+				char where[32];
 				jv v;
 				snprintf(where, sizeof where, "%ld", seq);
 				v = rag_gate_add_verdict(g, rec, where, 0);
-				if (rag_json_true(v, "failed") || rag_json_true(v, "errored")) record_causes(&cs, rec, v, seq, rid);
+				rag_causes_add(cs, rec, v, seq);
 				jv_free(v);
-				free(rid);
 			}
 			jv_free(rec);
 			jv_free(one);
@@ -690,7 +511,7 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 	}
 	if (r) {
 		rag_gate_free(g);
-		jv_free(causes_json(&cs));
+		rag_causes_free(cs);
 		jv_free(sum);
 		jv_free(gate);
 		kd_free(mean, nmean);
@@ -705,8 +526,9 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 	                  jv_string("errored"), rag_json_get(jv_copy(summary), "errored"),
 	                  jv_string("pass_rate"), rag_json_get(jv_copy(summary), "pass_rate"),
 	                  jv_string("checks"), failed_first(rag_json_get(jv_copy(summary), "checks")),
-	                  jv_string("causes"), causes_json(&cs));
+	                  jv_string("causes"), rag_causes_json(cs));
 	jv_free(summary);
+	rag_causes_free(cs);
 	rag_gate_free(g);
 	jv_free(sum);
 	jv_free(gate);

@@ -31,7 +31,7 @@ int rag_serve_static(const char *datadir, const char *path, char **file, const c
  * /api/runs/ID/labels.csv (?metric): *body a string, the CSV of rag-agree --labels (id, label,
  * metric, who, comment, created). And /api/runs/ID/checks -> {run, gated, pass, records, passed,
  * errored, pass_rate, checks: the gate's (gate.c, the thresholds of the run's config.gate), the
- * failed first, causes: the failing records by cause, the most first, [{kind, metric?,
+ * failed first, causes: the failing records by cause (causes.c's, rag_causes_json), [{kind, metric?,
  * threshold?, tool?, text?, cause, count, records: [{seq, id, detail}] (10 at most, the
  * farthest below first)}]}, what an opened run shows first. */
 typedef const char *(*rag_serve_arg_fn)(void *ctx, const char *name);

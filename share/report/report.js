@@ -248,76 +248,38 @@
 
 	/* ------------------------------------------------------------ the failing records by cause */
 	/* One line per cause with its count, the most first, so the first screen says what to fix
-	 * first: a metric below its per-record threshold, a metric with no score, no answer (the
-	 * stage that failed first), an error. A record counts once per cause, however many stages
-	 * repeat it; within a cause the records farthest below the threshold come first. */
-	function errText(e) { return str(e && e.message); }
-	function recordCauses(r) {
-		var out = [], seen = {}, errs = r.err || [], noAnswer = r.a === undefined || r.a === null || r.a === '';
-		function put(key, label, dist, line) {
-			if (seen[key]) return;
-			seen[key] = 1;
-			out.push({key: key, label: label, dist: dist, line: line});
-		}
-		if (errs.length && noAnswer) {
-			var tool = str(errs[0].tool) || 'collect';
-			put('noanswer:' + tool, ['noanswer', {t: tool}], Infinity, errText(errs[0]));
-		} else {
-			errs.forEach(function (e) {
-				var t = errText(e);
-				put('error:' + t, ['error', {t: t.length > 80 ? t.slice(0, 79) + '\u2026' : t}], Infinity,
-					[e.tool, e.metric].filter(Boolean).join(': '));
-			});
-		}
-		metrics.forEach(function (m) {
-			var x = r.sc ? r.sc[m] : undefined, th = thr[m] || {};
-			if (typeof th.rec !== 'number') return;
-			if (typeof x === 'number') {
-				if (x < th.rec - 1e-9) put('below:' + m, ['below', {m: m, t: num(th.rec)}], th.rec - x, num(x) + ' (\u2212' + (th.rec - x).toFixed(3) + ')');
-			} else if (!(r.na && r.na[m]) && !(errs.length && noAnswer)) {
-				put('null:' + m, ['isnull', {m: m}], Infinity, '');
-			}
-		});
-		if (!out.length && r.why && r.why.length) put('why:' + r.why[0], ['error', {t: r.why[0]}], 0, '');
-		return out;
+	 * first. The grouping is rag-report's (lib/causes.c, the one rag-serve's opened run shows
+	 * too), in D.causes: [{kind, metric?, threshold?, tool?, text?, cause (English), count,
+	 * records: [{seq, id, detail}] (10 at most, the farthest below the threshold first)}]. */
+	function causeLabel(c) {
+		return c.kind === 'below' ? ['below', {m: c.metric, t: num(c.threshold)}] : c.kind === 'null' ? ['isnull', {m: c.metric}]
+			: c.kind === 'noanswer' ? ['noanswer', {t: c.tool}] : ['error', {t: c.text}];
 	}
 	function buildCauses() {
-		var host = document.getElementById('causes'), groups = {}, order = [], ul;
+		var host = document.getElementById('causes'), causes = D.causes || [], ul;
 		if (!host || !D.gated) return;
 		host.textContent = '';
-		R.forEach(function (r, i) {
-			if (r.st === 'pass') return;
-			recordCauses(r).forEach(function (c) {
-				var g = groups[c.key];
-				if (!g) { g = groups[c.key] = {label: c.label, items: [], worst: 0}; order.push(c.key); }
-				g.items.push({i: i, dist: c.dist, line: c.line});
-				if (c.dist > g.worst) g.worst = c.dist;
-			});
-		});
-		order.sort(function (a, b) { return groups[b].items.length - groups[a].items.length || groups[b].worst - groups[a].worst || (a < b ? -1 : 1); });
 		add(host, el('h3', null, say('causes')));
-		if (!order.length) { add(host, el('p', null, say('no-causes'))); return; }
+		if (!causes.length) { add(host, el('p', null, say('no-causes'))); return; }
 		add(host, el('p', 'small causes-note', say('causes-note')));
 		ul = add(host, el('ul', 'causes'));
-		order.forEach(function (k, gi) {
-			var g = groups[k], n = g.items.length, li = add(ul, el('li', 'cause')), det = add(li, el('details')), sm, ol, en;
+		causes.forEach(function (g, gi) {
+			var n = g.count, label = causeLabel(g), li = add(ul, el('li', 'cause')), det = add(li, el('details')), sm, ol;
 			/* the cause in English whatever the page's language: a stable handle for tools and tests */
-			en = L.en[g.label[0]].replace(/\{(\w+)\}/g, function (a, v) { return String(g.label[1][v]); });
-			li.setAttribute('data-cause', en);
+			li.setAttribute('data-cause', g.cause);
 			li.setAttribute('data-count', String(n));
 			if (gi === 0) det.open = true;
 			sm = add(det, el('summary'));
-			add(sm, el('span', 'label bad', say(g.label[0], g.label[1])));
+			add(sm, el('span', 'label bad', say(label[0], label[1])));
 			add(sm, document.createTextNode(': '));
 			add(sm, el('span', 'count', n === 1 ? say('nrec1') : say('nrec', {n: n})));
-			g.items.sort(function (a, b) { return b.dist - a.dist || a.i - b.i; });
 			ol = add(det, el('ol', 'cause-records'));
-			g.items.slice(0, 10).forEach(function (it) {
-				var rli = add(ol, el('li')), r = R[it.i];
+			g.records.forEach(function (r) {
+				var rli = add(ol, el('li'));
 				add(rli, el('span', 'rid', str(r.id)));
-				if (it.line) add(rli, el('span', 'small', ' ' + it.line));
+				if (r.detail) add(rli, el('span', 'small', ' ' + r.detail));
 			});
-			if (n > 10) add(det, el('p', 'small', say('more', {n: n - 10})));
+			if (n > g.records.length) add(det, el('p', 'small', say('more', {n: n - g.records.length})));
 		});
 	}
 

@@ -99,6 +99,12 @@ data has <b>bold</b> error: True
 text has 地理: True
 data has 地理: True" \
 	"one run: a balanced page, one script and one JSON block, no external asset, hostile text as text in both, Chinese intact"
+# the failing records by cause, grouped by rag-report (lib/causes.c) into the data block: the
+# hostile record's error and its faithfulness below 0.5 (0.5 itself is no failure)
+sed -n 's/.*<script type="application\/json" id="rag-data">\(.*\)<\/script>/\1/p' "$T/one.html" >"$T/one.json"
+is "$(jq -c '[.causes[] | [.kind, .cause, .count, [.records[] | .id, .detail]]]' "$T/one.json")" \
+	'[["error","error: <b>bold</b> error",1,["<script>alert(1)</script>","rag-verify"]],["below","faithfulness below 0.500",1,["<script>alert(1)</script>","0.000 (−0.500)"]]]' \
+	"the data block's causes: the error first (no distance), then the metric below its threshold"
 unlike "$(sed '/^<script>$/,/^<\/script>$/d' "$T/one.html")" '<script>alert|<iframe|<img|<h1>pwned|<b>bold|</script><!--' "no hostile markup survives anywhere"
 like "$(cat "$T/one.html")" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "the hostile id is escaped in the HTML"
 like "$(cat "$T/one.html")" '\\u003cscript\\u003ealert\(1\)\\u003c/script\\u003e' "and in the JSON block"
@@ -186,7 +192,7 @@ fi
 sed -n 's/.*<script type="application\/json" id="rag-data">\(.*\)<\/script>/\1/p' "$T/o2.html" >"$T/o2.json"
 is "$(jq -c '[.records[] | [.id, .q, .a, .sc]]' "$T/o2.json")" "$(jq -s -c '[.[] | [(.id | if type == "string" then . else tojson end), .question, .answer, .scores]]' "$T/run2.jsonl")" \
 	"the data block's records are the run's, in order"
-is "$(jq -c '[keys_unsorted, (.base.records | keys_unsorted)]' "$T/o2.json")" '[["title","run","gated","summary","records","base","history"],["en-1","en-2","zh-1"]]' \
+is "$(jq -c '[keys_unsorted, (.base.records | keys_unsorted)]' "$T/o2.json")" '[["title","run","gated","causes","summary","records","base","history"],["en-1","en-2","zh-1"]]' \
 	"the data block's keys in their order, and the baseline's ids"
 # a repeated baseline id keeps its first place and takes the last value, as a JSON object does
 printf '%s\n' '{"id":"a","answer":"one"}' '{"id":"b","answer":"two"}' '{"id":"a","answer":"three"}' >"$T/dupbase.jsonl"

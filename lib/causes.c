@@ -1,0 +1,239 @@
+/* causes.c - a run's failing records grouped by cause, the one grouping of rag-report's page
+ * and rag-serve's opened run: no answer (the stage that failed first), else each error; a
+ * metric below its per-record threshold, a metric with a per-record threshold and no score;
+ * else the first thing the gate says it missed. A record counts once under each cause it has,
+ * however many stages repeat it; the causes come the most first, and under each the records
+ * farthest below the threshold first. What failed is the gate's verdict, never made again. */
+#include "base.h"
+#include "record.h"
+#include "gate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cause_rec { long seq; double dist; char *id, *detail; } cause_rec;
+typedef struct cause {
+	jv what;          /* {kind, metric?, threshold?, tool?, text?, cause: the English line} */
+	long count, last; /* last: the serial of the last record counted, so a record counts once */
+	double worst;
+	cause_rec shown[RAG_CAUSE_SHOWN + 1];
+	size_t nshown;
+} cause;
+struct rag_causes {
+	rag_idtab keys;   /* "below:M", "null:M", "noanswer:TOOL", "error:TEXT", "why:TEXT"; row = cause */
+	cause *v;
+	size_t n, cap;
+	long serial;      /* the records added */
+};
+
+rag_causes *rag_causes_new(void)
+{
+	return rag_xcalloc(1, sizeof(rag_causes));
+}
+
+void rag_causes_free(rag_causes *cs)
+{
+	size_t i, k;
+	if (!cs) return;
+	for (i = 0; i < cs->n; i++) {
+		for (k = 0; k < cs->v[i].nshown; k++) free(cs->v[i].shown[k].id), free(cs->v[i].shown[k].detail);
+		jv_free(cs->v[i].what);
+	}
+	free(cs->v);
+	rag_idtab_free(&cs->keys);
+	free(cs);
+}
+
+static int rec_before(const cause_rec *a, const cause_rec *b)
+{
+	return a->dist > b->dist || (a->dist == b->dist && a->seq < b->seq);
+}
+
+/* the cause of key (made from what, consumed, when new); NULL when the table is full */
+static cause *cause_get(rag_causes *cs, const char *key, jv what)
+{
+	long row = rag_idtab_find(&cs->keys, key);
+	cause *c;
+	if (row >= 0) {
+		jv_free(what);
+		return &cs->v[row];
+	}
+	if (rag_idtab_add(&cs->keys, key) < 0) {
+		jv_free(what);
+		return NULL;
+	}
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? 2 * cs->cap : 8;
+		cs->v = rag_xrealloc(cs->v, cs->cap * sizeof *cs->v);
+	}
+	c = &cs->v[cs->n++];
+	memset(c, 0, sizeof *c);
+	c->what = what;
+	c->worst = -HUGE_VAL;
+	c->last = -1;
+	return c;
+}
+
+/* the record (id, detail borrowed) under the cause of key; what consumed. 1 when counted. */
+static int cause_put(rag_causes *cs, const char *key, jv what, long seq, const char *id, double dist, const char *detail)
+{
+	cause *c = cause_get(cs, key, what);
+	cause_rec r = {seq, dist, NULL, NULL};
+	size_t i;
+	if (!c || c->last == cs->serial) return 0;
+	c->last = cs->serial;
+	c->count++;
+	if (dist > c->worst) c->worst = dist;
+	if (c->nshown == RAG_CAUSE_SHOWN && !rec_before(&r, &c->shown[RAG_CAUSE_SHOWN - 1])) return 1;
+	r.id = rag_xstrdup(id ? id : "");
+	r.detail = rag_xstrdup(detail ? detail : "");
+	for (i = c->nshown; i > 0 && rec_before(&r, &c->shown[i - 1]); i--) c->shown[i] = c->shown[i - 1];
+	c->shown[i] = r;
+	if (c->nshown < RAG_CAUSE_SHOWN) c->nshown++;
+	else free(c->shown[RAG_CAUSE_SHOWN].id), free(c->shown[RAG_CAUSE_SHOWN].detail);
+	return 1;
+}
+
+/* cause_put of a cause {kind, field: s, cause} of key "prefix:key_s" (noanswer, null, error:
+ * its English line made from s) */
+static int put_kind(rag_causes *cs, const char *prefix, const char *kind, const char *field, const char *s, const char *key_s,
+                    long seq, const char *id, double dist, const char *detail)
+{
+	char *key = rag_xasprintf("%s:%s", prefix, key_s);
+	char *line = !strcmp(kind, "noanswer") ? rag_xasprintf("no answer (%s failed)", s)
+	             : !strcmp(kind, "null") ? rag_xasprintf("%s: no score", s) : rag_xasprintf("error: %s", s);
+	int n = cause_put(cs, key, JV_OBJECT(jv_string("kind"), jv_string(kind), jv_string(field), jv_string(s),
+	                                     jv_string("cause"), jv_string(line)), seq, id, dist, detail);
+	free(key);
+	free(line);
+	return n;
+}
+
+/* a message as a cause shows it: over 80 characters, its first 79 and an ellipsis */
+static void cut_text(const char *msg, char *t, size_t tlen)
+{
+	size_t n = 0, chars = 0, i;
+	for (i = 0; msg[i]; i++)
+		if (((unsigned char)msg[i] & 0xC0) != 0x80 && ++chars == 80) n = i;
+	if (chars <= 80) {
+		snprintf(t, tlen, "%s", msg);
+		return;
+	}
+	/* n: where the 80th character starts, so the 79 before it are kept whole */
+	snprintf(t, tlen, "%.*s\u2026", (int)n, msg);
+}
+
+/* no answer: its first error's stage; else each error (errs borrowed) once. The count added. */
+static int error_causes(rag_causes *cs, jv errs, int noanswer, long seq, const char *id)
+{
+	char tool[128], metric[128], msg[1024], t[1030], who[300];
+	int added = 0;
+	if (noanswer) {
+		jv e = jv_array_get(jv_copy(errs), 0);
+		if (!*rag_json_str(e, "tool", tool, sizeof tool)) snprintf(tool, sizeof tool, "collect");
+		added = put_kind(cs, "noanswer", "noanswer", "tool", tool, tool, seq, id, HUGE_VAL, rag_json_str(e, "message", msg, sizeof msg));
+		jv_free(e);
+		return added;
+	}
+	jv_array_foreach(errs, k, e) {
+		rag_json_str(e, "message", msg, sizeof msg);
+		cut_text(msg, t, sizeof t);
+		rag_json_str(e, "tool", tool, sizeof tool);
+		rag_json_str(e, "metric", metric, sizeof metric);
+		/* the stage and metric that reported it, "tool: metric" */
+		snprintf(who, sizeof who, "%s%s%s", tool, *tool && *metric ? ": " : "", metric);
+		added += put_kind(cs, "error", "error", "text", t, msg, seq, id, HUGE_VAL, who);
+		jv_free(e);
+		(void)k;
+	}
+	return added;
+}
+
+/* a check of the verdict (borrowed) as a cause: below its per-record threshold, or no score */
+static int check_cause(rag_causes *cs, jv c, int noanswer, long seq, const char *id)
+{
+	char m[256], st[16], detail[700], *key, *line;
+	double x = rag_json_num(c, "score"), t = rag_json_num(c, "threshold");
+	int n;
+	rag_json_str(c, "metric", m, sizeof m);
+	rag_json_str(c, "status", st, sizeof st);
+	if (isnan(t)) return 0;
+	if (!strcmp(st, "error") && !noanswer) return put_kind(cs, "null", "null", "metric", m, m, seq, id, HUGE_VAL, "");
+	if (strcmp(st, "failure") || isnan(x) || !(x < t - 1e-9)) return 0;
+	key = rag_xasprintf("below:%s", m);
+	line = rag_xasprintf("%s below %.3f", m, t);
+	snprintf(detail, sizeof detail, "%.3f (\u2212%.3f)", x, t - x);
+	n = cause_put(cs, key, JV_OBJECT(jv_string("kind"), jv_string("below"), jv_string("metric"), jv_string(m),
+	                                 jv_string("threshold"), jv_number(t), jv_string("cause"), jv_string(line)),
+	              seq, id, t - x, detail);
+	free(key);
+	free(line);
+	return n;
+}
+
+void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq)
+{
+	jv errs, checks;
+	const char *ans;
+	char *id;
+	int added, noanswer;
+	if (!rag_json_true(verdict, "failed") && !rag_json_true(verdict, "errored")) return;
+	errs = rag_json_get(jv_copy(rec), "errors");
+	checks = rag_json_get(jv_copy(verdict), "checks");
+	ans = rag_record_str(rec, "answer");
+	id = rag_record_id(rec);
+	cs->serial++;
+	if (jv_get_kind(errs) != JV_KIND_ARRAY) errs = (jv_free(errs), jv_array());
+	noanswer = jv_array_length(jv_copy(errs)) > 0 && (!ans || !*ans);
+	added = error_causes(cs, errs, noanswer, seq, id);
+	if (jv_get_kind(checks) == JV_KIND_ARRAY)
+		jv_array_foreach(checks, k, c) {
+			added += check_cause(cs, c, noanswer, seq, id);
+			jv_free(c);
+			(void)k;
+		}
+	/* a record with no cause of these says why it failed: the first thing it missed */
+	if (!added) {
+		jv w = jv_array_get(rag_json_get(jv_copy(verdict), "missed"), 0);
+		if (jv_get_kind(w) == JV_KIND_STRING)
+			put_kind(cs, "why", "error", "text", jv_string_value(w), jv_string_value(w), seq, id, 0, "");
+		jv_free(w);
+	}
+	free(id);
+	jv_free(errs);
+	jv_free(checks);
+}
+
+typedef struct ranked { const cause *c; const char *key; } ranked;
+
+static int cause_cmp(const void *a, const void *b)
+{
+	const ranked *p = a, *q = b;
+	const cause *x = p->c, *y = q->c;
+	if (x->count != y->count) return x->count > y->count ? -1 : 1;
+	if (x->worst != y->worst) return x->worst > y->worst ? -1 : 1;
+	return strcmp(p->key, q->key);
+}
+
+jv rag_causes_json(const rag_causes *cs)
+{
+	jv a = jv_array();
+	size_t i, k;
+	ranked *order = rag_xcalloc(cs->n + 1, sizeof *order);
+	for (i = 0; i < cs->n; i++) order[i] = (ranked){&cs->v[i], rag_idtab_id(&cs->keys, i)};
+	qsort(order, cs->n, sizeof *order, cause_cmp);
+	for (i = 0; i < cs->n; i++) {
+		const cause *c = order[i].c;
+		jv recs = jv_array();
+		for (k = 0; k < c->nshown; k++)
+			recs = jv_array_append(recs, JV_OBJECT(jv_string("seq"), jv_number((double)c->shown[k].seq),
+			                                       jv_string("id"), jv_string(c->shown[k].id),
+			                                       jv_string("detail"), jv_string(c->shown[k].detail)));
+		a = jv_array_append(a, jv_object_set(jv_object_set(jv_copy(c->what), jv_string("count"), jv_number((double)c->count)),
+		                                     jv_string("records"), recs));
+	}
+	free(order);
+	return a;
+}

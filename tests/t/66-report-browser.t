@@ -6,16 +6,7 @@
 # Summary reads; 20,000 records page and filter. Screenshots of each tab are kept in tests/tmp/report-shots/ (artefacts, not committed).
 . "$(dirname "$0")/lib.sh"
 need python3
-for t in chromium chromedriver; do
-	command -v "$t" >/dev/null 2>&1 || skip_all_missing "$t"
-done
-# Debian's python3-selenium is /usr/bin/python3's, whatever python3 comes first in PATH
-PY=python3
-if ! "$PY" -c 'import selenium' 2>/dev/null; then
-	PY=/usr/bin/python3
-	"$PY" -c 'import selenium' 2>/dev/null || skip_all_missing python3-selenium
-fi
-export CHROMIUM=$(command -v chromium) CHROMEDRIVER=$(command -v chromedriver)
+need_browser
 
 cat >"$T/base.jsonl" <<'EOF2'
 {"id":"en-1","category":"history","answer":"Einstein was born in 1879 in Germany.","scores":{"faithfulness":0.9,"context_recall":0.9}}

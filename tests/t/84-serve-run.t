@@ -40,23 +40,7 @@ rag_start 1
 
 trap 'serve_stop; [ -n "$RPID" ] && kill "$RPID" 2>/dev/null; _lib_cleanup' EXIT
 # every reply kept, to look for the key in them at the end
-: >"$T/replies"
-get() {
-	CODE=$(curl -s -o "$OUT" -w '%{http_code}' "$URL${1#/}")
-	cat "$OUT" >>"$T/replies"
-}
-post() {
-	CODE=$(curl -s -o "$OUT" -w '%{http_code}' -X POST -H "Origin: http://$HOSTPORT" -H "X-CSRF-Token: $CSRF" \
-		-H 'Content-Type: application/json' --data "$2" "$URL${1#/}")
-	cat "$OUT" >>"$T/replies"
-}
-# state ID: the run's state, its reply in $T/state.json
-state() {
-	curl -s "${URL}api/evals/$1" >"$T/state.json"
-	cat "$T/state.json" >>"$T/replies"
-	jq -r .state "$T/state.json"
-}
-ended() { case $(state "$1") in running|cancelling) return 1 ;; esac; }
+evals_api
 
 serve_start --store "$DB" --work-dir "$WORK"
 # ---------------------------------------------------------------- a run, to the end

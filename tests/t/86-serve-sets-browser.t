@@ -7,15 +7,7 @@
 # Screenshots in tests/tmp/serve-sets-shots/ (artefacts, not committed).
 . "$(dirname "$0")/lib.sh"
 need python3 jq
-for t in chromium chromedriver; do
-	command -v "$t" >/dev/null 2>&1 || skip_all_missing "$t"
-done
-PY=python3
-if ! "$PY" -c 'import selenium' 2>/dev/null; then
-	PY=/usr/bin/python3
-	"$PY" -c 'import selenium' 2>/dev/null || skip_all_missing python3-selenium
-fi
-export CHROMIUM=$(command -v chromium) CHROMEDRIVER=$(command -v chromedriver)
+need_browser
 [ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
 printf 'llm:\n  provider: offline\n' >"$T/c.yaml"
 

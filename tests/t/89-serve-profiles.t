@@ -64,22 +64,8 @@ printf 'llm:\n  provider: offline\n' >"$T/outside.yaml"
 PROFILE_SECRET=$SECRET
 export PROFILE_SECRET
 
-: >"$T/replies"
-get() {
-	CODE=$(curl -s -o "$OUT" -w '%{http_code}' "$URL${1#/}")
-	cat "$OUT" >>"$T/replies"
-}
-post() {
-	CODE=$(curl -s -o "$OUT" -w '%{http_code}' -X POST -H "Origin: http://$HOSTPORT" -H "X-CSRF-Token: $CSRF" \
-		-H 'Content-Type: application/json' --data "$2" "$URL${1#/}")
-	cat "$OUT" >>"$T/replies"
-}
-state() {
-	curl -s "${URL}api/evals/$1" >"$T/state.json"
-	cat "$T/state.json" >>"$T/replies"
-	jq -r .state "$T/state.json"
-}
-ended() { case $(state "$1") in running|cancelling) return 1 ;; esac; }
+# every reply kept, to look for the secret in them at the end
+evals_api
 
 # ---------------------------------------------------------------- no directory
 run rag rag-serve -c "$T/c.yaml" --store "$DB" --work-dir "$WORK" --listen 127.0.0.1:0 --profiles "$T/nope"

@@ -108,6 +108,45 @@ need() {
 	done
 }
 
+# need_browser: skip the whole file unless headless Chromium can be driven (chromium,
+# chromedriver, Selenium); sets PY, the python3 that imports selenium (Debian's
+# python3-selenium is /usr/bin/python3's, whatever python3 comes first in PATH), and exports
+# CHROMIUM and CHROMEDRIVER for tests/browser/*.py.
+need_browser() {
+	need python3 chromium chromedriver
+	PY=python3
+	if ! "$PY" -c 'import selenium' 2>/dev/null; then
+		PY=/usr/bin/python3
+		"$PY" -c 'import selenium' 2>/dev/null || skip_all_missing python3-selenium
+	fi
+	CHROMIUM=$(command -v chromium) CHROMEDRIVER=$(command -v chromedriver)
+	export CHROMIUM CHROMEDRIVER
+}
+
+# evals_api: the calls a test of rag-serve's Run tab makes, once URL, HOSTPORT and CSRF are
+# set: get PATH and post PATH JSON (the reply in $OUT, its HTTP status in $CODE), state ID (a
+# run's state; its reply in $T/state.json) and ended ID (true once it is neither running nor
+# cancelling). Every reply is also appended to $T/replies (emptied here), where the test looks
+# for a secret at the end.
+evals_api() {
+	: >"$T/replies"
+	get() {
+		CODE=$(curl -s -o "$OUT" -w '%{http_code}' "$URL${1#/}")
+		cat "$OUT" >>"$T/replies"
+	}
+	post() {
+		CODE=$(curl -s -o "$OUT" -w '%{http_code}' -X POST -H "Origin: http://$HOSTPORT" -H "X-CSRF-Token: $CSRF" \
+			-H 'Content-Type: application/json' --data "$2" "$URL${1#/}")
+		cat "$OUT" >>"$T/replies"
+	}
+	state() {
+		curl -s "${URL}api/evals/$1" >"$T/state.json"
+		cat "$T/state.json" >>"$T/replies"
+		jq -r .state "$T/state.json"
+	}
+	ended() { case $(state "$1") in running|cancelling) return 1 ;; esac; }
+}
+
 # tap_ok STATUS DESC: pass when STATUS is 0.
 tap_ok() {
 	_tap_n=$((_tap_n + 1))

@@ -94,4 +94,5 @@ BEGIN {
 	printf "ideal: the longer of (ceil(%d / %d) + %d - 1) x %d ms = %.2f s (the chain) and %d judge requests x %d ms / %d in flight = %.2f s (the run'"'"'s one budget): %.2f s, %.1f records/s\n", n, j, chain, lat, (batches + chain - 1) * lat / 1000, q, lat, j, budget, ideal, irate
 	printf "ratio to the ideal: %.2f\n", ratio
 }'
+[ "$JSON" = 1 ] || python3 bench/inflight.py "$W/fake.log" "$LAT" "$J" "$t0" "$t1"
 exit $FAILED

@@ -25,7 +25,7 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve import (after, click, col, console_errors, driver, fits, loads, no_alert, out,  # noqa: E402
+from serve import (after, click, col, console_errors, driver, out_console, fits, loads, no_alert, out,  # noqa: E402
                    rows, size, text, typed)
 
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -189,10 +189,7 @@ def walk(url, files, lang, width, judge, service):
         out(p + "fits marked", fits(d))
         d.save_screenshot(os.path.join(shots, "marked-%s-%d.png" % (lang, width)))
         out(p + "no alert", no_alert(d))
-        errs = console_errors(d)
-        out(p + "console errors", len(errs))
-        for e in errs[:5]:
-            out("console", e.get("message"))
+        out_console(p + "console errors", console_errors(d))
     finally:
         d.quit()
         shutil.rmtree(profile, ignore_errors=True)

@@ -17,7 +17,7 @@
 The test (tests/t/83-serve-browser.t) asserts on the lines; this script asserts nothing itself.
 It also holds the helpers serve_sets.py and flow.py import (one copy): driver, out, loads and
 after (the page's count of replies drawn), click, size and fits (the window's width, no
-sideways scroll), text, rows, col, typed, no_alert, console_errors.
+sideways scroll), text, rows, col, typed, no_alert, console_errors, out_console.
 No network: the page comes from rag-serve on 127.0.0.1, and Chromium's background traffic is off.
 """
 import os
@@ -121,6 +121,13 @@ def console_errors(d):
     return [e for e in d.get_log("browser") if e.get("level") == "SEVERE"] if hasattr(d, "get_log") else []
 
 
+def out_console(key, errs):
+    """the console errors' count as key, and the first five of them as "console" lines"""
+    out(key, len(errs))
+    for e in errs[:5]:
+        out("console", e.get("message"))
+
+
 def walk(url, shots):
     profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
     d = driver(profile, "en-US")
@@ -186,10 +193,7 @@ def walk(url, shots):
             " return c.getAttribute('data-h'); }).join(',')"))
         d.save_screenshot(os.path.join(shots, "history-390-zh.png"))
         out("no alert", no_alert(d))
-        errs = console_errors(d)
-        out("console errors", len(errs))
-        for e in errs[:5]:
-            out("console", e.get("message"))
+        out_console("console errors", console_errors(d))
     finally:
         d.quit()
         shutil.rmtree(profile, ignore_errors=True)
@@ -272,10 +276,7 @@ def run_tab(url, shots, service):
             out("%s hscroll run %d" % (k, w), not fits(d))
             d.save_screenshot(os.path.join(shots, "evals-run-%s-%d.png" % (k, w)))
             out("%s no alert" % k, no_alert(d))
-            errs = console_errors(d)
-            out("%s console errors" % k, len(errs))
-            for e in errs[:5]:
-                out("console", e.get("message"))
+            out_console("%s console errors" % k, console_errors(d))
         finally:
             d.quit()
             shutil.rmtree(profile, ignore_errors=True)
@@ -381,10 +382,7 @@ def history(url, shots):
             out("%s prev title" % k, d.find_element(By.ID, "compare-title").text)
             out("%s hostile elements" % k, len(d.find_elements(By.CSS_SELECTOR, "main img, main iframe")))
             out("%s no alert" % k, no_alert(d))
-            errs = console_errors(d)
-            out("%s console errors" % k, len(errs))
-            for e in errs[:5]:
-                out("console", e.get("message"))
+            out_console("%s console errors" % k, console_errors(d))
         finally:
             d.quit()
             shutil.rmtree(profile, ignore_errors=True)

@@ -22,7 +22,7 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve import (after, click, col, console_errors, driver, fits, loads, no_alert, out,  # noqa: E402
+from serve import (after, click, col, console_errors, driver, out_console, fits, loads, no_alert, out,  # noqa: E402
                    rows, size, text, typed)
 
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -138,9 +138,7 @@ def walk(url, files):
         # the 409 of the refused edit is a console error of its own (the browser logs a failed fetch)
         errs = [e for e in errs if " 409 " not in e.get("message", "") and "(Conflict)" not in e.get("message", "")
                 and " 400 " not in e.get("message", "") and "(Bad Request)" not in e.get("message", "")]
-        out("console errors", len(errs))
-        for e in errs[:5]:
-            out("console", e.get("message"))
+        out_console("console errors", errs)
     finally:
         d.quit()
         shutil.rmtree(profile, ignore_errors=True)

@@ -205,6 +205,12 @@ int main(int argc, char **argv)
 	if (rc) goto out;
 
 	summary = rag_cli_hints(&cli, t.gate, rag_gate_summary(t.gate));
+	if (rag_gate_error(t.gate)) {
+		/* scores were lost: no verdict, neither pass nor fail */
+		rag_msg(cli.prog, "error", "%s: no summary", rag_gate_error(t.gate));
+		rc = RAG_EXIT_INTERNAL;
+		goto out;
+	}
 	if (summary_only) summary = jv_object_set(summary, jv_string("pass"), jv_null());
 	pass = summary_only || jv_get_kind(jv_object_get(jv_copy(summary), jv_string("pass"))) == JV_KIND_TRUE;
 	if (jout) {

@@ -320,6 +320,14 @@ static int report_run(tool *t, const rag_gate_opts *go, const char *name, int la
 	if (!rc) rc = read_input(t, name);
 	if (!rc) {
 		jv s = last ? rag_cli_hints(t->cli, t->gate, rag_gate_summary(t->gate)) : rag_gate_summary(t->gate), run;
+		if (rag_gate_error(t->gate)) {
+			/* scores were lost: no report of what is left */
+			rag_msg(t->cli->prog, "error", "%s: %s: no report", name, rag_gate_error(t->gate));
+			jv_free(s);
+			rag_gate_free(t->gate);
+			t->gate = NULL;
+			return RAG_EXIT_INTERNAL;
+		}
 		/* no threshold, no verdict: the page does not say PASS of a run nothing was asked of */
 		if (!rag_cli_gate_any(go, last ? baseline : NULL)) s = jv_object_set(s, jv_string("pass"), jv_null());
 		run = JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"), jv_string("summary"), s);

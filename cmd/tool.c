@@ -373,6 +373,8 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->currency = c->prices.currency;
 	go->answer_model = c->llm.answer_model;
 	go->by_category = c->gate.by_category;
+	/* the scores kept for the summary within the budget the records read ahead have */
+	go->budget = c->stream.max_memory > 0 ? (size_t)c->stream.max_memory : 0;
 	go->nby_category = c->gate.nby_category;
 	{
 		/* --pass adds to gate.pass; --by replaces gate.by */

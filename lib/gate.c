@@ -2,9 +2,10 @@
  * verdict against thresholds, the worst records with their reasons, and the comparison with a
  * baseline run.
  *
- * A summary needs every score (a median or a bootstrap cannot be computed from a running total),
- * so the memory grows with the run; what is kept is only the numbers per metric (and per
- * category), the ids when a baseline is compared, and the few worst records in full. */
+ * A summary needs every score (a median or a bootstrap cannot be computed from a running total):
+ * they are kept once per metric, category and group in series.c's series, which hold them in
+ * memory up to the budget (o.budget) and in a temporary file beyond it; besides them only the
+ * ids and scores of a baseline, when one is compared, and the few worst records in full. */
 #include "base.h"
 #include "config.h"
 #include "record.h"
@@ -23,23 +24,12 @@
 #define EPS 1e-9
 #define MAX_LISTED 1000
 
-typedef struct dvec { double *v; size_t n, cap; } dvec;
-
-static void dvec_push(dvec *d, double x)
-{
-	if (d->n == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 64;
-		d->v = rag_xrealloc(d->v, d->cap * sizeof *d->v);
-	}
-	d->v[d->n++] = x;
-}
-
 typedef struct category {
 	char *name;
 	size_t by;                /* a group: the index of its field in o.by */
 	int none;                 /* a group: the records without the field */
 	long records, passed, errored;
-	dvec *m;                  /* per metric index; grown as metrics appear */
+	size_t *m;                /* per metric index: its series + 1, 0 none yet; grown as metrics appear */
 	long *na;                 /* per metric: records it is not applicable to */
 	size_t nm;
 } category;
@@ -75,7 +65,8 @@ struct rag_gate {
 	rag_gate_opts o;
 	long records, unreadable, errored, passed, seq;
 	char **metric; size_t nmetric;   /* names, in order of appearance */
-	dvec *vals;                      /* per metric */
+	rag_series *ser;                 /* every series below */
+	size_t *vals;                    /* per metric: its series */
 	double *mean_thr, *rec_thr;      /* per metric, NAN when none */
 	mstat *ms;                       /* per metric */
 	jv metric_ix, cat_ix;            /* name -> index */
@@ -97,7 +88,7 @@ struct rag_gate {
 	char **bmetric; size_t nbmetric; jv bmetric_ix;
 	double **bcol;                   /* per baseline metric, per row; NAN null */
 	long base_dups, cur_dups, no_id;
-	dvec *pcur, *pbase;              /* pairs per (current) metric */
+	size_t *pcur, *pbase, *pdiff;    /* pairs per (current) metric: series (the differences kept) */
 	changes regressed, improved;     /* pairs of a record and a metric */
 	long rec_regressed, rec_improved; /* records matched: some pair regressed; some improved, none regressed */
 	jv only_cur; long n_only_cur;
@@ -134,11 +125,13 @@ static size_t metric_index(rag_gate *g, const char *name)
 	g->metric = rag_xrealloc(g->metric, g->nmetric * sizeof *g->metric);
 	g->metric[i] = rag_xstrdup(name);
 	g->vals = rag_xrealloc(g->vals, g->nmetric * sizeof *g->vals);
-	memset(&g->vals[i], 0, sizeof g->vals[i]);
+	g->vals[i] = rag_series_open(g->ser, 1);
 	g->pcur = rag_xrealloc(g->pcur, g->nmetric * sizeof *g->pcur);
 	g->pbase = rag_xrealloc(g->pbase, g->nmetric * sizeof *g->pbase);
-	memset(&g->pcur[i], 0, sizeof g->pcur[i]);
-	memset(&g->pbase[i], 0, sizeof g->pbase[i]);
+	g->pdiff = rag_xrealloc(g->pdiff, g->nmetric * sizeof *g->pdiff);
+	g->pcur[i] = rag_series_open(g->ser, 0);
+	g->pbase[i] = rag_series_open(g->ser, 0);
+	g->pdiff[i] = rag_series_open(g->ser, 1);
 	g->mean_thr = rag_xrealloc(g->mean_thr, g->nmetric * sizeof *g->mean_thr);
 	g->rec_thr = rag_xrealloc(g->rec_thr, g->nmetric * sizeof *g->rec_thr);
 	g->mean_thr[i] = g->rec_thr[i] = NAN;
@@ -174,6 +167,7 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 	size_t k;
 	memset(g, 0, sizeof *g);
 	g->o = *o;
+	g->ser = rag_series_new(o->budget);
 	g->metric_ix = jv_object();
 	g->cat_ix = jv_object();
 	g->bmetric_ix = jv_object();
@@ -338,10 +332,11 @@ static void cat_grow(category *c, size_t m)
 	}
 }
 
-static void cat_push(category *c, size_t m, double x)
+static void cat_push(rag_gate *g, category *c, size_t m, double x)
 {
 	cat_grow(c, m);
-	dvec_push(&c->m[m], x);
+	if (!c->m[m]) c->m[m] = rag_series_open(g->ser, 1) + 1;
+	rag_series_push(g->ser, c->m[m] - 1, x);
 }
 
 static void cat_na(category *c, size_t m)
@@ -610,8 +605,9 @@ static void align(rag_gate *g, const char *id, jv scores, jv *out)
 			size_t m = metric_index(g, jv_string_value(key));
 			if (!isnan(b)) {
 				const char *ch = "none";
-				dvec_push(&g->pcur[m], c);
-				dvec_push(&g->pbase[m], b);
+				rag_series_push(g->ser, g->pcur[m], c);
+				rag_series_push(g->ser, g->pbase[m], b);
+				rag_series_push(g->ser, g->pdiff[m], c - b);
 				/* "by more than": a change equal to it in decimal is not one */
 				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c, g->seq), ch = "regressed";
 				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c, g->seq), ch = "improved";
@@ -847,10 +843,13 @@ static void by_first_seen(rag_gate *g, size_t b)
 	jv ix = jv_object_get(jv_copy(g->grp_ix), jv_string(nk));
 	if (jv_get_kind(ix) == JV_KIND_NUMBER) {
 		category *none = &g->grp[(size_t)jv_number_value(ix)];
-		size_t m, i;
+		size_t m;
 		for (m = 0; m < g->nmetric; m++) {
-			for (i = 0; i < g->vals[m].n; i++) cat_push(none, m, g->vals[m].v[i]);
 			cat_grow(none, m);
+			if (rag_series_count(g->ser, g->vals[m])) {
+				if (!none->m[m]) none->m[m] = rag_series_open(g->ser, 1) + 1;
+				rag_series_append(g->ser, none->m[m] - 1, g->vals[m]);
+			}
 			none->na[m] = g->ms[m].na;
 		}
 	}
@@ -886,10 +885,10 @@ static void push_numbers(rag_gate *g, const adding *a)
 		m = metric_index(g, jv_string_value(k));
 		if (jv_get_kind(v) == JV_KIND_NUMBER) {
 			double x = jv_number_value(v);
-			dvec_push(&g->vals[m], x);
-			if (a->c) cat_push(a->c, m, x);
+			rag_series_push(g->ser, g->vals[m], x);
+			if (a->c) cat_push(g, a->c, m, x);
 			for (b = 0; b < g->o.nby; b++)
-				if (g->by_seen[b]) cat_push(&g->grp[a->gi[b]], m, x);
+				if (g->by_seen[b]) cat_push(g, &g->grp[a->gi[b]], m, x);
 		}
 		jv_free(k);
 		jv_free(v);
@@ -1106,6 +1105,11 @@ jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable)
 	return v;
 }
 
+const char *rag_gate_error(const rag_gate *g)
+{
+	return rag_series_error(g->ser);
+}
+
 const char *rag_gate_lang(const rag_gate *g)
 {
 	return g->lang_zh > g->lang_en ? "zh" : "en";
@@ -1118,36 +1122,34 @@ static jv num(double x)
 
 /* ten bins of width 0.1 over [0, 1], the last closed (1.0 counts in it); scores outside [0, 1]
  * count in the nearest end bin */
-static jv histogram(const dvec *d)
+static jv histogram(const long *bins)
 {
-	long bins[10] = {0};
 	jv h = jv_array();
 	size_t i;
-	for (i = 0; i < d->n; i++) {
-		double b = floor(d->v[i] * 10);
-		bins[b < 0 ? 0 : b > 9 ? 9 : (int)b]++;
-	}
-	for (i = 0; i < 10; i++) h = jv_array_append(h, jv_number((double)bins[i]));
+	for (i = 0; i < 10; i++) h = jv_array_append(h, jv_number(bins ? (double)bins[i] : 0));
 	return h;
 }
 
-/* the table row of one metric over values (sorted in place) out of `records`, na of which it is
- * not applicable to: computed (also "scored", its older name), not_applicable, null, the rest */
-static jv metric_row(const char *name, dvec *d, long records, long na)
+/* the table row of one metric over series i (its numbers sorted; (size_t)-1: none) out of
+ * `records`, na of which it is not applicable to: computed (also "scored", its older name),
+ * not_applicable, null, the rest */
+static jv metric_row(rag_gate *g, const char *name, size_t i, long records, long na)
 {
 	rag_summary s;
+	size_t n = i == (size_t)-1 ? 0 : rag_series_count(g->ser, i);
 	jv r = jv_object();
-	rag_stats_summary(d->v, d->n, &s);
+	if (i == (size_t)-1) rag_stats_summary(NULL, 0, &s);
+	else rag_series_summary(g->ser, i, &s);   /* a lost number: rag_gate_error, no verdict */
 	r = jv_object_set(r, jv_string("metric"), jv_string(name));
-	r = jv_object_set(r, jv_string("scored"), jv_number((double)d->n));
-	r = jv_object_set(r, jv_string("computed"), jv_number((double)d->n));
+	r = jv_object_set(r, jv_string("scored"), jv_number((double)n));
+	r = jv_object_set(r, jv_string("computed"), jv_number((double)n));
 	r = jv_object_set(r, jv_string("not_applicable"), jv_number((double)na));
-	r = jv_object_set(r, jv_string("null"), jv_number((double)records - (double)na - (double)d->n));
+	r = jv_object_set(r, jv_string("null"), jv_number((double)records - (double)na - (double)n));
 	r = jv_object_set(r, jv_string("mean"), num(s.mean));
 	r = jv_object_set(r, jv_string("median"), num(s.median));
 	r = jv_object_set(r, jv_string("min"), num(s.min));
 	r = jv_object_set(r, jv_string("p10"), num(s.p10));
-	r = jv_object_set(r, jv_string("histogram"), histogram(d));
+	r = jv_object_set(r, jv_string("histogram"), histogram(i == (size_t)-1 ? NULL : rag_series_histogram(g->ser, i)));
 	return r;
 }
 
@@ -1246,22 +1248,24 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 	size_t i, paired = 0;
 	long n_only_base = 0;
 	for (i = 0; i < g->nmetric; i++) {
-		size_t m = order[i], n = g->pcur[m].n, k;
-		double *d, lo, hi, mc, mb;
+		size_t m = order[i], n = rag_series_count(g->ser, g->pcur[m]), nd;
+		double *d, lo = NAN, hi = NAN, mc, mb, delta;
 		jv r;
 		if (!n) continue;
 		if (n > paired) paired = n;
-		d = rag_xmalloc(n * sizeof *d);
-		for (k = 0; k < n; k++) d[k] = g->pcur[m].v[k] - g->pbase[m].v[k];
-		rag_stats_bootstrap(d, n, g->o.resamples, g->o.confidence, g->o.seed, &lo, &hi);
-		mc = rag_stats_mean(g->pcur[m].v, n);
-		mb = rag_stats_mean(g->pbase[m].v, n);
+		/* the differences in their order for the bootstrap: the one array of a run's length
+		 * the gate holds, and only when it compares */
+		d = rag_series_values(g->ser, g->pdiff[m], &nd);
+		if (d) rag_stats_bootstrap(d, nd, g->o.resamples, g->o.confidence, g->o.seed, &lo, &hi);
+		mc = rag_series_mean(g->ser, g->pcur[m]);
+		mb = rag_series_mean(g->ser, g->pbase[m]);
+		delta = rag_series_mean(g->ser, g->pdiff[m]);
 		r = jv_object();
 		r = jv_object_set(r, jv_string("metric"), jv_string(g->metric[m]));
 		r = jv_object_set(r, jv_string("pairs"), jv_number((double)n));
 		r = jv_object_set(r, jv_string("baseline_mean"), jv_number(mb));
 		r = jv_object_set(r, jv_string("mean"), jv_number(mc));
-		r = jv_object_set(r, jv_string("delta"), jv_number(rag_stats_mean(d, n)));
+		r = jv_object_set(r, jv_string("delta"), jv_number(delta));
 		r = jv_object_set(r, jv_string("ci_low"), num(lo));
 		r = jv_object_set(r, jv_string("ci_high"), num(hi));
 		r = jv_object_set(r, jv_string("change"), jv_string(hi < 0 ? "regression" : lo > 0 ? "improvement" : "none"));
@@ -1269,7 +1273,7 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 			char what[300];
 			snprintf(what, sizeof what, "regression %s", g->metric[m]);
 			*checks = check(*checks, what, !(hi < 0), "%s mean change %+.3f, %g%% interval [%+.3f, %+.3f]%s",
-			                g->metric[m], rag_stats_mean(d, n), g->o.confidence * 100, lo, hi,
+			                g->metric[m], delta, g->o.confidence * 100, lo, hi,
 			                hi < 0 ? " lies wholly below 0" : "");
 			if (hi < 0) *pass = 0;
 		}
@@ -1337,8 +1341,8 @@ static jv cat_rows(rag_gate *g, category *tab, size_t n, const size_t *order, si
 		row = jv_object_set(row, jv_string("pass_rate_of"), jv_number((double)cj));
 		for (i = 0; i < g->nmetric; i++) {
 			size_t m = order[i];
-			dvec empty = {0}, *d = m < c->nm ? &c->m[m] : &empty;
-			ms = jv_array_append(ms, metric_row(g->metric[m], d, c->records, m < c->nm ? c->na[m] : 0));
+			size_t si = m < c->nm && c->m[m] ? c->m[m] - 1 : (size_t)-1;
+			ms = jv_array_append(ms, metric_row(g, g->metric[m], si, c->records, m < c->nm ? c->na[m] : 0));
 		}
 		row = jv_object_set(row, jv_string("metrics"), ms);
 		rows = jv_array_append(rows, row);
@@ -1410,17 +1414,16 @@ jv rag_gate_summary(rag_gate *g)
 		size_t m = order[i];
 		const mstat *ms = &g->ms[m];
 		jv row;
-		long applicable = g->records - ms->na, nulls = applicable - (long)g->vals[m].n + ms->undecided;
+		size_t nv = rag_series_count(g->ser, g->vals[m]);
+		long applicable = g->records - ms->na, nulls = applicable - (long)nv + ms->undecided;
 		double erate = applicable > 0 ? (double)nulls / (double)applicable : 0;
-		/* summed in input order, before metric_row sorts the scores in place (no copy: a run of
-		 * a million records keeps 8 MB of them per metric, and the gate is summed up once) */
-		double mean = rag_stats_mean(g->vals[m].v, g->vals[m].n);
+		double mean = rag_series_mean(g->ser, g->vals[m]);   /* summed in input order */
 		int mean_failed = 0;
 		char what[300], of[200] = "";
-		any_scored |= g->vals[m].n > 0 || ms->na > 0;
+		any_scored |= nv > 0 || ms->na > 0;
 		if (ms->na)
-			snprintf(of, sizeof of, " (computed on %zu of %ld records; %ld not applicable)", g->vals[m].n, g->records, ms->na);
-		row = metric_row(g->metric[m], &g->vals[m], g->records, ms->na);
+			snprintf(of, sizeof of, " (computed on %zu of %ld records; %ld not applicable)", nv, g->records, ms->na);
+		row = metric_row(g, g->metric[m], g->vals[m], g->records, ms->na);
 		row = jv_object_set(row, jv_string("error_rate"), jv_number(erate));
 		row = jv_object_set(row, jv_string("threshold_mean"), num(g->mean_thr[m]));
 		row = jv_object_set(row, jv_string("threshold_record"), num(g->rec_thr[m]));
@@ -1440,9 +1443,9 @@ jv rag_gate_summary(rag_gate *g)
 			pass &= ok;
 		}
 		if (!isnan(g->mean_thr[m]) && g->records) {
-			int ok = g->vals[m].n > 0 && mean >= g->mean_thr[m] - EPS;
+			int ok = nv > 0 && mean >= g->mean_thr[m] - EPS;
 			snprintf(what, sizeof what, "mean %s", g->metric[m]);
-			if (g->vals[m].n) {
+			if (nv) {
 				checks = check(checks, what, ok, "%s mean %.3f %s %.3f%s", g->metric[m], mean,
 				               ok ? ">=" : "<", g->mean_thr[m], of);
 			} else if (ms->na) {
@@ -1454,7 +1457,7 @@ jv rag_gate_summary(rag_gate *g)
 			mean_failed = !ok;
 			pass &= ok;
 		}
-		if (record_gated(g, m) && g->records && !g->vals[m].n) {
+		if (record_gated(g, m) && g->records && !nv) {
 			snprintf(what, sizeof what, "scores %s", g->metric[m]);
 			if (ms->na) {
 				checks = skipped(checks, what, g->metric[m], g->records, ms->na_reason);
@@ -1527,32 +1530,29 @@ static void free_changes(changes *c)
 
 void rag_gate_free(rag_gate *g)
 {
-	size_t i, k;
+	size_t i;
 	if (!g) return;
 	free(g->self_model);
 	free(g->rec_base);
 	free(g->rec_cat);
 	for (i = 0; i < g->nmetric; i++) {
 		free(g->metric[i]);
-		free(g->vals[i].v);
-		free(g->pcur[i].v);
-		free(g->pbase[i].v);
 	}
 	free(g->metric);
 	free(g->vals);
 	free(g->pcur);
 	free(g->pbase);
+	free(g->pdiff);
+	rag_series_free(g->ser);
 	free(g->mean_thr);
 	free(g->rec_thr);
 	for (i = 0; i < g->ncat; i++) {
-		for (k = 0; k < g->cat[i].nm; k++) free(g->cat[i].m[k].v);
 		free(g->cat[i].m);
 		free(g->cat[i].na);
 		free(g->cat[i].name);
 	}
 	free(g->cat);
 	for (i = 0; i < g->ngrp; i++) {
-		for (k = 0; k < g->grp[i].nm; k++) free(g->grp[i].m[k].v);
 		free(g->grp[i].m);
 		free(g->grp[i].na);
 		free(g->grp[i].name);

@@ -23,6 +23,9 @@ double rag_stats_mean(const double *x, size_t n);  /* NAN when n is 0 */
  * h = (n - 1) p, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]), 0-based. NAN when
  * n is 0. */
 double rag_stats_quantile(const double *sorted, size_t n, double p);
+/* Where quantile p of n sorted numbers lies: the 0-based rank i it starts from and, in *f, the
+ * fraction of the way to rank i + 1 (0 at p <= 0, p >= 1 and n 0). */
+size_t rag_stats_rank(size_t n, double p, double *f);
 typedef struct rag_summary { size_t n; double mean, median, min, p10, max; } rag_summary;
 /* Summary of x[0..n); sorts x in place. NANs when n is 0. */
 void rag_stats_summary(double *x, size_t n, rag_summary *s);
@@ -32,6 +35,34 @@ void rag_stats_summary(double *x, size_t n, rag_summary *s);
  * arguments are out of range. */
 int rag_stats_bootstrap(const double *d, size_t n, int resamples, double confidence, uint64_t seed,
                         double *lo, double *hi);
+
+/* ---------------------------------------------------------------- series.c */
+/* Series of numbers (a metric's scores in the run, a category, a group) within a memory
+ * budget: each keeps its count, sum (in its numbers' order), least, greatest and ten-bin
+ * histogram as they come; a series opened to keep its numbers keeps them in memory until all
+ * kept numbers take more than the budget, then in one temporary file ($TMPDIR, unlinked), from
+ * which summaries read them back exactly. The set owns its series; indexes are small integers
+ * valid until rag_series_free. */
+typedef struct rag_series rag_series;
+rag_series *rag_series_new(size_t budget);      /* bytes of numbers in memory; 0: 16 MiB */
+size_t rag_series_open(rag_series *s, int keep);   /* a new empty series; keep: its numbers too */
+void rag_series_push(rag_series *s, size_t i, double x);
+/* from's numbers after to's, in their order (from not kept: its figures, its sum added whole) */
+void rag_series_append(rag_series *s, size_t to, size_t from);
+size_t rag_series_count(const rag_series *s, size_t i);
+double rag_series_mean(const rag_series *s, size_t i);    /* NAN when empty: rag_stats_mean's */
+/* ten bins of width 0.1 over [0, 1], the last closed; outside [0, 1] the nearest end bin */
+const long *rag_series_histogram(const rag_series *s, size_t i);
+/* rag_stats_summary's figures of series i (median and p10 NAN for a series not kept); it sorts
+ * the series' numbers, whose order rag_series_values no longer gives after. -1 when numbers were
+ * lost (rag_series_error). */
+int rag_series_summary(rag_series *s, size_t i, rag_summary *out);
+/* series i's numbers in their order, into a new array of *n; NULL when not kept or lost */
+double *rag_series_values(rag_series *s, size_t i, size_t *n);
+/* what went wrong with the temporary file (a write or read failed: numbers lost), or NULL. When
+ * the file cannot be created the numbers stay in memory and there is no error. */
+const char *rag_series_error(const rag_series *s);
+void rag_series_free(rag_series *s);
 
 /* ---------------------------------------------------------------- cost.c */
 /* The price of a judge ("openai:<model>", or a model's name) in the table (borrowed), or NULL. */
@@ -51,7 +82,8 @@ jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char 
 
 /* ---------------------------------------------------------------- gate.c */
 /* The quality gate over a whole run (rag-gate(1)): every score is kept per metric and per
- * category (a median needs them all), plus the ids of a baseline and the worst records. */
+ * category (a median needs them all) in series within o.budget (series.c), plus the ids of a
+ * baseline and the worst records. */
 typedef struct rag_gate rag_gate;
 typedef struct rag_gate_opts {
 	const rag_kd *mean; size_t nmean;       /* metric -> lowest mean (borrowed) */
@@ -77,6 +109,8 @@ typedef struct rag_gate_opts {
 	 * is a triple's category has the triple's per-record threshold on its metric, in place of
 	 * record's (the highest where several of its fields match) */
 	const rag_cat_kd *by_category; size_t nby_category;
+	/* bytes of scores kept in memory (--max-memory); beyond them a temporary file. 0: 16 MiB */
+	size_t budget;
 } rag_gate_opts;
 rag_gate *rag_gate_new(const rag_gate_opts *o);
 /* A record of the baseline run (consumed), before any rag_gate_add; name is the baseline's
@@ -118,6 +152,9 @@ void rag_causes_free(rag_causes *cs);
  * (usage.<tool>.<stage>.judge "openai:M", M the record's answer_model or model, else
  * o.answer_model, compared without case), the first such model. Call once. */
 jv rag_gate_summary(rag_gate *g);
+/* Why the summary cannot be trusted (scores lost with their temporary file: rag_series_error),
+ * or NULL. A summary with an error gives no verdict: the tool says it and exits 5. */
+const char *rag_gate_error(const rag_gate *g);
 /* Where metric row m (borrowed, of rag_gate_summary's metrics) took its relevance from, when
  * rag-ap said (relevance_from): "relevant ids in 2 records, the judge's chunk verdicts in 1";
  * NULL when it did not. malloc'ed. */

@@ -519,6 +519,19 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 		return rag_serve_stored(r, err, body);
 	}
 	summary = rag_gate_summary(g);
+	if (rag_gate_error(g)) {
+		/* scores lost with the gate's temporary file: no verdict from what is left */
+		snprintf(err, errlen, "%s", rag_gate_error(g));
+		r = -1;
+		jv_free(summary);
+		rag_gate_free(g);
+		rag_causes_free(cs);
+		jv_free(sum);
+		jv_free(gate);
+		kd_free(mean, nmean);
+		kd_free(record, nrecord);
+		return rag_serve_stored(r, err, body);
+	}
 	*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("gated"), jv_bool(nmean + nrecord > 0),
 	                  jv_string("pass"), rag_json_get(jv_copy(summary), "pass"),
 	                  jv_string("records"), rag_json_get(jv_copy(summary), "records"),

@@ -71,16 +71,24 @@ double rag_stats_mean(const double *x, size_t n)
 	return sum / (double)n;
 }
 
-double rag_stats_quantile(const double *sorted, size_t n, double p)
+size_t rag_stats_rank(size_t n, double p, double *f)
 {
-	double h, f;
+	double h;
 	size_t i;
-	if (!n) return NAN;
-	if (p <= 0) return sorted[0];
-	if (p >= 1) return sorted[n - 1];
+	*f = 0;
+	if (!n || p <= 0) return 0;
+	if (p >= 1) return n - 1;
 	h = (double)(n - 1) * p;
 	i = (size_t)h;
-	f = h - (double)i;
+	*f = h - (double)i;
+	return i;
+}
+
+double rag_stats_quantile(const double *sorted, size_t n, double p)
+{
+	double f;
+	size_t i = rag_stats_rank(n, p, &f);
+	if (!n) return NAN;
 	if (i + 1 >= n || f == 0) return sorted[i];
 	return sorted[i] + f * (sorted[i + 1] - sorted[i]);
 }

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,7 +66,12 @@ static void observe(rag_item *it, void *ctx)
 		}
 		t->junit_case.len = 0;
 		rag_junit_record(&t->junit_case, &t->junit, it->rec, where, checks);
-		if (t->junit_case.len) fwrite(t->junit_case.p, 1, t->junit_case.len, t->junit_body);
+		if (t->junit_case.len) {
+			/* each case behind its suite and length, read back suite by suite */
+			uint32_t head[2] = {(uint32_t)t->junit.last, (uint32_t)t->junit_case.len};
+			fwrite(head, sizeof head, 1, t->junit_body);
+			fwrite(t->junit_case.p, 1, t->junit_case.len, t->junit_body);
+		}
 		jv_free(checks);
 	} else {
 		rag_gate_add(t->gate, it->rec, where, it->bad, 0);
@@ -81,11 +87,11 @@ static int read_input(tool *t, const char *name, FILE *out)
 }
 
 /* The JUnit file (f, open, closed here): the head, then each category's suite with its records'
- * cases, copied from where they were kept aside, then the tail. */
+ * cases, copied from where they were kept aside (a pass over them per suite), then the tail. */
 static int write_junit(tool *t, FILE *f, const char *path, jv s)
 {
 	char buf[65536], *head;
-	size_t k, c;
+	size_t k;
 	int ok = 1;
 	head = rag_junit_head(s, &t->junit);
 	fputs(head, f);
@@ -94,11 +100,14 @@ static int write_junit(tool *t, FILE *f, const char *path, jv s)
 		head = rag_junit_suite_head(&t->junit, k, s);
 		fputs(head, f);
 		free(head);
-		for (c = 0; c < t->junit.ncases && ok; c++) {
-			const rag_junit_case *jc = &t->junit.cases[c];
-			size_t left = jc->len, n;
-			if (jc->suite != k) continue;
-			ok = fseek(t->junit_body, jc->off, SEEK_SET) == 0;
+		uint32_t jc[2];
+		ok = fseek(t->junit_body, 0, SEEK_SET) == 0;
+		while (ok && fread(jc, sizeof jc, 1, t->junit_body) == 1) {
+			size_t left = jc[1], n;
+			if (jc[0] != k) {
+				ok = fseek(t->junit_body, (long)left, SEEK_CUR) == 0;
+				continue;
+			}
 			while (ok && left > 0 && (n = fread(buf, 1, left < sizeof buf ? left : sizeof buf, t->junit_body)) > 0) {
 				fwrite(buf, 1, n, f);
 				left -= n;

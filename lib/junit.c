@@ -146,7 +146,7 @@ static void not_applicable(rag_buf *b, jv checks)
 void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv checks)
 {
 	char *id, cat[512];
-	size_t start = b->len, k;
+	size_t k;
 	long nchecks = 0, nfail = 0, nerr = 0, nskip = 0;
 	double secs = rag_json_num(rec, "latency_ms") / 1000;
 	rag_junit_suite *su;
@@ -203,14 +203,7 @@ void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv ch
 	} else {
 		rag_buf_adds(b, "/>\n");
 	}
-	if (t->ncases == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->cases = rag_xrealloc(t->cases, t->cap * sizeof *t->cases);
-	}
-	t->cases[t->ncases].suite = k;
-	t->cases[t->ncases].off = t->off;
-	t->cases[t->ncases++].len = b->len - start;
-	t->off += (long)(b->len - start);
+	t->last = k;   /* the caller keeps the case aside with its suite: nothing here per record */
 	free(id);
 }
 
@@ -297,6 +290,5 @@ void rag_junit_free(rag_junit *t)
 	size_t k;
 	for (k = 0; k < t->nsuite; k++) free(t->suite[k].name);
 	free(t->suite);
-	free(t->cases);
 	memset(t, 0, sizeof *t);
 }

@@ -75,16 +75,15 @@ typedef struct rag_junit_suite {
 	long tests, failures, errors, skipped;
 	double time;              /* seconds: the records' latency_ms (rag-collect), summed */
 } rag_junit_suite;
-typedef struct rag_junit_case { size_t suite; long off; size_t len; } rag_junit_case;
 typedef struct rag_junit {
 	long tests, failures, errors, skipped;   /* the records' cases, all suites */
 	double time;
 	rag_junit_suite *suite; size_t nsuite;
-	rag_junit_case *cases; size_t ncases, cap;
-	long off;                 /* bytes of cases rendered so far */
+	size_t last;              /* the suite of the case rag_junit_record rendered last */
 } rag_junit;
 /* The test case of one record (rec and checks borrowed; checks from rag_gate_add), appended to
- * b; counted in n, and its place (n->off, the bytes appended) in n->cases. A failure says the
+ * b; counted in n, its suite in n->last (the caller keeps the cases aside by suite: n holds
+ * nothing per record, so a run of any length takes the same memory). A failure says the
  * question, each failed metric with its value and threshold, the first rejected verdicts of
  * those metrics (an unsupported claim, an irrelevant chunk) with the judge's reason, and where
  * the record is; an error also the record's errors entries. */

@@ -3,7 +3,8 @@
 # beyond the budget the scores go to a temporary file and the summary reads them back, so the
 # summary is the same bytes as with every score in memory (means, medians, p10s, histograms, the
 # categories, --by groups whose "(none)" fills from the file, a baseline's paired bootstrap),
-# the process's peak memory does not grow with the run (20,000 records against 200,000), and
+# the process's peak memory, --junit's included, does not grow with the run (20,000 records
+# against 200,000), and
 # a temporary file that cannot be written is an error (exit 5), never a verdict.
 . "$(dirname "$0")/lib.sh"
 
@@ -63,14 +64,17 @@ run "$BIN/rag-report" --markdown --max-memory $SMALL "$T/big.jsonl"
 is "$RC" 0 "rag-report --markdown with $SMALL bytes: exit 0"
 check "rag-report --markdown: the same bytes from the file" cmp "$T/md.mem" "$OUT"
 
-# memory: the peak does not grow with the run (it did by 8 bytes a score per metric, category
-# and group: +26 MB from 20,000 to 200,000 records here)
+# memory: the peak does not grow with the run, --junit's cases included (it did by 8 bytes a
+# score per metric, category and group, and 24 bytes a JUnit case: +26 MB from 20,000 to
+# 200,000 records here)
 [ "${RAG_VALGRIND:-0}" = 1 ] && skip_all "memory under valgrind is valgrind's"
 if ldd "$BIN/rag-gate" 2>/dev/null | grep -q libasan; then
 	skip "peak memory (not measured under AddressSanitizer)"
 else
 	for f in small big; do
-		run python3 "$TOP/tests/peak.py" "$T/peak.$f" "$BIN/rag-gate" $GATE --max-memory $SMALL "$T/$f.jsonl"
+		run python3 "$TOP/tests/peak.py" "$T/peak.$f" "$BIN/rag-gate" $GATE --max-memory $SMALL \
+			--junit "$T/$f.xml" "$T/$f.jsonl"
+		is "$(grep -c '<testcase classname="[a-z]*" name="q' "$T/$f.xml")" "$(nlines "$T/$f.jsonl")" "$f: --junit has a case per record"
 	done
 	s=$(awk '{ print $2 }' "$T/peak.small") b=$(awk '{ print $2 }' "$T/peak.big")
 	diag "rag-gate peak KiB: 20,000 records $s, 200,000 records $b"

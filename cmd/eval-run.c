@@ -28,7 +28,11 @@
 /* the whole output of a shell command (its first line when first_line), NULL when it failed */
 char *eval_capture(const char *cmd, int first_line)
 {
-	FILE *p = popen(cmd, "r");
+	return eval_capture_end(popen(cmd, "r"), first_line);
+}
+
+char *eval_capture_end(FILE *p, int first_line)
+{
 	rag_buf b = {0};
 	char buf[4096];
 	size_t n;
@@ -196,19 +200,29 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 	return rc;
 }
 
-int eval_run_sh(const char *cmd)
+pid_t eval_spawn_sh(const char *cmd)
 {
-	int st;
 	pid_t pid = fork();
-	if (pid < 0) return RAG_EXIT_INTERNAL;
 	if (pid == 0) {
 		signal(SIGPIPE, SIG_DFL);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
+	return pid;
+}
+
+int eval_wait_sh(pid_t pid)
+{
+	int st;
+	if (pid < 0) return RAG_EXIT_INTERNAL;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) return RAG_EXIT_INTERNAL;
 	return status_of(st);
+}
+
+int eval_run_sh(const char *cmd)
+{
+	return eval_wait_sh(eval_spawn_sh(cmd));
 }
 
 /* One request budget for the whole pipeline (rag(7) CONCURRENCY): a file whose byte-range

@@ -8,6 +8,7 @@
 #include "base.h"
 #include "config.h"
 #include "evalplan.h"
+#include <sys/types.h>
 
 typedef struct eval {
 	rag_cli cli;
@@ -56,7 +57,14 @@ int eval_estimate(eval *e);
 
 /* eval-run.c: the pipeline run */
 char *eval_capture(const char *cmd, int first_line);
+/* eval_capture's second half, for commands started side by side with popen(cmd, "r") (p NULL:
+ * NULL); it closes p */
+char *eval_capture_end(FILE *p, int first_line);
 int eval_run_sh(const char *cmd);
+/* eval_run_sh in two halves, so that commands run side by side: cmd started under sh (its pid,
+ * or -1), and its exit status as eval_run_sh's (RAG_EXIT_INTERNAL for -1) */
+pid_t eval_spawn_sh(const char *cmd);
+int eval_wait_sh(pid_t pid);
 int eval_run(eval *e, const char *cmd);
 
 /* eval-rundir.c: the run directory, run.json, the outputs, the store */
@@ -77,6 +85,7 @@ jv eval_run_head(eval *e, const char *cmd, const char *started);
 jv eval_run_totals(const char *path, const rag_config *cfg, jv *models_out);
 const char *eval_store_url(const eval *e);
 int eval_render_report(eval *e, int with_history);
+char *eval_report_cmd(eval *e, int with_history);   /* eval_render_report's command */
 int eval_finish_outputs(eval *e, int gate_rc);
 void eval_print_file(const char *path);
 char *eval_written(const eval *e);

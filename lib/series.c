@@ -400,9 +400,9 @@ int rag_series_summary(rag_series *s, size_t i, rag_summary *out)
 	memset(out, 0, sizeof *out);
 	if (s->err[0]) return -1;
 	if (!e->have) {
-		if (!e->keep) {
+		if (!e->n || !e->keep) {
 			finish(e, NULL);
-			e->s.median = e->s.p10 = NAN;   /* not kept: no order statistics */
+			e->s.median = e->s.p10 = NAN;   /* empty, or not kept: no order statistics */
 		} else if (s->fd < 0) {
 			rag_stats_sort(e->v, e->nv);   /* in place, as rag_stats_summary */
 			finish(e, e->v);

@@ -105,6 +105,18 @@ int main(void)
 	against(s, b, v, 100, "appended in memory");
 	rag_series_free(s);
 
+	/* an empty series beside others in the file (a metric every record has null): NANs */
+	s = rag_series_new(64);
+	a = rag_series_open(s, 1);
+	b = rag_series_open(s, 1);
+	for (i = 0; i < 100; i++) rag_series_push(s, a, draw(0));
+	{
+		rag_summary e;
+		ok(rag_series_summary(s, b, &e) == 0 && e.n == 0 && isnan(e.mean) && isnan(e.median) && isnan(e.p10) &&
+		   isnan(e.min), "an empty series in the file: n 0, every figure NAN");
+	}
+	rag_series_free(s);
+
 	/* figures only: the mean, the count and the histogram without the numbers */
 	s = rag_series_new(0);
 	c = rag_series_open(s, 0);

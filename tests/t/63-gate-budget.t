@@ -67,7 +67,6 @@ check "rag-report --markdown: the same bytes from the file" cmp "$T/md.mem" "$OU
 # memory: the peak does not grow with the run, --junit's cases included (it did by 8 bytes a
 # score per metric, category and group, and 24 bytes a JUnit case: +26 MB from 20,000 to
 # 200,000 records here)
-[ "${RAG_VALGRIND:-0}" = 1 ] && skip_all "memory under valgrind is valgrind's"
 if ldd "$BIN/rag-gate" 2>/dev/null | grep -q libasan; then
 	skip "peak memory (not measured under AddressSanitizer)"
 else

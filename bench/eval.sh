@@ -53,10 +53,15 @@ printf 'llm:\n  model: fake-judge\n  timeout: 30\n  concurrency: %d\ncollect:\n 
 	"$J" "$(cat "$W/svc.port")" >"$W/rag.yaml"
 
 # ---------------------------------------------------------------- the run
+# CPU: a process's user + system ticks, and the machine's busy and idle ticks (/proc/stat)
+proc_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+all_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat; }
+c0=$(all_ticks) f0=$(proc_ticks "$FAKE_PID") s0=$(proc_ticks "$SVC_PID")
 t0=$(now)
 "$EBIN/rag-eval" -q -c "$W/rag.yaml" --bin "$EBIN" -j "$J" -o "$W/run" "$W/testset.jsonl" >"$W/eval.out" 2>"$W/eval.err"
 RC=$?
 t1=$(now)
+c1=$(all_ticks) f1=$(proc_ticks "$FAKE_PID") s1=$(proc_ticks "$SVC_PID")
 SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 LINES=$(wc -l <"$W/run/records.jsonl" 2>/dev/null | tr -d ' ')
 ERRS=$(grep -c '"errors":\[{' "$W/run/records.jsonl" 2>/dev/null)
@@ -95,4 +100,12 @@ BEGIN {
 	printf "ratio to the ideal: %.2f\n", ratio
 }'
 [ "$JSON" = 1 ] || python3 bench/inflight.py "$W/fake.log" "$LAT" "$J" "$t0" "$t1"
+# where the CPU went: the machine's cores busy over the run, and the two fakes' share of them
+[ "$JSON" = 1 ] || awk -v c0="$c0" -v c1="$c1" -v f="$((f1 - f0))" -v v="$((s1 - s0))" -v hz="$(getconf CLK_TCK)" \
+	-v cores="$(nproc)" -v s="$SECS" 'BEGIN {
+	split(c0, a, " "); split(c1, b, " ")
+	busy = (b[1] - a[1]) / hz; idle = (b[2] - a[2]) / hz
+	printf "CPU over the run: %.2f of %d cores busy on average (%.1f core-s of %.1f); the fake judge %.1f core-s, the RAG service %.1f, the rest (ragpipe) %.1f\n",
+		busy / s, cores, busy, busy + idle, f / hz, v / hz, busy - (f + v) / hz
+}'
 exit $FAILED

@@ -509,45 +509,31 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 		offset += CHECK_PAGE;
 		if (offset >= total) break;
 	}
-	if (r) {
-		rag_gate_free(g);
-		rag_causes_free(cs);
-		jv_free(sum);
-		jv_free(gate);
-		kd_free(mean, nmean);
-		kd_free(record, nrecord);
-		return rag_serve_stored(r, err, body);
-	}
-	summary = rag_gate_summary(g);
-	if (rag_gate_error(g)) {
-		/* scores lost with the gate's temporary file: no verdict from what is left */
-		snprintf(err, errlen, "%s", rag_gate_error(g));
-		r = -1;
+	if (!r) {
+		summary = rag_gate_summary(g);
+		if (rag_gate_error(g)) {
+			/* scores lost with the gate's temporary file: no verdict from what is left */
+			snprintf(err, errlen, "%s", rag_gate_error(g));
+			r = -1;
+		} else {
+			*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("gated"), jv_bool(nmean + nrecord > 0),
+			                  jv_string("pass"), rag_json_get(jv_copy(summary), "pass"),
+			                  jv_string("records"), rag_json_get(jv_copy(summary), "records"),
+			                  jv_string("passed"), rag_json_get(jv_copy(summary), "passed"),
+			                  jv_string("errored"), rag_json_get(jv_copy(summary), "errored"),
+			                  jv_string("pass_rate"), rag_json_get(jv_copy(summary), "pass_rate"),
+			                  jv_string("checks"), failed_first(rag_json_get(jv_copy(summary), "checks")),
+			                  jv_string("causes"), rag_causes_json(cs));
+		}
 		jv_free(summary);
-		rag_gate_free(g);
-		rag_causes_free(cs);
-		jv_free(sum);
-		jv_free(gate);
-		kd_free(mean, nmean);
-		kd_free(record, nrecord);
-		return rag_serve_stored(r, err, body);
 	}
-	*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("gated"), jv_bool(nmean + nrecord > 0),
-	                  jv_string("pass"), rag_json_get(jv_copy(summary), "pass"),
-	                  jv_string("records"), rag_json_get(jv_copy(summary), "records"),
-	                  jv_string("passed"), rag_json_get(jv_copy(summary), "passed"),
-	                  jv_string("errored"), rag_json_get(jv_copy(summary), "errored"),
-	                  jv_string("pass_rate"), rag_json_get(jv_copy(summary), "pass_rate"),
-	                  jv_string("checks"), failed_first(rag_json_get(jv_copy(summary), "checks")),
-	                  jv_string("causes"), rag_causes_json(cs));
-	jv_free(summary);
 	rag_causes_free(cs);
 	rag_gate_free(g);
 	jv_free(sum);
 	jv_free(gate);
 	kd_free(mean, nmean);
 	kd_free(record, nrecord);
-	return 200;
+	return r ? rag_serve_stored(r, err, body) : 200;
 }
 
 int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len, jv *body)

@@ -137,7 +137,24 @@ rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen)
 		}
 		c->system = jv_object_set(c->system, jv_string(cfg->system[i].key), v);
 	}
-	if ((!c->command_mode && !(c->body = compile("body", k->body ? k->body : default_body, err, errlen))) ||
+	{
+		/* one compile for all of them (rag_jq_new_set: 4 compiles took 0.11 s of the start,
+		 * before the first request); each alone only for the message of one that fails */
+		rag_jq **dst[5];
+		const char *progs[5];
+		rag_jq *got[5];
+		size_t n = 0, i;
+		if (!c->command_mode) dst[n] = &c->body, progs[n++] = k->body ? k->body : default_body;
+		dst[n] = &c->answer, progs[n++] = k->answer ? k->answer : default_answer;
+		dst[n] = &c->contexts, progs[n++] = k->contexts ? k->contexts : default_contexts;
+		dst[n] = &c->ids, progs[n++] = k->context_ids ? k->context_ids : default_ids;
+		if (k->system_from) dst[n] = &c->sysfrom, progs[n++] = k->system_from;
+		if (!rag_jq_new_set(progs, n, got))
+			for (i = 0; i < n; i++) *dst[i] = got[i];
+	}
+	if (c->answer) {
+		/* compiled together above */
+	} else if ((!c->command_mode && !(c->body = compile("body", k->body ? k->body : default_body, err, errlen))) ||
 	    !(c->answer = compile("answer", k->answer ? k->answer : default_answer, err, errlen)) ||
 	    !(c->contexts = compile("contexts", k->contexts ? k->contexts : default_contexts, err, errlen)) ||
 	    !(c->ids = compile("context_ids", k->context_ids ? k->context_ids : default_ids, err, errlen)) ||

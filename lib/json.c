@@ -90,38 +90,88 @@ jv rag_json_path(jv o, const char *path)
 
 /* ---------------------------------------------------------------- jq programs */
 
-struct rag_jq {
+/* one libjq state, shared by the programs of a set (rag_jq_new_set) */
+typedef struct jqcore {
 	jq_state *jq;
 	char msg[RAG_ERRLEN];     /* libjq's first message of the current compile or run */
+	int refs;
+} jqcore;
+
+struct rag_jq {
+	jqcore *c;
+	int index;                /* its place in a set, -1: a program alone */
 };
 
 static void jq_message(void *data, jv msg)
 {
-	rag_jq *q = data;
-	if (!q->msg[0]) {
+	jqcore *c = data;
+	if (!c->msg[0]) {
 		/* libjq's message on one line: its first, without "jq: error: " */
 		const char *m = jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "jq error";
 		if (!strncmp(m, "jq: error: ", 11)) m += 11;
-		snprintf(q->msg, sizeof q->msg, "%.*s", (int)strcspn(m, "\n"), m);
+		snprintf(c->msg, sizeof c->msg, "%.*s", (int)strcspn(m, "\n"), m);
 	}
 	jv_free(msg);
 }
 
+/* a state with prog compiled, or NULL with err */
+static jqcore *core_new(const char *prog, char *err, size_t errlen)
+{
+	jqcore *c = rag_xcalloc(1, sizeof *c);
+	if (!(c->jq = jq_init())) {
+		rag_seterr(err, errlen, "cannot initialise libjq");
+		free(c);
+		return NULL;
+	}
+	jq_set_error_cb(c->jq, jq_message, c);
+	if (!jq_compile(c->jq, prog)) {
+		rag_seterr(err, errlen, "the jq program does not compile: %s", c->msg[0] ? c->msg : "syntax error");
+		jq_teardown(&c->jq);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 rag_jq *rag_jq_new(const char *prog, char *err, size_t errlen)
 {
-	rag_jq *q = rag_xcalloc(1, sizeof *q);
-	if (!(q->jq = jq_init())) {
-		rag_seterr(err, errlen, "cannot initialise libjq");
-		free(q);
-		return NULL;
-	}
-	jq_set_error_cb(q->jq, jq_message, q);
-	if (!jq_compile(q->jq, prog)) {
-		rag_seterr(err, errlen, "the jq program does not compile: %s", q->msg[0] ? q->msg : "syntax error");
-		rag_jq_free(q);
-		return NULL;
-	}
+	jqcore *c = core_new(prog, err, errlen);
+	rag_jq *q;
+	if (!c) return NULL;
+	q = rag_xcalloc(1, sizeof *q);
+	c->refs = 1;
+	q->c = c;
+	q->index = -1;
 	return q;
+}
+
+int rag_jq_new_set(const char *const *progs, size_t n, rag_jq **out)
+{
+	rag_buf b = {0};
+	char err[RAG_ERRLEN];
+	jqcore *c;
+	size_t i;
+	/* each program a function of its own (on lines of its own, so that a comment ends before
+	 * the parenthesis), and the input [i, value] runs program i on value */
+	for (i = 0; i < n; i++) rag_buf_addf(&b, "def __rag_p%zu: (\n%s\n);\n", i, progs[i]);
+	rag_buf_adds(&b, ". as [$__rag_i, $__rag_in] | $__rag_in | ");
+	for (i = 0; i < n; i++) rag_buf_addf(&b, "%sif $__rag_i == %zu then __rag_p%zu ", i ? "el" : "", i, i);
+	rag_buf_adds(&b, n ? "else empty end" : "empty");
+	rag_buf_add(&b, "", 1);
+	c = core_new(b.p, err, sizeof err);
+	rag_buf_free(&b);
+	if (!c) return -1;
+	c->refs = (int)n;
+	for (i = 0; i < n; i++) {
+		out[i] = rag_xcalloc(1, sizeof *out[i]);
+		out[i]->c = c;
+		out[i]->index = (int)i;
+	}
+	if (!n) {
+		jq_teardown(&c->jq);
+		free(c);
+	}
+	return 0;
 }
 
 int rag_jq_first(rag_jq *q, jv input, jv *out, char *err, size_t errlen)
@@ -129,9 +179,10 @@ int rag_jq_first(rag_jq *q, jv input, jv *out, char *err, size_t errlen)
 	jv r;
 	int got = 0;
 	*out = jv_null();
-	q->msg[0] = 0;
-	jq_start(q->jq, input, 0);
-	while (jv_is_valid(r = jq_next(q->jq))) {
+	q->c->msg[0] = 0;
+	if (q->index >= 0) input = JV_ARRAY(jv_number(q->index), input);
+	jq_start(q->c->jq, input, 0);
+	while (jv_is_valid(r = jq_next(q->c->jq))) {
 		if (!got++) {
 			*out = r;
 		} else {
@@ -154,6 +205,9 @@ int rag_jq_first(rag_jq *q, jv input, jv *out, char *err, size_t errlen)
 void rag_jq_free(rag_jq *q)
 {
 	if (!q) return;
-	jq_teardown(&q->jq);
+	if (--q->c->refs == 0) {
+		jq_teardown(&q->c->jq);
+		free(q->c);
+	}
 	free(q);
 }

@@ -1,4 +1,5 @@
-/* t-json.c - an id as text, one way (rag_json_id), and the id table (rag_idtab). */
+/* t-json.c - an id as text, one way (rag_json_id), the id table (rag_idtab), and jq programs
+ * compiled as a set (rag_jq_new_set): each gives what it gives alone. */
 #include "base.h"
 #include "tap.h"
 
@@ -55,5 +56,41 @@ int main(void)
 	is_int(t.n, 5000, "5000 rows");
 	rag_idtab_free(&t);
 	ok(t.n == 0 && rag_idtab_find(&t, "id-1") == -1, "freed: empty again");
+
+	{
+		/* a set: each program over the same input as alone, a comment at a program's end, a
+		 * function of its own, a runtime error's message; freed in any order */
+		const char *progs[] = {".a + 1", "[.b[] | . * 2] # doubled", "def f: .a; f, 7", "error(\"no \\(.a)\")", "empty"};
+		const char *want[] = {"2", "[4,6]", "1", NULL, NULL};
+		rag_jq *set[5], *alone;
+		char err1[200], err2[200];
+		size_t k;
+		ok(rag_jq_new_set(progs, 5, set) == 0, "5 programs compile as one set");
+		for (k = 0; k < 5; k++) {
+			jv got1, got2;
+			int r1, r2;
+			err1[0] = err2[0] = 0;
+			alone = rag_jq_new(progs[k], err1, sizeof err1);
+			r1 = rag_jq_first(set[k], jv_parse("{\"a\":1,\"b\":[2,3]}"), &got1, err1, sizeof err1);
+			r2 = rag_jq_first(alone, jv_parse("{\"a\":1,\"b\":[2,3]}"), &got2, err2, sizeof err2);
+			{
+				jv d1 = jv_dump_string(jv_copy(got1), 0), d2 = jv_dump_string(got2, 0);
+				ok(r1 == r2 && !strcmp(jv_string_value(d1), jv_string_value(d2)) && !strcmp(err1, err2) &&
+				   (!want[k] || !strcmp(jv_string_value(d1), want[k])),
+				   "program %zu in the set as alone: %d %s%s%s", k, r1, jv_string_value(d1), err1[0] ? ", " : "", err1);
+				jv_free(d1);
+				jv_free(d2);
+			}
+			jv_free(got1);
+			rag_jq_free(alone);
+		}
+		rag_jq_free(set[2]);
+		rag_jq_free(set[0]);
+		rag_jq_free(set[4]);
+		rag_jq_free(set[1]);
+		rag_jq_free(set[3]);
+		progs[1] = ".b[";
+		ok(rag_jq_new_set(progs, 5, set) == -1, "one that does not compile: no set (each alone gives its message)");
+	}
 	return done_testing();
 }

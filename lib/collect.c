@@ -152,13 +152,12 @@ rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen)
 		if (!rag_jq_new_set(progs, n, got))
 			for (i = 0; i < n; i++) *dst[i] = got[i];
 	}
-	if (c->answer) {
-		/* compiled together above */
-	} else if ((!c->command_mode && !(c->body = compile("body", k->body ? k->body : default_body, err, errlen))) ||
-	    !(c->answer = compile("answer", k->answer ? k->answer : default_answer, err, errlen)) ||
-	    !(c->contexts = compile("contexts", k->contexts ? k->contexts : default_contexts, err, errlen)) ||
-	    !(c->ids = compile("context_ids", k->context_ids ? k->context_ids : default_ids, err, errlen)) ||
-	    (k->system_from && !(c->sysfrom = compile("system_from", k->system_from, err, errlen)))) {
+	if (!c->answer &&   /* the set did not compile: each alone, for the message */
+	    ((!c->command_mode && !(c->body = compile("body", k->body ? k->body : default_body, err, errlen))) ||
+	     !(c->answer = compile("answer", k->answer ? k->answer : default_answer, err, errlen)) ||
+	     !(c->contexts = compile("contexts", k->contexts ? k->contexts : default_contexts, err, errlen)) ||
+	     !(c->ids = compile("context_ids", k->context_ids ? k->context_ids : default_ids, err, errlen)) ||
+	     (k->system_from && !(c->sysfrom = compile("system_from", k->system_from, err, errlen))))) {
 		rag_collect_free(c);
 		return NULL;
 	}

@@ -332,11 +332,17 @@ static void cat_grow(category *c, size_t m)
 	}
 }
 
-static void cat_push(rag_gate *g, category *c, size_t m, double x)
+/* the series of metric m in category c, opened at its first number */
+static size_t cat_series(rag_gate *g, category *c, size_t m)
 {
 	cat_grow(c, m);
 	if (!c->m[m]) c->m[m] = rag_series_open(g->ser, 1) + 1;
-	rag_series_push(g->ser, c->m[m] - 1, x);
+	return c->m[m] - 1;
+}
+
+static void cat_push(rag_gate *g, category *c, size_t m, double x)
+{
+	rag_series_push(g->ser, cat_series(g, c, m), x);
 }
 
 static void cat_na(category *c, size_t m)
@@ -846,10 +852,7 @@ static void by_first_seen(rag_gate *g, size_t b)
 		size_t m;
 		for (m = 0; m < g->nmetric; m++) {
 			cat_grow(none, m);
-			if (rag_series_count(g->ser, g->vals[m])) {
-				if (!none->m[m]) none->m[m] = rag_series_open(g->ser, 1) + 1;
-				rag_series_append(g->ser, none->m[m] - 1, g->vals[m]);
-			}
+			if (rag_series_count(g->ser, g->vals[m])) rag_series_append(g->ser, cat_series(g, none, m), g->vals[m]);
 			none->na[m] = g->ms[m].na;
 		}
 	}

@@ -10,16 +10,26 @@
  * its line (about what libjq takes to hold it) plus RAG_STREAM_OVERHEAD. While that is full the
  * stream reads nothing (the judge waits without the input's POLLIN), so a slow judge holds the
  * upstream writer in the pipe instead of the input piling up here; a line read is a line we
- * have room for, and one longer than the whole budget still goes, alone. */
+ * have room for, and one longer than the whole budget still goes, alone.
+ *
+ * Output goes the same way round: records are written to our own buffer, and from it only what
+ * the pipe takes without blocking (poll()+write() of at most PIPE_BUF). A stage blocked in a
+ * write would hold its requests' slots of the shared budget (RAG_INFLIGHT) with their replies
+ * unread, while the stage downstream, whose reading would unblock it, waits for a slot: a
+ * pipeline that never ends. What waits in the buffer counts against the budget like the records
+ * in flight, so a slow reader still holds the input back. */
 #include "base.h"
 #include "usage.h"
 #include "record.h"
 #include "stream.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The signal the tool's handler caught (rag_stream_opts.interrupted), 0 for none. */
@@ -225,16 +235,13 @@ static void free_item(rag_item *it)
 }
 
 /* stdout failures: EPIPE means the reader went away, which ends us quietly. */
-static int write_item(FILE *out, rag_item *it, int unbuffered, int *epipe)
+/* A record's line onto the output buffer. */
+static void buffer_item(rag_buf *ob, rag_item *it)
 {
 	jv dumped = jv_dump_string(jv_copy(it->rec), 0);
-	const char *p = jv_string_value(dumped);
-	size_t n = (size_t)jv_string_length_bytes(jv_copy(dumped));
-	int ok = fwrite(p, 1, n, out) == n && putc('\n', out) != EOF;
+	rag_buf_add(ob, jv_string_value(dumped), (size_t)jv_string_length_bytes(jv_copy(dumped)));
+	rag_buf_add(ob, "\n", 1);
 	jv_free(dumped);
-	if (ok && unbuffered) ok = fflush(out) == 0;
-	if (!ok && errno == EPIPE) *epipe = 1;
-	return ok ? 0 : -1;
 }
 
 typedef struct reader {
@@ -248,6 +255,7 @@ typedef struct reader {
 } reader;
 
 #define READ_BASE ((size_t)64 << 10)   /* the buffer's usual size, and the most one read asks for */
+#define OUT_POLL 0.01                   /* seconds between looks at an output that took nothing */
 
 /* Read what is available now (one read) of at most want bytes. The buffer holds what is unread
  * and grows only for a line longer than it; it goes back to READ_BASE once drained. */
@@ -365,10 +373,20 @@ typedef struct loop {
 	rag_item *head, *tail;    /* the records in flight, in input order */
 	long held, lineno, written;
 	size_t held_bytes;        /* item_cost of the records in flight */
-	int epipe, failed_write, wrote;
+	int epipe, failed_write;
+	int out_fd;               /* out's descriptor, written from obuf; -1: none (out NULL, or a
+	                           * memory stream, written with stdio) */
+	rag_buf obuf;             /* written records not yet taken by out: obuf.p[ostart..len) */
+	size_t ostart, out_chunk; /* the most one write gives out when it must not block */
 	char *err;
 	size_t errlen;
 } loop;
+
+/* Bytes written to obuf that out has not taken yet. */
+static size_t out_waiting(const loop *u)
+{
+	return u->obuf.len - u->ostart;
+}
 
 /* epipe && !o.drain: the reader went away, and nobody else wants what we read */
 static int run_abandoned(const loop *u)
@@ -390,7 +408,8 @@ static int take_lines(loop *u, int *can_take)
 		if (!reader_line(&u->r, u->o.max_line, &line, &len, &too_long, &next))
 			return 1;
 		/* a line too long is gone already (the reader skipped it): its item is taken */
-		if (u->held > 0 && !too_long && u->held_bytes + item_cost(len) > u->o.budget) break;
+		if ((u->held > 0 || out_waiting(u)) && !too_long && u->held_bytes + out_waiting(u) + item_cost(len) > u->o.budget)
+			break;
 		it = make_item(&u->s, (size_t)++u->lineno, line, len, too_long);
 		u->r.start = next;
 		it->bytes = len;
@@ -422,13 +441,8 @@ static void write_ready(loop *u)
 		if (it->not_applicable) u->stats->not_applicable++;
 		rag_usage_add(&u->stats->usage, &it->usage);
 		if (u->o.observe) u->o.observe(it, u->ctx);
-		if (u->out && !u->epipe && !u->failed_write &&
-		    write_item(u->out, it, u->o.unbuffered, &u->epipe) < 0 && !u->epipe) {
-			u->failed_write = 1;
-			snprintf(u->err, u->errlen, "cannot write output: %s", strerror(errno));
-		}
+		if (u->out && !u->epipe && !u->failed_write) buffer_item(&u->obuf, it);
 		u->written++;
-		u->wrote = 1;
 		u->head = it->next;
 		if (!u->head) u->tail = NULL;
 		u->held_bytes -= item_cost(it->bytes);
@@ -437,14 +451,50 @@ static void write_ready(loop *u)
 	}
 }
 
-/* Flush the output (unless it is closed or failed already); a closed pipe is not an error. */
-static void flush_out(loop *u)
+/* Write what waits in obuf: what out takes now without blocking (a pipe that polls writable
+ * takes PIPE_BUF bytes whole), or, with block, all of it. A closed pipe is not an error. */
+static void push_out(loop *u, int block)
 {
-	if (!u->out || u->epipe || u->failed_write || fflush(u->out) == 0) return;
-	if (errno == EPIPE) u->epipe = 1;
-	else {
-		u->failed_write = 1;
-		snprintf(u->err, u->errlen, "cannot write output: %s", strerror(errno));
+	while (out_waiting(u) && !u->epipe && !u->failed_write) {
+		size_t n = out_waiting(u);
+		ssize_t w;
+		if (u->out_fd < 0) {
+			/* a stream with no descriptor (open_memstream): it takes everything */
+			if (fwrite(u->obuf.p + u->ostart, 1, n, u->out) != n || fflush(u->out) != 0) {
+				u->failed_write = 1;
+				snprintf(u->err, u->errlen, "cannot write output: %s", strerror(errno));
+			}
+			u->ostart += n;
+			continue;
+		}
+		if (!block) {
+			struct pollfd p = {u->out_fd, POLLOUT, 0};
+			if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLOUT | POLLERR | POLLHUP))) break;
+			if (n > u->out_chunk) n = u->out_chunk;
+		}
+		w = write(u->out_fd, u->obuf.p + u->ostart, n);
+		if (w < 0 && errno == EINTR) {
+			if (interrupted(&u->o) && !block) break;
+			continue;
+		}
+		if (w < 0 && errno == EPIPE) u->epipe = 1;
+		else if (w < 0) {
+			u->failed_write = 1;
+			snprintf(u->err, u->errlen, "cannot write output: %s", strerror(errno));
+		} else {
+			u->ostart += (size_t)w;
+		}
+	}
+	if (!out_waiting(u) || u->epipe || u->failed_write) {
+		u->obuf.len = u->ostart = 0;   /* all written, or nobody to write to */
+		if (u->obuf.cap > 4 * READ_BASE) {
+			rag_buf_free(&u->obuf);
+			memset(&u->obuf, 0, sizeof u->obuf);
+		}
+	} else if (u->ostart > u->obuf.len / 2) {
+		memmove(u->obuf.p, u->obuf.p + u->ostart, u->obuf.len - u->ostart);
+		u->obuf.len -= u->ostart;
+		u->ostart = 0;
 	}
 }
 
@@ -454,10 +504,10 @@ static size_t read_want(const loop *u, int can_take, int starved)
 {
 	size_t used, want;
 	if (u->r.eof || !can_take || u->held >= u->o.window || !starved) return 0;
-	used = u->held_bytes + (u->r.len - u->r.start);
+	used = u->held_bytes + out_waiting(u) + (u->r.len - u->r.start);
 	want = used < u->o.budget ? u->o.budget - used : 0;
 	if (want > READ_BASE) want = READ_BASE;
-	if (u->held == 0) want = READ_BASE;             /* a line longer than the budget, alone */
+	if (u->held == 0 && !out_waiting(u)) want = READ_BASE;   /* a line longer than the budget, alone */
 	if (want < 4096) want = 0;                      /* too little room: wait for records to go */
 	return want;
 }
@@ -500,6 +550,13 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 	memset(stats, 0, sizeof *stats);
 	u.r.fd = fileno(in);
 	u.r.intr = u.o.interrupted;
+	u.out_fd = -1;
+	if (out) {
+		struct stat st;
+		fflush(out);   /* what the tool wrote before goes first */
+		u.out_fd = fileno(out);
+		u.out_chunk = fstat(u.out_fd, &st) == 0 && S_ISREG(st.st_mode) ? READ_BASE : PIPE_BUF;
+	}
 	err[0] = 0;
 
 	for (;;) {
@@ -532,13 +589,14 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		                (u.r.eof && u.r.start == u.r.len && !u.r.skipping)))
 			break;
 
-		/* whatever is written goes out before we wait: the next stage may be waiting for it */
-		if (u.wrote) flush_out(&u);
-		u.wrote = 0;
+		/* whatever is written goes out before we wait, as far as the reader takes it without
+		 * blocking us: the next stage may be waiting for it, and our requests for us */
+		push_out(&u, 0);
 
 		want = read_want(&u, can_take, starved);
 		fd = want ? u.r.fd : -1;
-		if (ops->run(ctx, fd, 0.25) && fd >= 0 && reader_fill(&u.r, want, err, errlen) < 0) {
+		if (ops->run(ctx, fd, out_waiting(&u) ? OUT_POLL : 0.25) && fd >= 0 &&
+		    reader_fill(&u.r, want, err, errlen) < 0) {
 			rc = RAG_EXIT_INTERNAL;
 			u.r.eof = 1;
 			u.r.start = u.r.len;
@@ -552,7 +610,8 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		free_item(it);
 	}
 	free(u.r.buf);
-	flush_out(&u);
+	push_out(&u, 1);   /* nothing is in flight now: what is left may wait for the reader */
+	rag_buf_free(&u.obuf);
 
 	stats->seconds = rag_now() - t0;
 	stats->interrupted = (int)interrupted(&u.o);

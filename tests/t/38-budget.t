@@ -58,6 +58,27 @@ is "$RC" 0 "rag-eval with RAG_INFLIGHT set: exit status 0"
 is "$(maxin)" 3 "rag-eval with RAG_INFLIGHT set: at most 3 in flight"
 check "rag-eval with RAG_INFLIGHT set: the caller's file is left in place" test -f "$T/shared"
 
+# --- a stage whose reader is slow never holds the budget while it waits to write. Records of
+# 20 KB: three fill the pipe between the stages; rag-verify, with a 64 KiB budget, takes one at
+# a time, and each waits for a slot. A rag-claims blocked in write(2) held its two slots with
+# the replies unread, and rag-verify waited for one of them for ever (8 requests, then nothing;
+# found by bench/eval.sh, a run of 500 records that never ended). Now rag-claims writes only
+# what the pipe takes and goes on with its requests. A hang is killed after 60 s (exit 124).
+jq -nc '("x" * 20000) as $pad | range(1; 201) |
+	{id: "p\(.)", question: "Where is thing \(.)?", contexts: ["Thing \(.) is in Paris."], answer: "Thing \(.) is in Paris.", pad: $pad}' \
+	>"$T/big.jsonl"
+fresh '[{"delay_ms": 20}]'
+: >"$T/budget2"
+{ RAG_TEST_TIMEOUT=60 RAG_INFLIGHT=$T/budget2 rag rag-claims -q -c "$CONF" -j 2 <"$T/big.jsonl" 2>"$T/e1"; echo $? >"$T/rc1"; } |
+	{ RAG_TEST_TIMEOUT=60 RAG_INFLIGHT=$T/budget2 rag rag-verify -q -c "$CONF" -j 2 --max-memory 65536 >"$OUT" 2>"$T/e2"; echo $? >"$T/rc2"; }
+is "$(cat "$T/rc1") $(cat "$T/rc2")" "0 0" "a slow reader downstream: both stages end by themselves, exit status 0"
+is "$(nlines "$OUT")" 200 "a slow reader downstream: all 200 records come through"
+is "$(jq -s 'map(select(.scores.faithfulness == 1 and (has("errors") | not))) | length' "$OUT")" 200 \
+	"a slow reader downstream: every record scored"
+is "$(jq -r .id "$OUT" | paste -sd, -)" "$(jq -r .id "$T/big.jsonl" | paste -sd, -)" "a slow reader downstream: in input order"
+is "$(fake_requests)" 400 "a slow reader downstream: 400 requests"
+is "$(maxin)" 2 "a slow reader downstream: at most 2 in flight for the two stages together"
+
 # --- adaptive concurrency: the first 4 requests answer 429, the rest take 300 ms
 FIX=$FIXTURES/faults.jsonl
 jq -c '{id, contexts, question, answer: "Thing is in Paris.", claims: {answer: ["Thing is in Paris."]}}' "$FIX" >"$T/v8.jsonl"

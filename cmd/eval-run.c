@@ -179,6 +179,9 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 				rag_msg(e->cli.prog, "error", "cannot write records.jsonl: %s", strerror(errno));
 				rc = RAG_EXIT_INTERNAL;
 			}
+			/* run.json's counts on the way, while the stages wait for the judge, rather than
+			 * reading records.jsonl again once the run is over */
+			eval_totals_line(&e->tot, b.p + start, len);
 			if (memmem(b.p + start, len, "\"errors\":[{", 11)) p.errors++;
 			start += len;
 			p.done++;
@@ -336,11 +339,11 @@ static int outcome(eval *e, int rc, int gate_rc, size_t nout)
 	return rc;
 }
 
-/* run.json's tail (head consumed, returned): the end, the models, the counts over recs, the
+/* run.json's tail (head consumed, returned): the end, the models, the counts (e->tot), the
  * exit status and the gate's word; e->unscored_rc set from the counts. */
-static jv run_tail(eval *e, jv head, const char *recs, int rc)
+static jv run_tail(eval *e, jv head, int rc)
 {
-	jv models, totals = eval_run_totals(recs, &e->cli.cfg, &models);
+	jv models, totals = eval_totals_end(&e->tot, &e->cli.cfg, &models);
 	char *ended;
 	if (e->plan.stage_on[RAG_EVAL_EMBSIM]) {
 		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
@@ -403,7 +406,9 @@ int eval_run(eval *e, const char *cmd)
 	int fd = -1, rc, gate_rc = 0;
 	size_t nout = 0;
 
+	eval_totals_init(&e->tot);
 	if ((rc = open_run(e, cmd, recs, runjson, &head, &fd))) goto out;
+	if (e->done_before) eval_totals_file(&e->tot, recs);   /* the records a resumed run had */
 	if ((rc = pipe_records(e, cmd, fd, &nout, &gate_rc)) < 0) {
 		rc = RAG_EXIT_INTERNAL;
 		goto out;
@@ -416,7 +421,7 @@ int eval_run(eval *e, const char *cmd)
 	if (!rc) e->wrote |= 1u << OUT_RECORDS;
 	if (gate_rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_JUNIT;   /* the pipeline's gate: gate.txt too */
 	rc = outcome(e, rc, gate_rc, nout);
-	head = run_tail(e, head, recs, rc);
+	head = run_tail(e, head, rc);
 	if (eval_write_json_file(e, runjson, jv_copy(head)) < 0) {
 		if (rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
 	} else {
@@ -425,6 +430,7 @@ int eval_run(eval *e, const char *cmd)
 	say_run(e, head, rc);
 out:
 	if (fd >= 0) close(fd);
+	eval_totals_free(&e->tot);
 	jv_free(head);
 	free(recs);
 	free(runjson);

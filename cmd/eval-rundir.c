@@ -343,88 +343,120 @@ static int record_scored(jv rec, jv *errs)
 	return r;
 }
 
-/* Counts, tokens and models over the records of the run directory. */
-jv eval_run_totals(const char *path, const rag_config *cfg, jv *models_out)
+/* Counts, tokens and models over the records of a run, a line at a time: a run of any size is
+ * summed in the memory of one record. */
+void eval_totals_init(eval_totals *t)
 {
-	jv cost = jv_object();
+	memset(t, 0, sizeof *t);
+	t->cost = jv_object();
+	t->judges = jv_object();
+	t->embedders = jv_object();
+}
+
+/* usage (borrowed): usage.<tool>.<stage>: {calls, cache_hits, prompt_tokens, completion_tokens,
+ * judge} */
+static void totals_usage(eval_totals *t, jv usage)
+{
+	jv_object_foreach(usage, tool, per) {
+		if (jv_get_kind(per) == JV_KIND_OBJECT) {
+			jv_object_foreach(per, stage, u) {
+				jv judge;
+				if (jv_get_kind(u) == JV_KIND_OBJECT) {
+					double v;
+					if (!isnan(v = rag_json_num(u, "calls"))) t->calls += (long)v;
+					if (!isnan(v = rag_json_num(u, "cache_hits"))) t->hits += (long)v;
+					if (!isnan(v = rag_json_num(u, "prompt_tokens"))) t->pt += (long)v;
+					if (!isnan(v = rag_json_num(u, "completion_tokens"))) t->ct += (long)v;
+					judge = jv_object_get(jv_copy(u), jv_string("judge"));
+					if (jv_get_kind(judge) != JV_KIND_STRING) judge = (jv_free(judge), jv_object_get(jv_copy(u), jv_string("model")));
+					if (jv_get_kind(judge) == JV_KIND_STRING) {
+						const char *name = jv_string_value(tool);
+						if (!strcmp(name, "rag-embsim")) t->embedders = jv_object_set(t->embedders, judge, jv_true());
+						else if (strcmp(name, "rag-collect")) t->judges = jv_object_set(t->judges, judge, jv_true());
+						else jv_free(judge);
+					} else {
+						jv_free(judge);
+					}
+				}
+				jv_free(stage);
+				jv_free(u);
+			}
+		}
+		jv_free(tool);
+		jv_free(per);
+	}
+}
+
+/* One line of records.jsonl (without its newline, or with it); a line that is no object counts
+ * for nothing. */
+void eval_totals_line(eval_totals *t, const char *line, size_t len)
+{
+	jv rec, x;
+	if (len > 0 && line[len - 1] == '\n') len--;
+	rec = jv_parse_sized(line, (int)len);
+	if (jv_get_kind(rec) != JV_KIND_OBJECT) {
+		jv_free(rec);
+		return;
+	}
+	t->records++;
+	switch (record_scored(rec, &x)) {
+	case 2: t->remote++; /* fall through */
+	case 1: t->not_scored++;
+	}
+	if (jv_get_kind(x) == JV_KIND_ARRAY && jv_array_length(jv_copy(x)) > 0) {
+		t->with_errors++;
+		t->errors += jv_array_length(jv_copy(x));
+	}
+	jv_free(x);
+	x = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
+	if (jv_get_kind(x) == JV_KIND_OBJECT) t->na += jv_object_length(jv_copy(x));
+	jv_free(x);
+	x = jv_object_get(jv_copy(rec), jv_string("usage"));
+	t->cost = rag_cost_add(t->cost, x);
+	if (jv_get_kind(x) == JV_KIND_OBJECT) totals_usage(t, x);
+	jv_free(x);
+	jv_free(rec);
+}
+
+/* Every line of a file (a resumed run's records.jsonl so far); a file that is not there adds
+ * nothing. */
+void eval_totals_file(eval_totals *t, const char *path)
+{
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	long records = 0, with_errors = 0, errors = 0, na = 0, calls = 0, hits = 0, pt = 0, ct = 0;
-	long not_scored = 0, remote = 0;
-	jv judges = jv_object(), embedders = jv_object(), collectors = jv_object(), o;
-	/* a line at a time: a run of any size is summed in the memory of one record */
-	while (f && (len = getline(&text, &cap, f)) > 0) {
-		jv rec = jv_parse_sized(text, (int)(len - (text[len - 1] == '\n'))), x;
-		if (jv_get_kind(rec) != JV_KIND_OBJECT) {
-			jv_free(rec);
-			continue;
-		}
-		records++;
-		switch (record_scored(rec, &x)) {
-		case 2: remote++; /* fall through */
-		case 1: not_scored++;
-		}
-		if (jv_get_kind(x) == JV_KIND_ARRAY && jv_array_length(jv_copy(x)) > 0) {
-			with_errors++;
-			errors += jv_array_length(jv_copy(x));
-		}
-		jv_free(x);
-		x = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
-		if (jv_get_kind(x) == JV_KIND_OBJECT) na += jv_object_length(jv_copy(x));
-		jv_free(x);
-		/* usage.<tool>.<stage>: {calls, cache_hits, prompt_tokens, completion_tokens, judge} */
-		x = jv_object_get(jv_copy(rec), jv_string("usage"));
-		cost = rag_cost_add(cost, x);
-		if (jv_get_kind(x) == JV_KIND_OBJECT) {
-			jv_object_foreach(x, tool, per) {
-				if (jv_get_kind(per) == JV_KIND_OBJECT) {
-					jv_object_foreach(per, stage, u) {
-						jv judge;
-						if (jv_get_kind(u) == JV_KIND_OBJECT) {
-							double v;
-							if (!isnan(v = rag_json_num(u, "calls"))) calls += (long)v;
-							if (!isnan(v = rag_json_num(u, "cache_hits"))) hits += (long)v;
-							if (!isnan(v = rag_json_num(u, "prompt_tokens"))) pt += (long)v;
-							if (!isnan(v = rag_json_num(u, "completion_tokens"))) ct += (long)v;
-							judge = jv_object_get(jv_copy(u), jv_string("judge"));
-							if (jv_get_kind(judge) != JV_KIND_STRING) judge = (jv_free(judge), jv_object_get(jv_copy(u), jv_string("model")));
-							if (jv_get_kind(judge) == JV_KIND_STRING) {
-								const char *t = jv_string_value(tool);
-								if (!strcmp(t, "rag-embsim")) embedders = jv_object_set(embedders, judge, jv_true());
-								else if (!strcmp(t, "rag-collect")) collectors = jv_object_set(collectors, judge, jv_true());
-								else judges = jv_object_set(judges, judge, jv_true());
-							} else {
-								jv_free(judge);
-							}
-						}
-						jv_free(stage);
-						jv_free(u);
-					}
-				}
-				jv_free(tool);
-				jv_free(per);
-			}
-		}
-		jv_free(x);
-		jv_free(rec);
-	}
+	while (f && (len = getline(&text, &cap, f)) > 0) eval_totals_line(t, text, (size_t)len);
 	free(text);
 	if (f) fclose(f);
-	jv_free(collectors);
-	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(judges), jv_string("embeddings"), sorted_keys(embedders));
-	o = JV_OBJECT(jv_string("records"), jv_number((double)records),
-	              jv_string("records_with_errors"), jv_number((double)with_errors),
-	              jv_string("errors"), jv_number((double)errors),
-	              jv_string("not_applicable"), jv_number((double)na),
-	              jv_string("calls"), jv_number((double)calls),
-	              jv_string("cache_hits"), jv_number((double)hits),
-	              jv_string("prompt_tokens"), jv_number((double)pt),
-	              jv_string("completion_tokens"), jv_number((double)ct),
-	              jv_string("cost"), rag_cost_summary(cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
-	o = jv_object_set(o, jv_string("records_not_scored"), jv_number((double)not_scored));
-	return jv_object_set(o, jv_string("records_remote_failed"), jv_number((double)remote));
+}
+
+/* The totals as run.json's counts, and the models, *models_out; t starts again from nothing. */
+jv eval_totals_end(eval_totals *t, const rag_config *cfg, jv *models_out)
+{
+	jv o;
+	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(t->judges), jv_string("embeddings"), sorted_keys(t->embedders));
+	o = JV_OBJECT(jv_string("records"), jv_number((double)t->records),
+	              jv_string("records_with_errors"), jv_number((double)t->with_errors),
+	              jv_string("errors"), jv_number((double)t->errors),
+	              jv_string("not_applicable"), jv_number((double)t->na),
+	              jv_string("calls"), jv_number((double)t->calls),
+	              jv_string("cache_hits"), jv_number((double)t->hits),
+	              jv_string("prompt_tokens"), jv_number((double)t->pt),
+	              jv_string("completion_tokens"), jv_number((double)t->ct),
+	              jv_string("cost"), rag_cost_summary(t->cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
+	o = jv_object_set(o, jv_string("records_not_scored"), jv_number((double)t->not_scored));
+	o = jv_object_set(o, jv_string("records_remote_failed"), jv_number((double)t->remote));
+	eval_totals_init(t);   /* what it held is in o and the models now */
+	return o;
+}
+
+void eval_totals_free(eval_totals *t)
+{
+	jv_free(t->cost);
+	jv_free(t->judges);
+	jv_free(t->embedders);
+	memset(t, 0, sizeof *t);
 }
 
 /* The store the run goes into: --store, else store.url; NULL: none. */

@@ -10,6 +10,12 @@
 #include "evalplan.h"
 #include <sys/types.h>
 
+/* run.json's counts as records come (eval-rundir.c) */
+typedef struct eval_totals {
+	long records, with_errors, errors, na, calls, hits, pt, ct, not_scored, remote;
+	jv cost, judges, embedders;
+} eval_totals;
+
 typedef struct eval {
 	rag_cli cli;
 	const char *testset;      /* as given; "-" is stdin */
@@ -41,6 +47,7 @@ typedef struct eval {
 	int lock_fd;              /* the run directory, flock'ed while this process runs it; -1 */
 	int life_fd;              /* the write end of the pipe the stages watch (life_pipe); -1 */
 	unsigned wrote;           /* the outputs written (or, the report with a store, to be): OUT_* */
+	eval_totals tot;          /* over the records written to records.jsonl (eval_run) */
 } eval;
 
 /* The outputs of a run, in the order the last message names them; `wrote` has a bit for each
@@ -82,7 +89,13 @@ int eval_write_json_file(const eval *e, const char *path, jv v);
 const char *eval_runs_dir(const eval *e);
 char *eval_last_run(eval *e);
 jv eval_run_head(eval *e, const char *cmd, const char *started);
-jv eval_run_totals(const char *path, const rag_config *cfg, jv *models_out);
+/* run.json's counts: eval_totals_line for each record as it is written (and eval_totals_file
+ * for a resumed run's records before), then eval_totals_end; eval_totals_free at last */
+void eval_totals_init(eval_totals *t);
+void eval_totals_line(eval_totals *t, const char *line, size_t len);
+void eval_totals_file(eval_totals *t, const char *path);
+jv eval_totals_end(eval_totals *t, const rag_config *cfg, jv *models_out);
+void eval_totals_free(eval_totals *t);
 const char *eval_store_url(const eval *e);
 int eval_render_report(eval *e, int with_history);
 char *eval_report_cmd(eval *e, int with_history);   /* eval_render_report's command */

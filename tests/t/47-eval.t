@@ -291,6 +291,10 @@ is "$RC" 0 "--resume finishes the run: exit status 0"
 is "$(jq -c 'del(.latency_ms)' "$T/killed/records.jsonl")" "$(jq -c 'del(.latency_ms)' "$T/whole/records.jsonl")" \
 	"records.jsonl after --resume equals the uninterrupted run's, in order (but for latency_ms, a time)"
 is "$(jq -r '.resumed_with' "$T/killed/run.json")" "$n" "run.json: how many records the resumed run had"
+# the counts are summed as records come (eval_totals_line), the earlier part's read first: they
+# must be the whole run's, as the uninterrupted run's are
+is "$(jq -c '.counts | del(.cost)' "$T/killed/run.json")" "$(jq -c '.counts | del(.cost)' "$T/whole/run.json")" \
+	"run.json's counts after --resume are the whole run's (the uninterrupted run's)"
 is "$(jq -c '.pass' "$T/killed/gate.json")" true "the gate decided over the whole run"
 like "$(cat "$T/killed/gate.txt")" "10 records" "gate.txt is over the whole run"
 run rag rag-eval -q --resume "$T/killed" -c "$T/collect.yaml" --bin "$T/bin"

@@ -290,8 +290,9 @@ static int open_run(eval *e, const char *cmd, const char *recs, const char *runj
 }
 
 /* The pipeline run, its records appended to fd: *nout of them, *gate_rc the pipeline's (its
- * gate's) status. 0 or collect_output's status; -1 when it could not start (said). */
-static int pipe_records(eval *e, const char *cmd, int fd, size_t *nout, int *gate_rc)
+ * gate's) status; once it runs, run.json's head (*head, at runjson) completed by the probes.
+ * 0 or collect_output's status; -1 when it could not start (said). */
+static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *runjson, size_t *nout, int *gate_rc)
 {
 	int made_budget = 0, out_fd = -1, st, rc;
 	char *budget = shared_budget(e, &made_budget);
@@ -303,6 +304,12 @@ static int pipe_records(eval *e, const char *cmd, int fd, size_t *nout, int *gat
 		free(budget);
 		return -1;
 	}
+	/* the probes run beside the pipeline's start (after it: they are not on its way to the
+	 * first request) and are read while the first record goes through its stages; run.json
+	 * has what they say from then on */
+	eval_probes_start(e);
+	*head = eval_probes_end(e, *head);
+	eval_write_json_file(e, runjson, jv_copy(*head));
 	rc = collect_output(e, out_fd, fd, nout);
 	close(out_fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -409,7 +416,7 @@ int eval_run(eval *e, const char *cmd)
 	eval_totals_init(&e->tot);
 	if ((rc = open_run(e, cmd, recs, runjson, &head, &fd))) goto out;
 	if (e->done_before) eval_totals_file(&e->tot, recs);   /* the records a resumed run had */
-	if ((rc = pipe_records(e, cmd, fd, &nout, &gate_rc)) < 0) {
+	if ((rc = pipe_records(e, cmd, fd, &head, runjson, &nout, &gate_rc)) < 0) {
 		rc = RAG_EXIT_INTERNAL;
 		goto out;
 	}
@@ -430,6 +437,7 @@ int eval_run(eval *e, const char *cmd)
 	say_run(e, head, rc);
 out:
 	if (fd >= 0) close(fd);
+	jv_free(eval_probes_end(e, jv_object()));   /* a run that did not start: its probes reaped */
 	eval_totals_free(&e->tot);
 	jv_free(head);
 	free(recs);

@@ -222,27 +222,14 @@ char *eval_last_run(eval *e)
 	return best;
 }
 
-static jv git_info(void)
+/* The run's git commit and whether the tree was dirty, and each tool's version, for run.json:
+ * commands started side by side (eval_probes_start) once the pipeline runs, and read
+ * (eval_probes_end) while its first record goes through the stages, so that they cost the run
+ * no time of its own (0.06 s one after the other for the default metrics' 9 tools and git,
+ * before the first request, when they ran before the pipeline). */
+void eval_probes_start(eval *e)
 {
-	char *commit = eval_capture("git rev-parse HEAD 2>/dev/null", 1), *status;
-	jv g;
-	if (!commit || !*commit) {
-		free(commit);
-		return JV_OBJECT(jv_string("commit"), jv_null(), jv_string("dirty"), jv_null());
-	}
-	status = eval_capture("git status --porcelain --untracked-files=no 2>/dev/null", 0);
-	g = JV_OBJECT(jv_string("commit"), jv_string(commit),
-	              jv_string("dirty"), status ? jv_bool(*status != 0) : jv_null());
-	free(commit);
-	free(status);
-	return g;
-}
-
-static jv tool_versions(eval *e)
-{
-	jv v = jv_object();
 	const char *tools[RAG_EVAL_MAXSTAGES + 3];
-	FILE *p[RAG_EVAL_MAXSTAGES + 3];
 	size_t n = 0, i, j;
 	int s, k;
 	tools[n++] = "rag-eval";
@@ -250,32 +237,52 @@ static jv tool_versions(eval *e)
 		if (e->plan.stage_on[s]) tools[n++] = rag_evalplan_stage(s)->tool;
 	tools[n++] = "rag-gate";
 	tools[n++] = "rag-report";
-	/* all started, then read: side by side they take the time of one (0.11 s one after the
-	 * other for the default metrics' 9 tools, before the run's first request) */
+	e->probe[0] = popen("git rev-parse HEAD 2>/dev/null", "r");
+	e->probe[1] = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
+	e->nprobe = 2;
 	for (i = 0; i < n; i++) {
 		rag_buf cmd = {0};
-		p[i] = NULL;
 		for (j = 0; j < i; j++)
 			if (!strcmp(tools[j], tools[i])) break;
 		if (j < i) continue;
 		if (i == 0) rag_evalplan_shq(&cmd, e->self);
 		else rag_evalplan_tool(&e->plan, &cmd, tools[i]);
 		rag_buf_adds(&cmd, " --version 2>/dev/null");
-		p[i] = popen(cmd.p, "r");
+		e->probe_tool[e->nprobe] = tools[i];
+		e->probe[e->nprobe++] = popen(cmd.p, "r");
 		rag_buf_free(&cmd);
 	}
-	for (i = 0; i < n; i++) {
-		char *out, *sp;
-		for (j = 0; j < i; j++)
-			if (!strcmp(tools[j], tools[i])) break;
-		if (j < i) continue;
-		out = eval_capture_end(p[i], 1);
+}
+
+/* head (consumed) with "git" and "tools" from the probes, which are then done; head as it was
+ * when none were started. */
+jv eval_probes_end(eval *e, jv head)
+{
+	char *commit, *status, *out, *sp;
+	jv v = jv_object();
+	size_t i;
+	if (!e->nprobe) {
+		jv_free(v);
+		return head;
+	}
+	commit = eval_capture_end(e->probe[0], 1);
+	status = eval_capture_end(e->probe[1], 0);
+	if (!commit || !*commit)
+		head = jv_object_set(head, jv_string("git"), JV_OBJECT(jv_string("commit"), jv_null(), jv_string("dirty"), jv_null()));
+	else
+		head = jv_object_set(head, jv_string("git"), JV_OBJECT(jv_string("commit"), jv_string(commit), jv_string("dirty"),
+		                                                       status ? jv_bool(*status != 0) : jv_null()));
+	free(commit);
+	free(status);
+	for (i = 2; i < e->nprobe; i++) {
+		out = eval_capture_end(e->probe[i], 1);
 		/* "rag-verify (ragpipe) VERSION": the version is the last word */
 		sp = out ? strrchr(out, ' ') : NULL;
-		v = jv_object_set(v, jv_string(tools[i]), sp ? jv_string(sp + 1) : jv_null());
+		v = jv_object_set(v, jv_string(e->probe_tool[i]), sp ? jv_string(sp + 1) : jv_null());
 		free(out);
 	}
-	return v;
+	e->nprobe = 0;
+	return jv_object_set(head, jv_string("tools"), v);
 }
 
 static jv names_array(const rag_strv *l)
@@ -300,9 +307,9 @@ jv eval_run_head(eval *e, const char *cmd, const char *started)
 	r = jv_object_set(r, jv_string("collect"), jv_bool(e->collect));
 	r = jv_object_set(r, jv_string("baseline"), e->baseline ? jv_string(e->baseline) : jv_null());
 	r = jv_object_set(r, jv_string("pipeline"), jv_string(cmd));
-	r = jv_object_set(r, jv_string("git"), git_info());
+	r = jv_object_set(r, jv_string("git"), jv_null());   /* eval_probes_end */
 	r = jv_object_set(r, jv_string("config"), rag_config_json(&e->cli.cfg));
-	r = jv_object_set(r, jv_string("tools"), tool_versions(e));
+	r = jv_object_set(r, jv_string("tools"), jv_null());
 	return r;
 }
 

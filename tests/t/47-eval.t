@@ -95,6 +95,8 @@ is "$(jq -r '[.run_id, (.started | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T")), (.ende
 	"$(printf 'dir1\ttrue\ttrue\t10\tpass')" "run.json: id, start and end, counts, the gate"
 is "$(jq -r '.models.judge | join(",")' "$T/dir1/run.json")" offline "run.json: the judge model from the records' usage"
 is "$(jq -r '.tools["rag-verify"]' "$T/dir1/run.json")" "$(cat "$TOP/VERSION")" "run.json: tool versions"
+is "$(jq -r --arg v "$(cat "$TOP/VERSION")" '[.tools["rag-eval", "rag-gate", "rag-report"] == $v] | all' "$T/dir1/run.json")" true \
+	"run.json: rag-eval's, rag-gate's and rag-report's versions too (read while the pipeline ran)"
 if command -v git >/dev/null 2>&1 && git -C "$TOP" rev-parse HEAD >/dev/null 2>&1; then
 	is "$(jq -r '.git.commit' "$T/dir1/run.json")" "$(git -C "$TOP" rev-parse HEAD)" "run.json: the git commit of the working directory"
 	like "$(jq -r '.git.dirty' "$T/dir1/run.json")" '^(true|false)$' "run.json: its dirty flag"

@@ -15,7 +15,9 @@
 # (the first record's chain, then a batch of J every latency, were each stage free to have J in
 # flight), and the budget, judge requests x latency / J (rag-eval's stages share one budget of J
 # judge requests in flight, RAG_INFLIGHT; rag-collect has its own J); the ratio is the ideal
-# time over the time measured. Needs rag-collect (merged with
+# time over the time measured. Before the run it times 20 requests to the fake one at a time
+# (its latency plus its own handling, which the ideal leaves out) and prints the budget's bound
+# and the ratio at that round trip too. Needs rag-collect (merged with
 # rag-eval); BENCH_EVAL_BIN names another directory of tools. Everything stays on 127.0.0.1.
 # Exit status: 0, or 1 when the run failed or lost records, 2 on usage errors.
 set -u
@@ -52,6 +54,27 @@ while [ ! -s "$W/svc.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); don
 printf 'llm:\n  model: fake-judge\n  timeout: 30\n  concurrency: %d\ncollect:\n  url: http://127.0.0.1:%s/ask\n' \
 	"$J" "$(cat "$W/svc.port")" >"$W/rag.yaml"
 
+# ---------------------------------------------------------------- the fake's own round trip
+# One request at a time, 20 times, on one kept-alive connection (as libcurl's): what a request
+# takes end to end, the fake's latency plus its own handling (reading and logging the request,
+# writing the reply). The ideal counts only the latency; the run cannot do better than this.
+RTT=$(python3 - "$(cat "$W/port")" <<'PY'
+import http.client, json, sys, time
+body = json.dumps({"model": "fake-judge", "messages": [{"role": "system", "content": "You split an answer into atomic claims."},
+                   {"role": "user", "content": "Text to split:\n" + "Paris is the capital of France. " * 30}]})
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+ts = []
+for i in range(21):
+    t = time.time()
+    c.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json", "Authorization": "Bearer bench-key"})
+    c.getresponse().read()
+    if i: ts.append(time.time() - t)   # the first opens the connection
+ts.sort()
+print("%.1f" % (1000 * ts[len(ts) // 2]))
+PY
+)
+: >"$W/fake.log"   # the probe's requests are not the run's
+
 # ---------------------------------------------------------------- the run
 # CPU: a process's user + system ticks, and the machine's busy and idle ticks (/proc/stat)
 proc_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
@@ -77,7 +100,7 @@ if [ "$RC" -gt 1 ] || [ "${LINES:-0}" -ne "$N" ]; then
 fi
 
 awk -v n="$N" -v j="$J" -v lat="$LAT" -v json="$JSON" -v s="$SECS" -v chain="${CHAIN:-1}" -v q="$JREQS" \
-	-v e="${ERRS:-0}" -v rc="$RC" '
+	-v e="${ERRS:-0}" -v rc="$RC" -v rtt="${RTT:-0}" '
 BEGIN {
 	batches = int((n + j - 1) / j)
 	ideal = (batches + chain - 1) * lat / 1000
@@ -98,6 +121,9 @@ BEGIN {
 	printf "chain of sequential requests a record: %d (collect + the judge stages)\n", chain
 	printf "ideal: the longer of (ceil(%d / %d) + %d - 1) x %d ms = %.2f s (the chain) and %d judge requests x %d ms / %d in flight = %.2f s (the run'"'"'s one budget): %.2f s, %.1f records/s\n", n, j, chain, lat, (batches + chain - 1) * lat / 1000, q, lat, j, budget, ideal, irate
 	printf "ratio to the ideal: %.2f\n", ratio
+	# the same budget at the round trip measured at the fake judge, not at its latency
+	if (rtt > 0 && s > 0)
+		printf "the fake'"'"'s own round trip, one request at a time: %.1f ms for its %d ms (median of 20); at that, the budget'"'"'s bound is %.2f s and the ratio %.2f\n", rtt, lat, q * rtt / 1000 / j, (q * rtt / 1000 / j > ideal ? q * rtt / 1000 / j : ideal) / s
 }'
 [ "$JSON" = 1 ] || python3 bench/inflight.py "$W/fake.log" "$LAT" "$J" "$t0" "$t1"
 # where the CPU went: the machine's cores busy over the run, and the two fakes' share of them

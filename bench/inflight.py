@@ -8,7 +8,8 @@ the run's time in three parts: before the first judge request (start-up and the 
 collect), the judge's span (first arrival to last reply), and after it (the gate, the run's
 files); and within the span, the mean requests in flight against J, the time at J-1 or more,
 and the tail: from the last moment at J-1 or more to the last reply (the last records going
-through the remaining stages with the budget no longer full). Not a test: bench/eval.sh prints
+through the remaining stages with the budget no longer full); and the budget's fill in the
+first latency, the last, and between them. Not a test: bench/eval.sh prints
 it under its figures."""
 import json
 import sys
@@ -40,11 +41,21 @@ def main():
         prev = t
         cur += d
     span = last_reply - first
+
+    def fill(a, b):
+        """the budget's mean fill between a and b"""
+        got = sum(max(0.0, min(t + lat, b) - max(t, a)) for t in ts)
+        return got / (b - a) / j if b > a else 0.0
     print("where the time went: %.3f s before the first judge request, %.3f s the judge's span, "
           "%.3f s after the last reply" % (first - t0, span, t1 - last_reply))
     print("in the span: %.1f of %d requests in flight on average (%.3f of the budget), %d or more for "
           "%.3f s (%.0f%%); the tail from the last moment at %d or more: %.3f s"
           % (area / span, j, area / span / j, j - 1, full, 100 * full / span, j - 1, last_reply - last_full))
+    if span > 3 * lat:
+        # the pipeline filling up and draining: the first and the last latency against the rest
+        print("the budget's fill: %.3f in the first %.0f ms (filling up), %.3f in the last (the last records' "
+              "stages), %.3f in between" % (fill(first, first + lat), 1000 * lat, fill(last_reply - lat, last_reply),
+                                            fill(first + lat, last_reply - lat)))
 
 
 main()

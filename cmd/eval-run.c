@@ -179,9 +179,14 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 				rag_msg(e->cli.prog, "error", "cannot write records.jsonl: %s", strerror(errno));
 				rc = RAG_EXIT_INTERNAL;
 			}
-			/* run.json's counts on the way, while the stages wait for the judge, rather than
-			 * reading records.jsonl again once the run is over */
+			/* run.json's counts and the outputs on the way, while the stages wait for the
+			 * judge, rather than reading records.jsonl again once the run is over; the
+			 * outputs start with the first record, the pipeline's own start past */
 			eval_totals_line(&e->tot, b.p + start, len);
+			if (!rc) {
+				if (p.done == 0) eval_live_start(e);
+				eval_live_feed(e, b.p + start, len);
+			}
 			if (memmem(b.p + start, len, "\"errors\":[{", 11)) p.errors++;
 			start += len;
 			p.done++;
@@ -428,6 +433,7 @@ int eval_run(eval *e, const char *cmd)
 	if (!rc) e->wrote |= 1u << OUT_RECORDS;
 	if (gate_rc <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_JUNIT;   /* the pipeline's gate: gate.txt too */
 	rc = outcome(e, rc, gate_rc, nout);
+	eval_live_drop(e);   /* not made when the run did not end well (outcome made them if it did) */
 	head = run_tail(e, head, rc);
 	if (eval_write_json_file(e, runjson, jv_copy(head)) < 0) {
 		if (rc <= RAG_EXIT_FAIL) rc = RAG_EXIT_INTERNAL;
@@ -437,6 +443,7 @@ int eval_run(eval *e, const char *cmd)
 	say_run(e, head, rc);
 out:
 	if (fd >= 0) close(fd);
+	eval_live_drop(e);   /* outputs a run that did not end well does not have */
 	jv_free(eval_probes_end(e, jv_object()));   /* a run that did not start: its probes reaped */
 	eval_totals_free(&e->tot);
 	jv_free(head);

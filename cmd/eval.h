@@ -10,6 +10,13 @@
 #include "evalplan.h"
 #include <sys/types.h>
 
+/* an output made as the records come (eval_live_start) */
+typedef struct eval_live {
+	pid_t pid;                /* its sh, -1 when it did not start */
+	int fd;                   /* the write end of its input, -1 once closed */
+	char *part;               /* what it writes, renamed once the run ended well */
+} eval_live;
+
 /* run.json's counts as records come (eval-rundir.c) */
 typedef struct eval_totals {
 	long records, with_errors, errors, na, calls, hits, pt, ct, not_scored, remote;
@@ -51,6 +58,8 @@ typedef struct eval {
 	FILE *probe[RAG_EVAL_MAXSTAGES + 5];   /* git, git status, each tool's --version (popen) */
 	const char *probe_tool[RAG_EVAL_MAXSTAGES + 5];
 	size_t nprobe;            /* started and not yet read; 0: none */
+	eval_live live[3];        /* gate.json, summary.md, report.html as the records come */
+	size_t nlive;             /* started and not yet ended; 0: none */
 } eval;
 
 /* The outputs of a run, in the order the last message names them; `wrote` has a bit for each
@@ -104,7 +113,10 @@ jv eval_totals_end(eval_totals *t, const rag_config *cfg, jv *models_out);
 void eval_totals_free(eval_totals *t);
 const char *eval_store_url(const eval *e);
 int eval_render_report(eval *e, int with_history);
-char *eval_report_cmd(eval *e, int with_history);   /* eval_render_report's command */
+char *eval_report_cmd(eval *e, int with_history, const char *out, const char *input);
+void eval_live_start(eval *e);
+void eval_live_feed(eval *e, const char *line, size_t len);
+void eval_live_drop(eval *e);
 int eval_finish_outputs(eval *e, int gate_rc);
 void eval_print_file(const char *path);
 char *eval_written(const eval *e);

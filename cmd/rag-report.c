@@ -189,7 +189,7 @@ static int write_page(tool *t, FILE *out, const char *frame, size_t ra, size_t b
 
 static int read_input(tool *t, const char *name)
 {
-	t->input = strcmp(name, "-") ? name : "<stdin>";
+	t->input = strcmp(name, "-") ? name : rag_cli_stdin_as() ? rag_cli_stdin_as() : "<stdin>";
 	return rag_cli_read_run(t->cli, name, NULL, observe, t);
 }
 
@@ -320,6 +320,7 @@ static int report_run(tool *t, const rag_gate_opts *go, const char *name, int la
 	if (!rc) rc = read_input(t, name);
 	if (!rc) {
 		jv s = last ? rag_cli_hints(t->cli, t->gate, rag_gate_summary(t->gate)) : rag_gate_summary(t->gate), run;
+		const char *as = strcmp(name, "-") ? name : rag_cli_stdin_as();   /* a file, or the one rag-eval writes */
 		if (rag_gate_error(t->gate)) {
 			/* scores were lost: no report of what is left */
 			rag_msg(t->cli->prog, "error", "%s: %s: no report", name, rag_gate_error(t->gate));
@@ -330,8 +331,8 @@ static int report_run(tool *t, const rag_gate_opts *go, const char *name, int la
 		}
 		/* no threshold, no verdict: the page does not say PASS of a run nothing was asked of */
 		if (!rag_cli_gate_any(go, last ? baseline : NULL)) s = jv_object_set(s, jv_string("pass"), jv_null());
-		run = JV_OBJECT(jv_string("name"), jv_string(strcmp(name, "-") ? name : "<stdin>"), jv_string("summary"), s);
-		if (strcmp(name, "-") && !markdown) run = run_meta(run, name);
+		run = JV_OBJECT(jv_string("name"), jv_string(as ? as : "<stdin>"), jv_string("summary"), s);
+		if (as && !markdown) run = run_meta(run, as);
 		*runs = jv_array_append(*runs, run);
 	}
 	rag_gate_free(t->gate);

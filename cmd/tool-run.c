@@ -442,6 +442,12 @@ int rag_cli_read_text(rag_cli *cli, const char *text, size_t len, const char *na
 	return rc;
 }
 
+const char *rag_cli_stdin_as(void)
+{
+	const char *v = getenv("RAG_EVAL_RECORDS");
+	return v && *v ? v : NULL;
+}
+
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx)
 {
@@ -450,8 +456,11 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 
 	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
 	rag_tool_watch_eval();   /* first: it finds the test set's name that messages give */
-	rc = read_stream(cli, in, named ? name : eval_testset ? eval_testset : "<stdin>", !named && eval_testset, out,
-	                 observe, ctx);
+	if (!named && rag_cli_stdin_as())
+		rc = read_stream(cli, in, rag_cli_stdin_as(), 0, out, observe, ctx);
+	else
+		rc = read_stream(cli, in, named ? name : eval_testset ? eval_testset : "<stdin>", !named && eval_testset,
+		                 out, observe, ctx);
 	if (named) fclose(in);
 	return rc;
 }

@@ -299,6 +299,19 @@ is "$(jq -c '.counts | del(.cost)' "$T/killed/run.json")" "$(jq -c '.counts | de
 	"run.json's counts after --resume are the whole run's (the uninterrupted run's)"
 is "$(jq -c '.pass' "$T/killed/gate.json")" true "the gate decided over the whole run"
 like "$(cat "$T/killed/gate.txt")" "10 records" "gate.txt is over the whole run"
+is "$(ls -A "$T/killed" | grep -c '[.]part$')" 0 "--resume leaves none of the killed run's unfinished outputs (.NAME.part)"
+# gate.json and summary.md were made as the uninterrupted run's records came (eval_live_start):
+# they are what rag-gate makes of its records.jsonl read after the run, byte for byte (a
+# --resume with nothing left makes them so), and nothing of them is left behind
+cp "$T/whole/gate.json" "$T/whole.gate.json"
+cp "$T/whole/summary.md" "$T/whole.summary.md"
+is "$(ls -A "$T/whole" | grep -c '[.]part$')" 0 "a run that ended well leaves no .NAME.part"
+run rag rag-eval -q --resume "$T/whole" -c "$T/collect.yaml" --bin "$T/bin"
+is "$RC" 0 "--resume of the finished run: exit status 0"
+check "gate.json made as the records came is the one made of records.jsonl after the run" \
+	cmp -s "$T/whole.gate.json" "$T/whole/gate.json"
+check "summary.md made as the records came is the one made of records.jsonl after the run" \
+	cmp -s "$T/whole.summary.md" "$T/whole/summary.md"
 run rag rag-eval -q --resume "$T/killed" -c "$T/collect.yaml" --bin "$T/bin"
 is "$(nlines "$T/killed/records.jsonl")" 10 "a second --resume has nothing left to score"
 
@@ -322,6 +335,8 @@ none_running() { [ "$(running)" = 0 ]; }
 wait_until 60 none_running
 is "$(running)" 0 "...and no stage of its pipeline is left running"
 like "$(cat "$T/term.err")" "--resume" "...and it says how to finish the run"
+is "$(ls -A "$T/term" | grep -E '^(gate[.]json|summary[.]md|report[.]html)$|[.]part$' | paste -sd, -)" "" \
+	"...and no summary or report of a run cut short, made or half made as the records came"
 
 # a stage that fails: the run says so and how to finish it
 cat >"$T/bin/rag-collect.fail" <<'EOF'

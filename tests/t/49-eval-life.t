@@ -185,7 +185,8 @@ if [ -n "$ns" ]; then
 	unshare $ns sh -c 'mount -t tmpfs -o size=24k none "$0" || exit
 		"$1/rag-eval" -c "$2" -m keyword_overlap -o "$0/run" "$3" 2>"$4/full.err"
 		echo $? >"$4/full.rc"
-		for f in "$0"/run/*; do [ -s "$f" ] && basename "$f"; done >"$4/full.there"' \
+		for f in "$0"/run/*; do [ -s "$f" ] && basename "$f"; done >"$4/full.there"
+		ls -A "$0/run" | grep "[.]part\$" >"$4/full.parts"' \
 		"$T/full" "$BIN" "$T/none.yaml" "$T/big.jsonl" "$T"
 	is "$(cat "$T/full.rc")" 5 "a full disk: exit status 5"
 	like "$(cat "$T/full.err")" "rag-eval: error: cannot write records.jsonl: No space left on device" "...said"
@@ -197,6 +198,7 @@ if [ -n "$ns" ]; then
 		check "...$f, said written, is there" grep -qx "$f" "$T/full.there"
 	done
 	unlike "$written" "report.html|summary.md" "...and not the report or the summary, which were not"
+	is "$(cat "$T/full.parts")" "" "...nor what was made of them as the records came (.NAME.part)"
 else
 	skip "a full disk: no tmpfs can be mounted here (not root, no user namespaces)"
 fi

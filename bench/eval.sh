@@ -120,10 +120,10 @@ BEGIN {
 	printf "seconds %.2f, %.1f records/s, %d judge requests (%.2f a record), %d records with errors, exit %d\n", s, rate, q, q / n, e, rc
 	printf "chain of sequential requests a record: %d (collect + the judge stages)\n", chain
 	printf "ideal: the longer of (ceil(%d / %d) + %d - 1) x %d ms = %.2f s (the chain) and %d judge requests x %d ms / %d in flight = %.2f s (the run'"'"'s one budget): %.2f s, %.1f records/s\n", n, j, chain, lat, (batches + chain - 1) * lat / 1000, q, lat, j, budget, ideal, irate
-	printf "ratio to the ideal: %.2f\n", ratio
+	printf "ratio to the ideal: %.3f\n", ratio
 	# the same budget at the round trip measured at the fake judge, not at its latency
 	if (rtt > 0 && s > 0)
-		printf "the fake'"'"'s own round trip, one request at a time: %.1f ms for its %d ms (median of 20); at that, the budget'"'"'s bound is %.2f s and the ratio %.2f\n", rtt, lat, q * rtt / 1000 / j, (q * rtt / 1000 / j > ideal ? q * rtt / 1000 / j : ideal) / s
+		printf "the fake'"'"'s own round trip, one request at a time: %.1f ms for its %d ms (median of 20); at that, the budget'"'"'s bound is %.2f s and the ratio %.3f\n", rtt, lat, q * rtt / 1000 / j, (q * rtt / 1000 / j > ideal ? q * rtt / 1000 / j : ideal) / s
 }'
 [ "$JSON" = 1 ] || python3 bench/inflight.py "$W/fake.log" "$LAT" "$J" "$t0" "$t1"
 # where the CPU went: the machine's cores busy over the run, and the two fakes' share of them

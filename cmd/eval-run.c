@@ -182,8 +182,8 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 			/* run.json's counts and the outputs on the way, while the stages wait for the
 			 * judge, rather than reading records.jsonl again once the run is over; the
 			 * outputs start with the first record, the pipeline's own start past */
-			eval_totals_line(&e->tot, b.p + start, len);
 			if (!rc) {
+				eval_totals_line(&e->tot, b.p + start, len);
 				if (p.done == 0) eval_live_start(e);
 				eval_live_feed(e, b.p + start, len);
 			}
@@ -309,11 +309,10 @@ static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *
 		free(budget);
 		return -1;
 	}
-	/* the probes run beside the pipeline's start (after it: they are not on its way to the
-	 * first request) and are read while the first record goes through its stages; run.json
-	 * has what they say from then on */
-	eval_probes_start(e);
-	*head = eval_probes_end(e, *head);
+	/* git and the tools' versions asked beside the pipeline's start (after it: not on its way
+	 * to the first request), while the first record goes through its stages; run.json has
+	 * them from then on */
+	*head = eval_probe(e, *head);
 	eval_write_json_file(e, runjson, jv_copy(*head));
 	rc = collect_output(e, out_fd, fd, nout);
 	close(out_fd);
@@ -443,8 +442,6 @@ int eval_run(eval *e, const char *cmd)
 	say_run(e, head, rc);
 out:
 	if (fd >= 0) close(fd);
-	eval_live_drop(e);   /* outputs a run that did not end well does not have */
-	jv_free(eval_probes_end(e, jv_object()));   /* a run that did not start: its probes reaped */
 	eval_totals_free(&e->tot);
 	jv_free(head);
 	free(recs);

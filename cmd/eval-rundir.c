@@ -224,14 +224,17 @@ char *eval_last_run(eval *e)
 	return best;
 }
 
-/* The run's git commit and whether the tree was dirty, and each tool's version, for run.json:
- * commands started side by side (eval_probes_start) once the pipeline runs, and read
- * (eval_probes_end) while its first record goes through the stages, so that they cost the run
- * no time of its own (0.06 s one after the other for the default metrics' 9 tools and git,
- * before the first request, when they ran before the pipeline). */
-void eval_probes_start(eval *e)
+/* head (consumed) with the run's git commit and whether the tree was dirty, and each tool's
+ * version: commands started side by side and then read. eval_run asks once its pipeline runs,
+ * while the first record goes through the stages, so that they cost the run no time of its own
+ * (0.06 s one after the other for the default metrics' 9 tools and git, before the first
+ * request, when they ran before the pipeline). */
+jv eval_probe(eval *e, jv head)
 {
 	const char *tools[RAG_EVAL_MAXSTAGES + 3];
+	FILE *p[RAG_EVAL_MAXSTAGES + 3], *commit_p, *status_p;
+	char *commit, *status, *out, *sp;
+	jv v = jv_object();
 	size_t n = 0, i, j;
 	int s, k;
 	tools[n++] = "rag-eval";
@@ -239,51 +242,37 @@ void eval_probes_start(eval *e)
 		if (e->plan.stage_on[s]) tools[n++] = rag_evalplan_stage(s)->tool;
 	tools[n++] = "rag-gate";
 	tools[n++] = "rag-report";
-	e->probe[0] = popen("git rev-parse HEAD 2>/dev/null", "r");
-	e->probe[1] = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
-	e->nprobe = 2;
+	commit_p = popen("git rev-parse HEAD 2>/dev/null", "r");
+	status_p = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
 	for (i = 0; i < n; i++) {
 		rag_buf cmd = {0};
+		p[i] = NULL;
 		for (j = 0; j < i; j++)
 			if (!strcmp(tools[j], tools[i])) break;
 		if (j < i) continue;
 		if (i == 0) rag_evalplan_shq(&cmd, e->self);
 		else rag_evalplan_tool(&e->plan, &cmd, tools[i]);
 		rag_buf_adds(&cmd, " --version 2>/dev/null");
-		e->probe_tool[e->nprobe] = tools[i];
-		e->probe[e->nprobe++] = popen(cmd.p, "r");
+		p[i] = popen(cmd.p, "r");
 		rag_buf_free(&cmd);
 	}
-}
-
-/* head (consumed) with "git" and "tools" from the probes, which are then done; head as it was
- * when none were started. */
-jv eval_probes_end(eval *e, jv head)
-{
-	char *commit, *status, *out, *sp;
-	jv v = jv_object();
-	size_t i;
-	if (!e->nprobe) {
-		jv_free(v);
-		return head;
-	}
-	commit = eval_capture_end(e->probe[0], 1);
-	status = eval_capture_end(e->probe[1], 0);
-	if (!commit || !*commit)
-		head = jv_object_set(head, jv_string("git"), JV_OBJECT(jv_string("commit"), jv_null(), jv_string("dirty"), jv_null()));
-	else
-		head = jv_object_set(head, jv_string("git"), JV_OBJECT(jv_string("commit"), jv_string(commit), jv_string("dirty"),
-		                                                       status ? jv_bool(*status != 0) : jv_null()));
+	commit = eval_capture_end(commit_p, 1);
+	status = eval_capture_end(status_p, 0);
+	head = jv_object_set(head, jv_string("git"),
+	                     JV_OBJECT(jv_string("commit"), commit && *commit ? jv_string(commit) : jv_null(), jv_string("dirty"),
+	                               commit && *commit && status ? jv_bool(*status != 0) : jv_null()));
 	free(commit);
 	free(status);
-	for (i = 2; i < e->nprobe; i++) {
-		out = eval_capture_end(e->probe[i], 1);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(tools[j], tools[i])) break;
+		if (j < i) continue;
+		out = eval_capture_end(p[i], 1);
 		/* "rag-verify (ragpipe) VERSION": the version is the last word */
 		sp = out ? strrchr(out, ' ') : NULL;
-		v = jv_object_set(v, jv_string(e->probe_tool[i]), sp ? jv_string(sp + 1) : jv_null());
+		v = jv_object_set(v, jv_string(tools[i]), sp ? jv_string(sp + 1) : jv_null());
 		free(out);
 	}
-	e->nprobe = 0;
 	return jv_object_set(head, jv_string("tools"), v);
 }
 
@@ -309,7 +298,7 @@ jv eval_run_head(eval *e, const char *cmd, const char *started)
 	r = jv_object_set(r, jv_string("collect"), jv_bool(e->collect));
 	r = jv_object_set(r, jv_string("baseline"), e->baseline ? jv_string(e->baseline) : jv_null());
 	r = jv_object_set(r, jv_string("pipeline"), jv_string(cmd));
-	r = jv_object_set(r, jv_string("git"), jv_null());   /* eval_probes_end */
+	r = jv_object_set(r, jv_string("git"), jv_null());   /* eval_probe */
 	r = jv_object_set(r, jv_string("config"), rag_config_json(&e->cli.cfg));
 	r = jv_object_set(r, jv_string("tools"), jv_null());
 	return r;
@@ -533,6 +522,30 @@ char *eval_report_cmd(eval *e, int with_history, const char *out, const char *in
  * records of bench/eval.sh, after its last reply. */
 static const char *const live_out[] = { "gate.json", "summary.md", "report.html" };
 
+/* The command that makes output i (live_out: rag-gate --json, rag-gate --markdown, rag-report)
+ * to out, of the records in input ("-": standard input). */
+static char *output_cmd(eval *e, size_t i, const char *out, const char *input)
+{
+	rag_buf b = {0};
+	if (i == 2) return eval_report_cmd(e, 0, out, input);
+	rag_evalplan_tool(&e->plan, &b, "rag-gate");
+	rag_evalplan_gate_opts(&e->plan, &b);
+	rag_buf_adds(&b, i == 0 ? " --json -o " : " --markdown -o ");
+	rag_evalplan_shq(&b, out);
+	rag_buf_adds(&b, " ");
+	rag_evalplan_shq(&b, input);
+	rag_buf_add(&b, "", 1);
+	return b.p;
+}
+
+/* RUNDIR/.NAME.part, what live output i writes until it is renamed NAME */
+static char *live_part(const eval *e, size_t i)
+{
+	char *leaf = rag_xasprintf(".%s.part", live_out[i]), *path = eval_path_in(e, leaf);
+	free(leaf);
+	return path;
+}
+
 static pid_t spawn_fed(const char *cmd, const char *recs, int *fd)
 {
 	int p[2];
@@ -561,42 +574,19 @@ static pid_t spawn_fed(const char *cmd, const char *recs, int *fd)
  * records of this part are not); one that cannot start is made after the run, as before. */
 void eval_live_start(eval *e)
 {
-	char *recs = eval_path_in(e, "records.jsonl"), *part, *cmd;
-	const char *what[] = { "--json", "--markdown" };
-	rag_buf b = {0};
+	char *recs, *cmd;
 	size_t i, n = eval_store_url(e) ? 2 : 3;
-	if (e->done_before || e->nlive) {
-		for (i = 0; e->done_before && i < 3; i++) {
-			/* an earlier part's, killed before it could remove them */
-			part = eval_path_in(e, i == 0 ? ".gate.json.part" : i == 1 ? ".summary.md.part" : ".report.html.part");
-			unlink(part);
-			free(part);
-		}
-		free(recs);
-		return;
-	}
+	if (e->done_before || e->nlive) return;
+	recs = eval_path_in(e, "records.jsonl");
 	for (i = 0; i < n; i++) {
 		eval_live *l = &e->live[i];
-		part = eval_path_in(e, i == 0 ? ".gate.json.part" : i == 1 ? ".summary.md.part" : ".report.html.part");
-		if (i < 2) {
-			b.len = 0;
-			rag_evalplan_tool(&e->plan, &b, "rag-gate");
-			rag_evalplan_gate_opts(&e->plan, &b);
-			rag_buf_addf(&b, " %s -o ", what[i]);
-			rag_evalplan_shq(&b, part);
-			rag_buf_adds(&b, " -");
-			rag_buf_add(&b, "", 1);
-			cmd = rag_xstrdup(b.p);
-		} else {
-			cmd = eval_report_cmd(e, 0, part, "-");
-		}
+		l->part = live_part(e, i);
+		cmd = output_cmd(e, i, l->part, "-");
 		l->fd = -1;
 		l->pid = spawn_fed(cmd, recs, &l->fd);
-		l->part = part;
 		free(cmd);
 	}
 	e->nlive = n;
-	rag_buf_free(&b);
 	free(recs);
 }
 
@@ -654,8 +644,8 @@ int eval_finish_outputs(eval *e, int gate_rc)
 	rag_buf b = {0};
 	int rc[3] = {0, 0, 0}, final = gate_rc;
 	pid_t pid[3] = {-1, -1, -1};
-	const char *what[] = { "--json", "gate.json", "--markdown", "summary.md" };
-	size_t i, nlive = e->nlive;
+	const char *what[] = { "--json", "--markdown" };
+	size_t i, nlive = e->nlive, nout = eval_store_url(e) ? 2 : 3;
 
 	if (nlive) {
 		live_wait(e, rc);
@@ -672,6 +662,12 @@ int eval_finish_outputs(eval *e, int gate_rc)
 		}
 		e->nlive = 0;
 	} else {
+		for (i = 0; e->done_before && i < 3; i++) {
+			/* what a killed earlier part was making as its records came */
+			f = live_part(e, i);
+			unlink(f);
+			free(f);
+		}
 		if (e->done_before) {
 			/* the pipeline's gate saw this part of the run only: the whole run's decision */
 			rag_evalplan_tool(&e->plan, &b, "rag-gate");
@@ -692,34 +688,20 @@ int eval_finish_outputs(eval *e, int gate_rc)
 		}
 		/* the three read records.jsonl and write a file each: side by side, so that the run
 		 * ends after the longest of them rather than after their sum */
-		for (i = 0; i < 4; i += 2) {
-			rag_evalplan_tool(&e->plan, &b, "rag-gate");
-			rag_evalplan_gate_opts(&e->plan, &b);
-			rag_buf_addf(&b, " %s -o ", what[i]);
-			f = eval_path_in(e, what[i + 1]);
-			rag_evalplan_shq(&b, f);
-			free(f);
-			rag_buf_adds(&b, " ");
-			rag_evalplan_shq(&b, recs);
-			rag_buf_add(&b, "", 1);
-			pid[i / 2] = eval_spawn_sh(b.p);
-			b.len = 0;
-		}
-		if (!eval_store_url(e)) {
-			char *out = eval_path_in(e, "report.html");
-			f = eval_report_cmd(e, 0, out, recs);
-			pid[2] = eval_spawn_sh(f);
+		for (i = 0; i < nout; i++) {
+			char *out = eval_path_in(e, live_out[i]);
+			f = output_cmd(e, i, out, recs);
+			pid[i] = eval_spawn_sh(f);
 			free(f);
 			free(out);
 		}
-		for (i = 0; i < 3; i++)
-			if (pid[i] >= 0 || i < 2) rc[i] = eval_wait_sh(pid[i]);
+		for (i = 0; i < nout; i++) rc[i] = eval_wait_sh(pid[i]);
 	}
-	for (i = 0; i < 4; i += 2) {
-		if (i == 2 && rc[1] <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_SUMMARY;
-		if (rc[i / 2] > RAG_EXIT_FAIL && final <= RAG_EXIT_FAIL) {
-			rag_msg(e->cli.prog, "error", "rag-gate %s failed (exit status %d)", what[i], rc[i / 2]);
-			final = rc[i / 2];
+	if (rc[1] <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_SUMMARY;
+	for (i = 0; i < 2; i++) {
+		if (rc[i] > RAG_EXIT_FAIL && final <= RAG_EXIT_FAIL) {
+			rag_msg(e->cli.prog, "error", "rag-gate %s failed (exit status %d)", what[i], rc[i]);
+			final = rc[i];
 		}
 	}
 	if (!eval_store_url(e)) {

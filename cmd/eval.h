@@ -55,9 +55,6 @@ typedef struct eval {
 	int life_fd;              /* the write end of the pipe the stages watch (life_pipe); -1 */
 	unsigned wrote;           /* the outputs written (or, the report with a store, to be): OUT_* */
 	eval_totals tot;          /* over the records written to records.jsonl (eval_run) */
-	FILE *probe[RAG_EVAL_MAXSTAGES + 5];   /* git, git status, each tool's --version (popen) */
-	const char *probe_tool[RAG_EVAL_MAXSTAGES + 5];
-	size_t nprobe;            /* started and not yet read; 0: none */
 	eval_live live[3];        /* gate.json, summary.md, report.html as the records come */
 	size_t nlive;             /* started and not yet ended; 0: none */
 } eval;
@@ -100,10 +97,9 @@ jv eval_read_json_file(const char *path);
 int eval_write_json_file(const eval *e, const char *path, jv v);
 const char *eval_runs_dir(const eval *e);
 char *eval_last_run(eval *e);
-/* run.json's head: "git" and "tools" null until eval_probes_end fills them in */
+/* run.json's head: "git" and "tools" null until eval_probe fills them in */
 jv eval_run_head(eval *e, const char *cmd, const char *started);
-void eval_probes_start(eval *e);
-jv eval_probes_end(eval *e, jv head);
+jv eval_probe(eval *e, jv head);
 /* run.json's counts: eval_totals_line for each record as it is written (and eval_totals_file
  * for a resumed run's records before), then eval_totals_end; eval_totals_free at last */
 void eval_totals_init(eval_totals *t);

@@ -189,7 +189,7 @@ static int write_page(tool *t, FILE *out, const char *frame, size_t ra, size_t b
 
 static int read_input(tool *t, const char *name)
 {
-	t->input = strcmp(name, "-") ? name : rag_cli_stdin_as() ? rag_cli_stdin_as() : "<stdin>";
+	t->input = rag_cli_run_file(name) ? rag_cli_run_file(name) : "<stdin>";
 	return rag_cli_read_run(t->cli, name, NULL, observe, t);
 }
 
@@ -320,7 +320,7 @@ static int report_run(tool *t, const rag_gate_opts *go, const char *name, int la
 	if (!rc) rc = read_input(t, name);
 	if (!rc) {
 		jv s = last ? rag_cli_hints(t->cli, t->gate, rag_gate_summary(t->gate)) : rag_gate_summary(t->gate), run;
-		const char *as = strcmp(name, "-") ? name : rag_cli_stdin_as();   /* a file, or the one rag-eval writes */
+		const char *as = rag_cli_run_file(name);
 		if (rag_gate_error(t->gate)) {
 			/* scores were lost: no report of what is left */
 			rag_msg(t->cli->prog, "error", "%s: %s: no report", name, rag_gate_error(t->gate));

@@ -442,9 +442,10 @@ int rag_cli_read_text(rag_cli *cli, const char *text, size_t len, const char *na
 	return rc;
 }
 
-const char *rag_cli_stdin_as(void)
+const char *rag_cli_run_file(const char *name)
 {
 	const char *v = getenv("RAG_EVAL_RECORDS");
+	if (strcmp(name, "-")) return name;
 	return v && *v ? v : NULL;
 }
 
@@ -452,15 +453,13 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
                      void *ctx)
 {
 	FILE *in = stdin;
+	const char *file = rag_cli_run_file(name);
 	int rc, named = strcmp(name, "-") != 0;
 
 	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
 	rag_tool_watch_eval();   /* first: it finds the test set's name that messages give */
-	if (!named && rag_cli_stdin_as())
-		rc = read_stream(cli, in, rag_cli_stdin_as(), 0, out, observe, ctx);
-	else
-		rc = read_stream(cli, in, named ? name : eval_testset ? eval_testset : "<stdin>", !named && eval_testset,
-		                 out, observe, ctx);
+	rc = read_stream(cli, in, file ? file : eval_testset ? eval_testset : "<stdin>", !file && eval_testset, out,
+	                 observe, ctx);
 	if (named) fclose(in);
 	return rc;
 }

@@ -193,11 +193,12 @@ jv rag_cli_hints(const rag_cli *cli, const struct rag_gate *g, jv summary);
  * status 3 unless --strict stopped the stream. Returns an exit code. */
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx);
-/* RAG_EVAL_RECORDS, which rag-eval sets for the outputs it makes while its run goes (rag-gate
- * --json and --markdown, rag-report): the records on stdin are those it is writing to that file,
- * which then names them (positions, the run's name, run.json beside it) as if it had been read.
- * NULL when unset. */
-const char *rag_cli_stdin_as(void);
+/* The file a run's records come from: name, or for "-" (stdin) the one RAG_EVAL_RECORDS names,
+ * which rag-eval sets for the outputs it makes while its run goes (rag-gate --json and
+ * --markdown, rag-report): those records are the ones it is writing to that file, which then
+ * names them (positions, the run's name, run.json beside it) as if it had been read. NULL: a
+ * plain standard input. */
+const char *rag_cli_run_file(const char *name);
 /* rag_cli_read_run over records held in text[0..len) (rag-agree --run: a run's records from the
  * store), named name in messages. */
 int rag_cli_read_text(rag_cli *cli, const char *text, size_t len, const char *name,

@@ -234,7 +234,6 @@ static void free_item(rag_item *it)
 	free(it);
 }
 
-/* stdout failures: EPIPE means the reader went away, which ends us quietly. */
 /* A record's line onto the output buffer. */
 static void buffer_item(rag_buf *ob, rag_item *it)
 {

@@ -306,8 +306,11 @@ is "$(ls -A "$T/killed" | grep -c '[.]part$')" 0 "--resume leaves none of the ki
 cp "$T/whole/gate.json" "$T/whole.gate.json"
 cp "$T/whole/summary.md" "$T/whole.summary.md"
 is "$(ls -A "$T/whole" | grep -c '[.]part$')" 0 "a run that ended well leaves no .NAME.part"
+# as a run killed while its outputs were being made leaves them
+for f in gate.json summary.md report.html; do echo partial >"$T/whole/.$f.part"; done
 run rag rag-eval -q --resume "$T/whole" -c "$T/collect.yaml" --bin "$T/bin"
 is "$RC" 0 "--resume of the finished run: exit status 0"
+is "$(ls -A "$T/whole" | grep -c '[.]part$')" 0 "...and it removes the .NAME.part a killed run left, with nothing left to score"
 check "gate.json made as the records came is the one made of records.jsonl after the run" \
 	cmp -s "$T/whole.gate.json" "$T/whole/gate.json"
 check "summary.md made as the records came is the one made of records.jsonl after the run" \

@@ -504,6 +504,7 @@ struct rd {
 	size_t len, cap, pos;
 	size_t line, col;      /* of buf[0], 1-based */
 	int eof, ioerr;
+	size_t seen, seen_nl;  /* the newlines in buf[0..seen): rd_line counts each byte once */
 };
 
 #define RD_CHUNK 65536
@@ -519,6 +520,7 @@ static int rd_more(struct rd *r)
 	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 	r->len -= r->pos;
 	r->pos = 0;
+	r->seen = r->seen_nl = 0;
 	if (r->eof) return 0;
 	if (r->cap - r->len < RD_CHUNK) {
 		r->cap = r->len + RD_CHUNK > 2 * r->cap ? r->len + RD_CHUNK : 2 * r->cap;
@@ -540,6 +542,19 @@ static int rd_peek(struct rd *r, size_t k)
 	while (r->pos + k >= r->len)
 		if (!rd_more(r)) return -1;
 	return (unsigned char)r->buf[r->pos + k];
+}
+
+/* The line of buf[pos] in the file. Units come in order, so the newlines before pos are counted
+ * once a window, not again for each unit: counting them from buf[0] for every record made a
+ * test set's reading quadratic in the window (1.1 s of CPU for 20,000 records). */
+static size_t rd_line(struct rd *r)
+{
+	size_t i;
+	if (r->seen > r->pos) r->seen = r->seen_nl = 0;
+	for (i = r->seen; i < r->pos; i++)
+		if (r->buf[i] == '\n') r->seen_nl++;
+	r->seen = r->pos;
+	return r->line + r->seen_nl;
 }
 
 /* The length of the JSON value at pos (well formed or not: jq says what is wrong with it).
@@ -663,9 +678,9 @@ static int json_unit(struct each *x)
 		jv_free(v);
 		return rd_fail(r, 0, x->err, x->errlen, "not an object (a record)");
 	}
-	position(r->buf, r->pos, &line, &(size_t){0});
+	line = rd_line(r);
 	r->pos += n;
-	return give(x, v, r->line + line - 1);
+	return give(x, v, line);
 }
 
 static int each_json(struct each *x)
@@ -755,9 +770,9 @@ static int each_csv(struct each *x)
 			}
 		}
 		rag_strv_free(&row);
-		position(r->buf, r->pos, &start, &(size_t){0});
+		start = rd_line(r);
 		r->pos += n;
-		if ((rc = give(x, rec, r->line + start - 1))) break;
+		if ((rc = give(x, rec, start))) break;
 	}
 	rag_strv_free(&row);
 	if (!rc && !x->head.v) {
@@ -794,7 +809,7 @@ static void exact_error(struct each *x, int format)
 int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields, rag_testset_cb cb, void *ctx,
                      char *err, size_t errlen)
 {
-	struct each x = { { f, name ? name : "<stdin>", NULL, 0, 0, 0, 1, 1, 0, 0 }, format, fields, cb, ctx, 0,
+	struct each x = { { f, name ? name : "<stdin>", NULL, 0, 0, 0, 1, 1, 0, 0, 0, 0 }, format, fields, cb, ctx, 0,
 	                  {0}, err, errlen };
 	int rc, c;
 	size_t k;

@@ -179,5 +179,40 @@ int main(void)
 		jv_free(two[0]);
 		rag_buf_free(&b);
 	}
+
+	/* many small records over many windows, blank lines and multi-line units among them: each
+	 * record's line as the whole-file reader counts it (the streamed reader counts a window's
+	 * newlines once, from the last record on) */
+	{
+		static const char *kind[] = {"jsonl", "csv"};
+		int f;
+		for (f = 0; f < 2; f++) {
+			rag_buf b = {0};
+			jv two[2], lines, recs;
+			char name[16];
+			int i;
+			if (f) rag_buf_adds(&b, "id,answer\n");
+			for (i = 0; i < 6000; i++) {
+				if (f) rag_buf_addf(&b, i % 7 ? "r%d,plain %d\n" : "r%d,\"two\nlines %d\"\n", i, i);
+				else rag_buf_addf(&b, i % 7 ? "{\"id\":\"r%d\",\"n\":%d}\n" : "{\"id\":\"r%d\",\n\"n\":%d}\n\n", i, i);
+			}
+			rag_buf_add(&b, "", 1);
+			snprintf(name, sizeof name, "many.%s", kind[f]);
+			streamed(name, b.p, two);
+			recs = rag_testset_parse_lines(b.p, b.len - 1, name, RAG_TESTSET_AUTO, &lines, err, sizeof err);
+			is_int(jv_is_valid(two[0]) ? jv_array_length(jv_copy(two[0])) : -1, 6000,
+			       "%s: 6,000 records over %zu windows of 64 KiB: %s", name, b.len / 65536 + 1, serr);
+			ok(jv_is_valid(recs) && jv_equal(jv_copy(lines), jv_copy(two[1])),
+			   "%s: each record's line, as read whole", name);
+			is_int(jv_is_valid(two[1]) ? (int)jv_number_value(jv_array_get(jv_copy(two[1]), 5999)) : -1,
+			       f ? 6000 + 857 + 1 : 6000 + 2 * 857,
+			       "%s: the last record's line counts every newline before it", name);
+			jv_free(two[0]);
+			jv_free(two[1]);
+			jv_free(lines);
+			jv_free(recs);
+			rag_buf_free(&b);
+		}
+	}
 	return done_testing();
 }

@@ -259,7 +259,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
-	o.budget = cli->cfg.stream.max_memory > 0 ? (size_t)cli->cfg.stream.max_memory : 0;
+	o.budget = rag_cli_budget(cli);
 	o.window = cli->cfg.llm.concurrency * 8 > 256 ? cli->cfg.llm.concurrency * 8 : 256;
 	o.progress_ctx = cli;
 	o.report = report;
@@ -411,7 +411,7 @@ static int read_stream(rag_cli *cli, FILE *in, const char *input_name, int posit
 	o.strict = cli->strict;
 	o.unbuffered = cli->unbuffered;
 	o.max_line = cli->max_line;
-	o.budget = cli->cfg.stream.max_memory > 0 ? (size_t)cli->cfg.stream.max_memory : 0;
+	o.budget = rag_cli_budget(cli);
 	o.report = report;
 	o.progress_ctx = cli;
 	o.observe = observe;

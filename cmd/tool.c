@@ -351,6 +351,12 @@ void rag_cli_gate_init(rag_cli_gate *g)
 	g->seed = g->resamples = g->worst = -1;
 }
 
+size_t rag_cli_budget(const rag_cli *cli)
+{
+	size_t b = cli->cfg.stream.max_memory > 0 ? (size_t)cli->cfg.stream.max_memory : RAG_STREAM_BUDGET;
+	return cli->gate ? b / 2 : b;
+}
+
 void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 {
 	const rag_config *c = &cli->cfg;
@@ -373,8 +379,8 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->currency = c->prices.currency;
 	go->answer_model = c->llm.answer_model;
 	go->by_category = c->gate.by_category;
-	/* the scores kept for the summary within the budget the records read ahead have */
-	go->budget = c->stream.max_memory > 0 ? (size_t)c->stream.max_memory : 0;
+	/* the scores kept for the summary: the budget's half that the records do not have */
+	go->budget = rag_cli_budget(cli);
 	go->nby_category = c->gate.nby_category;
 	{
 		/* --pass adds to gate.pass; --by replaces gate.by */

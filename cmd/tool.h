@@ -178,6 +178,10 @@ typedef struct rag_cli_gate {
 void rag_cli_gate_init(rag_cli_gate *g);
 /* The options over cli->cfg.gate (after rag_cli_setup); go borrows from g until rag_cli_gate_free. */
 void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, struct rag_gate_opts *go);
+/* What --max-memory (stream.max_memory) gives a tool's records: read ahead, in flight, written
+ * and waiting for the reader. A tool that keeps a gate's scores as well (cli->gate: rag-gate,
+ * rag-report) gives them the other half, so that the two stay within the one budget together. */
+size_t rag_cli_budget(const rag_cli *cli);
 void rag_cli_gate_free(rag_cli_gate *g);
 /* Whether go has anything to decide on: a mean or a record threshold, or --fail-on-regression
  * with a baseline. The rates alone are not enough (they qualify the thresholds, and the nulls

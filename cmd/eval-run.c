@@ -148,13 +148,24 @@ static void progress_show(struct progress *p, int final)
 }
 
 /* Read the pipeline's records into records.jsonl, one write a record. */
-static int collect_output(eval *e, int in, int fd, size_t *nout)
+/* git and the tools' versions into run.json's head (*head, at runjson): asked once the first
+ * record is out of the pipeline, or once it ended without one. Beside the pipeline's start their
+ * processes (2 for git, 2 for each tool's --version) took the cores from the stages on their way
+ * to the first request: it went 0.05 s later (0.216-0.252 s against 0.172-0.211 s after the
+ * start, 8 alternating runs of 64 records, judge 200 ms, RAG service 100 ms). */
+static void probe_head(eval *e, jv *head, const char *runjson)
+{
+	*head = eval_probe(e, *head);
+	eval_write_json_file(e, runjson, jv_copy(*head));
+}
+
+static int collect_output(eval *e, int in, int fd, size_t *nout, jv *head, const char *runjson)
 {
 	rag_buf b = {0};
 	char buf[65536];
 	size_t start = 0;
 	struct progress p = { isatty(2) && !e->cli.quiet, rag_now(), 0, 0, e->total, 0 };
-	int rc = 0, passed_on = 0;
+	int rc = 0, passed_on = 0, probed = 0;
 	for (;;) {
 		ssize_t n;
 		char *nl;
@@ -182,6 +193,10 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 			/* run.json's counts and the outputs on the way, while the stages wait for the
 			 * judge, rather than reading records.jsonl again once the run is over; the
 			 * outputs start with the first record, the pipeline's own start past */
+			if (!probed) {
+				probe_head(e, head, runjson);   /* before the live outputs: the page names the commit */
+				probed = 1;
+			}
 			if (!rc) {
 				eval_totals_line(&e->tot, b.p + start, len);
 				if (p.done == 0) eval_live_start(e);
@@ -202,6 +217,7 @@ static int collect_output(eval *e, int in, int fd, size_t *nout)
 		/* a last line without its newline: a stage was cut short */
 		rag_msg(e->cli.prog, "warning", "the pipeline's last line was cut short; left out");
 	}
+	if (!probed) probe_head(e, head, runjson);
 	progress_show(&p, 1);
 	rag_buf_free(&b);
 	*nout = p.done;
@@ -309,12 +325,7 @@ static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *
 		free(budget);
 		return -1;
 	}
-	/* git and the tools' versions asked beside the pipeline's start (after it: not on its way
-	 * to the first request), while the first record goes through its stages; run.json has
-	 * them from then on */
-	*head = eval_probe(e, *head);
-	eval_write_json_file(e, runjson, jv_copy(*head));
-	rc = collect_output(e, out_fd, fd, nout);
+	rc = collect_output(e, out_fd, fd, nout, head, runjson);
 	close(out_fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;

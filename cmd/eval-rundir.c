@@ -225,10 +225,10 @@ char *eval_last_run(eval *e)
 }
 
 /* head (consumed) with the run's git commit and whether the tree was dirty, and each tool's
- * version: commands started side by side and then read. eval_run asks once its pipeline runs,
- * while the first record goes through the stages, so that they cost the run no time of its own
+ * version: commands started side by side and then read. eval_run asks once the first record is
+ * out of its pipeline (eval-run.c's probe_head), so that they cost the run no time of its own
  * (0.06 s one after the other for the default metrics' 9 tools and git, before the first
- * request, when they ran before the pipeline). */
+ * request, when they ran before the pipeline; 0.05 s beside its start). */
 jv eval_probe(eval *e, jv head)
 {
 	const char *tools[RAG_EVAL_MAXSTAGES + 3];

@@ -125,7 +125,7 @@ independent cells, each with its own base URL (and so its own cache keys).
   POST /_fake/release  every request held ("hold") goes on, and no later one is held. Not logged.
 Every request is logged (--log) as one JSON line:
   {"n": seq, "path", "auth": Authorization header or null, "body": parsed JSON or raw string,
-   "rule": index of the applied rule or null, "t": unix time, "scope": NAME or null,
+   "rule": index of the applied rule or null, "t": unix time of its arrival, "scope": NAME or null,
    "healed": whether the scope was healed before this request,
    "response_format": the request's response_format or null,
    "inflight": the POST requests in progress when this one was logged, itself included (a request
@@ -532,10 +532,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     # -- helpers
+    def wait_reply(self):
+        """Wait until the request's reply may go (faults' reply_at), once."""
+        at = getattr(self, "reply_at", None)
+        self.reply_at = None
+        d = at - time.time() if at is not None else 0
+        if d > 0:
+            time.sleep(d)
+
     def send(self, status, body, ctype="application/json", headers=None, rule=None):
         if isinstance(body, str):
             body = body.encode("utf-8")
         rule = rule or {}
+        self.wait_reply()
         self.leave()
         ctype = rule.get("ctype") or ctype
         if rule.get("truncate"):
@@ -608,20 +617,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(404, json.dumps({"error": {"message": "fake: not found", "type": "not_found"}}))
 
     def faults(self, st, raw, req):
-        """Log the request, wait the latency, check the key, apply the plan's rule. Returns
-        (seq, rule, headers) for a normal reply, or None when the rule already answered (or dropped)."""
+        """Log the request, set when its reply may go (the latency after "t"), check the key,
+        apply the plan's rule. Returns (seq, rule, headers) for a normal reply, or None when the
+        rule already answered (or dropped)."""
         seq, ri = st.pick(raw, self.scope)
+        t = getattr(self, "arrived", None) or time.time()
         st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
-                      "body": req if req is not None else raw, "rule": ri, "t": time.time(),
+                      "body": req if req is not None else raw, "rule": ri, "t": t,
                       "scope": self.scope, "healed": st.is_healed(self.scope),
                       "response_format": req.get("response_format") if isinstance(req, dict) else None})
-        if st.latency > 0:
-            time.sleep(st.latency)
+        # the reply goes the latency after "t" (the request's arrival), not the latency after the
+        # fake has read, logged and answered it: what the fake does meanwhile is inside the
+        # latency, as a server's own work is (bench/eval.sh's ideal counts the latency alone)
+        self.reply_at = t + st.latency if st.latency > 0 else None
         if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
             self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
                                                  "type": "invalid_request_error"}}))
             return None
         rule = st.plan[ri] if ri is not None else {}
+        if rule.get("delay_ms") or rule.get("drop") or rule.get("hold") or rule.get("hang"):
+            self.wait_reply()   # these come after the latency, as they always have
         if rule.get("delay_ms"):
             time.sleep(float(rule["delay_ms"]) / 1000.0)
         if rule.get("drop"):
@@ -662,6 +677,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         st = self.server.state
+        self.arrived = time.time()   # its headers read: "t", from which the latency runs
         raw_b = self.read_body()
         st.enter()
         self.counted = True
@@ -778,6 +794,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         last = json.dumps(events[-2] if len(events) > 1 else events[-1], ensure_ascii=False)
         at = text.index("data: " + last) + len("data: ") + len(last) // 2
         body = text[:at].encode("utf-8")
+        self.wait_reply()
         self.leave()
         try:
             self.send_response(200)
@@ -908,7 +925,7 @@ def main():
     ap.add_argument("--port-file", help="write the port here once listening (atomically)")
     ap.add_argument("--plan", help="JSON array of fault rules")
     ap.add_argument("--log", help="append one JSON line per request here")
-    ap.add_argument("--latency-ms", type=float, default=0, help="delay every completion reply")
+    ap.add_argument("--latency-ms", type=float, default=0, help="send every completion reply N ms after the request came (its making included)")
     ap.add_argument("--max-seconds", type=float, default=600, help="exit by itself after this long")
     ap.add_argument("--require-key", help="answer 401 unless Authorization is 'Bearer KEY'")
     ap.add_argument("--cached-tokens", choices=["openai", "deepseek"],

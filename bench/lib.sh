@@ -1,7 +1,7 @@
 # lib.sh - what the benchmarks share (sourced, POSIX sh).
 #   bench_args "OPTS" "$@"     the options: --json, -n RECORDS, -h (the script's header comment),
-#                             and -j CONCURRENCY and --latency-ms MS where OPTS has j and l;
-#                             defaults in N, J, LAT beforehand; sets JSON
+#                             and -j CONCURRENCY, --latency-ms MS and --service-ms MS where OPTS
+#                             has j, l and s; defaults in N, J, LAT, SVC beforehand; sets JSON
 #   bench_need CMD...          exits 2 unless each command (jq, /usr/bin/time...) is there
 #   bench_time LABEL CMD...    CMD under GNU time, stdout in $W/out.LABEL, stderr in $W/err.LABEL;
 #                             sets RC, SECS, RSS_KB
@@ -20,6 +20,7 @@ _bench_usage() {
 	_u="usage: $0 [--json] [-n RECORDS]"
 	case $1 in *j*) _u="$_u [-j CONCURRENCY]" ;; esac
 	case $1 in *l*) _u="$_u [--latency-ms MS]" ;; esac
+	case $1 in *s*) _u="$_u [--service-ms MS]" ;; esac
 	echo "$_u" >&2
 	exit 2
 }
@@ -33,12 +34,13 @@ bench_args() {
 		-n) [ $# -ge 2 ] || _bench_usage "$_opts"; N=$2; shift ;;
 		-j) case $_opts in *j*) [ $# -ge 2 ] && J=$2 && shift ;; *) false ;; esac || _bench_usage "$_opts" ;;
 		--latency-ms) case $_opts in *l*) [ $# -ge 2 ] && LAT=$2 && shift ;; *) false ;; esac || _bench_usage "$_opts" ;;
+		--service-ms) case $_opts in *s*) [ $# -ge 2 ] && SVC=$2 && shift ;; *) false ;; esac || _bench_usage "$_opts" ;;
 		-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 		*) _bench_usage "$_opts" ;;
 		esac
 		shift
 	done
-	for _v in "$N" ${J:+"$J"} ${LAT:+"$LAT"}; do
+	for _v in "$N" ${J:+"$J"} ${LAT:+"$LAT"} ${SVC:+"$SVC"}; do
 		case $_v in ''|*[!0-9]*|0) _bench_usage "$_opts" ;; esac
 	done
 }

@@ -147,7 +147,6 @@ static void progress_show(struct progress *p, int final)
 	}
 }
 
-/* Read the pipeline's records into records.jsonl, one write a record. */
 /* git and the tools' versions into run.json's head (*head, at runjson): asked once the first
  * record is out of the pipeline, or once it ended without one. Beside the pipeline's start their
  * processes (2 for git, 2 for each tool's --version) took the cores from the stages on their way
@@ -159,6 +158,7 @@ static void probe_head(eval *e, jv *head, const char *runjson)
 	eval_write_json_file(e, runjson, jv_copy(*head));
 }
 
+/* Read the pipeline's records into records.jsonl, one write a record. */
 static int collect_output(eval *e, int in, int fd, size_t *nout, jv *head, const char *runjson)
 {
 	rag_buf b = {0};

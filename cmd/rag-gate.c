@@ -81,7 +81,8 @@ static void observe(rag_item *it, void *ctx)
 /* One input; records to out (NULL: nowhere). */
 static int read_input(tool *t, const char *name, FILE *out)
 {
-	t->input = rag_cli_run_file(name) ? rag_cli_run_file(name) : "<stdin>";
+	const char *file = rag_cli_run_file(name);
+	t->input = file ? file : "<stdin>";
 	if (!t->first_input) t->first_input = t->input;
 	return rag_cli_read_run(t->cli, name, out, observe, t);
 }

@@ -189,7 +189,8 @@ static int write_page(tool *t, FILE *out, const char *frame, size_t ra, size_t b
 
 static int read_input(tool *t, const char *name)
 {
-	t->input = rag_cli_run_file(name) ? rag_cli_run_file(name) : "<stdin>";
+	const char *file = rag_cli_run_file(name);
+	t->input = file ? file : "<stdin>";
 	return rag_cli_read_run(t->cli, name, NULL, observe, t);
 }
 

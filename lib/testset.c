@@ -550,7 +550,6 @@ static int rd_peek(struct rd *r, size_t k)
 static size_t rd_line(struct rd *r)
 {
 	size_t i;
-	if (r->seen > r->pos) r->seen = r->seen_nl = 0;
 	for (i = r->seen; i < r->pos; i++)
 		if (r->buf[i] == '\n') r->seen_nl++;
 	r->seen = r->pos;

@@ -353,6 +353,13 @@ rm "$T/bin/rag-collect" && mv "$T/bin/rag-collect.fail" "$T/bin/rag-collect"
 run rag rag-eval -q -c "$T/collect.yaml" --bin "$T/bin" -o "$T/broken" "$T/noanswers.jsonl"
 check "a stage that stops: the exit status is not 0 or 1 (got $RC)" test "$RC" -gt 1
 like "$(cat "$ERR")" "2 of 10 records came through.*--resume" "the message names the shortfall and --resume"
+# --force removes what a killed run was making as its records came (.NAME.part), as it removes the
+# run's files: a run whose stage passes no record makes none of its own
+for f in gate.json summary.md report.html; do echo partial >"$T/broken/.$f.part"; done
+printf '#!/bin/sh\necho "rag-collect: error: the service is down" >&2\nexit 4\n' >"$T/bin/rag-collect"
+run rag rag-eval -q --force -c "$T/collect.yaml" --bin "$T/bin" -o "$T/broken" "$T/noanswers.jsonl"
+check "--force, then a stage that passes no record: the exit status is not 0 or 1 (got $RC)" test "$RC" -gt 1
+is "$(ls -A "$T/broken" | grep -c '[.]part$')" 0 "--force removes the .NAME.part a killed run left"
 
 # ---------------------------------------------------------------- make demo
 # demo-eval.sh: the demonstration's RAG service, asked by rag-collect over HTTP

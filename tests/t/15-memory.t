@@ -78,7 +78,7 @@ fake_start --latency-ms 60000
 
 # stream.max_memory: 65536 in the config file
 accepted "$T/small.yaml"
-diag "budget 64 KiB: accepted $ACC of $SIZE bytes, pipe $PIPE, in the pipe $INPIPE, longest line $LONGEST"
+note "budget 64 KiB: accepted $ACC of $SIZE bytes, pipe $PIPE, in the pipe $INPIPE, longest line $LONGEST"
 check "budget 64 KiB: the judge got its 2 requests (the tool was running)" test "$(nlines "$FAKE_LOG")" -ge 2
 check "budget 64 KiB (config): the tool took less than the budget + the pipe + one line" \
 	test "$ACC" -le $((65536 + PIPE + LONGEST))
@@ -89,7 +89,7 @@ is "$(nlines "$T/w.out")" "$(jq -s length "$T/w.out")" "interrupted: every line 
 # --max-memory on the command line
 fake_start --latency-ms 60000
 accepted "$CONF" --max-memory 131072
-diag "budget 128 KiB: accepted $ACC of $SIZE bytes"
+note "budget 128 KiB: accepted $ACC of $SIZE bytes"
 check "--max-memory 131072: the tool took less than the budget + the pipe + one line" \
 	test "$ACC" -le $((131072 + PIPE + LONGEST))
 
@@ -97,7 +97,7 @@ check "--max-memory 131072: the tool took less than the budget + the pipe + one 
 # binds; the read buffer takes at most 64 KiB besides
 fake_start --latency-ms 60000
 accepted "$CONF"
-diag "default budget, window 256: accepted $ACC of $SIZE bytes"
+note "default budget, window 256: accepted $ACC of $SIZE bytes"
 check "default budget: no more than 256 records + 64 KiB read + the pipe taken" \
 	test "$ACC" -le $((256 * LONGEST + 65536 + PIPE + LONGEST))
 check "default budget: and not the whole input" test "$ACC" -lt "$SIZE"

@@ -189,7 +189,7 @@ for tool in "rag-claims" "rag-verify --one-request" "rag-verify --metric context
 	EST=$(rag $tool -q -c "$CONF" --estimate <"$T/en.jsonl" | jq -c '.estimate | [.requests, .prompt_tokens, .completion_tokens]')
 	# shellcheck disable=SC2086
 	MEAS=$(rag $tool -q -c "$CONF" <"$T/en.jsonl" | jq -s -c '[.[].usage[][]] | [(map(.calls) | add), (map(.prompt_tokens) | add), (map(.completion_tokens) | add)]')
-	diag "$tool: estimate [requests, prompt, completion] $EST, measured $MEAS"
+	note "$tool: estimate [requests, prompt, completion] $EST, measured $MEAS"
 	is "$(printf '%s %s' "$EST" "$MEAS" | jq -s '.[0][0] == .[1][0]')" true "$tool: estimated requests = measured ($EST vs $MEAS)"
 	is "$(printf '%s %s' "$EST" "$MEAS" | jq -s '(.[0][1] / .[1][1]) as $r | $r >= 0.67 and $r <= 1.5')" true \
 		"$tool: estimated prompt tokens within 1.5x of measured"
@@ -207,7 +207,7 @@ rag rag-eval -q -c "$CONF" -o "$T/evfull" "$EXAMPLE"
 MEAS=$(jq -c '.counts | [.calls, .prompt_tokens, .completion_tokens]' "$T/evfull/run.json")
 SENT_CHAT=$(jq -c 'select(.path | test("chat/completions"))' "$FAKE_LOG" | wc -l | tr -d ' ')
 SENT_EMB=$(jq -c 'select(.path | test("embeddings"))' "$FAKE_LOG" | wc -l | tr -d ' ')
-diag "rag-eval, 4 metrics, $NREC records: estimate [requests, prompt, completion] $EST ($EST_EMB of embeddings); measured judge usage $MEAS, endpoint requests $SENT_CHAT chat + $SENT_EMB embeddings"
+note "rag-eval, 4 metrics, $NREC records: estimate [requests, prompt, completion] $EST ($EST_EMB of embeddings); measured judge usage $MEAS, endpoint requests $SENT_CHAT chat + $SENT_EMB embeddings"
 is "$(echo "$EST" | jq --argjson e "$EST_EMB" '.[0] - $e')" "$SENT_CHAT" "rag-eval --estimate: the judge requests of every stage together = what the run sent"
 # rag-embsim sends a batch when it is full or 0.2 s after its first text: on a busy machine a
 # batch may go out before it is full, so the run may send more embeddings requests, never fewer

@@ -44,7 +44,7 @@ RAG_EVAL_BIN="$T/w" run python3 "$TOP/tests/peak.py" "$T/peak.log" "$BIN/rag-eva
 	-m token_f1,rougeL --max-memory 8388608 -o "$T/run" "$T/set.jsonl"
 is "$RC" 0 "a run of $N records: exit 0"
 is "$(nlines "$T/run/records.jsonl")" "$N" "every record scored"
-diag "peak KiB (own, with what it waited for):" "$(sort "$T/peak.log" | uniq)"
+note "peak KiB (own, with what it waited for):" "$(sort "$T/peak.log" | uniq)"
 for tool in rag-eval rag-kw rag-gate rag-report; do
 	bound "$tool" "$(peak $tool)"
 done

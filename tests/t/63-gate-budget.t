@@ -76,7 +76,7 @@ else
 		is "$(grep -c '<testcase classname="[a-z]*" name="q' "$T/$f.xml")" "$(nlines "$T/$f.jsonl")" "$f: --junit has a case per record"
 	done
 	s=$(awk '{ print $2 }' "$T/peak.small") b=$(awk '{ print $2 }' "$T/peak.big")
-	diag "rag-gate peak KiB: 20,000 records $s, 200,000 records $b"
+	note "rag-gate peak KiB: 20,000 records $s, 200,000 records $b"
 	check "rag-gate's peak at 200,000 records ($b KiB) within 2 MiB of 20,000's ($s KiB)" \
 		test "$s" -gt 0 -a "$b" -le $((s + 2048))
 fi

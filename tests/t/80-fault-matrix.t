@@ -407,10 +407,11 @@ for _c in $CELLS; do
 		else
 			_tap_fail=$((_tap_fail + 1))
 			echo "not ok $_tap_n - $_t x $_f: $_cdesc"
+			diag "  Failed test $_tap_n - $_t x $_f: $_cdesc ($_tname)"
 			_last=1
 		fi
 	done <"$_r"
 done
-diag "$NCELLS cells ($(echo $TOOLS | wc -w) tools x $(echo $FAULTS | wc -w) faults, less those that mean nothing for a tool); $_todo checks TODO, $_todo_pass of them passing"
+note "$NCELLS cells ($(echo $TOOLS | wc -w) tools x $(echo $FAULTS | wc -w) faults, less those that mean nothing for a tool); $_todo checks TODO, $_todo_pass of them passing"
 
 done_testing

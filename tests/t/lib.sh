@@ -15,7 +15,8 @@
 # and run store never leak in.
 #
 # TAP:  tap_plan N | tap_ok STATUS DESC | check DESC CMD... | is GOT WANT DESC | isnt GOT WANT DESC
-#       like GOT ERE DESC | unlike GOT ERE DESC | diag MSG... | bail_out MSG | done_testing
+#       like GOT ERE DESC | unlike GOT ERE DESC | diag MSG... (stderr: prove shows it) | note MSG...
+#       (stdout: shown by prove -v only) | bail_out MSG | done_testing
 # Skip: skip_missing TOOL [DESC] | skip_all_missing TOOL | need TOOL...   (a tool not installed:
 #       make test-deps installs every tool a test uses, so .ci/run fails on these)
 #       skip DESC... | skip_all REASON   (any other reason)
@@ -87,8 +88,12 @@ trap 'exit 129' HUP
 
 # ---------------------------------------------------------------- TAP
 tap_plan() { _tap_planned=$1; echo "1..$1"; }
-# diag LINE...: each argument on its own "# " line
-diag() { for _l in "$@"; do printf '%s\n' "$_l"; done | sed 's/^/# /'; }
+# diag LINE...: each argument on its own "# " line, on standard error, which prove shows
+# (as Test::More's diag): a failing test says why in make check's output, without a rerun.
+# note LINE...: the same on standard output, which prove keeps to itself unless -v (figures
+# a test measured, for a verbose run)
+diag() { for _l in "$@"; do printf '%s\n' "$_l"; done | sed 's/^/# /' >&2; }
+note() { for _l in "$@"; do printf '%s\n' "$_l"; done | sed 's/^/# /'; }
 bail_out() { echo "Bail out! $*"; exit 255; }
 
 # _skip_log KIND REASON
@@ -156,6 +161,7 @@ tap_ok() {
 	fi
 	_tap_fail=$((_tap_fail + 1))
 	echo "not ok $_tap_n - $2"
+	diag "  Failed test $_tap_n - $2 ($_tname)"
 	return 1
 }
 
@@ -176,7 +182,7 @@ check() {
 	_s=$?
 	if ! tap_ok "$_s" "$_d"; then
 		diag "  command: $* (exit $_s)"
-		head -c 2000 "$T/.check" | sed 's/^/#   /'
+		head -c 2000 "$T/.check" | sed 's/^/#   /' >&2
 	fi
 	return $_s
 }
@@ -189,7 +195,7 @@ is() {
 	if [ "$(wc -l <"$T/.got")" -le 1 ] && [ "$(wc -l <"$T/.want")" -le 1 ]; then
 		diag "   got: '$1'" "  want: '$2'"
 	else
-		diff -u "$T/.want" "$T/.got" | sed -e '1,2d' -e 's/^/#   /' | head -40
+		diff -u "$T/.want" "$T/.got" | sed -e '1,2d' -e 's/^/#   /' | head -40 >&2
 	fi
 	return 1
 }

@@ -176,11 +176,19 @@ check-run: all $(UNIT_BIN)
 	  "fuzz-check $$([ $$f = 0 ] && echo passed || echo FAILED)"; \
 	[ $$u = 0 ] && [ $$t = 0 ] && [ $$f = 0 ]
 
-# the shell suite STRESS times in a row, each in a random order, and every test that ever failed
+# the suite (unit and shell tests) STRESS times in a row, each in a random order, and every test
+# that ever failed; check-loaded does it on a busy machine: stress-ng --cpu LOAD (default twice
+# the cores) spinning beside it, installed first (mk/deps.sh's stress set)
 STRESS = 5
-check-stress: all
+check-stress: all $(UNIT_BIN)
 	@mkdir -p tests/tmp && : >$(SKIP_LOG)
 	@RAG_SKIP_LOG='$(SKIP_LOG)' sh mk/check-stress.sh $(STRESS)
+check-loaded:
+	@sh mk/deps.sh install build test stress
+	@$(MAKE) --no-print-directory check-loaded-run
+check-loaded-run: all $(UNIT_BIN)
+	@mkdir -p tests/tmp && : >$(SKIP_LOG)
+	@RAG_SKIP_LOG='$(SKIP_LOG)' RAG_STRESS_LOAD="$${LOAD:-$$((2 * $$(nproc)))}" sh mk/check-stress.sh $(STRESS)
 
 # rag-eval against the bundled RAG service (demo-eval.sh; demo.sh is the stage-by-stage walk-through)
 demo-run: all
@@ -419,7 +427,7 @@ $(NO_DEP): FORCE
 FORCE:
 .PHONY: FORCE
 
-.PHONY: all deps test-deps have-deps check check-run check-stress demo demo-run check-fresh deb check-deb asan valgrind \
+.PHONY: all deps test-deps have-deps check check-run check-stress check-loaded check-loaded-run demo demo-run check-fresh deb check-deb asan valgrind \
 	bench install uninstall clean
 .PHONY: bench-peers
 .SECONDARY:

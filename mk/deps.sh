@@ -13,6 +13,7 @@
 #   deb    what `make deb` builds and checks the Debian package with
 #   bench  what the benchmarks (bench/, `make bench`) add to the test set: GNU time (their peak
 #          memory), wrk (bench/serve.sh's clients): `sh mk/deps.sh install bench`
+#   stress what `make check-loaded` adds to the test set: stress-ng, the load it runs the suite under
 # Every name exists on Debian 12 (bookworm) and 13 (trixie): no versioned name (clang's run-time
 # is libclang-rt-dev, PostgreSQL is postgresql).
 #
@@ -38,14 +39,15 @@ PKGS_test="$PKGS_demo perl curl groff-base libxml2-utils bsdutils procps zsh fis
 	postgresql valgrind pmccabe cppcheck git"
 PKGS_deb="dpkg-dev debhelper lintian"
 PKGS_bench="time wrk"
+PKGS_stress="stress-ng"
 
 # list SET...: the packages of the sets, once each, in order
 list() {
 	out=
 	for s in "$@"; do
 		case $s in
-		build|demo|test|deb|bench) eval "set_pkgs=\$PKGS_$s" ;;
-		*) echo "mk/deps.sh: no package set \"$s\" (build, demo, test, deb, bench)" >&2; return 2 ;;
+		build|demo|test|deb|bench|stress) eval "set_pkgs=\$PKGS_$s" ;;
+		*) echo "mk/deps.sh: no package set \"$s\" (build, demo, test, deb, bench, stress)" >&2; return 2 ;;
 		esac
 		for p in $set_pkgs; do
 			case " $out " in *" $p "*) ;; *) out="$out $p" ;; esac
@@ -103,7 +105,7 @@ install() {
 	what=
 	for a in "$@"; do
 		case $a in
-		build|demo|test|deb|bench) pkgs="$pkgs $(list "$a")"; what="$what $a" ;;
+		build|demo|test|deb|bench|stress) pkgs="$pkgs $(list "$a")"; what="$what $a" ;;
 		*) pkgs="$pkgs $a" ;;
 		esac
 	done

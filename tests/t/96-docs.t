@@ -129,7 +129,7 @@ is "$missing" "" "rag(7) names each metric tool of the registry (${REG_TOOLS# })
 
 # ---------------------------------------------------------------- README: the package sets
 # Quick start's bullet "- SET `PKG...`: ..." lists the set's packages as mk/deps.sh has them
-for set in build demo test deb bench; do
+for set in build demo test deb bench stress; do
 	want=$(sh "$TOP/mk/deps.sh" list "$set")
 	got=$(awk -v set="$set" '
 		/^## / { on = ($0 ~ /^## Quick start/); next }

@@ -99,4 +99,24 @@ for shape in '[]' '"text"' '{"content": "{\"questions\": [\"q?\", \"r?\"], \"non
 	is "$(jq -c 'del(.usage)' "$OUT")" "$(jq -c 'del(.usage)' "$T/d-first.jsonl")" "every cache entry $shape: the records of the first run"
 done
 
+# the README's "once, with the key" recording (Caching), run as written: it fails when the
+# endpoint cannot be reached (a pipe would end with the last stage's 0, and an empty cache
+# would be committed: issue 40), and says how many replies it recorded when it can
+awk '/^# once, with the key/ { on = 1 } on && /^$/ { exit } on' "$TOP/README.md" | sed 's/sk-[.][.][.]/test-secret-key/' >"$T/record.sh"
+like "$(cat "$T/record.sh")" "rag-claims" "the README's recording commands found"
+mkdir -p "$T/rec" && cp "$T/in.jsonl" "$T/rec/qa.jsonl"
+record() {   # record BASE_URL CACHE_DIR: the README's lines in $T/rec with the tools on PATH
+	run env PATH="$BIN:$PATH" RAG_BASE_URL="$1" RAG_MODEL=judge-r RAG_CACHE_DIR="$2" RAG_CACHE= \
+		sh -c 'cd "$1" && exec sh "$2"' sh "$T/rec" "$T/record.sh"
+}
+fresh
+record "http://127.0.0.1:$FAKE_PORT/v1" "$T/rec/cache"
+is "$RC" 0 "the recording with the judge answering: exit 0"
+like "$(cat "$OUT")" "^recorded: +6 replies in $T/rec/cache\$" "...and it says how many replies it recorded"
+fake_stop
+record "http://127.0.0.1:1/v1" "$T/rec/cold"
+isnt "$RC" 0 "the recording with the endpoint unreachable fails (exit $RC)"
+unlike "$(cat "$OUT")" "recorded" "...and says nothing was recorded"
+like "$(cat "$ERR")" "unreachable" "...and says why"
+
 done_testing

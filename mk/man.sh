@@ -41,7 +41,13 @@ own=1
 name=${5:-${name%.*}}
 
 metrics=${RAG_MAN_METRICS:-/dev/null}
-awk -F '\t' -v version="$version" -v tool="$name" -v page="$page" -v options="$options" -v list="$list" -v own="$own" \
+sect=${page%.in}
+sect=${sect##*.}
+pname=${page##*/}
+pname=${pname%.*.in}
+# the page as the markers make it, then what every page gets for a device without the glyphs
+# (below); kept in a variable so that a marker's error is this script's exit status
+out=$(awk -F '\t' -v version="$version" -v tool="$name" -v page="$page" -v options="$options" -v list="$list" -v own="$own" \
 	-v metrics="$metrics" '
 function die(msg) { printf "%s: %s\n", page, msg >"/dev/stderr"; err = 1; exit 1 }
 function esc(s) { gsub(/-/, "\\-", s); return s }
@@ -168,4 +174,31 @@ END {
 			die("unknown marker: " l)
 		} else print subst(l)
 	}
-}' "$options" "$metrics" "$list" "$page"
+}' "$options" "$metrics" "$list" "$page")
+
+# man in the C locale (debootstrap's minbase, most container images) renders with -Tascii,
+# where Chinese has no glyph: troff warned once per character (57 times for rag(7)). On such a
+# device a page leaves them out without a warning and, where it has any, says at the top of its
+# DESCRIPTION how to read them; a Greek capital sigma becomes "Sum". UTF-8 devices are untouched.
+printf '%s\n' "$out" | LC_ALL=C awk -v man="man $sect $pname" '
+{ line[NR] = $0; if ($0 ~ /[\200-\377]/ || $0 ~ /\\\[u[0-9A-F]+\]/) wide = 1 }
+END {
+	for (i = 1; i <= NR; i++) {
+		print line[i]
+		if (line[i] ~ /^\.TH / && !th) {
+			th = 1
+			print ".fchar \\(*S Sum"
+			print ".if !\x27\\*[.T]\x27utf8\x27 \\{\\"
+			print ".  if \\n[.warn]%2 .warn \\n[.warn]-1"
+			print ".\\}"
+		}
+		if (wide && line[i] ~ /^\.SH "?DESCRIPTION"?$/ && !desc) {
+			desc = 1
+			print ".if !\x27\\*[.T]\x27utf8\x27 \\{\\"
+			print "(This page\x27s Chinese examples are left out here: read it in a UTF-8 locale, as"
+			print ".BR \"LC_ALL=C.UTF-8 " man "\" .)"
+			print ".PP"
+			print ".\\}"
+		}
+	}
+}'

@@ -485,6 +485,15 @@ if command -v groff >/dev/null 2>&1; then
 		[ -f "$page" ] || continue
 		run groff -man -Tutf8 -ww -z "$page"
 		is "$RC:$(cat "$ERR")" "0:" "groff formats ${page#"$TOP"/} without a warning"
+		# man in the C locale (a minimal root, a container) formats for -Tascii, where Chinese
+		# and Greek have no glyph: still no warning, and a page with Chinese says how to read it
+		run env LC_ALL=C groff -man -Tascii -ww "$page"
+		is "$RC:$(cat "$ERR")" "0:" "in the C locale (-Tascii) too"
+		if grep -q '\\\[u[2-9][0-9A-F][0-9A-F][0-9A-F]\]' "$page"; then
+			like "$(cat "$OUT")" "Chinese examples are left out here: read it in a UTF-8" \
+				"...where it says how to read its Chinese examples"
+			unlike "$(groff -man -Tutf8 "$page" 2>/dev/null)" "examples are left out" "...which a UTF-8 device shows"
+		fi
 	done
 else
 	skip_missing groff

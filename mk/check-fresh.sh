@@ -4,9 +4,9 @@
 #   sh mk/check-fresh.sh [RELEASE]     bookworm (Debian 12, the default) or trixie (Debian 13)
 #
 # Makes a minimal Debian root of RELEASE (mk/fresh-root.sh: debootstrap --variant=minbase, kept
-# as a tarball), copies the source tree into it (no build output), and runs there, as root, what
-# the README says to run on a minimal image:
-#   apt-get update && apt-get install make; make -j2 demo; make check
+# as a tarball), clones this checkout's HEAD into it (git clone: the committed tree with its
+# .git, as a user has it), and runs there, as root, what the README says, as it says it:
+#   apt-get update && apt-get install make; make demo; make check
 # Needs root; FRESH_KEEP=1 keeps the root of a failed run for a look inside.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,12 +20,12 @@ RELEASE=${1:-bookworm}
 . "$top/mk/fresh-root.sh"
 
 fresh_root
-fresh_copy_tree /root/ragpipe
+fresh_clone /root/ragpipe
 
 # ---------------------------------------------------------------- the README's commands
 run_in /root/ragpipe 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq make >/dev/null'
 t0=$(date +%s)
-run_in /root/ragpipe 'make -j2 demo'
+run_in /root/ragpipe 'make demo'
 t1=$(date +%s)
 run_in /root/ragpipe 'make check'
 t2=$(date +%s)
@@ -33,4 +33,4 @@ t2=$(date +%s)
 if grep -q '	missing ' "$root/root/ragpipe/tests/tmp/skipped" 2>/dev/null; then
 	die "tests were skipped for a tool that is not installed: the test packages (mk/deps.sh) lack it"
 fi
-say "ok: make -j2 demo ($((t1 - t0)) s) and make check ($((t2 - t1)) s) passed on a fresh $release_name ($RELEASE; $(( t2 - t_start )) s in all)"
+say "ok: make demo ($((t1 - t0)) s) and make check ($((t2 - t1)) s) passed on a fresh $release_name ($RELEASE; $(( t2 - t_start )) s in all)"

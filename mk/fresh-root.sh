@@ -6,6 +6,8 @@
 #                           updates and security suites; removed at exit (FRESH_KEEP=1 keeps
 #                           the root of a failed run for a look inside)
 #   fresh_copy_tree DIR     the source tree (mk/tree-tar.sh: no build output) copied into $root/DIR
+#   fresh_clone DIR         a git clone of this checkout's HEAD in $root/DIR, with its .git, as a
+#                           user's `git clone` gives it (what is not committed is not in it)
 #   run_in DIR CMD          CMD run by sh as root in $root, in DIR, with a clean environment
 # The bare root is debootstrapped once per release and mirror and kept as a tarball in
 # $FRESH_CACHE (default /var/tmp/ragpipe-fresh); every run unpacks it anew. Mirror: the one this
@@ -128,6 +130,14 @@ fresh_copy_tree() {
 	mkdir -p "$root$1"
 	sh "$top/mk/tree-tar.sh" | tar -C "$root$1" -xf -
 	say "copied $(cd "$root$1" && find . -type f | wc -l) files to $1"
+}
+
+fresh_clone() {
+	git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || die "$top is not a git checkout: nothing to clone"
+	_dirty=$(git -C "$top" status --porcelain --untracked-files=no | wc -l)
+	[ "$_dirty" = 0 ] || say "warning: $_dirty files with changes not committed: the clone has HEAD without them"
+	git clone -q --no-hardlinks "$top" "$root$1" || die "git clone $top failed"
+	say "cloned $(git -C "$root$1" rev-parse --short HEAD) ($(git -C "$root$1" ls-files | wc -l) files and its .git) to $1"
 }
 
 run_in() {

@@ -143,6 +143,20 @@ done
 is "$(sed -n '/^## Quick start/,/^## /p' "$TOP/README.md" | grep -c -E 'libclang-rt-[0-9]|postgresql/[0-9]')" 0 \
 	"README's Quick start names no versioned clang run-time or PostgreSQL path"
 
+# ---------------------------------------------------------------- check-fresh runs the README
+# make check-fresh shows that the Quick start's commands work on a new machine: it must run them
+# as typed there (no -j2 the README does not say), in a clone with its .git, after the
+# README's line for a minimal image
+qs=$(awk '/^## Quick start/ { on = 1; next } on && /^```sh/ { c = 1; next } c && /^```/ { exit }
+	c { sub(/ *#.*/, ""); print }' "$TOP/README.md")
+is "$qs" "$(printf 'make demo\nmake check')" "the Quick start's two commands"
+cf=$(sed -n "s/^run_in \/root\/ragpipe '\([^']*\)'\$/\1/p" "$TOP/mk/check-fresh.sh")
+is "$(printf '%s\n' "$cf" | grep -v '^apt-get')" "$qs" "check-fresh runs them as the Quick start types them, in its order"
+like "$(sed -n '/^## Quick start/,/^## /p' "$TOP/README.md" | tr '\n' ' ')" "\(\`apt-get update && apt-get install make\`\)" \
+	"the Quick start says how a minimal image gets make"
+like "$(printf '%s\n' "$cf" | head -n 1)" "^apt-get update -qq && .*apt-get install -y -qq make " "...which check-fresh runs first"
+like "$(cat "$TOP/mk/check-fresh.sh")" "^fresh_clone /root/ragpipe\$" "check-fresh works in a git clone (with its .git), not a copy"
+
 # ---------------------------------------------------------------- debian/: the version
 is "$(sed -n '1s/^ragpipe (\([^)]*\)).*/\1/p' "$TOP/debian/changelog")" "$(cat "$TOP/VERSION")" \
 	"debian/changelog's newest entry is VERSION's version"

@@ -23,6 +23,8 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok - $1"; }
 nok() { fail=$((fail + 1)); echo "not ok - $1"; [ -n "${2:-}" ] && printf '#   %s\n' "$2"; }
 is() { if [ "$1" = "$2" ]; then ok "$3"; else nok "$3" "got '$1', want '$2'"; fi; }
+like() { if printf '%s\n' "$1" | grep -Eq -- "$2"; then ok "$3"; else nok "$3" "got '$(printf '%s' "$1" | tr '\n' ' ' | head -c 400)', want /$2/"; fi; }
+unlike() { if printf '%s\n' "$1" | grep -Eq -- "$2"; then nok "$3" "got '$(printf '%s' "$1" | tr '\n' ' ' | head -c 400)', should not match /$2/"; else ok "$3"; fi; }
 
 mkdir -p tests/tmp
 if [ -n "$build" ]; then
@@ -44,11 +46,11 @@ if [ "${RAG_CT_RUN:-}" = buildah ]; then
 	# that use it (this machine's sandbox shows a container nothing written to a bind mount)
 	ctrun() {
 		if [ -n "$vol" ]; then
-			buildah run --runtime "${RAG_CT_RUNTIME:-runc}" "$vol" -- "$@"
+			buildah run --runtime "${RAG_CT_RUNTIME:-runc}" ${RAG_CT_USER:+--user "$RAG_CT_USER"} "$vol" -- "$@"
 			return
 		fi
 		_c=$(buildah from --pull-never "$img" 2>/dev/null) || return 125
-		buildah run --runtime "${RAG_CT_RUNTIME:-runc}" "$_c" -- "$@"
+		buildah run --runtime "${RAG_CT_RUNTIME:-runc}" ${RAG_CT_USER:+--user "$RAG_CT_USER"} "$_c" -- "$@"
 		_st=$?
 		buildah rm "$_c" >/dev/null 2>&1
 		return $_st
@@ -56,7 +58,7 @@ if [ "${RAG_CT_RUN:-}" = buildah ]; then
 	newvol() { vol=$(buildah from --pull-never "$img" 2>/dev/null); }
 	rmvol() { buildah rm "$vol" >/dev/null 2>&1; }
 else
-	ctrun() { $ct run --rm ${vol:+-v "$vol:/data"} "$img" "$@"; }
+	ctrun() { $ct run --rm ${RAG_CT_USER:+--user "$RAG_CT_USER"} ${vol:+-v "$vol:/data"} "$img" "$@"; }
 	newvol() { vol=ragpipe-smoke-$$; $ct volume create "$vol" >/dev/null; }
 	rmvol() { $ct volume rm -f "$vol" >/dev/null 2>&1; }
 fi
@@ -76,6 +78,24 @@ is "$files" "gate.json junit.xml records.jsonl report.html run.json summary.md "
 n=$(ctrun rag-store list --json 2>/dev/null | wc -l | tr -d ' ')
 is "$n" 1 "...and rag-store lists the stored run (the store is in the volume)"
 is "$(ctrun sh -c 'ls ragpipe')" runs.db "the store is /data/ragpipe/runs.db"
+
+rmvol
+trap - EXIT
+
+# As another uid than the image's (GitHub's hosted runners are 1001, and the recipe runs the image
+# with --user "$(id -u):$(id -g)"): a judge over HTTP needs its cache under /data/.cache, which
+# that uid must be able to create. The judge is unreachable (no network in a check): every record
+# gets its error and the run ends with exit 4, its summary written; an uncreatable cache was exit
+# 5 with no record. (No volume: /data is the image's own, as in the recipe.)
+RAG_CT_USER=1001:1001
+is "$(ctrun id -u)" 1001 "--user 1001:1001: runs as uid 1001"
+out=$(ctrun sh -c 'RAG_BASE_URL=http://127.0.0.1:9/v1 RAG_MODEL=judge-x rag-eval -q -m faithfulness -o run2 \
+	/usr/share/ragpipe/examples/example.jsonl; echo "exit $?"; ls run2/summary.md .cache/ragpipe' 2>&1)
+like "$out" "exit 4" "uid 1001, an HTTP judge that cannot be reached: exit 4 (the judge), not 5"
+unlike "$out" "cannot create" "...no directory it cannot create"
+like "$out" "run2/summary.md" "...the run's summary written"
+like "$out" "[.]cache/ragpipe" "...and its cache created under /data/.cache"
+RAG_CT_USER=
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -157,6 +157,23 @@ like "$(sed -n '/^## Quick start/,/^## /p' "$TOP/README.md" | tr '\n' ' ')" "\(\
 like "$(printf '%s\n' "$cf" | head -n 1)" "^apt-get update -qq && .*apt-get install -y -qq make " "...which check-fresh runs first"
 like "$(cat "$TOP/mk/check-fresh.sh")" "^fresh_clone /root/ragpipe\$" "check-fresh works in a git clone (with its .git), not a copy"
 
+# ---------------------------------------------------------------- the CI recipes (rag-eval in CI)
+# GitHub's test-report step needs checks and pull-requests write where the default token is
+# read-only; a GitLab job publishes the same junit.xml; both run the image as the README says
+ci=$(sed -n '/^#### rag-eval in CI/,/^#### /p' "$TOP/README.md")
+gh=$(printf '%s\n' "$ci" | awk '/^```yaml/ { n++; on = (n == 1); next } /^```/ { on = 0 } on')
+gl=$(printf '%s\n' "$ci" | awk '/^```yaml/ { n++; on = (n == 2); next } /^```/ { on = 0 } on')
+like "$gh" "^    permissions:" "the GitHub job asks for its token's permissions"
+like "$gh" "^      checks: write" "...checks: write, for the test report"
+like "$gh" "^      pull-requests: write" "...pull-requests: write, for its comment"
+like "$gh" "publish-unit-test-result-action" "...which the test-report step needs"
+like "$gh" "--user \"\\\$\(id -u\):\\\$\(id -g\)\"" "the GitHub job runs the image as the runner's uid"
+like "$gl" "^rag-quality:" "a GitLab job to copy"
+like "$gl" "^      junit: rag-run/junit.xml" "...that publishes rag-eval's junit.xml (artifacts: reports: junit:)"
+like "$gl" "rag-eval .*-o rag-run " "...written by its rag-eval into rag-run"
+like "$gl" "^    when: always" "...even when the gate fails"
+like "$(cat "$TOP/Containerfile")" "chmod 1777 /data" "the image's /data is writable by any uid (sticky)"
+
 # ---------------------------------------------------------------- debian/: the version
 is "$(sed -n '1s/^ragpipe (\([^)]*\)).*/\1/p' "$TOP/debian/changelog")" "$(cat "$TOP/VERSION")" \
 	"debian/changelog's newest entry is VERSION's version"

@@ -517,9 +517,9 @@ signal() {
 	fake_start --latency-ms 10000 --plan "$T/plan.json"
 	$VG "$BIN/rag-verify" -c "$CONF" -j 4 <"$T/sig.jsonl" >"$OUT" 2>"$ERR" &
 	_pid=$!
-	_i=0
-	while [ "$_i" -lt 100 ] && [ "$(fake_requests)" -lt 4 ]; do sleep 0.1; _i=$((_i + 1)); done
-	sleep 0.3
+	four_sent() { [ "$(fake_requests)" -ge 4 ]; }
+	wait_until 120 four_sent
+	sleep 0.3   # a moment for a fifth request, had the tool sent one (a slow machine can hide one, never fail a right tool)
 	_inflight=$(fake_requests)
 	kill -"$1" "$_pid"
 	wait "$_pid"

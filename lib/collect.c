@@ -187,6 +187,42 @@ rag_collect *rag_collect_new(const rag_config *cfg, char *err, size_t errlen)
 	return c;
 }
 
+int rag_collect_unsent_knobs(const rag_collect *c, char *names, size_t nameslen)
+{
+	jv probe, sys, body;
+	char why[RAG_ERRLEN], *text;
+	int n = 0, i = 0, got;
+	size_t len = 0;
+	if (nameslen) names[0] = '\0';
+	if (c->command_mode || jv_object_length(jv_copy(c->system)) == 0) return 0;
+	probe = jv_object();
+	sys = jv_object();
+	jv_object_keys_foreach(c->system, k) {
+		sys = jv_object_set(sys, k, jv_string_fmt("\x1fragpipe-knob-%d\x1f", i++));
+	}
+	probe = jv_object_set(probe, jv_string("question"), jv_string("?"));
+	probe = jv_object_set(probe, jv_string("system"), sys);
+	got = rag_jq_first(c->body, probe, &body, why, sizeof why);
+	if (got <= 0) return 0;
+	body = jv_dump_string(body, 0);
+	text = rag_xstrdup(jv_string_value(body));
+	jv_free(body);
+	i = 0;
+	jv_object_keys_foreach(c->system, k) {
+		char mark[48];
+		snprintf(mark, sizeof mark, "\\u001fragpipe-knob-%d\\u001f", i++);
+		if (!strstr(text, mark)) {
+			const char *name = jv_string_value(k);
+			if (nameslen && len + strlen(name) + 3 < nameslen)
+				len += (size_t)snprintf(names + len, nameslen - len, "%s%s", n ? ", " : "", name);
+			n++;
+		}
+		jv_free(k);
+	}
+	free(text);
+	return n;
+}
+
 #ifdef RAG_UNITTESTS
 /* what a call goes to: only the unit tests ask */
 RAG_UNITTEST const char *rag_collect_target(const rag_collect *c)

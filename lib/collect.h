@@ -40,6 +40,11 @@ int rag_collect_run(rag_collect *c, int fd, double timeout);
 /* Fail every call queued or in flight now (commands killed), callbacks with why. */
 void rag_collect_cancel(rag_collect *c, const char *why);
 void rag_collect_stats(const rag_collect *c, rag_collect_counts *s);
+/* The configured system knobs that the body program does not send (HTTP only; a command reads
+ * the whole record): the number of them, their names comma-separated into names. Found by
+ * making the body of a probe record whose knobs are unique strings and looking for each in it;
+ * a body program that fails on the probe (arithmetic on a knob) counts as sending them all. */
+int rag_collect_unsent_knobs(const rag_collect *c, char *names, size_t nameslen);
 void rag_collect_free(rag_collect *c);
 
 /* ---------------------------------------------------------------- for unit tests

@@ -31,6 +31,28 @@ is "$(jq -c '[.body.question, .body.top_k]' "$FAKE_LOG" | sort | tr '\n' ' ')" \
 is "$(jq -c '.system' "$OUT" | tr '\n' ' ')" '{"top_k":5,"retriever":"bm25"} {"top_k":9,"retriever":"bm25"} ' \
 	"the records say the knobs that were sent"
 
+like "$(cat "$ERR")" "warning: the system setting retriever is recorded in every record but not in the request" \
+	"a knob the body does not send (retriever) is named in a warning"
+unlike "$(cat "$ERR")" "top_k is recorded|top_k, retriever" "...and not one it sends (top_k)"
+
+# a knob that is recorded but never sent: the service ran its own (the default body sends the
+# question alone): said once, at the start, naming the knobs and how to send them
+fresh '[]'
+sed "s|url: .*|url: $FAKE_URL/ask|" "$T/sys.yaml" >"$T/sys1.yaml"
+run rag rag-collect -q -c "$T/sys1.yaml" <"$T/set.jsonl"
+is "$RC" 0 "the default body with knobs configured: exit 0"
+like "$(cat "$ERR")" "warning: the system settings top_k, retriever are recorded in every record but not in the request \(its body is the default, \{question\}\): send them with --body" \
+	"knobs the default body does not send: a warning, under -q too, names them and --body"
+is "$(grep -c warning "$ERR")" 1 "...once, not once a record"
+is "$(jq -c '.body | keys' "$FAKE_LOG" | sort -u)" '["question"]' "...as the service's log shows: the question alone was sent"
+run rag rag-collect -q -c "$T/sys1.yaml" --body '{question} + .system' <"$T/set.jsonl"
+is "$(grep -c warning "$ERR")" 0 "a body that sends every knob: no warning"
+run rag rag-collect -q -c "$T/sys1.yaml" --body '{question, k: (.system.top_k + 1), r: .system.retriever}' <"$T/set.jsonl"
+is "$(grep -c warning "$ERR")" 0 "a body that computes with a knob: no warning"
+printf 'collect:\n  url: %s/ask\n' "$FAKE_URL" >"$T/noknobs.yaml"
+run rag rag-collect -q -c "$T/noknobs.yaml" <"$T/set.jsonl"
+is "$(grep -c warning "$ERR")" 0 "no knobs configured: no warning"
+
 # ---------------------------------------------------------------- the reply's own knobs
 fresh '[{"meta": {"retriever": "hybrid"}}]'
 sed "s|url: .*|url: $FAKE_URL/ask|" "$T/sys.yaml" >"$T/sys2.yaml"
@@ -62,6 +84,7 @@ printf 'collect:\n  command: "jq -c '"'"'{answer: \\"A\\", used: .system}'"'"'"\
 run rag rag-collect -c "$T/cmd.yaml" <"$T/set.jsonl"
 is "$RC:$(jq -c '.system.top_k' "$OUT" | tr '\n' ' ')" '0:5 9 ' \
 	"command mode: the command reads the record with its knobs, and its reply's knobs are taken"
+is "$(grep -c warning "$ERR")" 0 "command mode: no warning (the command reads the whole record)"
 
 # ---------------------------------------------------------------- the run's knobs in the store
 # rag-eval with the reply's knobs: run.json keeps the configured ones (top_k 5, bm25), every

@@ -80,6 +80,7 @@ is "$n" 1 "...and rag-store lists the stored run (the store is in the volume)"
 is "$(ctrun sh -c 'ls ragpipe')" runs.db "the store is /data/ragpipe/runs.db"
 
 rmvol
+vol=
 trap - EXIT
 
 # As another uid than the image's (GitHub's hosted runners are 1001, and the recipe runs the image

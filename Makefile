@@ -179,7 +179,7 @@ check-run: all $(UNIT_BIN)
 # the suite (unit and shell tests) STRESS times in a row, each in a random order, and every test
 # that ever failed; check-loaded does it on a busy machine: stress-ng --cpu LOAD (default twice
 # the cores) spinning beside it, installed first (mk/deps.sh's stress set)
-STRESS = 5
+STRESS ?= 5
 check-stress: all $(UNIT_BIN)
 	@mkdir -p tests/tmp && : >$(SKIP_LOG)
 	@RAG_SKIP_LOG='$(SKIP_LOG)' sh mk/check-stress.sh $(STRESS)

@@ -155,6 +155,20 @@ static int add_system(rag_cli *cli, const char *arg)
 	return 0;
 }
 
+/* Knobs that are recorded but never sent: the service runs with its own (a top_k of 1 in every
+ * record, the service's 3 in its answers). Said once, at the start. */
+static void warn_unsent_knobs(const rag_cli *cli, const rag_collect *col)
+{
+	char knobs[256];
+	int n = rag_collect_unsent_knobs(col, knobs, sizeof knobs);
+	if (n)
+		rag_msg(cli->prog, "warning", "the system setting%s %s %s recorded in every record but not in the "
+		        "request (its body is %s): send %s with --body (collect.body), as "
+		        "'{question, top_k: .system.top_k}', and record what the service ran with --system-from",
+		        n == 1 ? "" : "s", knobs, n == 1 ? "is" : "are",
+		        cli->cfg.collect.body ? "collect.body's" : "the default, {question}", n == 1 ? "it" : "them");
+}
+
 int main(int argc, char **argv)
 {
 	rag_cli cli;
@@ -269,18 +283,7 @@ int main(int argc, char **argv)
 		rc = RAG_EXIT_USAGE;
 		goto out;
 	}
-	{
-		/* knobs that are recorded but never sent: the service runs its own (issue 35: top_k 1
-		 * in every record, the service's top_k 3 in its answers) */
-		char knobs[256];
-		int n = rag_collect_unsent_knobs(t.col, knobs, sizeof knobs);
-		if (n)
-			rag_msg(cli.prog, "warning", "the system setting%s %s %s recorded in every record but not in the "
-			        "request (its body is %s): send %s with --body (collect.body), as "
-			        "'{question, top_k: .system.top_k}', and record what the service ran with --system-from",
-			        n == 1 ? "" : "s", knobs, n == 1 ? "is" : "are",
-			        cli.cfg.collect.body ? "collect.body's" : "the default, {question}", n == 1 ? "it" : "them");
-	}
+	warn_unsent_knobs(&cli, t.col);
 	if (cli.verbose)
 		rag_msg(cli.prog, "info", "%s %s, config %s, cache %s", cli.cfg.collect.command ? "command" : "service",
 		        cli.cfg.collect.command ? "(collect.command)" : "(collect.url)", cli.cfg.path ? cli.cfg.path : "(none)",

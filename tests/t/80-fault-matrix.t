@@ -103,7 +103,7 @@ fault_rule() {
 	http429ra) echo '"status": 429, "retry_after": 1' ;;
 	http429) echo '"status": 429' ;;
 	once500) echo '"status": 500, "times": 1' ;;
-	hang) echo '"hang": true, "hang_s": 20' ;;
+	hang) echo '"hang": true, "hang_s": 60' ;;
 	drip) echo '"drip_ms": 50' ;;
 	cutbody) echo '"cut_body": true' ;;
 	truncated) echo '"truncate": true' ;;
@@ -185,11 +185,13 @@ EOF
 jq empty "$T/plan.json" || bail_out "the plan is not JSON"
 fake_start --plan "$T/plan.json"
 
-# the test config: short timeout (2 s: a healthy reply on a loaded 2-core machine, under ASan,
-# must never reach it), one retry, one text per embeddings request. The 5 MB reply gets 20 s:
-# that cell is about the size, not the clock. rag-collect calls the fake's chat endpoint as a
+# the test config: one retry, one text per embeddings request, and a timeout that a healthy
+# reply never reaches: 10 s, as on a busy 2-core machine under ASan a lane's reply can wait
+# seconds behind another lane's 5 MB one (2 s failed 32 cells so). The cells whose fault is the
+# clock (hang: 60 s, drip: a byte every 50 ms) get 5 s, to end sooner; the 5 MB reply gets 20
+# s: that cell is about the size, not the clock. rag-collect calls the fake's chat endpoint as a
 # streaming RAG service, with the caller's key in its Authorization (a secret to scrub).
-for _to in 2 20; do
+for _to in 5 10 20; do
 	cat >"$T/rag.$_to.yaml" <<EOF
 llm:
   model: fake-judge
@@ -213,7 +215,7 @@ done
 # DIR/out, err, rc (and a copy of each as out.1 ... for the first run, out.2 ... for the second)
 cell_run() {
 	RAG_BASE_URL=$FAKE_URL/s/$2/v1 RAG_CACHE=rw RAG_CACHE_DIR=$3/cache \
-		rag $(tool_cmd "$1") -c "$T/rag.${4:-2}.yaml" <"$T/in.jsonl" >"$3/out" 2>"$3/err"
+		rag $(tool_cmd "$1") -c "$T/rag.${4:-10}.yaml" <"$T/in.jsonl" >"$3/out" 2>"$3/err"
 	echo $? >"$3/rc"
 	_cr_n=1
 	[ -f "$3/out.1" ] && _cr_n=2
@@ -253,8 +255,7 @@ cell() {
 	_kind=$1 _want=$2 _u=$(tool_units "$_t")
 	mkdir -p "$_d"
 	_fld=$(tool_field "$_t") _tn=$(tool_name "$_t") _clean=$T/clean/$_t
-	_tmo=2
-	[ "$_f" = huge ] && _tmo=20
+	case $_f in huge) _tmo=20 ;; hang | drip) _tmo=5 ;; *) _tmo=10 ;; esac
 	cell_run "$_t" "$_s" "$_d" "$_tmo"
 	_rc=$(cat "$_d/rc")
 	case $_kind in fail) _wrc=4 ;; ride | accept) _wrc=0 ;; *) _wrc="0 or 4" ;; esac

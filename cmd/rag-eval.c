@@ -518,6 +518,7 @@ static int prepare(eval *e)
 	if ((rc = survey(e))) return rc;
 	if ((rc = set_baseline(e))) return rc;
 	e->plan.summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->plan.refusal_gate &&
+	                       !e->cli.cfg.gate.nby_category && !e->cli.cfg.gate.nby_category_mean &&
 	                       !(e->cli.cfg.gate.fail_on_regression && e->baseline);
 	plan_where(e);
 	return 0;

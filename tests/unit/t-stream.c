@@ -148,6 +148,10 @@ typedef struct tool {
 	/* what it saw */
 	long starts, finishes, cancels, cancelled, runs, full_waits, blind, done;
 	long inflight, max_inflight, window;
+	long why[4];              /* run's fd < 0 by its reason: why[-fd] (RAG_STREAM_FULL, _ENDED, _OUTPUT) */
+	long full_not_full;       /* RAG_STREAM_FULL with room in the window (no budget set) */
+	long ended_early;         /* RAG_STREAM_ENDED before every line was started */
+	long lines;               /* the lines of the input, when the test says */
 	long big_company;         /* records in flight when a line over 60,000 bytes started, it too */
 	size_t last_start, last_finish, last_observe;
 	int disorder;             /* start, finish or observe out of input order, or finish while pending */
@@ -238,6 +242,9 @@ static int t_run(void *ctx, int fd, double timeout)
 	if (interrupted && t->hook) return 0;   /* the signal came while records were held: cancel takes them */
 	feed_check(t->f, fd);
 	if (fd < 0 && t->inflight == t->window) t->full_waits++;
+	if (fd < 0 && -fd < 4) t->why[-fd]++;
+	if (fd == RAG_STREAM_FULL && t->inflight < t->window) t->full_not_full++;
+	if (fd == RAG_STREAM_ENDED && t->lines && t->starts < t->lines) t->ended_early++;
 	if (t->nheld && (!t->until_full || fd < 0)) {
 		t->blind = 0;
 		if (t->order == RANDOM) {
@@ -698,6 +705,38 @@ static void t_window(void)
 	}
 }
 
+/* Why the stream waits for no input, as run() is told (stream.h): a full window is
+ * RAG_STREAM_FULL, the input's end RAG_STREAM_ENDED, and neither is said where it is not so: a
+ * tool that batches records' work sends a partial batch on them, and on nothing else, so that
+ * its batches are the input's alone (rag-embsim's, issue 35 item 8). */
+static void t_idle_why(void)
+{
+	static const size_t pieces[] = {0, 7};
+	size_t k;
+	for (k = 0; k < sizeof pieces / sizeof *pieces; k++) {
+		buf in = {0};
+		rag_stream_opts o = opts(NULL, 4, 0);
+		tool t;
+		result r;
+		int i;
+		for (i = 1; i <= 30; i++) buf_printf(&in, "{\"i\":%d}\n", i);
+		tool_init(&t);
+		t.async = t.until_full = 1;
+		t.lines = 30;
+		run_stream(in.p, in.n, pieces[k], pieces[k] != 0, OUT_PIPE, &o, &t, &r);
+		ok(r.rc == RAG_EXIT_OK && count_char(buf_str(&r.out), '\n') == 30 && !t.stuck, "idle (pieces of %zu): 30 lines",
+		   pieces[k]);
+		ok(t.why[-RAG_STREAM_FULL] > 0 && t.full_not_full == 0,
+		   "idle (pieces of %zu): RAG_STREAM_FULL %ld times, each with the window full", pieces[k], t.why[-RAG_STREAM_FULL]);
+		ok(t.why[-RAG_STREAM_ENDED] > 0 && t.ended_early == 0,
+		   "idle (pieces of %zu): RAG_STREAM_ENDED %ld times, only once every line was taken", pieces[k],
+		   t.why[-RAG_STREAM_ENDED]);
+		buf_free(&r.out);
+		tool_free(&t);
+		buf_free(&in);
+	}
+}
+
 /* The byte budget: lines of 100 bytes count 12 x 100 + 1024 = 2224 each, so a budget of 65536
  * holds 29 of them, whatever the window; a line over the whole budget goes alone, and nothing
  * is lost or reordered around it. */
@@ -968,6 +1007,7 @@ int main(void)
 	t_long();
 	t_strict();
 	t_window();
+	t_idle_why();
 	t_budget();
 	t_big();
 	t_no_output();

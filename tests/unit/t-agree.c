@@ -262,7 +262,6 @@ int main(void)
 		double all[] = {0.2, 1, 1, 1, 1, 1, 1, 1, 1, 1}, js[] = {0.2, 1}, hs[] = {1, 1};
 		rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 200, 1, 0, 1};
 		rag_agree_ppi_est raw;
-		const char *why;
 		jv sum = rag_agree_summary(js, hs, 2, all, 10, &o), p = rag_json_get(jv_copy(sum), "ppi");
 		char *txt;
 		rag_agree_ppi(all, 10, js, hs, 2, 0.95, &raw, &why);

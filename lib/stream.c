@@ -687,6 +687,14 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			poll(&p, 1, 250);
 			continue;
 		}
+		if (fd == RAG_STREAM_OUTPUT) {
+			/* only the reader holds us back: the tool's transfers without waiting (its batch
+			 * waits for more), then a wait for the reader, not a spin while it is slow */
+			struct pollfd p = {u.out_fd, POLLOUT, 0};
+			ops->run(ctx, fd, 0);
+			poll(&p, 1, 50);
+			continue;
+		}
 		if (ops->run(ctx, fd, out_waiting(&u) ? OUT_POLL : 0.25) && fd >= 0 &&
 		    reader_fill(&u.r, want, err, errlen) < 0) {
 			rc = RAG_EXIT_INTERNAL;

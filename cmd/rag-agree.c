@@ -606,7 +606,7 @@ int main(int argc, char **argv)
 {
 	rag_cli cli;
 	tool t;
-	rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 2000, 1};
+	rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 2000, 1, 0, 1};
 	int opt, rc = 0, done, json = 0, markdown = 0;
 	long x, duplicates = 0;
 	size_t i, npairs = 0, sampled = 0;
@@ -714,6 +714,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	o.scale_lo = t.lo;
+	o.scale_hi = t.hi;
 	s = rag_agree_summary(ps, ph, npairs, t.score, t.n, &o);
 	s = jv_object_set(s, jv_string("length_bias"), length_bias(&t));
 	s = jv_object_merge(summary_meta(&t, labels, duplicates, sheet, sampled), s);

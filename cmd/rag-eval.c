@@ -342,33 +342,14 @@ static int resume_from(eval *e)
 }
 
 /* What rag-eval needs of its test set, taken in one pass record by record (survey): the
- * records are not kept, only a hash of each id (8 bytes a record). */
+ * records are not kept (the reader keeps their ids, each once: rag_testset_each). */
 struct survey {
 	eval *e;
 	size_t n, unanswerable, missing;
 	jv near, seen;            /* field names like a known one's: [[name, suggestion]...]; those met */
-	uint64_t *hash;           /* the ids' hashes, in the order read */
-	size_t nhash, hash_cap;
-	uint64_t *dups;           /* the second pass: the hashes that are not unique, sorted */
-	size_t ndups;
-	char *met;                /* per duplicate hash: met in the second pass */
-	const char *dup;          /* the first id met again (the second pass) */
 	long total, longest;      /* --jobs: the bytes of the lines --emit writes, the longest */
 	int collect;              /* collect is configured */
 };
-
-static uint64_t id_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-	for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* 1 when rec has no answer (nor response) */
 static int lacks_answer(jv rec)
@@ -395,11 +376,6 @@ static int survey_one(jv rec, size_t line, void *ctx)
 	v->near = jv_array_concat(v->near, rag_record_near_misses(rec, &v->seen));
 	v->unanswerable += rag_record_expects_refusal(rec) != 0;
 	v->missing += (size_t)lacks_answer(rec);
-	if (v->nhash == v->hash_cap) {
-		v->hash_cap = v->hash_cap ? 2 * v->hash_cap : 1024;
-		v->hash = rag_xrealloc(v->hash, v->hash_cap * sizeof *v->hash);
-	}
-	v->hash[v->nhash++] = id_hash(jv_string_value(id));
 	e->done_before += (size_t)done;
 	if (e->shards && !done) {
 		/* the line --emit writes, for parallel's --block */
@@ -415,39 +391,6 @@ static int survey_one(jv rec, size_t line, void *ctx)
 		jv_free(rec);
 	}
 	jv_free(id);
-	return 0;
-}
-
-/* the second pass, when two ids have one hash: the first id met again, named (1 stops there) */
-static int first_dup(jv rec, size_t line, void *ctx)
-{
-	struct survey *v = ctx;
-	jv id = jv_object_get(rec, jv_string("id"));
-	uint64_t h = id_hash(jv_string_value(id)), *at = bsearch(&h, v->dups, v->ndups, sizeof h, cmp_u64);
-	(void)line;
-	if (at && v->met[at - v->dups]) v->dup = rag_xstrdup(jv_string_value(id));
-	else if (at) v->met[at - v->dups] = 1;
-	jv_free(id);
-	return v->dup != NULL;
-}
-
-/* runs are matched by id (--resume, --baseline): say when one is not unique */
-static int check_ids(eval *e, struct survey *v)
-{
-	size_t i;
-	int rc;
-	qsort(v->hash, v->nhash, sizeof *v->hash, cmp_u64);
-	for (i = 1; i < v->nhash; i++)
-		if (v->hash[i] == v->hash[i - 1] && (!v->ndups || v->dups[v->ndups - 1] != v->hash[i])) {
-			v->dups = rag_xrealloc(v->dups, (v->ndups + 1) * sizeof *v->dups);
-			v->dups[v->ndups++] = v->hash[i];
-		}
-	if (!v->ndups || e->cli.quiet) return 0;
-	v->met = rag_xcalloc(v->ndups, 1);
-	if ((rc = eval_each_record(e, first_dup, v)) > 1) return rc;
-	if (v->dup)
-		rag_msg(e->cli.prog, "warning", "id \"%s\" is not unique in the test set: --resume and "
-		        "--baseline match records by id", v->dup);
 	return 0;
 }
 
@@ -538,7 +481,7 @@ static int name_run(eval *e)
  * after a message. */
 static int survey(eval *e)
 {
-	struct survey v = { e, 0, 0, 0, jv_array(), jv_object(), NULL, 0, 0, NULL, 0, NULL, NULL, 0, 0, 0 };
+	struct survey v = { e, 0, 0, 0, jv_array(), jv_object(), 0, 0, 0 };
 	int rc;
 	if ((rc = eval_each_record(e, survey_one, &v))) goto out;
 	if (v.n == 0) {
@@ -549,17 +492,12 @@ static int survey(eval *e)
 	rag_cli_say_near(&e->cli, jv_copy(v.near));
 	if (strcmp(e->testset, "-")) e->testset_abs = realpath(e->testset, NULL);
 	if ((rc = add_refusal(e, v.unanswerable))) goto out;
-	if ((rc = check_ids(e, &v))) goto out;
 	e->total = v.n - e->done_before;
 	plan_collect(e, v.missing, v.n);
 	if (e->shards) e->plan.block = rag_evalplan_block_of(v.total, v.longest, e->shards);
 out:
 	jv_free(v.near);
 	jv_free(v.seen);
-	free(v.hash);
-	free(v.dups);
-	free(v.met);
-	free((char *)v.dup);
 	return rc;
 }
 
@@ -580,6 +518,7 @@ static int prepare(eval *e)
 	if ((rc = survey(e))) return rc;
 	if ((rc = set_baseline(e))) return rc;
 	e->plan.summary_only = !e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->plan.refusal_gate &&
+	                       !e->cli.cfg.gate.nby_category && !e->cli.cfg.gate.nby_category_mean &&
 	                       !(e->cli.cfg.gate.fail_on_regression && e->baseline);
 	plan_where(e);
 	return 0;

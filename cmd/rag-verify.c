@@ -491,8 +491,10 @@ static int run(void *ctx, int fd, double timeout)
 {
 	tool *t = ctx;
 	if (!t->emb_remote) return rag_judge_run(t->cli->judge, fd, timeout);
-	/* two endpoints' transfers: the embedder's without waiting, then a short wait on the judge's */
-	rag_embed_run(t->emb, -1, 0);
+	/* two endpoints' transfers: the embedder's without waiting, then a short wait on the judge's.
+	 * What it has gathered goes at once: its records wait on the judge too, and its requests are
+	 * not among --estimate's */
+	rag_embed_run(t->emb, RAG_STREAM_ENDED, 0);
 	return rag_judge_run(t->cli->judge, fd, timeout < 0.02 ? timeout : 0.02);
 }
 

@@ -382,6 +382,8 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	/* the scores kept for the summary: the budget's half that the records do not have */
 	go->budget = rag_cli_budget(cli);
 	go->nby_category = c->gate.nby_category;
+	go->by_category_mean = c->gate.by_category_mean;
+	go->nby_category_mean = c->gate.nby_category_mean;
 	{
 		/* --pass adds to gate.pass; --by replaces gate.by */
 		const rag_strv *by = g->by.n ? &g->by : &c->gate.by;
@@ -406,7 +408,8 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 
 int rag_cli_gate_any(const rag_gate_opts *go, const char *baseline)
 {
-	return go->nmean > 0 || go->nrecord > 0 || go->npass > 0 || (go->fail_on_regression && baseline);
+	return go->nmean > 0 || go->nrecord > 0 || go->npass > 0 || go->nby_category > 0 || go->nby_category_mean > 0 ||
+	       (go->fail_on_regression && baseline);
 }
 
 jv rag_cli_hints(const rag_cli *cli, const rag_gate *g, jv summary)

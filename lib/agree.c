@@ -495,6 +495,21 @@ static jv interval(const rag_agree_ci *c)
 	return c->defined ? JV_ARRAY(jv_number(c->lo), jv_number(c->hi)) : jv_null();
 }
 
+/* The corrected mean is a mean of labels: neither it nor its interval can leave their scale,
+ * where the normal interval of few labels runs ([0.155, 1.745] with two). Clipped to it; 1 when
+ * that moved one of them. */
+static int ppi_clip(rag_agree_ppi_est *e, const rag_agree_opts *o)
+{
+	double lo = o->scale_lo < o->scale_hi ? o->scale_lo : 0, hi = o->scale_lo < o->scale_hi ? o->scale_hi : 1;
+	double *v[3] = {&e->estimate, &e->lo, &e->hi};
+	int i, moved = 0;
+	for (i = 0; i < 3; i++) {
+		if (*v[i] < lo) *v[i] = lo, moved = 1;
+		else if (*v[i] > hi) *v[i] = hi, moved = 1;
+	}
+	return moved;
+}
+
 jv rag_agree_summary(const double *score, const double *label, size_t n, const double *judge, size_t nall,
                      const rag_agree_opts *o)
 {
@@ -564,13 +579,15 @@ jv rag_agree_summary(const double *score, const double *label, size_t n, const d
 	rag_agree_kendall(score, label, n, &v, &w);
 	s = jv_object_set(s, jv_string("kendall_tau_b"), num(v));
 	if (isnan(v)) why = jv_object_set(why, jv_string("kendall_tau_b"), jv_string(w));
-	if (rag_agree_ppi(judge, nall, score, label, n, o->confidence, &e, &w) == 0)
+	if (rag_agree_ppi(judge, nall, score, label, n, o->confidence, &e, &w) == 0) {
+		int clipped = ppi_clip(&e, o);
 		s = jv_object_set(s, jv_string("ppi"), JV_OBJECT(jv_string("estimate"), jv_number(e.estimate),
 		                  jv_string("lo"), jv_number(e.lo), jv_string("hi"), jv_number(e.hi),
 		                  jv_string("se"), jv_number(e.se), jv_string("judge_mean"), jv_number(e.judge_mean),
 		                  jv_string("rectifier"), jv_number(e.rectifier), jv_string("human_mean"), jv_number(e.human_mean),
 		                  jv_string("n_all"), jv_number((double)e.n_all), jv_string("n_labelled"), jv_number((double)e.n_labelled)));
-	else {
+		s = jv_object_set(s, jv_string("ppi"), jv_object_set(rag_json_get(jv_copy(s), "ppi"), jv_string("clipped"), jv_bool(clipped)));
+	} else {
 		s = jv_object_set(s, jv_string("ppi"), jv_null());
 		why = jv_object_set(why, jv_string("ppi"), jv_string(w));
 	}
@@ -740,9 +757,10 @@ char *rag_agree_text(jv s)
 	length_lines(&b, s, 0);
 	rag_buf_adds(&b, "\ncorrected mean   ");
 	if (jv_get_kind(p) == JV_KIND_OBJECT)
-		rag_buf_addf(&b, "%.3f [%.3f, %.3f] (judge mean %.3f over %.0f records, corrected by %.0f labelled)",
+		rag_buf_addf(&b, "%.3f [%.3f, %.3f] (judge mean %.3f over %.0f records, corrected by %.0f labelled%s)",
 		             rag_json_num(p, "estimate"), rag_json_num(p, "lo"), rag_json_num(p, "hi"),
-		             rag_json_num(p, "judge_mean"), rag_json_num(p, "n_all"), rag_json_num(p, "n_labelled"));
+		             rag_json_num(p, "judge_mean"), rag_json_num(p, "n_all"), rag_json_num(p, "n_labelled"),
+		             rag_json_true(p, "clipped") ? "; clipped to the labels' scale" : "");
 	else {
 		rag_buf_adds(&b, "null");
 		add_why(&b, s, "ppi");
@@ -818,8 +836,9 @@ char *rag_agree_markdown(jv s)
 		             rag_json_num(best, "threshold"), rag_json_num(best, "value"));
 	if (jv_get_kind(p) == JV_KIND_OBJECT)
 		rag_buf_addf(&b, "\nCorrected mean (prediction-powered): **%.3f** [%.3f, %.3f]; the judge's mean %.3f over %.0f records, "
-		             "corrected by %.0f labelled.\n", rag_json_num(p, "estimate"), rag_json_num(p, "lo"), rag_json_num(p, "hi"),
-		             rag_json_num(p, "judge_mean"), rag_json_num(p, "n_all"), rag_json_num(p, "n_labelled"));
+		             "corrected by %.0f labelled%s.\n", rag_json_num(p, "estimate"), rag_json_num(p, "lo"), rag_json_num(p, "hi"),
+		             rag_json_num(p, "judge_mean"), rag_json_num(p, "n_all"), rag_json_num(p, "n_labelled"),
+		             rag_json_true(p, "clipped") ? "; clipped to the labels' scale" : "");
 	length_lines(&b, s, 1);
 	jv_free(c);
 	jv_free(best);

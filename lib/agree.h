@@ -32,6 +32,9 @@ typedef struct rag_agree_opts {
 	double threshold, confidence;
 	int optimise, resamples;  /* RAG_AGREE_F1...; bootstrap resamples */
 	uint64_t seed;
+	/* the labels' scale (--scale): the corrected mean estimates a mean of labels, so it and its
+	 * interval are clipped to it (ppi.clipped says when); scale_lo >= scale_hi: [0, 1] */
+	double scale_lo, scale_hi;
 } rag_agree_opts;
 jv rag_agree_summary(const double *score, const double *label, size_t n, const double *judge, size_t nall,
                      const rag_agree_opts *o);

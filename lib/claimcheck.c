@@ -269,6 +269,110 @@ static size_t count_found(const rag_strv *claim, const rag_strv *set)
 	return f;
 }
 
+/* ---- a number with the words it qualifies
+ *
+ * "Returned within 30 days" is not stated by a context that returns within 7 days and ships
+ * orders over 30 dollars free: 30 is in it, but not with the words the claim gives it. So a
+ * claim's number counts only where it stands with its words: the claim's words nearest it (a
+ * few on each side, light words and other numbers left out) are looked up in each sentence,
+ * and the sentences holding most of them must hold the number, unless none of them holds
+ * another number (the words stated in one sentence, the number in the next: "Einstein won
+ * the Nobel Prize. This was in 1921."). The same in Chinese, where 5天 is one token: "超过5天"
+ * against a context whose 超过 goes with 3天. */
+
+/* The words of the claim each number qualifies: how many on each side. */
+enum { NUMBER_WORDS = 3 };
+
+/* Where a number of the claim stands in the evidence. */
+enum { NUM_ABSENT = 0, NUM_ELSEWHERE = 1, NUM_PLACED = 2 };
+
+/* Does sentence s state the number n (a month name too: "March" for 3)? */
+static int sentence_has_number(const struct sentence *s, const char *n)
+{
+	size_t k;
+
+	if (set_has(&s->toks, n))
+		return 1;
+	for (k = 0; k < sizeof month_stems / sizeof *month_stems; k++)
+		if (!strcmp(n, month_stems[k][1]) && set_has(&s->toks, month_stems[k][0]))
+			return 1;
+	return 0;
+}
+
+/* Does sentence s state a number that the claim (its tokens, a set) does not? */
+static int sentence_other_number(const struct sentence *s, const rag_strv *claim)
+{
+	size_t k;
+
+	for (k = 0; k < s->toks.n; k++)
+		if (is_number_token(s->toks.v[k]) && !set_has(claim, s->toks.v[k]))
+			return 1;
+	return 0;
+}
+
+/* The words each number of the claim qualifies (words[k] a set, for toks->v[k] a number; empty
+ * for the other tokens): the NUMBER_WORDS tokens of the claim, in its order, nearest the
+ * number on each side, of those in toks (light words are not) that are no number. */
+static rag_strv *number_words(const char *claim, const rag_strv *toks)
+{
+	rag_strv *words = rag_xcalloc(toks->n ? toks->n : 1, sizeof *words);
+	jv seq = rag_text_tokens(claim);
+	int n = jv_array_length(jv_copy(seq)), i, j, taken, dir;
+	const char **v = rag_xmalloc((size_t)(n ? n : 1) * sizeof *v);
+	size_t k;
+
+	for (i = 0; i < n; i++) {
+		jv t = jv_array_get(jv_copy(seq), i);
+		v[i] = jv_string_value(t);   /* the array holds it */
+		jv_free(t);
+	}
+	for (i = 0; i < n; i++) {
+		const char *const *at;
+		if (!is_number_token(v[i]) || !(at = bsearch(&v[i], toks->v, toks->n, sizeof *toks->v, cmp_strp)))
+			continue;
+		k = (size_t)(at - (const char *const *)toks->v);
+		for (dir = -1; dir <= 1; dir += 2)
+			for (taken = 0, j = i + dir; j >= 0 && j < n && taken < NUMBER_WORDS; j += dir)
+				if (!is_number_token(v[j]) && set_has(toks, v[j])) {
+					rag_strv_push(&words[k], rag_xstrdup(v[j]));
+					taken++;
+				}
+		set_finish(&words[k]);
+	}
+	free(v);
+	jv_free(seq);
+	return words;
+}
+
+/* Where the contexts cs[0..nc) state the claim's number n, qualified by words (a set): absent;
+ * placed in a sentence among those that hold most of its words (or wherever, when those hold
+ * no other number, or none holds any of them); else elsewhere. claim: the claim's tokens. */
+static int number_placed(const struct context *cs, size_t nc, const char *n, const rag_strv *words,
+                         const rag_strv *claim)
+{
+	size_t k, i, f, best = 0;
+	int present = 0, in_best = 0, other = 0;
+
+	for (k = 0; k < nc && !present; k++)
+		present = set_has(&cs[k].nums, n);
+	if (!present)
+		return NUM_ABSENT;
+	for (k = 0; k < nc && words->n; k++) {
+		for (i = 0; i < cs[k].nsent; i++) {
+			const struct sentence *s = &cs[k].sent[i];
+			if (!(f = count_found(words, &s->toks)) || f < best)
+				continue;
+			if (f > best) {
+				best = f;
+				in_best = other = 0;
+			}
+			in_best |= sentence_has_number(s, n);
+			other |= sentence_other_number(s, claim);
+		}
+	}
+	return in_best || !other ? NUM_PLACED : NUM_ELSEWHERE;
+}
+
 /* The evidence for a claim is local: its words are counted in the best window of this many
  * consecutive sentences of a context, not across a whole page, where half the words of any
  * sentence on its subject are found somewhere. */
@@ -313,8 +417,8 @@ static int set_has_kin(const rag_strv *set, const char *t)
 enum { TOK_NUMBER_FOUND = 1, TOK_KIN = 2 };
 
 /* Is claim token k found in the window of EVIDENCE_WINDOW sentences of c from sentence i? A
- * number is found anywhere in c (how[k] & TOK_NUMBER_FOUND); with TOK_KIN, a name that c holds
- * in another form, also as a kin. */
+ * number that c states with its words is found anywhere in c (how[k] & TOK_NUMBER_FOUND); with
+ * TOK_KIN, a name that c holds in another form, also as a kin. */
 static int found_in_window(const rag_strv *claim, const unsigned char *how, size_t k,
                            const struct context *c, const struct hits *h, size_t i)
 {
@@ -329,12 +433,13 @@ static int found_in_window(const rag_strv *claim, const unsigned char *how, size
 	return 0;
 }
 
-/* Claim tokens found in a context: words in its best window of sentences, numbers anywhere in
- * it (a number also counts when the context has it as a month name: "01" in "1967-01-15"
- * against "January"); names (isname, may be NULL) also as a kin. *at: where the first best
- * window starts; with found (claim->n flags), which tokens it holds. */
-static size_t count_found_ctx(const rag_strv *claim, const unsigned char *isname, const struct context *c,
-                              const struct hits *h, size_t *at, unsigned char *found)
+/* Claim tokens found in a context: words in its best window of sentences, numbers placed with
+ * their words (placed, per token: number_placed) anywhere in it (a number also counts when the
+ * context has it as a month name: "01" in "1967-01-15" against "January"); names (isname, may
+ * be NULL) also as a kin. *at: where the first best window starts; with found (claim->n
+ * flags), which tokens it holds. */
+static size_t count_found_ctx(const rag_strv *claim, const unsigned char *isname, const unsigned char *placed,
+                              const struct context *c, const struct hits *h, size_t *at, unsigned char *found)
 {
 	size_t i, k, f, best = 0;
 	unsigned char *how = rag_xmalloc(claim->n ? claim->n : 1);
@@ -342,8 +447,7 @@ static size_t count_found_ctx(const rag_strv *claim, const unsigned char *isname
 	/* a sentence's words are the context's: where the context has no other form of a name, no
 	 * window has one, and the window looks for the name alone */
 	for (k = 0; k < claim->n; k++)
-		how[k] = (unsigned char)((is_number_token(claim->v[k]) && set_has(&c->nums, claim->v[k]) ?
-		                          TOK_NUMBER_FOUND : 0) |
+		how[k] = (unsigned char)((is_number_token(claim->v[k]) && placed[k] == NUM_PLACED ? TOK_NUMBER_FOUND : 0) |
 		                         (isname && isname[k] && kin_in(&c->all, claim->v[k], 1) ? TOK_KIN : 0));
 	*at = 0;
 	for (i = 0; i < (c->nsent ? c->nsent : 1); i++) {
@@ -369,6 +473,7 @@ struct cand {
 	double share;
 	rag_buf missing;     /* "20, 1880" */
 	size_t nmissing;
+	int elsewhere;       /* a number missing is stated, but not with its words */
 	const struct sentence *sent;   /* the best-matching sentence, for the negation check */
 	size_t sent_found;   /* the claim tokens it holds */
 	const rag_strv *claim;   /* the claim's tokens */
@@ -408,32 +513,50 @@ static void cand_level(struct cand *cd, const rag_strv *claim, double threshold,
 		cd->level = 2;
 }
 
-static void note_missing(struct cand *cd, const char *num)
+static void note_missing(struct cand *cd, const char *num, int state)
 {
+	cd->elsewhere |= state == NUM_ELSEWHERE;
 	if (cd->nmissing++)
 		rag_buf_adds(&cd->missing, ", ");
 	rag_buf_adds(&cd->missing, num);
 }
 
 static void cand_single(struct cand *cd, const struct context *c, const struct hits *h, size_t idx,
-                        const rag_strv *claim, const unsigned char *isname, double threshold)
+                        const rag_strv *claim, const unsigned char *isname, const unsigned char *placed,
+                        double threshold)
 {
 	const struct sentence *s;
 	size_t i, f = 0, at;
 
 	cd->idx = idx;
 	cd->flags = rag_xmalloc(claim->n ? claim->n : 1);
-	cd->found = count_found_ctx(claim, isname, c, h, &at, cd->flags);
+	cd->found = count_found_ctx(claim, isname, placed, c, h, &at, cd->flags);
 	for (i = 0; i < claim->n; i++)
-		if (is_number_token(claim->v[i]) && !set_has(&c->nums, claim->v[i]))
-			note_missing(cd, claim->v[i]);
+		if (is_number_token(claim->v[i]) && placed[i] != NUM_PLACED)
+			note_missing(cd, claim->v[i], placed[i]);
 	s = best_sentence(c, h, &f);
 	cd->sent_found = f;
 	cand_level(cd, claim, threshold, s);
 }
 
+/* Is claim token i found in any of the contexts together: a number placed with its words
+ * across them (jplaced), another word in any, a name also as a kin. */
+static int found_joined(const rag_strv *claim, size_t i, const unsigned char *isname, const unsigned char *jplaced,
+                        const struct context *cs, size_t nc)
+{
+	size_t k;
+
+	if (is_number_token(claim->v[i]))
+		return jplaced[i] == NUM_PLACED;
+	for (k = 0; k < nc; k++)
+		if (set_has(&cs[k].all, claim->v[i]) || (isname[i] && set_has_kin(&cs[k].all, claim->v[i])))
+			return 1;
+	return 0;
+}
+
 static void cand_joined(struct cand *cd, const struct context *cs, const struct hits *hs, size_t nc,
-                        const rag_strv *claim, const unsigned char *isname, double threshold)
+                        const rag_strv *claim, const unsigned char *isname, const unsigned char *jplaced,
+                        double threshold)
 {
 	const struct sentence *s, *best = NULL;
 	size_t i, k, f, bestf = 0;
@@ -441,13 +564,10 @@ static void cand_joined(struct cand *cd, const struct context *cs, const struct 
 
 	cd->joined = 1;
 	for (i = 0; i < claim->n; i++) {
-		int num = is_number_token(claim->v[i]);
-		for (hit = 0, k = 0; k < nc && !hit; k++)
-			hit = set_has(&cs[k].all, claim->v[i]) || (num && set_has(&cs[k].nums, claim->v[i])) ||
-			      (isname[i] && set_has_kin(&cs[k].all, claim->v[i]));
+		hit = found_joined(claim, i, isname, jplaced, cs, nc);
 		cd->found += (size_t)hit;
-		if (num && !hit)
-			note_missing(cd, claim->v[i]);
+		if (is_number_token(claim->v[i]) && !hit)
+			note_missing(cd, claim->v[i], jplaced[i]);
 	}
 	for (k = 0; k < nc; k++) {
 		f = 0;
@@ -531,21 +651,16 @@ static jv verdict(jv claim, int ok, const char *reason, jv context, double score
 /* Which claim tokens the candidate's evidence holds (found, toks->n flags): for one context its
  * best window, for all together any of them. */
 static void cand_found(const struct cand *cd, const rag_strv *toks, const unsigned char *isname,
-                       const struct context *cs, size_t nc, unsigned char *found)
+                       const unsigned char *jplaced, const struct context *cs, size_t nc, unsigned char *found)
 {
-	size_t i, k;
+	size_t i;
 
 	if (!cd->joined) {
 		memcpy(found, cd->flags, toks->n);
 		return;
 	}
-	for (i = 0; i < toks->n; i++) {
-		found[i] = 0;
-		for (k = 0; k < nc && !found[i]; k++)
-			found[i] = (unsigned char)(set_has(&cs[k].all, toks->v[i]) ||
-			                           (is_number_token(toks->v[i]) && set_has(&cs[k].nums, toks->v[i])) ||
-			                           (isname[i] && set_has_kin(&cs[k].all, toks->v[i])));
-	}
+	for (i = 0; i < toks->n; i++)
+		found[i] = (unsigned char)found_joined(toks, i, isname, jplaced, cs, nc);
 }
 
 /* The claim's names its evidence lacks, as the claim writes them ("Nepal, Libya") into missing;
@@ -585,13 +700,60 @@ static size_t names_missing(const rag_strv *toks, const unsigned char *found, co
 	return n;
 }
 
+/* A number stated, but not with the claim's words for it: "number 30 not with its words in
+ * context 1". */
+#define WITH_WORDS "with its words "
+
+/* After the numbers a candidate misses: " not in it", " not with its words in any"... */
+static const char *missing_where(const struct cand *cd, const char *where)
+{
+	if (!cd->nmissing)
+		return "";
+	if (!strcmp(where, "any"))
+		return cd->elsewhere ? " not " WITH_WORDS "in any" : " not in any";
+	return cd->elsewhere ? " not " WITH_WORDS "in it" : " not in it";
+}
+
+/* The words each number of the claim (toks) qualifies, and where each number stands
+ * (number_placed): in each context, *placed[i * toks->n + k], and in all together, *jplaced[k]. */
+static rag_strv *place_numbers(const char *claim, const rag_strv *toks, const struct context *cs, size_t nc,
+                               unsigned char **placed, unsigned char **jplaced)
+{
+	rag_strv *words = number_words(claim, toks);
+	size_t i, k;
+
+	*placed = rag_xcalloc(nc * toks->n + 1, 1);
+	*jplaced = rag_xcalloc(toks->n + 1, 1);
+	for (k = 0; k < toks->n; k++) {
+		if (!is_number_token(toks->v[k]))
+			continue;
+		for (i = 0; i < nc; i++)
+			(*placed)[i * toks->n + k] = (unsigned char)number_placed(&cs[i], 1, toks->v[k], &words[k], toks);
+		(*jplaced)[k] = (unsigned char)number_placed(cs, nc, toks->v[k], &words[k], toks);
+	}
+	return words;
+}
+
+static void numbers_free(rag_strv *words, size_t n, unsigned char *placed, unsigned char *jplaced)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		rag_strv_free(&words[k]);
+	free(words);
+	free(placed);
+	free(jplaced);
+}
+
 static jv verify_plain(jv claim, const struct context *cs, size_t nc, double threshold)
 {
-	rag_strv toks = { 0 }, ntoks = { 0 }, nwords = { 0 };
+	rag_strv toks = { 0 }, ntoks = { 0 }, namewords = { 0 };
 	rag_buf names = { 0 };
 	struct cand *cands, *best;
 	size_t i, o, ncand, most = 0, nnames;
 	unsigned char *found, *isname;
+	unsigned char *placed, *jplaced;   /* each number's place in each context, in all together */
+	rag_strv *nwords;                  /* the words each number qualifies */
 	int pct, tpct;
 	double score;
 	char *reason, *tail;
@@ -622,12 +784,13 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 		}
 		toks.n = o;
 	}
-	claim_names(jv_string_value(claim), &ntoks, &nwords);
+	claim_names(jv_string_value(claim), &ntoks, &namewords);
 	isname = rag_xmalloc(toks.n);
 	for (i = 0; i < toks.n; i++)
 		for (isname[i] = 0, o = 0; o < ntoks.n && !isname[i]; o++)
 			isname[i] = !strcmp(ntoks.v[o], toks.v[i]);
 
+	nwords = place_numbers(jv_string_value(claim), &toks, cs, nc, &placed, &jplaced);
 	hs = rag_xmalloc(nc * sizeof *hs);
 	for (i = 0; i < nc; i++)
 		hits_make(&hs[i], &toks, &cs[i]);
@@ -635,12 +798,12 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 	cands = rag_xmalloc(ncand * sizeof *cands);
 	memset(cands, 0, ncand * sizeof *cands);
 	for (i = 0; i < nc; i++) {
-		cand_single(&cands[i], &cs[i], &hs[i], i, &toks, isname, threshold);
+		cand_single(&cands[i], &cs[i], &hs[i], i, &toks, isname, placed + i * toks.n, threshold);
 		if (cands[i].found > cands[most].found)
 			most = i;
 	}
 	if (nc > 1)
-		cand_joined(&cands[nc], cs, hs, nc, &toks, isname, threshold);
+		cand_joined(&cands[nc], cs, hs, nc, &toks, isname, jplaced, threshold);
 	/* The negation check costs the most: it runs on the candidates in order of preference and
 	 * stops at the first that agrees. */
 	for (;;) {
@@ -662,8 +825,8 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 			best = &cands[i];
 
 	found = rag_xmalloc(toks.n);
-	cand_found(best, &toks, isname, cs, nc, found);
-	nnames = names_missing(&toks, found, &ntoks, &nwords, best, cs, nc, &names);
+	cand_found(best, &toks, isname, jplaced, cs, nc, found);
+	nnames = names_missing(&toks, found, &ntoks, &namewords, best, cs, nc, &names);
 	free(found);
 	/* one formula for yes and no: a supported claim with a third of its words unfound is less
 	 * sure than one with all (a missing number or negation cannot be supported: level 3 has
@@ -692,11 +855,11 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 		break;
 	case 1:
 		if (best->joined) {
-			reason = rag_xasprintf("number%s %s not in any context%s", best->nmissing > 1 ? "s" : "",
-			                       best->missing.p, tail);
+			reason = rag_xasprintf("number%s %s not %sin any context%s", best->nmissing > 1 ? "s" : "",
+			                       best->missing.p, best->elsewhere ? WITH_WORDS : "", tail);
 		} else {
-			reason = rag_xasprintf("number%s %s not in context %zu%s", best->nmissing > 1 ? "s" : "",
-			                       best->missing.p, best->idx + 1, tail);
+			reason = rag_xasprintf("number%s %s not %sin context %zu%s", best->nmissing > 1 ? "s" : "",
+			                       best->missing.p, best->elsewhere ? WITH_WORDS : "", best->idx + 1, tail);
 			ctx = jv_number((double)best->idx);
 		}
 		break;
@@ -707,15 +870,13 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 			reason = rag_xasprintf("%d%% of content words found in the contexts together (below %d%%)%s%s%s%s",
 			                       pct, tpct,
 			                       best->nmissing ? (best->nmissing > 1 ? "; numbers " : "; number ") : "",
-			                       best->nmissing ? best->missing.p : "",
-			                       best->nmissing ? " not in any" : "", tail);
+			                       best->nmissing ? best->missing.p : "", missing_where(best, "any"), tail);
 			ctx = jv_number((double)most);
 		} else {
 			reason = rag_xasprintf("%d%% of content words found in context %zu (below %d%%)%s%s%s%s",
 			                       pct, best->idx + 1, tpct,
 			                       best->nmissing ? (best->nmissing > 1 ? "; numbers " : "; number ") : "",
-			                       best->nmissing ? best->missing.p : "",
-			                       best->nmissing ? " not in it" : "", tail);
+			                       best->nmissing ? best->missing.p : "", missing_where(best, "it"), tail);
 			ctx = jv_number((double)best->idx);
 		}
 		break;
@@ -734,9 +895,10 @@ static jv verify_plain(jv claim, const struct context *cs, size_t nc, double thr
 	free(hs);
 	rag_negation_free(cneg);
 	free(isname);
+	numbers_free(nwords, toks.n, placed, jplaced);
 	rag_strv_free(&toks);
 	rag_strv_free(&ntoks);
-	rag_strv_free(&nwords);
+	rag_strv_free(&namewords);
 	return out;
 }
 

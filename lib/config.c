@@ -316,6 +316,16 @@ const char *rag_config_scale_name(int scale)
 }
 
 /* From the table, so that a new row cannot be forgotten here. */
+static void cat_kd_free(rag_cat_kd *c, size_t n)
+{
+	size_t j;
+	for (j = 0; j < n; j++) {
+		free(c[j].category);
+		free(c[j].metric);
+	}
+	free(c);
+}
+
 void rag_config_free(rag_config *cfg)
 {
 	size_t i, j;
@@ -359,16 +369,10 @@ void rag_config_free(rag_config *cfg)
 			free(pr);
 			break;
 		}
-		case T_CATNUMS: {
-			rag_cat_kd *c = *(rag_cat_kd **)field;
-			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
-			for (j = 0; j < n; j++) {
-				free(c[j].category);
-				free(c[j].metric);
-			}
-			free(c);
+		case T_CATNUMS:
+			cat_kd_free(*(rag_cat_kd **)field, *(size_t *)((char *)cfg + keys[i].aux));
+			cat_kd_free(cfg->gate.by_category_mean, cfg->gate.nby_category_mean);   /* load_catnums' too */
 			break;
-		}
 		case T_RUBRICS: {
 			rag_rubric_conf *r = *(rag_rubric_conf **)field;
 			size_t n = *(size_t *)((char *)cfg + keys[i].aux);
@@ -952,44 +956,72 @@ RAG_UNITTEST const char *rag_config_metric_tool(const char *name)
 	return NULL;
 }
 
+/* One "metric: threshold in [lo, hi]" of gate.by_category's category name (kn, vn) into *list
+ * (*n triples); what: "" for the per-record thresholds, "'s mean" for the means. A metric
+ * written twice is a duplicate key. */
+static int add_catnum(struct loader *L, const struct key *k, const char *name, yaml_node_t *kn, yaml_node_t *vn,
+                      rag_cat_kd **list, size_t *n, const char *what)
+{
+	char msg[RAG_ERRLEN], echo[72];
+	const char *metric;
+	double d;
+	size_t i;
+
+	clip(name, echo, sizeof echo);
+	if (kn->type != YAML_SCALAR_NODE)
+		return fail_at(L, kn->start_mark, "keys must be plain names, not a mapping or a list");
+	metric = (const char *)kn->data.scalar.value;
+	if (vn->type != YAML_SCALAR_NODE || parse_double((const char *)vn->data.scalar.value, &d) < 0 ||
+	    d < k->lo || d > k->hi) {
+		snprintf(msg, sizeof msg, "\"%.60s\" of category \"%s\"%s must be a number between %g and %g", metric,
+		         echo, what, k->lo, k->hi);
+		return fail_at(L, vn->start_mark, msg);
+	}
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*list)[i].category, name) && !strcmp((*list)[i].metric, metric)) {
+			snprintf(msg, sizeof msg, "duplicate key \"%.60s\" in category \"%s\"%s", metric, echo, what);
+			return fail_at(L, kn->start_mark, msg);
+		}
+	*list = rag_xrealloc(*list, (*n + 1) * sizeof **list);
+	(*list)[*n].category = rag_xstrdup(name);
+	(*list)[*n].metric = rag_xstrdup(metric);
+	(*list)[(*n)++].value = d;
+	return 0;
+}
+
 /* gate.by_category.<category>: {metric: threshold in [lo, hi]}, the per-record thresholds of
- * that category's records (rag-config(5)). A metric written twice is a duplicate key. */
+ * that category's records (rag-config(5)); or {mean: {metric: threshold}, record: {metric:
+ * threshold}}, its means' thresholds and its records' (the per-record ones may also stand beside
+ * mean: as before). mean and record are read so only when they hold a mapping: a metric of that
+ * name has a number. The means go to gate.by_category_mean, the one other list this loader
+ * fills. */
 static int load_catnums(struct loader *L, const struct key *k, const char *name, yaml_node_t *v)
 {
 	rag_cat_kd **list = (rag_cat_kd **)((char *)L->cfg + k->off);
-	size_t *n = (size_t *)((char *)L->cfg + k->aux), i;
-	yaml_node_pair_t *pair;
+	size_t *n = (size_t *)((char *)L->cfg + k->aux);
+	yaml_node_pair_t *pair, *q;
 	char msg[RAG_ERRLEN], echo[72];
 
 	clip(name, echo, sizeof echo);
 	if (v->type != YAML_MAPPING_NODE) {
-		snprintf(msg, sizeof msg, "the thresholds of category \"%s\" must be a mapping (metric: minimum), not %s",
-		         echo, is_null(v) ? "empty" : kind_name(v));
+		snprintf(msg, sizeof msg, "the thresholds of category \"%s\" must be a mapping (metric: minimum, or "
+		         "mean: and record: mappings), not %s", echo, is_null(v) ? "empty" : kind_name(v));
 		return fail_at(L, v->start_mark, msg);
 	}
 	for (pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top; pair++) {
 		yaml_node_t *kn = yaml_document_get_node(L->doc, pair->key);
 		yaml_node_t *vn = yaml_document_get_node(L->doc, pair->value);
-		const char *metric;
-		double d;
-		if (kn->type != YAML_SCALAR_NODE)
-			return fail_at(L, kn->start_mark, "keys must be plain names, not a mapping or a list");
-		metric = (const char *)kn->data.scalar.value;
-		if (vn->type != YAML_SCALAR_NODE || parse_double((const char *)vn->data.scalar.value, &d) < 0 ||
-		    d < k->lo || d > k->hi) {
-			snprintf(msg, sizeof msg, "\"%.60s\" of category \"%s\" must be a number between %g and %g", metric,
-			         echo, k->lo, k->hi);
-			return fail_at(L, vn->start_mark, msg);
+		const char *key = kn->type == YAML_SCALAR_NODE ? (const char *)kn->data.scalar.value : "";
+		int mean = !strcmp(key, "mean");
+		if (vn->type != YAML_MAPPING_NODE || (!mean && strcmp(key, "record"))) {
+			if (add_catnum(L, k, name, kn, vn, list, n, "") < 0) return -1;
+			continue;
 		}
-		for (i = 0; i < *n; i++)
-			if (!strcmp((*list)[i].category, name) && !strcmp((*list)[i].metric, metric)) {
-				snprintf(msg, sizeof msg, "duplicate key \"%.60s\" in category \"%s\"", metric, echo);
-				return fail_at(L, kn->start_mark, msg);
-			}
-		*list = rag_xrealloc(*list, (*n + 1) * sizeof **list);
-		(*list)[*n].category = rag_xstrdup(name);
-		(*list)[*n].metric = rag_xstrdup(metric);
-		(*list)[(*n)++].value = d;
+		for (q = vn->data.mapping.pairs.start; q < vn->data.mapping.pairs.top; q++)
+			if (add_catnum(L, k, name, yaml_document_get_node(L->doc, q->key), yaml_document_get_node(L->doc, q->value),
+			               mean ? &L->cfg->gate.by_category_mean : list,
+			               mean ? &L->cfg->gate.nby_category_mean : n, mean ? "'s mean" : "") < 0)
+				return -1;
 	}
 	return 0;
 }
@@ -1398,6 +1430,23 @@ static jv set_in(jv obj, const char *section, const char *name, jv v)
 	}
 }
 
+/* all (consumed) with the triples c[0..n): {category: {metric: value}}, or under: {category:
+ * {under: {metric: value}}} */
+static jv cat_kd_json(jv all, const rag_cat_kd *c, size_t n, const char *under)
+{
+	size_t j;
+	for (j = 0; j < n; j++) {
+		jv one = jv_object_get(jv_copy(all), jv_string(c[j].category)), in;
+		if (jv_get_kind(one) != JV_KIND_OBJECT) one = (jv_free(one), jv_object());
+		in = under ? jv_object_get(jv_copy(one), jv_string(under)) : jv_copy(one);
+		if (jv_get_kind(in) != JV_KIND_OBJECT) in = (jv_free(in), jv_object());
+		in = jv_object_set(in, jv_string(c[j].metric), jv_number(c[j].value));
+		one = under ? jv_object_set(one, jv_string(under), in) : (jv_free(one), in);
+		all = jv_object_set(all, jv_string(c[j].category), one);
+	}
+	return all;
+}
+
 jv rag_config_json(const rag_config *cfg)
 {
 	jv out = jv_object();
@@ -1465,17 +1514,12 @@ jv rag_config_json(const rag_config *cfg)
 			continue;
 		}
 		case T_CATNUMS: {
-			/* {category: {metric: value}}, set whole: a category's name may hold a dot */
+			/* {category: {metric: value, mean: {metric: value}}}, set whole: a category's name
+			 * may hold a dot */
 			size_t n = *(const size_t *)((const char *)cfg + k->aux);
-			const rag_cat_kd *c = *(rag_cat_kd *const *)field;
-			jv all = jv_object();
-			for (j = 0; j < n; j++) {
-				jv one = jv_object_get(jv_copy(all), jv_string(c[j].category));
-				if (jv_get_kind(one) != JV_KIND_OBJECT) one = (jv_free(one), jv_object());
-				all = jv_object_set(all, jv_string(c[j].category), jv_object_set(one, jv_string(c[j].metric),
-				                                                                  jv_number(c[j].value)));
-			}
-			if (n) out = set_in(out, "gate", "by_category", all);
+			jv all = cat_kd_json(jv_object(), *(rag_cat_kd *const *)field, n, NULL);
+			all = cat_kd_json(all, cfg->gate.by_category_mean, cfg->gate.nby_category_mean, "mean");
+			if (n || cfg->gate.nby_category_mean) out = set_in(out, "gate", "by_category", all);
 			else jv_free(all);
 			continue;
 		}

@@ -116,6 +116,8 @@ typedef struct rag_config {
 		/* gate.by_category: category -> metric -> the per-record threshold of its records, in
 		 * place of gate.record's (rag-config(5)), one triple a metric, in the file's order */
 		rag_cat_kd *by_category; size_t nby_category;
+		/* gate.by_category.<category>.mean: the lowest mean of the metric over its records */
+		rag_cat_kd *by_category_mean; size_t nby_category_mean;
 	} gate;
 	struct {
 		/* rag-ap's (rag-config(5)); --from overrides it. rag-eval passes it to its rag-ap stage */

@@ -3,21 +3,23 @@
  *
  * Records arrive one at a time, but an endpoint is cheapest asked about many texts at once, so
  * the texts of several records are gathered into one batch: it goes out when it holds
- * batch_size texts, when it has waited flush_delay, or when the caller has no more records to
- * offer for now (rag_embed_run with fd < 0: the stream's window is full, or input ended). Each
- * distinct text is embedded once per run: a text asked for again waits for, or reuses, the
+ * batch_size texts, when the input has ended, or when the stream's window is full and no request
+ * of ours is in flight whose answer would free it (rag_embed_run's fd, stream.h). Never after a
+ * delay, nor for a slow reader: the batches are the input's, the same on every run (a batch sent
+ * after 200 ms of waiting made one run 2 requests where --estimate and the next run said 1).
+ * Each distinct text is embedded once per run: a text asked for again waits for, or reuses, the
  * first answer. */
 #include "base.h"
 #include "config.h"
 #include "usage.h"
 #include "offline.h"
 #include "llm.h"
+#include "stream.h"
 
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FLUSH_DELAY 0.2      /* seconds a partial batch waits for more texts */
 #define OFFLINE_DIMS 512
 /* Distinct texts whose vectors are kept for reuse once no record needs them any more: past
  * EMBED_KEEP of them, or past EMBED_KEEP_BYTES for all the vectors held (a vector of 1536
@@ -67,7 +69,7 @@ struct rag_embed {
 	int deleted;              /* keys deleted from index since it was last rebuilt */
 	long distinct;            /* distinct texts met in the run */
 	int *batch, nbatch;
-	double batch_t0;
+	int inflight;             /* requests sent, not answered yet */
 	long texts;               /* texts asked for, duplicates counted */
 	int replay;               /* cache replay mode: a miss sends nothing */
 	long sent, failed;        /* requests the endpoint saw (retries too); those that gave no vectors */
@@ -268,6 +270,7 @@ static void on_vectors(void *arg, const rag_llm_reply *r)
 		e->sent += 1 + r->retries;
 		e->failed += r->retries + bad;
 	}
+	e->inflight--;
 	free(b->idx);
 	free(b);
 }
@@ -288,6 +291,7 @@ static void rag_embed_flush(rag_embed *e)
 	texts = jv_array();
 	for (i = 0; i < b->n; i++) texts = jv_array_append(texts, jv_copy(e->ents[b->idx[i]].text));
 	for (i = 0; i < b->n; i++) e->ents[b->idx[i]].state = E_SENT;
+	e->inflight++;   /* before: a cached answer comes back inside rag_llm_embed */
 	rag_llm_embed(e->llm, texts, on_vectors, b);
 }
 
@@ -334,7 +338,6 @@ void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg)
 			e->bytes += entry_bytes(&e->ents[k]);
 			if (!e->offline) {
 				e->ents[k].state = E_NEW;
-				if (e->nbatch == 0) e->batch_t0 = rag_now();
 				e->batch[e->nbatch++] = k;
 			}
 		}
@@ -362,12 +365,9 @@ int rag_embed_run(rag_embed *e, int fd, double timeout)
 		struct pollfd p = {fd, POLLIN, 0};
 		return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
 	}
-	if (e->nbatch) {
-		double waited = rag_now() - e->batch_t0;
-		/* no more records to come for now: waiting would only delay this batch */
-		if (fd < 0 || waited >= FLUSH_DELAY) rag_embed_flush(e);
-		else if (FLUSH_DELAY - waited < timeout) timeout = FLUSH_DELAY - waited;
-	}
+	/* no more texts can join the batch: none will come, or none until an answer, and none of
+	 * ours is coming. With fd >= 0 or RAG_STREAM_OUTPUT more may come: it waits for them. */
+	if (e->nbatch && (fd == RAG_STREAM_ENDED || (fd == RAG_STREAM_FULL && !e->inflight))) rag_embed_flush(e);
 	return rag_llm_run(e->llm, fd, timeout);
 }
 

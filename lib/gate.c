@@ -194,6 +194,8 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 		if (in_run(o, o->pass[k])) metric_index(g, o->pass[k]);
 	for (k = 0; k < o->nby_category; k++)
 		if (in_run(o, o->by_category[k].metric)) metric_index(g, o->by_category[k].metric);
+	for (k = 0; k < o->nby_category_mean; k++)
+		if (in_run(o, o->by_category_mean[k].metric)) metric_index(g, o->by_category_mean[k].metric);
 	return g;
 }
 
@@ -731,18 +733,23 @@ static const char *cat_note(rag_gate *g, size_t m)
 	return g->note;
 }
 
-/* the summary's thresholds.by_category: {category: {metric: threshold}} */
-static jv by_category_json(const rag_gate *g)
+/* triples c[0..n) as {category: {metric: threshold}} */
+static jv cat_kd_json(const rag_cat_kd *c, size_t n)
 {
 	jv all = jv_object();
 	size_t k;
-	for (k = 0; k < g->o.nby_category; k++) {
-		const rag_cat_kd *c = &g->o.by_category[k];
-		jv one = jv_object_get(jv_copy(all), jv_string(c->category));
+	for (k = 0; k < n; k++) {
+		jv one = jv_object_get(jv_copy(all), jv_string(c[k].category));
 		if (jv_get_kind(one) != JV_KIND_OBJECT) one = (jv_free(one), jv_object());
-		all = jv_object_set(all, jv_string(c->category), jv_object_set(one, jv_string(c->metric), jv_number(c->value)));
+		all = jv_object_set(all, jv_string(c[k].category), jv_object_set(one, jv_string(c[k].metric), jv_number(c[k].value)));
 	}
 	return all;
+}
+
+/* the summary's thresholds.by_category: {category: {metric: threshold}} */
+static jv by_category_json(const rag_gate *g)
+{
+	return cat_kd_json(g->o.by_category, g->o.nby_category);
 }
 
 /* Whether a usage entry u (borrowed) was a judge's ("openai:M") with M the model answer. */
@@ -1380,6 +1387,8 @@ static jv thresholds(const rag_gate *g)
 	thr = jv_object_set(thr, jv_string("record"), tr);
 	thr = jv_object_set(thr, jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate));
 	if (g->o.nby_category) thr = jv_object_set(thr, jv_string("by_category"), by_category_json(g));
+	if (g->o.nby_category_mean)
+		thr = jv_object_set(thr, jv_string("by_category_mean"), cat_kd_json(g->o.by_category_mean, g->o.nby_category_mean));
 	thr = jv_object_set(thr, jv_string("max_error_rate"), jv_number(g->o.max_error_rate));
 	for (i = 0; i < g->o.npass; i++) pv = jv_array_append(pv, jv_string(g->o.pass[i]));
 	thr = jv_object_set(thr, jv_string("pass"), pv);
@@ -1394,6 +1403,74 @@ static jv by_fields(const rag_gate *g)
 	size_t i;
 	for (i = 0; i < g->o.nby; i++) byv = jv_array_append(byv, jv_string(g->o.by[i]));
 	return byv;
+}
+
+/* One mean of gate.by_category (c) over group r's records: its check, as gate.mean's over the
+ * run (the mean the group's row shows); 1 when it holds or is skipped. */
+static int category_mean_check(rag_gate *g, const category *r, size_t m, const rag_cat_kd *c, jv *checks)
+{
+	size_t si = m < r->nm && r->m[m] ? r->m[m] - 1 : (size_t)-1, nv = si == (size_t)-1 ? 0 : rag_series_count(g->ser, si);
+	long na = m < r->nm ? r->na[m] : 0;
+	double mean = nv ? rag_series_mean(g->ser, si) : NAN;
+	int ok = nv > 0 && mean >= c->value - EPS;
+	char what[300], of[200] = "";
+	snprintf(what, sizeof what, "mean %s for \"%.200s\"", c->metric, c->category);
+	if (nv && na)
+		snprintf(of, sizeof of, "; computed on %zu of %ld; %ld not applicable", nv, r->records, na);
+	if (nv) {
+		*checks = check(*checks, what, ok, "%s mean %.3f %s %.3f for \"%.200s\" (gate.by_category; %ld record%s%s)",
+		                c->metric, mean, ok ? ">=" : "<", c->value, c->category, r->records,
+		                r->records == 1 ? "" : "s", of);
+	} else if (na) {
+		*checks = skipped(*checks, what, c->metric, r->records, g->ms[m].na_reason);
+		ok = 1;
+	} else {
+		*checks = check(*checks, what, 0, "%s: no record of \"%.200s\" has a score", c->metric, c->category);
+	}
+	return ok;
+}
+
+/* gate.by_category's means: a check for each triple and each group of its category (a value of
+ * a field of o.by, as the per-record thresholds of gate.by_category match them); skipped where
+ * the run has no such records or did not score the metric. A mean that fails marks its metric's
+ * row gate_failed, as gate.mean's does. 0 when one fails. */
+static int category_means(rag_gate *g, jv *checks, jv *metrics)
+{
+	size_t k, i;
+	int pass = 1;
+	for (k = 0; k < g->o.nby_category_mean; k++) {
+		const rag_cat_kd *c = &g->o.by_category_mean[k];
+		jv ix = jv_object_get(jv_copy(g->metric_ix), jv_string(c->metric));
+		char what[300];
+		int met = 0, ok = 1;
+		snprintf(what, sizeof what, "mean %s for \"%.200s\"", c->metric, c->category);
+		if (!in_run(&g->o, c->metric) || jv_get_kind(ix) != JV_KIND_NUMBER) {
+			*checks = check(*checks, what, 1, "%s: not run (not among this run's metrics): its mean for \"%.200s\" "
+			                "is not checked", c->metric, c->category);
+			*checks = jv_array_set(*checks, jv_array_length(jv_copy(*checks)) - 1,
+			                       jv_object_set(jv_array_get(jv_copy(*checks), jv_array_length(jv_copy(*checks)) - 1),
+			                                     jv_string("skipped"), jv_true()));
+			jv_free(ix);
+			continue;
+		}
+		for (i = 0; i < g->ngrp; i++)
+			if (!g->grp[i].none && !strcmp(g->grp[i].name, c->category)) {
+				met = 1;
+				ok &= category_mean_check(g, &g->grp[i], (size_t)jv_number_value(ix), c, checks);
+			}
+		if (!met) *checks = skipped(*checks, what, c->metric, 0, "no record of this category in the run");
+		if (!ok) {
+			jv_array_foreach(*metrics, j, row) {
+				char name[300];
+				if (!strcmp(rag_json_str(row, "metric", name, sizeof name), c->metric))
+					*metrics = jv_array_set(*metrics, j, jv_object_set(jv_copy(row), jv_string("gate_failed"), jv_true()));
+				jv_free(row);
+			}
+		}
+		pass &= ok;
+		jv_free(ix);
+	}
+	return pass;
 }
 
 jv rag_gate_summary(rag_gate *g)
@@ -1480,6 +1557,7 @@ jv rag_gate_summary(rag_gate *g)
 		row = jv_object_set(row, jv_string("gate_failed"), jv_bool(mean_failed || ms->failed > 0));
 		metrics = jv_array_append(metrics, row);
 	}
+	pass &= category_means(g, &checks, &metrics);
 	if (g->records && !any_scored) {
 		pass = 0;
 		checks = check(checks, "scores", 0, "no record carries a number in scores.*: run a scoring tool first");

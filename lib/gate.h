@@ -109,6 +109,10 @@ typedef struct rag_gate_opts {
 	 * is a triple's category has the triple's per-record threshold on its metric, in place of
 	 * record's (the highest where several of its fields match) */
 	const rag_cat_kd *by_category; size_t nby_category;
+	/* gate.by_category's means (borrowed): the records whose category, or the value of a field
+	 * of by, is a triple's category must have at least the triple's mean on its metric; a check
+	 * each ("mean M for "C""), as gate.mean's over the run */
+	const rag_cat_kd *by_category_mean; size_t nby_category_mean;
 	/* bytes of scores kept in memory (--max-memory); beyond them a temporary file. 0: 16 MiB */
 	size_t budget;
 } rag_gate_opts;
@@ -146,7 +150,8 @@ void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
 jv rag_causes_json(const rag_causes *cs);
 void rag_causes_free(rag_causes *cs);
 /* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
- * thresholds, metrics: [...], categories: [...], by: [...], groups: [...], worst: [...],
+ * thresholds (by_category_mean: {category: {metric: mean}} when set), metrics: [...],
+ * categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...], self_judging?: {model, records}, warnings?: [text]}
  * (rag-gate(1) --json). self_judging: records judged by the model that wrote their answers
  * (usage.<tool>.<stage>.judge "openai:M", M the record's answer_model or model, else

@@ -249,29 +249,42 @@ char *rag_junit_head(jv s, const rag_junit *t)
 	return out.p;
 }
 
+/* a property "threshold PREFIXMETRIC" for each metric of th (borrowed; an object, else none) */
+static void threshold_properties(rag_buf *b, jv th, const char *prefix)
+{
+	if (jv_get_kind(th) != JV_KIND_OBJECT) return;
+	jv_object_foreach(th, m, v) {
+		rag_buf_addf(b, "      <property name=\"threshold %s", prefix);
+		put_xml(b, jv_string_value(m));
+		rag_buf_addf(b, "\" value=\"%.3f\"/>\n", jv_number_value(v));
+		jv_free(m);
+		jv_free(v);
+	}
+}
+
 char *rag_junit_suite_head(const rag_junit *t, size_t k, jv s)
 {
 	const rag_junit_suite *su = &t->suite[k];
 	rag_buf b = {0};
 	jv own = su->name ? rag_json_get(rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category"), su->name)
 	                  : jv_invalid();
+	jv means = su->name ? rag_json_get(rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category_mean"), su->name)
+	                    : jv_invalid();
 	rag_buf_adds(&b, "  <testsuite name=\"");
 	put_xml(&b, su->name ? su->name : "(no category)");
 	rag_buf_addf(&b, "\" tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\" time=\"%.3f\">\n",
 	             su->tests, su->failures, su->errors, su->skipped, su->time);
-	if (jv_get_kind(own) == JV_KIND_OBJECT && jv_object_length(jv_copy(own)) > 0) {
-		/* gate.by_category's thresholds of this category, which its records were held to */
+	if ((jv_get_kind(own) == JV_KIND_OBJECT && jv_object_length(jv_copy(own)) > 0) ||
+	    (jv_get_kind(means) == JV_KIND_OBJECT && jv_object_length(jv_copy(means)) > 0)) {
+		/* gate.by_category's thresholds of this category, which its records were held to, and
+		 * its means' ("threshold mean METRIC", checked in the gate's suite) */
 		rag_buf_adds(&b, "    <properties>\n");
-		jv_object_foreach(own, m, v) {
-			rag_buf_adds(&b, "      <property name=\"threshold ");
-			put_xml(&b, jv_string_value(m));
-			rag_buf_addf(&b, "\" value=\"%.3f\"/>\n", jv_number_value(v));
-			jv_free(m);
-			jv_free(v);
-		}
+		threshold_properties(&b, own, "");
+		threshold_properties(&b, means, "mean ");
 		rag_buf_adds(&b, "    </properties>\n");
 	}
 	jv_free(own);
+	jv_free(means);
 	return b.p;
 }
 

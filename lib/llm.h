@@ -167,8 +167,9 @@ void rag_llm_free(rag_llm *l);
 
 /* ---------------------------------------------------------------- embed.c */
 /* Texts to vectors: through the embeddings endpoint (cfg->embeddings, falling back to cfg->llm)
- * or offline (rag_vec_hashed). Texts of many calls share requests (batch_size texts, or what
- * has gathered in 200 ms, or all there is when rag_embed_run gets fd < 0); a text asked for
+ * or offline (rag_vec_hashed). Texts of many calls share requests (batch_size texts, or all
+ * there is when no more can join them: rag_embed_run); the same texts in the same order make the
+ * same requests, whatever the timing; a text asked for
  * twice in a run is embedded once. */
 typedef struct rag_embed rag_embed;
 /* vectors: array with one vector per text, or jv_null() with error (the first failure among the
@@ -181,7 +182,9 @@ const char *rag_embed_name(const rag_embed *e);   /* "offline" or "openai:<model
 /* texts: array of strings (consumed). The callback runs at once when every vector is known
  * (always offline), else later from rag_embed_run, exactly once. */
 void rag_embed_texts(rag_embed *e, jv texts, rag_embed_cb cb, void *arg);
-/* As rag_llm_run; fd < 0 (no more input to wait for) sends a partial batch at once. */
+/* As rag_llm_run, fd as the stream gives it (stream.h): RAG_STREAM_ENDED sends a partial batch at
+ * once, RAG_STREAM_FULL when no request of the embedder is in flight (an answer would make room
+ * for more texts); fd >= 0 and RAG_STREAM_OUTPUT keep it for more texts. */
 int rag_embed_run(rag_embed *e, int fd, double timeout);
 void rag_embed_cancel(rag_embed *e, const char *why);
 /* requests sent to the endpoint (each attempt: what its log shows) and those of them that failed,

@@ -37,7 +37,9 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers);
  * A claim is supported when the share of its content tokens (rag_text_tokens, less light words
  * such as "since" or "through") found in one context (or in all contexts together) is >=
  * threshold AND every number in the claim appears in that context (a month name also counts as
- * its number) AND the claim's negation agrees with the context sentence it matched best (or, for
+ * its number) with the words it qualifies (the sentences holding most of the claim's words
+ * nearest it hold it, or no other number: "number 30 not with its words in context 1" where 30
+ * is said of something else) AND the claim's negation agrees with the context sentence it matched best (or, for
  * a claim that denies something, with another sentence there that matches it at least half as
  * well and denies the same). A name of the claim (a capitalised word not starting a sentence,
  * not a month or weekday) is also found as a kin ("German" for "Germany"). "score" grades it:

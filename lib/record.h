@@ -102,8 +102,16 @@ int rag_testset_format_parse(const char *s);       /* -1 when unknown */
  * field absent by our name is taken from its alias (rag_record_normalize: sampleId -> id,
  * groundTruth -> reference...). A record without an id (or with an empty one) then gets
  * "case-N", N its 1-based place in the file; a number id becomes its text. Invalid jv with err
- * "NAME:LINE:COLUMN: message" on a broken file (name NULL: "<stdin>"). text borrowed. */
+ * "NAME:LINE:COLUMN: message" on a broken file (name NULL: "<stdin>"). text borrowed.
+ * An id may repeat: rows of a sheet (rag-agree's labels, rag-gen's review sheet and --check,
+ * which reports a repeated id). */
 jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen);
+/* A test set to score or to keep (rag-store testset import, rag-serve's upload): the records
+ * as rag_testset_parse gives them, each id once, since runs match records by id (--resume,
+ * --baseline, the store's pairs) and a repeated one hides a record. An id met again (one
+ * given, or a given one equal to the case-N of a record without one) is invalid, with err
+ * "NAME:LINE: id "X" repeats line L" (and, for a case-N, which record has none). */
+jv rag_testset_read(const char *text, size_t len, const char *name, int format, char *err, size_t errlen);
 /* The same, with the fields of the mapping fields (NULL: none) set first, by its programs over
  * each record as written; a program that fails on a record: invalid, with err "NAME: record N:
  * WHERE: the jq program failed: ...". */
@@ -116,9 +124,10 @@ jv rag_testset_near_misses(jv records);
  * parallel to the records; jv_invalid() on a broken file. */
 jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
                            size_t errlen);
-/* The records of the file f, read record by record in chunks (memory: the longest record, not
- * the file): each record, as rag_testset_parse_fields gives it, to cb (consumed) with the line it
- * starts on. cb returns 0 to go on, or a positive value that stops the reading and is returned.
+/* The records of the file f, read record by record in chunks (memory: the longest record and
+ * the ids, not the file): each record, as rag_testset_parse_fields gives it, to cb (consumed)
+ * with the line it starts on; each id once, as rag_testset_read (the records before the repeat
+ * have been given). cb returns 0 to go on, or a positive value that stops the reading and is returned.
  * Returns 0 at the end, or -1 with err: a broken file says its place as NAME:LINE:COLUMN, as
  * rag_testset_parse does (f read again from its start for that message when it can be: a
  * regular file); the records before the broken place have been given. name NULL: "<stdin>". */

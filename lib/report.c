@@ -546,32 +546,39 @@ static void json_block(rag_buf *b, jv v)
 
 static void md(rag_buf *b, const char *s, size_t max);
 
-/* gate.by_category's thresholds, a line a category (as_md: Markdown, else HTML) */
+/* gate.by_category's thresholds, a line a category (as_md: Markdown, else HTML): the
+ * per-record ones (thresholds.by_category), then the means (thresholds.by_category_mean) */
 static void by_category_lines(rag_buf *b, jv s, int as_md)
 {
-	jv bc = rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category");
-	if (jv_get_kind(bc) == JV_KIND_OBJECT) {
-		jv_object_foreach(bc, cat, ms) {
-			rag_buf_adds(b, as_md ? "Per-record thresholds for **" : "<p class=\"by-category\">Per-record thresholds for <b>");
-			if (as_md) md(b, jv_string_value(cat), 200);
-			else esc(b, jv_string_value(cat));
-			rag_buf_adds(b, as_md ? "**:" : "</b>:");
-			if (jv_get_kind(ms) == JV_KIND_OBJECT) {
-				jv_object_foreach(ms, m, v) {
-					rag_buf_adds(b, " ");
-					if (as_md) md(b, jv_string_value(m), 200);
-					else esc(b, jv_string_value(m));
-					rag_buf_addf(b, " %s %.3f", as_md ? "≥" : "&#8805;", jv_number_value(v));
-					jv_free(m);
-					jv_free(v);
+	static const char *const keys[][2] = {
+		{"by_category", "Per-record thresholds"}, {"by_category_mean", "Mean thresholds"},
+	};
+	size_t k;
+	for (k = 0; k < 2; k++) {
+		jv bc = rag_json_get(rag_json_get(jv_copy(s), "thresholds"), keys[k][0]);
+		if (jv_get_kind(bc) == JV_KIND_OBJECT) {
+			jv_object_foreach(bc, cat, ms) {
+				rag_buf_addf(b, as_md ? "%s for **" : "<p class=\"by-category\">%s for <b>", keys[k][1]);
+				if (as_md) md(b, jv_string_value(cat), 200);
+				else esc(b, jv_string_value(cat));
+				rag_buf_adds(b, as_md ? "**:" : "</b>:");
+				if (jv_get_kind(ms) == JV_KIND_OBJECT) {
+					jv_object_foreach(ms, m, v) {
+						rag_buf_adds(b, " ");
+						if (as_md) md(b, jv_string_value(m), 200);
+						else esc(b, jv_string_value(m));
+						rag_buf_addf(b, " %s %.3f", as_md ? "≥" : "&#8805;", jv_number_value(v));
+						jv_free(m);
+						jv_free(v);
+					}
 				}
+				rag_buf_adds(b, as_md ? " (gate.by_category)\n\n" : " (gate.by_category)</p>\n");
+				jv_free(cat);
+				jv_free(ms);
 			}
-			rag_buf_adds(b, as_md ? " (gate.by_category)\n\n" : " (gate.by_category)</p>\n");
-			jv_free(cat);
-			jv_free(ms);
 		}
+		jv_free(bc);
 	}
-	jv_free(bc);
 }
 
 /* the summary's warnings (self-judging), above the cards */

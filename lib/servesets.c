@@ -184,8 +184,8 @@ static jv read_cases(jv o, jv *body, char **file_out)
 	}
 	/* the text's bytes as they are (a NUL byte too, which the reader places): its lines are the
 	 * file's */
-	recs = rag_testset_parse(jv_string_value(text), (size_t)jv_string_length_bytes(jv_copy(text)),
-	                         file ? file : "upload", fmt, err, sizeof err);
+	recs = rag_testset_read(jv_string_value(text), (size_t)jv_string_length_bytes(jv_copy(text)),
+	                        file ? file : "upload", fmt, err, sizeof err);
 	if (!jv_is_valid(recs)) *body = rag_serve_error(err);
 	else *file_out = file ? rag_xstrdup(file) : NULL;
 out:

@@ -363,7 +363,7 @@ static const char *str_or_null(jv o, const char *k, char *buf, size_t n)
 static int testset_lines(const char *text, size_t len, const char *file, rag_strv *lines, char hash[65],
                          char *err, size_t errlen)
 {
-	jv recs = rag_testset_parse(text, len, file, RAG_TESTSET_AUTO, err, errlen);
+	jv recs = rag_testset_read(text, len, file, RAG_TESTSET_AUTO, err, errlen);
 	rag_buf all = {0};
 	if (!jv_is_valid(recs)) {
 		jv_free(recs);

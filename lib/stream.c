@@ -436,6 +436,7 @@ typedef struct loop {
 	rag_item *head, *tail;    /* the records in flight, in input order */
 	long held, lineno, written;
 	size_t held_bytes;        /* item_cost of the records in flight */
+	size_t blocked;           /* item_cost of a complete line the budget had no room for, or 0 */
 	int epipe, failed_write;
 	int out_fd;               /* out's descriptor, written from oq; -1: none (out NULL, or a
 	                           * memory stream, written with stdio) */
@@ -472,13 +473,16 @@ static int take_lines(loop *u, int *can_take)
 	size_t len, next;
 	int too_long;
 
+	u->blocked = 0;
 	while (*can_take && u->held < u->o.window) {
 		rag_item *it;
 		if (!reader_line(&u->r, u->o.max_line, &line, &len, &too_long, &next))
 			return 1;
 		/* a line too long is gone already (the reader skipped it): its item is taken */
-		if ((u->held > 0 || out_waiting(u)) && !too_long && u->held_bytes + out_held(u) + item_cost(len) > u->o.budget)
+		if ((u->held > 0 || out_waiting(u)) && !too_long && u->held_bytes + out_held(u) + item_cost(len) > u->o.budget) {
+			u->blocked = item_cost(len);
 			break;
+		}
 		it = make_item(&u->s, (size_t)++u->lineno, line, len, too_long);
 		u->r.start = next;
 		it->bytes = len;
@@ -497,9 +501,10 @@ static int take_lines(loop *u, int *can_take)
 	return 0;
 }
 
-/* Write what is complete at the head, in order, and free it. */
-static void write_ready(loop *u)
+/* Write what is complete at the head, in order, and free it. Returns how many went. */
+static long write_ready(loop *u)
 {
+	long n = 0;
 	while (u->head && u->head->pending == 0) {
 		rag_item *it = u->head;
 		if (u->s.stop_strict && it->bad)
@@ -517,7 +522,9 @@ static void write_ready(loop *u)
 		u->held_bytes -= item_cost(it->bytes);
 		free_item(it);
 		u->held--;
+		n++;
 	}
+	return n;
 }
 
 /* Write what waits in the output queue: what out takes now without blocking (a pipe that polls
@@ -572,6 +579,19 @@ static size_t read_want(const loop *u, int can_take, int starved)
 	return want;
 }
 
+/* Why nothing is read now (read_want gave 0), as the tool's run is told (stream.h): the input
+ * ended (every line taken), or may not be taken; the window is full, or the budget is without
+ * the output waiting for the reader (RAG_STREAM_FULL); else only that output holds it back. */
+static int idle_why(const loop *u, int can_take, int starved)
+{
+	size_t need;
+	if (!can_take || (u->r.eof && starved)) return RAG_STREAM_ENDED;
+	if (u->held >= u->o.window || !out_waiting(u)) return RAG_STREAM_FULL;
+	/* what the records in flight would leave for the next line (read_want's 4096 to read one) */
+	need = u->blocked ? u->blocked : (u->r.len - u->r.start) + 4096;
+	return u->held_bytes + need <= u->o.budget ? RAG_STREAM_OUTPUT : RAG_STREAM_FULL;
+}
+
 /* The run's exit status once the loop is over (rc: a read that failed). */
 static int run_status(loop *u, int rc)
 {
@@ -623,6 +643,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		int can_take = !u.s.stop_strict && !run_abandoned(&u);
 		int fd, starved = take_lines(&u, &can_take);
 		size_t want;
+		long wrote;
 
 		if (run_abandoned(&u) && !cancelled) {
 			/* nobody will see the rest, or the user wants out: fail what is in flight so that
@@ -631,7 +652,7 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 			if (ops->cancel) ops->cancel(ctx);
 		}
 
-		write_ready(&u);
+		wrote = write_ready(&u);
 
 		if (u.o.progress && rag_now() - last_progress > 0.5) {
 			last_progress = rag_now();
@@ -652,15 +673,26 @@ int rag_stream_run(FILE *in, FILE *out, const rag_stream_opts *opts, const rag_s
 		/* whatever is written goes out before we wait, as far as the reader takes it without
 		 * blocking us: the next stage may be waiting for it, and our requests for us */
 		push_out(&u, 0);
+		/* records gone make room for the lines already read: they are taken before the tool
+		 * is told the window is full (it may send a partial batch then) */
+		if (wrote && !starved && can_take && !run_abandoned(&u)) continue;
 
 		want = read_want(&u, can_take, starved);
-		fd = want ? u.r.fd : -1;
+		fd = want ? u.r.fd : idle_why(&u, can_take, starved);
 		if (fd < 0 && !u.head && out_waiting(&u) && u.out_fd >= 0) {
 			/* nothing in flight and no room to read: all there is to wait for is the reader.
 			 * The tool's run would return at once (no request, no input to wait on), and
 			 * the loop spun a core until the reader took the output */
 			struct pollfd p = {u.out_fd, POLLOUT, 0};
 			poll(&p, 1, 250);
+			continue;
+		}
+		if (fd == RAG_STREAM_OUTPUT) {
+			/* only the reader holds us back: the tool's transfers without waiting (its batch
+			 * waits for more), then a wait for the reader, not a spin while it is slow */
+			struct pollfd p = {u.out_fd, POLLOUT, 0};
+			ops->run(ctx, fd, 0);
+			poll(&p, 1, 50);
 			continue;
 		}
 		if (ops->run(ctx, fd, out_waiting(&u) ? OUT_POLL : 0.25) && fd >= 0 &&

@@ -40,11 +40,21 @@ typedef struct rag_stream_ops {
 	/* Called when pending drops to 0, before the record is written. */
 	void (*finish)(rag_item *it, void *ctx);
 	/* Progress pending async work; wait up to timeout seconds or until fd (>= 0) is readable.
-	 * Returns 1 when fd is readable. */
+	 * Returns 1 when fd is readable. fd < 0 says why no input is waited for (RAG_STREAM_FULL,
+	 * _ENDED, _OUTPUT, below), for a tool that gathers records' work into batches. */
 	int (*run)(void *ctx, int fd, double timeout);
 	/* Fail all pending work now (interrupt): callbacks must still release their items. */
 	void (*cancel)(void *ctx);
 } rag_stream_ops;
+
+/* run's fd when no input is waited for. What a record brings is the input's alone, so a batch
+ * that must not depend on timing goes out partial only when no more can join it: at the end,
+ * or with the window full and nothing else of its own in flight that would free it. */
+#define RAG_STREAM_FULL (-1)     /* the window or the budget is full of records in flight: none
+                                  * is taken until one of them finishes */
+#define RAG_STREAM_ENDED (-2)    /* none will come: the input ended (or a strict stop, an interrupt) */
+#define RAG_STREAM_OUTPUT (-3)   /* none until the reader takes the output waiting for it (which
+                                  * holds the budget): a matter of its speed, not of the input */
 
 typedef struct rag_stream_opts {
 	const char *prog;         /* "rag-verify" */

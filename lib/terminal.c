@@ -162,30 +162,37 @@ static void text_warnings(rag_buf *b, jv s, const char *R, const char *N)
 	jv_free(w);
 }
 
-/* gate.by_category's thresholds, a line a category: shown with every summary they gate */
+/* gate.by_category's thresholds, a line a category: shown with every summary they gate; the
+ * per-record ones (thresholds.by_category), then the means (thresholds.by_category_mean) */
 static void text_by_category(rag_buf *b, jv s)
 {
-	jv bc = rag_json_get(rag_json_get(jv_copy(s), "thresholds"), "by_category");
-	if (jv_get_kind(bc) == JV_KIND_OBJECT) {
-		jv_object_foreach(bc, cat, ms) {
-			rag_buf_adds(b, "per-record thresholds for \"");
-			put_text(b, jv_string_value(cat), 200);
-			rag_buf_adds(b, "\":");
-			if (jv_get_kind(ms) == JV_KIND_OBJECT) {
-				jv_object_foreach(ms, m, v) {
-					rag_buf_adds(b, " ");
-					put_text(b, jv_string_value(m), 200);
-					rag_buf_addf(b, ">=%.3f", jv_number_value(v));
-					jv_free(m);
-					jv_free(v);
+	static const char *const keys[][2] = {
+		{"by_category", "per-record thresholds"}, {"by_category_mean", "mean thresholds"},
+	};
+	size_t k;
+	for (k = 0; k < 2; k++) {
+		jv bc = rag_json_get(rag_json_get(jv_copy(s), "thresholds"), keys[k][0]);
+		if (jv_get_kind(bc) == JV_KIND_OBJECT) {
+			jv_object_foreach(bc, cat, ms) {
+				rag_buf_addf(b, "%s for \"", keys[k][1]);
+				put_text(b, jv_string_value(cat), 200);
+				rag_buf_adds(b, "\":");
+				if (jv_get_kind(ms) == JV_KIND_OBJECT) {
+					jv_object_foreach(ms, m, v) {
+						rag_buf_adds(b, " ");
+						put_text(b, jv_string_value(m), 200);
+						rag_buf_addf(b, ">=%.3f", jv_number_value(v));
+						jv_free(m);
+						jv_free(v);
+					}
 				}
+				rag_buf_adds(b, " (gate.by_category)\n");
+				jv_free(cat);
+				jv_free(ms);
 			}
-			rag_buf_adds(b, " (gate.by_category)\n");
-			jv_free(cat);
-			jv_free(ms);
 		}
+		jv_free(bc);
 	}
-	jv_free(bc);
 }
 
 char *rag_report_text(jv s, int color)

@@ -385,34 +385,142 @@ fail:
 	return jv_invalid();
 }
 
+/* ---------------------------------------------------------------- ids */
+
+/* The record's id as the readers give it (rec consumed): a number id as its text, so that ids
+ * compare as strings everywhere; a record without one (or with an empty one) is case-N, N its
+ * 1-based place in the file, and *made says so. */
+static jv with_id(jv rec, size_t n, int *made)
+{
+	jv id = jv_object_get(jv_copy(rec), jv_string("id"));
+	jv_kind k = jv_get_kind(id);
+	*made = 0;
+	if (k == JV_KIND_NUMBER) {
+		char *s = rag_json_id(id);
+		rec = jv_object_set(rec, jv_string("id"), jv_string(s));
+		free(s);
+	} else if (k != JV_KIND_STRING || !jv_string_length_bytes(jv_copy(id))) {
+		rec = jv_object_set(rec, jv_string("id"), jv_string_fmt("case-%zu", n));
+		*made = 1;
+	}
+	jv_free(id);
+	return rec;
+}
+
+/* The ids met so far, each with its record's line and whether the reader made it. A test set's
+ * records are matched by id (--resume skips the ids a run has, --baseline and the store pair
+ * runs by them), so an id that repeats would hide a record: it is refused where it is met. */
+struct ids {
+	rag_idtab tab;
+	size_t *line, cap;   /* per row: the line, its top bit set when the id was made (case-N) */
+};
+
+#define IDS_MADE ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* 0 with rec's id (borrowed; a string, as with_id leaves it) kept, or -1 with "NAME:LINE: id
+ * "X" repeats line L" in err, and why when one of the two is a made case-N (a given id equal to
+ * the one the reader gives a record without an id by its place). */
+static int ids_add(struct ids *t, jv rec, size_t line, int made, const char *name, char *err, size_t errlen)
+{
+	jv id = jv_object_get(jv_copy(rec), jv_string("id"));
+	const char *s = jv_string_value(id);
+	long row = rag_idtab_find(&t->tab, s);
+	if (row >= 0) {
+		size_t first = t->line[row] & ~IDS_MADE;
+		int first_made = (t->line[row] & IDS_MADE) != 0;
+		if (made || first_made)
+			rag_seterr(err, errlen, "%s:%zu: id \"%s\" repeats line %zu (the record on line %zu has no id: "
+			           "\"%s\" is the one its place in the file gives it)", name, line, s, first,
+			           made ? line : first, s);
+		else
+			rag_seterr(err, errlen, "%s:%zu: id \"%s\" repeats line %zu", name, line, s, first);
+		jv_free(id);
+		return -1;
+	}
+	if ((row = rag_idtab_add(&t->tab, s)) < 0) {
+		rag_seterr(err, errlen, "%s:%zu: too many records", name, line);
+		jv_free(id);
+		return -1;
+	}
+	if ((size_t)row == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->line = rag_xrealloc(t->line, t->cap * sizeof *t->line);
+	}
+	t->line[row] = line | (made ? IDS_MADE : 0);
+	jv_free(id);
+	return 0;
+}
+
+static void ids_free(struct ids *t)
+{
+	rag_idtab_free(&t->tab);
+	free(t->line);
+}
+
 /* ---------------------------------------------------------------- records */
 
-static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, jv *lines,
-                    char *err, size_t errlen);
+static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, int unique,
+                    jv *lines, char *err, size_t errlen);
 
 jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen)
 {
-	return parse_all(text, len, name, format, NULL, NULL, err, errlen);
+	return parse_all(text, len, name, format, NULL, 0, NULL, err, errlen);
+}
+
+jv rag_testset_read(const char *text, size_t len, const char *name, int format, char *err, size_t errlen)
+{
+	return parse_all(text, len, name, format, NULL, 1, NULL, err, errlen);
 }
 
 jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields,
                             char *err, size_t errlen)
 {
-	return parse_all(text, len, name, format, fields, NULL, err, errlen);
+	return parse_all(text, len, name, format, fields, 0, NULL, err, errlen);
 }
 
 jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
                            size_t errlen)
 {
-	return parse_all(text, len, name, format, NULL, lines, err, errlen);
+	return parse_all(text, len, name, format, NULL, 0, lines, err, errlen);
+}
+
+/* The records' fields by our names: the mapping's programs over each record as written, then
+ * the aliases (sampleId, groundTruth...) of the fields still absent; its id (with_id); and
+ * (unique) each id once, lines (borrowed) the line each record starts on. 0, or -1 with err. */
+static int name_fields(jv *out, const char *name, rag_fieldmap *fields, int unique, jv lines, char *err,
+                       size_t errlen)
+{
+	size_t n = (size_t)jv_array_length(jv_copy(*out)), i;
+	struct ids ids = {{0}, NULL, 0};
+	int rc = 0;
+	for (i = 0; i < n && !rc; i++) {
+		jv rec = jv_array_get(jv_copy(*out), (int)i);
+		char msg[RAG_ERRLEN];
+		int made;
+		if (rag_fieldmap_apply(fields, &rec, msg, sizeof msg) < 0) {
+			rag_seterr(err, errlen, "%s: record %zu: %s", name, i + 1, msg);
+			jv_free(rec);
+			rc = -1;
+			break;
+		}
+		rec = with_id(rag_record_normalize(rec), i + 1, &made);
+		if (unique) {
+			jv l = jv_array_get(jv_copy(lines), (int)i);
+			rc = ids_add(&ids, rec, (size_t)jv_number_value(l), made, name, err, errlen);
+			jv_free(l);
+		}
+		*out = jv_array_set(*out, (int)i, rec);
+	}
+	ids_free(&ids);
+	return rc;
 }
 
 /* the records, their fields by our names, and (lines not NULL) the line each starts on */
-static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, jv *lines,
-                    char *err, size_t errlen)
+static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, int unique,
+                    jv *lines, char *err, size_t errlen)
 {
-	jv out;
-	size_t bad, n, i;
+	jv out, own = jv_invalid();
+	size_t bad;
 	struct lines ln = {text, 0, 1, lines};
 	if (lines) *lines = jv_invalid();
 	if (!name) name = "<stdin>";
@@ -432,47 +540,19 @@ static jv parse_all(const char *text, size_t len, const char *name, int format, 
 		        "a record separator byte (0x1E)");
 		return jv_invalid();
 	}
-	if (lines) *lines = jv_array();
+	/* a repeated id is named by its lines, asked for or not */
+	if (!lines && unique) ln.out = &own;
+	if (ln.out) *ln.out = jv_array();
 	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, &ln, err, errlen)
 	                                : parse_json(name, text, len, &ln, err, errlen);
-	if (!jv_is_valid(out)) {
-		if (lines) {
-			jv_free(*lines);
-			*lines = jv_invalid();
-		}
-		return out;
+	if (jv_is_valid(out) && name_fields(&out, name, fields, unique, ln.out ? *ln.out : jv_null(), err, errlen) < 0) {
+		jv_free(out);
+		out = jv_invalid();
 	}
-	/* the fields by our names: the mapping's programs over the record as written, then the
-	 * aliases (sampleId, groundTruth...) of the fields still absent.
-	 * ids: a record without one is case-N, N its place in the file (1-based); a number id is
-	 * kept as its text, so that ids compare as strings everywhere */
-	n = (size_t)jv_array_length(jv_copy(out));
-	for (i = 0; i < n; i++) {
-		jv rec = jv_array_get(jv_copy(out), (int)i), id;
-		jv_kind k;
-		char msg[RAG_ERRLEN];
-		if (rag_fieldmap_apply(fields, &rec, msg, sizeof msg) < 0) {
-			rag_seterr(err, errlen, "%s: record %zu: %s", name, i + 1, msg);
-			jv_free(rec);
-			jv_free(out);
-			if (lines) {
-				jv_free(*lines);
-				*lines = jv_invalid();
-			}
-			return jv_invalid();
-		}
-		rec = rag_record_normalize(rec);
-		id = jv_object_get(jv_copy(rec), jv_string("id"));
-		k = jv_get_kind(id);
-		if (k == JV_KIND_NUMBER) {
-			char *s = rag_json_id(id);
-			rec = jv_object_set(rec, jv_string("id"), jv_string(s));
-			free(s);
-		} else if (k != JV_KIND_STRING || !jv_string_length_bytes(jv_copy(id))) {
-			rec = jv_object_set(rec, jv_string("id"), jv_string_fmt("case-%zu", i + 1));
-		}
-		jv_free(id);
-		out = jv_array_set(out, (int)i, rec);
+	jv_free(own);
+	if (!jv_is_valid(out) && lines) {
+		jv_free(*lines);
+		*lines = jv_invalid();
 	}
 	return out;
 }
@@ -630,6 +710,7 @@ struct each {
 	void *ctx;
 	size_t n;              /* records given */
 	rag_strv head;         /* CSV: the header's names */
+	struct ids ids;        /* each id once */
 	char *err;
 	size_t errlen;
 };
@@ -638,25 +719,18 @@ struct each {
 static int give(struct each *x, jv rec, size_t line)
 {
 	char msg[RAG_ERRLEN];
-	jv id;
-	jv_kind k;
+	int made;
 	x->n++;
 	if (rag_fieldmap_apply(x->fields, &rec, msg, sizeof msg) < 0) {
 		rag_seterr(x->err, x->errlen, "%s: record %zu: %s", x->r.name, x->n, msg);
 		jv_free(rec);
 		return -2;   /* not a syntax error: said as it is */
 	}
-	rec = rag_record_normalize(rec);
-	id = jv_object_get(jv_copy(rec), jv_string("id"));
-	k = jv_get_kind(id);
-	if (k == JV_KIND_NUMBER) {
-		char *s = rag_json_id(id);
-		rec = jv_object_set(rec, jv_string("id"), jv_string(s));
-		free(s);
-	} else if (k != JV_KIND_STRING || !jv_string_length_bytes(jv_copy(id))) {
-		rec = jv_object_set(rec, jv_string("id"), jv_string_fmt("case-%zu", x->n));
+	rec = with_id(rag_record_normalize(rec), x->n, &made);
+	if (ids_add(&x->ids, rec, line, made, x->r.name, x->err, x->errlen) < 0) {
+		jv_free(rec);
+		return -2;
 	}
-	jv_free(id);
 	return x->cb(rec, line, x->ctx);
 }
 
@@ -799,7 +873,7 @@ static void exact_error(struct each *x, int format)
 	rag_buf_add(&b, "", 1);
 	text = b.p;
 	len = b.len - 1;
-	all = parse_all(text, len, x->r.name, format, NULL, NULL, msg, sizeof msg);
+	all = parse_all(text, len, x->r.name, format, NULL, 0, NULL, msg, sizeof msg);
 	if (!jv_is_valid(all)) rag_seterr(x->err, x->errlen, "%s", msg);
 	jv_free(all);
 	free(text);
@@ -809,7 +883,7 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
                      char *err, size_t errlen)
 {
 	struct each x = { { f, name ? name : "<stdin>", NULL, 0, 0, 0, 1, 1, 0, 0, 0, 0 }, format, fields, cb, ctx, 0,
-	                  {0}, err, errlen };
+	                  {0}, {{0}, NULL, 0}, err, errlen };
 	int rc, c;
 	size_t k;
 	x.r.cap = RD_CHUNK;
@@ -830,6 +904,7 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
 		rc = -1;
 	}
 	rag_strv_free(&x.head);
+	ids_free(&x.ids);
 	free(x.r.buf);
 	return rc == -2 ? -1 : rc;
 }

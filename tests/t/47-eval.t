@@ -54,11 +54,21 @@ is "$(jq -r '.category' "$T/run-zh/records.jsonl" | head -n 1)" "地理" "Chines
 is "$(jq -c 'has("reference")' "$T/run-zh/records.jsonl" | tr '\n' ' ')" "true false " \
 	"an empty reference cell is no reference (absent, not \"\")"
 
-# a duplicate id is said; rag-kw's lists in CSV cells are JSON
-printf 'id,question,answer,must_contain\nd,q,7 days,"[""7""]"\nd,q,no,\n' >"$T/dup.csv"
-run rag rag-eval -c "$T/none.yaml" -m contains -o "$T/run-dup" "$T/dup.csv"
-like "$(cat "$ERR")" 'warning: id "d" is not unique' "a duplicate id: a warning"
-is "$(head -n 1 "$T/run-dup/records.jsonl" | jq -c '[.must_contain, .scores.contains]')" '[["7"],1]' \
+# an id that repeats is refused, named with both lines (--resume skipped every later case with
+# it, --baseline paired one of them); so is a given id equal to a case-N the reader makes
+printf 'id,question,answer,must_contain\nd,q,7 days,"[""7""]"\ne,q,no,\nd,q,no,\n' >"$T/dup.csv"
+run rag rag-eval -q -c "$T/none.yaml" -m contains -o "$T/run-dup" "$T/dup.csv"
+is "$RC" 3 "a repeated id: exit status 3"
+is "$(cat "$ERR")" "rag-eval: error: $T/dup.csv:4: id \"d\" repeats line 2" "...named, with both lines, even with -q"
+check "...and no run directory is made" test ! -e "$T/run-dup"
+printf '{"question":"q","answer":"a"}\n{"id":"case-1","question":"r","answer":"b"}\n' >"$T/made.jsonl"
+run rag rag-eval -q -c "$T/none.yaml" -m keyword_overlap -o "$T/run-made" "$T/made.jsonl"
+is "$RC" 3 "a given id equal to the case-N of a record without an id: exit status 3"
+like "$(cat "$ERR")" "made.jsonl:2: id \"case-1\" repeats line 1 \\(the record on line 1 has no id" "...said so"
+# rag-kw's lists in CSV cells are JSON
+sed '4d' "$T/dup.csv" >"$T/lists.csv"
+run rag rag-eval -q -c "$T/none.yaml" -m contains -o "$T/run-lists" "$T/lists.csv"
+is "$(head -n 1 "$T/run-lists/records.jsonl" | jq -c '[.must_contain, .scores.contains]')" '[["7"],1]' \
 	"a must_contain cell holding a JSON array is a list"
 
 # ---------------------------------------------------------------- broken files

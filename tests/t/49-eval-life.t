@@ -116,6 +116,26 @@ else
 	skip_missing parallel "the kill of a sharded run"
 fi
 
+# ---------------------------------------------------------------- --resume loses no record
+# --resume skips the ids records.jsonl holds, so an id that repeats in the test set lost every
+# later case with it (45-59 of 60 records came back, exit 0). A run cut short after 4 records
+# whose test set then repeats a scored id: --resume refuses it, naming both lines, and neither
+# scores nor drops anything; the test set mended, it finishes with every case once.
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\n' >"$T/off.yaml"
+cp "$T/set.jsonl" "$T/grow.jsonl"
+run rag rag-eval -q -c "$T/off.yaml" -m keyword_overlap -o "$T/cut" "$T/grow.jsonl"
+is "$RC" 0 "an offline run of 10 records: exit status 0"
+head -n 4 "$T/cut/records.jsonl" >"$T/cut4" && cat "$T/cut4" >"$T/cut/records.jsonl"
+sed -n 2p "$T/set.jsonl" | jq -c '.question = "Asked again under a scored id"' >>"$T/grow.jsonl"
+run rag rag-eval -q -c "$T/off.yaml" --resume "$T/cut"
+is "$RC" 3 "--resume of a run whose test set repeats an id: exit status 3"
+is "$(cat "$ERR")" "rag-eval: error: $T/grow.jsonl:11: id \"en-2\" repeats line 2" "...named, with both lines"
+is "$(nlines "$T/cut/records.jsonl")" 4 "...and records.jsonl is as it was"
+sed -i '$d' "$T/grow.jsonl"
+run rag rag-eval -q -c "$T/off.yaml" --resume "$T/cut"
+is "$RC:$(jq -r .id "$T/cut/records.jsonl" | tr '\n' ' ')" "0:$(jq -r .id "$T/set.jsonl" | tr '\n' ' ')" \
+	"mended, --resume finishes it: every case once, in order"
+
 # ---------------------------------------------------------------- the messages
 # Ctrl-C (SIGINT to rag-eval, as a terminal sends it: the pipeline has a process group of its
 # own) while the judge holds its requests: one line for the run, none a record

@@ -249,6 +249,7 @@ check "rag-embsim: the Chinese texts were sent as they are" \
 like "$(cat "$ERR")" 'embedder openai:text-embedding-3-small: 1 request, 12 texts, 12 distinct, 0 from cache' "rag-embsim: the summary counts requests and texts"
 cp "$OUT" "$T/three-scored.jsonl"
 
+
 # the fake's vectors are computed here too: the similarity of record a's question with its
 # first generated question, by hand
 want=$(python3 - "$TOP/tests/fakellm.py" <<'EOF'
@@ -261,6 +262,30 @@ print("%.9f" % max(0, c))
 EOF
 )
 is "$(field a '.similarities.answer_relevancy[0] * 1e9 | round / 1e9' | xargs printf '%.9f')" "$want" "rag-embsim: the cosine of the fake's vectors, as computed by hand"
+
+# The same input, the same requests (issue 35, item 8): a partial batch went out 200 ms after its
+# first text, so a pause in the input (a slow stage upstream) made 2 requests of what --estimate
+# and a quick run make 1. Now a batch goes out full, at the input's end, or with the window full
+# and nothing in flight: the first record, a pause, then the rest: still 1 request, the same
+# texts. (The pause is what the old timer needed to fire; the run with it must give what the run
+# without it gives, so no timing can make this fail, only the old timer pass it.)
+fresh
+run rag rag-embsim -c "$CONF" --estimate <"$T/three-q.jsonl"
+is "$(jq -c '.estimate.requests' "$OUT")" 1 "rag-embsim --estimate: 1 request for the 12 texts"
+fresh
+rm -f "$T/slow.fifo"
+mkfifo "$T/slow.fifo"
+"$BIN/rag-embsim" -c "$CONF" <"$T/slow.fifo" >"$T/slow.out" 2>"$T/slow.err" &
+pid=$!
+exec 7>"$T/slow.fifo"
+head -n 1 "$T/three-q.jsonl" >&7
+sleep 1
+tail -n +2 "$T/three-q.jsonl" >&7
+exec 7>&-
+wait "$pid"
+is "$?:$(emb_requests):$(emb_texts)" "0:1:12" "rag-embsim: the input paused after its first record: still 1 request of 12 texts"
+is "$(jq -c '[.id, .scores.answer_relevancy]' "$T/slow.out")" "$(jq -c '[.id, .scores.answer_relevancy]' "$T/three-scored.jsonl")" \
+	"...and the same scores"
 
 fresh
 run rag rag-embsim -c "$CONF" --model emb-m --dimensions 8 <"$T/three-q.jsonl"

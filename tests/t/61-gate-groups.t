@@ -272,10 +272,76 @@ like "$(cat "$ERR")" 'bad1\.yaml:3:[0-9]+: "faithfulness" of category "billing" 
 printf 'gate:\n  by_category:\n    billing: 0.9\n' >"$T/bad2.yaml"
 run rag rag-gate -c "$T/bad2.yaml" --json "$T/bc.jsonl"
 is "$RC" 2 "by_category: a category that is not a mapping: exit 2"
-like "$(cat "$ERR")" 'the thresholds of category "billing" must be a mapping \(metric: minimum\)' "...said"
+like "$(cat "$ERR")" 'the thresholds of category "billing" must be a mapping \(metric: minimum, or mean: and record: mappings\)' "...said"
 printf 'gate:\n  by_category:\n    billing: {faithfulness: 0.9, faithfulness: 0.5}\n' >"$T/bad3.yaml"
 run rag rag-gate -c "$T/bad3.yaml" --json "$T/bc.jsonl"
 is "$RC" 2 "by_category: a metric twice in one category: exit 2"
 like "$(cat "$ERR")" 'duplicate key "faithfulness" in category "billing"' "...said"
+
+# ---------------------------------------------------------------- gate.by_category's means, by hand
+# A topic gated on its mean (seed 000: a gate per topic on the means): billing 0.95 and 0.85,
+# mean 0.900, holds 0.9; payment 0.85 and 0.7, mean 0.775, misses 0.8, though each of its
+# records passes its per-record 0.6 and the run's mean 0.8375 holds 0.7. So 4 of 4 records pass
+# and the gate fails on payment's mean alone.
+printf 'gate:\n  mean: {faithfulness: 0.7}\n  by_category:\n    billing:\n      mean: {faithfulness: 0.9}\n    payment:\n      mean: {faithfulness: 0.8}\n      record: {faithfulness: 0.6}\n' >"$T/cm.yaml"
+run rag rag-gate -c "$T/cm.yaml" --json --junit "$T/cm.xml" "$T/bc.jsonl"
+is "$RC" 1 "by_category means: payment's 0.775 under its 0.8 fails the gate"
+is "$(js '[.passed, .records, .pass] | @tsv')" "4	4	false" "...though every record passes"
+is "$(js '[.checks[] | select(.check | startswith("mean faithfulness for")) | [.check, .pass, .message]] | tostring')" \
+	'[["mean faithfulness for \"billing\"",true,"faithfulness mean 0.900 >= 0.900 for \"billing\" (gate.by_category; 2 records)"],["mean faithfulness for \"payment\"",false,"faithfulness mean 0.775 < 0.800 for \"payment\" (gate.by_category; 2 records)"]]' \
+	"JSON: a check each, in the configuration's order, with the category's mean"
+is "$(js '[.categories[] | select(.category == "payment") | .metrics[0].mean * 1000 | round] | .[0]')" 775 \
+	"...the mean the categories table shows"
+is "$(js '.thresholds.by_category_mean | tostring')" '{"billing":{"faithfulness":0.9},"payment":{"faithfulness":0.8}}' \
+	"JSON: thresholds.by_category_mean"
+is "$(js '.thresholds.by_category | tostring')" '{"payment":{"faithfulness":0.6}}' "...and record: as thresholds.by_category"
+is "$(js '[.metrics[] | select(.metric == "faithfulness") | .gate_failed] | .[0]')" true \
+	"JSON: the metric's gate failed (its hint is given)"
+like "$(tr -d '\n' <"$T/cm.xml")" '<testcase classname="gate" name="mean faithfulness for &quot;payment&quot;" time="0\.000"> *<failure message="faithfulness mean 0\.775 &lt; 0\.800' \
+	"JUnit: the failed mean a test case of the gate"
+like "$(tr -d '\n' <"$T/cm.xml")" '<testsuite name="payment"[^>]*> *<properties> *<property name="threshold faithfulness" value="0\.600"/> *<property name="threshold mean faithfulness" value="0\.800"/>' \
+	"JUnit: the payment suite's thresholds as properties"
+check "JUnit: valid by the Jenkins JUnit schema" xmllint --noout --schema "$FIXTURES/junit.xsd" "$T/cm.xml"
+run rag rag-gate -c "$T/cm.yaml" "$T/bc.jsonl"
+like "$(cat "$OUT")" 'mean thresholds for "payment": faithfulness>=0\.800 \(gate\.by_category\)' "text: the category's mean threshold shown"
+like "$(cat "$OUT")" 'FAIL faithfulness mean 0\.775 < 0\.800 for "payment" \(gate\.by_category; 2 records\)' "text: its check"
+run rag rag-gate -c "$T/cm.yaml" --markdown "$T/bc.jsonl"
+like "$(cat "$OUT")" 'Mean thresholds for \*\*payment\*\*: faithfulness ≥ 0\.800' "Markdown: shown"
+like "$(cat "$OUT")" '\| faithfulness mean 0\.775 &lt; 0\.800 for "payment" \(gate\.by\\_category; 2 records\)' "Markdown: its check"
+run rag rag-report -c "$T/cm.yaml" "$T/bc.jsonl"
+like "$(cat "$OUT")" 'Mean thresholds for <b>payment</b>: faithfulness &#8805; 0\.800' "HTML report: shown"
+run rag rag-gate -c "$T/cm.yaml" --by topic --json "$T/topic.jsonl"
+is "$(js '[.checks[] | select(.check == "mean faithfulness for \"payment\"") | .pass] | tostring')" '[false]' \
+	"--by topic: the mean of the records whose topic is payment"
+printf 'gate:\n  by_category:\n    hr: {mean: {faithfulness: 0.9}}\n    billing: {faithfulness: 0.5, mean: {faithfulness: 0.9}}\n' >"$T/cm2.yaml"
+run rag rag-gate -c "$T/cm2.yaml" --json "$T/bc.jsonl"
+is "$RC:$(js '[.checks[] | select(.check | startswith("mean ")) | [.pass, (.skipped // false)]] | tostring')" '0:[[true,true],[true,false]]' \
+	"a category the run does not have: skipped; a mean beside per-record thresholds of the old form"
+is "$(js '[.checks[] | select(.check == "mean faithfulness for \"hr\"") | .message] | .[0]')" \
+	'faithfulness: computed on 0 of 0 records (no record of this category in the run): gate skipped' "...said"
+printf 'gate:\n  by_category:\n    billing: {mean: {faithfulness: 2}}\n' >"$T/bad4.yaml"
+run rag rag-gate -c "$T/bad4.yaml" --json "$T/bc.jsonl"
+like "$RC:$(cat "$ERR")" '^2:.*bad4\.yaml:3:[0-9]+: "faithfulness" of category "billing".s mean must be a number between 0 and 1' \
+	"a mean above 1: exit 2, said at its line"
+printf 'gate:\n  by_category:\n    billing: {record: {faithfulness: 0.5}, faithfulness: 0.6}\n' >"$T/bad5.yaml"
+run rag rag-gate -c "$T/bad5.yaml" --json "$T/bc.jsonl"
+like "$RC:$(cat "$ERR")" '^2:.*duplicate key "faithfulness" in category "billing"' "a per-record threshold both ways: a duplicate"
+
+# rag-eval: a configuration whose only thresholds are a category's means gates the run (it was
+# a summary alone), and every file of the run shows the check
+printf '%s\n' '{"id":"a","category":"hr","question":"How long?","answer":"seven days","reference":"seven days"}' \
+	'{"id":"b","category":"hr","question":"How long?","answer":"ten weeks","reference":"seven days"}' \
+	'{"id":"c","category":"it","question":"Is it?","answer":"yes it is","reference":"yes it is"}' >"$T/cm-set.jsonl"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  by_category:\n    hr: {mean: {token_f1: 0.8}}\n' >"$T/cm-eval.yaml"
+run rag rag-eval -q -c "$T/cm-eval.yaml" -m token_f1 -o "$T/cm-run" "$T/cm-set.jsonl"
+is "$RC" 1 "rag-eval: hr's token_f1 mean 0.5 under its 0.8: exit 1"
+like "$(cat "$T/cm-run/gate.txt")" 'FAIL token_f1 mean 0\.500 < 0\.800 for "hr" \(gate\.by_category; 2 records\)' "...gate.txt says why"
+is "$(jq -c '[.pass, (.checks[] | select(.check == "mean token_f1 for \"hr\"") | .pass)]' "$T/cm-run/gate.json")" '[false,false]' \
+	"...gate.json"
+like "$(cat "$T/cm-run/junit.xml")" 'name="mean token_f1 for &quot;hr&quot;"' "...junit.xml"
+like "$(cat "$T/cm-run/summary.md")" 'token\\_f1 mean 0\.500 &lt; 0\.800 for "hr"' "...summary.md"
+like "$(cat "$T/cm-run/report.html")" 'Mean thresholds for <b>hr</b>' "...report.html"
+is "$(jq -c '.config.gate.by_category' "$T/cm-run/run.json")" '{"hr":{"mean":{"token_f1":0.8}}}' \
+	"...run.json's configuration, in the shape it was written"
 
 done_testing

@@ -37,6 +37,17 @@ is "$(jq -r '.intervals.auc | length' "$OUT")" 2 "AUC has a bootstrap interval"
 is "$(jq -r '.ppi.estimate * 10000 | round' "$OUT")" 5975 "PPI estimate: the judge's mean corrected by the labelled differences"
 is "$(jq -c '[.ppi.n_all, .ppi.n_labelled]' "$OUT")" "[5,4]" "PPI over 5 scored, 4 labelled"
 cp "$OUT" "$T/first.json"
+# the corrected mean is a mean of labels, so it stays on their scale: judge 0.92 over 10 records,
+# two labelled with differences -0.8 and 0: 1.32 [0.520, 2.120] by the normal interval, which
+# runs past the scale's 1; clipped: 1 [0.520, 1], and ppi.clipped says so
+{ printf '{"id":"l1","scores":{"faithfulness":0.2},"human":1}\n{"id":"l2","scores":{"faithfulness":1},"human":1}\n'
+  for i in 3 4 5 6 7 8 9 10; do printf '{"id":"u%s","scores":{"faithfulness":1}}\n' "$i"; done; } >"$T/two.jsonl"
+run rag rag-agree --field $F --label human --json "$T/two.jsonl"
+is "$(jq -c '[.ppi.estimate, (.ppi.lo * 1000 | round), .ppi.hi, .ppi.clipped, (.ppi.judge_mean * 1000 | round)]' "$OUT")" '[1,520,1,true,920]' \
+	"PPI with 2 labels: the estimate and its interval clipped to the scale [0, 1]"
+run rag rag-agree --field $F --label human "$T/two.jsonl"
+like "$(cat "$OUT")" 'corrected mean   1\.000 \[0\.520, 1\.000\] \(judge mean 0\.920 over 10 records, corrected by 2 labelled; clipped to the labels. scale\)' \
+	"...said in the text"
 run rag rag-agree --field $F --label human --json <"$T/run.jsonl"
 check "stdin and a FILE operand agree; the same seed, the same intervals" cmp -s "$OUT" "$T/first.json"
 run rag rag-agree --field $F --label human --json --seed 9 <"$T/run.jsonl"

@@ -147,6 +147,13 @@ suite() {
 	run st testset import "$T/broken.jsonl" --name qa
 	is "$RC" 3 "$1: a broken test set: exit 3"
 	like "$(cat "$ERR")" 'broken\.jsonl:[0-9]+:[0-9]+' "$1: named FILE:LINE:COLUMN"
+	# runs match records by id (rag-eval --resume, --baseline, diff): an id that repeats is refused
+	printf '{"id":"q-1","question":"a"}\n{"id":"q-3","question":"b"}\n{"id":"q-3","question":"c"}\n' >"$T/twice.jsonl"
+	run st testset import "$T/twice.jsonl" --name qa
+	is "$RC" 3 "$1: a test set that repeats an id: exit 3"
+	like "$(cat "$ERR")" 'error: .*twice\.jsonl:3: id "q-3" repeats line 2$' "$1: named, with both lines"
+	run st testset export qa
+	is "$(nlines "$OUT")" "$(nlines "$T/setB.jsonl")" "$1: and no version of it stored"
 
 	# four CI jobs at once, and four more on a new store whose schema they all make at once
 	for i in 1 2 3 4; do

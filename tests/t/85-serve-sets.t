@@ -53,6 +53,7 @@ EOF
 printf 'id,question,reference,category\nc1,"one, with a comma","r1",kb\nc2,"two ""quoted""",r2,kb\n' >"$T/cells.csv"
 printf '{"id": "b1", "question": "fine"}\n{"id": "b2", "question": "fine too"}\n{"id": "b3", "question": oops}\n' >"$T/bad.jsonl"
 printf 'id,question\nx1,ok\nx2,"never closed\n' >"$T/bad.csv"
+printf '{"id":"q-3","question":"a"}\n{"id":"q-4","question":"b"}\n{"id":"q-3","question":"c"}\n' >"$T/twice.jsonl"
 printf '[\n  {"id": "j1", "question": "q"},\n  {"id": "j2" "question": "q"}\n]\n' >"$T/bad.json"
 
 # suite BACKEND STORE-URL: every check against one store
@@ -78,6 +79,11 @@ suite() {
 	post /api/testsets "$(body name=bad file=bad.jsonl text=@"$T/bad.jsonl")"
 	is "$CODE" 400 "$be: a broken JSON Lines file: 400"
 	like "$(jq -r .error "$OUT")" '^bad\.jsonl:3:[0-9]+: ' "$be: its error names the file's line 3"
+	post /api/testsets "$(body name=twice file=twice.jsonl text=@"$T/twice.jsonl")"
+	is "$CODE:$(jq -r .error "$OUT")" '400:twice.jsonl:3: id "q-3" repeats line 1' \
+		"$be: a file that repeats an id: 400, naming the id and both lines"
+	get /api/testsets/twice
+	is "$CODE" 404 "$be: ...and no test set made of it"
 	post /api/testsets "$(body name=bad file=bad.csv text=@"$T/bad.csv")"
 	like "$CODE $(jq -r .error "$OUT")" '^400 bad\.csv:3:[0-9]+: unterminated quoted field' "$be: a broken CSV file: FILE:LINE"
 	post /api/testsets "$(body name=bad file=bad.json text=@"$T/bad.json")"
@@ -141,6 +147,8 @@ suite() {
 		"$be: version 3 is writer 1's, writer 2's edit did not land"
 	post /api/testsets/lines/cases "$(jq -n -c --rawfile t "$T/bad.jsonl" '{base_version: 3, ops: [{op: "import", file: "more.jsonl", text: $t}]}')"
 	like "$CODE $(jq -r .error "$OUT")" '^400 more\.jsonl:3:[0-9]+: ' "$be: a bulk import of a broken file: FILE:LINE of the text sent"
+	post /api/testsets/lines/cases "$(jq -n -c --rawfile t "$T/twice.jsonl" '{base_version: 3, ops: [{op: "import", file: "more.jsonl", text: $t}]}')"
+	is "$CODE $(jq -r .error "$OUT")" '400 more.jsonl:3: id "q-3" repeats line 1' "$be: a bulk import of a file that repeats an id: 400"
 	post /api/testsets/lines/cases "$(jq -n -c --rawfile t "$T/cells.csv" '{base_version: 3, ops: [{op: "import", file: "more.csv", text: $t}]}')"
 	is "$CODE:$(jq -c '[.version, .n]' "$OUT")" '200:[4,5]' "$be: a bulk import: the file's cases added, version 4"
 	post /api/testsets/lines/cases '{"base_version":4,"ops":[{"op":"add","case":{"id":"l2","question":"dup"}}]}'

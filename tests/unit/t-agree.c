@@ -223,7 +223,7 @@ int main(void)
 	/* the summary: nulls with reasons, never numbers made up; the sheet's quoting */
 	{
 		double s1[] = {0.1, 0.4, 0.35, 0.8}, y1[] = {0, 0, 1, 1}, g[] = {1, 3, 5, 4};
-		rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 200, 1};
+		rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 200, 1, 0, 1};
 		jv sum = rag_agree_summary(s1, y1, 4, s1, 4, &o), x;
 		char *txt;
 		is_num(rag_json_num(sum, "auc"), 0.75, 1e-12, "summary: auc");
@@ -253,6 +253,55 @@ int main(void)
 		ok(jv_get_kind(x) == JV_KIND_STRING && !strcmp(jv_string_value(x), "no labelled records"), "no pairs: ppi null, said why");
 		jv_free(x);
 		jv_free(sum);
+	}
+	{
+		/* the corrected mean is a mean of labels: it and its interval stay on their scale. Judge
+		 * 0.92 over 10, two labels whose differences are -0.8 and 0 (rectifier -0.4): 1.32, se
+		 * sqrt(0.064/10 + 0.32/2) = 0.4079, [0.520, 2.120] by the normal interval; clipped,
+		 * 1 [0.520, 1] */
+		double all[] = {0.2, 1, 1, 1, 1, 1, 1, 1, 1, 1}, js[] = {0.2, 1}, hs[] = {1, 1};
+		rag_agree_opts o = {0.5, 0.95, RAG_AGREE_F1, 200, 1, 0, 1};
+		rag_agree_ppi_est raw;
+		jv sum = rag_agree_summary(js, hs, 2, all, 10, &o), p = rag_json_get(jv_copy(sum), "ppi");
+		char *txt;
+		rag_agree_ppi(all, 10, js, hs, 2, 0.95, &raw, &why);
+		ok(raw.estimate > 1.3 && raw.hi > 2, "ppi: the normal interval of two labels runs past 1 (%.3f [%.3f, %.3f])",
+		   raw.estimate, raw.lo, raw.hi);
+		is_num(rag_json_num(p, "estimate"), 1, 0, "summary: the estimate clipped to the scale's 1");
+		is_num(rag_json_num(p, "hi"), 1, 0, "...and its upper bound");
+		is_num(rag_json_num(p, "lo"), raw.lo, 1e-12, "...its lower bound, inside, as it was (%.3f)", raw.lo);
+		ok(rag_json_true(p, "clipped"), "...ppi.clipped says so");
+		is_num(rag_json_num(p, "judge_mean"), 0.92, 1e-12, "...the judge's mean as it is");
+		txt = rag_agree_text(sum);
+		ok(strstr(txt, "corrected mean   1.000 [0.520, 1.000] (judge mean 0.920 over 10 records, corrected by 2 labelled; "
+		           "clipped to the labels' scale)") != NULL, "text: said");
+		free(txt);
+		jv_free(p);
+		jv_free(sum);
+		o.scale_lo = 1;
+		o.scale_hi = 5;
+		{
+			double g5[] = {2, 5}, j5[] = {1.8, 4.4};   /* d -0.2 and -0.6: 4.62 + 0.4, past 5 */
+			double a5[] = {1.8, 4.4, 4.9, 4.95, 5, 5, 5, 5};
+			sum = rag_agree_summary(j5, g5, 2, a5, 8, &o);
+			p = rag_json_get(jv_copy(sum), "ppi");
+			ok(rag_json_num(p, "hi") == 5 && rag_json_num(p, "lo") >= 1 && rag_json_true(p, "clipped"),
+			   "--scale 1-5: clipped to 5, not 1 (%.3f [%.3f, %.3f])", rag_json_num(p, "estimate"), rag_json_num(p, "lo"),
+			   rag_json_num(p, "hi"));
+			jv_free(p);
+			jv_free(sum);
+		}
+		o.scale_lo = 0;
+		o.scale_hi = 1;
+		{
+			double a8[] = {0.5, 0.6, 0.5, 0.6, 0.5, 0.6, 0.5, 0.6}, j2[] = {0.5, 0.6}, h2[] = {0.5, 0.5};
+			sum = rag_agree_summary(j2, h2, 2, a8, 8, &o);
+			p = rag_json_get(jv_copy(sum), "ppi");
+			ok(jv_get_kind(jv_object_get(jv_copy(p), jv_string("clipped"))) == JV_KIND_FALSE,
+			   "an interval inside the scale: clipped false");
+			jv_free(p);
+			jv_free(sum);
+		}
 	}
 	{
 		jv rows = JV_ARRAY(JV_OBJECT(jv_string("id"), jv_string("q1"), jv_string("answer"), jv_string("a, \"b\"|c"),

@@ -276,6 +276,56 @@ static void quantities(void)
 	}
 }
 
+/* A number counts only where it stands with the words it qualifies: a claim whose number was
+ * swapped for another number of the same context is not supported (issue 35, item 9). */
+static void swapped_numbers(void)
+{
+	static const char *const returns[] = {
+		"Unused items can be returned within 7 days of delivery. Orders over 30 dollars ship for free.", NULL,
+	};
+	static const char *const zh[] = {
+		"订单超过3天未发货，可以申请退款。商品签收后5天内可以无理由退货。", NULL,
+	};
+	jv v;
+
+	v = verify((const char *const[]){ "Unused items can be returned within 30 days.",
+	                                  "Unused items can be returned within 7 days.",
+	                                  "Orders over 30 dollars ship for free.", NULL }, returns, 0.6);
+	ok(!verdict_of(v, 0), "en: 30 of the context, but with dollars: returned within 30 days not supported");
+	is_str(reason_of(v, 0), "number 30 not with its words in context 1", "...the reason says where it is not");
+	is_num(graded(v, 0), 0.5, 1e-9, "...scored as a number missing");
+	ok(verdict_of(v, 1) && verdict_of(v, 2), "en: each number with its own words: supported");
+	jv_free(v);
+
+	v = verify((const char *const[]){ "订单超过5天未发货可以申请退款。", "订单超过3天未发货可以申请退款。",
+	                                  "商品签收后5天内可以无理由退货。", NULL }, zh, 0.6);
+	ok(!verdict_of(v, 0), "zh: 5天 of the context, but with 签收: 超过5天未发货 not supported (%s)", reason_of(v, 0));
+	is_str(reason_of(v, 0), "number 5天 not with its words in context 1", "zh: ...the reason names the quantity");
+	ok(verdict_of(v, 1) && verdict_of(v, 2), "zh: each quantity with its own words: supported");
+	jv_free(v);
+
+	/* across contexts too: the words in one, the swapped number in the other */
+	v = verify((const char *const[]){ "Unused items can be returned within 30 days.", NULL },
+	           (const char *const[]){ "Unused items can be returned within 7 days of delivery.",
+	                                  "Orders over 30 dollars ship for free.", NULL }, 0.6);
+	ok(!verdict_of(v, 0), "en: not by the contexts together either (%s)", reason_of(v, 0));
+	jv_free(v);
+
+	/* a number stated in the sentence after its words, no other number beside them: still found */
+	v = verify((const char *const[]){ "Einstein received the Nobel Prize in 1921.", NULL },
+	           (const char *const[]){ "In 1905 Einstein wrote four papers. Later Einstein received the Nobel Prize. "
+	                                  "That was in 1921.", NULL }, 0.6);
+	ok(verdict_of(v, 0), "en: a number in the sentence after its words, none other there: supported (%s)",
+	   reason_of(v, 0));
+	jv_free(v);
+	v = verify((const char *const[]){ "The Basic plan costs 20 dollars a month.", "The Pro plan costs 20 dollars a month.",
+	                                  NULL },
+	           (const char *const[]){ "The Basic plan costs 10 dollars a month. The Pro plan costs 20 dollars a month.",
+	                                  NULL }, 0.6);
+	ok(!verdict_of(v, 0) && verdict_of(v, 1), "en: a price given to the other plan is not supported, its own is");
+	jv_free(v);
+}
+
 /* Markup is no sentence: a table row and a heading are units of their own, a "No" cell denies
  * nothing, and in an answer a title (a heading, a bold label, a table's header row) is no claim. */
 static void markup(void)
@@ -857,6 +907,7 @@ int main(void)
 	chinese();
 	zh_clauses();
 	quantities();
+	swapped_numbers();
 	markup();
 	evidence_window();
 	refusals();

@@ -117,11 +117,22 @@ static void feed_check(feed *f, int fd)
 /* A thread reading the output pipe to its end. */
 typedef struct collector { int fd; buf out; } collector;
 
+/* A reader that holds off until the tool says (t_idle_output): set, the collector reads nothing */
+static volatile sig_atomic_t out_gate;
+static int out_pipe_size;   /* the output pipe's capacity when set (F_SETPIPE_SZ), else the default */
+
 static void *collect(void *arg)
 {
 	collector *c = arg;
 	char b[8192];
 	ssize_t n;
+	int waits = 0;
+	/* the flag is the tool's: it clears it on what the stream says. A stream that never says
+	 * it would wait for this reader for ever: after 10 s it reads anyway, and the test fails */
+	while (out_gate && waits++ < 10000) {
+		struct pollfd none = {-1, 0, 0};
+		poll(&none, 1, 1);
+	}
 	while ((n = read(c->fd, b, sizeof b)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0) buf_add(&c->out, b, (size_t)n);
 	close(c->fd);
@@ -136,6 +147,8 @@ typedef struct tool {
 	int async;                /* hold every record in start, release it in run */
 	int order;                /* which held records run() releases */
 	int until_full;           /* release only when the stream cannot read (window full or EOF) */
+	int keep_newest;          /* with until_full: never on RAG_STREAM_OUTPUT, and the newest held
+	                           * stays held until the input ends (a batch that waits for more) */
 	long remote_every;        /* a judge failure on every Nth line */
 	long bad_async;           /* an input error on this line, raised in run() before the release */
 	const char *need;         /* a field a record must have, else an input error in start */
@@ -148,6 +161,10 @@ typedef struct tool {
 	/* what it saw */
 	long starts, finishes, cancels, cancelled, runs, full_waits, blind, done;
 	long inflight, max_inflight, window;
+	long why[4];              /* run's fd < 0 by its reason: why[-fd] (RAG_STREAM_FULL, _ENDED, _OUTPUT) */
+	long full_not_full;       /* RAG_STREAM_FULL with room in the window (no budget set) */
+	long ended_early;         /* RAG_STREAM_ENDED before every line was started */
+	long lines;               /* the lines of the input, when the test says */
 	long big_company;         /* records in flight when a line over 60,000 bytes started, it too */
 	size_t last_start, last_finish, last_observe;
 	int disorder;             /* start, finish or observe out of input order, or finish while pending */
@@ -238,6 +255,22 @@ static int t_run(void *ctx, int fd, double timeout)
 	if (interrupted && t->hook) return 0;   /* the signal came while records were held: cancel takes them */
 	feed_check(t->f, fd);
 	if (fd < 0 && t->inflight == t->window) t->full_waits++;
+	if (fd < 0 && -fd < 4) t->why[-fd]++;
+	if (fd == RAG_STREAM_FULL && t->inflight < t->window) t->full_not_full++;
+	if (fd == RAG_STREAM_ENDED && t->lines && t->starts < t->lines) t->ended_early++;
+	if (fd == RAG_STREAM_OUTPUT || fd == RAG_STREAM_ENDED) out_gate = 0;
+	if (t->keep_newest && fd >= RAG_STREAM_OUTPUT) {
+		if (t->nheld > 1 && fd < 0 && fd != RAG_STREAM_OUTPUT) {
+			size_t i, newest = 0;
+			for (i = 1; i < t->nheld; i++)
+				if (t->held[i]->lineno > t->held[newest]->lineno) newest = i;
+			for (i = t->nheld; i-- > 0;)
+				if (i != newest) release(t, i, "done");
+		} else if (t->nheld && fd == RAG_STREAM_ENDED) {
+			while (t->nheld) release(t, t->nheld - 1, "done");
+		}
+		return fd >= 0 && poll(&p, 1, (int)(timeout * 1000)) > 0;
+	}
 	if (t->nheld && (!t->until_full || fd < 0)) {
 		t->blind = 0;
 		if (t->order == RANDOM) {
@@ -327,6 +360,7 @@ static void run_stream(const char *data, size_t len, size_t piece, int sync, int
 
 	memset(r, 0, sizeof *r);
 	if (pipe(inp) || pipe(outp)) abort();
+	if (out_pipe_size) fcntl(outp[1], F_SETPIPE_SZ, out_pipe_size);
 	f.fd = inp[1];
 	f.data = data;
 	f.len = len;
@@ -698,6 +732,74 @@ static void t_window(void)
 	}
 }
 
+/* Why the stream waits for no input, as run() is told (stream.h): a full window is
+ * RAG_STREAM_FULL, the input's end RAG_STREAM_ENDED, and neither is said where it is not so: a
+ * tool that batches records' work sends a partial batch on them, and on nothing else, so that
+ * its batches are the input's alone (rag-embsim's, issue 35 item 8). */
+static void t_idle_why(void)
+{
+	static const size_t pieces[] = {0, 7};
+	size_t k;
+	for (k = 0; k < sizeof pieces / sizeof *pieces; k++) {
+		buf in = {0};
+		rag_stream_opts o = opts(NULL, 4, 0);
+		tool t;
+		result r;
+		int i;
+		for (i = 1; i <= 30; i++) buf_printf(&in, "{\"i\":%d}\n", i);
+		tool_init(&t);
+		t.async = t.until_full = 1;
+		t.lines = 30;
+		run_stream(in.p, in.n, pieces[k], pieces[k] != 0, OUT_PIPE, &o, &t, &r);
+		ok(r.rc == RAG_EXIT_OK && count_char(buf_str(&r.out), '\n') == 30 && !t.stuck, "idle (pieces of %zu): 30 lines",
+		   pieces[k]);
+		ok(t.why[-RAG_STREAM_FULL] > 0 && t.full_not_full == 0,
+		   "idle (pieces of %zu): RAG_STREAM_FULL %ld times, each with the window full", pieces[k], t.why[-RAG_STREAM_FULL]);
+		ok(t.why[-RAG_STREAM_ENDED] > 0 && t.ended_early == 0,
+		   "idle (pieces of %zu): RAG_STREAM_ENDED %ld times, only once every line was taken", pieces[k],
+		   t.why[-RAG_STREAM_ENDED]);
+		buf_free(&r.out);
+		tool_free(&t);
+		buf_free(&in);
+	}
+}
+
+/* A reader slower than the input is no reason to send a partial batch: with the output held
+ * back (a reader that takes nothing until the stream says so), the budget full only of it and a
+ * record still held, the tool is told RAG_STREAM_OUTPUT, not RAG_STREAM_FULL; it keeps its
+ * newest record for more, and the run ends with every line, in order. */
+static void t_idle_output(void)
+{
+	buf in = {0};
+	rag_stream_opts o = opts(NULL, 256, 0);
+	tool t;
+	result r;
+	int i;
+	for (i = 1; i <= 60; i++) {
+		char line[64];
+		int n = snprintf(line, sizeof line, "{\"i\":%d,\"pad\":\"", i);
+		buf_add(&in, line, (size_t)n);
+		for (; n < 1000 - 2; n++) buf_add(&in, "x", 1);
+		buf_add(&in, "\"}\n", 3);
+	}
+	o.budget = 128 << 10;
+	tool_init(&t);
+	t.async = t.until_full = t.keep_newest = 1;
+	t.lines = 60;
+	out_gate = 1;
+	out_pipe_size = 4096;
+	run_stream(in.p, in.n, 0, 0, OUT_PIPE, &o, &t, &r);
+	out_pipe_size = 0;
+	out_gate = 0;
+	ok(r.rc == RAG_EXIT_OK && count_char(buf_str(&r.out), '\n') == 60 && !t.disorder, "slow reader: 60 lines, in order");
+	ok(t.why[-RAG_STREAM_OUTPUT] > 0, "slow reader: the tool was told RAG_STREAM_OUTPUT (%ld times; FULL %ld, ENDED %ld)",
+	   t.why[-RAG_STREAM_OUTPUT], t.why[-RAG_STREAM_FULL], t.why[-RAG_STREAM_ENDED]);
+	ok(t.ended_early == 0, "slow reader: RAG_STREAM_ENDED only once every line was taken");
+	buf_free(&r.out);
+	tool_free(&t);
+	buf_free(&in);
+}
+
 /* The byte budget: lines of 100 bytes count 12 x 100 + 1024 = 2224 each, so a budget of 65536
  * holds 29 of them, whatever the window; a line over the whole budget goes alone, and nothing
  * is lost or reordered around it. */
@@ -968,6 +1070,8 @@ int main(void)
 	t_long();
 	t_strict();
 	t_window();
+	t_idle_why();
+	t_idle_output();
 	t_budget();
 	t_big();
 	t_no_output();

@@ -85,6 +85,22 @@ static const char *lines_of(const char *name, const char *text)
 	return r;
 }
 
+/* A test set to score or keep (rag_testset_read), read whole and record by record (which
+ * refuses a repeat as it does): the records, or "invalid" with the one message in err. */
+static const char *read_set(const char *name, const char *text)
+{
+	jv whole, two[2];
+	err[0] = 0;
+	whole = rag_testset_read(text, strlen(text), name, RAG_TESTSET_AUTO, err, sizeof err);
+	streamed(name, text, two);
+	ok(!strcmp(err, serr) && jv_is_valid(whole) == jv_is_valid(two[0]) &&
+	   (!jv_is_valid(whole) || same(jv_copy(whole), jv_copy(two[0]))),
+	   "read whole and record by record, the same (%.40s): %s", name, serr);
+	jv_free(two[0]);
+	jv_free(two[1]);
+	return dump(whole);
+}
+
 int main(void)
 {
 	/* detection */
@@ -213,6 +229,47 @@ int main(void)
 			jv_free(recs);
 			rag_buf_free(&b);
 		}
+	}
+	/* each id once in a test set to score or keep: --resume and --baseline match records by id,
+	 * and a repeated one hid a record (issue 35, item 6) */
+	is_str(read_set("t.jsonl", "{\"id\":\"q-1\"}\n{\"id\":\"q-2\"}\n{\"id\":\"q-3\"}\n{\"id\":\"q-2\"}\n"),
+	       "invalid", "JSON Lines: an id that repeats is refused");
+	is_str(err, "t.jsonl:4: id \"q-2\" repeats line 2", "...naming the id and both lines");
+	is_str(read_set("t.json", "[\n  {\"id\": \"a\"},\n  {\n    \"id\": \"b\"\n  },\n  {\"id\": \"a\"}\n]\n"), "invalid",
+	       "a JSON array: refused");
+	is_str(err, "t.json:6: id \"a\" repeats line 2", "...at the lines its records start on");
+	is_str(read_set("t.csv", "id,question\nd,q\ne,r\nd,s\n"), "invalid", "CSV: refused");
+	is_str(err, "t.csv:4: id \"d\" repeats line 2", "...by its rows' lines");
+	is_str(read_set("t.jsonl", "{\"id\":7}\n{\"id\":\"7\"}\n"), "invalid", "a number id and its text are one id");
+	is_str(err, "t.jsonl:2: id \"7\" repeats line 1", "...named as text");
+	is_str(read_set("t.jsonl", "{\"sampleId\":\"s\"}\n{\"id\":\"s\"}\n"), "invalid", "an id given by its alias too");
+	is_str(read_set("t.jsonl", "{\"q\":1}\n{\"id\":\"case-1\"}\n"), "invalid",
+	       "a given id equal to the case-N of a record without one is refused");
+	is_str(err, "t.jsonl:2: id \"case-1\" repeats line 1 (the record on line 1 has no id: \"case-1\" is the one its "
+	       "place in the file gives it)", "...saying which record has none");
+	is_str(read_set("t.jsonl", "{\"id\":\"case-2\"}\n{\"q\":1}\n"), "invalid", "...in either order");
+	is_str(err, "t.jsonl:2: id \"case-2\" repeats line 1 (the record on line 2 has no id: \"case-2\" is the one its "
+	       "place in the file gives it)", "...saying which record has none");
+	is_str(read_set("t.jsonl", "{\"id\":\"a\"}\n{\"q\":1}\n{\"id\":\"case-3\"}\n{\"id\":\"A\"}\n"),
+	       "[{\"id\":\"a\"},{\"id\":\"case-2\",\"q\":1},{\"id\":\"case-3\"},{\"id\":\"A\"}]",
+	       "ids that differ (in case too), a made one beside a given one of another place: read");
+	{
+		const char *rows = "id,label\nd,1\nd,0\n";
+		is_str(dump(rag_testset_parse(rows, strlen(rows), "l.csv", RAG_TESTSET_AUTO, err, sizeof err)),
+		       "[{\"id\":\"d\",\"label\":\"1\"},{\"id\":\"d\",\"label\":\"0\"}]",
+		       "rows of a sheet (rag_testset_parse: rag-agree's labels, rag-gen --check) may repeat an id");
+	}
+	{
+		/* record by record, the records before the repeat are given, then the reading stops */
+		const char *text = "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\"}\n{\"id\":\"c\"}\n";
+		FILE *f = fmemopen((void *)text, strlen(text), "r");
+		jv two[2] = {jv_array(), jv_array()};
+		int rc = rag_testset_each(f, "s.jsonl", RAG_TESTSET_AUTO, NULL, take, two, serr, sizeof serr);
+		is_str(dump(jv_copy(two[0])), "[{\"id\":\"a\"},{\"id\":\"b\"}]", "record by record: those before the repeat");
+		ok(rc == -1 && !strcmp(serr, "s.jsonl:3: id \"a\" repeats line 1"), "...then -1 with the message: %s", serr);
+		jv_free(two[0]);
+		jv_free(two[1]);
+		fclose(f);
 	}
 	return done_testing();
 }

@@ -164,7 +164,7 @@
 		return b;
 	}
 	function post(path, b) {
-		return fetch(path, {
+		return fetch(R.api(path), {
 			method: "POST", credentials: "same-origin",
 			headers: { "Content-Type": "application/json", "X-CSRF-Token": R.csrf() || "" },
 			body: JSON.stringify(b)

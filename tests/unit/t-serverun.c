@@ -321,16 +321,11 @@ static void profiles(void)
 	rag_config_free(&cfg);
 	free(y);
 	{
-		/* the profile allows those endpoints */
-		char *allowing = rag_xasprintf("%s%s", team, "llm:\n  allow_urls: [http://judge.internal:8001/]\n");
-		char *t2 = rag_xstrdup(team), *p;
-		/* one llm section: the allow-list put into the profile's own */
-		p = strstr(t2, "  timeout: 17\n");
-		free(allowing);
-		allowing = rag_xasprintf("%.*s  allow_urls: [http://judge.internal:8001/]\n%s", (int)(p - t2), t2, p);
-		p = strstr(allowing, "  headers:\n");
-		free(t2);
-		t2 = rag_xasprintf("%.*s  allow_urls: http://svc.internal:81/ask\n%s", (int)(p - allowing), allowing, p);
+		/* the profile allows those endpoints: an allow-list in its own llm and collect sections */
+		const char *at = strstr(team, "  timeout: 17\n");
+		char *t1 = rag_xasprintf("%.*s  allow_urls: [http://judge.internal:8001/]\n%s", (int)(at - team), team, at), *t2;
+		at = strstr(t1, "  headers:\n");
+		t2 = rag_xasprintf("%.*s  allow_urls: http://svc.internal:81/ask\n%s", (int)(at - t1), t1, at);
 		is_int(merge(t2, "{\"testset\":\"qa\",\"profile\":\"team\",\"judge_base_url\":\"http://judge.internal:8001/v1\","
 		                 "\"service_url\":\"http://svc.internal:81/ask?x=1\"}", &y, &own, err, sizeof err),
 		       0, "the same form over a profile whose allow_urls name them");
@@ -340,8 +335,8 @@ static void profiles(void)
 		is_str(withheld_s, "", "none left out");
 		rag_config_free(&cfg);
 		free(y);
+		free(t1);
 		free(t2);
-		free(allowing);
 	}
 	is_int(merge("llm:\n  base_url: http://j/v1/\n", "{\"testset\":\"qa\",\"profile\":\"p\"}", &y, &own, err, sizeof err),
 	       0, "a profile of rag-serve's endpoint and no key");

@@ -9,7 +9,7 @@
 # (bench_records_store's records, about 880 bytes a record; one `rag-store add RUNDIR` a run, its
 # run.json giving the id runI, a start spread over November 2026, the label vK (K = I mod 4 + 1),
 # a commit and the test set qa), timed as a whole; checks the store's counts (GET /api/info).
-# Then starts bin/rag-serve on 127.0.0.1:0 (libmicrohttpd, one thread) and, on each endpoint in
+# Then starts bin/rag-serve on 127.0.0.1:0 (libmicrohttpd) and, on each endpoint in
 # turn, runs wrk (HTTP/1.1, keep-alive) with CLIENTS (default 50) connections on THREADS
 # (default 2) threads for SECONDS (default 60), each request's path drawn by bench/serve.lua
 # (pages of 20, as the page asks for them):
@@ -23,7 +23,7 @@
 # (ms, wrk's), requests/s, rag-serve's peak resident memory during that endpoint (VmHWM of
 # /proc/PID/status, reset before each endpoint through /proc/PID/clear_refs) and the CPU it
 # used (utime + stime of /proc/PID/stat over the endpoint's seconds: 100 % is one core, all a
-# one-thread server can have). Each endpoint's first path is asked once with curl before its
+# server that uses the store one request at a time can have). Each endpoint's first path is asked once with curl before its
 # load, its reply checked. Nothing leaves 127.0.0.1. wrk is Debian's package wrk
 # (`sh mk/deps.sh install bench`).
 # --smoke: 3 runs of 50 records, 4 clients, 2 s an endpoint (a check that the script works).
@@ -91,7 +91,8 @@ build() {
 # serve_start STORE: rag-serve on a free loopback port, its PID in SPID, its URL in URL
 SPID=
 serve_start() {
-	"$BIN/rag-serve" --store "$1" --listen 127.0.0.1:0 --work-dir "$W/work" 2>"$W/serve.err" &
+	# wrk's connections all come from 127.0.0.1: no limit a client
+	"$BIN/rag-serve" --store "$1" --listen 127.0.0.1:0 --work-dir "$W/work" --per-client 0 2>"$W/serve.err" &
 	SPID=$!
 	_i=0
 	while ! grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$W/serve.err" && kill -0 "$SPID" 2>/dev/null && [ $_i -lt 200 ]; do

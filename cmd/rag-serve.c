@@ -1,8 +1,11 @@
 /* rag-serve - a local web page and a JSON API over the run store: the runs (filtered, paged),
- * one run's summary and its records paged from the store, the test sets, reviewers' marks. The HTTP server is
- * libmicrohttpd's (one internal thread, so the store is used by one request at a time); what
- * the replies say is lib/serve.c's. This file: the options, the checks every request passes
- * (Host, the token, Origin and the CSRF token on a write, the body's size), and the signals. */
+ * one run's summary and its records paged from the store, the test sets, reviewers' marks. The
+ * HTTP server is libmicrohttpd's, a thread a connection, so that a slow client or a request
+ * waiting on the store stops no other; the store is used by one request at a time (its lock,
+ * waited on --store-wait seconds at most); what the replies say is lib/serve.c's. This file:
+ * the options, the limits on clients (connections, per client, a deadline to send a request),
+ * the checks every request passes (Host, the token, Origin and the CSRF token on a write, the
+ * body's size), and the signals. */
 #include "tool.h"
 #include "base.h"
 #include "config.h"
@@ -19,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -26,7 +32,8 @@ static const char usage[] =
 	"Serve a web page and a JSON API over the run store (rag-store): the runs, a run's summary and\n"
 	"its records, the test sets. Prints the URL it serves on stderr; SIGINT or SIGTERM stops it.\n";
 
-enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE, OPT_WORK_DIR, OPT_RAG_EVAL, OPT_PROFILES };
+enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE, OPT_WORK_DIR, OPT_RAG_EVAL, OPT_PROFILES, OPT_MAX_CONN,
+       OPT_PER_IP, OPT_REQ_TIMEOUT, OPT_STORE_WAIT, OPT_TRUSTED_PROXY, OPT_BASE_PATH };
 
 static const rag_opt options[] = {
 	{"store", 0, OPT_STORE, "URL", NULL, "the store: sqlite:///PATH, a file's path or postgresql://...\n"
@@ -42,6 +49,17 @@ static const rag_opt options[] = {
 	 "rag-serve, else rag-eval in PATH)"},
 	{"profiles", 0, OPT_PROFILES, "DIR", RAG_ARG_FILE, "the Run tab's profiles: a directory of rag-config(5)\n"
 	 "files, NAME.yaml each, that a run may start from"},
+	{"max-connections", 0, OPT_MAX_CONN, "N", NULL, "connections served at once, each its thread (default 1024)"},
+	{"per-client", 0, OPT_PER_IP, "N", NULL, "connections at once from one client address (default 16; 0: no\n"
+	 "limit)"},
+	{"request-timeout", 0, OPT_REQ_TIMEOUT, "SECONDS", NULL, "the time a client has to send a whole request, from\n"
+	 "its connection or its last reply, however it trickles in (default 10)"},
+	{"store-wait", 0, OPT_STORE_WAIT, "SECONDS", NULL, "the longest a request waits for the store, held by\n"
+	 "another request or process, before 503 (default 5)"},
+	{"trusted-proxy", 0, OPT_TRUSTED_PROXY, "ADDR", NULL, "the address of a reverse proxy in front: its requests'\n"
+	 "X-Forwarded-Proto, -Host and -Prefix are honoured (no one else's)"},
+	{"base-path", 0, OPT_BASE_PATH, "PATH", NULL, "the path the pages are served under behind a proxy\n"
+	 "(/ragpipe/: links, the cookie and a request's path within it)"},
 	RAG_OPT_END
 };
 
@@ -60,6 +78,15 @@ typedef struct server {
 	char csrf[65], session[65], login[65];   /* random hex; login: "" once used */
 	rag_store *store;
 	pthread_mutex_t lock;                    /* the one-time login code */
+	pthread_mutex_t store_lock;              /* the store: one request at a time */
+	long max_conn, per_ip, req_timeout, store_wait;
+	int per_ip_set;
+	const char *proxy_opt;                   /* --trusted-proxy */
+	int proxy_family;                        /* AF_INET or AF_INET6: a proxy's address; 0: none */
+	unsigned char proxy_addr[16];
+	char *base_path;                         /* --base-path without its trailing '/', or "" */
+	pthread_mutex_t conns_lock;              /* conns, and each one's fields */
+	struct conn *conns;                      /* the connections open */
 	char err[RAG_ERRLEN];
 } server;
 
@@ -67,6 +94,35 @@ typedef struct request {
 	rag_buf body;             /* a write's body, at most MAX_BODY */
 	int too_big;
 } request;
+
+/* What a request says of where it came from: behind a trusted reverse proxy (--trusted-proxy,
+ * and this request from its address), the proxy's X-Forwarded-* headers; else the request's
+ * own, plain http, and --base-path */
+typedef struct origin {
+	int proxied;
+	const char *scheme;       /* "http" or "https" */
+	const char *host;         /* X-Forwarded-Host's first, else Host (borrowed from the request) */
+	char *prefix;             /* the path prefix without its trailing '/', or "" (malloc'ed) */
+	int stripped;             /* the proxy took the prefix off the path (X-Forwarded-Prefix) */
+	char hostbuf[256];
+} origin;
+
+/* A connection, from libmicrohttpd's start to its close (on_connection): whether a request is
+ * being read and since when, for the deadline that bytes do not extend (sweep) */
+typedef struct conn {
+	int fd;
+	double t0;                /* the connection, or the last reply: when the request began */
+	int reading;              /* a request is being read: not handled yet */
+	int cut;                  /* shut down by sweep */
+	struct conn *prev, *next;
+} conn;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int random_hex(char *out, size_t nbytes)
 {
@@ -89,7 +145,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, unsigned st, struct 
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	MHD_add_response_header(r, "Content-Security-Policy",
 	                        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-	                        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
+	                        "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'");
 	ret = MHD_queue_response(c, st, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -110,9 +166,12 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned st, const c
 	return send_json(c, st, JV_OBJECT(jv_string("error"), jv_string(msg)));
 }
 
-static enum MHD_Result send_file(server *sv, struct MHD_Connection *c, const char *url)
+/* the page's <base href="/">: where its files and the API are, under a path prefix */
+#define PAGE_BASE "<base href=\"/\">"
+
+static enum MHD_Result send_file(struct MHD_Connection *c, const char *url, const char *prefix)
 {
-	char *file = NULL, *text, err[RAG_ERRLEN];
+	char *file = NULL, *text, err[RAG_ERRLEN], *at;
 	const char *type = NULL;
 	size_t len;
 	int st = rag_serve_static(rag_datadir(), url, &file, &type);
@@ -121,14 +180,59 @@ static enum MHD_Result send_file(server *sv, struct MHD_Connection *c, const cha
 	text = rag_read_file(file, &len, err, sizeof err);
 	free(file);
 	if (!text) return send_error(c, 404, "not found");
+	if (*prefix && !strncmp(type, "text/html", 9) && (at = strstr(text, PAGE_BASE))) {
+		/* prefix is rag_serve_base_path's: nothing in it to escape */
+		char *t = rag_xasprintf("%.*s<base href=\"%s/\">%s", (int)(at - text), text, prefix, at + strlen(PAGE_BASE));
+		free(text);
+		text = t;
+		len = strlen(t);
+	}
 	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-	(void)sv;
 	return send_reply(c, 200, r, type);
 }
 
 static const char *get_arg(void *ctx, const char *name)
 {
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* ---------------------------------------------------------------- behind a proxy */
+
+/* does c come from the trusted proxy's address? */
+static int from_proxy(const server *sv, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	if (!sv->proxy_family || !sa || sa->sa_family != sv->proxy_family) return 0;
+	if (sa->sa_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)sa)->sin_addr, sv->proxy_addr, 4);
+	return !memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, sv->proxy_addr, 16);
+}
+
+/* X-Forwarded-* are a client's word: honoured only from the proxy --trusted-proxy names */
+static void origin_of(const server *sv, struct MHD_Connection *c, origin *o)
+{
+	const char *proto, *fhost, *pre;
+	memset(o, 0, sizeof *o);
+	o->scheme = "http";
+	o->host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	o->proxied = from_proxy(sv, c);
+	if (o->proxied) {
+		proto = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Forwarded-Proto");
+		fhost = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Forwarded-Host");
+		pre = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Forwarded-Prefix");
+		if (proto && !strcasecmp(proto, "https")) o->scheme = "https";
+		if (fhost && *fhost) {
+			/* the first of a list: the one the client named */
+			size_t n = strcspn(fhost, ", ");
+			if (n && n < sizeof o->hostbuf) {
+				memcpy(o->hostbuf, fhost, n);
+				o->host = o->hostbuf;
+			}
+		}
+		if (pre && *pre && (o->prefix = rag_serve_base_path(pre))) o->stripped = 1;
+	}
+	if (!o->prefix) o->prefix = rag_xstrdup(sv->base_path);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -150,7 +254,7 @@ static int authorized(server *sv, struct MHD_Connection *c)
 }
 
 /* GET /login?code=CODE: the one-time code printed at start sets the session's cookie */
-static enum MHD_Result login(server *sv, struct MHD_Connection *c)
+static enum MHD_Result login(server *sv, struct MHD_Connection *c, const origin *o)
 {
 	const char *code = get_arg(c, "code");
 	struct MHD_Response *r;
@@ -162,42 +266,65 @@ static enum MHD_Result login(server *sv, struct MHD_Connection *c)
 	pthread_mutex_unlock(&sv->lock);
 	if (!ok) return send_error(c, 403, "this login link is not valid (or was used already)");
 	r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
-	cookie = rag_xasprintf("rag_session=%s; Path=/; HttpOnly; SameSite=Strict", sv->session);
+	/* the pages' path, and Secure where the browser came by https (a proxy's TLS) */
+	cookie = rag_xasprintf("rag_session=%s; Path=%s/; HttpOnly; SameSite=Strict%s", sv->session, o->prefix,
+	                       strcmp(o->scheme, "https") ? "" : "; Secure");
 	MHD_add_response_header(r, "Set-Cookie", cookie);
-	MHD_add_response_header(r, "Location", "/");
+	free(cookie);
+	cookie = rag_xasprintf("%s/", o->prefix);
+	MHD_add_response_header(r, "Location", cookie);
 	free(cookie);
 	return send_reply(c, 303, r, "text/plain");
 }
 
+/* the store's lock, waited on --store-wait seconds at most: 0, or -1 (the store is busy) */
+static int store_take(server *sv)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += sv->store_wait;
+	return pthread_mutex_timedlock(&sv->store_lock, &ts) == 0 ? 0 : -1;
+}
+
+static enum MHD_Result store_busy(struct MHD_Connection *c)
+{
+	jv d = jv_dump_string(JV_OBJECT(jv_string("error"), jv_string("the store is busy (another request or process "
+	                                                              "holds it): try again")), 0);
+	struct MHD_Response *r = MHD_create_response_from_buffer((size_t)jv_string_length_bytes(jv_copy(d)),
+	                                                         rag_xstrdup(jv_string_value(d)), MHD_RESPMEM_MUST_FREE);
+	jv_free(d);
+	MHD_add_response_header(r, "Retry-After", "1");
+	return send_reply(c, 503, r, "application/json; charset=utf-8");
+}
+
 static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *url, const char *method,
-                              request *rq)
+                              request *rq, const origin *o)
 {
 	const char *hosthdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
 	if (rq->too_big) return send_error(c, 413, "the request body is too large");
 	/* on loopback, where no token may be asked, a page of another site whose name was made to
 	 * resolve here (DNS rebinding) is refused by its Host; elsewhere the token guards, and the
-	 * machine's names are many */
-	if (sv->loopback && !rag_serve_host_ok(hosthdr, sv->host, sv->port, sv->loopback))
+	 * machine's names are many. A trusted proxy chose the site by its own name (and its sign-on
+	 * guards it): the Host it sends is its business */
+	if (sv->loopback && !o->proxied && !rag_serve_host_ok(hosthdr, sv->host, sv->port, sv->loopback))
 		return send_error(c, 403, "the Host header does not name this server");
-	if (get && !strcmp(url, "/login")) return login(sv, c);
+	if (get && !strcmp(url, "/login")) return login(sv, c, o);
 	if (!authorized(sv, c)) return send_error(c, 401, "a token is required: the bearer token or the login link");
 	if (!get) {
 		const char *csrf = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-CSRF-Token");
 		if (!rag_serve_origin_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
-		                         MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Referer"), hosthdr))
+		                         MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Referer"), o->scheme, o->host))
 			return send_error(c, 403, "a write from another origin");
 		if (!rag_serve_secret_eq(csrf, sv->csrf)) return send_error(c, 403, "a write without its CSRF token");
 		if (strcmp(method, "POST")) return send_error(c, 405, "method not allowed");
-		if (sv->evals) {
-			jv body;
-			int st = rag_evals_api(sv->evals, sv->store, &sv->cli.cfg, url, 1, rq->body.p ? rq->body.p : "",
-			                       rq->body.len, &body);
-			if (st) return send_json(c, (unsigned)st, body);
-		}
+		if (store_take(sv) < 0) return store_busy(c);
 		{
 			jv body;
-			int st = rag_serve_post(sv->store, url, rq->body.p ? rq->body.p : "", rq->body.len, &body);
+			int st = sv->evals ? rag_evals_api(sv->evals, sv->store, &sv->cli.cfg, url, 1,
+			                                   rq->body.p ? rq->body.p : "", rq->body.len, &body) : 0;
+			if (!st) st = rag_serve_post(sv->store, url, rq->body.p ? rq->body.p : "", rq->body.len, &body);
+			pthread_mutex_unlock(&sv->store_lock);
 			return send_json(c, (unsigned)st, body);
 		}
 	}
@@ -206,14 +333,13 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 		                                   jv_string("store"), jv_string(rag_store_url(sv->store)),
 		                                   jv_string("backend"), jv_string(rag_store_backend(sv->store)),
 		                                   jv_string("version"), jv_string(RAG_VERSION)));
-	if (sv->evals) {
-		jv body;
-		int st = rag_evals_api(sv->evals, sv->store, &sv->cli.cfg, url, 0, NULL, 0, &body);
-		if (st) return send_json(c, (unsigned)st, body);
-	}
 	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api")) {
 		jv body;
-		int st = rag_serve_api(sv->store, url, get_arg, c, &body);
+		int st;
+		if (store_take(sv) < 0) return store_busy(c);
+		st = sv->evals ? rag_evals_api(sv->evals, sv->store, &sv->cli.cfg, url, 0, NULL, 0, &body) : 0;
+		if (!st) st = rag_serve_api(sv->store, url, get_arg, c, &body);
+		pthread_mutex_unlock(&sv->store_lock);
 		if (jv_get_kind(body) == JV_KIND_STRING) {   /* labels.csv */
 			struct MHD_Response *r = MHD_create_response_from_buffer(
 				(size_t)jv_string_length_bytes(jv_copy(body)), rag_xstrdup(jv_string_value(body)),
@@ -224,7 +350,18 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 		}
 		return send_json(c, (unsigned)st, body);
 	}
-	return send_file(sv, c, url);
+	return send_file(c, url, o->prefix);
+}
+
+/* the request on c is read (its reply is being made): no deadline now */
+static void request_read(server *sv, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn *k = ci ? ci->socket_context : NULL;
+	if (!k) return;
+	pthread_mutex_lock(&sv->conns_lock);
+	k->reading = 0;
+	pthread_mutex_unlock(&sv->conns_lock);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -239,7 +376,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		rq = rag_xcalloc(1, sizeof *rq);
 		*con_cls = rq;
 		if (cl && strtoull(cl, NULL, 10) > MAX_BODY) rq->too_big = 1;
-		if (rq->too_big) return send_error(c, 413, "the request body is too large");
+		if (rq->too_big) {
+			request_read(sv, c);
+			return send_error(c, 413, "the request body is too large");
+		}
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -248,19 +388,91 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	ret = handle(sv, c, url, method, rq);
+	request_read(sv, c);
+	{
+		/* the path within the prefix: a proxy's X-Forwarded-Prefix says it took it off (one that
+		 * kept it too); under --base-path every path has it */
+		origin o;
+		size_t n;
+		origin_of(sv, c, &o);
+		n = strlen(o.prefix);
+		if (n && !strncmp(url, o.prefix, n) && (url[n] == '/' || !url[n])) {
+			url = url[n] ? url + n : "/";
+			ret = handle(sv, c, url, method, rq, &o);
+		} else if (n && !o.stripped) {
+			ret = send_error(c, 404, "not found: the pages are under --base-path");
+		} else {
+			ret = handle(sv, c, url, method, rq, &o);
+		}
+		free(o.prefix);
+	}
 	if (sv->cli.verbose) rag_msg(sv->cli.prog, "info", "%s %s", method, url);
 	return ret;
 }
 
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)c;
+	server *sv = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	conn *k = ci ? ci->socket_context : NULL;
 	(void)toe;
 	if (*con_cls) rag_buf_free(&((request *)*con_cls)->body);
 	free(*con_cls);
 	*con_cls = NULL;
+	/* a kept-alive connection: the next request's deadline runs from this reply */
+	if (k) {
+		pthread_mutex_lock(&sv->conns_lock);
+		k->reading = 1;
+		k->t0 = now_s();
+		pthread_mutex_unlock(&sv->conns_lock);
+	}
+}
+
+/* libmicrohttpd tells of each connection's start and its close, the close before it closes the
+ * socket: sweep never shuts down a descriptor that another connection has taken since */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+	server *sv = cls;
+	conn *k = *socket_context;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = rag_xcalloc(1, sizeof *k);
+		k->fd = ci ? ci->connect_fd : -1;
+		k->t0 = now_s();
+		k->reading = 1;
+		pthread_mutex_lock(&sv->conns_lock);
+		k->next = sv->conns;
+		if (sv->conns) sv->conns->prev = k;
+		sv->conns = k;
+		pthread_mutex_unlock(&sv->conns_lock);
+		*socket_context = k;
+	} else if (k) {
+		pthread_mutex_lock(&sv->conns_lock);
+		if (k->prev) k->prev->next = k->next;
+		else sv->conns = k->next;
+		if (k->next) k->next->prev = k->prev;
+		pthread_mutex_unlock(&sv->conns_lock);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+/* The deadline of a request: a connection that has not sent its whole request --request-timeout
+ * seconds after it began is shut down, however many bytes it trickled in meanwhile
+ * (libmicrohttpd's own timeout starts again at each byte); its thread then sees the end and
+ * closes it. */
+static void sweep(server *sv)
+{
+	double now = now_s();
+	conn *k;
+	pthread_mutex_lock(&sv->conns_lock);
+	for (k = sv->conns; k; k = k->next)
+		if (k->reading && !k->cut && k->fd >= 0 && now - k->t0 > (double)sv->req_timeout) {
+			shutdown(k->fd, SHUT_RDWR);
+			k->cut = 1;
+		}
+	pthread_mutex_unlock(&sv->conns_lock);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -283,12 +495,24 @@ static int read_token(server *sv)
 	return 0;
 }
 
+/* room for --max-connections descriptors and the rest (the store, the runs' logs): the soft
+ * limit raised towards the hard one, often 1024 and 1048576 */
+static void raise_nofile(const server *sv)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)sv->max_conn + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want) return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 static struct MHD_Daemon *start(server *sv)
 {
 	struct sockaddr_in a4;
 	struct sockaddr_in6 a6;
 	const struct sockaddr *sa;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	/* a thread a connection: a request that waits (on the store, on a slow client) holds its own */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO;
 	memset(&a4, 0, sizeof a4);
 	memset(&a6, 0, sizeof a6);
 	if (inet_pton(AF_INET, sv->host, &a4.sin_addr) == 1) {
@@ -305,8 +529,10 @@ static struct MHD_Daemon *start(server *sv)
 	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, sv,
 	                        MHD_OPTION_SOCK_ADDR, sa,
 	                        MHD_OPTION_NOTIFY_COMPLETED, on_done, sv,
+	                        MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
 	                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)131072,
-	                        MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
+	                        MHD_OPTION_CONNECTION_LIMIT, (unsigned)sv->max_conn,
+	                        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)sv->per_ip,
 	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
 	                        MHD_OPTION_END);
 }
@@ -325,6 +551,7 @@ static int serve(server *sv)
 	/* the server's thread inherits the mask: the signals wait for sigwait here */
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	raise_nofile(sv);
 	if (!(d = start(sv))) {
 		rag_msg(sv->cli.prog, "error", "cannot listen on %s: %s", sv->listen, strerror(errno ? errno : EADDRINUSE));
 		return RAG_EXIT_INTERNAL;
@@ -333,12 +560,19 @@ static int serve(server *sv)
 	if (info && info->port) sv->port = info->port;
 	url = rag_serve_url(sv->host, sv->port);
 	rag_msg(sv->cli.prog, "info", "serving %s (%s)", rag_store_url(sv->store), rag_store_backend(sv->store));
-	if (sv->token) rag_msg(sv->cli.prog, "info", "login link (once): %slogin?code=%s", url, sv->login);
+	if (sv->token)
+		rag_msg(sv->cli.prog, "info", "login link (once): %s%s%slogin?code=%s", url,
+		        sv->base_path[0] ? sv->base_path + 1 : "", sv->base_path[0] ? "/" : "", sv->login);
+	if (sv->base_path[0]) rag_msg(sv->cli.prog, "info", "the pages under %s/: %s%s/", sv->base_path, url, sv->base_path + 1);
 	rag_msg(sv->cli.prog, "info", "%s", url);
 	free(url);
-	while (sigwait(&set, &sig) != 0 || sig == SIGCHLD) {
+	/* a quarter of a second at most between two sweeps of the requests' deadlines */
+	for (;;) {
+		struct timespec tick = {0, 250000000};
+		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig == SIGCHLD) rag_evals_reap(sv->evals);
-		sig = 0;
+		else if (sig < 0) sweep(sv);
+		else break;
 	}
 	MHD_stop_daemon(d);
 	if (!sv->cli.quiet) rag_msg(sv->cli.prog, "info", "stopped (%s)", sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -418,6 +652,12 @@ int main(int argc, char **argv)
 
 	memset(&sv, 0, sizeof sv);
 	pthread_mutex_init(&sv.lock, NULL);
+	pthread_mutex_init(&sv.store_lock, NULL);
+	pthread_mutex_init(&sv.conns_lock, NULL);
+	sv.max_conn = 1024;
+	sv.per_ip = 16;
+	sv.req_timeout = 10;
+	sv.store_wait = 5;
 	sv.cli.prog = "rag-serve";
 	sv.cli.usage = usage;
 	sv.cli.opts = options;
@@ -430,12 +670,45 @@ int main(int argc, char **argv)
 		case OPT_WORK_DIR: sv.work_dir = optarg; break;
 		case OPT_RAG_EVAL: sv.rag_eval = optarg; break;
 		case OPT_PROFILES: sv.profiles = optarg; break;
+		case OPT_MAX_CONN:
+			if (rag_cli_int(&sv.cli, "--max-connections", optarg, 1, 65536, &sv.max_conn) < 0) goto misuse;
+			break;
+		case OPT_PER_IP:
+			if (rag_cli_int(&sv.cli, "--per-client", optarg, 0, 65536, &sv.per_ip) < 0) goto misuse;
+			sv.per_ip_set = 1;
+			break;
+		case OPT_TRUSTED_PROXY:
+			sv.proxy_opt = optarg;
+			if (inet_pton(AF_INET, optarg, sv.proxy_addr) == 1) sv.proxy_family = AF_INET;
+			else if (inet_pton(AF_INET6, optarg, sv.proxy_addr) == 1) sv.proxy_family = AF_INET6;
+			else {
+				rag_msg(sv.cli.prog, "error", "--trusted-proxy %s: not an IPv4 or IPv6 address", optarg);
+				goto misuse;
+			}
+			break;
+		case OPT_BASE_PATH:
+			free(sv.base_path);
+			if (!(sv.base_path = rag_serve_base_path(optarg))) {
+				rag_msg(sv.cli.prog, "error", "--base-path %s: not a path of letters, digits and -_.~ from a '/'",
+				        optarg);
+				goto misuse;
+			}
+			break;
+		case OPT_REQ_TIMEOUT:
+			if (rag_cli_int(&sv.cli, "--request-timeout", optarg, 1, 3600, &sv.req_timeout) < 0) goto misuse;
+			break;
+		case OPT_STORE_WAIT:
+			if (rag_cli_int(&sv.cli, "--store-wait", optarg, 1, 3600, &sv.store_wait) < 0) goto misuse;
+			break;
 		default:
 			rc = rag_cli_option(&sv.cli, opt, optarg, &done);
 			if (rc || done) goto out;
 		}
 	}
 	if ((rc = rag_cli_no_operands(&sv.cli, argc, argv))) goto out;
+	if (!sv.base_path) sv.base_path = rag_xstrdup("");
+	/* behind a proxy every client comes from its address: the proxy limits them */
+	if (sv.proxy_family && !sv.per_ip_set) sv.per_ip = 0;
 	if ((rc = rag_cli_config(&sv.cli))) goto out;
 	if (rag_serve_listen(sv.listen, &sv.host, &sv.port, &sv.loopback, sv.err, sizeof sv.err) < 0) {
 		rag_msg(sv.cli.prog, "error", "%s", sv.err);
@@ -466,6 +739,12 @@ int main(int argc, char **argv)
 		rc = RAG_EXIT_STORE;
 		goto out;
 	}
+	/* a request waits for another process's lock on the store no longer than for another request */
+	if (rag_store_set_wait(sv.store, sv.store_wait * 1000, sv.err, sizeof sv.err) < 0) {
+		rag_msg(sv.cli.prog, "error", "%s", sv.err);
+		rc = RAG_EXIT_STORE;
+		goto out;
+	}
 	if ((rc = evals_start(&sv, url))) goto out;
 	rc = serve(&sv);
 out:
@@ -474,7 +753,13 @@ out:
 	rag_store_close(sv.store);
 	free(sv.host);
 	free(sv.token);
+	free(sv.base_path);
 	pthread_mutex_destroy(&sv.lock);
+	pthread_mutex_destroy(&sv.store_lock);
+	pthread_mutex_destroy(&sv.conns_lock);
 	rag_cli_free(&sv.cli);
 	return rc;
+misuse:
+	rc = rag_cli_misuse(&sv.cli);
+	goto out;
 }

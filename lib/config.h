@@ -51,6 +51,7 @@ typedef struct rag_config {
 		char *model;
 		char *api_key_env;    /* name of the variable holding the key (default OPENAI_API_KEY) */
 		char *api_key;        /* resolved secret: never printed */
+		rag_strv allow_urls;  /* further endpoints rag-serve's Run tab may send the key to */
 		double temperature;   /* default 0 */
 		long seed; int has_seed;
 		int max_tokens;       /* default 2048 */
@@ -142,6 +143,7 @@ typedef struct rag_config {
 		char *command;                   /* command mode: run by /bin/sh -c, NULL when unset */
 		char *method;                    /* "POST" (NULL) | "GET" | "PUT" | "PATCH" */
 		rag_kv *headers; size_t nheaders; /* name -> value, ${VAR} expanded; values are secrets */
+		rag_strv allow_urls;             /* further URLs rag-serve's Run tab may send headers to */
 		char *body;                      /* jq program: record -> request body; NULL: the default */
 		char *answer, *contexts, *context_ids; /* jq programs over the reply; NULL: the defaults */
 		char *system_from;               /* jq program: reply -> the knobs it ran with (an object,

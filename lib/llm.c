@@ -240,7 +240,7 @@ static void take_usage(req *r, jv u, int prompt_only)
 const char *rag_llm_base_url(const rag_config *cfg, int embeddings)
 {
 	if (embeddings && cfg->embeddings.base_url && *cfg->embeddings.base_url) return cfg->embeddings.base_url;
-	return cfg->llm.base_url ? cfg->llm.base_url : "https://api.openai.com/v1";
+	return cfg->llm.base_url ? cfg->llm.base_url : RAG_LLM_DEFAULT_BASE_URL;
 }
 
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen)

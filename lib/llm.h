@@ -111,8 +111,9 @@ typedef struct rag_llm_opts {
 } rag_llm_opts;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
-/* The base URL that requests go to: cfg's llm.base_url, or OpenAI's when unset; for embeddings
- * embeddings.base_url first. Borrowed from cfg (or static). */
+/* The base URL that requests go to: cfg's llm.base_url, or OpenAI's (RAG_LLM_DEFAULT_BASE_URL)
+ * when unset; for embeddings embeddings.base_url first. Borrowed from cfg (or static). */
+#define RAG_LLM_DEFAULT_BASE_URL "https://api.openai.com/v1"
 const char *rag_llm_base_url(const rag_config *cfg, int embeddings);
 /* Queue a chat completion, as o (borrowed) says. messages: jv array of {role, content}
  * (consumed). The callback runs later, from rag_llm_run, exactly once. With o->n > 1, n choices

@@ -89,18 +89,38 @@ int rag_serve_host_ok(const char *hdr, const char *host, int port, int loopback)
 	return ok;
 }
 
-int rag_serve_origin_ok(const char *origin, const char *referer, const char *hosthdr)
+int rag_serve_origin_ok(const char *origin, const char *referer, const char *scheme, const char *hosthdr)
 {
 	char *want;
 	size_t n;
 	int ok = 0;
 	if (!hosthdr) return 0;
-	want = rag_xasprintf("http://%s", hosthdr);
+	want = rag_xasprintf("%s://%s", scheme ? scheme : "http", hosthdr);
 	n = strlen(want);
 	if (origin) ok = !strcasecmp(origin, want);
 	else if (referer) ok = !strncasecmp(referer, want, n) && (referer[n] == '/' || !referer[n]);
 	free(want);
 	return ok;
+}
+
+char *rag_serve_base_path(const char *p)
+{
+	size_t n;
+	const char *c;
+	if (!p || p[0] != '/' || strlen(p) > 200) return NULL;
+	/* parts of letters, digits and "-_.~", none of them "." or "..": a path a page can be put
+	 * in <base href="..."> and a cookie's Path as it is */
+	for (c = p; *c; c++) {
+		if (*c == '/') {
+			if (c[1] == '/' || (c[1] == '.' && (c[2] == '/' || !c[2] || (c[2] == '.' && (c[3] == '/' || !c[3])))))
+				return NULL;
+		} else if (!isalnum((unsigned char)*c) && !strchr("-_.~", *c)) {
+			return NULL;
+		}
+	}
+	n = strlen(p);
+	while (n && p[n - 1] == '/') n--;
+	return rag_xstrndup(p, n);
 }
 
 int rag_serve_secret_eq(const char *a, const char *b)

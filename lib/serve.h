@@ -16,8 +16,13 @@ int rag_serve_listen(const char *spec, char **host, int *port, int *loopback, ch
 char *rag_serve_url(const char *host, int port);                /* "http://HOST:PORT/", malloc'ed */
 /* whether a request's Host header names this server (localhost:PORT too when loopback) */
 int rag_serve_host_ok(const char *hdr, const char *host, int port, int loopback);
-/* whether a write comes from this server's own page: Origin (else Referer) is http://HOSTHDR */
-int rag_serve_origin_ok(const char *origin, const char *referer, const char *hosthdr);
+/* whether a write comes from this server's own page: Origin (else Referer) is SCHEME://HOSTHDR
+ * (scheme NULL: http; a reverse proxy's X-Forwarded-Proto where one is trusted) */
+int rag_serve_origin_ok(const char *origin, const char *referer, const char *scheme, const char *hosthdr);
+/* A path prefix the pages are served under ("/ragpipe/", --base-path, a trusted proxy's
+ * X-Forwarded-Prefix) without its trailing '/' ("" for "/"), malloc'ed; NULL when it is not a
+ * path of parts of [A-Za-z0-9-_.~] (no "." or ".." part, no "//") from a '/'. */
+char *rag_serve_base_path(const char *p);
 int rag_serve_secret_eq(const char *a, const char *b);          /* in time independent of where they differ */
 char *rag_serve_cookie(const char *header, const char *name);   /* a Cookie header's value, malloc'ed, or NULL */
 /* A URL path of the page -> *file under <datadir>/serve/ and its *type: 200, or 400 for a path

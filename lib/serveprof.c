@@ -3,11 +3,15 @@
  * shows of it, and the run's configuration made of it with the form laid over it (serverun.c
  * lists the directory and starts rag-eval with what this file writes). Part of serverun.h. */
 #include "base.h"
+#include "config.h"
+#include "llm.h"
 #include "serverun.h"
 
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 /* A profile is a rag-config(5) file of the profiles' directory, read here as YAML as written:
@@ -267,28 +271,228 @@ static int rebase_paths(yaml_document_t *doc, const char *dir)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- credentials */
+
+/* url's scheme, host, port and path as libcurl reads them (the library that sends the request),
+ * or -1 for one it does not take as an http(s) URL */
+typedef struct url_parts { char *scheme, *host, *port, *path; } url_parts;
+
+static void url_parts_free(url_parts *u)
+{
+	curl_free(u->scheme);
+	curl_free(u->host);
+	curl_free(u->port);
+	curl_free(u->path);
+}
+
+static int url_split(const char *url, url_parts *u)
+{
+	CURLU *h = curl_url();
+	int ok;
+	memset(u, 0, sizeof *u);
+	/* a ${VAR} rag-serve does not expand (a profile's, as written) could be any endpoint */
+	if (!h || strstr(url, "${")) {
+		curl_url_cleanup(h);
+		return -1;
+	}
+	ok = curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	     curl_url_get(h, CURLUPART_SCHEME, &u->scheme, 0) == CURLUE_OK &&
+	     curl_url_get(h, CURLUPART_HOST, &u->host, 0) == CURLUE_OK &&
+	     curl_url_get(h, CURLUPART_PORT, &u->port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+	     curl_url_get(h, CURLUPART_PATH, &u->path, 0) == CURLUE_OK &&
+	     (!strcasecmp(u->scheme, "http") || !strcasecmp(u->scheme, "https"));
+	curl_url_cleanup(h);
+	if (!ok) url_parts_free(u);
+	return ok ? 0 : -1;
+}
+
+int rag_evals_url_within(const char *url, const char *base)
+{
+	url_parts a, b;
+	size_t n;
+	int ok;
+	if (!url || !base || url_split(url, &a) < 0) return 0;
+	if (url_split(base, &b) < 0) {
+		url_parts_free(&a);
+		return 0;
+	}
+	n = strlen(b.path);
+	while (n && b.path[n - 1] == '/') n--;
+	/* the same server (scheme, host, port); the path base's or below it at a '/'; an escaped
+	 * '.' or '/' (which a server may decode into a way out of the path) never */
+	ok = !strcasecmp(a.scheme, b.scheme) && !strcasecmp(a.host, b.host) && !strcmp(a.port, b.port) &&
+	     !strncmp(a.path, b.path, n) && (a.path[n] == '/' || !a.path[n]) &&
+	     !strcasestr(a.path, "%2e") && !strcasestr(a.path, "%2f");
+	url_parts_free(&a);
+	url_parts_free(&b);
+	return ok;
+}
+
+int rag_evals_url_allowed(const char *url, const char *endpoint, const rag_strv *allow)
+{
+	size_t i;
+	if (rag_evals_url_within(url, endpoint)) return 1;
+	for (i = 0; allow && i < allow->n; i++)
+		if (rag_evals_url_within(url, allow->v[i])) return 1;
+	return 0;
+}
+
+jv rag_evals_withheld(const char *credential, const char *url, const char *allow)
+{
+	return JV_OBJECT(jv_string("credential"), jv_string(credential), jv_string("url"), rag_config_mask_url(url),
+	                 jv_string("allow"), jv_string(allow),
+	                 jv_string("note"), jv_string_fmt("credential not sent: the URL is not the endpoint %s was "
+	                                                  "configured for, nor in %s", credential, allow));
+}
+
+/* a form's value as rag-config(5) will read it: each "$$" one '$' (rag_evals_conf_str's
+ * undone); malloc'ed */
+static char *undollar(const char *s)
+{
+	char *r = rag_xstrdup(s), *w = r;
+	for (; *s; s++) {
+		*w++ = *s;
+		if (s[0] == '$' && s[1] == '$') s++;
+	}
+	*w = 0;
+	return r;
+}
+
+/* m[k] as a list of texts (a sequence, or one scalar) */
+static void texts_of(yaml_document_t *doc, int m, const char *k, rag_strv *out)
+{
+	yaml_node_t *n = node(doc, get(doc, m, k));
+	const char *s;
+	if (n && n->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+		for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+			if ((s = scalar(doc, *it))) rag_strv_push(out, rag_xstrdup(s));
+	} else if ((s = scalar(doc, get(doc, m, k)))) {
+		rag_strv_push(out, rag_xstrdup(s));
+	}
+}
+
+/* m[k] = "" (a key rag-config(5) reads as none); -1 out of memory */
+static int blank(yaml_document_t *doc, int m, const char *k)
+{
+	return put(doc, m, k, yaml_document_add_scalar(doc, NULL, (const yaml_char_t *)"", 0, YAML_DOUBLE_QUOTED_SCALAR_STYLE));
+}
+
+/* what the profile said before the form was laid over it: the nodes of the judge's endpoint
+ * and the service's URL (a form value that replaces one is a new node), and their texts */
+typedef struct before {
+	int base, svc;
+	char *base_s, *svc_s;
+} before;
+
+static void note_before(yaml_document_t *doc, before *b)
+{
+	const char *s;
+	b->base = get(doc, get(doc, 1, "llm"), "base_url");
+	b->svc = get(doc, get(doc, 1, "collect"), "url");
+	b->base_s = (s = scalar(doc, b->base)) ? rag_xstrdup(s) : NULL;
+	b->svc_s = (s = scalar(doc, b->svc)) ? rag_xstrdup(s) : NULL;
+}
+
+/* The judge's keys once the form is laid over the profile: the profile's own (llm's, and
+ * embeddings' where they follow the judge's endpoint) kept only for the endpoint the profile
+ * names (or its default) and its llm.allow_urls; rag-serve's (key) given only where the run's
+ * endpoints are rag-serve's own or in its llm.allow_urls. The profile's api_key_env pinned to
+ * none when it names no variable, so that no variable of rag-serve's environment (the default
+ * OPENAI_API_KEY) stands in for a key. -1 out of memory */
+static int judge_keys(yaml_document_t *doc, const before *b, const rag_evals_key *key, int *give_key, jv *withheld)
+{
+	int llm = get(doc, 1, "llm"), emb = get(doc, 1, "embeddings"), base = get(doc, llm, "base_url");
+	const char *prov = scalar(doc, get(doc, llm, "provider")), *emb_base = scalar(doc, get(doc, emb, "base_url"));
+	int own = scalar(doc, get(doc, llm, "api_key")) || scalar(doc, get(doc, llm, "api_key_env"));
+	int emb_own = scalar(doc, get(doc, emb, "api_key")) || scalar(doc, get(doc, emb, "api_key_env"));
+	int offline = prov && !strcmp(prov, "offline"), ok, rc = 0;
+	char *eff = undollar(scalar(doc, base) ? scalar(doc, base) : RAG_LLM_DEFAULT_BASE_URL);
+	rag_strv allow = {0};
+	texts_of(doc, llm, "allow_urls", &allow);
+	/* the profile's endpoint as it wrote it (not the form's), or one it allows */
+	ok = base == b->base || rag_evals_url_allowed(eff, b->base_s ? b->base_s : RAG_LLM_DEFAULT_BASE_URL, &allow);
+	*give_key = 0;
+	if (!llm && !(llm = yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE))) rc = -1;
+	else if (!get(doc, 1, "llm")) rc = put(doc, 1, "llm", llm);
+	if (rc == 0 && own && !ok) {
+		rc = blank(doc, llm, "api_key") | blank(doc, llm, "api_key_env");
+		if (!offline) *withheld = jv_array_append(*withheld, rag_evals_withheld("the profile's llm.api_key", eff,
+		                                                                      "the profile's llm.allow_urls"));
+	} else if (rc == 0 && !scalar(doc, get(doc, llm, "api_key_env"))) {
+		rc = blank(doc, llm, "api_key_env");
+	}
+	/* embeddings without an endpoint of their own follow the judge's */
+	if (rc == 0 && emb_own && !emb_base && !ok) {
+		rc = blank(doc, emb, "api_key") | blank(doc, emb, "api_key_env");
+		*withheld = jv_array_append(*withheld, rag_evals_withheld("the profile's embeddings.api_key", eff,
+		                                                          "the profile's llm.allow_urls"));
+	}
+	if (rc == 0 && !own && key->has && !offline) {
+		const char *out = eff;
+		*give_key = rag_evals_url_allowed(eff, key->endpoint, key->allow);
+		/* embeddings of an endpoint of their own and no key of their own get the judge's */
+		if (*give_key && emb_base && !emb_own && !rag_evals_url_allowed(emb_base, key->endpoint, key->allow)) {
+			*give_key = 0;
+			out = emb_base;
+		}
+		if (!*give_key)
+			*withheld = jv_array_append(*withheld, rag_evals_withheld("rag-serve's llm.api_key", out,
+			                                                          "rag-serve's llm.allow_urls"));
+	}
+	rag_strv_free(&allow);
+	free(eff);
+	return rc;
+}
+
+/* collect.headers kept only where the run calls the URL the profile names or one of its
+ * collect.allow_urls; else none. -1 out of memory */
+static int service_headers(yaml_document_t *doc, const before *b, jv *withheld)
+{
+	int col = get(doc, 1, "collect"), url = get(doc, col, "url"), hd = get(doc, col, "headers"), rc = 0;
+	yaml_node_t *h = node(doc, hd);
+	rag_strv allow = {0};
+	char *eff;
+	if (!url || url == b->svc || !h || h->type != YAML_MAPPING_NODE || h->data.mapping.pairs.top == h->data.mapping.pairs.start)
+		return 0;
+	eff = undollar(scalar(doc, url) ? scalar(doc, url) : "");
+	texts_of(doc, col, "allow_urls", &allow);
+	if (!(b->svc_s && rag_evals_url_within(eff, b->svc_s)) && !rag_evals_url_allowed(eff, NULL, &allow)) {
+		rc = put(doc, col, "headers", yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE));
+		*withheld = jv_array_append(*withheld, rag_evals_withheld("the profile's collect.headers", eff,
+		                                                          "the profile's collect.allow_urls"));
+	}
+	rag_strv_free(&allow);
+	free(eff);
+	return rc;
+}
+
 static int emit_out(void *data, unsigned char *buf, size_t size)
 {
 	rag_buf_add(data, buf, size);
 	return 1;
 }
 
-int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, char **yaml, int *own_key,
-                                 char *err, size_t errlen)
+int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, const rag_evals_key *key, char **yaml,
+                    int *give_key, jv *withheld, char *err, size_t errlen)
 {
 	yaml_document_t doc;
 	yaml_emitter_t em;
 	rag_buf b = {0};
-	int llm, ok;
+	before bf;
+	int ok;
 	*yaml = NULL;
-	*own_key = 0;
+	*give_key = 0;
 	if (load_doc(text, len, &doc, err, errlen) < 0) {
 		jv_free(config);
 		return -1;
 	}
-	llm = get(&doc, 1, "llm");
-	*own_key = scalar(&doc, get(&doc, llm, "api_key")) || scalar(&doc, get(&doc, llm, "api_key_env"));
-	if ((dir && rebase_paths(&doc, dir) < 0) || merge_map(&doc, 1, config, "") < 0 || !yaml_emitter_initialize(&em)) {
+	note_before(&doc, &bf);
+	ok = !(dir && rebase_paths(&doc, dir) < 0) && merge_map(&doc, 1, config, "") == 0 &&
+	     judge_keys(&doc, &bf, key, give_key, withheld) == 0 && service_headers(&doc, &bf, withheld) == 0;
+	free(bf.base_s);
+	free(bf.svc_s);
+	if (!ok || !yaml_emitter_initialize(&em)) {
 		yaml_document_delete(&doc);
 		rag_seterr(err, errlen, "cannot write the profile's configuration: out of memory");
 		return -1;

@@ -7,6 +7,7 @@
  * leaves a directory that --resume finishes), and the end of every child with rag-serve. */
 #include "base.h"
 #include "config.h"
+#include "llm.h"
 #include "store.h"
 #include "serverun.h"
 
@@ -38,7 +39,8 @@ typedef struct eval {
 	pid_t pid;                /* 0 once reaped */
 	int status;               /* waitpid's, once reaped */
 	int cancel;               /* a cancel was asked */
-	int own_key;              /* its profile names the judge's key: rag-serve's RAG_API_KEY not given */
+	int give_key;             /* rag-serve's RAG_API_KEY given: the run's judge is where it may go */
+	jv withheld;              /* the credentials left out (rag_evals_withheld's), an array */
 	double t0;                /* CLOCK_MONOTONIC at the start, for the ETA alone */
 	/* the progress: records.jsonl read up to pos, its complete lines counted */
 	off_t pos;
@@ -370,11 +372,13 @@ int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *ver
 	}
 	if (label) rag_strv_push(argv, rag_xasprintf("--label=%s", label));
 	/* the judge: the form's endpoint, its key rag-serve's own (RAG_API_KEY in the child's
-	 * environment) unless a profile names one; no endpoint, the offline judge, or the
-	 * profile's */
+	 * environment, where it may go: start) unless a profile names one; no endpoint, the
+	 * offline judge, or the profile's. No variable of the environment stands in for the key
+	 * (api_key_env, whose default is OPENAI_API_KEY) */
 	llm = jv_object();
 	if (judge || !prof) llm = jv_object_set(llm, jv_string("provider"), jv_string(judge ? "openai" : "offline"));
 	if (judge) llm = jv_object_set(llm, jv_string("base_url"), rag_evals_conf_str(judge));
+	if (judge && !prof) llm = jv_object_set(llm, jv_string("api_key_env"), jv_string(""));
 	if (model) llm = jv_object_set(llm, jv_string("model"), rag_evals_conf_str(model));
 	/* the store rag-serve serves, named by a variable of the child's environment: its password
 	 * is in no file and no argument */
@@ -477,6 +481,7 @@ static void eval_free(eval *v)
 	free(v->rundir);
 	free(v->records);
 	free(v->log);
+	jv_free(v->withheld);
 	rag_buf_free(&v->part);
 	free(v);
 }
@@ -509,9 +514,10 @@ static int write_file(const char *path, const char *text, size_t len, char *err,
 }
 
 /* rag-eval in a process group of its own (a cancel signals the group), its output into log;
- * posix_spawn, as rag-serve has threads. own_key: its profile names the judge's key, which
- * rag-serve's RAG_API_KEY would override (rag-config(5)): that one is left out */
-static pid_t spawn(rag_evals *e, char *const *argv, const char *log, int own_key)
+ * posix_spawn, as rag-serve has threads. give_key 0: rag-serve's RAG_API_KEY left out (the
+ * run's judge is not where it may go, or its profile names its own key, which RAG_API_KEY
+ * would override: rag-config(5)) */
+static pid_t spawn(rag_evals *e, char *const *argv, const char *log, int give_key)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -520,7 +526,7 @@ static pid_t spawn(rag_evals *e, char *const *argv, const char *log, int own_key
 	int r;
 	char **envp = e->env.v;
 	size_t i, k = 0;
-	if (own_key) {
+	if (!give_key) {
 		envp = rag_xcalloc(e->env.n + 1, sizeof *envp);
 		for (i = 0; i < e->env.n; i++)
 			if (strncmp(e->env.v[i], "RAG_API_KEY=", 12)) envp[k++] = e->env.v[i];
@@ -564,7 +570,7 @@ static long count_lines(const char *s, size_t n)
 
 /* POST /api/evals: the test set version exported, the configuration written (the form's, or
  * the profile's with the form's over it), rag-eval started */
-static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *body)
+static int start(rag_evals *e, rag_store *s, const rag_config *cfg, const char *text, size_t len, jv *body)
 {
 	char err[RAG_ERRLEN], *name = NULL, *cfgfile = NULL, *setfile = NULL, *prof = NULL, *ptext = NULL;
 	char *yaml = NULL;
@@ -572,13 +578,15 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 	rag_strv opts = {0}, argv = {0};
 	rag_buf set = {0};
 	eval *v = NULL;
-	int version = 0, got = 0, r, st = 400, own_key = 0;
+	int version = 0, got = 0, r, st = 400, give_key = 0;
+	rag_evals_key key = {cfg->llm.api_key != NULL, rag_llm_base_url(cfg, 0), &cfg->llm.allow_urls};
+	jv withheld = jv_array();
 	size_t i, plen = 0;
 	if (rag_evals_form(form, &config, &opts, &name, &version, &prof, err, sizeof err) < 0) goto fail;
 	if (prof) {
 		if (!(ptext = profile_text(e, prof, &plen, &st, err, sizeof err))) goto fail;
 		st = 400;
-		r = rag_evals_merge(ptext, plen, e->profiles, config, &yaml, &own_key, err, sizeof err);
+		r = rag_evals_merge(ptext, plen, e->profiles, config, &key, &yaml, &give_key, &withheld, err, sizeof err);
 		config = jv_invalid();
 		if (r < 0) {
 			/* the words are libyaml's and where: no value of the profile */
@@ -587,6 +595,16 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 			free(why);
 			goto fail;
 		}
+	} else {
+		/* the form's judge: rag-serve's key only where it was configured for, or allowed */
+		jv j = jv_object_get(jv_copy(form), jv_string("judge_base_url"));
+		if (jv_get_kind(j) == JV_KIND_STRING && jv_string_length_bytes(jv_copy(j)) && key.has) {
+			give_key = rag_evals_url_allowed(jv_string_value(j), key.endpoint, key.allow);
+			if (!give_key)
+				withheld = jv_array_append(withheld, rag_evals_withheld("rag-serve's llm.api_key", jv_string_value(j),
+				                                                        "rag-serve's llm.allow_urls"));
+		}
+		jv_free(j);
 	}
 	st = 404;
 	if ((r = rag_store_testset_export(s, name, version, &set, &got, err, sizeof err)) != 0) {
@@ -595,6 +613,7 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 	}
 	st = 500;
 	v = rag_xcalloc(1, sizeof *v);
+	v->withheld = jv_array();
 	v->id = new_id();
 	v->testset = name;
 	name = NULL;
@@ -623,7 +642,9 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 		jv_free(d);
 	}
 	if (r < 0) goto fail;
-	v->own_key = own_key;
+	v->give_key = give_key;
+	jv_free(v->withheld);
+	v->withheld = jv_copy(withheld);
 	rag_strv_push(&argv, rag_xstrdup(e->bin));
 	rag_strv_push(&argv, rag_xasprintf("--config=%s", cfgfile));
 	rag_strv_push(&argv, rag_xasprintf("--output=%s", v->rundir));
@@ -635,7 +656,7 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 	argv.n--;
 	v->t0 = now_s();
 	pthread_mutex_lock(&e->lock);
-	v->pid = spawn(e, argv.v, v->log, v->own_key);
+	v->pid = spawn(e, argv.v, v->log, v->give_key);
 	if (v->pid > 0) {
 		e->v = rag_xrealloc(e->v, (e->n + 1) * sizeof *e->v);
 		e->v[e->n++] = v;
@@ -650,6 +671,7 @@ static int start(rag_evals *e, rag_store *s, const char *text, size_t len, jv *b
 	                  jv_string("testset"), jv_string(v->testset), jv_string("version"), jv_number(v->version),
 	                  jv_string("total"), jv_number((double)v->total));
 	if (prof) *body = jv_object_set(*body, jv_string("profile"), jv_string(prof));
+	*body = jv_object_set(*body, jv_string("withheld"), jv_copy(withheld));
 	v = NULL;
 	st = 202;
 	goto out;
@@ -668,6 +690,7 @@ out:
 	rag_strv_free(&opts);
 	rag_strv_free(&argv);
 	rag_buf_free(&set);
+	jv_free(withheld);
 	return st;
 }
 
@@ -742,7 +765,8 @@ static jv describe(eval *v, rag_store *s)
 	o = JV_OBJECT(jv_string("id"), jv_string(v->id), jv_string("state"), jv_string(st),
 	              jv_string("testset"), jv_string(v->testset), jv_string("version"), jv_number(v->version),
 	              jv_string("total"), jv_number((double)v->total), jv_string("done"), jv_number((double)v->done),
-	              jv_string("errors"), jv_number((double)v->errors), jv_string("rundir"), jv_string(v->rundir));
+	              jv_string("errors"), jv_number((double)v->errors), jv_string("rundir"), jv_string(v->rundir),
+	              jv_string("withheld"), jv_copy(v->withheld));
 	/* the time left at the rate so far: the records done come from the file, never the clock */
 	if (v->pid && v->done > v->done0 && v->total > v->done)
 		o = jv_object_set(o, jv_string("eta_s"),
@@ -798,7 +822,7 @@ static int resume(rag_evals *e, eval *v, rag_store *s, jv *body)
 	progress(v);
 	v->done0 = v->done;
 	v->t0 = now_s();
-	v->pid = spawn(e, argv.v, v->log, v->own_key);
+	v->pid = spawn(e, argv.v, v->log, v->give_key);
 	rag_strv_free(&argv);
 	if (v->pid <= 0) {
 		v->pid = 0;
@@ -839,7 +863,7 @@ int rag_evals_api(rag_evals *e, rag_store *s, const rag_config *cfg, const char 
 	size_t i;
 	if (strcmp(path, "/api/evals") && strncmp(path, "/api/evals/", 11)) return 0;
 	if (!strcmp(path, "/api/evals")) {
-		if (post) return start(e, s, text, len, body);
+		if (post) return start(e, s, cfg, text, len, body);
 		*body = jv_array();
 		pthread_mutex_lock(&e->lock);
 		for (i = e->n; i > 0; i--) *body = jv_array_append(*body, describe(e->v[i - 1], s));

@@ -48,15 +48,35 @@ jv rag_evals_conf_str(const char *s);
  * (name, service_url, judge_base_url, judge_model, own_key, system, metrics, thresholds; URLs'
  * passwords masked; never a key, a header or the store), or {name, error}. */
 jv rag_evals_profile(const char *name, const char *text, size_t len);
+/* rag-serve's own judge key and where it may go: the endpoint it was configured for
+ * (rag_llm_base_url of rag-serve's configuration) and its llm.allow_urls (borrowed) */
+typedef struct rag_evals_key {
+	int has;                  /* rag-serve has one: RAG_API_KEY of the child's environment */
+	const char *endpoint;
+	const rag_strv *allow;
+} rag_evals_key;
 /* The profile's text with config (rag_evals_form's; consumed) laid over it, key by key: the
  * whole profile kept (its ${VAR}s for rag-eval to expand), a value of the form that says what
  * the profile's says (as the listing shows it) left as the profile wrote it, collect.body the
  * form's only where the profile has none, store.url the form's; its relative paths made
- * relative to dir, the profile's directory (NULL: left). *yaml malloc'ed; *own_key 1 when the
- * profile names the judge's key itself (llm.api_key or llm.api_key_env). -1 and err when the
- * profile is not a YAML mapping. */
-int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, char **yaml, int *own_key, char *err,
-                    size_t errlen);
+ * relative to dir, the profile's directory (NULL: left). A credential goes only where it was
+ * configured for: the profile's judge key (llm.api_key, api_key_env; embeddings' that follow
+ * the judge's endpoint) only to the profile's llm.base_url (or the default endpoint) or its
+ * llm.allow_urls, its collect.headers only to its collect.url or its collect.allow_urls, else
+ * they are emptied in the run's configuration; rag-serve's key only where key allows it
+ * (*give_key 1: RAG_API_KEY in the run's environment). Each credential left out is appended to
+ * *withheld (an array) as rag_evals_withheld's. *yaml malloc'ed. -1 and err when the profile
+ * is not a YAML mapping. */
+int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, const rag_evals_key *key, char **yaml,
+                    int *give_key, jv *withheld, char *err, size_t errlen);
+/* Is url the endpoint base or below it: the same scheme, host and port as libcurl reads them
+ * and base's path or one under it (at a '/'); a URL with a ${VAR} never. */
+int rag_evals_url_within(const char *url, const char *base);
+/* url within endpoint (NULL: none) or within one of allow (NULL: none) */
+int rag_evals_url_allowed(const char *url, const char *endpoint, const rag_strv *allow);
+/* {credential, url (its password masked), allow, note}: what a run's reply says of a
+ * credential left out because url is not where it may go */
+jv rag_evals_withheld(const char *credential, const char *url, const char *allow);
 
 /* ---------------------------------------------------------------- for unit tests */
 /* The form (borrowed) -> the configuration to write (*config, an object whose strings have

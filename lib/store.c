@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -276,6 +277,16 @@ void rag_store_close(rag_store *s)
 	free(s->url_shown);
 	free(s->password);
 	free(s);
+}
+
+int rag_store_set_wait(rag_store *s, long ms, char *err, size_t errlen)
+{
+	char sql[64];
+	/* SQLite: how long a statement waits for another connection's lock (BUSY_MS otherwise);
+	 * PostgreSQL: how long one waits for a lock (the store's, or a table's) */
+	if (!strcmp(s->be->name, "sqlite")) snprintf(sql, sizeof sql, "PRAGMA busy_timeout = %ld", ms);
+	else snprintf(sql, sizeof sql, "SET lock_timeout = %ld", ms);
+	return s->be->exec(s->h, sql, 0, NULL, NULL, NULL, err, errlen);
 }
 
 const char *rag_store_backend(const rag_store *s)

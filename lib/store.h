@@ -22,6 +22,9 @@ typedef struct rag_store rag_store;
 rag_store *rag_store_open(const char *url, char *err, size_t errlen);
 void rag_store_close(rag_store *s);
 const char *rag_store_backend(const rag_store *s);   /* "sqlite", "postgresql"; static */
+/* How long a statement waits for a lock another connection holds (default: SQLite 120 s,
+ * PostgreSQL none) before it fails: rag-serve's requests wait ms at most. 0 or -1 and err. */
+int rag_store_set_wait(rag_store *s, long ms, char *err, size_t errlen);
 const char *rag_store_url(const rag_store *s);       /* as opened, password masked; borrowed */
 char *rag_store_url_masked(const char *url);         /* malloc'ed */
 /* A run to add: run.json (borrowed; jv_null() for a stream of records) and records.jsonl's

@@ -22,7 +22,8 @@
 			s_running: "running", s_cancelling: "cancelling", s_done: "done", s_cancelled: "cancelled",
 			s_failed: "failed", e_passed: " · gate passed", e_failed: " · gate failed",
 			e_profile: "Profile", e_no_profile: "none: the fields below",
-			e_key_profile: "The judge's API key is the profile's own (from rag-serve's environment)."
+			e_key_profile: "The judge's API key is the profile's own (from rag-serve's environment).",
+			e_withheld: "Credential not sent: {credential} was not sent to {url}, which is neither the endpoint it was configured for nor in {allow}."
 		},
 		zh: {
 			evals: "运行评估", e_what: "测试集", e_testset: "测试集", e_version: "版本", e_newest: "最新",
@@ -37,7 +38,8 @@
 			s_running: "运行中", s_cancelling: "正在取消", s_done: "已完成", s_cancelled: "已取消",
 			s_failed: "失败", e_passed: " · 门禁通过", e_failed: " · 门禁未通过",
 			e_profile: "配置方案", e_no_profile: "无：手动填写下方字段",
-			e_key_profile: "评审 API 密钥取自该配置方案（来自 rag-serve 的环境）。"
+			e_key_profile: "评审 API 密钥取自该配置方案（来自 rag-serve 的环境）。",
+			e_withheld: "凭据未发送：{credential} 没有发送到 {url}，它既不是该凭据配置的端点，也不在 {allow} 中。"
 		}
 	});
 	var t = R.t, sets = [], defaults = null, profiles = [], cur = null, timer = null;
@@ -162,7 +164,7 @@
 		return b;
 	}
 	function post(path, b) {
-		return fetch(path, {
+		return fetch(R.api(path), {
 			method: "POST", credentials: "same-origin",
 			headers: { "Content-Type": "application/json", "X-CSRF-Token": R.csrf() || "" },
 			body: JSON.stringify(b)
@@ -187,6 +189,13 @@
 			(s.passed === true ? t("e_passed") : s.passed === false ? t("e_failed") : "");
 		$("eval-progress").max = Math.max(1, s.total);
 		$("eval-progress").value = s.done || 0;
+		/* the credentials the run went without: the form named a URL they may not go to */
+		var w = $("eval-withheld");
+		w.textContent = "";
+		(s.withheld || []).forEach(function (x) {
+			w.appendChild(R.el("li", t("e_withheld", { credential: x.credential, url: x.url, allow: x.allow })));
+		});
+		w.hidden = !(s.withheld && s.withheld.length);
 		$("eval-cancel").hidden = ended;
 		$("eval-resume").hidden = !(s.state === "cancelled" || s.state === "failed");
 		$("eval-open").hidden = !s.run;

@@ -71,8 +71,11 @@
 		e.textContent = msg ? t("error") + msg : "";
 		e.hidden = !msg;
 	}
+	/* a path of the API ("/api/...") as a URL relative to the page's <base>, which rag-serve
+	 * sets to the path it is served under (a reverse proxy's prefix) */
+	function api(path) { return path.replace(/^\//, ""); }
 	function get(path) {
-		return fetch(path, { credentials: "same-origin" }).then(function (r) {
+		return fetch(api(path), { credentials: "same-origin" }).then(function (r) {
 			return r.json().then(function (b) {
 				if (!r.ok) throw new Error(b && b.error ? b.error : "HTTP " + r.status);
 				return b;
@@ -205,7 +208,7 @@
 	function reviewMetric() { return $("review").metric.value; }
 	function loadMarks() {
 		var m = reviewMetric();
-		$("labels-csv").href = "/api/runs/" + encodeURIComponent(st.run) + "/labels.csv" +
+		$("labels-csv").href = "api/runs/" + encodeURIComponent(st.run) + "/labels.csv" +
 			(m ? "?metric=" + encodeURIComponent(m) : "");
 		if (!m) { st.marks = {}; return Promise.resolve(); }
 		return get("/api/runs/" + encodeURIComponent(st.run) + "/marks?metric=" + encodeURIComponent(m))
@@ -317,7 +320,7 @@
 		if (!who) { note.textContent = t("need_who"); return; }
 		Object.keys(v).forEach(function (k) { body[k] = v[k]; });
 		if (comment) body.comment = comment;
-		fetch("/api/runs/" + encodeURIComponent(st.run) + "/marks", {
+		fetch("api/runs/" + encodeURIComponent(st.run) + "/marks", {
 			method: "POST", credentials: "same-origin",
 			headers: { "Content-Type": "application/json", "X-CSRF-Token": st.csrf || "" },
 			body: JSON.stringify(body)
@@ -335,7 +338,7 @@
 		words: function (w) {
 			Object.keys(w).forEach(function (l) { Object.keys(w[l]).forEach(function (k) { T[l][k] = w[l][k]; }); });
 		},
-		t: t, el: el, td: td, get: get, tab: tab, showError: showError, drawn: drawn,
+		t: t, el: el, td: td, get: get, api: api, tab: tab, showError: showError, drawn: drawn,
 		openRun: function (id) { return openRun(id); },
 		reloadRuns: function () { return loadRuns(); },
 		csrf: function () { return st.csrf; },

@@ -60,7 +60,7 @@
 	/* a write with the page's CSRF token: resolves to the reply's body; a refusal rejects with
 	 * an Error carrying the status */
 	function post(path, body) {
-		return fetch(path, {
+		return fetch(R.api(path), {
 			method: "POST", credentials: "same-origin",
 			headers: { "Content-Type": "application/json", "X-CSRF-Token": R.csrf() || "" },
 			body: JSON.stringify(body)

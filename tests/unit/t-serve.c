@@ -154,13 +154,31 @@ int main(void)
 	ok(!rag_serve_host_ok(NULL, "127.0.0.1", 8765, 1), "Host: none");
 	ok(rag_serve_host_ok("[::1]:9", "::1", 9, 1), "Host: IPv6 in brackets");
 
-	ok(rag_serve_origin_ok("http://127.0.0.1:8765", NULL, "127.0.0.1:8765"), "Origin: this server");
-	ok(!rag_serve_origin_ok("http://evil.example", NULL, "127.0.0.1:8765"), "Origin: another");
-	ok(!rag_serve_origin_ok("http://127.0.0.1:8765.evil.example", NULL, "127.0.0.1:8765"), "Origin: a longer one");
-	ok(!rag_serve_origin_ok("null", "http://127.0.0.1:8765/", "127.0.0.1:8765"), "Origin null: refused, whatever the Referer");
-	ok(rag_serve_origin_ok(NULL, "http://127.0.0.1:8765/x", "127.0.0.1:8765"), "no Origin: the Referer");
-	ok(!rag_serve_origin_ok(NULL, "http://127.0.0.1:87650/x", "127.0.0.1:8765"), "no Origin: a Referer of another port");
-	ok(!rag_serve_origin_ok(NULL, NULL, "127.0.0.1:8765"), "neither: refused");
+	ok(rag_serve_origin_ok("http://127.0.0.1:8765", NULL, NULL, "127.0.0.1:8765"), "Origin: this server");
+	ok(!rag_serve_origin_ok("http://evil.example", NULL, NULL, "127.0.0.1:8765"), "Origin: another");
+	ok(!rag_serve_origin_ok("http://127.0.0.1:8765.evil.example", NULL, NULL, "127.0.0.1:8765"), "Origin: a longer one");
+	ok(!rag_serve_origin_ok("null", "http://127.0.0.1:8765/", NULL, "127.0.0.1:8765"), "Origin null: refused, whatever the Referer");
+	ok(rag_serve_origin_ok(NULL, "http://127.0.0.1:8765/x", NULL, "127.0.0.1:8765"), "no Origin: the Referer");
+	ok(!rag_serve_origin_ok(NULL, "http://127.0.0.1:87650/x", NULL, "127.0.0.1:8765"), "no Origin: a Referer of another port");
+	ok(!rag_serve_origin_ok(NULL, NULL, NULL, "127.0.0.1:8765"), "neither: refused");
+	ok(rag_serve_origin_ok("https://evals.example", NULL, "https", "evals.example"),
+	   "Origin behind a TLS proxy: https://, as X-Forwarded-Proto says");
+	ok(!rag_serve_origin_ok("http://evals.example", NULL, "https", "evals.example"), "Origin: http:// where it is https");
+	ok(!rag_serve_origin_ok("https://evals.example", NULL, NULL, "evals.example"), "Origin: https:// without a proxy");
+	{
+		static const struct { const char *in, *want; } bp[] = {
+			{"/ragpipe/", "/ragpipe"}, {"/ragpipe", "/ragpipe"}, {"/", ""}, {"/a/b-c_d.e~f/", "/a/b-c_d.e~f"},
+			{"ragpipe", NULL}, {"/a//b", NULL}, {"/a/../b", NULL}, {"/..", NULL}, {"/./a", NULL},
+			{"/a\"b", NULL}, {"/a b", NULL}, {"/a<b", NULL}, {"", NULL},
+		};
+		size_t i;
+		for (i = 0; i < sizeof bp / sizeof *bp; i++) {
+			char *got = rag_serve_base_path(bp[i].in);
+			if (bp[i].want) is_str(got, bp[i].want, "base path %s", bp[i].in);
+			else ok(!got, "base path %s: refused", bp[i].in);
+			free(got);
+		}
+	}
 
 	ok(rag_serve_secret_eq("abcdef", "abcdef"), "secret: equal");
 	ok(!rag_serve_secret_eq("abcdef", "abcdeg"), "secret: differs");

@@ -92,16 +92,33 @@ static const char team[] =
 	"cache:\n"
 	"  dir: /var/cache/team\n";
 
-/* the form (JSON text) laid over the profile (YAML text): 0 and *yaml, or -1 and err */
-static int merge(const char *profile, const char *formtext, char **yaml, int *own_key, char *err, size_t n)
+/* rag-serve's own judge key, as the merges below are given it: configured for http://j/v1,
+ * allowed to http://judges.internal/ too */
+static rag_strv serve_allow;
+static const rag_evals_key serve_key = {1, "http://j/v1", &serve_allow};
+/* the credentials the last merge left out: their "credential" members joined by '|' */
+static char withheld_s[512];
+
+/* the form (JSON text) laid over the profile (YAML text): 0 and *yaml, or -1 and err;
+ * *give_key whether rag-serve's key (serve_key) goes with the run */
+static int merge(const char *profile, const char *formtext, char **yaml, int *give_key, char *err, size_t n)
 {
-	jv f = jv_parse(formtext), c;
+	jv f = jv_parse(formtext), c, w = jv_array();
 	rag_strv a = {0};
 	char *set = NULL, *prof = NULL;
 	int v, r = rag_evals_form(f, &c, &a, &set, &v, &prof, err, n);
 	*yaml = NULL;
-	if (r == 0) r = rag_evals_merge(profile, strlen(profile), "/etc/rag $x/profiles", c, yaml, own_key, err, n);
+	if (r == 0)
+		r = rag_evals_merge(profile, strlen(profile), "/etc/rag $x/profiles", c, &serve_key, yaml, give_key, &w, err, n);
 	else jv_free(c);
+	withheld_s[0] = 0;
+	jv_array_foreach(w, i, e) {
+		jv k = jv_object_get(e, jv_string("credential"));
+		snprintf(withheld_s + strlen(withheld_s), sizeof withheld_s - strlen(withheld_s), "%s%s", i ? "|" : "",
+		         jv_string_value(k));
+		jv_free(k);
+	}
+	jv_free(w);
 	free(set);
 	free(prof);
 	rag_strv_free(&a);
@@ -145,6 +162,39 @@ static double mean_of(const rag_config *c, const char *k)
 	for (i = 0; i < c->gate.nmean; i++)
 		if (!strcmp(c->gate.mean[i].key, k)) return c->gate.mean[i].value;
 	return -1;
+}
+
+/* where a credential may go */
+static void within(void)
+{
+	static const struct { const char *url, *base; int want; } t[] = {
+		{"http://j/v1", "http://j/v1", 1},
+		{"http://j/v1/", "http://j/v1", 1},
+		{"http://J:80/v1/chat/completions", "http://j/v1/", 1},
+		{"http://j/v1?x=1", "http://j/v1", 1},
+		{"http://j/v10", "http://j/v1", 0},
+		{"http://j/", "http://j/v1", 0},
+		{"https://j/v1", "http://j/v1", 0},
+		{"http://j:8080/v1", "http://j/v1", 0},
+		{"http://j.evil/v1", "http://j/v1", 0},
+		{"http://j@evil/v1", "http://j/v1", 0},
+		{"http://evil/v1#@j", "http://j/v1", 0},
+		{"http://j/v1/../admin", "http://j/v1", 0},
+		{"http://j/v1/%2e%2e/admin", "http://j/v1", 0},
+		{"http://j/v1/a%2Fb", "http://j/v1", 0},
+		{"http://j/anything", "http://j/", 1},
+		{"http://j/anything", "http://j", 1},
+		{"http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1", 1},
+		{"http://[::1]:9/v1", "http://[::1]:9/", 1},
+		{"file:///etc/passwd", "file:///etc", 0},
+		{"http://${HOST}/v1", "http://${HOST}/v1", 0},
+		{"not a url", "http://j/v1", 0},
+	};
+	size_t i;
+	for (i = 0; i < sizeof t / sizeof *t; i++)
+		is_int(rag_evals_url_within(t[i].url, t[i].base), t[i].want, "%s within %s: %s", t[i].url, t[i].base,
+		       t[i].want ? "yes" : "no");
+	ok(!rag_evals_url_allowed("http://x/v1", NULL, NULL), "no endpoint, no list: nowhere");
 }
 
 static void profiles(void)
@@ -198,7 +248,8 @@ static void profiles(void)
 	                   "\"tenant\":\"${T_SERVERUN_TENANT}\",\"index\":\"v3\",\"prompt\":\"${T_SERVERUN_SECRET}\"},"
 	                   "\"thresholds\":{\"keyword_overlap\":0.2}}", &y, &own, err, sizeof err),
 	       0, "the form over the profile");
-	is_int(own, 1, "the profile names the judge's key itself");
+	is_int(own, 0, "the profile names the judge's key itself: rag-serve's not given");
+	is_str(withheld_s, "", "no credential left out: the form names the profile's endpoints");
 	ok(y && strstr(y, "${T_SERVERUN_SECRET}") && !strstr(y, "sk-unit-secret-42") && !strstr(y, "acme"),
 	   "its ${VAR}s left for rag-eval: no value of rag-serve's environment in the file");
 	is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
@@ -234,7 +285,8 @@ static void profiles(void)
 	is_int(merge("collect:\n  url: http://a/ask\n  body: '{q: .question}'\nllm:\n  provider: openai\n  model: m1\n",
 	             "{\"testset\":\"qa\",\"profile\":\"p\",\"system\":{\"top_k\":3}}", &y, &own, err, sizeof err),
 	       0, "a form of a test set alone over a profile");
-	is_int(own, 0, "no key in the profile: rag-serve's");
+	is_int(own, 0, "no key in the profile, the default endpoint: rag-serve's key (of http://j/v1) not given");
+	is_str(withheld_s, "rag-serve's llm.api_key", "and the reply says so");
 	is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
 	is_str(cfg.collect.body, "{q: .question}", "the profile's own body kept");
 	is_str(cfg.llm.provider, "openai", "no endpoint in the form: the profile's judge, not the offline one");
@@ -248,7 +300,59 @@ static void profiles(void)
 	             sizeof err), 0, "an empty profile");
 	is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
 	is_str(cfg.llm.base_url, "http://j/v1", "the form's judge");
+	is_int(own, 1, "rag-serve's own endpoint: its key given");
+	is_str(withheld_s, "", "none left out");
+	is_str(cfg.llm.api_key_env, "", "no variable of the environment stands in for the key");
 	rag_config_free(&cfg);
+	free(y);
+
+	/* a credential goes only where it was configured for */
+	is_int(merge(team, "{\"testset\":\"qa\",\"profile\":\"team\",\"judge_base_url\":\"http://judge.internal:8001/v1\","
+	                   "\"service_url\":\"http://svc.internal:81/ask\"}", &y, &own, err, sizeof err),
+	       0, "the form names another judge and another service");
+	is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
+	is_str(cfg.llm.base_url, "http://judge.internal:8001/v1", "the form's judge");
+	ok(!cfg.llm.api_key, "without the profile's key");
+	ok(!cfg.embeddings.api_key, "nor one for the embeddings");
+	is_int((int)cfg.collect.nheaders, 0, "the form's service: without the profile's headers");
+	is_int(own, 0, "nor rag-serve's key");
+	is_str(withheld_s, "the profile's llm.api_key|the profile's collect.headers", "the reply says which were left out");
+	ok(y && !strstr(y, "T_SERVERUN_SECRET"), "the run's configuration names no secret");
+	rag_config_free(&cfg);
+	free(y);
+	{
+		/* the profile allows those endpoints: an allow-list in its own llm and collect sections */
+		const char *at = strstr(team, "  timeout: 17\n");
+		char *t1 = rag_xasprintf("%.*s  allow_urls: [http://judge.internal:8001/]\n%s", (int)(at - team), team, at), *t2;
+		at = strstr(t1, "  headers:\n");
+		t2 = rag_xasprintf("%.*s  allow_urls: http://svc.internal:81/ask\n%s", (int)(at - t1), t1, at);
+		is_int(merge(t2, "{\"testset\":\"qa\",\"profile\":\"team\",\"judge_base_url\":\"http://judge.internal:8001/v1\","
+		                 "\"service_url\":\"http://svc.internal:81/ask?x=1\"}", &y, &own, err, sizeof err),
+		       0, "the same form over a profile whose allow_urls name them");
+		is_int(reread(y ? y : "", &cfg, err, sizeof err), 0, "rag-config reads it: %s", err);
+		is_str(cfg.llm.api_key, "sk-unit-secret-42", "the profile's key goes with it");
+		is_str(header_of(&cfg, "X-Team"), "search", "and its headers");
+		is_str(withheld_s, "", "none left out");
+		rag_config_free(&cfg);
+		free(y);
+		free(t1);
+		free(t2);
+	}
+	is_int(merge("llm:\n  base_url: http://j/v1/\n", "{\"testset\":\"qa\",\"profile\":\"p\"}", &y, &own, err, sizeof err),
+	       0, "a profile of rag-serve's endpoint and no key");
+	is_int(own, 1, "rag-serve's key given");
+	free(y);
+	is_int(merge("llm:\n  base_url: http://j/v1/\n", "{\"testset\":\"qa\",\"profile\":\"p\",\"judge_base_url\":\"http://j:8080/v1\"}",
+	             &y, &own, err, sizeof err), 0, "the form names another port");
+	is_int(own, 0, "rag-serve's key not given");
+	free(y);
+	is_int(merge("llm:\n  base_url: http://j/v1/\n", "{\"testset\":\"qa\",\"profile\":\"p\",\"judge_base_url\":\"http://judges.internal/a/v1\"}",
+	             &y, &own, err, sizeof err), 0, "the form names an endpoint of rag-serve's llm.allow_urls");
+	is_int(own, 1, "rag-serve's key given");
+	free(y);
+	is_int(merge("llm:\n  base_url: http://j/v1/\nembeddings:\n  base_url: http://emb/v1\n", "{\"testset\":\"qa\",\"profile\":\"p\"}",
+	             &y, &own, err, sizeof err), 0, "embeddings of another endpoint, without a key of their own");
+	is_int(own, 0, "rag-serve's key not given: it would go to the embeddings' endpoint");
 	free(y);
 
 	is_int(merge("- a\n", "{\"testset\":\"qa\",\"profile\":\"p\"}", &y, &own, err, sizeof err), -1,
@@ -281,7 +385,7 @@ int main(void)
 	       "the metrics and the label: one argument each, as given");
 	is_str(c, "{\"collect\":{\"body\":\"{question: .question} + (if .history then {history} else {} end) + "
 	          "(.system // {})\",\"url\":\"http://h/ask?a=$$HOME\"},\"gate\":{\"mean\":{\"faithfulness\":0.8}},"
-	          "\"llm\":{\"base_url\":\"http://j/v1\",\"model\":\"m$$x\",\"provider\":\"openai\"},"
+	          "\"llm\":{\"api_key_env\":\"\",\"base_url\":\"http://j/v1\",\"model\":\"m$$x\",\"provider\":\"openai\"},"
 	          "\"store\":{\"url\":\"${RAG_SERVE_STORE_URL}\"},\"system\":{\"prompt\":\"$${RAG_API_KEY}\","
 	          "\"rerank\":true,\"top_k\":5}}",
 	       "the configuration: every '$' of the form doubled, numbers and booleans kept");
@@ -316,6 +420,9 @@ int main(void)
 	refused("{\"testset\":\"qa\",\"profile\":\".team\"}", "\"profile\": the name of a profile rag-serve lists");
 	refused("{\"testset\":\"qa\",\"profile\":\"a:b\"}", "\"profile\": the name of a profile rag-serve lists");
 	refused("{\"testset\":\"qa\",\"profile\":7}", "\"profile\": a text without control characters");
+	rag_strv_push(&serve_allow, rag_xstrdup("http://judges.internal/"));
+	within();
 	profiles();
+	rag_strv_free(&serve_allow);
 	return done_testing();
 }

@@ -233,7 +233,8 @@ static void say_adapted(rag_cli *cli)
 			rag_buf_addf(&b, "%s%s", i ? ", " : "", jv_string_value(x));
 			jv_free(x);
 		}
-		rag_msg(cli->prog, "notice", "judge %s: its endpoint refused part of the request (http 400), so requests "
+		rag_msg(cli->prog, "notice", "judge %s: its endpoint refused part of the request (http 400, in this run or one the cache "
+		        "remembers), so requests "
 		        "were sent with %s (rag-config(5) PROVIDERS: set llm.provider or llm.max_tokens_param to ask so "
 		        "from the start)", rag_judge_name(cli->judge), b.p);
 	}

@@ -1356,7 +1356,7 @@ static int refused(const rag_llm *l, const req *r, long status)
 	jv body = jv_parse_sized(b, (int)r->resp.len), e = rag_json_get(body, "error");
 	jv pj = rag_json_get(jv_copy(e), "param");
 	const char *param = jv_get_kind(pj) == JV_KIND_STRING ? jv_string_value(pj) : "";
-	int now = l->fixed | l->learned, f = 0;
+	int now = r->adapted, f = 0;   /* what this request was made with: another may have learned more */
 	if (status == 400 || status == 422) {
 		if (!(now & A_MAXCOMP) && strstr(r->body, "\"max_tokens\"") &&
 		    (!strcmp(param, "max_tokens") || strcasestr(b, "max_completion_tokens")))
@@ -1378,10 +1378,11 @@ static int refused(const rag_llm *l, const req *r, long status)
  * cache, so that the next run asks so from its first request (and a replay finds its keys). */
 static int learn(rag_llm *l, req *r, long status)
 {
-	int f = r->kind == K_CHAT ? refused(l, r, status) : 0;
+	int f = r->kind == K_CHAT ? refused(l, r, status) : 0, known;
 	if (!f) return 0;
+	known = ((l->fixed | l->learned) & f) == f;   /* a request in flight when another taught it */
 	l->learned |= f;
-	if (l->cache_mode == RAG_CACHE_RW) {
+	if (!known && l->cache_mode == RAG_CACHE_RW) {
 		char cerr[RAG_ERRLEN];
 		jv m = JV_OBJECT(jv_string("adapted"), jv_number(l->learned));
 		jv d = jv_dump_string(m, 0);

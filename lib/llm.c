@@ -1343,32 +1343,38 @@ static void attempt_failed(rag_llm *l, req *r, CURLcode code, long status)
 }
 
 /* What a 400 (or 422) says the endpoint refused of the request r asked, as A_* not yet in
- * force; 0 for anything else (a bad key, a prompt too long: the request's own error). From the
- * error's "param" and "code" where the body has them (OpenAI's), else its words:
- * - response_format or schema, to a request with a json_schema: json_object;
- * - max_tokens ("Unsupported parameter: 'max_tokens' ... Use 'max_completion_tokens'"): a
- *   reasoning model's token limit;
- * - temperature ("Unsupported value: 'temperature' does not support 0 ... Only the default (1)"):
- *   a reasoning model takes no temperature but its default. */
-static int refused(const rag_llm *l, const req *r, long status)
+ * force; 0 for anything else (a bad key, a prompt too long, a max_tokens too large: the
+ * request's own error). From the error's "param" and "code" where the body has them (OpenAI's),
+ * else its words:
+ * - max_tokens unsupported ("Unsupported parameter: 'max_tokens' is not supported with this
+ *   model. Use 'max_completion_tokens' instead."): a reasoning model's token limit;
+ * - temperature unsupported ("Unsupported value: 'temperature' does not support 0 with this
+ *   model. Only the default (1) value is supported."): no temperature but the model's default;
+ * - response_format or schema, to a request with a json_schema: json_object. */
+static int refused(const req *r, long status)
 {
 	const char *b = r->resp.p ? r->resp.p : "";
 	jv body = jv_parse_sized(b, (int)r->resp.len), e = rag_json_get(body, "error");
-	jv pj = rag_json_get(jv_copy(e), "param");
+	jv pj = rag_json_get(jv_copy(e), "param"), cj = rag_json_get(jv_copy(e), "code");
+	jv sent = jv_parse(r->body);
 	const char *param = jv_get_kind(pj) == JV_KIND_STRING ? jv_string_value(pj) : "";
 	int now = r->adapted, f = 0;   /* what this request was made with: another may have learned more */
+	int unsupported = (jv_get_kind(cj) == JV_KIND_STRING && !strncmp(jv_string_value(cj), "unsupported", 11)) ||
+	                  strcasestr(b, "unsupported") || strcasestr(b, "only the default") ||
+	                  strcasestr(b, "does not support");
 	if (status == 400 || status == 422) {
-		if (!(now & A_MAXCOMP) && strstr(r->body, "\"max_tokens\"") &&
-		    (!strcmp(param, "max_tokens") || strcasestr(b, "max_completion_tokens")))
+		if (!(now & A_MAXCOMP) && jv_object_has(jv_copy(sent), jv_string("max_tokens")) &&
+		    (strcasestr(b, "max_completion_tokens") || (!strcmp(param, "max_tokens") && unsupported)))
 			f = A_MAXCOMP;
-		else if (!(now & A_NOTEMP) && strstr(r->body, "\"temperature\"") &&
-		         (!strcmp(param, "temperature") ||
-		          (strcasestr(b, "temperature") && (strcasestr(b, "unsupported") || strcasestr(b, "only the default")))))
+		else if (!(now & A_NOTEMP) && jv_object_has(jv_copy(sent), jv_string("temperature")) &&
+		         (!strcmp(param, "temperature") || strcasestr(b, "temperature")) && unsupported)
 			f = A_NOTEMP;
 		else if (!(now & A_OBJECT) && r->schema && (strcasestr(b, "response_format") || strcasestr(b, "schema")))
 			f = A_OBJECT;
 	}
+	jv_free(sent);
 	jv_free(pj);
+	jv_free(cj);
 	jv_free(e);
 	return f;
 }
@@ -1378,7 +1384,7 @@ static int refused(const rag_llm *l, const req *r, long status)
  * cache, so that the next run asks so from its first request (and a replay finds its keys). */
 static int learn(rag_llm *l, req *r, long status)
 {
-	int f = r->kind == K_CHAT ? refused(l, r, status) : 0, known;
+	int f = r->kind == K_CHAT ? refused(r, status) : 0, known;
 	if (!f) return 0;
 	known = ((l->fixed | l->learned) & f) == f;   /* a request in flight when another taught it */
 	l->learned |= f;

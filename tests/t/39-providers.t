@@ -97,6 +97,17 @@ is "$(jq -s '[.[] | select(.body.max_tokens != null or .body.temperature != null
 is "$(jq -r '.body.reasoning_effort' "$FAKE_LOG" | sort -u)" low "preset: reasoning_effort sent"
 unlike "$(cat "$ERR")" "notice: judge" "preset: nothing learned, nothing said"
 
+# a 400 about max_tokens that is not a refusal of the parameter (too large) is the request's own
+printf '%s\n' '[{"times": 1, "status": 400, "body": {"error": {"message": "max_tokens is too large: 2048. This model supports at most 1024 completion tokens.", "type": "invalid_request_error", "param": "max_tokens", "code": null}}}]' >"$T/large.json"
+start --plan "$T/large.json"
+conf "$T/large.yaml" "  base_url: $FAKE_URL/v1"
+run rag rag-claims -c "$T/large.yaml" <"$EXAMPLE"
+like "$(cat "$ERR")" "http 400: max_tokens is too large" "too large: the record's error"
+unlike "$(cat "$ERR")" "notice: judge" "too large: nothing adapted"
+is "$(jq -s '[.[] | select(.body.max_completion_tokens != null)] | length' "$FAKE_LOG")" 0 "too large: max_tokens kept"
+start --provider openai-reasoning
+conf "$T/reason.yaml" "  base_url: $FAKE_URL/v1"
+
 # learned once, remembered by the cache: the next run asks as this one learned, a replay too
 : >"$FAKE_LOG"
 RAG_CACHE=rw RAG_CACHE_DIR=$T/cache-reason rag rag-claims -c "$T/reason.yaml" <"$EXAMPLE" >"$T/m1.jsonl" 2>/dev/null

@@ -197,6 +197,21 @@ printf '%s\n' '{"id":"e","question":"Q?","answer":"Ulm is a city.","reference":"
 is "$(jq -r 'select(.scope == "emb") | .headers | has("x-gateway-token")' "$FAKE_LOG" | sort -u)" false \
 	"embeddings at another endpoint: llm.headers not sent there"
 
+# the cache key holds a header by a hash of its value: another value, another key
+RAG_CACHE=rw RAG_CACHE_DIR=$T/cache-key
+export RAG_CACHE RAG_CACHE_DIR
+: >"$FAKE_LOG"
+rag rag-claims -q -c "$T/emb.yaml" <"$EXAMPLE" >/dev/null
+N1=$(nlines "$FAKE_LOG")
+rag rag-claims -q -c "$T/emb.yaml" <"$EXAMPLE" >/dev/null
+is "$(nlines "$FAKE_LOG")" "$N1" "cache key: the same header value finds the replies"
+GW_TOKEN=gw-another-token-000000
+rag rag-claims -q -c "$T/emb.yaml" <"$EXAMPLE" >/dev/null
+GW_TOKEN=$GW
+is "$(nlines "$FAKE_LOG")" "$((N1 * 2))" "cache key: another header value asks again"
+no_secret "cache key" "$T/cache-key"
+RAG_CACHE=off
+
 # ---------------------------------------------------------------- configuration
 printf 'llm:\n  headers:\n    X-A: "one\\ntwo"\n' >"$T/nl.yaml"
 run rag rag-claims -c "$T/nl.yaml" </dev/null

@@ -92,7 +92,8 @@ the fake saw before; a plan rule's "usage" still replaces it.
   deepseek          DeepSeek: usage.prompt_cache_hit_tokens and prompt_cache_miss_tokens (as
                     --cached-tokens deepseek)
   anthropic         Anthropic's OpenAI SDK compatibility: response_format ignored (the JSON comes in a
-                    ```json fence), usage of prompt_tokens and completion_tokens only
+                    ```json fence), one choice whatever "n" asks, usage of prompt_tokens and
+                    completion_tokens only
   llamacpp          llama.cpp's server: usage, and a "timings" object beside it
 --require-header NAME=VALUE: answer 401 unless the request has that header with that value (a
 gateway's own header; any mode).
@@ -843,8 +844,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pt = max(1, prompt_chars(req) // 4)
         ct = max(1, len(content) // 4)
         nchoices = req.get("n") if isinstance(req.get("n"), int) and req.get("n") > 1 else 1
-        if rule.get("ignore_n"):
-            nchoices = 1
+        if rule.get("ignore_n") or self.server.provider == "anthropic":
+            nchoices = 1   # anthropic: "choices[]: always length 1"
         contents = [content] * nchoices
         if kind == "revq" and nchoices > 1 and not rule.get("finish_reason"):
             contents = [json.dumps({"questions": [q + ("" if i == 0 else " [choice %d]" % i)

@@ -373,7 +373,7 @@ static jv run_tail(eval *e, jv head, int rc)
 		if (jv_array_length(em) == 0) {
 			const rag_config *c = &e->cli.cfg;
 			const char *prov = c->embeddings.provider ? c->embeddings.provider : c->llm.provider;
-			int online = prov ? !strcmp(prov, "openai") : (c->embeddings.base_url || c->llm.base_url);
+			int online = prov ? rag_config_online(prov) : (c->embeddings.base_url || c->llm.base_url);
 			models = jv_object_set(models, jv_string("embeddings"),
 			                       JV_ARRAY(online ? jv_string_fmt("openai:%s", c->embeddings.model)
 			                                       : jv_string("offline")));

@@ -368,6 +368,23 @@ void eval_totals_init(eval_totals *t)
 	t->cost = jv_object();
 	t->judges = jv_object();
 	t->embedders = jv_object();
+	t->adapted = jv_object();
+}
+
+/* usage.<tool>.<stage>.adapted (u borrowed) into t->adapted under the judge's name (borrowed) */
+static void totals_adapted(eval_totals *t, jv u, jv judge)
+{
+	jv a = jv_object_get(jv_copy(u), jv_string("adapted"));
+	if (jv_get_kind(a) == JV_KIND_ARRAY) {
+		jv mine = jv_object_get(jv_copy(t->adapted), jv_copy(judge));
+		if (jv_get_kind(mine) != JV_KIND_OBJECT) mine = (jv_free(mine), jv_object());
+		jv_array_foreach(a, i, x) {
+			if (jv_get_kind(x) == JV_KIND_STRING) mine = jv_object_set(mine, x, jv_true());
+			else jv_free(x);
+		}
+		t->adapted = jv_object_set(t->adapted, jv_copy(judge), mine);
+	}
+	jv_free(a);
 }
 
 /* usage (borrowed): usage.<tool>.<stage>: {calls, cache_hits, prompt_tokens, completion_tokens,
@@ -388,6 +405,7 @@ static void totals_usage(eval_totals *t, jv usage)
 					if (jv_get_kind(judge) != JV_KIND_STRING) judge = (jv_free(judge), jv_object_get(jv_copy(u), jv_string("model")));
 					if (jv_get_kind(judge) == JV_KIND_STRING) {
 						const char *name = jv_string_value(tool);
+						totals_adapted(t, u, judge);
 						if (!strcmp(name, "rag-embsim")) t->embedders = jv_object_set(t->embedders, judge, jv_true());
 						else if (strcmp(name, "rag-collect")) t->judges = jv_object_set(t->judges, judge, jv_true());
 						else jv_free(judge);
@@ -453,6 +471,14 @@ jv eval_totals_end(eval_totals *t, const rag_config *cfg, jv *models_out)
 {
 	jv o;
 	*models_out = JV_OBJECT(jv_string("judge"), sorted_keys(t->judges), jv_string("embeddings"), sorted_keys(t->embedders));
+	if (jv_object_length(jv_copy(t->adapted)) > 0) {
+		/* models.adapted: judge -> how its requests were changed for its endpoint (rag-eval(1)) */
+		jv ad = jv_object();
+		jv_object_foreach(t->adapted, k, v) ad = jv_object_set(ad, k, sorted_keys(v));
+		*models_out = jv_object_set(*models_out, jv_string("adapted"), ad);
+	}
+	jv_free(t->adapted);
+	t->adapted = jv_invalid();
 	o = JV_OBJECT(jv_string("records"), jv_number((double)t->records),
 	              jv_string("records_with_errors"), jv_number((double)t->with_errors),
 	              jv_string("errors"), jv_number((double)t->errors),
@@ -473,6 +499,7 @@ void eval_totals_free(eval_totals *t)
 	jv_free(t->cost);
 	jv_free(t->judges);
 	jv_free(t->embedders);
+	jv_free(t->adapted);
 	memset(t, 0, sizeof *t);
 }
 

@@ -21,6 +21,8 @@ typedef struct eval_live {
 typedef struct eval_totals {
 	long records, with_errors, errors, na, calls, hits, pt, ct, not_scored, remote;
 	jv cost, judges, embedders;
+	jv adapted;               /* judge -> {adaptation: true}: how its requests were changed for its
+	                           * endpoint (usage.<tool>.<stage>.adapted; rag_llm_adapted) */
 } eval_totals;
 
 typedef struct eval {

@@ -209,9 +209,37 @@ static void w_finish(rag_item *it, void *ctx)
 	if (w->tool->finish) w->tool->finish(it, w->tool_ctx);
 	/* a judge tool says in every record what its judge cost it, and which judge it was, under
 	 * the stage the tool named (its metric or field) */
-	if (w->judge)
-		it->rec = rag_record_usage(it->rec, w->cli->prog, it->stage ? it->stage : "all", &it->usage,
-		                           rag_judge_name(w->judge));
+	if (w->judge) {
+		const char *stage = it->stage ? it->stage : "all";
+		jv a = rag_judge_adapted(w->judge, 0);
+		it->rec = rag_record_usage(it->rec, w->cli->prog, stage, &it->usage, rag_judge_name(w->judge));
+		/* and how its requests were changed for its endpoint, where they were (rag-eval's run.json
+		 * sums it up): a plain run's records keep their bytes */
+		if (jv_array_length(jv_copy(a)) > 0 && jv_get_kind(it->rec) == JV_KIND_OBJECT)
+			it->rec = jv_setpath(it->rec, JV_ARRAY(jv_string("usage"), jv_string(w->cli->prog), jv_string(stage),
+			                                       jv_string("adapted")), a);
+		else
+			jv_free(a);
+	}
+}
+
+/* What this run learned from the endpoint's 400s (rag_judge_adapted), said once, at the end. */
+static void say_adapted(rag_cli *cli)
+{
+	jv a = rag_judge_adapted(cli->judge, 1);
+	rag_buf b = {0};
+	if (jv_array_length(jv_copy(a)) > 0 && !cli->quiet) {
+		jv_array_foreach(a, i, x) {
+			rag_buf_addf(&b, "%s%s", i ? ", " : "", jv_string_value(x));
+			jv_free(x);
+		}
+		rag_msg(cli->prog, "notice", "judge %s: its endpoint refused part of the request (http 400, in this run or one the cache "
+		        "remembers), so requests "
+		        "were sent with %s (rag-config(5) PROVIDERS: set llm.provider or llm.max_tokens_param to ask so "
+		        "from the start)", rag_judge_name(cli->judge), b.p);
+	}
+	rag_buf_free(&b);
+	jv_free(a);
 }
 
 static int w_run(void *ctx, int fd, double timeout)
@@ -304,6 +332,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		        count(n2, st.input_errors, "input error"), na, st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
 		char line[1280], cost[192] = "", adapt[96] = "", cached[48] = "";
+		say_adapted(cli);
 		int lim, low, cuts;
 		rag_judge_inflight(cli->judge, &lim, &low, &cuts);
 		if (cuts)

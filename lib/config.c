@@ -57,7 +57,13 @@ struct key {
 	size_t aux;
 };
 
-static const char *const providers[] = { "openai", "offline", NULL };
+/* llm.provider, embeddings.provider: offline, or an endpoint by the way it is asked (rag-config(5)
+ * PROVIDERS): openai (Bearer), openai-reasoning (max_completion_tokens, no temperature), azure
+ * (api-key, Azure's routes); rag_config_online tells an endpoint from the offline judge */
+static const char *const providers[] = { "openai", "offline", "azure", "openai-reasoning", NULL };
+static const char *const token_params[] = { "max_tokens", "max_completion_tokens", NULL };
+static const char *const efforts[] = { "minimal", "low", "medium", "high", NULL };
+static const char *const temp_words[] = { "omit", NULL };   /* llm.temperature: not sent */
 static const char *const langs[] = { "auto", "en", "zh", NULL };
 static const char *const cache_modes[] = { "rw", "ro", "replay", "off", NULL };
 static const char *const json_modes[] = { "off", "object", "schema", NULL };   /* enum rag_json_mode */
@@ -76,7 +82,7 @@ static const struct key keys[] = {
 	{ ROW("llm", "api_key_env", T_STR, llm.api_key_env) },
 	{ ROW("llm", "api_key", T_SECRET, llm.api_key) },
 	{ ROW("llm", "allow_urls", T_STRS, llm.allow_urls) },
-	{ ROW("llm", "temperature", T_DOUBLE, llm.temperature), .lo = 0, .hi = 2 },
+	{ ROW("llm", "temperature", T_DOUBLE, llm.temperature), .lo = 0, .hi = 2, .choices = temp_words },
 	{ ROW("llm", "seed", T_LONG, llm.seed), .lo = (double)LONG_MIN, .hi = (double)LONG_MAX,
 	  .aux = offsetof(rag_config, llm.has_seed) },
 	{ ROW("llm", "max_tokens", T_INT, llm.max_tokens), .lo = 1, .hi = INT_MAX },
@@ -89,6 +95,13 @@ static const struct key keys[] = {
 	{ ROW("llm", "deadline", T_DOUBLE, llm.deadline), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("llm", "json_mode", T_JSON, llm.json_mode), .choices = json_modes },
 	{ ROW("llm", "answer_model", T_STR, llm.answer_model) },
+	/* what a provider needs beyond OpenAI's request (rag-config(5) PROVIDERS) */
+	{ ROW("llm.headers", "*", T_SECRETS, llm.headers), .aux = offsetof(rag_config, llm.nheaders) },
+	{ ROW("llm.query", "*", T_TEXTS, llm.query), .aux = offsetof(rag_config, llm.nquery) },
+	{ ROW("llm", "deployment", T_STR, llm.deployment) },
+	{ ROW("llm", "api_version", T_STR, llm.api_version) },
+	{ ROW("llm", "max_tokens_param", T_ENUM, llm.max_tokens_param), .choices = token_params },
+	{ ROW("llm", "reasoning_effort", T_ENUM, llm.reasoning_effort), .choices = efforts },
 	{ ROW("cache", "mode", T_MODE, cache.mode), .choices = cache_modes },
 	{ ROW("cache", "dir", T_PATH, cache.dir) },
 	{ ROW("", "lang", T_ENUM, lang), .choices = langs },
@@ -112,6 +125,9 @@ static const struct key keys[] = {
 	{ ROW("embeddings", "api_key", T_SECRET, embeddings.api_key) },
 	{ ROW("embeddings", "dimensions", T_INT, embeddings.dimensions), .lo = 0, .hi = 65536 },
 	{ ROW("embeddings", "batch_size", T_INT, embeddings.batch_size), .lo = 1, .hi = 2048 },
+	{ ROW("embeddings.headers", "*", T_SECRETS, embeddings.headers), .aux = offsetof(rag_config, embeddings.nheaders) },
+	{ ROW("embeddings.query", "*", T_TEXTS, embeddings.query), .aux = offsetof(rag_config, embeddings.nquery) },
+	{ ROW("embeddings", "deployment", T_STR, embeddings.deployment) },
 	{ ROW("gate.mean", "*", T_NUMS, gate.mean), .lo = 0, .hi = 1, .aux = offsetof(rag_config, gate.nmean) },
 	{ ROW("gate.record", "*", T_NUMS, gate.record), .lo = 0, .hi = 1, .aux = offsetof(rag_config, gate.nrecord) },
 	{ ROW("gate", "min_pass_rate", T_DOUBLE, gate.min_pass_rate), .lo = 0, .hi = 1 },
@@ -623,6 +639,12 @@ static int set_field(rag_config *cfg, const struct key *k, const char *name, con
 		}
 		return 0;
 	case T_DOUBLE:
+		for (i = 0; k->choices && k->choices[i] && strcmp(k->choices[i], text); i++)
+			;
+		if (k->choices && k->choices[i]) {
+			*(double *)field = NAN;   /* its word: no value (llm.temperature: omit, not sent) */
+			return 0;
+		}
 		if (parse_double(text, &d) < 0) {
 			snprintf(msg, msglen, "\"%s\" must be a number, not \"%s\"", name,
 			         clip(text, echo, sizeof echo));
@@ -1363,6 +1385,46 @@ static void resolve_api_key(rag_config *cfg)
 	if (!cfg->embeddings.api_key && cfg->llm.api_key) cfg->embeddings.api_key = rag_xstrdup(cfg->llm.api_key);
 }
 
+/* Azure's classic routes (llm.deployment) need an api-version: the version of Azure's API
+ * reference that was current GA when this was written, unless llm.api_version says another.
+ * A deployment names Azure's routes, so it needs llm.provider azure. */
+#define AZURE_API_VERSION "2024-10-21"
+static int provider_defaults(rag_config *cfg, char *err, size_t errlen)
+{
+	const char *ep = cfg->embeddings.provider ? cfg->embeddings.provider : cfg->llm.provider;
+	int azure = cfg->llm.provider && !strcmp(cfg->llm.provider, "azure");
+	size_t i;
+	if (cfg->llm.deployment && !azure) {
+		rag_seterr(err, errlen, "llm.deployment names an Azure OpenAI deployment: it needs llm.provider: azure");
+		return -1;
+	}
+	if (cfg->embeddings.deployment && !(ep && !strcmp(ep, "azure"))) {
+		rag_seterr(err, errlen, "embeddings.deployment names an Azure OpenAI deployment: it needs "
+		           "embeddings.provider (or llm.provider): azure");
+		return -1;
+	}
+	/* a header value of two lines would be two headers, the second of the file's making */
+	for (i = 0; i < 2; i++) {
+		const rag_kv *h = i ? cfg->embeddings.headers : cfg->llm.headers;
+		size_t j, n = i ? cfg->embeddings.nheaders : cfg->llm.nheaders;
+		for (j = 0; j < n; j++) {
+			if (strpbrk(h[j].value, "\r\n") || !*h[j].key || strpbrk(h[j].key, ": \t\r\n")) {
+				rag_seterr(err, errlen, "%s.headers: header \"%.60s\" must be a name without \":\" or blanks "
+				           "and a value of one line", i ? "embeddings" : "llm", h[j].key);
+				return -1;
+			}
+		}
+	}
+	if ((cfg->llm.deployment || cfg->embeddings.deployment) && !cfg->llm.api_version)
+		cfg->llm.api_version = rag_xstrdup(AZURE_API_VERSION);
+	return 0;
+}
+
+int rag_config_online(const char *provider)
+{
+	return provider && *provider && strcmp(provider, "offline") != 0;
+}
+
 /* A default location that does not exist is skipped; one that exists but cannot be read is an
  * error, because silently running without the user's settings gives plausible wrong results. */
 static int present(const char *path)
@@ -1390,6 +1452,7 @@ int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen)
 	}
 	if (rc == 0) rc = apply_env(cfg, err, errlen);
 	if (rc == 0) resolve_api_key(cfg);
+	if (rc == 0) rc = provider_defaults(cfg, err, errlen);
 	if (rc < 0) rag_config_free(cfg);
 	return rc;
 }
@@ -1457,9 +1520,8 @@ jv rag_config_json(const rag_config *cfg)
 		const struct key *k = &keys[i];
 		const void *field = (const char *)cfg + k->off;
 		const char *str = NULL;
-		int secret = k->type == T_SECRET || !strcmp(k->section, "collect.headers") ||
-		             !strncmp(k->section, "collect.headers.", 16) ||
-		             (!strcmp(k->section, "collect") && !strcmp(k->name, "headers"));
+		/* the values of every headers section (collect's, llm's, embeddings') are secrets */
+		int secret = k->type == T_SECRET || k->type == T_SECRETS;
 		jv v;
 		if (secret) continue;
 		switch (k->type) {
@@ -1479,7 +1541,8 @@ jv rag_config_json(const rag_config *cfg)
 			v = *(const int *)((const char *)cfg + k->aux) ? jv_number((double)*(const long *)field) : jv_null();
 			break;
 		case T_DOUBLE:
-			v = jv_number(*(const double *)field);
+			v = isnan(*(const double *)field) && k->choices ? jv_string(k->choices[0])
+			                                                : jv_number(*(const double *)field);
 			break;
 		case T_BOOL:
 			v = jv_bool(*(const int *)field);

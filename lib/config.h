@@ -46,13 +46,13 @@ enum rag_verify_mode { RAG_VERIFY_BATCHED = 0, RAG_VERIFY_CLAIM, RAG_VERIFY_CLAI
 typedef struct rag_config {
 	char *path;               /* the file that was loaded, or NULL */
 	struct {
-		char *provider;       /* "openai" | "offline" | NULL (auto) */
-		char *base_url;       /* e.g. https://api.openai.com/v1 */
+		char *provider;       /* "openai" | "openai-reasoning" | "azure" | "offline" | NULL (auto) */
+		char *base_url;       /* e.g. https://api.openai.com/v1; azure: the resource's endpoint */
 		char *model;
 		char *api_key_env;    /* name of the variable holding the key (default OPENAI_API_KEY) */
 		char *api_key;        /* resolved secret: never printed */
 		rag_strv allow_urls;  /* further endpoints rag-serve's Run tab may send the key to */
-		double temperature;   /* default 0 */
+		double temperature;   /* default 0; NAN: not sent (llm.temperature: omit) */
 		long seed; int has_seed;
 		int max_tokens;       /* default 2048 */
 		double timeout;       /* seconds per request, default 60 */
@@ -67,6 +67,13 @@ typedef struct rag_config {
 		                       * default 300, 0 = none */
 		int json_mode;        /* enum rag_json_mode, default RAG_JSON_SCHEMA */
 		char *answer_model;   /* model that generated the answers (self-judging warning) */
+		/* what a provider needs beyond OpenAI's request (rag-config(5) PROVIDERS) */
+		rag_kv *headers; size_t nheaders; /* name -> value, ${VAR} expanded; values are secrets */
+		rag_kv *query; size_t nquery;     /* name -> value, appended to each request's URL */
+		char *deployment;     /* azure: the deployment of the classic route, NULL: the v1 route */
+		char *api_version;    /* azure: api-version of the classic route (a default with a deployment) */
+		char *max_tokens_param;   /* "max_tokens" | "max_completion_tokens" | NULL: by the provider */
+		char *reasoning_effort;   /* sent as reasoning_effort, NULL: not sent */
 	} llm;
 	struct {
 		int mode;             /* enum rag_cache_mode */
@@ -98,6 +105,10 @@ typedef struct rag_config {
 		char *api_key;        /* resolved secret: never printed */
 		int dimensions;       /* 0: the model's own */
 		int batch_size;       /* texts per request, default 64 */
+		/* as llm's; unset, llm's where the embeddings go to llm's endpoint (never another's) */
+		rag_kv *headers; size_t nheaders;
+		rag_kv *query; size_t nquery;
+		char *deployment;     /* azure: the embeddings deployment of the classic route */
 	} embeddings;
 	struct {
 		/* rag-gate's thresholds and settings (rag-config(5)); flags override them */
@@ -201,6 +212,8 @@ typedef struct rag_config {
  * A missing -c file or $RAG_CONFIG file is an error; missing default files are not.
  * No message ever contains the API key. On failure cfg holds nothing (rag_config_free is harmless). */
 int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen);
+/* 1 when provider names an endpoint (any but "offline"; NULL or "" is not decided: 0). */
+int rag_config_online(const char *provider);
 /* Overwrites cfg without freeing what it held. */
 void rag_config_defaults(rag_config *cfg);
 /* Frees every field and zeroes cfg; safe to call twice. */

@@ -101,8 +101,8 @@ rag_embed *rag_embed_new(const rag_config *cfg, char *notice, size_t noticelen, 
 		e->name = rag_xstrdup("offline");
 		return e;
 	}
-	if (strcmp(prov, "openai") != 0) {
-		snprintf(err, errlen, "unknown embedder \"%s\" (known: openai, offline)", prov);
+	if (!rag_config_online(prov)) {
+		snprintf(err, errlen, "unknown embedder \"%s\" (known: openai, azure, offline)", prov);
 		rag_embed_free(e);
 		return NULL;
 	}

@@ -118,8 +118,8 @@ rag_judge *rag_judge_new(const rag_config *cfg, const rag_op *const *ops, char *
 		j->name = rag_xstrdup("offline");
 		return j;
 	}
-	if (strcmp(prov, "openai") != 0) {
-		snprintf(err, errlen, "unknown judge \"%s\" (known: openai, offline)", prov);
+	if (!rag_config_online(prov)) {
+		snprintf(err, errlen, "unknown judge \"%s\" (known: openai, openai-reasoning, azure, offline)", prov);
 		free(j);
 		return NULL;
 	}
@@ -183,6 +183,11 @@ void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts)
 	if (limit) *limit = 0;
 	if (low) *low = 0;
 	if (cuts) *cuts = 0;
+}
+
+jv rag_judge_adapted(const rag_judge *j, int learned_only)
+{
+	return j->llm ? rag_llm_adapted(j->llm, learned_only) : jv_array();
 }
 
 int rag_judge_run(rag_judge *j, int fd, double timeout)

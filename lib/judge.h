@@ -114,6 +114,8 @@ const rag_verify_conf *rag_judge_verify_conf(const rag_judge *j);   /* the verif
 int rag_judge_run(rag_judge *j, int fd, double timeout);
 /* rag_llm_inflight of the judge's client; 0 0 0 for the offline judge */
 void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts);
+/* rag_llm_adapted of the judge's client; an empty array for the offline judge */
+jv rag_judge_adapted(const rag_judge *j, int learned_only);
 void rag_judge_cancel(rag_judge *j, const char *why);
 /* 1 the first time a record (borrowed) or the config names the judge's own model as the model
  * that generated the answers; the caller warns once. */

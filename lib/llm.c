@@ -37,10 +37,13 @@ typedef struct req {
 	int n;                    /* chat: choices asked for ("n"), 1 unless rag_llm_opts.n says more */
 	int repeat;               /* rag_llm_opts.repeat: in the cache key */
 	jv choices;               /* n > 1: the content of each choice (array of strings) */
-	const char *url, *auth;   /* borrowed from the client */
+	const char *url;          /* borrowed from the client */
+	const rag_strv *hdrs;     /* chat, embeddings: the client's header lines for the kind (borrowed) */
 	char *body;               /* JSON request body */
 	char key[65];             /* cache key */
 	int schema;               /* the body asks for a JSON Schema (response_format json_schema) */
+	int adapted;              /* chat: the adaptations (A_*) its body was made with */
+	int fresh;                /* rag_llm_opts.fresh: not answered from the cache */
 	char *entry;              /* chat: the cache entry, stored only when the caller commits it */
 	char *usage_error;        /* the reply's usage was no token count */
 	int probe;                /* sent to learn whether a failing endpoint is still there */
@@ -79,20 +82,40 @@ typedef struct req {
 
 enum { K_CHAT = 0, K_EMBED, K_HTTP, NKINDS };
 
+/* What a chat request may be changed in, for the endpoint's sake: set by the configuration
+ * (llm.provider openai-reasoning, llm.max_tokens_param, llm.temperature: omit, llm.json_mode
+ * object) or learned from the endpoint's own 400 to a request without it, once per run (its
+ * memo in the cache: the next run asks as this one learned). */
+enum {
+	A_OBJECT = 1,             /* response_format json_object in place of a json_schema */
+	A_MAXCOMP = 2,            /* max_completion_tokens in place of max_tokens (reasoning models) */
+	A_NOTEMP = 4,             /* no temperature: the model takes its default alone */
+};
+static const char *const adapt_names[] = {"json_object", "max_completion_tokens", "no_temperature"};
+
 struct rag_llm {
 	CURLM *multi;
 	rag_cache *cache;
 	int cache_mode;
-	char *url;
-	char *auth;               /* "Authorization: Bearer ..." header; never logged */
+	char *url;                /* where chat requests go: the endpoint, the provider's route, the query */
 	char *api_key;            /* for scrubbing error texts */
 	char *endpoint, *model;
-	char *emb_url, *emb_endpoint, *emb_model, *emb_auth, *emb_key;
+	char *emb_url, *emb_endpoint, *emb_model, *emb_key;
+	/* each kind's header lines (0 chat, 1 embeddings): the key's ("Authorization: Bearer ...",
+	 * or azure's "api-key: ...") and the configured ones; never logged */
+	rag_strv hdrs[2];
+	jv keyed[2];              /* what the cache key holds beyond the body: the URL where it is not
+	                           * the endpoint's plain one, each configured header by its name and a
+	                           * hash of its value (null when neither) */
+	rag_strv secrets;         /* the configured header values and their words: scrubbed */
 	int emb_dims;
 	double temperature;
 	long seed; int has_seed;
 	int max_tokens, json_mode, retries, concurrency;
-	int schema_refused;       /* the endpoint answered 400 to a json_schema: json_object from then on */
+	char *effort;             /* llm.reasoning_effort, or NULL */
+	int fixed;                /* A_* the configuration asks for */
+	int learned;              /* A_* learned from the endpoint's 400s (this run's, or the memo's) */
+	char memo_key[65];        /* the cache key of the memo of what was learned */
 	long timeout_ms;
 	double deadline;          /* llm.deadline: seconds a request may take, retries included; 0 none */
 	/* a dead endpoint, per kind (0 chat, 1 embeddings): connection failures in a row with no
@@ -154,10 +177,11 @@ static char *scrub(const rag_llm *l, char *msg)
 	char *p;
 	size_t i, kl;
 	if (!msg) return msg;
-	for (i = 0; i < 2; i++) {
-		if (!keys[i] || !*keys[i]) continue;
-		kl = strlen(keys[i]);
-		while ((p = strstr(msg, keys[i]))) memset(p, '*', kl);
+	for (i = 0; i < 2 + l->secrets.n; i++) {
+		const char *k = i < 2 ? keys[i] : l->secrets.v[i - 2];
+		if (!k || !*k) continue;
+		kl = strlen(k);
+		while ((p = strstr(msg, k))) memset(p, '*', kl);
 	}
 	return msg;
 }
@@ -237,10 +261,150 @@ static void take_usage(req *r, jv u, int prompt_only)
 	}
 }
 
+/* A header's value, and each of its words, are secrets: a service that quotes the token of
+ * "Bearer <token>" quotes a word. A word too short to be a credential would scrub ordinary
+ * words out of replies: those under 8 characters are not. The longest first, so that a value
+ * is starred out whole before its words. */
+static void add_secrets(rag_strv *secrets, const char *v)
+{
+	const char *p = v;
+	if (strlen(v) >= 8) rag_strv_push(secrets, rag_xstrdup(v));
+	while (*p) {
+		size_t n;
+		p += strspn(p, " \t,;");
+		n = strcspn(p, " \t,;");
+		if (n >= 8 && n < strlen(v)) rag_strv_push(secrets, rag_xstrndup(p, n));
+		p += n;
+	}
+}
+
+/* Headers as a cache key holds them: each by its name and a hash of its value, so that the key
+ * changes with a value and holds none. */
+static jv headers_hashed(const rag_kv *h, size_t n)
+{
+	jv hs = jv_array();
+	size_t i;
+	char hex[65];
+	for (i = 0; i < n; i++) {
+		rag_sha256_hex(h[i].value, strlen(h[i].value), hex);
+		hs = jv_array_append(hs, JV_ARRAY(jv_string(h[i].key), jv_string(hex)));
+	}
+	return hs;
+}
+
 const char *rag_llm_base_url(const rag_config *cfg, int embeddings)
 {
 	if (embeddings && cfg->embeddings.base_url && *cfg->embeddings.base_url) return cfg->embeddings.base_url;
 	return cfg->llm.base_url ? cfg->llm.base_url : RAG_LLM_DEFAULT_BASE_URL;
+}
+
+/* The URL requests of one kind go to (what: "chat/completions", "embeddings"): the endpoint
+ * (trimmed), the provider's route, then the query (azure's api-version first). Azure (its
+ * reference): the classic route https://RES.openai.azure.com/openai/deployments/DEPLOYMENT/WHAT
+ * ?api-version=V, or with no deployment the v1 route .../openai/v1/WHAT (an endpoint that
+ * names it already is taken as it is). Any other provider: the endpoint and WHAT. */
+static char *endpoint_url(const char *endpoint, int azure, const char *deployment, const char *api_version,
+                          const rag_kv *q, size_t nq, const char *what)
+{
+	rag_buf b = {0};
+	size_t i, el = strlen(endpoint);
+	int first = 1;
+	rag_buf_adds(&b, endpoint);
+	if (azure && deployment) {
+		char *d = curl_easy_escape(NULL, deployment, 0);
+		rag_buf_addf(&b, "/openai/deployments/%s", d ? d : "");
+		curl_free(d);
+	} else if (azure && !(el >= 10 && !strcmp(endpoint + el - 10, "/openai/v1"))) {
+		rag_buf_adds(&b, "/openai/v1");
+	}
+	rag_buf_addf(&b, "/%s", what);
+	if (azure && deployment && api_version) {
+		char *v = curl_easy_escape(NULL, api_version, 0);
+		rag_buf_addf(&b, "?api-version=%s", v ? v : "");
+		curl_free(v);
+		first = 0;
+	}
+	for (i = 0; i < nq; i++) {
+		char *k = curl_easy_escape(NULL, q[i].key, 0), *v = curl_easy_escape(NULL, q[i].value, 0);
+		rag_buf_addf(&b, "%s%s=%s", first ? (strchr(endpoint, '?') ? "&" : "?") : "&", k ? k : "", v ? v : "");
+		curl_free(k);
+		curl_free(v);
+		first = 0;
+	}
+	return b.p;
+}
+
+/* One kind's header lines: the key's, as the provider takes it (azure: api-key; else
+ * Authorization: Bearer), unless a configured header of that name replaces it, then the
+ * configured ones; their values are secrets. And what its cache key holds beyond the body. */
+static void kind_headers(rag_llm *l, int k, int azure, const char *key, const rag_kv *h, size_t nh,
+                         const char *url, const char *plain_url)
+{
+	const char *name = azure ? "api-key" : "Authorization";
+	size_t i;
+	int mine = 1;
+	for (i = 0; i < nh; i++) mine &= strcasecmp(h[i].key, name) != 0;
+	if (key && *key && mine)
+		rag_strv_push(&l->hdrs[k], azure ? rag_xasprintf("api-key: %s", key)
+		                                 : rag_xasprintf("Authorization: Bearer %s", key));
+	for (i = 0; i < nh; i++) {
+		rag_strv_push(&l->hdrs[k], rag_xasprintf("%s: %s", h[i].key, h[i].value));
+		add_secrets(&l->secrets, h[i].value);
+	}
+	/* a plain configuration keeps the keys it always had */
+	l->keyed[k] = jv_null();
+	if (strcmp(url, plain_url) || nh) {
+		l->keyed[k] = JV_OBJECT(jv_string("url"), jv_string(url));
+		if (nh) l->keyed[k] = jv_object_set(l->keyed[k], jv_string("headers"), headers_hashed(h, nh));
+	}
+}
+
+/* The provider's URLs, headers and request settings (rag-config(5) PROVIDERS). Embeddings take
+ * llm's headers and query only when they go to llm's endpoint: a header is a credential, never
+ * sent to another host than the one it was configured for. */
+static void provider_setup(rag_llm *l, const rag_config *cfg)
+{
+	const char *ep = cfg->embeddings.provider && *cfg->embeddings.provider ? cfg->embeddings.provider
+	                 : cfg->llm.provider;
+	int azure = cfg->llm.provider && !strcmp(cfg->llm.provider, "azure");
+	int eazure = ep && !strcmp(ep, "azure"), same = !strcmp(l->endpoint, l->emb_endpoint);
+	const rag_kv *eh = cfg->embeddings.nheaders || !same ? cfg->embeddings.headers : cfg->llm.headers;
+	const rag_kv *eq = cfg->embeddings.nquery || !same ? cfg->embeddings.query : cfg->llm.query;
+	size_t neh = cfg->embeddings.nheaders || !same ? cfg->embeddings.nheaders : cfg->llm.nheaders;
+	size_t neq = cfg->embeddings.nquery || !same ? cfg->embeddings.nquery : cfg->llm.nquery;
+	char *plain = rag_xasprintf("%s/chat/completions", l->endpoint);
+	l->url = endpoint_url(l->endpoint, azure, cfg->llm.deployment, cfg->llm.api_version, cfg->llm.query,
+	                      cfg->llm.nquery, "chat/completions");
+	kind_headers(l, 0, azure, l->api_key, cfg->llm.headers, cfg->llm.nheaders, l->url, plain);
+	free(plain);
+	plain = rag_xasprintf("%s/embeddings", l->emb_endpoint);
+	l->emb_url = endpoint_url(l->emb_endpoint, eazure, cfg->embeddings.deployment, cfg->llm.api_version, eq, neq,
+	                          "embeddings");
+	kind_headers(l, 1, eazure, l->emb_key, eh, neh, l->emb_url, plain);
+	free(plain);
+	if (cfg->llm.provider && !strcmp(cfg->llm.provider, "openai-reasoning")) l->fixed |= A_MAXCOMP | A_NOTEMP;
+	if (cfg->llm.max_tokens_param && !strcmp(cfg->llm.max_tokens_param, "max_completion_tokens")) l->fixed |= A_MAXCOMP;
+	if (isnan(cfg->llm.temperature)) l->fixed |= A_NOTEMP;
+	if (cfg->llm.reasoning_effort) l->effort = rag_xstrdup(cfg->llm.reasoning_effort);
+}
+
+/* What an earlier run learned of this endpoint and model (learn), from its memo in the cache. */
+static void recall(rag_llm *l)
+{
+	jv k = JV_OBJECT(jv_string("kind"), jv_string("adapted"), jv_string("endpoint"), jv_string(l->endpoint),
+	                 jv_string("route"), jv_copy(l->keyed[0]), jv_string("model"), jv_string(l->model));
+	jv d = jv_dump_string(k, JV_PRINT_SORTED);
+	char *val = NULL;
+	size_t len = 0;
+	rag_sha256_hex(jv_string_value(d), strlen(jv_string_value(d)), l->memo_key);
+	jv_free(d);
+	if (l->cache_mode != RAG_CACHE_OFF && rag_cache_get(l->cache, l->memo_key, &val, &len) == 1) {
+		jv m = jv_parse_sized(val, (int)len);
+		double f = rag_json_num(m, "adapted");
+		if (f >= 0 && f < 8 && f == floor(f)) l->learned = (int)f;
+		jv_free(m);
+	}
+	free(val);
 }
 
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen)
@@ -259,6 +423,7 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	}
 	l = rag_xmalloc(sizeof *l);
 	memset(l, 0, sizeof *l);
+	l->keyed[0] = l->keyed[1] = jv_null();
 	l->multi = curl_multi_init();
 	if (!l->multi) {
 		free(l);
@@ -267,12 +432,8 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	}
 	while (bl > 0 && base[bl - 1] == '/') bl--;
 	l->endpoint = rag_xstrndup(base, bl);
-	l->url = rag_xasprintf("%s/chat/completions", l->endpoint);
 	l->model = rag_xstrdup(cfg->llm.model && *cfg->llm.model ? cfg->llm.model : "gpt-4o-mini");
-	if (cfg->llm.api_key && *cfg->llm.api_key) {
-		l->api_key = rag_xstrdup(cfg->llm.api_key);
-		l->auth = rag_xasprintf("Authorization: Bearer %s", cfg->llm.api_key);
-	}
+	if (cfg->llm.api_key && *cfg->llm.api_key) l->api_key = rag_xstrdup(cfg->llm.api_key);
 	/* embeddings: their own endpoint, model and key where set, else those of llm */
 	{
 		const char *eb = rag_llm_base_url(cfg, 1);
@@ -281,15 +442,12 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 		                  : cfg->llm.api_key;
 		while (el > 0 && eb[el - 1] == '/') el--;
 		l->emb_endpoint = rag_xstrndup(eb, el);
-		l->emb_url = rag_xasprintf("%s/embeddings", l->emb_endpoint);
 		l->emb_model = rag_xstrdup(cfg->embeddings.model && *cfg->embeddings.model ? cfg->embeddings.model
 		                           : "text-embedding-3-small");
 		l->emb_dims = cfg->embeddings.dimensions > 0 ? cfg->embeddings.dimensions : 0;
-		if (key && *key) {
-			l->emb_key = rag_xstrdup(key);
-			l->emb_auth = rag_xasprintf("Authorization: Bearer %s", key);
-		}
+		if (key && *key) l->emb_key = rag_xstrdup(key);
 	}
+	provider_setup(l, cfg);
 	l->temperature = cfg->llm.temperature;
 	l->seed = cfg->llm.seed;
 	l->has_seed = cfg->llm.has_seed;
@@ -306,17 +464,8 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 			snprintf(err, errlen, "cannot open the shared request budget %s: %s", cfg->llm.inflight_file,
 			         strerror(errno));
 			curl_multi_cleanup(l->multi);
-			free(l->endpoint);
-			free(l->url);
-			free(l->model);
-			free(l->api_key);
-			free(l->auth);
-			free(l->emb_endpoint);
-			free(l->emb_url);
-			free(l->emb_model);
-			free(l->emb_key);
-			free(l->emb_auth);
-			free(l);
+			l->slot_fd = -1;
+			rag_llm_free(l);
 			return NULL;
 		}
 		l->held = rag_xmalloc((size_t)l->concurrency);
@@ -328,19 +477,18 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	l->rate.tpm = cfg->llm.tpm;
 	l->cache = cache;
 	l->cache_mode = cache ? rag_cache_mode(cache) : RAG_CACHE_OFF;
+	recall(l);
 	l->rng = 2463534242u;
 	curl_multi_setopt(l->multi, CURLMOPT_MAXCONNECTS, (long)l->concurrency + 2);
 	return l;
 }
 
-/* response_format: the reply's JSON Schema when llm.json_mode is schema and the caller has one
- * (and the endpoint has not refused one), else a JSON object unless llm.json_mode is off. */
-static jv response_format(const rag_llm *l, const char *name, const char *schema, int *used)
+/* response_format: the reply's JSON Schema when llm.json_mode is schema and the caller has one,
+ * else a JSON object unless llm.json_mode is off (an endpoint that refused a schema: adapt). */
+static jv response_format(const rag_llm *l, const char *name, const char *schema)
 {
-	jv sch = schema && l->json_mode == RAG_JSON_SCHEMA && !l->schema_refused ? jv_parse(schema) : jv_invalid();
-	*used = 0;
+	jv sch = schema && l->json_mode == RAG_JSON_SCHEMA ? jv_parse(schema) : jv_invalid();
 	if (jv_get_kind(sch) == JV_KIND_OBJECT) {
-		*used = 1;
 		return JV_OBJECT(jv_string("type"), jv_string("json_schema"), jv_string("json_schema"),
 		                 JV_OBJECT(jv_string("name"), jv_string(name && *name ? name : "reply"),
 		                           jv_string("strict"), jv_true(), jv_string("schema"), sch));
@@ -349,8 +497,26 @@ static jv response_format(const rag_llm *l, const char *name, const char *schema
 	return JV_OBJECT(jv_string("type"), jv_string("json_object"));
 }
 
+/* A chat request's body (consumed) as the adaptations in flags make it (A_*): the one place
+ * where a request is changed for an endpoint, for a new request and for one made before the
+ * endpoint's refusal alike. */
+static jv adapted_body(jv o, int flags)
+{
+	jv rf = rag_json_get(jv_copy(o), "response_format"), t = rag_json_get(rf, "type");
+	if ((flags & A_OBJECT) && jv_get_kind(t) == JV_KIND_STRING && !strcmp(jv_string_value(t), "json_schema"))
+		o = jv_object_set(o, jv_string("response_format"), JV_OBJECT(jv_string("type"), jv_string("json_object")));
+	jv_free(t);
+	if ((flags & A_MAXCOMP) && jv_object_has(jv_copy(o), jv_string("max_tokens"))) {
+		jv m = jv_object_get(jv_copy(o), jv_string("max_tokens"));
+		o = jv_object_set(jv_object_delete(o, jv_string("max_tokens")), jv_string("max_completion_tokens"), m);
+	}
+	if ((flags & A_NOTEMP) && jv_object_has(jv_copy(o), jv_string("temperature")))
+		o = jv_object_delete(o, jv_string("temperature"));
+	return o;
+}
+
 /* Everything that changes the answer, and nothing secret. Canonical: jv dumps with sorted keys. */
-static jv request_json(rag_llm *l, jv messages, const rag_llm_opts *opts, int *used)
+static jv request_json(rag_llm *l, jv messages, const rag_llm_opts *opts)
 {
 	jv o = jv_object();
 	int n = opts->n > 1 ? opts->n : 1;
@@ -361,11 +527,10 @@ static jv request_json(rag_llm *l, jv messages, const rag_llm_opts *opts, int *u
 	o = jv_object_set(o, jv_string("max_tokens"), jv_number(opts->max_tokens > 0 ? opts->max_tokens : l->max_tokens));
 	/* repeat i of a question asks with seed + i: a seeded endpoint gives each its own sample */
 	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed + (opts->repeat > 0 ? opts->repeat : 0)));
-	*used = 0;
+	if (l->effort) o = jv_object_set(o, jv_string("reasoning_effort"), jv_string(l->effort));
 	if (l->json_mode != RAG_JSON_OFF && !opts->plain)
-		o = jv_object_set(o, jv_string("response_format"),
-		                  response_format(l, opts->schema_name, opts->schema, used));
-	return o;
+		o = jv_object_set(o, jv_string("response_format"), response_format(l, opts->schema_name, opts->schema));
+	return adapted_body(o, l->fixed | l->learned);
 }
 
 static void push(req **head, req **tail, req *r)
@@ -381,15 +546,22 @@ static void finish(rag_llm *l, req *r)
 }
 
 /* The chat request's body (consumed) and what follows from it: the text sent, the token
- * estimate and the cache key, which is the body (the response_format too) and the endpoint. */
+ * estimate and the cache key, which is the body as sent (the response_format and the
+ * adaptations too: a request adapted otherwise is another request), the endpoint, and the URL
+ * and the configured headers' hashes where there are such. */
 static void set_body(rag_llm *l, req *r, jv body)
 {
-	jv keyed, dumped = jv_dump_string(jv_copy(body), 0);
+	jv keyed, rf = rag_json_get(jv_copy(body), "response_format"), t = rag_json_get(rf, "type");
+	jv dumped = jv_dump_string(jv_copy(body), 0);
+	r->schema = jv_get_kind(t) == JV_KIND_STRING && !strcmp(jv_string_value(t), "json_schema");
+	r->adapted = l->fixed | l->learned;
+	jv_free(t);
 	free(r->body);
 	r->body = rag_xstrdup(jv_string_value(dumped));
 	r->est_tokens = (long)(strlen(r->body) / 4) + l->max_tokens;
 	jv_free(dumped);
 	keyed = jv_object_set(body, jv_string("endpoint"), jv_string(l->endpoint));
+	if (jv_get_kind(l->keyed[0]) == JV_KIND_OBJECT) keyed = jv_object_set(keyed, jv_string("route"), jv_copy(l->keyed[0]));
 	/* without a seed, repeats are the same request: the key still tells them apart */
 	if (r->repeat > 0) keyed = jv_object_set(keyed, jv_string("repeat"), jv_number(r->repeat));
 	dumped = jv_dump_string(keyed, JV_PRINT_SORTED);
@@ -397,13 +569,11 @@ static void set_body(rag_llm *l, req *r, jv body)
 	jv_free(dumped);
 }
 
-/* A request built with a schema, for an endpoint that refused one: json_object instead. */
-static void no_schema(rag_llm *l, req *r)
+/* A request made before the endpoint refused what it asks: made again as the endpoint now
+ * takes it, under the key of what it now asks. */
+static void readapt(rag_llm *l, req *r)
 {
-	jv body = jv_parse(r->body);
-	body = jv_object_set(body, jv_string("response_format"), JV_OBJECT(jv_string("type"), jv_string("json_object")));
-	r->schema = 0;
-	set_body(l, r, body);
+	set_body(l, r, adapted_body(jv_parse(r->body), l->fixed | l->learned));
 }
 
 /* A cache entry's choices (entry borrowed): none, or a non-empty array of strings; anything
@@ -434,6 +604,50 @@ static jv scrub_jv_all(const rag_llm *l, jv a)
 	return out;
 }
 
+/* A chat request answered from the cache, or a miss in replay mode answered with its error: 1
+ * (for the caller to finish), else 0 (a miss to send; a damaged entry is a miss). */
+static int chat_cached(rag_llm *l, req *r)
+{
+	char *val = NULL;
+	size_t len = 0;
+	jv v, c;
+	if (l->cache_mode == RAG_CACHE_OFF || (r->fresh && l->cache_mode != RAG_CACHE_REPLAY)) return 0;
+	if (rag_cache_get(l->cache, r->key, &val, &len) == 1) {
+		v = jv_parse_sized(val, (int)len);
+		c = rag_json_get(jv_copy(v), "content");
+		free(val);
+		if (jv_get_kind(c) == JV_KIND_STRING && cached_choices_ok(v)) {
+			jv fr = rag_json_get(jv_copy(v), "finish_reason");
+			jv u = rag_json_get(jv_copy(v), "usage");
+			r->content = scrub(l, rag_xstrdup(jv_string_value(c)));
+			r->finish_reason = rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop");
+			take_usage(r, u, 0);
+			jv_free(u);
+			r->cached = 1;
+			if (r->n > 1) {
+				jv_free(r->choices);
+				r->choices = scrub_jv_all(l, rag_json_get(jv_copy(v), "choices"));
+				if (jv_get_kind(r->choices) != JV_KIND_ARRAY) {
+					jv_free(r->choices);
+					r->choices = jv_array_append(jv_array(), jv_string(r->content));
+				}
+			}
+			jv_free(fr);
+			jv_free(c);
+			jv_free(v);
+			return 1;
+		}
+		jv_free(c);
+		jv_free(v);
+	}
+	if (l->cache_mode == RAG_CACHE_REPLAY) {
+		r->error = rag_xasprintf("cache miss in replay mode (key %.12s...): run once with the cache "
+		                         "in read-write mode to record it", r->key);
+		return 1;
+	}
+	return 0;
+}
+
 void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, void *arg)
 {
 	req *r = rag_xmalloc(sizeof *r);
@@ -441,54 +655,16 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 	memset(r, 0, sizeof *r);
 	r->n = n;
 	r->repeat = o->repeat > 0 ? o->repeat : 0;
+	r->fresh = o->fresh;
 	r->choices = jv_null();
 	r->cb = cb;
 	r->arg = arg;
 	r->url = l->url;
-	r->auth = l->auth;
-	set_body(l, r, request_json(l, messages, o, &r->schema));
-
-	if (l->cache_mode != RAG_CACHE_OFF && !(o->fresh && l->cache_mode != RAG_CACHE_REPLAY)) {
-		char *val = NULL;
-		size_t len = 0;
-		int hit = rag_cache_get(l->cache, r->key, &val, &len);
-		if (hit == 1) {
-			jv v = jv_parse_sized(val, (int)len);
-			jv c = rag_json_get(jv_copy(v), "content");
-			if (jv_get_kind(c) == JV_KIND_STRING && cached_choices_ok(v)) {
-				jv fr = rag_json_get(jv_copy(v), "finish_reason");
-				jv u = rag_json_get(jv_copy(v), "usage");
-				r->content = scrub(l, rag_xstrdup(jv_string_value(c)));
-				r->finish_reason = rag_xstrdup(jv_get_kind(fr) == JV_KIND_STRING ? jv_string_value(fr) : "stop");
-				take_usage(r, u, 0);
-				jv_free(u);
-				r->cached = 1;
-				if (r->n > 1) {
-					jv_free(r->choices);
-					r->choices = scrub_jv_all(l, rag_json_get(jv_copy(v), "choices"));
-					if (jv_get_kind(r->choices) != JV_KIND_ARRAY) {
-						jv_free(r->choices);
-						r->choices = jv_array_append(jv_array(), jv_string(r->content));
-					}
-				}
-				jv_free(fr);
-				jv_free(c);
-				jv_free(v);
-				free(val);
-				finish(l, r);
-				return;
-			}
-			jv_free(c);
-			jv_free(v);
-			free(val);
-			/* a damaged entry is a miss */
-		}
-		if (l->cache_mode == RAG_CACHE_REPLAY) {
-			r->error = rag_xasprintf("cache miss in replay mode (key %.12s...): run once with the cache "
-			                         "in read-write mode to record it", r->key);
-			finish(l, r);
-			return;
-		}
+	r->hdrs = &l->hdrs[0];
+	set_body(l, r, request_json(l, messages, o));
+	if (chat_cached(l, r)) {
+		finish(l, r);
+		return;
 	}
 	if (l->dead[0]) {
 		r->error = rag_xstrdup(l->dead[0]);
@@ -555,13 +731,7 @@ static void http_reply(rag_llm *l, req *r)
  * hash of its value, so that the key changes with a header's value and no value is kept. */
 static void http_key(const rag_http_req *q, const char *method, char key[65])
 {
-	jv o = jv_object(), hs = jv_array(), d;
-	size_t i;
-	char h[65];
-	for (i = 0; i < q->nheaders; i++) {
-		rag_sha256_hex(q->headers[i].value, strlen(q->headers[i].value), h);
-		hs = jv_array_append(hs, JV_ARRAY(jv_string(q->headers[i].key), jv_string(h)));
-	}
+	jv o = jv_object(), hs = headers_hashed(q->headers, q->nheaders), d;
 	o = jv_object_set(o, jv_string("kind"), jv_string("http"));
 	o = jv_object_set(o, jv_string("method"), jv_string(method));
 	o = jv_object_set(o, jv_string("url"), jv_string(q->url));
@@ -605,23 +775,6 @@ static int http_cached(rag_llm *l, req *r, const char *val, size_t len)
 	return ok ? 0 : -1;
 }
 
-/* A header's value, and each of its words, are secrets: a service that quotes the token of
- * "Bearer <token>" quotes a word. A word too short to be a credential would scrub ordinary
- * words out of replies: those under 8 characters are not. The longest first, so that a value
- * is starred out whole before its words. */
-static void add_secrets(req *r, const char *v)
-{
-	const char *p = v;
-	if (strlen(v) >= 8) rag_strv_push(&r->secrets, rag_xstrdup(v));
-	while (*p) {
-		size_t n;
-		p += strspn(p, " \t,;");
-		n = strcspn(p, " \t,;");
-		if (n >= 8 && n < strlen(v)) rag_strv_push(&r->secrets, rag_xstrndup(p, n));
-		p += n;
-	}
-}
-
 void rag_llm_http(rag_llm *l, const rag_http_req *q, rag_llm_cb cb, void *arg)
 {
 	req *r = rag_xmalloc(sizeof *r);
@@ -650,7 +803,7 @@ void rag_llm_http(rag_llm *l, const rag_http_req *q, rag_llm_cb cb, void *arg)
 		char *h = rag_xasprintf("%s: %s", q->headers[i].key, q->headers[i].value);
 		r->headers = curl_slist_append(r->headers, h);
 		free(h);
-		add_secrets(r, q->headers[i].value);
+		add_secrets(&r->secrets, q->headers[i].value);
 	}
 	http_key(q, method, r->key);
 	if (l->cache_mode != RAG_CACHE_OFF && !(q->fresh && l->cache_mode != RAG_CACHE_REPLAY)) {
@@ -687,6 +840,7 @@ static void embed_key(const rag_llm *l, jv text, char key[65])
 	o = jv_object_set(o, jv_string("endpoint"), jv_string(l->emb_endpoint));
 	o = jv_object_set(o, jv_string("model"), jv_string(l->emb_model));
 	if (l->emb_dims) o = jv_object_set(o, jv_string("dimensions"), jv_number(l->emb_dims));
+	if (jv_get_kind(l->keyed[1]) == JV_KIND_OBJECT) o = jv_object_set(o, jv_string("route"), jv_copy(l->keyed[1]));
 	o = jv_object_set(o, jv_string("input"), text);
 	d = jv_dump_string(o, JV_PRINT_SORTED);
 	rag_sha256_hex(jv_string_value(d), strlen(jv_string_value(d)), key);
@@ -710,7 +864,7 @@ void rag_llm_embed(rag_llm *l, jv texts, rag_llm_cb cb, void *arg)
 	r->cb = cb;
 	r->arg = arg;
 	r->url = l->emb_url;
-	r->auth = l->emb_auth;
+	r->hdrs = &l->hdrs[1];
 	r->texts = texts;
 	r->vectors = jv_array();
 	r->keys = rag_xmalloc((size_t)(n ? n : 1) * sizeof *r->keys);
@@ -884,11 +1038,15 @@ static void start(rag_llm *l, req *r)
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
 	}
 	if (!r->headers) {
+		size_t i;
 		r->headers = curl_slist_append(NULL, "Content-Type: application/json");
 		r->headers = curl_slist_append(r->headers, "Expect:");
-		if (r->auth) r->headers = curl_slist_append(r->headers, r->auth);
+		for (i = 0; r->hdrs && i < r->hdrs->n; i++) r->headers = curl_slist_append(r->headers, r->hdrs->v[i]);
 	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+	/* a redirect is never followed (libcurl's default, said here so that it stays): libcurl
+	 * would send the custom headers, the key's among them, to whatever host it names */
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -965,6 +1123,17 @@ static double start_ready(rag_llm *l)
 		req *r = *pp;
 		int k = r->kind;
 		double w = r->not_before - now;
+		if (k == K_CHAT && r->adapted != (l->fixed | l->learned)) {
+			/* made before the endpoint refused what it asks: asked as it now takes it, which
+			 * the cache may hold from an earlier run */
+			readapt(l, r);
+			if (chat_cached(l, r)) {
+				*pp = r->next;
+				if (l->queue_tail == r) l->queue_tail = prev;
+				finish(l, r);
+				continue;
+			}
+		}
 		if (l->suspect_at[k] > 0) {
 			/* the endpoint failed to connect again and again: one probe, after a pause,
 			 * before anything else of its kind is sent */
@@ -992,7 +1161,6 @@ static double start_ready(rag_llm *l)
 		if (l->queue_tail == r) l->queue_tail = prev;
 		rag_rate_note(&l->rate, r->est_tokens, now);
 		r->probe = l->suspect_at[k] > 0;
-		if (r->schema && l->schema_refused) no_schema(l, r);   /* queued before the refusal */
 		start(l, r);
 	}
 	return wait;
@@ -1174,19 +1342,71 @@ static void attempt_failed(rag_llm *l, req *r, CURLcode code, long status)
 	finish(l, r);
 }
 
-/* An endpoint that refuses a json_schema response_format (400, 422, its message naming
- * response_format or the schema) gets json_object from then on: this request goes again at once,
- * under the key of what it now asks. Any other 400 (a bad key, a prompt too long) is the
- * request's own error, and changes nothing for the rest of the run. */
-static int schema_refused(rag_llm *l, req *r, long status)
+/* What a 400 (or 422) says the endpoint refused of the request r asked, as A_* not yet in
+ * force; 0 for anything else (a bad key, a prompt too long, a max_tokens too large: the
+ * request's own error). From the error's "param" and "code" where the body has them (OpenAI's),
+ * else its words:
+ * - max_tokens unsupported ("Unsupported parameter: 'max_tokens' is not supported with this
+ *   model. Use 'max_completion_tokens' instead."): a reasoning model's token limit;
+ * - temperature unsupported ("Unsupported value: 'temperature' does not support 0 with this
+ *   model. Only the default (1) value is supported."): no temperature but the model's default;
+ * - response_format or schema, to a request with a json_schema: json_object. */
+static int refused(const req *r, long status)
 {
 	const char *b = r->resp.p ? r->resp.p : "";
-	if (!r->schema || (status != 400 && status != 422)) return 0;
-	if (!strcasestr(b, "response_format") && !strcasestr(b, "schema")) return 0;
-	l->schema_refused = 1;
-	no_schema(l, r);
+	jv body = jv_parse_sized(b, (int)r->resp.len), e = rag_json_get(body, "error");
+	jv pj = rag_json_get(jv_copy(e), "param"), cj = rag_json_get(jv_copy(e), "code");
+	jv sent = jv_parse(r->body);
+	const char *param = jv_get_kind(pj) == JV_KIND_STRING ? jv_string_value(pj) : "";
+	int now = r->adapted, f = 0;   /* what this request was made with: another may have learned more */
+	int unsupported = (jv_get_kind(cj) == JV_KIND_STRING && !strncmp(jv_string_value(cj), "unsupported", 11)) ||
+	                  strcasestr(b, "unsupported") || strcasestr(b, "only the default") ||
+	                  strcasestr(b, "does not support");
+	if (status == 400 || status == 422) {
+		if (!(now & A_MAXCOMP) && jv_object_has(jv_copy(sent), jv_string("max_tokens")) &&
+		    (strcasestr(b, "max_completion_tokens") || (!strcmp(param, "max_tokens") && unsupported)))
+			f = A_MAXCOMP;
+		else if (!(now & A_NOTEMP) && jv_object_has(jv_copy(sent), jv_string("temperature")) &&
+		         (!strcmp(param, "temperature") || strcasestr(b, "temperature")) && unsupported)
+			f = A_NOTEMP;
+		else if (!(now & A_OBJECT) && r->schema && (strcasestr(b, "response_format") || strcasestr(b, "schema")))
+			f = A_OBJECT;
+	}
+	jv_free(sent);
+	jv_free(pj);
+	jv_free(cj);
+	jv_free(e);
+	return f;
+}
+
+/* An endpoint that refused a part of a chat request (refused) is asked without it from then
+ * on, this request at once, under the key of what it now asks; the memo of it goes to the
+ * cache, so that the next run asks so from its first request (and a replay finds its keys). */
+static int learn(rag_llm *l, req *r, long status)
+{
+	int f = r->kind == K_CHAT ? refused(r, status) : 0, known;
+	if (!f) return 0;
+	known = ((l->fixed | l->learned) & f) == f;   /* a request in flight when another taught it */
+	l->learned |= f;
+	if (!known && l->cache_mode == RAG_CACHE_RW) {
+		char cerr[RAG_ERRLEN];
+		jv m = JV_OBJECT(jv_string("adapted"), jv_number(l->learned));
+		jv d = jv_dump_string(m, 0);
+		(void)rag_cache_put(l->cache, l->memo_key, jv_string_value(d), strlen(jv_string_value(d)), cerr, sizeof cerr);
+		jv_free(d);
+	}
+	readapt(l, r);
 	push(&l->queue, &l->queue_tail, r);
 	return 1;
+}
+
+jv rag_llm_adapted(const rag_llm *l, int learned_only)
+{
+	jv a = jv_array();
+	int i, f = learned_only ? l->learned & ~l->fixed : l->fixed | l->learned;
+	for (i = 0; i < 3; i++)
+		if (f & (1 << i)) a = jv_array_append(a, jv_string(adapt_names[i]));
+	return a;
 }
 
 /* A 200 chat reply: its content (the key scrubbed), and the cache entry kept for the caller's
@@ -1264,7 +1484,7 @@ static void complete(rag_llm *l, req *r, CURLcode code)
 	}
 	if (status != 200) {
 		char *m;
-		if (schema_refused(l, r, status)) return;
+		if (learn(l, r, status)) return;
 		m = server_message(l, r);
 		r->error = rag_xasprintf("endpoint answered http %ld%s%s", status, m ? ": " : "", m ? m : "");
 		free(m);
@@ -1381,13 +1601,17 @@ void rag_llm_free(rag_llm *l)
 	free(l->url);
 	free(l->endpoint);
 	free(l->model);
-	free(l->auth);
 	free(l->emb_url);
 	free(l->emb_endpoint);
 	free(l->emb_model);
-	free(l->emb_auth);
 	free(l->emb_key);
 	free(l->api_key);
+	free(l->effort);
+	rag_strv_free(&l->hdrs[0]);
+	rag_strv_free(&l->hdrs[1]);
+	rag_strv_free(&l->secrets);
+	jv_free(l->keyed[0]);
+	jv_free(l->keyed[1]);
 	rag_rate_free(&l->rate);
 	free(l);
 }

@@ -100,7 +100,8 @@ typedef struct rag_llm_opts {
 	const char *schema_name;  /* the schema's name in the request */
 	const char *schema;       /* the reply's JSON Schema (JSON text, borrowed), sent as
 	                           * response_format json_schema when llm.json_mode is schema; an
-	                           * endpoint that answers it with 400 gets json_object from then on */
+	                           * endpoint that answers it with 400 gets json_object from then on
+	                           * (as one that refuses max_tokens or temperature: rag_llm_adapted) */
 	int fresh;                /* ask the endpoint even when the cache holds the answer (a cached
 	                           * reply that failed its check); not in replay mode */
 	int repeat;               /* repeat i of the same question (rag-judge --repeat), 0 the first:
@@ -150,6 +151,11 @@ typedef struct rag_http_req {
 } rag_http_req;
 void rag_llm_http(rag_llm *l, const rag_http_req *q, rag_llm_cb cb, void *arg);
 const char *rag_llm_model(const rag_llm *l);        /* the chat model (llm.model or the default) */
+/* How chat requests are changed for the endpoint (rag-config(5) PROVIDERS): an array of
+ * "json_object" (in place of a json_schema), "max_completion_tokens" (in place of max_tokens),
+ * "no_temperature"; learned_only: those learned from the endpoint's 400s (this run's, or an
+ * earlier run's memo in the cache), not those the configuration asks for. */
+jv rag_llm_adapted(const rag_llm *l, int learned_only);
 const char *rag_llm_embed_model(const rag_llm *l);
 /* Do transfers and run callbacks; wait up to timeout seconds for progress, or for fd (>= 0)
  * to become readable. Returns 1 when fd is readable.

@@ -5,7 +5,8 @@ Standard library only. Listens on 127.0.0.1 only and exits by itself after --max
 
   python3 tests/fakellm.py --port 0 --port-file F [--plan PLAN.json] [--log LOG.jsonl]
                            [--latency-ms N] [--max-seconds N] [--require-key KEY]
-                           [--cached-tokens openai|deepseek]
+                           [--cached-tokens openai|deepseek] [--provider MODE]
+                           [--require-header NAME=VALUE]
 
 Endpoints
   POST /v1/chat/completions  (also /chat/completions)
@@ -70,6 +71,33 @@ usage.prompt_cache_hit_tokens and prompt_cache_miss_tokens): the longest prefix,
 that the prompt (each message's "[role]\n" and content and "\n", in order) shares with any prompt
 the fake saw before; a plan rule's "usage" still replaces it.
 
+--provider MODE: answer as that provider's OpenAI-compatible endpoint does, by its documentation
+(the plain fake is "openai"):
+  openai-reasoning  an o-series or gpt-5 model: a request with max_tokens gets OpenAI's 400
+                    {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with
+                    this model. Use 'max_completion_tokens' instead.", "type": "invalid_request_error",
+                    "param": "max_tokens", "code": "unsupported_parameter"}}, one with a temperature but 1
+                    the 400 of "param": "temperature", "code": "unsupported_value"; usage with
+                    completion_tokens_details.reasoning_tokens and prompt_tokens_details.cached_tokens
+  azure             Azure OpenAI: the classic routes /openai/deployments/DEPLOYMENT/chat/completions
+                    and .../embeddings need ?api-version= (else 404 {"error": {"code": "404", "message":
+                    "Resource not found"}}) and an api-key header (no api-key: 401 {"error": {"code":
+                    "401", "message": "Access denied due to invalid subscription key or wrong API
+                    endpoint. ..."}}; with --require-key, api-key must be it); the v1 routes
+                    /openai/v1/chat/completions and .../embeddings take api-key or Authorization:
+                    Bearer; any other path 404 "Resource not found"
+  no-schema         a server without structured outputs: a response_format of type json_schema gets
+                    400 {"error": {"message": "response_format json_schema is not supported", "param":
+                    "response_format"}}
+  deepseek          DeepSeek: usage.prompt_cache_hit_tokens and prompt_cache_miss_tokens (as
+                    --cached-tokens deepseek)
+  anthropic         Anthropic's OpenAI SDK compatibility: response_format ignored (the JSON comes in a
+                    ```json fence), one choice whatever "n" asks, usage of prompt_tokens and
+                    completion_tokens only
+  llamacpp          llama.cpp's server: usage, and a "timings" object beside it
+--require-header NAME=VALUE: answer 401 unless the request has that header with that value (a
+gateway's own header; any mode).
+
 PLAN (--plan FILE): a JSON array of rules, tried in order. A rule applies when its "match"
 substring occurs in the raw request body (no "match": every request) and its "times" is not
 used up ("times": -1 or absent = unlimited). Counters are shared by all threads. Keys:
@@ -105,7 +133,8 @@ used up ("times": -1 or absent = unlimited). Counters are shared by all threads.
                          event's JSON, then the connection closed: no [DONE], no transport error
   "echo_key": true       the AUTO reply with the caller's API key quoted in every reason, claim
                          and question
-  In "body" and "content", {{key}} is replaced by the caller's API key (from Authorization).
+  In "body" and "content", {{key}} is replaced by the caller's API key (from Authorization, or
+  azure's api-key), and {{header:NAME}} by the request's header NAME (a gateway's secret).
   embeddings only:
   "dims": N              vectors of N numbers whatever was asked
   "empty": true          an empty data list
@@ -623,6 +652,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         seq, ri = st.pick(raw, self.scope)
         t = getattr(self, "arrived", None) or time.time()
         st.write_log({"n": seq, "path": self.path, "auth": self.headers.get("Authorization"),
+                      "headers": {k.lower(): v for k, v in self.headers.items()},
                       "body": req if req is not None else raw, "rule": ri, "t": t,
                       "scope": self.scope, "healed": st.is_healed(self.scope),
                       "response_format": req.get("response_format") if isinstance(req, dict) else None})
@@ -630,7 +660,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # fake has read, logged and answered it: what the fake does meanwhile is inside the
         # latency, as a server's own work is (bench/eval.sh's ideal counts the latency alone)
         self.reply_at = t + st.latency if st.latency > 0 else None
-        if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
+        if self.server.require_header:
+            name, _, value = self.server.require_header.partition("=")
+            if self.headers.get(name) != value:
+                self.send(401, json.dumps({"error": {"message": "fake: missing or wrong %s header" % name,
+                                                     "type": "invalid_request_error"}}))
+                return None
+        if self.server.provider == "azure":
+            if not self.azure_auth(st):
+                return None
+        elif st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
             self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
                                                  "type": "invalid_request_error"}}))
             return None
@@ -658,8 +697,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = rule["body"]
             if not isinstance(body, str):
                 body = json.dumps(body)
-            self.send(int(status or 200), body.replace("{{key}}", self.caller_key()),
-                      headers=headers, rule=rule)
+            self.send(int(status or 200), self.fill(body), headers=headers, rule=rule)
             return None
         if status is not None and int(status) != 200:
             status = int(status)
@@ -672,8 +710,59 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return seq, rule, headers
 
     def caller_key(self):
-        a = self.headers.get("Authorization") or ""
+        a = self.headers.get("Authorization") or self.headers.get("api-key") or ""
         return a[7:] if a.startswith("Bearer ") else a
+
+    def fill(self, text):
+        """{{key}} and {{header:NAME}} in a rule's body or content"""
+        text = text.replace("{{key}}", self.caller_key())
+        return re.sub(r"\{\{header:([^}]+)\}\}", lambda m: self.headers.get(m.group(1)) or "", text)
+
+    AZURE_401 = ("Access denied due to invalid subscription key or wrong API endpoint. Make sure to "
+                 "provide a valid key for an active subscription and use a correct regional API "
+                 "endpoint for your resource.")
+
+    def azure_route(self, path):
+        """Azure's path (its query aside) as the fake's own route, or None: a 404 sent"""
+        query = self.path.split("?", 1)[1] if "?" in self.path else ""
+        m = re.match(r"^/openai/deployments/[^/]+/(chat/completions|embeddings)$", path)
+        if m and re.search(r"(^|&)api-version=[^&]+", query):
+            self.azure_classic = True
+            return "/v1/" + m.group(1)
+        m2 = re.match(r"^/openai/v1/(chat/completions|embeddings)$", path)
+        if m2:
+            self.azure_classic = False
+            return "/v1/" + m2.group(1)
+        self.send(404, json.dumps({"error": {"code": "404", "message": "Resource not found"}}))
+        return None
+
+    def azure_auth(self, st):
+        """api-key (or, on the v1 routes, Authorization: Bearer) as Azure checks it"""
+        key = self.headers.get("api-key")
+        if key is None and not getattr(self, "azure_classic", True):
+            a = self.headers.get("Authorization") or ""
+            key = a[7:] if a.startswith("Bearer ") else None
+        if key is None or (st.require_key is not None and key != st.require_key):
+            self.send(401, json.dumps({"error": {"code": "401", "message": self.AZURE_401}}))
+            return False
+        return True
+
+    def provider_refuses(self, req):
+        """a reasoning model's or a schema-less server's 400 for what it does not take, or None"""
+        mode = self.server.provider
+        if mode == "openai-reasoning" and "max_tokens" in req:
+            return {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                               "Use 'max_completion_tokens' instead.", "type": "invalid_request_error",
+                    "param": "max_tokens", "code": "unsupported_parameter"}
+        if mode == "openai-reasoning" and "temperature" in req and req["temperature"] != 1:
+            return {"message": "Unsupported value: 'temperature' does not support %s with this model. "
+                               "Only the default (1) value is supported." % json.dumps(req["temperature"]),
+                    "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value"}
+        rf = req.get("response_format")
+        if mode == "no-schema" and isinstance(rf, dict) and rf.get("type") == "json_schema":
+            return {"message": "response_format json_schema is not supported", "type": "invalid_request_error",
+                    "param": "response_format", "code": None}
+        return None
 
     def do_POST(self):
         st = self.server.state
@@ -705,6 +794,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             st.heal(req.get("scope") if isinstance(req, dict) else None)
             self.send(200, json.dumps({"healed": True}))
             return
+        if self.server.provider == "azure":
+            path = self.azure_route(path)
+            if path is None:
+                return
         if path in ("/v1/embeddings", "/embeddings"):
             self.embeddings(st, raw, req)
             return
@@ -722,6 +815,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                  "type": "invalid_request_error"}}))
             return
 
+        refusal = self.provider_refuses(req)
+        if refusal is not None:
+            self.send(400, json.dumps({"error": refusal}))
+            return
         finish = "stop"
         obj, kind = None, None
         if "content" in rule:
@@ -737,7 +834,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 mutate(obj, rule, self.caller_key())
                 content = json.dumps(obj, ensure_ascii=False)
-        content = content.replace("{{key}}", self.caller_key())
+        content = self.fill(content)
+        if self.server.provider == "anthropic" and obj is not None and not isinstance(obj, str):
+            content = "Here is the JSON:\n```json\n%s\n```" % content   # response_format ignored
         if rule.get("finish_reason"):
             finish = rule["finish_reason"]
             if finish == "length":
@@ -745,8 +844,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pt = max(1, prompt_chars(req) // 4)
         ct = max(1, len(content) // 4)
         nchoices = req.get("n") if isinstance(req.get("n"), int) and req.get("n") > 1 else 1
-        if rule.get("ignore_n"):
-            nchoices = 1
+        if rule.get("ignore_n") or self.server.provider == "anthropic":
+            nchoices = 1   # anthropic: "choices[]: always length 1"
         contents = [content] * nchoices
         if kind == "revq" and nchoices > 1 and not rule.get("finish_reason"):
             contents = [json.dumps({"questions": [q + ("" if i == 0 else " [choice %d]" % i)
@@ -769,6 +868,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 resp["usage"]["prompt_cache_miss_tokens"] = pt - cached
             else:
                 resp["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+        mode = self.server.provider
+        if mode == "openai-reasoning":
+            resp["usage"]["completion_tokens_details"] = {"reasoning_tokens": 64, "accepted_prediction_tokens": 0,
+                                                          "rejected_prediction_tokens": 0}
+            resp["usage"]["prompt_tokens_details"] = {"cached_tokens": 0, "audio_tokens": 0}
+        elif mode == "anthropic":
+            resp["usage"] = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+        elif mode == "llamacpp":
+            resp["timings"] = {"prompt_n": pt, "prompt_ms": 1.5, "predicted_n": ct, "predicted_ms": 2.5,
+                               "cache_n": 0}
         if "usage" in rule:
             resp["usage"] = rule["usage"]
         if req.get("stream") is True:
@@ -930,6 +1039,10 @@ def main():
     ap.add_argument("--require-key", help="answer 401 unless Authorization is 'Bearer KEY'")
     ap.add_argument("--cached-tokens", choices=["openai", "deepseek"],
                     help="say in usage how many prompt tokens a prefix cache served")
+    ap.add_argument("--provider", default="openai",
+                    choices=["openai", "openai-reasoning", "azure", "no-schema", "deepseek", "anthropic",
+                             "llamacpp"], help="answer as that provider's endpoint does")
+    ap.add_argument("--require-header", help="NAME=VALUE: answer 401 without that request header")
     a = ap.parse_args()
 
     plan = []
@@ -941,7 +1054,9 @@ def main():
 
     srv = Server(("127.0.0.1", a.port), Handler)
     srv.state = State(plan, a.log, a.latency_ms, a.require_key)
-    srv.cached_kind = a.cached_tokens
+    srv.cached_kind = a.cached_tokens or ("deepseek" if a.provider == "deepseek" else None)
+    srv.provider = a.provider
+    srv.require_header = a.require_header
     srv.seen = []
     srv.seen_lock = threading.Lock()
     port = srv.server_address[1]

@@ -321,7 +321,7 @@ static void test_errors(void)
 	       "top level is a scalar");
 	is_str(fails("lang: fr\n"), "t.yaml:1:7: \"lang\" must be one of auto, en, zh, not \"fr\"", "lang enum");
 	is_str(fails("llm: {provider: anthropic}\n"),
-	       "t.yaml:1:17: \"provider\" must be one of openai, offline, not \"anthropic\"", "provider enum");
+	       "t.yaml:1:17: \"provider\" must be one of openai, offline, azure, openai-reasoning, not \"anthropic\"", "provider enum");
 	is_str(fails("cache:\n  mode: sometimes\n"),
 	       "t.yaml:2:9: \"mode\" must be one of rw, ro, replay, off, not \"sometimes\"", "cache mode enum");
 	is_str(fails("llm: {concurrency: 0}\n"), "t.yaml:1:20: \"concurrency\" must be at least 1, not \"0\"",
@@ -690,7 +690,7 @@ static void test_shipped_files(const char *example, const char *manpage)
 		free(text);
 	}
 	fclose(f);
-	is_int(documented, 86, "rag-config.5 documents 86 keys");
+	is_int(documented, 91, "rag-config.5 documents 91 keys");
 	is_int(known, documented, "the parser knows every documented key");
 }
 
@@ -757,6 +757,55 @@ static void test_config_json(void)
 	unsetenv("RAG_API_KEY");
 }
 
+/* the message of a config that must fail holds want */
+#define like(got, want, ...) do { const char *g_ = (got); ok(strstr(g_, (want)) != NULL, __VA_ARGS__); \
+	if (!strstr(g_, (want))) printf("# got: %s\n", g_); } while (0)
+
+/* llm.headers, llm.query, the providers' keys (rag-config(5) PROVIDERS) */
+static void test_providers(void)
+{
+	rag_config c;
+	jv j, d;
+	const char *t;
+	setenv("T_GW", "gw-" SECRET, 1);
+	is_int(load_text(&c, "llm:\n  provider: azure\n  deployment: dep\n  temperature: omit\n"
+	                     "  max_tokens_param: max_completion_tokens\n  reasoning_effort: low\n"
+	                     "  headers:\n    X-Gateway-Token: ${T_GW}\n    HTTP-Referer: https://x\n"
+	                     "  query:\n    tenant: t1\n"
+	                     "embeddings:\n  deployment: emb\n  headers:\n    X-E: e${T_GW}\n"), 0,
+	       "provider keys load (%s)", err);
+	is_int((int)c.llm.nheaders, 2, "llm.headers: two");
+	is_str(c.llm.headers[0].key, "X-Gateway-Token", "a header's name as written");
+	is_str(c.llm.headers[0].value, "gw-" SECRET, "its value, ${VAR} expanded");
+	is_str(c.embeddings.headers[0].value, "egw-" SECRET, "embeddings.headers expanded");
+	is_str(c.llm.query[0].value, "t1", "llm.query");
+	is_str(c.llm.api_version, "2024-10-21", "a deployment's api-version by default");
+	ok(isnan(c.llm.temperature), "temperature: omit is no temperature");
+	is_str(c.llm.max_tokens_param, "max_completion_tokens", "max_tokens_param");
+	is_str(c.llm.reasoning_effort, "low", "reasoning_effort");
+	ok(rag_config_online(c.llm.provider), "azure is an endpoint");
+	j = rag_config_json(&c);
+	d = jv_dump_string(jv_copy(j), JV_PRINT_SORTED);
+	t = jv_string_value(d);
+	ok(!strstr(t, SECRET) && !strstr(t, "X-Gateway-Token") && !strstr(t, "Referer"),
+	   "llm.headers and embeddings.headers left out of the JSON, names and values");
+	ok(strstr(t, "\"temperature\":\"omit\"") != NULL, "temperature: omit shown as such");
+	ok(strstr(t, "\"query\":{\"tenant\":\"t1\"}") != NULL, "llm.query shown");
+	jv_free(d);
+	jv_free(j);
+	rag_config_free(&c);
+	like(fails("llm:\n  deployment: d\n"), "needs llm.provider: azure", "a deployment without azure");
+	like(fails("embeddings:\n  deployment: d\n"), "needs embeddings.provider", "an embeddings deployment without azure");
+	like(fails("llm:\n  headers:\n    X-A: \"a\\nb\"\n"), "llm.headers: header \"X-A\" must be", "a header value of two lines");
+	like(fails("llm:\n  headers:\n    \"X A\": b\n"), "must be a name without", "a header name with a blank");
+	like(fails("llm:\n  headers:\n    X-A: ${T_UNSET_GW}\n"), "\"T_UNSET_GW\" is not set", "an unset ${VAR} named");
+	like(fails("llm:\n  headers:\n    X-A: ${" SECRET "x}\n"), "bad variable name in \"${...}\"", "a secret pasted in the braces...");
+	ok(!strstr(err, SECRET), "...never in the message");
+	like(fails("llm:\n  provider: anthropic\n"), "must be one of", "an unknown provider");
+	like(fails("llm:\n  reasoning_effort: huge\n"), "must be one of", "an unknown reasoning effort");
+	unsetenv("T_GW");
+}
+
 int main(void)
 {
 	char *cmd, *example = realpath("share/examples/rag.yaml", NULL);
@@ -779,6 +828,7 @@ int main(void)
 	test_mode_names();
 	test_shipped_files(example, manpage);
 	test_config_json();
+	test_providers();
 	test_prices();
 	free(example);
 	free(manpage);

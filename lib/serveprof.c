@@ -394,6 +394,17 @@ static void note_before(yaml_document_t *doc, before *b)
 	b->svc_s = (s = scalar(doc, b->svc)) ? rag_xstrdup(s) : NULL;
 }
 
+/* m's headers (a mapping with any pair) emptied, and said in withheld: the credential what
+ * does not go to eff (allow names the list that would have let it); 0 when m has none, -1 out
+ * of memory */
+static int drop_headers(yaml_document_t *doc, int m, const char *what, const char *eff, const char *allow, jv *withheld)
+{
+	yaml_node_t *h = node(doc, get(doc, m, "headers"));
+	if (!h || h->type != YAML_MAPPING_NODE || h->data.mapping.pairs.top == h->data.mapping.pairs.start) return 0;
+	*withheld = jv_array_append(*withheld, rag_evals_withheld(what, eff, allow));
+	return put(doc, m, "headers", yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE));
+}
+
 /* The judge's keys once the form is laid over the profile: the profile's own (llm's, and
  * embeddings' where they follow the judge's endpoint) kept only for the endpoint the profile
  * names (or its default) and its llm.allow_urls; rag-serve's (key) given only where the run's
@@ -422,6 +433,11 @@ static int judge_keys(yaml_document_t *doc, const before *b, const rag_evals_key
 	} else if (rc == 0 && !scalar(doc, get(doc, llm, "api_key_env"))) {
 		rc = blank(doc, llm, "api_key_env");
 	}
+	/* its llm.headers (a gateway's key, Azure's api-key) are credentials as its key is; so are
+	 * the embeddings' where they follow the judge's endpoint */
+	if (rc == 0 && !ok) rc = drop_headers(doc, llm, "the profile's llm.headers", eff, "the profile's llm.allow_urls", withheld);
+	if (rc == 0 && !ok && !emb_base)
+		rc = drop_headers(doc, emb, "the profile's embeddings.headers", eff, "the profile's llm.allow_urls", withheld);
 	/* embeddings without an endpoint of their own follow the judge's */
 	if (rc == 0 && emb_own && !emb_base && !ok) {
 		rc = blank(doc, emb, "api_key") | blank(doc, emb, "api_key_env");
@@ -449,19 +465,14 @@ static int judge_keys(yaml_document_t *doc, const before *b, const rag_evals_key
  * collect.allow_urls; else none. -1 out of memory */
 static int service_headers(yaml_document_t *doc, const before *b, jv *withheld)
 {
-	int col = get(doc, 1, "collect"), url = get(doc, col, "url"), hd = get(doc, col, "headers"), rc = 0;
-	yaml_node_t *h = node(doc, hd);
+	int col = get(doc, 1, "collect"), url = get(doc, col, "url"), rc = 0;
 	rag_strv allow = {0};
 	char *eff;
-	if (!url || url == b->svc || !h || h->type != YAML_MAPPING_NODE || h->data.mapping.pairs.top == h->data.mapping.pairs.start)
-		return 0;
+	if (!url || url == b->svc) return 0;
 	eff = undollar(scalar(doc, url) ? scalar(doc, url) : "");
 	texts_of(doc, col, "allow_urls", &allow);
-	if (!(b->svc_s && rag_evals_url_within(eff, b->svc_s)) && !rag_evals_url_allowed(eff, NULL, &allow)) {
-		rc = put(doc, col, "headers", yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE));
-		*withheld = jv_array_append(*withheld, rag_evals_withheld("the profile's collect.headers", eff,
-		                                                          "the profile's collect.allow_urls"));
-	}
+	if (!(b->svc_s && rag_evals_url_within(eff, b->svc_s)) && !rag_evals_url_allowed(eff, NULL, &allow))
+		rc = drop_headers(doc, col, "the profile's collect.headers", eff, "the profile's collect.allow_urls", withheld);
 	rag_strv_free(&allow);
 	free(eff);
 	return rc;

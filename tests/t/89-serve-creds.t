@@ -44,6 +44,7 @@ mkdir "$T/profiles"
 team_profile() {   # team_profile [ALLOW]: ALLOW the other judge and service in its allow-lists
 	{
 		printf 'llm:\n  provider: openai\n  base_url: %s\n  model: judge-team\n  api_key: ${PROFILE_SECRET}\n' "$JUDGE"
+		printf '  headers:\n    X-Gw-Key: ${PROFILE_SECRET}\n'
 		[ -n "${1:-}" ] && printf '  allow_urls: [%s]\n' "$OTHER_JUDGE"
 		printf 'collect:\n  url: %s\n  headers:\n    X-Secret: ${PROFILE_SECRET}\n' "$SVC"
 		[ -n "${1:-}" ] && printf '  allow_urls:\n    - %s\n' "$OTHER_SVC"
@@ -63,6 +64,7 @@ run_to_end() {   # run_to_end FORM: started (202) and ended; its start's reply i
 }
 auths() { jq -r 'select(.path | test("chat")) | .auth // "none"' "$1" | sort -u | paste -sd, -; }
 secret_headers() { jq -r '.headers["x-secret"] // "none"' "$1" | sort -u | paste -sd, -; }
+gw_headers() { jq -r 'select(.path | test("chat")) | .headers["x-gw-key"] // "none"' "$1" | sort -u | paste -sd, -; }
 
 serve_start --store "$DB" --work-dir "$WORK" --profiles "$T/profiles"
 
@@ -90,16 +92,19 @@ run_to_end "$(jq -nc --arg j "$OTHER_JUDGE" --arg s "$OTHER_SVC" '{testset: "qa"
 	judge_base_url: $j, service_url: $s}')"
 is "$(state "$RID")" done "a run of a profile with the form's judge and service ends: done"
 is "$(auths "$T/other-judge.log")" none "the other judge got no key: neither the profile's nor rag-serve's"
+is "$(gw_headers "$T/other-judge.log")" none "...nor the profile's llm.headers (a gateway's key)"
 check "the other service was called" test -s "$T/other-svc.log"
 is "$(secret_headers "$T/other-svc.log")" none "the other service got no X-Secret header"
 is "$(jq -c '[.withheld[].credential] | sort' "$T/start.json")" \
-	'["the profile'"'"'s collect.headers","the profile'"'"'s llm.api_key"]' "the reply names both left out"
+	'["the profile'"'"'s collect.headers","the profile'"'"'s llm.api_key","the profile'"'"'s llm.headers"]' \
+	"the reply names the three left out"
 unlike "$(cat "$WORK/$RID/rag.yaml")" 'PROFILE_SECRET' "the run's configuration names no secret"
 
 : >"$FAKE_LOG"
 : >"$T/svc.log"
 run_to_end '{"testset": "qa", "profile": "team"}'
 is "$(auths "$FAKE_LOG")" "Bearer $SECRET" "the profile's own judge gets its key"
+is "$(gw_headers "$FAKE_LOG")" "$SECRET" "...and its llm.headers"
 is "$(secret_headers "$T/svc.log")" "$SECRET" "and its own service its header"
 is "$(jq -c .withheld "$T/start.json")" '[]' "nothing left out"
 
@@ -118,6 +123,7 @@ is "$(jq -c .withheld "$T/start.json")" '[]' "nothing left out"
 run_to_end "$(jq -nc --arg j "$OTHER_JUDGE" --arg s "$OTHER_SVC" '{testset: "qa", profile: "team",
 	judge_base_url: $j, service_url: $s}')"
 is "$(auths "$T/other-judge.log")" "Bearer $SECRET" "in the profile's llm.allow_urls: the profile's key"
+is "$(gw_headers "$T/other-judge.log")" "$SECRET" "...and its llm.headers"
 is "$(secret_headers "$T/other-svc.log")" "$SECRET" "in its collect.allow_urls: its header"
 
 # ---------------------------------------------------------------- the secret

@@ -193,7 +193,7 @@ int rag_verdict_record_pass(jv verdict);
  * no decision): {decision: "pass"|"fail"|"none", exit_status, reason, records, with_verdict,
  * passed, failed, errored, not_applicable (records with a metric not applicable), not_scored,
  * remote_failed, pass_rate (null: none with a verdict), pass_rate_of: with_verdict, its
- * denominator}.
+ * denominator, thresholds and by: the gate's options, checks: the gate's checks}.
  * The exit status: 3 or 4 (4 when a judge or service failed) when records were not scored
  * beyond gate.max_error_rate, or more than half of the run (a dead judge: whatever the budget);
  * else 1 when the gate failed, else 0. */
@@ -202,6 +202,17 @@ jv rag_verdict(jv summary);
 jv rag_verdict_failed(int status, const char *reason);
 /* "exit status 0: the gate passed: ..." of a verdict (borrowed); malloc'ed. */
 char *rag_verdict_exit_line(jv verdict);
+
+/* The gate's options as the verdict (borrowed) records them (its thresholds, by): the run's
+ * whole gate, for a per-record pass worked out where the records are stored, never a part of
+ * the configuration. vg owns what o borrows. -1 when the verdict has no thresholds. */
+typedef struct rag_verdict_gate {
+	rag_gate_opts o;
+	rag_kd *mean, *record; rag_cat_kd *cat; size_t ncat;
+	char **pass, **by; size_t npass, nby;
+} rag_verdict_gate;
+int rag_verdict_gate_opts(jv verdict, rag_verdict_gate *vg);
+void rag_verdict_gate_free(rag_verdict_gate *vg);
 
 /* ---------------------------------------------------------------- hints.c */
 /* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or

@@ -71,7 +71,15 @@ static const char *const migration_3[] = {
 	"CREATE TABLE IF NOT EXISTS testset_info (name TEXT PRIMARY KEY, tag TEXT)",
 	NULL
 };
-static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3 };
+/* 4: a run's verdict as its gate made it (rag_verdict: the decision, the exit status and its
+ * reason, the counts, the checks, the gate's options) and its failing records by cause
+ * (rag_causes_json), stored once so that no page makes them again; a table of its own */
+static const char *const migration_4[] = {
+	"CREATE TABLE IF NOT EXISTS run_verdicts (run_id TEXT PRIMARY KEY REFERENCES runs (id), "
+	"verdict TEXT NOT NULL, causes TEXT)",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3, migration_4 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
 #ifdef RAG_UNITTESTS   /* only the unit tests call it */
@@ -543,24 +551,6 @@ static jv means_done(means *m)
 	return out;
 }
 
-/* passed from a record's checks (rag_gate_add's, consumed): "1", "0", or NULL without checks */
-static const char *checks_passed(jv checks)
-{
-	int any = 0, fail = 0;
-	if (jv_get_kind(checks) == JV_KIND_ARRAY) {
-		jv_array_foreach(checks, i, c) {
-			char buf[16];
-			const char *st = rag_json_str(c, "status", buf, sizeof buf);
-			if (!strcmp(st, "failure") || !strcmp(st, "error")) fail = 1;
-			if (strcmp(st, "skipped")) any = 1;
-			jv_free(c);
-			(void)i;
-		}
-	}
-	jv_free(checks);
-	return fail ? "0" : any ? "1" : NULL;
-}
-
 /* The fields of run.json that have a column of their own besides those read above (the whole
  * object is in run_json too): column, key. */
 static const char *const run_fields[][2] = {
@@ -693,6 +683,8 @@ typedef struct add_cases {
 	means mm;
 	jv common;
 	rag_gate *g;
+	int gated;                /* the gate has a threshold (else no record passes or fails) */
+	rag_causes *causes;       /* the failing records by cause */
 } add_cases;
 
 /* One line of the run's records (len bytes at text) into run_cases, counted into cs. */
@@ -718,8 +710,16 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 		cs->common = common_knobs(cs->common, rag_json_get(jv_copy(rec), "system"), cs->nrec == 1);
 		if (cs->g) {
 			char where[32];
+			jv v;
+			int pass;
 			snprintf(where, sizeof where, "%zu", cs->seq);
-			rpass = checks_passed(rag_gate_add(cs->g, rec, where, 0, 1));   /* rec borrowed */
+			v = rag_gate_add_verdict(cs->g, rec, where, 0);   /* rec borrowed */
+			/* the gate's verdict on the record: passed, failed, or none (errored: out of the
+			 * pass rate, rag_verdict_pass_rate), as rag-gate counts it */
+			pass = rag_verdict_record_pass(v);
+			rpass = pass < 0 ? NULL : pass ? "1" : "0";
+			rag_causes_add(cs->causes, rec, v, (long)cs->seq);
+			jv_free(v);
 		}
 	}
 	jv_free(rec);
@@ -751,16 +751,32 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	size_t pos = 0;
 	run_meta rm = {0};
 	add_cases cs = {0};
+	rag_verdict_gate vg;
+	const rag_gate_opts *gopts = in->gate;
+	jv verdict = jv_null();
+	char *vd_s = NULL, *causes_s = NULL;
 	int final_newline = in->len == 0 || in->records[in->len - 1] == '\n';
 
 	rm.sys = jv_null();
 	cs.common = jv_object();
 	cs.mm.sum = jv_object();
 	cs.mm.count = jv_object();
-	cs.g = in->gate ? rag_gate_new(in->gate) : NULL;
 	if (jv_get_kind(run) != JV_KIND_OBJECT) {
 		jv_free(run);
 		run = jv_null();
+	}
+	/* the run's own gate, as its verdict records it, over the caller's */
+	verdict = jv_get_kind(run) == JV_KIND_OBJECT ? rag_json_get(jv_copy(run), "verdict") : jv_null();
+	if (jv_get_kind(verdict) == JV_KIND_OBJECT && rag_verdict_gate_opts(verdict, &vg) == 0) {
+		gopts = &vg.o;
+	} else {
+		jv_free(verdict);
+		verdict = jv_null();
+	}
+	if (gopts) {
+		cs.g = rag_gate_new(gopts);
+		cs.gated = gopts->nmean || gopts->nrecord || gopts->npass;
+		cs.causes = rag_causes_new();
 	}
 	/* the run's id, start and settings */
 	if (in->id) id = rag_xstrdup(in->id);
@@ -814,10 +830,26 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 		pos = end + 1;
 		if (r < 0) goto out;
 	}
-	if (cs.g && !rm.passed && (in->gate->nmean || in->gate->nrecord)) {
-		jv sum = rag_gate_summary(cs.g), p = rag_json_get(sum, "pass");
-		rm.passed = jv_get_kind(p) == JV_KIND_TRUE ? "1" : jv_get_kind(p) == JV_KIND_FALSE ? "0" : NULL;
-		jv_free(p);
+	if (cs.g && jv_get_kind(verdict) != JV_KIND_OBJECT) {
+		/* a stream, or a run from before verdicts: the store's gate makes it, once */
+		jv sum = rag_gate_summary(cs.g);
+		if (!cs.gated) sum = jv_object_set(sum, jv_string("pass"), jv_null());
+		jv_free(verdict);
+		verdict = rag_verdict(sum);
+		jv_free(sum);
+	}
+	if (jv_get_kind(verdict) == JV_KIND_OBJECT) {
+		char dec[16];
+		rag_json_str(verdict, "decision", dec, sizeof dec);
+		if (!rm.passed) rm.passed = !strcmp(dec, "pass") ? "1" : !strcmp(dec, "fail") ? "0" : NULL;
+		vd_s = dump(jv_copy(verdict));
+		causes_s = dump(cs.causes ? rag_causes_json(cs.causes) : jv_null());
+		{
+			const char *p[3] = {id, vd_s, causes_s};
+			if (q(s, "INSERT INTO run_verdicts (run_id, verdict, causes) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err,
+			      errlen) < 0)
+				goto out;
+		}
 	}
 	means_s = dump(means_done(&cs.mm));
 	cs.mm.sum = jv_invalid();
@@ -852,6 +884,11 @@ out:
 		jv_free(cs.mm.count);
 	}
 	rag_gate_free(cs.g);
+	if (cs.causes) rag_causes_free(cs.causes);
+	if (gopts == &vg.o) rag_verdict_gate_free(&vg);
+	jv_free(verdict);
+	free(vd_s);
+	free(causes_s);
 	rag_strv_free(&ts_lines);
 	jv_free(run);
 	jv_free(rm.sys);
@@ -869,7 +906,8 @@ out:
 /* ---------------------------------------------------------------- reading runs */
 
 #define RUN_COLS "id, started, ended, label, commit_id, testset, testset_version, n, passed, gate, " \
-	"with_errors, means, system, dirty, exit_status, added"
+	"with_errors, means, system, dirty, exit_status, added, " \
+	"(SELECT verdict FROM run_verdicts v WHERE v.run_id = runs.id)"
 
 static jv text_or_null(const char *s)
 {
@@ -902,6 +940,10 @@ static jv run_row(int ncol, const char *const *c)
 	r = jv_object_set(r, jv_string("means"), c[11] ? parse(c[11]) : jv_object());
 	r = jv_object_set(r, jv_string("system"), parse(c[12]));
 	r = jv_object_set(r, jv_string("added"), text_or_null(c[15]));
+	/* the verdict as stored, less the lists a page of runs does not show (rag_store_show has them) */
+	r = jv_object_set(r, jv_string("verdict"), ncol > 16 && c[16] ? jv_object_delete(jv_object_delete(
+	                  jv_object_delete(parse(c[16]), jv_string("checks")), jv_string("thresholds")), jv_string("by"))
+	                  : jv_null());
 	return r;
 }
 
@@ -1227,7 +1269,18 @@ static int one_run(void *ctx, int ncol, const char *const *col)
 	if (jv_get_kind(*r) != JV_KIND_OBJECT) {
 		jv_free(*r);
 		*r = run_row(ncol, col);
-		if (ncol > 16) *r = jv_object_set(*r, jv_string("run_json"), parse(col[16]));
+		if (ncol > 17) *r = jv_object_set(*r, jv_string("run_json"), parse(col[17]));
+	}
+	return 1;
+}
+
+static int verdict_row(void *ctx, int ncol, const char *const *col)
+{
+	jv *r = ctx;
+	if (ncol >= 2) {
+		jv_free(*r);
+		*r = JV_OBJECT(jv_string("verdict"), col[0] ? parse(col[0]) : jv_null(), jv_string("causes"),
+		               col[1] ? parse(col[1]) : jv_null());
 	}
 	return 1;
 }
@@ -1244,6 +1297,17 @@ int rag_store_show(rag_store *s, const char *id, jv *out, char *err, size_t errl
 		jv_free(r);
 		rag_seterr(err, errlen, "no run \"%s\" in the store", id);
 		return 1;
+	}
+	/* the verdict whole, and the failing records by cause, as stored with the run */
+	{
+		jv vc = jv_null();
+		if (q(s, "SELECT verdict, causes FROM run_verdicts WHERE run_id = $1", 1, p, verdict_row, &vc, err, errlen) < 0) {
+			jv_free(r);
+			jv_free(vc);
+			return -1;
+		}
+		r = jv_object_set(r, jv_string("verdict"), rag_json_get(jv_copy(vc), "verdict"));
+		r = jv_object_set(r, jv_string("causes"), rag_json_get(vc, "causes"));
 	}
 	*out = r;
 	return 0;

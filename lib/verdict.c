@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int rag_verdict_unscored(jv rec)
@@ -128,7 +129,10 @@ jv rag_verdict(jv s)
 	v = jv_object_set(v, jv_string("not_scored"), jv_number((double)u));
 	v = jv_object_set(v, jv_string("remote_failed"), jv_number((double)remote));
 	v = jv_object_set(v, jv_string("pass_rate"), isnan(rate) ? jv_null() : jv_number(rate));
-	return jv_object_set(v, jv_string("pass_rate_of"), jv_number((double)with));
+	v = jv_object_set(v, jv_string("pass_rate_of"), jv_number((double)with));
+	v = jv_object_set(v, jv_string("thresholds"), rag_json_get(jv_copy(s), "thresholds"));
+	v = jv_object_set(v, jv_string("by"), rag_json_get(jv_copy(s), "by"));
+	return jv_object_set(v, jv_string("checks"), rag_json_get(jv_copy(s), "checks"));
 }
 
 jv rag_verdict_failed(int status, const char *reason)
@@ -141,4 +145,111 @@ char *rag_verdict_exit_line(jv v)
 {
 	char r[1200];
 	return rag_xasprintf("exit status %ld: %s", count(v, "exit_status"), rag_json_str(v, "reason", r, sizeof r));
+}
+
+/* the {metric: number} object k of thr (borrowed) as a list; keys malloc'ed */
+static rag_kd *kd_list(jv thr, const char *k, size_t *n)
+{
+	jv o = rag_json_get(jv_copy(thr), k);
+	rag_kd *v = NULL;
+	*n = 0;
+	if (jv_get_kind(o) == JV_KIND_OBJECT) {
+		v = rag_xcalloc((size_t)jv_object_length(jv_copy(o)) + 1, sizeof *v);
+		jv_object_foreach(o, key, x) {
+			if (jv_get_kind(x) == JV_KIND_NUMBER) {
+				v[*n].key = rag_xstrdup(jv_string_value(key));
+				v[(*n)++].value = jv_number_value(x);
+			}
+			jv_free(key);
+			jv_free(x);
+		}
+	}
+	jv_free(o);
+	return v;
+}
+
+/* the strings of array k of o (borrowed); malloc'ed */
+static char **str_list(jv o, const char *k, size_t *n)
+{
+	jv a = rag_json_get(jv_copy(o), k);
+	char **v = NULL;
+	*n = 0;
+	if (jv_get_kind(a) == JV_KIND_ARRAY) {
+		v = rag_xcalloc((size_t)jv_array_length(jv_copy(a)) + 1, sizeof *v);
+		jv_array_foreach(a, i, x) {
+			if (jv_get_kind(x) == JV_KIND_STRING) v[(*n)++] = rag_xstrdup(jv_string_value(x));
+			jv_free(x);
+			(void)i;
+		}
+	}
+	jv_free(a);
+	return v;
+}
+
+int rag_verdict_gate_opts(jv verdict, rag_verdict_gate *vg)
+{
+	jv thr = rag_json_get(jv_copy(verdict), "thresholds"), cats;
+	double x;
+	memset(vg, 0, sizeof *vg);
+	if (jv_get_kind(thr) != JV_KIND_OBJECT) {
+		jv_free(thr);
+		return -1;
+	}
+	vg->o.mean = vg->mean = kd_list(thr, "mean", &vg->o.nmean);
+	vg->o.record = vg->record = kd_list(thr, "record", &vg->o.nrecord);
+	vg->o.min_pass_rate = !isnan(x = rag_json_num(thr, "min_pass_rate")) ? x : 1;
+	vg->o.max_error_rate = !isnan(x = rag_json_num(thr, "max_error_rate")) ? x : 0;
+	vg->o.fail_on_flip = rag_json_true(thr, "fail_on_flip");
+	vg->pass = str_list(thr, "pass", &vg->npass);
+	vg->o.pass = (const char *const *)vg->pass;
+	vg->o.npass = vg->npass;
+	vg->by = str_list(verdict, "by", &vg->nby);
+	vg->o.by = (const char *const *)vg->by;
+	vg->o.nby = vg->nby;
+	vg->o.confidence = 0.95;
+	vg->o.resamples = 1000;
+	cats = rag_json_get(jv_copy(thr), "by_category");
+	if (jv_get_kind(cats) == JV_KIND_OBJECT) {
+		size_t cap = 0;
+		jv_object_foreach(cats, cat, ms) {
+			if (jv_get_kind(ms) == JV_KIND_OBJECT) {
+				jv_object_foreach(ms, m, v) {
+					if (jv_get_kind(v) == JV_KIND_NUMBER) {
+						if (vg->ncat == cap) vg->cat = rag_xrealloc(vg->cat, (cap = cap * 2 + 4) * sizeof *vg->cat);
+						vg->cat[vg->ncat].category = rag_xstrdup(jv_string_value(cat));
+						vg->cat[vg->ncat].metric = rag_xstrdup(jv_string_value(m));
+						vg->cat[vg->ncat++].value = jv_number_value(v);
+					}
+					jv_free(m);
+					jv_free(v);
+				}
+			}
+			jv_free(cat);
+			jv_free(ms);
+		}
+	}
+	jv_free(cats);
+	vg->o.by_category = vg->cat;
+	vg->o.nby_category = vg->ncat;
+	jv_free(thr);
+	return 0;
+}
+
+void rag_verdict_gate_free(rag_verdict_gate *vg)
+{
+	size_t i;
+	for (i = 0; i < vg->o.nmean; i++) free(vg->mean[i].key);
+	for (i = 0; i < vg->o.nrecord; i++) free(vg->record[i].key);
+	for (i = 0; i < vg->ncat; i++) {
+		free(vg->cat[i].category);
+		free(vg->cat[i].metric);
+	}
+	for (i = 0; i < vg->npass; i++) free(vg->pass[i]);
+	for (i = 0; i < vg->nby; i++) free(vg->by[i]);
+	free(vg->mean);
+	free(vg->record);
+	free(vg->cat);
+	free(vg->pass);
+	free(vg->by);
+	memset(vg, 0, sizeof *vg);
 }

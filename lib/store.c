@@ -1172,13 +1172,18 @@ int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen)
 
 jv rag_store_history(jv r)
 {
-	static const char *const keys[] = {"run", "started", "label", "commit", "testset", "n", "passed", "means"};
-	jv h = jv_object();
+	static const char *const keys[] = {"run", "started", "label", "commit", "testset", "n", "passed", "means",
+	                                   "exit_status"};
+	jv h = jv_object(), v = rag_json_get(jv_copy(r), "verdict");
 	size_t i;
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		jv v = rag_json_get(jv_copy(r), keys[i]);
-		h = jv_object_set(h, jv_string(keys[i]), jv_is_valid(v) ? v : jv_null());
+		jv x = rag_json_get(jv_copy(r), keys[i]);
+		h = jv_object_set(h, jv_string(keys[i]), jv_is_valid(x) ? x : jv_null());
 	}
+	/* the run's pass rate as its verdict has it, and its denominator, the records with a verdict */
+	h = jv_object_set(h, jv_string("pass_rate"), jv_get_kind(v) == JV_KIND_OBJECT ? rag_json_get(jv_copy(v), "pass_rate") : jv_null());
+	h = jv_object_set(h, jv_string("pass_rate_of"), jv_get_kind(v) == JV_KIND_OBJECT ? rag_json_get(jv_copy(v), "pass_rate_of") : jv_null());
+	jv_free(v);
 	jv_free(r);
 	return h;
 }
@@ -1913,18 +1918,19 @@ fail:
 
 static int collect_trend(void *ctx, int ncol, const char *const *c)
 {
-	jv *a = ctx;
-	double judged;
+	jv *a = ctx, r;
+	long judged, passed;
+	double rate;
 	if (ncol < 10) return 0;
-	judged = c[9] ? atof(c[9]) : 0;
-	*a = jv_array_append(*a, JV_OBJECT(jv_string("run"), text_or_null(c[0]), jv_string("started"),
-	                                   text_or_null(c[1]), jv_string("label"), text_or_null(c[2]),
-	                                   jv_string("commit"), text_or_null(c[3]), jv_string("testset"),
-	                                   text_or_null(c[4]), jv_string("n"), int_or_null(c[5]),
-	                                   jv_string("passed"), c[6] ? jv_bool(atoi(c[6])) : jv_null(),
-	                                   jv_string("means"), c[7] ? parse(c[7]) : jv_object(),
-	                                   jv_string("pass_rate"),
-	                                   judged > 0 ? jv_number((c[8] ? atof(c[8]) : 0) / judged) : jv_null()));
+	judged = c[9] ? atol(c[9]) : 0;
+	passed = c[8] ? atol(c[8]) : 0;
+	rate = rag_verdict_pass_rate(passed, judged);   /* the gate's: passed of the records with a verdict */
+	r = JV_OBJECT(jv_string("run"), text_or_null(c[0]), jv_string("started"), text_or_null(c[1]), jv_string("label"),
+	              text_or_null(c[2]), jv_string("commit"), text_or_null(c[3]), jv_string("testset"), text_or_null(c[4]),
+	              jv_string("n"), int_or_null(c[5]), jv_string("passed"), c[6] ? jv_bool(atoi(c[6])) : jv_null(),
+	              jv_string("means"), c[7] ? parse(c[7]) : jv_object(),
+	              jv_string("pass_rate"), isnan(rate) ? jv_null() : jv_number(rate));
+	*a = jv_array_append(*a, jv_object_set(r, jv_string("pass_rate_of"), jv_number((double)judged)));
 	return 0;
 }
 

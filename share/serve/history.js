@@ -246,6 +246,7 @@
 		}).catch(function (e) { R.showError(e.message); hdrawn(); });
 	}
 	R.onLang(function () { renderTrends(); renderCompare(); });
+	R.onRuns(function () { loadTrends(); });
 	document.addEventListener("DOMContentLoaded", function () {
 		$("filters").addEventListener("submit", function () { loadTrends(); });
 		$("compare-form").addEventListener("submit", function (ev) {

@@ -114,7 +114,7 @@
 		return Object.keys(m || {}).sort().map(function (k) { return k + " " + num(m[k]); }).join(", ");
 	}
 	/* ---------------------------------------------------------------- History */
-	var runsData = null, loads = 0, hooks = [];
+	var runsData = null, loads = 0, hooks = [], runHooks = [];
 	/* for the tests: a count of the replies drawn, on <body> */
 	function drawn() { document.body.setAttribute("data-loads", String(++loads)); }
 	function loadRuns() {
@@ -359,7 +359,13 @@
 		},
 		t: t, el: el, td: td, get: get, api: api, tab: tab, showError: showError, drawn: drawn,
 		openRun: function (id) { return openRun(id); },
-		reloadRuns: function () { return loadRuns(); },
+		/* a run added (one started from the page ended): the runs and everything drawn from
+		 * them (History's trends, onRuns) read again, so that none stays a run behind */
+		reloadRuns: function () {
+			runHooks.forEach(function (f) { f(); });
+			return loadRuns();
+		},
+		onRuns: function (f) { runHooks.push(f); },
 		csrf: function () { return st.csrf; },
 		summary: function () { return st.summary; },
 		onLang: function (f) { hooks.push(f); }

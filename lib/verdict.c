@@ -72,6 +72,15 @@ static const char *first_failed(jv s, char *buf, size_t n)
 	return r && *r ? r : NULL;
 }
 
+/* who failed the records not scored, u of them, remote for a judge or the service: into buf */
+static const char *why_unscored(long u, long remote, char *buf, size_t n)
+{
+	if (remote == u) snprintf(buf, n, "%s", remote == 1 ? "a judge or the service failed for it" : "a judge or the service failed for them");
+	else if (!remote) snprintf(buf, n, "for %s input", u == 1 ? "its" : "their");
+	else snprintf(buf, n, "%ld for a failed judge or service, %ld for their input", remote, u - remote);
+	return buf;
+}
+
 /* Exit 3 or 4 (a run that measured less than it was asked to) only where the records not
  * scored are more than the configured error budget, or more than half of the run: a budget
  * that holds is not an outage, and a dead judge or service is one whatever the budget. */
@@ -84,7 +93,7 @@ jv rag_verdict(jv s)
 	double budget = rag_json_num(rag_json_get(jv_copy(s), "thresholds"), "max_error_rate"), rate;
 	const char *decision = jv_get_kind(pass) == JV_KIND_TRUE ? "pass" : jv_get_kind(pass) == JV_KIND_FALSE ? "fail"
 	                                                                                                       : "none";
-	char reason[1200], why[900], unsc[300] = "";
+	char reason[1200], why[900], unsc[300] = "", who[100];
 	int st, outage;
 	jv v;
 
@@ -93,8 +102,8 @@ jv rag_verdict(jv s)
 	rate = rag_verdict_pass_rate(passed, with);
 	outage = u > 0 && (2 * u > n || (double)u > budget * (double)n + 1e-9);
 	if (u > 0)
-		snprintf(unsc, sizeof unsc, "%ld of %ld record%s could not be scored (%ld for a failed judge or service, the "
-		         "rest for their input; their errors are in records.jsonl)", u, n, n == 1 ? "" : "s", remote);
+		snprintf(unsc, sizeof unsc, "%ld of %ld record%s could not be scored (%s; their errors are in records.jsonl)",
+		         u, n, n == 1 ? "" : "s", why_unscored(u, remote, who, sizeof who));
 	if (outage) {
 		st = remote > 0 ? RAG_EXIT_REMOTE : RAG_EXIT_DATA;
 		snprintf(reason, sizeof reason, "%s: %s", unsc,
@@ -111,8 +120,8 @@ jv rag_verdict(jv s)
 	} else {
 		st = RAG_EXIT_OK;
 		if (!strcmp(decision, "pass"))
-			snprintf(reason, sizeof reason, "the gate passed: %ld of %ld record%s with a verdict pass (%.1f%%)",
-			         passed, with, with == 1 ? "" : "s", isnan(rate) ? 0 : rate * 100);
+			snprintf(reason, sizeof reason, "the gate passed: %ld of the %ld record%s without errors or nulls pass%s (%.1f%%)",
+			         passed, with, with == 1 ? "" : "s", passed == 1 ? "es" : "", isnan(rate) ? 0 : rate * 100);
 		else
 			snprintf(reason, sizeof reason, "no threshold is configured: a summary, no decision");
 		if (u > 0) {

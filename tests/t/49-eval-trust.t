@@ -65,7 +65,7 @@ run rag rag-eval -c "$T/budget-0.2.yaml" -m faithfulness -o "$T/within" "$T/one-
 is "$RC" 0 "1 of 10 records not scored, gate.max_error_rate 0.2: the budget holds, not an outage (exit 0)"
 is "$(jq -r '.verdict | [.decision, .exit_status, .records, .with_verdict, .passed, .errored, .not_scored] | @tsv' "$T/within/run.json")" \
 	"$(printf 'pass\t0\t10\t9\t9\t1\t1')" "run.json: the verdict and its counts"
-like "$(jq -r .exit_reason "$T/within/run.json")" "^the gate passed: 9 of 9 records with a verdict pass .*; 1 of 10 records could not be scored .*within gate.max_error_rate \\(20%\\)" \
+like "$(jq -r .exit_reason "$T/within/run.json")" "^the gate passed: 9 of the 9 records without errors or nulls pass \\(100.0%\\); 1 of 10 records could not be scored \\(a judge or the service failed for it; .*\\), within gate.max_error_rate \\(20%\\)" \
 	"run.json: the reason names the records not scored and the budget"
 like "$(sed -n 2p "$T/within/gate.txt")" "^exit status 0: the gate passed" "gate.txt: the exit status and its reason under the verdict"
 is "$(jq -c '.verdict | [.exit_status, .reason]' "$T/within/gate.json")" "$(jq -c '.verdict | [.exit_status, .reason]' "$T/within/run.json")" \

@@ -121,7 +121,7 @@ suite() {
 
 	run st history
 	jq -c 'if .run == "S" then del(.started) else . end' "$OUT" >"$D/history"
-	is "$(jq -c 'keys_unsorted' "$OUT" | sort -u)" '["run","started","label","commit","testset","n","passed","means"]' \
+	is "$(jq -c 'keys_unsorted' "$OUT" | sort -u)" '["run","started","label","commit","testset","n","passed","means","exit_status","pass_rate","pass_rate_of"]' \
 		"$1: history: format H"
 	run st history --testset set --limit 1
 	is "$(jq -r .run "$OUT")" S "$1: history --testset --limit"

@@ -447,14 +447,13 @@ static void say_failed(eval *e, const char *on, const char *off)
 /* The closing screen: the failed checks, then the last lines, the verdict, the exit status and
  * its reason, the run directory (the metrics, categories and worst records are in gate.txt),
  * coloured on a terminal unless NO_COLOR is set. */
-static void say_run(eval *e, jv head, int rc)
+static void say_run(eval *e, jv head)
 {
 	jv c = jv_object_get(jv_copy(head), jv_string("counts")), v = jv_object_get(jv_copy(head), jv_string("verdict"));
 	const char *nc = getenv("NO_COLOR");
 	int color = isatty(2) && !(nc && *nc), st = (int)rag_json_num(v, "exit_status");
 	char dec[16] = "", *line, *exit_line = rag_verdict_exit_line(v);
 	const char *red = color ? "\033[31m" : "", *green = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
-	(void)rc;
 	if (!e->cli.quiet && !rag_tool_interrupted) {
 		char *w = eval_written(e);
 		rag_buf vl = {0};
@@ -518,7 +517,7 @@ int eval_run(eval *e, const char *cmd)
 	} else {
 		e->wrote |= 1u << OUT_RUNJSON;
 	}
-	say_run(e, head, rc);
+	say_run(e, head);
 out:
 	if (fd >= 0) close(fd);
 	eval_totals_free(&e->tot);

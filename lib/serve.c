@@ -3,7 +3,6 @@
  * out of it), and the JSON API over the store (routing, the parameters checked, the replies
  * built). cmd/rag-serve.c runs libmicrohttpd and calls these; nothing here reads a socket. */
 #include "base.h"
-#include "gate.h"
 #include "record.h"
 #include "store.h"
 #include "serve.h"

@@ -738,6 +738,36 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 	return r;
 }
 
+/* The run's verdict (borrowed; run.json's, else for a stream or a run from before verdicts the
+ * one the store's gate makes, once) and its failing records by cause into run_verdicts; the
+ * run's passed from it when run.json said nothing. */
+static int put_verdict(rag_store *s, const char *id, add_cases *cs, jv verdict, run_meta *rm, char *err, size_t errlen)
+{
+	char dec[16], *vd_s, *causes_s;
+	int r;
+	if (jv_get_kind(verdict) == JV_KIND_OBJECT) {
+		verdict = jv_copy(verdict);
+	} else if (cs->g) {
+		jv sum = rag_gate_summary(cs->g);
+		if (!cs->gated) sum = jv_object_set(sum, jv_string("pass"), jv_null());
+		verdict = rag_verdict(sum);
+		jv_free(sum);
+	} else {
+		return 0;
+	}
+	rag_json_str(verdict, "decision", dec, sizeof dec);
+	if (!rm->passed) rm->passed = !strcmp(dec, "pass") ? "1" : !strcmp(dec, "fail") ? "0" : NULL;
+	vd_s = dump(verdict);
+	causes_s = dump(cs->causes ? rag_causes_json(cs->causes) : jv_null());
+	{
+		const char *p[3] = {id, vd_s, causes_s};
+		r = q(s, "INSERT INTO run_verdicts (run_id, verdict, causes) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err, errlen);
+	}
+	free(vd_s);
+	free(causes_s);
+	return r < 0 ? -1 : 0;
+}
+
 int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *err, size_t errlen)
 {
 	jv run = jv_copy(in->run);
@@ -754,7 +784,6 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	rag_verdict_gate vg;
 	const rag_gate_opts *gopts = in->gate;
 	jv verdict = jv_null();
-	char *vd_s = NULL, *causes_s = NULL;
 	int final_newline = in->len == 0 || in->records[in->len - 1] == '\n';
 
 	rm.sys = jv_null();
@@ -830,27 +859,7 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 		pos = end + 1;
 		if (r < 0) goto out;
 	}
-	if (cs.g && jv_get_kind(verdict) != JV_KIND_OBJECT) {
-		/* a stream, or a run from before verdicts: the store's gate makes it, once */
-		jv sum = rag_gate_summary(cs.g);
-		if (!cs.gated) sum = jv_object_set(sum, jv_string("pass"), jv_null());
-		jv_free(verdict);
-		verdict = rag_verdict(sum);
-		jv_free(sum);
-	}
-	if (jv_get_kind(verdict) == JV_KIND_OBJECT) {
-		char dec[16];
-		rag_json_str(verdict, "decision", dec, sizeof dec);
-		if (!rm.passed) rm.passed = !strcmp(dec, "pass") ? "1" : !strcmp(dec, "fail") ? "0" : NULL;
-		vd_s = dump(jv_copy(verdict));
-		causes_s = dump(cs.causes ? rag_causes_json(cs.causes) : jv_null());
-		{
-			const char *p[3] = {id, vd_s, causes_s};
-			if (q(s, "INSERT INTO run_verdicts (run_id, verdict, causes) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err,
-			      errlen) < 0)
-				goto out;
-		}
-	}
+	if (put_verdict(s, id, &cs, verdict, &rm, err, errlen) < 0) goto out;
 	means_s = dump(means_done(&cs.mm));
 	cs.mm.sum = jv_invalid();
 	/* the knobs that ran, as every record says them (rag-collect --system-from), over those
@@ -887,8 +896,6 @@ out:
 	if (cs.causes) rag_causes_free(cs.causes);
 	if (gopts == &vg.o) rag_verdict_gate_free(&vg);
 	jv_free(verdict);
-	free(vd_s);
-	free(causes_s);
 	rag_strv_free(&ts_lines);
 	jv_free(run);
 	jv_free(rm.sys);

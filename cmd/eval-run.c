@@ -438,8 +438,11 @@ static void say_failed(eval *e, const char *on, const char *off)
 			(void)i;
 		}
 	}
-	if (failed > shown)
-		rag_msg(e->cli.prog, "info", "%ld more failed check%s in %s", failed - shown, failed - shown == 1 ? "" : "s", g);
+	if (failed > shown) {
+		char *txt = eval_path_in(e, "gate.txt");
+		rag_msg(e->cli.prog, "info", "%ld more failed check%s in %s", failed - shown, failed - shown == 1 ? "" : "s", txt);
+		free(txt);
+	}
 	jv_free(checks);
 	free(g);
 }
@@ -451,39 +454,41 @@ static void say_run(eval *e, jv head)
 {
 	jv c = jv_object_get(jv_copy(head), jv_string("counts")), v = jv_object_get(jv_copy(head), jv_string("verdict"));
 	const char *nc = getenv("NO_COLOR");
-	int color = isatty(2) && !(nc && *nc), st = (int)rag_json_num(v, "exit_status");
-	char dec[16] = "", *line, *exit_line = rag_verdict_exit_line(v);
+	int color = isatty(2) && !(nc && *nc), st = (int)rag_json_num(v, "exit_status"), say = !e->cli.quiet && !rag_tool_interrupted;
+	char dec[16] = "", *line;
 	const char *red = color ? "\033[31m" : "", *green = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
-	if (!e->cli.quiet && !rag_tool_interrupted) {
-		char *w = eval_written(e);
+	rag_json_str(v, "decision", dec, sizeof dec);
+	if (say && *dec) {   /* a run that ended with no verdict has no counts to say */
 		rag_buf vl = {0};
 		say_failed(e, red, off);
-		rag_json_str(v, "decision", dec, sizeof dec);
 		rag_report_counts(&vl, v, 1);
 		rag_buf_add(&vl, "", 1);
 		line = rag_xasprintf("%s%s%s: %s", !strcmp(dec, "pass") ? green : !strcmp(dec, "fail") ? red : "",
-		                     !strcmp(dec, "pass") ? "PASS" : !strcmp(dec, "fail") ? "FAIL" : *dec ? "SUMMARY" : "NO VERDICT",
+		                     !strcmp(dec, "pass") ? "PASS" : !strcmp(dec, "fail") ? "FAIL" : "SUMMARY",
 		                     off, vl.p);
 		rag_tool_say(e->cli.prog, line);
 		free(line);
 		rag_buf_free(&vl);
-		if (st <= RAG_EXIT_FAIL) {
-			line = rag_xasprintf("%s%s%s", st ? red : green, exit_line, off);
-			rag_tool_say(e->cli.prog, line);
-			free(line);
-		}
+	}
+	if (st > RAG_EXIT_FAIL && *dec && !rag_tool_interrupted) {
+		/* an outage (a verdict with a decision, and exit 3 or 4): an error, said even with -q;
+		 * a run that did not end with a verdict said why already */
+		char r[1200];
+		rag_msg(e->cli.prog, "error", "%s%s: exit status %d%s", red, rag_json_str(v, "reason", r, sizeof r), st, off);
+	} else if (say) {
+		char *x = rag_verdict_exit_line(v);
+		line = rag_xasprintf("%s%s%s", st ? red : green, x, off);
+		rag_tool_say(e->cli.prog, line);
+		free(line);
+		free(x);
+	}
+	if (say) {
+		char *w = eval_written(e);
 		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s (%s)",
 		        e->run_id, rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
 		        rag_json_num(c, "not_applicable"), e->rundir, w);
 		free(w);
 	}
-	/* an outage (a verdict with a decision, and exit 3 or 4): said last, an error; a run that
-	 * did not end with a verdict said why already */
-	if (st > RAG_EXIT_FAIL && !rag_tool_interrupted && *rag_json_str(v, "decision", dec, sizeof dec)) {
-		char r[1200];
-		rag_msg(e->cli.prog, "error", "%s%s: exit status %d%s", red, rag_json_str(v, "reason", r, sizeof r), st, off);
-	}
-	free(exit_line);
 	jv_free(v);
 	jv_free(c);
 }

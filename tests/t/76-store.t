@@ -83,6 +83,7 @@ suite() {
 		"$1: the means of the records' scores"
 	run st list
 	like "$(head -n 1 "$OUT")" '^RUN +STARTED +TESTSET +LABEL +COMMIT +N +GATE' "$1: list: a table"
+	like "$(head -n 1 "$OUT")" 'GATE +EXIT +PASS RATE \(OF RECORDS WITHOUT ERRORS OR NULLS\)$' "$1: list: the exit status and the pass rate, its denominator named"
 	is "$(nlines "$OUT")" 4 "$1: a line a run"
 	run st list --json --testset set
 	is "$(jq -r .run "$OUT" | tr '\n' ' ')" "A S " "$1: --testset"

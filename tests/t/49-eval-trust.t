@@ -75,6 +75,21 @@ like "$(cat "$T/within/report.html")" '<p id="exit-status" data-exit="0"' "repor
 like "$(cat "$T/within/junit.xml")" '<property name="verdict.exit_status" value="0"/>' "junit.xml: the exit status"
 like "$(tail -n 3 "$ERR" | head -n 2 | tr '\n' '|')" '^rag-eval: PASS: 10 records: 9 passed .*\|rag-eval: exit status 0: ' \
 	"the terminal's last lines: the verdict, the exit status and its reason, then the run directory"
+unlike "$(cat "$ERR")" "worst records|by category" "the long lists are in gate.txt, not on the terminal"
+check "a short closing screen ($(nlines "$ERR") lines for 10 records)" test "$(nlines "$ERR")" -le 8
+# on a terminal the verdict and the exit status are coloured, unless NO_COLOR is set
+if command -v script >/dev/null 2>&1; then
+	ESC=$(printf '\033')
+	for nc in "" 1; do
+		NO_COLOR=$nc script -qec "'$BIN/rag-eval' -c '$T/budget-0.2.yaml' -m faithfulness -o '$T/tty$nc' '$T/one-bad.jsonl'" \
+			/dev/null >"$T/tty$nc.out" 2>&1 </dev/null
+	done
+	is "$(grep -c "${ESC}\[32mPASS${ESC}\[0m: 10 records\|${ESC}\[32mexit status 0: " "$T/tty.out")" 2 "a terminal: the verdict and the exit status in green"
+	is "$(grep -c "${ESC}\[3[12]m" "$T/tty1.out")" 0 "NO_COLOR: no colour"
+	like "$(cat "$T/tty1.out")" "rag-eval: PASS: 10 records: 9 passed" "NO_COLOR: the same lines"
+else
+	skip_missing script "the closing screen on a terminal (bsdutils)"
+fi
 run rag rag-eval -q -c "$T/budget-0.yaml" -m faithfulness -o "$T/over" "$T/one-bad.jsonl"
 is "$RC" 4 "the same run with no error budget: an outage, exit 4"
 is "$(jq -r '[.exit_status, .verdict.exit_status] | @tsv' "$T/over/run.json")" "$(printf '4\t4')" "run.json: 4"

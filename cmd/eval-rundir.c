@@ -715,15 +715,6 @@ int eval_finish_outputs(eval *e, int gate_rc)
 	return final;
 }
 
-void eval_print_file(const char *path)
-{
-	char err[RAG_ERRLEN];
-	size_t len;
-	char *text = rag_read_file(path, &len, err, sizeof err);
-	if (text) rag_write_all(2, text, len);
-	free(text);
-}
-
 /* What the run directory holds, for the last message: after a write error (a full disk) what
  * was written, not what a run that went well writes. */
 char *eval_written(const eval *e)

@@ -116,7 +116,6 @@ void eval_live_start(eval *e);
 void eval_live_feed(eval *e, const char *line, size_t len);
 void eval_live_drop(eval *e);
 int eval_finish_outputs(eval *e, int gate_rc);
-void eval_print_file(const char *path);
 char *eval_written(const eval *e);
 int eval_store_run(eval *e, const char *url);
 

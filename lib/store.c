@@ -77,6 +77,9 @@ static const char *const migration_3[] = {
 static const char *const migration_4[] = {
 	"CREATE TABLE IF NOT EXISTS run_verdicts (run_id TEXT PRIMARY KEY REFERENCES runs (id), "
 	"verdict TEXT NOT NULL, causes TEXT)",
+	/* a record that did not pass: why, in the gate's words (the first thing it missed) */
+	"CREATE TABLE IF NOT EXISTS run_case_causes (run_id TEXT NOT NULL REFERENCES runs (id), "
+	"seq INTEGER NOT NULL, cause TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
 	NULL
 };
 static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3, migration_4 };
@@ -687,12 +690,49 @@ typedef struct add_cases {
 	rag_causes *causes;       /* the failing records by cause */
 } add_cases;
 
+/* Why a record (borrowed) with its gate verdict (borrowed) did not pass: the first of its causes
+ * as causes.c ranks them (its first error or no answer first, then the metric farthest below its
+ * threshold), its line and detail, the same words as the run's grouping; null when it has none. */
+static jv record_cause(jv rec, jv verdict, long seq)
+{
+	rag_causes *one = rag_causes_new();
+	jv all, c, r, errs = rag_json_get(jv_copy(rec), "errors");
+	/* its root: the first error (a later stage's says what it could not do without the earlier
+	 * one's result) */
+	if (jv_get_kind(errs) == JV_KIND_ARRAY && jv_array_length(jv_copy(errs)) > 1)
+		rec = jv_object_set(jv_copy(rec), jv_string("errors"), JV_ARRAY(jv_array_get(jv_copy(errs), 0)));
+	else
+		rec = jv_copy(rec);
+	jv_free(errs);
+	rag_causes_add(one, rec, verdict, seq);
+	jv_free(rec);
+	all = rag_causes_json(one);
+	rag_causes_free(one);
+	c = jv_array_length(jv_copy(all)) > 0 ? jv_array_get(jv_copy(all), 0) : jv_null();
+	jv_free(all);
+	if (jv_get_kind(c) != JV_KIND_OBJECT) {
+		jv_free(c);
+		return jv_null();
+	}
+	{
+		char line[1200], detail[800];
+		jv d = jv_array_get(rag_json_get(jv_copy(c), "records"), 0);
+		rag_json_str(c, "cause", line, sizeof line);
+		rag_json_str(d, "detail", detail, sizeof detail);
+		r = *detail ? jv_string_fmt("%s: %s", line, detail) : jv_string(line);
+		jv_free(d);
+	}
+	jv_free(c);
+	return r;
+}
+
 /* One line of the run's records (len bytes at text) into run_cases, counted into cs. */
 static int put_case(rag_store *s, const char *id, const char *text, size_t len, add_cases *cs, char *err, size_t errlen)
 {
 	char *line = rag_xstrndup(text, len);
 	jv rec = jv_parse_sized(text, (int)len);
 	char *cid = NULL, *sc = NULL, *vd = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
+	jv why = jv_null();
 	const char *cat = NULL, *rpass = NULL;
 	int r;
 	cs->seq++;
@@ -719,6 +759,7 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 			pass = rag_verdict_record_pass(v);
 			rpass = pass < 0 ? NULL : pass ? "1" : "0";
 			rag_causes_add(cs->causes, rec, v, (long)cs->seq);
+			if (pass != 1) why = record_cause(rec, v, (long)cs->seq);
 			jv_free(v);
 		}
 	}
@@ -729,6 +770,11 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 		r = q(s, "INSERT INTO run_cases (run_id, seq, case_id, category, scores, verdicts, passed, errors, usage, "
 		      "line) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10, p, NULL, NULL, err, errlen);
 	}
+	if (r >= 0 && jv_get_kind(why) == JV_KIND_STRING) {
+		const char *p[3] = {id, seqs, jv_string_value(why)};
+		r = q(s, "INSERT INTO run_case_causes (run_id, seq, cause) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err, errlen);
+	}
+	jv_free(why);
 	free(line);
 	free(cid);
 	free(sc);
@@ -1117,19 +1163,19 @@ static int collect_record(void *ctx, int ncol, const char *const *c)
 {
 	jv *a = ctx;
 	jv rec;
-	if (ncol < 5) return 0;
+	if (ncol < 6) return 0;
 	rec = parse(c[4]);
 	*a = jv_array_append(*a, JV_OBJECT(jv_string("seq"), int_or_null(c[0]), jv_string("id"), text_or_null(c[1]),
 	                                   jv_string("category"), text_or_null(c[2]),
 	                                   jv_string("passed"), c[3] ? jv_bool(atoi(c[3])) : jv_null(),
-	                                   jv_string("record"), rec));
+	                                   jv_string("cause"), text_or_null(c[5]), jv_string("record"), rec));
 	return 0;
 }
 
 int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen)
 {
 	const char *p[1] = {id};
-	char *fin = NULL, sql[256];
+	char *fin = NULL, sql[512];
 	long total = 0;
 	jv a;
 	if (q(s, "SELECT final_newline FROM runs WHERE id = $1", 1, p, first_col, &fin, err, errlen) < 0) return -1;
@@ -1141,7 +1187,8 @@ int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv 
 	/* the lines are numbered 1..n: a page is a range of the primary key, as quick at the millionth
 	 * line as at the first (no OFFSET that walks the lines before it) */
 	if (count_of(s, "SELECT max(seq) FROM run_cases WHERE run_id = $1", 1, p, &total, err, errlen) < 0) return -1;
-	snprintf(sql, sizeof sql, "SELECT seq, case_id, category, passed, line FROM run_cases WHERE run_id = $1 "
+	snprintf(sql, sizeof sql, "SELECT seq, case_id, category, passed, line, (SELECT cause FROM run_case_causes k "
+	         "WHERE k.run_id = c.run_id AND k.seq = c.seq) FROM run_cases c WHERE run_id = $1 "
 	         "AND seq > %ld AND seq <= %ld ORDER BY seq", offset, offset + limit);
 	a = jv_array();
 	if (q(s, sql, 1, p, collect_record, &a, err, errlen) < 0) {

@@ -58,7 +58,9 @@ int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, 
 int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long limit, jv *out, char *err,
                    size_t errlen);
 /* Lines offset+1..offset+limit of a run's records: {run, total, offset, limit, records: [{seq, id,
- * category, passed, record}]} (record null for a line that is no JSON); 1 when no such run. */
+ * category, passed, cause, record}]} (record null for a line that is no JSON; passed the gate's
+ * verdict on it, null when it has none; cause, for one that did not pass, the first thing the
+ * gate says it missed, stored when the run was added); 1 when no such run. */
 int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen);
 /* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
 int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);

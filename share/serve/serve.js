@@ -289,8 +289,10 @@
 			td(tr, "c_question", text(rec.question)).className = "";
 			td(tr, "c_answer", "").appendChild(el("div", text(rec.answer), "long"));
 			td(tr, "c_scores", meansText(rec.scores));
-			td(tr, "c_passed", r.passed === true ? t("pass") : r.passed === false ? t("fail") : "–",
+			var pc = td(tr, "c_passed", r.passed === true ? t("pass") : r.passed === false ? t("fail") : "–",
 			   r.passed === true ? "pass" : r.passed === false ? "fail" : "");
+			/* why it did not pass, as stored with the run (the gate's verdict, causes.c's words) */
+			if (r.cause) pc.appendChild(el("div", r.cause, "small cause-why"));
 			reviewCell(td(tr, "c_review", ""), r.seq);
 			tb.appendChild(tr);
 		});

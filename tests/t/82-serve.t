@@ -243,6 +243,8 @@ is "$(jq -c '[.causes[] | [.metric, .records[0].id]]' "$OUT")" '[["refusal","oos
 	"rag-serve: what to fix first names both failed records, not \"No record failed\""
 get /api/runs/V/records
 is "$(jq -c '[.records[].passed]' "$OUT")" '[false,false,true]' "rag-serve: its records table agrees, per record"
+is "$(jq -c '[.records[].cause]' "$OUT")" '["faithfulness below 0.900: 0.500 (−0.400)","refusal below 1.000: 0.000 (−1.000)",null]' \
+	"rag-serve: each record that did not pass says why, as stored with the run"
 get /api/runs
 is "$(jq -c '.runs[0] | [.passed, .exit_status, .verdict.exit_status, .verdict.pass_rate_of]' "$OUT")" '[false,1,1,3]' \
 	"rag-serve: the runs table's gate and exit status"

@@ -298,7 +298,7 @@ static void surfaces(int k, gen *g, rag_store *st)
 		rag_store_run in;
 		char *sid = NULL;
 		jv run = jv_null(), body;
-		long passed = 0, judged = 0;
+		long passed = 0, judged = 0, why = 0;
 		snprintf(id, sizeof id, "run%03d", k);
 		memset(&in, 0, sizeof in);
 		in.id = id;
@@ -330,16 +330,20 @@ static void surfaces(int k, gen *g, rag_store *st)
 		{
 			jv recs = rag_json_get(body, "records");
 			jv_array_foreach(recs, i, one) {
-				jv pv = jv_object_get(one, jv_string("passed"));
+				jv pv = jv_object_get(jv_copy(one), jv_string("passed")), cv = jv_object_get(one, jv_string("cause"));
 				passed += jv_get_kind(pv) == JV_KIND_TRUE;
 				judged += jv_get_kind(pv) != JV_KIND_NULL;
+				/* a cause exactly where a record did not pass */
+				why += (jv_get_kind(cv) == JV_KIND_STRING) != (jv_get_kind(pv) == JV_KIND_TRUE);
 				jv_free(pv);
+				jv_free(cv);
 				(void)i;
 			}
 			jv_free(recs);
 		}
 		ok(passed == sv.passed && judged == sv.passed + sv.failed,
 		   "run %d: rag-serve's records: %ld passed of %ld with a verdict, as the verdict", k, passed, judged);
+		is_int(why, sv.records, "run %d: rag-serve's records: a stored cause for each that did not pass, none for the rest", k);
 	}
 	jv_free(v);
 	jv_free(summary);

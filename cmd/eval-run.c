@@ -10,6 +10,7 @@
 #include "gate.h"
 #include "store.h"
 #include "evalplan.h"
+#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -361,8 +362,36 @@ static int outcome(eval *e, int rc, int gate_rc, size_t nout)
 	return rc;
 }
 
+/* The run's verdict (rag_verdict's) into head (consumed, returned), with the exit status and the
+ * gate's word beside it as before: the gate's own, from gate.json (made by rag-gate with the
+ * run's whole configuration), or, for a run that did not end with one, its status. Never made
+ * again here from the counts: e->verdict_rc is the verdict's exit status. */
+static jv run_verdict(eval *e, jv head, int rc)
+{
+	jv v = jv_invalid(), d;
+	if (rc <= RAG_EXIT_FAIL) {
+		char *g = eval_path_in(e, "gate.json");
+		v = rag_json_get(eval_read_json_file(g), "verdict");
+		free(g);
+	}
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		jv_free(v);
+		v = rag_verdict_failed(rc ? rc : RAG_EXIT_INTERNAL, rag_tool_interrupted ? "interrupted: finish the run with --resume"
+		                       : rc ? "the run did not finish: see the messages above" : "the gate's verdict (gate.json) was not written");
+	}
+	e->verdict_rc = (int)rag_json_num(v, "exit_status");
+	d = jv_object_get(jv_copy(v), jv_string("decision"));
+	head = jv_object_set(head, jv_string("exit_status"), jv_number(e->verdict_rc));
+	head = jv_object_set(head, jv_string("exit_reason"), rag_json_get(jv_copy(v), "reason"));
+	head = jv_object_set(head, jv_string("gate"),
+	                     jv_get_kind(d) != JV_KIND_STRING ? jv_null()
+	                     : !strcmp(jv_string_value(d), "none") ? jv_string("summary only") : jv_copy(d));
+	jv_free(d);
+	return jv_object_set(head, jv_string("verdict"), v);
+}
+
 /* run.json's tail (head consumed, returned): the end, the models, the counts (e->tot), the
- * exit status and the gate's word; e->unscored_rc set from the counts. */
+ * verdict, its exit status and the gate's word. */
 static jv run_tail(eval *e, jv head, int rc)
 {
 	jv models, totals = eval_totals_end(&e->tot, &e->cli.cfg, &models);
@@ -379,45 +408,88 @@ static jv run_tail(eval *e, jv head, int rc)
 			                                       : jv_string("offline")));
 		}
 	}
-	/* a run some of whose records were not scored measured less than it was asked to: never a
-	 * green run, gate or no gate, and apart from a gate that failed (1) */
-	if (rag_json_num(totals, "records_not_scored") > 0)
-		e->unscored_rc = rag_json_num(totals, "records_remote_failed") > 0 ? RAG_EXIT_REMOTE : RAG_EXIT_DATA;
 	ended = eval_iso_time(time(NULL));
 	head = jv_object_set(head, jv_string("ended"), jv_string(ended));
 	head = jv_object_set(head, jv_string("models"), models);
 	head = jv_object_set(head, jv_string("counts"), totals);
 	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
 	head = jv_object_set(head, jv_string("self_judging"), eval_gate_self_judging(e));
-	head = jv_object_set(head, jv_string("exit_status"), jv_number(rc <= RAG_EXIT_FAIL && e->unscored_rc ? e->unscored_rc : rc));
-	head = jv_object_set(head, jv_string("gate"),
-	                     e->plan.summary_only ? jv_string("summary only") : rc == 0 ? jv_string("pass") :
-	                     rc == RAG_EXIT_FAIL ? jv_string("fail") : jv_null());
+	head = run_verdict(e, head, rc);
 	free(ended);
 	return head;
 }
 
-/* The last messages: the gate's text and what the run directory holds; records not scored. */
-static void say_run(eval *e, jv head, int rc)
+/* The gate's failed checks (at most MAX_SAID, the rest in gate.txt), one line each. */
+#define MAX_SAID 5
+static void say_failed(eval *e, const char *on, const char *off)
 {
-	jv c = jv_object_get(jv_copy(head), jv_string("counts"));
-	if (!e->cli.quiet && !rag_tool_interrupted) {
-		char *g = eval_path_in(e, "gate.txt"), *w = eval_written(e);
-		eval_print_file(g);
-		free(g);
-		if (e->plan.summary_only)
-			rag_msg(e->cli.prog, "info", "no threshold is configured (gate: in the configuration): "
-			        "a summary, no decision");
+	char *g = eval_path_in(e, "gate.json"), buf[1200];
+	jv checks = rag_json_get(eval_read_json_file(g), "checks");
+	long shown = 0, failed = 0;
+	if (jv_get_kind(checks) == JV_KIND_ARRAY) {
+		jv_array_foreach(checks, i, c) {
+			if (jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_FALSE && ++failed <= MAX_SAID) {
+				char *line = rag_xasprintf("%sfailed%s: %s", on, off, rag_json_str(c, "message", buf, sizeof buf));
+				rag_tool_say(e->cli.prog, line);
+				free(line);
+				shown++;
+			}
+			jv_free(c);
+			(void)i;
+		}
+	}
+	if (failed > shown) {
+		char *txt = eval_path_in(e, "gate.txt");
+		rag_msg(e->cli.prog, "info", "%ld more failed check%s in %s", failed - shown, failed - shown == 1 ? "" : "s", txt);
+		free(txt);
+	}
+	jv_free(checks);
+	free(g);
+}
+
+/* The closing screen: the failed checks, then the last lines, the verdict, the exit status and
+ * its reason, the run directory (the metrics, categories and worst records are in gate.txt),
+ * coloured on a terminal unless NO_COLOR is set. */
+static void say_run(eval *e, jv head)
+{
+	jv c = jv_object_get(jv_copy(head), jv_string("counts")), v = jv_object_get(jv_copy(head), jv_string("verdict"));
+	const char *nc = getenv("NO_COLOR");
+	int color = isatty(2) && !(nc && *nc), st = (int)rag_json_num(v, "exit_status"), say = !e->cli.quiet && !rag_tool_interrupted;
+	char dec[16] = "", *line;
+	const char *red = color ? "\033[31m" : "", *green = color ? "\033[32m" : "", *off = color ? "\033[0m" : "";
+	rag_json_str(v, "decision", dec, sizeof dec);
+	if (say && *dec) {   /* a run that ended with no verdict has no counts to say */
+		rag_buf vl = {0};
+		say_failed(e, red, off);
+		rag_report_counts(&vl, v, 1);
+		rag_buf_add(&vl, "", 1);
+		line = rag_xasprintf("%s%s%s: %s", !strcmp(dec, "pass") ? green : !strcmp(dec, "fail") ? red : "",
+		                     !strcmp(dec, "pass") ? "PASS" : !strcmp(dec, "fail") ? "FAIL" : "SUMMARY",
+		                     off, vl.p);
+		rag_tool_say(e->cli.prog, line);
+		free(line);
+		rag_buf_free(&vl);
+	}
+	if (st > RAG_EXIT_FAIL && *dec && !rag_tool_interrupted) {
+		/* an outage (a verdict with a decision, and exit 3 or 4): an error, said even with -q;
+		 * a run that did not end with a verdict said why already */
+		char r[1200];
+		rag_msg(e->cli.prog, "error", "%s%s: exit status %d%s", red, rag_json_str(v, "reason", r, sizeof r), st, off);
+	} else if (say) {
+		char *x = rag_verdict_exit_line(v);
+		line = rag_xasprintf("%s%s%s", st ? red : green, x, off);
+		rag_tool_say(e->cli.prog, line);
+		free(line);
+		free(x);
+	}
+	if (say) {
+		char *w = eval_written(e);
 		rag_msg(e->cli.prog, "info", "run %s: %.0f records, %.0f with errors or nulls, %.0f not applicable; in %s (%s)",
 		        e->run_id, rag_json_num(c, "records"), rag_json_num(c, "records_not_scored"),
 		        rag_json_num(c, "not_applicable"), e->rundir, w);
 		free(w);
 	}
-	if (e->unscored_rc && rc <= RAG_EXIT_FAIL)
-		rag_msg(e->cli.prog, "error", "%.0f of %.0f records could not be scored (%.0f for a failed judge or service, "
-		        "the rest for their input; their errors are in records.jsonl): exit status %d, whatever the gate "
-		        "says (rag-eval(1) EXIT STATUS)", rag_json_num(c, "records_not_scored"), rag_json_num(c, "records"),
-		        rag_json_num(c, "records_remote_failed"), e->unscored_rc);
+	jv_free(v);
 	jv_free(c);
 }
 
@@ -450,7 +522,7 @@ int eval_run(eval *e, const char *cmd)
 	} else {
 		e->wrote |= 1u << OUT_RUNJSON;
 	}
-	say_run(e, head, rc);
+	say_run(e, head);
 out:
 	if (fd >= 0) close(fd);
 	eval_totals_free(&e->tot);

@@ -329,37 +329,6 @@ static jv sorted_keys(jv set)
 	return jv_keys(set);
 }
 
-/* Whether a record (borrowed) was scored as asked: 0 yes; 1 not (an errors entry, or a null
- * score that is not "not applicable"); 2 not, because a judge or the service under test failed
- * for it: its first errors entry, the cause (a later stage's says what it could not do without
- * the earlier one's result), has no "at" (input errors carry the line they were found at).
- * *errs: its errors. */
-static int record_scored(jv rec, jv *errs)
-{
-	jv scores = jv_object_get(jv_copy(rec), jv_string("scores"));
-	jv na = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
-	int r = 0;
-	*errs = jv_object_get(jv_copy(rec), jv_string("errors"));
-	if (jv_get_kind(*errs) == JV_KIND_ARRAY) {
-		jv first = jv_array_get(jv_copy(*errs), 0);
-		if (jv_is_valid(first))
-			r = jv_get_kind(first) == JV_KIND_OBJECT && !jv_object_has(jv_copy(first), jv_string("at")) ? 2 : 1;
-		jv_free(first);
-	}
-	if (!r && jv_get_kind(scores) == JV_KIND_OBJECT) {
-		jv_object_foreach(scores, k, v) {
-			if (jv_get_kind(v) != JV_KIND_NUMBER &&
-			    !(jv_get_kind(na) == JV_KIND_OBJECT && jv_object_has(jv_copy(na), jv_copy(k))))
-				r = 1;
-			jv_free(k);
-			jv_free(v);
-		}
-	}
-	jv_free(scores);
-	jv_free(na);
-	return r;
-}
-
 /* Counts, tokens and models over the records of a run, a line at a time: a run of any size is
  * summed in the memory of one record. */
 void eval_totals_init(eval_totals *t)
@@ -434,10 +403,12 @@ void eval_totals_line(eval_totals *t, const char *line, size_t len)
 		return;
 	}
 	t->records++;
-	switch (record_scored(rec, &x)) {
+	/* the gate counts the same (rag_verdict_unscored), for the verdict's exit status */
+	switch (rag_verdict_unscored(rec)) {
 	case 2: t->remote++; /* fall through */
 	case 1: t->not_scored++;
 	}
+	x = jv_object_get(jv_copy(rec), jv_string("errors"));
 	if (jv_get_kind(x) == JV_KIND_ARRAY && jv_array_length(jv_copy(x)) > 0) {
 		t->with_errors++;
 		t->errors += jv_array_length(jv_copy(x));
@@ -742,15 +713,6 @@ int eval_finish_outputs(eval *e, int gate_rc)
 	rag_buf_free(&b);
 	free(recs);
 	return final;
-}
-
-void eval_print_file(const char *path)
-{
-	char err[RAG_ERRLEN];
-	size_t len;
-	char *text = rag_read_file(path, &len, err, sizeof err);
-	if (text) rag_write_all(2, text, len);
-	free(text);
 }
 
 /* What the run directory holds, for the last message: after a write error (a full disk) what

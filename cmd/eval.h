@@ -48,7 +48,7 @@ typedef struct eval {
 	char *testset_abs;        /* the test set's absolute path, for run.json (NULL: stdin) */
 	rag_evalplan plan;        /* the metrics, their stages, the pipeline (lib/evalplan.c) */
 	int collect;              /* some record has no answer and collect: is configured */
-	int unscored_rc;          /* records not scored: RAG_EXIT_REMOTE or RAG_EXIT_DATA, 0 none */
+	int verdict_rc;           /* the exit status of the run's verdict (run.json's) */
 	size_t total, done_before;    /* records to score now; records a resumed run had */
 	char *input;              /* the test set's text when it is stdin (a file is read as it goes) */
 	size_t input_len;
@@ -116,7 +116,6 @@ void eval_live_start(eval *e);
 void eval_live_feed(eval *e, const char *line, size_t len);
 void eval_live_drop(eval *e);
 int eval_finish_outputs(eval *e, int gate_rc);
-void eval_print_file(const char *path);
 char *eval_written(const eval *e);
 int eval_store_run(eval *e, const char *url);
 

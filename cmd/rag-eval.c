@@ -642,7 +642,7 @@ static int score(eval *e)
 		if (st) rc = st;
 		else if (rr) rc = rr;
 	}
-	if (rc <= RAG_EXIT_FAIL && e->unscored_rc) rc = e->unscored_rc;
+	if (rc <= RAG_EXIT_FAIL) rc = e->verdict_rc;   /* the verdict's: an outage beyond the error budget 3 or 4 */
 out:
 	free(cmd);
 	return rc;

@@ -221,7 +221,10 @@ int main(int argc, char **argv)
 		rc = RAG_EXIT_INTERNAL;
 		goto out;
 	}
-	if (summary_only) summary = jv_object_set(summary, jv_string("pass"), jv_null());
+	if (summary_only) {
+		summary = jv_object_set(summary, jv_string("pass"), jv_null());
+		summary = jv_object_set(summary, jv_string("verdict"), rag_verdict(summary));
+	}
 	pass = summary_only || jv_get_kind(jv_object_get(jv_copy(summary), jv_string("pass"))) == JV_KIND_TRUE;
 	if (jout) {
 		int bad = write_junit(&t, jout, junit, summary) < 0;   /* it closes jout */

@@ -8,6 +8,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,18 @@ static void cell(rag_buf *b, const char *s, int w)
 	free(c);
 }
 
+/* a list row's exit status and pass rate, its stored verdict's ("-" for a run without one) */
+static void list_verdict(rag_buf *b, jv r)
+{
+	jv v = rag_json_get(jv_copy(r), "verdict");
+	double st = rag_json_num(r, "exit_status"), rate = rag_json_num(v, "pass_rate");
+	if (isnan(st)) rag_buf_addf(b, "%4s ", "-");
+	else rag_buf_addf(b, "%4.0f ", st);
+	if (isnan(rate)) rag_buf_adds(b, "-\n");
+	else rag_buf_addf(b, "%.1f%% of %.0f\n", rate * 100, rag_json_num(v, "pass_rate_of"));
+	jv_free(v);
+}
+
 static int cmd_list(tool *t, int history)
 {
 	rag_store_filter f;
@@ -195,8 +208,8 @@ static int cmd_list(tool *t, int history)
 	f.limit = t->limit;
 	if (rag_store_list(t->store, &f, &runs, t->err, sizeof t->err) < 0) return store_failed(t);
 	if (!history && !t->json)
-		rag_buf_addf(&b, "%-28s %-20s %-16s %-16s %-12s %6s %s\n", "RUN", "STARTED", "TESTSET", "LABEL", "COMMIT",
-		             "N", "GATE");
+		rag_buf_addf(&b, "%-28s %-20s %-16s %-16s %-12s %6s %-12s %4s %s\n", "RUN", "STARTED", "TESTSET", "LABEL", "COMMIT",
+		             "N", "GATE", "EXIT", "PASS RATE (OF RECORDS WITHOUT ERRORS OR NULLS)");
 	jv_array_foreach(runs, i, r) {
 		if (history) {
 			add_json(&b, rag_store_history(r));
@@ -211,8 +224,9 @@ static int cmd_list(tool *t, int history)
 			cell(&b, rag_json_str(r, "testset", buf[2], sizeof buf[2]), 16);
 			cell(&b, rag_json_str(r, "label", buf[2], sizeof buf[2]), 16);
 			cell(&b, commit, 12);
-			rag_buf_addf(&b, "%6.0f %s\n", rag_json_num(r, "n"), rag_json_str(r, "gate", buf[0], sizeof buf[0])[0] ?
+			rag_buf_addf(&b, "%6.0f %-12s ", rag_json_num(r, "n"), rag_json_str(r, "gate", buf[0], sizeof buf[0])[0] ?
 			             buf[0] : "-");
+			list_verdict(&b, r);
 			jv_free(r);
 		}
 		(void)i;

@@ -64,6 +64,7 @@ typedef struct changes { change *v; size_t n; long total; int dir; } changes;
 struct rag_gate {
 	rag_gate_opts o;
 	long records, unreadable, errored, passed, seq;
+	long not_scored, remote_failed, na_records;   /* rag_verdict_unscored's; a metric not applicable */
 	char **metric; size_t nmetric;   /* names, in order of appearance */
 	rag_series *ser;                 /* every series below */
 	size_t *vals;                    /* per metric: its series */
@@ -1060,6 +1061,11 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	g->seq++;
 	g->records++;
 	if (unreadable) g->unreadable++;
+	switch (unreadable ? 1 : rag_verdict_unscored(rec)) {
+	case 2: g->remote_failed++; /* fall through */
+	case 1: g->not_scored++;
+	}
+	if (jv_get_kind(a.na) == JV_KIND_OBJECT && jv_object_length(jv_copy(a.na)) > 0) g->na_records++;
 	errs = record_has_errors(rec);
 	/* a record with an error entry was not scored as asked, gated or not: never a pass */
 	if (errs) a.failed = a.errored = 1;
@@ -1479,7 +1485,7 @@ jv rag_gate_summary(rag_gate *g)
 	size_t *order = rag_xmalloc((g->nmetric + 1) * sizeof *order), i;
 	int pass = 1, any_scored = 0;
 	long judged = g->records - g->errored;
-	double rate = judged > 0 ? (double)g->passed / (double)judged : NAN;
+	double rate = rag_verdict_pass_rate(g->passed, judged);
 
 	for (i = 0; i < g->nmetric; i++) order[i] = i;
 	qsort_r(order, g->nmetric, sizeof *order, by_name, g->metric);
@@ -1585,6 +1591,9 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("records"), jv_number((double)g->records));
 	s = jv_object_set(s, jv_string("unreadable"), jv_number((double)g->unreadable));
 	s = jv_object_set(s, jv_string("errored"), jv_number((double)g->errored));
+	s = jv_object_set(s, jv_string("not_scored"), jv_number((double)g->not_scored));
+	s = jv_object_set(s, jv_string("remote_failed"), jv_number((double)g->remote_failed));
+	s = jv_object_set(s, jv_string("not_applicable_records"), jv_number((double)g->na_records));
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
 	s = jv_object_set(s, jv_string("pass_rate_of"), jv_number((double)judged));
@@ -1598,6 +1607,7 @@ jv rag_gate_summary(rag_gate *g)
 	if (g->have_base) s = jv_object_set(s, jv_string("baseline"), baseline_summary(g, order, &checks, &pass));
 	s = jv_object_set(s, jv_string("checks"), checks);
 	s = jv_object_set(s, jv_string("pass"), jv_bool(pass));
+	s = jv_object_set(s, jv_string("verdict"), rag_verdict(s));
 	free(order);
 	return self_judging(g, s);
 }

@@ -149,7 +149,8 @@ void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
  * below the threshold first, then by seq)}], the most records first, then the farthest below */
 jv rag_causes_json(const rag_causes *cs);
 void rag_causes_free(rag_causes *cs);
-/* The verdict and every table: {pass, records, unreadable, errored, passed, pass_rate,
+/* The verdict and every table: {pass, verdict (rag_verdict's), records, unreadable, errored,
+ * not_scored, remote_failed, not_applicable_records, passed, pass_rate,
  * thresholds (by_category_mean: {category: {metric: mean}} when set), metrics: [...],
  * categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...], self_judging?: {model, records}, warnings?: [text]}
@@ -173,6 +174,45 @@ int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *er
 /* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
  * the keys, which stay borrowed from the two lists). */
 rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
+
+/* ---------------------------------------------------------------- verdict.c */
+/* A run's verdict, made once from its gate's summary and stored with the run (run.json's
+ * "verdict", gate.json's, the store's): every surface shows it and none makes it again. */
+/* Whether a record (borrowed) was scored: 0 yes; 1 no, for its input or a null; 2 no, a remote
+ * failure (its first error is the judge's or the service's, with no "at"). */
+int rag_verdict_unscored(jv rec);
+/* The pass rate, the one definition: records that passed of the records with a verdict, those
+ * without errors or nulls (the records less those errored: a gated score missing, an error
+ * entry, a line unreadable), the denominator named wherever it is shown. NAN
+ * when none has a verdict. */
+double rag_verdict_pass_rate(long passed, long with_verdict);
+/* A record's pass from its gate verdict (rag_gate_add_verdict's, borrowed): 1 passed, 0 failed,
+ * -1 no verdict (errored). */
+int rag_verdict_record_pass(jv verdict);
+/* The verdict of a gate summary (borrowed; rag_gate_summary's, its pass null for a summary with
+ * no decision): {decision: "pass"|"fail"|"none", exit_status, reason, records, with_verdict,
+ * passed, failed, errored, not_applicable (records with a metric not applicable), not_scored,
+ * remote_failed, pass_rate (null: none with a verdict), pass_rate_of: with_verdict, its
+ * denominator, thresholds and by: the gate's options, checks: the gate's checks}.
+ * The exit status: 3 or 4 (4 when a judge or service failed) when records were not scored
+ * beyond gate.max_error_rate, or more than half of the run (a dead judge: whatever the budget);
+ * else 1 when the gate failed, else 0. */
+jv rag_verdict(jv summary);
+/* The verdict of a run that did not end with one (interrupted, a stage failed): decision null. */
+jv rag_verdict_failed(int status, const char *reason);
+/* "exit status 0: the gate passed: ..." of a verdict (borrowed); malloc'ed. */
+char *rag_verdict_exit_line(jv verdict);
+
+/* The gate's options as the verdict (borrowed) records them (its thresholds, by): the run's
+ * whole gate, for a per-record pass worked out where the records are stored, never a part of
+ * the configuration. vg owns what o borrows. -1 when the verdict has no thresholds. */
+typedef struct rag_verdict_gate {
+	rag_gate_opts o;
+	rag_kd *mean, *record; rag_cat_kd *cat; size_t ncat;
+	char **pass, **by; size_t npass, nby;
+} rag_verdict_gate;
+int rag_verdict_gate_opts(jv verdict, rag_verdict_gate *vg);
+void rag_verdict_gate_free(rag_verdict_gate *vg);
 
 /* ---------------------------------------------------------------- hints.c */
 /* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or

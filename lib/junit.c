@@ -207,6 +207,32 @@ void rag_junit_record(rag_buf *b, rag_junit *t, jv rec, const char *where, jv ch
 	free(id);
 }
 
+/* the run's verdict (rag_verdict's, s.verdict) as the gate suite's properties: the decision,
+ * the exit status and its reason, the counts the pass rate rests on */
+static void verdict_properties(rag_buf *b, jv s)
+{
+	static const char *const keys[] = {"decision", "exit_status", "reason", "records", "with_verdict", "passed",
+	                                   "failed", "errored", "not_applicable", "not_scored", "pass_rate"};
+	jv v = rag_json_get(jv_copy(s), "verdict");
+	size_t i;
+	if (jv_get_kind(v) == JV_KIND_OBJECT) {
+		rag_buf_adds(b, "    <properties>\n");
+		for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			jv x = jv_object_get(jv_copy(v), jv_string(keys[i]));
+			rag_buf_addf(b, "      <property name=\"verdict.%s\" value=\"", keys[i]);
+			if (jv_get_kind(x) == JV_KIND_STRING) {
+				put_xml(b, jv_string_value(x));
+			} else if (jv_get_kind(x) == JV_KIND_NUMBER) {
+				rag_buf_addf(b, "%.15g", jv_number_value(x));
+			}
+			rag_buf_adds(b, "\"/>\n");
+			jv_free(x);
+		}
+		rag_buf_adds(b, "    </properties>\n");
+	}
+	jv_free(v);
+}
+
 char *rag_junit_head(jv s, const rag_junit *t)
 {
 	rag_buf out = {0}, *b = &out;
@@ -224,6 +250,7 @@ char *rag_junit_head(jv s, const rag_junit *t)
 	             "time=\"%.3f\">\n", nc + t->tests, fc + t->failures, t->errors, sc + t->skipped, t->time);
 	rag_buf_addf(b, "  <testsuite name=\"gate\" tests=\"%ld\" failures=\"%ld\" errors=\"0\" skipped=\"%ld\" time=\"0.000\">\n",
 	             nc, fc, sc);
+	verdict_properties(b, s);
 	jv_array_foreach(checks, i, c) {
 		char what[512], msg[2048];
 		int pass = jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_TRUE;

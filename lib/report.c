@@ -846,6 +846,21 @@ static void compare_section(rag_buf *b, jv base)
 	jv_free(bm);
 }
 
+/* the run's exit status and its reason (its verdict's, rag_verdict), under the verdict */
+static void exit_html(rag_buf *b, jv s)
+{
+	jv v = rag_json_get(jv_copy(s), "verdict");
+	if (jv_get_kind(v) == JV_KIND_OBJECT) {
+		char r[1200];
+		double st = rag_json_num(v, "exit_status");
+		rag_buf_addf(b, "<p id=\"exit-status\" data-exit=\"%.0f\" class=\"%s\">Exit status %.0f: ", st,
+		             st > 0 ? "fail" : "pass", st);
+		esc(b, rag_json_str(v, "reason", r, sizeof r));
+		rag_buf_adds(b, ".</p>\n");
+	}
+	jv_free(v);
+}
+
 char *rag_report_html_frame(jv report, const char *title, size_t *records_at, size_t *base_at, char *err, size_t errlen)
 {
 	rag_buf b = {0};
@@ -881,7 +896,9 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 	esc_field(&b, last, "name");
 	rag_buf_adds(&b, ": ");
 	rag_report_counts(&b, s, gated);
-	rag_buf_adds(&b, ".</p>\n</header>\n");
+	rag_buf_adds(&b, ".</p>\n");
+	exit_html(&b, s);
+	rag_buf_adds(&b, "</header>\n");
 	rag_buf_adds(&b, "<nav class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" data-tab=\"summary\" data-i18n=\"summary\">Summary</button>"
 	                 "<button type=\"button\" role=\"tab\" data-tab=\"records\" data-i18n=\"records\">Records</button>"
 	                 "<button type=\"button\" role=\"tab\" data-tab=\"compare\" data-i18n=\"compare\">Compare</button>"
@@ -1160,6 +1177,16 @@ char *rag_report_markdown(jv runs, const char *title)
 	rag_buf_addf(&b, ": %s\n\n", !strcmp(verdict, "PASS") ? "✅ PASS" : !strcmp(verdict, "FAIL") ? "❌ FAIL" : "SUMMARY");
 	rag_report_counts(&b, s, 1);
 	rag_buf_adds(&b, ".\n\n");
+	{
+		jv v = rag_json_get(jv_copy(s), "verdict");
+		if (jv_get_kind(v) == JV_KIND_OBJECT) {
+			char r[1200];
+			rag_buf_addf(&b, "**Exit status %.0f**: ", rag_json_num(v, "exit_status"));
+			md(&b, rag_json_str(v, "reason", r, sizeof r), 1200);
+			rag_buf_adds(&b, ".\n\n");
+		}
+		jv_free(v);
+	}
 	md_warnings(&b, s);
 	by_category_lines(&b, s, 1);
 	md_metrics(&b, jv_copy(metrics));

@@ -3,7 +3,6 @@
  * out of it), and the JSON API over the store (routing, the parameters checked, the replies
  * built). cmd/rag-serve.c runs libmicrohttpd and calls these; nothing here reads a socket. */
 #include "base.h"
-#include "gate.h"
 #include "record.h"
 #include "store.h"
 #include "serve.h"
@@ -408,39 +407,11 @@ out:
 }
 
 /* ---------------------------------------------------------------- a run's checks */
-/* What an opened run shows first: the gate's checks, the failed ones first, and its failing
- * records by cause (one line a cause, with its count, the most first), causes.c's grouping,
- * the one rag-report's page has. The gate is rag-gate's (gate.c) with the thresholds of the run's own configuration
- * (run.json's config.gate), over the stored records a page at a time. */
-
-/* a {metric: number} object of gate (borrowed) as a list (the keys malloc'ed) */
-static rag_kd *gate_kd(jv gate, const char *key, size_t *n)
-{
-	jv o = rag_json_get(jv_copy(gate), key);
-	rag_kd *v = NULL;
-	*n = 0;
-	if (jv_get_kind(o) == JV_KIND_OBJECT) {
-		v = rag_xcalloc((size_t)jv_object_length(jv_copy(o)) + 1, sizeof *v);
-		jv_object_foreach(o, k, x) {
-			if (jv_get_kind(x) == JV_KIND_NUMBER) {
-				v[*n].key = rag_xstrdup(jv_string_value(k));
-				v[*n].value = jv_number_value(x);
-				(*n)++;
-			}
-			jv_free(k);
-			jv_free(x);
-		}
-	}
-	jv_free(o);
-	return v;
-}
-
-static void kd_free(rag_kd *v, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++) free(v[i].key);
-	free(v);
-}
+/* What an opened run shows first: its verdict as stored with it (rag_verdict's, made once by
+ * the run's gate with its whole configuration: the decision, the exit status and its reason,
+ * the counts and the pass rate over its denominator), the gate's checks, the failed ones first,
+ * and its failing records by cause (causes.c's grouping, the one rag-report's page has, stored
+ * with the run). Nothing here gates the records again. */
 
 /* the gate's checks (consumed), the failed ones first, each kind in its order */
 static jv failed_first(jv checks)
@@ -457,103 +428,40 @@ static jv failed_first(jv checks)
 	return out;
 }
 
-#define CHECK_PAGE 1000
-/* the most records a run's checks are worked out for on the request: the gate reads every one
- * (about 10 us each), and the server answers one request at a time; a larger run opens with its
- * summary and records at once, and rag-gate over its export gives its checks */
-#define CHECK_MAX 100000
-
-/* GET /api/runs/ID/checks -> {run, gated, pass, records, passed, errored, pass_rate, checks:
- * [{check, pass, message, skipped?}] the failed first, causes: [{kind, metric?, threshold?,
- * tool?, text?, cause, count, records: [{seq, id, detail}] (10 at most)}] the most first}; for
- * a run of more than CHECK_MAX records {run, gated, records, too_many: CHECK_MAX, checks: null,
- * causes: null} */
+/* GET /api/runs/ID/checks -> {run, stored, gated, decision, pass, exit_status, reason, records,
+ * with_verdict, passed, failed, errored, not_applicable, not_scored, pass_rate, pass_rate_of,
+ * checks: [{check, pass, message, skipped?}] the failed first, causes: [{kind, metric?,
+ * threshold?, tool?, text?, cause, count, records: [{seq, id, detail}] (10 at most)}] the most
+ * first}, all of the stored verdict; a run stored without one (before verdicts were kept):
+ * {run, stored: false, gated: false, checks: null, causes: null} */
 static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t errlen)
 {
-	jv sum, gate, summary, page, recs;
-	rag_gate_opts go;
-	rag_gate *g;
-	rag_causes *cs;
-	size_t nmean, nrecord;
-	rag_kd *mean, *record;
-	long offset = 0, total = 0;
+	static const char *const keys[] = {"decision", "exit_status", "reason", "records", "with_verdict", "passed",
+	                                   "failed", "errored", "not_applicable", "not_scored", "pass_rate", "pass_rate_of"};
+	jv sum, v, dec;
+	size_t k;
 	int r = rag_store_show(s, id, &sum, err, errlen);
-	double x;
 	if (r) return rag_serve_stored(r, err, body);
-	gate = rag_json_get(rag_json_get(rag_json_get(jv_copy(sum), "run_json"), "config"), "gate");
-	memset(&go, 0, sizeof go);
-	go.mean = mean = gate_kd(gate, "mean", &nmean);
-	go.nmean = nmean;
-	go.record = record = gate_kd(gate, "record", &nrecord);
-	go.nrecord = nrecord;
-	if (rag_json_num(sum, "n") > CHECK_MAX) {
-		*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("gated"), jv_bool(nmean + nrecord > 0),
-		                  jv_string("records"), rag_json_get(jv_copy(sum), "n"), jv_string("too_many"), jv_number(CHECK_MAX),
+	v = rag_json_get(jv_copy(sum), "verdict");
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("stored"), jv_false(), jv_string("gated"), jv_false(),
 		                  jv_string("checks"), jv_null(), jv_string("causes"), jv_null());
-		jv_free(sum);
-		jv_free(gate);
-		kd_free(mean, nmean);
-		kd_free(record, nrecord);
-		return 200;
+	} else {
+		dec = jv_object_get(jv_copy(v), jv_string("decision"));
+		*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("stored"), jv_true(),
+		                  jv_string("gated"), jv_bool(jv_get_kind(dec) == JV_KIND_STRING && strcmp(jv_string_value(dec), "none")),
+		                  jv_string("pass"), jv_bool(jv_get_kind(dec) == JV_KIND_STRING && !strcmp(jv_string_value(dec), "pass")));
+		jv_free(dec);
+		for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			*body = jv_object_set(*body, jv_string(keys[k]), rag_json_get(jv_copy(v), keys[k]));
+		*body = jv_object_set(*body, jv_string("checks"), failed_first(rag_json_get(jv_copy(v), "checks")));
+		*body = jv_object_set(*body, jv_string("causes"), rag_json_get(jv_copy(sum), "causes"));
+		if (jv_get_kind(rag_json_get(jv_copy(*body), "causes")) != JV_KIND_ARRAY)
+			*body = jv_object_set(*body, jv_string("causes"), jv_array());
 	}
-	/* rag-gate's defaults where the run's configuration says nothing (config.c's) */
-	go.min_pass_rate = !isnan(x = rag_json_num(gate, "min_pass_rate")) ? x : 1;
-	go.max_error_rate = !isnan(x = rag_json_num(gate, "max_error_rate")) ? x : 0;
-	go.regression = 0;
-	go.confidence = 0.95;
-	go.resamples = 1000;
-	g = rag_gate_new(&go);
-	cs = rag_causes_new();
-	for (;;) {
-		r = rag_store_records(s, id, offset, CHECK_PAGE, &page, err, errlen);
-		if (r) break;
-		total = (long)rag_json_num(page, "total");
-		recs = rag_json_get(jv_copy(page), "records");
-		jv_array_foreach(recs, i, one) {
-			jv rec = rag_json_get(jv_copy(one), "record");
-			long seq = (long)rag_json_num(one, "seq");
-			if (jv_get_kind(rec) == JV_KIND_OBJECT) {
-				char where[32];
-				jv v;
-				snprintf(where, sizeof where, "%ld", seq);
-				v = rag_gate_add_verdict(g, rec, where, 0);
-				rag_causes_add(cs, rec, v, seq);
-				jv_free(v);
-			}
-			jv_free(rec);
-			jv_free(one);
-			(void)i;
-		}
-		jv_free(recs);
-		jv_free(page);
-		offset += CHECK_PAGE;
-		if (offset >= total) break;
-	}
-	if (!r) {
-		summary = rag_gate_summary(g);
-		if (rag_gate_error(g)) {
-			/* scores lost with the gate's temporary file: no verdict from what is left */
-			snprintf(err, errlen, "%s", rag_gate_error(g));
-			r = -1;
-		} else {
-			*body = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("gated"), jv_bool(nmean + nrecord > 0),
-			                  jv_string("pass"), rag_json_get(jv_copy(summary), "pass"),
-			                  jv_string("records"), rag_json_get(jv_copy(summary), "records"),
-			                  jv_string("passed"), rag_json_get(jv_copy(summary), "passed"),
-			                  jv_string("errored"), rag_json_get(jv_copy(summary), "errored"),
-			                  jv_string("pass_rate"), rag_json_get(jv_copy(summary), "pass_rate"),
-			                  jv_string("checks"), failed_first(rag_json_get(jv_copy(summary), "checks")),
-			                  jv_string("causes"), rag_causes_json(cs));
-		}
-		jv_free(summary);
-	}
-	rag_causes_free(cs);
-	rag_gate_free(g);
+	jv_free(v);
 	jv_free(sum);
-	jv_free(gate);
-	kd_free(mean, nmean);
-	kd_free(record, nrecord);
-	return r ? rag_serve_stored(r, err, body) : 200;
+	return 200;
 }
 
 int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len, jv *body)

@@ -23,14 +23,15 @@ static double rounded(double d)
 
 /* GET /api/trends (?label, commit, testset, since, until, metric, limit): {total, shown,
  * metrics: [names, sorted], runs: [rag_store_trends' runs], series: {metric: [mean per run,
- * null where the run has none]}, pass_rate: [per run]} */
+ * null where the run has none]}, pass_rate: [per run: passed of the records with a verdict],
+ * pass_rate_of: [per run: the records with a verdict, its denominator]} */
 static int api_trends(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 {
 	rag_store_filter f;
 	char err[RAG_ERRLEN];
 	const char *metric;
 	long limit;
-	jv t, runs, names, series, rates;
+	jv t, runs, names, series, rates, of;
 	int r;
 	memset(&f, 0, sizeof f);
 	if (rag_serve_num_arg(arg, ctx, "limit", 100, 1, 500, &limit, body) < 0 ||
@@ -71,7 +72,9 @@ static int api_trends(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 		(void)i;
 	}
 	rates = jv_array();
+	of = jv_array();
 	jv_array_foreach(runs, i, run) {
+		of = jv_array_append(of, jv_object_get(jv_copy(run), jv_string("pass_rate_of")));
 		rates = jv_array_append(rates, jv_object_get(run, jv_string("pass_rate")));
 		(void)i;
 	}
@@ -79,6 +82,7 @@ static int api_trends(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 	                  jv_string("shown"), jv_number(jv_array_length(jv_copy(runs))),
 	                  jv_string("metrics"), names, jv_string("runs"), runs,
 	                  jv_string("series"), series, jv_string("pass_rate"), rates);
+	*body = jv_object_set(*body, jv_string("pass_rate_of"), of);
 	return 200;
 }
 

@@ -71,7 +71,18 @@ static const char *const migration_3[] = {
 	"CREATE TABLE IF NOT EXISTS testset_info (name TEXT PRIMARY KEY, tag TEXT)",
 	NULL
 };
-static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3 };
+/* 4: a run's verdict as its gate made it (rag_verdict: the decision, the exit status and its
+ * reason, the counts, the checks, the gate's options) and its failing records by cause
+ * (rag_causes_json), stored once so that no page makes them again; a table of its own */
+static const char *const migration_4[] = {
+	"CREATE TABLE IF NOT EXISTS run_verdicts (run_id TEXT PRIMARY KEY REFERENCES runs (id), "
+	"verdict TEXT NOT NULL, causes TEXT)",
+	/* a record that did not pass: why, in the gate's words (the first thing it missed) */
+	"CREATE TABLE IF NOT EXISTS run_case_causes (run_id TEXT NOT NULL REFERENCES runs (id), "
+	"seq INTEGER NOT NULL, cause TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3, migration_4 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
 #ifdef RAG_UNITTESTS   /* only the unit tests call it */
@@ -543,24 +554,6 @@ static jv means_done(means *m)
 	return out;
 }
 
-/* passed from a record's checks (rag_gate_add's, consumed): "1", "0", or NULL without checks */
-static const char *checks_passed(jv checks)
-{
-	int any = 0, fail = 0;
-	if (jv_get_kind(checks) == JV_KIND_ARRAY) {
-		jv_array_foreach(checks, i, c) {
-			char buf[16];
-			const char *st = rag_json_str(c, "status", buf, sizeof buf);
-			if (!strcmp(st, "failure") || !strcmp(st, "error")) fail = 1;
-			if (strcmp(st, "skipped")) any = 1;
-			jv_free(c);
-			(void)i;
-		}
-	}
-	jv_free(checks);
-	return fail ? "0" : any ? "1" : NULL;
-}
-
 /* The fields of run.json that have a column of their own besides those read above (the whole
  * object is in run_json too): column, key. */
 static const char *const run_fields[][2] = {
@@ -693,7 +686,45 @@ typedef struct add_cases {
 	means mm;
 	jv common;
 	rag_gate *g;
+	int gated;                /* the gate has a threshold (else no record passes or fails) */
+	rag_causes *causes;       /* the failing records by cause */
 } add_cases;
+
+/* Why a record (borrowed) with its gate verdict (borrowed) did not pass: the first of its causes
+ * as causes.c ranks them (its first error or no answer first, then the metric farthest below its
+ * threshold), its line and detail, the same words as the run's grouping; null when it has none. */
+static jv record_cause(jv rec, jv verdict, long seq)
+{
+	rag_causes *one = rag_causes_new();
+	jv all, c, r, errs = rag_json_get(jv_copy(rec), "errors");
+	/* its root: the first error (a later stage's says what it could not do without the earlier
+	 * one's result) */
+	if (jv_get_kind(errs) == JV_KIND_ARRAY && jv_array_length(jv_copy(errs)) > 1)
+		rec = jv_object_set(jv_copy(rec), jv_string("errors"), JV_ARRAY(jv_array_get(jv_copy(errs), 0)));
+	else
+		rec = jv_copy(rec);
+	jv_free(errs);
+	rag_causes_add(one, rec, verdict, seq);
+	jv_free(rec);
+	all = rag_causes_json(one);
+	rag_causes_free(one);
+	c = jv_array_length(jv_copy(all)) > 0 ? jv_array_get(jv_copy(all), 0) : jv_null();
+	jv_free(all);
+	if (jv_get_kind(c) != JV_KIND_OBJECT) {
+		jv_free(c);
+		return jv_null();
+	}
+	{
+		char line[1200], detail[800];
+		jv d = jv_array_get(rag_json_get(jv_copy(c), "records"), 0);
+		rag_json_str(c, "cause", line, sizeof line);
+		rag_json_str(d, "detail", detail, sizeof detail);
+		r = *detail ? jv_string_fmt("%s: %s", line, detail) : jv_string(line);
+		jv_free(d);
+	}
+	jv_free(c);
+	return r;
+}
 
 /* One line of the run's records (len bytes at text) into run_cases, counted into cs. */
 static int put_case(rag_store *s, const char *id, const char *text, size_t len, add_cases *cs, char *err, size_t errlen)
@@ -701,6 +732,7 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 	char *line = rag_xstrndup(text, len);
 	jv rec = jv_parse_sized(text, (int)len);
 	char *cid = NULL, *sc = NULL, *vd = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
+	jv why = jv_null();
 	const char *cat = NULL, *rpass = NULL;
 	int r;
 	cs->seq++;
@@ -718,8 +750,17 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 		cs->common = common_knobs(cs->common, rag_json_get(jv_copy(rec), "system"), cs->nrec == 1);
 		if (cs->g) {
 			char where[32];
+			jv v;
+			int pass;
 			snprintf(where, sizeof where, "%zu", cs->seq);
-			rpass = checks_passed(rag_gate_add(cs->g, rec, where, 0, 1));   /* rec borrowed */
+			v = rag_gate_add_verdict(cs->g, rec, where, 0);   /* rec borrowed */
+			/* the gate's verdict on the record: passed, failed, or none (errored: out of the
+			 * pass rate, rag_verdict_pass_rate), as rag-gate counts it */
+			pass = rag_verdict_record_pass(v);
+			rpass = pass < 0 ? NULL : pass ? "1" : "0";
+			rag_causes_add(cs->causes, rec, v, (long)cs->seq);
+			if (pass != 1) why = record_cause(rec, v, (long)cs->seq);
+			jv_free(v);
 		}
 	}
 	jv_free(rec);
@@ -729,6 +770,11 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 		r = q(s, "INSERT INTO run_cases (run_id, seq, case_id, category, scores, verdicts, passed, errors, usage, "
 		      "line) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", 10, p, NULL, NULL, err, errlen);
 	}
+	if (r >= 0 && jv_get_kind(why) == JV_KIND_STRING) {
+		const char *p[3] = {id, seqs, jv_string_value(why)};
+		r = q(s, "INSERT INTO run_case_causes (run_id, seq, cause) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err, errlen);
+	}
+	jv_free(why);
 	free(line);
 	free(cid);
 	free(sc);
@@ -736,6 +782,36 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 	free(er);
 	free(us);
 	return r;
+}
+
+/* The run's verdict (borrowed; run.json's, else for a stream or a run from before verdicts the
+ * one the store's gate makes, once) and its failing records by cause into run_verdicts; the
+ * run's passed from it when run.json said nothing. */
+static int put_verdict(rag_store *s, const char *id, add_cases *cs, jv verdict, run_meta *rm, char *err, size_t errlen)
+{
+	char dec[16], *vd_s, *causes_s;
+	int r;
+	if (jv_get_kind(verdict) == JV_KIND_OBJECT) {
+		verdict = jv_copy(verdict);
+	} else if (cs->g) {
+		jv sum = rag_gate_summary(cs->g);
+		if (!cs->gated) sum = jv_object_set(sum, jv_string("pass"), jv_null());
+		verdict = rag_verdict(sum);
+		jv_free(sum);
+	} else {
+		return 0;
+	}
+	rag_json_str(verdict, "decision", dec, sizeof dec);
+	if (!rm->passed) rm->passed = !strcmp(dec, "pass") ? "1" : !strcmp(dec, "fail") ? "0" : NULL;
+	vd_s = dump(verdict);
+	causes_s = dump(cs->causes ? rag_causes_json(cs->causes) : jv_null());
+	{
+		const char *p[3] = {id, vd_s, causes_s};
+		r = q(s, "INSERT INTO run_verdicts (run_id, verdict, causes) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err, errlen);
+	}
+	free(vd_s);
+	free(causes_s);
+	return r < 0 ? -1 : 0;
 }
 
 int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *err, size_t errlen)
@@ -751,16 +827,31 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 	size_t pos = 0;
 	run_meta rm = {0};
 	add_cases cs = {0};
+	rag_verdict_gate vg;
+	const rag_gate_opts *gopts = in->gate;
+	jv verdict = jv_null();
 	int final_newline = in->len == 0 || in->records[in->len - 1] == '\n';
 
 	rm.sys = jv_null();
 	cs.common = jv_object();
 	cs.mm.sum = jv_object();
 	cs.mm.count = jv_object();
-	cs.g = in->gate ? rag_gate_new(in->gate) : NULL;
 	if (jv_get_kind(run) != JV_KIND_OBJECT) {
 		jv_free(run);
 		run = jv_null();
+	}
+	/* the run's own gate, as its verdict records it, over the caller's */
+	verdict = jv_get_kind(run) == JV_KIND_OBJECT ? rag_json_get(jv_copy(run), "verdict") : jv_null();
+	if (jv_get_kind(verdict) == JV_KIND_OBJECT && rag_verdict_gate_opts(verdict, &vg) == 0) {
+		gopts = &vg.o;
+	} else {
+		jv_free(verdict);
+		verdict = jv_null();
+	}
+	if (gopts) {
+		cs.g = rag_gate_new(gopts);
+		cs.gated = gopts->nmean || gopts->nrecord || gopts->npass;
+		cs.causes = rag_causes_new();
 	}
 	/* the run's id, start and settings */
 	if (in->id) id = rag_xstrdup(in->id);
@@ -814,11 +905,7 @@ int rag_store_add(rag_store *s, const rag_store_run *in, char **id_out, char *er
 		pos = end + 1;
 		if (r < 0) goto out;
 	}
-	if (cs.g && !rm.passed && (in->gate->nmean || in->gate->nrecord)) {
-		jv sum = rag_gate_summary(cs.g), p = rag_json_get(sum, "pass");
-		rm.passed = jv_get_kind(p) == JV_KIND_TRUE ? "1" : jv_get_kind(p) == JV_KIND_FALSE ? "0" : NULL;
-		jv_free(p);
-	}
+	if (put_verdict(s, id, &cs, verdict, &rm, err, errlen) < 0) goto out;
 	means_s = dump(means_done(&cs.mm));
 	cs.mm.sum = jv_invalid();
 	/* the knobs that ran, as every record says them (rag-collect --system-from), over those
@@ -852,6 +939,9 @@ out:
 		jv_free(cs.mm.count);
 	}
 	rag_gate_free(cs.g);
+	if (cs.causes) rag_causes_free(cs.causes);
+	if (gopts == &vg.o) rag_verdict_gate_free(&vg);
+	jv_free(verdict);
 	rag_strv_free(&ts_lines);
 	jv_free(run);
 	jv_free(rm.sys);
@@ -869,7 +959,8 @@ out:
 /* ---------------------------------------------------------------- reading runs */
 
 #define RUN_COLS "id, started, ended, label, commit_id, testset, testset_version, n, passed, gate, " \
-	"with_errors, means, system, dirty, exit_status, added"
+	"with_errors, means, system, dirty, exit_status, added, " \
+	"(SELECT verdict FROM run_verdicts v WHERE v.run_id = runs.id)"
 
 static jv text_or_null(const char *s)
 {
@@ -902,6 +993,10 @@ static jv run_row(int ncol, const char *const *c)
 	r = jv_object_set(r, jv_string("means"), c[11] ? parse(c[11]) : jv_object());
 	r = jv_object_set(r, jv_string("system"), parse(c[12]));
 	r = jv_object_set(r, jv_string("added"), text_or_null(c[15]));
+	/* the verdict as stored, less the lists a page of runs does not show (rag_store_show has them) */
+	r = jv_object_set(r, jv_string("verdict"), ncol > 16 && c[16] ? jv_object_delete(jv_object_delete(
+	                  jv_object_delete(parse(c[16]), jv_string("checks")), jv_string("thresholds")), jv_string("by"))
+	                  : jv_null());
 	return r;
 }
 
@@ -1068,19 +1163,19 @@ static int collect_record(void *ctx, int ncol, const char *const *c)
 {
 	jv *a = ctx;
 	jv rec;
-	if (ncol < 5) return 0;
+	if (ncol < 6) return 0;
 	rec = parse(c[4]);
 	*a = jv_array_append(*a, JV_OBJECT(jv_string("seq"), int_or_null(c[0]), jv_string("id"), text_or_null(c[1]),
 	                                   jv_string("category"), text_or_null(c[2]),
 	                                   jv_string("passed"), c[3] ? jv_bool(atoi(c[3])) : jv_null(),
-	                                   jv_string("record"), rec));
+	                                   jv_string("cause"), text_or_null(c[5]), jv_string("record"), rec));
 	return 0;
 }
 
 int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen)
 {
 	const char *p[1] = {id};
-	char *fin = NULL, sql[256];
+	char *fin = NULL, sql[512];
 	long total = 0;
 	jv a;
 	if (q(s, "SELECT final_newline FROM runs WHERE id = $1", 1, p, first_col, &fin, err, errlen) < 0) return -1;
@@ -1092,7 +1187,8 @@ int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv 
 	/* the lines are numbered 1..n: a page is a range of the primary key, as quick at the millionth
 	 * line as at the first (no OFFSET that walks the lines before it) */
 	if (count_of(s, "SELECT max(seq) FROM run_cases WHERE run_id = $1", 1, p, &total, err, errlen) < 0) return -1;
-	snprintf(sql, sizeof sql, "SELECT seq, case_id, category, passed, line FROM run_cases WHERE run_id = $1 "
+	snprintf(sql, sizeof sql, "SELECT seq, case_id, category, passed, line, (SELECT cause FROM run_case_causes k "
+	         "WHERE k.run_id = c.run_id AND k.seq = c.seq) FROM run_cases c WHERE run_id = $1 "
 	         "AND seq > %ld AND seq <= %ld ORDER BY seq", offset, offset + limit);
 	a = jv_array();
 	if (q(s, sql, 1, p, collect_record, &a, err, errlen) < 0) {
@@ -1130,13 +1226,18 @@ int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen)
 
 jv rag_store_history(jv r)
 {
-	static const char *const keys[] = {"run", "started", "label", "commit", "testset", "n", "passed", "means"};
-	jv h = jv_object();
+	static const char *const keys[] = {"run", "started", "label", "commit", "testset", "n", "passed", "means",
+	                                   "exit_status"};
+	jv h = jv_object(), v = rag_json_get(jv_copy(r), "verdict");
 	size_t i;
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-		jv v = rag_json_get(jv_copy(r), keys[i]);
-		h = jv_object_set(h, jv_string(keys[i]), jv_is_valid(v) ? v : jv_null());
+		jv x = rag_json_get(jv_copy(r), keys[i]);
+		h = jv_object_set(h, jv_string(keys[i]), jv_is_valid(x) ? x : jv_null());
 	}
+	/* the run's pass rate as its verdict has it, and its denominator, the records with a verdict */
+	h = jv_object_set(h, jv_string("pass_rate"), jv_get_kind(v) == JV_KIND_OBJECT ? rag_json_get(jv_copy(v), "pass_rate") : jv_null());
+	h = jv_object_set(h, jv_string("pass_rate_of"), jv_get_kind(v) == JV_KIND_OBJECT ? rag_json_get(jv_copy(v), "pass_rate_of") : jv_null());
+	jv_free(v);
 	jv_free(r);
 	return h;
 }
@@ -1227,7 +1328,18 @@ static int one_run(void *ctx, int ncol, const char *const *col)
 	if (jv_get_kind(*r) != JV_KIND_OBJECT) {
 		jv_free(*r);
 		*r = run_row(ncol, col);
-		if (ncol > 16) *r = jv_object_set(*r, jv_string("run_json"), parse(col[16]));
+		if (ncol > 17) *r = jv_object_set(*r, jv_string("run_json"), parse(col[17]));
+	}
+	return 1;
+}
+
+static int verdict_row(void *ctx, int ncol, const char *const *col)
+{
+	jv *r = ctx;
+	if (ncol >= 2) {
+		jv_free(*r);
+		*r = JV_OBJECT(jv_string("verdict"), col[0] ? parse(col[0]) : jv_null(), jv_string("causes"),
+		               col[1] ? parse(col[1]) : jv_null());
 	}
 	return 1;
 }
@@ -1244,6 +1356,17 @@ int rag_store_show(rag_store *s, const char *id, jv *out, char *err, size_t errl
 		jv_free(r);
 		rag_seterr(err, errlen, "no run \"%s\" in the store", id);
 		return 1;
+	}
+	/* the verdict whole, and the failing records by cause, as stored with the run */
+	{
+		jv vc = jv_null();
+		if (q(s, "SELECT verdict, causes FROM run_verdicts WHERE run_id = $1", 1, p, verdict_row, &vc, err, errlen) < 0) {
+			jv_free(r);
+			jv_free(vc);
+			return -1;
+		}
+		r = jv_object_set(r, jv_string("verdict"), rag_json_get(jv_copy(vc), "verdict"));
+		r = jv_object_set(r, jv_string("causes"), rag_json_get(vc, "causes"));
 	}
 	*out = r;
 	return 0;
@@ -1849,18 +1972,19 @@ fail:
 
 static int collect_trend(void *ctx, int ncol, const char *const *c)
 {
-	jv *a = ctx;
-	double judged;
+	jv *a = ctx, r;
+	long judged, passed;
+	double rate;
 	if (ncol < 10) return 0;
-	judged = c[9] ? atof(c[9]) : 0;
-	*a = jv_array_append(*a, JV_OBJECT(jv_string("run"), text_or_null(c[0]), jv_string("started"),
-	                                   text_or_null(c[1]), jv_string("label"), text_or_null(c[2]),
-	                                   jv_string("commit"), text_or_null(c[3]), jv_string("testset"),
-	                                   text_or_null(c[4]), jv_string("n"), int_or_null(c[5]),
-	                                   jv_string("passed"), c[6] ? jv_bool(atoi(c[6])) : jv_null(),
-	                                   jv_string("means"), c[7] ? parse(c[7]) : jv_object(),
-	                                   jv_string("pass_rate"),
-	                                   judged > 0 ? jv_number((c[8] ? atof(c[8]) : 0) / judged) : jv_null()));
+	judged = c[9] ? atol(c[9]) : 0;
+	passed = c[8] ? atol(c[8]) : 0;
+	rate = rag_verdict_pass_rate(passed, judged);   /* the gate's: passed of the records with a verdict */
+	r = JV_OBJECT(jv_string("run"), text_or_null(c[0]), jv_string("started"), text_or_null(c[1]), jv_string("label"),
+	              text_or_null(c[2]), jv_string("commit"), text_or_null(c[3]), jv_string("testset"), text_or_null(c[4]),
+	              jv_string("n"), int_or_null(c[5]), jv_string("passed"), c[6] ? jv_bool(atoi(c[6])) : jv_null(),
+	              jv_string("means"), c[7] ? parse(c[7]) : jv_object(),
+	              jv_string("pass_rate"), isnan(rate) ? jv_null() : jv_number(rate));
+	*a = jv_array_append(*a, jv_object_set(r, jv_string("pass_rate_of"), jv_number((double)judged)));
 	return 0;
 }
 

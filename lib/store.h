@@ -58,7 +58,9 @@ int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, 
 int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long limit, jv *out, char *err,
                    size_t errlen);
 /* Lines offset+1..offset+limit of a run's records: {run, total, offset, limit, records: [{seq, id,
- * category, passed, record}]} (record null for a line that is no JSON); 1 when no such run. */
+ * category, passed, cause, record}]} (record null for a line that is no JSON; passed the gate's
+ * verdict on it, null when it has none; cause, for one that did not pass, the first thing the
+ * gate says it missed, stored when the run was added); 1 when no such run. */
 int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen);
 /* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
 int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);
@@ -74,11 +76,13 @@ int rag_store_mark(rag_store *s, const rag_store_mark_in *m, char *err, size_t e
  * created}]; 1 when no such run. */
 int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, char *err, size_t errlen);
 /* A run's summary (consumed) as a history line: {run, started, label, commit, testset, n,
- * passed, means} (rag-store(1), HISTORY). */
+ * passed, means, exit_status, pass_rate, pass_rate_of} (rag-store(1), HISTORY), the pass rate
+ * its verdict's, over pass_rate_of records with a verdict. */
 jv rag_store_history(jv summary);
 /* The newest limit (> 0) runs f lets through (its system filters aside), oldest first, for a
- * trend: {total, runs: [{run, started, label, commit, testset, n, passed, means, pass_rate}]},
- * pass_rate the share of the run's records that passed of those with a verdict (null: none). */
+ * trend: {total, runs: [{run, started, label, commit, testset, n, passed, means, pass_rate,
+ * pass_rate_of}]}, pass_rate the share of the run's records that passed of those with a verdict
+ * (rag_verdict_pass_rate; null: none), pass_rate_of how many have one. */
 int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *out, char *err, size_t errlen);
 /* A run reference -> the id: the id; "last" or "last~N" (the Nth before the newest);
  * "label:NAME" (the newest run labelled NAME); or the first 4 or more characters of one run's

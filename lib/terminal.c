@@ -209,6 +209,17 @@ char *rag_report_text(jv s, int color)
 	rag_buf_addf(b, "%srag-gate: %s%s%s%s: ", B, vc, verdict, N, B);
 	rag_report_counts(b, s, 1);
 	rag_buf_addf(b, "%s\n", N);
+	{
+		jv v = rag_json_get(jv_copy(s), "verdict");
+		if (jv_get_kind(v) == JV_KIND_OBJECT) {
+			char *x = rag_verdict_exit_line(v);
+			rag_buf_addf(b, "%s", rag_json_num(v, "exit_status") > 0 ? R : G);
+			put_text(b, x, 1200);
+			rag_buf_addf(b, "%s\n", N);
+			free(x);
+		}
+		jv_free(v);
+	}
 	text_warnings(b, s, R, N);
 	text_by_category(b, s);
 	if (jv_array_length(jv_copy(metrics))) {

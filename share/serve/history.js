@@ -12,6 +12,7 @@
 		en: {
 			h_trends: "Trends", h_trend_of: "{n} runs, oldest to newest", h_trend_some: "the newest {n} of {total} runs",
 			h_one: "One run: {run}", h_pass_rate: "pass rate", h_none: "no runs to draw",
+			h_rate_of: "pass rate: the records that passed the run's gate of those with a verdict (without errors or nulls); the newest {p}, {a} of {b}",
 			h_compare: "Compare two runs", h_base: "Base run", h_new: "New run", h_compare_btn: "Compare",
 			h_prev: "Compare with the previous run", h_no_prev: "no earlier run of this test set",
 			h_c_metric: "Metric", h_c_base: "Base", h_c_new: "New", h_c_delta: "Difference", h_c_id: "Id",
@@ -22,6 +23,7 @@
 		zh: {
 			h_trends: "趋势", h_trend_of: "{n} 次运行，从早到晚", h_trend_some: "最近 {n} 次运行（共 {total} 次）",
 			h_one: "仅一次运行：{run}", h_pass_rate: "通过率", h_none: "没有可绘制的运行",
+			h_rate_of: "通过率：有结论（无错误或空值）的记录中通过该运行门禁的比例；最近一次 {p}，{b} 条中 {a} 条",
 			h_compare: "对比两次运行", h_base: "基准运行", h_new: "新运行", h_compare_btn: "对比",
 			h_prev: "与上一次运行对比", h_no_prev: "该测试集没有更早的运行",
 			h_c_metric: "指标", h_c_base: "基准", h_c_new: "新", h_c_delta: "差值", h_c_id: "编号",
@@ -145,6 +147,11 @@
 		if (!runs.length) { note.textContent = t("h_none"); return; }
 		note.textContent = trends.total > trends.shown ? t("h_trend_some", { n: trends.shown, total: trends.total }) :
 			runs.length === 1 ? t("h_one", { run: runs[0].run + " · " + runs[0].started }) : t("h_trend_of", { n: runs.length });
+		/* the pass rate's denominator named: the one definition, the gate's (rag_verdict_pass_rate) */
+		var last = runs.length - 1, of = (trends.pass_rate_of || [])[last];
+		if (hasPass && typeof trends.pass_rate[last] === "number" && typeof of === "number")
+			note.textContent += " · " + t("h_rate_of", { p: (trends.pass_rate[last] * 100).toFixed(1) + "%",
+				a: Math.round(trends.pass_rate[last] * of), b: of });
 		if (runs.length === 1) {
 			box.appendChild(single(hasPass ? ["\u0000pass"].concat(names) : names, runs[0]));
 			return;
@@ -239,6 +246,7 @@
 		}).catch(function (e) { R.showError(e.message); hdrawn(); });
 	}
 	R.onLang(function () { renderTrends(); renderCompare(); });
+	R.onRuns(function () { loadTrends(); });
 	document.addEventListener("DOMContentLoaded", function () {
 		$("filters").addEventListener("submit", function () { loadTrends(); });
 		$("compare-form").addEventListener("submit", function (ev) {

@@ -21,7 +21,9 @@
 			checks: "Checks", causes: "What to fix first", no_causes: "No record failed.", ck_fail: "FAIL", ck_ok: "ok",
 			k_below: "{m} below {t}", k_null: "{m}: no score", k_noanswer: "no answer ({t} failed)", k_error: "error: {t}",
 			nrec: "{n} records", nrec1: "1 record", more: "and {n} more",
-			ck_many: "{n} records: more than the {max} whose checks this page works out; rag-gate over rag-store export gives them."
+			ck_old: "This run was stored before the store kept verdicts: its run directory's gate.json has it.",
+			v_exit: "exit status {s}: {r}", v_none: "no decision", s_exit: "Exit status", s_rate: "Pass rate",
+			rate_of: "{p} ({a} of {b} records without errors or nulls)"
 		},
 		zh: {
 			title: "ragpipe 运行记录", history: "历史", run: "运行", label: "标签", commit: "提交",
@@ -40,7 +42,9 @@
 			checks: "检查项", causes: "先修复什么", no_causes: "没有未通过的记录。", ck_fail: "未通过", ck_ok: "通过",
 			k_below: "{m} 低于 {t}", k_null: "{m}：没有分数", k_noanswer: "没有回答（{t} 失败）", k_error: "错误：{t}",
 			nrec: "{n} 条记录", nrec1: "1 条记录", more: "还有 {n} 条",
-			ck_many: "共 {n} 条记录，超过本页可检查的 {max} 条；请用 rag-gate 检查 rag-store export 的输出。"
+			ck_old: "此运行在存储开始保存结论之前存入：结论见其运行目录的 gate.json。",
+			v_exit: "退出状态 {s}：{r}", v_none: "无结论", s_exit: "退出状态", s_rate: "通过率",
+			rate_of: "{p}（{b} 条无错误或空值的记录中 {a} 条通过）"
 		}
 	};
 	var PAGE = 20;
@@ -66,6 +70,7 @@
 		return c;
 	}
 	function num(x) { return typeof x === "number" ? x.toFixed(3) : "–"; }
+	function pct(x) { return (x * 100).toFixed(1) + "%"; }
 	function showError(msg) {
 		var e = $("error");
 		e.textContent = msg ? t("error") + msg : "";
@@ -109,7 +114,7 @@
 		return Object.keys(m || {}).sort().map(function (k) { return k + " " + num(m[k]); }).join(", ");
 	}
 	/* ---------------------------------------------------------------- History */
-	var runsData = null, loads = 0, hooks = [];
+	var runsData = null, loads = 0, hooks = [], runHooks = [];
 	/* for the tests: a count of the replies drawn, on <body> */
 	function drawn() { document.body.setAttribute("data-loads", String(++loads)); }
 	function loadRuns() {
@@ -136,7 +141,8 @@
 			td(tr, "c_label", r.label);
 			td(tr, "c_testset", r.testset);
 			td(tr, "c_n", r.n, "num");
-			td(tr, "c_gate", r.passed === true ? t("pass") : r.passed === false ? t("fail") : "–",
+			td(tr, "c_gate", (r.passed === true ? t("pass") : r.passed === false ? t("fail") : "–") +
+			   (r.exit_status > 1 ? " · exit " + r.exit_status : ""),
 			   r.passed === true ? "pass" : r.passed === false ? "fail" : "");
 			td(tr, "c_means", meansText(r.means));
 			tr.tabIndex = 0;
@@ -168,13 +174,23 @@
 	 * failing records by cause, the most first (the first cause open), as rag-report's page */
 	function renderChecks() {
 		var c = st.checks, box = $("run-checks"), ul = $("checks-list"), cl = $("causes-list");
-		box.hidden = !c || !c.gated;
+		/* the run's verdict as stored with it (its gate's, made once): never worked out here */
+		var v = $("run-verdict");
+		box.hidden = !c;
 		ul.textContent = "";
 		cl.textContent = "";
-		$("checks-many").hidden = !c || !c.too_many;
-		if (c && c.too_many) $("checks-many").textContent = t("ck_many", { n: c.records, max: c.too_many });
-		$("causes-title").hidden = $("causes-none").hidden = !c || !c.checks;
-		if (box.hidden || !c.checks) return;
+		v.textContent = "";
+		$("checks-many").hidden = !c || c.stored !== false;
+		if (c && c.stored === false) $("checks-many").textContent = t("ck_old");
+		$("causes-title").hidden = $("causes-none").hidden = !c || !c.checks || !c.gated;
+		if (!c || !c.stored) return;
+		v.setAttribute("data-decision", c.decision);
+		v.setAttribute("data-exit", String(c.exit_status));
+		v.appendChild(el("span", c.decision === "none" ? t("v_none") : t(c.decision === "pass" ? "pass" : "fail"),
+			c.decision === "pass" ? "pass" : c.decision === "fail" ? "fail" : ""));
+		v.appendChild(document.createTextNode(" · "));
+		v.appendChild(el("span", t("v_exit", { s: c.exit_status, r: c.reason }), c.exit_status ? "fail" : "pass"));
+		if (!c.checks) return;
 		c.checks.forEach(function (k) {
 			var li = el("li", null, k.pass ? "ck-ok" : "ck-fail");
 			li.setAttribute("data-check", k.check);
@@ -237,6 +253,9 @@
 		 ["s_testset", s.testset ? s.testset + (s.testset_version ? "@" + s.testset_version : "") : null],
 		 ["s_n", s.n], ["s_err", s.records_with_errors],
 		 ["s_gate", s.passed === true ? t("pass") : s.passed === false ? t("fail") : null],
+		 ["s_exit", s.verdict ? t("v_exit", { s: s.verdict.exit_status, r: s.verdict.reason }) : s.exit_status],
+		 ["s_rate", s.verdict && s.verdict.pass_rate !== null && s.verdict.pass_rate !== undefined ?
+			t("rate_of", { p: pct(s.verdict.pass_rate), a: s.verdict.passed, b: s.verdict.with_verdict }) : null],
 		 ["s_system", s.system ? JSON.stringify(s.system) : null]].forEach(function (p) {
 			if (p[1] === null || p[1] === undefined) return;
 			dl.appendChild(el("dt", t(p[0])));
@@ -270,8 +289,10 @@
 			td(tr, "c_question", text(rec.question)).className = "";
 			td(tr, "c_answer", "").appendChild(el("div", text(rec.answer), "long"));
 			td(tr, "c_scores", meansText(rec.scores));
-			td(tr, "c_passed", r.passed === true ? t("pass") : r.passed === false ? t("fail") : "–",
+			var pc = td(tr, "c_passed", r.passed === true ? t("pass") : r.passed === false ? t("fail") : "–",
 			   r.passed === true ? "pass" : r.passed === false ? "fail" : "");
+			/* why it did not pass, as stored with the run (the gate's verdict, causes.c's words) */
+			if (r.cause) pc.appendChild(el("div", r.cause, "small cause-why"));
 			reviewCell(td(tr, "c_review", ""), r.seq);
 			tb.appendChild(tr);
 		});
@@ -340,7 +361,13 @@
 		},
 		t: t, el: el, td: td, get: get, api: api, tab: tab, showError: showError, drawn: drawn,
 		openRun: function (id) { return openRun(id); },
-		reloadRuns: function () { return loadRuns(); },
+		/* a run added (one started from the page ended): the runs and everything drawn from
+		 * them (History's trends, onRuns) read again, so that none stays a run behind */
+		reloadRuns: function () {
+			runHooks.forEach(function (f) { f(); });
+			return loadRuns();
+		},
+		onRuns: function (f) { runHooks.push(f); },
 		csrf: function () { return st.csrf; },
 		summary: function () { return st.summary; },
 		onLang: function (f) { hooks.push(f); }

@@ -52,6 +52,51 @@ is "$(jq -r '[.exit_status, .gate] | @tsv' "$T/dead/run.json")" "$(printf '4\tsu
 run rag rag-eval -q -c "$T/dead-gate.yaml" -m faithfulness -o "$T/dead-gate" "$T/two.jsonl"
 is "$RC" 4 "with a gate: 4 (could not measure), not 1 (quality too low)"
 is "$(jq -r '.gate' "$T/dead-gate/run.json")" fail "run.json: the gate's own verdict"
+# one rule for exit 4 (issue 35 item 3): records not scored within a configured
+# gate.max_error_rate are no outage (the gate's exit status, its reason naming them); beyond it,
+# or more than half of the run (a dead judge, whatever the budget), 4. Every output says so.
+fresh '[{"match": "FAILME", "status": 500}]'
+jq -c 'if .id == "en-1" then .answer += " FAILME" else . end' "$TOP/share/examples/example.jsonl" >"$T/one-bad.jsonl"
+jq -c 'if (.id | test("^en-[1-6]$")) then .answer += " FAILME" else . end' "$TOP/share/examples/example.jsonl" >"$T/six-bad.jsonl"
+for b in 0 0.2 0.7; do
+	printf 'llm:\n  model: judge-x\n  timeout: 5\n  retries: 0\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.1\n  max_error_rate: %s\n' "$b" >"$T/budget-$b.yaml"
+done
+run rag rag-eval -c "$T/budget-0.2.yaml" -m faithfulness -o "$T/within" "$T/one-bad.jsonl"
+is "$RC" 0 "1 of 10 records not scored, gate.max_error_rate 0.2: the budget holds, not an outage (exit 0)"
+is "$(jq -r '.verdict | [.decision, .exit_status, .records, .with_verdict, .passed, .errored, .not_scored] | @tsv' "$T/within/run.json")" \
+	"$(printf 'pass\t0\t10\t9\t9\t1\t1')" "run.json: the verdict and its counts"
+like "$(jq -r .exit_reason "$T/within/run.json")" "^the gate passed: 9 of the 9 records without errors or nulls pass \\(100.0%\\); 1 of 10 records could not be scored \\(a judge or the service failed for it; .*\\), within gate.max_error_rate \\(20%\\)" \
+	"run.json: the reason names the records not scored and the budget"
+like "$(sed -n 2p "$T/within/gate.txt")" "^exit status 0: the gate passed" "gate.txt: the exit status and its reason under the verdict"
+is "$(jq -c '.verdict | [.exit_status, .reason]' "$T/within/gate.json")" "$(jq -c '.verdict | [.exit_status, .reason]' "$T/within/run.json")" \
+	"gate.json: the same verdict"
+like "$(cat "$T/within/summary.md")" '\*\*Exit status 0\*\*: the gate passed' "summary.md: the exit status"
+like "$(cat "$T/within/report.html")" '<p id="exit-status" data-exit="0"' "report.html: the exit status"
+like "$(cat "$T/within/junit.xml")" '<property name="verdict.exit_status" value="0"/>' "junit.xml: the exit status"
+like "$(tail -n 3 "$ERR" | head -n 2 | tr '\n' '|')" '^rag-eval: PASS: 10 records: 9 passed .*\|rag-eval: exit status 0: ' \
+	"the terminal's last lines: the verdict, the exit status and its reason, then the run directory"
+unlike "$(cat "$ERR")" "worst records|by category" "the long lists are in gate.txt, not on the terminal"
+check "a short closing screen ($(nlines "$ERR") lines for 10 records)" test "$(nlines "$ERR")" -le 8
+# on a terminal the verdict and the exit status are coloured, unless NO_COLOR is set
+if command -v script >/dev/null 2>&1; then
+	ESC=$(printf '\033')
+	for nc in "" 1; do
+		NO_COLOR=$nc script -qec "'$BIN/rag-eval' -c '$T/budget-0.2.yaml' -m faithfulness -o '$T/tty$nc' '$T/one-bad.jsonl'" \
+			/dev/null >"$T/tty$nc.out" 2>&1 </dev/null
+	done
+	is "$(grep -c "${ESC}\[32mPASS${ESC}\[0m: 10 records\|${ESC}\[32mexit status 0: " "$T/tty.out")" 2 "a terminal: the verdict and the exit status in green"
+	is "$(grep -c "${ESC}\[3[12]m" "$T/tty1.out")" 0 "NO_COLOR: no colour"
+	like "$(cat "$T/tty1.out")" "rag-eval: PASS: 10 records: 9 passed" "NO_COLOR: the same lines"
+else
+	skip_missing script "the closing screen on a terminal (bsdutils)"
+fi
+run rag rag-eval -q -c "$T/budget-0.yaml" -m faithfulness -o "$T/over" "$T/one-bad.jsonl"
+is "$RC" 4 "the same run with no error budget: an outage, exit 4"
+is "$(jq -r '[.exit_status, .verdict.exit_status] | @tsv' "$T/over/run.json")" "$(printf '4\t4')" "run.json: 4"
+like "$(sed -n 2p "$T/over/gate.txt")" "^exit status 4: 1 of 10 records could not be scored" "gate.txt: 4 and why"
+run rag rag-eval -q -c "$T/budget-0.7.yaml" -m faithfulness -o "$T/dead6" "$T/six-bad.jsonl"
+is "$RC" 4 "6 of 10 not scored within a budget of 0.7: more than half is a dead judge, exit 4"
+like "$(jq -r .exit_reason "$T/dead6/run.json")" "more than half of the run, whatever gate.max_error_rate" "and the reason says so"
 fake_stop
 jq -c '. + {scores: {faithfulness: null}, errors: [{tool: "rag-verify", metric: "faithfulness", message: "the judge failed"}]}' \
 	"$T/two.jsonl" >"$T/nulls.jsonl"

@@ -219,6 +219,40 @@ get /api/info
 is "$(jq -r .backend "$OUT")" sqlite "store.url from the configuration"
 serve_stop
 
+# ---------------------------------------------------------------- the run's own verdict
+# issue 35 item 1: an opened run shows the verdict its gate made, with the run's whole
+# configuration (rag-eval's implicit refusal threshold, gate.by_category), as stored; never
+# the records gated again on a part of it. One hr record at 0.5 (by_category hr: 0.9), one
+# out-of-scope case answered instead of refused, one that passes: 1 of 3 pass, exit 1.
+printf '%s\n' \
+	'{"id":"hr-1","category":"hr","question":"How many days of leave do employees get?","contexts":["Employees get 25 days of paid leave a year."],"answer":"Employees get 25 days of paid leave a year. The office has a gym on the roof."}' \
+	'{"id":"oos-1","category":"it","expect":"refusal","question":"What is the capital of Mars?","contexts":["Olympus City is the capital of Mars."],"answer":"The capital of Mars is Olympus City."}' \
+	'{"id":"it-1","category":"it","question":"What is the capital of France?","contexts":["Paris is the capital of France."],"answer":"Paris is the capital of France."}' \
+	>"$T/three.jsonl"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  record:\n    faithfulness: 0.3\n  by_category:\n    hr:\n      faithfulness: 0.9\n  min_pass_rate: 0.5\n' >"$T/cat.yaml"
+run rag rag-eval -q -c "$T/cat.yaml" -m faithfulness --run-id V -o "$T/v" --store "$T/v.db" "$T/three.jsonl"
+is "$RC" 1 "rag-eval: 1 of 3 records pass, the gate fails (exit 1)"
+serve_start --store "$T/v.db"
+get /api/runs/V/checks
+is "$(jq -c '[.pass, .decision, .exit_status, .passed, .records, .with_verdict, .pass_rate_of]' "$OUT")" '[false,"fail",1,1,3,3,3]' \
+	"rag-serve: the run's stored verdict, 1 of 3 pass, exit 1 (not 3 of 3 re-gated without refusal and by_category)"
+is "$(jq -r .reason "$OUT")" "$(jq -r .exit_reason "$T/v/run.json")" "rag-serve: the exit status's reason, as run.json has it"
+is "$(jq -c '[.checks[0].pass, .checks[0].message]' "$OUT")" '[false,"1 of 3 records pass (33.3%; min_pass_rate 50%)"]' \
+	"rag-serve: the gate's failed check first"
+is "$(jq -c '[.causes[] | [.metric, .records[0].id]]' "$OUT")" '[["refusal","oos-1"],["faithfulness","hr-1"]]' \
+	"rag-serve: what to fix first names both failed records, not \"No record failed\""
+get /api/runs/V/records
+is "$(jq -c '[.records[].passed]' "$OUT")" '[false,false,true]' "rag-serve: its records table agrees, per record"
+is "$(jq -c '[.records[].cause]' "$OUT")" '["faithfulness below 0.900: 0.500 (−0.400)","refusal below 1.000: 0.000 (−1.000)",null]' \
+	"rag-serve: each record that did not pass says why, as stored with the run"
+get /api/runs
+is "$(jq -c '.runs[0] | [.passed, .exit_status, .verdict.exit_status, .verdict.pass_rate_of]' "$OUT")" '[false,1,1,3]' \
+	"rag-serve: the runs table's gate and exit status"
+serve_stop
+run rag rag-store --store "$T/v.db" show V
+is "$(jq -c '[.verdict.decision, .verdict.exit_status, .verdict.passed, .verdict.with_verdict, (.causes | length)]' "$OUT")" \
+	'["fail",1,1,3,2]' "rag-store show: the same stored verdict and causes"
+
 # ---------------------------------------------------------------- PostgreSQL
 # the same runs in a PostgreSQL server of the test's own (lib.sh's pg_start), through a URL with
 # a password: the same API replies, and the password in no message and no reply

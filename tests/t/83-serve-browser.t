@@ -98,8 +98,9 @@ run timeout 300 "$PY" "$TOP/tests/browser/serve.py" history "$URL" "$shots"
 is "$RC" 0 "the browser's History ran"
 [ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
 is "$(got 'en trends title'):$(got 'zh trends title')" 'Trends:趋势' "History's trends, in English and in Chinese"
-is "$(got 'en trends note')" '3 runs, oldest to newest' "the trends of the 3 runs filtered"
-is "$(got 'zh trends note')" '3 次运行，从早到晚' "and in Chinese"
+like "$(got 'en trends note')" '^3 runs, oldest to newest · pass rate: the records that passed the run.s gate of those with a verdict \(without errors or nulls\); the newest [0-9.]+%, [0-9]+ of [0-9]+$' \
+	"the trends of the 3 runs filtered, the pass rate's denominator named"
+like "$(got 'zh trends note')" '^3 次运行，从早到晚 · 通过率：' "and in Chinese"
 is "$(got 'en trend charts')" 'pass rate,faithfulness' "a chart of the share of records passed, one per metric"
 is "$(got 'zh trend charts')" '通过率,faithfulness' "and in Chinese"
 for k in en zh; do

@@ -113,6 +113,30 @@ is "$SRC" 0 "${P}SIGTERM stops it"
 
 checks "$DB" ""
 
+# ---------------------------------------------------------------- one pass rate
+# issue 35 item 2: History's pass rate is the gate's, passed of the records with a verdict (a
+# record with an error entry has none), and says its denominator: 2 of 3, not 2 of 4
+cat >"$T/e.jsonl" <<'J'
+{"id":"e1","question":"a","answer":"x","scores":{"faithfulness":0.9}}
+{"id":"e2","question":"b","answer":"y","scores":{"faithfulness":0.2}}
+{"id":"e3","question":"c","answer":"z","scores":{"faithfulness":0.8}}
+{"id":"e4","question":"d","answer":"w","scores":{"faithfulness":null},"errors":[{"tool":"rag-verify","metric":"faithfulness","message":"the judge failed"}]}
+J
+run rag rag-store -q -c "$T/c.yaml" --store "$T/e.db" --run-id E add - <"$T/e.jsonl"
+is "$RC" 0 "a run with an errored record added"
+run rag rag-gate -c "$T/c.yaml" --json "$T/e.jsonl"
+gate_rate=$(jq -c "$R"' [(.pass_rate | r), .pass_rate_of, (.verdict.pass_rate | r), .verdict.with_verdict]' "$OUT")
+is "$gate_rate" '[0.666667,3,0.666667,3]' "rag-gate: 2 of the 3 records with a verdict pass"
+serve_start --store "$T/e.db" || bail_out "rag-serve did not start"
+get /api/trends
+is "$(jq -c "$R"' [(.pass_rate[0] | r), .pass_rate_of[0]]' "$OUT")" '[0.666667,3]' \
+	"History: the gate's pass rate and its denominator (not 2 of 4 records)"
+serve_stop
+run rag rag-store --store "$T/e.db" history
+is "$(jq -c "$R"' [(.pass_rate | r), .pass_rate_of]' "$OUT")" '[0.666667,3]' "rag-store history: the same, with its denominator"
+run rag rag-store --store "$T/e.db" show E
+is "$(jq -c "$R"' [(.verdict.pass_rate | r), .verdict.pass_rate_of]' "$OUT")" '[0.666667,3]' "rag-store show: the same"
+
 # ---------------------------------------------------------------- PostgreSQL
 # the same on a PostgreSQL server of the test's own (lib.sh's pg_start): the trends' counts and
 # the filters are SQL of both backends

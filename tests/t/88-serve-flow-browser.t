@@ -126,7 +126,9 @@ for k in en zh; do
 	curl -s "${URL}api/runs/$ID/records?limit=50" >"$T/recs.$k.json"
 	pass=$(jq '[.records[] | select(.passed == true)] | length' "$T/recs.$k.json")
 	fail=$(jq '[.records[] | select(.passed == false)] | length' "$T/recs.$k.json")
-	is "$pass:$fail" 4:1 "$k: the store: 4 records passed, 1 failed (c1)"
+	none=$(jq '[.records[] | select(.passed == null)] | length' "$T/recs.$k.json")
+	is "$pass:$fail:$none" 4:0:1 "$k: the store: 4 records passed, c1 (no answer) has no verdict (the gate's: out of the pass rate)"
+	is "$(got "$k trends hold the run")" yes "$k: History's trends hold the run started from the page, not a run behind"
 	# faithfulness by hand: c1 no answer (null), c3 one unsupported claim (0), the rest 1: mean
 	# (0 + 1 + 1 + 1) / 4 = 0.750 >= 0.5; keyword_overlap's mean from the store
 	F=$(jq -r '.means.faithfulness' "$T/run.$k.json")
@@ -143,6 +145,13 @@ for k in en zh; do
 	like "$T_CHECKS" "faithfulness: $errs of $n records have no score" "$k: the nulls' check: $errs of $n, records.jsonl's"
 	like "$T_CHECKS" "$pass of $pass records pass" "$k: the pass rate's check: $pass of $pass, the store's (c1 errored, out of it)"
 	curl -s "${URL}api/runs/$ID/checks" >"$T/checks.$k.json"
+	case $k in
+	en) vw=fail ex="exit status" ;;
+	zh) vw=未通过 ex="退出状态" ;;
+	esac
+	is "$(got "$k verdict")" "$vw · $ex $(jq -r .exit_status "$T/checks.$k.json")$( [ $k = zh ] && echo '：' || echo ': ')$(jq -r .reason "$T/checks.$k.json")" \
+		"$k: the opened run's stored verdict first: the gate's word, the exit status and its reason"
+	is "$(jq -r .exit_status "$T/checks.$k.json")" "$(jq -r .exit_status "$RUNDIR/run.json")" "$k: the exit status rag-eval gave"
 	is "$(jq -c '[.gated, .pass, .records, .passed, .errored, (.checks | map(.pass))]' "$T/checks.$k.json")" \
 		"[true,false,$n,$pass,$errs,[false,false,false,true,true]]" "$k: /api/runs/ID/checks: the gate over the stored records"
 	is "$(got "$k causes")" 'no answer (rag-collect failed)=1' "$k: one failing cause: no answer, one record"

@@ -459,11 +459,15 @@
 			var ch = r.ch || [], reg = 0, imp = 0, worst = 0, best = 0;
 			if (r.id === undefined || !B.records || !Object.prototype.hasOwnProperty.call(B.records, r.id)) return;
 			ch.forEach(function (c) {
-				if (c.change === 'regressed') { reg++; if (c.delta < worst) worst = c.delta; }
-				else if (c.change === 'improved') { imp++; if (c.delta > best) best = c.delta; }
+				/* a lost score sorts first: the largest drop there is */
+				if (c.change === 'lost') worst = -Infinity;
+				else if (c.change === 'regressed' && c.delta < worst) worst = c.delta;
+				else if (c.change === 'improved' && c.delta > best) best = c.delta;
 			});
+			reg = r.cc === 'regressed';
+			imp = r.cc === 'improved';
 			idx.push(i);
-			/* the gate's own classes: regressed first (largest drop first), then improved */
+			/* the gate's own classes (the library's, cc): regressed first (largest drop first), then improved */
 			kind[i] = reg ? {k: 0, key: worst, label: 'regressed'} : imp ? {k: 1, key: -best, label: 'improved'} : {k: 2, key: 0, label: 'unchanged'};
 		});
 		idx.sort(function (a, b) { return kind[a].k - kind[b].k || kind[a].key - kind[b].key || a - b; });
@@ -504,7 +508,7 @@
 			add(rr, el('div', 'text answer', r.a === undefined || r.a === null ? '(no answer)' : r.a));
 			ul = add(d, el('ul', 'changes'));
 			(r.ch || []).forEach(function (c) {
-				add(ul, el('li', c.change === 'regressed' ? 'bad' : c.change === 'improved' ? 'ok' : null,
+				add(ul, el('li', c.change === 'regressed' || c.change === 'lost' ? 'bad' : c.change === 'improved' || c.change === 'gained' ? 'ok' : null,
 					c.metric + ': ' + num(c.baseline) + ' \u2192 ' + num(c.current) + ' (' + signed(c.delta) + ', ' + c.change + ')'));
 			});
 			add(d, el('p', 'small', 'question: ' + str(r.q)));

@@ -65,6 +65,7 @@ struct rag_gate {
 	rag_gate_opts o;
 	long records, unreadable, errored, passed, seq;
 	long not_scored, remote_failed, na_records;   /* rag_verdict_unscored's; a metric not applicable */
+	jv remote_error;                 /* the first remote failure's error entry, {tool, message}; null: none */
 	char **metric; size_t nmetric;   /* names, in order of appearance */
 	rag_series *ser;                 /* every series below */
 	size_t *vals;                    /* per metric: its series */
@@ -186,6 +187,7 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 		if (!strcmp(g->o.by[k], "category")) g->cat_by = (long)k;
 	g->regressed.dir = -1;
 	g->improved.dir = 1;
+	g->remote_error = jv_null();
 	g->cmp = rag_compare_new(o->regression);
 	/* the gated metrics are in the table even when no record carries them: all null then (but
 	 * those the run did not score, whose thresholds are "not run") */
@@ -1073,7 +1075,15 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	g->records++;
 	if (unreadable) g->unreadable++;
 	switch (unreadable ? 1 : rag_verdict_unscored(rec)) {
-	case 2: g->remote_failed++; /* fall through */
+	case 2:
+		g->remote_failed++;
+		if (jv_get_kind(g->remote_error) == JV_KIND_NULL) {
+			jv e = jv_array_get(rag_json_get(jv_copy(rec), "errors"), 0);
+			g->remote_error = JV_OBJECT(jv_string("tool"), rag_json_get(jv_copy(e), "tool"),
+			                            jv_string("message"), rag_json_get(jv_copy(e), "message"));
+			jv_free(e);
+		}
+		/* fall through */
 	case 1: g->not_scored++;
 	}
 	if (jv_get_kind(a.na) == JV_KIND_OBJECT && jv_object_length(jv_copy(a.na)) > 0) g->na_records++;
@@ -1561,7 +1571,8 @@ jv rag_gate_summary(rag_gate *g)
 			} else {
 				checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
 			}
-			mean_failed = !ok;
+			/* no score at all is data missing (a dead judge), not a low mean: no hint */
+			mean_failed = !ok && nv > 0;
 			pass &= ok;
 		}
 		if (record_gated(g, m) && g->records && !nv) {
@@ -1614,6 +1625,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("errored"), jv_number((double)g->errored));
 	s = jv_object_set(s, jv_string("not_scored"), jv_number((double)g->not_scored));
 	s = jv_object_set(s, jv_string("remote_failed"), jv_number((double)g->remote_failed));
+	if (g->remote_failed) s = jv_object_set(s, jv_string("remote_error"), jv_copy(g->remote_error));
 	s = jv_object_set(s, jv_string("not_applicable_records"), jv_number((double)g->na_records));
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
@@ -1680,6 +1692,7 @@ void rag_gate_free(rag_gate *g)
 	rag_idtab_free(&g->base_ids);
 	free(g->base_seen);
 	free(g->base_unscored);
+	jv_free(g->remote_error);
 	rag_compare_free(g->cmp);
 	for (i = 0; i < g->nbmetric; i++) {
 		free(g->bmetric[i]);

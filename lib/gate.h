@@ -138,17 +138,22 @@ jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
 
 /* A run's failing records grouped by cause (causes.c), the one grouping of rag-report's page and
  * rag-serve's opened run. Fed each record with its gate verdict (rag_gate_add_verdict's; a
- * record that passed is passed over): no answer (the stage that failed first), else each error
- * (a record counts once under a cause, however many stages repeat it); a metric below its
- * per-record threshold, a metric with one and no score; else the first thing it missed. */
+ * record that passed is passed over), one cause a record, its root: its first error (an error
+ * that follows from it is no cause of its own): an outage when it names no place in the record
+ * (a judge or the service failed), else no answer (the stage), else the error; without errors
+ * a retrieval miss (relevant ids, a reciprocal rank, hit or recall of 0), else a metric below
+ * its per-record threshold (retrieval's first, then the farthest below), a metric with one and
+ * no score; else the first thing it missed. */
 typedef struct rag_causes rag_causes;
 #define RAG_CAUSE_SHOWN 10   /* records listed under a cause, the farthest below its threshold first */
 rag_causes *rag_causes_new(void);
 /* rec and verdict borrowed; seq the record's place in the run (the order of equals) */
 void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
-/* [{kind: "below"|"null"|"noanswer"|"error", metric?, threshold?, tool?, text?, cause: the
- * English line, count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at most, the farthest
- * below the threshold first, then by seq)}], the most records first, then the farthest below */
+/* [{kind: "outage"|"miss"|"below"|"null"|"noanswer"|"error", who?: "judge"|"service" (an
+ * outage), metric?, threshold?, tool?, text?, cause: the English line ("the judge failed: N
+ * records unscored (TOOL: ERROR)"), count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at
+ * most, the farthest below the threshold first, then by seq)}], outages first, then the most
+ * records, then the farthest below */
 jv rag_causes_json(const rag_causes *cs);
 void rag_causes_free(rag_causes *cs);
 /* The verdict and every table: {pass, verdict (rag_verdict's), records, unreadable, errored,
@@ -256,9 +261,12 @@ void rag_verdict_gate_free(rag_verdict_gate *vg);
  * "A+B: text", the advice when both fail), as an object KEY -> text. jv_invalid() and err when
  * the file cannot be read or an entry is malformed. */
 jv rag_hints_load(const char *lang, char *err, size_t errlen);
-/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint}] for the
- * metrics whose gate failed (gate_failed): the advice for failures together first, then
- * retrieval's metrics, then the rest. hints borrowed. */
+/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint, kind?}]: an
+ * outage first when a judge or the service failed (remote_failed), {metrics: [], kind: "outage",
+ * hint: the entry outage or outage_service with {n} (or {records}: "2 records") the records and {error} the first
+ * remote_error}; then, unless the outage left more than half of the run unscored, the metrics
+ * whose gate failed (gate_failed): the advice for failures together first, then retrieval's
+ * metrics, then the rest. hints borrowed. */
 jv rag_hints_apply(jv summary, jv hints);
 
 /* ---------------------------------------------------------------- for unit tests

@@ -2,7 +2,8 @@
  * and rag-serve's opened run. One cause a record, its root: the first error, where the record
  * has errors (a later stage's error that follows from it, "claims.answer is null", is no cause
  * of its own): a judge or the service that failed (an error naming no place in the record) is
- * an outage, "the judge failed: N records unscored" with the endpoint's error, never advice
+ * an outage, "the judge failed: N records unscored" (the endpoint's error its text and each
+ * record's detail), never advice
  * about the system; else no answer (the stage that failed), else the error. A record without
  * errors: relevant documents not retrieved (a retrieval miss: relevant ids and a reciprocal
  * rank, hit or recall of 0); else a metric below its per-record threshold (retrieval's metrics
@@ -335,13 +336,11 @@ jv rag_causes_json(const rag_causes *cs)
 			                                       jv_string("detail"), jv_string(c->shown[k].detail)));
 		jv what = jv_copy(c->what);
 		if (!strncmp(order[i].key, "outage:", 7)) {
-			/* "the judge failed: 3 records unscored (rag-claims: HTTP 500 ...)": its count now known */
-			char who[16], tool[128], text[1030], *line;
+			/* "the judge failed: 3 records unscored": its count now known; the endpoint's error is
+			 * its text and each record's detail (a line short enough for a phone's first screen) */
+			char who[16], *line;
 			rag_json_str(what, "who", who, sizeof who);
-			rag_json_str(what, "tool", tool, sizeof tool);
-			rag_json_str(what, "text", text, sizeof text);
-			line = rag_xasprintf("the %s failed: %ld record%s unscored (%s%s%s)", who, c->count, c->count == 1 ? "" : "s",
-			                     tool, *tool ? ": " : "", text);
+			line = rag_xasprintf("the %s failed: %ld record%s unscored", who, c->count, c->count == 1 ? "" : "s");
 			what = jv_object_set(what, jv_string("cause"), jv_string(line));
 			free(line);
 		}

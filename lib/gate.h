@@ -151,7 +151,7 @@ rag_causes *rag_causes_new(void);
 void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
 /* [{kind: "outage"|"miss"|"below"|"null"|"noanswer"|"error", who?: "judge"|"service" (an
  * outage), metric?, threshold?, tool?, text?, cause: the English line ("the judge failed: N
- * records unscored (TOOL: ERROR)"), count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at
+ * records unscored"; an outage's text: the first record's error, the endpoint's), count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at
  * most, the farthest below the threshold first, then by seq)}], outages first, then the most
  * records, then the farthest below */
 jv rag_causes_json(const rag_causes *cs);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # 65-report-causes.t - what to fix first (issue 35 item 5): one cause a record, its root; a judge
-# that failed is an outage of its own ("the judge failed: N records unscored", with the
-# endpoint's error), first, never advice about the system, and the downstream "claims.answer is
+# that failed is an outage of its own ("the judge failed: N records unscored", the
+# endpoint's error its text), first, never advice about the system, and the downstream "claims.answer is
 # null" no cause; a dead judge gives the outage's hint alone; a retrieval miss (relevant ids, a
 # reciprocal rank of 0) is a cause of its own; an unreachable judge: every record written with
 # its error, stderr a few lines and "... and N more like it". rag-gate, summary.md, report.html
@@ -27,8 +27,8 @@ run rag rag-report -c "$T/g.yaml" --markdown "$T/one.jsonl"
 like "$(cat "$OUT")" "$OUTAGE" "summary.md: the outage's hint"
 run rag rag-report -c "$T/g.yaml" -o "$T/one.html" "$T/one.jsonl"
 sed -n 's/.*"causes":\(\[.*\]\),"summary".*/\1/p' "$T/one.html" >"$T/causes.json"
-is "$(jq -c '[.[] | [.kind, .cause, .count, [.records[].id]]]' "$T/causes.json")" \
-	'[["outage","the judge failed: 1 record unscored (rag-claims: HTTP 500: internal error)",1,["q3"]],["below","faithfulness below 0.500",1,["q2"]]]' \
+is "$(jq -c '[.[] | [.kind, .cause, .text, .count, [.records[].id]]]' "$T/causes.json")" \
+	'[["outage","the judge failed: 1 record unscored","HTTP 500: internal error",1,["q3"]],["below","faithfulness below 0.500",null,1,["q2"]]]' \
 	"report.html: the outage first, then q2 below; each record under one cause"
 unlike "$(cat "$T/causes.json")" 'claims.answer is null' "the downstream error is no cause of its own"
 run rag rag-store -q -c "$T/g.yaml" --store "$T/s.db" --run-id one add - <"$T/one.jsonl"

@@ -1079,8 +1079,9 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		g->remote_failed++;
 		if (jv_get_kind(g->remote_error) == JV_KIND_NULL) {
 			jv e = jv_array_get(rag_json_get(jv_copy(rec), "errors"), 0);
-			g->remote_error = JV_OBJECT(jv_string("tool"), rag_json_get(jv_copy(e), "tool"),
-			                            jv_string("message"), rag_json_get(jv_copy(e), "message"));
+			char tool[128], msg[1024];
+			g->remote_error = JV_OBJECT(jv_string("tool"), jv_string(rag_json_str(e, "tool", tool, sizeof tool)),
+			                            jv_string("message"), jv_string(rag_json_str(e, "message", msg, sizeof msg)));
 			jv_free(e);
 		}
 		/* fall through */

@@ -160,9 +160,9 @@ for k in en zh; do
 	like "$(got "$k first cause records")" '^c1 ' "$k: the cause lists c1 with its error"
 	case $k in
 	en) is "$(got 'en checks title'):$(got 'en causes title')" 'Checks:What to fix first' "en: the headings"
-	    is "$(got 'en first cause')" 'the RAG service failed (records unscored): 1 record' "en: the first cause, its count" ;;
+	    is "$(got 'en first cause')" 'the RAG service failed: 1 record' "en: the first cause, its count" ;;
 	zh) is "$(got 'zh checks title'):$(got 'zh causes title')" '检查项:先修复什么' "zh: the headings in Chinese"
-	    is "$(got 'zh first cause')" 'RAG 服务调用失败（记录没有分数）: 1 条记录' "zh: the first cause in Chinese" ;;
+	    is "$(got 'zh first cause')" 'RAG 服务调用失败: 1 条记录' "zh: the first cause in Chinese" ;;
 	esac
 	for w in 1440 390; do
 		is "$(got "$k first screen $w")" True "$k, $w px: the failed check and the first cause inside the first screen ($(got "$k first screen bottom $w") px)"

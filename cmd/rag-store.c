@@ -260,32 +260,32 @@ static int cmd_diff(tool *t, const char *ra, const char *rb)
 {
 	char *a = NULL, *b = NULL;
 	int rc;
-	jv lines;
+	jv lines, cmp;
 	rag_buf out = {0};
-	long counts[5] = {0};
-	static const char *const changes[5] = {"regressed", "improved", "same", "added", "removed"};
+	long added = 0, removed = 0;
 	if ((rc = looked_up(t, rag_store_resolve(t->store, ra, &a, t->err, sizeof t->err))) ||
 	    (rc = looked_up(t, rag_store_resolve(t->store, rb, &b, t->err, sizeof t->err))))
 		goto out;
-	if (rag_store_diff(t->store, a, b, &lines, t->err, sizeof t->err) < 0) {
+	/* compare.c's definition, with the gate's tolerance: rag-gate -b counts the same */
+	if (rag_store_diff(t->store, a, b, t->cli.cfg.gate.regression, &lines, &cmp, t->err, sizeof t->err) < 0) {
 		rc = store_failed(t);
 		goto out;
 	}
 	jv_array_foreach(lines, i, l) {
 		char buf[16];
 		const char *c = rag_json_str(l, "change", buf, sizeof buf);
-		int k;
-		for (k = 0; k < 5; k++)
-			if (!strcmp(c, changes[k])) counts[k]++;
+		added += !strcmp(c, "added");
+		removed += !strcmp(c, "removed");
 		add_json(&out, l);
 		(void)i;
 	}
 	jv_free(lines);
-	if (!t->cli.quiet)
-		rag_msg(t->cli.prog, "info", "%s -> %s: %ld record%s: %ld regressed, %ld improved, %ld the same, %ld added, %ld removed",
-		        a, b, counts[0] + counts[1] + counts[2] + counts[3] + counts[4],
-		        counts[0] + counts[1] + counts[2] + counts[3] + counts[4] == 1 ? "" : "s",
-		        counts[0], counts[1], counts[2], counts[3], counts[4]);
+	if (!t->cli.quiet) {
+		char *text = rag_compare_counts_text(cmp);
+		rag_msg(t->cli.prog, "info", "%s -> %s: %s; %ld added, %ld removed", a, b, text, added, removed);
+		free(text);
+	}
+	jv_free(cmp);
 	rc = out_text(t, &out);
 out:
 	free(a);

@@ -171,12 +171,49 @@ static void say_notice(rag_cli *cli, jv rec)
 	cli->notice = cli->notice_judge = NULL;
 }
 
+/* A record's error said on stderr the first LIKE_SHOWN times its message comes (whatever the
+ * record: "error (at POS): MSG"), then counted: an unreachable judge gives each record the same
+ * error, and 40 records are not 40 lines. The counts are said once, at the end (said_more). */
+#define LIKE_SHOWN 3
+#define LIKE_KEPT 32
+static struct like { char *msg; long n; } likes[LIKE_KEPT];
+static size_t nlikes;
+
+/* 1 when msg (its text after the position) was said LIKE_SHOWN times already, counted */
+static int seen_enough(const char *msg)
+{
+	const char *text = strncmp(msg, "error (at ", 10) ? NULL : strstr(msg, "): ");
+	size_t i;
+	if (!text) return 0;
+	text += 3;
+	for (i = 0; i < nlikes; i++)
+		if (!strcmp(likes[i].msg, text)) return ++likes[i].n > LIKE_SHOWN;
+	if (nlikes < LIKE_KEPT) {
+		likes[nlikes].msg = rag_xstrdup(text);
+		likes[nlikes++].n = 1;
+	}
+	return 0;
+}
+
+/* "... and 37 more like it: MSG" for each error said LIKE_SHOWN times and then kept quiet */
+static void said_more(const rag_cli *cli)
+{
+	size_t i;
+	for (i = 0; i < nlikes; i++) {
+		if (likes[i].n > LIKE_SHOWN)
+			rag_msg(cli->prog, "error", "... and %ld more like it: %s", likes[i].n - LIKE_SHOWN, likes[i].msg);
+		free(likes[i].msg);
+	}
+	nlikes = 0;
+}
+
 static void report(void *ctx, const char *msg)
 {
 	const rag_cli *cli = ctx;
 	if (cli->output_gone) return;   /* the records cancelled for it: nobody will read them */
 	if (cli->estimate && strstr(msg, RAG_ESTIMATE_ERROR)) return;   /* each record's, by design */
 	if (eval_testset && rag_tool_interrupted) return;   /* rag-eval says it once, for the run */
+	if (seen_enough(msg)) return;
 	rag_tool_say(cli->prog, msg);
 }
 
@@ -318,6 +355,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 	}
 	rc = rag_stream_run(stdin, stdout, &o, &ops, &w, &st, err, sizeof err);
 	if (show_progress) fputs("\r\033[K", stderr);
+	said_more(cli);
 	if (st.not_applicable) snprintf(na, sizeof na, ", %ld not applicable", st.not_applicable);
 	if (err[0] && rc == RAG_EXIT_DATA) fprintf(stderr, "%s: %s\n", cli->prog, err);   /* "error (at ...)" */
 	else if (err[0]) rag_msg(cli->prog, "error", "%s", err);

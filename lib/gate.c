@@ -65,6 +65,7 @@ struct rag_gate {
 	rag_gate_opts o;
 	long records, unreadable, errored, passed, seq;
 	long not_scored, remote_failed, na_records;   /* rag_verdict_unscored's; a metric not applicable */
+	jv remote_error;                 /* the first remote failure's error entry, {tool, message}; null: none */
 	char **metric; size_t nmetric;   /* names, in order of appearance */
 	rag_series *ser;                 /* every series below */
 	size_t *vals;                    /* per metric: its series */
@@ -90,8 +91,9 @@ struct rag_gate {
 	double **bcol;                   /* per baseline metric, per row; NAN null */
 	long base_dups, cur_dups, no_id;
 	size_t *pcur, *pbase, *pdiff;    /* pairs per (current) metric: series (the differences kept) */
+	unsigned char *base_unscored;    /* per row: rag_verdict_unscored of the baseline's record */
 	changes regressed, improved;     /* pairs of a record and a metric */
-	long rec_regressed, rec_improved; /* records matched: some pair regressed; some improved, none regressed */
+	rag_compare *cmp;                /* the pairs by compare.c's definition: counts, paired means */
 	jv only_cur; long n_only_cur;
 	jv cost;                         /* the records' usage, per tool, stage and judge (rag_cost_add) */
 	char *self_model;                /* the first model seen judging its own answers; NULL: none */
@@ -185,6 +187,8 @@ rag_gate *rag_gate_new(const rag_gate_opts *o)
 		if (!strcmp(g->o.by[k], "category")) g->cat_by = (long)k;
 	g->regressed.dir = -1;
 	g->improved.dir = 1;
+	g->remote_error = jv_null();
+	g->cmp = rag_compare_new(o->regression);
 	/* the gated metrics are in the table even when no record carries them: all null then (but
 	 * those the run did not score, whose thresholds are "not run") */
 	for (k = 0; k < o->nmean; k++)
@@ -225,6 +229,7 @@ static long base_add(rag_gate *g, const char *id)
 	if ((size_t)row == g->base_cap) {
 		g->base_cap = g->base_cap ? g->base_cap * 2 : 256;
 		for (m = 0; m < g->nbmetric; m++) g->bcol[m] = rag_xrealloc(g->bcol[m], g->base_cap * sizeof **g->bcol);
+		g->base_unscored = rag_xrealloc(g->base_unscored, g->base_cap);
 	}
 	g->nbase++;
 	return row;
@@ -272,7 +277,15 @@ void rag_gate_baseline(rag_gate *g, jv rec)
 	row = (size_t)base_add(g, id);   /* not full: nbase was checked above */
 	free(id);
 	for (m = 0; m < g->nbmetric; m++) g->bcol[m][row] = NAN;
-	if (!jv_is_valid(scores)) scores = record_scores(rec);
+	if (!jv_is_valid(scores)) {
+		scores = record_scores(rec);
+		g->base_unscored[row] = rag_verdict_unscored(rec) != 0;
+	} else {
+		/* a diff's line: its baseline was unscored where a score was null */
+		jv r = JV_OBJECT(jv_string("scores"), jv_copy(scores));
+		g->base_unscored[row] = rag_verdict_unscored(r) != 0;
+		jv_free(r);
+	}
 	jv_object_foreach(scores, key, val) {
 		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
 		size_t b, r;
@@ -583,57 +596,57 @@ static void push_change(changes *c, const char *id, size_t m, double base, doubl
 	c->v[i] = x;
 }
 
-/* The record's pairs with the baseline; with out, each pair as {metric, baseline, current,
- * delta, change: "regressed"|"improved"|"none"} appended to *out (rag_gate_add_verdict). */
-static void align(rag_gate *g, const char *id, jv scores, jv *out)
+/* The record's pairs with the baseline by compare.c's definition (unscored: the record's
+ * rag_verdict_unscored); with out, each compared metric as rag_compare_pair gives it appended to
+ * *out (rag_gate_add_verdict). Returns the record's RAG_CHANGE_*, -1 when it has no pair. */
+static int align(rag_gate *g, const char *id, jv scores, int unscored, jv *out)
 {
-	long found, reg0, imp0;
-	size_t row;
+	long found;
+	int cls;
+	size_t row, m;
+	jv bs, ch;
 	if (!id) {
 		g->no_id++;
-		return;
+		return -1;
 	}
 	found = rag_idtab_find(&g->base_ids, id);
 	if (found < 0) {
 		if (g->n_only_cur++ < MAX_LISTED) g->only_cur = jv_array_append(g->only_cur, jv_string(id));
-		return;
+		return -1;
 	}
 	row = (size_t)found;
 	if (!g->base_seen) g->base_seen = rag_xcalloc(g->nbase, 1);
 	if (g->base_seen[row]) {
 		g->cur_dups++;
-		return;
+		return -1;
 	}
 	g->base_seen[row] = 1;
-	reg0 = g->regressed.total;
-	imp0 = g->improved.total;
-	jv_object_foreach(scores, key, val) {
-		jv bi = jv_object_get(jv_copy(g->bmetric_ix), jv_copy(key));
-		if (jv_get_kind(val) == JV_KIND_NUMBER && jv_get_kind(bi) == JV_KIND_NUMBER) {
-			double b = g->bcol[(size_t)jv_number_value(bi)][row], c = jv_number_value(val);
-			size_t m = metric_index(g, jv_string_value(key));
-			if (!isnan(b)) {
-				const char *ch = "none";
-				rag_series_push(g->ser, g->pcur[m], c);
-				rag_series_push(g->ser, g->pbase[m], b);
-				rag_series_push(g->ser, g->pdiff[m], c - b);
-				/* "by more than": a change equal to it in decimal is not one */
-				if (c - b < -g->o.regression - EPS) push_change(&g->regressed, id, m, b, c, g->seq), ch = "regressed";
-				else if (c - b > g->o.regression + EPS) push_change(&g->improved, id, m, b, c, g->seq), ch = "improved";
-				if (out)
-					*out = jv_array_append(*out, JV_OBJECT(jv_string("metric"), jv_copy(key), jv_string("baseline"), jv_number(b),
-					                                       jv_string("current"), jv_number(c), jv_string("delta"), jv_number(c - b),
-					                                       jv_string("change"), jv_string(ch)));
-			}
+	bs = jv_object();
+	for (m = 0; m < g->nbmetric; m++)
+		bs = jv_object_set(bs, jv_string(g->bmetric[m]), isnan(g->bcol[m][row]) ? jv_null() : jv_number(g->bcol[m][row]));
+	ch = jv_array();
+	cls = rag_compare_pair(g->cmp, bs, g->base_unscored[row], scores, unscored, &ch);
+	jv_array_foreach(ch, i, e) {
+		double b = rag_json_num(e, "baseline"), c = rag_json_num(e, "current");
+		char what[16];
+		const char *k = rag_json_str(e, "change", what, sizeof what);
+		jv key = jv_object_get(jv_copy(e), jv_string("metric"));
+		if (!isnan(b) && !isnan(c)) {
+			m = metric_index(g, jv_string_value(key));
+			rag_series_push(g->ser, g->pcur[m], c);
+			rag_series_push(g->ser, g->pbase[m], b);
+			rag_series_push(g->ser, g->pdiff[m], c - b);
+			if (!strcmp(k, "regressed")) push_change(&g->regressed, id, m, b, c, g->seq);
+			else if (!strcmp(k, "improved")) push_change(&g->improved, id, m, b, c, g->seq);
 		}
-		jv_free(bi);
 		jv_free(key);
-		jv_free(val);
+		if (out) *out = jv_array_append(*out, e);
+		else jv_free(e);
+		(void)i;
 	}
-	/* the record's class, as the report's Compare tab gives it: regressed when any of its
-	 * metrics did, else improved when any did */
-	if (g->regressed.total > reg0) g->rec_regressed++;
-	else if (g->improved.total > imp0) g->rec_improved++;
+	jv_free(ch);
+	jv_free(bs);
+	return cls;
 }
 
 /* one check of a record for JUnit: {metric, score, threshold, status, message?} */
@@ -1062,7 +1075,16 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	g->records++;
 	if (unreadable) g->unreadable++;
 	switch (unreadable ? 1 : rag_verdict_unscored(rec)) {
-	case 2: g->remote_failed++; /* fall through */
+	case 2:
+		g->remote_failed++;
+		if (jv_get_kind(g->remote_error) == JV_KIND_NULL) {
+			jv e = jv_array_get(rag_json_get(jv_copy(rec), "errors"), 0);
+			char tool[128], msg[1024];
+			g->remote_error = JV_OBJECT(jv_string("tool"), jv_string(rag_json_str(e, "tool", tool, sizeof tool)),
+			                            jv_string("message"), jv_string(rag_json_str(e, "message", msg, sizeof msg)));
+			jv_free(e);
+		}
+		/* fall through */
 	case 1: g->not_scored++;
 	}
 	if (jv_get_kind(a.na) == JV_KIND_OBJECT && jv_object_length(jv_copy(a.na)) > 0) g->na_records++;
@@ -1087,13 +1109,14 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	count_outcome(g, &a);
 	if (verdict) {
 		jv ch = jv_array();
-		if (g->have_base) align(g, id, a.scores, &ch);
+		int cls = g->have_base ? align(g, id, a.scores, unreadable ? 1 : rag_verdict_unscored(rec), &ch) : -1;
 		*verdict = JV_OBJECT(jv_string("failed"), jv_bool(a.failed), jv_string("errored"), jv_bool(a.errored),
 		                     jv_string("missed"), jv_copy(a.missed), jv_string("checks"), a.checks,
 		                     jv_string("changes"), ch);
+		if (cls >= 0) *verdict = jv_object_set(*verdict, jv_string("change"), jv_string(rag_compare_name(cls)));
 		a.checks = jv_invalid();
 	} else if (g->have_base) {
-		align(g, id, a.scores, NULL);
+		align(g, id, a.scores, unreadable ? 1 : rag_verdict_unscored(rec), NULL);
 	}
 	if (a.key < HUGE_VAL || a.has_null || errs)
 		consider_worst(g, a.key, rec, where, id, cat, a.failed, a.missed, jv_copy(a.scores));
@@ -1273,9 +1296,12 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 		 * the gate holds, and only when it compares */
 		d = rag_series_values(g->ser, g->pdiff[m], &nd);
 		if (d) rag_stats_bootstrap(d, nd, g->o.resamples, g->o.confidence, g->o.seed, &lo, &hi);
-		mc = rag_series_mean(g->ser, g->pcur[m]);
-		mb = rag_series_mean(g->ser, g->pbase[m]);
-		delta = rag_series_mean(g->ser, g->pdiff[m]);
+		/* the paired means, compare.c's, as every surface gives them */
+		{
+			long np;
+			rag_compare_mean(g->cmp, g->metric[m], &mb, &mc, &np);
+			delta = round((mc - mb) * 1e9) / 1e9;
+		}
 		r = jv_object();
 		r = jv_object_set(r, jv_string("metric"), jv_string(g->metric[m]));
 		r = jv_object_set(r, jv_string("pairs"), jv_number((double)n));
@@ -1306,9 +1332,15 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 		long matched = 0;
 		for (i = 0; i < g->nbase; i++) matched += g->base_seen && g->base_seen[i];
 		b = jv_object_set(b, jv_string("matched"), jv_number((double)matched));
-		b = jv_object_set(b, jv_string("regressed_records"), jv_number((double)g->rec_regressed));
-		b = jv_object_set(b, jv_string("improved_records"), jv_number((double)g->rec_improved));
-		b = jv_object_set(b, jv_string("unchanged_records"), jv_number((double)(matched - g->rec_regressed - g->rec_improved)));
+		jv cj = rag_compare_json(g->cmp);
+		b = jv_object_set(b, jv_string("regressed_records"), jv_number(rag_json_num(cj, "regressed")));
+		b = jv_object_set(b, jv_string("lost_records"), jv_number(rag_json_num(cj, "lost")));
+		b = jv_object_set(b, jv_string("improved_records"), jv_number(rag_json_num(cj, "improved")));
+		b = jv_object_set(b, jv_string("gained_records"), jv_number(rag_json_num(cj, "gained")));
+		b = jv_object_set(b, jv_string("unchanged_records"), jv_number(rag_json_num(cj, "unchanged")));
+		b = jv_object_set(b, jv_string("paired"), jv_number(rag_json_num(cj, "paired")));
+		b = jv_object_set(b, jv_string("definition"), jv_object_get(cj, jv_string("definition")));
+		(void)matched;
 	}
 	b = jv_object_set(b, jv_string("seed"), jv_number((double)g->o.seed));
 	b = jv_object_set(b, jv_string("resamples"), jv_number(g->o.resamples));
@@ -1540,7 +1572,8 @@ jv rag_gate_summary(rag_gate *g)
 			} else {
 				checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
 			}
-			mean_failed = !ok;
+			/* no score at all is data missing (a dead judge), not a low mean: no hint */
+			mean_failed = !ok && nv > 0;
 			pass &= ok;
 		}
 		if (record_gated(g, m) && g->records && !nv) {
@@ -1593,6 +1626,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("errored"), jv_number((double)g->errored));
 	s = jv_object_set(s, jv_string("not_scored"), jv_number((double)g->not_scored));
 	s = jv_object_set(s, jv_string("remote_failed"), jv_number((double)g->remote_failed));
+	if (g->remote_failed) s = jv_object_set(s, jv_string("remote_error"), jv_copy(g->remote_error));
 	s = jv_object_set(s, jv_string("not_applicable_records"), jv_number((double)g->na_records));
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));
@@ -1658,6 +1692,9 @@ void rag_gate_free(rag_gate *g)
 	free(g->w);
 	rag_idtab_free(&g->base_ids);
 	free(g->base_seen);
+	free(g->base_unscored);
+	jv_free(g->remote_error);
+	rag_compare_free(g->cmp);
 	for (i = 0; i < g->nbmetric; i++) {
 		free(g->bmetric[i]);
 		free(g->bcol[i]);

@@ -130,23 +130,30 @@ jv rag_gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int want
 /* rag_gate_add, returning the gate's verdict on the record, for a report that shows it:
  * {failed, errored (a gated score missing, or the line unreadable: out of the pass rate),
  * missed: [why it failed: the thresholds it missed, its nulls], checks: [as rag_gate_add's],
- * changes: [{metric, baseline, current, delta, change: "regressed"|"improved"|"none"}] against
- * the baseline record of the same id (empty without one)}. A record passes when neither. */
+ * changes: [{metric, baseline, current, delta, change: "regressed"|"improved"|"none"|"lost"|
+ * "gained"}] against the baseline record of the same id (rag_compare_pair's; empty without one),
+ * change?: the record's class, "regressed"|"improved"|"same" (compare.c; absent without a
+ * pair)}. A record passes when neither failed nor errored. */
 jv rag_gate_add_verdict(rag_gate *g, jv rec, const char *where, int unreadable);
 
 /* A run's failing records grouped by cause (causes.c), the one grouping of rag-report's page and
  * rag-serve's opened run. Fed each record with its gate verdict (rag_gate_add_verdict's; a
- * record that passed is passed over): no answer (the stage that failed first), else each error
- * (a record counts once under a cause, however many stages repeat it); a metric below its
- * per-record threshold, a metric with one and no score; else the first thing it missed. */
+ * record that passed is passed over), one cause a record, its root: its first error (an error
+ * that follows from it is no cause of its own): an outage when it names no place in the record
+ * (a judge or the service failed), else no answer (the stage), else the error; without errors
+ * a retrieval miss (relevant ids, a reciprocal rank, hit or recall of 0), else a metric below
+ * its per-record threshold (retrieval's first, then the farthest below), a metric with one and
+ * no score; else the first thing it missed. */
 typedef struct rag_causes rag_causes;
 #define RAG_CAUSE_SHOWN 10   /* records listed under a cause, the farthest below its threshold first */
 rag_causes *rag_causes_new(void);
 /* rec and verdict borrowed; seq the record's place in the run (the order of equals) */
 void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
-/* [{kind: "below"|"null"|"noanswer"|"error", metric?, threshold?, tool?, text?, cause: the
- * English line, count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at most, the farthest
- * below the threshold first, then by seq)}], the most records first, then the farthest below */
+/* [{kind: "outage"|"miss"|"below"|"null"|"noanswer"|"error", who?: "judge"|"service" (an
+ * outage), metric?, threshold?, tool?, text?, cause: the English line ("the judge failed: N
+ * records unscored"; an outage's text: the first record's error, the endpoint's), count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at
+ * most, the farthest below the threshold first, then by seq)}], outages first, then the most
+ * records, then the farthest below */
 jv rag_causes_json(const rag_causes *cs);
 void rag_causes_free(rag_causes *cs);
 /* The verdict and every table: {pass, verdict (rag_verdict's), records, unreadable, errored,
@@ -174,6 +181,41 @@ int rag_gate_threshold_parse(const char *arg, rag_kd **list, size_t *n, char *er
 /* The config's thresholds with the flags' over them, metric by metric: a new array (free it, not
  * the keys, which stay borrowed from the two lists). */
 rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *flags, size_t nflags, size_t *n);
+
+/* ---------------------------------------------------------------- compare.c */
+/* Two runs compared, the one definition of rag-gate -b, rag-report and its page, rag-store diff
+ * and rag-serve's compare: records paired by id (the first record of an id on each side). A
+ * metric of a pair is compared where the baseline or the current record scored it: both
+ * scored, it regressed when it fell by more than tol (the gate's regression tolerance,
+ * gate.regression), improved when it rose by more, else "none"; scored in the baseline and not
+ * now, with the current record unscored (rag_verdict_unscored: an error or a null), it was
+ * "lost"; the other way, the baseline unscored, "gained"; a metric neither scored, or not run
+ * on one side, is not compared. A record regressed when some metric regressed or was lost (a
+ * record that lost its answer is a regression: "lost" counts it apart too), else improved when
+ * some metric improved or was gained, else it is unchanged. The paired means of a metric are
+ * over the pairs scored on both sides. */
+enum { RAG_CHANGE_UNCHANGED, RAG_CHANGE_REGRESSED, RAG_CHANGE_IMPROVED };
+typedef struct rag_compare rag_compare;
+rag_compare *rag_compare_new(double tol);
+/* One pair: the baseline's scores and the current's (borrowed objects, or null), whether each
+ * record was unscored (rag_verdict_unscored != 0). With out, each compared metric appended to
+ * *out as {metric, baseline, current (null: none), delta (null: one side unscored), change:
+ * "regressed"|"improved"|"none"|"lost"|"gained"}, by metric name. Returns RAG_CHANGE_*. */
+int rag_compare_pair(rag_compare *c, jv bscores, int bunscored, jv cscores, int cunscored, jv *out);
+/* "regressed", "improved" or "same" (rag-store diff's word for unchanged) */
+const char *rag_compare_name(int change);
+/* the paired means of metric: 0, or -1 (NANs, *n 0) when no pair scored it on both sides */
+int rag_compare_mean(const rag_compare *c, const char *metric, double *base, double *cur, long *n);
+/* {paired, regressed, lost, improved, gained, unchanged, tolerance, means: [{metric, pairs,
+ * baseline, current, delta}] by metric name, definition: rag_compare_definition's} */
+jv rag_compare_json(const rag_compare *c);
+/* The definition in words, shown wherever the counts are: "paired by id over N records;
+ * regressed: fell by more than T on some metric or lost its score (...)...". malloc'ed. */
+char *rag_compare_definition(double tol, long paired);
+/* "R regressed (L lost their score), I improved, U unchanged (the definition)" of counts
+ * (borrowed: rag_compare_json's, or an object with its keys). malloc'ed. */
+char *rag_compare_counts_text(jv counts);
+void rag_compare_free(rag_compare *c);
 
 /* ---------------------------------------------------------------- verdict.c */
 /* A run's verdict, made once from its gate's summary and stored with the run (run.json's
@@ -219,9 +261,12 @@ void rag_verdict_gate_free(rag_verdict_gate *vg);
  * "A+B: text", the advice when both fail), as an object KEY -> text. jv_invalid() and err when
  * the file cannot be read or an entry is malformed. */
 jv rag_hints_load(const char *lang, char *err, size_t errlen);
-/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint}] for the
- * metrics whose gate failed (gate_failed): the advice for failures together first, then
- * retrieval's metrics, then the rest. hints borrowed. */
+/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint, kind?}]: an
+ * outage first when a judge or the service failed (remote_failed), {metrics: [], kind: "outage",
+ * hint: the entry outage or outage_service with {n} (or {records}: "2 records") the records and {error} the first
+ * remote_error}; then, unless the outage left more than half of the run unscored, the metrics
+ * whose gate failed (gate_failed): the advice for failures together first, then retrieval's
+ * metrics, then the rest. hints borrowed. */
 jv rag_hints_apply(jv summary, jv hints);
 
 /* ---------------------------------------------------------------- for unit tests

@@ -1,6 +1,8 @@
 /* hints.c - what a failed check means and where to look: the failure hints of rag-gate, read
  * from share/hints/<lang>.txt (the texts live there, not in the code) and matched against the
- * metrics a summary says failed, retrieval first. */
+ * metrics a summary says failed, retrieval first. A judge or the service that failed is its own
+ * hint, first (the outage and outage_service entries), never advice about the system: when it
+ * left more than half of the run unscored, the only one. */
 #include "base.h"
 #include "gate.h"
 
@@ -66,13 +68,53 @@ static jv hint(jv out, jv metrics, const char *text)
 	return jv_array_append(out, JV_OBJECT(jv_string("metrics"), metrics, jv_string("hint"), jv_string(text)));
 }
 
+/* text with {n}, {records} ("1 record", "2 records") and {error} replaced: into a new string */
+static char *fill(const char *text, long n, const char *error)
+{
+	rag_buf b = {0};
+	const char *p;
+	for (p = text; *p; p++) {
+		if (!strncmp(p, "{n}", 3)) rag_buf_addf(&b, "%ld", n), p += 2;
+		else if (!strncmp(p, "{records}", 9)) rag_buf_addf(&b, "%ld record%s", n, n == 1 ? "" : "s"), p += 8;
+		else if (!strncmp(p, "{error}", 7)) rag_buf_adds(&b, error), p += 6;
+		else rag_buf_addf(&b, "%c", *p);
+	}
+	return b.p ? b.p : rag_xstrdup("");
+}
+
+/* the outage's hint (summary borrowed): the judge's or the service's, with the first error */
+static jv outage_hint(jv out, jv summary, jv hints, long n)
+{
+	jv e = rag_json_get(jv_copy(summary), "remote_error"), text;
+	char tool[128], msg[600], err[800], *line;
+	int service;
+	rag_json_str(e, "tool", tool, sizeof tool);
+	rag_json_str(e, "message", msg, sizeof msg);
+	jv_free(e);
+	service = !strcmp(tool, "rag-collect");
+	snprintf(err, sizeof err, "%s%s%s", tool, *tool ? ": " : "", msg);
+	text = jv_get_kind(hints) == JV_KIND_OBJECT ? jv_object_get(jv_copy(hints), jv_string(service ? "outage_service" : "outage"))
+	                                            : jv_invalid();
+	if (jv_get_kind(text) == JV_KIND_STRING) {
+		line = fill(jv_string_value(text), n, err);
+		out = jv_array_append(out, JV_OBJECT(jv_string("metrics"), jv_array(), jv_string("kind"), jv_string("outage"),
+		                                     jv_string("hint"), jv_string(line)));
+		free(line);
+	}
+	jv_free(text);
+	return out;
+}
+
 jv rag_hints_apply(jv summary, jv hints)
 {
 	jv failed = jv_array(), ordered = jv_array(), out = jv_array(), ms = rag_json_get(jv_copy(summary), "metrics");
+	double remote = rag_json_num(summary, "remote_failed"), records = rag_json_num(summary, "records");
+	int dead = remote > 0 && 2 * remote > records;   /* what was scored says nothing of the system */
 	size_t k;
+	if (remote > 0) out = outage_hint(out, summary, hints, (long)remote);
 	jv_array_foreach(ms, i, m) {
 		jv name = rag_json_get(jv_copy(m), "metric");
-		if (rag_json_true(m, "gate_failed") && jv_get_kind(name) == JV_KIND_STRING) failed = jv_array_append(failed, jv_copy(name));
+		if (!dead && rag_json_true(m, "gate_failed") && jv_get_kind(name) == JV_KIND_STRING) failed = jv_array_append(failed, jv_copy(name));
 		jv_free(name);
 		jv_free(m);
 		(void)i;

@@ -264,12 +264,19 @@ void rag_report_counts(rag_buf *b, jv s, int gated)
 
 void rag_report_changes(rag_buf *b, jv base)
 {
-	double m = rag_json_num(base, "matched"), r = rag_json_num(base, "regressed_records");
-	double i = rag_json_num(base, "improved_records"), u = rag_json_num(base, "unchanged_records");
-	rag_buf_addf(b, "%.0f %s matched by id: %.0f regressed by more than %.3f on some metric, %.0f improved "
-	             "(none regressed), %.0f neither; of the pairs of a record and a metric, %.0f regressed and %.0f improved",
-	             m, plural(m, "record", "records"), isnan(r) ? 0 : r, rag_json_num(base, "regression"), isnan(i) ? 0 : i,
-	             isnan(u) ? 0 : u, rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"));
+	jv counts = JV_OBJECT(jv_string("paired"), jv_number(rag_json_num(base, "matched")),
+	                      jv_string("regressed"), jv_number(rag_json_num(base, "regressed_records")),
+	                      jv_string("lost"), jv_number(rag_json_num(base, "lost_records")),
+	                      jv_string("improved"), jv_number(rag_json_num(base, "improved_records")),
+	                      jv_string("unchanged"), jv_number(rag_json_num(base, "unchanged_records")),
+	                      jv_string("tolerance"), jv_number(rag_json_num(base, "regression")));
+	char *text = rag_compare_counts_text(counts);
+	double m = rag_json_num(base, "matched");
+	/* compare.c's counts and definition, as rag-serve's compare and rag-store diff give them */
+	rag_buf_addf(b, "%.0f %s matched by id: %s; of the pairs of a record and a metric, %.0f regressed and %.0f improved",
+	             m, plural(m, "record", "records"), text, rag_json_num(base, "regressed_count"), rag_json_num(base, "improved_count"));
+	free(text);
+	jv_free(counts);
 }
 
 /* the class of a verdict, its colour on the page */
@@ -353,6 +360,9 @@ jv rag_report_record(jv rec, jv verdict, const char *where)
 	if (failed || errored) r = jv_object_set(r, jv_string("why"), rag_json_get(jv_copy(verdict), "missed"));
 	v = rag_json_get(jv_copy(verdict), "changes");
 	if (jv_get_kind(v) == JV_KIND_ARRAY && jv_array_length(jv_copy(v)) > 0) r = jv_object_set(r, jv_string("ch"), v);
+	else jv_free(v);
+	v = rag_json_get(jv_copy(verdict), "change");   /* the record's class, compare.c's */
+	if (jv_get_kind(v) == JV_KIND_STRING) r = jv_object_set(r, jv_string("cc"), v);
 	else jv_free(v);
 	jv_free(verdict);
 	return r;

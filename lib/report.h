@@ -54,8 +54,9 @@ const char *rag_report_verdict(jv summary);
  * "300 records, 10 with errors or nulls". Numbers only (no escaping needed), appended to b. */
 void rag_report_counts(rag_buf *b, jv s, int gated);
 /* The summary's baseline (borrowed) in one sentence: the records matched by id, how many of them
- * regressed (some metric did), improved (none regressed) or neither, and apart the pairs of a
- * record and a metric that regressed or improved. Appended to b. */
+ * regressed, lost their score, improved or neither with compare.c's definition in words
+ * (rag_compare_counts_text), and apart the pairs of a record and a metric that regressed or
+ * improved. Appended to b. */
 void rag_report_changes(rag_buf *b, jv base);
 
 /* ---------------------------------------------------------------- terminal.c */

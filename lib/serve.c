@@ -455,9 +455,11 @@ static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t 
 		for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
 			*body = jv_object_set(*body, jv_string(keys[k]), rag_json_get(jv_copy(v), keys[k]));
 		*body = jv_object_set(*body, jv_string("checks"), failed_first(rag_json_get(jv_copy(v), "checks")));
-		*body = jv_object_set(*body, jv_string("causes"), rag_json_get(jv_copy(sum), "causes"));
-		if (jv_get_kind(rag_json_get(jv_copy(*body), "causes")) != JV_KIND_ARRAY)
-			*body = jv_object_set(*body, jv_string("causes"), jv_array());
+		{
+			jv cs = rag_json_get(jv_copy(sum), "causes");
+			if (jv_get_kind(cs) != JV_KIND_ARRAY) cs = (jv_free(cs), jv_array());
+			*body = jv_object_set(*body, jv_string("causes"), cs);
+		}
 	}
 	jv_free(v);
 	jv_free(sum);

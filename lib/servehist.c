@@ -1,9 +1,12 @@
 /* servehist.c - rag-serve's History tab without the HTTP server: the trend of the runs a filter
  * lets through (each metric's mean per run and the share of records passed, oldest first, from
- * the runs' own columns: no record is read), and two runs compared (each metric's mean in both
- * and the difference, and the records whose scores changed most, both ways, by id, from
+ * the runs' own columns: no record is read), and two runs compared by compare.c's definition
+ * (the records paired by id regressed, lost, improved or unchanged, each metric's paired mean in
+ * both and the difference, and the records whose scores changed most, both ways, by id, from
  * rag_store_diff). */
 #include "base.h"
+#include "config.h"
+#include "gate.h"
 #include "store.h"
 #include "serve.h"
 
@@ -12,12 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* a difference as rag_store_diff rounds it: to 1e-9, so that 0.8 - 0.7 reads 0.1 */
-static double rounded(double d)
-{
-	return round(d * 1e9) / 1e9;
-}
 
 /* ---------------------------------------------------------------- /api/trends */
 
@@ -111,23 +108,19 @@ static double num_of(jv o, const char *k)
 	return d;
 }
 
-/* the means of both runs (borrowed), each metric of either: [{metric, base, new, delta}] */
-static jv compare_means(jv bm, jv nm)
+/* compare.c's paired means (borrowed: rag_compare_json's means) as [{metric, pairs, base, new, delta}] */
+static jv compare_means(jv means)
 {
-	jv all = jv_object(), keys, out = jv_array();
-	if (jv_get_kind(bm) == JV_KIND_OBJECT) jv_object_foreach(bm, k, v) { all = jv_object_set(all, k, v); }
-	if (jv_get_kind(nm) == JV_KIND_OBJECT) jv_object_foreach(nm, k, v) { all = jv_object_set(all, k, v); }
-	keys = jv_keys(all);
-	jv_array_foreach(keys, i, k) {
-		double b = num_of(bm, jv_string_value(k)), n = num_of(nm, jv_string_value(k));
-		out = jv_array_append(out, JV_OBJECT(jv_string("metric"), k,
-		                                     jv_string("base"), isnan(b) ? jv_null() : jv_number(b),
-		                                     jv_string("new"), isnan(n) ? jv_null() : jv_number(n),
-		                                     jv_string("delta"),
-		                                     isnan(b) || isnan(n) ? jv_null() : jv_number(rounded(n - b))));
+	jv out = jv_array();
+	jv_array_foreach(means, i, m) {
+		out = jv_array_append(out, JV_OBJECT(jv_string("metric"), jv_object_get(jv_copy(m), jv_string("metric")),
+		                                     jv_string("pairs"), jv_object_get(jv_copy(m), jv_string("pairs")),
+		                                     jv_string("base"), jv_object_get(jv_copy(m), jv_string("baseline")),
+		                                     jv_string("new"), jv_object_get(jv_copy(m), jv_string("current")),
+		                                     jv_string("delta"), jv_object_get(jv_copy(m), jv_string("delta"))));
+		jv_free(m);
 		(void)i;
 	}
-	jv_free(keys);
 	return out;
 }
 
@@ -137,6 +130,7 @@ static jv record_change(jv line, int dir)
 {
 	jv delta = jv_object_get(jv_copy(line), jv_string("delta")), best = jv_invalid(), bs, ns;
 	double bd = 0;
+	int lost = dir < 0 && rag_json_true(line, "lost");
 	if (jv_get_kind(delta) != JV_KIND_OBJECT) {
 		jv_free(delta);
 		return jv_invalid();
@@ -144,7 +138,9 @@ static jv record_change(jv line, int dir)
 	bs = jv_object_get(jv_copy(line), jv_string("baseline_scores"));
 	ns = jv_object_get(jv_copy(line), jv_string("scores"));
 	jv_object_foreach(delta, k, v) {
-		double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) : 0;
+		/* a lost score (null, the baseline scored) the largest fall there is */
+		double d = jv_get_kind(v) == JV_KIND_NUMBER ? jv_number_value(v) :
+		           lost && !isnan(num_of(bs, jv_string_value(k))) ? -HUGE_VAL : 0;
 		/* the larger change; between equal ones the metric first by name (jv's order is not) */
 		if (d * dir > 0 && (d * dir > bd * dir ||
 		                    (d == bd && jv_is_valid(best) &&
@@ -159,9 +155,12 @@ static jv record_change(jv line, int dir)
 	jv_free(delta);
 	if (jv_is_valid(best)) {
 		const char *m = jv_string_value(best);
+		double n = num_of(ns, m);
 		jv r = JV_OBJECT(jv_string("id"), jv_object_get(jv_copy(line), jv_string("id")),
 		                 jv_string("metric"), jv_copy(best), jv_string("base"), jv_number(num_of(bs, m)),
-		                 jv_string("new"), jv_number(num_of(ns, m)), jv_string("delta"), jv_number(bd));
+		                 jv_string("new"), isnan(n) ? jv_null() : jv_number(n),
+		                 jv_string("delta"), isinf(bd) ? jv_null() : jv_number(bd));
+		if (isinf(bd)) r = jv_object_set(r, jv_string("lost"), jv_true());
 		jv_free(best);
 		best = r;
 	}
@@ -174,7 +173,8 @@ static jv record_change(jv line, int dir)
 static int by_change(const void *a, const void *b)
 {
 	const jv *x = a, *y = b;
-	double dx = fabs(num_of(*x, "delta")), dy = fabs(num_of(*y, "delta"));
+	double dx = rag_json_true(*x, "lost") ? HUGE_VAL : fabs(num_of(*x, "delta"));
+	double dy = rag_json_true(*y, "lost") ? HUGE_VAL : fabs(num_of(*y, "delta"));
 	jv ix, iy;
 	int c;
 	if (dx != dy) return dx < dy ? 1 : -1;
@@ -205,49 +205,78 @@ static jv most_changed(jv lines, int dir, long limit)
 	return out;
 }
 
-/* GET /api/compare?base=ID&new=ID (&limit): {base, new: {run, started, label, commit, testset,
- * n, passed}, metrics: [{metric, base, new, delta}], changes: {regressed, improved, same,
- * added, removed}, worse, better: [{id, metric, base, new, delta}]} */
+/* the tolerance of a regression: ?regression=X in [0, 1], else the gate's default (config.c) */
+static int regression_arg(rag_serve_arg_fn arg, void *ctx, double *tol, jv *body)
+{
+	const char *v = rag_serve_str_arg(arg, ctx, "regression");
+	char *end;
+	if (!v) {
+		rag_config cfg;
+		rag_config_defaults(&cfg);
+		*tol = cfg.gate.regression;
+		rag_config_free(&cfg);
+		return 0;
+	}
+	errno = 0;
+	*tol = strtod(v, &end);
+	if (errno || end == v || *end || !(*tol >= 0 && *tol <= 1)) {
+		*body = rag_serve_error("regression: a number from 0 to 1");
+		return -1;
+	}
+	return 0;
+}
+
+/* GET /api/compare?base=ID&new=ID (&limit, &regression): {base, new: {run, started, label,
+ * commit, testset, n, passed}, metrics: [{metric, pairs, base, new, delta}] (compare.c's paired
+ * means), changes: {regressed, lost, improved, same, added, removed}, paired, tolerance,
+ * definition (compare.c's, in words), worse, better: [{id, metric, base, new, delta, lost?}]} */
 static int api_compare(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 {
 	const char *base = rag_serve_str_arg(arg, ctx, "base"), *newer = rag_serve_str_arg(arg, ctx, "new");
 	char err[RAG_ERRLEN];
 	long limit;
-	jv bsum, nsum, bm, nm, lines, counts;
+	double tol;
+	jv bsum, nsum, lines, counts, cmp, means;
 	int r;
 	if (!base || !newer) {
 		*body = rag_serve_error("base and new: the two runs' ids are required");
 		return 400;
 	}
 	if (rag_serve_num_arg(arg, ctx, "limit", 10, 1, 100, &limit, body) < 0) return 400;
+	if (regression_arg(arg, ctx, &tol, body) < 0) return 400;
 	if ((r = rag_store_show(s, base, &bsum, err, sizeof err))) return rag_serve_stored(r, err, body);
 	if ((r = rag_store_show(s, newer, &nsum, err, sizeof err))) {
 		jv_free(bsum);
 		return rag_serve_stored(r, err, body);
 	}
-	if ((r = rag_store_diff(s, base, newer, &lines, err, sizeof err))) {
+	if ((r = rag_store_diff(s, base, newer, tol, &lines, &cmp, err, sizeof err))) {
 		jv_free(bsum);
 		jv_free(nsum);
 		return rag_serve_stored(r, err, body);
 	}
-	counts = JV_OBJECT(jv_string("regressed"), jv_number(0), jv_string("improved"), jv_number(0),
-	                   jv_string("same"), jv_number(0), jv_string("added"), jv_number(0),
-	                   jv_string("removed"), jv_number(0));
+	counts = JV_OBJECT(jv_string("regressed"), jv_object_get(jv_copy(cmp), jv_string("regressed")),
+	                   jv_string("lost"), jv_object_get(jv_copy(cmp), jv_string("lost")),
+	                   jv_string("improved"), jv_object_get(jv_copy(cmp), jv_string("improved")),
+	                   jv_string("same"), jv_object_get(jv_copy(cmp), jv_string("unchanged")),
+	                   jv_string("added"), jv_number(0), jv_string("removed"), jv_number(0));
 	jv_array_foreach(lines, i, line) {
-		jv c = jv_object_get(line, jv_string("change")), had = jv_object_get(jv_copy(counts), jv_copy(c));
-		if (jv_get_kind(had) == JV_KIND_NUMBER) counts = jv_object_set(counts, c, jv_number(jv_number_value(had) + 1));
-		else jv_free(c);
-		jv_free(had);
+		char c[16];
+		const char *k = rag_json_str(line, "change", c, sizeof c);
+		if (!strcmp(k, "added") || !strcmp(k, "removed"))
+			counts = jv_object_set(counts, jv_string(k), jv_number(rag_json_num(counts, k) + 1));
+		jv_free(line);
 		(void)i;
 	}
-	bm = jv_object_get(jv_copy(bsum), jv_string("means"));
-	nm = jv_object_get(jv_copy(nsum), jv_string("means"));
+	means = jv_object_get(jv_copy(cmp), jv_string("means"));
 	*body = JV_OBJECT(jv_string("base"), compare_side(bsum), jv_string("new"), compare_side(nsum),
-	                  jv_string("metrics"), compare_means(bm, nm), jv_string("changes"), counts,
+	                  jv_string("metrics"), compare_means(means), jv_string("changes"), counts,
+	                  jv_string("paired"), jv_object_get(jv_copy(cmp), jv_string("paired")),
+	                  jv_string("tolerance"), jv_number(tol),
+	                  jv_string("definition"), jv_object_get(jv_copy(cmp), jv_string("definition")),
 	                  jv_string("worse"), most_changed(lines, -1, limit),
 	                  jv_string("better"), most_changed(lines, 1, limit));
-	jv_free(bm);
-	jv_free(nm);
+	jv_free(means);
+	jv_free(cmp);
 	jv_free(lines);
 	return 200;
 }

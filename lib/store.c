@@ -1473,7 +1473,7 @@ int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, 
 
 /* ---------------------------------------------------------------- diff */
 
-typedef struct cases { jv ids, scores, answers, order; } cases;
+typedef struct cases { jv ids, scores, answers, unscored, order; } cases;
 
 static int collect_case(void *ctx, int ncol, const char *const *col)
 {
@@ -1488,6 +1488,7 @@ static int collect_case(void *ctx, int ncol, const char *const *col)
 	jv_free(ans);
 	rec = parse(col[2]);
 	ans = rag_record_get(rec, "answer");   /* rec borrowed */
+	c->unscored = jv_object_set(c->unscored, jv_string(col[0]), jv_bool(jv_is_valid(rec) && rag_verdict_unscored(rec)));
 	jv_free(rec);
 	c->ids = jv_object_set(c->ids, jv_string(col[0]), jv_true());
 	c->scores = jv_object_set(c->scores, jv_string(col[0]), col[1] ? parse(col[1]) : jv_null());
@@ -1502,6 +1503,7 @@ static int load_cases(rag_store *s, const char *id, cases *c, char *err, size_t 
 	c->ids = jv_object();
 	c->scores = jv_object();
 	c->answers = jv_object();
+	c->unscored = jv_object();
 	c->order = jv_array();
 	return q(s, "SELECT case_id, scores, line FROM run_cases WHERE run_id = $1 ORDER BY seq", 1, p, collect_case, c,
 	         err, errlen);
@@ -1512,6 +1514,7 @@ static void free_cases(cases *c)
 	jv_free(c->ids);
 	jv_free(c->scores);
 	jv_free(c->answers);
+	jv_free(c->unscored);
 	jv_free(c->order);
 }
 
@@ -1525,51 +1528,43 @@ static jv get_or_null(jv o, const char *k)
 	return v;
 }
 
-/* One diff line for id: newer scores ns and baseline bs (both consumed, null when absent). */
-static jv diff_line(const char *id, jv ns, jv bs, jv na, jv ba)
+/* One diff line for id: newer scores ns and baseline bs (both consumed, null when absent), the
+ * pair compared by compare.c's definition (cmp) when both runs have the record. */
+static jv diff_line(rag_compare *cmp, const char *id, jv ns, jv bs, jv na, jv ba, int nun, int bun)
 {
-	jv delta = jv_object(), keys;
-	int worse = 0, better = 0;
+	jv delta = jv_object(), changes = jv_array();
 	const char *change;
+	int lost = 0;
 	if (jv_get_kind(ns) == JV_KIND_OBJECT && jv_get_kind(bs) == JV_KIND_OBJECT) {
-		jv all = jv_object();
-		jv_object_foreach(ns, k, v) { all = jv_object_set(all, k, jv_true()); jv_free(v); }
-		jv_object_foreach(bs, k, v) { all = jv_object_set(all, k, jv_true()); jv_free(v); }
-		keys = jv_keys(all);
-		jv_array_foreach(keys, i, k) {
-			jv a = jv_object_get(jv_copy(ns), jv_copy(k)), b = jv_object_get(jv_copy(bs), jv_copy(k));
-			int an = jv_get_kind(a) == JV_KIND_NUMBER, bn = jv_get_kind(b) == JV_KIND_NUMBER;
-			if (an && bn) {
-				double d = round((jv_number_value(a) - jv_number_value(b)) * 1e9) / 1e9;
-				if (d < 0) worse = 1;
-				if (d > 0) better = 1;
-				delta = jv_object_set(delta, k, jv_number(d));
-			} else {
-				/* a score lost is a regression, a score gained an improvement */
-				if (bn) worse = 1;
-				if (an) better = 1;
-				delta = jv_object_set(delta, k, jv_null());
-			}
-			jv_free(a);
-			jv_free(b);
+		change = rag_compare_name(rag_compare_pair(cmp, bs, bun, ns, nun, &changes));
+		jv_array_foreach(changes, i, c) {
+			char ch[16];
+			lost |= !strcmp(rag_json_str(c, "change", ch, sizeof ch), "lost");
+			delta = jv_object_set(delta, jv_object_get(jv_copy(c), jv_string("metric")), jv_object_get(jv_copy(c), jv_string("delta")));
+			jv_free(c);
 			(void)i;
 		}
-		jv_free(keys);
-		change = worse ? "regressed" : better ? "improved" : "same";
 	} else if (jv_get_kind(bs) == JV_KIND_INVALID) {
 		change = "added";
-	} else if (jv_get_kind(ns) == JV_KIND_INVALID) {
-		change = "removed";
 	} else {
-		change = "same";   /* neither side has scores */
+		change = "removed";
 	}
+	jv_free(changes);
 	if (!jv_is_valid(ns)) { jv_free(ns); ns = jv_null(); }
 	if (!jv_is_valid(bs)) { jv_free(bs); bs = jv_null(); }
 	if (!jv_is_valid(na)) { jv_free(na); na = jv_null(); }
 	if (!jv_is_valid(ba)) { jv_free(ba); ba = jv_null(); }
-	return JV_OBJECT(jv_string("id"), jv_string(id), jv_string("change"), jv_string(change),
+	return JV_OBJECT(jv_string("id"), jv_string(id), jv_string("change"), jv_string(change), jv_string("lost"), jv_bool(lost),
 	                 jv_string("delta"), delta, jv_string("scores"), ns, jv_string("baseline_scores"), bs,
 	                 jv_string("answer"), na, jv_string("baseline_answer"), ba);
+}
+
+static int unscored_of(const cases *c, const char *id)
+{
+	jv v = jv_object_get(jv_copy(c->unscored), jv_string(id));
+	int r = jv_get_kind(v) == JV_KIND_TRUE;
+	jv_free(v);
+	return r;
 }
 
 /* scores of id in c: the object, null when the record had none, invalid when it is not there */
@@ -1583,19 +1578,22 @@ static jv case_scores(const cases *c, const char *id)
 	return v;
 }
 
-int rag_store_diff(rag_store *s, const char *base, const char *newer, jv *out, char *err, size_t errlen)
+int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol, jv *out, jv *counts, char *err,
+                   size_t errlen)
 {
 	cases a, b;
 	jv lines = jv_array();
+	rag_compare *cmp = rag_compare_new(tol);
 	int rc = -1;
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
 	if (load_cases(s, base, &a, err, errlen) < 0 || load_cases(s, newer, &b, err, errlen) < 0) goto out;
 	jv_array_foreach(b.order, i, idv) {
 		const char *id = jv_string_value(idv);
-		lines = jv_array_append(lines, diff_line(id, case_scores(&b, id), case_scores(&a, id),
+		lines = jv_array_append(lines, diff_line(cmp, id, case_scores(&b, id), case_scores(&a, id),
 		                                         get_or_null(b.answers, id),
-		                                         jv_object_get(jv_copy(a.answers), jv_string(id))));
+		                                         jv_object_get(jv_copy(a.answers), jv_string(id)),
+		                                         unscored_of(&b, id), unscored_of(&a, id)));
 		jv_free(idv);
 		(void)i;
 	}
@@ -1603,17 +1601,19 @@ int rag_store_diff(rag_store *s, const char *base, const char *newer, jv *out, c
 		const char *id = jv_string_value(idv);
 		jv there = jv_object_get(jv_copy(b.ids), jv_string(id));
 		if (!jv_is_valid(there))
-			lines = jv_array_append(lines, diff_line(id, jv_invalid(), case_scores(&a, id), jv_invalid(),
-			                                         get_or_null(a.answers, id)));
+			lines = jv_array_append(lines, diff_line(cmp, id, jv_invalid(), case_scores(&a, id), jv_invalid(),
+			                                         get_or_null(a.answers, id), 0, 0));
 		jv_free(there);
 		jv_free(idv);
 		(void)i;
 	}
 	*out = lines;
 	lines = jv_invalid();
+	if (counts) *counts = rag_compare_json(cmp);
 	rc = 0;
 out:
 	jv_free(lines);
+	rag_compare_free(cmp);
 	free_cases(&a);
 	free_cases(&b);
 	return rc;

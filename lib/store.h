@@ -93,9 +93,13 @@ int rag_store_show(rag_store *s, const char *id, jv *out, char *err, size_t errl
 /* The run's records, appended to out byte for byte as they were added. */
 int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size_t errlen);
 /* Per record by id, newer's order then base's records newer lacks: an array (into *out) of
- * {id, change: regressed|improved|same|added|removed, delta: {metric: newer - base}, scores,
- * baseline_scores, answer, baseline_answer}. */
-int rag_store_diff(rag_store *s, const char *base, const char *newer, jv *out, char *err, size_t errlen);
+ * {id, change: regressed|improved|same|added|removed, lost: whether it regressed by losing a
+ * score, delta: {metric: newer - base, null where a score was lost or gained}, scores,
+ * baseline_scores, answer, baseline_answer}, the pairs compared by compare.c's definition with
+ * tolerance tol (gate.regression); with counts, *counts its rag_compare_json (the counts, the
+ * paired means, the definition in words). */
+int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol, jv *out, jv *counts, char *err,
+                   size_t errlen);
 /* A test set file's text (any format of testset.c) as a version of name: *version, and
  * *created 1 when it is new (0: the newest version holds the same records). */
 int rag_store_testset_import(rag_store *s, const char *name, const char *text, size_t len, const char *file,

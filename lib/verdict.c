@@ -90,7 +90,8 @@ jv rag_verdict(jv s)
 	long n = count(s, "records"), errored = count(s, "errored"), passed = count(s, "passed");
 	long u = count(s, "not_scored"), remote = count(s, "remote_failed"), na = count(s, "not_applicable_records");
 	long with = n - errored;
-	double budget = rag_json_num(rag_json_get(jv_copy(s), "thresholds"), "max_error_rate"), rate;
+	jv thr = rag_json_get(jv_copy(s), "thresholds");
+	double budget = rag_json_num(thr, "max_error_rate"), rate;   /* thr borrowed: freed below */
 	const char *decision = jv_get_kind(pass) == JV_KIND_TRUE ? "pass" : jv_get_kind(pass) == JV_KIND_FALSE ? "fail"
 	                                                                                                       : "none";
 	char reason[1200], why[900], unsc[300] = "", who[100];
@@ -98,6 +99,7 @@ jv rag_verdict(jv s)
 	jv v;
 
 	jv_free(pass);
+	jv_free(thr);
 	if (isnan(budget)) budget = 0;
 	rate = rag_verdict_pass_rate(passed, with);
 	outage = u > 0 && (2 * u > n || (double)u > budget * (double)n + 1e-9);

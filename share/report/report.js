@@ -55,7 +55,8 @@
 			'checks-ok': 'checks passed or skipped', hints: 'Where to look', lowest: 'Failing records', distribution: 'Distribution',
 			causes: 'What to fix first', 'causes-note': 'failing records by cause, the most first; each opens to its records, farthest below the threshold first',
 			'no-causes': 'No record failed.', below: '{m} below {t}', isnull: '{m}: no score', noanswer: 'no answer ({t} failed)',
-			error: 'error: {t}', nrec: '{n} records', nrec1: '1 record', more: 'and {n} more: the Records tab has them all',
+			error: 'error: {t}', 'outage-judge': 'the judge failed', 'outage-service': 'the RAG service failed',
+			miss: 'retrieval missed: no relevant document retrieved', nrec: '{n} records', nrec1: '1 record', more: 'and {n} more: the Records tab has them all',
 			search: 'Search', category: 'Category', result: 'Result', errors: 'Errors', metric: 'Metric', prev: 'Previous', next: 'Next',
 			'why-failed': 'Why it failed', notes: 'Notes', question: 'Question', answer: 'Answer', reference: 'Reference', contexts: 'Contexts',
 			'one-run': 'One run: a trend needs two or more. Its means are in the table below.', other: 'English'},
@@ -63,7 +64,8 @@
 			'checks-ok': '通过或跳过的检查项', hints: '排查建议', lowest: '未通过的记录', distribution: '分布',
 			causes: '先修复什么', 'causes-note': '未通过的记录按原因分组，数量多的在前；展开可看记录，低于阈值最多的在前',
 			'no-causes': '没有未通过的记录。', below: '{m} 低于 {t}', isnull: '{m}：没有分数', noanswer: '没有回答（{t} 失败）',
-			error: '错误：{t}', nrec: '{n} 条记录', nrec1: '1 条记录', more: '还有 {n} 条，全部见“记录”标签页',
+			error: '错误：{t}', 'outage-judge': '评审模型调用失败', 'outage-service': 'RAG 服务调用失败',
+			miss: '检索未命中：没有找回相关文档', nrec: '{n} 条记录', nrec1: '1 条记录', more: '还有 {n} 条，全部见“记录”标签页',
 			search: '搜索', category: '类别', result: '结果', errors: '错误', metric: '指标', prev: '上一页', next: '下一页',
 			'why-failed': '未通过原因', notes: '备注', question: '问题', answer: '回答', reference: '参考答案', contexts: '上下文',
 			'one-run': '只有一次运行：趋势需要至少两次。均值见下表。', other: '中文'}
@@ -253,6 +255,7 @@
 	 * records: [{seq, id, detail}] (10 at most, the farthest below the threshold first)}]. */
 	function causeLabel(c) {
 		return c.kind === 'below' ? ['below', {m: c.metric, t: num(c.threshold)}] : c.kind === 'null' ? ['isnull', {m: c.metric}]
+			: c.kind === 'outage' ? [c.who === 'service' ? 'outage-service' : 'outage-judge', {}] : c.kind === 'miss' ? ['miss', {}]
 			: c.kind === 'noanswer' ? ['noanswer', {t: c.tool}] : ['error', {t: c.text}];
 	}
 	function buildCauses() {
@@ -459,11 +462,15 @@
 			var ch = r.ch || [], reg = 0, imp = 0, worst = 0, best = 0;
 			if (r.id === undefined || !B.records || !Object.prototype.hasOwnProperty.call(B.records, r.id)) return;
 			ch.forEach(function (c) {
-				if (c.change === 'regressed') { reg++; if (c.delta < worst) worst = c.delta; }
-				else if (c.change === 'improved') { imp++; if (c.delta > best) best = c.delta; }
+				/* a lost score sorts first: the largest drop there is */
+				if (c.change === 'lost') worst = -Infinity;
+				else if (c.change === 'regressed' && c.delta < worst) worst = c.delta;
+				else if (c.change === 'improved' && c.delta > best) best = c.delta;
 			});
+			reg = r.cc === 'regressed';
+			imp = r.cc === 'improved';
 			idx.push(i);
-			/* the gate's own classes: regressed first (largest drop first), then improved */
+			/* the gate's own classes (the library's, cc): regressed first (largest drop first), then improved */
 			kind[i] = reg ? {k: 0, key: worst, label: 'regressed'} : imp ? {k: 1, key: -best, label: 'improved'} : {k: 2, key: 0, label: 'unchanged'};
 		});
 		idx.sort(function (a, b) { return kind[a].k - kind[b].k || kind[a].key - kind[b].key || a - b; });
@@ -504,7 +511,7 @@
 			add(rr, el('div', 'text answer', r.a === undefined || r.a === null ? '(no answer)' : r.a));
 			ul = add(d, el('ul', 'changes'));
 			(r.ch || []).forEach(function (c) {
-				add(ul, el('li', c.change === 'regressed' ? 'bad' : c.change === 'improved' ? 'ok' : null,
+				add(ul, el('li', c.change === 'regressed' || c.change === 'lost' ? 'bad' : c.change === 'improved' || c.change === 'gained' ? 'ok' : null,
 					c.metric + ': ' + num(c.baseline) + ' \u2192 ' + num(c.current) + ' (' + signed(c.delta) + ', ' + c.change + ')'));
 			});
 			add(d, el('p', 'small', 'question: ' + str(r.q)));

@@ -17,7 +17,9 @@
 			h_prev: "Compare with the previous run", h_no_prev: "no earlier run of this test set",
 			h_c_metric: "Metric", h_c_base: "Base", h_c_new: "New", h_c_delta: "Difference", h_c_id: "Id",
 			h_worse: "Worse in the new run", h_better: "Better in the new run", h_nothing: "none",
-			h_changes: "{regressed} regressed, {improved} improved, {same} unchanged, {added} added, {removed} removed",
+			h_changes: "{regressed} regressed ({lost} lost their score), {improved} improved, {same} unchanged, {added} added, {removed} removed",
+			h_def: "regressed: fell by more than {tol} on some metric or lost its score (scored in the base run, an error or a null now); improved: rose by more than {tol} or gained its score, none regressed; paired by id over {paired} records; means over the pairs scored in both runs",
+			h_lost: "lost",
 			h_vs: "{base} → {new}", h_testset: "Test set", h_same: "pick two different runs"
 		},
 		zh: {
@@ -28,7 +30,9 @@
 			h_prev: "与上一次运行对比", h_no_prev: "该测试集没有更早的运行",
 			h_c_metric: "指标", h_c_base: "基准", h_c_new: "新", h_c_delta: "差值", h_c_id: "编号",
 			h_worse: "新运行中变差", h_better: "新运行中变好", h_nothing: "无",
-			h_changes: "变差 {regressed}，变好 {improved}，不变 {same}，新增 {added}，移除 {removed}",
+			h_changes: "变差 {regressed}（其中 {lost} 条丢失分数），变好 {improved}，不变 {same}，新增 {added}，移除 {removed}",
+			h_def: "变差：某个指标下降超过 {tol}，或丢失分数（基准运行有分数，现在为错误或空值）；变好：上升超过 {tol} 或新得分数，且无变差；按编号配对 {paired} 条记录；均值取两次运行都有分数的配对",
+			h_lost: "丢失",
 			h_vs: "{base} → {new}", h_testset: "测试集", h_same: "请选择两次不同的运行"
 		}
 	});
@@ -200,7 +204,7 @@
 			td(tr, "h_c_id", c.id);
 			td(tr, "h_c_metric", c.metric);
 			td(tr, "h_c_base", num(c.base), "num");
-			td(tr, "h_c_new", num(c["new"]), "num");
+			td(tr, "h_c_new", c.lost ? t("h_lost") : num(c["new"]), "num" + (c.lost ? " fail" : ""));
 			deltaCell(tr, c.delta);
 			tb.appendChild(tr);
 		});
@@ -214,6 +218,8 @@
 		$("compare-title").textContent = t("h_vs", { base: cmp.base.run + (cmp.base.label ? " (" + cmp.base.label + ")" : ""),
 			"new": cmp["new"].run + (cmp["new"].label ? " (" + cmp["new"].label + ")" : "") });
 		$("compare-changes").textContent = t("h_changes", cmp.changes);
+		/* the library's definition (compare.c), as rag-gate -b and rag-store diff count */
+		$("compare-def").textContent = t("h_def", { tol: String(cmp.tolerance), paired: String(cmp.paired) });
 		tb.textContent = "";
 		cmp.metrics.forEach(function (m) {
 			var tr = el("tr");

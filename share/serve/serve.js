@@ -20,6 +20,8 @@
 			saved: "saved", need_who: "give the reviewer's name first",
 			checks: "Checks", causes: "What to fix first", no_causes: "No record failed.", ck_fail: "FAIL", ck_ok: "ok",
 			k_below: "{m} below {t}", k_null: "{m}: no score", k_noanswer: "no answer ({t} failed)", k_error: "error: {t}",
+			k_outage_judge: "the judge failed", k_outage_service: "the RAG service failed",
+			k_miss: "retrieval missed: no relevant document retrieved",
 			nrec: "{n} records", nrec1: "1 record", more: "and {n} more",
 			ck_old: "This run was stored before the store kept verdicts: its run directory's gate.json has it.",
 			v_exit: "exit status {s}: {r}", v_none: "no decision", s_exit: "Exit status", s_rate: "Pass rate",
@@ -41,6 +43,8 @@
 			saved: "已保存", need_who: "请先填写审核人",
 			checks: "检查项", causes: "先修复什么", no_causes: "没有未通过的记录。", ck_fail: "未通过", ck_ok: "通过",
 			k_below: "{m} 低于 {t}", k_null: "{m}：没有分数", k_noanswer: "没有回答（{t} 失败）", k_error: "错误：{t}",
+			k_outage_judge: "评审模型调用失败", k_outage_service: "RAG 服务调用失败",
+			k_miss: "检索未命中：没有找回相关文档",
 			nrec: "{n} 条记录", nrec1: "1 条记录", more: "还有 {n} 条",
 			ck_old: "此运行在存储开始保存结论之前存入：结论见其运行目录的 gate.json。",
 			v_exit: "退出状态 {s}：{r}", v_none: "无结论", s_exit: "退出状态", s_rate: "通过率",
@@ -205,7 +209,8 @@
 			li.setAttribute("data-cause", g.cause);
 			li.setAttribute("data-count", String(g.count));
 			det.open = i === 0;
-			sm.appendChild(el("span", t("k_" + g.kind, { m: g.metric, t: g.kind === "below" ? num(g.threshold) :
+			/* an outage: the judge's or the service's, its error under it in each record's detail */
+			sm.appendChild(el("span", t("k_" + g.kind + (g.kind === "outage" ? "_" + (g.who === "service" ? "service" : "judge") : ""), { m: g.metric, t: g.kind === "below" ? num(g.threshold) :
 				g.kind === "noanswer" ? g.tool : g.text }), "fail"));
 			sm.appendChild(document.createTextNode(": " + (g.count === 1 ? t("nrec1") : t("nrec", { n: g.count }))));
 			det.appendChild(sm);

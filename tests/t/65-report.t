@@ -100,11 +100,11 @@ text has 地理: True
 data has 地理: True" \
 	"one run: a balanced page, one script and one JSON block, no external asset, hostile text as text in both, Chinese intact"
 # the failing records by cause, grouped by rag-report (lib/causes.c) into the data block: the
-# hostile record's error and its faithfulness below 0.5 (0.5 itself is no failure)
+# hostile record's one cause, its root: its error names no place in the record, an outage of the judge
 sed -n 's/.*<script type="application\/json" id="rag-data">\(.*\)<\/script>/\1/p' "$T/one.html" >"$T/one.json"
 is "$(jq -c '[.causes[] | [.kind, .cause, .count, [.records[] | .id, .detail]]]' "$T/one.json")" \
-	'[["error","error: <b>bold</b> error",1,["<script>alert(1)</script>","rag-verify"]],["below","faithfulness below 0.500",1,["<script>alert(1)</script>","0.000 (−0.500)"]]]' \
-	"the data block's causes: the error first (no distance), then the metric below its threshold"
+	'[["outage","the judge failed: 1 record unscored",1,["<script>alert(1)</script>","rag-verify: <b>bold</b> error"]]]' \
+	"the data block's causes: one a record, its root: the judge's error, an outage (not also its score below)"
 unlike "$(sed '/^<script>$/,/^<\/script>$/d' "$T/one.html")" '<script>alert|<iframe|<img|<h1>pwned|<b>bold|</script><!--' "no hostile markup survives anywhere"
 like "$(cat "$T/one.html")" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "the hostile id is escaped in the HTML"
 like "$(cat "$T/one.html")" '\\u003cscript\\u003ealert\(1\)\\u003c/script\\u003e' "and in the JSON block"

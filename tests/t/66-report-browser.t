@@ -125,8 +125,8 @@ for L in en zh; do
 		is "$(got "$k first failed check is the first check")" True "$k: the failed checks come first"
 		is "$(got "$k first failed check in first screen")" True "$k: a failed check on the first screen"
 		is "$(got "$k first cause in first screen")" True "$k: the first failing cause on the first screen"
-		is "$(got "$k causes")" 'faithfulness below 0.700: 59 | no answer (rag-collect failed): 10' \
-			"$k: the failing records by cause, counted (59 below the threshold, 10 without an answer, once each)"
+		is "$(got "$k causes")" 'the service failed: 10 records unscored: 10 | faithfulness below 0.700: 59' \
+			"$k: the failing records by cause, counted (the service's outage first: 10 without an answer; 59 below the threshold; once each)"
 		is "$(got "$k page wider than the screen"):$(got "$k records page wider than the screen"):$(got "$k history page wider than the screen")" \
 			False:False:False "$k: no horizontal scroll on Summary, Records, History ($(got "$k page width"))"
 		is "$(got "$k history tab in view")" True "$k: the History tab is in view"

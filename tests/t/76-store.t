@@ -116,7 +116,7 @@ suite() {
 		'[true,"I do not know.",true]' "$1: diff: the delta, both answers"
 	is "$(jq -c 'select(.id == "en-9") | [.baseline_scores, .baseline_answer, .delta]' "$OUT")" '[null,null,{}]' \
 		"$1: an added record has no baseline"
-	like "$(cat "$ERR")" '1 regressed, 1 improved, 1 the same, 1 added, 1 removed' "$1: diff: the counts on stderr"
+	like "$(cat "$ERR")" '1 regressed [(]0 lost their score[)], 1 improved, 1 unchanged [(]paired by id over 3 records; regressed: fell by more than 0[.]1.*; 1 added, 1 removed' "$1: diff: the counts on stderr, and the definition"
 	run st diff A last
 	check "$1: diff A last is diff A B" cmp "$OUT" "$D/diff"
 

@@ -86,16 +86,18 @@ is "$CODE" 400 "${P}a since that is no date: 400"
 get '/api/compare?base=R1&new=R2'
 is "$CODE" 200 "${P}GET /api/compare"
 is "$(jq -c '[.base.run, .base.label, .base.n, .new.run, .new.n]' "$OUT")" '["R1","nightly",2,"R2",2]' "${P}the two runs"
-is "$(jq -c "$R"' [.metrics[] | [.metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
-	'[["faithfulness",0.7,0.65,-0.05],["relevance",null,0.75,null]]' "${P}each metric's means and the difference"
+# the paired means (compare.c): over the records scored in both runs; relevance, run in R2 only, has none
+is "$(jq -c "$R"' [.metrics[] | [.metric, .pairs, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
+	'[["faithfulness",2,0.7,0.65,-0.05]]' "${P}each metric's paired means and the difference"
 is "$(jq -c "$R"' [.worse[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
 	'[["q2","faithfulness",0.6,0.4,-0.2]]' "${P}the record that got worse"
 is "$(jq -c "$R"' [.better[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
 	'[["q1","faithfulness",0.8,0.9,0.1]]' "${P}the record that got better"
-is "$(jq -c '.changes' "$OUT")" '{"regressed":1,"improved":1,"same":0,"added":0,"removed":0}' "${P}the changes counted"
+# q1 rose by 0.1, not by more than gate.regression (0.1): unchanged, as rag-gate -b counts it
+is "$(jq -c '.changes' "$OUT")" '{"regressed":1,"lost":0,"improved":0,"same":1,"added":0,"removed":0}' "${P}the changes counted"
 get '/api/compare?base=R2&new=R3'
 is "$(jq -c "$R"' [[.worse[] | [.id, (.delta | r)]], [.better[] | [.id, (.delta | r)]], .changes.regressed, .changes.added]' "$OUT")" \
-	'[[["q2",-0.2]],[["q1",0.1]],2,1]' "${P}a score lost is a regression; a record only the new run has: added"
+	'[[["q2",-0.2]],[["q1",0.1]],1,1]' "${P}a metric the new run did not run is not lost (q1); a record only the new run has: added"
 is "$(jq -r .new.label "$OUT")" "$HOSTILE" "${P}a hostile label as data"
 get '/api/compare?base=R2&new=R3&limit=1'
 is "$(jq -c '[.worse[].id]' "$OUT")" '["q2"]' "${P}limit: the most changed only"

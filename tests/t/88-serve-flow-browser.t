@@ -154,15 +154,15 @@ for k in en zh; do
 	is "$(jq -r .exit_status "$T/checks.$k.json")" "$(jq -r .exit_status "$RUNDIR/run.json")" "$k: the exit status rag-eval gave"
 	is "$(jq -c '[.gated, .pass, .records, .passed, .errored, (.checks | map(.pass))]' "$T/checks.$k.json")" \
 		"[true,false,$n,$pass,$errs,[false,false,false,true,true]]" "$k: /api/runs/ID/checks: the gate over the stored records"
-	is "$(got "$k causes")" 'no answer (rag-collect failed)=1' "$k: one failing cause: no answer, one record"
+	is "$(got "$k causes")" 'the service failed: 1 record unscored=1' "$k: one failing cause: the service's outage (no answer), one record"
 	is "$(jq -c '[.causes[] | [.kind, .cause, .count, [.records[].id]]]' "$T/checks.$k.json")" \
-		'[["noanswer","no answer (rag-collect failed)",1,["c1"]]]' "$k: the API's cause, its record c1"
+		'[["outage","the service failed: 1 record unscored",1,["c1"]]]' "$k: the API's cause, its record c1"
 	like "$(got "$k first cause records")" '^c1 ' "$k: the cause lists c1 with its error"
 	case $k in
 	en) is "$(got 'en checks title'):$(got 'en causes title')" 'Checks:What to fix first' "en: the headings"
-	    is "$(got 'en first cause')" 'no answer (rag-collect failed): 1 record' "en: the first cause, its count" ;;
+	    is "$(got 'en first cause')" 'the RAG service failed: 1 record' "en: the first cause, its count" ;;
 	zh) is "$(got 'zh checks title'):$(got 'zh causes title')" '检查项:先修复什么' "zh: the headings in Chinese"
-	    is "$(got 'zh first cause')" '没有回答（rag-collect 失败）: 1 条记录' "zh: the first cause in Chinese" ;;
+	    is "$(got 'zh first cause')" 'RAG 服务调用失败: 1 条记录' "zh: the first cause in Chinese" ;;
 	esac
 	for w in 1440 390; do
 		is "$(got "$k first screen $w")" True "$k, $w px: the failed check and the first cause inside the first screen ($(got "$k first screen bottom $w") px)"

@@ -87,9 +87,10 @@ int main(void)
 	rag_gate_baseline(g, jv_parse("{\"id\":\"a\",\"scores\":{\"faithfulness\":0.9,\"context_recall\":0.5}}"));
 	v = verdict(g, "{\"id\":\"a\",\"scores\":{\"faithfulness\":0.7,\"context_recall\":0.6}}");
 	is_str((t = field(v, "changes")),
-	       "[{\"metric\":\"faithfulness\",\"baseline\":0.9,\"current\":0.7,\"delta\":-0.20000000000000007,\"change\":\"regressed\"},"
-	       "{\"metric\":\"context_recall\",\"baseline\":0.5,\"current\":0.6,\"delta\":0.09999999999999998,\"change\":\"none\"}]",
-	       "a drop by more than --regression regressed; a gain of 0.1 exactly is none (\"by more than\")");
+	       "[{\"metric\":\"context_recall\",\"baseline\":0.5,\"current\":0.6,\"delta\":0.1,\"change\":\"none\"},"
+	       "{\"metric\":\"faithfulness\",\"baseline\":0.9,\"current\":0.7,\"delta\":-0.2,\"change\":\"regressed\"}]",
+	       "a drop by more than --regression regressed; a gain of 0.1 exactly is none (\"by more than\"); by metric name, "
+	       "the delta rounded to 1e-9 as rag-store diff's (compare.c)");
 	free(t);
 	jv_free(v);
 	v = verdict(g, "{\"id\":\"new\",\"scores\":{\"faithfulness\":0.7}}");

@@ -117,7 +117,7 @@ int main(void)
 	ok(rag_store_resolve(s, "last~2", &ref, err, sizeof err) == 1, "last~2 of two runs: not there");
 	ok(rag_store_resolve(s, "last~x", &ref, err, sizeof err) == -1, "last~x: an error");
 
-	ok(rag_store_diff(s, "A", "B", &lines, err, sizeof err) == 0, "diff");
+	ok(rag_store_diff(s, "A", "B", 0.1, &lines, NULL, err, sizeof err) == 0, "diff");
 	is_int(jv_array_length(jv_copy(lines)), 4, "a line for each id of either run");
 	is_str(change_of(jv_copy(lines), "q2", &d), "improved", "q2 improved (a null recall got a score)");
 	is_num(d, 0.25, 1e-9, "its faithfulness delta");

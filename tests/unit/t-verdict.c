@@ -6,7 +6,10 @@
  * gate.txt (rag_report_text), JUnit (rag_junit_head), summary.md (rag_report_markdown),
  * report.html (rag_report_html_frame), the store (rag_store_add, then rag_store_show, its
  * records' passed and its trends) and rag-serve's API (/api/runs/ID/checks, /api/trends) - and
- * finds them the same, and the exit status the one rule's (rag(7) EXIT STATUS). */
+ * finds them the same, and the exit status the one rule's (rag(7) EXIT STATUS). Each run is also
+ * compared with the one before it (some of whose records it lost, by an error or a null): rag-gate
+ * -b, the report's sentence and its Compare tab, rag-store diff and rag-serve's /api/compare give
+ * the same counts and paired means, compare.c's (issue 35 item 4). */
 #include "base.h"
 #include "config.h"
 #include "gate.h"
@@ -22,8 +25,9 @@
 
 #define RUNS 240
 
-/* what the generator made: runs by exit status and by decision (the checker's coverage) */
-static int by_exit[6], by_decision[3], with_budget_held;
+/* what the generator made: runs by exit status and by decision (the checker's coverage); pairs of
+ * runs compared with records that lost their score, regressed, improved */
+static int by_exit[6], by_decision[3], with_budget_held, with_lost, with_regressed, with_improved;
 
 /* what a surface says of the run */
 typedef struct said {
@@ -350,6 +354,172 @@ static void surfaces(int k, gen *g, rag_store *st)
 	rag_gate_free(gt);
 }
 
+/* two runs compared (issue 35 item 4): what a surface says */
+typedef struct cmp_said { long paired, regressed, lost, improved, unchanged; double base, cur; } cmp_said;
+
+static void cmp_diag(const char *what, const cmp_said *a, const cmp_said *b)
+{
+	printf("#   %s: %ld paired, %ld regressed (%ld lost), %ld improved, %ld unchanged, %g -> %g; the gate: %ld, %ld (%ld), "
+	       "%ld, %ld, %g -> %g\n", what, a->paired, a->regressed, a->lost, a->improved, a->unchanged, a->base, a->cur,
+	       b->paired, b->regressed, b->lost, b->improved, b->unchanged, b->base, b->cur);
+}
+
+static int close_or_nan(double a, double b) { return (isnan(a) && isnan(b)) || fabs(a - b) < 1e-9; }
+
+static void cmp_agree(int k, const char *what, const cmp_said *got, const cmp_said *g, int means)
+{
+	int s = got->paired == g->paired && got->regressed == g->regressed && got->lost == g->lost &&
+	        got->improved == g->improved && got->unchanged == g->unchanged &&
+	        (!means || (close_or_nan(got->base, g->base) && close_or_nan(got->cur, g->cur)));
+	ok(s, "run %d against run %d: %s gives the gate's comparison", k, k - 1, what);
+	if (!s) cmp_diag(what, got, g);
+}
+
+/* faithfulness's paired means of an array of {metric, <b>, <c>} (borrowed) */
+static void means_of(jv rows, const char *b, const char *c, cmp_said *w)
+{
+	char m[64];
+	w->base = w->cur = NAN;
+	jv_array_foreach(rows, i, row) {
+		if (!strcmp(rag_json_str(row, "metric", m, sizeof m), "faithfulness")) {
+			w->base = rag_json_num(row, b);
+			w->cur = rag_json_num(row, c);
+		}
+		jv_free(row);
+		(void)i;
+	}
+}
+
+static const char *cmp_base, *cmp_new;
+static const char *compare_args(void *ctx, const char *name)
+{
+	(void)ctx;
+	return !strcmp(name, "base") ? cmp_base : !strcmp(name, "new") ? cmp_new : NULL;
+}
+
+/* run k (g) against run k - 1 (prev, its lines), both stored: rag-gate -b (its summary and the
+ * records' classes, report.html's Compare tab), the sentence of gate.txt, summary.md and
+ * report.html (rag_report_changes), rag-store diff (its lines and counts) and rag-serve's
+ * /api/compare give the same counts and paired means */
+static void compare_surfaces(int k, gen *g, const rag_buf *prev, rag_store *st)
+{
+	rag_gate_opts o = g->o;
+	rag_gate *gt;
+	jv summary, base, lines, counts, body;
+	cmp_said gs, w;
+	char err[RAG_ERRLEN], pid[32], cid[32];
+	size_t pos = 0;
+	long cls[3] = {0};
+	o.regression = 0.1;   /* gate.regression's default, as rag-store diff and rag-serve's are */
+	gt = rag_gate_new(&o);
+	while (pos < prev->len) {
+		const char *nl = memchr(prev->p + pos, '\n', prev->len - pos);
+		rag_gate_baseline(gt, jv_parse_sized(prev->p + pos, (int)(nl - (prev->p + pos))));
+		pos = (size_t)(nl - prev->p) + 1;
+	}
+	pos = 0;
+	while (pos < g->lines.len) {
+		const char *nl = memchr(g->lines.p + pos, '\n', g->lines.len - pos);
+		jv rec = jv_parse_sized(g->lines.p + pos, (int)(nl - (g->lines.p + pos)));
+		jv v = rag_gate_add_verdict(gt, rec, "t", 0);
+		char c[16];
+		const char *cl = rag_json_str(v, "change", c, sizeof c);
+		cls[!strcmp(cl, "regressed") ? 0 : !strcmp(cl, "improved") ? 1 : 2] += *cl != 0;
+		jv_free(v);
+		jv_free(rec);
+		pos = (size_t)(nl - g->lines.p) + 1;
+	}
+	summary = rag_gate_summary(gt);
+	base = rag_json_get(jv_copy(summary), "baseline");
+	gs.paired = (long)rag_json_num(base, "paired");
+	gs.regressed = (long)rag_json_num(base, "regressed_records");
+	gs.lost = (long)rag_json_num(base, "lost_records");
+	gs.improved = (long)rag_json_num(base, "improved_records");
+	gs.unchanged = (long)rag_json_num(base, "unchanged_records");
+	{
+		jv rows = rag_json_get(jv_copy(base), "metrics");
+		means_of(rows, "baseline_mean", "mean", &gs);
+		jv_free(rows);
+	}
+	with_lost += gs.lost > 0;
+	with_regressed += gs.regressed > gs.lost;
+	with_improved += gs.improved > 0;
+	ok(gs.regressed + gs.improved + gs.unchanged == gs.paired && gs.paired == (long)rag_json_num(base, "matched"),
+	   "run %d against run %d: the classes add up to the records paired", k, k - 1);
+	w = gs;
+	w.regressed = cls[0], w.improved = cls[1], w.unchanged = cls[2];
+	cmp_agree(k, "report.html's Compare tab (each record's class)", &w, &gs, 0);
+
+	/* gate.txt, summary.md, report.html: rag_report_changes's sentence */
+	{
+		rag_buf b = {0};
+		const char *p;
+		memset(&w, 0, sizeof w);
+		rag_report_changes(&b, base);
+		if (sscanf(b.p, "%ld record", &w.paired) == 1 && (p = strstr(b.p, "by id: ")))
+			sscanf(p + 7, "%ld regressed (%ld lost their score), %ld improved, %ld unchanged", &w.regressed, &w.lost,
+			       &w.improved, &w.unchanged);
+		ok(strstr(b.p, "regressed: fell by more than 0.1 on some metric or lost its score") != NULL,
+		   "run %d: the sentence names the definition", k);
+		cmp_agree(k, "the report's sentence", &w, &gs, 0);
+		rag_buf_free(&b);
+	}
+
+	/* rag-store diff: its counts, and its lines */
+	snprintf(pid, sizeof pid, "run%03d", k - 1);
+	snprintf(cid, sizeof cid, "run%03d", k);
+	if (rag_store_diff(st, pid, cid, 0.1, &lines, &counts, err, sizeof err) == 0) {
+		jv means = rag_json_get(jv_copy(counts), "means");
+		w.paired = (long)rag_json_num(counts, "paired");
+		w.regressed = (long)rag_json_num(counts, "regressed");
+		w.lost = (long)rag_json_num(counts, "lost");
+		w.improved = (long)rag_json_num(counts, "improved");
+		w.unchanged = (long)rag_json_num(counts, "unchanged");
+		means_of(means, "baseline", "current", &w);
+		cmp_agree(k, "rag-store diff's counts", &w, &gs, 1);
+		memset(&w, 0, sizeof w);
+		w.base = gs.base, w.cur = gs.cur;
+		jv_array_foreach(lines, i, l) {
+			char c[16];
+			const char *ch = rag_json_str(l, "change", c, sizeof c);
+			w.paired += strcmp(ch, "added") && strcmp(ch, "removed");
+			w.regressed += !strcmp(ch, "regressed");
+			w.lost += rag_json_true(l, "lost");
+			w.improved += !strcmp(ch, "improved");
+			w.unchanged += !strcmp(ch, "same");
+			jv_free(l);
+			(void)i;
+		}
+		cmp_agree(k, "rag-store diff's lines", &w, &gs, 0);
+		jv_free(means);
+		jv_free(lines);
+		jv_free(counts);
+	} else {
+		ok(0, "run %d: rag-store diff (%s)", k, err);
+	}
+
+	/* rag-serve's compare */
+	cmp_base = pid;
+	cmp_new = cid;
+	is_int(rag_serve_api(st, "/api/compare", compare_args, NULL, &body), 200, "run %d: /api/compare", k);
+	{
+		jv ch = rag_json_get(jv_copy(body), "changes"), ms = rag_json_get(jv_copy(body), "metrics");
+		w.paired = (long)rag_json_num(body, "paired");
+		w.regressed = (long)rag_json_num(ch, "regressed");
+		w.lost = (long)rag_json_num(ch, "lost");
+		w.improved = (long)rag_json_num(ch, "improved");
+		w.unchanged = (long)rag_json_num(ch, "same");
+		means_of(ms, "base", "new", &w);
+		cmp_agree(k, "rag-serve's /api/compare", &w, &gs, 1);
+		jv_free(ch);
+		jv_free(ms);
+		jv_free(body);
+	}
+	jv_free(base);
+	jv_free(summary);
+	rag_gate_free(gt);
+}
+
 /* /api/trends over every run: each run's pass rate and its denominator, the verdict's */
 static const char *trend_args(void *ctx, const char *name)
 {
@@ -361,6 +531,7 @@ int main(void)
 {
 	char dir[] = "/tmp/t-verdict.XXXXXX", path[64], err[RAG_ERRLEN];
 	rag_store *st;
+	rag_buf prev = {0};
 	rag_rng r;
 	int k;
 	jv body, runs;
@@ -375,8 +546,14 @@ int main(void)
 		gen g;
 		gen_run(&g, &r);
 		surfaces(k, &g, st);
-		rag_buf_free(&g.lines);
+		if (k) compare_surfaces(k, &g, &prev, st);
+		rag_buf_free(&prev);
+		prev = g.lines;
 	}
+	rag_buf_free(&prev);
+	printf("# pairs of runs compared: %d with records that lost their score, %d with others that regressed, %d that "
+	       "improved\n", with_lost, with_regressed, with_improved);
+	ok(with_lost && with_regressed && with_improved, "the generator made baselines with lost answers, regressions, improvements");
 	printf("# runs by exit status: 0 %d, 1 %d, 3 %d, 4 %d; by decision: pass %d, fail %d, none %d; records not scored "
 	       "within the budget in %d\n", by_exit[0], by_exit[1], by_exit[3], by_exit[4], by_decision[0], by_decision[1],
 	       by_decision[2], with_budget_held);

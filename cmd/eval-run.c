@@ -394,7 +394,7 @@ static jv run_verdict(eval *e, jv head, int rc)
  * verdict, its exit status and the gate's word. */
 static jv run_tail(eval *e, jv head, int rc)
 {
-	jv models, totals = eval_totals_end(&e->tot, &e->cli.cfg, &models);
+	jv system = eval_totals_system(&e->tot), models, totals = eval_totals_end(&e->tot, &e->cli.cfg, &models);
 	char *ended;
 	if (e->plan.stage_on[RAG_EVAL_EMBSIM]) {
 		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
@@ -412,6 +412,8 @@ static jv run_tail(eval *e, jv head, int rc)
 	head = jv_object_set(head, jv_string("ended"), jv_string(ended));
 	head = jv_object_set(head, jv_string("models"), models);
 	head = jv_object_set(head, jv_string("counts"), totals);
+	/* what ran, as the records say (config.system is what was configured) */
+	head = jv_object_set(head, jv_string("system"), system);
 	head = jv_object_set(head, jv_string("resumed_with"), jv_number((double)e->done_before));
 	head = jv_object_set(head, jv_string("self_judging"), eval_gate_self_judging(e));
 	head = run_verdict(e, head, rc);

@@ -338,6 +338,7 @@ void eval_totals_init(eval_totals *t)
 	t->judges = jv_object();
 	t->embedders = jv_object();
 	t->adapted = jv_object();
+	t->system = jv_invalid();
 }
 
 /* usage.<tool>.<stage>.adapted (u borrowed) into t->adapted under the judge's name (borrowed) */
@@ -417,6 +418,15 @@ void eval_totals_line(eval_totals *t, const char *line, size_t len)
 	x = jv_object_get(jv_copy(rec), jv_string("not_applicable"));
 	if (jv_get_kind(x) == JV_KIND_OBJECT) t->na += jv_object_length(jv_copy(x));
 	jv_free(x);
+	x = jv_object_get(jv_copy(rec), jv_string("system"));
+	if (jv_get_kind(x) != JV_KIND_OBJECT) x = (jv_free(x), jv_object());
+	if (!jv_is_valid(t->system)) {
+		jv_free(t->system);
+		t->system = x;
+	} else {
+		if (!jv_equal(jv_copy(t->system), jv_copy(x))) t->system_varies = 1;
+		jv_free(x);
+	}
 	x = jv_object_get(jv_copy(rec), jv_string("usage"));
 	t->cost = rag_cost_add(t->cost, x);
 	if (jv_get_kind(x) == JV_KIND_OBJECT) totals_usage(t, x);
@@ -461,8 +471,15 @@ jv eval_totals_end(eval_totals *t, const rag_config *cfg, jv *models_out)
 	              jv_string("cost"), rag_cost_summary(t->cost, cfg->prices.v, cfg->prices.n, cfg->prices.currency));
 	o = jv_object_set(o, jv_string("records_not_scored"), jv_number((double)t->not_scored));
 	o = jv_object_set(o, jv_string("records_remote_failed"), jv_number((double)t->remote));
+	jv_free(t->system);
 	eval_totals_init(t);   /* what it held is in o and the models now */
 	return o;
+}
+
+jv eval_totals_system(const eval_totals *t)
+{
+	if (t->system_varies) return jv_null();
+	return jv_is_valid(t->system) ? jv_copy(t->system) : jv_object();
 }
 
 void eval_totals_free(eval_totals *t)
@@ -471,6 +488,7 @@ void eval_totals_free(eval_totals *t)
 	jv_free(t->judges);
 	jv_free(t->embedders);
 	jv_free(t->adapted);
+	jv_free(t->system);
 	memset(t, 0, sizeof *t);
 }
 

@@ -23,6 +23,8 @@ typedef struct eval_totals {
 	jv cost, judges, embedders;
 	jv adapted;               /* judge -> {adaptation: true}: how its requests were changed for its
 	                           * endpoint (usage.<tool>.<stage>.adapted; rag_llm_adapted) */
+	jv system;                /* the records' system object (null: none), invalid before the first */
+	int system_varies;        /* a record's differs from the first's */
 } eval_totals;
 
 typedef struct eval {
@@ -108,6 +110,9 @@ void eval_totals_init(eval_totals *t);
 void eval_totals_line(eval_totals *t, const char *line, size_t len);
 void eval_totals_file(eval_totals *t, const char *path);
 jv eval_totals_end(eval_totals *t, const rag_config *cfg, jv *models_out);
+/* run.json's system: the settings the records say ran (rag-collect's system, the service's own
+ * by collect.system_from), {} when no record had any; null when they differ between records */
+jv eval_totals_system(const eval_totals *t);
 void eval_totals_free(eval_totals *t);
 const char *eval_store_url(const eval *e);
 int eval_render_report(eval *e, int with_history);

@@ -93,6 +93,17 @@ fresh '[{"meta": {"retriever": "hybrid"}}]'
 printf 'llm:\n  provider: offline\ncollect:\n  url: %s/ask\n  system_from: .meta\nsystem:\n  top_k: 5\n  retriever: bm25\n' "$FAKE_URL" >"$T/ev.yaml"
 run rag rag-eval -q -c "$T/ev.yaml" -m faithfulness --run-id K -o "$T/K" "$T/set.jsonl"
 is "$(jq -c '.system' "$T/K/records.jsonl" | sort -u)" '{"top_k":3,"retriever":"hybrid"}' "rag-eval: every record has the knobs that ran"
+is "$(jq -c '[.system, .config.system]' "$T/K/run.json")" '[{"top_k":3,"retriever":"hybrid"},{"top_k":5,"retriever":"bm25"}]' \
+	"run.json: system is what the records say ran, config.system what was configured"
+# records that say different settings ran: run.json's system is null, not one of them
+fresh '[]'
+printf 'llm:\n  provider: offline\ncollect:\n  url: %s/ask\n' "$FAKE_URL" >"$T/ev2.yaml"
+jq -c '.system = {"top_k": 7}' "$T/set.jsonl" | head -n 1 >"$T/set2.jsonl"
+sed -n 2p "$T/set.jsonl" >>"$T/set2.jsonl"
+run rag rag-eval -q -c "$T/ev2.yaml" -m faithfulness --run-id K2 -o "$T/K2" "$T/set2.jsonl"
+is "$(jq -c '.system' "$T/K2/run.json")" null "run.json: system null when the records' differ"
+fresh '[{"meta": {"retriever": "hybrid"}}]'
+sed "s|url: .*|url: $FAKE_URL/ask|" "$T/ev.yaml" >"$T/ev3.yaml" && mv "$T/ev3.yaml" "$T/ev.yaml"
 run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" add "$T/K"
 is "$RC" 0 "rag-store add: exit 0"
 run rag rag-store -c "$T/ev.yaml" --store "$T/k.db" list --json

@@ -153,8 +153,10 @@ jv rag_compare_json(const rag_compare *c)
 	cmean *v = rag_xmalloc((c->nm + 1) * sizeof *v);
 	char *def;
 	size_t i;
-	memcpy(v, c->m, c->nm * sizeof *v);
-	qsort(v, c->nm, sizeof *v, by_metric);
+	if (c->nm) {   /* no metric compared: c->m may be NULL, which memcpy may not be given */
+		memcpy(v, c->m, c->nm * sizeof *v);
+		qsort(v, c->nm, sizeof *v, by_metric);
+	}
 	for (i = 0; i < c->nm; i++) {
 		double b = v[i].sb / (double)v[i].n, cur = v[i].sc / (double)v[i].n;
 		means = jv_array_append(means, JV_OBJECT(jv_string("metric"), jv_string(v[i].metric),

@@ -80,7 +80,9 @@ cat >"$T/cur.jsonl" <<'X'
 {"id":"r3","scores":{"faithfulness":0.9,"context_recall":0.5}}
 {"id":"r4","scores":{"faithfulness":0.5,"context_recall":0.5}}
 X
-CH='4 records matched by id: 2 regressed by more than 0\.100 on some metric, 1 improved \(none regressed\), 1 neither; of the pairs of a record and a metric, 3 regressed and 2 improved'
+# (the classes are lib/compare.c's, and the sentence names its definition: paired by id, what
+# regressed and improved mean)
+CH='4 records matched by id: 2 regressed \(0 lost their score\), 1 improved, 1 unchanged \(paired by id over 4 records; regressed: fell by more than 0\.1 on some metric or lost its score [^;]*; improved: rose by more than 0\.1 or gained its score, none regressed; means over the pairs scored on both sides\); of the pairs of a record and a metric, 3 regressed and 2 improved'
 run rag rag-gate -t faithfulness=0 -b "$T/base.jsonl" "$T/cur.jsonl"
 like "$(cat "$OUT")" "$CH" "text: records regressed (2) apart from pairs (3)"
 like "$(cat "$OUT")" 'regressed by more than 0\.100: 3 pairs of a record and a metric' "text: the list's count says pairs"
@@ -92,7 +94,7 @@ like "$(cat "$OUT")" "$CH; 0 only in this run, 0 only in the baseline\." "Markdo
 run rag rag-report -t faithfulness=0 -b "$T/base.jsonl" -o "$T/cmp.html" "$T/cur.jsonl"
 like "$(cat "$T/cmp.html")" "<p id=\"compare-head\">Against [^:]*: $CH;" "HTML: the same"
 run st diff A B
-like "$(cat "$ERR")" 'A -> B: 2 records: 1 regressed, 0 improved, 1 the same, 0 added, 0 removed' \
+like "$(cat "$ERR")" 'A -> B: 1 regressed \(0 lost their score\), 0 improved, 1 unchanged \(paired by id over 2 records; .*\); 0 added, 0 removed' \
 	"rag-store diff: its counts are of records, and say so"
 
 done_testing

@@ -317,7 +317,7 @@ is "$(jq -c '[.id, .scores.refusal, .not_applicable.context_precision != null, .
 	"$T/ev/records.jsonl" | tr '\n' ' ')" \
 	'["u1",1,true,true,0] ["u2",0,true,true,0] ["u3",1,true,true,0] ["a1",null,false,false,0] ' \
 	"rag-eval: refusal scored, the answer metrics not applicable to the unanswerable cases, no error"
-like "$(cat "$ERR")" 'refusal +3 +1 +0 +0\.667' "the summary's refusal row: 3 computed, 1 n/a, mean 0.667"
+like "$(cat "$T/ev/gate.txt")" 'refusal +3 +1 +0 +0\.667' "the summary's refusal row (gate.txt: the closing screen is short): 3 computed, 1 n/a, mean 0.667"
 
 # ================================================================ the review round trip
 fresh

@@ -1388,7 +1388,7 @@ static void resolve_api_key(rag_config *cfg)
 /* Azure's classic routes (llm.deployment) need an api-version: the version of Azure's API
  * reference that was current GA when this was written, unless llm.api_version says another.
  * A deployment names Azure's routes, so it needs llm.provider azure. */
-#define AZURE_API_VERSION "2024-10-21"
+#define AZURE_API_VERSION_GA "2024-10-21"
 static int provider_defaults(rag_config *cfg, char *err, size_t errlen)
 {
 	const char *ep = cfg->embeddings.provider ? cfg->embeddings.provider : cfg->llm.provider;
@@ -1416,7 +1416,7 @@ static int provider_defaults(rag_config *cfg, char *err, size_t errlen)
 		}
 	}
 	if ((cfg->llm.deployment || cfg->embeddings.deployment) && !cfg->llm.api_version)
-		cfg->llm.api_version = rag_xstrdup(AZURE_API_VERSION);
+		cfg->llm.api_version = rag_xstrdup(AZURE_API_VERSION_GA);
 	return 0;
 }
 

@@ -729,7 +729,7 @@ static int give(struct each *x, jv rec, size_t line)
 	rec = with_id(rag_record_normalize(rec), x->n, &made);
 	if (ids_add(&x->ids, rec, line, made, x->r.name, x->err, x->errlen) < 0) {
 		jv_free(rec);
-		return -2;
+		return -3;   /* said as it is, unless the file is broken further on (rag_testset_each) */
 	}
 	return x->cb(rec, line, x->ctx);
 }
@@ -898,7 +898,10 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
 	/* libjq strips a byte order mark at the start of what it parses: a second one, after ours */
 	if (format != RAG_TESTSET_CSV && rd_peek(&x.r, 2) >= 0 && !memcmp(x.r.buf + x.r.pos, "\xEF\xBB\xBF", 3)) x.r.pos += 3;
 	rc = format == RAG_TESTSET_CSV ? each_csv(&x) : each_json(&x);
-	if (rc == -1) exact_error(&x, format);
+	/* a broken file is said as the whole-file reader says it, which reads the whole file before
+	 * it looks at the ids: a repeated id met first, then a syntax error further on, is the
+	 * syntax error there too (where the file can be read again) */
+	if (rc == -1 || rc == -3) exact_error(&x, format);
 	if (!rc && x.r.ioerr) {
 		rag_seterr(err, errlen, "%s: cannot read: %s", x.r.name, strerror(errno));
 		rc = -1;
@@ -906,5 +909,5 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
 	rag_strv_free(&x.head);
 	ids_free(&x.ids);
 	free(x.r.buf);
-	return rc == -2 ? -1 : rc;
+	return rc == -2 || rc == -3 ? -1 : rc;
 }

@@ -1,8 +1,10 @@
-/* fuzz-testset.c - libFuzzer target: rag_testset_parse (lib/testset.c), the reader of rag-eval's
- * test sets, on the input as CSV, as JSON and by detection. A success is an array of objects,
- * each with a non-empty string id; a failure says where, after the name. The same input read
- * record by record (rag_testset_each, in chunks from a FILE) gives the same records, or the
- * same message. */
+/* fuzz-testset.c - libFuzzer target: rag_testset_read (lib/testset.c), the reader of rag-eval's
+ * test sets (each id once), on the input as CSV, as JSON and by detection. A success is an
+ * array of objects, each with a non-empty string id; a failure says where, after the name. The
+ * same input read record by record (rag_testset_each, in chunks from a FILE, which refuses a
+ * repeated id as rag_testset_read does) gives the same records, or the same message; and
+ * rag_testset_parse (repeated ids allowed: rag-agree's labels) accepts whatever read accepts,
+ * with the same records. */
 #include "base.h"
 #include "record.h"
 
@@ -41,14 +43,18 @@ static void one(const char *text, size_t len, const char *name, int format)
 {
 	char err[RAG_ERRLEN];
 	jv v;
+	char perr[RAG_ERRLEN];
+	jv p;
 	err[0] = 0;
-	v = rag_testset_parse(text, len, name, format, err, sizeof err);
+	v = rag_testset_read(text, len, name, format, err, sizeof err);
 	same(text, len, name, format, v, err);
 	if (!jv_is_valid(v)) {
 		if (strncmp(err, name, strlen(name)) || err[strlen(name)] != ':') abort();   /* NAME:... */
 		jv_free(v);
 		return;
 	}
+	p = rag_testset_parse(text, len, name, format, perr, sizeof perr);
+	if (!jv_is_valid(p) || !jv_equal(jv_copy(v), p)) abort();
 	if (jv_get_kind(v) != JV_KIND_ARRAY) abort();
 	jv_array_foreach(v, i, rec) {
 		jv id;

@@ -421,16 +421,20 @@ static jv run_tail(eval *e, jv head, int rc)
 	return head;
 }
 
-/* The gate's failed checks (at most MAX_SAID, the rest in gate.txt), one line each. */
+/* The verdict's (borrowed) failed checks (at most MAX_SAID, the rest in gate.txt), one line
+ * each: the verdict run_verdict read from gate.json, which is not read again. */
 #define MAX_SAID 5
-static void say_failed(eval *e, const char *on, const char *off)
+static void say_failed(eval *e, jv v, const char *on, const char *off)
 {
-	char *g = eval_path_in(e, "gate.json"), buf[1200];
-	jv checks = rag_json_get(eval_read_json_file(g), "checks");
+	char buf[1200];
+	jv checks = rag_json_get(jv_copy(v), "checks");
 	long shown = 0, failed = 0;
 	if (jv_get_kind(checks) == JV_KIND_ARRAY) {
 		jv_array_foreach(checks, i, c) {
-			if (jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_FALSE && ++failed <= MAX_SAID) {
+			jv pass = jv_object_get(jv_copy(c), jv_string("pass"));
+			int no = jv_get_kind(pass) == JV_KIND_FALSE;
+			jv_free(pass);
+			if (no && ++failed <= MAX_SAID) {
 				char *line = rag_xasprintf("%sfailed%s: %s", on, off, rag_json_str(c, "message", buf, sizeof buf));
 				rag_tool_say(e->cli.prog, line);
 				free(line);
@@ -446,7 +450,6 @@ static void say_failed(eval *e, const char *on, const char *off)
 		free(txt);
 	}
 	jv_free(checks);
-	free(g);
 }
 
 /* The closing screen: the failed checks, then the last lines, the verdict, the exit status and
@@ -462,7 +465,7 @@ static void say_run(eval *e, jv head)
 	rag_json_str(v, "decision", dec, sizeof dec);
 	if (say && *dec) {   /* a run that ended with no verdict has no counts to say */
 		rag_buf vl = {0};
-		say_failed(e, red, off);
+		say_failed(e, v, red, off);
 		rag_report_counts(&vl, v, 1);
 		rag_buf_add(&vl, "", 1);
 		line = rag_xasprintf("%s%s%s: %s", !strcmp(dec, "pass") ? green : !strcmp(dec, "fail") ? red : "",

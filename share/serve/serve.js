@@ -117,6 +117,49 @@
 	function meansText(m) {
 		return Object.keys(m || {}).sort().map(function (k) { return k + " " + num(m[k]); }).join(", ");
 	}
+	/* ---------------------------------------------------------------- the page's address
+	 * Every view has a URL: "#/VIEW/ARG/...?KEY=VALUE&...", each part URI-encoded, e.g.
+	 * #/history, #/run/ID, #/run/ID?failed=1&q=text, #/run/ID/record/RID, #/compare/BASE/NEW,
+	 * #/sets, #/cases/SET?q=text&page=2, #/evals. A script that draws a view says so with here()
+	 * (the address changes, nothing is reloaded); a view a user reaches by a link, a reload, a
+	 * bookmark or Back is handed to the script that owns it, onRoute(VIEW, fn(args, params)), or
+	 * else its tab is shown. */
+	var routes = {};
+	function parseHash(h) {
+		var m = /^#\/([^?]*)(?:\?(.*))?$/.exec(h || ""), r = { view: "", args: [], params: {} };
+		if (!m) return r;
+		var parts = m[1].split("/").map(function (x) { try { return decodeURIComponent(x); } catch (e) { return x; } });
+		r.view = parts.shift();
+		r.args = parts.filter(function (x, i) { return x !== "" || i < parts.length - 1; });
+		(m[2] || "").split("&").forEach(function (kv) {
+			if (!kv) return;
+			var i = kv.indexOf("="), k = i < 0 ? kv : kv.slice(0, i), v = i < 0 ? "" : kv.slice(i + 1);
+			try { r.params[decodeURIComponent(k)] = decodeURIComponent(v.replace(/\+/g, " ")); } catch (e) { /* kept out */ }
+		});
+		return r;
+	}
+	function hashOf(view, args, params) {
+		var q = Object.keys(params || {}).filter(function (k) {
+			return params[k] !== undefined && params[k] !== null && params[k] !== "" && params[k] !== false;
+		}).sort().map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(String(params[k])); }).join("&");
+		return "#/" + [view].concat((args || []).map(function (a) { return encodeURIComponent(String(a)); })).join("/") +
+			(q ? "?" + q : "");
+	}
+	/* an href for a view: the page's own address (not <base>'s) and the view's */
+	function link(view, args, params) { return location.href.split("#")[0] + hashOf(view, args, params); }
+	function here(view, args, params) {
+		var h = hashOf(view, args, params);
+		if (location.hash !== h) history.pushState(null, "", h);
+	}
+	function route() {
+		var r = parseHash(location.hash);
+		if (!r.view) return false;
+		if (routes[r.view]) routes[r.view](r.args, r.params);
+		else if ($(r.view) && $("tab-" + r.view) && !$("tab-" + r.view).disabled) tab(r.view);
+		else return false;
+		return true;
+	}
+	function onRoute(view, f) { routes[view] = f; }
 	/* ---------------------------------------------------------------- History */
 	var runsData = null, loads = 0, hooks = [], runHooks = [];
 	/* for the tests: a count of the replies drawn, on <body> */
@@ -170,6 +213,7 @@
 		}).then(function (c) {
 			st.checks = c;
 			tab("run");
+			here("run", [id]);
 			renderRun();
 			return loadRecords();
 		}).catch(function (e) { showError(e.message); drawn(); });
@@ -365,6 +409,7 @@
 			Object.keys(w).forEach(function (l) { Object.keys(w[l]).forEach(function (k) { T[l][k] = w[l][k]; }); });
 		},
 		t: t, el: el, td: td, get: get, api: api, tab: tab, showError: showError, drawn: drawn,
+		link: link, here: here, onRoute: onRoute, parse: function () { return parseHash(location.hash); },
 		openRun: function (id) { return openRun(id); },
 		/* a run added (one started from the page ended): the runs and everything drawn from
 		 * them (History's trends, onRuns) read again, so that none stays a run behind */
@@ -380,8 +425,15 @@
 	/* ---------------------------------------------------------------- wiring */
 	document.addEventListener("DOMContentLoaded", function () {
 		$("lang").addEventListener("click", function () { lang = lang === "zh" ? "en" : "zh"; applyLang(); });
-		$("tab-history").addEventListener("click", function () { tab("history"); });
-		$("tab-run").addEventListener("click", function () { if (st.run) tab("run"); });
+		$("tab-history").addEventListener("click", function () { tab("history"); here("history"); });
+		$("tab-run").addEventListener("click", function () { if (st.run) { tab("run"); here("run", [st.run]); } });
+		onRoute("history", function () { tab("history"); });
+		onRoute("run", function (a) {
+			if (!a[0]) return;
+			if (a[0] === st.run && st.summary) tab("run");
+			else openRun(a[0]);
+		});
+		window.addEventListener("hashchange", route);
 		$("filters").addEventListener("submit", function (ev) {
 			var f = ev.target;
 			ev.preventDefault();
@@ -409,5 +461,8 @@
 		applyLang();
 		get("/api/session").then(function (b) { st.csrf = b.csrf; }).catch(function (e) { showError(e.message); });
 		loadRuns();
+		/* a URL linked, bookmarked or reloaded: its view, once the other scripts have said
+		 * which views they own (their DOMContentLoaded handlers run before this timer) */
+		setTimeout(route, 0);
 	});
 })();

@@ -36,29 +36,7 @@
 			question: "Question", answer: "Answer", reference: "Reference", contexts: "Contexts", none_text: "(none)",
 			r_claims: "Claims: {m}", r_claim: "Claim", r_verdict: "Verdict", r_reason: "Reason", r_other: "Verdict: {m}",
 			r_errors: "Errors", yes: "yes", no: "no", r_marks: "Review marks", r_nomarks: "no marks yet",
-			st_pass: "pass", st_failure: "fail", st_error: "no score", st_skipped: "skipped",
-			rc_not_applicable: "not applicable", rc_no_category_records: "no record of this category in the run",
-			ck_no_records: "no records: an empty run cannot pass",
-			ck_not_run: "{metric}: not run (not among this run's metrics): its threshold is not checked",
-			ck_skipped: "{metric}: computed on 0 of {records} records ({reason}): gate skipped",
-			ck_regression: "{metric} mean change {delta}, {conf}% interval [{lo}, {hi}]",
-			ck_category_mean: "{metric} mean {mean} {op} {threshold} for “{category}” ({records} records)",
-			ck_category_no_score: "{metric}: no record of “{category}” has a score",
-			ck_category_not_run: "{metric}: not run: its mean for “{category}” is not checked",
-			ck_nulls: "{metric}: {nulls} of {applicable} records have no score ({rate}; max_error_rate {max})",
-			ck_mean: "{metric} mean {mean} {op} {threshold}",
-			ck_no_score: "{metric}: no record has a score",
-			ck_flips: "{metric}: {flips} records flip across repeats",
-			ck_no_scores: "no record carries a number in scores.*: run a scoring tool first",
-			ck_unreadable: "{unreadable} of {records} lines could not be read as records",
-			ck_pass_rate: "{passed} of {of} records pass ({rate}; min_pass_rate {min})",
-			rs_gate_passed: "the gate passed: {passed} of the {with} records without errors or nulls pass ({rate})",
-			rs_gate_failed: "the gate failed: {check}", rs_a_check: "a check failed",
-			rs_no_threshold: "no threshold is configured: a summary, no decision",
-			rs_outage: "{u} of {n} records could not be scored: {why}",
-			rs_half: "more than half of the run, whatever gate.max_error_rate",
-			rs_budget: "more than gate.max_error_rate ({max})",
-			rs_within: "; {u} of {n} records could not be scored, within gate.max_error_rate ({max})"
+			st_pass: "pass", st_failure: "fail", st_error: "no score", st_skipped: "skipped"
 		},
 		zh: {
 			title: "ragpipe 运行记录", history: "历史", run: "运行", label: "标签", commit: "提交",
@@ -111,7 +89,9 @@
 			rs_gate_passed: "门禁通过：{with} 条无错误或空值的记录中 {passed} 条通过（{rate}）",
 			rs_gate_failed: "门禁未通过：{check}", rs_a_check: "有检查项未通过",
 			rs_no_threshold: "未配置阈值：仅汇总，无结论",
-			rs_outage: "{n} 条记录中 {u} 条无法评分：{why}",
+			rs_outage: "{n} 条记录中 {u} 条无法评分（{who}；错误见 records.jsonl）：{why}",
+			rw_remote: "评审模型或 RAG 服务调用失败", rw_input: "因其输入", rw_mixed: "{r} 条因评审模型或服务失败，{i} 条因其输入",
+			rs_zero: "gate.max_error_rate 为 0",
 			rs_half: "超过运行的一半（无论 gate.max_error_rate 为何）",
 			rs_budget: "超过 gate.max_error_rate（{max}）",
 			rs_within: "；{n} 条记录中 {u} 条无法评分，在 gate.max_error_rate（{max}）以内"
@@ -337,11 +317,12 @@
 	}
 	/* a number as the page shows it */
 	function fmt(x, d) { return typeof x === "number" && isFinite(x) ? x.toFixed(d === undefined ? 3 : d) : "–"; }
-	/* a gate's check (its code and numbers) in the page's language; its English message for a run
-	 * stored before checks had codes */
+	/* a gate's check in the page's language: in English the gate's own words (as rag-gate and
+	 * report.html say them), else worded from its code and numbers; its message for a run stored
+	 * before checks had codes */
 	function checkText(k) {
 		var a = k && k.args || {};
-		if (!k || !k.code || T.en["ck_" + k.code] === undefined) return k && k.message || "";
+		if (!k || !k.code || lang === "en" || T[lang]["ck_" + k.code] === undefined) return k && k.message || "";
 		return t("ck_" + k.code, {
 			metric: a.metric, records: a.records, category: a.category, delta: fmt(a.delta), conf: fmt(a.confidence * 100, 0),
 			lo: fmt(a.ci_low), hi: fmt(a.ci_high), mean: fmt(a.mean), op: k.pass ? "≥" : "<", threshold: fmt(a.threshold),
@@ -350,13 +331,15 @@
 			reason: a.reason !== null && a.reason !== undefined ? a.reason : t("rc_" + (a.reason_code || "not_applicable"))
 		});
 	}
-	/* the verdict's reason (c: /checks' reply) in the page's language */
+	/* the verdict's reason (c: /checks' reply) in the page's language, as checkText words a check */
 	function reasonText(c) {
 		var a = c.reason_args, r;
-		if (!c.reason_code || !a) return c.reason;
+		if (!c.reason_code || !a || lang === "en") return c.reason;
 		if (c.reason_code === "outage")
 			return t("rs_outage", { u: a.not_scored, n: a.records,
-				why: a.half ? t("rs_half") : t("rs_budget", { max: pct(a.max_error_rate) }) });
+				who: a.remote_failed === a.not_scored ? t("rw_remote") : !a.remote_failed ? t("rw_input") :
+					t("rw_mixed", { r: a.remote_failed, i: a.not_scored - a.remote_failed }),
+				why: a.half ? t("rs_half") : a.max_error_rate > 0 ? t("rs_budget", { max: pct(a.max_error_rate) }) : t("rs_zero") });
 		r = c.reason_code === "gate_failed" ? t("rs_gate_failed", { check: a.check ? checkText(a.check) : t("rs_a_check") }) :
 			c.reason_code === "gate_passed" ? t("rs_gate_passed", { passed: a.passed, "with": a.with_verdict,
 				rate: pct(a.with_verdict ? a.passed / a.with_verdict : 0) }) : t("rs_no_threshold");

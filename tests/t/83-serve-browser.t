@@ -115,8 +115,9 @@ for k in en zh; do
 	done
 	is "$(got "$k no alert"):$(got "$k console errors")" 'True:0' "$k: no script of the data ran, no console error"
 done
-is "$(got 'en 1440 verdict')" 'FAIL exit status 1: the gate failed: 2 of 5 records pass (40.0%; min_pass_rate 100.0%); 1 of 6 records could not be scored, within gate.max_error_rate (50.0%)' \
-	"the verdict first: the badge, the exit status and its reason"
+is "$(got 'en 1440 verdict')" "FAIL exit status 1: $(curl -s "${URL}api/runs/W/checks" | jq -r .reason)" \
+	"the verdict first: the badge, the exit status and its reason (the gate's words)"
+like "$(got 'en 1440 verdict')" '^FAIL exit status 1: the gate failed: 2 of 5 records pass' "the gate's first failed check its reason"
 is "$(got 'zh 390 verdict')" '未通过 退出状态 1：门禁未通过：5 条记录中 2 条通过（40.0%；min_pass_rate 100.0%）；6 条记录中 1 条无法评分，在 gate.max_error_rate（50.0%）以内' \
 	"and in Chinese, from the stored reason's code and numbers"
 is "$(got 'en 1440 causes')" 'faithfulness below 0.500: 2 records | no answer (rag-verify failed): 1 record | answer_relevancy below 0.500: 1 record' \

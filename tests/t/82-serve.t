@@ -367,6 +367,15 @@ get '/api/runs/B/records?offset=2&limit=2'
 is "$(jq -c '[.total, [.records[].seq], .records[0].record]' "$OUT")" \
 	"[5,[3,4],$(sed -n 3p "$T/b.jsonl" | jq -c .)]" "PostgreSQL: records page 2, as added"
 serve_stop
+run rag rag-store -q -c "$T/f.yaml" --store "$PGURL" --run-id F add - <"$T/f.jsonl"
+is "$RC" 0 "PostgreSQL: run F added with its gate"
+serve_start --store "$PGURL"
+is "$(recs 'failed=1&category=b'):$(recs 'cause=below:faithfulness'):$(recs 'metric=faithfulness&below=0.5'):$(recs 'q=MADRID')" \
+	'2:[3,5]:2:[2,6]:3:[2,3,6]:1:[6]' "PostgreSQL: the same filters, the same records"
+get /api/runs/F/records/3
+is "$(jq -c '[.seq, .why.key, [.verdict.checks[] | .status]]' "$OUT")" '[3,"below:answer_relevancy",["failure","failure"]]' \
+	"PostgreSQL: a record whole"
+serve_stop
 is "$SRC" 0 "PostgreSQL: SIGTERM stops it"
 
 done_testing

@@ -1247,7 +1247,10 @@ static int scan_record(void *ctx, int ncol, const char *const *c)
 		if (!below) return 0;
 	}
 	if (sc->needle) {
-		jv rec = parse(c[2]);
+		jv rec;
+		/* a line without the text and without an escape cannot hold it in a field: no parse */
+		if (c[2] && !strchr(c[2], '\\') && !has_text(c[2], sc->needle)) return 0;
+		rec = parse(c[2]);
 		char *id = jv_get_kind(rec) == JV_KIND_OBJECT ? rag_record_id(rec) : NULL, cat[512];
 		int hit = 0;
 		if (jv_get_kind(rec) == JV_KIND_OBJECT)

@@ -344,6 +344,9 @@ jv rag_causes_json(const rag_causes *cs)
 			what = jv_object_set(what, jv_string("cause"), jv_string(line));
 			free(line);
 		}
+		/* key: the cause's one name ("below:faithfulness", "outage:judge"), by which the store
+		 * finds a cause's records (rag_store_records) */
+		what = jv_object_set(what, jv_string("key"), jv_string(order[i].key));
 		a = jv_array_append(a, jv_object_set(jv_object_set(what, jv_string("count"), jv_number((double)c->count)),
 		                                     jv_string("records"), recs));
 	}

@@ -1198,8 +1198,13 @@ static int by_name(const void *a, const void *b, void *names)
 	return strcmp(n[*(const size_t *)a], n[*(const size_t *)b]);
 }
 
-static jv check(jv checks, const char *what, int pass, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static jv check(jv checks, const char *what, int pass, const char *fmt, ...)
+/* A check: its name (what), whether it passed, and its message twice: in English words (fmt)
+ * and as a code with its arguments (args, consumed: the numbers and names the words are made
+ * of), which a page renders in its own language (rag-serve's Chinese); the codes are listed in
+ * rag-gate(1), JSON OUTPUT. */
+static jv check(jv checks, const char *what, int pass, const char *code, jv args, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static jv check(jv checks, const char *what, int pass, const char *code, jv args, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -1210,6 +1215,8 @@ static jv check(jv checks, const char *what, int pass, const char *fmt, ...)
 	c = jv_object_set(c, jv_string("check"), jv_string(what));
 	c = jv_object_set(c, jv_string("pass"), jv_bool(pass));
 	c = jv_object_set(c, jv_string("message"), jv_string(msg));
+	c = jv_object_set(c, jv_string("code"), jv_string(code));
+	c = jv_object_set(c, jv_string("args"), args);
 	free(msg);
 	return jv_array_append(checks, c);
 }
@@ -1218,8 +1225,14 @@ static jv check(jv checks, const char *what, int pass, const char *fmt, ...)
 static jv skipped(jv checks, const char *what, const char *metric, long records, const char *reason)
 {
 	jv c;
-	checks = check(checks, what, 1, "%s: computed on 0 of %ld record%s (%s): gate skipped", metric, records,
-	               records == 1 ? "" : "s", reason ? reason : "not applicable");
+	/* reason: a record's not_applicable text (data), or the gate's own "no_category_records" */
+	int mine = reason && !strcmp(reason, "no_category_records");
+	checks = check(checks, what, 1, "skipped",
+	               JV_OBJECT(jv_string("metric"), jv_string(metric), jv_string("records"), jv_number((double)records),
+	                         jv_string("reason"), reason && !mine ? jv_string(reason) : jv_null(),
+	                         jv_string("reason_code"), jv_string(mine ? reason : "not_applicable")),
+	               "%s: computed on 0 of %ld record%s (%s): gate skipped", metric, records,
+	               records == 1 ? "" : "s", mine ? "no record of this category in the run" : reason ? reason : "not applicable");
 	c = jv_array_get(jv_copy(checks), jv_array_length(jv_copy(checks)) - 1);
 	c = jv_object_set(c, jv_string("skipped"), jv_true());
 	return jv_array_set(checks, jv_array_length(jv_copy(checks)) - 1, c);
@@ -1250,7 +1263,8 @@ static jv not_run(const rag_gate *g, jv checks)
 		char what[300];
 		jv c;
 		snprintf(what, sizeof what, "not run %s", names[i]);
-		checks = check(checks, what, 1, "%s: not run (not among this run's metrics): its threshold is not checked", names[i]);
+		checks = check(checks, what, 1, "not_run", JV_OBJECT(jv_string("metric"), jv_string(names[i])),
+		               "%s: not run (not among this run's metrics): its threshold is not checked", names[i]);
 		c = jv_array_get(jv_copy(checks), jv_array_length(jv_copy(checks)) - 1);
 		c = jv_object_set(c, jv_string("skipped"), jv_true());
 		checks = jv_array_set(checks, jv_array_length(jv_copy(checks)) - 1, c);
@@ -1314,7 +1328,11 @@ static jv baseline_summary(rag_gate *g, size_t *order, jv *checks, int *pass)
 		if (g->o.fail_on_regression) {
 			char what[300];
 			snprintf(what, sizeof what, "regression %s", g->metric[m]);
-			*checks = check(*checks, what, !(hi < 0), "%s mean change %+.3f, %g%% interval [%+.3f, %+.3f]%s",
+			*checks = check(*checks, what, !(hi < 0), "regression",
+			                JV_OBJECT(jv_string("metric"), jv_string(g->metric[m]), jv_string("delta"), jv_number(delta),
+			                          jv_string("confidence"), jv_number(g->o.confidence), jv_string("ci_low"), num(lo),
+			                          jv_string("ci_high"), num(hi)),
+			                "%s mean change %+.3f, %g%% interval [%+.3f, %+.3f]%s",
 			                g->metric[m], delta, g->o.confidence * 100, lo, hi,
 			                hi < 0 ? " lies wholly below 0" : "");
 			if (hi < 0) *pass = 0;
@@ -1456,14 +1474,21 @@ static int category_mean_check(rag_gate *g, const category *r, size_t m, const r
 	if (nv && na)
 		snprintf(of, sizeof of, "; computed on %zu of %ld; %ld not applicable", nv, r->records, na);
 	if (nv) {
-		*checks = check(*checks, what, ok, "%s mean %.3f %s %.3f for \"%.200s\" (gate.by_category; %ld record%s%s)",
+		*checks = check(*checks, what, ok, "category_mean",
+		                JV_OBJECT(jv_string("metric"), jv_string(c->metric), jv_string("mean"), jv_number(mean),
+		                          jv_string("threshold"), jv_number(c->value), jv_string("category"), jv_string(c->category),
+		                          jv_string("records"), jv_number((double)r->records), jv_string("computed"),
+		                          jv_number((double)nv), jv_string("not_applicable"), jv_number((double)na)),
+		                "%s mean %.3f %s %.3f for \"%.200s\" (gate.by_category; %ld record%s%s)",
 		                c->metric, mean, ok ? ">=" : "<", c->value, c->category, r->records,
 		                r->records == 1 ? "" : "s", of);
 	} else if (na) {
 		*checks = skipped(*checks, what, c->metric, r->records, g->ms[m].na_reason);
 		ok = 1;
 	} else {
-		*checks = check(*checks, what, 0, "%s: no record of \"%.200s\" has a score", c->metric, c->category);
+		*checks = check(*checks, what, 0, "category_no_score",
+		                JV_OBJECT(jv_string("metric"), jv_string(c->metric), jv_string("category"), jv_string(c->category)),
+		                "%s: no record of \"%.200s\" has a score", c->metric, c->category);
 	}
 	return ok;
 }
@@ -1483,7 +1508,9 @@ static int category_means(rag_gate *g, jv *checks, jv *metrics)
 		int met = 0, ok = 1;
 		snprintf(what, sizeof what, "mean %s for \"%.200s\"", c->metric, c->category);
 		if (!in_run(&g->o, c->metric) || jv_get_kind(ix) != JV_KIND_NUMBER) {
-			*checks = check(*checks, what, 1, "%s: not run (not among this run's metrics): its mean for \"%.200s\" "
+			*checks = check(*checks, what, 1, "category_not_run",
+			                JV_OBJECT(jv_string("metric"), jv_string(c->metric), jv_string("category"), jv_string(c->category)),
+			                "%s: not run (not among this run's metrics): its mean for \"%.200s\" "
 			                "is not checked", c->metric, c->category);
 			*checks = jv_array_set(*checks, jv_array_length(jv_copy(*checks)) - 1,
 			                       jv_object_set(jv_array_get(jv_copy(*checks), jv_array_length(jv_copy(*checks)) - 1),
@@ -1496,7 +1523,7 @@ static int category_means(rag_gate *g, jv *checks, jv *metrics)
 				met = 1;
 				ok &= category_mean_check(g, &g->grp[i], (size_t)jv_number_value(ix), c, checks);
 			}
-		if (!met) *checks = skipped(*checks, what, c->metric, 0, "no record of this category in the run");
+		if (!met) *checks = skipped(*checks, what, c->metric, 0, "no_category_records");
 		if (!ok) {
 			jv_array_foreach(*metrics, j, row) {
 				char name[300];
@@ -1525,7 +1552,7 @@ jv rag_gate_summary(rag_gate *g)
 
 	if (g->records == 0) {
 		pass = 0;
-		checks = check(checks, "records", 0, "no records: an empty run cannot pass");
+		checks = check(checks, "records", 0, "no_records", jv_object(), "no records: an empty run cannot pass");
 	}
 	checks = not_run(g, checks);
 	for (i = 0; i < g->nmetric; i++) {
@@ -1554,7 +1581,13 @@ jv rag_gate_summary(rag_gate *g)
 		if (applicable > 0 && nulls > 0) {
 			int ok = erate <= g->o.max_error_rate + EPS;
 			snprintf(what, sizeof what, "nulls %s", g->metric[m]);
-			checks = check(checks, what, ok, "%s: %ld of %ld record%s no score%s (%.1f%%; max_error_rate %g%%)%s",
+			checks = check(checks, what, ok, "nulls",
+			               JV_OBJECT(jv_string("metric"), jv_string(g->metric[m]), jv_string("nulls"), jv_number((double)nulls),
+			                         jv_string("applicable"), jv_number((double)applicable), jv_string("undecided"),
+			                         jv_bool(ms->undecided > 0), jv_string("rate"), jv_number(erate),
+			                         jv_string("max_error_rate"), jv_number(g->o.max_error_rate),
+			                         jv_string("not_applicable"), jv_number((double)ms->na)),
+			               "%s: %ld of %ld record%s no score%s (%.1f%%; max_error_rate %g%%)%s",
 			               g->metric[m], nulls, applicable, applicable == 1 ? " has" : "s have",
 			               ms->undecided ? " or no pass verdict" : "", erate * 100,
 			               g->o.max_error_rate * 100, ms->na ? " (not applicable ones left out)" : "");
@@ -1564,13 +1597,19 @@ jv rag_gate_summary(rag_gate *g)
 			int ok = nv > 0 && mean >= g->mean_thr[m] - EPS;
 			snprintf(what, sizeof what, "mean %s", g->metric[m]);
 			if (nv) {
-				checks = check(checks, what, ok, "%s mean %.3f %s %.3f%s", g->metric[m], mean,
+				checks = check(checks, what, ok, "mean",
+				               JV_OBJECT(jv_string("metric"), jv_string(g->metric[m]), jv_string("mean"), jv_number(mean),
+				                         jv_string("threshold"), jv_number(g->mean_thr[m]), jv_string("computed"),
+				                         jv_number((double)nv), jv_string("records"), jv_number((double)g->records),
+				                         jv_string("not_applicable"), jv_number((double)ms->na)),
+				               "%s mean %.3f %s %.3f%s", g->metric[m], mean,
 				               ok ? ">=" : "<", g->mean_thr[m], of);
 			} else if (ms->na) {
 				checks = skipped(checks, what, g->metric[m], g->records, ms->na_reason);
 				ok = 1;
 			} else {
-				checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
+				checks = check(checks, what, 0, "no_score", JV_OBJECT(jv_string("metric"), jv_string(g->metric[m])),
+				               "%s: no record has a score", g->metric[m]);
 			}
 			/* no score at all is data missing (a dead judge), not a low mean: no hint */
 			mean_failed = !ok && nv > 0;
@@ -1581,14 +1620,18 @@ jv rag_gate_summary(rag_gate *g)
 			if (ms->na) {
 				checks = skipped(checks, what, g->metric[m], g->records, ms->na_reason);
 			} else {
-				checks = check(checks, what, 0, "%s: no record has a score", g->metric[m]);
+				checks = check(checks, what, 0, "no_score", JV_OBJECT(jv_string("metric"), jv_string(g->metric[m])),
+				               "%s: no record has a score", g->metric[m]);
 				pass = 0;
 			}
 		}
 		if (ms->flips) {
 			snprintf(what, sizeof what, "flips %s", g->metric[m]);
 			/* a note: the records that fail by a flip fail the pass rate */
-			checks = check(checks, what, 1, "%s: %ld record%s flip%s across repeats%s",
+			checks = check(checks, what, 1, "flips",
+			               JV_OBJECT(jv_string("metric"), jv_string(g->metric[m]), jv_string("flips"), jv_number((double)ms->flips),
+			                         jv_string("fail"), jv_bool(g->o.fail_on_flip && gated(g, m))),
+			               "%s: %ld record%s flip%s across repeats%s",
 			               g->metric[m], ms->flips, ms->flips == 1 ? "" : "s", ms->flips == 1 ? "s" : "",
 			               g->o.fail_on_flip && gated(g, m) ? " (--fail-on-flip: they fail)" : "");
 		}
@@ -1599,17 +1642,24 @@ jv rag_gate_summary(rag_gate *g)
 	pass &= category_means(g, &checks, &metrics);
 	if (g->records && !any_scored) {
 		pass = 0;
-		checks = check(checks, "scores", 0, "no record carries a number in scores.*: run a scoring tool first");
+		checks = check(checks, "scores", 0, "no_scores", jv_object(),
+		               "no record carries a number in scores.*: run a scoring tool first");
 	}
 	if (g->unreadable) {
 		int ok = (double)g->unreadable / (double)g->records <= g->o.max_error_rate + EPS;
-		checks = check(checks, "unreadable", ok, "%ld of %ld line%s could not be read as records",
+		checks = check(checks, "unreadable", ok, "unreadable",
+		               JV_OBJECT(jv_string("unreadable"), jv_number((double)g->unreadable), jv_string("records"),
+		                         jv_number((double)g->records)),
+		               "%ld of %ld line%s could not be read as records",
 		               g->unreadable, g->records, g->records == 1 ? "" : "s");
 		pass &= ok;
 	}
 	if (g->records && judged > 0) {
 		int ok = rate >= g->o.min_pass_rate - EPS;
-		checks = check(checks, "pass rate", ok, "%ld of %ld record%s (%.1f%%; min_pass_rate %g%%)",
+		checks = check(checks, "pass rate", ok, "pass_rate",
+		               JV_OBJECT(jv_string("passed"), jv_number((double)g->passed), jv_string("of"), jv_number((double)judged),
+		                         jv_string("rate"), jv_number(rate), jv_string("min_pass_rate"), jv_number(g->o.min_pass_rate)),
+		               "%ld of %ld record%s (%.1f%%; min_pass_rate %g%%)",
 		               g->passed, judged, judged == 1 ? " passes" : "s pass", rate * 100, g->o.min_pass_rate * 100);
 		pass &= ok;
 	}

@@ -150,7 +150,8 @@ rag_causes *rag_causes_new(void);
 /* rec and verdict borrowed; seq the record's place in the run (the order of equals) */
 void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
 /* [{kind: "outage"|"miss"|"below"|"null"|"noanswer"|"error", who?: "judge"|"service" (an
- * outage), metric?, threshold?, tool?, text?, cause: the English line ("the judge failed: N
+ * outage), metric?, threshold?, tool?, text?, key: the cause's name ("below:METRIC",
+ * "outage:judge", "miss:", "error:TEXT"...), cause: the English line ("the judge failed: N
  * records unscored"; an outage's text: the first record's error, the endpoint's), count, records: [{seq, id, detail}] (RAG_CAUSE_SHOWN at
  * most, the farthest below the threshold first, then by seq)}], outages first, then the most
  * records, then the farthest below */
@@ -232,10 +233,14 @@ double rag_verdict_pass_rate(long passed, long with_verdict);
  * -1 no verdict (errored). */
 int rag_verdict_record_pass(jv verdict);
 /* The verdict of a gate summary (borrowed; rag_gate_summary's, its pass null for a summary with
- * no decision): {decision: "pass"|"fail"|"none", exit_status, reason, records, with_verdict,
+ * no decision): {decision: "pass"|"fail"|"none", exit_status, reason, reason_code: "outage"|
+ * "gate_failed"|"gate_passed"|"no_threshold" and reason_args: the reason's numbers ({records,
+ * with_verdict, passed, not_scored, remote_failed, half, max_error_rate, check: gate_failed's
+ * first failed check}), for a page that words it in its own language, records, with_verdict,
  * passed, failed, errored, not_applicable (records with a metric not applicable), not_scored,
  * remote_failed, pass_rate (null: none with a verdict), pass_rate_of: with_verdict, its
- * denominator, thresholds and by: the gate's options, checks: the gate's checks}.
+ * denominator, thresholds and by: the gate's options, checks: the gate's checks, each {check,
+ * pass, message: English words, code and args: the same as a code and its numbers and names}}.
  * The exit status: 3 or 4 (4 when a judge or service failed) when records were not scored
  * beyond gate.max_error_rate, or more than half of the run (a dead judge: whatever the budget);
  * else 1 when the gate failed, else 0. */

@@ -261,14 +261,79 @@ static int api_runs(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body, cha
 	return rag_serve_stored(rag_store_page(s, &f, offset, limit, body, err, errlen), err, body);
 }
 
+/* a number argument (below=0.5): finite; absent -> NAN */
+static int real_arg(rag_serve_arg_fn arg, void *ctx, const char *name, double *out, jv *body)
+{
+	const char *v = rag_serve_str_arg(arg, ctx, name);
+	char *end, msg[120];
+	*out = NAN;
+	if (!v) return 0;
+	errno = 0;
+	*out = strtod(v, &end);
+	if (errno || *end || !isfinite(*out)) {
+		snprintf(msg, sizeof msg, "%s: a number (0.5)", name);
+		*body = rag_serve_error(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* GET /api/runs/ID/records?offset&limit&failed=1&category=C&cause=KEY&metric=M&below=X&q=TEXT:
+ * a page of the records the filters let through, filtered by the store's query */
 static int api_records(rag_store *s, const char *id, rag_serve_arg_fn arg, void *ctx, jv *body, char *err,
                        size_t errlen)
 {
-	long offset, limit;
+	long offset, limit, failed;
+	rag_store_rec_filter f;
+	memset(&f, 0, sizeof f);
 	if (rag_serve_num_arg(arg, ctx, "offset", 0, 0, 1000000000L, &offset, body) < 0 ||
-	    rag_serve_num_arg(arg, ctx, "limit", 50, 1, 500, &limit, body) < 0)
+	    rag_serve_num_arg(arg, ctx, "limit", 50, 1, 500, &limit, body) < 0 ||
+	    rag_serve_num_arg(arg, ctx, "failed", 0, 0, 1, &failed, body) < 0 || real_arg(arg, ctx, "below", &f.below, body) < 0)
 		return 400;
-	return rag_serve_stored(rag_store_records(s, id, offset, limit, body, err, errlen), err, body);
+	f.failed = (int)failed;
+	f.category = rag_serve_str_arg(arg, ctx, "category");
+	f.cause = rag_serve_str_arg(arg, ctx, "cause");
+	f.metric = rag_serve_str_arg(arg, ctx, "metric");
+	f.text = rag_serve_str_arg(arg, ctx, "q");
+	if (!f.metric != isnan(f.below)) {
+		*body = rag_serve_error("metric and below go together: the records whose metric is below a number");
+		return 400;
+	}
+	return rag_serve_stored(rag_store_records(s, id, &f, offset, limit, body, err, errlen), err, body);
+}
+
+/* GET /api/runs/ID/records/SEQ: record SEQ (its place in the run, 1 first: ids may be absent or
+ * repeat) whole, with its gate verdict, its cause and every review mark */
+static int api_record(rag_store *s, const char *id, const char *seq, jv *body, char *err, size_t errlen)
+{
+	char *end;
+	long n;
+	int r;
+	jv rec, ctx;
+	errno = 0;
+	n = strtol(seq, &end, 10);
+	if (errno || *end || end == seq || n < 1 || !isdigit((unsigned char)*seq)) {
+		*body = rag_serve_error("a record: its number in the run, 1 or more");
+		return 400;
+	}
+	if ((r = rag_store_record(s, id, n, body, err, errlen))) return rag_serve_stored(r, err, body);
+	/* its texts as every tool reads them (record.c's names and aliases): the page reads no alias */
+	rec = rag_json_get(jv_copy(*body), "record");
+	if (jv_get_kind(rec) == JV_KIND_OBJECT) {
+		static const char *const names[] = {"question", "answer", "reference"};
+		jv f = jv_object();
+		size_t k;
+		for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+			const char *v = rag_record_str(rec, names[k]);
+			f = jv_object_set(f, jv_string(names[k]), v ? jv_string(v) : jv_null());
+		}
+		ctx = rag_record_contexts(rec);
+		if (jv_get_kind(ctx) != JV_KIND_ARRAY) ctx = (jv_free(ctx), jv_null());
+		f = jv_object_set(f, jv_string("contexts"), ctx);
+		*body = jv_object_set(*body, jv_string("fields"), f);
+	}
+	jv_free(rec);
+	return 200;
 }
 
 /* a CSV cell: quoted when it holds a comma, a quote or a line break; a text a spreadsheet would
@@ -428,16 +493,16 @@ static jv failed_first(jv checks)
 	return out;
 }
 
-/* GET /api/runs/ID/checks -> {run, stored, gated, decision, pass, exit_status, reason, records,
- * with_verdict, passed, failed, errored, not_applicable, not_scored, pass_rate, pass_rate_of,
- * checks: [{check, pass, message, skipped?}] the failed first, causes: [{kind, metric?,
- * threshold?, tool?, text?, cause, count, records: [{seq, id, detail}] (10 at most)}] the most
+/* GET /api/runs/ID/checks -> {run, stored, gated, decision, pass, exit_status, reason,
+ * reason_code, reason_args, records, with_verdict, passed, failed, errored, not_applicable, not_scored, pass_rate, pass_rate_of,
+ * checks: [{check, pass, message, code, args, skipped?}] the failed first, causes: [{kind, metric?,
+ * threshold?, tool?, text?, key, cause, count, records: [{seq, id, detail}] (10 at most)}] the most
  * first}, all of the stored verdict; a run stored without one (before verdicts were kept):
  * {run, stored: false, gated: false, checks: null, causes: null} */
 static int api_checks(rag_store *s, const char *id, jv *body, char *err, size_t errlen)
 {
-	static const char *const keys[] = {"decision", "exit_status", "reason", "records", "with_verdict", "passed",
-	                                   "failed", "errored", "not_applicable", "not_scored", "pass_rate", "pass_rate_of"};
+	static const char *const keys[] = {"decision", "exit_status", "reason", "reason_code", "reason_args", "records",
+	                                   "with_verdict", "passed", "failed", "errored", "not_applicable", "not_scored", "pass_rate", "pass_rate_of"};
 	jv sum, v, dec;
 	size_t k;
 	int r = rag_store_show(s, id, &sum, err, errlen);
@@ -501,6 +566,7 @@ int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ct
 		int st = 404;
 		if (!slash) st = rag_serve_stored(rag_store_show(s, id, body, err, sizeof err), err, body);
 		else if (!strcmp(slash, "/records")) st = api_records(s, id, arg, ctx, body, err, sizeof err);
+		else if (!strncmp(slash, "/records/", 9)) st = api_record(s, id, slash + 9, body, err, sizeof err);
 		else if (!strcmp(slash, "/marks")) st = api_marks(s, id, 0, arg, ctx, body, err, sizeof err);
 		else if (!strcmp(slash, "/labels.csv")) st = api_marks(s, id, 1, arg, ctx, body, err, sizeof err);
 		else if (!strcmp(slash, "/checks")) st = api_checks(s, id, body, err, sizeof err);

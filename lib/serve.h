@@ -30,7 +30,9 @@ char *rag_serve_cookie(const char *header, const char *name);   /* a Cookie head
  * 404 for a kind of file not served. */
 int rag_serve_static(const char *datadir, const char *path, char **file, const char **type);
 /* A GET of the JSON API: path /api/runs (?label, commit, testset, since, until, offset, limit),
- * /api/runs/ID, /api/runs/ID/records (?offset, limit), /api/testsets, /api/info. Returns the HTTP
+ * /api/runs/ID, /api/runs/ID/records (?offset, limit, failed, category, cause, metric and below,
+ * q: rag_store_records' filter), /api/runs/ID/records/SEQ (rag_store_record: one record whole,
+ * its gate verdict, its cause and every review mark), /api/testsets, /api/info. Returns the HTTP
  * status and *body (an object; {error} for a status other than 200). arg: a query argument or NULL. */
 /* Also /api/runs/ID/marks (?metric) -> {run, marks: rag_store_marks'}, and
  * /api/runs/ID/labels.csv (?metric): *body a string, the CSV of rag-agree --labels (id, label,

@@ -14,6 +14,7 @@
 #include "store.h"
 #include "store/backend.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -82,7 +83,18 @@ static const char *const migration_4[] = {
 	"seq INTEGER NOT NULL, cause TEXT NOT NULL, PRIMARY KEY (run_id, seq))",
 	NULL
 };
-static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3, migration_4 };
+/* 5: each record's gate verdict as the run's gate made it when the run was added (rag_gate_add_verdict's
+ * failed, errored, missed and checks: each metric's score against its per-record threshold) and,
+ * for one that did not pass, its cause as causes.c names it ({kind, metric?, threshold?, tool?,
+ * text?, key, detail}) and that cause's key, by which a cause's records are found; so that a
+ * record opened in rag-serve shows its scores against their thresholds and why it failed in the
+ * page's language, and no page gates it again. A table of its own, as 4's. */
+static const char *const migration_5[] = {
+	"CREATE TABLE IF NOT EXISTS run_case_verdicts (run_id TEXT NOT NULL REFERENCES runs (id), "
+	"seq INTEGER NOT NULL, verdict TEXT NOT NULL, cause TEXT, cause_key TEXT, PRIMARY KEY (run_id, seq))",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3, migration_4, migration_5 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
 #ifdef RAG_UNITTESTS   /* only the unit tests call it */
@@ -692,8 +704,9 @@ typedef struct add_cases {
 
 /* Why a record (borrowed) with its gate verdict (borrowed) did not pass: the first of its causes
  * as causes.c ranks them (its first error or no answer first, then the metric farthest below its
- * threshold), its line and detail, the same words as the run's grouping; null when it has none. */
-static jv record_cause(jv rec, jv verdict, long seq)
+ * threshold), its line and detail, the same words as the run's grouping; null when it has none.
+ * *info: the cause as causes.c gives it ({kind, ..., key}) with the record's detail; null: none. */
+static jv record_cause(jv rec, jv verdict, long seq, jv *info)
 {
 	rag_causes *one = rag_causes_new();
 	jv all, c, r, errs = rag_json_get(jv_copy(rec), "errors");
@@ -710,6 +723,7 @@ static jv record_cause(jv rec, jv verdict, long seq)
 	rag_causes_free(one);
 	c = jv_array_length(jv_copy(all)) > 0 ? jv_array_get(jv_copy(all), 0) : jv_null();
 	jv_free(all);
+	*info = jv_null();
 	if (jv_get_kind(c) != JV_KIND_OBJECT) {
 		jv_free(c);
 		return jv_null();
@@ -721,6 +735,9 @@ static jv record_cause(jv rec, jv verdict, long seq)
 		rag_json_str(d, "detail", detail, sizeof detail);
 		r = *detail ? jv_string_fmt("%s: %s", line, detail) : jv_string(line);
 		jv_free(d);
+		jv_free(*info);
+		*info = jv_object_set(jv_object_delete(jv_object_delete(jv_copy(c), jv_string("records")), jv_string("count")),
+		                      jv_string("detail"), jv_string(detail));
 	}
 	jv_free(c);
 	return r;
@@ -732,7 +749,7 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 	char *line = rag_xstrndup(text, len);
 	jv rec = jv_parse_sized(text, (int)len);
 	char *cid = NULL, *sc = NULL, *vd = NULL, *er = NULL, *us = NULL, seqs[24], catbuf[512];
-	jv why = jv_null();
+	jv why = jv_null(), rv = jv_null(), info = jv_null();
 	const char *cat = NULL, *rpass = NULL;
 	int r;
 	cs->seq++;
@@ -759,8 +776,9 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 			pass = rag_verdict_record_pass(v);
 			rpass = pass < 0 ? NULL : pass ? "1" : "0";
 			rag_causes_add(cs->causes, rec, v, (long)cs->seq);
-			if (pass != 1) why = record_cause(rec, v, (long)cs->seq);
-			jv_free(v);
+			if (pass != 1) why = record_cause(rec, v, (long)cs->seq, &info);
+			/* the verdict kept with the record, less what a comparison adds */
+			rv = jv_object_delete(jv_object_delete(v, jv_string("changes")), jv_string("change"));
 		}
 	}
 	jv_free(rec);
@@ -774,7 +792,17 @@ static int put_case(rag_store *s, const char *id, const char *text, size_t len, 
 		const char *p[3] = {id, seqs, jv_string_value(why)};
 		r = q(s, "INSERT INTO run_case_causes (run_id, seq, cause) VALUES ($1, $2, $3)", 3, p, NULL, NULL, err, errlen);
 	}
+	if (r >= 0 && jv_get_kind(rv) == JV_KIND_OBJECT) {
+		char *vs = dump(jv_copy(rv)), *is = jv_get_kind(info) == JV_KIND_OBJECT ? dump(jv_copy(info)) : NULL, key[1200];
+		const char *p[5] = {id, seqs, vs, is, is ? rag_json_str(info, "key", key, sizeof key) : NULL};
+		r = q(s, "INSERT INTO run_case_verdicts (run_id, seq, verdict, cause, cause_key) VALUES ($1, $2, $3, $4, $5)", 5, p,
+		      NULL, NULL, err, errlen);
+		free(vs);
+		free(is);
+	}
 	jv_free(why);
+	jv_free(rv);
+	jv_free(info);
 	free(line);
 	free(cid);
 	free(sc);
@@ -1159,45 +1187,212 @@ int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long li
 	return 0;
 }
 
+static int collect_mark(void *ctx, int ncol, const char *const *c);
+
+/* a record's columns: seq, case_id, category, passed, line, cause, cause (the object), verdict */
+#define REC_COLS "c.seq, c.case_id, c.category, c.passed, c.line, k.cause, v.cause, v.verdict FROM run_cases c " \
+	"LEFT JOIN run_case_causes k ON k.run_id = c.run_id AND k.seq = c.seq " \
+	"LEFT JOIN run_case_verdicts v ON v.run_id = c.run_id AND v.seq = c.seq"
+
+/* a row of REC_COLS as {seq, id, category, passed, cause, why, record} (why: the cause as
+ * causes.c names it, null for a run added before the store kept it) */
+static jv record_row(int ncol, const char *const *c)
+{
+	if (ncol < 8) return jv_null();
+	return JV_OBJECT(jv_string("seq"), int_or_null(c[0]), jv_string("id"), text_or_null(c[1]),
+	                 jv_string("category"), text_or_null(c[2]), jv_string("passed"), c[3] ? jv_bool(atoi(c[3])) : jv_null(),
+	                 jv_string("cause"), text_or_null(c[5]), jv_string("why"), parse(c[6]), jv_string("record"),
+	                 parse(c[4]));
+}
+
 static int collect_record(void *ctx, int ncol, const char *const *c)
 {
-	jv *a = ctx;
-	jv rec;
-	if (ncol < 6) return 0;
-	rec = parse(c[4]);
-	*a = jv_array_append(*a, JV_OBJECT(jv_string("seq"), int_or_null(c[0]), jv_string("id"), text_or_null(c[1]),
-	                                   jv_string("category"), text_or_null(c[2]),
-	                                   jv_string("passed"), c[3] ? jv_bool(atoi(c[3])) : jv_null(),
-	                                   jv_string("cause"), text_or_null(c[5]), jv_string("record"), rec));
+	jv *a = ctx, r = record_row(ncol, c);
+	if (jv_get_kind(r) == JV_KIND_OBJECT) *a = jv_array_append(*a, r);
+	else jv_free(r);
 	return 0;
 }
 
-int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen)
+/* whether needle (lowercase) is in s, ASCII letters of s compared as lowercase */
+static int has_text(const char *s, const char *needle)
+{
+	size_t n = strlen(needle), i;
+	if (!s) return 0;
+	for (; *s; s++) {
+		for (i = 0; i < n && s[i] && tolower((unsigned char)s[i]) == (unsigned char)needle[i]; i++)
+			;
+		if (i == n) return 1;
+	}
+	return 0;
+}
+
+/* The records a filter lets through, counted, and the seqs of those in the page kept. */
+typedef struct rec_scan {
+	const rag_store_rec_filter *f;
+	char *needle;             /* f->text in lowercase (ASCII) */
+	long offset, limit, total;
+	rag_buf seqs;             /* "3,7,9" */
+} rec_scan;
+
+/* a row of seq, scores, line: does the filter's metric and text let it through */
+static int scan_record(void *ctx, int ncol, const char *const *c)
+{
+	rec_scan *sc = ctx;
+	const rag_store_rec_filter *f = sc->f;
+	if (ncol < 3 || !c[0]) return 0;
+	if (f->metric) {
+		jv sv = parse(c[1]), x = jv_get_kind(sv) == JV_KIND_OBJECT ? jv_object_get(sv, jv_string(f->metric)) : (jv_free(sv), jv_null());
+		int below = jv_get_kind(x) == JV_KIND_NUMBER && jv_number_value(x) < f->below;
+		jv_free(x);
+		if (!below) return 0;
+	}
+	if (sc->needle) {
+		jv rec;
+		/* a line without the text and without an escape cannot hold it in a field: no parse */
+		if (c[2] && !strchr(c[2], '\\') && !has_text(c[2], sc->needle)) return 0;
+		rec = parse(c[2]);
+		char *id = jv_get_kind(rec) == JV_KIND_OBJECT ? rag_record_id(rec) : NULL, cat[512];
+		int hit = 0;
+		if (jv_get_kind(rec) == JV_KIND_OBJECT)
+			hit = has_text(id, sc->needle) || has_text(rag_record_str(rec, "question"), sc->needle) ||
+			      has_text(rag_record_str(rec, "answer"), sc->needle) ||
+			      has_text(rag_record_str(rec, "reference"), sc->needle) ||
+			      has_text(str_or_null(rec, "category", cat, sizeof cat), sc->needle);
+		free(id);
+		jv_free(rec);
+		if (!hit) return 0;
+	}
+	if (sc->total >= sc->offset && sc->total < sc->offset + sc->limit)
+		rag_buf_addf(&sc->seqs, "%s%s", sc->seqs.len ? "," : "", c[0]);
+	sc->total++;
+	return 0;
+}
+
+/* The page of the records f lets through into *a, their number into *total. */
+static int records_where(rag_store *s, const char *id, const rag_store_rec_filter *f, long offset, long limit,
+                         long *total, jv *a, char *err, size_t errlen)
+{
+	rag_buf sql = {0};
+	const char *p[3] = {id};
+	int n = 1, rc;
+	rec_scan sc;
+	memset(&sc, 0, sizeof sc);
+	sc.f = f;
+	sc.offset = offset;
+	sc.limit = limit;
+	if (f->text && *f->text) {
+		size_t i;
+		sc.needle = rag_xstrdup(f->text);
+		for (i = 0; sc.needle[i]; i++) sc.needle[i] = (char)tolower((unsigned char)sc.needle[i]);
+	}
+	/* what SQL can say (failed, category, cause) there; a score and a text here, a record at a time */
+	rag_buf_addf(&sql, "SELECT c.seq, %s, %s FROM run_cases c LEFT JOIN run_case_causes k ON k.run_id = c.run_id AND "
+	             "k.seq = c.seq LEFT JOIN run_case_verdicts v ON v.run_id = c.run_id AND v.seq = c.seq WHERE c.run_id = $1",
+	             f->metric ? "c.scores" : "NULL", sc.needle ? "c.line" : "NULL");
+	/* did not pass: failed, or no verdict for an error (errored records have a cause) */
+	if (f->failed) rag_buf_adds(&sql, " AND (c.passed = 0 OR (c.passed IS NULL AND k.cause IS NOT NULL))");
+	if (f->category) {
+		p[n++] = f->category;
+		rag_buf_addf(&sql, " AND c.category = $%d", n);
+	}
+	if (f->cause) {
+		p[n++] = f->cause;
+		rag_buf_addf(&sql, " AND v.cause_key = $%d", n);
+	}
+	rag_buf_adds(&sql, " ORDER BY c.seq");
+	rc = q(s, sql.p, n, p, scan_record, &sc, err, errlen);
+	rag_buf_free(&sql);
+	if (rc >= 0 && sc.seqs.len) {
+		rag_buf_addf(&sql, "SELECT " REC_COLS " WHERE c.run_id = $1 AND c.seq IN (%s) ORDER BY c.seq", sc.seqs.p);
+		rc = q(s, sql.p, 1, p, collect_record, a, err, errlen);
+		rag_buf_free(&sql);
+	}
+	*total = sc.total;
+	free(sc.needle);
+	rag_buf_free(&sc.seqs);
+	return rc < 0 ? -1 : 0;
+}
+
+static int run_lines(rag_store *s, const char *id, char *err, size_t errlen)
 {
 	const char *p[1] = {id};
-	char *fin = NULL, sql[512];
-	long total = 0;
-	jv a;
+	char *fin = NULL;
 	if (q(s, "SELECT final_newline FROM runs WHERE id = $1", 1, p, first_col, &fin, err, errlen) < 0) return -1;
 	if (!fin) {
 		rag_seterr(err, errlen, "no run \"%s\" in the store", id);
 		return 1;
 	}
 	free(fin);
+	return 0;
+}
+
+int rag_store_records(rag_store *s, const char *id, const rag_store_rec_filter *f, long offset, long limit, jv *out,
+                      char *err, size_t errlen)
+{
+	const char *p[1] = {id};
+	char sql[512];
+	long total = 0, lines = 0;
+	int r;
+	jv a;
+	if ((r = run_lines(s, id, err, errlen))) return r;
 	/* the lines are numbered 1..n: a page is a range of the primary key, as quick at the millionth
 	 * line as at the first (no OFFSET that walks the lines before it) */
-	if (count_of(s, "SELECT max(seq) FROM run_cases WHERE run_id = $1", 1, p, &total, err, errlen) < 0) return -1;
-	snprintf(sql, sizeof sql, "SELECT seq, case_id, category, passed, line, (SELECT cause FROM run_case_causes k "
-	         "WHERE k.run_id = c.run_id AND k.seq = c.seq) FROM run_cases c WHERE run_id = $1 "
-	         "AND seq > %ld AND seq <= %ld ORDER BY seq", offset, offset + limit);
+	if (count_of(s, "SELECT max(seq) FROM run_cases WHERE run_id = $1", 1, p, &lines, err, errlen) < 0) return -1;
 	a = jv_array();
-	if (q(s, sql, 1, p, collect_record, &a, err, errlen) < 0) {
+	if (f && (f->failed || f->category || f->cause || f->metric || (f->text && *f->text))) {
+		r = records_where(s, id, f, offset, limit, &total, &a, err, errlen);
+	} else {
+		total = lines;
+		snprintf(sql, sizeof sql, "SELECT " REC_COLS " WHERE c.run_id = $1 AND c.seq > %ld AND c.seq <= %ld ORDER BY c.seq",
+		         offset, offset + limit);
+		r = q(s, sql, 1, p, collect_record, &a, err, errlen);
+	}
+	if (r < 0) {
 		jv_free(a);
 		return -1;
 	}
 	*out = JV_OBJECT(jv_string("run"), jv_string(id), jv_string("total"), jv_number((double)total),
+	                 jv_string("lines"), jv_number((double)lines),
 	                 jv_string("offset"), jv_number((double)offset), jv_string("limit"), jv_number((double)limit),
 	                 jv_string("records"), a);
+	return 0;
+}
+
+static int one_record(void *ctx, int ncol, const char *const *c)
+{
+	jv *r = ctx;
+	jv_free(*r);
+	*r = record_row(ncol, c);
+	if (ncol >= 8) *r = jv_object_set(*r, jv_string("verdict"), parse(c[7]));
+	return 1;
+}
+
+int rag_store_record(rag_store *s, const char *id, long seq, jv *out, char *err, size_t errlen)
+{
+	char seqs[24];
+	const char *p[2] = {id, seqs};
+	jv r = jv_null(), marks;
+	int rc;
+	if ((rc = run_lines(s, id, err, errlen))) return rc;
+	snprintf(seqs, sizeof seqs, "%ld", seq);
+	if (q(s, "SELECT " REC_COLS " WHERE c.run_id = $1 AND c.seq = $2", 2, p, one_record, &r, err, errlen) < 0) {
+		jv_free(r);
+		return -1;
+	}
+	if (jv_get_kind(r) != JV_KIND_OBJECT) {
+		jv_free(r);
+		rag_seterr(err, errlen, "no record %ld in run \"%s\"", seq, id);
+		return 1;
+	}
+	/* its review marks, every metric's and every reviewer's */
+	marks = jv_array();
+	if (q(s, "SELECT seq, case_id, metric, label, comment, who, created FROM marks WHERE run_id = $1 AND seq = $2 "
+	      "ORDER BY metric, created, who", 2, p, collect_mark, &marks, err, errlen) < 0) {
+		jv_free(r);
+		jv_free(marks);
+		return -1;
+	}
+	*out = jv_object_set(jv_object_set(r, jv_string("run"), jv_string(id)), jv_string("marks"), marks);
 	return 0;
 }
 

@@ -57,11 +57,30 @@ int rag_store_list(rag_store *s, const rag_store_filter *f, jv *out, char *err, 
  * limit, runs: [summary as rag_store_list's]}; offset >= 0, limit > 0. */
 int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long limit, jv *out, char *err,
                    size_t errlen);
-/* Lines offset+1..offset+limit of a run's records: {run, total, offset, limit, records: [{seq, id,
- * category, passed, cause, record}]} (record null for a line that is no JSON; passed the gate's
- * verdict on it, null when it has none; cause, for one that did not pass, the first thing the
- * gate says it missed, stored when the run was added); 1 when no such run. */
-int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen);
+/* Which of a run's records (rag-serve's records list); a field NULL or 0: any. */
+typedef struct rag_store_rec_filter {
+	int failed;               /* only those that did not pass: failed, or errored (no verdict, a cause) */
+	const char *category;     /* this category exactly */
+	const char *cause;        /* this cause's key (rag_causes_json's "key": "below:faithfulness") */
+	const char *metric;       /* with below: only those whose score of metric is a number < below */
+	double below;
+	const char *text;         /* in the id, question, answer, reference or category; ASCII letters
+	                           * of either case */
+} rag_store_rec_filter;
+/* The records f lets through (NULL: all), a page of them, the offset+1th to the
+ * offset+limit'th, in order: {run, total (how many f lets through), lines (the run's), offset,
+ * limit, records: [{seq, id, category, passed, cause, why, record}]} (record null for a line
+ * that is no JSON; passed the gate's verdict on it, null when it has none; cause, for one that
+ * did not pass, the first thing the gate says it missed, stored when the run was added; why
+ * the same as causes.c names it, {kind, metric?, threshold?, tool?, text?, who?, key, detail},
+ * null for a run added before the store kept it); 1 when no such run. */
+int rag_store_records(rag_store *s, const char *id, const rag_store_rec_filter *f, long offset, long limit, jv *out,
+                      char *err, size_t errlen);
+/* Record seq of a run, whole: as a line of rag_store_records with verdict (its gate verdict as
+ * stored with the run: {failed, errored, missed, checks: [{metric, score, threshold, status:
+ * pass|failure|error|skipped, message?}]}; null for a run added before the store kept it) and
+ * marks (every metric's, every reviewer's: rag_store_marks's). 1 when no such run or record. */
+int rag_store_record(rag_store *s, const char *id, long seq, jv *out, char *err, size_t errlen);
 /* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
 int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);
 /* A review mark (rag-serve): a reviewer's label of record seq's metric (1/0: right/wrong, or a

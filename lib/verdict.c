@@ -55,15 +55,20 @@ static long count(jv s, const char *k)
 	return isnan(x) ? 0 : (long)x;
 }
 
-/* the first failed check's message of the summary (borrowed), or NULL: into buf */
-static const char *first_failed(jv s, char *buf, size_t n)
+/* the first failed check's message of the summary (borrowed), or NULL: into buf; the check
+ * itself into *first (null: none) */
+static const char *first_failed(jv s, char *buf, size_t n, jv *first)
 {
 	jv checks = rag_json_get(jv_copy(s), "checks");
 	const char *r = NULL;
+	*first = jv_null();
 	if (jv_get_kind(checks) == JV_KIND_ARRAY) {
 		jv_array_foreach(checks, i, c) {
-			if (!r && jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_FALSE)
+			if (!r && jv_get_kind(jv_object_get(jv_copy(c), jv_string("pass"))) == JV_KIND_FALSE) {
 				r = rag_json_str(c, "message", buf, n);
+				jv_free(*first);
+				*first = jv_copy(c);
+			}
 			jv_free(c);
 			(void)i;
 		}
@@ -95,8 +100,9 @@ jv rag_verdict(jv s)
 	const char *decision = jv_get_kind(pass) == JV_KIND_TRUE ? "pass" : jv_get_kind(pass) == JV_KIND_FALSE ? "fail"
 	                                                                                                       : "none";
 	char reason[1200], why[900], unsc[300] = "", who[100];
+	const char *code;
 	int st, outage;
-	jv v;
+	jv v, args = jv_object(), first = jv_null();
 
 	jv_free(pass);
 	jv_free(thr);
@@ -107,6 +113,7 @@ jv rag_verdict(jv s)
 		snprintf(unsc, sizeof unsc, "%ld of %ld record%s could not be scored (%s; their errors are in records.jsonl)",
 		         u, n, n == 1 ? "" : "s", why_unscored(u, remote, who, sizeof who));
 	if (outage) {
+		code = "outage";
 		st = remote > 0 ? RAG_EXIT_REMOTE : RAG_EXIT_DATA;
 		snprintf(reason, sizeof reason, "%s: %s", unsc,
 		         2 * u > n ? "more than half of the run, whatever gate.max_error_rate"
@@ -116,10 +123,13 @@ jv rag_verdict(jv s)
 			snprintf(reason + l, sizeof reason - l, " (%g%%)", budget * 100);
 		}
 	} else if (!strcmp(decision, "fail")) {
+		code = "gate_failed";
 		st = RAG_EXIT_FAIL;
 		snprintf(reason, sizeof reason, "the gate failed: %s",
-		         first_failed(s, why, sizeof why) ? why : "a check failed");
+		         first_failed(s, why, sizeof why, &first) ? why : "a check failed");
+		args = jv_object_set(args, jv_string("check"), first);
 	} else {
+		code = !strcmp(decision, "pass") ? "gate_passed" : "no_threshold";
 		st = RAG_EXIT_OK;
 		if (!strcmp(decision, "pass"))
 			snprintf(reason, sizeof reason, "the gate passed: %ld of the %ld record%s without errors or nulls pass%s (%.1f%%)",
@@ -131,8 +141,20 @@ jv rag_verdict(jv s)
 			snprintf(reason + l, sizeof reason - l, "; %s, within gate.max_error_rate (%g%%)", unsc, budget * 100);
 		}
 	}
+	/* the reason as a code and the numbers it is made of, for a page in another language:
+	 * outage (u of n not scored, remote of them by a judge or the service, more than half or
+	 * over the budget), gate_failed (the first failed check, itself a code), gate_passed,
+	 * no_threshold; the unscored within the budget, where there are any */
+	args = jv_object_set(args, jv_string("records"), jv_number((double)n));
+	args = jv_object_set(args, jv_string("with_verdict"), jv_number((double)with));
+	args = jv_object_set(args, jv_string("passed"), jv_number((double)passed));
+	args = jv_object_set(args, jv_string("not_scored"), jv_number((double)u));
+	args = jv_object_set(args, jv_string("remote_failed"), jv_number((double)remote));
+	args = jv_object_set(args, jv_string("half"), jv_bool(2 * u > n));
+	args = jv_object_set(args, jv_string("max_error_rate"), jv_number(budget));
 	v = JV_OBJECT(jv_string("decision"), jv_string(decision), jv_string("exit_status"), jv_number(st),
-	              jv_string("reason"), jv_string(reason), jv_string("records"), jv_number((double)n),
+	              jv_string("reason"), jv_string(reason), jv_string("reason_code"), jv_string(code),
+	              jv_string("reason_args"), args, jv_string("records"), jv_number((double)n),
 	              jv_string("with_verdict"), jv_number((double)with), jv_string("passed"), jv_number((double)passed));
 	v = jv_object_set(v, jv_string("failed"), jv_number((double)(with - passed)));
 	v = jv_object_set(v, jv_string("errored"), jv_number((double)errored));

@@ -183,11 +183,14 @@ def walk(url, files, lang, width, judge, service):
             out(p + "first screen %d" % w, inside)
             out(p + "first screen bottom %d" % w, "%d of %d" % (bottom, h))
             out(p + "fits run %d" % w, fits(d))
-            # the most lines an id or a category takes (a table that squeezes them breaks "c1" into "c", "1")
+            # the most lines an id or a category takes (a table that squeezes them breaks "c1" into "c", "1"):
+            # the lines of its text (the id is a link: its own box is no line)
             out(p + "id lines %d" % w, d.execute_script(
                 "return Math.max.apply(null, Array.prototype.map.call(document.querySelectorAll("
                 "'#records tbody td:nth-child(2), #records tbody td:nth-child(3)'), function (c) {"
-                " var r = document.createRange(); r.selectNodeContents(c); return r.getClientRects().length; }))"))
+                " var w = document.createTreeWalker(c, NodeFilter.SHOW_TEXT), n = 0, x;"
+                " while ((x = w.nextNode())) { var r = document.createRange(); r.selectNodeContents(x); n += r.getClientRects().length; }"
+                " return n; }))"))
             d.save_screenshot(os.path.join(shots, "run-%s-%d.png" % (lang, w)))
         size(d, width)
         # ---------------------------------------------------------------- three records marked

@@ -8,6 +8,12 @@
                               History's trends (runs labelled "trend", then v1 alone) and two
                               runs compared, from the pickers and from run J3 opened; in English
                               at 1440 px and in Chinese at 390 px
+  serve.py workbench URL SHOTDIR RUN
+                              the opened run RUN and a record, in English and Chinese at 1440
+                              and 390 px: the verdict first, a cause's record opened in one click
+                              to its claims' verdicts, its address reloaded, each records filter
+                              (done by the store), Back, a review mark of every metric, English
+                              left in the Chinese page, tap targets under 24 px, page heights
   serve.py run URL SHOTDIR SERVICE
                               the Run evaluation tab: a run started from the page against the
                               service at SERVICE (the offline judge), its progress followed to
@@ -26,7 +32,7 @@ import sys
 import tempfile
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -388,12 +394,169 @@ def history(url, shots):
             shutil.rmtree(profile, ignore_errors=True)
 
 
+# the English words of the visible text of an element (css), less the allowed terms
+ENGLISH = """
+var e = document.querySelector(arguments[0]), allow = arguments[1];
+var words = (e.innerText.match(/[A-Za-z][A-Za-z_.*@]*[A-Za-z*]/g) || []).filter(function (w) { return allow.indexOf(w) < 0; });
+return words.filter(function (w, i) { return words.indexOf(w) === i; }).join(",");"""
+# the controls of an element (css) drawn smaller than 24 x 24 px (WCAG 2.5.8's tap target)
+SMALL = """
+return Array.from(document.querySelectorAll(arguments[0] + ' :is(a, button, input, select, summary, textarea)')).filter(function (c) {
+  var r = c.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && (r.width < 24 || r.height < 24);
+}).map(function (c) { var r = c.getBoundingClientRect(); return c.tagName.toLowerCase() + '.' + (c.className || c.name || '') +
+  ' ' + Math.round(r.width) + 'x' + Math.round(r.height); }).slice(0, 5).join(' | ');"""
+# allowed in a Chinese page: metric names, config keys, tool names, units
+ALLOW = ["faithfulness", "answer_relevancy", "context_precision", "max_error_rate", "gate.max_error_rate",
+         "min_pass_rate", "scores.*", "rag-verify", "verify", "rag", "CSV", "ragpipe"]
+
+
+def seqs(d):
+    """the records listed, by seq ("" while the table is being drawn again)"""
+    try:
+        return ",".join(cells(d, "records", 0))
+    except (StaleElementReferenceException, IndexError):
+        return ""
+
+
+def wb_filter(d, **kw):
+    """the records' filters set in the form and submitted"""
+    f = d.find_element(By.ID, "rec-filters")
+    for k in ("failed", "category", "cause", "metric", "below", "q"):
+        e, v = f.find_element(By.NAME, k), kw.get(k, "")
+        if k == "failed":
+            if e.is_selected() != bool(v):
+                e.click()
+        elif e.tag_name == "select":
+            Select(e).select_by_value(v)
+        else:
+            e.clear()
+            if v:
+                e.send_keys(v)
+    n = loads(d)
+    f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    after(d, n)
+    return seqs(d)
+
+
+def hash_of(d):
+    return d.execute_script("return decodeURIComponent(location.hash)")
+
+
+def workbench(url, shots, run):
+    """the opened run and a record, per language at 1440 and 390 px: from the run's first screen
+    (its address) to a claim's verdict, the record's address reloaded, each records filter, Back"""
+    for lang in ("en-US", "zh-CN"):
+        k = lang[:2]
+        profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+        d = driver(profile, lang)
+        try:
+            for w in (1440, 390):
+                kw = "%s %d" % (k, w)
+                size(d, w)
+                d.get(url + "#/run/" + run)
+                WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#records tbody tr"))
+                out(kw + " run shown", d.find_element(By.ID, "run").is_displayed())
+                out(kw + " verdict", d.find_element(By.ID, "run-verdict").text)
+                out(kw + " verdict first", d.execute_script(
+                    "return document.getElementById('run-verdict').getBoundingClientRect().top < "
+                    "document.getElementById('causes-list').getBoundingClientRect().top"))
+                out(kw + " causes", " | ".join(e.text.split("\n")[0] for e in d.find_elements(By.CSS_SELECTOR, "#causes-list summary")))
+                out(kw + " checks", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#checks-list li")))
+                first = d.find_element(By.CSS_SELECTOR, "#causes-list li.cause a.rid")
+                out(kw + " first link on first screen", d.execute_script(
+                    "var r = arguments[0].getBoundingClientRect(); return r.bottom <= window.innerHeight && r.top >= 0;", first))
+                out(kw + " cause links", ",".join(a.text for a in d.find_elements(By.CSS_SELECTOR, "#causes-list a.rid")))
+                out(kw + " english run", d.execute_script(ENGLISH, "#run", ALLOW + [run]))
+                out(kw + " small run", d.execute_script(SMALL, "#run-main"))
+                out(kw + " hscroll run", not fits(d))
+                out(kw + " height run", d.execute_script("return document.documentElement.scrollHeight"))
+                d.save_screenshot(os.path.join(shots, "wb-run-%s-%d.png" % (k, w)))
+                # one click: the first cause's first record, to its claims' verdicts
+                n = loads(d)
+                first.click()
+                after(d, n)
+                out(kw + " record hash", hash_of(d))
+                out(kw + " record title", text(d, "#record-title"))
+                out(kw + " record status", text(d, "#record-body .record-status"))
+                out(kw + " record why", text(d, "#record-body .record-why"))
+                out(kw + " record scores", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                                                     for r in d.find_elements(By.CSS_SELECTOR, "#record-body table.record-scores tbody tr")))
+                out(kw + " record texts", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#record-body > div.text")))
+                out(kw + " record contexts", " | ".join(e.text.replace("\n", " / ") for e in
+                                                       d.find_elements(By.CSS_SELECTOR, "#record-body ol.contexts li")))
+                out(kw + " record claims", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                                                     for r in d.find_elements(By.CSS_SELECTOR, "#record-body table.claims tbody tr")))
+                verdict = d.find_element(By.CSS_SELECTOR, "#record-body table.claims .claim-verdict")
+                out(kw + " claim verdict visible", verdict.is_displayed())
+                out(kw + " record marks metrics", ",".join(r.get_attribute("data-metric") for r in
+                                                          d.find_elements(By.CSS_SELECTOR, "#record-marks tbody tr")))
+                out(kw + " english record", d.execute_script(ENGLISH, "#run", ALLOW + [run, "w1", "w2", "w3", "w4", "w5", "w6"]))
+                out(kw + " small record", d.execute_script(SMALL, "#record-view"))
+                out(kw + " hscroll record", not fits(d))
+                out(kw + " height record", d.execute_script("return document.documentElement.scrollHeight"))
+                d.save_screenshot(os.path.join(shots, "wb-record-%s-%d.png" % (k, w)))
+                # the record's address reloaded (or sent to a colleague)
+                d.refresh()
+                WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#record-body table.claims"))
+                out(kw + " reload", "%s %s" % (hash_of(d), text(d, "#record-title")))
+                # Back: the run's list again
+                d.back()
+                WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "run-main").is_displayed())
+                out(kw + " back", hash_of(d))
+                # each filter, done by the store; its address; then Back to the filter before
+                out(kw + " f failed", wb_filter(d, failed=True) + " " + hash_of(d))
+                out(kw + " f category", wb_filter(d, category=u"财务") + " " + hash_of(d))
+                out(kw + " f cause", wb_filter(d, cause="below:faithfulness") + " " + hash_of(d))
+                out(kw + " f metric", wb_filter(d, metric="answer_relevancy", below="0.8") + " " + hash_of(d))
+                out(kw + " f text", wb_filter(d, q=u"午餐") + " " + hash_of(d))
+                out(kw + " f count", text(d, "#records-count"))
+                d.back()
+                WebDriverWait(d, 60).until(lambda d: "q=" not in hash_of(d) and seqs(d) == "4,5")
+                out(kw + " f back", seqs(d) + " " + hash_of(d))
+                # a filtered list's address reloaded
+                d.refresh()
+                WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#records tbody tr"))
+                WebDriverWait(d, 60).until(lambda d: seqs(d) == "4,5")
+                out(kw + " f reload", "%s %s %s" % (seqs(d), d.find_element(By.CSS_SELECTOR, '#rec-filters [name="metric"]').get_attribute("value"),
+                                                    d.find_element(By.CSS_SELECTOR, '#rec-filters [name="below"]').get_attribute("value")))
+                # a cause's "all records" link: the list filtered by it
+                n = loads(d)
+                d.find_element(By.CSS_SELECTOR, "#causes-list a.cause-all").click()
+                after(d, n)
+                out(kw + " cause all", seqs(d) + " " + hash_of(d))
+            # a review mark on a metric the menu does not offer first, in the record view
+            if k == "en":
+                d.get(url + "#/run/%s/record/2" % run)
+                WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#record-marks tbody tr"))
+                d.find_element(By.ID, "record-who").send_keys(u"李")
+                row = d.find_element(By.CSS_SELECTOR, '#record-marks tr[data-metric="faithfulness"]')
+                n = loads(d)
+                row.find_element(By.CSS_SELECTOR, "button.mark-wrong").click()
+                after(d, n)
+                row = d.find_element(By.CSS_SELECTOR, '#record-marks tr[data-metric="answer_relevancy"]')
+                row.find_element(By.CSS_SELECTOR, "input.score").send_keys("0.6")
+                n = loads(d)
+                row.find_element(By.CSS_SELECTOR, "button.mark-save").click()
+                after(d, n)
+                out("en record marks", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td")[:2])
+                                                  for r in d.find_elements(By.CSS_SELECTOR, "#record-marks tbody tr")))
+            out("%s no alert" % k, no_alert(d))
+            out_console("%s console errors" % k, console_errors(d))
+        finally:
+            d.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "walk":
         walk(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "history":
         history(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "workbench":
+        workbench(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) == 5 and sys.argv[1] == "run":
         run_tab(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
-        sys.exit("usage: serve.py walk URL SHOTDIR | serve.py history URL SHOTDIR | serve.py run URL SHOTDIR SERVICE")
+        sys.exit("usage: serve.py walk URL SHOTDIR | serve.py history URL SHOTDIR | serve.py run URL SHOTDIR SERVICE | "
+                 "serve.py workbench URL SHOTDIR RUN")

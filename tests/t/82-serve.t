@@ -253,6 +253,87 @@ run rag rag-store --store "$T/v.db" show V
 is "$(jq -c '[.verdict.decision, .verdict.exit_status, .verdict.passed, .verdict.with_verdict, (.causes | length)]' "$OUT")" \
 	'["fail",1,1,3,2]' "rag-store show: the same stored verdict and causes"
 
+# ---------------------------------------------------------------- a run's records filtered, a record whole
+# issue 36 items 4-5: six hand-made records gated at faithfulness 0.5 and answer_relevancy 0.5
+# per record (max_error_rate 0.2): f1 passes; f2 (faithfulness 0.2) and f6 (0.45) are below
+# faithfulness; f3 below both, farthest below answer_relevancy (0.1, -0.4) its cause; f4 passes;
+# f5 has an error (faithfulness null). Every expectation below is worked out from these lines.
+printf '%s\n' \
+	'{"id":"f1","category":"a","question":"What is Paris?","answer":"Paris is in France.","reference":"France","contexts":["Paris is the capital of France.","Lyon is in France."],"verdicts":{"context_precision":[{"chunk":"Paris is the capital of France.","verdict":true,"reason":"names Paris"},{"chunk":"Lyon is in France.","verdict":false,"reason":"about Lyon"}],"faithfulness":[{"claim":"Paris is in France","verdict":true,"reason":"context 1 says so"}]},"scores":{"faithfulness":0.9,"answer_relevancy":0.8}}' \
+	'{"id":"f2","category":"a","question":"Where is Berlin?","answer":"In Germany.","scores":{"faithfulness":0.2,"answer_relevancy":0.9}}' \
+	'{"id":"f3","category":"b","question":"Tokyo?","answer":"Japan.","scores":{"faithfulness":0.4,"answer_relevancy":0.1}}' \
+	'{"id":"f4","category":"b","question":"Rome?","answer":"Italy.","scores":{"faithfulness":0.7,"answer_relevancy":0.6}}' \
+	'{"id":"f5","category":"b","question":"Oslo?","answer":"Norway.","scores":{"faithfulness":null,"answer_relevancy":0.9},"errors":[{"tool":"rag-verify","at":"answer","message":"claims.answer is null"}]}' \
+	'{"id":"f6","category":"c","question":"What is the MADRID capital of?","answer":"Spain.","scores":{"faithfulness":0.45,"answer_relevancy":0.95}}' \
+	>"$T/f.jsonl"
+printf 'llm:\n  provider: offline\ngate:\n  max_error_rate: 0.2\n  record:\n    faithfulness: 0.5\n    answer_relevancy: 0.5\n' >"$T/f.yaml"
+run rag rag-store -q -c "$T/f.yaml" --store "$T/f.db" --run-id F add - <"$T/f.jsonl"
+is "$RC" 0 "run F added with its gate"
+serve_start --store "$T/f.db"
+# recs QUERY: "total:[seqs]" of the records page the query gives
+recs() {
+	get "/api/runs/F/records?$1"
+	printf '%s:%s' "$(jq -c .total "$OUT")" "$(jq -c '[.records[].seq]' "$OUT")"
+}
+is "$(recs '')" '6:[1,2,3,4,5,6]' "records: no filter, all six"
+is "$(recs 'failed=1')" '4:[2,3,5,6]' "records: failed only (f5 errored counts as not passed)"
+is "$(recs 'category=b')" '3:[3,4,5]' "records: a category"
+is "$(recs 'cause=below:faithfulness')" '2:[2,6]' "records: a cause (f3's cause is answer_relevancy, not this)"
+is "$(recs 'cause=below:answer_relevancy')" '1:[3]' "records: another cause"
+is "$(recs 'metric=faithfulness&below=0.5')" '3:[2,3,6]' "records: a metric below a value (f5's null is not below)"
+is "$(recs 'metric=answer_relevancy&below=0.8')" '2:[3,4]' "records: below is strict (f1's 0.8 is not below 0.8)"
+is "$(recs 'q=madrid')" '1:[6]' "records: text, either case"
+is "$(recs 'q=france')" '1:[1]' "records: text in the answer or the reference"
+is "$(recs 'failed=1&category=b')" '2:[3,5]' "records: two filters together"
+is "$(recs 'failed=1&offset=2&limit=2')" '4:[5,6]' "records: a filtered list paged, the second page of two"
+get '/api/runs/F/records?failed=1'
+is "$(jq -c '[.lines, .records[0].why.key, .records[0].why.detail, .records[0].cause]' "$OUT")" \
+	'[6,"below:faithfulness","0.200 (−0.300)","faithfulness below 0.500: 0.200 (−0.300)"]' \
+	"records: the run's lines, each record's cause as a key and its words"
+get '/api/runs/F/records?metric=faithfulness'
+is "$CODE" 400 "records: a metric without below: 400"
+get '/api/runs/F/records?metric=faithfulness&below=low'
+is "$CODE" 400 "records: below not a number: 400"
+get '/api/runs/F/records?failed=yes'
+is "$CODE" 400 "records: failed not 0 or 1: 400"
+get /api/runs/F/checks
+is "$(jq -c '[.causes[] | [.key, .count]]' "$OUT")" \
+	'[["below:faithfulness",2],["error:claims.answer is null",1],["below:answer_relevancy",1]]' "checks: each cause's key, the filter's name"
+is "$(jq -c '[.reason_code, .reason_args.check.code, .checks[0].code, .checks[0].args]' "$OUT")" \
+	'["gate_failed","pass_rate","pass_rate",{"passed":2,"of":5,"rate":0.4,"min_pass_rate":1}]' \
+	"checks: the reason and each check as a code and its numbers (2 of the 5 with a verdict pass)"
+get /api/runs/F/records/3
+is "$CODE" 200 "a record by its seq"
+is "$(jq -c '[.seq, .id, .passed, .why.key, [.verdict.checks[] | [.metric, .score, .threshold, .status]]]' "$OUT")" \
+	'[3,"f3",false,"below:answer_relevancy",[["faithfulness",0.4,0.5,"failure"],["answer_relevancy",0.1,0.5,"failure"]]]' \
+	"a record: its scores against the per-record thresholds, as its gate stored them, and its cause"
+get /api/runs/F/records/1
+is "$(jq -c '[.passed, .why, .fields.question, .fields.reference, .fields.contexts, (.record.verdicts.context_precision | map(.verdict)), .record.verdicts.faithfulness[0].reason]' "$OUT")" \
+	'[true,null,"What is Paris?","France",["Paris is the capital of France.","Lyon is in France."],[true,false],"context 1 says so"]' \
+	"a record that passed: its texts, contexts, chunk verdicts and claims"
+get /api/runs/F/records/5
+is "$(jq -c '[.passed, .why.kind, .why.text, .verdict.errored]' "$OUT")" '[null,"error","claims.answer is null",true]' \
+	"a record with an error: no verdict, the error its cause"
+get /api/session
+CSRF=$(jq -r .csrf "$OUT")
+for b in '{"seq":3,"metric":"faithfulness","verdict":false,"who":"ann"}' '{"seq":3,"metric":"answer_relevancy","label":0.2,"who":"bob","comment":"off topic"}' \
+	'{"seq":4,"metric":"faithfulness","verdict":true,"who":"ann"}'; do
+	get /api/runs/F/marks -X POST -H "Origin: ${URL%/}" -H "X-CSRF-Token: $CSRF" -H 'Content-Type: application/json' --data "$b"
+done
+is "$CODE" 200 "three review marks made"
+get /api/runs/F/records/3
+is "$(jq -c '[.marks[] | [.metric, .label, .who, .comment]]' "$OUT")" \
+	'[["answer_relevancy",0.2,"bob","off topic"],["faithfulness",0,"ann",null]]' "a record's review marks, every metric's (not record 4's)"
+get /api/runs/F/records/7
+is "$CODE" 404 "a record not in the run: 404"
+get /api/runs/F/records/0
+is "$CODE" 400 "record 0: 400"
+get /api/runs/F/records/x1
+is "$CODE" 400 "a record that is no number: 400"
+get /api/runs/nope/records/1
+is "$CODE" 404 "a record of an unknown run: 404"
+serve_stop
+
 # ---------------------------------------------------------------- PostgreSQL
 # the same runs in a PostgreSQL server of the test's own (lib.sh's pg_start), through a URL with
 # a password: the same API replies, and the password in no message and no reply
@@ -285,6 +366,15 @@ is "$(jq -c '[.total, [.runs[].run]]' "$OUT")" '[1,["A"]]' "PostgreSQL: a filter
 get '/api/runs/B/records?offset=2&limit=2'
 is "$(jq -c '[.total, [.records[].seq], .records[0].record]' "$OUT")" \
 	"[5,[3,4],$(sed -n 3p "$T/b.jsonl" | jq -c .)]" "PostgreSQL: records page 2, as added"
+serve_stop
+run rag rag-store -q -c "$T/f.yaml" --store "$PGURL" --run-id F add - <"$T/f.jsonl"
+is "$RC" 0 "PostgreSQL: run F added with its gate"
+serve_start --store "$PGURL"
+is "$(recs 'failed=1&category=b'):$(recs 'cause=below:faithfulness'):$(recs 'metric=faithfulness&below=0.5'):$(recs 'q=MADRID')" \
+	'2:[3,5]:2:[2,6]:3:[2,3,6]:1:[6]' "PostgreSQL: the same filters, the same records"
+get /api/runs/F/records/3
+is "$(jq -c '[.seq, .why.key, [.verdict.checks[] | .status]]' "$OUT")" '[3,"below:answer_relevancy",["failure","failure"]]' \
+	"PostgreSQL: a record whole"
 serve_stop
 is "$SRC" 0 "PostgreSQL: SIGTERM stops it"
 

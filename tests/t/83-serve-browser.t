@@ -72,6 +72,82 @@ for s in history run run-390-zh history-390-zh; do
 	check "a screenshot of $s" test -s "$shots/$s.png"
 done
 
+# ---------------------------------------------------------------- the opened run and a record
+# issue 36 items 4-6, 11, 12: run W, six records in Chinese gated per record at faithfulness 0.5
+# and answer_relevancy 0.5 (max_error_rate 0.5): w1, w5 pass; w2 (0.2), w3 (0.3) below
+# faithfulness, w2 farthest; w4 below answer_relevancy; w6 no answer (rag-verify's error). 2 of
+# the 5 with a verdict pass: the gate fails, exit 1. In English and Chinese at 1440 and 390 px.
+cat >"$T/w.jsonl" <<'RECORDS'
+{"id":"w1","category":"人事","question":"年假有几天？","answer":"员工每年有 25 天带薪年假。","reference":"25 天","contexts":["员工每年有 25 天带薪年假。","办公室在三楼。"],"verdicts":{"context_precision":[{"chunk":"员工每年有 25 天带薪年假。","verdict":true,"reason":"提到年假"},{"chunk":"办公室在三楼。","verdict":false,"reason":"与问题无关"}],"faithfulness":[{"claim":"员工每年有 25 天带薪年假","verdict":true,"reason":"上下文一支持"}]},"scores":{"faithfulness":1,"answer_relevancy":0.9}}
+{"id":"w2","category":"人事","question":"病假怎么请？","answer":"找经理批准，公司还提供免费午餐。","reference":"经理批准","contexts":["病假需经理批准。","食堂在一楼。"],"verdicts":{"context_precision":[{"chunk":"病假需经理批准。","verdict":true,"reason":"相关"},{"chunk":"食堂在一楼。","verdict":false,"reason":"与病假无关"}],"faithfulness":[{"claim":"病假需经理批准","verdict":true,"reason":"上下文一支持"},{"claim":"公司提供免费午餐","verdict":false,"reason":"上下文没有提到午餐"}]},"scores":{"faithfulness":0.2,"answer_relevancy":0.8}}
+{"id":"w3","category":"财务","question":"报销多久到账？","answer":"三天。","scores":{"faithfulness":0.3,"answer_relevancy":0.9}}
+{"id":"w4","category":"财务","question":"发票丢了怎么办？","answer":"联系财务部。","scores":{"faithfulness":0.9,"answer_relevancy":0.2}}
+{"id":"w5","category":"财务","question":"工资几号发？","answer":"每月十日。","scores":{"faithfulness":0.8,"answer_relevancy":0.7}}
+{"id":"w6","category":"人事","question":"能远程办公吗？","answer":"","scores":{"faithfulness":null,"answer_relevancy":null},"errors":[{"tool":"rag-verify","at":"answer","message":"回答为空"}]}
+RECORDS
+printf 'llm:\n  provider: offline\ngate:\n  max_error_rate: 0.5\n  record:\n    faithfulness: 0.5\n    answer_relevancy: 0.5\n' >"$T/w.yaml"
+run rag rag-store -q -c "$T/w.yaml" --store "$DB" --run-id W add - <"$T/w.jsonl"
+is "$RC" 0 "run W added with its gate"
+run timeout 400 "$PY" "$TOP/tests/browser/serve.py" workbench "$URL" "$shots" W
+is "$RC" 0 "the browser's workbench ran"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+for k in en zh; do
+	for w in 1440 390; do
+		kw="$k $w"
+		is "$(got "$kw run shown"):$(got "$kw verdict first")" True:True "$kw: #/run/W opens the run, its verdict first"
+		is "$(got "$kw cause links")" 'w2,w3,,' "$kw: what to fix first: the first cause open, its records as links"
+		is "$(got "$kw first link on first screen")" True "$kw: the first cause's first record on the first screen"
+		is "$(got "$kw record hash")" '#/run/W/record/2' "$kw: one click opens record 2 (w2, farthest below), at its own address"
+		is "$(got "$kw claim verdict visible")" True "$kw: ...to a claim's verdict: one click from the run's first screen"
+		is "$(got "$kw record texts")" '病假怎么请？ | 找经理批准，公司还提供免费午餐。 | 经理批准' "$kw: its question, answer, reference"
+		is "$(got "$kw record marks metrics")" 'faithfulness,answer_relevancy' "$kw: review marks for every metric of the record"
+		is "$(got "$kw back")" '#/run/W' "$kw: Back from the record: the run's list"
+		is "$(got "$kw f failed")" '2,3,4,6 #/run/W?failed=1' "$kw: failed only (w6 errored), in the address"
+		is "$(got "$kw f category")" '3,4,5 #/run/W?category=财务' "$kw: a category"
+		is "$(got "$kw f cause")" '2,3 #/run/W?cause=below:faithfulness' "$kw: a cause"
+		is "$(got "$kw f metric")" '4,5 #/run/W?below=0.8&metric=answer_relevancy' "$kw: a metric below a value (w2's 0.8 is not below 0.8)"
+		is "$(got "$kw f text")" '2 #/run/W?q=午餐' "$kw: a text in the answer"
+		is "$(got "$kw f back")" '4,5 #/run/W?below=0.8&metric=answer_relevancy' "$kw: Back: the filter before"
+		is "$(got "$kw f reload")" '4,5 answer_relevancy 0.8' "$kw: a filtered list's address reloaded: the list and its form"
+		is "$(got "$kw cause all")" '2,3 #/run/W?cause=below:faithfulness' "$kw: a cause's link to all its records"
+		is "$(got "$kw small run"):$(got "$kw small record")" ':' "$kw: every control of the run and the record at least 24 x 24 px"
+		is "$(got "$kw hscroll run"):$(got "$kw hscroll record")" False:False "$kw: neither view scrolls sideways"
+	done
+	is "$(got "$k no alert"):$(got "$k console errors")" 'True:0' "$k: no script of the data ran, no console error"
+done
+is "$(got 'en 1440 verdict')" "FAIL exit status 1: $(curl -s "${URL}api/runs/W/checks" | jq -r .reason)" \
+	"the verdict first: the badge, the exit status and its reason (the gate's words)"
+like "$(got 'en 1440 verdict')" '^FAIL exit status 1: the gate failed: 2 of 5 records pass' "the gate's first failed check its reason"
+is "$(got 'zh 390 verdict')" '未通过 退出状态 1：门禁未通过：5 条记录中 2 条通过（40.0%；min_pass_rate 100.0%）；6 条记录中 1 条无法评分，在 gate.max_error_rate（50.0%）以内' \
+	"and in Chinese, from the stored reason's code and numbers"
+is "$(got 'en 1440 causes')" 'faithfulness below 0.500: 2 records | no answer (rag-verify failed): 1 record | answer_relevancy below 0.500: 1 record' \
+	"then what to fix first, the most records first"
+is "$(got 'zh 1440 checks')" '未通过 5 条记录中 2 条通过（40.0%；min_pass_rate 100.0%） | 通过 answer_relevancy：6 条记录中 1 条没有分数（16.7%；max_error_rate 50.0%） | 通过 faithfulness：6 条记录中 1 条没有分数（16.7%；max_error_rate 50.0%）' \
+	"the gate's checks in Chinese, from their codes"
+is "$(got 'en 1440 record title'):$(got 'en 1440 record status')" 'Record 2: w2:FAIL' "the record: its seq, id and verdict"
+is "$(got 'en 1440 record why')" 'faithfulness below 0.500 — 0.200 (−0.300)' "why it failed, the stored cause"
+is "$(got 'zh 1440 record why')" 'faithfulness 低于 0.500 — 0.200 (−0.300)' "and in Chinese"
+is "$(got 'en 1440 record scores')" 'faithfulness,0.200,≥ 0.500 per record,fail | answer_relevancy,0.800,≥ 0.500 per record,pass' \
+	"its scores against their thresholds, as its gate stored them"
+is "$(got 'zh 390 record scores')" 'faithfulness,0.200,每条记录 ≥ 0.500,未通过 | answer_relevancy,0.800,每条记录 ≥ 0.500,通过' "and in Chinese"
+is "$(got 'en 1440 record contexts')" '病假需经理批准。 / context_precision: ✔ yes — 相关 | 食堂在一楼。 / context_precision: ✘ no — 与病假无关' \
+	"each context with its chunk verdict and reason"
+is "$(got 'zh 1440 record claims')" '病假需经理批准,✔ 是,上下文一支持 | 公司提供免费午餐,✘ 否,上下文没有提到午餐' \
+	"the claims with their verdicts and reasons"
+is "$(got 'en 1440 reload'):$(got 'zh 390 reload')" '#/run/W/record/2 Record 2: w2:#/run/W/record/2 记录 2：w2' "a record's address reloaded"
+is "$(got 'en 1440 f count')" 'records 1–1 of 1 (filtered)' "a filtered list counted"
+is "$(got 'en record marks')" 'faithfulness,李: ✘ | answer_relevancy,李: 0.600' "review marks on two metrics from the record"
+is "$(curl -s "${URL}api/runs/W/records/2" | jq -c '[.marks[] | [.metric, .label, .who]]')" '[["answer_relevancy",0.6,"李"],["faithfulness",0,"李"]]' \
+	"and in the store"
+for w in 1440 390; do
+	is "$(got "zh $w english run")" '' "zh $w: no English in the run's view but metric names, ids and config keys"
+	is "$(got "zh $w english record")" '' "zh $w: nor in the record's view"
+done
+for k in en zh; do for w in 1440 390; do
+	diag "page height $k $w: run $(got "$k $w height run") px, record $(got "$k $w height record") px"
+	for v in run record; do check "a screenshot of wb-$v-$k-$w" test -s "$shots/wb-$v-$k-$w.png"; done
+done; done
+
 # ---------------------------------------------------------------- History: trends, two runs compared
 # three runs labelled "trend" whose faithfulness means fall 0.78 -> 0.75 -> 0.73 (a drop a fixed
 # 0-1 axis would flatten); G alone is label v1

@@ -106,7 +106,7 @@ static void api(void)
 	jv_free(body);
 	is_int(rag_serve_api(st, "/api/runs/R/records", page2, NULL, &body), 200, "/api/runs/R/records?offset=1&limit=1");
 	is_str(s = field(body, "records"), "[{\"seq\":2,\"id\":\"b\",\"category\":null,\"passed\":null,"
-	       "\"cause\":null,\"record\":{\"id\":\"b\",\"scores\":{\"m\":0}}}]", "the second record alone");
+	       "\"cause\":null,\"why\":null,\"record\":{\"id\":\"b\",\"scores\":{\"m\":0}}}]", "the second record alone");
 	free(s);
 	is_str(s = field(body, "total"), "3", "of 3");
 	free(s);

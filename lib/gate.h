@@ -272,7 +272,7 @@ jv rag_hints_apply(jv summary, jv hints);
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside stats.c and by tests/unit/t-stats.c: the generator's raw draws, checked
  * against xoshiro256**'s reference values. Static in the library (RAG_UNITTEST, base.h): declared
- * only when RAG_UNITTESTS is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * only when RAG_UNITTESTS is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 uint64_t rag_rng_next(rag_rng *r);
 #endif /* RAG_UNITTESTS */

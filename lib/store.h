@@ -146,7 +146,7 @@ int rag_store_testset_delete(rag_store *s, const char *name, int base, char *err
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside store.c and by tests/unit/t-store.c: the schema version the migrations are
  * checked against. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS
- * is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* the schema version this build writes (migrations bring older stores to it) */
 int rag_store_schema(void);

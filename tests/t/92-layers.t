@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v nm >/dev/null 2>&1 || bail_out "nm (binutils) is missing: run make deps"
-[ -f "$TOP/lib/librag.a" ] || bail_out "lib/librag.a is not built: run make"
+[ -f "$TOP/obj/librag.a" ] || bail_out "obj/librag.a is not built: run make"
 
 # what prints, exits or reaches the standard streams; the _chk names are what
 # _FORTIFY_SOURCE turns printf and friends into
@@ -14,12 +14,12 @@ FORBIDDEN='printf|vprintf|fprintf|vfprintf|dprintf|vdprintf|puts|fputs|putchar|p
 
 nsrc=$(ls "$TOP"/lib/*.c "$TOP"/lib/store/*.c | wc -l)
 # the objects of the archive, not stray ones in the tree
-members=$(ar t "$TOP/lib/librag.a" | LC_ALL=C sort)
+members=$(ar t "$TOP/obj/librag.a" | LC_ALL=C sort)
 is "$(printf '%s\n' "$members" | grep -c '\.o$')" "$nsrc" "librag.a holds one object per lib/*.c and lib/store/*.c ($nsrc)"
 is "$(printf '%s\n' "$members" | grep -x 'tool.o')" "" "librag.a does not hold the tool layer"
 
-# nm -A of the archive: "lib/librag.a:util.o:    U abort"
-nm -u -A "$TOP/lib/librag.a" >"$T/undef" 2>"$T/nm.err"
+# nm -A of the archive: "obj/librag.a:util.o:    U abort"
+nm -u -A "$TOP/obj/librag.a" >"$T/undef" 2>"$T/nm.err"
 is "$?:$(cat "$T/nm.err")" "0:" "nm reads librag.a"
 check "nm lists undefined symbols of the library" grep -q ' U ' "$T/undef"
 sed -n 's/^.*:\([^:]*\.o\): *U \(.*\)$/\1 \2/p' "$T/undef" |
@@ -89,15 +89,15 @@ is "$(cat "$T/viol")" "" "every library file has a layer, and includes no header
 
 # The functions only unit tests call (RAG_UNITTEST, declared inside #ifdef RAG_UNITTESTS in their
 # header's last section) are static in the library: none is a symbol librag.a defines, and the
-# unit tests' build, lib/libragu.a, defines every one.
+# unit tests' build, obj/libragu.a, defines every one.
 awk '/^#ifdef RAG_UNITTESTS/ {on = 1; next} /^#endif/ {on = 0}
 	on && match($0, /[a-z_0-9]+\(/) && $0 !~ /^[ \t]*\*/ && $0 !~ /^\/\*/ {print substr($0, RSTART, RLENGTH - 1)}' \
 	"$TOP"/lib/*.h "$TOP"/lib/store/*.h | sort -u >"$T/unitonly"
 check "the headers declare functions for the unit tests only" test "$(wc -l <"$T/unitonly")" -gt 20
-nm -g --defined-only "$TOP/lib/librag.a" 2>/dev/null | awk '{print $3}' | sort -u >"$T/defined"
+nm -g --defined-only "$TOP/obj/librag.a" 2>/dev/null | awk '{print $3}' | sort -u >"$T/defined"
 is "$(comm -12 "$T/unitonly" "$T/defined" | tr '\n' ' ')" "" "librag.a exports none of the unit tests' functions"
-if [ -f "$TOP/lib/libragu.a" ]; then
-	nm -g --defined-only "$TOP/lib/libragu.a" 2>/dev/null | awk '{print $3}' | sort -u >"$T/definedu"
+if [ -f "$TOP/obj/libragu.a" ]; then
+	nm -g --defined-only "$TOP/obj/libragu.a" 2>/dev/null | awk '{print $3}' | sort -u >"$T/definedu"
 	is "$(comm -23 "$T/unitonly" "$T/definedu" | tr '\n' ' ')" "" "libragu.a defines every one of them"
 fi
 

@@ -116,7 +116,6 @@ jv eval_totals_system(const eval_totals *t);
 void eval_totals_free(eval_totals *t);
 const char *eval_store_url(const eval *e);
 int eval_render_report(eval *e, int with_history);
-char *eval_report_cmd(eval *e, int with_history, const char *out, const char *input);
 void eval_live_start(eval *e);
 void eval_live_feed(eval *e, const char *line, size_t len);
 void eval_live_drop(eval *e);

@@ -97,11 +97,6 @@ void rag_cli_say_near(rag_cli *cli, jv near)
 	else jv_free(near);
 }
 
-void rag_cli_near_misses(rag_cli *cli, jv records)
-{
-	if (!cli->quiet) say_near(cli, rag_testset_near_misses(records));
-}
-
 /* A record's field names, checked by the first tool of a pipeline only: a record that carries
  * what a tool writes has been through one, which said it (rag-eval's records carry run_id: it
  * checked its test set itself). Deciding by the record needs no shared state, as say_notice

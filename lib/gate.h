@@ -207,11 +207,10 @@ const char *rag_compare_name(int change);
 /* the paired means of metric: 0, or -1 (NANs, *n 0) when no pair scored it on both sides */
 int rag_compare_mean(const rag_compare *c, const char *metric, double *base, double *cur, long *n);
 /* {paired, regressed, lost, improved, gained, unchanged, tolerance, means: [{metric, pairs,
- * baseline, current, delta}] by metric name, definition: rag_compare_definition's} */
+ * baseline, current, delta}] by metric name, definition}: the definition in words, shown
+ * wherever the counts are: "paired by id over N records; regressed: fell by more than T on
+ * some metric or lost its score (...)..." */
 jv rag_compare_json(const rag_compare *c);
-/* The definition in words, shown wherever the counts are: "paired by id over N records;
- * regressed: fell by more than T on some metric or lost its score (...)...". malloc'ed. */
-char *rag_compare_definition(double tol, long paired);
 /* "R regressed (L lost their score), I improved, U unchanged (the definition)" of counts
  * (borrowed: rag_compare_json's, or an object with its keys). malloc'ed. */
 char *rag_compare_counts_text(jv counts);

@@ -62,8 +62,6 @@ int rag_store_page(rag_store *s, const rag_store_filter *f, long offset, long li
  * verdict on it, null when it has none; cause, for one that did not pass, the first thing the
  * gate says it missed, stored when the run was added); 1 when no such run. */
 int rag_store_records(rag_store *s, const char *id, long offset, long limit, jv *out, char *err, size_t errlen);
-/* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
-int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);
 /* A review mark (rag-serve): a reviewer's label of record seq's metric (1/0: right/wrong, or a
  * score), replacing that reviewer's earlier one; 1 when the run has no record seq. */
 typedef struct rag_store_mark_in {

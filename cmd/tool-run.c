@@ -119,15 +119,6 @@ void rag_cli_self_check(rag_cli *cli, jv rec)
 		        rag_judge_model(cli->judge));
 }
 
-void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
-{
-	if (cli->quiet) return;
-	free(cli->notice);
-	free(cli->notice_judge);
-	cli->notice = rag_xstrdup(msg);
-	cli->notice_judge = rag_xstrdup(judge);
-}
-
 /* 1 when the usage entry u (borrowed) names this judge */
 static int same_judge(jv u, const char *judge)
 {

@@ -276,17 +276,39 @@ complexity:
 	        print "make complexity: every function in lib/ and cmd/ at most " max }'
 .PHONY: complexity
 
-# make lint: the four, each whatever the others gave; CI runs it (.ci/run)
+# The call graph of the build's objects, file by file (mk/calls.sh, nm): no files that call each
+# other in a loop, no call from a layer to a higher one (HACKING.md's table; the tool layer
+# above the library, the tools above it), no public function that no other file calls. Prints
+# each and fails.
+calls: $(LIB_OBJ) $(CMD_OBJ)
+	@sh mk/calls.sh $(LIB_OBJ) $(CMD_OBJ)
+.PHONY: calls
+
+# No tracked file is one that .gitignore says the build writes (an object, a page made of its
+# .in, a merge's .orig...): a build output or a leftover committed by mistake. Prints each.
+tracked-output:
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  out=$$(git ls-files -ci --exclude-standard); \
+	  [ -z "$$out" ] || printf 'make tracked-output: tracked, yet the build writes it (.gitignore): %s\n' $$out; \
+	  echo "make tracked-output: $$(printf '%s' "$$out" | grep -c .) tracked files the build writes"; [ -z "$$out" ]; \
+	else echo "make tracked-output: not a git checkout, nothing to check"; fi
+.PHONY: tracked-output
+
+# make lint: the six, each whatever the others gave; CI runs it (.ci/run)
 lint:
 	@$(MAKE) --no-print-directory warnings; w=$$?; \
 	$(MAKE) --no-print-directory header-check; h=$$?; \
 	$(MAKE) --no-print-directory cppcheck; c=$$?; \
 	$(MAKE) --no-print-directory complexity; x=$$?; \
+	$(MAKE) --no-print-directory calls; g=$$?; \
+	$(MAKE) --no-print-directory tracked-output; o=$$?; \
 	echo "make lint: warnings $$([ $$w = 0 ] && echo passed || echo FAILED)," \
 	  "header-check $$([ $$h = 0 ] && echo passed || echo FAILED)," \
 	  "cppcheck $$([ $$c = 0 ] && echo passed || echo FAILED)," \
-	  "complexity $$([ $$x = 0 ] && echo passed || echo FAILED)"; \
-	[ $$w = 0 ] && [ $$h = 0 ] && [ $$c = 0 ] && [ $$x = 0 ]
+	  "complexity $$([ $$x = 0 ] && echo passed || echo FAILED)," \
+	  "calls $$([ $$g = 0 ] && echo passed || echo FAILED)," \
+	  "tracked-output $$([ $$o = 0 ] && echo passed || echo FAILED)"; \
+	[ $$w = 0 ] && [ $$h = 0 ] && [ $$c = 0 ] && [ $$x = 0 ] && [ $$g = 0 ] && [ $$o = 0 ]
 .PHONY: lint
 
 # ---------------------------------------------------------------- fuzzing

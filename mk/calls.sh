@@ -91,7 +91,7 @@ END {
 		for (i = 2; i <= n; i++) line = line " " m[i]
 		sep = " ("
 		for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
-			if ((m[i], m[j]) in names) { line = line sep m[i] " calls " sorted(names[m[i], m[j]], ", "); sep = "; " }
+			if ((m[i], m[j]) in names) { line = line sep m[i] " -> " m[j] ": " sorted(names[m[i], m[j]], ", "); sep = "; " }
 		print line ")" | "sort"
 		nloops++
 	}

@@ -113,7 +113,7 @@ probe gate 'int rag_p_g(void) { return 1; } int rag_p_lone(void) { return 2; }'
 probe verdict 'int rag_p_u(void); int rag_p_v(void) { return rag_p_u(); }'
 sh "$TOP/mk/calls.sh" -r "$TOP" "$T"/cprobe/obj/lib/*.o >"$T/cprobe.out" 2>&1
 is "$?" 1 "the check fails on the planted calls"
-is "$(grep -v '^make calls:' "$T/cprobe.out")" "calls: loop: lib/json.c lib/text.c (lib/json.c calls rag_p_b; lib/text.c calls rag_p_a)
+is "$(grep -v '^make calls:' "$T/cprobe.out")" "calls: loop: lib/json.c lib/text.c (lib/json.c -> lib/text.c: rag_p_b; lib/text.c -> lib/json.c: rag_p_a)
 calls: public: lib/gate.c: rag_p_lone is called by no other file: make it static
 calls: public: lib/verdict.c: rag_p_v is called by no other file: make it static
 calls: upward: lib/util.c (layer 1) calls lib/gate.c (layer 6): rag_p_g" "it names the loop, the upward call and the lone public functions"

@@ -439,8 +439,12 @@ hooks:
 	git -C '$(HOOKS_REPO)' config core.hooksPath mk
 .PHONY: hooks
 
+# (and what a build before obj/ left beside the sources, so that one make clean tidies an old
+# checkout too)
 clean:
 	rm -rf bin obj tests/unit/*.test tests/tmp dist
+	rm -f lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d lib/librag.a lib/libragu.a lib/refusals.inc \
+	  tests/unit/*.d
 
 # the header dependencies the compiler wrote (none before the first build); a target built
 # without one (by an older Makefile, or its .d removed) is built again, so that none keeps
@@ -461,8 +465,11 @@ FORCE:
 # ---------------------------------------------------------------- refusals (lib/claimsplit.c)
 # share/refusals.txt is the one list of refusal phrasings: rag-revq reads it at run time, the
 # offline claim splitter has it compiled in, as C strings made from it here.
+# (a build before obj/ wrote it as lib/refusals.inc, which claimsplit.c's #include would find
+# first, beside it: removed here, once)
 obj/gen/refusals.inc: share/refusals.txt
 	@mkdir -p $(@D)
+	@rm -f lib/refusals.inc
 	sed -e '/^[[:space:]]*#/d' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' \
 	  -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&",/' share/refusals.txt >$@
 obj/lib/claimsplit.o obj/unit/lib/claimsplit.o $(FUZZ_BUILD)/claimsplit.o: obj/gen/refusals.inc

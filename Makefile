@@ -25,16 +25,20 @@ LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemme
 TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
 BINS    = $(TOOLS:%=bin/%)
 # the tool layer, linked into every tool; rag-eval's and rag-gen's other files, into theirs alone
-TOOL_OBJ = cmd/tool.o cmd/tool-run.o
+TOOL_OBJ = obj/cmd/tool.o obj/cmd/tool-run.o
 # the main of a metric tool of one operation (rag_cli_metric), in an archive of its own so that
 # only the tools that call it link it (and with it every operation of the registry)
 TOOL_LIB = obj/libtool.a
-EVAL_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/eval-*.c))
-GEN_OBJ = $(patsubst %.c,%.o,$(wildcard cmd/gen-*.c))
-# each tool's own object in obj/, so that cmd/ holds no rag-* file but the tools' sources
-CMD_OBJ = $(TOOLS:%=obj/%.o) $(TOOL_OBJ) cmd/tool-metric.o $(EVAL_OBJ) $(GEN_OBJ)
+EVAL_OBJ = $(patsubst %.c,obj/%.o,$(wildcard cmd/eval-*.c))
+GEN_OBJ = $(patsubst %.c,obj/%.o,$(wildcard cmd/gen-*.c))
+# Everything the build makes of a source is under obj/, by the source's path (obj/lib/util.o,
+# obj/cmd/rag-eval.o, their .d files, the archives, the generated sources in obj/gen/), so that
+# cmd/ and lib/ hold sources alone and make clean is one rm -rf obj
+CMD_OBJ = $(TOOLS:%=obj/cmd/%.o) $(TOOL_OBJ) obj/cmd/tool-metric.o $(EVAL_OBJ) $(GEN_OBJ)
 LIB_SRC = $(wildcard lib/*.c lib/store/*.c)
-LIB_OBJ = $(LIB_SRC:.c=.o)
+LIB_OBJ = $(LIB_SRC:%.c=obj/%.o)
+LIB_A = obj/librag.a
+LIBU_A = obj/libragu.a
 # the operation registry, made from lib/*.c (mk/ops.sh; below)
 GEN_OPS = obj/gen/ops.inc
 UNIT_SRC = $(wildcard tests/unit/t-*.c)
@@ -103,56 +107,56 @@ have-deps:
 # subsystem header rebuilds only the files that include it. The build's own, not CFLAGS, so that
 # make asan and a packager's CFLAGS keep them.
 DEP_CFLAGS = -MMD -MP
-lib/%.o: lib/%.c VERSION
+obj/lib/%.o: lib/%.c VERSION
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
 
-lib/librag.a: $(LIB_OBJ)
+$(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 # the tool layer (cmd/tool.c: options, messages, set-up; cmd/tool-run.c: the run): linked into
 # every tool, never into the library or its unit tests; and each tool's own object, so that a
 # header touched recompiles only the tools that include it (the others are linked again)
-cmd/%.o: cmd/%.c VERSION
-	$(CC) $(ALL_CFLAGS) $(DEP_CFLAGS) -c -o $@ $<
-obj/%.o: cmd/%.c VERSION
-	@mkdir -p obj
+obj/cmd/%.o: cmd/%.c VERSION
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Icmd $(DEP_CFLAGS) -c -o $@ $<
 
 # (named here too, so that make never takes the archive for an intermediate file to skip)
 $(BINS): $(TOOL_LIB)
-$(TOOL_LIB): cmd/tool-metric.o
-	@mkdir -p obj
-	rm -f $@ && ar rcs $@ cmd/tool-metric.o
+$(TOOL_LIB): obj/cmd/tool-metric.o
+	rm -f $@ && ar rcs $@ obj/cmd/tool-metric.o
 
-bin/%: obj/%.o $(TOOL_OBJ) $(TOOL_LIB) lib/librag.a
+bin/%: obj/cmd/%.o $(TOOL_OBJ) $(TOOL_LIB) $(LIB_A)
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(TOOL_LIB) lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_OBJ) $(TOOL_LIB) $(LIB_A) $(LDLIBS)
 
 # rag-eval's files by concern (cmd/eval-*.c, sharing cmd/eval.h) and rag-gen's review mode
 # (cmd/gen-review.c, sharing cmd/gen-tool.h): linked into their tool alone (their objects are
-# made by cmd/%.o above, with their header dependencies)
-bin/rag-eval: obj/rag-eval.o $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a
+# made by obj/cmd/%.o above, with their header dependencies)
+bin/rag-eval: obj/cmd/rag-eval.o $(EVAL_OBJ) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(EVAL_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
-bin/rag-gen: obj/rag-gen.o $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(EVAL_OBJ) $(TOOL_OBJ) $(LIB_A) $(LDLIBS)
+bin/rag-gen: obj/cmd/rag-gen.o $(GEN_OBJ) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p bin
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(TOOL_OBJ) lib/librag.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GEN_OBJ) $(TOOL_OBJ) $(LIB_A) $(LDLIBS)
 
-# The unit tests' library, lib/libragu.a (curl's libcurlu): the library's objects, but those of
+# The unit tests' library, obj/libragu.a (curl's libcurlu): the library's objects, but those of
 # the files with RAG_UNITTEST functions (static in the library, base.h) compiled again with
 # -DRAG_UNITTESTS into obj/unit/, where those functions are external and their headers declare
 # them. The tools never link it.
 UNIT_LIB_SRC := $(shell grep -l '^RAG_UNITTEST' $(LIB_SRC))
 UNIT_LIB_OBJ = $(UNIT_LIB_SRC:%.c=obj/unit/%.o)
-UNITU_OBJ = $(filter-out $(UNIT_LIB_SRC:.c=.o),$(LIB_OBJ)) $(UNIT_LIB_OBJ)
+UNITU_OBJ = $(filter-out $(UNIT_LIB_SRC:%.c=obj/%.o),$(LIB_OBJ)) $(UNIT_LIB_OBJ)
 obj/unit/%.o: %.c VERSION
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DRAG_UNITTESTS $(DEP_CFLAGS) -c -o $@ $<
-lib/libragu.a: $(UNITU_OBJ)
+$(LIBU_A): $(UNITU_OBJ)
 	rm -f $@ && ar rcs $@ $(UNITU_OBJ)
 
-tests/unit/%.test: tests/unit/%.c lib/libragu.a
-	$(CC) $(ALL_CFLAGS) -DRAG_UNITTESTS $(UNIT_CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< lib/libragu.a $(LDLIBS)
+# a unit test's dependency file in obj/ too (obj/tests/unit/t-x.d), beside no source
+tests/unit/%.test: tests/unit/%.c $(LIBU_A)
+	@mkdir -p obj/tests/unit
+	$(CC) $(ALL_CFLAGS) -DRAG_UNITTESTS $(UNIT_CFLAGS) $(DEP_CFLAGS) -MF obj/$@.d $(LDFLAGS) -o $@ $< $(LIBU_A) $(LDLIBS)
 
 # make check and make demo install what is missing first, then build in a second make, so
 # that with -j nothing compiles before the packages are in place.
@@ -272,17 +276,39 @@ complexity:
 	        print "make complexity: every function in lib/ and cmd/ at most " max }'
 .PHONY: complexity
 
-# make lint: the four, each whatever the others gave; CI runs it (.ci/run)
+# The call graph of the build's objects, file by file (mk/calls.sh, nm): no files that call each
+# other in a loop, no call from a layer to a higher one (HACKING.md's table; the tool layer
+# above the library, the tools above it), no public function that no other file calls. Prints
+# each and fails.
+calls: $(LIB_OBJ) $(CMD_OBJ)
+	@sh mk/calls.sh $(LIB_OBJ) $(CMD_OBJ)
+.PHONY: calls
+
+# No tracked file is one that .gitignore says the build writes (an object, a page made of its
+# .in, a merge's .orig...): a build output or a leftover committed by mistake. Prints each.
+tracked-output:
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	  out=$$(git ls-files -ci --exclude-standard); \
+	  [ -z "$$out" ] || printf 'make tracked-output: tracked, yet the build writes it (.gitignore): %s\n' $$out; \
+	  echo "make tracked-output: $$(printf '%s' "$$out" | grep -c .) tracked files the build writes"; [ -z "$$out" ]; \
+	else echo "make tracked-output: not a git checkout, nothing to check"; fi
+.PHONY: tracked-output
+
+# make lint: the six, each whatever the others gave; CI runs it (.ci/run)
 lint:
 	@$(MAKE) --no-print-directory warnings; w=$$?; \
 	$(MAKE) --no-print-directory header-check; h=$$?; \
 	$(MAKE) --no-print-directory cppcheck; c=$$?; \
 	$(MAKE) --no-print-directory complexity; x=$$?; \
+	$(MAKE) --no-print-directory calls; g=$$?; \
+	$(MAKE) --no-print-directory tracked-output; o=$$?; \
 	echo "make lint: warnings $$([ $$w = 0 ] && echo passed || echo FAILED)," \
 	  "header-check $$([ $$h = 0 ] && echo passed || echo FAILED)," \
 	  "cppcheck $$([ $$c = 0 ] && echo passed || echo FAILED)," \
-	  "complexity $$([ $$x = 0 ] && echo passed || echo FAILED)"; \
-	[ $$w = 0 ] && [ $$h = 0 ] && [ $$c = 0 ] && [ $$x = 0 ]
+	  "complexity $$([ $$x = 0 ] && echo passed || echo FAILED)," \
+	  "calls $$([ $$g = 0 ] && echo passed || echo FAILED)," \
+	  "tracked-output $$([ $$o = 0 ] && echo passed || echo FAILED)"; \
+	[ $$w = 0 ] && [ $$h = 0 ] && [ $$c = 0 ] && [ $$x = 0 ] && [ $$g = 0 ] && [ $$o = 0 ]
 .PHONY: lint
 
 # ---------------------------------------------------------------- fuzzing
@@ -413,15 +439,19 @@ hooks:
 	git -C '$(HOOKS_REPO)' config core.hooksPath mk
 .PHONY: hooks
 
+# (and what a build before obj/ left beside the sources, so that one make clean tidies an old
+# checkout too)
 clean:
-	rm -rf bin lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d obj lib/librag.a lib/libragu.a tests/unit/*.test tests/unit/*.d tests/tmp dist
+	rm -rf bin obj tests/unit/*.test tests/tmp dist
+	rm -f lib/*.o lib/*.d lib/store/*.o lib/store/*.d cmd/*.o cmd/*.d lib/librag.a lib/libragu.a lib/refusals.inc \
+	  tests/unit/*.d
 
 # the header dependencies the compiler wrote (none before the first build); a target built
 # without one (by an older Makefile, or its .d removed) is built again, so that none keeps
 # headers it was not built with
-DEP_FILES = $(wildcard lib/*.d lib/store/*.d cmd/*.d obj/*.d obj/unit/lib/*.d obj/unit/lib/store/*.d tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
+DEP_FILES = $(wildcard obj/lib/*.d obj/lib/store/*.d obj/cmd/*.d obj/unit/lib/*.d obj/unit/lib/store/*.d obj/tests/unit/*.d $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/store/*.d)
 -include $(DEP_FILES)
-NO_DEP = $(filter-out $(DEP_FILES:.d=.o) $(DEP_FILES:.d=.test) $(DEP_FILES:.d=), \
+NO_DEP = $(filter-out $(DEP_FILES:.d=.o) $(DEP_FILES:obj/%.d=%) $(DEP_FILES:.d=), \
 	$(LIB_OBJ) $(UNIT_LIB_OBJ) $(CMD_OBJ) $(UNIT_BIN) $(FUZZ_OBJ) $(FUZZ_BIN))
 $(NO_DEP): FORCE
 FORCE:
@@ -435,15 +465,15 @@ FORCE:
 # ---------------------------------------------------------------- refusals (lib/claimsplit.c)
 # share/refusals.txt is the one list of refusal phrasings: rag-revq reads it at run time, the
 # offline claim splitter has it compiled in, as C strings made from it here.
-lib/refusals.inc: share/refusals.txt
+# (a build before obj/ wrote it as lib/refusals.inc, which claimsplit.c's #include would find
+# first, beside it: removed here, once)
+obj/gen/refusals.inc: share/refusals.txt
+	@mkdir -p $(@D)
+	@rm -f lib/refusals.inc
 	sed -e '/^[[:space:]]*#/d' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$$//' -e '/^$$/d' \
 	  -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&",/' share/refusals.txt >$@
-lib/claimsplit.o $(FUZZ_BUILD)/claimsplit.o: lib/refusals.inc
-warnings: lib/refusals.inc
-clean: clean-refusals
-clean-refusals:
-	rm -f lib/refusals.inc
-.PHONY: clean-refusals
+obj/lib/claimsplit.o obj/unit/lib/claimsplit.o $(FUZZ_BUILD)/claimsplit.o: obj/gen/refusals.inc
+warnings cppcheck: obj/gen/refusals.inc
 
 # ---------------------------------------------------------------- the operation registry (lib/op.c)
 # obj/gen/ops.inc, a RAG_OP(NAME) line for each `const rag_op rag_op_NAME = {` in lib/*.c
@@ -454,5 +484,5 @@ clean-refusals:
 # nothing is rebuilt for nothing.
 $(GEN_OPS): FORCE
 	@sh mk/ops.sh $@ $(sort $(wildcard lib/*.c))
-lib/op.o lib/config.o lib/evalplan.o $(FUZZ_BUILD)/op.o $(FUZZ_BUILD)/config.o $(FUZZ_BUILD)/evalplan.o: $(GEN_OPS)
+obj/lib/op.o obj/lib/config.o obj/lib/evalplan.o obj/unit/lib/op.o obj/unit/lib/config.o obj/unit/lib/evalplan.o $(FUZZ_BUILD)/op.o $(FUZZ_BUILD)/config.o $(FUZZ_BUILD)/evalplan.o: $(GEN_OPS)
 warnings: $(GEN_OPS)

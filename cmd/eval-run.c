@@ -26,37 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* the whole output of a shell command (its first line when first_line), NULL when it failed */
-char *eval_capture(const char *cmd, int first_line)
-{
-	return eval_capture_end(popen(cmd, "r"), first_line);
-}
-
-char *eval_capture_end(FILE *p, int first_line)
-{
-	rag_buf b = {0};
-	char buf[4096];
-	size_t n;
-	int st;
-	if (!p) return NULL;
-	while ((n = fread(buf, 1, sizeof buf, p)) > 0) rag_buf_add(&b, buf, n);
-	st = pclose(p);
-	rag_buf_add(&b, "", 1);
-	if (st != 0) {
-		rag_buf_free(&b);
-		return NULL;
-	}
-	if (first_line) b.p[strcspn(b.p, "\n")] = 0;
-	return b.p;
-}
-
-static int status_of(int st)
-{
-	if (WIFEXITED(st)) return WEXITSTATUS(st);
-	if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-	return RAG_EXIT_INTERNAL;
-}
-
 /* Every stage ends when rag-eval does, however it ends (kill -9, the OOM killer): nobody would
  * read what a stage goes on to pay for. A pipe that only this process can write to, its write
  * end close-on-exec (and closed in the feeder, which does not exec); its read end inherited by
@@ -225,31 +194,6 @@ static int collect_output(eval *e, int in, int fd, size_t *nout, jv *head, const
 	return rc;
 }
 
-pid_t eval_spawn_sh(const char *cmd)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-int eval_wait_sh(pid_t pid)
-{
-	int st;
-	if (pid < 0) return RAG_EXIT_INTERNAL;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) return RAG_EXIT_INTERNAL;
-	return status_of(st);
-}
-
-int eval_run_sh(const char *cmd)
-{
-	return eval_wait_sh(eval_spawn_sh(cmd));
-}
-
 /* One request budget for the whole pipeline (rag(7) CONCURRENCY): a file whose byte-range
  * locks are the slots, named to every stage by RAG_INFLIGHT. One set by the caller (shards of one
  * run on one machine) is kept; else a new one in $TMPDIR, removed when the run ends (*made). */
@@ -334,7 +278,7 @@ static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *
 	free(budget);
 	if (feeder > 0) while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
 		;
-	*gate_rc = status_of(st);
+	*gate_rc = eval_exit_status(st);
 	return rc;
 }
 

@@ -498,22 +498,8 @@ const char *eval_store_url(const eval *e)
 	return e->store_opt ? e->store_opt : e->cli.cfg.store.url;
 }
 
-/* RUNDIR/report.html by rag-report; with_history: beside the run, its test set's stored runs
- * (RUNDIR/history.jsonl, written by store_run). 0, or after a message rag-report's status. */
-int eval_render_report(eval *e, int with_history)
-{
-	char *recs = eval_path_in(e, "records.jsonl"), *out = eval_path_in(e, "report.html");
-	char *cmd = eval_report_cmd(e, with_history, out, recs);
-	int rc = eval_run_sh(cmd);
-	if (rc != 0) rag_msg(e->cli.prog, "error", "rag-report failed (exit status %d)", rc);
-	free(cmd);
-	free(out);
-	free(recs);
-	return rc;
-}
-
 /* rag-report's command: the page to out, of the records in input ("-": standard input) */
-char *eval_report_cmd(eval *e, int with_history, const char *out, const char *input)
+static char *report_cmd(eval *e, int with_history, const char *out, const char *input)
 {
 	char *f;
 	rag_buf b = {0};
@@ -547,12 +533,26 @@ char *eval_report_cmd(eval *e, int with_history, const char *out, const char *in
 	return b.p;
 }
 
+/* RUNDIR/report.html by rag-report; with_history: beside the run, its test set's stored runs
+ * (RUNDIR/history.jsonl, written by store_run). 0, or after a message rag-report's status. */
+int eval_render_report(eval *e, int with_history)
+{
+	char *recs = eval_path_in(e, "records.jsonl"), *out = eval_path_in(e, "report.html");
+	char *cmd = report_cmd(e, with_history, out, recs);
+	int rc = eval_run_sh(cmd);
+	if (rc != 0) rag_msg(e->cli.prog, "error", "rag-report failed (exit status %d)", rc);
+	free(cmd);
+	free(out);
+	free(recs);
+	return rc;
+}
+
 /* The command that makes output i (live_out: rag-gate --json, rag-gate --markdown, rag-report)
  * to out, of the records in input ("-": standard input). */
 static char *output_cmd(eval *e, size_t i, const char *out, const char *input)
 {
 	rag_buf b = {0};
-	if (i == 2) return eval_report_cmd(e, 0, out, input);
+	if (i == 2) return report_cmd(e, 0, out, input);
 	rag_evalplan_tool(&e->plan, &b, "rag-gate");
 	rag_evalplan_gate_opts(&e->plan, &b);
 	rag_buf_adds(&b, i == 0 ? " --json -o " : " --markdown -o ");

@@ -75,7 +75,7 @@ int eval_emit(eval *e);
 /* eval-estimate.c: --estimate */
 int eval_estimate(eval *e);
 
-/* eval-run.c: the pipeline run */
+/* eval-proc.c: shell commands as child processes */
 char *eval_capture(const char *cmd, int first_line);
 /* eval_capture's second half, for commands started side by side with popen(cmd, "r") (p NULL:
  * NULL); it closes p */
@@ -85,6 +85,10 @@ int eval_run_sh(const char *cmd);
  * or -1), and its exit status as eval_run_sh's (RAG_EXIT_INTERNAL for -1) */
 pid_t eval_spawn_sh(const char *cmd);
 int eval_wait_sh(pid_t pid);
+/* a wait status as an exit status: the child's, or 128 + its signal */
+int eval_exit_status(int st);
+
+/* eval-run.c: the pipeline run */
 int eval_run(eval *e, const char *cmd);
 
 /* eval-rundir.c: the run directory, run.json, the outputs, the store */
@@ -116,7 +120,6 @@ jv eval_totals_system(const eval_totals *t);
 void eval_totals_free(eval_totals *t);
 const char *eval_store_url(const eval *e);
 int eval_render_report(eval *e, int with_history);
-char *eval_report_cmd(eval *e, int with_history, const char *out, const char *input);
 void eval_live_start(eval *e);
 void eval_live_feed(eval *e, const char *line, size_t len);
 void eval_live_drop(eval *e);

@@ -97,11 +97,6 @@ void rag_cli_say_near(rag_cli *cli, jv near)
 	else jv_free(near);
 }
 
-void rag_cli_near_misses(rag_cli *cli, jv records)
-{
-	if (!cli->quiet) say_near(cli, rag_testset_near_misses(records));
-}
-
 /* A record's field names, checked by the first tool of a pipeline only: a record that carries
  * what a tool writes has been through one, which said it (rag-eval's records carry run_id: it
  * checked its test set itself). Deciding by the record needs no shared state, as say_notice
@@ -122,15 +117,6 @@ void rag_cli_self_check(rag_cli *cli, jv rec)
 	if (rag_judge_self_check(cli->judge, rec))
 		rag_msg(cli->prog, "warning", "the judge model \"%s\" also generated the answers; its scores may flatter them",
 		        rag_judge_model(cli->judge));
-}
-
-void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
-{
-	if (cli->quiet) return;
-	free(cli->notice);
-	free(cli->notice_judge);
-	cli->notice = rag_xstrdup(msg);
-	cli->notice_judge = rag_xstrdup(judge);
 }
 
 /* 1 when the usage entry u (borrowed) names this judge */

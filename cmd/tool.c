@@ -559,6 +559,17 @@ int rag_cli_config(rag_cli *cli)
 	return 0;
 }
 
+/* held here, said by tool-run.c with the first record: set-up calls it, and set-up calls
+ * nothing of the run */
+void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
+{
+	if (cli->quiet) return;
+	free(cli->notice);
+	free(cli->notice_judge);
+	cli->notice = rag_xstrdup(msg);
+	cli->notice_judge = rag_xstrdup(judge);
+}
+
 int rag_cli_judge(rag_cli *cli)
 {
 	char err[RAG_ERRLEN], notice[RAG_ERRLEN];

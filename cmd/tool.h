@@ -139,11 +139,8 @@ int rag_cli_setup(rag_cli *cli);
  * none; a later one replaces an earlier one for the same field), compiled into *out (freed with
  * rag_fieldmap_free). 0, or after a message naming the key RAG_EXIT_USAGE. */
 int rag_cli_fieldmap(rag_cli *cli, const rag_strv *given, rag_fieldmap **out);
-/* "NAME: did you mean KNOWN?" once for each top-level field name of records (borrowed) that
- * looks like a typo of a known one (rag_testset_near_misses); nothing with -q. */
-void rag_cli_near_misses(rag_cli *cli, jv records);
-/* The same for pairs [[name, suggestion]...] (consumed) found record by record
- * (rag_record_near_misses), as rag-eval reads its test set. */
+/* "NAME: did you mean KNOWN?" for each pair [[name, suggestion]...] (consumed) found record by
+ * record (rag_record_near_misses), as rag-eval reads its test set; nothing with -q. */
 void rag_cli_say_near(rag_cli *cli, jv near);
 /* The warning, once a run, that the judge's model also generated the answers (rec borrowed). */
 void rag_cli_self_check(rag_cli *cli, jv rec);

@@ -60,7 +60,7 @@ char *rag_agree_sheet(jv rows, int markdown);
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside agree.c and by tests/unit/t-agree.c: the measures rag_agree_summary computes,
  * each checked against its reference values. Static in the library (RAG_UNITTEST, base.h): declared
- * only when RAG_UNITTESTS is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * only when RAG_UNITTESTS is defined, as for the unit tests' build of the library (obj/libragu.a). */
 /* The measures' types, which agree.c uses too. */
 typedef struct rag_agree_cls {
 	long tp, fp, fn, tn;      /* the confusion matrix: judge positive / negative x label */

@@ -26,7 +26,7 @@
 
 /* A function only its own file and that file's unit test call: static in the library, as curl's
  * UNITTEST is; external where the library is compiled for the unit tests (-DRAG_UNITTESTS:
- * lib/libragu.a, the Makefile), which is also the only build where the header declares it (in
+ * obj/libragu.a, the Makefile), which is also the only build where the header declares it (in
  * its last section, "for unit tests"). */
 #ifdef RAG_UNITTESTS
 #define RAG_UNITTEST

@@ -50,7 +50,7 @@ void rag_collect_free(rag_collect *c);
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside collect.c and by tests/unit/t-collect.c: what a call goes to, and the config's
  * system knobs set on a record. Static in the library (RAG_UNITTEST, base.h): declared only when
- * RAG_UNITTESTS is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * RAG_UNITTESTS is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 const char *rag_collect_target(const rag_collect *c);   /* the URL or the command (borrowed) */
 /* rec (consumed) with the config's system: keys in its "system" object; keys the record's own

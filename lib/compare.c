@@ -147,6 +147,15 @@ static int by_metric(const void *a, const void *b)
 	return strcmp(((const cmean *)a)->metric, ((const cmean *)b)->metric);
 }
 
+/* The definition in words, shown wherever the counts are (malloc'ed) */
+static char *definition(double tol, long paired)
+{
+	return rag_xasprintf("paired by id over %ld record%s; regressed: fell by more than %g on some metric or lost its "
+	                     "score (scored in the baseline, an error or a null now); improved: rose by more than %g or "
+	                     "gained its score, none regressed; means over the pairs scored on both sides",
+	                     paired, paired == 1 ? "" : "s", tol, tol);
+}
+
 jv rag_compare_json(const rag_compare *c)
 {
 	jv means = jv_array(), o;
@@ -170,25 +179,17 @@ jv rag_compare_json(const rag_compare *c)
 	              jv_string("gained"), jv_number((double)c->gained), jv_string("unchanged"), jv_number((double)c->unchanged),
 	              jv_string("tolerance"), jv_number(c->tol));
 	o = jv_object_set(o, jv_string("means"), means);
-	def = rag_compare_definition(c->tol, c->paired);
+	def = definition(c->tol, c->paired);
 	o = jv_object_set(o, jv_string("definition"), jv_string(def));
 	free(def);
 	return o;
-}
-
-char *rag_compare_definition(double tol, long paired)
-{
-	return rag_xasprintf("paired by id over %ld record%s; regressed: fell by more than %g on some metric or lost its "
-	                     "score (scored in the baseline, an error or a null now); improved: rose by more than %g or "
-	                     "gained its score, none regressed; means over the pairs scored on both sides",
-	                     paired, paired == 1 ? "" : "s", tol, tol);
 }
 
 char *rag_compare_counts_text(jv counts)
 {
 	double r = rag_json_num(counts, "regressed"), l = rag_json_num(counts, "lost");
 	double i = rag_json_num(counts, "improved"), u = rag_json_num(counts, "unchanged");
-	char *def = rag_compare_definition(rag_json_num(counts, "tolerance"), (long)rag_json_num(counts, "paired"));
+	char *def = definition(rag_json_num(counts, "tolerance"), (long)rag_json_num(counts, "paired"));
 	char *s = rag_xasprintf("%.0f regressed (%.0f lost their score), %.0f improved, %.0f unchanged (%s)",
 	                        isnan(r) ? 0 : r, isnan(l) ? 0 : l, isnan(i) ? 0 : i, isnan(u) ? 0 : u, def);
 	free(def);

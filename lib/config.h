@@ -236,7 +236,7 @@ const char *rag_config_cache_mode_name(int mode);
  * Called only inside config.c and by tests/unit/t-rubric.c and t-op.c: a rubric scale's name
  * read back (config.c reads rubrics.<name>.scale with it), the score names a rubric may not
  * take. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS is
- * defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* "0-10", "1-5", "yes/no": the scale, or -1. */
 int rag_config_scale_parse(const char *s);

@@ -208,11 +208,10 @@ const char *rag_compare_name(int change);
 /* the paired means of metric: 0, or -1 (NANs, *n 0) when no pair scored it on both sides */
 int rag_compare_mean(const rag_compare *c, const char *metric, double *base, double *cur, long *n);
 /* {paired, regressed, lost, improved, gained, unchanged, tolerance, means: [{metric, pairs,
- * baseline, current, delta}] by metric name, definition: rag_compare_definition's} */
+ * baseline, current, delta}] by metric name, definition}: the definition in words, shown
+ * wherever the counts are: "paired by id over N records; regressed: fell by more than T on
+ * some metric or lost its score (...)..." */
 jv rag_compare_json(const rag_compare *c);
-/* The definition in words, shown wherever the counts are: "paired by id over N records;
- * regressed: fell by more than T on some metric or lost its score (...)...". malloc'ed. */
-char *rag_compare_definition(double tol, long paired);
 /* "R regressed (L lost their score), I improved, U unchanged (the definition)" of counts
  * (borrowed: rag_compare_json's, or an object with its keys). malloc'ed. */
 char *rag_compare_counts_text(jv counts);
@@ -277,7 +276,7 @@ jv rag_hints_apply(jv summary, jv hints);
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside stats.c and by tests/unit/t-stats.c: the generator's raw draws, checked
  * against xoshiro256**'s reference values. Static in the library (RAG_UNITTEST, base.h): declared
- * only when RAG_UNITTESTS is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * only when RAG_UNITTESTS is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 uint64_t rag_rng_next(rag_rng *r);
 #endif /* RAG_UNITTESTS */

@@ -104,7 +104,7 @@ char *rag_gen_check_text(jv r, const char *name, int json, int *found);
  * Called only inside gen.c and genhard.c and by tests/unit/t-genchunk.c and t-genhard.c: the reply
  * checks rag_gen_ask and rag_gen_hard_ask hand the judge. Static in the library (RAG_UNITTEST,
  * base.h): declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
- * (lib/libragu.a). */
+ * (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* The reply check: {"questions": [...]} with expect items, each with a question, a reference,
  * slot i's difficulty and a known type. */

@@ -83,7 +83,7 @@ int rag_keywords_overlap(rag_keywords *k, const char *answer, const char *refere
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside lexical.c and by tests/unit/t-lexical.c: the words a text was cut into. Static
  * in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS is defined, as for the
- * unit tests' build of the library (lib/libragu.a). */
+ * unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 size_t rag_lex_count(const rag_lex *x, int ref);          /* words of the candidate (0) or reference */
 #endif /* RAG_UNITTESTS */

@@ -213,8 +213,6 @@ char *rag_prompt_fill(const char *tmpl, jv vars);
  * prompt and cache key. */
 #define RAG_NONCE_LEN 9
 void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN]);
-/* The same, the nonce seeded by seed_texts and checked against them and texts (both borrowed). */
-void rag_prompt_nonce_seeded(jv seed_texts, jv texts, char nonce[RAG_NONCE_LEN]);
 /* A record's nonce: seeded by its question and all its contexts (borrowed), which every request
  * of the record carries, and checked against texts (borrowed), the request's other texts: the
  * requests of one record, each from its own process (faithfulness, context recall, context

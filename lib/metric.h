@@ -151,7 +151,7 @@ jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const ch
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside rubric.c and by tests/unit/t-rubric.c: a rubric's fields, and the reply check
  * rag_rubric_ask hands the judge. Static in the library (RAG_UNITTEST, base.h): declared only when
- * RAG_UNITTESTS is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * RAG_UNITTESTS is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 size_t rag_rubric_nfields(const rag_rubric *r);
 const char *rag_rubric_field(const rag_rubric *r, size_t i);   /* canonical names: "question" */

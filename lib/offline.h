@@ -67,7 +67,7 @@ jv rag_vec_hashed(const char *text, int dims);
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside vec.c and by tests/unit/t-vec.c: the reading of a vector behind
  * rag_vec_cosine_jv. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS
- * is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* The numbers of a jv array (borrowed), malloc'ed, count in *n; NULL unless a non-empty array of
  * finite numbers. */

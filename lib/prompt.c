@@ -93,7 +93,8 @@ static int clashes(jv texts, const char *nonce)
 	return clash;
 }
 
-void rag_prompt_nonce_seeded(jv seed_texts, jv texts, char nonce[RAG_NONCE_LEN])
+/* the nonce seeded by seed_texts and checked against them and texts (both borrowed) */
+static void nonce_seeded(jv seed_texts, jv texts, char nonce[RAG_NONCE_LEN])
 {
 	char hex[65];
 	unsigned counter = 0;
@@ -120,7 +121,7 @@ void rag_prompt_nonce_seeded(jv seed_texts, jv texts, char nonce[RAG_NONCE_LEN])
 
 void rag_prompt_nonce(jv texts, char nonce[RAG_NONCE_LEN])
 {
-	rag_prompt_nonce_seeded(texts, texts, nonce);
+	nonce_seeded(texts, texts, nonce);
 }
 
 /* A record's seed: its question, then all its contexts. */
@@ -129,7 +130,7 @@ void rag_prompt_nonce_record(const char *question, jv contexts, jv texts, char n
 	jv seed = JV_ARRAY(jv_string(question ? question : ""));
 	int n = jv_array_length(jv_copy(contexts)), i;
 	for (i = 0; i < n; i++) seed = jv_array_append(seed, jv_array_get(jv_copy(contexts), i));
-	rag_prompt_nonce_seeded(seed, texts, nonce);
+	nonce_seeded(seed, texts, nonce);
 	jv_free(seed);
 }
 

@@ -139,7 +139,7 @@ int rag_testset_each(FILE *f, const char *name, int format, rag_fieldmap *fields
  * Called only inside record.c and by tests/unit/t-record.c: the field table's look-ups behind
  * rag_record_near_misses, and a mapping's size. Static in the library (RAG_UNITTEST, base.h):
  * declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
- * (lib/libragu.a). */
+ * (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* 1 when name is a field of the record format, by our name or an alias. */
 int rag_record_is_field(const char *name);

@@ -9,6 +9,19 @@
 
 #include "store.h"
 
+/* ---------------------------------------------------------------- servehttp.c */
+typedef const char *(*rag_serve_arg_fn)(void *ctx, const char *name);
+/* Shared by the API's route files (serve.c, servesets.c, servehist.c): {error: msg}; the store's
+ * answer as a status (0 -> 200, 1 -> 404, -1 -> 500 with {error: err} in *body); a query
+ * argument, NULL when absent or empty; a whole number in [min, max] (dflt when absent) and an
+ * ISO 8601 date (NULL when absent), 0 or -1 with {error} in *body. */
+jv rag_serve_error(const char *msg);
+int rag_serve_stored(int r, const char *err, jv *body);
+const char *rag_serve_str_arg(rag_serve_arg_fn arg, void *ctx, const char *name);
+int rag_serve_num_arg(rag_serve_arg_fn arg, void *ctx, const char *name, long dflt, long min, long max, long *out,
+                      jv *body);
+int rag_serve_date_arg(rag_serve_arg_fn arg, void *ctx, const char *name, const char **out, jv *body);
+
 /* ---------------------------------------------------------------- serve.c */
 /* rag-serve(1)'s engine without the HTTP server. "ADDR:PORT" ("[::1]:0", "localhost:N" is
  * 127.0.0.1) -> *host (malloc'ed, numeric), *port, *loopback (127.0.0.0/8 or ::1). */
@@ -41,18 +54,7 @@ int rag_serve_static(const char *datadir, const char *path, char **file, const c
  * failed first, causes: the failing records by cause (causes.c's, rag_causes_json), [{kind, metric?,
  * threshold?, tool?, text?, cause, count, records: [{seq, id, detail}] (10 at most, the
  * farthest below first)}]}, what an opened run shows first. */
-typedef const char *(*rag_serve_arg_fn)(void *ctx, const char *name);
 int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
-/* Shared by the API's route files (serve.c, servesets.c, servehist.c): {error: msg}; the store's
- * answer as a status (0 -> 200, 1 -> 404, -1 -> 500 with {error: err} in *body); a query
- * argument, NULL when absent or empty; a whole number in [min, max] (dflt when absent) and an
- * ISO 8601 date (NULL when absent), 0 or -1 with {error} in *body. */
-jv rag_serve_error(const char *msg);
-int rag_serve_stored(int r, const char *err, jv *body);
-const char *rag_serve_str_arg(rag_serve_arg_fn arg, void *ctx, const char *name);
-int rag_serve_num_arg(rag_serve_arg_fn arg, void *ctx, const char *name, long dflt, long min, long max, long *out,
-                      jv *body);
-int rag_serve_date_arg(rag_serve_arg_fn arg, void *ctx, const char *name, const char **out, jv *body);
 /* A write (its checks passed): POST /api/runs/ID/marks with {seq, metric, verdict: true|false or
  * label: number, comment, who} stores a review mark. The HTTP status and *body as rag_serve_api's. */
 int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len, jv *body);

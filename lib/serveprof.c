@@ -20,6 +20,21 @@
  * form's values set into it, dumped by libyaml: every key of the profile kept (the judge's
  * timeout and retries, collect.headers, fields, ...) with the styles it was written in. */
 
+/* a string for the configuration: rag-config(5) expands ${NAME} in values, so each '$' is
+ * doubled ("$$" is a literal '$'): a form value can name no variable (an API key's) */
+jv rag_evals_conf_str(const char *s)
+{
+	rag_buf b = {0};
+	jv r;
+	for (; *s; s++) {
+		if (*s == '$') rag_buf_add(&b, "$", 1);
+		rag_buf_add(&b, s, 1);
+	}
+	r = jv_string_sized(b.p ? b.p : "", (int)b.len);
+	rag_buf_free(&b);
+	return r;
+}
+
 static yaml_node_t *node(yaml_document_t *doc, int i)
 {
 	return i > 0 ? yaml_document_get_node(doc, i) : NULL;

@@ -165,20 +165,6 @@ static int name_ok(const char *s, size_t max)
 	return 1;
 }
 
-/* a string for the configuration: rag-config(5) expands ${NAME} in values, so each '$' is
- * doubled ("$$" is a literal '$'): a form value can name no variable (an API key's) */
-jv rag_evals_conf_str(const char *s)
-{
-	rag_buf b = {0};
-	jv r;
-	for (; *s; s++) {
-		if (*s == '$') rag_buf_add(&b, "$", 1);
-		rag_buf_add(&b, s, 1);
-	}
-	r = jv_string_sized(b.p ? b.p : "", (int)b.len);
-	rag_buf_free(&b);
-	return r;
-}
 
 /* an optional text member: 0 absent (or ""), 1 present (*out borrowed from o), -1 bad */
 static int opt_text(jv o, const char *k, size_t max, int url, const char **out, char *err, size_t errlen)

@@ -39,11 +39,11 @@ void rag_evals_reap(rag_evals *e);
  * and free e. */
 void rag_evals_free(rag_evals *e);
 
+/* ---------------------------------------------------------------- serveprof.c */
 /* a string for a generated configuration: each '$' doubled, so that rag-config(5) expands no
  * ${NAME} of it (a form value can name no variable); serverun.c's and serveprof.c's */
 jv rag_evals_conf_str(const char *s);
 
-/* ---------------------------------------------------------------- serveprof.c */
 /* A profile's text (YAML, as written: its ${VAR}s not expanded) -> what the form shows of it
  * (name, service_url, judge_base_url, judge_model, own_key, system, metrics, thresholds; URLs'
  * passwords masked; never a key, a header or the store), or {name, error}. */

@@ -1396,29 +1396,6 @@ int rag_store_record(rag_store *s, const char *id, long seq, jv *out, char *err,
 	return 0;
 }
 
-static int collect_testset(void *ctx, int ncol, const char *const *c)
-{
-	jv *a = ctx;
-	if (ncol < 6) return 0;
-	*a = jv_array_append(*a, JV_OBJECT(jv_string("name"), text_or_null(c[0]), jv_string("version"),
-	                                   int_or_null(c[1]), jv_string("hash"), text_or_null(c[2]),
-	                                   jv_string("created"), text_or_null(c[3]), jv_string("n"), int_or_null(c[4]),
-	                                   jv_string("file"), text_or_null(c[5])));
-	return 0;
-}
-
-int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen)
-{
-	jv a = jv_array();
-	if (q(s, "SELECT name, version, hash, created, n, file FROM testsets ORDER BY name, version", 0, NULL,
-	      collect_testset, &a, err, errlen) < 0) {
-		jv_free(a);
-		return -1;
-	}
-	*out = a;
-	return 0;
-}
-
 jv rag_store_history(jv r)
 {
 	static const char *const keys[] = {"run", "started", "label", "commit", "testset", "n", "passed", "means",

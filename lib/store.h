@@ -81,8 +81,6 @@ int rag_store_records(rag_store *s, const char *id, const rag_store_rec_filter *
  * pass|failure|error|skipped, message?}]}; null for a run added before the store kept it) and
  * marks (every metric's, every reviewer's: rag_store_marks's). 1 when no such run or record. */
 int rag_store_record(rag_store *s, const char *id, long seq, jv *out, char *err, size_t errlen);
-/* Every version of every test set: [{name, version, hash, created, n, file}] by name, version. */
-int rag_store_testsets(rag_store *s, jv *out, char *err, size_t errlen);
 /* A review mark (rag-serve): a reviewer's label of record seq's metric (1/0: right/wrong, or a
  * score), replacing that reviewer's earlier one; 1 when the run has no record seq. */
 typedef struct rag_store_mark_in {
@@ -165,7 +163,7 @@ int rag_store_testset_delete(rag_store *s, const char *name, int base, char *err
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside store.c and by tests/unit/t-store.c: the schema version the migrations are
  * checked against. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS
- * is defined, as for the unit tests' build of the library (lib/libragu.a). */
+ * is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* the schema version this build writes (migrations bring older stores to it) */
 int rag_store_schema(void);

@@ -1,5 +1,6 @@
 /* usage.h - what requests took (tokens, calls, cache hits) and what a run would take
- * (--estimate: the token estimate, the stand-in sizes of records not collected yet) (usage.c).
+ * (--estimate: the token estimate (usage.c), the stand-in sizes of records not collected yet
+ * (standin.c)).
  * Layer 2 (HACKING.md). */
 #ifndef RAG_USAGE_H
 #define RAG_USAGE_H
@@ -34,6 +35,7 @@ double rag_usage_chars(const char *s);
 /* {"calls":..,"cache_hits":..,"prompt_tokens":..,"completion_tokens":..,"judge":judge}, and
  * "retries", "invalid_usage" when not 0 */
 jv rag_usage_json(const rag_usage *u, const char *judge);
+/* ---------------------------------------------------------------- standin.c */
 /* The sizes --estimate gives what rag-collect has not collected yet: characters of an answer,
  * contexts a record, characters of a context. */
 typedef struct rag_standin { double answer_chars, contexts, context_chars; } rag_standin;

@@ -9,6 +9,6 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 		tar --null -T - -cf -
 else
-	tar --exclude=./bin --exclude=./dist --exclude=./tests/tmp --exclude='*.o' --exclude='*.a' \
+	tar --exclude=./bin --exclude=./obj --exclude=./dist --exclude=./tests/tmp --exclude='*.o' --exclude='*.a' \
 		--exclude=./tests/fuzz/build --exclude='./tests/unit/*.test' -cf - .
 fi

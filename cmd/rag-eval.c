@@ -70,6 +70,8 @@ static const rag_opt options[] = {
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},
+	{"max-cost", 0, RAG_OPT_MAX_COST, "AMOUNT", NULL, "send no judge request that would take the run's cost past\n"
+	 "AMOUNT, all stages together (prices.currency; llm.max_cost)"},
 	{"sample", 0, OPT_SAMPLE, "N", NULL, "with --estimate: collect the first N records for real, and\n"
 	 "stand in the answers still to collect at their sizes"},
 	{"emit", 0, OPT_EMIT, NULL, NULL, "the pipeline's first stage: the test set as records on stdout"},

@@ -436,6 +436,15 @@ int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const
 	o = jv_object_set(o, jv_string("currency"), jv_string(c->prices.currency));
 	o = jv_object_set(o, jv_string("cost"), isnan(cost) ? jv_null() : jv_number(cost));
 	if (isnan(cost)) o = jv_object_set(o, jv_string("message"), jv_string(costs + strlen("cost unknown: ")));
+	if (c->llm.max_cost > 0) {
+		/* the spending cap (--max-cost): whether this run, as estimated, would reach it */
+		o = jv_object_set(o, jv_string("max_cost"), jv_number(c->llm.max_cost));
+		o = jv_object_set(o, jv_string("cap_reached"), isnan(cost) ? jv_null() : jv_bool(cost > c->llm.max_cost));
+		if (!cli->quiet)
+			rag_msg(cli->prog, "estimate", "the spending cap (llm.max_cost %g %s) %s", c->llm.max_cost,
+			        c->prices.currency, isnan(cost) ? "may or may not be reached: the cost is unknown"
+			        : cost > c->llm.max_cost ? "would be reached, records left unscored" : "would not be reached");
+	}
 	o = jv_dump_string(JV_OBJECT(jv_string("estimate"), o), 0);
 	if (printf("%s\n", jv_string_value(o)) < 0) rc = -1;
 	jv_free(o);

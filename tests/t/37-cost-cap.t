@@ -32,6 +32,14 @@ is "$(jq '.estimate.prompt_chars % 9' "$OUT")" 0 "every claims prompt has the sa
 EST=$(echo "$CH" | awk '{printf "%.10f", $1 / 4 / 1e6}')
 check "a request's estimate ($EST) is less than what it costs (0.001)" awk -v e="$EST" 'BEGIN { exit !(e > 0 && e < 0.001) }'
 
+# a judge tool's --estimate says whether the cap would be reached
+run rag rag-claims -c "$CONF" --estimate --max-cost 0.001 <"$T/set.jsonl"
+is "$(jq -c '.estimate | [.max_cost, .cap_reached]' "$OUT")" '[0.001,true]' "rag-claims --estimate: 9 requests would pass 0.001"
+like "$(cat "$ERR")" 'the spending cap \(llm.max_cost 0.001 USD\) would be reached' "rag-claims --estimate: says so"
+run rag rag-claims -c "$CONF" --estimate --max-cost 1 <"$T/set.jsonl"
+is "$(jq -c '.estimate.cap_reached' "$OUT")" false "rag-claims --estimate: 9 requests stay within 1"
+is "$(fake_requests)" 0 "--estimate with a cap: nothing sent"
+
 # --- the cap points: after k requests the run spent k x 0.001; request k+1 is sent when
 # k x 0.001 + EST <= cap. A cap of 0.002 + EST + a tenth of a token sends 3; 0.002 + EST - a
 # tenth of a token sends 2.

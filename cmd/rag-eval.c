@@ -620,7 +620,15 @@ static int score(eval *e)
 {
 	char *cmd = NULL;
 	int rc;
-	if ((rc = rag_cli_config(&e->cli)) || (rc = prepare(e))) return rc;
+	if ((rc = rag_cli_config(&e->cli))) return rc;
+	if (e->sshlogin && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
+		/* the spent amount is shared through a file on this machine: shards elsewhere would
+		 * each spend the whole cap */
+		rag_msg(e->cli.prog, "error", "a spending cap (--max-cost, llm.max_cost) holds on one machine: not with "
+		        "--sshlogin, whose shards on other hosts would each spend all of it");
+		return rag_cli_misuse(&e->cli);
+	}
+	if ((rc = prepare(e))) return rc;
 	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);
 	cmd = pipeline(e);
 	if (e->shards && (rc = check_shards(e))) goto out;

@@ -159,6 +159,12 @@ is "$(jq -c '[.verdict.exit_status, .verdict.capped]' "$T/run1/run.json")" "[4,$
 like "$(jq -r .exit_reason "$T/run1/run.json")" '^spending cap reached' "rag-eval --max-cost: the exit reason says the cap"
 is "$(ls -A "$T/tmp")" "" "rag-eval removes its spending file from \$TMPDIR"
 
+# shards on other hosts cannot share the spending file: refused
+run rag rag-eval -q -c "$CONF" -m faithfulness --jobs 2 --sshlogin 'nowhere.invalid' --max-cost 1 -o "$T/run3" "$T/set.jsonl"
+is "$RC" 2 "rag-eval --max-cost --sshlogin: a usage error"
+like "$(cat "$ERR")" 'a spending cap \(--max-cost, llm.max_cost\) holds on one machine: not with --sshlogin' \
+	"rag-eval --max-cost --sshlogin: says why"
+
 # --estimate says whether the cap would be reached
 run rag rag-eval -c "$CONF" -m faithfulness --max-cost 0.0065 --estimate "$T/set.jsonl"
 is "$(jq -c '.estimate | [.max_cost, .cap_reached]' "$OUT")" '[0.0065,false]' "rag-eval --estimate: the estimate stays within 0.0065"

@@ -1158,10 +1158,17 @@ static double start_ready(rag_llm *l)
 			if (wait == 0 || w < wait) wait = w;
 			break;
 		}
+		if (l->slot_fd >= 0 && !(r->slot = take_slot(l))) {
+			/* the other processes of the pipeline hold every slot: look again soon */
+			if (wait == 0 || SLOT_POLL < wait) wait = SLOT_POLL;
+			break;
+		}
 		if (k == K_CHAT && l->meter.admit && !r->metered) {
-			/* the spending cap: asked once, before the first attempt; a refusal is final */
+			/* the spending cap: asked once, as the first attempt is about to go (nothing waiting
+			 * for a slot holds an estimate); a refusal is final */
 			char msg[RAG_ERRLEN];
 			if (l->meter.admit(l->meter.arg, r->est_prompt, r->est_completion, &r->held, msg, sizeof msg) < 0) {
+				give_slot(l, r);
 				*pp = r->next;
 				if (l->queue_tail == r) l->queue_tail = prev;
 				r->error = rag_xstrdup(msg);
@@ -1169,11 +1176,6 @@ static double start_ready(rag_llm *l)
 				continue;
 			}
 			r->metered = 1;
-		}
-		if (l->slot_fd >= 0 && !(r->slot = take_slot(l))) {
-			/* the other processes of the pipeline hold every slot: look again soon */
-			if (wait == 0 || SLOT_POLL < wait) wait = SLOT_POLL;
-			break;
 		}
 		*pp = r->next;
 		if (l->queue_tail == r) l->queue_tail = prev;

@@ -561,7 +561,7 @@ int rag_cli_config(rag_cli *cli)
 	/* a request budget shared with the other stages of a pipeline (rag(7) CONCURRENCY) */
 	cfg->llm.inflight_file = getenv("RAG_INFLIGHT");
 	if (cli->max_cost > 0) cfg->llm.max_cost = cli->max_cost;
-	/* the run's spending shared with the other stages (rag(7) COSTS) */
+	/* the run's spending shared with the other stages (rag(7) COST) */
 	cfg->llm.spend_file = getenv("RAG_SPEND");
 	if (cli->max_memory) cfg->stream.max_memory = (int)cli->max_memory;
 	return 0;

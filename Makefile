@@ -400,6 +400,7 @@ bench: all
 bench-peers: all
 	sh bench/peers.sh
 	sh bench/compute.sh --embsim-repeat 1 --jq-records 50000
+	sh bench/cost.sh
 
 # the completions' directories: those bash-completion, zsh and fish read under PREFIX (Debian's
 # package puts zsh's in its vendor-completions, debian/rules)

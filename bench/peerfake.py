@@ -21,14 +21,29 @@ sentence not attributed, a context not useful) exactly when it holds "UNSUPPORTE
 "IRRELEVANT" for a context), so the tools' scores can be compared.
 
   python3 bench/peerfake.py --port 0 --port-file F --log LOG --latency-ms 200 [--max-seconds S]
+                            [--cached-tokens]
 
 The log has one JSON line a request, written when the request arrives:
   {"t": unix time, "path", "kind": which prompt, "chars": characters of the messages' text (the
    embeddings' input), "schema_chars": characters of "tools" and "response_format",
-   "inflight": requests in progress then, this one included}
+   "inflight": requests in progress then, this one included,
+   "prompt_tokens", "completion_tokens": what the reply's usage says (below),
+   "prefix_tokens": the longest prefix the prompt shares with any prompt seen before,
+   "cached_tokens": of it, what OpenAI's prompt cache serves (below)}
+
+Usage: prompt_tokens (characters of the messages' text and of the schemas) / 4, at least 1;
+completion_tokens the reply's content (or tool call arguments) / 4, at least 1; an embeddings
+request's prompt_tokens the sum over its texts of characters / 4. prefix_tokens is the longest
+common prefix, in characters / 4, of the prompt (its messages as "[role]\ncontent\n", as
+tests/fakellm.py --cached-tokens reads them) with every prompt this fake received before;
+cached_tokens applies OpenAI's rule to it (its Prompt Caching guide: only prompts of 1,024
+tokens or more, hits in steps of 128 tokens): floor(prefix / 128) x 128 when the prefix is
+1,024 tokens or more, else 0. With --cached-tokens the replies' usage says cached_tokens in
+usage.prompt_tokens_details, as OpenAI's does.
 """
 
 import argparse
+import bisect
 import http.server
 import importlib.util
 import json
@@ -136,6 +151,18 @@ class State:
         self.inflight = 0
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.latency = latency_ms / 1000.0
+        self.seen = []            # every prompt so far, sorted: a longest common prefix is a neighbour's
+
+    def prefix(self, req):
+        """The longest prefix (characters) the prompt shares with a prompt seen before; noted."""
+        text = "".join("[%s]\n%s\n" % (m.get("role"), fakellm.message_text(m.get("content")))
+                       for m in req.get("messages") or [] if isinstance(m, dict))
+        with self.lock:
+            i = bisect.bisect_left(self.seen, text)
+            best = max([len(os.path.commonprefix([text, self.seen[j]])) for j in (i - 1, i)
+                        if 0 <= j < len(self.seen)] or [0])
+            self.seen.insert(i, text)
+        return best
 
     def arrive(self, entry):
         with self.lock:
@@ -190,7 +217,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             inp = req.get("input")
             inp = [inp] if isinstance(inp, str) else (inp if isinstance(inp, list) else [])
             st.arrive({"t": time.time(), "path": path, "kind": "embeddings",
-                       "chars": sum(len(t) for t in inp if isinstance(t, str)), "schema_chars": 0})
+                       "chars": sum(len(t) for t in inp if isinstance(t, str)), "schema_chars": 0,
+                       "prompt_tokens": sum(max(1, len(t) // 4) for t in inp if isinstance(t, str))})
             try:
                 time.sleep(st.latency)
                 dims = req.get("dimensions") if isinstance(req.get("dimensions"), int) else 16
@@ -229,16 +257,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
             message["content"] = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False)
             content_len = len(message["content"])
         chars = fakellm.prompt_chars(req)
-        st.arrive({"t": time.time(), "path": path, "kind": kind, "chars": chars, "schema_chars": schema})
+        pt, ct = max(1, (chars + schema) // 4), max(1, content_len // 4)
+        pre = min(pt, st.prefix(req) // 4)
+        cached = pre // 128 * 128 if pre >= 1024 else 0
+        st.arrive({"t": time.time(), "path": path, "kind": kind, "chars": chars, "schema_chars": schema,
+                   "prompt_tokens": pt, "completion_tokens": ct, "prefix_tokens": pre, "cached_tokens": cached})
         try:
             time.sleep(st.latency)
         finally:
             st.leave()
-        pt, ct = max(1, (chars + schema) // 4), max(1, content_len // 4)
+        usage = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+        if self.server.cached_tokens:
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
         self.reply(200, {"id": "chatcmpl-peerfake", "object": "chat.completion", "created": int(time.time()),
                          "model": req.get("model") or "fake", "choices": [
                              {"index": 0, "message": message, "finish_reason": finish}],
-                         "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}})
+                         "usage": usage})
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -257,9 +291,12 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--latency-ms", type=float, default=200)
     ap.add_argument("--max-seconds", type=float, default=3600)
+    ap.add_argument("--cached-tokens", action="store_true",
+                    help="say in usage.prompt_tokens_details.cached_tokens what OpenAI's prompt cache serves")
     a = ap.parse_args()
     srv = Server(("127.0.0.1", a.port), Handler)
     srv.state = State(a.log, a.latency_ms)
+    srv.cached_tokens = a.cached_tokens
 
     def watchdog():
         time.sleep(a.max_seconds)

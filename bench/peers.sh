@@ -2,7 +2,7 @@
 # peers.sh - ragpipe beside autoevals and promptfoo on the same fake judge (not a test).
 #
 #   sh bench/peers.sh [--smoke] [-n RECORDS] [-j J]... [--latency-ms MS] [--repeat K]
-#                     [-m METRIC]... [--no-peers] [--runs FILE]
+#                     [-m METRIC]... [--no-peers] [--runs FILE] [--records FILE]
 #
 # Installs autoevals 0.3.0 and promptfoo 0.121.20 (the last promptfoo that runs on Node 20;
 # `npm view promptfoo@0.121.20 engines`: ^20.20.0 || >=22.22.0) from the npm registry into
@@ -34,7 +34,10 @@
 # the tool and response_format schemas apart), the most requests in flight (at the fake), the
 # ratio to the ideal (records x requests a record x latency / J) and to each peer: the peer's
 # seconds over the tool's, run k against run k of the same round, their median and [min-max].
-# No best of. bench/peers-table.awk prints the tables again from FILE.
+# No best of. bench/peers-table.awk prints the tables again from FILE. Each line also has the
+# tokens the fake's usage gave the run (bench/peerfake.py: characters / 4): chat prompt, chat
+# completion, embeddings; bench/cost.sh prices them. --records FILE: score FILE's records
+# (JSON Lines with id, question, contexts, answer, reference) instead of the generated ones.
 # --smoke: 10 records, -j 8, one run each (unless --repeat); without npm (or the registry)
 # ragpipe alone. --no-peers: ragpipe alone. BENCH_KEEP=1 keeps the work directory. Exit
 # status: 0, or 1 when a run failed or lost records, 2 on usage errors.
@@ -46,8 +49,8 @@ cd "$TOP" || exit 2
 . "$TOP/bench/lib.sh"
 
 AE_VER=0.3.0 PF_VER=0.121.20
-N=200 LAT=200 JS= REPEAT='' METRICS= PEERS=1 SMOKE=0 RUNS=$TOP/bench/out/peers-runs.tsv
-usage() { echo "usage: $0 [--smoke] [-n RECORDS] [-j J]... [--latency-ms MS] [--repeat K] [-m METRIC]... [--no-peers] [--runs FILE]" >&2; exit 2; }
+N=200 LAT=200 JS= REPEAT='' METRICS= PEERS=1 SMOKE=0 RUNS=$TOP/bench/out/peers-runs.tsv RECORDS=
+usage() { echo "usage: $0 [--smoke] [-n RECORDS] [-j J]... [--latency-ms MS] [--repeat K] [-m METRIC]... [--no-peers] [--runs FILE] [--records FILE]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) SMOKE=1 ;;
@@ -58,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--repeat) [ $# -ge 2 ] || usage; REPEAT=$2; shift ;;
 	-m) [ $# -ge 2 ] || usage; METRICS="$METRICS $2"; shift ;;
 	--runs) [ $# -ge 2 ] || usage; RUNS=$2; [ -n "$RUNS" ] || usage; shift ;;
+	--records) [ $# -ge 2 ] || usage; RECORDS=$2; [ -n "$RECORDS" ] || usage; shift ;;
 	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) usage ;;
 	esac
@@ -70,6 +74,11 @@ if [ "$SMOKE" = 1 ]; then
 fi
 [ -n "$REPEAT" ] || REPEAT=3
 case $RUNS in /*) ;; *) RUNS=$PWD0/$RUNS ;; esac
+if [ -n "$RECORDS" ]; then
+	case $RECORDS in /*) ;; *) RECORDS=$PWD0/$RECORDS ;; esac
+	[ -r "$RECORDS" ] || { echo "peers.sh: cannot read $RECORDS" >&2; exit 2; }
+	N=$(wc -l <"$RECORDS" | tr -d ' ')
+fi
 [ -n "$JS" ] || JS="8 32 64"
 [ -n "$METRICS" ] || METRICS="faithfulness answer_relevancy context_recall context_precision"
 for v in "$N" "$LAT" "$REPEAT" $JS; do case $v in ''|*[!0-9]*|0) usage ;; esac; done
@@ -118,6 +127,7 @@ if [ "${PEERS_INSIDE:-0}" != 1 ]; then
 	set -- -n "$N" --latency-ms "$LAT" --repeat "$REPEAT" --runs "$RUNS"
 	for j in $JS; do set -- "$@" -j "$j"; done
 	for m in $METRICS; do set -- "$@" -m "$m"; done
+	[ -n "$RECORDS" ] && set -- "$@" --records "$RECORDS"
 	if [ -n "$NS" ]; then
 		exec $NS sh -c 'ip link set lo up && exec sh "$0" "$@"' "$TOP/bench/peers.sh" "$@"
 	fi
@@ -140,6 +150,7 @@ printf 'llm:\n  model: fake-judge\n  timeout: 60\nembeddings:\n  model: fake-emb
 # ---------------------------------------------------------------- records
 # unique records: a question, 3 contexts, a 3-sentence answer, a 2-sentence reference; every
 # 4th answer and reference has an UNSUPPORTED sentence, every 5th record an IRRELEVANT context
+if [ -n "$RECORDS" ]; then cp "$RECORDS" "$W/records.jsonl" || exit 1; else
 awk -v n="$N" 'BEGIN {
 	split("red green blue amber violet silver", col, " ")
 	split("Lyon Porto Ghent Turku Graz Split Bergen Kraków", city, " ")
@@ -156,6 +167,7 @@ awk -v n="$N" 'BEGIN {
 		printf "\"reference\":\"Widget %d is %s and weighs %d kilograms. It was made in %s.%s\"}\n", i, c, w, t, u
 	}
 }' >"$W/records.jsonl" || exit 1
+fi
 
 # promptfoo's config for a metric: the echo provider returns the answer; the context is one
 # string (a list in vars would be a matrix of test cases, one a chunk)
@@ -276,8 +288,10 @@ run_once() {
 	_line=$(sed -n "$((_l0 + 1)),${_l1}p" "$W/fake.log" | awk -v t0="$_t0" -v t1="$_t1" \
 		'{ q++; if (match($0, /"chars": [0-9]+/)) { v = substr($0, RSTART + 9, RLENGTH - 9); if ($0 ~ /"kind": "embeddings"/) e++; else c += v }
 		   if (match($0, /"schema_chars": [0-9]+/)) s += substr($0, RSTART + 16, RLENGTH - 16)
-		   if (match($0, /"inflight": [0-9]+/)) { f = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (f > pk) pk = f } }
-		 END { printf "%.3f\t%d\t%d\t%d\t%d\t%d", t1 - t0, q, e, c, s, pk }')
+		   if (match($0, /"inflight": [0-9]+/)) { f = substr($0, RSTART + 12, RLENGTH - 12) + 0; if (f > pk) pk = f }
+		   if (match($0, /"prompt_tokens": [0-9]+/)) { v = substr($0, RSTART + 17, RLENGTH - 17); if ($0 ~ /"kind": "embeddings"/) et += v; else pt += v }
+		   if (match($0, /"completion_tokens": [0-9]+/)) ct += substr($0, RSTART + 21, RLENGTH - 21) }
+		 END { printf "%.3f\t%d\t%d\t%d\t%d\t%d", t1 - t0, q, e, c, s, pk; printf "%d\t%d\t%d", pt, ct, et > "/dev/stderr" }' 2>"$W/tokens")
 	if [ "$_rc" -ne 0 ] || [ "${_ok:-0}" -ne "$N" ]; then
 		FAILED=1
 		echo "peers.sh: $1 $2 -j $3 $4 run $5: exit $_rc, $_ok of $N records scored (stderr: $W/fail.$1.$2.$3.$4.$5.err)" >&2
@@ -285,14 +299,14 @@ run_once() {
 		grep -m 3 -i 'error' "$W/run.err" >&2
 		tail -n 3 "$W/run.err" >&2
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$_line" "$_rss" "${_ok:-0}" "$_rc" "${_mean:-nan}" >>"$RUNS"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$_line" "$_rss" "${_ok:-0}" "$_rc" "${_mean:-nan}" "$(cat "$W/tokens")" >>"$RUNS"
 }
 
 # every run is kept: REPEAT rounds per metric and -j, each round running every tool (and mode)
 # once, in turn, so that a drift of the machine's load spreads over all the tools alike
 UP0=$(uptime)
 mkdir -p "$(dirname "$RUNS")" || exit 2
-printf 'metric\ttool\tj\tmode\trun\tseconds\trequests\tembeddings\tchars\tschema_chars\tinflight\tpeak_kb\tok\texit\tmean\n' >"$RUNS" || exit 2
+printf 'metric\ttool\tj\tmode\trun\tseconds\trequests\tembeddings\tchars\tschema_chars\tinflight\tpeak_kb\tok\texit\tmean\tprompt_tokens\tcompletion_tokens\tembedding_tokens\n' >"$RUNS" || exit 2
 for m in $METRICS; do
 	for j in $JS; do
 		k=0

@@ -301,6 +301,7 @@ static void est_add(eval *e, est_total *t, jv x)
 static int est_write(eval *e, est_total *t, jv coll, int have_filled)
 {
 	const char *cur = e->cli.cfg.prices.currency;
+	double cap = e->cli.cfg.llm.max_cost;
 	jv keys = jv_keys(jv_copy(t->missing)), o;
 	rag_buf m = {0};
 	int rc = 0;
@@ -309,6 +310,16 @@ static int est_write(eval *e, est_total *t, jv coll, int have_filled)
 		jv_free(k);
 	}
 	jv_free(keys);
+	if (!e->cli.quiet && cap > 0) {
+		/* the spending cap: whether the run, as estimated, would reach it */
+		if (!t->priced)
+			rag_msg(e->cli.prog, "estimate", "the spending cap (llm.max_cost %g %s): unknown whether it would be "
+			        "reached, the cost is unknown", cap, cur);
+		else
+			rag_msg(e->cli.prog, "estimate", "the spending cap (llm.max_cost %g %s) %s: the estimate is %.6f %s",
+			        cap, cur, t->cost > cap ? "would be reached, records left unscored" : "would not be reached",
+			        t->cost, cur);
+	}
 	if (!e->cli.quiet) {
 		if (t->priced)
 			rag_msg(e->cli.prog, "estimate", "total: %.0f records, %.0f requests, about %.0f prompt + %.0f completion "
@@ -329,6 +340,10 @@ static int est_write(eval *e, est_total *t, jv coll, int have_filled)
 	o = jv_object_set(o, jv_string("cached_prefix_tokens"), jv_number(t->kt));
 	o = jv_object_set(o, jv_string("cost"), t->priced ? jv_number(t->cost) : jv_null());
 	if (!t->priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
+	if (cap > 0) {
+		o = jv_object_set(o, jv_string("max_cost"), jv_number(cap));
+		o = jv_object_set(o, jv_string("cap_reached"), t->priced ? jv_bool(t->cost > cap) : jv_null());
+	}
 	o = jv_object_set(o, jv_string("stages"), t->list);
 	t->list = jv_invalid();
 	if (jv_is_valid(coll)) o = jv_object_set(o, jv_string("collect"), coll);

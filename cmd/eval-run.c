@@ -194,32 +194,53 @@ static int collect_output(eval *e, int in, int fd, size_t *nout, jv *head, const
 	return rc;
 }
 
-/* One request budget for the whole pipeline (rag(7) CONCURRENCY): a file whose byte-range
- * locks are the slots, named to every stage by RAG_INFLIGHT. One set by the caller (shards of one
- * run on one machine) is kept; else a new one in $TMPDIR, removed when the run ends (*made). */
-static char *shared_budget(eval *e, int *made)
+/* A file every stage of the pipeline shares, named to them by the variable env: one set by the
+ * caller (shards of one run on one machine) is kept; else a new one in $TMPDIR, removed when the
+ * run ends (*made). what: the message's name for it, when it cannot be made. */
+static char *shared_file(eval *e, const char *env, const char *tag, const char *what, int *made)
 {
-	const char *dir = getenv("TMPDIR"), *have = getenv("RAG_INFLIGHT");
+	const char *dir = getenv("TMPDIR"), *have = getenv(env);
 	char *path;
 	int fd;
 	*made = 0;
 	if (have && *have) return NULL;
-	path = rag_xasprintf("%s/rag-eval-inflight-XXXXXX", dir && *dir ? dir : "/tmp");
+	path = rag_xasprintf("%s/rag-eval-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);
 	fd = mkstemp(path);
 	if (fd < 0) {
-		rag_msg(e->cli.prog, "warning", "cannot create the shared request budget in %s (%s): each stage "
-		        "keeps its own -j", dir && *dir ? dir : "/tmp", strerror(errno));
+		rag_msg(e->cli.prog, "warning", "cannot create %s in %s (%s)", what, dir && *dir ? dir : "/tmp", strerror(errno));
 		free(path);
 		return NULL;
 	}
 	close(fd);
-	if (setenv("RAG_INFLIGHT", path, 1) < 0) {
+	if (setenv(env, path, 1) < 0) {
 		unlink(path);
 		free(path);
 		return NULL;
 	}
 	*made = 1;
 	return path;
+}
+
+/* One request budget for the whole pipeline (rag(7) CONCURRENCY): a file whose byte-range
+ * locks are the slots, named to every stage by RAG_INFLIGHT. */
+static char *shared_budget(eval *e, int *made)
+{
+	return shared_file(e, "RAG_INFLIGHT", "inflight", "the shared request budget: each stage keeps its own -j", made);
+}
+
+/* One spending cap for the whole run (llm.max_cost, --max-cost; rag(7) COST): the stages run at
+ * once, each asking as its records come, so none can be given "what is left" when it starts;
+ * they share what the run spent in one file under a lock instead, named to them by RAG_SPEND,
+ * with the cap itself in RAG_MAX_COST. Its count is this invocation's: a --resume starts from
+ * nothing, the records it skips costing nothing. NULL when there is no cap. */
+static char *shared_spend(eval *e, int *made)
+{
+	char amount[64];
+	*made = 0;
+	if (!(e->cli.cfg.llm.max_cost > 0)) return NULL;
+	snprintf(amount, sizeof amount, "%.17g", e->cli.cfg.llm.max_cost);
+	if (setenv("RAG_MAX_COST", amount, 1) < 0) return NULL;
+	return shared_file(e, "RAG_SPEND", "spend", "the run's spending file: each stage keeps its own --max-cost", made);
 }
 
 /* The run directory made and owned, run.json's head written (a resumed run keeps its start),
@@ -260,14 +281,16 @@ static int open_run(eval *e, const char *cmd, const char *recs, const char *runj
  * 0 or collect_output's status; -1 when it could not start (said). */
 static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *runjson, size_t *nout, int *gate_rc)
 {
-	int made_budget = 0, out_fd = -1, st, rc;
-	char *budget = shared_budget(e, &made_budget);
+	int made_budget = 0, made_spend = 0, out_fd = -1, st, rc;
+	char *budget = shared_budget(e, &made_budget), *spend = shared_spend(e, &made_spend);
 	pid_t pid, feeder;
 	e->life_fd = life_pipe(e);
 	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {
 		rag_msg(e->cli.prog, "error", "cannot start the pipeline: %s", strerror(errno));
 		if (made_budget) unlink(budget);
+		if (made_spend) unlink(spend);
 		free(budget);
+		free(spend);
 		return -1;
 	}
 	rc = collect_output(e, out_fd, fd, nout, head, runjson);
@@ -275,7 +298,9 @@ static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (made_budget) unlink(budget);
+	if (made_spend) unlink(spend);
 	free(budget);
+	free(spend);
 	if (feeder > 0) while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
 		;
 	*gate_rc = eval_exit_status(st);

@@ -70,6 +70,8 @@ static const rag_opt options[] = {
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},
+	{"max-cost", 0, RAG_OPT_MAX_COST, "AMOUNT", NULL, "send no judge request that would take the run's cost past\n"
+	 "AMOUNT, all stages together (prices.currency; llm.max_cost)"},
 	{"sample", 0, OPT_SAMPLE, "N", NULL, "with --estimate: collect the first N records for real, and\n"
 	 "stand in the answers still to collect at their sizes"},
 	{"emit", 0, OPT_EMIT, NULL, NULL, "the pipeline's first stage: the test set as records on stdout"},
@@ -618,7 +620,15 @@ static int score(eval *e)
 {
 	char *cmd = NULL;
 	int rc;
-	if ((rc = rag_cli_config(&e->cli)) || (rc = prepare(e))) return rc;
+	if ((rc = rag_cli_config(&e->cli))) return rc;
+	if (e->sshlogin && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
+		/* the spent amount is shared through a file on this machine: shards elsewhere would
+		 * each spend the whole cap */
+		rag_msg(e->cli.prog, "error", "a spending cap (--max-cost, llm.max_cost) holds on one machine: not with "
+		        "--sshlogin, whose shards on other hosts would each spend all of it");
+		return rag_cli_misuse(&e->cli);
+	}
+	if ((rc = prepare(e))) return rc;
 	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);
 	cmd = pipeline(e);
 	if (e->shards && (rc = check_shards(e))) goto out;

@@ -355,7 +355,7 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 		fprintf(stderr, "%s: %s, %s%s, %.2f s%s\n", cli->prog, count(n1, st.records, "record"),
 		        count(n2, st.input_errors, "input error"), na, st.seconds, st.interrupted ? ", interrupted" : "");
 	} else if (!cli->quiet) {
-		char line[1280], cost[192] = "", adapt[96] = "", cached[48] = "";
+		char line[1536], cost[192] = "", adapt[96] = "", cached[48] = "", capped[192] = "";
 		say_adapted(cli);
 		int lim, low, cuts;
 		rag_judge_inflight(cli->judge, &lim, &low, &cuts);
@@ -371,13 +371,21 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 			if (isnan(c)) snprintf(cost, sizeof cost, ", no price for model %.120s", colon ? colon + 1 : judge);
 			else snprintf(cost, sizeof cost, ", cost %.6f %.16s", c, cli->cfg.prices.currency);
 		}
+		if (cli->meter) {
+			/* the spending cap: what the run spent (all its stages), and whether it stopped it */
+			int reached;
+			double spent = rag_cost_meter_spent(cli->meter, &reached);
+			if (reached)
+				snprintf(capped, sizeof capped, ", " RAG_COST_CAPPED " (llm.max_cost %g %.16s, %.6f spent by the run)",
+				         rag_cost_meter_cap(cli->meter), cli->cfg.prices.currency, spent);
+		}
 		if (st.usage.cached_tokens)   /* a provider's prefix cache served some of the prompt */
 			snprintf(cached, sizeof cached, " (%ld cached)", st.usage.cached_tokens);
-		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt%s + %ld completion tokens%s%s, %.2f s (judge %s)%s\n",
+		snprintf(line, sizeof line, "%s: %s, %s%s, %s, %s, %s, %ld prompt%s + %ld completion tokens%s%s%s, %.2f s (judge %s)%s\n",
 		        cli->prog, count(n1, st.records, "record"), count(n2, st.input_errors, "input error"), na,
 		        count(n3, st.remote_errors, "judge error"), count(n4, st.usage.calls, "call"),
 		        count(n5, st.usage.cache_hits, "cache hit"), st.usage.prompt_tokens, cached, st.usage.completion_tokens,
-		        cost, adapt, st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
+		        cost, capped, adapt, st.seconds, rag_judge_name(cli->judge), st.interrupted ? ", interrupted" : "");
 		fputs(line, stderr);
 	}
 	if (fclose(stdout) != 0 && errno != EPIPE && rc == RAG_EXIT_OK) {
@@ -414,6 +422,15 @@ int rag_cli_estimate_report(rag_cli *cli, const char *judge, long records, const
 	o = jv_object_set(o, jv_string("currency"), jv_string(c->prices.currency));
 	o = jv_object_set(o, jv_string("cost"), isnan(cost) ? jv_null() : jv_number(cost));
 	if (isnan(cost)) o = jv_object_set(o, jv_string("message"), jv_string(costs + strlen("cost unknown: ")));
+	if (c->llm.max_cost > 0) {
+		/* the spending cap (--max-cost): whether this run, as estimated, would reach it */
+		o = jv_object_set(o, jv_string("max_cost"), jv_number(c->llm.max_cost));
+		o = jv_object_set(o, jv_string("cap_reached"), isnan(cost) ? jv_null() : jv_bool(cost > c->llm.max_cost));
+		if (!cli->quiet)
+			rag_msg(cli->prog, "estimate", "the spending cap (llm.max_cost %g %s) %s", c->llm.max_cost,
+			        c->prices.currency, isnan(cost) ? "may or may not be reached: the cost is unknown"
+			        : cost > c->llm.max_cost ? "would be reached, records left unscored" : "would not be reached");
+	}
 	o = jv_dump_string(JV_OBJECT(jv_string("estimate"), o), 0);
 	if (printf("%s\n", jv_string_value(o)) < 0) rc = -1;
 	jv_free(o);

@@ -53,6 +53,8 @@ const rag_opt rag_cli_judge_opts[] = {
 	{"concurrency", 'j', 'j', "N", NULL, "requests in flight (default 8)"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost a run\n"
 	 "would take (no records written)"},
+	{"max-cost", 0, RAG_OPT_MAX_COST, "AMOUNT", NULL, "send no judge request that would take the run's cost\n"
+	 "past AMOUNT (prices.currency; llm.max_cost)"},
 	RAG_OPT_END
 };
 
@@ -496,6 +498,9 @@ int rag_cli_option(rag_cli *cli, int opt, const char *arg, int *done)
 	case RAG_OPT_MODEL: cli->model = arg; return 0;
 	case RAG_OPT_BASE_URL: cli->base_url = arg; return 0;
 	case RAG_OPT_ESTIMATE: cli->estimate = 1; return 0;
+	case RAG_OPT_MAX_COST:
+		if (rag_cli_double(cli, "--max-cost", arg, 0, HUGE_VAL, 1, &cli->max_cost)) return rag_cli_misuse(cli);
+		return 0;
 	case RAG_OPT_LANG:
 		if (one_of(cli, "--lang", arg, langs)) return rag_cli_misuse(cli);
 		cli->lang = arg;
@@ -555,6 +560,9 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->concurrency) cfg->llm.concurrency = cli->concurrency;
 	/* a request budget shared with the other stages of a pipeline (rag(7) CONCURRENCY) */
 	cfg->llm.inflight_file = getenv("RAG_INFLIGHT");
+	if (cli->max_cost > 0) cfg->llm.max_cost = cli->max_cost;
+	/* the run's spending shared with the other stages (rag(7) COST) */
+	cfg->llm.spend_file = getenv("RAG_SPEND");
 	if (cli->max_memory) cfg->stream.max_memory = (int)cli->max_memory;
 	return 0;
 }
@@ -570,6 +578,17 @@ void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
 	cli->notice_judge = rag_xstrdup(judge);
 }
 
+static int meter_admit(void *arg, double prompt_tokens, double completion_tokens, double *held, char *msg,
+                       size_t msglen)
+{
+	return rag_cost_meter_admit(arg, prompt_tokens, completion_tokens, held, msg, msglen);
+}
+
+static void meter_settle(void *arg, double held, double prompt_tokens, double cached_tokens, double completion_tokens)
+{
+	rag_cost_meter_settle(arg, held, prompt_tokens, cached_tokens, completion_tokens);
+}
+
 int rag_cli_judge(rag_cli *cli)
 {
 	char err[RAG_ERRLEN], notice[RAG_ERRLEN];
@@ -580,6 +599,18 @@ int rag_cli_judge(rag_cli *cli)
 		return RAG_EXIT_USAGE;
 	}
 	if (notice[0]) rag_cli_notice(cli, rag_judge_name(cli->judge), notice);
+	if (cfg->llm.max_cost > 0 && !rag_judge_offline(cli->judge) && !cli->estimate) {
+		/* the spending cap: every request the cache does not answer is metered */
+		rag_llm_meter m = {0};
+		if (!(cli->meter = rag_cost_meter_new(cfg, rag_judge_name(cli->judge), err, sizeof err))) {
+			rag_msg(cli->prog, "error", "%s", err);
+			return RAG_EXIT_USAGE;
+		}
+		m.arg = cli->meter;
+		m.admit = meter_admit;
+		m.settle = meter_settle;
+		rag_judge_set_meter(cli->judge, &m);
+	}
 	if (cli->verbose) {
 		char url[512];
 		rag_msg(cli->prog, "info", "judge %s, endpoint %s, config %s, cache %s", rag_judge_name(cli->judge),
@@ -673,8 +704,10 @@ const char *rag_cli_lang(const rag_cli *cli, const char *text)
 
 void rag_cli_free(rag_cli *cli)
 {
-	rag_judge_free(cli->judge);
+	rag_judge_free(cli->judge);   /* before its meter: what it had in flight is settled */
 	cli->judge = NULL;
+	rag_cost_meter_free(cli->meter);
+	cli->meter = NULL;
 	free(cli->notice);
 	free(cli->notice_judge);
 	cli->notice = cli->notice_judge = NULL;

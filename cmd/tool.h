@@ -19,6 +19,7 @@
 /* the gate's types, by name only: a tool that gates includes gate.h, the others need not */
 struct rag_gate;
 struct rag_gate_opts;
+struct rag_cost_meter;
 
 /* One option of a tool: its table entry gives getopt_long its struct option, --help its line,
  * and the hidden --list-options its line, from which `make` makes the manual page's SYNOPSIS
@@ -42,7 +43,7 @@ enum {
 	/* rag-gate's and rag-report's (rag_cli_gate) */
 	RAG_OPT_MIN_PASS, RAG_OPT_MAX_ERR, RAG_OPT_REGRESSION, RAG_OPT_FAIL_REG, RAG_OPT_SEED,
 	RAG_OPT_RESAMPLES, RAG_OPT_CONFIDENCE, RAG_OPT_WORST, RAG_OPT_PASS, RAG_OPT_FAIL_FLIP, RAG_OPT_BY,
-	RAG_OPT_METRICS, RAG_OPT_HIDDEN,
+	RAG_OPT_METRICS, RAG_OPT_HIDDEN, RAG_OPT_MAX_COST,
 	RAG_OPT_TOOL = 1100 /* tools start here */
 };
 /* The options of the tools that ask a judge (rag_cli.judge_opts), and those of every tool. */
@@ -84,6 +85,8 @@ typedef struct rag_cli {
 	int concurrency;          /* -j N, 0 = config */
 	size_t max_line;
 	long max_memory;          /* --max-memory BYTES, 0 = config (stream.max_memory) */
+	double max_cost;          /* --max-cost AMOUNT, 0 = config (llm.max_cost) */
+	struct rag_cost_meter *meter;   /* the spending cap's (rag_cli_judge), or NULL */
 	const rag_op *const *ops; /* the operations the judge asks (NULL-terminated), set before set-up */
 	const char *remote_noun;  /* a tool with remote work of its own: what the summary calls a record
 	                           * it failed ("embedder error"); a judge tool's are "judge error"s */

@@ -93,6 +93,7 @@ static const struct key keys[] = {
 	{ ROW("llm", "requests_per_minute", T_DOUBLE, llm.rpm), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("llm", "tokens_per_minute", T_DOUBLE, llm.tpm), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("llm", "deadline", T_DOUBLE, llm.deadline), .lo = 0, .hi = HUGE_VAL },
+	{ ROW("llm", "max_cost", T_DOUBLE, llm.max_cost), .lo = 0, .hi = HUGE_VAL },
 	{ ROW("llm", "json_mode", T_JSON, llm.json_mode), .choices = json_modes },
 	{ ROW("llm", "answer_model", T_STR, llm.answer_model) },
 	/* what a provider needs beyond OpenAI's request (rag-config(5) PROVIDERS) */
@@ -202,6 +203,7 @@ static const struct { const char *var, *section, *name; } env_keys[] = {
 	{ "RAG_CACHE", "cache", "mode" },
 	{ "RAG_CACHE_DIR", "cache", "dir" },
 	{ "RAG_LANG", "", "lang" },
+	{ "RAG_MAX_COST", "llm", "max_cost" },
 };
 
 struct loader {

@@ -62,6 +62,10 @@ typedef struct rag_config {
 		const char *inflight_file; /* a budget of concurrency requests shared by every process
 		                       * naming this file (RAG_INFLIGHT, set by the tool layer), or NULL;
 		                       * borrowed, not freed */
+		double max_cost;      /* llm.max_cost: no judge request is sent once the run's cost so far
+		                       * and its own estimate would pass it (prices.currency); 0 = no cap */
+		const char *spend_file; /* the run's spending shared by every process naming this file
+		                       * (RAG_SPEND, set by the tool layer), or NULL; borrowed, not freed */
 		double rpm, tpm;      /* requests / tokens per minute, 0 = no limit */
 		double deadline;      /* seconds a request may take, retries and their waits included;
 		                       * default 300, 0 = none */

@@ -6,9 +6,14 @@
 #include "config.h"
 #include "gate.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 const rag_price *rag_cost_price_find(const rag_price *v, size_t n, const char *judge)
 {
@@ -163,4 +168,115 @@ jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char 
 	out = jv_object_set(out, jv_string("no_price"), keys);
 	out = jv_object_set(out, jv_string("messages"), msgs);
 	return out;
+}
+
+/* ---------------------------------------------------------------- the spending cap */
+struct rag_cost_meter {
+	rag_price price;          /* the judge's (a copy: the table is the configuration's) */
+	double cap;
+	char *currency;
+	int fd;                   /* the shared file, or -1: the state below is the run's */
+	double spent, held;       /* answered requests' cost; the estimates of those in flight */
+	int reached;
+};
+
+rag_cost_meter *rag_cost_meter_new(const rag_config *cfg, const char *judge, char *err, size_t errlen)
+{
+	const rag_price *p = rag_cost_price_find(cfg->prices.v, cfg->prices.n, judge);
+	rag_cost_meter *m;
+	if (!p || isnan(p->input) || isnan(p->output)) {
+		rag_seterr(err, errlen, "llm.max_cost needs the price of the judge's model: prices.%s.input and .output "
+		           "(rag-config(5))", model_of(judge ? judge : "none"));
+		return NULL;
+	}
+	m = rag_xcalloc(1, sizeof *m);
+	m->price = *p;
+	m->price.model = NULL;
+	m->cap = cfg->llm.max_cost;
+	m->currency = rag_xstrdup(cfg->prices.currency ? cfg->prices.currency : "USD");
+	m->fd = -1;
+	if (cfg->llm.spend_file && *cfg->llm.spend_file &&
+	    (m->fd = open(cfg->llm.spend_file, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		rag_seterr(err, errlen, "cannot open the run's spending file %s: %s", cfg->llm.spend_file, strerror(errno));
+		rag_cost_meter_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* the shared state into m, locked (until put); an empty file is a run that spent nothing */
+static void ledger_take(rag_cost_meter *m)
+{
+	char buf[128];
+	ssize_t n;
+	if (m->fd < 0) return;
+	while (flock(m->fd, LOCK_EX) < 0 && errno == EINTR) {}
+	n = pread(m->fd, buf, sizeof buf - 1, 0);
+	buf[n > 0 ? n : 0] = 0;
+	m->spent = m->held = 0;
+	m->reached = 0;
+	if (sscanf(buf, "%lf %lf %d", &m->spent, &m->held, &m->reached) != 3) m->spent = m->held = 0, m->reached = 0;
+}
+
+static void ledger_put(rag_cost_meter *m)
+{
+	char buf[128];
+	int n;
+	if (m->fd < 0) return;
+	n = snprintf(buf, sizeof buf, "%.17g %.17g %d\n", m->spent, m->held > 0 ? m->held : 0, m->reached);
+	if (pwrite(m->fd, buf, (size_t)n, 0) == n) (void)!ftruncate(m->fd, n);
+	flock(m->fd, LOCK_UN);
+}
+
+int rag_cost_meter_admit(rag_cost_meter *m, double prompt_tokens, double completion_tokens, double *held,
+                         char *msg, size_t msglen)
+{
+	double c = rag_cost_tokens(&m->price, prompt_tokens, 0, completion_tokens);
+	int ok;
+	*held = 0;
+	ledger_take(m);
+	ok = !m->reached && m->spent + m->held + c <= m->cap;
+	if (ok) {
+		m->held += c;
+		*held = c;
+	} else {
+		m->reached = 1;
+	}
+	ledger_put(m);
+	if (!ok)
+		rag_seterr(msg, msglen, RAG_COST_CAPPED ": the run's cost would pass llm.max_cost (%g %s); "
+		           "the request was not sent", m->cap, m->currency);
+	return ok ? 0 : -1;
+}
+
+void rag_cost_meter_settle(rag_cost_meter *m, double held, double prompt_tokens, double cached_tokens,
+                           double completion_tokens)
+{
+	double c = rag_cost_tokens(&m->price, prompt_tokens, cached_tokens, completion_tokens);
+	ledger_take(m);
+	m->held -= held;
+	if (m->held < 1e-15) m->held = 0;
+	if (!isnan(c)) m->spent += c;
+	ledger_put(m);
+}
+
+double rag_cost_meter_spent(rag_cost_meter *m, int *reached)
+{
+	ledger_take(m);
+	ledger_put(m);
+	if (reached) *reached = m->reached;
+	return m->spent;
+}
+
+double rag_cost_meter_cap(const rag_cost_meter *m)
+{
+	return m->cap;
+}
+
+void rag_cost_meter_free(rag_cost_meter *m)
+{
+	if (!m) return;
+	if (m->fd >= 0) close(m->fd);
+	free(m->currency);
+	free(m);
 }

@@ -65,6 +65,7 @@ struct rag_gate {
 	rag_gate_opts o;
 	long records, unreadable, errored, passed, seq;
 	long not_scored, remote_failed, na_records;   /* rag_verdict_unscored's; a metric not applicable */
+	long capped;                     /* rag_verdict_capped's: records the spending cap left unscored */
 	jv remote_error;                 /* the first remote failure's error entry, {tool, message}; null: none */
 	char **metric; size_t nmetric;   /* names, in order of appearance */
 	rag_series *ser;                 /* every series below */
@@ -1086,6 +1087,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		}
 		/* fall through */
 	case 1: g->not_scored++;
+		if (!unreadable && rag_verdict_capped(rec)) g->capped++;
 	}
 	if (jv_get_kind(a.na) == JV_KIND_OBJECT && jv_object_length(jv_copy(a.na)) > 0) g->na_records++;
 	errs = record_has_errors(rec);
@@ -1677,6 +1679,7 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("not_scored"), jv_number((double)g->not_scored));
 	s = jv_object_set(s, jv_string("remote_failed"), jv_number((double)g->remote_failed));
 	if (g->remote_failed) s = jv_object_set(s, jv_string("remote_error"), jv_copy(g->remote_error));
+	if (g->capped) s = jv_object_set(s, jv_string("capped"), jv_number((double)g->capped));
 	s = jv_object_set(s, jv_string("not_applicable_records"), jv_number((double)g->na_records));
 	s = jv_object_set(s, jv_string("passed"), jv_number((double)g->passed));
 	s = jv_object_set(s, jv_string("pass_rate"), num(rate));

@@ -80,6 +80,33 @@ jv rag_cost_add(jv acc, jv usage);
  * model it needs has no price. */
 jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char *currency);
 
+/* The spending cap (llm.max_cost, rag-config(5)): before a judge request the cache did not
+ * answer is sent, the run's cost so far (the replies' usage at the judge's price, plus the
+ * estimates of the requests still in flight) and the request's own estimate (its prompt's
+ * tokens as --estimate counts them, the operation's expected completion) are compared with
+ * the cap; a request that would pass it is not sent, and from then on none is (in every
+ * process sharing the spending file: a refusal never lets a later, smaller request through,
+ * so the records scored are a prefix of what each stage asked). A refused request's error
+ * starts with RAG_COST_CAPPED, by which the gate tells a capped record (rag_verdict). */
+#define RAG_COST_CAPPED "spending cap reached"
+typedef struct rag_cost_meter rag_cost_meter;
+/* A meter of cfg->llm.max_cost (> 0) for the judge (its name or model), the spending shared
+ * through cfg->llm.spend_file (a file of one line, "SPENT HELD REACHED", under flock) when set,
+ * else in this process. NULL and err when the judge's model has no input and output price, or
+ * the file cannot be opened. */
+rag_cost_meter *rag_cost_meter_new(const rag_config *cfg, const char *judge, char *err, size_t errlen);
+/* 0 and *held (the estimate's cost, held until settled): the request may be sent; -1 and msg
+ * (RAG_COST_CAPPED ...): it may not, nor any later one. */
+int rag_cost_meter_admit(rag_cost_meter *m, double prompt_tokens, double completion_tokens, double *held,
+                         char *msg, size_t msglen);
+/* A request admitted with held is over: its tokens (the reply's usage) are spent, held freed. */
+void rag_cost_meter_settle(rag_cost_meter *m, double held, double prompt_tokens, double cached_tokens,
+                           double completion_tokens);
+/* What the run spent so far (in every process sharing the file), and whether the cap stopped it */
+double rag_cost_meter_spent(rag_cost_meter *m, int *reached);
+double rag_cost_meter_cap(const rag_cost_meter *m);
+void rag_cost_meter_free(rag_cost_meter *m);
+
 /* ---------------------------------------------------------------- gate.c */
 /* The quality gate over a whole run (rag-gate(1)): every score is kept per metric and per
  * category (a median needs them all) in series within o.budget (series.c), plus the ids of a
@@ -158,7 +185,7 @@ void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq);
 jv rag_causes_json(const rag_causes *cs);
 void rag_causes_free(rag_causes *cs);
 /* The verdict and every table: {pass, verdict (rag_verdict's), records, unreadable, errored,
- * not_scored, remote_failed, not_applicable_records, passed, pass_rate,
+ * not_scored, remote_failed, capped? (rag_verdict_capped's), not_applicable_records, passed, pass_rate,
  * thresholds (by_category_mean: {category: {metric: mean}} when set), metrics: [...],
  * categories: [...], by: [...], groups: [...], worst: [...],
  * baseline?: {...}, checks: [...], self_judging?: {model, records}, warnings?: [text]}
@@ -223,6 +250,9 @@ void rag_compare_free(rag_compare *c);
 /* Whether a record (borrowed) was scored: 0 yes; 1 no, for its input or a null; 2 no, a remote
  * failure (its first error is the judge's or the service's, with no "at"). */
 int rag_verdict_unscored(jv rec);
+/* Whether a record (borrowed) was left unscored by the spending cap: an error of its starts
+ * with RAG_COST_CAPPED (cost.c). */
+int rag_verdict_capped(jv rec);
 /* The pass rate, the one definition: records that passed of the records with a verdict, those
  * without errors or nulls (the records less those errored: a gated score missing, an error
  * entry, a line unreadable), the denominator named wherever it is shown. NAN
@@ -234,15 +264,17 @@ int rag_verdict_record_pass(jv verdict);
 /* The verdict of a gate summary (borrowed; rag_gate_summary's, its pass null for a summary with
  * no decision): {decision: "pass"|"fail"|"none", exit_status, reason, reason_code: "outage"|
  * "gate_failed"|"gate_passed"|"no_threshold" and reason_args: the reason's numbers ({records,
- * with_verdict, passed, not_scored, remote_failed, half, max_error_rate, check: gate_failed's
+ * with_verdict, passed, not_scored, remote_failed, half, capped, max_error_rate, check: gate_failed's
  * first failed check}), for a page that words it in its own language, records, with_verdict,
  * passed, failed, errored, not_applicable (records with a metric not applicable), not_scored,
- * remote_failed, pass_rate (null: none with a verdict), pass_rate_of: with_verdict, its
- * denominator, thresholds and by: the gate's options, checks: the gate's checks, each {check,
- * pass, message: English words, code and args: the same as a code and its numbers and names}}.
+ * remote_failed, capped (where the spending cap left any unscored), pass_rate (null: none with
+ * a verdict), pass_rate_of: with_verdict, its denominator, thresholds and by: the gate's options,
+ * checks: the gate's checks, each {check, pass, message: English words, code and args: the same
+ * as a code and its numbers and names}}.
  * The exit status: 3 or 4 (4 when a judge or service failed) when records were not scored
- * beyond gate.max_error_rate, or more than half of the run (a dead judge: whatever the budget);
- * else 1 when the gate failed, else 0. */
+ * beyond gate.max_error_rate, or more than half of the run (a dead judge: whatever the budget),
+ * or when the spending cap left any record unscored (the summary's "capped": 4 whatever the
+ * budget, the reason starting with RAG_COST_CAPPED); else 1 when the gate failed, else 0. */
 jv rag_verdict(jv summary);
 /* The verdict of a run that did not end with one (interrupted, a stage failed): decision null. */
 jv rag_verdict_failed(int status, const char *reason);

@@ -185,6 +185,11 @@ void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts)
 	if (cuts) *cuts = 0;
 }
 
+void rag_judge_set_meter(rag_judge *j, const rag_llm_meter *m)
+{
+	if (j->llm) rag_llm_set_meter(j->llm, m);
+}
+
 jv rag_judge_adapted(const rag_judge *j, int learned_only)
 {
 	return j->llm ? rag_llm_adapted(j->llm, learned_only) : jv_array();
@@ -326,23 +331,35 @@ static void est_prefix(rag_judge *j, char *text)
 	j->est_prev = text;
 }
 
-/* estimate mode: count what would be sent, then answer at once with the estimate "error" */
-static void call_count(call *c)
+/* What the call's request would take, the one count of --estimate and of the spending cap:
+ * its messages' characters and tokens (rag_usage_tokens), their text joined into *all when all
+ * is not NULL. */
+static void call_size(const call *c, double *chars, double *tokens, rag_buf *all)
 {
-	rag_estimate *e = c->j->est;
 	int i, n = jv_array_length(jv_copy(c->messages));
-	rag_buf all = {0};
-	e->requests++;
+	*chars = *tokens = 0;
 	for (i = 0; i < n; i++) {
 		jv m = jv_array_get(jv_copy(c->messages), i);
 		jv t = jv_object_get(m, jv_string("content"));
 		if (jv_get_kind(t) == JV_KIND_STRING) {
-			e->prompt_chars += rag_usage_chars(jv_string_value(t));
-			e->prompt_tokens += rag_usage_tokens(jv_string_value(t));
-			rag_buf_adds(&all, jv_string_value(t));
+			*chars += rag_usage_chars(jv_string_value(t));
+			*tokens += rag_usage_tokens(jv_string_value(t));
+			if (all) rag_buf_adds(all, jv_string_value(t));
 		}
 		jv_free(t);
 	}
+}
+
+/* estimate mode: count what would be sent, then answer at once with the estimate "error" */
+static void call_count(call *c)
+{
+	rag_estimate *e = c->j->est;
+	rag_buf all = {0};
+	double chars, tokens;
+	e->requests++;
+	call_size(c, &chars, &tokens, &all);
+	e->prompt_chars += chars;
+	e->prompt_tokens += tokens;
 	rag_buf_add(&all, "", 1);
 	est_prefix(c->j, all.p);
 	e->completion_tokens += expected_completion(c);
@@ -352,10 +369,13 @@ static void call_count(call *c)
 static void call_send(call *c)
 {
 	rag_llm_opts o = {0};
+	double chars;
 	if (c->j->est) {
 		call_count(c);
 		return;
 	}
+	call_size(c, &chars, &o.est_prompt_tokens, NULL);
+	o.est_completion_tokens = expected_completion(c);
 	o.n = c->n;
 	o.fresh = c->fresh;
 	o.repeat = c->repeat;

@@ -114,6 +114,10 @@ const rag_verify_conf *rag_judge_verify_conf(const rag_judge *j);   /* the verif
 int rag_judge_run(rag_judge *j, int fd, double timeout);
 /* rag_llm_inflight of the judge's client; 0 0 0 for the offline judge */
 void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts);
+/* rag_llm_set_meter on the judge's client (the spending cap); nothing for the offline judge.
+ * Each request is metered with its estimate as --estimate counts it. */
+struct rag_llm_meter;
+void rag_judge_set_meter(rag_judge *j, const struct rag_llm_meter *m);
 /* rag_llm_adapted of the judge's client; an empty array for the offline judge */
 jv rag_judge_adapted(const rag_judge *j, int learned_only);
 void rag_judge_cancel(rag_judge *j, const char *why);

@@ -77,6 +77,9 @@ typedef struct req {
 	jv events;
 	double seconds;
 	int slot;                 /* 1 + the byte of the shared budget's file this transfer holds, or 0 */
+	double est_prompt, est_completion;   /* rag_llm_opts' estimate, for the meter */
+	int metered;              /* admitted by the meter, which held `held` for it */
+	double held;
 	double started;           /* when this attempt started (adaptive concurrency) */
 } req;
 
@@ -140,6 +143,7 @@ struct rag_llm {
 	rag_rate rate;
 	unsigned rng;
 	rag_usage usage;
+	rag_llm_meter meter;      /* llm.max_cost's, or admit NULL */
 };
 
 static void req_free(req *r)
@@ -661,6 +665,8 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 	r->arg = arg;
 	r->url = l->url;
 	r->hdrs = &l->hdrs[0];
+	r->est_prompt = o->est_prompt_tokens;
+	r->est_completion = o->est_completion_tokens;
 	set_body(l, r, request_json(l, messages, o));
 	if (chat_cached(l, r)) {
 		finish(l, r);
@@ -1157,6 +1163,20 @@ static double start_ready(rag_llm *l)
 			if (wait == 0 || SLOT_POLL < wait) wait = SLOT_POLL;
 			break;
 		}
+		if (k == K_CHAT && l->meter.admit && !r->metered) {
+			/* the spending cap: asked once, as the first attempt is about to go (nothing waiting
+			 * for a slot holds an estimate); a refusal is final */
+			char msg[RAG_ERRLEN];
+			if (l->meter.admit(l->meter.arg, r->est_prompt, r->est_completion, &r->held, msg, sizeof msg) < 0) {
+				give_slot(l, r);
+				*pp = r->next;
+				if (l->queue_tail == r) l->queue_tail = prev;
+				r->error = rag_xstrdup(msg);
+				finish(l, r);
+				continue;
+			}
+			r->metered = 1;
+		}
 		*pp = r->next;
 		if (l->queue_tail == r) l->queue_tail = prev;
 		rag_rate_note(&l->rate, r->est_tokens, now);
@@ -1238,6 +1258,12 @@ static void adapt(rag_llm *l, const req *r, long status)
 		l->limit++;
 		l->oks = 0;
 	}
+}
+
+void rag_llm_set_meter(rag_llm *l, const rag_llm_meter *m)
+{
+	if (m) l->meter = *m;
+	else memset(&l->meter, 0, sizeof l->meter);
 }
 
 void rag_llm_inflight(const rag_llm *l, int *limit, int *low, int *cuts)
@@ -1526,6 +1552,14 @@ static int run_callbacks(rag_llm *l)
 			rep.content_type = r->ctype;
 			rep.events = !r->error ? r->events : jv_null();
 			rep.seconds = r->seconds;
+		}
+		if (r->metered) {
+			/* what it cost: its usage, its estimate where it said none, nothing where it failed */
+			int none = !r->error && (r->usage_error || (!r->prompt_tokens && !r->completion_tokens));
+			l->meter.settle(l->meter.arg, r->held, r->error ? 0 : none ? r->est_prompt : (double)r->prompt_tokens,
+			                r->error || none ? 0 : (double)r->cached_tokens,
+			                r->error ? 0 : none ? r->est_completion : (double)r->completion_tokens);
+			r->metered = 0;
 		}
 		if (r->cached && !r->embed) l->usage.cache_hits++;
 		if (r->kind == K_HTTP && !r->cached && !r->error) l->usage.calls++;   /* embeddings count texts */

@@ -109,6 +109,8 @@ typedef struct rag_llm_opts {
 	                           * holds i, so that repeats are distinct entries even without a seed */
 	int plain;                /* a plain-text reply: no response_format, whatever llm.json_mode */
 	int max_tokens;           /* this request's max_tokens; 0: llm.max_tokens */
+	/* what the request is expected to take (the judge's: --estimate's count), for the meter */
+	double est_prompt_tokens, est_completion_tokens;
 } rag_llm_opts;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
@@ -157,6 +159,18 @@ const char *rag_llm_model(const rag_llm *l);        /* the chat model (llm.model
  * earlier run's memo in the cache), not those the configuration asks for. */
 jv rag_llm_adapted(const rag_llm *l, int learned_only);
 const char *rag_llm_embed_model(const rag_llm *l);
+/* A spending meter (llm.max_cost: cost.c's, set by the tool layer): admit is asked, with the
+ * request's rag_llm_opts estimate, before a chat request the cache did not answer is first
+ * sent; a refusal (-1 and msg) fails the request with msg, unsent. settle is told, once, when
+ * an admitted request is over, with the tokens of its reply (its estimate where the reply had
+ * no usage, 0 where it failed) and what admit held. Copied; NULL: none. */
+typedef struct rag_llm_meter {
+	void *arg;
+	int (*admit)(void *arg, double prompt_tokens, double completion_tokens, double *held, char *msg,
+	             size_t msglen);
+	void (*settle)(void *arg, double held, double prompt_tokens, double cached_tokens, double completion_tokens);
+} rag_llm_meter;
+void rag_llm_set_meter(rag_llm *l, const rag_llm_meter *m);
 /* Do transfers and run callbacks; wait up to timeout seconds for progress, or for fd (>= 0)
  * to become readable. Returns 1 when fd is readable.
  * Retries: llm.retries, with backoff (or the server's Retry-After, at most 120 s a retry), all

@@ -38,6 +38,23 @@ int rag_verdict_unscored(jv rec)
 	return r;
 }
 
+int rag_verdict_capped(jv rec)
+{
+	jv errs = jv_object_get(jv_copy(rec), jv_string("errors"));
+	int r = 0;
+	if (jv_get_kind(errs) == JV_KIND_ARRAY) {
+		jv_array_foreach(errs, i, e) {
+			char msg[64];
+			const char *m = jv_get_kind(e) == JV_KIND_OBJECT ? rag_json_str(e, "message", msg, sizeof msg) : NULL;
+			if (m && !strncmp(m, RAG_COST_CAPPED, strlen(RAG_COST_CAPPED))) r = 1;
+			jv_free(e);
+			(void)i;
+		}
+	}
+	jv_free(errs);
+	return r;
+}
+
 double rag_verdict_pass_rate(long passed, long with_verdict)
 {
 	return with_verdict > 0 ? (double)passed / (double)with_verdict : NAN;
@@ -94,6 +111,7 @@ jv rag_verdict(jv s)
 	jv pass = jv_object_get(jv_copy(s), jv_string("pass"));
 	long n = count(s, "records"), errored = count(s, "errored"), passed = count(s, "passed");
 	long u = count(s, "not_scored"), remote = count(s, "remote_failed"), na = count(s, "not_applicable_records");
+	long capped = count(s, "capped");
 	long with = n - errored;
 	jv thr = rag_json_get(jv_copy(s), "thresholds");
 	double budget = rag_json_num(thr, "max_error_rate"), rate;   /* thr borrowed: freed below */
@@ -108,17 +126,21 @@ jv rag_verdict(jv s)
 	jv_free(thr);
 	if (isnan(budget)) budget = 0;
 	rate = rag_verdict_pass_rate(passed, with);
-	outage = u > 0 && (2 * u > n || (double)u > budget * (double)n + 1e-9);
+	/* a run the spending cap cut short measured less than it was asked to, whatever the budget */
+	outage = u > 0 && (capped > 0 || 2 * u > n || (double)u > budget * (double)n + 1e-9);
 	if (u > 0)
 		snprintf(unsc, sizeof unsc, "%ld of %ld record%s could not be scored (%s; their errors are in records.jsonl)",
 		         u, n, n == 1 ? "" : "s", why_unscored(u, remote, who, sizeof who));
 	if (outage) {
 		code = "outage";
 		st = remote > 0 ? RAG_EXIT_REMOTE : RAG_EXIT_DATA;
-		snprintf(reason, sizeof reason, "%s: %s", unsc,
-		         2 * u > n ? "more than half of the run, whatever gate.max_error_rate"
-		                   : budget > 0 ? "more than gate.max_error_rate" : "gate.max_error_rate is 0");
-		if (budget > 0 && 2 * u <= n) {
+		if (capped > 0)
+			snprintf(reason, sizeof reason, RAG_COST_CAPPED ": %s, %ld of them for the cap (llm.max_cost)", unsc, capped);
+		else
+			snprintf(reason, sizeof reason, "%s: %s", unsc,
+			         2 * u > n ? "more than half of the run, whatever gate.max_error_rate"
+			                   : budget > 0 ? "more than gate.max_error_rate" : "gate.max_error_rate is 0");
+		if (!capped && budget > 0 && 2 * u <= n) {
 			size_t l = strlen(reason);
 			snprintf(reason + l, sizeof reason - l, " (%g%%)", budget * 100);
 		}
@@ -143,7 +165,7 @@ jv rag_verdict(jv s)
 	}
 	/* the reason as a code and the numbers it is made of, for a page in another language:
 	 * outage (u of n not scored, remote of them by a judge or the service, more than half or
-	 * over the budget), gate_failed (the first failed check, itself a code), gate_passed,
+	 * over the budget, capped of them left by the spending cap), gate_failed (the first failed check, itself a code), gate_passed,
 	 * no_threshold; the unscored within the budget, where there are any */
 	args = jv_object_set(args, jv_string("records"), jv_number((double)n));
 	args = jv_object_set(args, jv_string("with_verdict"), jv_number((double)with));
@@ -151,6 +173,7 @@ jv rag_verdict(jv s)
 	args = jv_object_set(args, jv_string("not_scored"), jv_number((double)u));
 	args = jv_object_set(args, jv_string("remote_failed"), jv_number((double)remote));
 	args = jv_object_set(args, jv_string("half"), jv_bool(2 * u > n));
+	args = jv_object_set(args, jv_string("capped"), jv_number((double)capped));
 	args = jv_object_set(args, jv_string("max_error_rate"), jv_number(budget));
 	v = JV_OBJECT(jv_string("decision"), jv_string(decision), jv_string("exit_status"), jv_number(st),
 	              jv_string("reason"), jv_string(reason), jv_string("reason_code"), jv_string(code),
@@ -161,6 +184,7 @@ jv rag_verdict(jv s)
 	v = jv_object_set(v, jv_string("not_applicable"), jv_number((double)na));
 	v = jv_object_set(v, jv_string("not_scored"), jv_number((double)u));
 	v = jv_object_set(v, jv_string("remote_failed"), jv_number((double)remote));
+	if (capped) v = jv_object_set(v, jv_string("capped"), jv_number((double)capped));
 	v = jv_object_set(v, jv_string("pass_rate"), isnan(rate) ? jv_null() : jv_number(rate));
 	v = jv_object_set(v, jv_string("pass_rate_of"), jv_number((double)with));
 	v = jv_object_set(v, jv_string("thresholds"), rag_json_get(jv_copy(s), "thresholds"));

@@ -93,6 +93,7 @@
 			rw_remote: "评审模型或 RAG 服务调用失败", rw_input: "因其输入", rw_mixed: "{r} 条因评审模型或服务失败，{i} 条因其输入",
 			rs_zero: "gate.max_error_rate 为 0",
 			rs_half: "超过运行的一半（无论 gate.max_error_rate 为何）",
+			rs_capped: "已达到花费上限（llm.max_cost），其中 {c} 条因此未评分",
 			rs_budget: "超过 gate.max_error_rate（{max}）",
 			rs_within: "；{n} 条记录中 {u} 条无法评分，在 gate.max_error_rate（{max}）以内"
 		}
@@ -339,7 +340,7 @@
 			return t("rs_outage", { u: a.not_scored, n: a.records,
 				who: a.remote_failed === a.not_scored ? t("rw_remote") : !a.remote_failed ? t("rw_input") :
 					t("rw_mixed", { r: a.remote_failed, i: a.not_scored - a.remote_failed }),
-				why: a.half ? t("rs_half") : a.max_error_rate > 0 ? t("rs_budget", { max: pct(a.max_error_rate) }) : t("rs_zero") });
+				why: a.capped > 0 ? t("rs_capped", { c: a.capped }) : a.half ? t("rs_half") : a.max_error_rate > 0 ? t("rs_budget", { max: pct(a.max_error_rate) }) : t("rs_zero") });
 		r = c.reason_code === "gate_failed" ? t("rs_gate_failed", { check: a.check ? checkText(a.check) : t("rs_a_check") }) :
 			c.reason_code === "gate_passed" ? t("rs_gate_passed", { passed: a.passed, "with": a.with_verdict,
 				rate: pct(a.with_verdict ? a.passed / a.with_verdict : 0) }) : t("rs_no_threshold");

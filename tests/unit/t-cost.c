@@ -7,7 +7,9 @@
 #include "tap.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static jv usage(const char *text)
 {
@@ -73,5 +75,54 @@ int main(void)
 	is_num(rag_usage_chars("爱因斯坦 born"), 9, 0, "characters are code points");
 	is_num(rag_usage_tokens(""), 0, 0, "empty: 0");
 	is_num(rag_usage_tokens("\xff\xfe"), 0.5, 1e-12, "invalid bytes count one each");
+
+	/* the spending cap: a price of 1 per million input tokens, 0 per output token */
+	{
+		rag_config cfg;
+		rag_price p1 = {"judge-x", 1, 0, NAN};
+		rag_cost_meter *m, *m2;
+		char err[RAG_ERRLEN], path[] = "/tmp/t-cost-spend-XXXXXX";
+		double h1, h2, h3;
+		int reached, fd;
+		rag_config_defaults(&cfg);
+		cfg.llm.max_cost = 0.0025;
+		ok(!rag_cost_meter_new(&cfg, "openai:judge-x", err, sizeof err), "a cap without the model's price: refused");
+		ok(strstr(err, "prices.judge-x.input") != NULL, "it names the price it needs");
+		cfg.prices.v = &p1;
+		cfg.prices.n = 1;
+		m = rag_cost_meter_new(&cfg, "openai:judge-x", err, sizeof err);
+		ok(m != NULL, "a cap with the price: a meter");
+		ok(rag_cost_meter_admit(m, 1000, 50, &h1, err, sizeof err) == 0 && h1 == 0.001, "the first request: admitted, 0.001 held");
+		ok(rag_cost_meter_admit(m, 1000, 0, &h2, err, sizeof err) == 0, "the second, in flight with it: admitted (0.002 held)");
+		ok(rag_cost_meter_admit(m, 600, 0, &h3, err, sizeof err) < 0, "a third of 0.0006 would pass 0.0025: refused");
+		ok(!strncmp(err, RAG_COST_CAPPED, strlen(RAG_COST_CAPPED)), "the refusal starts with \"%s\"", RAG_COST_CAPPED);
+		rag_cost_meter_settle(m, h1, 100, 0, 10);
+		rag_cost_meter_settle(m, h2, 100, 50, 10);
+		is_num(rag_cost_meter_spent(m, &reached), 0.0002, 1e-15, "settled: what the replies' usage cost, not the estimates");
+		ok(reached == 1, "the cap is marked reached");
+		ok(rag_cost_meter_admit(m, 1, 0, &h3, err, sizeof err) < 0, "once refused, even a small request is refused");
+		rag_cost_meter_free(m);
+
+		/* two processes' meters on one file: one amount */
+		fd = mkstemp(path);
+		ok(fd >= 0, "a spending file");
+		close(fd);
+		cfg.llm.spend_file = path;
+		m = rag_cost_meter_new(&cfg, "judge-x", err, sizeof err);
+		m2 = rag_cost_meter_new(&cfg, "judge-x", err, sizeof err);
+		ok(m && m2, "two meters on one file");
+		ok(rag_cost_meter_admit(m, 1500, 0, &h1, err, sizeof err) == 0, "meter 1 holds 0.0015");
+		ok(rag_cost_meter_admit(m2, 1500, 0, &h2, err, sizeof err) < 0, "meter 2 may not pass the run's cap with 0.0015 more");
+		ok(rag_cost_meter_admit(m, 10, 0, &h3, err, sizeof err) < 0, "and meter 1 sees the cap reached");
+		rag_cost_meter_settle(m, h1, 1500, 0, 0);
+		is_num(rag_cost_meter_spent(m2, &reached), 0.0015, 1e-15, "meter 2 reads what meter 1 spent");
+		rag_cost_meter_free(m);
+		rag_cost_meter_free(m2);
+		unlink(path);
+		cfg.prices.v = NULL;
+		cfg.prices.n = 0;
+		cfg.llm.spend_file = NULL;
+		rag_config_free(&cfg);
+	}
 	return done_testing();
 }

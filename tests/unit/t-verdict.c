@@ -536,6 +536,32 @@ int main(void)
 	int k;
 	jv body, runs;
 	setenv("RAG_DATADIR", RAG_TEST_TOP "/share", 1);
+	{
+		/* the spending cap (issue 37): a record it left unscored, and a run with some */
+		jv rec = jv_parse("{\"scores\":{\"f\":null},\"errors\":[{\"tool\":\"rag-claims\",\"message\":\"x\"},"
+		                  "{\"tool\":\"rag-verify\",\"message\":\"" RAG_COST_CAPPED ": ...\"}]}");
+		jv other = jv_parse("{\"scores\":{\"f\":null},\"errors\":[{\"tool\":\"rag-verify\",\"message\":\"http 500\"}]}");
+		jv s = jv_parse("{\"records\":10,\"errored\":2,\"passed\":8,\"not_scored\":2,\"remote_failed\":2,"
+		                "\"thresholds\":{\"max_error_rate\":0.5}}"), v;
+		char reason[512];
+		ok(rag_verdict_capped(rec) == 1, "an error of the cap's, not the first: capped");
+		ok(rag_verdict_capped(other) == 0, "another remote failure: not capped");
+		v = rag_verdict(s);
+		ok(rag_json_num(v, "exit_status") == 0 && !jv_object_has(jv_copy(v), jv_string("capped")),
+		   "2 of 10 unscored within gate.max_error_rate 0.5: exit 0, no capped count");
+		jv_free(v);
+		s = jv_object_set(s, jv_string("capped"), jv_number(2));
+		v = rag_verdict(s);
+		ok(rag_json_num(v, "exit_status") == 4 && rag_json_num(v, "capped") == 2,
+		   "the same, left unscored by the cap: exit 4 whatever the budget, capped 2");
+		ok(!strncmp(rag_json_str(v, "reason", reason, sizeof reason), RAG_COST_CAPPED ": 2 of 10 records",
+		            sizeof RAG_COST_CAPPED ": 2 of 10 records" - 1),
+		   "its reason starts with the cap (%s)", reason);
+		jv_free(v);
+		jv_free(s);
+		jv_free(rec);
+		jv_free(other);
+	}
 	ok(mkdtemp(dir) != NULL, "a temporary directory");
 	snprintf(path, sizeof path, "%s/s.db", dir);
 	st = rag_store_open(path, err, sizeof err);

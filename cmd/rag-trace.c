@@ -209,6 +209,12 @@ int main(int argc, char **argv)
 		rag_tool_say(cli.prog, line);
 		free(line);
 	}
+	if (cli.verbose) {
+		char *line = rag_xasprintf("spans held at most %zu bytes (--max-memory %zu)", st.peak_bytes,
+		                           o.max_bytes ? o.max_bytes : (size_t)16777216);
+		rag_tool_say(cli.prog, line);
+		free(line);
+	}
 	if (!rc && t.failed) {
 		if (errno != EPIPE) {
 			rag_msg(cli.prog, "error", "cannot write output: %s", strerror(errno));

@@ -109,7 +109,7 @@ static int b64val(int c)
 /* An id of nbytes bytes into out (2 * nbytes hex digits, lower case): OTLP JSON writes it in hex;
  * protobuf's own JSON mapping, which some exporters use, in base64. 0, or -1 when it is neither
  * or all zeros (OTLP's invalid id). */
-static int read_id(jv v, size_t nbytes, char *out)
+static int read_id_of(jv v, size_t nbytes, char *out)
 {
 	const char *s;
 	size_t len, i, nonzero = 0;
@@ -151,12 +151,23 @@ static int read_id(jv v, size_t nbytes, char *out)
 	return nonzero ? 0 : -1;
 }
 
-/* A time in nanoseconds since the epoch: a string of digits (OTLP JSON's fixed64) or a number. */
+/* read_id_of, v consumed */
+static int read_id(jv v, size_t nbytes, char *out)
+{
+	int r = read_id_of(v, nbytes, out);
+	jv_free(v);
+	return r;
+}
+
+/* A time in nanoseconds since the epoch: a string of digits (OTLP JSON's fixed64) or a number
+ * (consumed). */
 static uint64_t read_ns(jv v)
 {
-	if (jv_get_kind(v) == JV_KIND_STRING) return strtoull(jv_string_value(v), NULL, 10);
-	if (jv_get_kind(v) == JV_KIND_NUMBER && jv_number_value(v) > 0) return (uint64_t)jv_number_value(v);
-	return 0;
+	uint64_t ns = 0;
+	if (jv_get_kind(v) == JV_KIND_STRING) ns = strtoull(jv_string_value(v), NULL, 10);
+	else if (jv_get_kind(v) == JV_KIND_NUMBER && jv_number_value(v) > 0) ns = (uint64_t)jv_number_value(v);
+	jv_free(v);
+	return ns;
 }
 
 static jv any_value(jv v);
@@ -374,7 +385,6 @@ static int add_span(rag_trace *t, jv sp, char *err, size_t errlen)
 		size_t b = sizeof s + jv_bytes(s.attrs) + (size_t)jv_string_length_bytes(jv_copy(s.name));
 		tr->bytes += b;
 		t->st.held_bytes += b;
-		if (t->st.held_bytes > t->st.peak_bytes) t->st.peak_bytes = t->st.held_bytes;
 	}
 	if (s.end > tr->last_end) tr->last_end = s.end;
 	if (s.end > t->clock) t->clock = s.end;
@@ -632,6 +642,7 @@ static jv document(jv d)
 			char *id = rag_json_id(x);
 			out = jv_object_set(out, jv_string("id"), jv_string(id));
 			free(id);
+			jv_free(x);
 			break;
 		}
 		jv_free(x);
@@ -664,8 +675,9 @@ static jv documents(jv v)
 	if (jv_get_kind(v) == JV_KIND_STRING) v = JV_ARRAY(v);
 	if (jv_get_kind(v) == JV_KIND_ARRAY) {
 		jv_array_foreach(v, i, d) {
-			out = jv_array_append(out, document(structured(jv_copy(d))));
-			jv_free(d);
+			jv one = structured(d);
+			out = jv_array_append(out, document(one));
+			jv_free(one);
 			(void)i;
 		}
 	}
@@ -1028,13 +1040,16 @@ static void complete(rag_trace *t, jv *out)
 	}
 }
 
+/* After each span: the oldest traces out until the rest fit, so that what is held, measured
+ * after each span, never passes the bound */
 static void evict(rag_trace *t, jv *out)
 {
 	while (t->st.held_bytes > t->max_bytes && t->head) emit(t, t->head, 1, out);
+	if (t->st.held_bytes > t->st.peak_bytes) t->st.peak_bytes = t->st.held_bytes;
 }
 
 /* The spans of a request (borrowed), each held; the first problem in err. */
-static int add_request(rag_trace *t, jv req, char *err, size_t errlen)
+static int add_request(rag_trace *t, jv req, jv *out, char *err, size_t errlen)
 {
 	static const char *const scope_keys[] = { "scopeSpans", "instrumentationLibrarySpans" };
 	jv rss = jv_object_get(jv_copy(req), jv_string("resourceSpans"));
@@ -1052,6 +1067,7 @@ static int add_request(rag_trace *t, jv req, char *err, size_t errlen)
 								bad++;
 								t->st.bad_spans++;
 							}
+							evict(t, out);
 							jv_free(sp);
 							(void)n;
 						}
@@ -1100,9 +1116,8 @@ int rag_trace_feed(rag_trace *t, const char *text, size_t len, jv *out, char *er
 		return -1;
 	}
 	jv_free(rss);
-	rc = add_request(t, req, err, errlen);
+	rc = add_request(t, req, out, err, errlen);
 	jv_free(req);
-	evict(t, out);
 	complete(t, out);
 	return rc;
 }

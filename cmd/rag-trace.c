@@ -37,6 +37,8 @@ typedef struct tool {
 	rag_cli *cli;
 	rag_trace *tr;
 	int failed;               /* stdout could not be written */
+	int stop;                 /* --strict: a bad line ends the input */
+	long bad_lines;           /* lines over --max-line (the library counts the others) */
 } tool;
 
 static void write_records(tool *t, jv recs)
@@ -70,15 +72,40 @@ static void say_evicted(tool *t)
 	jv_free(e);
 }
 
+/* "rag-trace: LEVEL (at <stdin>:N): text", as every tool names a position */
+static void say_at(const tool *t, const char *level, long lineno, const char *text)
+{
+	char *line = rag_xasprintf("%s (at <stdin>:%ld): %s", level, lineno, text);
+	rag_tool_say(t->cli->prog, line);
+	free(line);
+}
+
 static void one_line(tool *t, const char *s, size_t len, long lineno)
 {
 	char err[RAG_ERRLEN];
 	jv out = jv_array();
 	int rc = rag_trace_feed(t->tr, s, len, &out, err, sizeof err);
-	if (rc < 0) rag_msg(t->cli->prog, "error", "(at <stdin>:%ld): %s", lineno, err);
-	else if (rc > 0) rag_msg(t->cli->prog, "warning", "(at <stdin>:%ld): %s; the line's other spans were read", lineno, err);
+	if (rc < 0) {
+		say_at(t, "error", lineno, err);
+		if (t->cli->strict) t->stop = 1;
+	}
+	else if (rc > 0) {
+		char *msg = rag_xasprintf("%s; the line's other spans were read", err);
+		say_at(t, "warning", lineno, msg);
+		free(msg);
+	}
 	say_evicted(t);
 	write_records(t, out);
+}
+
+/* a line over --max-line is left out, a bad line as any other */
+static void too_long(tool *t, long lineno, size_t max_line)
+{
+	char *msg = rag_xasprintf("the line is longer than --max-line (%zu bytes): left out", max_line);
+	say_at(t, "error", lineno, msg);
+	free(msg);
+	t->bad_lines++;
+	if (t->cli->strict) t->stop = 1;
 }
 
 static double now(void)
@@ -105,9 +132,10 @@ static int read_lines(tool *t, double quiet, size_t max_line)
 			size_t len = (size_t)(nl - (b.p + start));
 			lineno++;
 			if (skipping) skipping = 0;
+			else if (len > max_line) too_long(t, lineno, max_line);
 			else one_line(t, b.p + start, len, lineno);
 			start += len + 1;
-			if (t->failed || rag_tool_interrupted) break;
+			if (t->failed || t->stop || rag_tool_interrupted) break;
 			continue;
 		}
 		if (start) {
@@ -116,8 +144,7 @@ static int read_lines(tool *t, double quiet, size_t max_line)
 			start = 0;
 		}
 		if (b.len > max_line) {
-			rag_msg(t->cli->prog, "error", "(at <stdin>:%ld): the line is longer than --max-line (%zu bytes): left out",
-			        lineno + 1, max_line);
+			too_long(t, lineno + 1, max_line);
 			b.len = 0;
 			skipping = 1;
 		}
@@ -204,8 +231,8 @@ int main(int argc, char **argv)
 	if (!cli.quiet) {
 		char *line = rag_xasprintf("%ld lines, %ld spans, %ld traces: %ld records, %ld left out by --sample, "
 		                           "%ld evicted incomplete, %ld bad lines, %ld bad spans",
-		                           st.lines, st.spans, st.traces, st.records, st.sampled_out, st.evicted,
-		                           st.bad_lines, st.bad_spans);
+		                           st.lines + t.bad_lines, st.spans, st.traces, st.records, st.sampled_out, st.evicted,
+		                           st.bad_lines + t.bad_lines, st.bad_spans);
 		rag_tool_say(cli.prog, line);
 		free(line);
 	}
@@ -220,7 +247,7 @@ int main(int argc, char **argv)
 			rag_msg(cli.prog, "error", "cannot write output: %s", strerror(errno));
 			rc = RAG_EXIT_INTERNAL;
 		}
-	} else if (!rc && (st.bad_lines || st.bad_spans)) {
+	} else if (!rc && (st.bad_lines || st.bad_spans || t.bad_lines)) {
 		rc = RAG_EXIT_DATA;
 	}
 	if (rag_tool_interrupted && !rc) rc = 128 + (int)rag_tool_interrupted;

@@ -252,7 +252,7 @@ check "memory bound: 20,000 traces peak within 2 MiB of 2,000's ($BIG vs $SMALL 
 } >"$T/bad.jsonl"
 run rag rag-trace <"$T/bad.jsonl"
 is "$RC" 3 "malformed lines: exit 3 (bad input data)"
-like "$(cat "$ERR")" 'rag-trace: error: \(at <stdin>:1\): not JSON' "not JSON: an error at its line"
+like "$(cat "$ERR")" 'rag-trace: error \(at <stdin>:1\): not JSON' "not JSON: an error at its line"
 like "$(cat "$ERR")" '\(at <stdin>:2\): not an OTLP export request' "no resourceSpans array: an error at its line"
 like "$(cat "$ERR")" '\(at <stdin>:3\): not an OTLP export request' "a JSON array: an error at its line"
 like "$(cat "$ERR")" '\(at <stdin>:5\): a span has no traceId' "a span without a trace id: a warning at its line"
@@ -260,6 +260,11 @@ like "$(cat "$ERR")" '\(at <stdin>:8\): not JSON' "a line cut short at the input
 is "$(jq -r '.trace_id[0:4] + ":" + (.trace.spans | tostring)' "$OUT" | sort | tr '\n' ' ')" "0af7:3 4bf9:2 " \
 	"malformed lines: the good lines' traces still made (the bad span left out)"
 like "$(cat "$ERR")" '4 bad lines, 1 bad spans' "the summary counts them"
+run rag rag-trace -q --strict <"$T/bad.jsonl"
+is "$RC:$(nlines "$OUT")" "3:0" "--strict: the first bad line ends the input (exit 3), no record"
+run rag rag-trace -q --max-line 1500 <"$FX/springai.jsonl"
+like "$(cat "$ERR")" '\(at <stdin>:1\): the line is longer than --max-line' "a line over --max-line: an error at its line"
+is "$RC:$(jq -r .trace.spans "$OUT")" "3:2" "... left out, the next line read"
 # base64 ids (protobuf's JSON mapping) are read as the same hex ids
 jq -c '.resourceSpans[0].scopeSpans[0].spans[].traceId = "S/kvNXezTaajzpKdDg5HNg=="' "$FX/genai.jsonl" >"$T/b64.jsonl"
 run rag rag-trace -q <"$T/b64.jsonl"

@@ -319,7 +319,7 @@ lint:
 # target FUZZ_RUNS inputs with a fixed seed, so it is bounded and the same on every run. A crash
 # is written to tests/tmp/fuzz/ and fails the run. See tests/README.md.
 FUZZ_CC      = clang
-FUZZ_TARGETS = stream config reply text testset sse http
+FUZZ_TARGETS = stream config reply text testset sse http trace
 FUZZ_DIR     = tests/fuzz
 FUZZ_BUILD   = $(FUZZ_DIR)/build
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

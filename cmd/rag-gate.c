@@ -234,10 +234,46 @@ static int print_summary(tool *t, jv summary, int json, int markdown, int tee, F
 	return rc;
 }
 
-/* --window: the stream's windows, each gated alone; 1 when the alert is failing at the end */
-static int run_window(tool *t, const rag_gate_opts *go, const char *spec, long fail_after, long recover_after,
-                      int argc, char **argv)
+/* --window's options as given */
+typedef struct window_args {
+	const char *spec;
+	long fail_after, recover_after;
+	int whole_run;            /* an option of a whole run's summary was given */
+} window_args;
+
+/* --window, --on-fail, --fail-after or --recover-after: 1 taken, 0 another option, -1 misuse
+ * (said) */
+static int window_option(tool *t, window_args *wa, int opt, const char *arg)
 {
+	switch (opt) {
+	case OPT_WINDOW: wa->spec = arg; return 1;
+	case OPT_ON_FAIL: t->on_fail = arg; return 1;
+	case OPT_FAIL_AFTER: return rag_cli_int(t->cli, "--fail-after", arg, 1, 1000000, &wa->fail_after) ? -1 : 1;
+	case OPT_RECOVER_AFTER: return rag_cli_int(t->cli, "--recover-after", arg, 1, 1000000, &wa->recover_after) ? -1 : 1;
+	default: return 0;
+	}
+}
+
+/* Whether the options do not go together (said): the rolling gate's without --window, or a
+ * whole run's outputs with it */
+static int window_misuse(const tool *t, const window_args *wa)
+{
+	if (!wa->spec && (t->on_fail || wa->fail_after != 1 || wa->recover_after != 1)) {
+		rag_msg(t->cli->prog, "error", "--on-fail, --fail-after and --recover-after are the rolling gate's: give --window");
+		return 1;
+	}
+	if (wa->spec && wa->whole_run) {
+		rag_msg(t->cli->prog, "error", "--window writes a line per window: --json, --markdown, --junit, --tee, -o, "
+		        "--baseline and --summary-only are for a whole run");
+		return 1;
+	}
+	return 0;
+}
+
+/* --window: the stream's windows, each gated alone; 1 when the alert is failing at the end */
+static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, int argc, char **argv)
+{
+	const char *spec = wa->spec;
 	rag_window_opts wo;
 	char err[RAG_ERRLEN];
 	jv lines = jv_array();
@@ -248,8 +284,8 @@ static int run_window(tool *t, const rag_gate_opts *go, const char *spec, long f
 		rag_msg(t->cli->prog, "error", "%s", err);
 		return rag_cli_misuse(t->cli);
 	}
-	wo.fail_after = (int)fail_after;
-	wo.recover_after = (int)recover_after;
+	wo.fail_after = (int)wa->fail_after;
+	wo.recover_after = (int)wa->recover_after;
 	wo.gate = go;
 	t->window = rag_window_new(&wo);
 	if (optind == argc) {
@@ -277,8 +313,8 @@ int main(int argc, char **argv)
 	rag_cli_gate g;
 	size_t i;
 	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0, summary_only = 0;
-	const char *baseline = NULL, *junit = NULL, *output = NULL, *window = NULL;
-	long fail_after = 1, recover_after = 1;
+	const char *baseline = NULL, *junit = NULL, *output = NULL;
+	window_args wa = { NULL, 1, 1, 0 };
 	FILE *sout = NULL, *jout = NULL;
 	jv summary = jv_invalid();
 
@@ -292,22 +328,17 @@ int main(int argc, char **argv)
 	t.cli = &cli;
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
-		case 'b': baseline = optarg; break;
-		case OPT_JSON: json = 1; break;
-		case OPT_MARKDOWN: markdown = 1; break;
-		case OPT_JUNIT: junit = optarg; break;
-		case 'o': output = optarg; break;
-		case OPT_TEE: tee = 1; break;
-		case OPT_SUMMARY_ONLY: summary_only = 1; break;
-		case OPT_WINDOW: window = optarg; break;
-		case OPT_ON_FAIL: t.on_fail = optarg; break;
-		case OPT_FAIL_AFTER:
-			if (rag_cli_int(&cli, "--fail-after", optarg, 1, 1000000, &fail_after)) goto misuse;
-			break;
-		case OPT_RECOVER_AFTER:
-			if (rag_cli_int(&cli, "--recover-after", optarg, 1, 1000000, &recover_after)) goto misuse;
-			break;
+		/* a whole run's outputs (wa.whole_run: none goes with --window) */
+		case 'b': baseline = optarg; wa.whole_run = 1; break;
+		case OPT_JSON: json = wa.whole_run = 1; break;
+		case OPT_MARKDOWN: markdown = wa.whole_run = 1; break;
+		case OPT_JUNIT: junit = optarg; wa.whole_run = 1; break;
+		case 'o': output = optarg; wa.whole_run = 1; break;
+		case OPT_TEE: tee = wa.whole_run = 1; break;
+		case OPT_SUMMARY_ONLY: summary_only = wa.whole_run = 1; break;
 		default:
+			if ((done = window_option(&t, &wa, opt, optarg)) < 0) goto misuse;
+			if (done) break;
 			rc = rag_cli_option(&cli, opt, optarg, &done);
 			if (rc || done) goto out;
 		}
@@ -316,15 +347,7 @@ int main(int argc, char **argv)
 		rag_msg(cli.prog, "error", "--json and --markdown are two formats of one summary: choose one");
 		goto misuse;
 	}
-	if (!window && (t.on_fail || fail_after != 1 || recover_after != 1)) {
-		rag_msg(cli.prog, "error", "--on-fail, --fail-after and --recover-after are the rolling gate's: give --window");
-		goto misuse;
-	}
-	if (window && (json || markdown || junit || tee || baseline || summary_only || output)) {
-		rag_msg(cli.prog, "error", "--window writes a line per window: --json, --markdown, --junit, --tee, -o, "
-		        "--baseline and --summary-only are for a whole run");
-		goto misuse;
-	}
+	if (window_misuse(&t, &wa)) goto misuse;
 	if ((rc = rag_cli_setup(&cli))) goto out;
 
 	rag_cli_gate_opts(&cli, &g, &go);
@@ -334,8 +357,8 @@ int main(int argc, char **argv)
 		        "or gate.record in the configuration (rag.yaml), or --pass METRIC; --summary-only for the summary alone");
 		goto misuse;
 	}
-	if (window) {
-		rc = run_window(&t, &go, window, fail_after, recover_after, argc, argv);
+	if (wa.spec) {
+		rc = run_window(&t, &go, &wa, argc, argv);
 		goto out;
 	}
 	t.gate = rag_gate_new(&go);

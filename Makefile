@@ -394,6 +394,7 @@ bench: all
 	sh bench/store.sh
 	sh bench/serve.sh
 	sh bench/report.sh
+	sh bench/trace.sh
 
 # ragpipe beside autoevals and promptfoo (installed from npm outside the tree) and the compute
 # tools beside jq: bench/README.md's side-by-side tables

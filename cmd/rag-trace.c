@@ -230,8 +230,8 @@ int main(int argc, char **argv)
 	rag_trace_get_stats(t.tr, &st);
 	if (!cli.quiet) {
 		char *line = rag_xasprintf("%ld lines, %ld spans, %ld traces: %ld records, %ld left out by --sample, "
-		                           "%ld evicted incomplete, %ld bad lines, %ld bad spans",
-		                           st.lines + t.bad_lines, st.spans, st.traces, st.records, st.sampled_out, st.evicted,
+		                           "%ld evicted incomplete, %ld late, %ld bad lines, %ld bad spans",
+		                           st.lines + t.bad_lines, st.spans, st.traces, st.records, st.sampled_out, st.evicted, st.late,
 		                           st.bad_lines + t.bad_lines, st.bad_spans);
 		rag_tool_say(cli.prog, line);
 		free(line);

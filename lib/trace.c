@@ -10,6 +10,7 @@
 
 #define NBUCKETS 8192
 #define DEFAULT_BYTES (16u << 20)
+#define RECENT 8192               /* trace ids remembered after their record, a generation */
 
 typedef struct span {
 	char id[17], parent[17];
@@ -27,6 +28,7 @@ typedef struct trace {
 	size_t n, cap;
 	uint64_t last_end;        /* the latest end (or start) of its spans */
 	size_t bytes;
+	int late;                 /* a trace whose record was written already: these spans came after */
 	struct trace *hnext;      /* its bucket's chain */
 	struct trace *prev, *next;   /* the traces held, in the order first seen */
 } trace;
@@ -41,7 +43,27 @@ struct rag_trace {
 	uint64_t clock;           /* the latest span end seen, moved on by rag_trace_idle */
 	rag_trace_stats st;
 	jv evicted;
+	/* the ids of the traces whose record was made lately, in two generations of RECENT (the
+	 * older one forgotten as the newer fills), so that spans coming after their trace's record
+	 * are told apart from a new trace */
+	rag_idtab done[2];
+	int cur;
 };
+
+static int was_done(const rag_trace *t, const char *id)
+{
+	return rag_idtab_find(&t->done[0], id) >= 0 || rag_idtab_find(&t->done[1], id) >= 0;
+}
+
+static void remember(rag_trace *t, const char *id)
+{
+	if (was_done(t, id)) return;
+	if (t->done[t->cur].n >= RECENT) {
+		t->cur ^= 1;
+		rag_idtab_free(&t->done[t->cur]);
+	}
+	rag_idtab_add(&t->done[t->cur], id);
+}
 
 /* What a record field is made of by default and which names a mapping may give. */
 static const char *const mapped_known[] = {
@@ -286,6 +308,7 @@ static trace *find_trace(rag_trace *t, const char *id, int make)
 	else t->head = tr;
 	t->tail = tr;
 	t->st.traces++;
+	tr->late = was_done(t, id);
 	return tr;
 }
 
@@ -919,7 +942,7 @@ static jv put_fields(const rag_trace *t, const built *b, jv rec, jv *feedback)
 }
 
 /* The errors a record carries: what it lacks, or that it was cut short */
-static jv put_errors(const rag_trace *t, jv rec, int evicted, size_t nspans)
+static jv put_errors(const rag_trace *t, jv rec, int evicted, int late, size_t nspans)
 {
 	static const char *const needed[] = { "question", "answer" };
 	size_t k;
@@ -934,6 +957,9 @@ static jv put_errors(const rag_trace *t, jv rec, int evicted, size_t nspans)
 	if (evicted)
 		rec = rag_record_error(rec, "rag-trace", NULL, "the trace was not complete when --max-memory (%zu bytes) "
 		                       "made room: its %zu spans so far made this record", t->max_bytes, nspans);
+	if (late)
+		rec = rag_record_error(rec, "rag-trace", NULL, "spans of the trace (%zu) came after its record was written: "
+		                       "a longer --quiet-time would have waited for them", nspans);
 	return rec;
 }
 
@@ -1004,13 +1030,17 @@ static void emit(rag_trace *t, trace *tr, int evicted, jv *out)
 		free(who);
 		jv_free(model);
 	}
-	rec = put_errors(t, rec, evicted, tr->n);
+	rec = put_errors(t, rec, evicted, tr->late, tr->n);
 	why = keep_reason(t, &b, &rec, error, feedback);
 	meta = JV_OBJECT(jv_string("spans"), jv_number((double)tr->n), jv_string("status"), jv_string(error ? "error" : "ok"));
 	if (error) meta = jv_object_set(meta, jv_string("error"), errmsg);
 	else jv_free(errmsg);
 	meta = jv_object_set(meta, jv_string("kept"), why ? jv_string(why) : jv_null());
 	if (evicted) meta = jv_object_set(meta, jv_string("complete"), jv_false());
+	if (tr->late) {
+		meta = jv_object_set(meta, jv_string("late"), jv_true());
+		t->st.late++;
+	}
 	rec = jv_object_set(rec, jv_string("trace"), meta);
 	jv_free(feedback);
 	if (evicted) {
@@ -1026,6 +1056,7 @@ static void emit(rag_trace *t, trace *tr, int evicted, jv *out)
 		t->st.sampled_out++;
 	}
 	free(b.order);
+	remember(t, tr->id);
 	drop_trace(t, tr);
 }
 
@@ -1168,5 +1199,7 @@ void rag_trace_free(rag_trace *t)
 	while (t->head) drop_trace(t, t->head);
 	rag_jq_free(t->keep);
 	jv_free(t->evicted);
+	rag_idtab_free(&t->done[0]);
+	rag_idtab_free(&t->done[1]);
 	free(t);
 }

@@ -99,6 +99,12 @@ run rag rag-trace -q --quiet-time 1 <"$T/all.jsonl"
 is "$(jq -r .trace_id "$OUT" | tr '\n' ' ')" "$OI $GA $SP " "--quiet-time 1: each trace out when a later one's spans end a second after it"
 run rag rag-trace -q <"$T/rev.jsonl"
 is "$(jq -r .trace_id "$OUT" | tr '\n' ' ')" "$SP $GA $OI " "default quiet time: out at the input's end, in the order first seen"
+# a span that comes after its trace's record: a record of its own, marked late, with an error
+{ head -1 "$FX/openinference.jsonl"; cat "$FX/genai.jsonl"; tail -1 "$FX/openinference.jsonl"; } >"$T/late.jsonl"
+run rag rag-trace --quiet-time 1 <"$T/late.jsonl"
+is "$(jq -c 'select(.trace_id == "'$OI'") | [.trace.spans, .trace.late, (.errors[0].message // "" | test("came after its record"))]' "$OUT" | tr '\n' ' ')" \
+	'[2,null,false] [1,true,true] ' "the OpenInference root after its trace was complete: a second record, late, with an error"
+like "$(cat "$ERR")" ', 1 late,' "the summary counts it"
 # an idle input (tail -F between bursts) moves the clock on: the record comes without more input
 mkfifo "$T/fifo"
 rag rag-trace -q --quiet-time 0.2 <"$T/fifo" >"$T/live.out" 2>"$T/live.err" &

@@ -580,7 +580,8 @@ typedef struct built {
 } built;
 
 /* The first value of the candidates, in their order, each looked for span by span: text, or
- * invalid. mapped (NULL: none) comes first, in any span. */
+ * invalid. mapped (NULL: none) comes first, in any span; the conventions' names where no span
+ * has it. */
 static jv find_text(const built *b, const char *mapped, const cand *c, size_t nc)
 {
 	size_t k, i;
@@ -590,7 +591,6 @@ static jv find_text(const built *b, const char *mapped, const cand *c, size_t nc
 			if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) return as_text(v);
 			jv_free(v);
 		}
-		return jv_invalid();
 	}
 	for (k = 0; k < nc; k++) {
 		for (i = 0; i < b->tr->n; i++) {
@@ -736,22 +736,20 @@ static jv oi_documents(const span *s)
 	return out;
 }
 
-/* The retrieved documents: the mapping's attribute, else OpenInference's, GenAI's or Spring AI's,
- * of the first span that has them. */
+/* The retrieved documents: the mapping's attribute (any span), else OpenInference's, GenAI's or
+ * Spring AI's, of the first span that has them. */
 static jv find_documents(const built *b, const char *mapped)
 {
 	static const char *const lists[] = { "gen_ai.retrieval.documents", "db.vector.query.response.documents" };
 	size_t i, k;
+	for (i = 0; mapped && i < b->tr->n; i++) {
+		jv v = attr(b->order[i], mapped);
+		if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) return documents(v);
+		jv_free(v);
+	}
 	for (i = 0; i < b->tr->n; i++) {
 		const span *s = b->order[i];
-		jv v;
-		if (mapped) {
-			v = attr(s, mapped);
-			if (jv_is_valid(v)) return documents(v);
-			jv_free(v);
-			continue;
-		}
-		v = oi_documents(s);
+		jv v = oi_documents(s);
 		if (jv_is_valid(v)) return documents(v);
 		for (k = 0; k < NC(lists); k++) {
 			v = attr(s, lists[k]);
@@ -822,8 +820,8 @@ static int thumbs_down(jv v)
 static jv find_feedback(const built *b, const char *mapped)
 {
 	size_t k, i;
-	for (k = 0; k < (mapped ? 1 : NC(feedback_c)); k++) {
-		const char *name = mapped ? mapped : feedback_c[k].name;
+	for (k = mapped ? 0 : 1; k <= NC(feedback_c); k++) {
+		const char *name = k == 0 ? mapped : feedback_c[k - 1].name;
 		for (i = 0; i < b->tr->n; i++) {
 			jv v = attr(b->order[i], name);
 			if (jv_is_valid(v) && jv_get_kind(v) != JV_KIND_NULL) return v;

@@ -983,6 +983,29 @@ static const char *keep_reason(rag_trace *t, const built *b, jv *rec, int error,
 	return NULL;
 }
 
+/* Whether the trace's feedback is a thumbs-down */
+static int thumbs_down_in(const rag_trace *t, const built *b)
+{
+	jv f = find_feedback(b, mapping(t, "feedback"));
+	int yes = jv_is_valid(f) && thumbs_down(f);
+	jv_free(f);
+	return yes;
+}
+
+/* A trace's record made or left out: an eviction said, its id remembered, the trace dropped */
+static void finish(rag_trace *t, trace *tr, built *b, int evicted)
+{
+	if (evicted) {
+		t->st.evicted++;
+		t->evicted = jv_array_append(t->evicted, JV_OBJECT(jv_string("trace_id"), jv_string(tr->id),
+		                                                   jv_string("spans"), jv_number((double)tr->n)));
+	}
+	if (tr->late) t->st.late++;
+	free(b->order);
+	remember(t, tr->id);
+	drop_trace(t, tr);
+}
+
 /* The record of tr, appended to *out when it is kept; tr is then dropped. */
 static void emit(rag_trace *t, trace *tr, int evicted, jv *out)
 {
@@ -1015,6 +1038,14 @@ static void emit(rag_trace *t, trace *tr, int evicted, jv *out)
 			                       jv_get_kind(tr->v[i].status_msg) == JV_KIND_STRING ? jv_string_value(tr->v[i].status_msg) : "");
 		}
 	}
+	if (!error && !t->keep && !rag_trace_sampled(tr->id, t->o.sample) && !thumbs_down_in(t, &b)) {
+		/* left out whatever its record would say: none is made (most traces, at a low rate) */
+		jv_free(rec);
+		jv_free(errmsg);
+		finish(t, tr, &b, evicted);
+		t->st.sampled_out++;
+		return;
+	}
 	rec = jv_object_set(rec, jv_string("id"), jv_string(tr->id));
 	rec = put_fields(t, &b, rec, &feedback);
 	rec = jv_object_set(rec, jv_string("started"), iso_time(first));
@@ -1035,17 +1066,9 @@ static void emit(rag_trace *t, trace *tr, int evicted, jv *out)
 	else jv_free(errmsg);
 	meta = jv_object_set(meta, jv_string("kept"), why ? jv_string(why) : jv_null());
 	if (evicted) meta = jv_object_set(meta, jv_string("complete"), jv_false());
-	if (tr->late) {
-		meta = jv_object_set(meta, jv_string("late"), jv_true());
-		t->st.late++;
-	}
+	if (tr->late) meta = jv_object_set(meta, jv_string("late"), jv_true());
 	rec = jv_object_set(rec, jv_string("trace"), meta);
 	jv_free(feedback);
-	if (evicted) {
-		t->st.evicted++;
-		t->evicted = jv_array_append(t->evicted, JV_OBJECT(jv_string("trace_id"), jv_string(tr->id),
-		                                                   jv_string("spans"), jv_number((double)tr->n)));
-	}
 	if (why) {
 		*out = jv_array_append(*out, rec);
 		t->st.records++;
@@ -1053,9 +1076,7 @@ static void emit(rag_trace *t, trace *tr, int evicted, jv *out)
 		jv_free(rec);
 		t->st.sampled_out++;
 	}
-	free(b.order);
-	remember(t, tr->id);
-	drop_trace(t, tr);
+	finish(t, tr, &b, evicted);
 }
 
 /* ---------------------------------------------------------------- the stream */

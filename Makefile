@@ -319,7 +319,7 @@ lint:
 # target FUZZ_RUNS inputs with a fixed seed, so it is bounded and the same on every run. A crash
 # is written to tests/tmp/fuzz/ and fails the run. See tests/README.md.
 FUZZ_CC      = clang
-FUZZ_TARGETS = stream config reply text testset sse http
+FUZZ_TARGETS = stream config reply text testset sse http trace
 FUZZ_DIR     = tests/fuzz
 FUZZ_BUILD   = $(FUZZ_DIR)/build
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -394,6 +394,7 @@ bench: all
 	sh bench/store.sh
 	sh bench/serve.sh
 	sh bench/report.sh
+	sh bench/trace.sh
 
 # ragpipe beside autoevals and promptfoo (installed from npm outside the tree) and the compute
 # tools beside jq: bench/README.md's side-by-side tables

@@ -10,18 +10,22 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char usage[] =
 	"Usage: rag-gate [OPTIONS] [FILE...] < records.jsonl\n"
 	"Read a whole run of scored records and decide: exit 0 when it passes the gate, 1 when\n"
 	"it fails. Thresholds come from the config's gate section and from the options; with\n"
-	"none, give --summary-only for the summary alone.\n";
+	"none, give --summary-only for the summary alone. With --window, an endless stream:\n"
+	"one line per window of records, each window gated alone.\n";
 
-enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE, OPT_SUMMARY_ONLY };
+enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE, OPT_SUMMARY_ONLY, OPT_WINDOW, OPT_ON_FAIL,
+       OPT_FAIL_AFTER, OPT_RECOVER_AFTER };
 
 /* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
 static const rag_opt options[] = {
@@ -39,6 +43,12 @@ static const rag_opt options[] = {
 	{"junit", 0, OPT_JUNIT, "FILE", RAG_ARG_FILE, "JUnit XML: a suite per category, a test case per record"},
 	{"output", 'o', 'o', "FILE", RAG_ARG_FILE, "write the summary to FILE"},
 	{"tee", 0, OPT_TEE, NULL, NULL, "pass the records to stdout; the summary goes to stderr"},
+	{"window", 0, OPT_WINDOW, "SIZE", NULL, "a rolling gate: a line per window of SIZE records (500) or of\n"
+	 "the records' started time (15m, 1h, 1d)"},
+	{"on-fail", 0, OPT_ON_FAIL, "COMMAND", NULL, "with --window: run COMMAND (sh -c) when the alert turns failing,\n"
+	 "the window's line on its stdin"},
+	{"fail-after", 0, OPT_FAIL_AFTER, "K", NULL, "the alert turns failing after K failed windows in a row (default 1)"},
+	{"recover-after", 0, OPT_RECOVER_AFTER, "M", NULL, "and back after M passed windows in a row (default 1)"},
 	RAG_OPT_END
 };
 
@@ -48,6 +58,9 @@ typedef struct tool {
 	const char *input;
 	const char *first_input;  /* the run's name in a Markdown summary */
 	FILE *junit_body;         /* test cases, until the counts are known */
+	rag_window *window;       /* --window: the rolling gate, in place of gate */
+	const char *on_fail;      /* --on-fail COMMAND */
+	int write_failed;         /* --window: stdout could not be written */
 	rag_junit junit;
 	rag_buf junit_case;
 } tool;
@@ -78,13 +91,86 @@ static void observe(rag_item *it, void *ctx)
 	}
 }
 
+/* --on-fail: COMMAND run by sh with the window's line on its standard input and its standard
+ * output on ours for messages (the window lines own standard output); waited for, so that its
+ * windows' commands never overlap. */
+static void run_on_fail(tool *t, const char *line)
+{
+	int fd[2], status;
+	pid_t pid;
+	void (*old)(int);
+	size_t len = strlen(line), off = 0;
+	if (pipe(fd) < 0) {
+		rag_msg(t->cli->prog, "warning", "--on-fail: cannot make a pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		rag_msg(t->cli->prog, "warning", "--on-fail: cannot start the command: %s", strerror(errno));
+		close(fd[0]);
+		close(fd[1]);
+		return;
+	}
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		dup2(fd[0], 0);
+		dup2(2, 1);
+		close(fd[0]);
+		close(fd[1]);
+		execl("/bin/sh", "sh", "-c", t->on_fail, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[0]);
+	old = signal(SIGPIPE, SIG_IGN);   /* a command that reads nothing is no error */
+	while (off < len) {
+		ssize_t n = write(fd[1], line + off, len - off);
+		if (n < 0 && errno == EINTR) continue;
+		if (n <= 0) break;
+		off += (size_t)n;
+	}
+	close(fd[1]);
+	signal(SIGPIPE, old);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		rag_msg(t->cli->prog, "warning", "--on-fail: the command exited with status %d",
+		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+/* --window: each window's line to stdout at once (the stream is endless), its command run */
+static void window_lines(tool *t, jv lines)
+{
+	jv_array_foreach(lines, i, l) {
+		jv d = jv_dump_string(jv_copy(l), 0);
+		char *text = rag_xasprintf("%s\n", jv_string_value(d));
+		int fired = jv_get_kind(jv_object_get(jv_copy(l), jv_string("fired"))) == JV_KIND_TRUE;
+		if (!t->write_failed && (fputs(text, stdout) == EOF || fflush(stdout) != 0)) t->write_failed = 1;
+		if (fired && t->on_fail) run_on_fail(t, text);
+		free(text);
+		jv_free(d);
+		jv_free(l);
+		(void)i;
+	}
+	jv_free(lines);
+}
+
+static void observe_window(rag_item *it, void *ctx)
+{
+	tool *t = ctx;
+	char where[600];
+	jv lines = jv_array();
+	rag_item_where(it, where, sizeof where);
+	rag_window_add(t->window, it->rec, where, it->bad, &lines);
+	window_lines(t, lines);
+}
+
 /* One input; records to out (NULL: nowhere). */
 static int read_input(tool *t, const char *name, FILE *out)
 {
 	const char *file = rag_cli_run_file(name);
 	t->input = file ? file : "<stdin>";
 	if (!t->first_input) t->first_input = t->input;
-	return rag_cli_read_run(t->cli, name, out, observe, t);
+	return rag_cli_read_run(t->cli, name, out, t->window ? observe_window : observe, t);
 }
 
 /* The JUnit file (f, open, closed here): the head, then each category's suite with its records'
@@ -148,6 +234,76 @@ static int print_summary(tool *t, jv summary, int json, int markdown, int tee, F
 	return rc;
 }
 
+/* --window's options as given */
+typedef struct window_args {
+	const char *spec;
+	long fail_after, recover_after;
+	int whole_run;            /* an option of a whole run's summary was given */
+} window_args;
+
+/* --window, --on-fail, --fail-after or --recover-after: 1 taken, 0 another option, -1 misuse
+ * (said) */
+static int window_option(tool *t, window_args *wa, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_WINDOW: wa->spec = arg; return 1;
+	case OPT_ON_FAIL: t->on_fail = arg; return 1;
+	case OPT_FAIL_AFTER: return rag_cli_int(t->cli, "--fail-after", arg, 1, 1000000, &wa->fail_after) ? -1 : 1;
+	case OPT_RECOVER_AFTER: return rag_cli_int(t->cli, "--recover-after", arg, 1, 1000000, &wa->recover_after) ? -1 : 1;
+	default: return 0;
+	}
+}
+
+/* Whether the options do not go together (said): the rolling gate's without --window, or a
+ * whole run's outputs with it */
+static int window_misuse(const tool *t, const window_args *wa)
+{
+	if (!wa->spec && (t->on_fail || wa->fail_after != 1 || wa->recover_after != 1)) {
+		rag_msg(t->cli->prog, "error", "--on-fail, --fail-after and --recover-after are the rolling gate's: give --window");
+		return 1;
+	}
+	if (wa->spec && wa->whole_run) {
+		rag_msg(t->cli->prog, "error", "--window writes a line per window: --json, --markdown, --junit, --tee, -o, "
+		        "--baseline and --summary-only are for a whole run");
+		return 1;
+	}
+	return 0;
+}
+
+/* --window: the stream's windows, each gated alone; 1 when the alert is failing at the end */
+static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, int argc, char **argv)
+{
+	const char *spec = wa->spec;
+	rag_window_opts wo;
+	char err[RAG_ERRLEN];
+	jv lines = jv_array();
+	int rc = 0, i;
+	memset(&wo, 0, sizeof wo);
+	if (rag_window_parse(spec, &wo.count, &wo.seconds, err, sizeof err) < 0) {
+		jv_free(lines);
+		rag_msg(t->cli->prog, "error", "%s", err);
+		return rag_cli_misuse(t->cli);
+	}
+	wo.fail_after = (int)wa->fail_after;
+	wo.recover_after = (int)wa->recover_after;
+	wo.gate = go;
+	t->window = rag_window_new(&wo);
+	if (optind == argc) {
+		rc = read_input(t, "-", NULL);
+	} else {
+		for (i = optind; i < argc && !rc && !rag_tool_interrupted; i++) rc = read_input(t, argv[i], NULL);
+	}
+	rag_window_end(t->window, &lines);
+	window_lines(t, lines);
+	if (t->write_failed && errno != EPIPE) {
+		rag_msg(t->cli->prog, "error", "cannot write output: %s", strerror(errno));
+		rc = RAG_EXIT_INTERNAL;
+	}
+	if (!rc) rc = rag_window_failing(t->window) ? RAG_EXIT_FAIL : RAG_EXIT_OK;
+	rag_window_free(t->window);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- options */
 int main(int argc, char **argv)
 {
@@ -158,6 +314,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0, summary_only = 0;
 	const char *baseline = NULL, *junit = NULL, *output = NULL;
+	window_args wa = { NULL, 1, 1, 0 };
 	FILE *sout = NULL, *jout = NULL;
 	jv summary = jv_invalid();
 
@@ -171,14 +328,17 @@ int main(int argc, char **argv)
 	t.cli = &cli;
 	while ((opt = rag_cli_getopt(&cli, argc, argv)) != -1) {
 		switch (opt) {
-		case 'b': baseline = optarg; break;
-		case OPT_JSON: json = 1; break;
-		case OPT_MARKDOWN: markdown = 1; break;
-		case OPT_JUNIT: junit = optarg; break;
-		case 'o': output = optarg; break;
-		case OPT_TEE: tee = 1; break;
-		case OPT_SUMMARY_ONLY: summary_only = 1; break;
+		/* a whole run's outputs (wa.whole_run: none goes with --window) */
+		case 'b': baseline = optarg; wa.whole_run = 1; break;
+		case OPT_JSON: json = wa.whole_run = 1; break;
+		case OPT_MARKDOWN: markdown = wa.whole_run = 1; break;
+		case OPT_JUNIT: junit = optarg; wa.whole_run = 1; break;
+		case 'o': output = optarg; wa.whole_run = 1; break;
+		case OPT_TEE: tee = wa.whole_run = 1; break;
+		case OPT_SUMMARY_ONLY: summary_only = wa.whole_run = 1; break;
 		default:
+			if ((done = window_option(&t, &wa, opt, optarg)) < 0) goto misuse;
+			if (done) break;
 			rc = rag_cli_option(&cli, opt, optarg, &done);
 			if (rc || done) goto out;
 		}
@@ -187,6 +347,7 @@ int main(int argc, char **argv)
 		rag_msg(cli.prog, "error", "--json and --markdown are two formats of one summary: choose one");
 		goto misuse;
 	}
+	if (window_misuse(&t, &wa)) goto misuse;
 	if ((rc = rag_cli_setup(&cli))) goto out;
 
 	rag_cli_gate_opts(&cli, &g, &go);
@@ -195,6 +356,10 @@ int main(int argc, char **argv)
 		rag_msg(cli.prog, "error", "no threshold to gate on: give -t METRIC=MIN or -r METRIC=MIN, or gate.mean "
 		        "or gate.record in the configuration (rag.yaml), or --pass METRIC; --summary-only for the summary alone");
 		goto misuse;
+	}
+	if (wa.spec) {
+		rc = run_window(&t, &go, &wa, argc, argv);
+		goto out;
 	}
 	t.gate = rag_gate_new(&go);
 

@@ -178,6 +178,8 @@ static const struct key keys[] = {
 	{ ROW("system", "*", T_SCALARS, system), .aux = offsetof(rag_config, nsystem) },
 	/* fields: a test set's own schema, our field name -> a jq program (rag_fieldmap) */
 	{ ROW("fields", "*", T_TEXTS, fields), .aux = offsetof(rag_config, nfields) },
+	/* trace.fields: rag-trace's record field -> a span attribute's name (rag-trace(1)) */
+	{ ROW("trace.fields", "*", T_TEXTS, trace.fields), .aux = offsetof(rag_config, trace.nfields) },
 	/* eval: rag-eval's */
 	{ ROW("eval", "metrics", T_STRS, eval.metrics) },
 	{ ROW("eval", "runs_dir", T_PATH, eval.runs_dir) },

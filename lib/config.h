@@ -178,6 +178,9 @@ typedef struct rag_config {
 	/* fields: a test set's own schema: our field name (or an alias) -> a jq program over the
 	 * record ("reference" -> ".expected.text"), in file order; rag_fieldmap compiles them */
 	rag_kv *fields; size_t nfields;
+	/* trace.fields: rag-trace's mapping, a record field -> the span attribute that holds it
+	 * ("question" -> "app.user.query"), for names none of the conventions it knows uses */
+	struct { rag_kv *fields; size_t nfields; } trace;
 	struct {
 		/* rag-eval's settings (rag-config(5)); flags override them */
 		rag_strv metrics;                /* eval.metrics: empty = faithfulness, answer_relevancy,

@@ -292,6 +292,42 @@ typedef struct rag_verdict_gate {
 int rag_verdict_gate_opts(jv verdict, rag_verdict_gate *vg);
 void rag_verdict_gate_free(rag_verdict_gate *vg);
 
+/* ---------------------------------------------------------------- window.c */
+/* The rolling gate (rag-gate --window): an endless stream of scored records cut into windows,
+ * each decided by a gate of its own over its records alone (the checks rag-gate makes of the
+ * same records in a batch), with a rule against flapping. Only the open window's scores are
+ * held. A time window is a span of the records' own time (their `started`, ISO 8601, as
+ * rag-trace writes it), aligned on multiples of its length since the epoch: a record of a later
+ * window closes the open one, a record of an earlier one counts in the open one as late, and
+ * one with no time counts in the open one. */
+typedef struct rag_window rag_window;
+typedef struct rag_window_opts {
+	long count;               /* records a window; or */
+	double seconds;           /* a window's length in the records' time */
+	int fail_after, recover_after;   /* the alert fails after K failed windows in a row, and
+	                                  * recovers after M passed ones (at least 1) */
+	const rag_gate_opts *gate;       /* borrowed, for every window's gate */
+} rag_window_opts;
+/* "500" (records) or "90s", "15m", "1h", "1d" (time): 0 with one of *count and *seconds set,
+ * or -1 and err. */
+int rag_window_parse(const char *arg, long *count, double *seconds, char *err, size_t errlen);
+/* An ISO 8601 time (2026-12-06T05:46:40.123Z, an offset, a date alone) in seconds since the
+ * epoch; NAN when s is not one. */
+double rag_window_time(const char *s);
+rag_window *rag_window_new(const rag_window_opts *o);
+/* One record (borrowed; where and unreadable as rag_gate_add's): the line of each window it
+ * closes is appended to *out: {window (its number from 1), from, to (ISO; a count window's
+ * first and last record times, null when they have none), records, late?, means: {metric:
+ * mean}, pass_rate, pass, decision, exit_status, reason (rag_verdict's), checks (the gate's),
+ * alert: "ok"|"failing", fired?: true (the alert turned failing at this window), recovered?:
+ * true, error? (scores lost: no pass)}. */
+void rag_window_add(rag_window *w, jv rec, const char *where, int unreadable, jv *out);
+/* The input's end: the open window's line, with complete: false, when it has records. */
+void rag_window_end(rag_window *w, jv *out);
+/* Whether the alert is failing now. */
+int rag_window_failing(const rag_window *w);
+void rag_window_free(rag_window *w);
+
 /* ---------------------------------------------------------------- hints.c */
 /* The failure hints of lang ("en", "zh"): <datadir>/hints/<lang>.txt, lines "METRIC: text" (or
  * "A+B: text", the advice when both fail), as an object KEY -> text. jv_invalid() and err when

@@ -21,8 +21,13 @@ typedef struct rag_cat_kd { char *category, *metric; double value; } rag_cat_kd;
 /* prices.<model>: what a model's tokens cost, in prices.currency per million tokens; a price
  * not written is NAN (unknown, never 0) */
 /* per million tokens; NAN where unknown; cached_input: prompt tokens a provider's prefix cache
- * served (NAN: they cost input) */
-typedef struct rag_price { char *model; double input, output, cached_input; } rag_price;
+ * served (NAN: they cost input); batch_input, batch_output: the batch route's prices (rag-eval
+ * --batch), batch_discount: else the share of input and output it takes off (0.5: half price) */
+typedef struct rag_price {
+	char *model;
+	double input, output, cached_input;
+	double batch_input, batch_output, batch_discount;
+} rag_price;
 
 /* The scale of a rubric (rag-judge(1)): its scores, and how they map to [0, 1]. */
 enum rag_scale { RAG_SCALE_0_10 = 0, RAG_SCALE_1_5, RAG_SCALE_YESNO };

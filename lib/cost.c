@@ -280,3 +280,75 @@ void rag_cost_meter_free(rag_cost_meter *m)
 	free(m->currency);
 	free(m);
 }
+
+rag_price rag_cost_batch_price(const rag_price *p)
+{
+	rag_price b = {NULL, NAN, NAN, NAN, NAN, NAN, NAN};
+	double keep;
+	if (!p) return b;
+	b.model = p->model;
+	keep = p->batch_discount >= 0 && p->batch_discount <= 1 ? 1 - p->batch_discount : NAN;
+	b.input = !isnan(p->batch_input) ? p->batch_input : p->input * keep;
+	b.output = !isnan(p->batch_output) ? p->batch_output : p->output * keep;
+	/* a cached prefix in a batch: the discount on the cached price, else the batch input */
+	b.cached_input = !isnan(keep) ? p->cached_input * keep : NAN;
+	return b;
+}
+
+/* One judge's batch tokens (u borrowed) into the summary's "batch" object o (consumed): their
+ * cost at the list price and at the batch price, added to *list and *batch (NAN: unknown). */
+static jv batch_entry(jv o, const char *judge, jv u, const rag_price *prices, size_t n, double *list, double *batch,
+                      jv *missing)
+{
+	const rag_price *p = rag_cost_price_find(prices, n, judge);
+	rag_price bp = rag_cost_batch_price(p);
+	double pt = rag_json_num(u, "prompt_tokens"), kt = rag_json_num(u, "cached_tokens");
+	double ct = rag_json_num(u, "completion_tokens"), rq = rag_json_num(u, "requests");
+	double lc, bc;
+	pt = isnan(pt) ? 0 : pt;
+	kt = isnan(kt) ? 0 : kt;
+	ct = isnan(ct) ? 0 : ct;
+	lc = rag_cost_tokens(p, pt, kt, ct);
+	bc = rag_cost_tokens(&bp, pt, kt, ct);
+	if (isnan(bc) && (pt > 0 || ct > 0)) *missing = jv_object_set(*missing, jv_string(model_of(judge)), jv_true());
+	*list += lc;
+	*batch += bc;
+	o = add_num(o, "requests", isnan(rq) ? 0 : rq);
+	o = add_num(o, "prompt_tokens", pt);
+	o = add_num(o, "cached_tokens", kt);
+	return add_num(o, "completion_tokens", ct);
+}
+
+jv rag_cost_batch(jv summary, jv batch, const rag_price *prices, size_t n)
+{
+	jv o = jv_object(), missing = jv_object(), msgs;
+	double list = 0, bcost = 0, total = rag_json_num(summary, "total");
+	if (jv_get_kind(batch) != JV_KIND_OBJECT || jv_object_length(jv_copy(batch)) == 0) return summary;
+	jv_object_foreach(batch, judge, u) {
+		if (jv_get_kind(u) == JV_KIND_OBJECT)
+			o = batch_entry(o, jv_string_value(judge), u, prices, n, &list, &bcost, &missing);
+		jv_free(judge);
+		jv_free(u);
+	}
+	o = jv_object_set(o, jv_string("cost_at_list_price"), isnan(list) ? jv_null() : jv_number(list));
+	o = jv_object_set(o, jv_string("cost"), isnan(bcost) ? jv_null() : jv_number(bcost));
+	/* the records' tokens were priced at the list price: the batch's share of them at its own */
+	summary = jv_object_set(summary, jv_string("total"),
+	                        isnan(total) || isnan(list) || isnan(bcost) ? jv_null() : jv_number(total - list + bcost));
+	msgs = rag_json_get(jv_copy(summary), "messages");
+	if (jv_get_kind(msgs) != JV_KIND_ARRAY) {
+		jv_free(msgs);
+		msgs = jv_array();
+	}
+	jv_object_foreach(missing, m, t) {
+		char *s = rag_xasprintf("no batch price for model %s (prices.%s.batch_input and batch_output, or "
+		                        "batch_discount)", jv_string_value(m), jv_string_value(m));
+		msgs = jv_array_append(msgs, jv_string(s));
+		free(s);
+		jv_free(m);
+		jv_free(t);
+	}
+	jv_free(missing);
+	summary = jv_object_set(summary, jv_string("messages"), msgs);
+	return jv_object_set(summary, jv_string("batch"), o);
+}

@@ -563,6 +563,9 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->max_cost > 0) cfg->llm.max_cost = cli->max_cost;
 	/* the run's spending shared with the other stages (rag(7) COST) */
 	cfg->llm.spend_file = getenv("RAG_SPEND");
+	/* rag-eval --batch: this stage writes the requests it would send, for one batch */
+	cfg->llm.batch_collect = getenv("RAG_BATCH_COLLECT");
+	if (cfg->llm.batch_collect && !*cfg->llm.batch_collect) cfg->llm.batch_collect = NULL;
 	if (cli->max_memory) cfg->stream.max_memory = (int)cli->max_memory;
 	return 0;
 }

@@ -103,6 +103,8 @@ static const struct key keys[] = {
 	{ ROW("llm", "api_version", T_STR, llm.api_version) },
 	{ ROW("llm", "max_tokens_param", T_ENUM, llm.max_tokens_param), .choices = token_params },
 	{ ROW("llm", "reasoning_effort", T_ENUM, llm.reasoning_effort), .choices = efforts },
+	{ ROW("llm", "batch", T_BOOL, llm.batch) },
+	{ ROW("llm", "batch_poll", T_DOUBLE, llm.batch_poll), .lo = 0, .hi = 86400 },
 	{ ROW("cache", "mode", T_MODE, cache.mode), .choices = cache_modes },
 	{ ROW("cache", "dir", T_PATH, cache.dir) },
 	{ ROW("", "lang", T_ENUM, lang), .choices = langs },
@@ -265,6 +267,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->llm.concurrency = 8;
 	cfg->llm.adaptive = 1;
 	cfg->llm.deadline = 300;
+	cfg->llm.batch_poll = 30;
 	cfg->llm.json_mode = RAG_JSON_SCHEMA;
 	cfg->gen.share[0] = cfg->gen.share[1] = cfg->gen.share[2] = cfg->gen.share[3] = 0.1;
 	cfg->cache.mode = RAG_CACHE_RW;

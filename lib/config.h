@@ -83,6 +83,12 @@ typedef struct rag_config {
 		char *api_version;    /* azure: api-version of the classic route (a default with a deployment) */
 		char *max_tokens_param;   /* "max_tokens" | "max_completion_tokens" | NULL: by the provider */
 		char *reasoning_effort;   /* sent as reasoning_effort, NULL: not sent */
+		/* the batch route (rag-eval --batch, rag-config(5) BATCH) */
+		int batch;            /* llm.batch: rag-eval sends each judge stage's requests as one batch */
+		double batch_poll;    /* seconds between looks at a batch's state, default 30 */
+		const char *batch_collect; /* write the requests the cache does not answer to this file (a
+		                       * batch's input) instead of sending them (RAG_BATCH_COLLECT, set by
+		                       * the tool layer), or NULL; borrowed, not freed */
 	} llm;
 	struct {
 		int mode;             /* enum rag_cache_mode */

@@ -102,6 +102,11 @@ void rag_evalplan_gate_thresholds(const rag_evalplan *p, rag_buf *b);
 void rag_evalplan_gate_opts(const rag_evalplan *p, rag_buf *b);
 void rag_evalplan_stages_text(const rag_evalplan *p, rag_buf *b, const char *sep);
 void rag_evalplan_render(const rag_evalplan *p, rag_buf *b);
+/* rag-eval --batch: the pipeline that makes stage s write the requests it would send into file
+ * (RAG_BATCH_COLLECT) instead of sending them: --emit, the stages before it (a judge stage with
+ * --cache replay, its stderr dropped: its replies are its batch's, in the cache), s; its
+ * records dropped. */
+void rag_evalplan_collect_text(const rag_evalplan *p, int s, const char *file, rag_buf *b);
 void rag_evalplan_free(rag_evalplan *p);   /* the plan's own: metrics and lists */
 
 #endif

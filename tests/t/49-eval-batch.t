@@ -1,0 +1,145 @@
+#!/bin/sh
+# 49-eval-batch.t - rag-eval --batch: each judge stage's requests sent as one batch through the
+# batch route (the fake's /v1/files and /v1/batches), its replies fed back through the cache.
+# 1,000 records through the batch route give the records of the same run without it, byte for
+# byte, with no live request; a batch that fails some lines and one that expires have those
+# requests sent live, no record lost; a rag-eval killed while its batch runs is resumed on the
+# same batch, not a second one; the uploaded requests hold no key; run.json prices the batch's
+# tokens at the batch price. Every wait is on the fake's log or a file: a batch moves one step
+# a look (llm.batch_poll 0), never by the clock.
+. "$(dirname "$0")/lib.sh"
+
+need jq curl
+[ -x "$BIN/rag-eval" ] || bail_out "bin/rag-eval is not built: run make"
+
+# N records: some claims unsupported, some contexts irrelevant, every third with a reference
+records() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) {
+		u = i % 7 == 0 ? " It is UNSUPPORTED here." : ""
+		x = i % 5 == 0 ? ", \"IRRELEVANT filler " i ".\"" : ""
+		r = i % 3 == 0 ? ", \"reference\": \"Item " i " is a thing in the list.\"" : ""
+		printf "{\"id\": \"r%04d\", \"question\": \"What is item %d?\", \"answer\": \"Item %d is a thing. It is number %d in the list.%s\", \"contexts\": [\"Item %d is a thing.\", \"Number %d is item %d.\"%s]%s}\n", i, i, i, i, u, i, i, i, x, r
+	} }'
+}
+METRICS=faithfulness,context_recall,context_precision
+conf() {   # conf NAME CACHEDIR: a judge of the fake, the cache in CACHEDIR, batch prices
+	printf 'llm:\n  model: judge-x\n  timeout: 10\n  retries: 0\n  batch_poll: 0\ncache:\n  mode: rw\n  dir: %s\nprices:\n  judge-x:\n    input: 2\n    output: 8\n    batch_discount: 0.5\n' \
+		"$2" >"$T/$1.yaml"
+}
+live() { jq -r 'select(.path == "/v1/chat/completions") | .n' "$FAKE_LOG" | wc -l | tr -d ' '; }
+posted() { jq -r --arg p "$1" 'select(.path == $p and .method == "POST") | .n' "$FAKE_LOG" | wc -l | tr -d ' '; }
+# fake_start sets RAG_CACHE=off, over the configuration's cache.mode: unset again
+fake() { fake_start "$@"; RAG_CACHE=; export RAG_CACHE; }
+
+# ---------------------------------------------------------------- 1,000 records, byte for byte
+records 1000 >"$T/set.jsonl"
+fake
+conf plain "$T/c-plain"
+conf batch "$T/c-batch"
+run rag rag-eval -q -c "$T/plain.yaml" -m "$METRICS" --run-id same -o "$T/plain" "$T/set.jsonl"
+is "$RC" 0 "without --batch: exit 0"
+plain_live=$(live)
+check "...every request sent live" test "$plain_live" -gt 2000
+fake
+run rag rag-eval -c "$T/batch.yaml" -m "$METRICS" --batch --run-id same -o "$T/batch" "$T/set.jsonl"
+is "$RC" 0 "with --batch: exit 0"
+is "$(nlines "$T/batch/records.jsonl")" 1000 "...1,000 records"
+check "...byte for byte the records of the run without it" cmp "$T/plain/records.jsonl" "$T/batch/records.jsonl"
+is "$(live)" 0 "...and not one request sent live"
+is "$(posted /v1/batches)" 4 "...one batch a judge stage (claims, faithfulness, context recall, context precision)"
+is "$(jq -s 'map(.requests) | add' "$T"/batch/batch/stage-*.json)" "$(jq -r 'select(.path | startswith("batch:")) | .n' "$FAKE_LOG" | wc -l | tr -d ' ')" \
+	"...every request the stages kept answered once by a batch"
+like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\): in_progress, [0-9]+ of 1000 requests done, 0 failed" \
+	"progress on stderr from the batch's request_counts"
+like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\): completed, 1000 of 1000 requests done" "...to its end"
+check "the uploaded requests hold no key" sh -c "! jq -r 'select(.path == \"/v1/files\") | .body.content' '$FAKE_LOG' | grep -q test-secret-key"
+check "...nor does any file the run directory keeps" sh -c "! grep -rq test-secret-key '$T/batch'"
+is "$(jq -r 'select(.path == "/v1/files") | .auth' "$FAKE_LOG" | sort -u)" "Bearer test-secret-key" \
+	"the key went with the upload, to the configured endpoint only"
+is "$(jq -r 'select(.path == "/v1/files") | .body.content' "$FAKE_LOG" | jq -r 'keys | join(",")' | sort -u)" \
+	"body,custom_id,method,url" "each uploaded line is {custom_id, method, url, body}"
+# cost: the batch's tokens at half price, the rest (none here) at the list price
+jq '.counts.cost' "$T/batch/run.json" >"$T/cost.json"
+is "$(jq '.batch.requests' "$T/cost.json")" "$(jq -s 'map(.requests) | add' "$T"/batch/batch/stage-*.json)" \
+	"run.json's cost: the batch's requests"
+is "$(jq '(.batch.cost * 2 - .batch.cost_at_list_price) | fabs < 1e-9' "$T/cost.json")" true \
+	"...priced at batch_discount 0.5: half the list price"
+is "$(jq '(.total - ([.stages[].cost] | add) + .batch.cost_at_list_price - .batch.cost) | fabs < 1e-9' "$T/cost.json")" true \
+	"...the total: the stages at the list price, less what the batch saved"
+is "$(jq '.counts.cost.total < 0.6 * ([.counts.cost.stages[].cost] | add)' "$T/batch/run.json")" true \
+	"...about half of what the same run costs without --batch"
+
+# ---------------------------------------------------------------- a batch that fails part way
+records 60 >"$T/small.jsonl"
+cat >"$T/fail.json" <<'EOF'
+[{"via": "batch", "match": "item 12?", "batch": "error"},
+ {"via": "batch", "match": "item 31?", "status": 500}]
+EOF
+fake --plan "$T/fail.json"
+conf p2 "$T/c-p2"
+run rag rag-eval -q -c "$T/p2.yaml" -m "$METRICS" --run-id small -o "$T/small-plain" "$T/small.jsonl"
+fake --plan "$T/fail.json"
+conf b2 "$T/c-b2"
+run rag rag-eval -c "$T/b2.yaml" -m "$METRICS" --batch --run-id small -o "$T/small-fail" "$T/small.jsonl"
+is "$RC" 0 "a batch that failed some requests: exit 0"
+check "...the records of the run without --batch" cmp "$T/small-plain/records.jsonl" "$T/small-fail/records.jsonl"
+failed_lines=$(jq -r 'select(.path | startswith("batch:")) | select(.rule != null) | .n' "$FAKE_LOG" | wc -l | tr -d ' ')
+check "...some lines failed in the batch ($failed_lines)" test "$failed_lines" -ge 2
+# sent live: those, and a later stage's request that needs a reply of theirs (a record's
+# faithfulness verdicts need its claims): every live request is of records 12 and 31
+check "...sent live ($(live) requests)" test "$(live)" -ge "$failed_lines"
+is "$(jq -r 'select(.path == "/v1/chat/completions") | .body | tostring | test("item (12|31)[?]")' "$FAKE_LOG" | sort -u)" true \
+	"...every live request of the records whose requests failed"
+like "$(cat "$ERR")" "requests not answered \\(the batch server_error: fake: the batch failed this request\\)|not answered \\(the batch's request answered http 500" \
+	"...said on stderr, with why"
+is "$(jq -s 'map(.not_answered // 0) | add' "$T"/small-fail/batch/stage-*.json)" "$failed_lines" "...and counted in the batch's state"
+check "...whose error file names them" sh -c "jq -s 'map(.failed // {} | length) | add' '$T'/small-fail/batch/stage-*.json | grep -qx '$failed_lines'"
+
+# ---------------------------------------------------------------- a batch that expires
+cat >"$T/expire.json" <<'EOF'
+[{"via": "batch", "match": "item 20?", "batch": "expire", "times": 1}]
+EOF
+fake --plan "$T/expire.json" --batch-step 5
+conf b3 "$T/c-b3"
+run rag rag-eval -c "$T/b3.yaml" -m "$METRICS" --batch --run-id small -o "$T/small-exp" "$T/small.jsonl"
+is "$RC" 0 "a batch that expired: exit 0"
+check "...the records of the run without --batch" cmp "$T/small-plain/records.jsonl" "$T/small-exp/records.jsonl"
+like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\): expired" "...its state said"
+like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\) expired: [0-9]+ of 60 requests not answered \\(the batch batch_expired" \
+	"...and what it left, and why"
+expired=$(jq '.not_answered' "$T/small-exp/batch/stage-1.json")
+check "...some requests left ($expired)" test "$expired" -gt 0
+claims_live=$(jq -r 'select(.path == "/v1/chat/completions") | .body | tostring | select(contains("<<<TEXT-")) | 1' "$FAKE_LOG" | wc -l | tr -d ' ')
+is "$claims_live" "$expired" "...those sent live"
+is "$(live)" "$((2 * expired))" "...with the faithfulness request of each, which needs its claims; no more"
+
+# ---------------------------------------------------------------- killed mid-batch, resumed
+fake --batch-hold
+conf b4 "$T/c-b4"
+"$BIN/rag-eval" -q -c "$T/b4.yaml" -m "$METRICS" --batch --run-id small -o "$T/small-res" "$T/small.jsonl" \
+	>"$T/kill.out" 2>"$T/kill.err" &
+pid=$!
+looked() { [ "$(jq -r 'select(.method == "GET" and (.path | startswith("/v1/batches/"))) | .n' "$FAKE_LOG" | wc -l)" -ge 2 ]; }
+check "rag-eval looks at its batch, which the fake holds in progress" wait_until 60 looked
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+is "$(jq -r .batch_id "$T/small-res/batch/stage-1.json")" batch_fake_1 "the batch's id is kept in the run directory"
+is "$(jq -r .batch "$T/small-res/run.json")" true "...and run.json says the run goes by batches"
+curl -s -X POST -d '{}' "$FAKE_URL/_fake/release" >/dev/null
+run rag rag-eval -c "$T/b4.yaml" --resume "$T/small-res"
+is "$RC" 0 "--resume: exit 0"
+is "$(posted /v1/batches)" 4 "...the first stage's batch looked at again, not sent again (one batch a stage)"
+is "$(posted /v1/files)" 4 "...nor its requests uploaded again"
+like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\): completed" "...the same batch, to its end"
+check "...the records of the run without --batch" cmp "$T/small-plain/records.jsonl" "$T/small-res/records.jsonl"
+is "$(live)" 0 "...with no live request"
+
+# ---------------------------------------------------------------- what --batch needs
+sed 's/mode: rw/mode: off/' "$T/b4.yaml" >"$T/off.yaml"
+run rag rag-eval -q -c "$T/off.yaml" -m "$METRICS" --batch -o "$T/nocache" "$T/small.jsonl"
+is "$RC" 2 "--batch with the cache off: exit 2"
+like "$(cat "$ERR")" "needs cache.mode rw" "...said why"
+run rag rag-eval -q -c "$T/b4.yaml" -m "$METRICS" --batch --jobs 2 -o "$T/nojobs" "$T/small.jsonl"
+is "$RC" 2 "--batch with --jobs: exit 2"
+
+done_testing

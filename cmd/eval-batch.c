@@ -370,6 +370,13 @@ int eval_batch(eval *e, const char *cmd)
 	}
 	for (k = 0; !rc && (s = rag_evalplan_nth(k)) >= 0; k++)
 		if (batch_stage_on(e, s)) rc = batch_stage(e, l, s);
+	if (!rc) {
+		/* for the gate's cost, in the pipeline and the outputs made as the records come */
+		char *u = eval_path_in(e, "batch/usage.json");
+		if (eval_write_json_file(e, u, eval_batch_usage(e)) < 0 || setenv("RAG_BATCH_USAGE", u, 1) < 0)
+			rc = RAG_EXIT_INTERNAL;
+		free(u);
+	}
 	if (tmp) unlink(tmpl);
 	e->plan.testset = testset;
 	rag_llm_free(l);

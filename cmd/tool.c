@@ -349,6 +349,7 @@ static long gate_option(const rag_cli *cli, rag_cli_gate *g, int opt, const char
 void rag_cli_gate_init(rag_cli_gate *g)
 {
 	memset(g, 0, sizeof *g);
+	g->batch = jv_invalid();
 	g->min_pass = g->max_err = g->regression = g->confidence = NAN;
 	g->seed = g->resamples = g->worst = -1;
 }
@@ -379,6 +380,17 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->prices = c->prices.v;
 	go->nprices = c->prices.n;
 	go->currency = c->prices.currency;
+	{
+		/* rag-eval --batch: the tokens its batches answered, at the batch price in the cost */
+		const char *bu = getenv("RAG_BATCH_USAGE");
+		char err[RAG_ERRLEN];
+		size_t len;
+		char *text = bu && *bu ? rag_read_file(bu, &len, err, sizeof err) : NULL;
+		jv_free(g->batch);
+		g->batch = text ? jv_parse_sized(text, (int)len) : jv_invalid();
+		free(text);
+		go->batch = g->batch;
+	}
 	go->answer_model = c->llm.answer_model;
 	go->by_category = c->gate.by_category;
 	/* the scores kept for the summary: the budget's half that the records do not have */
@@ -445,6 +457,7 @@ void rag_cli_gate_free(rag_cli_gate *g)
 	free(g->merged_by);
 	free(g->merged_mean);
 	free(g->merged_record);
+	jv_free(g->batch);
 	memset(g, 0, sizeof *g);
 }
 

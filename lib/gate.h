@@ -139,6 +139,9 @@ typedef struct rag_gate_opts {
 	/* the price table (borrowed) for the summary's cost; none: every cost null */
 	const rag_price *prices; size_t nprices;
 	const char *currency;
+	/* rag-eval --batch: what its batches answered, by model (borrowed; invalid: none), priced at
+	 * the batch price in the summary's cost (rag_cost_batch) */
+	jv batch;
 	/* llm.answer_model: the model that wrote the answers when the records do not say (their
 	 * answer_model or model); a record judged by it is self-judged. NULL: none */
 	const char *answer_model;

@@ -68,6 +68,9 @@ is "$(jq '(.total - ([.stages[].cost] | add) + .batch.cost_at_list_price - .batc
 	"...the total: the stages at the list price, less what the batch saved"
 is "$(jq '.counts.cost.total < 0.6 * ([.counts.cost.stages[].cost] | add)' "$T/batch/run.json")" true \
 	"...about half of what the same run costs without --batch"
+is "$(jq .cost.total "$T/batch/gate.json")" "$(jq .counts.cost.total "$T/batch/run.json")" \
+	"the gate's cost (gate.json, summary.md, the report): run.json's figure"
+like "$(cat "$T/batch/summary.md")" "[0-9]+ requests answered by the batch route: [0-9.]+ at its price" "...said in summary.md"
 
 # ---------------------------------------------------------------- a batch that fails part way
 records 60 >"$T/small.jsonl"

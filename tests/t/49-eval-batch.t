@@ -137,6 +137,17 @@ like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\): completed" "...the sa
 check "...the records of the run without --batch" cmp "$T/small-plain/records.jsonl" "$T/small-res/records.jsonl"
 is "$(live)" 0 "...with no live request"
 
+# ---------------------------------------------------------------- --estimate --batch
+before=$(fake_requests)
+run rag rag-eval -q -c "$T/b4.yaml" -m "$METRICS" --estimate "$T/small.jsonl"
+cp "$OUT" "$T/est.json"
+run rag rag-eval -q -c "$T/b4.yaml" -m "$METRICS" --estimate --batch "$T/small.jsonl"
+is "$RC" 0 "--estimate --batch: exit 0"
+is "$(jq -r .estimate.priced_at "$OUT")" batch "...priced at the batch price"
+is "$(jq -n --slurpfile a "$T/est.json" --slurpfile b "$OUT" '($a[0].estimate.cost / 2 - $b[0].estimate.cost) | fabs < 1e-9')" true \
+	"...half the list price's estimate (batch_discount 0.5)"
+is "$(fake_requests)" "$before" "...and nothing sent"
+
 # ---------------------------------------------------------------- what --batch needs
 sed 's/mode: rw/mode: off/' "$T/b4.yaml" >"$T/off.yaml"
 run rag rag-eval -q -c "$T/off.yaml" -m "$METRICS" --batch -o "$T/nocache" "$T/small.jsonl"

@@ -5,7 +5,7 @@
 # byte, with no live request; a batch that fails some lines and one that expires have those
 # requests sent live, no record lost; a rag-eval killed while its batch runs is resumed on the
 # same batch, not a second one; the uploaded requests hold no key; run.json prices the batch's
-# tokens at the batch price. Every wait is on the fake's log or a file: a batch moves one step
+# tokens at the batch price; Azure's routes. Every wait is on the fake's log or a file: a batch moves one step
 # a look (llm.batch_poll 0), never by the clock.
 . "$(dirname "$0")/lib.sh"
 
@@ -136,6 +136,31 @@ is "$(posted /v1/files)" 4 "...nor its requests uploaded again"
 like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\): completed" "...the same batch, to its end"
 check "...the records of the run without --batch" cmp "$T/small-plain/records.jsonl" "$T/small-res/records.jsonl"
 is "$(live)" 0 "...with no live request"
+
+# ---------------------------------------------------------------- Azure OpenAI's batch route
+# the classic route (a deployment): files and batches under /openai/ with api-version, the key
+# as api-key, the lines' url /chat/completions and their model the deployment
+azure() {   # azure NAME CACHEDIR
+	printf 'llm:\n  provider: azure\n  deployment: judge-dep\n  model: judge-x\n  timeout: 10\n  retries: 0\n  batch_poll: 0\ncache:\n  mode: rw\n  dir: %s\n' \
+		"$2" >"$T/$1.yaml"
+	RAG_BASE_URL=$FAKE_URL   # the resource's endpoint, not fake_start's /v1
+}
+fake --provider azure --require-key test-secret-key
+azure az-plain "$T/c-az-plain"
+run rag rag-eval -q -c "$T/az-plain.yaml" -m "$METRICS" --run-id small -o "$T/az-plain" "$T/small.jsonl"
+is "$RC" 0 "Azure, without --batch: exit 0"
+fake --provider azure --require-key test-secret-key
+azure az-batch "$T/c-az-batch"
+run rag rag-eval -q -c "$T/az-batch.yaml" -m "$METRICS" --batch --run-id small -o "$T/az-batch" "$T/small.jsonl"
+is "$RC" 0 "Azure, with --batch: exit 0"
+check "...the records of the run without it" cmp "$T/az-plain/records.jsonl" "$T/az-batch/records.jsonl"
+is "$(live)" 0 "...no live request"
+is "$(jq -r 'select(.method == "POST") | .path | sub("[?].*"; "")' "$FAKE_LOG" | sort -u | tr '\n' ' ')" "/openai/batches /openai/files " \
+	"...its files and batches on Azure's routes"
+is "$(jq -r 'select(.method == "POST") | .path | sub("^[^?]*"; "")' "$FAKE_LOG" | sort -u)" "?api-version=2024-10-21" "...with the api-version"
+is "$(jq -r 'select(.method != null) | .headers["api-key"]' "$FAKE_LOG" | sort -u)" test-secret-key "...the key as api-key"
+is "$(jq -r 'select(.method == "POST" and (.path | startswith("/openai/files"))) | .body.content' "$FAKE_LOG" | jq -r '[.url, .body.model] | join(" ")' | sort -u)" \
+	"/chat/completions judge-dep" "...each line's url /chat/completions, its model the deployment"
 
 # ---------------------------------------------------------------- --estimate --batch
 before=$(fake_requests)

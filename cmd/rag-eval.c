@@ -635,6 +635,7 @@ static int score(eval *e)
 	}
 	if ((rc = prepare(e))) return rc;
 	e->batch |= e->cli.cfg.llm.batch;
+	e->plan.batch = e->batch;
 	if (e->batch && e->shards) {
 		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as one batch: not with --jobs N");
 		return rag_cli_misuse(&e->cli);

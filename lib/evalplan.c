@@ -383,6 +383,10 @@ void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv)
 		rag_strv_push(argv, rag_xstrdup(st->list));
 		rag_strv_push(argv, rag_xstrdup(p->stage_list[s].p));
 	}
+	if (s == RAG_EVAL_COLLECT && p->batch) {
+		rag_strv_push(argv, rag_xstrdup("--cache"));
+		rag_strv_push(argv, rag_xstrdup("rw"));
+	}
 }
 
 void rag_evalplan_stages_text(const rag_evalplan *p, rag_buf *b, const char *sep)

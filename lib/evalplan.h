@@ -77,6 +77,8 @@ typedef struct rag_evalplan {
 	long max_memory, jobs;    /* each stage's --max-memory and -j; 0: not given */
 	long shards, block;       /* --jobs N (0: one process) and parallel's --block (rag_evalplan_block) */
 	int skip_done;            /* a resumed run: --emit leaves out RUNDIR/records.jsonl's ids */
+	int batch;                /* rag-eval --batch: rag-collect keeps its replies (--cache rw), so
+	                           * that each stage's collecting and the run see one answer a record */
 } rag_evalplan;
 /* The metrics of list (comma-separated, as -m), else cfg's eval.metrics, else the defaults; each
  * stage that scores one on. 0, or -1 with err (an unknown metric, an empty list). */

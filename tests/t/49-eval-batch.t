@@ -162,6 +162,33 @@ is "$(jq -r 'select(.method != null) | .headers["api-key"]' "$FAKE_LOG" | sort -
 is "$(jq -r 'select(.method == "POST" and (.path | startswith("/openai/files"))) | .body.content' "$FAKE_LOG" | jq -r '[.url, .body.model] | join(" ")' | sort -u)" \
 	"/chat/completions judge-dep" "...each line's url /chat/completions, its model the deployment"
 
+# ---------------------------------------------------------------- answers to collect
+# the system under test is asked once a record (rag-collect keeps its replies in the cache
+# with --batch), not once for each stage's collecting and again by the run
+python3 "$TOP/tests/fakerag.py" --port 0 --port-file "$T/rag.port" --log "$T/rag.log" --max-seconds 120 \
+	</dev/null >/dev/null 2>"$T/rag.err" &
+ragpid=$!
+check "the fake RAG service is up" wait_until 10 test -s "$T/rag.port"
+awk '{ sub(/, "answer": "[^"]*", "contexts": \[[^]]*\]/, ""); print }' "$T/small.jsonl" | head -n 12 >"$T/ask.jsonl"
+like "$(head -1 "$T/ask.jsonl")" '^[{]"id": "r0000", "question": "What is item 0[?]", "reference"' "records without answers"
+fake
+for m in plain batch; do
+	conf "ask-$m" "$T/c-ask-$m"
+	printf 'collect:\n  url: http://127.0.0.1:%s/ask\n' "$(cat "$T/rag.port")" >>"$T/ask-$m.yaml"
+done
+run rag rag-eval -q -c "$T/ask-plain.yaml" -m "$METRICS" --run-id ask -o "$T/ask-plain" "$T/ask.jsonl"
+is "$RC" 0 "answers collected, without --batch: exit 0"
+asked=$(nlines "$T/rag.log")
+run rag rag-eval -q -c "$T/ask-batch.yaml" -m "$METRICS" --batch --run-id ask -o "$T/ask-batch" "$T/ask.jsonl"
+is "$RC" 0 "answers collected, with --batch: exit 0"
+is "$(($(nlines "$T/rag.log") - asked))" 12 "...the system under test asked once a record"
+# the service's latency_ms is a clock's, different in any two runs
+jq -c 'del(.latency_ms)' "$T/ask-plain/records.jsonl" >"$T/ask-plain.jsonl"
+jq -c 'del(.latency_ms)' "$T/ask-batch/records.jsonl" >"$T/ask-batch.jsonl"
+check "...the records of the run without --batch (but the service's latency_ms)" cmp "$T/ask-plain.jsonl" "$T/ask-batch.jsonl"
+kill "$ragpid" 2>/dev/null
+wait "$ragpid" 2>/dev/null
+
 # ---------------------------------------------------------------- --estimate --batch
 before=$(fake_requests)
 run rag rag-eval -q -c "$T/b4.yaml" -m "$METRICS" --estimate "$T/small.jsonl"

@@ -14,6 +14,7 @@
 #include "llm.h"
 
 #include <curl/curl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,7 +224,7 @@ int rag_batch_take(rag_llm *l, const char *text, size_t len, const char *batch_i
 				}
 				jv_free(d);
 			} else {
-				why = line_error(line, st == st ? (long)st : 0);
+				why = line_error(line, isnan(st) ? 0 : (long)st);
 			}
 			if (why) {
 				rag_llm_scrub(l, why);

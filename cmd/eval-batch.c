@@ -235,6 +235,15 @@ static jv take(eval *e, rag_llm *l, int s, jv state, int *rc)
 			jv k0 = jv_array_get(jv_copy(keys), 0), w = jv_object_get(jv_copy(failed), k0);
 			snprintf(why, sizeof why, " (%s)", jv_string_value(w));
 			jv_free(w);
+		} else {
+			/* a batch that failed as a whole: its errors say why, no file */
+			jv errs = rag_json_get(rag_json_get(jv_copy(state), "errors"), "data"), e0;
+			char m[400];
+			e0 = jv_get_kind(errs) == JV_KIND_ARRAY && jv_array_length(jv_copy(errs)) > 0 ? jv_array_get(jv_copy(errs), 0)
+			                                                                             : jv_invalid();
+			if (*rag_json_str(e0, "message", m, sizeof m)) snprintf(why, sizeof why, " (%s)", m);
+			jv_free(e0);
+			jv_free(errs);
 		}
 		jv_free(keys);
 		rag_msg(e->cli.prog, "warning", "batch %s (%s) %s: %ld of %.0f requests not answered%s: the run sends "

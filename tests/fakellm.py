@@ -34,7 +34,9 @@ Endpoints
   Each line of a batch is answered as the chat route answers its body (the plan's rules too, as
   for a request; a rule's "via": "batch" or "live" keeps it to one route), logged with "path":
   "batch:/v1/chat/completions", "batch" and "custom_id". A rule's "batch": "error" puts its line
-  in the error file (code server_error); "batch": "expire" ends the batch at its line: "expired",
+  in the error file (code server_error); "batch": "fail" fails the whole batch as it is
+  validated ("failed", errors.data naming the line, no file); "batch": "expire" ends the batch
+  at its line: "expired",
   that line and every later one in the error file (code batch_expired), as OpenAI's batches that
   outlive their window. The batch route's requests are logged too (the upload with its "content",
   GETs with "method": "GET").
@@ -863,6 +865,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 srv.files[fid] = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in bb[kind])
                 b[key] = fid
 
+    def batch_invalid(self, st, bb):
+        """the error of a batch a rule "batch": "fail" refuses (at the line it matches), or None"""
+        for i, line in enumerate(bb["lines"]):
+            for r in st.plan:
+                if r.get("batch") == "fail" and r.get("match", "") in line:
+                    return {"code": "invalid_request", "message": "fake: the batch's input was refused",
+                            "param": "body", "line": i + 1}
+        return None
+
     def batch_advance(self, st, bb):
         """one step of the batch's life, at each GET (no clock): validating -> in_progress; then
         --batch-step lines a look (default a third of them) until all are done (in_progress, with
@@ -873,6 +884,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         b = bb["obj"]
         total = len(bb["lines"])
         if b["status"] == "validating":
+            bad = self.batch_invalid(st, bb)
+            if bad is not None:
+                b["status"] = "failed"
+                b["failed_at"] = int(time.time())
+                b["errors"] = {"object": "list", "data": [bad]}
+                return
             b["status"] = "in_progress"
             b["in_progress_at"] = int(time.time())
         elif b["status"] == "in_progress":

@@ -116,6 +116,17 @@ claims_live=$(jq -r 'select(.path == "/v1/chat/completions") | .body | tostring 
 is "$claims_live" "$expired" "...those sent live"
 is "$(live)" "$((2 * expired))" "...with the faithfulness request of each, which needs its claims; no more"
 
+# ---------------------------------------------------------------- a batch that fails as a whole
+printf '[{"via": "batch", "match": "item 5?", "batch": "fail"}]\n' >"$T/failed.json"
+fake --plan "$T/failed.json"
+conf b5 "$T/c-b5"
+run rag rag-eval -c "$T/b5.yaml" -m "$METRICS" --batch --run-id small -o "$T/small-failed" "$T/small.jsonl"
+is "$RC" 0 "a batch refused as a whole: exit 0"
+check "...the records of the run without --batch" cmp "$T/small-plain/records.jsonl" "$T/small-failed/records.jsonl"
+like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims\\) failed: 60 of 60 requests not answered \\(fake: the batch's input was refused\\)" \
+	"...said, with the batch's own error"
+check "...the failed batches' requests sent live" test "$(live)" -ge 60
+
 # ---------------------------------------------------------------- killed mid-batch, resumed
 fake --batch-hold
 conf b4 "$T/c-b4"

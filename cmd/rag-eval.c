@@ -67,8 +67,8 @@ static const rag_opt options[] = {
 	 "(reference=.expected.text), as fields: in the configuration"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
 	{"store", 0, OPT_STORE, "URL", NULL, "add the run to this store at the end (default store.url: none when unset)"},
-	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as one batch through the\n"
-	 "provider's batch route (at its batch price; within 24 hours), then score from its replies"},
+	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as one batch at the\n"
+	 "provider's batch price (answered within 24 hours)"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},

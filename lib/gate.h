@@ -87,7 +87,9 @@ rag_price rag_cost_batch_price(const rag_price *p);
  * borrowed: judge -> {requests, prompt_tokens, cached_tokens, completion_tokens}) priced at the
  * batch price instead of the list price: "total" changed (null when a batch price is unknown,
  * with the message "no batch price for model M"), and "batch": {requests, prompt_tokens,
- * cached_tokens, completion_tokens, cost, cost_at_list_price}. No batch: summary as it was. */
+ * cached_tokens, completion_tokens, cost, cost_at_list_price}; a batch's count is taken at most
+ * as the records hold of its model (a reply no record used costs nothing here). No batch:
+ * summary as it was. */
 jv rag_cost_batch(jv summary, jv batch, const rag_price *prices, size_t n);
 
 /* The spending cap (llm.max_cost, rag-config(5)): before a judge request the cache did not

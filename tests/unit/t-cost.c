@@ -99,6 +99,22 @@ int main(void)
 		}
 		jv_free(sum);
 		jv_free(bt);
+		/* a batch that answered more than these records used (a resumed run's gate sees the
+		 * new records only): counted at most as the records hold */
+		acc = rag_cost_add(jv_null(), bt = jv_parse("{\"rag-claims\":{\"answer\":{\"judge\":\"openai:own\",\"calls\":1,"
+		                                            "\"prompt_tokens\":1000000,\"completion_tokens\":0}}}"));
+		jv_free(bt);
+		sum = rag_cost_summary(acc, bp, 3, "USD");
+		bt = jv_parse("{\"own\":{\"requests\":4,\"prompt_tokens\":4000000,\"completion_tokens\":1000000}}");
+		sum = rag_cost_batch(sum, bt, bp, 3);
+		is_num(rag_json_num(sum, "total"), 1, 1e-9, "more batch tokens than records: the records' (2 - 2 + 1)");
+		{
+			jv bo = rag_json_get(jv_copy(sum), "batch");
+			is_num(rag_json_num(bo, "requests"), 1, 0, "...and the records' requests");
+			jv_free(bo);
+		}
+		jv_free(sum);
+		jv_free(bt);
 		acc = rag_cost_add(jv_null(), bt = jv_parse("{\"t\":{\"s\":{\"judge\":\"none\",\"calls\":1,\"prompt_tokens\":10}}}"));
 		jv_free(bt);
 		sum = rag_cost_summary(acc, bp, 3, "USD");

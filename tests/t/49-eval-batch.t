@@ -173,6 +173,20 @@ is "$(jq -r 'select(.method != null) | .headers["api-key"]' "$FAKE_LOG" | sort -
 is "$(jq -r 'select(.method == "POST" and (.path | startswith("/openai/files"))) | .body.content' "$FAKE_LOG" | jq -r '[.url, .body.model] | join(" ")' | sort -u)" \
 	"/chat/completions judge-dep" "...each line's url /chat/completions, its model the deployment"
 
+# ---------------------------------------------------------------- SIGTERM while a batch runs
+fake --batch-hold
+conf b6 "$T/c-b6"
+"$BIN/rag-eval" -q -c "$T/b6.yaml" -m "$METRICS" --batch --run-id small -o "$T/small-term" "$T/small.jsonl" \
+	>"$T/term.out" 2>"$T/term.err" &
+pid=$!
+check "a run looks at its held batch" wait_until 60 looked
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 143 "SIGTERM while the batch runs: exit status 143"
+like "$(cat "$T/term.err")" "^rag-eval: interrupted: batch batch_fake_1 is kept: --resume $T/small-term looks at it again" \
+	"...and the batch kept, said with how to go on"
+is "$(jq -r .status "$T/small-term/batch/stage-1.json")" in_progress "...its last state in the run directory"
+
 # ---------------------------------------------------------------- answers to collect
 # the system under test is asked once a record (rag-collect keeps its replies in the cache
 # with --batch), not once for each stage's collecting and again by the run

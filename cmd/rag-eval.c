@@ -640,6 +640,12 @@ static int score(eval *e)
 		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as one batch: not with --jobs N");
 		return rag_cli_misuse(&e->cli);
 	}
+	if (e->batch && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
+		/* the cap weighs each request as it is sent; a batch is sent whole, and paid after */
+		rag_msg(e->cli.prog, "error", "a spending cap (--max-cost, llm.max_cost) weighs requests sent one by one: not "
+		        "with --batch, whose requests go as one batch a stage (--estimate --batch says what they cost)");
+		return rag_cli_misuse(&e->cli);
+	}
 	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);
 	cmd = pipeline(e);
 	if (e->shards && (rc = check_shards(e))) goto out;

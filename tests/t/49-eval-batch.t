@@ -232,5 +232,8 @@ is "$RC" 2 "--batch with the cache off: exit 2"
 like "$(cat "$ERR")" "needs cache.mode rw" "...said why"
 run rag rag-eval -q -c "$T/b4.yaml" -m "$METRICS" --batch --jobs 2 -o "$T/nojobs" "$T/small.jsonl"
 is "$RC" 2 "--batch with --jobs: exit 2"
+run rag rag-eval -q -c "$T/b4.yaml" -m "$METRICS" --batch --max-cost 1 -o "$T/nocap" "$T/small.jsonl"
+is "$RC" 2 "--batch with a spending cap: exit 2"
+like "$(cat "$ERR")" "not with --batch, whose requests go as one batch a stage" "...said why"
 
 done_testing

@@ -275,6 +275,16 @@ static void est_add(eval *e, est_total *t, jv x)
 	t->ct += rag_json_num(x, "completion_tokens");
 	if (rag_json_num(x, "cached_prefix_tokens") > 0) t->kt += rag_json_num(x, "cached_prefix_tokens");
 	t->records = rag_json_num(x, "records");
+	if (e->batch) {
+		/* --batch: every request at the batch price, no provider's prefix cache counted on */
+		char judge[256];
+		const rag_config *cf = &e->cli.cfg;
+		rag_price bp = rag_cost_batch_price(rag_cost_price_find(cf->prices.v, cf->prices.n,
+		                                                        rag_json_str(x, "judge", judge, sizeof judge)));
+		double bc = rag_cost_tokens(&bp, rag_json_num(x, "prompt_tokens"), 0, rag_json_num(x, "completion_tokens"));
+		x = jv_object_set(x, jv_string("cost"), isnan(bc) ? jv_null() : jv_number(bc));
+		x = jv_object_set(x, jv_string("priced_at"), jv_string("batch"));
+	}
 	c = rag_json_num(x, "cost");
 	if (isnan(c)) {
 		char judge[256];
@@ -286,8 +296,8 @@ static void est_add(eval *e, est_total *t, jv x)
 	}
 	if (!e->cli.quiet) {
 		char cs[128];
-		if (isnan(c)) snprintf(cs, sizeof cs, "cost unknown (no price)");
-		else snprintf(cs, sizeof cs, "cost %.6f %s", c, e->cli.cfg.prices.currency);
+		if (isnan(c)) snprintf(cs, sizeof cs, "cost unknown (no %sprice)", e->batch ? "batch " : "");
+		else snprintf(cs, sizeof cs, "cost %.6f %s%s", c, e->cli.cfg.prices.currency, e->batch ? " at the batch price" : "");
 		rag_msg(e->cli.prog, "estimate", "%s: %.0f request%s, about %.0f prompt + %.0f completion tokens, %s",
 		        rag_json_str(x, "stage", stage, sizeof stage), rag_json_num(x, "requests"),
 		        rag_json_num(x, "requests") == 1 ? "" : "s", rag_json_num(x, "prompt_tokens"),
@@ -306,7 +316,7 @@ static int est_write(eval *e, est_total *t, jv coll, int have_filled)
 	rag_buf m = {0};
 	int rc = 0;
 	jv_array_foreach(keys, i, k) {
-		rag_buf_addf(&m, "%sno price for model %s", i ? "; " : "", jv_string_value(k));
+		rag_buf_addf(&m, "%sno %sprice for model %s", i ? "; " : "", e->batch ? "batch " : "", jv_string_value(k));
 		jv_free(k);
 	}
 	jv_free(keys);
@@ -339,6 +349,7 @@ static int est_write(eval *e, est_total *t, jv coll, int have_filled)
 	/* each stage's prefix repeated from its request before (not across stages) */
 	o = jv_object_set(o, jv_string("cached_prefix_tokens"), jv_number(t->kt));
 	o = jv_object_set(o, jv_string("cost"), t->priced ? jv_number(t->cost) : jv_null());
+	if (e->batch) o = jv_object_set(o, jv_string("priced_at"), jv_string("batch"));
 	if (!t->priced) o = jv_object_set(o, jv_string("message"), jv_string(m.p));
 	if (cap > 0) {
 		o = jv_object_set(o, jv_string("max_cost"), jv_number(cap));

@@ -365,6 +365,14 @@ static jv run_tail(eval *e, jv head, int rc)
 {
 	jv system = eval_totals_system(&e->tot), models, totals = eval_totals_end(&e->tot, &e->cli.cfg, &models);
 	char *ended;
+	if (e->batch) {
+		/* the tokens the batches answered at the batch price (rag-config(5) prices) */
+		const rag_config *c = &e->cli.cfg;
+		jv bu = eval_batch_usage(e);
+		totals = jv_object_set(totals, jv_string("cost"),
+		                       rag_cost_batch(rag_json_get(jv_copy(totals), "cost"), bu, c->prices.v, c->prices.n));
+		jv_free(bu);
+	}
 	if (e->plan.stage_on[RAG_EVAL_EMBSIM]) {
 		/* rag-embsim writes no usage: its embedder as it chooses one (rag-embsim(1)) */
 		jv em = jv_object_get(jv_copy(models), jv_string("embeddings"));

@@ -315,6 +315,7 @@ jv eval_run_head(eval *e, const char *cmd, const char *started)
 	r = jv_object_set(r, jv_string("metrics"), names_array(&e->plan.metrics));
 	if (e->fields.n) r = jv_object_set(r, jv_string("fields"), names_array(&e->fields));   /* --field, for --resume */
 	r = jv_object_set(r, jv_string("collect"), jv_bool(e->collect));
+	if (e->batch) r = jv_object_set(r, jv_string("batch"), jv_true());   /* for --resume */
 	r = jv_object_set(r, jv_string("baseline"), e->baseline ? jv_string(e->baseline) : jv_null());
 	r = jv_object_set(r, jv_string("pipeline"), jv_string(cmd));
 	r = jv_object_set(r, jv_string("git"), jv_null());   /* eval_probe */

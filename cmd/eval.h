@@ -40,6 +40,7 @@ typedef struct eval {
 	const char *label;        /* --label TEXT, else a resumed run's */
 	char *label_own;          /* what --resume took from run.json */
 	int force;                /* --force: a run in -o DIR is replaced, not refused */
+	int batch;                /* --batch (llm.batch, or a resumed run's): eval-batch.c */
 	rag_strv fields;          /* --field NAME=PROGRAM, as given */
 	long sample;              /* --estimate --sample N */
 	rag_idtab done;           /* --resume: the ids records.jsonl holds */
@@ -71,6 +72,13 @@ enum { OUT_RECORDS, OUT_REPORT, OUT_JUNIT, OUT_SUMMARY, OUT_RUNJSON, OUT_N };
 void eval_done_ids(const char *path, rag_idtab *ids, size_t *complete_len);
 int eval_each_record(eval *e, rag_testset_cb cb, void *ctx);
 int eval_emit(eval *e);
+
+/* eval-batch.c: --batch, before eval_run: every judge stage's batch sent, awaited and taken into
+ * the cache (cmd: the pipeline, for run.json's head); 0, or an exit status after a message.
+ * eval_batch_usage: what the batches answered, by model ({requests, prompt_tokens, cached_tokens,
+ * completion_tokens}), for the cost summary (rag_cost_batch). */
+int eval_batch(eval *e, const char *cmd);
+jv eval_batch_usage(const eval *e);
 
 /* eval-estimate.c: --estimate */
 int eval_estimate(eval *e);

@@ -45,7 +45,7 @@ static const char usage[] =
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
-	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE, OPT_FORCE, OPT_LABEL
+	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE, OPT_FORCE, OPT_LABEL, OPT_BATCH
 };
 
 static const rag_opt options[] = {
@@ -67,6 +67,8 @@ static const rag_opt options[] = {
 	 "(reference=.expected.text), as fields: in the configuration"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
 	{"store", 0, OPT_STORE, "URL", NULL, "add the run to this store at the end (default store.url: none when unset)"},
+	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as one batch at the\n"
+	 "provider's batch price (answered within 24 hours)"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},
@@ -329,6 +331,7 @@ static int resume_from(eval *e)
 	if (!e->metrics_opt) resume_metrics(e, old);
 	if (!e->fields.n) resume_fields(e, old);
 	if (!e->label) e->label = e->label_own = resumed_label(old);
+	if (rag_json_true(old, "batch")) e->batch = 1;   /* its batches looked at again, not sent again */
 	if (!e->baseline_opt) {
 		jv b = jv_object_get(jv_copy(old), jv_string("baseline"));
 		if (jv_get_kind(b) == JV_KIND_STRING) e->baseline = rag_xstrdup(jv_string_value(b));
@@ -577,6 +580,7 @@ static int take_option(eval *e, int opt, int *stop)
 	case OPT_SSHLOGIN: e->sshlogin = optarg; break;
 	case OPT_STORE: e->store_opt = optarg; break;
 	case OPT_FORCE: e->force = 1; break;
+	case OPT_BATCH: e->batch = 1; break;
 	case RAG_OPT_HIDDEN: return list_metrics(e);
 	case OPT_LABEL: e->label = optarg; break;
 	case OPT_FIELD: rag_strv_push(&e->fields, rag_xstrdup(optarg)); break;
@@ -606,6 +610,7 @@ static int check_combinations(eval *e)
 	if (e->skip_done) bad = "--skip-done goes with --emit";
 	else if (e->sample && !e->cli.estimate) bad = "--sample goes with --estimate (the records it collects to measure)";
 	else if (e->sshlogin && !e->shards) bad = "--sshlogin goes with --jobs N (the shards to run on those hosts)";
+	else if (e->batch && e->shards) bad = "--batch sends each stage's requests as one batch: not with --jobs N";
 	else if (e->resume && (e->outdir || e->run_id_opt || e->force))
 		bad = "--resume continues a run in its own directory, with its own id: no -o, --run-id or --force "
 		      "with it";
@@ -629,6 +634,18 @@ static int score(eval *e)
 		return rag_cli_misuse(&e->cli);
 	}
 	if ((rc = prepare(e))) return rc;
+	e->batch |= e->cli.cfg.llm.batch;
+	e->plan.batch = e->batch;
+	if (e->batch && e->shards) {
+		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as one batch: not with --jobs N");
+		return rag_cli_misuse(&e->cli);
+	}
+	if (e->batch && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
+		/* the cap weighs each request as it is sent; a batch is sent whole, and paid after */
+		rag_msg(e->cli.prog, "error", "a spending cap (--max-cost, llm.max_cost) weighs requests sent one by one: not "
+		        "with --batch, whose requests go as one batch a stage (--estimate --batch says what they cost)");
+		return rag_cli_misuse(&e->cli);
+	}
 	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);
 	cmd = pipeline(e);
 	if (e->shards && (rc = check_shards(e))) goto out;
@@ -639,6 +656,7 @@ static int score(eval *e)
 	}
 	if ((rc = check_tools(e))) goto out;
 	rag_tool_signals();
+	if (e->batch && (rc = eval_batch(e, cmd))) goto out;
 	if (e->cli.verbose) rag_msg(e->cli.prog, "info", "the pipeline: %s", cmd);
 	if (e->total == 0 && e->done_before) {
 		/* nothing left to score: the outputs of the whole run */

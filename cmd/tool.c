@@ -349,6 +349,7 @@ static long gate_option(const rag_cli *cli, rag_cli_gate *g, int opt, const char
 void rag_cli_gate_init(rag_cli_gate *g)
 {
 	memset(g, 0, sizeof *g);
+	g->batch = jv_invalid();
 	g->min_pass = g->max_err = g->regression = g->confidence = NAN;
 	g->seed = g->resamples = g->worst = -1;
 }
@@ -379,6 +380,17 @@ void rag_cli_gate_opts(const rag_cli *cli, rag_cli_gate *g, rag_gate_opts *go)
 	go->prices = c->prices.v;
 	go->nprices = c->prices.n;
 	go->currency = c->prices.currency;
+	{
+		/* rag-eval --batch: the tokens its batches answered, at the batch price in the cost */
+		const char *bu = getenv("RAG_BATCH_USAGE");
+		char err[RAG_ERRLEN];
+		size_t len;
+		char *text = bu && *bu ? rag_read_file(bu, &len, err, sizeof err) : NULL;
+		jv_free(g->batch);
+		g->batch = text ? jv_parse_sized(text, (int)len) : jv_invalid();
+		free(text);
+		go->batch = g->batch;
+	}
 	go->answer_model = c->llm.answer_model;
 	go->by_category = c->gate.by_category;
 	/* the scores kept for the summary: the budget's half that the records do not have */
@@ -445,6 +457,7 @@ void rag_cli_gate_free(rag_cli_gate *g)
 	free(g->merged_by);
 	free(g->merged_mean);
 	free(g->merged_record);
+	jv_free(g->batch);
 	memset(g, 0, sizeof *g);
 }
 
@@ -563,6 +576,9 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->max_cost > 0) cfg->llm.max_cost = cli->max_cost;
 	/* the run's spending shared with the other stages (rag(7) COST) */
 	cfg->llm.spend_file = getenv("RAG_SPEND");
+	/* rag-eval --batch: this stage writes the requests it would send, for one batch */
+	cfg->llm.batch_collect = getenv("RAG_BATCH_COLLECT");
+	if (cfg->llm.batch_collect && !*cfg->llm.batch_collect) cfg->llm.batch_collect = NULL;
 	if (cli->max_memory) cfg->stream.max_memory = (int)cli->max_memory;
 	return 0;
 }

@@ -174,6 +174,7 @@ typedef struct rag_cli_gate {
 	rag_strv pass, by, metrics;                         /* --pass, --by, --metrics (comma-separated, repeatable) */
 	rag_kd *merged_mean, *merged_record;                /* what rag_cli_gate_opts gave */
 	const char **merged_pass, **merged_by;
+	jv batch;                 /* what rag-eval --batch's batches answered (RAG_BATCH_USAGE) */
 } rag_cli_gate;
 void rag_cli_gate_init(rag_cli_gate *g);
 /* The options over cli->cfg.gate (after rag_cli_setup); go borrows from g until rag_cli_gate_free. */

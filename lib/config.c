@@ -103,6 +103,8 @@ static const struct key keys[] = {
 	{ ROW("llm", "api_version", T_STR, llm.api_version) },
 	{ ROW("llm", "max_tokens_param", T_ENUM, llm.max_tokens_param), .choices = token_params },
 	{ ROW("llm", "reasoning_effort", T_ENUM, llm.reasoning_effort), .choices = efforts },
+	{ ROW("llm", "batch", T_BOOL, llm.batch) },
+	{ ROW("llm", "batch_poll", T_DOUBLE, llm.batch_poll), .lo = 0, .hi = 86400 },
 	{ ROW("cache", "mode", T_MODE, cache.mode), .choices = cache_modes },
 	{ ROW("cache", "dir", T_PATH, cache.dir) },
 	{ ROW("", "lang", T_ENUM, lang), .choices = langs },
@@ -265,6 +267,7 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->llm.concurrency = 8;
 	cfg->llm.adaptive = 1;
 	cfg->llm.deadline = 300;
+	cfg->llm.batch_poll = 30;
 	cfg->llm.json_mode = RAG_JSON_SCHEMA;
 	cfg->gen.share[0] = cfg->gen.share[1] = cfg->gen.share[2] = cfg->gen.share[3] = 0.1;
 	cfg->cache.mode = RAG_CACHE_RW;
@@ -885,6 +888,9 @@ static jv price_json(const rag_price *p)
 	jv o = JV_OBJECT(jv_string("input"), isnan(p->input) ? jv_null() : jv_number(p->input),
 	                 jv_string("output"), isnan(p->output) ? jv_null() : jv_number(p->output));
 	if (!isnan(p->cached_input)) o = jv_object_set(o, jv_string("cached_input"), jv_number(p->cached_input));
+	if (!isnan(p->batch_input)) o = jv_object_set(o, jv_string("batch_input"), jv_number(p->batch_input));
+	if (!isnan(p->batch_output)) o = jv_object_set(o, jv_string("batch_output"), jv_number(p->batch_output));
+	if (!isnan(p->batch_discount)) o = jv_object_set(o, jv_string("batch_discount"), jv_number(p->batch_discount));
 	return o;
 }
 
@@ -905,7 +911,7 @@ static int load_price(struct loader *L, const struct key *k, const char *name, y
 		return fail_at(L, v->start_mark, msg);
 	}
 	pr.model = NULL;
-	pr.input = pr.output = pr.cached_input = NAN;
+	pr.input = pr.output = pr.cached_input = pr.batch_input = pr.batch_output = pr.batch_discount = NAN;
 	for (pair = v->data.mapping.pairs.start; pair < v->data.mapping.pairs.top; pair++) {
 		yaml_node_t *kn = yaml_document_get_node(L->doc, pair->key);
 		yaml_node_t *vn = yaml_document_get_node(L->doc, pair->value);
@@ -917,9 +923,12 @@ static int load_price(struct loader *L, const struct key *k, const char *name, y
 		if (!strcmp(key, "input")) to = &pr.input;
 		else if (!strcmp(key, "output")) to = &pr.output;
 		else if (!strcmp(key, "cached_input")) to = &pr.cached_input;
+		else if (!strcmp(key, "batch_input")) to = &pr.batch_input;
+		else if (!strcmp(key, "batch_output")) to = &pr.batch_output;
+		else if (!strcmp(key, "batch_discount")) to = &pr.batch_discount;
 		else {
-			snprintf(msg, sizeof msg, "unknown key \"%.60s\" in the price of \"%s\" (input, output, cached_input)",
-			         key, echo);
+			snprintf(msg, sizeof msg, "unknown key \"%.60s\" in the price of \"%s\" (input, output, cached_input, "
+			         "batch_input, batch_output, batch_discount)", key, echo);
 			return fail_at(L, kn->start_mark, msg);
 		}
 		if (is_null(vn)) continue;   /* a placeholder left blank: unknown */
@@ -927,6 +936,11 @@ static int load_price(struct loader *L, const struct key *k, const char *name, y
 		    !(d >= 0) || isinf(d)) {
 			snprintf(msg, sizeof msg, "\"%s\" of the price of \"%s\" must be a number of at least 0 "
 			         "(per million tokens)", key, echo);
+			return fail_at(L, vn->start_mark, msg);
+		}
+		if (to == &pr.batch_discount && d > 1) {
+			snprintf(msg, sizeof msg, "\"batch_discount\" of the price of \"%s\" is the share taken off, "
+			         "from 0 to 1 (0.5: half price)", echo);
 			return fail_at(L, vn->start_mark, msg);
 		}
 		*to = d;

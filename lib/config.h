@@ -21,8 +21,13 @@ typedef struct rag_cat_kd { char *category, *metric; double value; } rag_cat_kd;
 /* prices.<model>: what a model's tokens cost, in prices.currency per million tokens; a price
  * not written is NAN (unknown, never 0) */
 /* per million tokens; NAN where unknown; cached_input: prompt tokens a provider's prefix cache
- * served (NAN: they cost input) */
-typedef struct rag_price { char *model; double input, output, cached_input; } rag_price;
+ * served (NAN: they cost input); batch_input, batch_output: the batch route's prices (rag-eval
+ * --batch), batch_discount: else the share of input and output it takes off (0.5: half price) */
+typedef struct rag_price {
+	char *model;
+	double input, output, cached_input;
+	double batch_input, batch_output, batch_discount;
+} rag_price;
 
 /* The scale of a rubric (rag-judge(1)): its scores, and how they map to [0, 1]. */
 enum rag_scale { RAG_SCALE_0_10 = 0, RAG_SCALE_1_5, RAG_SCALE_YESNO };
@@ -78,6 +83,12 @@ typedef struct rag_config {
 		char *api_version;    /* azure: api-version of the classic route (a default with a deployment) */
 		char *max_tokens_param;   /* "max_tokens" | "max_completion_tokens" | NULL: by the provider */
 		char *reasoning_effort;   /* sent as reasoning_effort, NULL: not sent */
+		/* the batch route (rag-eval --batch, rag-config(5) BATCH) */
+		int batch;            /* llm.batch: rag-eval sends each judge stage's requests as one batch */
+		double batch_poll;    /* seconds between looks at a batch's state, default 30 */
+		const char *batch_collect; /* write the requests the cache does not answer to this file (a
+		                       * batch's input) instead of sending them (RAG_BATCH_COLLECT, set by
+		                       * the tool layer), or NULL; borrowed, not freed */
 	} llm;
 	struct {
 		int mode;             /* enum rag_cache_mode */

@@ -280,3 +280,105 @@ void rag_cost_meter_free(rag_cost_meter *m)
 	free(m->currency);
 	free(m);
 }
+
+rag_price rag_cost_batch_price(const rag_price *p)
+{
+	rag_price b = {NULL, NAN, NAN, NAN, NAN, NAN, NAN};
+	double keep;
+	if (!p) return b;
+	b.model = p->model;
+	keep = p->batch_discount >= 0 && p->batch_discount <= 1 ? 1 - p->batch_discount : NAN;
+	b.input = !isnan(p->batch_input) ? p->batch_input : p->input * keep;
+	b.output = !isnan(p->batch_output) ? p->batch_output : p->output * keep;
+	/* a cached prefix in a batch: the discount on the cached price, else the batch input */
+	b.cached_input = !isnan(keep) ? p->cached_input * keep : NAN;
+	return b;
+}
+
+/* k of the summary's stages (borrowed) whose judge is the model's, summed */
+static double judge_sum(jv stages, const char *model, const char *k)
+{
+	double sum = 0;
+	jv_array_foreach(stages, i, e) {
+		char j[256];
+		const char *judge = rag_json_str(e, "judge", j, sizeof j);
+		double x = rag_json_num(e, k);
+		if (!strcmp(model_of(judge), model) && !isnan(x)) sum += x;
+		jv_free(e);
+		(void)i;
+	}
+	return sum;
+}
+
+/* a batch's count of k (u borrowed), at most what the records hold of the model (stages
+ * borrowed): a batch's replies that no record of these used cost nothing here */
+static double batch_count(jv u, const char *k, jv stages, const char *model, const char *rk)
+{
+	double x = rag_json_num(u, k), have = judge_sum(stages, model, rk);
+	x = isnan(x) || x < 0 ? 0 : x;
+	return x < have ? x : have;
+}
+
+/* One judge's batch tokens (u borrowed) into the summary's "batch" object o (consumed): their
+ * cost at the list price and at the batch price, added to *list and *batch (NAN: unknown). */
+static jv batch_entry(jv o, const char *judge, jv u, jv stages, const rag_price *prices, size_t n, double *list,
+                      double *batch, jv *missing)
+{
+	const rag_price *p = rag_cost_price_find(prices, n, judge);
+	rag_price bp = rag_cost_batch_price(p);
+	const char *m = model_of(judge);
+	double pt = batch_count(u, "prompt_tokens", stages, m, "prompt_tokens");
+	double kt = batch_count(u, "cached_tokens", stages, m, "cached_tokens");
+	double ct = batch_count(u, "completion_tokens", stages, m, "completion_tokens");
+	double rq = batch_count(u, "requests", stages, m, "calls");
+	double lc, bc;
+	lc = rag_cost_tokens(p, pt, kt, ct);
+	bc = rag_cost_tokens(&bp, pt, kt, ct);
+	if (isnan(bc) && (pt > 0 || ct > 0)) *missing = jv_object_set(*missing, jv_string(model_of(judge)), jv_true());
+	*list += lc;
+	*batch += bc;
+	o = add_num(o, "requests", rq);
+	o = add_num(o, "prompt_tokens", pt);
+	o = add_num(o, "cached_tokens", kt);
+	return add_num(o, "completion_tokens", ct);
+}
+
+jv rag_cost_batch(jv summary, jv batch, const rag_price *prices, size_t n)
+{
+	jv o = jv_object(), missing = jv_object(), msgs, stages;
+	double list = 0, bcost = 0, total = rag_json_num(summary, "total");
+	if (jv_get_kind(batch) != JV_KIND_OBJECT || jv_object_length(jv_copy(batch)) == 0) return summary;
+	stages = rag_json_get(jv_copy(summary), "stages");
+	if (jv_get_kind(stages) != JV_KIND_ARRAY) {
+		jv_free(stages);
+		stages = jv_array();
+	}
+	jv_object_foreach(batch, judge, u) {
+		if (jv_get_kind(u) == JV_KIND_OBJECT)
+			o = batch_entry(o, jv_string_value(judge), u, stages, prices, n, &list, &bcost, &missing);
+		jv_free(judge);
+		jv_free(u);
+	}
+	o = jv_object_set(o, jv_string("cost_at_list_price"), isnan(list) ? jv_null() : jv_number(list));
+	o = jv_object_set(o, jv_string("cost"), isnan(bcost) ? jv_null() : jv_number(bcost));
+	/* the records' tokens were priced at the list price: the batch's share of them at its own */
+	summary = jv_object_set(summary, jv_string("total"),
+	                        isnan(total) || isnan(list) || isnan(bcost) ? jv_null() : jv_number(total - list + bcost));
+	msgs = rag_json_get(jv_copy(summary), "messages");
+	if (jv_get_kind(msgs) != JV_KIND_ARRAY) {
+		jv_free(msgs);
+		msgs = jv_array();
+	}
+	jv_object_foreach(missing, m, t) {
+		char *s = rag_xasprintf("no batch price for model %s (prices.%s.batch_input and batch_output, or "
+		                        "batch_discount)", jv_string_value(m), jv_string_value(m));
+		msgs = jv_array_append(msgs, jv_string(s));
+		free(s);
+		jv_free(m);
+		jv_free(t);
+	}
+	jv_free(missing);
+	jv_free(stages);
+	summary = jv_object_set(summary, jv_string("messages"), msgs);
+	return jv_object_set(summary, jv_string("batch"), o);
+}

@@ -383,6 +383,10 @@ void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv)
 		rag_strv_push(argv, rag_xstrdup(st->list));
 		rag_strv_push(argv, rag_xstrdup(p->stage_list[s].p));
 	}
+	if (s == RAG_EVAL_COLLECT && p->batch) {
+		rag_strv_push(argv, rag_xstrdup("--cache"));
+		rag_strv_push(argv, rag_xstrdup("rw"));
+	}
 }
 
 void rag_evalplan_stages_text(const rag_evalplan *p, rag_buf *b, const char *sep)
@@ -467,6 +471,36 @@ void rag_evalplan_render(const rag_evalplan *p, rag_buf *b)
 	f = rag_xasprintf("%s/junit.xml", p->rundir);
 	rag_evalplan_shq(b, f);
 	free(f);
+	rag_buf_add(b, "", 0);
+}
+
+void rag_evalplan_collect_text(const rag_evalplan *p, int stage, const char *file, rag_buf *b)
+{
+	int s, k;
+	size_t i;
+	emit_text(p, b);
+	for (k = 0; (s = rag_evalplan_nth(k)) >= 0; k++) {
+		rag_strv argv = {0};
+		if (!p->stage_on[s]) continue;
+		rag_buf_adds(b, " \\\n  | ");
+		if (s == stage) {
+			rag_buf_adds(b, "RAG_BATCH_COLLECT=");
+			rag_evalplan_shq(b, file);
+			rag_buf_adds(b, " ");
+		}
+		rag_evalplan_argv(p, s, &argv);
+		for (i = 0; i < argv.n; i++) {
+			if (i) rag_buf_add(b, " ", 1);
+			rag_evalplan_shq(b, argv.v[i]);
+		}
+		rag_strv_free(&argv);
+		/* a judge stage before: its replies from the cache alone (its batch's), never sent;
+		 * its messages are the run's to give */
+		if (s != stage && rag_evalplan_stage(s)->jobs && s != RAG_EVAL_COLLECT)
+			rag_buf_adds(b, " --cache replay 2>/dev/null");
+		if (s == stage) break;
+	}
+	rag_buf_adds(b, " >/dev/null");
 	rag_buf_add(b, "", 0);
 }
 

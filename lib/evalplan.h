@@ -77,6 +77,8 @@ typedef struct rag_evalplan {
 	long max_memory, jobs;    /* each stage's --max-memory and -j; 0: not given */
 	long shards, block;       /* --jobs N (0: one process) and parallel's --block (rag_evalplan_block) */
 	int skip_done;            /* a resumed run: --emit leaves out RUNDIR/records.jsonl's ids */
+	int batch;                /* rag-eval --batch: rag-collect keeps its replies (--cache rw), so
+	                           * that each stage's collecting and the run see one answer a record */
 } rag_evalplan;
 /* The metrics of list (comma-separated, as -m), else cfg's eval.metrics, else the defaults; each
  * stage that scores one on. 0, or -1 with err (an unknown metric, an empty list). */
@@ -102,6 +104,11 @@ void rag_evalplan_gate_thresholds(const rag_evalplan *p, rag_buf *b);
 void rag_evalplan_gate_opts(const rag_evalplan *p, rag_buf *b);
 void rag_evalplan_stages_text(const rag_evalplan *p, rag_buf *b, const char *sep);
 void rag_evalplan_render(const rag_evalplan *p, rag_buf *b);
+/* rag-eval --batch: the pipeline that makes stage s write the requests it would send into file
+ * (RAG_BATCH_COLLECT) instead of sending them: --emit, the stages before it (a judge stage with
+ * --cache replay, its stderr dropped: its replies are its batch's, in the cache), s; its
+ * records dropped. */
+void rag_evalplan_collect_text(const rag_evalplan *p, int s, const char *file, rag_buf *b);
 void rag_evalplan_free(rag_evalplan *p);   /* the plan's own: metrics and lists */
 
 #endif

@@ -1689,7 +1689,9 @@ jv rag_gate_summary(rag_gate *g)
 	s = jv_object_set(s, jv_string("categories"), cats);
 	s = jv_object_set(s, jv_string("groups"), group_rows(g, order));
 	s = jv_object_set(s, jv_string("worst"), worsts);
-	s = jv_object_set(s, jv_string("cost"), rag_cost_summary(g->cost, g->o.prices, g->o.nprices, g->o.currency));
+	s = jv_object_set(s, jv_string("cost"), rag_cost_batch(rag_cost_summary(g->cost, g->o.prices, g->o.nprices,
+	                                                                        g->o.currency), g->o.batch,
+	                                                       g->o.prices, g->o.nprices));
 	g->cost = jv_object();
 	if (g->have_base) s = jv_object_set(s, jv_string("baseline"), baseline_summary(g, order, &checks, &pass));
 	s = jv_object_set(s, jv_string("checks"), checks);

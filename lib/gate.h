@@ -79,6 +79,18 @@ jv rag_cost_add(jv acc, jv usage);
  * no_price: [model], messages: ["no price for model M"]}; a cost (and the total) is null when a
  * model it needs has no price. */
 jv rag_cost_summary(jv acc, const rag_price *prices, size_t nprices, const char *currency);
+/* The batch route's price of p (rag-eval --batch): prices.<model>.batch_input and batch_output
+ * where given, else input and output less batch_discount (cached_input too); NAN what neither
+ * gives. model borrowed from p; p NULL: every price NAN. */
+rag_price rag_cost_batch_price(const rag_price *p);
+/* summary (consumed: rag_cost_summary's) with the tokens the batch route answered (batch,
+ * borrowed: judge -> {requests, prompt_tokens, cached_tokens, completion_tokens}) priced at the
+ * batch price instead of the list price: "total" changed (null when a batch price is unknown,
+ * with the message "no batch price for model M"), and "batch": {requests, prompt_tokens,
+ * cached_tokens, completion_tokens, cost, cost_at_list_price}; a batch's count is taken at most
+ * as the records hold of its model (a reply no record used costs nothing here). No batch:
+ * summary as it was. */
+jv rag_cost_batch(jv summary, jv batch, const rag_price *prices, size_t n);
 
 /* The spending cap (llm.max_cost, rag-config(5)): before a judge request the cache did not
  * answer is sent, the run's cost so far (the replies' usage at the judge's price, plus the
@@ -129,6 +141,9 @@ typedef struct rag_gate_opts {
 	/* the price table (borrowed) for the summary's cost; none: every cost null */
 	const rag_price *prices; size_t nprices;
 	const char *currency;
+	/* rag-eval --batch: what its batches answered, by model (borrowed; invalid: none), priced at
+	 * the batch price in the summary's cost (rag_cost_batch) */
+	jv batch;
 	/* llm.answer_model: the model that wrote the answers when the records do not say (their
 	 * answer_model or model); a record judged by it is self-judged. NULL: none */
 	const char *answer_model;

@@ -144,6 +144,12 @@ struct rag_llm {
 	unsigned rng;
 	rag_usage usage;
 	rag_llm_meter meter;      /* llm.max_cost's, or admit NULL */
+	/* the batch route (batch.c): where its files and batches go (the query after them), the
+	 * model its lines name (azure: the deployment), and the file a stage run to collect a
+	 * batch's requests writes them to instead of sending them (-1: none) */
+	char *batch_base, *batch_query, *batch_model;
+	int batch_azure;
+	int collect_fd;
 };
 
 static void req_free(req *r)
@@ -363,6 +369,39 @@ static void kind_headers(rag_llm *l, int k, int azure, const char *key, const ra
 	}
 }
 
+/* The batch route's URLs (rag-config(5) BATCH): OpenAI's ENDPOINT/files and ENDPOINT/batches (and
+ * DashScope's compatible mode, the same under its endpoint); Azure's classic ENDPOINT/openai/files
+ * ?api-version=V (a batch names no deployment in its path: the lines' body's model does) or
+ * its v1 route ENDPOINT/openai/v1/files. The configured query after each. */
+static void batch_setup(rag_llm *l, const rag_config *cfg, int azure)
+{
+	rag_buf q = {0};
+	size_t i, el = strlen(l->endpoint);
+	int first = 1;
+	if (azure && cfg->llm.deployment) {
+		char *v = curl_easy_escape(NULL, cfg->llm.api_version ? cfg->llm.api_version : "", 0);
+		l->batch_base = rag_xasprintf("%s/openai", l->endpoint);
+		rag_buf_addf(&q, "?api-version=%s", v ? v : "");
+		curl_free(v);
+		first = 0;
+	} else if (azure && !(el >= 10 && !strcmp(l->endpoint + el - 10, "/openai/v1"))) {
+		l->batch_base = rag_xasprintf("%s/openai/v1", l->endpoint);
+	} else {
+		l->batch_base = rag_xstrdup(l->endpoint);
+	}
+	for (i = 0; i < cfg->llm.nquery; i++) {
+		char *k = curl_easy_escape(NULL, cfg->llm.query[i].key, 0), *v = curl_easy_escape(NULL, cfg->llm.query[i].value, 0);
+		rag_buf_addf(&q, "%s%s=%s", first ? "?" : "&", k ? k : "", v ? v : "");
+		curl_free(k);
+		curl_free(v);
+		first = 0;
+	}
+	rag_buf_add(&q, "", 1);
+	l->batch_query = q.p;
+	l->batch_azure = azure;
+	l->batch_model = rag_xstrdup(azure && cfg->llm.deployment ? cfg->llm.deployment : l->model);
+}
+
 /* The provider's URLs, headers and request settings (rag-config(5) PROVIDERS). Embeddings take
  * llm's headers and query only when they go to llm's endpoint: a header is a credential, never
  * sent to another host than the one it was configured for. */
@@ -386,6 +425,7 @@ static void provider_setup(rag_llm *l, const rag_config *cfg)
 	                          "embeddings");
 	kind_headers(l, 1, eazure, l->emb_key, eh, neh, l->emb_url, plain);
 	free(plain);
+	batch_setup(l, cfg, azure);
 	if (cfg->llm.provider && !strcmp(cfg->llm.provider, "openai-reasoning")) l->fixed |= A_MAXCOMP | A_NOTEMP;
 	if (cfg->llm.max_tokens_param && !strcmp(cfg->llm.max_tokens_param, "max_completion_tokens")) l->fixed |= A_MAXCOMP;
 	if (isnan(cfg->llm.temperature)) l->fixed |= A_NOTEMP;
@@ -462,6 +502,16 @@ rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t 
 	l->limit = l->low = l->concurrency;
 	l->adaptive = cfg->llm.adaptive;
 	l->slot_fd = -1;
+	l->collect_fd = -1;
+	if (cfg->llm.batch_collect) {
+		l->collect_fd = open(cfg->llm.batch_collect, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		if (l->collect_fd < 0) {
+			snprintf(err, errlen, "cannot open the batch's requests file %s: %s", cfg->llm.batch_collect,
+			         strerror(errno));
+			rag_llm_free(l);
+			return NULL;
+		}
+	}
 	if (cfg->llm.inflight_file && *cfg->llm.inflight_file) {
 		l->slot_fd = open(cfg->llm.inflight_file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (l->slot_fd < 0) {
@@ -608,6 +658,30 @@ static jv scrub_jv_all(const rag_llm *l, jv a)
 	return out;
 }
 
+static int has_string(jv v, const char *k)
+{
+	jv x = rag_json_get(jv_copy(v), k);
+	int yes = jv_get_kind(x) == JV_KIND_STRING;
+	jv_free(x);
+	return yes;
+}
+
+/* A reply a batch answered (its entry v, borrowed, marked "batch": batch.c) is the call the batch
+ * made, not a cache hit: its usage counts as a call's, so that the records of a run through the
+ * batch route are those of a run that sent each request; committed, the entry loses its mark, so
+ * that a later run reads it as any cached reply. */
+static void batch_answered(rag_llm *l, req *r, jv v)
+{
+	jv d;
+	r->cached = 0;
+	l->usage.calls++;
+	if (l->cache_mode != RAG_CACHE_RW) return;
+	d = jv_dump_string(jv_object_delete(jv_copy(v), jv_string("batch")), JV_PRINT_SORTED);
+	free(r->entry);
+	r->entry = rag_xstrdup(jv_string_value(d));
+	jv_free(d);
+}
+
 /* A chat request answered from the cache, or a miss in replay mode answered with its error: 1
  * (for the caller to finish), else 0 (a miss to send; a damaged entry is a miss). */
 static int chat_cached(rag_llm *l, req *r)
@@ -628,6 +702,7 @@ static int chat_cached(rag_llm *l, req *r)
 			take_usage(r, u, 0);
 			jv_free(u);
 			r->cached = 1;
+			if (has_string(v, "batch")) batch_answered(l, r, v);
 			if (r->n > 1) {
 				jv_free(r->choices);
 				r->choices = scrub_jv_all(l, rag_json_get(jv_copy(v), "choices"));
@@ -652,6 +727,28 @@ static int chat_cached(rag_llm *l, req *r)
 	return 0;
 }
 
+/* A stage run to collect a batch's requests (RAG_BATCH_COLLECT): the request the cache did not
+ * answer becomes a line of the batch's input, {custom_id: its cache key, method, url, body}
+ * (Azure: its route and the deployment as the model), one write a line, and is answered with
+ * RAG_BATCH_COLLECTED instead of being sent. The body holds no key: headers are not in it. */
+static void collect(rag_llm *l, req *r)
+{
+	jv body = jv_parse(r->body), line;
+	if (l->batch_azure) body = jv_object_set(body, jv_string("model"), jv_string(l->batch_model));
+	line = JV_OBJECT(jv_string("custom_id"), jv_string(r->key), jv_string("method"), jv_string("POST"),
+	                 jv_string("url"), jv_string(l->batch_azure ? "/chat/completions" : "/v1/chat/completions"),
+	                 jv_string("body"), body);
+	line = jv_dump_string(line, 0);
+	{
+		char *text = rag_xasprintf("%s\n", jv_string_value(line));
+		if (rag_write_all(l->collect_fd, text, strlen(text)) < 0)
+			r->error = rag_xasprintf("cannot write the batch's requests: %s", strerror(errno));
+		free(text);
+	}
+	jv_free(line);
+	if (!r->error) r->error = rag_xstrdup(RAG_BATCH_COLLECTED);
+}
+
 void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, void *arg)
 {
 	req *r = rag_xmalloc(sizeof *r);
@@ -669,6 +766,11 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 	r->est_completion = o->est_completion_tokens;
 	set_body(l, r, request_json(l, messages, o));
 	if (chat_cached(l, r)) {
+		finish(l, r);
+		return;
+	}
+	if (l->collect_fd >= 0) {
+		collect(l, r);
 		finish(l, r);
 		return;
 	}
@@ -1480,6 +1582,86 @@ static void chat_reply(rag_llm *l, req *r)
 	jv_free(v);
 }
 
+/* ------------------------------------------------------------------ the batch route (batch.c) */
+
+char *rag_llm_batch_url(const rag_llm *l, const char *what)
+{
+	return rag_xasprintf("%s/%s%s", l->batch_base, what, l->batch_query);
+}
+
+const char *rag_llm_batch_endpoint(const rag_llm *l)
+{
+	return l->batch_azure ? "/chat/completions" : "/v1/chat/completions";
+}
+
+const rag_strv *rag_llm_batch_headers(const rag_llm *l)
+{
+	return &l->hdrs[0];
+}
+
+char *rag_llm_scrub(const rag_llm *l, char *msg)
+{
+	return scrub(l, msg);
+}
+
+int rag_llm_batch_reply(rag_llm *l, const char *key, const char *body, size_t len, const char *batch_id,
+                        rag_usage *u, char *err, size_t errlen)
+{
+	req r;
+	jv v = jv_parse_sized(body, (int)len), ch = rag_json_get(v, "choices"), e;
+	int rc = -1;
+	char cerr[RAG_ERRLEN];
+	memset(&r, 0, sizeof r);
+	r.n = jv_get_kind(ch) == JV_KIND_ARRAY && jv_array_length(jv_copy(ch)) > 1 ? jv_array_length(jv_copy(ch)) : 1;
+	jv_free(ch);
+	r.choices = jv_null();
+	r.resp.p = (char *)body;
+	r.resp.len = len;
+	/* a custom_id of ours is a cache key; rag_cache_put refuses any other 64 characters */
+	if (!key || strlen(key) != 64) {
+		rag_seterr(err, errlen, "a line of the batch's output has no custom_id of ours");
+		return -1;
+	}
+	memcpy(r.key, key, 65);
+	chat_reply(l, &r);   /* the one reading of a chat completion, and its cache entry */
+	if (r.error) {
+		rag_seterr(err, errlen, "%s", r.error);
+	} else if (!r.entry) {
+		rag_seterr(err, errlen, "the cache is not writable (cache.mode rw): the batch's replies have nowhere to go");
+	} else {
+		e = jv_parse(r.entry);
+		e = jv_object_set(e, jv_string("batch"), jv_string(batch_id));
+		if (r.cached_tokens > 0) {
+			jv us = rag_json_get(jv_copy(e), "usage");
+			if (jv_get_kind(us) == JV_KIND_OBJECT) {
+				us = jv_object_set(us, jv_string("prompt_tokens_details"),
+				                   JV_OBJECT(jv_string("cached_tokens"), jv_number((double)r.cached_tokens)));
+				e = jv_object_set(e, jv_string("usage"), us);
+			} else {
+				jv_free(us);
+			}
+		}
+		e = jv_dump_string(e, JV_PRINT_SORTED);
+		if (rag_cache_put(l->cache, r.key, jv_string_value(e), strlen(jv_string_value(e)), cerr, sizeof cerr) < 0) {
+			rag_seterr(err, errlen, "%s", cerr);
+		} else {
+			u->calls++;
+			u->prompt_tokens += r.prompt_tokens;
+			u->cached_tokens += r.cached_tokens;
+			u->completion_tokens += r.completion_tokens;
+			rc = 0;
+		}
+		jv_free(e);
+	}
+	free(r.content);
+	free(r.finish_reason);
+	free(r.error);
+	free(r.entry);
+	free(r.usage_error);
+	jv_free(r.choices);
+	return rc;
+}
+
 static void complete(rag_llm *l, req *r, CURLcode code)
 {
 	long status = 0;
@@ -1641,6 +1823,10 @@ void rag_llm_free(rag_llm *l)
 	free(l->emb_key);
 	free(l->api_key);
 	free(l->effort);
+	free(l->batch_base);
+	free(l->batch_query);
+	free(l->batch_model);
+	if (l->collect_fd >= 0) close(l->collect_fd);
 	rag_strv_free(&l->hdrs[0]);
 	rag_strv_free(&l->hdrs[1]);
 	rag_strv_free(&l->secrets);

@@ -1,7 +1,7 @@
 /* llm.h - talking to a model: the reply cache (cache.c), rate limits (rate.c), what an
  * endpoint sends read from its bytes (wire.c), the libcurl client for chat, embeddings and
- * generic HTTP (llm.c), embeddings (embed.c), prompt files and fenced blocks (prompt.c), the
- * JSON in a reply (reply.c). Layer 4 (HACKING.md). */
+ * generic HTTP (llm.c), the batch route (batch.c), embeddings (embed.c), prompt files and
+ * fenced blocks (prompt.c), the JSON in a reply (reply.c). Layer 4 (HACKING.md). */
 #ifndef RAG_LLM_H
 #define RAG_LLM_H
 
@@ -185,6 +185,42 @@ void rag_llm_inflight(const rag_llm *l, int *limit, int *low, int *cuts);
 /* Statistics for the summary. */
 const rag_usage *rag_llm_usage(const rag_llm *l);
 void rag_llm_free(rag_llm *l);
+/* The batch route, llm.c's part (batch.c uses it; rag-config(5) BATCH). A stage whose
+ * configuration names llm.batch_collect (RAG_BATCH_COLLECT) writes each chat request the cache
+ * does not answer there as a line of a batch's input, {custom_id: the request's cache key,
+ * method, url, body}, and answers it with the error RAG_BATCH_COLLECTED instead of sending it. */
+#define RAG_BATCH_COLLECTED "collected for the batch route, not sent"
+/* The URL of the route what ("files", "batches/ID"...), as the provider takes it (malloc'ed). */
+char *rag_llm_batch_url(const rag_llm *l, const char *what);
+const char *rag_llm_batch_endpoint(const rag_llm *l);   /* the batch's endpoint, its lines' url */
+const rag_strv *rag_llm_batch_headers(const rag_llm *l);   /* the chat requests' header lines (secret) */
+char *rag_llm_scrub(const rag_llm *l, char *msg);   /* msg with every key and header value starred out */
+/* A chat completion's body (a line of a batch's output, for the request whose cache key is key)
+ * into the cache, as a live reply's entry marked "batch": batch_id; *u gets its call and tokens.
+ * A cached entry so marked is read as the call the batch made (its usage counted, not a cache
+ * hit) until a read-write run commits it. 0, or -1 and err (a body that is no chat completion,
+ * a cache not writable). */
+int rag_llm_batch_reply(rag_llm *l, const char *key, const char *body, size_t len, const char *batch_id,
+                        rag_usage *u, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- batch.c */
+/* OpenAI's batch API (Azure's and DashScope's follow it) over l's endpoint and key, for rag-eval
+ * --batch (rag-config(5) BATCH). Each call one synchronous request; a failure is -1 (or invalid)
+ * and err, with the status and what the server said, scrubbed of the key. */
+/* POST files, purpose batch, the JSON Lines file at path: *file_id (malloc'ed). */
+int rag_batch_upload(rag_llm *l, const char *path, char **file_id, char *err, size_t errlen);
+/* POST batches over the uploaded file, completion_window 24h: *batch_id (malloc'ed). */
+int rag_batch_create(rag_llm *l, const char *file_id, char **batch_id, char *err, size_t errlen);
+/* GET batches/ID: the batch object (status, request_counts, output_file_id, error_file_id...). */
+jv rag_batch_get(rag_llm *l, const char *batch_id, char *err, size_t errlen);
+/* GET files/ID/content, appended to out. */
+int rag_batch_content(rag_llm *l, const char *file_id, rag_buf *out, char *err, size_t errlen);
+/* A batch's output or error file (text, len bytes) taken: each line answered 200 with a chat
+ * completion goes into the cache (rag_llm_batch_reply; *u its call and tokens); every other
+ * line (an error, another status, a reply that is no completion) into *failed, custom_id ->
+ * what went wrong. -1 and err only when the cache cannot take the replies at all. */
+int rag_batch_take(rag_llm *l, const char *text, size_t len, const char *batch_id, rag_usage *u, jv *failed,
+                   char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- embed.c */
 /* Texts to vectors: through the embeddings endpoint (cfg->embeddings, falling back to cfg->llm)

@@ -1139,6 +1139,17 @@ static void cost_table(rag_buf *b, jv s, int markdown)
 		rag_buf_addf(b, markdown ? "\nPrompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input).\n"
 		                         : "<p>Prompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input).</p>\n",
 		             rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "cached_tokens"));
+	{
+		/* rag-eval --batch: the rows are at the list price, the total at the batch price */
+		jv bt = rag_json_get(jv_copy(cost), "batch");
+		if (jv_get_kind(bt) == JV_KIND_OBJECT)
+			rag_buf_addf(b, markdown ? "\n%.0f requests answered by the batch route: %.6f at its price, %.6f at the list "
+			                         "price of the rows above; the total is at the batch price.\n"
+			                         : "<p>%.0f requests answered by the batch route: %.6f at its price, %.6f at the "
+			                         "list price of the rows above; the total is at the batch price.</p>\n",
+			             rag_json_num(bt, "requests"), rag_json_num(bt, "cost"), rag_json_num(bt, "cost_at_list_price"));
+		jv_free(bt);
+	}
 	jv_array_foreach(msgs, i, m) {
 		if (jv_get_kind(m) == JV_KIND_STRING) {
 			rag_buf_adds(b, markdown ? (i ? "; " : "\n") : "<p>");

@@ -133,6 +133,15 @@ static void text_cost(rag_buf *b, jv cost, const char *B, const char *N)
 	if (rag_json_num(cost, "cached_tokens") > 0)
 		rag_buf_addf(b, "  prompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input)\n",
 		             rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "cached_tokens"));
+	{
+		/* rag-eval --batch: the rows are at the list price, the total at the batch price */
+		jv bt = rag_json_get(jv_copy(cost), "batch");
+		if (jv_get_kind(bt) == JV_KIND_OBJECT)
+			rag_buf_addf(b, "  %.0f requests answered by the batch route: %.6f at its price, %.6f at the list price "
+			             "of the rows above; the total is at the batch price\n", rag_json_num(bt, "requests"),
+			             rag_json_num(bt, "cost"), rag_json_num(bt, "cost_at_list_price"));
+		jv_free(bt);
+	}
 	jv_array_foreach(msgs, i, m) {
 		rag_buf_adds(b, "  ");
 		if (jv_get_kind(m) == JV_KIND_STRING) put_text(b, jv_string_value(m), 300);

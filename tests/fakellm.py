@@ -16,6 +16,30 @@ Endpoints
           1 + md5(word) % (dims - 1); so the same text gives the same vector, and texts that
           share words are similar
   GET  /health               -> 200 "ok"
+  The batch route, as OpenAI's (azure: /openai/files?api-version=V and /openai/batches?..., or
+  /openai/v1/files and /openai/v1/batches), with the key checked as on the chat route:
+  POST /v1/files             multipart form, purpose "batch" and a file -> {"id": "file-fake-N", ...}
+  POST /v1/batches           {"input_file_id", "endpoint": "/v1/chat/completions" (azure
+                             "/chat/completions"), "completion_window": "24h"} -> the batch,
+                             "validating"
+  GET  /v1/batches/ID        the batch one step on at each look (no clock): validating ->
+                             in_progress, then --batch-step lines answered a look (default a third
+                             of them; with --batch-hold none until POST /_fake/release) ->
+                             finalizing -> completed, with output_file_id and error_file_id (each
+                             only when it has lines) and request_counts {total, completed, failed}
+  GET  /v1/files/ID/content  the file: output lines {"id", "custom_id", "response": {"status_code":
+                             200, "request_id", "body": the chat completion}, "error": null}; error
+                             lines with "response" of another status or "error": {"code",
+                             "message"}
+  Each line of a batch is answered as the chat route answers its body (the plan's rules too, as
+  for a request; a rule's "via": "batch" or "live" keeps it to one route), logged with "path":
+  "batch:/v1/chat/completions", "batch" and "custom_id". A rule's "batch": "error" puts its line
+  in the error file (code server_error); "batch": "fail" fails the whole batch as it is
+  validated ("failed", errors.data naming the line, no file); "batch": "expire" ends the batch
+  at its line: "expired",
+  that line and every later one in the error file (code batch_expired), as OpenAI's batches that
+  outlive their window. The batch route's requests are logged too (the upload with its "content",
+  GETs with "method": "GET").
 
 AUTO replies (no plan rule applies) read the LAST user message (or, when a re-ask appended a
 plain user message, the last user message that holds a block):
@@ -497,7 +521,7 @@ class State:
     def is_healed(self, scope):
         return None in self.healed or scope in self.healed
 
-    def pick(self, raw, scope=None):
+    def pick(self, raw, scope=None, via="live"):
         """Index of the rule that applies (its counter taken), or None."""
         with self.lock:
             self.seq += 1
@@ -506,6 +530,8 @@ class State:
                 return seq, None
             for i, r in enumerate(self.plan):
                 if r.get("scope") is not None and r.get("scope") != scope:
+                    continue
+                if r.get("via", "any") not in ("any", via):
                     continue
                 m = r.get("match")
                 if m is not None and m not in raw:
@@ -640,8 +666,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     # -- endpoints
     def do_GET(self):
+        path = self.batch_path(self.path.split("?")[0])
         if self.path.split("?")[0] in ("/health", "/v1/health"):
             self.send(200, "ok", "text/plain")
+        elif path is not None and (path.startswith("/v1/batches/") or path.startswith("/v1/files/")):
+            self.batch_get(self.server.state, path)
         else:
             self.send(404, json.dumps({"error": {"message": "fake: not found", "type": "not_found"}}))
 
@@ -708,6 +737,220 @@ class Handler(http.server.BaseHTTPRequestHandler):
                       rule=rule)
             return None
         return seq, rule, headers
+
+    # -- the batch route (OpenAI's /v1/files and /v1/batches)
+    def batch_path(self, path):
+        """the batch route's path as /v1/..., or None: OpenAI's /v1/files..., /v1/batches...; azure's
+        /openai/files... and /openai/batches... (with api-version) or /openai/v1/..."""
+        m = re.match(r"^/s/[^/]+(/.*)$", path)
+        if m:
+            path = m.group(1)
+        if self.server.provider == "azure":
+            query = self.path.split("?", 1)[1] if "?" in self.path else ""
+            m = re.match(r"^/openai/v1/((?:files|batches).*)$", path)
+            if m:
+                return "/v1/" + m.group(1)
+            m = re.match(r"^/openai/((?:files|batches).*)$", path)
+            if m and re.search(r"(^|&)api-version=[^&]+", query):
+                return "/v1/" + m.group(1)
+            return None
+        m = re.match(r"^(?:/v1)?/((?:files|batches).*)$", path)
+        return "/v1/" + m.group(1) if m else None
+
+    def batch_auth(self, st):
+        """the key as the chat route checks it: False (401 sent) when wrong"""
+        if self.server.provider == "azure":
+            self.azure_classic = "/openai/v1/" not in self.path
+            return self.azure_auth(st)
+        if st.require_key is not None and self.headers.get("Authorization") != "Bearer " + st.require_key:
+            self.send(401, json.dumps({"error": {"message": "fake: bad or missing api key",
+                                                 "type": "invalid_request_error"}}))
+            return False
+        return True
+
+    def batch_log(self, st, path, body, method="POST"):
+        st.write_log({"n": None, "path": path, "method": method, "auth": self.headers.get("Authorization"),
+                      "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body,
+                      "rule": None, "t": time.time(), "scope": None})
+
+    def batch_post(self, st, path, raw_b, req):
+        srv = self.server
+        if path == "/v1/files":
+            from email.parser import BytesParser
+            from email.policy import default as email_default
+            ctype = self.headers.get("Content-Type") or ""
+            msg = BytesParser(policy=email_default).parsebytes(
+                b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + raw_b)
+            form = {}
+            if msg.is_multipart():
+                for part in msg.iter_parts():
+                    name = part.get_param("name", header="content-disposition")
+                    form[name] = (part.get_payload(decode=True) or b"", part.get_filename())
+            content = form.get("file", (b"", None))[0].decode("utf-8", "replace")
+            purpose = form.get("purpose", (b"", None))[0].decode()
+            self.batch_log(st, self.path, {"purpose": purpose, "filename": form.get("file", (b"", None))[1],
+                                           "lines": len(content.splitlines()), "content": content})
+            if not self.batch_auth(st):
+                return
+            if purpose != "batch" or "file" not in form:
+                self.send(400, json.dumps({"error": {"message": "fake: purpose batch and a file are needed",
+                                                     "type": "invalid_request_error"}}))
+                return
+            with srv.batch_lock:
+                fid = "file-fake-%d" % (len(srv.files) + 1)
+                srv.files[fid] = content
+            self.send(200, json.dumps({"id": fid, "object": "file", "bytes": len(content.encode()),
+                                       "created_at": int(time.time()), "filename": form["file"][1],
+                                       "purpose": "batch"}))
+            return
+        self.batch_log(st, self.path, req if req is not None else raw_b.decode("utf-8", "replace"))
+        if not self.batch_auth(st):
+            return
+        want = "/chat/completions" if srv.provider == "azure" else "/v1/chat/completions"
+        if not isinstance(req, dict) or req.get("input_file_id") not in srv.files or \
+                req.get("endpoint") != want or req.get("completion_window") != "24h":
+            self.send(400, json.dumps({"error": {"message": "fake: a batch needs a known input_file_id, "
+                                                 "endpoint %s and completion_window 24h" % want,
+                                                 "type": "invalid_request_error"}}))
+            return
+        lines = [l for l in srv.files[req["input_file_id"]].splitlines() if l.strip()]
+        with srv.batch_lock:
+            bid = "batch_fake_%d" % (len(srv.batches) + 1)
+            b = {"id": bid, "object": "batch", "endpoint": req["endpoint"], "errors": None,
+                 "input_file_id": req["input_file_id"], "completion_window": "24h", "status": "validating",
+                 "output_file_id": None, "error_file_id": None, "created_at": int(time.time()),
+                 "request_counts": {"total": len(lines), "completed": 0, "failed": 0}, "metadata": None}
+            srv.batches[bid] = {"obj": b, "lines": lines, "next": 0, "out": [], "err": []}
+        self.send(200, json.dumps(b))
+
+    def batch_line(self, st, bid, line, i):
+        """one line of a batch answered as the chat route would: its output or error line, or None
+        when a rule of "batch": "expire" ends the batch here"""
+        try:
+            one = json.loads(line)
+            body = one["body"]
+            cid = one["custom_id"]
+        except (ValueError, KeyError, TypeError):
+            return "err", {"id": "batch_req_%s_%d" % (bid, i), "custom_id": None, "response": None,
+                           "error": {"code": "invalid_json_line", "message": "fake: not a request line"}}
+        raw = json.dumps(body, ensure_ascii=False)
+        seq, ri = st.pick(raw, None, "batch")
+        rule = st.plan[ri] if ri is not None else {}
+        st.write_log({"n": seq, "path": "batch:" + str(one.get("url")), "batch": bid, "custom_id": cid,
+                      "auth": None, "body": body, "rule": ri, "t": time.time(), "scope": None})
+        if rule.get("batch") == "expire":
+            return None
+        rid = "batch_req_%s_%d" % (bid, i)
+        if rule.get("batch") == "error":
+            return "err", {"id": rid, "custom_id": cid, "response": None,
+                           "error": {"code": "server_error", "message": "fake: the batch failed this request"}}
+        status = int(rule.get("status") or 200)
+        if status != 200:
+            return "err", {"id": rid, "custom_id": cid, "error": None,
+                           "response": {"status_code": status, "request_id": "req_%d" % seq,
+                                        "body": {"error": {"message": "fake: status %d" % status,
+                                                           "type": "server_error", "code": None}}}}
+        status, resp = self.chat_result(body, rule, seq)
+        return ("out" if status == 200 else "err"), {
+            "id": rid, "custom_id": cid, "error": None,
+            "response": {"status_code": status, "request_id": "req_%d" % seq, "body": resp}}
+
+    def batch_files(self, bb):
+        """the batch's output and error files made, its status and counts set"""
+        srv = self.server
+        b = bb["obj"]
+        for kind, key in (("out", "output_file_id"), ("err", "error_file_id")):
+            if bb[kind]:
+                fid = "file-fake-%d" % (len(srv.files) + 1)
+                srv.files[fid] = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in bb[kind])
+                b[key] = fid
+
+    def batch_invalid(self, st, bb):
+        """the error of a batch a rule "batch": "fail" refuses (at the line it matches), or None"""
+        for i, line in enumerate(bb["lines"]):
+            for r in st.plan:
+                if r.get("batch") == "fail" and r.get("match", "") in line:
+                    return {"code": "invalid_request", "message": "fake: the batch's input was refused",
+                            "param": "body", "line": i + 1}
+        return None
+
+    def batch_advance(self, st, bb):
+        """one step of the batch's life, at each GET (no clock): validating -> in_progress; then
+        --batch-step lines a look (default a third of them) until all are done (in_progress, with
+        --batch-hold, goes no further until /_fake/release) -> finalizing -> completed; a line
+        that a rule "batch": "expire" matches ends it: expired, that line and those after it in
+        the error file as batch_expired"""
+        srv = self.server
+        b = bb["obj"]
+        total = len(bb["lines"])
+        if b["status"] == "validating":
+            bad = self.batch_invalid(st, bb)
+            if bad is not None:
+                b["status"] = "failed"
+                b["failed_at"] = int(time.time())
+                b["errors"] = {"object": "list", "data": [bad]}
+                return
+            b["status"] = "in_progress"
+            b["in_progress_at"] = int(time.time())
+        elif b["status"] == "in_progress":
+            if srv.batch_hold and not st.released.is_set():
+                return
+            step = srv.batch_step or max(1, (total + 2) // 3)
+            end = min(total, bb["next"] + step)
+            while bb["next"] < end:
+                i = bb["next"]
+                got = self.batch_line(st, b["id"], bb["lines"][i], i)
+                if got is None:
+                    for j in range(i, total):
+                        try:
+                            cid = json.loads(bb["lines"][j]).get("custom_id")
+                        except ValueError:
+                            cid = None
+                        bb["err"].append({"id": "batch_req_%s_%d" % (b["id"], j), "custom_id": cid,
+                                          "response": None,
+                                          "error": {"code": "batch_expired", "message":
+                                                    "This request could not be executed before the "
+                                                    "completion window expired."}})
+                    b["request_counts"]["failed"] += total - i
+                    b["status"] = "expired"
+                    b["expired_at"] = int(time.time())
+                    self.batch_files(bb)
+                    return
+                kind, x = got
+                bb[kind].append(x)
+                b["request_counts"]["completed" if kind == "out" else "failed"] += 1
+                bb["next"] += 1
+            if bb["next"] >= total:
+                b["status"] = "finalizing"
+        elif b["status"] == "finalizing":
+            self.batch_files(bb)
+            b["status"] = "completed"
+            b["completed_at"] = int(time.time())
+
+    def batch_get(self, st, path):
+        srv = self.server
+        self.batch_log(st, self.path, None, "GET")
+        if not self.batch_auth(st):
+            return
+        m = re.match(r"^/v1/batches/([^/]+)$", path)
+        if m:
+            with srv.batch_lock:
+                bb = srv.batches.get(m.group(1))
+                if bb is not None:
+                    self.batch_advance(st, bb)
+                    body = json.dumps(bb["obj"])
+            if bb is None:
+                self.send(404, json.dumps({"error": {"message": "fake: no such batch", "type": "not_found"}}))
+            else:
+                self.send(200, body)
+            return
+        m = re.match(r"^/v1/files/([^/]+)/content$", path)
+        with srv.batch_lock:
+            content = srv.files.get(m.group(1)) if m else None
+        if content is None:
+            self.send(404, json.dumps({"error": {"message": "fake: no such file", "type": "not_found"}}))
+        else:
+            self.send(200, content, "application/jsonl")
 
     def caller_key(self):
         a = self.headers.get("Authorization") or self.headers.get("api-key") or ""
@@ -794,6 +1037,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             st.heal(req.get("scope") if isinstance(req, dict) else None)
             self.send(200, json.dumps({"healed": True}))
             return
+        bpath = self.batch_path(path)
+        if bpath in ("/v1/files", "/v1/batches"):
+            self.batch_post(st, bpath, raw_b, req)
+            return
         if self.server.provider == "azure":
             path = self.azure_route(path)
             if path is None:
@@ -814,11 +1061,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(400, json.dumps({"error": {"message": "fake: request body is not a JSON object",
                                                  "type": "invalid_request_error"}}))
             return
+        status, resp = self.chat_result(req, rule, seq)
+        if status != 200:
+            self.send(status, json.dumps(resp))
+            return
+        if req.get("stream") is True:
+            self.stream(resp, headers, rule)
+            return
+        self.send(200, json.dumps(resp, ensure_ascii=False), headers=headers, rule=rule)
 
+    def chat_result(self, req, rule, seq):
+        """(status, body) of a chat request (a dict) by rule: a provider's refusal, or the completion
+        (live, or a line of a batch)"""
         refusal = self.provider_refuses(req)
         if refusal is not None:
-            self.send(400, json.dumps({"error": refusal}))
-            return
+            return 400, {"error": refusal}
         finish = "stop"
         obj, kind = None, None
         if "content" in rule:
@@ -880,10 +1137,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                "cache_n": 0}
         if "usage" in rule:
             resp["usage"] = rule["usage"]
-        if req.get("stream") is True:
-            self.stream(resp, headers, rule)
-            return
-        self.send(200, json.dumps(resp, ensure_ascii=False), headers=headers, rule=rule)
+        return 200, resp
 
     def stream(self, resp, headers, rule):
         """resp as OpenAI streams it: a chunk per word of the first choice's content, then one with
@@ -1043,6 +1297,9 @@ def main():
                     choices=["openai", "openai-reasoning", "azure", "no-schema", "deepseek", "anthropic",
                              "llamacpp"], help="answer as that provider's endpoint does")
     ap.add_argument("--require-header", help="NAME=VALUE: answer 401 without that request header")
+    ap.add_argument("--batch-step", type=int, default=0, help="lines of a batch answered a look (default a third)")
+    ap.add_argument("--batch-hold", action="store_true", help="a batch goes no further than in_progress until "
+                    "POST /_fake/release")
     a = ap.parse_args()
 
     plan = []
@@ -1059,6 +1316,10 @@ def main():
     srv.require_header = a.require_header
     srv.seen = []
     srv.seen_lock = threading.Lock()
+    srv.files, srv.batches = {}, {}
+    srv.batch_lock = threading.Lock()
+    srv.batch_step = a.batch_step
+    srv.batch_hold = a.batch_hold
     port = srv.server_address[1]
 
     def watchdog():

@@ -18,7 +18,8 @@ static jv usage(const char *text)
 
 int main(void)
 {
-	rag_price pr[3] = {{"judge-x", 2.5, 10, NAN}, {"emb", 0.5, NAN, NAN}, {"cached-x", 2, 8, 0.5}};
+	rag_price pr[3] = {{"judge-x", 2.5, 10, NAN, NAN, NAN, NAN}, {"emb", 0.5, NAN, NAN, NAN, NAN, NAN},
+	                   {"cached-x", 2, 8, 0.5, NAN, NAN, NAN}};
 	jv acc, u, s;
 
 	ok(rag_cost_price_find(pr, 2, "openai:judge-x") == &pr[0], "openai:<model> is priced by the model");
@@ -68,6 +69,71 @@ int main(void)
 	}
 	jv_free(s);
 
+	{
+		/* the batch route's price: its own, else the discount, else unknown */
+		rag_price bp[3] = {{"own", 2, 8, NAN, 1, 4, NAN}, {"off", 2, 8, 0.5, NAN, NAN, 0.5},
+		                   {"none", 2, 8, NAN, NAN, NAN, NAN}};
+		rag_price b = rag_cost_batch_price(&bp[0]);
+		jv sum, bt;
+		is_num(rag_cost_tokens(&b, 1e6, 0, 1e6), 5, 1e-12, "batch_input and batch_output: the batch price");
+		b = rag_cost_batch_price(&bp[1]);
+		is_num(rag_cost_tokens(&b, 1e6, 0, 1e6), 5, 1e-12, "batch_discount 0.5: half of input and output");
+		is_num(rag_cost_tokens(&b, 1e6, 1e6, 0), 0.25, 1e-12, "batch_discount: half of cached_input too");
+		b = rag_cost_batch_price(&bp[2]);
+		ok(isnan(rag_cost_tokens(&b, 10, 0, 10)), "no batch price: unknown (NAN), never the list price");
+		/* a run whose records cost 2 x 1e6 prompt + 1e6 completion tokens at list price (12),
+		 * 1e6 + 1e6 of them answered by the batch: 12 - 10 + 5 */
+		acc = rag_cost_add(jv_null(), bt = jv_parse("{\"rag-claims\":{\"answer\":{\"judge\":\"openai:own\",\"calls\":2,"
+		                                            "\"prompt_tokens\":2000000,\"completion_tokens\":1000000}}}"));
+		jv_free(bt);
+		sum = rag_cost_summary(acc, bp, 3, "USD");
+		bt = jv_parse("{\"openai:own\":{\"requests\":1,\"prompt_tokens\":1000000,\"completion_tokens\":1000000}}");
+		sum = rag_cost_batch(sum, bt, bp, 3);
+		is_num(rag_json_num(sum, "total"), 7, 1e-9, "the batch's tokens repriced: total 12 - 10 + 5");
+		{
+			jv bo = rag_json_get(jv_copy(sum), "batch");
+			is_num(rag_json_num(bo, "cost"), 5, 1e-9, "batch.cost: at the batch price");
+			is_num(rag_json_num(bo, "cost_at_list_price"), 10, 1e-9, "batch.cost_at_list_price");
+			is_num(rag_json_num(bo, "requests"), 1, 0, "batch.requests");
+			jv_free(bo);
+		}
+		jv_free(sum);
+		jv_free(bt);
+		/* a batch that answered more than these records used (a resumed run's gate sees the
+		 * new records only): counted at most as the records hold */
+		acc = rag_cost_add(jv_null(), bt = jv_parse("{\"rag-claims\":{\"answer\":{\"judge\":\"openai:own\",\"calls\":1,"
+		                                            "\"prompt_tokens\":1000000,\"completion_tokens\":0}}}"));
+		jv_free(bt);
+		sum = rag_cost_summary(acc, bp, 3, "USD");
+		bt = jv_parse("{\"own\":{\"requests\":4,\"prompt_tokens\":4000000,\"completion_tokens\":1000000}}");
+		sum = rag_cost_batch(sum, bt, bp, 3);
+		is_num(rag_json_num(sum, "total"), 1, 1e-9, "more batch tokens than records: the records' (2 - 2 + 1)");
+		{
+			jv bo = rag_json_get(jv_copy(sum), "batch");
+			is_num(rag_json_num(bo, "requests"), 1, 0, "...and the records' requests");
+			jv_free(bo);
+		}
+		jv_free(sum);
+		jv_free(bt);
+		acc = rag_cost_add(jv_null(), bt = jv_parse("{\"t\":{\"s\":{\"judge\":\"none\",\"calls\":1,\"prompt_tokens\":10}}}"));
+		jv_free(bt);
+		sum = rag_cost_summary(acc, bp, 3, "USD");
+		bt = jv_parse("{\"none\":{\"requests\":1,\"prompt_tokens\":10}}");
+		sum = rag_cost_batch(sum, bt, bp, 3);
+		{
+			jv t = rag_json_get(jv_copy(sum), "total");
+			ok(jv_get_kind(t) == JV_KIND_NULL, "no batch price: total null");
+			jv_free(t);
+		}
+		{
+			jv m = jv_dump_string(rag_json_get(jv_copy(sum), "messages"), 0);
+			ok(strstr(jv_string_value(m), "no batch price for model none") != NULL, "...and the message names the model");
+			jv_free(m);
+		}
+		jv_free(sum);
+		jv_free(bt);
+	}
+
 	is_num(rag_usage_tokens("abcdefgh"), 2, 1e-12, "English: 4 characters a token");
 	is_num(rag_usage_tokens("爱因斯坦"), 4, 1e-12, "Chinese: 1 token a character");
 	is_num(rag_usage_tokens("爱因斯坦 born"), 4 + 5.0 / 4, 1e-12, "mixed: each by its rule");
@@ -79,7 +145,7 @@ int main(void)
 	/* the spending cap: a price of 1 per million input tokens, 0 per output token */
 	{
 		rag_config cfg;
-		rag_price p1 = {"judge-x", 1, 0, NAN};
+		rag_price p1 = {"judge-x", 1, 0, NAN, NAN, NAN, NAN};
 		rag_cost_meter *m, *m2;
 		char err[RAG_ERRLEN], path[] = "/tmp/t-cost-spend-XXXXXX";
 		double h1, h2, h3;

@@ -394,18 +394,24 @@ static int cmd_add_window(tool *t, const char *wfile, const char *rfile)
 	size_t i, at = 0;
 	int rc;
 	if ((rc = read_lines(t, wfile, &w)) || (rc = read_lines(t, rfile, &r))) goto out;
+	/* every line checked before any is stored, so that broken input adds nothing */
 	for (i = 0; i < w.n; i++) {
+		jv line = jv_parse(w.v[i]);
+		double n = rag_json_num(line, "records");
+		jv_free(line);
+		if (!isfinite(n) || n < 0 || n > (double)(r.n - at)) {
+			rag_msg(t->cli.prog, "error", "(at %s:%zu): %s", wfile, i + 1, isfinite(n) ?
+			        "the window says more records than RECORDS.jsonl has left" : "not a line of rag-gate --window");
+			rc = RAG_EXIT_DATA;
+			goto out;
+		}
+		at += (size_t)n;
+	}
+	for (i = at = 0; i < w.n; i++) {
 		jv line = jv_parse(w.v[i]);
 		double n = rag_json_num(line, "records");
 		long id;
 		int st;
-		if (!isfinite(n) || n < 0 || n > (double)(r.n - at)) {
-			rag_msg(t->cli.prog, "error", "(at %s:%zu): %s", wfile, i + 1, isfinite(n) ?
-			        "the window says more records than RECORDS.jsonl has left" : "not a line of rag-gate --window");
-			jv_free(line);
-			rc = RAG_EXIT_DATA;
-			goto out;
-		}
 		st = rag_store_window_add(t->store, line, (const char *const *)r.v + at, (size_t)n, &id, t->err,
 		                          sizeof t->err);
 		jv_free(line);

@@ -393,6 +393,10 @@ static int cmd_add_window(tool *t, const char *wfile, const char *rfile)
 	rag_buf b = {0};
 	size_t i, at = 0;
 	int rc;
+	if (!strcmp(wfile, "-") && !strcmp(rfile, "-")) {
+		rag_msg(t->cli.prog, "error", "add-window: one of WINDOWS.jsonl and RECORDS.jsonl may be -, not both");
+		return rag_cli_misuse(&t->cli);
+	}
 	if ((rc = read_lines(t, wfile, &w)) || (rc = read_lines(t, rfile, &r))) goto out;
 	/* every line checked before any is stored, so that broken input adds nothing */
 	for (i = 0; i < w.n; i++) {

@@ -50,6 +50,8 @@ suite() {
 	run rag rag-store -q -c "$T/c.yaml" --store "$2" add-window "$T/windows.jsonl" "$T/four.jsonl"
 	is "$RC" 3 "$be: records fewer than the windows say: exit 3, nothing stored"
 	like "$(cat "$ERR")" "windows.jsonl:2\\): the window says more records than RECORDS.jsonl has left" "$be: naming the window's line"
+	run rag rag-store -q -c "$T/c.yaml" --store "$2" add-window - - </dev/null
+	is "$RC" 2 "$be: add-window - -: both cannot be the standard input, exit 2"
 	printf '{"nope":1}\n' >"$T/nowin.jsonl"
 	run rag rag-store -q -c "$T/c.yaml" --store "$2" add-window "$T/nowin.jsonl" "$T/records.jsonl"
 	is "$RC" 3 "$be: a line that is no window's: exit 3"

@@ -332,7 +332,9 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 		return send_json(c, 200, JV_OBJECT(jv_string("csrf"), jv_string(sv->csrf),
 		                                   jv_string("store"), jv_string(rag_store_url(sv->store)),
 		                                   jv_string("backend"), jv_string(rag_store_backend(sv->store)),
-		                                   jv_string("version"), jv_string(RAG_VERSION)));
+		                                   jv_string("version"), jv_string(RAG_VERSION),
+		                                   jv_string("trace_url"), sv->cli.cfg.trace_url ?
+		                                   jv_string(sv->cli.cfg.trace_url) : jv_null()));
 	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api")) {
 		jv body;
 		int st;

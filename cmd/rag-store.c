@@ -16,6 +16,7 @@ static const char usage[] =
 	"Usage: rag-store [OPTIONS] add RUNDIR | add - < records.jsonl\n"
 	"       rag-store [OPTIONS] list | show RUN | export RUN | diff RUN RUN | history\n"
 	"       rag-store [OPTIONS] testset import FILE --name NAME [--tag TAG] | testset export NAME[@VERSION] | info\n"
+	"       rag-store [OPTIONS] add-window WINDOWS.jsonl RECORDS.jsonl\n"
 	"Keep runs in a store (SQLite or PostgreSQL): add, list, show, export, diff them. A RUN is\n"
 	"its id, the first 4 or more characters of one run's id, last, last~N (the Nth run before\n"
 	"the newest), or label:NAME (the newest run labelled NAME).\n";
@@ -352,6 +353,90 @@ static int cmd_testset(tool *t, int argc, char **argv)
 	return rag_cli_misuse(&t->cli);
 }
 
+/* file's lines (not empty ones) into *lines; "-" is the standard input */
+static int read_lines(tool *t, const char *file, rag_strv *lines)
+{
+	char *text, *p, *nl;
+	size_t len;
+	if (!strcmp(file, "-")) {
+		rag_buf b = {0};
+		char chunk[65536];
+		size_t n;
+		while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0) rag_buf_add(&b, chunk, n);
+		text = b.p ? b.p : rag_xstrdup("");
+		if (ferror(stdin)) {
+			rag_msg(t->cli.prog, "error", "cannot read <stdin>: %s", strerror(errno));
+			free(text);
+			return RAG_EXIT_DATA;
+		}
+	} else if (!(text = rag_read_file(file, &len, t->err, sizeof t->err))) {
+		rag_msg(t->cli.prog, "error", "%s", t->err);
+		return RAG_EXIT_USAGE;
+	}
+	for (p = text; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		size_t n;
+		nl = strchr(p, '\n');
+		n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n && p[n - 1] == '\r') n--;
+		if (n) rag_strv_push(lines, rag_xstrndup(p, n));
+	}
+	free(text);
+	return 0;
+}
+
+/* add-window: each window's line takes the next records of the stream rag-gate --window read,
+ * as many as it says it decided (rag-gate counts a late record, or one without a time, in the
+ * open window, so the stream's order is the windows') */
+static int cmd_add_window(tool *t, const char *wfile, const char *rfile)
+{
+	rag_strv w = {0}, r = {0};
+	rag_buf b = {0};
+	size_t i, at = 0;
+	int rc;
+	if (!strcmp(wfile, "-") && !strcmp(rfile, "-")) {
+		rag_msg(t->cli.prog, "error", "add-window: one of WINDOWS.jsonl and RECORDS.jsonl may be -, not both");
+		return rag_cli_misuse(&t->cli);
+	}
+	if ((rc = read_lines(t, wfile, &w)) || (rc = read_lines(t, rfile, &r))) goto out;
+	/* every line checked before any is stored, so that broken input adds nothing */
+	for (i = 0; i < w.n; i++) {
+		jv line = jv_parse(w.v[i]);
+		double n = rag_json_num(line, "records");
+		jv_free(line);
+		if (!isfinite(n) || n < 0 || n > (double)(r.n - at)) {
+			rag_msg(t->cli.prog, "error", "(at %s:%zu): %s", wfile, i + 1, isfinite(n) ?
+			        "the window says more records than RECORDS.jsonl has left" : "not a line of rag-gate --window");
+			rc = RAG_EXIT_DATA;
+			goto out;
+		}
+		at += (size_t)n;
+	}
+	for (i = at = 0; i < w.n; i++) {
+		jv line = jv_parse(w.v[i]);
+		double n = rag_json_num(line, "records");
+		long id;
+		int st;
+		st = rag_store_window_add(t->store, line, (const char *const *)r.v + at, (size_t)n, &id, t->err,
+		                          sizeof t->err);
+		jv_free(line);
+		if (st) {
+			rag_msg(t->cli.prog, "error", "(at %s:%zu): %s", wfile, i + 1, t->err);
+			rc = st > 0 ? RAG_EXIT_DATA : RAG_EXIT_STORE;
+			goto out;
+		}
+		at += (size_t)n;
+		rag_buf_addf(&b, "%ld\n", id);
+	}
+	if (at != r.n) rag_msg(t->cli.prog, "warning", "%zu records after the last window's were not stored", r.n - at);
+	if (!t->cli.quiet) rag_msg(t->cli.prog, "info", "%zu windows, %zu records added to %s", w.n, at, rag_store_url(t->store));
+	rc = out_text(t, &b);
+out:
+	if (rc) rag_buf_free(&b);
+	rag_strv_free(&w);
+	rag_strv_free(&r);
+	return rc;
+}
+
 static int cmd_info(tool *t)
 {
 	jv i;
@@ -415,7 +500,7 @@ int main(int argc, char **argv)
 	/* the configuration first: a -c that cannot be read is that error, whatever the command */
 	if ((rc = rag_cli_config(&t.cli))) goto out;
 	if (optind >= argc) {
-		rag_msg(t.cli.prog, "error", "no command: add, list, show, export, diff, history, testset or info");
+		rag_msg(t.cli.prog, "error", "no command: add, add-window, list, show, export, diff, history, testset or info");
 		rc = rag_cli_misuse(&t.cli);
 		goto out;
 	}
@@ -427,8 +512,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "show") || !strcmp(cmd, "export")) rc = operands(&t, cmd, n, 1, 1);
 	else if (!strcmp(cmd, "diff")) rc = operands(&t, cmd, n, 2, 2);
 	else if (!strcmp(cmd, "testset")) rc = operands(&t, cmd, n, 2, 2);
+	else if (!strcmp(cmd, "add-window")) rc = operands(&t, cmd, n, 2, 2);
 	else {
-		rag_msg(t.cli.prog, "error", "unknown command \"%s\": add, list, show, export, diff, history, testset or info",
+		rag_msg(t.cli.prog, "error", "unknown command \"%s\": add, add-window, list, show, export, diff, history, testset or info",
 		        cmd);
 		rc = rag_cli_misuse(&t.cli);
 	}
@@ -454,6 +540,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "export")) rc = cmd_show(&t, ops[0], 1);
 	else if (!strcmp(cmd, "diff")) rc = cmd_diff(&t, ops[0], ops[1]);
 	else if (!strcmp(cmd, "testset")) rc = cmd_testset(&t, n, ops);
+	else if (!strcmp(cmd, "add-window")) rc = cmd_add_window(&t, ops[0], ops[1]);
 	else rc = cmd_info(&t);
 out:
 	if (fclose(stdout) != 0 && errno != EPIPE && rc <= RAG_EXIT_FAIL) {

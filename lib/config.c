@@ -195,6 +195,8 @@ static const struct key keys[] = {
 	{ ROW("prices", "*", T_PRICES, prices.v), .aux = offsetof(rag_config, prices.n) },
 	/* store: rag-store's and rag-eval's run history (rag-store(1)) */
 	{ ROW("store", "url", T_STR, store.url) },
+	/* trace_url: the team's trace viewer, {trace_id} in it (rag-serve's Production tab) */
+	{ ROW("", "trace_url", T_STR, trace_url) },
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -1451,6 +1453,15 @@ static int present(const char *path)
 	return stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
 }
 
+/* trace_url is a link on a page: a javascript: or data: one would run there */
+static int trace_url_ok(const rag_config *cfg, char *err, size_t errlen)
+{
+	const char *u = cfg->trace_url;
+	if (!u || !strncasecmp(u, "http://", 7) || !strncasecmp(u, "https://", 8)) return 0;
+	rag_seterr(err, errlen, "trace_url: an http:// or https:// URL with {trace_id} in it");
+	return -1;
+}
+
 int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen)
 {
 	const char *env = getenv("RAG_CONFIG");
@@ -1471,6 +1482,7 @@ int rag_config_load(rag_config *cfg, const char *path, char *err, size_t errlen)
 	if (rc == 0) rc = apply_env(cfg, err, errlen);
 	if (rc == 0) resolve_api_key(cfg);
 	if (rc == 0) rc = provider_defaults(cfg, err, errlen);
+	if (rc == 0) rc = trace_url_ok(cfg, err, errlen);
 	if (rc < 0) rag_config_free(cfg);
 	return rc;
 }

@@ -219,6 +219,9 @@ typedef struct rag_config {
 		 * ~/.local/share/ragpipe/runs.db (not a key; NULL without either variable) */
 		char *default_url;
 	} store;
+	/* trace_url: a link to the team's trace viewer, "{trace_id}" replaced by a trace's id
+	 * URL-encoded (rag-serve's Production tab); NULL: none. http:// or https:// only */
+	char *trace_url;
 } rag_config;
 
 /* Defaults, then the first file found of: path (-c), $RAG_CONFIG, ./rag.yaml,

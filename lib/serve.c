@@ -486,6 +486,10 @@ int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len,
 	}
 	if (!strcmp(path, "/api/testsets") || !strncmp(path, "/api/testsets/", 14))
 		return rag_serve_testsets_post(s, path, text, len, body);
+	if (!strncmp(path, "/api/production/", 16)) {
+		int st = rag_serve_production_post(s, path, text, len, body);
+		if (st) return st;
+	}
 	*body = rag_serve_error("no such API path");
 	return 404;
 }
@@ -500,6 +504,10 @@ int rag_serve_api(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ct
 		return rag_serve_history_get(s, path, arg, ctx, body);
 	if (!strcmp(path, "/api/testsets") || !strncmp(path, "/api/testsets/", 14))
 		return rag_serve_testsets_get(s, path, arg, ctx, body);
+	if (!strncmp(path, "/api/production/", 16)) {
+		int st = rag_serve_production_get(s, path, arg, ctx, body);
+		if (st) return st;
+	}
 	if (!strcmp(path, "/api/info")) return rag_serve_stored(rag_store_info(s, body, err, sizeof err), err, body);
 	if (!strncmp(path, "/api/runs/", 10) && *(rest = path + 10)) {
 		const char *slash = strchr(rest, '/');

@@ -83,4 +83,14 @@ int rag_serve_testsets_post(rag_store *s, const char *path, const char *text, si
  * as rag_serve_api's; 0 for a path that is neither. */
 int rag_serve_history_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
 
+/* ---------------------------------------------------------------- serveprod.c */
+/* The Production tab's API: GET /api/production/windows (?limit, 100) -> rag_store_windows';
+ * GET /api/production/windows/ID/records (?metric; offset, limit 20) -> rag_store_window_records'
+ * (the worst first). POST /api/production/add {window, seq, testset, base_version, who}: the
+ * record's question, contexts (their texts), context_ids, answer and trace_id as a case added to
+ * test set testset by the Cases tab's edit (rag_serve_testsets_post's reply; 409 when base_version
+ * is not the newest). The HTTP status and *body as rag_serve_api's; 0 for a path not its own. */
+int rag_serve_production_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
+int rag_serve_production_post(rag_store *s, const char *path, const char *text, size_t len, jv *body);
+
 #endif

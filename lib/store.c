@@ -13,6 +13,7 @@
 #include "gate.h"
 #include "store.h"
 #include "store/backend.h"
+#include "store/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -94,7 +95,19 @@ static const char *const migration_5[] = {
 	"seq INTEGER NOT NULL, verdict TEXT NOT NULL, cause TEXT, cause_key TEXT, PRIMARY KEY (run_id, seq))",
 	NULL
 };
-static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3, migration_4, migration_5 };
+/* 6: production windows (storeprod.c, rag-store add-window): each window's line as rag-gate
+ * --window wrote it, and the records it decided (rag-trace's, scored), their trace ids kept, so
+ * that rag-serve's Production tab shows a window's worst records and turns one into a test case.
+ * Tables of their own, as 4's. */
+static const char *const migration_6[] = {
+	"CREATE TABLE IF NOT EXISTS prod_windows (id INTEGER PRIMARY KEY, num INTEGER, started TEXT, "
+	"ended TEXT, added TEXT NOT NULL, records INTEGER NOT NULL, pass INTEGER, line TEXT NOT NULL)",
+	"CREATE TABLE IF NOT EXISTS prod_records (window_id INTEGER NOT NULL REFERENCES prod_windows (id), "
+	"seq INTEGER NOT NULL, trace_id TEXT, line TEXT NOT NULL, PRIMARY KEY (window_id, seq))",
+	NULL
+};
+static const char *const *const migrations[] = { NULL, migration_1, migration_2, migration_3, migration_4, migration_5,
+                                                 migration_6 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]) - 1)
 
 #ifdef RAG_UNITTESTS   /* only the unit tests call it */
@@ -2197,4 +2210,33 @@ int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *ou
 	jv_free(a);
 	*out = JV_OBJECT(jv_string("total"), jv_number((double)total), jv_string("runs"), old);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- for storeprod.c
+ * The statements and transactions of this file, for the store's other files (store/internal.h):
+ * one copy of each, with the password scrubbed and the lock taken as here. */
+int rag_store_q(rag_store *s, const char *sql, int n, const char *const *param, rag_store_row_fn row, void *ctx,
+                char *err, size_t errlen)
+{
+	return q(s, sql, n, param, row, ctx, err, errlen);
+}
+
+int rag_store_begin(rag_store *s, char *err, size_t errlen)
+{
+	return begin(s, err, errlen);
+}
+
+int rag_store_commit(rag_store *s, char *err, size_t errlen)
+{
+	return commit(s, err, errlen);
+}
+
+void rag_store_rollback(rag_store *s)
+{
+	rollback(s);
+}
+
+char *rag_store_now(void)
+{
+	return now_iso();
 }

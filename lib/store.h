@@ -160,6 +160,26 @@ int rag_store_testset_tag(rag_store *s, const char *name, const char *tag, char 
  * not the newest; 1 when there is none. */
 int rag_store_testset_delete(rag_store *s, const char *name, int base, char *err, size_t errlen);
 
+/* ---------------------------------------------------------------- storeprod.c: production windows
+ * rag-store add-window and rag-serve's Production tab: each window of rag-gate --window kept with
+ * its line and the records it decided (rag-trace's, scored), their trace ids kept. */
+/* line (borrowed): rag-gate --window's line of a window; records: its n records' lines, in the
+ * order rag-gate read them (each a JSON object; its trace_id kept). *id: the window's number in
+ * the store (1, 2, ...). 1 and err when line is no window's or says other than n records. */
+int rag_store_window_add(rag_store *s, jv line, const char *const *records, size_t n, long *id, char *err,
+                         size_t errlen);
+/* The newest limit (> 0) windows, oldest first: {total, windows: [the window's line with id
+ * and added]}. */
+int rag_store_windows(rag_store *s, long limit, jv *out, char *err, size_t errlen);
+/* Window id's records, worst first: {window (as rag_store_windows'), metric, total, offset, limit,
+ * records: [{seq, trace_id, score, record}]}, score metric's (NULL: the record's lowest score),
+ * the lowest first, those without one last, a tie by seq; the offset+1th to offset+limit'th.
+ * 1 when no such window. */
+int rag_store_window_records(rag_store *s, long id, const char *metric, long offset, long limit, jv *out, char *err,
+                             size_t errlen);
+/* Record seq (from 1) of window id: {trace_id, record}; 1 when there is none. */
+int rag_store_window_record(rag_store *s, long id, long seq, jv *out, char *err, size_t errlen);
+
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside store.c and by tests/unit/t-store.c: the schema version the migrations are
  * checked against. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS

@@ -139,7 +139,7 @@ gen() {
 			print "\t\tdone"
 			print "\t\tif [[ $cur != -* ]]; then"
 			print "\t\t\tif [ \"$n\" = 0 ]; then"
-			print "\t\t\t\tCOMPREPLY=($(compgen -W \x27add list show export diff history testset info\x27 -- \"$cur\"))"
+			print "\t\t\t\tCOMPREPLY=($(compgen -W \x27add add-window list show export diff history testset info\x27 -- \"$cur\"))"
 			print "\t\t\t\treturn 0"
 			print "\t\t\telif [ \"$sub\" = testset ] && [ \"$n\" = 1 ]; then"
 			print "\t\t\t\tCOMPREPLY=($(compgen -W \x27import export\x27 -- \"$cur\"))"
@@ -189,7 +189,7 @@ gen() {
 			for (i = 1; i <= n; i++) if (tool[i] == t && table[i] == "tool") printf " \\\n\t\t%s", zspec(i)
 			if (opkind[t] == "file") printf " \\\n\t\t%s", q(":" opdesc[t] ":_files")
 			else if (opkind[t] == "files" || opkind[t] == "trec") printf " \\\n\t\t%s", q("*:" opdesc[t] ":_files")
-			else if (opkind[t] == "store") printf " \\\n\t\t%s \\\n\t\t%s", q("1:command:(add list show export diff history testset info)"), q("*:operand:_files")
+			else if (opkind[t] == "store") printf " \\\n\t\t%s \\\n\t\t%s", q("1:command:(add add-window list show export diff history testset info)"), q("*:operand:_files")
 			print ""
 			print "\t;;"
 		}
@@ -229,7 +229,7 @@ gen() {
 			if (opkind[t] == "file" || opkind[t] == "files") print "complete -c " t " -F"
 			else if (opkind[t] == "trec") print "complete -c " t " -n \x27__fish_contains_opt trec\x27 -F"
 			else if (opkind[t] == "store") {
-				print "complete -c " t " -n \x27__fish_use_subcommand\x27 -a \x27add list show export diff history testset info\x27"
+				print "complete -c " t " -n \x27__fish_use_subcommand\x27 -a \x27add add-window list show export diff history testset info\x27"
 				print "complete -c " t " -n \x27__fish_seen_subcommand_from testset\x27 -a \x27import export\x27"
 				print "complete -c " t " -n \x27__fish_seen_subcommand_from add testset\x27 -F"
 			}

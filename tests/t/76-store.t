@@ -166,9 +166,9 @@ suite() {
 	is "$(cat "$T"/newstore.* | sort | tr '\n' ' ')" "F1 F2 F3 F4 " "$1: four adds at once on a new store: each printed its id"
 	rm -f "$T"/conc.* "$T"/newstore.*
 	run rag rag-store -c "$T/c.yaml" --store "$FRESH" info
-	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[5,4,16]' "$1: the new store made once, every run and record there"
+	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[6,4,16]' "$1: the new store made once, every run and record there"
 	run st info
-	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[5,7,26]' "$1: and every run and record is there"
+	is "$(jq -c '[.schema_version, .runs, .records]' "$OUT")" '[6,7,26]' "$1: and every run and record is there"
 	run st list --json --testset ci
 	is "$(jq -r .n "$OUT" | tr '\n' ' ')" "4 4 4 4 " "$1: each whole"
 	# a commit that holds the wildcards itself is found by them, taken literally
@@ -232,27 +232,27 @@ is "$(jq -c '.matched' "$T/gate-diff")" 3 "the records in both"
 # migrations: absent, older, newer
 : >"$T/empty.db"
 run rag rag-store --store "$T/empty.db" info
-is "$(jq -c .schema_version "$OUT")" 5 "an empty database: the schema made, version 5"
+is "$(jq -c .schema_version "$OUT")" 6 "an empty database: the schema made, version 6"
 if python3 -c 'import sqlite3' 2>/dev/null; then
 	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)"); c.execute("INSERT INTO schema_version VALUES (0)"); c.commit()' "$T/old.db"
 	run rag rag-store --store "$T/old.db" add "$T/A"
 	is "$RC" 0 "a store of version 0: migrated, then added to"
 	run rag rag-store --store "$T/old.db" info
-	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[5,1]' "and it is version 5 now"
+	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[6,1]' "and it is version 6 now"
 	# a store of version 1 (before review marks): its runs kept, the marks' table added
 	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE marks"); c.execute("UPDATE schema_version SET version = 1"); c.commit()' "$T/old.db"
 	run rag rag-store --store "$T/old.db" info
-	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[5,1]' "a store of version 1: migrated to 5, its run kept"
+	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[6,1]' "a store of version 1: migrated to 6, its run kept"
 	check "with the marks' table" python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM marks")' "$T/old.db"
 	# a store of version 2 (before rag-serve's test set edits): the tags' and authors' tables added
 	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DROP TABLE testset_info"); c.execute("DROP TABLE testset_authors"); c.execute("UPDATE schema_version SET version = 2"); c.commit()' "$T/old.db"
 	run rag rag-store --store "$T/old.db" info
-	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[5,1]' "a store of version 2: migrated to 5, its run kept"
+	is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[6,1]' "a store of version 2: migrated to 6, its run kept"
 	check "with the test sets' tags and authors" python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("SELECT count(*) FROM testset_info"); c.execute("SELECT count(*) FROM testset_authors")' "$T/old.db"
 	python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE schema_version SET version = 99"); c.commit()' "$T/old.db"
 	run rag rag-store --store "$T/old.db" list
 	is "$RC" 6 "a store of a newer version: refused, exit 6"
-	like "$(cat "$ERR")" "schema version 99, newer than this ragpipe's \(5\)" "with a clear message"
+	like "$(cat "$ERR")" "schema version 99, newer than this ragpipe's \(6\)" "with a clear message"
 else
 	skip_missing python3 "the sqlite3 module writes the old and new stores"
 fi
@@ -321,13 +321,13 @@ like "$(cat "$ERR")" "newer than this ragpipe's" "with the same message"
 unlike "$(cat "$ERR")" 'pw-s3cret' "and no password"
 "$PGBIN/psql" -q -h "$PGDIR/sock" -U ragpipe -d postgres -c 'UPDATE schema_version SET version = 0' >/dev/null 2>&1
 run st info
-is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[5,8]' "an older version: migrated, the runs kept"
+is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[6,8]' "an older version: migrated, the runs kept"
 "$PGBIN/psql" -q -h "$PGDIR/sock" -U ragpipe -d postgres -c 'DROP TABLE marks; UPDATE schema_version SET version = 1' >/dev/null 2>&1
 run st info
-is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[5,8]' "version 1 (before review marks): migrated to 5, the runs kept"
+is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[6,8]' "version 1 (before review marks): migrated to 6, the runs kept"
 "$PGBIN/psql" -q -h "$PGDIR/sock" -U ragpipe -d postgres -c 'DROP TABLE testset_info; DROP TABLE testset_authors; UPDATE schema_version SET version = 2' >/dev/null 2>&1
 run st info
-is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[5,8]' "version 2 (before rag-serve's test set edits): migrated to 5, the runs kept"
+is "$(jq -c '[.schema_version, .runs]' "$OUT")" '[6,8]' "version 2 (before rag-serve's test set edits): migrated to 6, the runs kept"
 
 # the connection lost in the middle of an add: another session holds run_cases, so the add has
 # its run inserted and waits on its first record; then its backend is ended, or the server is

@@ -42,7 +42,7 @@ is "$RC" 0 "the browser walk ran"
 got() { sed -n "s/^$1: //p" "$OUT" | sed -n "${2:-1}p"; }
 
 is "$(got lang)" en "an English browser: the page in English"
-is "$(got tabs)" 'Test sets Cases Run evaluation History Run' "five tabs"
+is "$(got tabs)" 'Test sets Cases Run evaluation History Run Production' "six tabs"
 is "$(got runs)" 'H,G' "History: the runs, newest first"
 is "$(got labels)" '<b>v2</b>,v1' "a hostile label shown as text"
 is "$(got 'runs count')" '1–2 of 2 runs' "the runs counted"
@@ -59,7 +59,7 @@ is "$(got 'hostile elements after review')" 'img=0' "the hostile comment shown a
 is "$(got 'labels link')" "${URL}api/runs/H/labels.csv?metric=faithfulness" "review: the labels' CSV for rag-agree"
 is "$(curl -s "${URL}api/runs/H/marks" | jq -c '[.marks[] | [.seq, .id, .label, .who]]')" '[[1,"q01",1,"ana"],[2,"q02",0.4,"ana"]]' \
 	"review: the marks are in the store"
-is "$(got 'zh lang'):$(got 'zh tabs')" 'zh-CN:测试集 用例管理 运行评估 历史 运行' "the switch: Chinese"
+is "$(got 'zh lang'):$(got 'zh tabs')" 'zh-CN:测试集 用例管理 运行评估 历史 运行 生产' "the switch: Chinese"
 is "$(got 'zh records count')" '第 21–25 条记录，共 25 条' "the counts in Chinese"
 is "$(got 'zh switch')" English "and a switch back"
 is "$(got 'hscroll 390 run')" False "390 px: the run view does not scroll sideways"

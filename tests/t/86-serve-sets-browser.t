@@ -33,7 +33,7 @@ is "$RC" 0 "the browser walk ran"
 got() { sed -n "s/^$1: //p" "$OUT" | sed -n "${2:-1}p"; }
 
 # English, 1440 px
-is "$(got 'en tabs')" 'Test sets Cases Run evaluation History Run' "the tabs"
+is "$(got 'en tabs')" 'Test sets Cases Run evaluation History Run Production' "the tabs"
 like "$(got 'en bad file')" '^Error: bad\.jsonl:2:[0-9]+: ' "a broken file: its FILE:LINE on the page"
 is "$(got 'en made')" 'Made “faq”, version 1, 3 cases.' "a test set made from a file"
 is "$(got 'en sets')" 'faq v1 of 1 3' "listed with its version and cases"
@@ -60,7 +60,7 @@ is "$(got 'en fits cases other width')" True "390 px: the English Cases tab, no 
 is "$(got 'en fits sets other width')" True "390 px: the English Test sets tab, no horizontal scroll"
 
 # Chinese, 390 px
-is "$(got 'zh tabs')" '测试集 用例管理 运行评估 历史 运行' "中文: the tabs"
+is "$(got 'zh tabs')" '测试集 用例管理 运行评估 历史 运行 生产' "中文: the tabs"
 like "$(got 'zh bad file')" '^错误：bad\.jsonl:2:[0-9]+: ' "中文: a broken file's FILE:LINE"
 is "$(got 'zh made')" '已创建“常见问题”，版本 1，3 条用例。' "中文: a test set made"
 is "$(got 'zh title')" '常见问题 — 版本 1（最新 1）' "中文: opened"

@@ -16,6 +16,7 @@ waits until the page has drawn one more reply (<body data-loads>).
 """
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from serve import (after, click, col, console_errors, driver, out_console, fits,
                    rows, size, text, typed)
 
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 
 def other_writer(url, name, base, who):
@@ -40,6 +42,84 @@ def other_writer(url, name, base, who):
                                                           "Content-Type": "application/json"})
     with urllib.request.urlopen(req) as r:
         return json.load(r)["version"]
+
+
+def post_json(url, path, body):
+    """a write through the API, from the page's origin with its CSRF token"""
+    host = url.split("/")[2]
+    with urllib.request.urlopen(url + "api/session") as r:
+        csrf = json.load(r)["csrf"]
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Origin": "http://" + host, "X-CSRF-Token": csrf,
+                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)
+
+
+def english(d, css, allow=()):
+    """the English words a Chinese page shows in css (its visible text), but the allowed terms
+    (metric names, ids, numbers, the data): "" when there is none"""
+    txt = d.execute_script("var e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css)
+    for a in sorted(allow, key=len, reverse=True):
+        txt = txt.replace(a, " ")
+    return ",".join(sorted(set(re.findall(r"[A-Za-z]{2,}", txt))))
+
+
+def height(d):
+    return d.execute_script("return document.documentElement.scrollHeight")
+
+
+def opened(d, lang):
+    """a page loaded from its address: the Cases tab drawn, in lang"""
+    WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "cases").is_displayed() and rows(d, "cases-table"))
+    if (lang == "zh") != (d.execute_script("return document.documentElement.lang") == "zh-CN"):
+        d.find_element(By.ID, "lang").click()
+
+
+def paged(d, url, shots, lang, width):
+    """320 cases: a page of them, the next, a search, a category, the address reloaded"""
+    p = lang + " "
+    name = "many-" + lang
+    size(d, width)
+    cases = [dict({"id": "p%d" % i, "question": "where is Paris %d" % i if i % 7 == 0 else "question %d" % i},
+                  **({"category": "kb-x"} if i % 3 == 0 else {})) for i in range(1, 321)]
+    post_json(url, "api/testsets", {"name": name, "text": "\n".join(json.dumps(c) for c in cases)})
+    d.get("about:blank")
+    d.get(url + "#/cases/" + name)
+    opened(d, lang)
+    out(p + "many editor shown", d.find_element(By.ID, "case-form").is_displayed())
+    out(p + "many first", "%s | %s | %s" % (text(d, "#cases-count"), len(rows(d, "cases-table")),
+                                            ",".join(col(d, "cases-table", 2)[:3])))
+    out(p + "many height", height(d))
+    d.save_screenshot(os.path.join(shots, "many-%s-%d.png" % (lang, width)))
+    click(d, '#cases-pager [data-dir="1"]')
+    out(p + "many next", "%s | %s | %s" % (text(d, "#cases-count"), col(d, "cases-table", 2)[0],
+                                           d.execute_script("return location.hash")))
+    typed(d, '#cases-find input[name="q"]', "paris")
+    click(d, '#cases-find button[type="submit"]')
+    out(p + "many search", "%s | %s" % (text(d, "#cases-count"), ",".join(col(d, "cases-table", 2)[:4])))
+    n = loads(d)
+    Select(d.find_element(By.CSS_SELECTOR, '#cases-find select[name="category"]')).select_by_value("kb-x")
+    after(d, n)
+    out(p + "many category", "%s | %s" % (text(d, "#cases-count"), ",".join(col(d, "cases-table", 2)[:4])))
+    hsh = d.execute_script("return location.hash")
+    if lang == "zh":
+        # the data (ids, questions, the category, the name, the search), formats' and metric names
+        allow = ["many-zh", "kb-x", "where is Paris", "question", "paris", "JSON Lines", "JSON", "CSV", "ragpipe",
+                 "English", "v1"] + ["p%d" % i for i in range(1, 321)]
+        out(p + "many english", english(d, "#cases", allow) or "none")
+    d.refresh()
+    opened(d, lang)
+    out(p + "many reloaded", "%s | %s | %s" % (hsh, d.execute_script("return location.hash") == hsh,
+                                               text(d, "#cases-count")))
+    out(p + "many search kept", d.find_element(By.CSS_SELECTOR, '#cases-find input[name="q"]').get_attribute("value"))
+    out(p + "many fits", fits(d))
+    # the tap targets of the tab: none under 24 px high or wide
+    small = d.execute_script("""return [].filter.call(document.querySelectorAll(
+        '#cases button, #cases input, #cases select, #sets button, #sets input'), function (e) {
+        var r = e.getBoundingClientRect(); return r.width && r.height && (r.width < 24 || r.height < 24);
+    }).map(function (e) { return (e.id || e.name || e.className || e.tagName) + ' ' + Math.round(e.getBoundingClientRect().width) + 'x' + Math.round(e.getBoundingClientRect().height); }).join(',')""")
+    out(p + "many small targets", small or "none")
 
 
 def flow(d, url, files, shots, lang, width, name):
@@ -76,6 +156,7 @@ def flow(d, url, files, shots, lang, width, name):
     out(p + "cases shown", "%s:%s" % (d.find_element(By.ID, "cases").is_displayed(),
                                      d.find_element(By.ID, "sets").is_displayed()))
     out(p + "title", text(d, "#cases-title"))
+    out(p + "editor shown", d.find_element(By.ID, "case-form").is_displayed())
     out(p + "ids", ",".join(col(d, "cases-table", 2)))
     out(p + "hostile", "img=%d script=%d" % (len(d.find_elements(By.CSS_SELECTOR, "main img")),
                                              len(d.find_elements(By.CSS_SELECTOR, "main script"))))
@@ -133,6 +214,8 @@ def walk(url, files):
         after(d, 0)
         flow(d, url, files, shots, "en", 1440, "faq")
         flow(d, url, files, shots, "zh", 390, "常见问题")
+        paged(d, url, shots, "zh", 390)
+        paged(d, url, shots, "en", 1440)
         out("no alert", no_alert(d))
         errs = console_errors(d)
         # the 409 of the refused edit is a console error of its own (the browser logs a failed fetch)

@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve import (after, click, col, console_errors, driver, out_console, fits, loads, no_alert, out,  # noqa: E402
                    rows, size, text, typed)
 
+from serve_sets import english  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -143,6 +144,18 @@ def walk(url, files, lang, width, judge, service):
         out(p + "state", "%s %s" % (state(d), text(d, "#eval-state")))
         out(p + "progress", progress(d))
         out(p + "count", text(d, "#eval-count"))
+        # what the run ended with, from the store: the pass rate, the exit status, the means
+        WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "eval-result").is_displayed())
+        out(p + "result", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#eval-result dt, #eval-result dd")))
+        out(p + "result means", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                                           for r in rows(d, "eval-means")))
+        d.save_screenshot(os.path.join(shots, "ended-%s-%d.png" % (lang, width)))
+        if lang == "zh":
+            # the tab in Chinese: no English but the data, the metrics' names, URLs and terms
+            allow = [service, judge + "/v1", judge, "faithfulness", "keyword_overlap", "flow-zh", "flow-en", "judge-x",
+                     "key=value", "TopK", "JSON", "API", "RAG", "rag-serve", "rag-eval", "llm.api_key", "llm.allow_urls",
+                     name, text(d, "#eval-title").split()[-1]]
+            out(p + "evals english", english(d, "#evals", allow) or "none")
         title = text(d, "#eval-title")
         out(p + "title", title)
         rid = title.split()[-1]

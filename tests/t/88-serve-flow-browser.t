@@ -96,6 +96,12 @@ for k in en zh; do
 	zh) like "$(got 'zh state')" '^done 已完成$' "zh: done (已完成)"
 	    like "$(got 'zh count')" '^5 / 5 条记录 · 1 条出错 · 门禁未通过$' "zh: the count in Chinese, the gate failed" ;;
 	esac
+	# the time left while it ran: the server's estimate from the first records on, or "estimating"
+	# (issue 36 item 10), in the page's language and units
+	case $k in
+	en) like "$(got 'en mid count')" ' · (about ([0-9]+ (h|min|s) ?)+ left|estimating the time left)$' "en: the time left, or estimating" ;;
+	zh) like "$(got 'zh mid count')" ' · (约剩 ([0-9]+ (小时|分钟|秒) ?)+|正在估算剩余时间)$' "zh: the time left in Chinese units, or estimating" ;;
+	esac
 	ID=$(got "$k title" | grep -o '[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{6\}')
 	like "$ID" '^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$' "$k: the run's id shown"
 	eval "ID_$k=\$ID"
@@ -128,6 +134,18 @@ for k in en zh; do
 	fail=$(jq '[.records[] | select(.passed == false)] | length' "$T/recs.$k.json")
 	none=$(jq '[.records[] | select(.passed == null)] | length' "$T/recs.$k.json")
 	is "$pass:$fail:$none" 4:0:1 "$k: the store: 4 records passed, c1 (no answer) has no verdict (the gate's: out of the pass rate)"
+	# the Run evaluation tab, the run ended: its pass rate, exit status and means, the store's
+	RATE=$(jq -r '.verdict | "\(.pass_rate * 100 * 10 | round / 10)"' "$T/run.$k.json")
+	EXIT=$(jq -r .verdict.exit_status "$T/run.$k.json")
+	case $k in
+	en) like "$(got 'en result')" "^Pass rate \| ${RATE}(\.0)?% \($pass of $pass records with a verdict\) \| Exit status \| $EXIT: " \
+	        "en: the ended run's pass rate (the store's verdict) and exit status on the tab" ;;
+	zh) is "$(got 'zh result')" "通过率 | ${RATE}.0%（$pass 条有结论的记录中 $pass 条通过） | 退出状态 | $EXIT：未通过" \
+	        "zh: the ended run's pass rate and exit status, in Chinese"
+	    is "$(got 'zh evals english')" none "zh: no English on the Run evaluation tab but data and allowed terms" ;;
+	esac
+	is "$(got "$k result means")" "faithfulness,$(fmt3 "$(jq -r .means.faithfulness "$T/run.$k.json")") | keyword_overlap,$(fmt3 "$(jq -r .means.keyword_overlap "$T/run.$k.json")")" \
+		"$k: and each metric's mean, the store's"
 	is "$(got "$k trends hold the run")" yes "$k: History's trends hold the run started from the page, not a run behind"
 	# faithfulness by hand: c1 no answer (null), c3 one unsupported claim (0), the rest 1: mean
 	# (0 + 1 + 1 + 1) / 4 = 0.750 >= 0.5; keyword_overlap's mean from the store

@@ -83,8 +83,9 @@ int rag_serve_testsets_post(rag_store *s, const char *path, const char *text, si
  * until: as /api/runs; metric; limit, the newest runs, 100) -> {total, shown, metrics, runs:
  * rag_store_trends', series: {metric: [mean per run, oldest first]}, pass_rate: [per run]};
  * GET /api/compare?base=ID&new=ID (&limit, 10) -> {base, new, metrics: [{metric, base, new,
- * delta}], changes, worse, better: [{id, metric, base, new, delta}]}. The HTTP status and *body
- * as rag_serve_api's; 0 for a path that is neither. */
+ * delta, ci_low, ci_high, change}] (compare.c's, with the gate's intervals), pass_rate: {base,
+ * new, delta, base_of, new_of}, confidence, paired, changes, worse, better: [{id, metric, base,
+ * new, delta}]}. The HTTP status and *body as rag_serve_api's; 0 for a path that is neither. */
 int rag_serve_history_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
 
 #endif

@@ -1753,9 +1753,17 @@ static jv case_scores(const cases *c, const char *id)
 int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol, jv *out, jv *counts, char *err,
                    size_t errlen)
 {
+	rag_compare *cmp = rag_compare_new(tol);
+	int rc = rag_store_diff_with(s, base, newer, cmp, out, counts, err, errlen);
+	rag_compare_free(cmp);
+	return rc;
+}
+
+int rag_store_diff_with(rag_store *s, const char *base, const char *newer, rag_compare *cmp, jv *out, jv *counts,
+                        char *err, size_t errlen)
+{
 	cases a, b;
 	jv lines = jv_array();
-	rag_compare *cmp = rag_compare_new(tol);
 	int rc = -1;
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
@@ -1785,7 +1793,6 @@ int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol
 	rc = 0;
 out:
 	jv_free(lines);
-	rag_compare_free(cmp);
 	free_cases(&a);
 	free_cases(&b);
 	return rc;

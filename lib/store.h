@@ -117,6 +117,9 @@ int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size
  * paired means, the definition in words). */
 int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol, jv *out, jv *counts, char *err,
                    size_t errlen);
+/* The same with a comparison of the caller's (borrowed, empty: its tolerance, its intervals). */
+int rag_store_diff_with(rag_store *s, const char *base, const char *newer, rag_compare *cmp, jv *out, jv *counts,
+                        char *err, size_t errlen);
 /* A test set file's text (any format of testset.c) as a version of name: *version, and
  * *created 1 when it is new (0: the newest version holds the same records). */
 int rag_store_testset_import(rag_store *s, const char *name, const char *text, size_t len, const char *file,

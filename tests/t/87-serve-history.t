@@ -89,6 +89,17 @@ is "$(jq -c '[.base.run, .base.label, .base.n, .new.run, .new.n]' "$OUT")" '["R1
 # the paired means (compare.c): over the records scored in both runs; relevance, run in R2 only, has none
 is "$(jq -c "$R"' [.metrics[] | [.metric, .pairs, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
 	'[["faithfulness",2,0.7,0.65,-0.05]]' "${P}each metric's paired means and the difference"
+# its interval and the pass rates (issue 36 item 8): the interval rag-gate -b gives for the same
+# two runs (compare.c's pairs, the gate's bootstrap and defaults), each run's stored pass rate
+cp "$OUT" "$T/cmp.json"
+"$BIN/rag-gate" -c "$T/c.yaml" --summary-only --json -b "$T/r1.jsonl" <"$T/r2.jsonl" >"$T/gate.json" 2>/dev/null
+is "$(jq -c "$R"' [.metrics[] | [(.ci_low | r), (.ci_high | r), .change]]' "$T/cmp.json")" \
+	"$(jq -c "$R"' [.baseline.metrics[] | [(.ci_low | r), (.ci_high | r), .change]]' "$T/gate.json")" \
+	"${P}each mean's interval and change: rag-gate -b's for the same runs"
+is "$(jq -c "$R"' [.metrics[0].ci_low, .metrics[0].ci_high, .confidence] | map(r)' "$T/cmp.json")" '[-0.2,0.1,0.95]' \
+	"${P}the differences +0.1 and -0.2: the interval [-0.2, +0.1] at 95%"
+is "$(jq -c "$R"' .pass_rate | [.base, .new, (.delta | r), .base_of, .new_of]' "$T/cmp.json")" '[1,0.5,-0.5,2,2]' \
+	"${P}the pass rates, each run's verdict's (2 of 2, 1 of 2), and the difference"
 is "$(jq -c "$R"' [.worse[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
 	'[["q2","faithfulness",0.6,0.4,-0.2]]' "${P}the record that got worse"
 is "$(jq -c "$R"' [.better[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \

@@ -2149,6 +2149,25 @@ fail:
 
 /* ---------------------------------------------------------------- trends (rag-serve's History) */
 
+/* the gate's thresholds a run was judged by, from its stored verdict (text, or NULL): {mean:
+ * {metric: min}, min_pass_rate: the share of records that had to pass, null when no record was
+ * judged (no per-record threshold or pass rule)}, for the trend's threshold lines */
+static jv trend_thresholds(const char *verdict)
+{
+	jv v = verdict ? jv_parse(verdict) : jv_invalid(), t = rag_json_get(v, "thresholds");
+	jv mean = rag_json_get(jv_copy(t), "mean"), rec = rag_json_get(jv_copy(t), "record");
+	jv pass = rag_json_get(jv_copy(t), "pass");
+	double mpr = rag_json_num(t, "min_pass_rate");
+	int judged = (jv_get_kind(rec) == JV_KIND_OBJECT && jv_object_length(jv_copy(rec)) > 0) ||
+	             (jv_get_kind(pass) == JV_KIND_ARRAY && jv_array_length(jv_copy(pass)) > 0);
+	jv r = JV_OBJECT(jv_string("mean"), jv_get_kind(mean) == JV_KIND_OBJECT ? mean : (jv_free(mean), jv_object()),
+	                 jv_string("min_pass_rate"), judged && !isnan(mpr) ? jv_number(mpr) : jv_null());
+	jv_free(rec);
+	jv_free(pass);
+	jv_free(t);
+	return r;
+}
+
 static int collect_trend(void *ctx, int ncol, const char *const *c)
 {
 	jv *a = ctx, r;
@@ -2163,7 +2182,8 @@ static int collect_trend(void *ctx, int ncol, const char *const *c)
 	              jv_string("n"), int_or_null(c[5]), jv_string("passed"), c[6] ? jv_bool(atoi(c[6])) : jv_null(),
 	              jv_string("means"), c[7] ? parse(c[7]) : jv_object(),
 	              jv_string("pass_rate"), isnan(rate) ? jv_null() : jv_number(rate));
-	*a = jv_array_append(*a, jv_object_set(r, jv_string("pass_rate_of"), jv_number((double)judged)));
+	r = jv_object_set(r, jv_string("pass_rate_of"), jv_number((double)judged));
+	*a = jv_array_append(*a, jv_object_set(r, jv_string("thresholds"), trend_thresholds(ncol > 10 ? c[10] : NULL)));
 	return 0;
 }
 
@@ -2179,7 +2199,8 @@ int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *ou
 	 * column: no record's line is read */
 	rag_buf_adds(&sql, "SELECT id, started, label, commit_id, testset, n, passed, means, "
 	             "(SELECT count(*) FROM run_cases c WHERE c.run_id = runs.id AND c.passed = 1), "
-	             "(SELECT count(c.passed) FROM run_cases c WHERE c.run_id = runs.id) FROM runs");
+	             "(SELECT count(c.passed) FROM run_cases c WHERE c.run_id = runs.id), "
+	             "(SELECT verdict FROM run_verdicts v WHERE v.run_id = runs.id) FROM runs");
 	rag_buf_adds(&cnt, "SELECT count(*) FROM runs");
 	n = run_where(f, &sql, p, &until, &like);
 	free(until);

@@ -98,8 +98,9 @@ int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, 
 jv rag_store_history(jv summary);
 /* The newest limit (> 0) runs f lets through (its system filters aside), oldest first, for a
  * trend: {total, runs: [{run, started, label, commit, testset, n, passed, means, pass_rate,
- * pass_rate_of}]}, pass_rate the share of the run's records that passed of those with a verdict
- * (rag_verdict_pass_rate; null: none), pass_rate_of how many have one. */
+ * pass_rate_of, thresholds}]}, pass_rate the share of the run's records that passed of those with
+ * a verdict (rag_verdict_pass_rate; null: none), pass_rate_of how many have one, thresholds the
+ * gate's its stored verdict names: {mean: {metric: min}, min_pass_rate (null: no record judged)}. */
 int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *out, char *err, size_t errlen);
 /* A run reference -> the id: the id; "last" or "last~N" (the Nth before the newest);
  * "label:NAME" (the newest run labelled NAME); or the first 4 or more characters of one run's

@@ -9,8 +9,8 @@
 need jq curl
 [ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
 DB=$T/store.db
-# a gate on each record: faithfulness 0.5 or more passes
-printf 'llm:\n  provider: offline\ngate:\n  record:\n    faithfulness: 0.5\n' >"$T/c.yaml"
+# a gate on each record: faithfulness 0.5 or more passes; on the mean, 0.6
+printf 'llm:\n  provider: offline\ngate:\n  record:\n    faithfulness: 0.5\n  mean:\n    faithfulness: 0.6\n' >"$T/c.yaml"
 
 # R1 (nightly, qa): faithfulness 0.8, 0.6 -> mean 0.7, 2 of 2 pass
 # R2 (nightly, qa): faithfulness 0.9, 0.4 -> 0.65, 1 of 2; relevance 0.5, 1.0 -> 0.75
@@ -55,6 +55,9 @@ is "$(jq -c '[.total, .shown, [.runs[].run], .metrics]' "$OUT")" '[3,3,["R1","R2
 is "$(jq -c "$R"' .series.faithfulness | map(r)' "$OUT")" '[0.7,0.65,0.5]' "${P}faithfulness: the mean of each run"
 is "$(jq -c "$R"' .series.relevance | map(r)' "$OUT")" '[null,0.75,null]' "${P}relevance: null for the runs without it"
 is "$(jq -c "$R"' .pass_rate | map(r)' "$OUT")" '[1,0.5,0.333333]' "${P}the share of records passed per run"
+# the gate's thresholds each run was judged by, from its stored verdict, for the charts' lines
+is "$(jq -c '[.runs[].thresholds]' "$OUT")" "$(jq -nc '[range(3) | {mean: {faithfulness: 0.6}, min_pass_rate: 1}]')" \
+	"${P}each run's gate thresholds: the mean's and the pass rate's"
 cp "$OUT" "$T/trends.json"
 run rag rag-store -q -c "$T/c.yaml" --store "$STORE" list --json
 is "$(jq -c "$R"' .series.faithfulness | map(r)' "$T/trends.json")" "$(jq -s -c "$R"' [.[].means.faithfulness | r]' "$OUT")" \

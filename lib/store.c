@@ -2150,20 +2150,16 @@ fail:
 /* ---------------------------------------------------------------- trends (rag-serve's History) */
 
 /* the gate's thresholds a run was judged by, from its stored verdict (text, or NULL): {mean:
- * {metric: min}, min_pass_rate: the share of records that had to pass, null when no record was
- * judged (no per-record threshold or pass rule)}, for the trend's threshold lines */
+ * {metric: min}, min_pass_rate: the share of records that had to pass, null when no record had
+ * a verdict (the verdict has no pass rate)}, for the trend's threshold lines */
 static jv trend_thresholds(const char *verdict)
 {
-	jv v = verdict ? jv_parse(verdict) : jv_invalid(), t = rag_json_get(v, "thresholds");
-	jv mean = rag_json_get(jv_copy(t), "mean"), rec = rag_json_get(jv_copy(t), "record");
-	jv pass = rag_json_get(jv_copy(t), "pass");
+	jv v = verdict ? jv_parse(verdict) : jv_invalid();
+	int judged = !isnan(rag_json_num(v, "pass_rate"));   /* some record had a verdict */
+	jv t = rag_json_get(v, "thresholds"), mean = rag_json_get(jv_copy(t), "mean");
 	double mpr = rag_json_num(t, "min_pass_rate");
-	int judged = (jv_get_kind(rec) == JV_KIND_OBJECT && jv_object_length(jv_copy(rec)) > 0) ||
-	             (jv_get_kind(pass) == JV_KIND_ARRAY && jv_array_length(jv_copy(pass)) > 0);
 	jv r = JV_OBJECT(jv_string("mean"), jv_get_kind(mean) == JV_KIND_OBJECT ? mean : (jv_free(mean), jv_object()),
 	                 jv_string("min_pass_rate"), judged && !isnan(mpr) ? jv_number(mpr) : jv_null());
-	jv_free(rec);
-	jv_free(pass);
 	jv_free(t);
 	return r;
 }

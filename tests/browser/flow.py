@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve import (after, click, col, console_errors, driver, out_console, fits, loads, no_alert, out,  # noqa: E402
                    rows, size, text, typed)
 
+from serve import hist_after, hist_loads  # noqa: E402
 from serve_sets import english  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import TimeoutException  # noqa: E402
@@ -76,6 +77,61 @@ def state(d):
 def release(judge):
     """the fake judge lets the held requests go on (and holds no more)"""
     urllib.request.urlopen(urllib.request.Request(judge + "/_fake/release", data=b"{}", method="POST")).read()
+
+
+# the words of the visible headers (th) of css broken over two lines: "Lab|el" at 1440 px
+BROKEN = """return Array.from(document.querySelectorAll(arguments[0])).filter(function (th) {
+    return th.offsetParent; }).reduce(function (bad, th) {
+    var tn = th.firstChild, txt = tn && tn.nodeType === 3 ? tn.data : "", re = /\\S+/g, m;
+    while ((m = re.exec(txt))) {
+        var r = document.createRange(); r.setStart(tn, m.index); r.setEnd(tn, m.index + m[0].length);
+        var tops = {}; Array.from(r.getClientRects()).forEach(function (c) { if (c.width > 0) tops[Math.round(c.top)] = 1; });
+        if (Object.keys(tops).length > 1) bad.push(m[0]);
+    }
+    return bad; }, []).join(",")"""
+
+
+def history(d, p, lang, width, shots, name):
+    """History after the run: the gate's thresholds on the charts, headers whole at 1440 px; with
+    two runs, the newest compared with the other, its address reloaded"""
+    n = hist_loads(d)
+    d.find_element(By.ID, "tab-history").click()
+    d.find_element(By.CSS_SELECTOR, '#filters button[type="submit"]').click()
+    hist_after(d, n)
+    out(p + "charts", len(d.find_elements(By.CSS_SELECTOR, "#trends svg.trend")))
+    out(p + "thresholds", " ".join("%s=%s" % (x.get_attribute("data-metric"), x.get_attribute("data-threshold"))
+                                   for x in d.find_elements(By.CSS_SELECTOR, "#trends .t-thr")))
+    size(d, 1440)
+    out(p + "broken headers 1440", d.execute_script(BROKEN, "#runs th, #compare-means th") or "none")
+    size(d, width)
+    runs = [o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, '#compare-form select[name="new"] option')]
+    if len(runs) < 2:
+        return
+    f = d.find_element(By.ID, "compare-form")
+    Select(f.find_element(By.NAME, "base")).select_by_value(runs[1])
+    Select(f.find_element(By.NAME, "new")).select_by_value(runs[0])
+    n = hist_loads(d)
+    f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    hist_after(d, n)
+    out(p + "compare hash", d.execute_script("return location.hash") == "#/compare/%s/%s" % (runs[1], runs[0]))
+    out(p + "compare pairing", text(d, "#compare-pairing"))
+    out(p + "compare rows", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                                       for r in d.find_elements(By.CSS_SELECTOR, "#compare-means tbody tr")))
+    links = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#compare-out a.rec-link")]
+    out(p + "compare links", "%d %s" % (len(links), all(("#/run/%s/record/" % runs[0]) in h for h in links)))
+    size(d, 1440)
+    out(p + "broken compare headers 1440", d.execute_script(BROKEN, "#compare-means th, #compare-worse th") or "none")
+    size(d, width)
+    out(p + "fits compare", fits(d))
+    d.save_screenshot(os.path.join(shots, "compare-%s-%d.png" % (lang, width)))
+    if lang == "zh":
+        allow = runs + ["faithfulness", "keyword_overlap", "flow-zh", "flow-en", name, NAME["en"]]
+        out(p + "history english", english(d, "#history", allow) or "none")
+    # the comparison's address, reloaded (as a colleague's link would open it)
+    d.refresh()
+    WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "compare-out").is_displayed() and
+                               d.find_element(By.ID, "compare-title").text)
+    out(p + "compare reloaded", "%s | %s" % (text(d, "#compare-title"), d.find_element(By.ID, "history").is_displayed()))
 
 
 def walk(url, files, lang, width, judge, service):
@@ -218,6 +274,7 @@ def walk(url, files, lang, width, judge, service):
         out(p + "labels link", d.find_element(By.ID, "labels-csv").get_attribute("href"))
         out(p + "fits marked", fits(d))
         d.save_screenshot(os.path.join(shots, "marked-%s-%d.png" % (lang, width)))
+        history(d, p, lang, width, shots, name)
         out(p + "no alert", no_alert(d))
         out_console(p + "console errors", console_errors(d))
     finally:

@@ -234,7 +234,28 @@ for k in en zh; do
 	for s in sets-$k-$W cases-$k-$W progress-$k-$W run-$k-1440 run-$k-390 marked-$k-$W; do
 		check "$k: a screenshot of $s" test -s "$files/shots/$s.png"
 	done
+	# ---------------------------------------------------------------- History (issue 36 item 9)
+	case $k in en) PR='pass rate' ;; zh) PR='通过率' ;; esac
+	is "$(got "$k thresholds")" "$PR=1 faithfulness=0.5 keyword_overlap=0.9" \
+		"$k: each trend chart draws the gate's threshold the run was judged by (its stored verdict's)"
+	is "$(got "$k broken headers 1440")" none "$k, 1440 px: no header of History's runs breaks a word"
 done
 isnt "$ID_en" "$ID_zh" "two runs, one a language"
+
+# ---------------------------------------------------------------- Compare (issue 36 item 8), in Chinese at 390 px
+WALK=$T/walk.zh
+curl -s "${URL}api/compare?base=$ID_en&new=$ID_zh" >"$T/cmp.json"
+is "$(got 'zh compare hash')" True "the comparison has its address, #/compare/BASE/NEW"
+is "$(got 'zh compare pairing')" "按编号配对：$(jq -r .paired "$T/cmp.json") 对" "the pairing named, with the pairs' count"
+sig() { LC_ALL=C awk -v x="$1" 'BEGIN { s = sprintf("%.3f", x); if (x > 0) s = "+" s; print s }'; }
+KO=$(jq -c '.metrics[] | select(.metric == "keyword_overlap")' "$T/cmp.json")
+like "$(got 'zh compare rows')" "keyword_overlap,$(fmt3 "$(echo "$KO" | jq .base)"),$(fmt3 "$(echo "$KO" | jq .new)"),[^,]*,\\[$(sig "$(echo "$KO" | jq .ci_low)"), $(sig "$(echo "$KO" | jq .ci_high)")\\]," \
+	"keyword_overlap's means and interval as /api/compare gives them (compare.c's)"
+like "$(got 'zh compare rows')" '\| 通过率,100\.0%（4 条有结论）,100\.0%（4 条有结论）,0\.0 个百分点,,$' "the pass-rate row, each run's verdict's"
+like "$(got 'zh compare links')" '^[1-9][0-9]* True$' "the records that changed link to their view in the new run (#/run/ID/record/RID)"
+is "$(got 'zh broken compare headers 1440')" none "1440 px: no header of the comparison breaks a word"
+is "$(got 'zh fits compare')" True "390 px: the comparison does not scroll sideways"
+is "$(got 'zh history english')" none "中文: no English on History and Compare but the data and allowed terms"
+is "$(got 'zh compare reloaded')" "$ID_en (flow-en) → $ID_zh (flow-zh) | True" "the comparison's address reloaded: the same two runs compared"
 
 done_testing

@@ -29,7 +29,7 @@ from serve import (after, click, col, console_errors, driver, out_console, fits,
                    rows, size, text, typed)
 
 from serve import hist_after, hist_loads  # noqa: E402
-from serve_sets import english  # noqa: E402
+from serve_sets import SMALL, english  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -123,6 +123,8 @@ def history(d, p, lang, width, shots, name):
     out(p + "broken compare headers 1440", d.execute_script(BROKEN, "#compare-means th, #compare-worse th") or "none")
     size(d, width)
     out(p + "fits compare", fits(d))
+    out(p + "history small targets", d.execute_script(SMALL, "#history button, #history input, #history select")
+        or "none")
     d.save_screenshot(os.path.join(shots, "compare-%s-%d.png" % (lang, width)))
     if lang == "zh":
         allow = runs + ["faithfulness", "keyword_overlap", "flow-zh", "flow-en", name, NAME["en"]]
@@ -187,6 +189,8 @@ def walk(url, files, lang, width, judge, service):
                              ("thresholds", "faithfulness=0.5, keyword_overlap=0.9"), ("label", "flow-" + lang)):
             typed(d, '#eval-form [name="%s"]' % field, value)
         out(p + "fits form", fits(d))
+        out(p + "evals small targets", d.execute_script(SMALL, "#evals button, #evals input, #evals select, #evals textarea")
+            or "none")
         d.find_element(By.ID, "eval-start").click()
         # its progress: the judge holds the fifth case's requests, so the run waits at 4 of 5
         WebDriverWait(d, 120).until(lambda d: state(d) in ENDED or (state(d) == "running" and progress(d) == "4/5"))

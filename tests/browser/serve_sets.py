@@ -65,6 +65,13 @@ def english(d, css, allow=()):
     return ",".join(sorted(set(re.findall(r"[A-Za-z]{2,}", txt))))
 
 
+# the tap targets of css under 24 px wide or high (those drawn): "id WxH", comma-separated
+SMALL = """return [].filter.call(document.querySelectorAll(arguments[0]), function (e) {
+    var r = e.getBoundingClientRect(); return r.width && r.height && (r.width < 24 || r.height < 24);
+}).map(function (e) { return (e.id || e.name || e.className || e.tagName) + ' ' +
+    Math.round(e.getBoundingClientRect().width) + 'x' + Math.round(e.getBoundingClientRect().height); }).join(',')"""
+
+
 def height(d):
     return d.execute_script("return document.documentElement.scrollHeight")
 
@@ -115,11 +122,15 @@ def paged(d, url, shots, lang, width):
     out(p + "many search kept", d.find_element(By.CSS_SELECTOR, '#cases-find input[name="q"]').get_attribute("value"))
     out(p + "many fits", fits(d))
     # the tap targets of the tab: none under 24 px high or wide
-    small = d.execute_script("""return [].filter.call(document.querySelectorAll(
-        '#cases button, #cases input, #cases select, #sets button, #sets input'), function (e) {
-        var r = e.getBoundingClientRect(); return r.width && r.height && (r.width < 24 || r.height < 24);
-    }).map(function (e) { return (e.id || e.name || e.className || e.tagName) + ' ' + Math.round(e.getBoundingClientRect().width) + 'x' + Math.round(e.getBoundingClientRect().height); }).join(',')""")
+    small = d.execute_script(SMALL, "#cases button, #cases input, #cases select")
     out(p + "many small targets", small or "none")
+    # the Test sets tab: its tap targets, and in Chinese its words
+    click(d, "#tab-sets")
+    out(p + "sets small targets", d.execute_script(SMALL, "#sets button, #sets input, #sets select") or "none")
+    if lang == "zh":
+        allow = ["faq", "many-zh", "many-en", "JSON Lines", "JSON", "CSV", "English"] + \
+            ["%s-%s" % (a, b) for a in ("kb", "ana", "bo", "cy") for b in ("en", "zh")]
+        out(p + "sets english", english(d, "#sets", allow) or "none")
 
 
 def flow(d, url, files, shots, lang, width, name):

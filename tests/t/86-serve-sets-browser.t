@@ -82,6 +82,7 @@ for l in zh en; do
 	is "$(got "$l many editor shown")" False "$l $w px: 320 cases, the editor hidden"
 	is "$(got "$l many fits")" True "$l $w px: 320 cases, no horizontal scroll"
 	is "$(got "$l many small targets")" none "$l $w px: no tap target under 24 px"
+	is "$(got "$l sets small targets")" none "$l $w px: none on the Test sets tab either"
 	is "$(got "$l many search kept")" paris "$l $w px: the search kept over a reload"
 done
 is "$(got 'en many first')" 'cases 1–25 of 320 found (320 in this version) | 25 | p1,p2,p3' "320 cases: the first page of 25"
@@ -95,6 +96,7 @@ is "$(got 'zh many category')" '第 1–15 条，共找到 15 条（此版本共
 is "$(got 'zh many reloaded')" '#/cases/many-zh?category=kb-x&q=paris | True | 第 1–15 条，共找到 15 条（此版本共 320 条）' \
 	"中文: the address reloaded"
 is "$(got 'zh many english')" none "中文: no English on the Cases tab but the data and allowed terms"
+is "$(got 'zh sets english')" none "中文: no English on the Test sets tab but the data and allowed terms"
 h=$(got 'zh many height')
 note "the Cases tab of 320 cases at 390 px, 中文: $h px high (99,923 px before: every case one table)"
 check "390 px: 320 cases under 10,000 px high ($h)" test "${h:-99999}" -lt 10000

@@ -239,6 +239,7 @@ for k in en zh; do
 	is "$(got "$k thresholds")" "$PR=1 faithfulness=0.5 keyword_overlap=0.9" \
 		"$k: each trend chart draws the gate's threshold the run was judged by (its stored verdict's)"
 	is "$(got "$k broken headers 1440")" none "$k, 1440 px: no header of History's runs breaks a word"
+	is "$(got "$k evals small targets")" none "$k, $W px: no tap target of Run evaluation under 24 px"
 done
 isnt "$ID_en" "$ID_zh" "two runs, one a language"
 
@@ -255,6 +256,7 @@ like "$(got 'zh compare rows')" '\| 通过率,100\.0%（4 条有结论）,100\.0
 like "$(got 'zh compare links')" '^[1-9][0-9]* True$' "the records that changed link to their view in the new run (#/run/ID/record/RID)"
 is "$(got 'zh broken compare headers 1440')" none "1440 px: no header of the comparison breaks a word"
 is "$(got 'zh fits compare')" True "390 px: the comparison does not scroll sideways"
+is "$(got 'zh history small targets')" none "390 px: no tap target of History and Compare under 24 px"
 is "$(got 'zh history english')" none "中文: no English on History and Compare but the data and allowed terms"
 is "$(got 'zh compare reloaded')" "$ID_en (flow-en) → $ID_zh (flow-zh) | True" "the comparison's address reloaded: the same two runs compared"
 

@@ -268,25 +268,25 @@ static int api_compare(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 	long limit;
 	double tol;
 	jv bsum, nsum, lines, counts, cmp, means, rates;
-	rag_compare *c;
+	rag_compare *pairs;
 	int r;
 	if (!base || !newer) {
 		*body = rag_serve_error("base and new: the two runs' ids are required");
 		return 400;
 	}
 	if (rag_serve_num_arg(arg, ctx, "limit", 10, 1, 100, &limit, body) < 0) return 400;
-	if (regression_arg(arg, ctx, &tol, &c, body) < 0) return 400;
+	if (regression_arg(arg, ctx, &tol, &pairs, body) < 0) return 400;
 	if ((r = rag_store_show(s, base, &bsum, err, sizeof err))) {
-		rag_compare_free(c);
+		rag_compare_free(pairs);
 		return rag_serve_stored(r, err, body);
 	}
 	if ((r = rag_store_show(s, newer, &nsum, err, sizeof err))) {
-		rag_compare_free(c);
+		rag_compare_free(pairs);
 		jv_free(bsum);
 		return rag_serve_stored(r, err, body);
 	}
-	r = rag_store_diff_with(s, base, newer, c, &lines, &cmp, err, sizeof err);
-	rag_compare_free(c);
+	r = rag_store_diff_with(s, base, newer, pairs, &lines, &cmp, err, sizeof err);
+	rag_compare_free(pairs);
 	if (r) {
 		jv_free(bsum);
 		jv_free(nsum);

@@ -64,8 +64,11 @@
 		return q.join("&");
 	}
 	/* ---------------------------------------------------------------- trends */
+	var trendsAsked = 0;
 	function loadTrends() {
+		var mine = ++trendsAsked;
 		return R.get("/api/trends?" + query()).then(function (b) {
+			if (mine !== trendsAsked) return;   /* a later filter's reply is the one to draw */
 			trends = b;
 			renderTrends();
 			fillPicks();
@@ -329,8 +332,24 @@
 		compare(a[0], a[1]).then(function () { if ($("compare").scrollIntoView) $("compare").scrollIntoView(); });
 	});
 	R.onRuns(function () { loadTrends(); });
+	var FILTERS = ["label", "commit", "testset", "since", "until"];
 	document.addEventListener("DOMContentLoaded", function () {
-		$("filters").addEventListener("submit", function () { loadTrends(); });
+		/* the filters in the address (#/history?label=...), a filtered History to reload or send */
+		$("filters").addEventListener("submit", function () {
+			var f = $("filters"), p = {};
+			FILTERS.forEach(function (k) { p[k] = f[k].value; });
+			R.here("history", [], p);
+			loadTrends();
+		});
+		R.onRoute("history", function (a, p) {
+			var f = $("filters"), changed = false;
+			R.tab("history");
+			FILTERS.forEach(function (k) {
+				var v = p[k] || "";
+				if (f[k].value !== v) { f[k].value = v; changed = true; }
+			});
+			if (changed) f.requestSubmit();
+		});
 		$("compare-form").addEventListener("submit", function (ev) {
 			ev.preventDefault();
 			compare(ev.target.base.value, ev.target["new"].value);

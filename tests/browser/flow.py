@@ -91,7 +91,7 @@ BROKEN = """return Array.from(document.querySelectorAll(arguments[0])).filter(fu
     return bad; }, []).join(",")"""
 
 
-def history(d, p, lang, width, shots, name):
+def history(d, p, lang, width, shots, name, url):
     """History after the run: the gate's thresholds on the charts, headers whole at 1440 px; with
     two runs, the newest compared with the other, its address reloaded"""
     n = hist_loads(d)
@@ -134,6 +134,13 @@ def history(d, p, lang, width, shots, name):
     WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "compare-out").is_displayed() and
                                d.find_element(By.ID, "compare-title").text)
     out(p + "compare reloaded", "%s | %s" % (text(d, "#compare-title"), d.find_element(By.ID, "history").is_displayed()))
+    # a filtered History's address, opened as a link: the filter filled in, its runs listed
+    d.get("about:blank")
+    d.get(url + "#/history?label=flow-zh")
+    WebDriverWait(d, 60).until(lambda d: d.find_element(By.CSS_SELECTOR, '#filters input[name="label"]').get_attribute("value")
+                               == "flow-zh" and len(d.find_elements(By.CSS_SELECTOR, "#runs tbody tr")) == 1)
+    out(p + "history link", "%s | %s" % (d.find_element(By.CSS_SELECTOR, '#filters input[name="label"]').get_attribute("value"),
+                                         ",".join(col(d, "runs", 2))))
 
 
 def walk(url, files, lang, width, judge, service):
@@ -278,7 +285,7 @@ def walk(url, files, lang, width, judge, service):
         out(p + "labels link", d.find_element(By.ID, "labels-csv").get_attribute("href"))
         out(p + "fits marked", fits(d))
         d.save_screenshot(os.path.join(shots, "marked-%s-%d.png" % (lang, width)))
-        history(d, p, lang, width, shots, name)
+        history(d, p, lang, width, shots, name, url)
         out(p + "no alert", no_alert(d))
         out_console(p + "console errors", console_errors(d))
     finally:

@@ -258,6 +258,7 @@ is "$(got 'zh broken compare headers 1440')" none "1440 px: no header of the com
 is "$(got 'zh fits compare')" True "390 px: the comparison does not scroll sideways"
 is "$(got 'zh history small targets')" none "390 px: no tap target of History and Compare under 24 px"
 is "$(got 'zh history english')" none "中文: no English on History and Compare but the data and allowed terms"
+is "$(got 'zh history link')" 'flow-zh | flow-zh' "a filtered History's address (#/history?label=flow-zh) opens filtered"
 is "$(got 'zh compare reloaded')" "$ID_en (flow-en) → $ID_zh (flow-zh) | True" "the comparison's address reloaded: the same two runs compared"
 
 done_testing

@@ -29,7 +29,7 @@ from serve import (after, click, col, console_errors, driver, out_console, fits,
                    rows, size, text, typed)
 
 from serve import hist_after, hist_loads  # noqa: E402
-from serve_sets import SMALL, english  # noqa: E402
+from serve_sets import BROKEN, SMALL, english  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -77,18 +77,6 @@ def state(d):
 def release(judge):
     """the fake judge lets the held requests go on (and holds no more)"""
     urllib.request.urlopen(urllib.request.Request(judge + "/_fake/release", data=b"{}", method="POST")).read()
-
-
-# the words of the visible headers (th) of css broken over two lines: "Lab|el" at 1440 px
-BROKEN = """return Array.from(document.querySelectorAll(arguments[0])).filter(function (th) {
-    return th.offsetParent; }).reduce(function (bad, th) {
-    var tn = th.firstChild, txt = tn && tn.nodeType === 3 ? tn.data : "", re = /\\S+/g, m;
-    while ((m = re.exec(txt))) {
-        var r = document.createRange(); r.setStart(tn, m.index); r.setEnd(tn, m.index + m[0].length);
-        var tops = {}; Array.from(r.getClientRects()).forEach(function (c) { if (c.width > 0) tops[Math.round(c.top)] = 1; });
-        if (Object.keys(tops).length > 1) bad.push(m[0]);
-    }
-    return bad; }, []).join(",")"""
 
 
 def history(d, p, lang, width, shots, name, url):

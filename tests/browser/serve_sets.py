@@ -72,6 +72,33 @@ SMALL = """return [].filter.call(document.querySelectorAll(arguments[0]), functi
     Math.round(e.getBoundingClientRect().width) + 'x' + Math.round(e.getBoundingClientRect().height); }).join(',')"""
 
 
+# the words of the visible headers (th) of css broken over two lines: "Lab|el" at 1440 px
+BROKEN = """return Array.from(document.querySelectorAll(arguments[0])).filter(function (th) {
+    return th.offsetParent; }).reduce(function (bad, th) {
+    var tn = th.firstChild, txt = tn && tn.nodeType === 3 ? tn.data : "", re = /\\S+/g, m;
+    while ((m = re.exec(txt))) {
+        var r = document.createRange(); r.setStart(tn, m.index); r.setEnd(tn, m.index + m[0].length);
+        var tops = {}; Array.from(r.getClientRects()).forEach(function (c) { if (c.width > 0) tops[Math.round(c.top)] = 1; });
+        if (Object.keys(tops).length > 1) bad.push(m[0]);
+    }
+    return bad; }, []).join(",")"""
+
+
+def headers(d, shots):
+    """History's runs (runs of 9 metrics added by the test) at 1440 px, in English and in
+    Chinese: the words of its headers and short cells that break over two lines"""
+    size(d, 1440)
+    for lang in ("en", "zh"):
+        if (lang == "zh") != (d.execute_script("return document.documentElement.lang") == "zh-CN"):
+            d.find_element(By.ID, "lang").click()
+        d.find_element(By.ID, "tab-history").click()
+        click(d, '#filters button[type="submit"]')
+        out(lang + " runs listed", len(rows(d, "runs")))
+        out(lang + " runs broken 1440", d.execute_script(BROKEN, "#runs th, #runs td:nth-child(-n+2), #runs td:nth-child(5), "
+                                                        "#runs td:nth-child(6)") or "none")
+        d.save_screenshot(os.path.join(shots, "history-%s-1440.png" % lang))
+
+
 def height(d):
     return d.execute_script("return document.documentElement.scrollHeight")
 
@@ -227,6 +254,7 @@ def walk(url, files):
         flow(d, url, files, shots, "zh", 390, "常见问题")
         paged(d, url, shots, "zh", 390)
         paged(d, url, shots, "en", 1440)
+        headers(d, shots)
         out("no alert", no_alert(d))
         errs = console_errors(d)
         # the 409 of the refused edit is a console error of its own (the browser logs a failed fetch)

@@ -27,6 +27,14 @@ trap 'kill -TERM $SPID 2>/dev/null; wait $SPID; _lib_cleanup' EXIT
 wait_until 30 grep -qs 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" || bail_out "rag-serve did not start: $(cat "$T/serve.err")"
 URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/$' "$T/serve.err" | head -n 1)
 
+# two runs of 9 metrics for History's table at 1440 px (its long means beside short headers)
+for r in 1 2; do
+	jq -nc '[range(3)] | .[] | {id: "q\(.)", question: "q", answer: "a", category: "c", scores: {faithfulness: 0.8,
+		answer_relevancy: 0.7, context_precision: 0.6, context_recall: 0.9, keyword_overlap: 0.3, answer_correctness: 0.5,
+		context_relevance: 0.4, noise_sensitivity: 0.2, refusal: 1}}' >"$T/r$r.jsonl"
+	run rag rag-store -q -c "$T/c.yaml" --store "$T/store.db" --label "nightly-build-$r" --testset qa add - <"$T/r$r.jsonl"
+	is "$RC" 0 "a run of 9 metrics added ($r)"
+done
 run timeout 300 "$PY" "$TOP/tests/browser/serve_sets.py" walk "$URL" "$files"
 is "$RC" 0 "the browser walk ran"
 [ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
@@ -100,6 +108,10 @@ is "$(got 'zh sets english')" none "中文: no English on the Test sets tab but 
 h=$(got 'zh many height')
 note "the Cases tab of 320 cases at 390 px, 中文: $h px high (99,923 px before: every case one table)"
 check "390 px: 320 cases under 10,000 px high ($h)" test "${h:-99999}" -lt 10000
+# History's runs at 1440 px (issue 36 item 9): no header or short cell broken mid-word
+is "$(got 'en runs listed')" 2 "History lists the two runs"
+is "$(got 'en runs broken 1440')" none "1440 px: History's headers and short cells keep their words whole"
+is "$(got 'zh runs broken 1440')" none "1440 px, 中文: and in Chinese"
 is "$(got 'no alert')" True "no script of the data ran"
 is "$(got 'console errors')" 0 "no other error in the console"
 for s in sets-en-1440 cases-en-1440 conflict-en-1440 sets-zh-390 cases-zh-390 conflict-zh-390 many-zh-390 many-en-1440; do

@@ -84,7 +84,7 @@ BROKEN = """return Array.from(document.querySelectorAll(arguments[0])).filter(fu
     return bad; }, []).join(",")"""
 
 
-def headers(d, shots):
+def headers(d, url, shots):
     """History's runs (runs of 9 metrics added by the test) at 1440 px, in English and in
     Chinese: the words of its headers and short cells that break over two lines"""
     size(d, 1440)
@@ -97,6 +97,21 @@ def headers(d, shots):
         out(lang + " runs broken 1440", d.execute_script(BROKEN, "#runs th, #runs td:nth-child(-n+2), #runs td:nth-child(5), "
                                                         "#runs td:nth-child(6)") or "none")
         d.save_screenshot(os.path.join(shots, "history-%s-1440.png" % lang))
+    # the two runs compared from the comparison's address, opened and reloaded (English, 1440 px)
+    ids = [r.find_elements(By.TAG_NAME, "td")[0].text for r in rows(d, "runs")]
+    d.get("about:blank")
+    d.get(url + "#/compare/%s/%s" % (ids[1], ids[0]))
+    for k in ("opened", "reloaded"):
+        if k == "reloaded":
+            d.refresh()
+        WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "compare-out").is_displayed() and
+                                   d.find_element(By.ID, "compare-title").text)
+        out("compare " + k, "%s | %s | %d rows | %s" % (
+            d.find_element(By.ID, "compare-title").text == "%s (nightly-build-1) → %s (nightly-build-2)" % (ids[1], ids[0]),
+            text(d, "#compare-pairing"), len(rows(d, "compare-means")),
+            rows(d, "compare-means")[-1].find_elements(By.TAG_NAME, "td")[0].text))
+    out("compare fits 1440", fits(d))
+    d.save_screenshot(os.path.join(shots, "compare-en-1440.png"))
 
 
 def height(d):
@@ -254,7 +269,7 @@ def walk(url, files):
         flow(d, url, files, shots, "zh", 390, "常见问题")
         paged(d, url, shots, "zh", 390)
         paged(d, url, shots, "en", 1440)
-        headers(d, shots)
+        headers(d, url, shots)
         out("no alert", no_alert(d))
         errs = console_errors(d)
         # the 409 of the refused edit is a console error of its own (the browser logs a failed fetch)

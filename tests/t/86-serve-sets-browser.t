@@ -112,6 +112,11 @@ check "390 px: 320 cases under 10,000 px high ($h)" test "${h:-99999}" -lt 10000
 is "$(got 'en runs listed')" 2 "History lists the two runs"
 is "$(got 'en runs broken 1440')" none "1440 px: History's headers and short cells keep their words whole"
 is "$(got 'zh runs broken 1440')" none "1440 px, 中文: and in Chinese"
+for k in opened reloaded; do
+	is "$(got "compare $k")" 'True | Paired by id: 3 pairs | 10 rows | pass rate' \
+		"1440 px: the comparison's address $k: the two runs, the pairing, 9 metrics and the pass rate"
+done
+is "$(got 'compare fits 1440')" True "1440 px: the comparison of 9 metrics does not scroll sideways"
 is "$(got 'no alert')" True "no script of the data ran"
 is "$(got 'console errors')" 0 "no other error in the console"
 for s in sets-en-1440 cases-en-1440 conflict-en-1440 sets-zh-390 cases-zh-390 conflict-zh-390 many-zh-390 many-en-1440; do

@@ -177,6 +177,9 @@
 		if (f.q) q += "&q=" + enc(f.q);
 		if (f.category) q += "&category=" + enc(f.category);
 		return R.get("/api/testsets/" + enc(name) + q).then(function (b) {
+			/* a page past the end (cases deleted from the last page): its last page instead */
+			if (!b.cases.length && b.total > 0 && b.offset > 0)
+				return openSet(name, version, { q: f.q, category: f.category, page: Math.ceil(b.total / CASES_PAGE) });
 			if (!st.set || st.set.name !== b.name || st.set.version !== b.version) st.sel = {};
 			st.set = b;
 			st.find = { q: f.q || "", category: f.category || "", page: Math.floor(b.offset / CASES_PAGE) + 1 };

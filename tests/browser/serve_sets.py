@@ -99,6 +99,7 @@ def headers(d, url, shots):
         d.save_screenshot(os.path.join(shots, "history-%s-1440.png" % lang))
     # the two runs compared from the comparison's address, opened and reloaded (English, 1440 px)
     ids = [r.find_elements(By.TAG_NAME, "td")[0].text for r in rows(d, "runs")]
+    labels = {r.find_elements(By.TAG_NAME, "td")[0].text: r.find_elements(By.TAG_NAME, "td")[2].text for r in rows(d, "runs")}
     d.get("about:blank")
     d.get(url + "#/compare/%s/%s" % (ids[1], ids[0]))
     for k in ("opened", "reloaded"):
@@ -107,7 +108,7 @@ def headers(d, url, shots):
         WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "compare-out").is_displayed() and
                                    d.find_element(By.ID, "compare-title").text)
         out("compare " + k, "%s | %s | %d rows | %s" % (
-            d.find_element(By.ID, "compare-title").text == "%s (nightly-build-1) → %s (nightly-build-2)" % (ids[1], ids[0]),
+            d.find_element(By.ID, "compare-title").text == "%s (%s) → %s (%s)" % (ids[1], labels[ids[1]], ids[0], labels[ids[0]]),
             text(d, "#compare-pairing"), len(rows(d, "compare-means")),
             rows(d, "compare-means")[-1].find_elements(By.TAG_NAME, "td")[0].text))
     out("compare fits 1440", fits(d))

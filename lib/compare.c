@@ -14,12 +14,15 @@
 /* a change equal to the tolerance in decimal is not one (0.8 - 0.7 is 0.1) */
 #define EPS 1e-9
 
-typedef struct cmean { char *metric; long n; double sb, sc; } cmean;
+/* a metric's pairs scored on both sides: their sums, and their differences in pairing order
+ * when intervals are asked for */
+typedef struct cmean { char *metric; long n; double sb, sc; double *d; size_t dcap; } cmean;
 
 struct rag_compare {
 	double tol;
 	long paired, regressed, lost, improved, gained, unchanged;
 	cmean *m; size_t nm;
+	int resamples; double confidence; uint64_t seed;   /* resamples 0: no interval */
 };
 
 rag_compare *rag_compare_new(double tol)
@@ -29,11 +32,21 @@ rag_compare *rag_compare_new(double tol)
 	return c;
 }
 
+void rag_compare_intervals(rag_compare *c, int resamples, double confidence, uint64_t seed)
+{
+	c->resamples = resamples > 0 ? resamples : 0;
+	c->confidence = confidence;
+	c->seed = seed;
+}
+
 void rag_compare_free(rag_compare *c)
 {
 	size_t i;
 	if (!c) return;
-	for (i = 0; i < c->nm; i++) free(c->m[i].metric);
+	for (i = 0; i < c->nm; i++) {
+		free(c->m[i].metric);
+		free(c->m[i].d);
+	}
 	free(c->m);
 	free(c);
 }
@@ -67,6 +80,13 @@ static const char *metric_change(rag_compare *c, const char *metric, double b, d
 	if (isnan(b)) return bunscored ? "gained" : NULL;
 	{
 		cmean *m = mean_of(c, metric);
+		if (c->resamples) {
+			if ((size_t)m->n == m->dcap) {
+				m->dcap = m->dcap ? 2 * m->dcap : 64;
+				m->d = rag_xrealloc(m->d, m->dcap * sizeof *m->d);
+			}
+			m->d[m->n] = cur - b;
+		}
 		m->n++;
 		m->sb += b;
 		m->sc += cur;
@@ -167,17 +187,25 @@ jv rag_compare_json(const rag_compare *c)
 		qsort(v, c->nm, sizeof *v, by_metric);
 	}
 	for (i = 0; i < c->nm; i++) {
-		double b = v[i].sb / (double)v[i].n, cur = v[i].sc / (double)v[i].n;
-		means = jv_array_append(means, JV_OBJECT(jv_string("metric"), jv_string(v[i].metric),
-		                                         jv_string("pairs"), jv_number((double)v[i].n),
-		                                         jv_string("baseline"), jv_number(b), jv_string("current"), jv_number(cur),
-		                                         jv_string("delta"), jv_number(round((cur - b) * 1e9) / 1e9)));
+		double b = v[i].sb / (double)v[i].n, cur = v[i].sc / (double)v[i].n, lo = NAN, hi = NAN;
+		jv m = JV_OBJECT(jv_string("metric"), jv_string(v[i].metric), jv_string("pairs"), jv_number((double)v[i].n),
+		                 jv_string("baseline"), jv_number(b), jv_string("current"), jv_number(cur),
+		                 jv_string("delta"), jv_number(round((cur - b) * 1e9) / 1e9));
+		/* the gate's interval of the paired differences (rag-gate -b's, rag-report's) */
+		if (c->resamples) {
+			rag_stats_bootstrap(v[i].d, (size_t)v[i].n, c->resamples, c->confidence, c->seed, &lo, &hi);
+			m = jv_object_set(m, jv_string("ci_low"), isnan(lo) ? jv_null() : jv_number(lo));
+			m = jv_object_set(m, jv_string("ci_high"), isnan(hi) ? jv_null() : jv_number(hi));
+			m = jv_object_set(m, jv_string("change"), jv_string(hi < 0 ? "regression" : lo > 0 ? "improvement" : "none"));
+		}
+		means = jv_array_append(means, m);
 	}
 	free(v);
 	o = JV_OBJECT(jv_string("paired"), jv_number((double)c->paired), jv_string("regressed"), jv_number((double)c->regressed),
 	              jv_string("lost"), jv_number((double)c->lost), jv_string("improved"), jv_number((double)c->improved),
 	              jv_string("gained"), jv_number((double)c->gained), jv_string("unchanged"), jv_number((double)c->unchanged),
 	              jv_string("tolerance"), jv_number(c->tol));
+	if (c->resamples) o = jv_object_set(o, jv_string("confidence"), jv_number(c->confidence));
 	o = jv_object_set(o, jv_string("means"), means);
 	def = definition(c->tol, c->paired);
 	o = jv_object_set(o, jv_string("definition"), jv_string(def));

@@ -240,6 +240,11 @@ rag_kd *rag_gate_thresholds_merge(const rag_kd *cfg, size_t ncfg, const rag_kd *
 enum { RAG_CHANGE_UNCHANGED, RAG_CHANGE_REGRESSED, RAG_CHANGE_IMPROVED };
 typedef struct rag_compare rag_compare;
 rag_compare *rag_compare_new(double tol);
+/* Intervals asked for: rag_compare_json gives each paired mean's percentile bootstrap interval
+ * of the pairs' differences (rag_stats_bootstrap, in pairing order, as the gate's baseline
+ * summary has it), ci_low and ci_high, and its change ("regression" when the interval lies
+ * below 0, "improvement" above, else "none"), and the confidence. Call before the pairs. */
+void rag_compare_intervals(rag_compare *c, int resamples, double confidence, uint64_t seed);
 /* One pair: the baseline's scores and the current's (borrowed objects, or null), whether each
  * record was unscored (rag_verdict_unscored != 0). With out, each compared metric appended to
  * *out as {metric, baseline, current (null: none), delta (null: one side unscored), change:
@@ -250,9 +255,10 @@ const char *rag_compare_name(int change);
 /* the paired means of metric: 0, or -1 (NANs, *n 0) when no pair scored it on both sides */
 int rag_compare_mean(const rag_compare *c, const char *metric, double *base, double *cur, long *n);
 /* {paired, regressed, lost, improved, gained, unchanged, tolerance, means: [{metric, pairs,
- * baseline, current, delta}] by metric name, definition}: the definition in words, shown
- * wherever the counts are: "paired by id over N records; regressed: fell by more than T on
- * some metric or lost its score (...)..." */
+ * baseline, current, delta, and with intervals ci_low, ci_high, change}] by metric name,
+ * definition, and with intervals confidence}: the definition in words, shown wherever the
+ * counts are: "paired by id over N records; regressed: fell by more than T on some metric or
+ * lost its score (...)..." */
 jv rag_compare_json(const rag_compare *c);
 /* "R regressed (L lost their score), I improved, U unchanged (the definition)" of counts
  * (borrowed: rag_compare_json's, or an object with its keys). malloc'ed. */

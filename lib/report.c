@@ -77,6 +77,8 @@ static const char css[] =
 	"padding:.8em 1em;min-width:12em}\n"
 	".card .name{font-weight:bold}.card .big{font-size:2em}.card .small,.small{color:#59636e;font-size:.9em}\n"
 	".card.failed{border-color:#cf222e}\n"
+	"details.group>summary{cursor:pointer;margin:.6em 0;min-height:24px}details.group>summary h3{display:inline;margin:0}\n"
+	"#failed-list>summary{cursor:pointer;min-height:24px;color:#0969da}\n"
 	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #d0d7de;padding:.3em .6em;"
 	"vertical-align:top;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	"td.text{max-width:30em;white-space:pre-wrap;word-break:break-word}\n"
@@ -738,9 +740,13 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 	jv_array_foreach(worst, i, w) {
 		if (rag_json_true(w, "failed")) {
 			jv rs = arr(w, "reasons");
+			/* folded: each row holds a record's whole question and answer (10 long answers were
+			 * 100,000 px on a phone); the summary line says how many, a tap opens them */
 			if (!shown++)
-				rag_buf_adds(b, "<table><thead><tr><th>id</th><th>category</th><th>question</th><th>answer</th>"
-				                "<th>why it failed</th></tr></thead><tbody>\n");
+				rag_buf_adds(b, "<details id=\"failed-list\"><summary><span data-i18n=\"show-failed\">show them</span>"
+				                "</summary>\n<table><thead><tr><th data-i18n=\"c-id\">id</th><th data-i18n=\"c-category\">category</th>"
+				                "<th data-i18n=\"c-question\">question</th><th data-i18n=\"c-answer\">answer</th>"
+				                "<th data-i18n=\"c-why\">why it failed</th></tr></thead><tbody>\n");
 			rag_buf_adds(b, "<tr class=\"failed\"><td>");
 			esc_field(b, w, "id");
 			rag_buf_adds(b, "<br><span class=\"small\">");
@@ -765,7 +771,7 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 		jv_free(w);
 		(void)i;
 	}
-	if (shown) rag_buf_adds(b, "</tbody></table>\n");
+	if (shown) rag_buf_adds(b, "</tbody></table>\n</details>\n");
 	if (!gated) rag_buf_adds(b, "<p>No threshold was given: no record is judged.</p>\n");
 	else if (!shown && failing <= 0) rag_buf_adds(b, "<p>None: every record passed.</p>\n");
 	if (gated && failing > shown)
@@ -794,16 +800,19 @@ static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 		rag_buf_adds(b, "<section id=\"categories\">\n");
 		jv_array_foreach(groups, k, by) {
 			jv rows = arr(by, "groups");
-			rag_buf_adds(b, "<h2>By ");
+			rag_buf_adds(b, "<h2><span data-i18n=\"by\">By</span> ");
 			esc_field(b, by, "by");
 			rag_buf_adds(b, "</h2>\n");
+			/* each group's counts in view, its table of metrics folded (a phone scrolled 5,000 px
+			 * through them to reach the end of the Summary) */
 			jv_array_foreach(rows, i, c) {
-				rag_buf_adds(b, "<h3>");
+				rag_buf_adds(b, "<details class=\"group\"><summary><h3>");
 				esc_field(b, c, "group");
-				rag_buf_adds(b, "</h3>\n<p>");
+				rag_buf_adds(b, "</h3> <span class=\"counts\">");
 				rag_report_counts(b, c, gated);
-				rag_buf_adds(b, "</p>\n");
+				rag_buf_adds(b, "</span></summary>\n");
 				metric_table(b, arr(c, "metrics"), metrics, 1);
+				rag_buf_adds(b, "</details>\n");
 				jv_free(c);
 				(void)i;
 			}
@@ -828,7 +837,7 @@ static void compare_section(rag_buf *b, jv base)
 	jv bm = arr(base, "metrics");
 	rag_buf_adds(b, "<section id=\"compare\" class=\"tab\">\n<h2 data-i18n=\"compare\">Compare</h2>\n");
 	if (!jv_is_valid(base)) {
-		rag_buf_adds(b, "<p>No baseline: give one with <code>-b BASELINE.jsonl</code>.</p>\n</section>\n");
+		rag_buf_adds(b, "<p id=\"no-baseline\">No baseline: give one with <code>-b BASELINE.jsonl</code>.</p>\n</section>\n");
 		jv_free(bm);
 		return;
 	}
@@ -838,15 +847,21 @@ static void compare_section(rag_buf *b, jv base)
 	rag_report_changes(b, base);
 	rag_buf_addf(b, "; %.0f only in this run, %.0f only in the baseline.</p>\n", rag_json_num(base, "only_current_count"),
 	             rag_json_num(base, "only_baseline_count"));
-	rag_buf_addf(b, "<table id=\"compare-metrics\"><thead><tr><th>metric</th><th>pairs</th><th>baseline</th><th>now</th><th>delta</th>"
-	             "<th>%g%% bootstrap interval</th><th>change</th></tr></thead><tbody>\n", rag_json_num(base, "confidence") * 100);
+	/* the headers and the change words carry their keys (data-i18n): the script says them in
+	 * the page's language; the interval's header is the script's to write with its level */
+	rag_buf_addf(b, "<table id=\"compare-metrics\"><thead><tr><th data-i18n=\"c-metric\">metric</th><th data-i18n=\"c-pairs\">pairs</th>"
+	             "<th data-i18n=\"c-baseline\">baseline</th><th data-i18n=\"c-now\">now</th><th data-i18n=\"c-delta\">delta</th>"
+	             "<th id=\"c-interval\">%g%% bootstrap interval</th><th data-i18n=\"c-change\">change</th></tr></thead><tbody>\n",
+	             rag_json_num(base, "confidence") * 100);
 	jv_array_foreach(bm, i, m) {
 		rag_buf_adds(b, "<tr><td>");
 		esc_field(b, m, "metric");
 		rag_buf_addf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
-		             "<td class=\"n\">%+.3f</td><td class=\"n\">[%+.3f, %+.3f]</td><td>",
+		             "<td class=\"n\">%+.3f</td><td class=\"n\">[%+.3f, %+.3f]</td><td data-i18n=\"ch-",
 		             rag_json_num(m, "pairs"), rag_json_num(m, "baseline_mean"), rag_json_num(m, "mean"), rag_json_num(m, "delta"),
 		             rag_json_num(m, "ci_low"), rag_json_num(m, "ci_high"));
+		esc_field(b, m, "change");
+		rag_buf_adds(b, "\">");
 		esc_field(b, m, "change");
 		rag_buf_adds(b, "</td></tr>\n");
 		jv_free(m);

@@ -62,7 +62,11 @@ int rag_serve_post(rag_store *s, const char *path, const char *text, size_t len,
 /* ---------------------------------------------------------------- servesets.c */
 /* The Test sets and Cases tabs' API. GET /api/testsets (?tag) -> {testsets:
  * rag_store_testset_list's, tags: every tag, tag}; GET /api/testsets/NAME (?version) ->
- * rag_store_testset_get's. The HTTP status and *body as rag_serve_api's. */
+ * rag_store_testset_get's; with ?q (a text in the id, question, reference, category or tags),
+ * ?category (one; "-": none), ?offset or ?limit (50), one page of them found in the store's
+ * order: cases the page's, seqs their places in the version, total the cases found, all the
+ * version's, offset, limit, categories every category of the version. The HTTP status and
+ * *body as rag_serve_api's. */
 int rag_serve_testsets_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
 /* A write (its checks passed): POST /api/testsets {name, tag, who, text, file, format,
  * base_version} makes a test set (empty, or the cases of text read as rag-eval reads a test
@@ -79,8 +83,9 @@ int rag_serve_testsets_post(rag_store *s, const char *path, const char *text, si
  * until: as /api/runs; metric; limit, the newest runs, 100) -> {total, shown, metrics, runs:
  * rag_store_trends', series: {metric: [mean per run, oldest first]}, pass_rate: [per run]};
  * GET /api/compare?base=ID&new=ID (&limit, 10) -> {base, new, metrics: [{metric, base, new,
- * delta}], changes, worse, better: [{id, metric, base, new, delta}]}. The HTTP status and *body
- * as rag_serve_api's; 0 for a path that is neither. */
+ * delta, ci_low, ci_high, change}] (compare.c's, with the gate's intervals), pass_rate: {base,
+ * new, delta, base_of, new_of}, confidence, paired, changes, worse, better: [{id, metric, base,
+ * new, delta}]}. The HTTP status and *body as rag_serve_api's; 0 for a path that is neither. */
 int rag_serve_history_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
 
 /* ---------------------------------------------------------------- serveprod.c */

@@ -108,20 +108,44 @@ static double num_of(jv o, const char *k)
 	return d;
 }
 
-/* compare.c's paired means (borrowed: rag_compare_json's means) as [{metric, pairs, base, new, delta}] */
+/* compare.c's paired means (borrowed: rag_compare_json's means) as [{metric, pairs, base, new, delta,
+ * ci_low, ci_high, change}] */
 static jv compare_means(jv means)
 {
+	static const char *const keys[][2] = {{"metric", "metric"}, {"pairs", "pairs"}, {"base", "baseline"},
+	                                      {"new", "current"}, {"delta", "delta"}, {"ci_low", "ci_low"},
+	                                      {"ci_high", "ci_high"}, {"change", "change"}};
 	jv out = jv_array();
 	jv_array_foreach(means, i, m) {
-		out = jv_array_append(out, JV_OBJECT(jv_string("metric"), jv_object_get(jv_copy(m), jv_string("metric")),
-		                                     jv_string("pairs"), jv_object_get(jv_copy(m), jv_string("pairs")),
-		                                     jv_string("base"), jv_object_get(jv_copy(m), jv_string("baseline")),
-		                                     jv_string("new"), jv_object_get(jv_copy(m), jv_string("current")),
-		                                     jv_string("delta"), jv_object_get(jv_copy(m), jv_string("delta"))));
+		jv o = jv_object();
+		size_t k;
+		for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+			jv v = jv_object_get(jv_copy(m), jv_string(keys[k][1]));
+			o = jv_object_set(o, jv_string(keys[k][0]), jv_is_valid(v) ? v : (jv_free(v), jv_null()));
+		}
+		out = jv_array_append(out, o);
 		jv_free(m);
 		(void)i;
 	}
 	return out;
+}
+
+/* the two runs' pass rates, each its stored verdict's (rag_verdict_pass_rate: passed of the
+ * records with a verdict; null for a run without one), and the difference: {base, new, delta,
+ * base_of, new_of}; the summaries borrowed */
+static jv pass_rates(jv bsum, jv nsum)
+{
+	jv bv = rag_json_get(jv_copy(bsum), "verdict"), nv = rag_json_get(jv_copy(nsum), "verdict");
+	double b = rag_json_num(bv, "pass_rate"), n = rag_json_num(nv, "pass_rate");
+	double bo = rag_json_num(bv, "with_verdict"), no = rag_json_num(nv, "with_verdict");
+	jv r = JV_OBJECT(jv_string("base"), isnan(b) ? jv_null() : jv_number(b), jv_string("new"),
+	                 isnan(n) ? jv_null() : jv_number(n), jv_string("delta"),
+	                 isnan(b) || isnan(n) ? jv_null() : jv_number(round((n - b) * 1e9) / 1e9),
+	                 jv_string("base_of"), isnan(bo) ? jv_null() : jv_number(bo),
+	                 jv_string("new_of"), isnan(no) ? jv_null() : jv_number(no));
+	jv_free(bv);
+	jv_free(nv);
+	return r;
 }
 
 /* one record's largest change one way (dir -1: the most negative delta, 1: the most positive) as
@@ -205,51 +229,65 @@ static jv most_changed(jv lines, int dir, long limit)
 	return out;
 }
 
-/* the tolerance of a regression: ?regression=X in [0, 1], else the gate's default (config.c) */
-static int regression_arg(rag_serve_arg_fn arg, void *ctx, double *tol, jv *body)
+/* the tolerance of a regression: ?regression=X in [0, 1], else the gate's default (config.c);
+ * the comparison made with it and the gate's default intervals (rag-gate -b's) */
+static int regression_arg(rag_serve_arg_fn arg, void *ctx, double *tol, rag_compare **cmp, jv *body)
 {
 	const char *v = rag_serve_str_arg(arg, ctx, "regression");
 	char *end;
-	if (!v) {
-		rag_config cfg;
-		rag_config_defaults(&cfg);
-		*tol = cfg.gate.regression;
-		rag_config_free(&cfg);
-		return 0;
+	rag_config cfg;
+	rag_config_defaults(&cfg);
+	*tol = cfg.gate.regression;
+	*cmp = NULL;
+	if (v) {
+		errno = 0;
+		*tol = strtod(v, &end);
+		if (errno || end == v || *end || !(*tol >= 0 && *tol <= 1)) {
+			rag_config_free(&cfg);
+			*body = rag_serve_error("regression: a number from 0 to 1");
+			return -1;
+		}
 	}
-	errno = 0;
-	*tol = strtod(v, &end);
-	if (errno || end == v || *end || !(*tol >= 0 && *tol <= 1)) {
-		*body = rag_serve_error("regression: a number from 0 to 1");
-		return -1;
-	}
+	*cmp = rag_compare_new(*tol);
+	rag_compare_intervals(*cmp, cfg.gate.resamples, cfg.gate.confidence, (uint64_t)cfg.gate.seed);
+	rag_config_free(&cfg);
 	return 0;
 }
 
+
 /* GET /api/compare?base=ID&new=ID (&limit, &regression): {base, new: {run, started, label,
- * commit, testset, n, passed}, metrics: [{metric, pairs, base, new, delta}] (compare.c's paired
- * means), changes: {regressed, lost, improved, same, added, removed}, paired, tolerance,
- * definition (compare.c's, in words), worse, better: [{id, metric, base, new, delta, lost?}]} */
+ * commit, testset, n, passed}, metrics: [{metric, pairs, base, new, delta, ci_low, ci_high,
+ * change}] (compare.c's paired means and their intervals, the gate's default confidence),
+ * pass_rate: {base, new, delta, base_of, new_of} (each run's verdict's), confidence, changes:
+ * {regressed, lost, improved, same, added, removed}, paired, tolerance, definition (compare.c's,
+ * in words), worse, better: [{id, metric, base, new, delta, lost?}]} */
 static int api_compare(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 {
 	const char *base = rag_serve_str_arg(arg, ctx, "base"), *newer = rag_serve_str_arg(arg, ctx, "new");
 	char err[RAG_ERRLEN];
 	long limit;
 	double tol;
-	jv bsum, nsum, lines, counts, cmp, means;
+	jv bsum, nsum, lines, counts, cmp, means, rates;
+	rag_compare *pairs;
 	int r;
 	if (!base || !newer) {
 		*body = rag_serve_error("base and new: the two runs' ids are required");
 		return 400;
 	}
 	if (rag_serve_num_arg(arg, ctx, "limit", 10, 1, 100, &limit, body) < 0) return 400;
-	if (regression_arg(arg, ctx, &tol, body) < 0) return 400;
-	if ((r = rag_store_show(s, base, &bsum, err, sizeof err))) return rag_serve_stored(r, err, body);
+	if (regression_arg(arg, ctx, &tol, &pairs, body) < 0) return 400;
+	if ((r = rag_store_show(s, base, &bsum, err, sizeof err))) {
+		rag_compare_free(pairs);
+		return rag_serve_stored(r, err, body);
+	}
 	if ((r = rag_store_show(s, newer, &nsum, err, sizeof err))) {
+		rag_compare_free(pairs);
 		jv_free(bsum);
 		return rag_serve_stored(r, err, body);
 	}
-	if ((r = rag_store_diff(s, base, newer, tol, &lines, &cmp, err, sizeof err))) {
+	r = rag_store_diff_with(s, base, newer, pairs, &lines, &cmp, err, sizeof err);
+	rag_compare_free(pairs);
+	if (r) {
 		jv_free(bsum);
 		jv_free(nsum);
 		return rag_serve_stored(r, err, body);
@@ -268,6 +306,7 @@ static int api_compare(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 		(void)i;
 	}
 	means = jv_object_get(jv_copy(cmp), jv_string("means"));
+	rates = pass_rates(bsum, nsum);   /* before compare_side consumes the summaries */
 	*body = JV_OBJECT(jv_string("base"), compare_side(bsum), jv_string("new"), compare_side(nsum),
 	                  jv_string("metrics"), compare_means(means), jv_string("changes"), counts,
 	                  jv_string("paired"), jv_object_get(jv_copy(cmp), jv_string("paired")),
@@ -275,6 +314,8 @@ static int api_compare(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 	                  jv_string("definition"), jv_object_get(jv_copy(cmp), jv_string("definition")),
 	                  jv_string("worse"), most_changed(lines, -1, limit),
 	                  jv_string("better"), most_changed(lines, 1, limit));
+	*body = jv_object_set(*body, jv_string("pass_rate"), rates);
+	*body = jv_object_set(*body, jv_string("confidence"), jv_object_get(jv_copy(cmp), jv_string("confidence")));
 	jv_free(means);
 	jv_free(cmp);
 	jv_free(lines);

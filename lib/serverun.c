@@ -41,11 +41,12 @@ typedef struct eval {
 	int cancel;               /* a cancel was asked */
 	int give_key;             /* rag-serve's RAG_API_KEY given: the run's judge is where it may go */
 	jv withheld;              /* the credentials left out (rag_evals_withheld's), an array */
-	double t0;                /* CLOCK_MONOTONIC at the start, for the ETA alone */
 	/* the progress: records.jsonl read up to pos, its complete lines counted */
 	off_t pos;
 	long done, errors;
-	long done0;               /* done at t0 (a resume starts from those it holds) */
+	long done0;               /* done at the start (a resume starts from those it holds) */
+	double t1;                /* when the first records of this start were seen (0: none yet) */
+	long done1;               /* done then */
 	rag_buf part;             /* a last line not complete yet */
 } eval;
 
@@ -640,7 +641,6 @@ static int start(rag_evals *e, rag_store *s, const rag_config *cfg, const char *
 	rag_strv_push(&argv, rag_xstrdup(setfile));
 	rag_strv_push(&argv, NULL);
 	argv.n--;
-	v->t0 = now_s();
 	pthread_mutex_lock(&e->lock);
 	v->pid = spawn(e, argv.v, v->log, v->give_key);
 	if (v->pid > 0) {
@@ -709,6 +709,19 @@ static void progress(eval *v)
 	close(fd);
 }
 
+/* The seconds left of a run of total records, done of them done, done1 of those done
+ * since1 seconds ago, when the first records after the start were seen; NAN ("estimating")
+ * before a record is done after those. The rate is measured from the first records, not the
+ * start: rag-eval's stages are a pipeline, so the first record waits for every stage and the
+ * records after it follow at the pipeline's pace (measured from the start, a 92 s run showed
+ * 23 min left at first: issue 36). */
+RAG_UNITTEST double rag_evals_eta(long total, long done, long done1, double since1)
+{
+	if (done <= done1 || since1 <= 0) return total > 0 && done >= total ? 0 : NAN;
+	if (done >= total) return 0;
+	return round(since1 / (double)(done - done1) * (double)(total - done));
+}
+
 static const char *state(const eval *v)
 {
 	if (v->pid) return v->cancel ? "cancelling" : "running";
@@ -753,21 +766,42 @@ static jv describe(eval *v, rag_store *s)
 	              jv_string("total"), jv_number((double)v->total), jv_string("done"), jv_number((double)v->done),
 	              jv_string("errors"), jv_number((double)v->errors), jv_string("rundir"), jv_string(v->rundir),
 	              jv_string("withheld"), jv_copy(v->withheld));
-	/* the time left at the rate so far: the records done come from the file, never the clock */
-	if (v->pid && v->done > v->done0 && v->total > v->done)
-		o = jv_object_set(o, jv_string("eta_s"),
-		                  jv_number(round((now_s() - v->t0) / (double)(v->done - v->done0) * (double)(v->total - v->done))));
-	else
-		o = jv_object_set(o, jv_string("eta_s"), v->pid ? jv_null() : jv_number(0));
+	/* the time left at the rate since the first records: the records done come from the file */
+	if (v->pid && !v->t1 && v->done > v->done0) {
+		v->t1 = now_s();
+		v->done1 = v->done;
+	}
+	if (v->pid) {
+		double eta = v->t1 ? rag_evals_eta(v->total, v->done, v->done1, now_s() - v->t1) : NAN;
+		o = jv_object_set(o, jv_string("eta_s"), isnan(eta) ? jv_null() : jv_number(eta));
+	} else {
+		o = jv_object_set(o, jv_string("eta_s"), jv_number(0));
+	}
 	if (!v->pid) {
 		o = jv_object_set(o, jv_string("exit_status"),
 		                  WIFEXITED(v->status) ? jv_number(WEXITSTATUS(v->status))
 		                                       : jv_number(128 + WTERMSIG(v->status)));
 		/* the run in the store: rag-eval --store put it there under its run id */
 		if (rag_store_show(s, v->id, &sum, err, sizeof err) == 0) {
-			jv p = jv_object_get(sum, jv_string("passed"));
+			jv p = jv_object_get(jv_copy(sum), jv_string("passed")), vd = rag_json_get(jv_copy(sum), "verdict");
 			o = jv_object_set(o, jv_string("run"), jv_string(v->id));
 			o = jv_object_set(o, jv_string("passed"), p);
+			/* what the run ended with, as stored (its verdict's pass rate, reason and means):
+			 * the tab shows them, not only rag-eval's log */
+			o = jv_object_set(o, jv_string("means"), rag_json_get(sum, "means"));
+			if (jv_get_kind(vd) == JV_KIND_OBJECT) {
+				static const char *const keys[] = {"decision", "exit_status", "reason", "pass_rate", "passed",
+				                                   "with_verdict", "pass_rate_of"};
+				jv r = jv_object();
+				size_t i;
+				for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+					jv x = rag_json_get(jv_copy(vd), keys[i]);
+					if (jv_is_valid(x)) r = jv_object_set(r, jv_string(keys[i]), x);
+					else jv_free(x);
+				}
+				o = jv_object_set(o, jv_string("verdict"), r);
+			}
+			jv_free(vd);
 		} else {
 			o = jv_object_set(o, jv_string("run"), jv_null());
 		}
@@ -807,7 +841,7 @@ static int resume(rag_evals *e, eval *v, rag_store *s, jv *body)
 	v->cancel = 0;
 	progress(v);
 	v->done0 = v->done;
-	v->t0 = now_s();
+	v->t1 = 0;
 	v->pid = spawn(e, argv.v, v->log, v->give_key);
 	rag_strv_free(&argv);
 	if (v->pid <= 0) {

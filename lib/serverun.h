@@ -86,5 +86,10 @@ jv rag_evals_withheld(const char *credential, const char *url, const char *allow
  * "..", or NULL). -1 and err for a form that is not right. */
 int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
                    size_t errlen);
+#ifdef RAG_UNITTESTS
+/* The seconds left of a run: total records, done of them, done1 of those seen since1 seconds
+ * ago (the first after its start); NAN before a record more is done, 0 when all are. */
+double rag_evals_eta(long total, long done, long done1, double since1);
+#endif /* RAG_UNITTESTS */
 
 #endif

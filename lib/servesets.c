@@ -131,11 +131,95 @@ static int get_list(rag_store *s, rag_serve_arg_fn arg, void *ctx, jv *body)
 	return 200;
 }
 
+/* c.k (c borrowed) as text: a string as it is, anything else as JSON, "" when absent */
+static char *case_text(jv c, const char *k)
+{
+	jv v = jv_object_get(jv_copy(c), jv_string(k));
+	char *r;
+	if (jv_get_kind(v) == JV_KIND_STRING) r = rag_xstrdup(jv_string_value(v));
+	else if (jv_get_kind(v) == JV_KIND_INVALID || jv_get_kind(v) == JV_KIND_NULL) r = rag_xstrdup("");
+	else {
+		jv d = jv_dump_string(jv_copy(v), 0);
+		r = rag_xstrdup(jv_string_value(d));
+		jv_free(d);
+	}
+	jv_free(v);
+	return r;
+}
+
+/* whether case c (borrowed) is let through: q found in its id, question, reference, category or
+ * tags (ASCII letters without case; any other text byte for byte), its category cat ("" : none) */
+static int case_match(jv c, const char *q, const char *cat)
+{
+	static const char *const fields[] = {"id", "question", "reference", "category", "tags"};
+	size_t i;
+	int hit = !q;
+	if (cat) {
+		char *cc = case_text(c, "category");
+		int same = !strcmp(cc, cat);
+		free(cc);
+		if (!same) return 0;
+	}
+	for (i = 0; !hit && i < sizeof fields / sizeof fields[0]; i++) {
+		char *t = case_text(c, fields[i]);
+		hit = strcasestr(t, q) != NULL;
+		free(t);
+	}
+	return hit;
+}
+
+/* One page of a version's cases, found and paged here rather than in the page (320 cases are
+ * not one table): ?q (a text), ?category (one; "-" those without), ?offset, ?limit. *body (a
+ * rag_store_testset_get object) gets cases: the page's, seqs: their places in the version
+ * (what an edit names), total: how many the filter lets through, offset, limit, all: the
+ * version's count, categories: every category of the version, sorted. 0, or -1 and *body. */
+static int page_cases(rag_serve_arg_fn arg, void *ctx, jv *body)
+{
+	const char *q = rag_serve_str_arg(arg, ctx, "q"), *cat = rag_serve_str_arg(arg, ctx, "category");
+	long offset, limit, total = 0;
+	jv cases, page, seqs, cats, e = jv_invalid();
+	if (rag_serve_num_arg(arg, ctx, "offset", 0, 0, 1000000000L, &offset, &e) < 0 ||
+	    rag_serve_num_arg(arg, ctx, "limit", 50, 1, 500, &limit, &e) < 0) {
+		jv_free(*body);
+		*body = e;
+		return -1;
+	}
+	jv_free(e);
+	cases = jv_object_get(jv_copy(*body), jv_string("cases"));
+	page = jv_array();
+	seqs = jv_array();
+	cats = jv_object();
+	if (cat && !strcmp(cat, "-")) cat = "";
+	jv_array_foreach(cases, i, c) {
+		char *cc = case_text(c, "category");
+		if (*cc) cats = jv_object_set(cats, jv_string(cc), jv_true());
+		free(cc);
+		if (case_match(c, q, cat)) {
+			if (total >= offset && total < offset + limit) {
+				page = jv_array_append(page, jv_copy(c));
+				seqs = jv_array_append(seqs, jv_number(i + 1));
+			}
+			total++;
+		}
+		jv_free(c);
+	}
+	e = *body;
+	e = jv_object_set(e, jv_string("all"), jv_number(jv_array_length(cases)));
+	e = jv_object_set(e, jv_string("cases"), page);
+	e = jv_object_set(e, jv_string("seqs"), seqs);
+	e = jv_object_set(e, jv_string("total"), jv_number((double)total));
+	e = jv_object_set(e, jv_string("offset"), jv_number((double)offset));
+	e = jv_object_set(e, jv_string("limit"), jv_number((double)limit));
+	*body = jv_object_set(e, jv_string("categories"), jv_keys(cats));
+	return 0;
+}
+
 static int get_one(rag_store *s, const char *name, rag_serve_arg_fn arg, void *ctx, jv *body)
 {
 	char err[RAG_ERRLEN], *end;
 	const char *v = arg(ctx, "version");
 	long version = 0;
+	int r;
 	if (!name_ok(name, body)) return 400;
 	if (v && *v) {
 		errno = 0;
@@ -145,7 +229,11 @@ static int get_one(rag_store *s, const char *name, rag_serve_arg_fn arg, void *c
 			return 400;
 		}
 	}
-	return stored(rag_store_testset_get(s, name, (int)version, body, err, sizeof err), err, body);
+	r = stored(rag_store_testset_get(s, name, (int)version, body, err, sizeof err), err, body);
+	/* paged when the page asks for it; every case otherwise, as rag-store exports them */
+	if (r != 200 || !(arg(ctx, "limit") || arg(ctx, "offset") || arg(ctx, "q") || arg(ctx, "category"))) return r;
+	if (page_cases(arg, ctx, body) < 0) return 400;
+	return 200;
 }
 
 int rag_serve_testsets_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body)

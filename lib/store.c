@@ -1766,9 +1766,17 @@ static jv case_scores(const cases *c, const char *id)
 int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol, jv *out, jv *counts, char *err,
                    size_t errlen)
 {
+	rag_compare *cmp = rag_compare_new(tol);
+	int rc = rag_store_diff_with(s, base, newer, cmp, out, counts, err, errlen);
+	rag_compare_free(cmp);
+	return rc;
+}
+
+int rag_store_diff_with(rag_store *s, const char *base, const char *newer, rag_compare *cmp, jv *out, jv *counts,
+                        char *err, size_t errlen)
+{
 	cases a, b;
 	jv lines = jv_array();
-	rag_compare *cmp = rag_compare_new(tol);
 	int rc = -1;
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
@@ -1798,7 +1806,6 @@ int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol
 	rc = 0;
 out:
 	jv_free(lines);
-	rag_compare_free(cmp);
 	free_cases(&a);
 	free_cases(&b);
 	return rc;
@@ -2155,6 +2162,21 @@ fail:
 
 /* ---------------------------------------------------------------- trends (rag-serve's History) */
 
+/* the gate's thresholds a run was judged by, from its stored verdict (text, or NULL): {mean:
+ * {metric: min}, min_pass_rate: the share of records that had to pass, null when no record had
+ * a verdict (the verdict has no pass rate)}, for the trend's threshold lines */
+static jv trend_thresholds(const char *verdict)
+{
+	jv v = verdict ? jv_parse(verdict) : jv_invalid();
+	int judged = !isnan(rag_json_num(v, "pass_rate"));   /* some record had a verdict */
+	jv t = rag_json_get(v, "thresholds"), mean = rag_json_get(jv_copy(t), "mean");
+	double mpr = rag_json_num(t, "min_pass_rate");
+	jv r = JV_OBJECT(jv_string("mean"), jv_get_kind(mean) == JV_KIND_OBJECT ? mean : (jv_free(mean), jv_object()),
+	                 jv_string("min_pass_rate"), judged && !isnan(mpr) ? jv_number(mpr) : jv_null());
+	jv_free(t);
+	return r;
+}
+
 static int collect_trend(void *ctx, int ncol, const char *const *c)
 {
 	jv *a = ctx, r;
@@ -2169,7 +2191,8 @@ static int collect_trend(void *ctx, int ncol, const char *const *c)
 	              jv_string("n"), int_or_null(c[5]), jv_string("passed"), c[6] ? jv_bool(atoi(c[6])) : jv_null(),
 	              jv_string("means"), c[7] ? parse(c[7]) : jv_object(),
 	              jv_string("pass_rate"), isnan(rate) ? jv_null() : jv_number(rate));
-	*a = jv_array_append(*a, jv_object_set(r, jv_string("pass_rate_of"), jv_number((double)judged)));
+	r = jv_object_set(r, jv_string("pass_rate_of"), jv_number((double)judged));
+	*a = jv_array_append(*a, jv_object_set(r, jv_string("thresholds"), trend_thresholds(ncol > 10 ? c[10] : NULL)));
 	return 0;
 }
 
@@ -2185,7 +2208,8 @@ int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *ou
 	 * column: no record's line is read */
 	rag_buf_adds(&sql, "SELECT id, started, label, commit_id, testset, n, passed, means, "
 	             "(SELECT count(*) FROM run_cases c WHERE c.run_id = runs.id AND c.passed = 1), "
-	             "(SELECT count(c.passed) FROM run_cases c WHERE c.run_id = runs.id) FROM runs");
+	             "(SELECT count(c.passed) FROM run_cases c WHERE c.run_id = runs.id), "
+	             "(SELECT verdict FROM run_verdicts v WHERE v.run_id = runs.id) FROM runs");
 	rag_buf_adds(&cnt, "SELECT count(*) FROM runs");
 	n = run_where(f, &sql, p, &until, &like);
 	free(until);

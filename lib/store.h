@@ -98,8 +98,9 @@ int rag_store_marks(rag_store *s, const char *run, const char *metric, jv *out, 
 jv rag_store_history(jv summary);
 /* The newest limit (> 0) runs f lets through (its system filters aside), oldest first, for a
  * trend: {total, runs: [{run, started, label, commit, testset, n, passed, means, pass_rate,
- * pass_rate_of}]}, pass_rate the share of the run's records that passed of those with a verdict
- * (rag_verdict_pass_rate; null: none), pass_rate_of how many have one. */
+ * pass_rate_of, thresholds}]}, pass_rate the share of the run's records that passed of those with
+ * a verdict (rag_verdict_pass_rate; null: none), pass_rate_of how many have one, thresholds the
+ * gate's its stored verdict names: {mean: {metric: min}, min_pass_rate (null: no record judged)}. */
 int rag_store_trends(rag_store *s, const rag_store_filter *f, long limit, jv *out, char *err, size_t errlen);
 /* A run reference -> the id: the id; "last" or "last~N" (the Nth before the newest);
  * "label:NAME" (the newest run labelled NAME); or the first 4 or more characters of one run's
@@ -117,6 +118,9 @@ int rag_store_export(rag_store *s, const char *id, rag_buf *out, char *err, size
  * paired means, the definition in words). */
 int rag_store_diff(rag_store *s, const char *base, const char *newer, double tol, jv *out, jv *counts, char *err,
                    size_t errlen);
+/* The same with a comparison of the caller's (borrowed, empty: its tolerance, its intervals). */
+int rag_store_diff_with(rag_store *s, const char *base, const char *newer, rag_compare *cmp, jv *out, jv *counts,
+                        char *err, size_t errlen);
 /* A test set file's text (any format of testset.c) as a version of name: *version, and
  * *created 1 when it is new (0: the newest version holds the same records). */
 int rag_store_testset_import(rag_store *s, const char *name, const char *text, size_t len, const char *file,

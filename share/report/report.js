@@ -59,7 +59,30 @@
 			miss: 'retrieval missed: no relevant document retrieved', nrec: '{n} records', nrec1: '1 record', more: 'and {n} more: the Records tab has them all',
 			search: 'Search', category: 'Category', result: 'Result', errors: 'Errors', metric: 'Metric', prev: 'Previous', next: 'Next',
 			'why-failed': 'Why it failed', notes: 'Notes', question: 'Question', answer: 'Answer', reference: 'Reference', contexts: 'Contexts',
-			'one-run': 'One run: a trend needs two or more. Its means are in the table below.', other: 'English'},
+			'one-run': 'One run: a trend needs two or more. Its means are in the table below.', other: 'English',
+			'show-failed': 'show them', 'c-id': 'id', 'c-category': 'category', 'c-question': 'question', 'c-answer': 'answer',
+			'c-why': 'why it failed', by: 'By',
+			'v-PASS': 'PASS', 'v-FAIL': 'FAIL', 'v-SUMMARY': 'SUMMARY', 'ph-search': 'id, question, answer, reference',
+			all: 'all', 'f-passed': 'passed', 'f-failed': 'failed (any)', 'f-errored': 'errored', 'f-none-judged': 'all (no threshold: none judged)',
+			'f-with': 'with errors', 'f-without': 'without errors', 'f-any': '(any)', 'op-lt': 'below', 'op-ge': 'at least', 'op-null': 'is null',
+			'n-of-records': '{a} of {n} records', 'col-id': 'id', 'col-category': 'category', 'col-result': 'result',
+			'col-question': 'question', 'col-errors': 'errors', 'st-pass': 'pass', 'st-fail': 'FAIL', 'st-error': 'ERROR',
+			'st-none': 'not judged', 'n-a': 'n/a', 'null': 'null', none: '(none)', yes: 'yes', no: 'no', 'v-yes': '\u2714 yes', 'v-no': '\u2718 no',
+			'src': 'source: {s}', 'na-why': 'not applicable: {w}', 'per-rec': 'per-record threshold {t}', 'from': 'from {f}',
+			'claims-of': 'Claims: {m}', 'h-claim': 'claim', 'h-verdict': 'verdict', 'h-score': 'score', 'h-reason': 'reason',
+			'verdict-of': 'Verdict: {m}', errors2: 'Errors',
+			'by-id': 'Records by id', show: 'Show', regressed: 'regressed', improved: 'improved', unchanged: 'unchanged',
+			'n-matched': '{a} of {n} matched records', 'col-change': 'change', 'delta-m': '\u0394 {m}', 'base-side': 'Baseline: {n}',
+			'this-side': 'This run: {n}', 'no-answer': '(no answer)', 'q-is': 'question: {q}', lost: 'lost', gained: 'gained',
+			'c-metric': 'metric', 'c-pairs': 'pairs', 'c-baseline': 'baseline', 'c-now': 'now', 'c-delta': 'delta', 'c-change': 'change',
+			'c-interval': '{c}% bootstrap interval', 'ch-regression': 'regression', 'ch-improvement': 'improvement', 'ch-none': 'none',
+			'no-history': 'No history: give earlier runs before this one, or --history FILE.', 'runs-oldest': '{n} runs, oldest first.',
+			'run-1': '1 run, oldest first.', 'run-title': 'Run {r}', 'this-report': ' (this report)', 'h-started': 'started', 'h-run': 'run',
+			'h-label': 'label', 'h-commit': 'commit', 'h-testset': 'test set', 'h-records': 'records', 'h-passed': 'passed', 'h-file': 'file',
+			'show-summary': 'Show this run\u2019s summary', 'open-report': 'Open this run\u2019s report', 'cap-mean': 'mean {m} per run',
+			'cap-date': ', by date', 'cap-dashed': '; dashed: the gate\u2019s threshold', 'click-point': 'Click a point to open its run.',
+			'thr-of': 'threshold of the mean {t}', 'page-info': 'rows {a}\u2013{b} of {n}, page {p} of {ps}', 'no-rows': 'no rows',
+			'end': ''},
 		zh: {summary: '概要', records: '记录', compare: '对比', history: '历史', checks: '检查项',
 			'checks-ok': '通过或跳过的检查项', hints: '排查建议', lowest: '未通过的记录', distribution: '分布',
 			causes: '先修复什么', 'causes-note': '未通过的记录按原因分组，数量多的在前；展开可看记录，低于阈值最多的在前',
@@ -68,7 +91,30 @@
 			miss: '检索未命中：没有找回相关文档', nrec: '{n} 条记录', nrec1: '1 条记录', more: '还有 {n} 条，全部见“记录”标签页',
 			search: '搜索', category: '类别', result: '结果', errors: '错误', metric: '指标', prev: '上一页', next: '下一页',
 			'why-failed': '未通过原因', notes: '备注', question: '问题', answer: '回答', reference: '参考答案', contexts: '上下文',
-			'one-run': '只有一次运行：趋势需要至少两次。均值见下表。', other: '中文'}
+			'one-run': '只有一次运行：趋势需要至少两次。均值见下表。', other: '中文',
+			'show-failed': '展开查看', 'c-id': '编号', 'c-category': '类别', 'c-question': '问题', 'c-answer': '回答',
+			'c-why': '未通过原因', by: '分组：',
+			'v-PASS': '通过', 'v-FAIL': '未通过', 'v-SUMMARY': '概要', 'ph-search': '编号、问题、回答、参考答案',
+			all: '全部', 'f-passed': '通过', 'f-failed': '未通过（任一原因）', 'f-errored': '出错', 'f-none-judged': '全部（没有阈值：均未判定）',
+			'f-with': '有错误', 'f-without': '无错误', 'f-any': '（任意）', 'op-lt': '低于', 'op-ge': '不低于', 'op-null': '为空',
+			'n-of-records': '{n} 条记录中的 {a} 条', 'col-id': '编号', 'col-category': '类别', 'col-result': '结果',
+			'col-question': '问题', 'col-errors': '错误', 'st-pass': '通过', 'st-fail': '未通过', 'st-error': '出错',
+			'st-none': '未判定', 'n-a': '不适用', 'null': '空', none: '（无）', yes: '是', no: '否', 'v-yes': '\u2714 是', 'v-no': '\u2718 否',
+			'src': '来源：{s}', 'na-why': '不适用：{w}', 'per-rec': '单条阈值 {t}', 'from': '依据：{f}',
+			'claims-of': '陈述：{m}', 'h-claim': '陈述', 'h-verdict': '判定', 'h-score': '分数', 'h-reason': '理由',
+			'verdict-of': '判定：{m}', errors2: '错误',
+			'by-id': '按编号对比的记录', show: '显示', regressed: '变差', improved: '变好', unchanged: '不变',
+			'n-matched': '{n} 条配对记录中的 {a} 条', 'col-change': '变化', 'delta-m': '\u0394 {m}', 'base-side': '基准：{n}',
+			'this-side': '本次运行：{n}', 'no-answer': '（没有回答）', 'q-is': '问题：{q}', lost: '丢失', gained: '新得',
+			'c-metric': '指标', 'c-pairs': '配对数', 'c-baseline': '基准', 'c-now': '本次', 'c-delta': '差值', 'c-change': '变化',
+			'c-interval': '{c}% 自助法置信区间', 'ch-regression': '退步', 'ch-improvement': '进步', 'ch-none': '无显著变化',
+			'no-history': '没有历史：请提供此前的运行，或使用 --history FILE。', 'runs-oldest': '{n} 次运行，从早到晚。',
+			'run-1': '1 次运行。', 'run-title': '运行 {r}', 'this-report': '（本报告）', 'h-started': '开始时间', 'h-run': '运行',
+			'h-label': '标签', 'h-commit': '提交', 'h-testset': '测试集', 'h-records': '记录数', 'h-passed': '通过', 'h-file': '文件',
+			'show-summary': '查看本次运行的概要', 'open-report': '打开该运行的报告', 'cap-mean': '每次运行的 {m} 均值',
+			'cap-date': '，按日期', 'cap-dashed': '；虚线：门禁阈值', 'click-point': '点击一个点可打开对应的运行。',
+			'thr-of': '均值阈值 {t}', 'page-info': '第 {a}\u2013{b} 行，共 {n} 行，第 {p}/{ps} 页', 'no-rows': '没有行',
+			'end': ''}
 	};
 	function pickLang() {
 		var m = /[?&]lang=(en|zh)\b/.exec(location.search), v = null;
@@ -82,8 +128,56 @@
 		var t = (L[lang] && L[lang][key]) || L.en[key] || key;
 		return t.replace(/\{(\w+)\}/g, function (all, k) { return vars && k in vars ? String(vars[k]) : all; });
 	}
+	/* The page's head and the Compare tab's sentence are written by rag-report in English; in
+	 * Chinese they are said again here from the same numbers (D.summary, the gate's), and the
+	 * English put back when the page switches back. */
+	var EXIT_ZH = ['门禁通过', '门禁未通过', '用法或配置错误', '有记录因输入数据无法评分', '有记录因评审模型或 RAG 服务失败无法评分',
+		'内部或系统错误'];
+	function countsZh(s) {
+		var n = s.records || 0, e = s.errored || 0, p = s.passed || 0, of = typeof s.pass_rate_of === 'number' ? s.pass_rate_of : n - e, t;
+		if (!D.gated) return n + ' 条记录，' + e + ' 条出错或为空';
+		t = n + ' 条记录：' + p + ' 条通过';
+		if (of > 0) t += e > 0 ? '（占 ' + of + ' 条无错误或空值记录的 ' + (100 * p / of).toFixed(1) + '%）' : '（占 ' + of + ' 条的 ' + (100 * p / of).toFixed(1) + '%）';
+		return t + '，' + (of - p) + ' 条未通过，' + e + ' 条出错或为空';
+	}
+	function keep(id) {
+		var e = document.getElementById(id);
+		if (e && !e.enNodes) e.enNodes = Array.prototype.map.call(e.childNodes, function (n) { return n.cloneNode(true); });
+		return e;
+	}
+	function restore(e) {
+		if (!e || !e.enNodes) return;
+		e.textContent = '';
+		e.enNodes.forEach(function (n) { e.appendChild(n.cloneNode(true)); });
+	}
+	function sayHead() {
+		var v = keep('verdict'), x = keep('exit-status'), c = keep('compare-head'), ci = keep('c-interval'), nb = keep('no-baseline');
+		var B = S.baseline || {}, word, st;
+		[v, x, c, ci, nb].forEach(restore);
+		if (lang !== 'zh') return;
+		if (v) {
+			word = v.querySelector('.verdict');
+			st = word ? word.textContent : '';
+			if (word) word.textContent = say('v-' + st);
+			v.textContent = '';
+			if (word) v.appendChild(word);
+			v.appendChild(document.createTextNode(' ' + str(D.run) + '：' + countsZh(S) + '。'));
+		}
+		if (x && S.verdict) {
+			st = S.verdict.exit_status;
+			x.textContent = '退出状态 ' + st + '：' + (EXIT_ZH[st] || '未知') + '。';
+		}
+		if (c) c.textContent = '与 ' + str(B.file) + ' 对比：' + (B.regressed_records || 0) + ' 条变差（其中 ' + (B.lost_records || 0) +
+			' 条丢失分数），' + (B.improved_records || 0) + ' 条变好，' + (B.unchanged_records || 0) + ' 条不变（按编号配对 ' +
+			(B.matched || 0) + ' 条记录；变差：某个指标下降超过 ' + B.regression + ' 或丢失分数；变好：上升超过 ' + B.regression +
+			' 或新得分数，且无变差；均值取两边都有分数的配对）；本次独有 ' + (B.only_current_count || 0) + ' 条，基准独有 ' +
+			(B.only_baseline_count || 0) + ' 条。';
+		if (ci) ci.textContent = say('c-interval', {c: Math.round((B.confidence || 0.95) * 100)});
+		if (nb) nb.textContent = '没有基准：用 -b BASELINE.jsonl 指定一个。';
+	}
 	function applyLang() {
 		document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+		sayHead();
 		Array.prototype.forEach.call(document.querySelectorAll('[data-i18n]'), function (e) {
 			e.textContent = say(e.getAttribute('data-i18n'));
 		});
@@ -138,13 +232,13 @@
 
 	/* ------------------------------------------------------------ a record's detail */
 	function statusBadge(st) {
-		if (!D.gated && st === 'pass') return el('span', 'st none', 'not judged');
+		if (!D.gated && st === 'pass') return el('span', 'st none', say('st-none'));
 		return el('span', 'st ' + (st === 'pass' ? 'pass' : st === 'fail' ? 'fail' : 'error'),
-			st === 'pass' ? 'pass' : st === 'fail' ? 'FAIL' : 'ERROR');
+			say(st === 'pass' ? 'st-pass' : st === 'fail' ? 'st-fail' : 'st-error'));
 	}
 	function textBlock(parent, title, text) {
 		add(parent, el('h4', null, title));
-		add(parent, el('div', 'text', text === undefined || text === null ? '(none)' : text));
+		add(parent, el('div', 'text', text === undefined || text === null ? say('none') : text));
 	}
 	/* verdict lists by kind: one entry per chunk ("chunk"), or per claim */
 	function verdictLists(r) {
@@ -158,7 +252,7 @@
 		return {chunks: chunks, claims: claims, other: other};
 	}
 	function verdictMark(v) {
-		return v === true ? el('span', 'ok', '\u2714 yes') : v === false ? el('span', 'bad', '\u2718 no') : el('span', 'na', '\u2013');
+		return v === true ? el('span', 'ok', say('v-yes')) : v === false ? el('span', 'bad', say('v-no')) : el('span', 'na', '\u2013');
 	}
 	var relevanceFrom = {ids: 'relevant ids', verdicts: 'the judge\'s chunk verdicts', similarity: 'similarity to reference contexts'};
 	function detail(r) {
@@ -167,7 +261,7 @@
 		add(p, statusBadge(r.st));
 		add(p, document.createTextNode(' ' + str(r.id)));
 		if (r.at) add(p, el('span', 'small', '  (' + r.at + ')')).className = 'small where';
-		if (r.src) add(d, el('p', 'small source', 'source: ' + r.src));
+		if (r.src) add(d, el('p', 'small source', say('src', {s: r.src})));
 		if (r.why && r.why.length) {
 			add(d, el('h4', null, r.st === 'pass' ? say('notes') : say('why-failed')));
 			ul = add(d, el('ul', 'why'));
@@ -178,9 +272,9 @@
 		Object.keys(r.sc || {}).forEach(function (m) {
 			var tr = add(tb, el('tr')), x = r.sc[m], th = thr[m] || {}, note = '';
 			add(tr, el('td', null, m));
-			if (typeof x !== 'number' && r.na && r.na[m]) note = 'not applicable: ' + r.na[m];
-			add(tr, el('td', 'n', typeof x === 'number' ? num(x) : note || 'null'));
-			add(tr, el('td', 'small', typeof th.rec === 'number' ? 'per-record threshold ' + num(th.rec) : ''));
+			if (typeof x !== 'number' && r.na && r.na[m]) note = say('na-why', {w: r.na[m]});
+			add(tr, el('td', 'n', typeof x === 'number' ? num(x) : note || say('null')));
+			add(tr, el('td', 'small', typeof th.rec === 'number' ? say('per-rec', {t: num(th.rec)}) : ''));
 			/* rag-ap's source of relevance: the user's ids, the judge's verdicts, or similarity */
 			add(tr, el('td', 'small from', r.rf && typeof r.rf[m] === 'string' ? 'from ' +
 				(Object.prototype.hasOwnProperty.call(relevanceFrom, r.rf[m]) ? relevanceFrom[r.rf[m]] : r.rf[m]) : ''));
@@ -189,7 +283,7 @@
 		textBlock(d, say('answer'), r.a);
 		textBlock(d, say('reference'), r.ref);
 		add(d, el('h4', null, say('contexts')));
-		if (!r.ctx || !r.ctx.length) add(d, el('p', 'na', '(none)'));
+		if (!r.ctx || !r.ctx.length) add(d, el('p', 'na', say('none')));
 		else {
 			ol = add(d, el('ol', 'contexts'));
 			r.ctx.forEach(function (c, i) {
@@ -210,11 +304,11 @@
 			var tbl, body, hr;
 			/* the offline judge grades its verdicts: a score column where any has one */
 			var scored = e[1].some(function (c) { return c && typeof c.score === 'number'; });
-			add(d, el('h4', null, 'Claims: ' + e[0]));
+			add(d, el('h4', null, say('claims-of', {m: e[0]})));
 			tbl = add(d, el('table', 'claims'));
 			hr = add(add(tbl, el('thead')), el('tr'));
 			(scored ? ['claim', 'verdict', 'score', 'reason'] : ['claim', 'verdict', 'reason'])
-				.forEach(function (h) { add(hr, el('th', null, h)); });
+				.forEach(function (h) { add(hr, el('th', null, say('h-' + h))); });
 			body = add(tbl, el('tbody'));
 			e[1].forEach(function (c) {
 				var tr = add(body, el('tr')), what = c && typeof c === 'object' ? (c.claim || c.statement || c.text || '') : String(c);
@@ -227,12 +321,12 @@
 		});
 		vl.other.forEach(function (e) {
 			var o = e[1];
-			add(d, el('h4', null, 'Verdict: ' + e[0]));
+			add(d, el('h4', null, say('verdict-of', {m: e[0]})));
 			add(d, el('p', 'text', (o.score !== undefined ? 'score ' + o.score + (o.scale ? ' (' + o.scale + ')' : '') + '. ' : '') +
 				(o.pass !== undefined ? (o.pass ? 'pass. ' : 'fail. ') : '') + str(o.reason)));
 		});
 		if (r.err && r.err.length) {
-			add(d, el('h4', null, 'Errors'));
+			add(d, el('h4', null, say('errors2')));
 			ul = add(d, el('ul', 'errors'));
 			/* one line per message: the stages that repeat a cause are named on its line */
 			var byMsg = {}, msgs = [];
@@ -353,7 +447,7 @@
 			})(state.rows[k]);
 			body.textContent = '';
 			body.appendChild(frag);
-			info.textContent = n ? 'rows ' + (from + 1) + '\u2013' + to + ' of ' + n + ', page ' + (state.page + 1) + ' of ' + pages : 'no rows';
+			info.textContent = n ? say('page-info', {a: from + 1, b: to, n: n, p: state.page + 1, ps: pages}) : say('no-rows');
 			prev.disabled = state.page === 0;
 			next.disabled = state.page >= pages - 1;
 		}
@@ -387,13 +481,13 @@
 		q = labelled(say('search'), el('input'));
 		q.id = 'f-search';
 		q.type = 'search';
-		q.placeholder = 'id, question, answer, reference';
-		fcat = labelled(say('category'), select('f-category', [['', 'all']].concat(Object.keys(cats).sort().map(function (c) { return [c, c]; }))));
-		fst = labelled(say('result'), select('f-status', D.gated ? [['', 'all'], ['pass', 'passed'], ['fail', 'failed (any)'], ['error', 'errored']]
-			: [['', 'all (no threshold: none judged)']]));
-		ferr = labelled(say('errors'), select('f-errors', [['', 'all'], ['with', 'with errors'], ['without', 'without errors']]));
-		fm = labelled(say('metric'), select('f-metric', [['', '(any)']].concat(metrics.map(function (m) { return [m, m]; }))));
-		fop = select('f-op', [['lt', 'below'], ['ge', 'at least'], ['null', 'is null']]);
+		q.placeholder = say('ph-search');
+		fcat = labelled(say('category'), select('f-category', [['', say('all')]].concat(Object.keys(cats).sort().map(function (c) { return [c, c]; }))));
+		fst = labelled(say('result'), select('f-status', D.gated ? [['', say('all')], ['pass', say('f-passed')], ['fail', say('f-failed')],
+			['error', say('f-errored')]] : [['', say('f-none-judged')]]));
+		ferr = labelled(say('errors'), select('f-errors', [['', say('all')], ['with', say('f-with')], ['without', say('f-without')]]));
+		fm = labelled(say('metric'), select('f-metric', [['', say('f-any')]].concat(metrics.map(function (m) { return [m, m]; }))));
+		fop = select('f-op', [['lt', say('op-lt')], ['ge', say('op-ge')], ['null', say('op-null')]]);
 		add(ctl, fop);
 		fv = el('input');
 		fv.id = 'f-value';
@@ -429,22 +523,22 @@
 				if (h && h[i].indexOf(needle) < 0) continue;
 				out.push(i);
 			}
-			count.textContent = out.length + ' of ' + R.length + ' records';
+			count.textContent = say('n-of-records', {a: out.length, n: R.length});
 			return out;
 		}
 		var cols = [
 			{key: 'n', label: '#', num: true, value: function (i) { return i + 1; }},
-			{key: 'id', label: 'id', cls: 'id', value: function (i) { return str(R[i].id); }},
-			{key: 'category', label: 'category', value: function (i) { return R[i].cat === undefined ? null : str(R[i].cat); }},
-			{key: 'status', label: 'result', value: function (i) { return R[i].st === 'pass' ? 2 : R[i].st === 'fail' ? 1 : 0; },
+			{key: 'id', label: say('col-id'), cls: 'id', value: function (i) { return str(R[i].id); }},
+			{key: 'category', label: say('col-category'), value: function (i) { return R[i].cat === undefined ? null : str(R[i].cat); }},
+			{key: 'status', label: say('col-result'), value: function (i) { return R[i].st === 'pass' ? 2 : R[i].st === 'fail' ? 1 : 0; },
 				cell: function (i, td) { add(td, statusBadge(R[i].st)); if (R[i].why && R[i].why.length && R[i].st !== 'pass') add(td, el('div', 'small why', R[i].why[0])); }},
-			{key: 'question', label: 'question', cls: 'q', value: function (i) { return str(R[i].q).slice(0, 120); }}
+			{key: 'question', label: say('col-question'), cls: 'q', value: function (i) { return str(R[i].q).slice(0, 120); }}
 		].concat(metrics.map(function (m) {
 			return {key: 'm:' + m, label: m, num: true, value: function (i) { var x = R[i].sc ? R[i].sc[m] : undefined; return typeof x === 'number' ? x : null; },
 				cell: function (i, td) { var x = R[i].sc ? R[i].sc[m] : undefined, th = thr[m] || {};
-					td.textContent = typeof x === 'number' ? num(x) : R[i].na && R[i].na[m] ? 'n/a' : 'null';
+					td.textContent = typeof x === 'number' ? num(x) : R[i].na && R[i].na[m] ? say('n-a') : say('null');
 					if (typeof x === 'number' && typeof th.rec === 'number' && x < th.rec - 1e-9) td.className = 'n bad'; }};
-		})).concat([{key: 'errors', label: 'errors', num: true, value: function (i) { return R[i].err ? R[i].err.length : 0; }}]);
+		})).concat([{key: 'errors', label: say('col-errors'), num: true, value: function (i) { return R[i].err ? R[i].err.length : 0; }}]);
 		list = pagedTable(host, cols, rows, function (i) { return detail(R[i]); },
 			function (i) { return R[i].st === 'pass' ? '' : 'failing'; }, 'records');
 		function later() { clearTimeout(timer); timer = setTimeout(list.refresh, 120); }
@@ -472,16 +566,17 @@
 			idx.push(i);
 			/* the gate's own classes (the library's, cc): regressed first (largest drop first), then improved */
 			kind[i] = reg ? {k: 0, key: worst, label: 'regressed'} : imp ? {k: 1, key: -best, label: 'improved'} : {k: 2, key: 0, label: 'unchanged'};
+			kind[i].word = say(kind[i].label);
 		});
 		idx.sort(function (a, b) { return kind[a].k - kind[b].k || kind[a].key - kind[b].key || a - b; });
-		add(host, el('h3', null, 'Records by id'));
+		add(host, el('h3', null, say('by-id')));
 		ctl = add(host, el('div', 'controls'));
 		fsel = el('select');
 		fsel.id = 'c-filter';
-		[['', 'all'], ['regressed', 'regressed'], ['improved', 'improved'], ['unchanged', 'unchanged']].forEach(function (o) {
+		[['', say('all')], ['regressed', say('regressed')], ['improved', say('improved')], ['unchanged', say('unchanged')]].forEach(function (o) {
 			var op = add(fsel, el('option', null, o[1])); op.value = o[0];
 		});
-		add(add(ctl, el('label', null, 'Show ')), fsel);
+		add(add(ctl, el('label', null, say('show') + ' ')), fsel);
 		count = add(host, el('p', 'small'));
 		count.id = 'compare-count';
 		function delta(i, m) {
@@ -489,32 +584,32 @@
 			return c ? c.delta : null;
 		}
 		var cols = [
-			{key: 'id', label: 'id', value: function (i) { return str(R[i].id); }},
-			{key: 'change', label: 'change', value: function (i) { return kind[i].k; },
-				cell: function (i, td) { td.textContent = kind[i].label; td.className = kind[i].k === 0 ? 'bad' : kind[i].k === 1 ? 'ok' : 'na'; }}
+			{key: 'id', label: say('col-id'), value: function (i) { return str(R[i].id); }},
+			{key: 'change', label: say('col-change'), value: function (i) { return kind[i].k; },
+				cell: function (i, td) { td.textContent = kind[i].word; td.setAttribute('data-change', kind[i].label); td.className = kind[i].k === 0 ? 'bad' : kind[i].k === 1 ? 'ok' : 'na'; }}
 		].concat(metrics.map(function (m) {
-			return {key: 'd:' + m, label: '\u0394 ' + m, num: true, value: function (i) { return delta(i, m); },
+			return {key: 'd:' + m, label: say('delta-m', {m: m}), num: true, value: function (i) { return delta(i, m); },
 				cell: function (i, td) { var x = delta(i, m); td.textContent = x === null ? '\u2013' : signed(x); }};
 		}));
 		function rows() {
 			var f = fsel.value, out = idx.filter(function (i) { return !f || kind[i].label === f; });
-			count.textContent = out.length + ' of ' + idx.length + ' matched records';
+			count.textContent = say('n-matched', {a: out.length, n: idx.length});
 			return out;
 		}
 		function side(i) {
 			var r = R[i], b = B.records[r.id] || {}, d = el('div', 'detail'), grid = add(d, el('div', 'side')), l, rr, ul;
 			l = add(grid, el('div', 'baseline-side'));
 			rr = add(grid, el('div', 'current-side'));
-			add(l, el('h4', null, 'Baseline: ' + str(B.name)));
-			add(l, el('div', 'text answer', b.a === undefined || b.a === null ? '(no answer)' : b.a));
-			add(rr, el('h4', null, 'This run: ' + str(D.run)));
-			add(rr, el('div', 'text answer', r.a === undefined || r.a === null ? '(no answer)' : r.a));
+			add(l, el('h4', null, say('base-side', {n: str(B.name)})));
+			add(l, el('div', 'text answer', b.a === undefined || b.a === null ? say('no-answer') : b.a));
+			add(rr, el('h4', null, say('this-side', {n: str(D.run)})));
+			add(rr, el('div', 'text answer', r.a === undefined || r.a === null ? say('no-answer') : r.a));
 			ul = add(d, el('ul', 'changes'));
 			(r.ch || []).forEach(function (c) {
 				add(ul, el('li', c.change === 'regressed' || c.change === 'lost' ? 'bad' : c.change === 'improved' || c.change === 'gained' ? 'ok' : null,
-					c.metric + ': ' + num(c.baseline) + ' \u2192 ' + num(c.current) + ' (' + signed(c.delta) + ', ' + c.change + ')'));
+					c.metric + ': ' + num(c.baseline) + ' \u2192 ' + num(c.current) + ' (' + signed(c.delta) + ', ' + say(c.change === 'none' ? 'unchanged' : c.change) + ')'));
 			});
-			add(d, el('p', 'small', 'question: ' + str(r.q)));
+			add(d, el('p', 'small', say('q-is', {q: str(r.q)})));
 			return d;
 		}
 		list = pagedTable(host, cols, rows, side, function (i) { return kind[i].k === 0 ? 'failing' : ''; }, 'compare');
@@ -533,8 +628,8 @@
 	}
 	function buildHistory() {
 		var host = document.getElementById('history-app'), H = D.history || [], names = {}, panel, dated, t0, t1;
-		if (!H.length) { add(host, el('p', null, 'No history: give earlier runs before this one, or --history FILE.')); return; }
-		add(host, el('p', 'small', H.length + ' run' + (H.length === 1 ? '' : 's') + ', oldest first.'));
+		if (!H.length) { add(host, el('p', null, say('no-history'))); return; }
+		add(host, el('p', 'small', H.length === 1 ? say('run-1') : say('runs-oldest', {n: H.length})));
 		H.forEach(function (h) { Object.keys(h.means || {}).forEach(function (m) { names[m] = 1; }); });
 		dated = H.every(function (h) { return typeof h.started === 'string' && !isNaN(Date.parse(h.started)); });
 		if (dated) {
@@ -548,12 +643,12 @@
 		function open(i) {
 			var h = H[i], dl, link, href;
 			panel.textContent = '';
-			add(panel, el('h4', null, 'Run ' + str(h.run) + (h.current ? ' (this report)' : '')));
+			add(panel, el('h4', null, say('run-title', {r: str(h.run)}) + (h.current ? say('this-report') : '')));
 			dl = add(panel, el('table', 'run'));
-			[['started', h.started], ['label', h.label], ['commit', h.commit], ['test set', h.testset], ['records', h.n],
-				['passed', h.passed === true ? 'yes' : h.passed === false ? 'no' : '\u2013'], ['file', h.file]].forEach(function (kv) {
+			[['h-started', h.started], ['h-label', h.label], ['h-commit', h.commit], ['h-testset', h.testset], ['h-records', h.n],
+				['h-passed', h.passed === true ? say('yes') : h.passed === false ? say('no') : '\u2013'], ['h-file', h.file]].forEach(function (kv) {
 				var tr = add(dl, el('tr'));
-				add(tr, el('th', null, kv[0]));
+				add(tr, el('th', null, say(kv[0])));
 				add(tr, el('td', null, kv[1] === undefined || kv[1] === null ? '\u2013' : kv[1]));
 			});
 			Object.keys(h.means || {}).sort().forEach(function (m) {
@@ -563,11 +658,11 @@
 			});
 			href = safeLink(h.report);
 			if (h.current) {
-				link = add(panel, el('button', null, 'Show this run\u2019s summary'));
+				link = add(panel, el('button', null, say('show-summary')));
 				link.type = 'button';
 				link.addEventListener('click', function () { show('summary'); });
 			} else if (href) {
-				link = add(add(panel, el('p')), el('a', null, 'Open this run\u2019s report'));
+				link = add(add(panel, el('p')), el('a', null, say('open-report')));
 				link.href = href;
 			}
 		}
@@ -591,7 +686,7 @@
 			function yAt(v) { return pad + (Hh - 2 * pad) * (1 - (v - lo) / (hi - lo)); }
 			fig.className = 'history-chart';
 			fig.setAttribute('data-metric', m);
-			add(s, svg('title', {})).textContent = 'mean ' + m + ' per run';
+			add(s, svg('title', {})).textContent = say('cap-mean', {m: m});
 			for (i = 0; lo + i * tick <= hi + 1e-9; i++) {
 				var y = yAt(lo + i * tick);
 				add(s, svg('line', {x1: pad, y1: y, x2: W - 10, y2: y, stroke: '#eaeef2'}));
@@ -600,7 +695,7 @@
 			if (typeof th.mean === 'number') {
 				var ty = yAt(th.mean);
 				var tl = add(s, svg('line', {x1: pad, y1: ty, x2: W - 10, y2: ty, stroke: '#cf222e', 'stroke-dasharray': '4 2', 'class': 'thr-mean'}));
-				add(tl, svg('title', {})).textContent = 'threshold of the mean ' + num(th.mean);
+				add(tl, svg('title', {})).textContent = say('thr-of', {t: num(th.mean)});
 			}
 			function xAt(k) {
 				if (dated && t1 > t0) return pad + (W - pad - 24) * (Date.parse(H[k].started) - t0) / (t1 - t0);
@@ -628,20 +723,21 @@
 			});
 			if (pts.length > 1) s.insertBefore(svg('polyline', {points: pts.join(' '), fill: 'none', stroke: '#0969da', 'stroke-width': 2}), s.querySelector('circle'));
 			add(fig, s);
-			add(fig, el('figcaption', null, 'mean ' + m + ' per run' + (dated ? ', by date' : '') + (typeof th.mean === 'number' ? '; dashed: the gate\u2019s threshold' : '')));
+			add(fig, el('figcaption', null, say('cap-mean', {m: m}) + (dated ? say('cap-date') : '') + (typeof th.mean === 'number' ? say('cap-dashed') : '')));
 		});
 		panel = add(host, el('div'));
 		panel.id = 'history-run';
-		add(panel, el('p', 'small', 'Click a point to open its run.'));
+		add(panel, el('p', 'small', say('click-point')));
 		var t = add(host, el('table', 'list')), hr = add(add(t, el('thead')), el('tr')), body = add(t, el('tbody')), ms = Object.keys(names).sort();
 		t.id = 'history-table';
 		var heads = ['started', 'run', 'label', 'commit', 'records', 'passed'];
-		heads.concat(ms).forEach(function (h) { add(hr, el('th', null, h)); });
+		heads.forEach(function (h) { add(hr, el('th', null, say('h-' + h))); });
+		ms.forEach(function (h) { add(hr, el('th', null, h)); });
 		H.forEach(function (h, k) {
 			var tr = add(body, el('tr', 'row' + (h.current ? ' current' : '')));
 			[h.started, h.run, h.label, h.commit ? str(h.commit).slice(0, 12) : null, h.n,
-				h.passed === true ? 'yes' : h.passed === false ? 'no' : null].forEach(function (v, c) {
-				add(tr, el('td', null, v === undefined || v === null ? '\u2013' : v)).setAttribute('data-label', heads[c]);
+				h.passed === true ? say('yes') : h.passed === false ? say('no') : null].forEach(function (v, c) {
+				add(tr, el('td', null, v === undefined || v === null ? '\u2013' : v)).setAttribute('data-label', say('h-' + heads[c]));
 			});
 			ms.forEach(function (m) { add(tr, el('td', 'n', num(h.means ? h.means[m] : undefined))).setAttribute('data-label', m); });
 			tr.addEventListener('click', function () { open(k); });

@@ -23,7 +23,11 @@
 			s_failed: "failed", e_passed: " · gate passed", e_failed: " · gate failed",
 			e_profile: "Profile", e_no_profile: "none: the fields below",
 			e_key_profile: "The judge's API key is the profile's own (from rag-serve's environment).",
-			e_withheld: "Credential not sent: {credential} was not sent to {url}, which is neither the endpoint it was configured for nor in {allow}."
+			e_withheld: "Credential not sent: {credential} was not sent to {url}, which is neither the endpoint it was configured for nor in {allow}.",
+			e_estimating: " · estimating the time left", u_h: "{n} h", u_min: "{n} min", u_s: "{n} s",
+			e_result: "Result", e_rate: "Pass rate", e_rate_of: "{p} ({a} of {b} records with a verdict)",
+			e_exit: "Exit status", e_exit_of: "{s}: {r}", e_c_metric: "Metric", e_c_mean: "Mean",
+			e_log: "rag-eval's messages"
 		},
 		zh: {
 			evals: "运行评估", e_what: "测试集", e_testset: "测试集", e_version: "版本", e_newest: "最新",
@@ -39,16 +43,20 @@
 			s_failed: "失败", e_passed: " · 门禁通过", e_failed: " · 门禁未通过",
 			e_profile: "配置方案", e_no_profile: "无：手动填写下方字段",
 			e_key_profile: "评审 API 密钥取自该配置方案（来自 rag-serve 的环境）。",
-			e_withheld: "凭据未发送：{credential} 没有发送到 {url}，它既不是该凭据配置的端点，也不在 {allow} 中。"
+			e_withheld: "凭据未发送：{credential} 没有发送到 {url}，它既不是该凭据配置的端点，也不在 {allow} 中。",
+			e_estimating: " · 正在估算剩余时间", u_h: "{n} 小时", u_min: "{n} 分钟", u_s: "{n} 秒",
+			e_result: "结果", e_rate: "通过率", e_rate_of: "{p}（{b} 条有结论的记录中 {a} 条通过）",
+			e_exit: "退出状态", e_exit_of: "{s}：{r}", e_c_metric: "指标", e_c_mean: "均值",
+			e_log: "rag-eval 的输出"
 		}
 	});
 	var t = R.t, sets = [], defaults = null, profiles = [], cur = null, timer = null;
 	function $(id) { return document.getElementById(id); }
 	function form() { return $("eval-form"); }
 	function duration(s) {
-		if (s >= 3600) return Math.floor(s / 3600) + " h " + Math.round((s % 3600) / 60) + " min";
-		if (s >= 60) return Math.floor(s / 60) + " min " + Math.round(s % 60) + " s";
-		return Math.round(s) + " s";
+		if (s >= 3600) return t("u_h", { n: Math.floor(s / 3600) }) + " " + t("u_min", { n: Math.round((s % 3600) / 60) });
+		if (s >= 60) return t("u_min", { n: Math.floor(s / 60) }) + " " + t("u_s", { n: Math.round(s % 60) });
+		return t("u_s", { n: Math.round(s) });
 	}
 	/* ---------------------------------------------------------------- the form */
 	function fillVersions() {
@@ -184,8 +192,9 @@
 		st.textContent = t("s_" + s.state);
 		st.setAttribute("data-state", s.state);
 		st.className = "state-" + s.state;
+		/* the time left: the server's, once records after the first are done; "estimating" before */
 		$("eval-count").textContent = t("e_count", { done: s.done || 0, total: s.total, errors: s.errors || 0 }) +
-			(s.eta_s ? t("e_eta", { eta: duration(s.eta_s) }) : "") +
+			(s.eta_s ? t("e_eta", { eta: duration(s.eta_s) }) : ended ? "" : t("e_estimating")) +
 			(s.passed === true ? t("e_passed") : s.passed === false ? t("e_failed") : "");
 		$("eval-progress").max = Math.max(1, s.total);
 		$("eval-progress").value = s.done || 0;
@@ -199,9 +208,38 @@
 		$("eval-cancel").hidden = ended;
 		$("eval-resume").hidden = !(s.state === "cancelled" || s.state === "failed");
 		$("eval-open").hidden = !s.run;
-		$("eval-log").hidden = !s.log;
+		renderResult(s);
+		/* rag-eval's own messages (in English, as it wrote them): open when the run failed, folded
+		 * under the result when it ended with one */
+		$("eval-log-box").hidden = !s.log;
+		if (s.log && $("eval-log").textContent !== s.log) $("eval-log-box").open = !s.run;
 		$("eval-log").textContent = s.log || "";
 		$("eval-start").disabled = !ended;
+	}
+	/* the ended run's verdict and means as the store has them (serverun.c: never worked out here) */
+	function renderResult(s) {
+		var box = $("eval-result"), dl = $("eval-result-dl"), tb = $("eval-means").tBodies[0], v = s.verdict;
+		box.hidden = !s.run;
+		dl.textContent = "";
+		tb.textContent = "";
+		if (!s.run) return;
+		if (v && typeof v.pass_rate === "number") {
+			dl.appendChild(R.el("dt", t("e_rate")));
+			dl.appendChild(R.el("dd", t("e_rate_of", { p: (v.pass_rate * 100).toFixed(1) + "%", a: v.passed, b: v.with_verdict }),
+				v.decision === "pass" ? "pass" : v.decision === "fail" ? "fail" : ""));
+		}
+		if (v && typeof v.exit_status === "number") {
+			dl.appendChild(R.el("dt", t("e_exit")));
+			/* the reason is the gate's sentence, in English: in Chinese, the decision */
+			dl.appendChild(R.el("dd", t("e_exit_of", { s: v.exit_status, r: document.documentElement.lang === "zh-CN" ?
+				t(v.decision === "pass" ? "pass" : v.decision === "fail" ? "fail" : "v_none") : v.reason || "" })));
+		}
+		Object.keys(s.means || {}).sort().forEach(function (k) {
+			var tr = R.el("tr");
+			R.td(tr, "e_c_metric", k);
+			R.td(tr, "e_c_mean", typeof s.means[k] === "number" ? s.means[k].toFixed(3) : "–", "num");
+			tb.appendChild(tr);
+		});
 	}
 	function poll() {
 		clearTimeout(timer);

@@ -211,12 +211,14 @@
 	var runsData = null, loads = 0, hooks = [], runHooks = [];
 	/* for the tests: a count of the replies drawn, on <body> */
 	function drawn() { document.body.setAttribute("data-loads", String(++loads)); }
+	var runsAsked = 0;
 	function loadRuns() {
-		var q = "offset=" + st.runsOffset + "&limit=" + PAGE;
+		var q = "offset=" + st.runsOffset + "&limit=" + PAGE, mine = ++runsAsked;
 		Object.keys(st.filters).forEach(function (k) {
 			if (st.filters[k]) q += "&" + k + "=" + encodeURIComponent(st.filters[k]);
 		});
 		return get("/api/runs?" + q).then(function (b) {
+			if (mine !== runsAsked) return;   /* a later filter's reply is the one to draw */
 			runsData = b;
 			st.runsTotal = b.total;
 			renderRuns();

@@ -24,7 +24,8 @@
 			conflict: "Not saved: ", reload: "Reload the newest", new_case: "A new case", edit_case: "Case #{seq}",
 			edit: "Edit", need_sel: "select some cases first", need_name: "give the test set a name",
 			bad_extra: "Other fields: not a JSON object", need_set: "open a test set first",
-			c_sel: "Select", someone: "someone",
+			c_sel: "Select", someone: "someone", cases_q: "Search", cases_cat: "Category", cat_all: "all",
+			cat_none: "(none)", cases_page: "cases {a}–{b} of {n} found ({all} in this version)", cases_found_none: "no case found",
 			changed: "Not saved: test set \u201c{name}\u201d was changed (version {v}, by {who}, {at}) after you opened version {base}; reload it and apply your edit again."
 		},
 		zh: {
@@ -44,11 +45,14 @@
 			conflict: "未保存：", reload: "重新加载最新版本", new_case: "新用例", edit_case: "用例 #{seq}",
 			edit: "编辑", need_sel: "请先选择用例", need_name: "请填写测试集名称",
 			bad_extra: "其他字段：不是 JSON 对象", need_set: "请先打开一个测试集",
-			c_sel: "选择", someone: "他人",
+			c_sel: "选择", someone: "他人", cases_q: "搜索", cases_cat: "类别", cat_all: "全部",
+			cat_none: "（无类别）", cases_page: "第 {a}–{b} 条，共找到 {n} 条（此版本共 {all} 条）", cases_found_none: "没有找到用例",
 			changed: "未保存：测试集“{name}”在你打开版本 {base} 之后已被修改（版本 {v}，{who}，{at}）。请重新加载后再次修改。"
 		}
 	});
-	var st = { sets: null, tag: "", set: null, sel: {}, editing: 0, files: {} };
+	/* the cases are found and paged by the server (servesets.c): the page holds one page */
+	var CASES_PAGE = 25;
+	var st = { sets: null, tag: "", set: null, sel: {}, editing: 0, files: {}, find: { q: "", category: "", page: 1 } };
 	function $(id) { return document.getElementById(id); }
 	function enc(s) { return encodeURIComponent(s); }
 	function note(id, msg, cls) {
@@ -164,18 +168,49 @@
 	}
 
 	/* ---------------------------------------------------------------- Cases */
-	function openSet(name, version) {
-		return R.get("/api/testsets/" + enc(name) + (version ? "?version=" + version : "")).then(function (b) {
+	/* a test set's version opened on the Cases tab, found and paged as find says ({q, category,
+	 * page}; kept when absent); its address #/cases/NAME?q=&category=&page=&version= */
+	function openSet(name, version, find) {
+		var f = find || st.find, q = "?offset=" + (Math.max(1, f.page || 1) - 1) * CASES_PAGE + "&limit=" + CASES_PAGE;
+		if (st.set && st.set.name !== name && !find) f = { q: "", category: "", page: 1 };
+		if (version) q += "&version=" + version;
+		if (f.q) q += "&q=" + enc(f.q);
+		if (f.category) q += "&category=" + enc(f.category);
+		return R.get("/api/testsets/" + enc(name) + q).then(function (b) {
+			/* a page past the end (cases deleted from the last page): its last page instead */
+			if (!b.cases.length && b.total > 0 && b.offset > 0)
+				return openSet(name, version, { q: f.q, category: f.category, page: Math.ceil(b.total / CASES_PAGE) });
+			if (!st.set || st.set.name !== b.name || st.set.version !== b.version) st.sel = {};
 			st.set = b;
-			st.sel = {};
+			st.find = { q: f.q || "", category: f.category || "", page: Math.floor(b.offset / CASES_PAGE) + 1 };
 			st.editing = 0;
 			$("case-form").hidden = true;
 			note("cases-note", "");
 			$("tab-cases").disabled = false;
 			R.tab("cases");
+			R.here("cases", [b.name], { q: st.find.q, category: st.find.category,
+				page: st.find.page > 1 ? st.find.page : "", version: b.version !== b.latest ? b.version : "" });
 			renderCases();
 			R.drawn();
 		}).catch(function (e) { R.showError(e.message); R.drawn(); });
+	}
+	function findForm() {
+		var f = $("cases-find"), sel = f.category, s = st.set;
+		f.q.value = st.find.q;
+		sel.textContent = "";
+		[["", t("cat_all")], ["-", t("cat_none")]].concat((s.categories || []).map(function (c) { return [c, c]; }))
+			.forEach(function (p) { var o = el("option", p[1]); o.value = p[0]; sel.appendChild(o); });
+		if (st.find.category && (s.categories || []).indexOf(st.find.category) < 0 && st.find.category !== "-") {
+			var o = el("option", st.find.category);
+			o.value = st.find.category;
+			sel.appendChild(o);
+		}
+		sel.value = st.find.category;
+		var p = $("cases-pager"), a = s.total ? s.offset + 1 : 0, b = s.offset + s.cases.length;
+		p.querySelector("span").textContent = s.total ? a + "–" + b + " / " + s.total : "";
+		p.querySelector('[data-dir="-1"]').disabled = s.offset <= 0;
+		p.querySelector('[data-dir="1"]').disabled = b >= s.total;
+		$("cases-count").textContent = s.total ? t("cases_page", { a: a, b: b, n: s.total, all: s.all }) : t("cases_found_none");
 	}
 	function readOnly() { return st.set && st.set.version !== st.set.latest; }
 	function renderCases() {
@@ -191,7 +226,7 @@
 		sel.value = String(s.version);
 		tb.textContent = "";
 		s.cases.forEach(function (c, i) {
-			var seq = i + 1, tr = el("tr"), box = el("input"), acts, ed = el("button", t("edit"), "edit-case"),
+			var seq = s.seqs[i], tr = el("tr"), box = el("input"), acts, ed = el("button", t("edit"), "edit-case"),
 				del = el("button", t("del"), "delete-case");
 			box.type = "checkbox";
 			box.className = "sel";
@@ -215,7 +250,7 @@
 			acts.appendChild(del);
 			tb.appendChild(tr);
 		});
-		$("cases-count").textContent = t("cases_of", { n: s.cases.length });
+		findForm();
 		["case-add", "bulk-delete"].forEach(function (id) { $(id).disabled = readOnly(); });
 		$("bulk").querySelector('[type="submit"]').disabled = readOnly();
 		$("import").querySelector('[type="submit"]').disabled = readOnly();
@@ -231,7 +266,7 @@
 	}
 	/* the editor: seq > 0 a case of the version, -1 a new one */
 	function editCase(seq) {
-		var f = $("case-form"), c = seq > 0 ? st.set.cases[seq - 1] : {}, rest = {};
+		var f = $("case-form"), c = seq > 0 ? st.set.cases[st.set.seqs.indexOf(seq)] || {} : {}, rest = {};
 		st.editing = seq;
 		f.hidden = false;
 		$("case-form-title").textContent = seq > 0 ? t("edit_case", { seq: seq }) : t("new_case");
@@ -266,7 +301,7 @@
 		return post("/api/testsets/" + enc(s.name) + "/cases", body).then(function (b) {
 			st.editing = 0;
 			$("case-form").hidden = true;
-			return openSet(s.name, 0).then(function () {
+			return openSet(s.name, 0, st.find).then(function () {
 				note("cases-note", b.created ? t("saved", { v: b.version, n: b.n }) : t("same", { v: b.version }), "ok");
 			});
 		}).catch(function (e) {
@@ -306,8 +341,31 @@
 
 	/* ---------------------------------------------------------------- wiring */
 	document.addEventListener("DOMContentLoaded", function () {
-		$("tab-sets").addEventListener("click", function () { R.tab("sets"); loadSets(); });
-		$("tab-cases").addEventListener("click", function () { if (st.set) R.tab("cases"); });
+		$("tab-sets").addEventListener("click", function () { R.tab("sets"); R.here("sets"); loadSets(); });
+		$("tab-cases").addEventListener("click", function () {
+			if (!st.set) return;
+			R.tab("cases");
+			R.here("cases", [st.set.name], { q: st.find.q, category: st.find.category, page: st.find.page > 1 ? st.find.page : "",
+				version: st.set.version !== st.set.latest ? st.set.version : "" });
+		});
+		R.onRoute("sets", function () { R.tab("sets"); loadSets(); });
+		R.onRoute("cases", function (a, p) {
+			if (!a[0]) return;
+			openSet(a[0], Number(p.version) || 0, { q: p.q || "", category: p.category || "", page: Number(p.page) || 1 });
+		});
+		$("cases-find").addEventListener("submit", function (ev) {
+			var f = $("cases-find");
+			ev.preventDefault();
+			if (st.set) openSet(st.set.name, st.set.version !== st.set.latest ? st.set.version : 0,
+				{ q: f.q.value.trim(), category: f.category.value, page: 1 });
+		});
+		$("cases-find").category.addEventListener("change", function () { $("cases-find").requestSubmit(); });
+		$("cases-pager").addEventListener("click", function (ev) {
+			var d = ev.target.getAttribute && ev.target.getAttribute("data-dir");
+			if (!d || !st.set) return;
+			openSet(st.set.name, st.set.version !== st.set.latest ? st.set.version : 0,
+				{ q: st.find.q, category: st.find.category, page: st.find.page + Number(d) });
+		});
 		$("sets-filter").addEventListener("submit", function (ev) {
 			ev.preventDefault();
 			st.tag = $("sets-filter").tag.value.trim();
@@ -333,7 +391,7 @@
 		$("sel-all").addEventListener("change", function () {
 			var on = $("sel-all").checked;
 			if (!st.set) return;
-			st.set.cases.forEach(function (c, i) { st.sel[i + 1] = on; });
+			st.set.seqs.forEach(function (seq) { st.sel[seq] = on; });
 			renderCases();
 		});
 		R.onLang(function () { renderSets(); renderCases(); });

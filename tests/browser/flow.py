@@ -28,6 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve import (after, click, col, console_errors, driver, out_console, fits, loads, no_alert, out,  # noqa: E402
                    rows, size, text, typed)
 
+from serve import hist_after, hist_loads  # noqa: E402
+from serve_sets import BROKEN, SMALL, english  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -75,6 +77,58 @@ def state(d):
 def release(judge):
     """the fake judge lets the held requests go on (and holds no more)"""
     urllib.request.urlopen(urllib.request.Request(judge + "/_fake/release", data=b"{}", method="POST")).read()
+
+
+def history(d, p, lang, width, shots, name, url):
+    """History after the run: the gate's thresholds on the charts, headers whole at 1440 px; with
+    two runs, the newest compared with the other, its address reloaded"""
+    n = hist_loads(d)
+    d.find_element(By.ID, "tab-history").click()
+    d.find_element(By.CSS_SELECTOR, '#filters button[type="submit"]').click()
+    hist_after(d, n)
+    out(p + "charts", len(d.find_elements(By.CSS_SELECTOR, "#trends svg.trend")))
+    out(p + "thresholds", " ".join("%s=%s" % (x.get_attribute("data-metric"), x.get_attribute("data-threshold"))
+                                   for x in d.find_elements(By.CSS_SELECTOR, "#trends .t-thr")))
+    size(d, 1440)
+    out(p + "broken headers 1440", d.execute_script(BROKEN, "#runs th, #compare-means th") or "none")
+    size(d, width)
+    runs = [o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, '#compare-form select[name="new"] option')]
+    if len(runs) < 2:
+        return
+    f = d.find_element(By.ID, "compare-form")
+    Select(f.find_element(By.NAME, "base")).select_by_value(runs[1])
+    Select(f.find_element(By.NAME, "new")).select_by_value(runs[0])
+    n = hist_loads(d)
+    f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    hist_after(d, n)
+    out(p + "compare hash", d.execute_script("return location.hash") == "#/compare/%s/%s" % (runs[1], runs[0]))
+    out(p + "compare pairing", text(d, "#compare-pairing"))
+    out(p + "compare rows", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                                       for r in d.find_elements(By.CSS_SELECTOR, "#compare-means tbody tr")))
+    links = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#compare-out a.rec-link")]
+    out(p + "compare links", "%d %s" % (len(links), all(("#/run/%s/record/" % runs[0]) in h for h in links)))
+    size(d, 1440)
+    out(p + "broken compare headers 1440", d.execute_script(BROKEN, "#compare-means th, #compare-worse th") or "none")
+    size(d, width)
+    out(p + "fits compare", fits(d))
+    out(p + "history small targets", d.execute_script(SMALL, "#history button, #history input, #history select")
+        or "none")
+    d.save_screenshot(os.path.join(shots, "compare-%s-%d.png" % (lang, width)))
+    if lang == "zh":
+        allow = runs + ["faithfulness", "keyword_overlap", "flow-zh", "flow-en", name, NAME["en"]]
+        out(p + "history english", english(d, "#history", allow) or "none")
+    # the comparison's address, reloaded (as a colleague's link would open it)
+    d.refresh()
+    WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "compare-out").is_displayed() and
+                               d.find_element(By.ID, "compare-title").text)
+    out(p + "compare reloaded", "%s | %s" % (text(d, "#compare-title"), d.find_element(By.ID, "history").is_displayed()))
+    # a filtered History's address, opened as a link: the filter filled in, its runs listed
+    d.get("about:blank")
+    d.get(url + "#/history?label=flow-zh")
+    WebDriverWait(d, 60).until(lambda d: d.find_element(By.CSS_SELECTOR, '#filters input[name="label"]').get_attribute("value")
+                               == "flow-zh" and len(d.find_elements(By.CSS_SELECTOR, "#runs tbody tr")) == 1)
+    out(p + "history link", "%s | %s" % (d.find_element(By.CSS_SELECTOR, '#filters input[name="label"]').get_attribute("value"),
+                                         ",".join(col(d, "runs", 2))))
 
 
 def walk(url, files, lang, width, judge, service):
@@ -130,6 +184,8 @@ def walk(url, files, lang, width, judge, service):
                              ("thresholds", "faithfulness=0.5, keyword_overlap=0.9"), ("label", "flow-" + lang)):
             typed(d, '#eval-form [name="%s"]' % field, value)
         out(p + "fits form", fits(d))
+        out(p + "evals small targets", d.execute_script(SMALL, "#evals button, #evals input, #evals select, #evals textarea")
+            or "none")
         d.find_element(By.ID, "eval-start").click()
         # its progress: the judge holds the fifth case's requests, so the run waits at 4 of 5
         WebDriverWait(d, 120).until(lambda d: state(d) in ENDED or (state(d) == "running" and progress(d) == "4/5"))
@@ -143,6 +199,18 @@ def walk(url, files, lang, width, judge, service):
         out(p + "state", "%s %s" % (state(d), text(d, "#eval-state")))
         out(p + "progress", progress(d))
         out(p + "count", text(d, "#eval-count"))
+        # what the run ended with, from the store: the pass rate, the exit status, the means
+        WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "eval-result").is_displayed())
+        out(p + "result", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#eval-result dt, #eval-result dd")))
+        out(p + "result means", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
+                                           for r in rows(d, "eval-means")))
+        d.save_screenshot(os.path.join(shots, "ended-%s-%d.png" % (lang, width)))
+        if lang == "zh":
+            # the tab in Chinese: no English but the data, the metrics' names, URLs and terms
+            allow = [service, judge + "/v1", judge, "faithfulness", "keyword_overlap", "flow-zh", "flow-en", "judge-x",
+                     "key=value", "TopK", "JSON", "API", "RAG", "rag-serve", "rag-eval", "llm.api_key", "llm.allow_urls",
+                     name, text(d, "#eval-title").split()[-1]]
+            out(p + "evals english", english(d, "#evals", allow) or "none")
         title = text(d, "#eval-title")
         out(p + "title", title)
         rid = title.split()[-1]
@@ -205,6 +273,7 @@ def walk(url, files, lang, width, judge, service):
         out(p + "labels link", d.find_element(By.ID, "labels-csv").get_attribute("href"))
         out(p + "fits marked", fits(d))
         d.save_screenshot(os.path.join(shots, "marked-%s-%d.png" % (lang, width)))
+        history(d, p, lang, width, shots, name, url)
         out(p + "no alert", no_alert(d))
         out_console(p + "console errors", console_errors(d))
     finally:

@@ -8,6 +8,8 @@
   report.py big PAGE N SHOTDIR   a page of N records: the rows drawn and a filter's result
   report.py screens PAGE SHOTDIR LANG  the 300-record page at 1440x900 and 390x844, in LANG (en, zh)
   report.py onerun PAGE          a page of one run: its History tab
+  report.py chinese PAGE         the page in Chinese at 390 and 1440 px: its head, and the English
+                                 words left on each tab but the run's data and metric names
   report.py time PAGE            bench/report.sh: milliseconds to ready, to the Records tab drawn,
                                  and for one filter, as "key: value"
 
@@ -15,7 +17,9 @@ The test asserts on the lines; this script asserts nothing itself. No network: t
 local file, and Chromium runs with its background traffic off.
 """
 import atexit
+import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -113,6 +117,9 @@ def walk(page, shots):
         out("records shown", visible(d, "records"))
         out("cards", len(d.find_elements(By.CSS_SELECTOR, "#summary .card")))
         out("record threshold lines", len(d.find_elements(By.CSS_SELECTOR, "#distribution line.thr-record")))
+        # the failing records folded under their heading (issue 36 item 12): opened to read them
+        out("failing folded", js(d, "var e = document.getElementById('failed-list'); return !!e && !e.open"))
+        d.find_element(By.CSS_SELECTOR, "#failed-list summary").click()
         out("failing listed", " | ".join(r.find_elements(By.TAG_NAME, "td")[0].text.split("\n")[0]
                                          for r in d.find_elements(By.CSS_SELECTOR, "#failed tbody tr")))
         d.save_screenshot(os.path.join(shots, "summary.png"))
@@ -321,6 +328,8 @@ def screens(page, shots, lang):
             out(k + " causes", " | ".join(e.get_attribute("data-cause") + ": " + e.get_attribute("data-count")
                                           for e in d.find_elements(By.CSS_SELECTOR, "#causes li.cause")))
             out(k + " failed cards", len(d.find_elements(By.CSS_SELECTOR, "#summary .card.failed")))
+            out(k + " summary height", js(d, "return document.scrollingElement.scrollHeight"))
+            out(k + " failing folded", js(d, "var e = document.getElementById('failed-list'); return !!e && !e.open"))
             out(k + " perfect bar fills", js(d, "var f = document.querySelector('#distribution figure[data-metric=context_recall]');"
                                                 "return f ? Array.prototype.filter.call(f.querySelectorAll('rect'), function (r) {"
                                                 "return parseFloat(r.getAttribute('height')) > 0; }).map(function (r) {"
@@ -368,6 +377,62 @@ def onerun(page):
         d.quit()
 
 
+def data_strings(v, out):
+    """every text of the run's data (records, baseline, history, names), the keys aside"""
+    if isinstance(v, str):
+        out.add(v)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            if k != "why":   # the gate's reasons: the page's words, not data
+                data_strings(x, out)
+    elif isinstance(v, list):
+        for x in v:
+            data_strings(x, out)
+    return out
+
+
+def english_left(d, sel, allow):
+    """the English words the elements of sel show but the allowed texts: "" when none"""
+    txt = d.execute_script("return Array.from(document.querySelectorAll(arguments[0])).filter(function (e) {"
+                           " return e.offsetParent || e.getClientRects().length; }).map(function (e) {"
+                           " return e.innerText; }).join('\\n')", sel)
+    for a in sorted(allow, key=len, reverse=True):
+        if len(a) > 1:
+            txt = txt.replace(a, " ")
+    return ",".join(sorted(set(re.findall(r"[A-Za-z]{2,}", txt))))
+
+
+def chinese(page):
+    """?lang=zh: the head (verdict, exit status), and each tab's own words in Chinese"""
+    d = driver()
+    try:
+        for w, h in ((390, 844), (1440, 900)):
+            d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                              {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
+            d.get("file://" + os.path.abspath(page) + "?lang=zh")
+            WebDriverWait(d, 120).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+            D = json.loads(d.execute_script("return document.getElementById('rag-data').textContent"))
+            allow = data_strings([D.get("records"), D.get("base"), D.get("history"), D.get("run"), D.get("title")], set())
+            allow |= {m["metric"] for m in (D.get("summary") or {}).get("metrics", [])}
+            allow |= {str((D.get("summary") or {}).get("baseline", {}).get("file", ""))}
+            # as the page shortens them: a path's last part, a commit's first 8 or 12 characters
+            allow |= {a.rsplit("/", 1)[-1] for a in allow} | {a[:8] for a in allow} | {a[:12] for a in allow}
+            k = "zh %d " % w
+            out(k + "verdict", text(d, "#verdict"))
+            out(k + "exit", text(d, "#exit-status"))
+            tab(d, "records")
+            # the Records tab's own words: its filters, headers, count, pager (the gate's reasons
+            # under a record's result are its English messages: not yet said in Chinese)
+            out(k + "records english", english_left(d, "#records-app .controls, #records-app thead, #records-count, "
+                                                    "#records-app .pager", allow) or "none")
+            tab(d, "compare")
+            out(k + "compare english", english_left(d, "#compare", allow) or "none")
+            tab(d, "history")
+            out(k + "history english", english_left(d, "#history", allow) or "none")
+    finally:
+        d.quit()
+
+
 if __name__ == "__main__":
     atexit.register(lambda: [shutil.rmtree(p, ignore_errors=True) for p in PROFILES])
     mode = sys.argv[1]
@@ -379,6 +444,8 @@ if __name__ == "__main__":
         big(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif mode == "onerun":
         onerun(sys.argv[2])
+    elif mode == "chinese":
+        chinese(sys.argv[2])
     elif mode == "screens":
         screens(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "time":

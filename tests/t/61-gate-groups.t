@@ -199,7 +199,7 @@ like "$(cat "$OUT")" '  5: 2 records: 1 passed \(50\.0% of 2\), 1 failed' "text:
 run rag rag-gate --markdown -r faithfulness=0.4 --min-pass-rate 0 --by difficulty "$T/groups.jsonl"
 like "$(cat "$OUT")" '#### \(none\) \(1 record: 1 passed \(100\.0% of 1\), 0 failed, 0 with errors or nulls\)' "Markdown: the groups, (none) among them"
 run rag rag-report -r faithfulness=0.4 --by difficulty "$T/groups.jsonl"
-like "$(cat "$OUT")" '<h2>By difficulty</h2>' "rag-report --by: the HTML page's groups"
+like "$(cat "$OUT")" '<h2><span data-i18n="by">By</span> difficulty</h2>' "rag-report --by: the HTML page's groups"
 like "$(cat "$OUT")" '<h3>hard</h3>' "...with each group"
 run rag rag-report --markdown -r faithfulness=0.4 --by system.top_k "$T/groups.jsonl"
 like "$(cat "$OUT")" 'By system\.top\\_k' "rag-report --markdown --by"

@@ -43,6 +43,7 @@ is "$(got verdict)" FAIL "the gate's verdict"
 is "$(got 'summary shown'):$(got 'records shown')" 'True:False' "the Summary tab first, the others hidden"
 is "$(got cards)" 3 "a card per metric"
 is "$(got 'record threshold lines')" 1 "the per-record threshold marked on its histogram"
+is "$(got 'failing folded')" True "the failing records folded under their heading until opened"
 is "$(got 'failing listed')" '<script>alert(1)</script> | en-2' "the failing records and only those (zh-1 passed at 0.6)"
 is "$(got 'records shown' 2):$(got 'summary shown' 2)" 'True:False' "Records: shown, Summary hidden"
 is "$(got count)" '4 of 4 records' "Records: all four"
@@ -104,6 +105,19 @@ is "$(got verdict):$(got cards):$(got 'failing listed')" 'FAIL:3:2' "script off:
 like "$(got checks)" 'FAIL: faithfulness mean 0\.525 < 0\.700' "script off: the checks"
 like "$(got notice)" 'need JavaScript' "script off: the Records tab says it needs the script"
 
+# in Chinese (issue 36 item 11), at 390 and 1440 px: the head's verdict sentence and exit status,
+# and no English on Records' filters and headers, Compare, History but the run's data and metrics
+run timeout 300 "$PY" "$TOP/tests/browser/report.py" chinese "$T/page.html"
+is "$RC" 0 "the page in Chinese: the browser ran"
+for W in 390 1440; do
+	is "$(got "zh $W verdict")" "未通过 $T/run.jsonl：4 条记录：2 条通过（占 3 条无错误或空值记录的 66.7%），1 条未通过，1 条出错或为空。" \
+		"zh $W: the verdict sentence in Chinese, the gate's numbers"
+	is "$(got "zh $W exit")" '退出状态 1：门禁未通过。' "zh $W: the exit status in Chinese"
+	for t in records compare history; do
+		is "$(got "zh $W $t english")" none "zh $W: no English on $t but the data and metric names"
+	done
+done
+
 # issue 24's 300-record run (tests/browser/run300.py: 10 records with no answer, 59 with
 # faithfulness below 0.7, context_recall 1.000 everywhere at a threshold of 1.0) at 1440x900 and
 # 390x844, in English and in Chinese: the first screen says what failed and why, nothing is
@@ -132,6 +146,11 @@ for L in en zh; do
 		is "$(got "$k history tab in view")" True "$k: the History tab is in view"
 		is "$(got "$k perfect bar fills")" '#1a7f37' "$k: the perfect bar (all 1.000 at 1.0) is green, not red"
 		is "$(got "$k failed cards")" 2 "$k: each metric a failed check names is marked"
+		# the failing records folded under their heading (issue 36 item 12: 141,644 px on a phone)
+		is "$(got "$k failing folded")" True "$k: the failing records folded by default"
+		h=$(got "$k summary height")
+		note "$k: the Summary of 300 records is $h px high"
+		check "$k: the Summary under 8,000 px high ($h)" test "${h:-99999}" -lt 8000
 		is "$(got "$k history y ticks")" 0.72,0.74,0.76,0.78,0.80,0.82 "$k: the history's y axis spans the data (0.73-0.80), not 0-1"
 		is "$(got "$k history date labels overlap")" False "$k: the history's date labels do not overlap"
 		check "$k: a screenshot of the first screen" test -s "$shots/first-$W-$L.png"

@@ -174,7 +174,7 @@ run timeout 300 "$PY" "$TOP/tests/browser/serve.py" history "$URL" "$shots"
 is "$RC" 0 "the browser's History ran"
 [ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
 is "$(got 'en trends title'):$(got 'zh trends title')" 'Trends:趋势' "History's trends, in English and in Chinese"
-like "$(got 'en trends note')" '^3 runs, oldest to newest · pass rate: the records that passed the run.s gate of those with a verdict \(without errors or nulls\); the newest [0-9.]+%, [0-9]+ of [0-9]+$' \
+like "$(got 'en trends note')" '^3 runs, oldest to newest · pass rate: the records that passed the run.s gate of those with a verdict \(without errors or nulls\); the newest [0-9.]+%, [0-9]+ of [0-9]+( · dashed: the gate.s threshold each run was judged by)?$' \
 	"the trends of the 3 runs filtered, the pass rate's denominator named"
 like "$(got 'zh trends note')" '^3 次运行，从早到晚 · 通过率：' "and in Chinese"
 is "$(got 'en trend charts')" 'pass rate,faithfulness' "a chart of the share of records passed, one per metric"
@@ -185,7 +185,13 @@ for k in en zh; do
 	is "$(got "$k trend labels overlap")" False "$k: no date label overlaps another"
 	is "$(got "$k trend chart width")" True "$k: the charts fit the window"
 	is "$(got "$k compare title")" 'J1 (trend) → J3 (trend)' "$k: two runs compared"
-	is "$(got "$k compare means")" 'faithfulness,0.780,0.730,-0.050' "$k: each run's mean and the difference"
+	# each mean's interval (compare.c's, the gate's bootstrap) and the pass-rate row (issue 36 item 8)
+	case $k in
+	en) is "$(got "$k compare means")" 'faithfulness,0.780,0.730,-0.050,[-0.060, -0.040],regression | pass rate,100.0% (2 with a verdict),100.0% (2 with a verdict),0.0 pp,,' \
+	        "$k: each run's mean, the difference, its interval, and the pass rates" ;;
+	zh) is "$(got "$k compare means")" 'faithfulness,0.780,0.730,-0.050,[-0.060, -0.040],退步 | 通过率,100.0%（2 条有结论）,100.0%（2 条有结论）,0.0 个百分点,,' \
+	        "$k: each run's mean, the difference, its interval, and the pass rates" ;;
+	esac
 	is "$(got "$k compare worse")" 'b,faithfulness,0.760,0.700,-0.060 | a,faithfulness,0.800,0.760,-0.040' \
 		"$k: the records that got worse, the largest drop first"
 	is "$(got "$k compare better none")" True "$k: none got better, and the page says so"
@@ -198,8 +204,8 @@ for k in en zh; do
 	is "$(got "$k hostile elements"):$(got "$k no alert"):$(got "$k console errors")" '0:True:0' \
 		"$k: no element of the data, no script ran, no console error"
 done
-is "$(got 'en compare headers')" 'Metric,Base,New,Difference' "the comparison's columns"
-is "$(got 'zh compare headers')" '指标,基准,新,差值' "390 px: the comparison in stacked rows labelled in Chinese"
+is "$(got 'en compare headers')" 'Metric,Base,New,Difference,Interval,Change' "the comparison's columns"
+is "$(got 'zh compare headers')" '指标,基准,新,差值,置信区间,变化' "390 px: the comparison in stacked rows labelled in Chinese"
 for h in 'en hscroll trends 1440' 'en hscroll compare 1440' 'en hscroll single 1440' 'en hscroll many 1440' \
 	'zh hscroll trends 390' 'zh hscroll compare 390' 'zh hscroll single 390' 'zh hscroll many 390'; do
 	is "$(got "$h")" False "no horizontal scroll: $h px"

@@ -59,8 +59,15 @@ wait_until 120 ended "$ID"
 is "$(state "$ID")" done "the run ends: done"
 is "$(jq -c '[.done, .total, .errors, .exit_status, .run]' "$T/state.json")" "[5,5,0,0,\"$ID\"]" \
 	"its progress: 5 of 5 records, no error, exit status 0, the run in the store under its id"
+cp "$T/state.json" "$T/ended.json"
 get /api/runs
 is "$(jq -r --arg id "$ID" '[.runs[] | select(.run == $id)] | length' "$OUT")" 1 "the run is in /api/runs"
+# the tab shows the pass rate and the means the store has (issue 36 item 10), not only the log
+is "$(jq -c '[.verdict.pass_rate, .verdict.passed, .verdict.with_verdict, .verdict.exit_status, .means]' "$T/ended.json")" \
+	"$(jq -c --arg id "$ID" '.runs[] | select(.run == $id) | [.verdict.pass_rate, .verdict.passed, .verdict.with_verdict, .exit_status, .means]' "$OUT")" \
+	"the ended run's pass rate, counts, exit status and means: the store's"
+like "$(jq -c '[.verdict.pass_rate, (.means | keys)]' "$T/ended.json")" '^\[[0-9.]+,\["faithfulness","keyword_overlap"\]\]$' \
+	"a pass rate and both metrics' means"
 is "$(jq -c --arg id "$ID" '.runs[] | select(.run == $id) | [.label, .testset, .testset_version, .n]' "$OUT")" \
 	'["from the page","qa",1,5]' "with its label, the test set's name and version (the same records: no new version)"
 jq -c --arg id "$ID" '.runs[] | select(.run == $id) | .means' "$OUT" >"$T/means.serve"
@@ -128,7 +135,9 @@ wait_until 60 done_of "$CID" 4
 is "$(state "$CID")" running "it is running"
 is "$(jq -c '[.done, .total, .errors]' "$T/state.json")" '[4,5,0]' \
 	"its progress read from the run directory: 4 of 5 records done, the fifth held by the judge"
-like "$(jq -r .eta_s "$T/state.json")" '^[0-9]+$' "and the time left (a whole number of seconds)"
+# the time left is measured from the first records seen (rag_evals_eta, t-serverun.c): a whole
+# number of seconds, or null ("estimating") when the first 4 were seen at once
+like "$(jq -r .eta_s "$T/state.json")" '^([0-9]+|null)$' "and the time left (a whole number of seconds, or estimating)"
 is "$(nlines "$(jq -r .rundir "$T/state.json")/records.jsonl")" 4 "as records.jsonl has them"
 post "/api/evals/$CID/cancel" '{}'
 is "$CODE" 200 "POST /api/evals/ID/cancel"

@@ -117,6 +117,27 @@ suite() {
 	like "$(curl -s -D - -o /dev/null "${URL}api/testsets/lines" | tr -d '\r' | grep -i '^content-type:')" 'application/json' \
 		"$be: as JSON, never HTML"
 
+	# ---------------------------------------------------------------- paged, searched and filtered in the store
+	# 120 cases: every third "kb-x", every seventh's question names Paris (a capital P)
+	post /api/testsets "$(jq -n -c --arg t "$(seq 1 120 | jq -c '{id: "p\(.)", question: (if . % 7 == 0 then "where is Paris \(.)" else "q \(.)" end)} + (if . % 3 == 0 then {category: "kb-x"} else {} end)')" '{name: "many", text: $t}')"
+	is "$CODE:$(jq -c '.n' "$OUT")" '200:120' "$be: 120 cases made"
+	get '/api/testsets/many?limit=50&offset=50'
+	is "$CODE:$(jq -c '[.total, .all, .offset, .limit, (.cases | length), .seqs[0], .cases[0].id, .seqs[49], .categories]' "$OUT")" \
+		'200:[120,120,50,50,50,51,"p51",100,["kb-x"]]' "$be: page 2 of 50: cases 51-100 and their seqs"
+	get '/api/testsets/many?q=paris&limit=5'
+	is "$(jq -c '[.total, .seqs, [.cases[].id]]' "$OUT")" '[17,[7,14,21,28,35],["p7","p14","p21","p28","p35"]]' \
+		"$be: searched without case: 17 found, the first 5"
+	get '/api/testsets/many?q=paris&category=kb-x&offset=2'
+	is "$(jq -c '[.total, .seqs]' "$OUT")" '[5,[63,84,105]]' "$be: searched within a category, from the third"
+	get '/api/testsets/many?category=-&limit=1'
+	is "$(jq -c '[.total, .seqs]' "$OUT")" '[80,[1]]' "$be: the cases without a category"
+	get '/api/testsets/many?q=nothing-like-it'
+	is "$(jq -c '[.total, .cases]' "$OUT")" '[0,[]]' "$be: nothing found"
+	get '/api/testsets/many?limit=0'
+	is "$CODE" 400 "$be: a limit of 0 refused"
+	get /api/testsets/many
+	is "$(jq -c '[(.cases | length), .seqs]' "$OUT")" '[120,null]' "$be: without paging, every case (as rag-store exports them)"
+
 	# ---------------------------------------------------------------- edits
 	post /api/testsets/lines/cases '{"base_version":1,"who":"bo","ops":[
 		{"op":"edit","seq":2,"case":{"question":"second, edited <img src=x onerror=alert(1)>","category":"c2"}},

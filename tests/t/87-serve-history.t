@@ -9,8 +9,8 @@
 need jq curl
 [ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
 DB=$T/store.db
-# a gate on each record: faithfulness 0.5 or more passes
-printf 'llm:\n  provider: offline\ngate:\n  record:\n    faithfulness: 0.5\n' >"$T/c.yaml"
+# a gate on each record: faithfulness 0.5 or more passes; on the mean, 0.6
+printf 'llm:\n  provider: offline\ngate:\n  record:\n    faithfulness: 0.5\n  mean:\n    faithfulness: 0.6\n' >"$T/c.yaml"
 
 # R1 (nightly, qa): faithfulness 0.8, 0.6 -> mean 0.7, 2 of 2 pass
 # R2 (nightly, qa): faithfulness 0.9, 0.4 -> 0.65, 1 of 2; relevance 0.5, 1.0 -> 0.75
@@ -55,6 +55,9 @@ is "$(jq -c '[.total, .shown, [.runs[].run], .metrics]' "$OUT")" '[3,3,["R1","R2
 is "$(jq -c "$R"' .series.faithfulness | map(r)' "$OUT")" '[0.7,0.65,0.5]' "${P}faithfulness: the mean of each run"
 is "$(jq -c "$R"' .series.relevance | map(r)' "$OUT")" '[null,0.75,null]' "${P}relevance: null for the runs without it"
 is "$(jq -c "$R"' .pass_rate | map(r)' "$OUT")" '[1,0.5,0.333333]' "${P}the share of records passed per run"
+# the gate's thresholds each run was judged by, from its stored verdict, for the charts' lines
+is "$(jq -c '[.runs[].thresholds]' "$OUT")" "$(jq -nc '[range(3) | {mean: {faithfulness: 0.6}, min_pass_rate: 1}]')" \
+	"${P}each run's gate thresholds: the mean's and the pass rate's"
 cp "$OUT" "$T/trends.json"
 run rag rag-store -q -c "$T/c.yaml" --store "$STORE" list --json
 is "$(jq -c "$R"' .series.faithfulness | map(r)' "$T/trends.json")" "$(jq -s -c "$R"' [.[].means.faithfulness | r]' "$OUT")" \
@@ -89,6 +92,17 @@ is "$(jq -c '[.base.run, .base.label, .base.n, .new.run, .new.n]' "$OUT")" '["R1
 # the paired means (compare.c): over the records scored in both runs; relevance, run in R2 only, has none
 is "$(jq -c "$R"' [.metrics[] | [.metric, .pairs, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
 	'[["faithfulness",2,0.7,0.65,-0.05]]' "${P}each metric's paired means and the difference"
+# its interval and the pass rates (issue 36 item 8): the interval rag-gate -b gives for the same
+# two runs (compare.c's pairs, the gate's bootstrap and defaults), each run's stored pass rate
+cp "$OUT" "$T/cmp.json"
+"$BIN/rag-gate" -c "$T/c.yaml" --summary-only --json -b "$T/r1.jsonl" <"$T/r2.jsonl" >"$T/gate.json" 2>/dev/null
+is "$(jq -c "$R"' [.metrics[] | [(.ci_low | r), (.ci_high | r), .change]]' "$T/cmp.json")" \
+	"$(jq -c "$R"' [.baseline.metrics[] | [(.ci_low | r), (.ci_high | r), .change]]' "$T/gate.json")" \
+	"${P}each mean's interval and change: rag-gate -b's for the same runs"
+is "$(jq -c "$R"' [.metrics[0].ci_low, .metrics[0].ci_high, .confidence] | map(r)' "$T/cmp.json")" '[-0.2,0.1,0.95]' \
+	"${P}the differences +0.1 and -0.2: the interval [-0.2, +0.1] at 95%"
+is "$(jq -c "$R"' .pass_rate | [.base, .new, (.delta | r), .base_of, .new_of]' "$T/cmp.json")" '[1,0.5,-0.5,2,2]' \
+	"${P}the pass rates, each run's verdict's (2 of 2, 1 of 2), and the difference"
 is "$(jq -c "$R"' [.worse[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \
 	'[["q2","faithfulness",0.6,0.4,-0.2]]' "${P}the record that got worse"
 is "$(jq -c "$R"' [.better[] | [.id, .metric, (.base | r), (.new | r), (.delta | r)]]' "$OUT")" \

@@ -96,6 +96,12 @@ for k in en zh; do
 	zh) like "$(got 'zh state')" '^done 已完成$' "zh: done (已完成)"
 	    like "$(got 'zh count')" '^5 / 5 条记录 · 1 条出错 · 门禁未通过$' "zh: the count in Chinese, the gate failed" ;;
 	esac
+	# the time left while it ran: the server's estimate from the first records on, or "estimating"
+	# (issue 36 item 10), in the page's language and units
+	case $k in
+	en) like "$(got 'en mid count')" ' · (about ([0-9]+ (h|min|s) ?)+ left|estimating the time left)$' "en: the time left, or estimating" ;;
+	zh) like "$(got 'zh mid count')" ' · (约剩 ([0-9]+ (小时|分钟|秒) ?)+|正在估算剩余时间)$' "zh: the time left in Chinese units, or estimating" ;;
+	esac
 	ID=$(got "$k title" | grep -o '[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{6\}')
 	like "$ID" '^[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$' "$k: the run's id shown"
 	eval "ID_$k=\$ID"
@@ -128,6 +134,18 @@ for k in en zh; do
 	fail=$(jq '[.records[] | select(.passed == false)] | length' "$T/recs.$k.json")
 	none=$(jq '[.records[] | select(.passed == null)] | length' "$T/recs.$k.json")
 	is "$pass:$fail:$none" 4:0:1 "$k: the store: 4 records passed, c1 (no answer) has no verdict (the gate's: out of the pass rate)"
+	# the Run evaluation tab, the run ended: its pass rate, exit status and means, the store's
+	RATE=$(jq -r '.verdict | "\(.pass_rate * 100 * 10 | round / 10)"' "$T/run.$k.json")
+	EXIT=$(jq -r .verdict.exit_status "$T/run.$k.json")
+	case $k in
+	en) like "$(got 'en result')" "^Pass rate \| ${RATE}(\.0)?% \($pass of $pass records with a verdict\) \| Exit status \| $EXIT: " \
+	        "en: the ended run's pass rate (the store's verdict) and exit status on the tab" ;;
+	zh) is "$(got 'zh result')" "通过率 | ${RATE}.0%（$pass 条有结论的记录中 $pass 条通过） | 退出状态 | $EXIT：未通过" \
+	        "zh: the ended run's pass rate and exit status, in Chinese"
+	    is "$(got 'zh evals english')" none "zh: no English on the Run evaluation tab but data and allowed terms" ;;
+	esac
+	is "$(got "$k result means")" "faithfulness,$(fmt3 "$(jq -r .means.faithfulness "$T/run.$k.json")") | keyword_overlap,$(fmt3 "$(jq -r .means.keyword_overlap "$T/run.$k.json")")" \
+		"$k: and each metric's mean, the store's"
 	is "$(got "$k trends hold the run")" yes "$k: History's trends hold the run started from the page, not a run behind"
 	# faithfulness by hand: c1 no answer (null), c3 one unsupported claim (0), the rest 1: mean
 	# (0 + 1 + 1 + 1) / 4 = 0.750 >= 0.5; keyword_overlap's mean from the store
@@ -216,7 +234,31 @@ for k in en zh; do
 	for s in sets-$k-$W cases-$k-$W progress-$k-$W run-$k-1440 run-$k-390 marked-$k-$W; do
 		check "$k: a screenshot of $s" test -s "$files/shots/$s.png"
 	done
+	# ---------------------------------------------------------------- History (issue 36 item 9)
+	case $k in en) PR='pass rate' ;; zh) PR='通过率' ;; esac
+	is "$(got "$k thresholds")" "$PR=1 faithfulness=0.5 keyword_overlap=0.9" \
+		"$k: each trend chart draws the gate's threshold the run was judged by (its stored verdict's)"
+	is "$(got "$k broken headers 1440")" none "$k, 1440 px: no header of History's runs breaks a word"
+	is "$(got "$k evals small targets")" none "$k, $W px: no tap target of Run evaluation under 24 px"
 done
 isnt "$ID_en" "$ID_zh" "two runs, one a language"
+
+# ---------------------------------------------------------------- Compare (issue 36 item 8), in Chinese at 390 px
+WALK=$T/walk.zh
+curl -s "${URL}api/compare?base=$ID_en&new=$ID_zh" >"$T/cmp.json"
+is "$(got 'zh compare hash')" True "the comparison has its address, #/compare/BASE/NEW"
+is "$(got 'zh compare pairing')" "按编号配对：$(jq -r .paired "$T/cmp.json") 对" "the pairing named, with the pairs' count"
+sig() { LC_ALL=C awk -v x="$1" 'BEGIN { s = sprintf("%.3f", x); if (x > 0) s = "+" s; print s }'; }
+KO=$(jq -c '.metrics[] | select(.metric == "keyword_overlap")' "$T/cmp.json")
+like "$(got 'zh compare rows')" "keyword_overlap,$(fmt3 "$(echo "$KO" | jq .base)"),$(fmt3 "$(echo "$KO" | jq .new)"),[^,]*,\\[$(sig "$(echo "$KO" | jq .ci_low)"), $(sig "$(echo "$KO" | jq .ci_high)")\\]," \
+	"keyword_overlap's means and interval as /api/compare gives them (compare.c's)"
+like "$(got 'zh compare rows')" '\| 通过率,100\.0%（4 条有结论）,100\.0%（4 条有结论）,0\.0 个百分点,,$' "the pass-rate row, each run's verdict's"
+like "$(got 'zh compare links')" '^[1-9][0-9]* True$' "the records that changed link to their view in the new run (#/run/ID/record/RID)"
+is "$(got 'zh broken compare headers 1440')" none "1440 px: no header of the comparison breaks a word"
+is "$(got 'zh fits compare')" True "390 px: the comparison does not scroll sideways"
+is "$(got 'zh history small targets')" none "390 px: no tap target of History and Compare under 24 px"
+is "$(got 'zh history english')" none "中文: no English on History and Compare but the data and allowed terms"
+is "$(got 'zh history link')" 'flow-zh | flow-zh' "a filtered History's address (#/history?label=flow-zh) opens filtered"
+is "$(got 'zh compare reloaded')" "$ID_en (flow-en) → $ID_zh (flow-zh) | True" "the comparison's address reloaded: the same two runs compared"
 
 done_testing

@@ -1,5 +1,5 @@
-/* tool-metric.c - the whole of a metric tool of one operation (rag_op.tool set: rag-polite's
- * main is one call of rag_cli_metric): the judge's and the shared options, and for each record
+/* tool-metric.c - the whole of a metric tool of one operation (rag_op.tool set: its main,
+ * cmd/tool-metric-main.c, is one call of rag_cli_metric): the judge's and the shared options, and for each record
  * the operation's question, asked of the LLM judge (.ask) or answered by the offline one
  * (.offline_ask), its score written to scores.<metric>, its reason to reasons.<metric> and its
  * verdicts, where the operation has them, to verdicts.<metric>; or the score null with an errors

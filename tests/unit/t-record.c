@@ -203,10 +203,10 @@ int main(void)
 			c = rag_record_claims(rec, "answer", &state);
 			is_int(state, cases[i].state, "rag_record_claims' state of %s", cases[i].rec);
 			if (cases[i].msg) {
-				jv m = jv_invalid_get_msg(c);
-				is_str(jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "(none)", cases[i].msg,
+				jv msg = jv_invalid_get_msg(c);
+				is_str(jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "(none)", cases[i].msg,
 				       "rag_record_claims' message of %s", cases[i].rec);
-				jv_free(m);
+				jv_free(msg);
 			} else {
 				is_int(jv_array_length(c), 2, "rag_record_claims of %s: the array", cases[i].rec);
 			}
@@ -214,12 +214,12 @@ int main(void)
 		}
 		{
 			int state;
-			jv m;
+			jv msg;
 			rec = jv_parse("{}");
-			m = jv_invalid_get_msg(rag_record_claims(rec, "reference", &state));
-			is_str(jv_string_value(m), "record has no claims.reference: run rag-claims --from reference first",
+			msg = jv_invalid_get_msg(rag_record_claims(rec, "reference", &state));
+			is_str(jv_string_value(msg), "record has no claims.reference: run rag-claims --from reference first",
 			       "rag_record_claims: the reference's claims come from rag-claims --from reference");
-			jv_free(m);
+			jv_free(msg);
 			jv_free(rec);
 		}
 	}

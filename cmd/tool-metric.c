@@ -103,8 +103,8 @@ int rag_cli_metric(const char *prog, int argc, char **argv)
 		rag_msg(prog, "error", "internal: no operation of the registry has the tool %s", prog);
 		return RAG_EXIT_INTERNAL;
 	}
-	usage = rag_xasprintf("Usage: %s [OPTIONS] < records.jsonl > records.jsonl\n%s\nIt writes scores.%s and, the score "
-	                      "with its reason, verdicts.%s.\n", prog, op->doc, op->metric, op->metric);
+	usage = rag_xasprintf("Usage: %s [OPTIONS] < records.jsonl > records.jsonl\n%s\nIt writes scores.%s and its reason, "
+	                      "reasons.%s.\n", prog, op->doc, op->metric, op->metric);
 	memset(&cli, 0, sizeof cli);
 	memset(&t, 0, sizeof t);
 	cli.prog = prog;

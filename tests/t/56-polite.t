@@ -66,6 +66,9 @@ is "$RC" 2 "no endpoint: exit 2"
 is "$(nlines "$OUT")" 0 "no endpoint: nothing written"
 like "$(cat "$ERR")" 'rag-polite: error: .*endpoint' "no endpoint: it says why"
 
+run rag rag-polite --help
+like "$(cat "$OUT")" 'scores.politeness and its reason, reasons.politeness' "--help says what it writes, from the descriptor"
+
 # rag-eval runs it as a stage of its own
 printf '%s\n' '{"id":"e1","question":"q","answer":"a"}' >"$T/e.jsonl"
 run rag rag-eval -m politeness --dry-run "$T/e.jsonl"

@@ -21,8 +21,11 @@ PC_LIBS += libmicrohttpd
 ALL_CFLAGS += $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
 LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemmer -lm
 
-# every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip)
-TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c))
+# every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip), and so
+# is every metric tool of one operation, named by its descriptor's .tool in lib/ (mk/ops.sh
+# --tools), whose main is cmd/tool-metric-main.c (below)
+METRIC_TOOLS := $(filter-out $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c)),$(shell sh mk/ops.sh --tools $(sort $(wildcard lib/*.c))))
+TOOLS   = $(patsubst cmd/%.c,%,$(wildcard cmd/rag-*.c)) $(METRIC_TOOLS)
 BINS    = $(TOOLS:%=bin/%)
 # the tool layer, linked into every tool; rag-eval's and rag-gen's other files, into theirs alone
 TOOL_OBJ = obj/cmd/tool.o obj/cmd/tool-run.o
@@ -120,6 +123,11 @@ $(LIB_A): $(LIB_OBJ)
 obj/cmd/%.o: cmd/%.c VERSION
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Icmd $(DEP_CFLAGS) -c -o $@ $<
+
+# a metric tool of one operation: the one main of them all, compiled with the tool's name
+$(METRIC_TOOLS:%=obj/cmd/%.o): obj/cmd/%.o: cmd/tool-metric-main.c VERSION
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Icmd $(DEP_CFLAGS) -DRAG_METRIC_TOOL='"$*"' -c -o $@ $<
 
 # (named here too, so that make never takes the archive for an intermediate file to skip)
 $(BINS): $(TOOL_LIB)

@@ -47,10 +47,20 @@ static const rag_opt options[] = {
 	RAG_OPT_END
 };
 
+/* rag-verify judges a record in one of four modes, chosen once from the options (choose_mode):
+ * its claims against the contexts (faithfulness, context recall), the answer split and judged
+ * in one request (--one-request), the answer's and the reference's claims against each other
+ * (answer_correctness), or the chunks (--chunks). A mode is its fields (what the record must
+ * hold, read once, or why it cannot be judged), its operation and its output; the record's
+ * step (start) is the same for all four. */
+typedef struct mode mode;
+
 typedef struct tool {
 	rag_cli *cli;
+	const mode *mode;
 	const char *metric;
 	const char *claims_field;
+	const char *refusal_metric;   /* the metric an unanswerable record is not applicable to, or NULL */
 	int chunks;               /* --chunks: judge the chunks, not claims */
 	int metric_given;         /* --metric was given (with --chunks: no choice by record) */
 	int claims_given;         /* --claims was given: no sentences in place of absent claims */
@@ -59,87 +69,89 @@ typedef struct tool {
 	int emb_remote;           /* emb talks to an endpoint: the run loop drives it too */
 } tool;
 
-/* --chunks: the metric of one record, chosen by what it holds */
-typedef struct chunk_item { tool *t; const char *metric; } chunk_item;
+/* What a mode's fields found in one record: the metric it is judged for, and the operation's
+ * inputs (texts borrowed from the record, arrays owned until the operation takes them). */
+typedef struct fields {
+	const char *metric;
+	const char *question, *answer, *reference, *target, *lang_from;
+	jv claims, rclaims, contexts;
+} fields;
 
-static void set_null(rag_item *it, const tool *t)
+/* Why a record is not judged: its verdicts and score are null, and an input error, an upstream
+ * stage's failure, or not applicable (NA_BARE: the score alone null, as answer_correctness
+ * without a reference has always written). */
+enum { JUDGE = 0, BAD_INPUT, UPSTREAM, NA, NA_BARE };
+
+/* One record being judged: its tool, its metric, and answer_correctness's two parts (the
+ * judge's verdicts and the similarity, in whichever order they come). */
+typedef struct vitem {
+	tool *t;
+	const char *metric;
+	int left;                 /* parts still to come */
+	jv verdicts;              /* null until judged, or on failure */
+	double similarity;        /* NAN: not used (weight 0) or failed */
+	const char *similarity_from;  /* "rag-embsim" (the record's scores.semantic_similarity), "embedder" */
+	char *error;              /* the first failure */
+} vitem;
+
+struct mode {
+	const rag_op *const *ops;     /* the prompts it loads */
+	/* The record's fields into f: JUDGE, or why not, with the message in why. */
+	int (*fields)(const tool *t, rag_item *it, fields *f, char *why, size_t n);
+	/* Ask the operation; its callback ends in judged or failed, exactly once. */
+	void (*ask)(tool *t, rag_item *it, vitem *vi, fields *f);
+	/* The operation's result (consumed) into the record. */
+	void (*write)(rag_item *it, vitem *vi, jv result);
+};
+
+static void set_null(rag_item *it, const char *metric)
 {
-	it->rec = rag_record_set(it->rec, "verdicts", t->metric, jv_null());
-	it->rec = rag_record_set(it->rec, "scores", t->metric, jv_null());
+	it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
+	it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
 }
 
-static void verified(void *arg, jv result, const char *error)
+static void not_judged(rag_item *it, const char *metric, int why_not, const char *why)
 {
-	rag_item *it = arg;
-	tool *t = it->data;
-	if (error) {
-		jv_free(result);
-		set_null(it, t);
-		it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", error);
-		rag_item_remote_error(it, error);
-	} else {
-		double score;
-		int none = rag_verify_score(result, &score) < 0;
-		it->rec = rag_record_set(it->rec, "verdicts", t->metric, result);
-		if (none)   /* nothing claimed is nothing to score, not a faithful answer: no free 1 */
-			rag_item_not_applicable(it, t->metric, strcmp(t->metric, "context_recall")
-			                        ? "the answer makes no checkable claim" : "the reference makes no checkable claim");
-		else
-			it->rec = rag_record_set(it->rec, "scores", t->metric, jv_number(score));
-	}
+	if (why_not != NA_BARE) set_null(it, metric);
+	if (why_not == BAD_INPUT) rag_item_input_error(it, "rag-verify", metric, "%s", why);
+	else if (why_not == UPSTREAM) it->rec = rag_record_error(it->rec, "rag-verify", metric, "%s", why);
+	else rag_item_not_applicable(it, metric, why);
+}
+
+static void item_done(rag_item *it, vitem *vi)
+{
+	it->data = vi->t;
+	free(vi->error);
+	free(vi);
 	rag_item_release(it);
 }
 
-/* claims.<field> as an array of strings, or a reason why not. */
-static jv record_claims(jv rec, const char *field, int *upstream_failed)
+static void failed(rag_item *it, vitem *vi, const char *error)
 {
-	jv all = jv_object_get(jv_copy(rec), jv_string("claims")), c;
-	int i, n;
-	*upstream_failed = 0;
-	if (jv_get_kind(all) == JV_KIND_OBJECT) {
-		c = jv_object_get(all, jv_string(field));
-	} else {
-		jv_free(all);
-		c = jv_invalid();
-	}
-	if (!jv_is_valid(c)) {
-		jv_free(c);
-		return jv_invalid_with_msg(jv_string_fmt("record has no claims.%s: run rag-claims%s first", field,
-		                                         strcmp(field, "answer") ? " --from reference" : ""));
-	}
-	if (jv_get_kind(c) == JV_KIND_NULL) {
-		*upstream_failed = 1;
-		return jv_invalid_with_msg(jv_string_fmt("claims.%s is null: the claims stage failed for this record", field));
-	}
-	if (jv_get_kind(c) != JV_KIND_ARRAY) {
-		const char *k = jv_kind_name(jv_get_kind(c));
-		jv_free(c);
-		return jv_invalid_with_msg(jv_string_fmt("claims.%s is %s, not an array", field, k));
-	}
-	n = jv_array_length(jv_copy(c));
-	for (i = 0; i < n; i++) {
-		jv s = jv_array_get(jv_copy(c), i);
-		int ok = jv_get_kind(s) == JV_KIND_STRING, nul = rag_record_has_nul(s);
-		jv_free(s);
-		if (!ok) {
-			jv_free(c);
-			return jv_invalid_with_msg(jv_string_fmt("claims.%s[%d] is not a string", field, i));
-		}
-		if (nul) {
-			jv_free(c);
-			return jv_invalid_with_msg(jv_string_fmt("claims.%s[%d] contains a NUL character (\\u0000)", field, i));
-		}
-	}
-	return c;
+	set_null(it, vi->metric);
+	it->rec = rag_record_error(it->rec, "rag-verify", vi->metric, "%s", error);
+	rag_item_remote_error(it, error);
+	item_done(it, vi);
 }
 
-/* Whether the record has no claims.<field> at all (null is there: an upstream failure). */
-static int claims_absent(jv rec, const char *field)
+/* The operation's callback: its result written by the mode, or its failure. */
+static void judged(void *arg, jv result, const char *error)
 {
-	jv c = rag_json_get(jv_copy(rec), "claims");
-	int absent = !jv_is_valid(c) || !jv_is_valid(c = rag_json_get(c, field));
-	jv_free(c);
-	return absent;
+	rag_item *it = arg;
+	vitem *vi = it->data;
+	if (error) {
+		jv_free(result);
+		failed(it, vi, error);
+		return;
+	}
+	vi->t->mode->write(it, vi, result);
+	item_done(it, vi);
+}
+
+/* The record's language: the question's, else the text the mode names. */
+static const char *lang(const tool *t, const fields *f)
+{
+	return rag_cli_lang(t->cli, f->question && *f->question ? f->question : f->lang_from);
 }
 
 /* The sentences of a text, cut locally (claimsplit.c), as the claims of a one-request path. A
@@ -165,327 +177,327 @@ static jv sentences(const char *text)
 	return out;
 }
 
-static void chunks_judged(void *arg, jv result, const char *error)
+/* The record's claims of field into *out: claims.<field>, or where the record has none, --claims
+ * did not ask for them and there is a text, the text's sentences. JUDGE, or why not. */
+static int claims_of(const tool *t, jv rec, const char *field, const char *text, jv *out, char *why, size_t n)
 {
-	rag_item *it = arg;
-	chunk_item *ci = it->data;
-	const char *metric = ci->metric;
-	if (error) {
-		jv_free(result);
-		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		it->rec = rag_record_error(it->rec, "rag-verify", metric, "%s", error);
-		rag_item_remote_error(it, error);
-	} else {
-		/* the score is rag-ap's context precision of these verdicts (rank.c) */
-		int n = jv_array_length(jv_copy(result)), i;
-		double *g = rag_xmalloc(((size_t)n + 1) * sizeof *g), v = 0;
-		rag_rank_metric m;
-		rag_rank_list l;
-		const char *why;
-		char err[RAG_ERRLEN];
-		for (i = 0; i < n; i++) {
-			jv d = jv_object_get(jv_array_get(jv_copy(result), i), jv_string("verdict"));
-			g[i] = jv_get_kind(d) == JV_KIND_TRUE;
-			jv_free(d);
-		}
-		l.gain = l.ideal = g;
-		l.n = l.nideal = (size_t)n;
-		l.level = 0;
-		rag_rank_metric_parse("ap", &m, err, sizeof err);
-		rag_rank_eval(&m, &l, &v, &why);
-		free(g);
-		it->rec = rag_record_set(it->rec, "verdicts", metric, result);
-		it->rec = rag_record_set(it->rec, "scores", metric, jv_number(v));
+	int state;
+	jv m;
+	*out = rag_record_claims(rec, field, &state);
+	if (state == RAG_CLAIMS_ABSENT && text && !t->claims_given) {
+		jv_free(*out);
+		*out = sentences(text);
+		return JUDGE;
 	}
-	it->data = ci->t;
-	free(ci);
-	rag_item_release(it);
+	if (state == RAG_CLAIMS_OK) return JUDGE;
+	m = jv_invalid_get_msg(*out);
+	*out = jv_null();
+	snprintf(why, n, "%s", jv_string_value(m));
+	jv_free(m);
+	return state == RAG_CLAIMS_FAILED ? UPSTREAM : BAD_INPUT;
 }
 
-static void chunks_start(rag_item *it, tool *t)
+/* The record's contexts into f: JUDGE, or BAD_INPUT and why. */
+static int contexts_of(jv rec, fields *f, char *why, size_t n)
 {
-	const char *ref, *ans, *metric = t->metric, *question, *target;
-	char why[RAG_ERRLEN];
-	chunk_item *ci;
-	jv contexts;
+	jv m;
+	f->contexts = rag_record_contexts(rec);
+	if (jv_is_valid(f->contexts)) return JUDGE;
+	m = jv_invalid_get_msg(f->contexts);
+	f->contexts = jv_null();
+	snprintf(why, n, "%s", jv_string_value(m));
+	jv_free(m);
+	return BAD_INPUT;
+}
 
-	if (rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0 ||
-	    rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
-	    rag_item_question(it, &question, why, sizeof why) < 0) {
-		/* the record's metric is the one its reference would have chosen */
-		if (!t->metric_given) metric = rag_record_str(it->rec, "reference") ? "context_precision" : "context_utilization";
-		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		rag_item_input_error(it, "rag-verify", metric, "%s", why);
-		return;
-	}
-	if (ref && !*ref) ref = NULL;
-	if (ans && !*ans) ans = NULL;
-	if (!t->metric_given) metric = ref ? "context_precision" : "context_utilization";
-	it->stage = metric;
-	target = strcmp(metric, "context_precision") == 0 ? ref : ans;
-	if (!target) {
-		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		if (!t->metric_given)
-			rag_item_input_error(it, "rag-verify", metric, "record has neither a reference nor an answer "
-			                     "to judge the chunks against");
-		else if (strcmp(metric, "context_precision") == 0)
-			rag_item_not_applicable(it, metric, "no reference answer");   /* by its definition */
-		else {
-			rag_record_need_text(it->rec, "answer", RAG_FIELD_NONEMPTY, &ans, why, sizeof why);
-			rag_item_input_error(it, "rag-verify", metric, "%s: context utilization judges the chunks "
-			                     "against the answer", why);
+/* ---------------------------------------------------------------- the claims (faithfulness, context recall) */
+
+static int claims_fields(const tool *t, rag_item *it, fields *f, char *why, size_t n)
+{
+	const char *ref = NULL;
+	int rc;
+	if (strcmp(f->metric, "context_recall") == 0) {
+		/* a reference that is there but not a text is broken input, not a missing one */
+		if (rag_record_need_text(it->rec, "reference", RAG_FIELD_OPTIONAL, &ref, why, n) < 0) {
+			/* claims.reference null: the claims stage failed on this reference before */
+			jv_free(rag_record_claims(it->rec, t->claims_field, &rc));
+			return rc == RAG_CLAIMS_FAILED ? UPSTREAM : BAD_INPUT;
 		}
-		return;
+		if (!ref || !*ref) {
+			/* no reference answer: context recall does not apply (rag(7) NOT APPLICABLE), whether
+			 * rag-claims --from reference said so already or not */
+			snprintf(why, n, "no reference answer");
+			return NA;
+		}
 	}
-	contexts = rag_record_contexts(it->rec);
-	if (!jv_is_valid(contexts)) {
-		jv m = jv_invalid_get_msg(contexts);
-		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		rag_item_input_error(it, "rag-verify", metric, "%s", jv_string_value(m));
-		jv_free(m);
-		return;
+	/* context recall without claims.reference: the reference's sentences stand for its claims */
+	if ((rc = claims_of(t, it->rec, t->claims_field, ref, &f->claims, why, n)) != JUDGE ||
+	    (rc = contexts_of(it->rec, f, why, n)) != JUDGE)
+		return rc;
+	if (rag_item_question(it, &f->question, why, n) < 0) return BAD_INPUT;
+	/* without a question, the claims tell the language */
+	f->lang_from = "";
+	if (jv_array_length(jv_copy(f->claims))) {
+		jv first = jv_array_get(jv_copy(f->claims), 0);
+		f->lang_from = jv_string_value(first);   /* lives in f->claims */
+		jv_free(first);
 	}
-	rag_cli_self_check(t->cli, it->rec);
-	ci = rag_xmalloc(sizeof *ci);
-	ci->t = t;
-	ci->metric = metric;
-	it->data = ci;
-	rag_item_hold(it);
-	rag_chunks_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : target), question,
-	                 target, strcmp(metric, "context_precision") == 0, contexts, &it->usage, chunks_judged, it);
+	return JUDGE;
+}
+
+static void claims_ask(tool *t, rag_item *it, vitem *vi, fields *f)
+{
+	rag_verify_ask(t->cli->judge, lang(t, f), f->question, f->claims,
+	               f->contexts, &it->usage, judged, it);
+}
+
+static void claims_write(rag_item *it, vitem *vi, jv result)
+{
+	double score;
+	int none = rag_verify_score(result, &score) < 0;
+	it->rec = rag_record_set(it->rec, "verdicts", vi->metric, result);
+	if (none)   /* nothing claimed is nothing to score, not a faithful answer: no free 1 */
+		rag_item_not_applicable(it, vi->metric, strcmp(vi->metric, "context_recall")
+		                        ? "the answer makes no checkable claim" : "the reference makes no checkable claim");
+	else
+		it->rec = rag_record_set(it->rec, "scores", vi->metric, jv_number(score));
 }
 
 /* ---------------------------------------------------------------- faithfulness in one request */
 
-/* The claims the judge found go into claims.answer too, unless an earlier stage wrote some. */
-static void verified_one(void *arg, jv result, const char *error)
+static int one_fields(const tool *t, rag_item *it, fields *f, char *why, size_t n)
 {
-	rag_item *it = arg;
-	if (!error && claims_absent(it->rec, "answer")) {
+	if (rag_record_text(it->rec, "answer", &f->answer, why, n) < 0 ||
+	    rag_item_question(it, &f->question, why, n) < 0)
+		return BAD_INPUT;
+	if (!f->answer) {
+		size_t len;
+		rag_record_need_text(it->rec, "answer", 0, &f->answer, why, n);
+		len = strlen(why);
+		snprintf(why + len, n - len, ": --one-request splits the answer into claims");
+		return BAD_INPUT;
+	}
+	f->lang_from = f->answer;
+	return contexts_of(it->rec, f, why, n);
+}
+
+static void one_ask(tool *t, rag_item *it, vitem *vi, fields *f)
+{
+	rag_verify_answer_ask(t->cli->judge, lang(t, f), f->question, f->answer, f->contexts,
+	                      t->cli->cfg.verify.max_claims, &it->usage, judged, it);
+}
+
+/* The claims the judge found go into claims.answer too, unless an earlier stage wrote some. */
+static void one_write(rag_item *it, vitem *vi, jv result)
+{
+	int state;
+	jv_free(rag_record_claims(it->rec, "answer", &state));
+	if (state == RAG_CLAIMS_ABSENT) {
 		jv claims = jv_array();
 		int n = jv_array_length(jv_copy(result)), i;
 		for (i = 0; i < n; i++)
 			claims = jv_array_append(claims, jv_object_get(jv_array_get(jv_copy(result), i), jv_string("claim")));
 		it->rec = rag_record_set(it->rec, "claims", "answer", claims);
 	}
-	verified(arg, result, error);
-}
-
-static void one_request_start(rag_item *it, tool *t)
-{
-	const char *ans, *question;
-	char why[RAG_ERRLEN];
-	jv contexts;
-	if (rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
-	    rag_item_question(it, &question, why, sizeof why) < 0) {
-		set_null(it, t);
-		rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
-		return;
-	}
-	if (!ans) {
-		set_null(it, t);
-		rag_record_need_text(it->rec, "answer", 0, &ans, why, sizeof why);
-		rag_item_input_error(it, "rag-verify", t->metric, "%s: --one-request splits the answer into claims", why);
-		return;
-	}
-	contexts = rag_record_contexts(it->rec);
-	if (!jv_is_valid(contexts)) {
-		jv m = jv_invalid_get_msg(contexts);
-		set_null(it, t);
-		rag_item_input_error(it, "rag-verify", t->metric, "%s", jv_string_value(m));
-		jv_free(m);
-		return;
-	}
-	rag_cli_self_check(t->cli, it->rec);
-	rag_item_hold(it);
-	rag_verify_answer_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : ans), question,
-	                      ans, contexts, t->cli->cfg.verify.max_claims, &it->usage, verified_one, it);
+	claims_write(it, vi, result);
 }
 
 /* ---------------------------------------------------------------- answer_correctness */
 
-/* One record's two parts, the judge's verdicts and the similarity, in whichever order they come. */
-typedef struct corr_item {
-	tool *t;
-	int left;                 /* parts still to come */
-	jv verdicts;              /* null until judged, or on failure */
-	double similarity;        /* NAN: not used (weight 0) or failed */
-	const char *similarity_from;  /* "rag-embsim" (the record's scores.semantic_similarity), "embedder" */
-	char *error;              /* the first failure */
-} corr_item;
-
-static void correctness_fail(rag_item *it, const char *error)
+static int correctness_fields(const tool *t, rag_item *it, fields *f, char *why, size_t n)
 {
-	it->rec = rag_record_set(it->rec, "verdicts", "answer_correctness", jv_null());
-	it->rec = rag_record_set(it->rec, "scores", "answer_correctness", jv_null());
-	it->rec = rag_record_error(it->rec, "rag-verify", "answer_correctness", "%s", error);
-	rag_item_remote_error(it, error);
+	int rc;
+	/* a reference that is there but not a text is broken input, not a missing one */
+	if (rag_record_text(it->rec, "answer", &f->answer, why, n) < 0 ||
+	    rag_item_question(it, &f->question, why, n) < 0 ||
+	    rag_record_need_text(it->rec, "reference", RAG_FIELD_OPTIONAL, &f->reference, why, n) < 0)
+		return BAD_INPUT;
+	if (!f->reference || !*f->reference) {
+		snprintf(why, n, "no reference answer");
+		return NA_BARE;
+	}
+	if (!f->answer) {
+		size_t len;
+		rag_record_need_text(it->rec, "answer", 0, &f->answer, why, n);
+		len = strlen(why);
+		snprintf(why + len, n - len, ": answer_correctness judges the answer against the reference");
+		return BAD_INPUT;
+	}
+	f->lang_from = f->reference;
+	if ((rc = claims_of(t, it->rec, "answer", f->answer, &f->claims, why, n)) != JUDGE) return rc;
+	return claims_of(t, it->rec, "reference", f->reference, &f->rclaims, why, n);
 }
 
-static void correctness_done(rag_item *it)
+/* One of answer_correctness's two parts has come: the record is written after the last. */
+static void correctness_part(rag_item *it, vitem *vi)
 {
-	corr_item *ci = it->data;
-	const rag_verify_conf *vc = &ci->t->cli->cfg.verify;
-	if (ci->error) {
-		correctness_fail(it, ci->error);
-		jv_free(ci->verdicts);
-	} else {
-		int n = jv_array_length(jv_copy(ci->verdicts)), i, tp = 0, fp = 0, fn = 0;
-		double f1, score;
-		jv parts;
-		for (i = 0; i < n; i++) {
-			jv c = jv_object_get(jv_array_get(jv_copy(ci->verdicts), i), jv_string("class"));
-			const char *k = jv_string_value(c);
-			tp += strcmp(k, "tp") == 0;
-			fp += strcmp(k, "fp") == 0;
-			fn += strcmp(k, "fn") == 0;
-			jv_free(c);
-		}
-		f1 = rag_correctness_f1(tp, fp, fn);
-		score = rag_correctness_score(f1, ci->similarity, vc->factual_weight, vc->similarity_weight);
-		parts = JV_OBJECT(jv_string("factual"), jv_number(f1), jv_string("tp"), jv_number(tp),
-		                  jv_string("fp"), jv_number(fp), jv_string("fn"), jv_number(fn),
-		                  jv_string("similarity"), isnan(ci->similarity) ? jv_null() : jv_number(ci->similarity),
-		                  jv_string("weights"), JV_ARRAY(jv_number(vc->factual_weight), jv_number(vc->similarity_weight)));
-		if (ci->similarity_from) parts = jv_object_set(parts, jv_string("similarity_from"), jv_string(ci->similarity_from));
-		it->rec = rag_record_set(it->rec, "verdicts", "answer_correctness", ci->verdicts);
-		it->rec = rag_record_set(it->rec, "scores", "answer_correctness", jv_number(score));
-		it->rec = rag_record_set(it->rec, "parts", "answer_correctness", parts);
+	if (--vi->left) return;
+	if (vi->error) {
+		jv_free(vi->verdicts);
+		failed(it, vi, vi->error);
+		return;
 	}
-	free(ci->error);
-	it->data = ci->t;
-	free(ci);
-	rag_item_release(it);
+	vi->t->mode->write(it, vi, vi->verdicts);
+	item_done(it, vi);
 }
 
 static void correctness_judged(void *arg, jv result, const char *error)
 {
 	rag_item *it = arg;
-	corr_item *ci = it->data;
-	if (error && !ci->error) ci->error = rag_xstrdup(error);
-	jv_free(ci->verdicts);
-	ci->verdicts = result;
-	if (--ci->left == 0) correctness_done(it);
+	vitem *vi = it->data;
+	if (error && !vi->error) vi->error = rag_xstrdup(error);
+	jv_free(vi->verdicts);
+	vi->verdicts = result;
+	correctness_part(it, vi);
 }
 
 static void correctness_embedded(void *arg, jv vectors, const char *error)
 {
 	rag_item *it = arg;
-	corr_item *ci = it->data;
+	vitem *vi = it->data;
 	char err[RAG_ERRLEN];
 	double c;
 	if (error) {
-		if (!ci->error) ci->error = rag_xasprintf("similarity: %s", error);
+		if (!vi->error) vi->error = rag_xasprintf("similarity: %s", error);
 	} else {
 		jv a = jv_array_get(jv_copy(vectors), 0), b = jv_array_get(jv_copy(vectors), 1);
 		if (rag_vec_cosine_jv(a, b, &c, err, sizeof err) < 0) {
-			if (!ci->error) ci->error = rag_xasprintf("similarity: %s", err);
+			if (!vi->error) vi->error = rag_xasprintf("similarity: %s", err);
 		} else {
 			/* as rag-embsim: a negative cosine is no similarity */
-			ci->similarity = c < 0 ? 0 : c > 1 ? 1 : c;
+			vi->similarity = c < 0 ? 0 : c > 1 ? 1 : c;
 		}
 		jv_free(a);
 		jv_free(b);
 	}
 	jv_free(vectors);
-	if (--ci->left == 0) correctness_done(it);
+	correctness_part(it, vi);
 }
 
-/* claims.<field>, or the text's sentences when the record has none: 0, or -1 after the error. */
-static int correctness_claims(rag_item *it, tool *t, const char *field, const char *text, jv *out)
+static void correctness_ask(tool *t, rag_item *it, vitem *vi, fields *f)
 {
-	int upstream;
-	jv c;
-	if (!t->claims_given && claims_absent(it->rec, field)) {
-		*out = sentences(text);
-		return 0;
-	}
-	c = record_claims(it->rec, field, &upstream);
-	if (!jv_is_valid(c)) {
-		jv m = jv_invalid_get_msg(c);
-		it->rec = rag_record_set(it->rec, "verdicts", "answer_correctness", jv_null());
-		it->rec = rag_record_set(it->rec, "scores", "answer_correctness", jv_null());
-		if (upstream) it->rec = rag_record_error(it->rec, "rag-verify", "answer_correctness", "%s", jv_string_value(m));
-		else rag_item_input_error(it, "rag-verify", "answer_correctness", "%s", jv_string_value(m));
-		jv_free(m);
-		return -1;
-	}
-	*out = c;
-	return 0;
-}
-
-static void correctness_start(rag_item *it, tool *t)
-{
-	const char *ref, *ans, *question, *metric = "answer_correctness";
-	char why[RAG_ERRLEN];
-	jv aclaims, rclaims, sim;
-	corr_item *ci;
-
-	if (rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0 ||
-	    rag_record_text(it->rec, "answer", &ans, why, sizeof why) < 0 ||
-	    rag_item_question(it, &question, why, sizeof why) < 0) {
-		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		rag_item_input_error(it, "rag-verify", metric, "%s", why);
-		return;
-	}
-	{
-		jv rv = rag_record_get(it->rec, "reference");
-		jv_kind rk = jv_get_kind(rv);
-		jv_free(rv);
-		if (rk != JV_KIND_INVALID && rk != JV_KIND_NULL && rk != JV_KIND_STRING) {
-			/* a reference that is not a text is broken input, not a missing one (as context recall) */
-			it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-			it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-			rag_item_input_error(it, "rag-verify", metric, "field \"reference\" is %s, not a string", jv_kind_name(rk));
-			return;
-		}
-	}
-	if (!ref || !*ref) {
-		rag_item_not_applicable(it, metric, "no reference answer");
-		return;
-	}
-	if (!ans) {
-		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-		it->rec = rag_record_set(it->rec, "scores", metric, jv_null());
-		rag_record_need_text(it->rec, "answer", 0, &ans, why, sizeof why);
-		rag_item_input_error(it, "rag-verify", metric, "%s: answer_correctness judges the answer against "
-		                     "the reference", why);
-		return;
-	}
-	if (correctness_claims(it, t, "answer", ans, &aclaims) < 0) return;
-	if (correctness_claims(it, t, "reference", ref, &rclaims) < 0) {
-		jv_free(aclaims);
-		return;
-	}
-	rag_cli_self_check(t->cli, it->rec);
-	ci = rag_xcalloc(1, sizeof *ci);
-	ci->t = t;
-	ci->verdicts = jv_null();
-	ci->similarity = NAN;
-	ci->left = 1;
-	it->data = ci;
-	rag_item_hold(it);
-	sim = rag_json_get(rag_json_get(jv_copy(it->rec), "scores"), "semantic_similarity");
+	jv sim = rag_json_get(rag_json_get(jv_copy(it->rec), "scores"), "semantic_similarity");
+	vi->verdicts = jv_null();
+	vi->similarity = NAN;
+	vi->left = 1;
 	if (t->cli->cfg.verify.similarity_weight > 0 && jv_get_kind(sim) == JV_KIND_NUMBER) {
 		/* rag-embsim --pair answer,reference ran before: its number, not a second embedding */
 		double v = jv_number_value(sim);
-		ci->similarity = v < 0 ? 0 : v > 1 ? 1 : v;
-		ci->similarity_from = "rag-embsim";
+		vi->similarity = v < 0 ? 0 : v > 1 ? 1 : v;
+		vi->similarity_from = "rag-embsim";
 	} else if (t->cli->cfg.verify.similarity_weight > 0 && !t->cli->estimate) {
 		/* (--estimate sends nothing, to the embedder neither: its requests are not counted) */
-		ci->similarity_from = "embedder";
-		ci->left++;
-		rag_embed_texts(t->emb, JV_ARRAY(jv_string(ans), jv_string(ref)), correctness_embedded, it);
+		vi->similarity_from = "embedder";
+		vi->left++;
+		rag_embed_texts(t->emb, JV_ARRAY(jv_string(f->answer), jv_string(f->reference)), correctness_embedded, it);
 	}
 	jv_free(sim);
-	rag_correctness_ask(t->cli->judge, rag_cli_lang(t->cli, question && *question ? question : ref), question,
-	                    ans, ref, aclaims, rclaims, &it->usage, correctness_judged, it);
+	rag_correctness_ask(t->cli->judge, lang(t, f), f->question, f->answer, f->reference, f->claims, f->rclaims,
+	                    &it->usage, correctness_judged, it);
 }
+
+static void correctness_write(rag_item *it, vitem *vi, jv verdicts)
+{
+	const rag_verify_conf *vc = &vi->t->cli->cfg.verify;
+	int n = jv_array_length(jv_copy(verdicts)), i, tp = 0, fp = 0, fn = 0;
+	double f1, score;
+	jv parts;
+	for (i = 0; i < n; i++) {
+		jv c = jv_object_get(jv_array_get(jv_copy(verdicts), i), jv_string("class"));
+		const char *k = jv_string_value(c);
+		tp += strcmp(k, "tp") == 0;
+		fp += strcmp(k, "fp") == 0;
+		fn += strcmp(k, "fn") == 0;
+		jv_free(c);
+	}
+	f1 = rag_correctness_f1(tp, fp, fn);
+	score = rag_correctness_score(f1, vi->similarity, vc->factual_weight, vc->similarity_weight);
+	parts = JV_OBJECT(jv_string("factual"), jv_number(f1), jv_string("tp"), jv_number(tp),
+	                  jv_string("fp"), jv_number(fp), jv_string("fn"), jv_number(fn),
+	                  jv_string("similarity"), isnan(vi->similarity) ? jv_null() : jv_number(vi->similarity),
+	                  jv_string("weights"), JV_ARRAY(jv_number(vc->factual_weight), jv_number(vc->similarity_weight)));
+	if (vi->similarity_from) parts = jv_object_set(parts, jv_string("similarity_from"), jv_string(vi->similarity_from));
+	it->rec = rag_record_set(it->rec, "verdicts", vi->metric, verdicts);
+	it->rec = rag_record_set(it->rec, "scores", vi->metric, jv_number(score));
+	it->rec = rag_record_set(it->rec, "parts", vi->metric, parts);
+}
+
+/* ---------------------------------------------------------------- the chunks */
+
+static int chunks_fields(const tool *t, rag_item *it, fields *f, char *why, size_t n)
+{
+	const char *ref, *ans;
+	if (rag_record_text(it->rec, "reference", &ref, why, n) < 0 ||
+	    rag_record_text(it->rec, "answer", &ans, why, n) < 0 ||
+	    rag_item_question(it, &f->question, why, n) < 0) {
+		/* the record's metric is the one its reference would have chosen */
+		if (!t->metric_given) f->metric = rag_record_str(it->rec, "reference") ? "context_precision" : "context_utilization";
+		return BAD_INPUT;
+	}
+	if (ref && !*ref) ref = NULL;
+	if (ans && !*ans) ans = NULL;
+	if (!t->metric_given) f->metric = ref ? "context_precision" : "context_utilization";
+	it->stage = f->metric;
+	f->reference = ref;
+	f->target = f->lang_from = strcmp(f->metric, "context_precision") == 0 ? ref : ans;
+	if (!f->target) {
+		size_t len;
+		if (!t->metric_given) {
+			snprintf(why, n, "record has neither a reference nor an answer to judge the chunks against");
+			return BAD_INPUT;
+		}
+		if (strcmp(f->metric, "context_precision") == 0) {
+			snprintf(why, n, "no reference answer");   /* by its definition */
+			return NA;
+		}
+		rag_record_need_text(it->rec, "answer", RAG_FIELD_NONEMPTY, &ans, why, n);
+		len = strlen(why);
+		snprintf(why + len, n - len, ": context utilization judges the chunks against the answer");
+		return BAD_INPUT;
+	}
+	return contexts_of(it->rec, f, why, n);
+}
+
+static void chunks_ask(tool *t, rag_item *it, vitem *vi, fields *f)
+{
+	rag_chunks_ask(t->cli->judge, lang(t, f), f->question, f->target, strcmp(f->metric, "context_precision") == 0,
+	               f->contexts, &it->usage, judged, it);
+}
+
+/* The score is rag-ap's context precision of the verdicts (rank.c). */
+static void chunks_write(rag_item *it, vitem *vi, jv result)
+{
+	int n = jv_array_length(jv_copy(result)), i;
+	double *g = rag_xmalloc(((size_t)n + 1) * sizeof *g), v = 0;
+	rag_rank_metric m;
+	rag_rank_list l;
+	const char *why;
+	char err[RAG_ERRLEN];
+	for (i = 0; i < n; i++) {
+		jv d = jv_object_get(jv_array_get(jv_copy(result), i), jv_string("verdict"));
+		g[i] = jv_get_kind(d) == JV_KIND_TRUE;
+		jv_free(d);
+	}
+	l.gain = l.ideal = g;
+	l.n = l.nideal = (size_t)n;
+	l.level = 0;
+	rag_rank_metric_parse("ap", &m, err, sizeof err);
+	rag_rank_eval(&m, &l, &v, &why);
+	free(g);
+	it->rec = rag_record_set(it->rec, "verdicts", vi->metric, result);
+	it->rec = rag_record_set(it->rec, "scores", vi->metric, jv_number(v));
+}
+
+/* ---------------------------------------------------------------- the modes */
+
+static const rag_op *const ops_verify[] = {&rag_op_verify, NULL}, *const ops_verifier[] = {&rag_op_verifier, NULL},
+                        *const ops_one[] = {&rag_op_faithfulness, &rag_op_claims, NULL},
+                        *const ops_correctness[] = {&rag_op_correctness, NULL}, *const ops_chunks[] = {&rag_op_chunks, NULL};
+static const mode mode_claims = {ops_verify, claims_fields, claims_ask, claims_write},
+                  mode_verifier = {ops_verifier, claims_fields, claims_ask, claims_write},
+                  mode_one = {ops_one, one_fields, one_ask, one_write},
+                  mode_correctness = {ops_correctness, correctness_fields, correctness_ask, correctness_write},
+                  mode_chunks = {ops_chunks, chunks_fields, chunks_ask, chunks_write};
 
 static int run(void *ctx, int fd, double timeout)
 {
@@ -506,110 +518,40 @@ static void cancel(void *ctx)
 
 /* ---------------------------------------------------------------- the record */
 
+/* One record, whatever the mode: its fields, then its operation, or why it is not judged. */
 static void start(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
-	jv claims, contexts;
-	const char *question;
+	fields f = {t->metric, NULL, NULL, NULL, NULL, NULL, jv_null(), jv_null(), jv_null()};
 	char why[RAG_ERRLEN];
-	int upstream;
+	int rc;
+	vitem *vi;
 
 	it->data = t;
 	it->stage = t->metric;
-	if (rag_record_expects_refusal(it->rec) && !t->chunks &&
-	    (!strcmp(t->metric, "answer_correctness") || !strcmp(t->metric, "context_recall"))) {
-		/* no answer to compare with: declining is right, and rag-kw's refusal says whether it did */
-		set_null(it, t);
-		rag_item_not_applicable(it, t->metric, RAG_NA_UNANSWERABLE);
-		return;
+	if (t->refusal_metric && rag_record_expects_refusal(it->rec)) {
+		/* no answer to compare with, no chunk can hold it: declining is right, and rag-kw's
+		 * refusal says whether it did */
+		f.metric = t->refusal_metric;
+		snprintf(why, sizeof why, "%s", RAG_NA_UNANSWERABLE);
+		rc = NA;
+	} else {
+		rc = t->mode->fields(t, it, &f, why, sizeof why);
 	}
-	if (t->chunks && rag_record_expects_refusal(it->rec)) {
-		/* no chunk can hold the answer (precision), and the right answer uses none (utilization) */
-		const char *metric = t->metric_given ? t->metric : "context_precision";
-		it->rec = rag_record_set(it->rec, "verdicts", metric, jv_null());
-		rag_item_not_applicable(it, metric, RAG_NA_UNANSWERABLE);
-		return;
-	}
-	if (t->chunks) {
-		chunks_start(it, t);
-		return;
-	}
-	if (strcmp(t->metric, "answer_correctness") == 0) {
-		correctness_start(it, t);
-		return;
-	}
-	if (t->one_request) {
-		one_request_start(it, t);
-		return;
-	}
-	if (strcmp(t->metric, "context_recall") == 0) {
-		const char *ref;
-		int bad = rag_record_text(it->rec, "reference", &ref, why, sizeof why) < 0;
-		jv rv = rag_record_get(it->rec, "reference");
-		jv_kind rk = jv_get_kind(rv);
-		jv_free(rv);
-		if (!bad && rk != JV_KIND_INVALID && rk != JV_KIND_NULL && rk != JV_KIND_STRING) {
-			/* a reference that is not a text is broken input, not a missing one */
-			snprintf(why, sizeof why, "field \"reference\" is %s, not a string", jv_kind_name(rk));
-			bad = 1;
-		}
-		if (!bad && (!ref || !*ref)) {
-			/* no reference answer: context recall does not apply (rag(7) NOT APPLICABLE), whether
-			 * rag-claims --from reference said so already or not */
-			set_null(it, t);
-			rag_item_not_applicable(it, t->metric, "no reference answer");
-			return;
-		}
-		if (bad) {
-			jv_free(record_claims(it->rec, t->claims_field, &upstream));
-			set_null(it, t);
-			if (upstream)
-				it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", why);
-			else
-				rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
-			return;
-		}
-	}
-	if (strcmp(t->metric, "context_recall") == 0 && !t->claims_given && claims_absent(it->rec, t->claims_field))
-		/* the one-request path: the reference's sentences stand for its claims */
-		claims = sentences(rag_record_str(it->rec, "reference"));
-	else
-		claims = record_claims(it->rec, t->claims_field, &upstream);
-	if (!jv_is_valid(claims)) {
-		jv m = jv_invalid_get_msg(claims);
-		set_null(it, t);
-		if (upstream)
-			it->rec = rag_record_error(it->rec, "rag-verify", t->metric, "%s", jv_string_value(m));
-		else
-			rag_item_input_error(it, "rag-verify", t->metric, "%s", jv_string_value(m));
-		jv_free(m);
-		return;
-	}
-	contexts = rag_record_contexts(it->rec);
-	if (!jv_is_valid(contexts)) {
-		jv m = jv_invalid_get_msg(contexts);
-		jv_free(claims);
-		set_null(it, t);
-		rag_item_input_error(it, "rag-verify", t->metric, "%s", jv_string_value(m));
-		jv_free(m);
-		return;
-	}
-	if (rag_item_question(it, &question, why, sizeof why) < 0) {
-		jv_free(claims);
-		jv_free(contexts);
-		set_null(it, t);
-		rag_item_input_error(it, "rag-verify", t->metric, "%s", why);
+	if (rc != JUDGE) {
+		jv_free(f.claims);
+		jv_free(f.rclaims);
+		jv_free(f.contexts);
+		not_judged(it, f.metric, rc, why);
 		return;
 	}
 	rag_cli_self_check(t->cli, it->rec);
-	{
-		/* without a question, the claims tell the language */
-		jv first = jv_array_length(jv_copy(claims)) ? jv_array_get(jv_copy(claims), 0) : jv_string("");
-		const char *lang = rag_cli_lang(t->cli, question && *question ? question : jv_string_value(first));
-		jv_free(first);
-		rag_item_hold(it);
-		rag_verify_ask(t->cli->judge, lang, question, claims, contexts, &it->usage, verified, it);
-	}
+	vi = rag_xcalloc(1, sizeof *vi);
+	vi->t = t;
+	vi->metric = f.metric;
+	it->data = vi;
+	rag_item_hold(it);
+	t->mode->ask(t, it, vi, &f);
 }
 
 /* The command line's own flags, before they go into the configuration. */
@@ -728,17 +670,20 @@ static int check_combinations(rag_cli *cli, const tool *t, const flags *f)
 	return 0;
 }
 
-/* The prompts the run needs, by what it judges. */
-static void choose_prompts(rag_cli *cli, const tool *t)
+/* The record's mode, chosen once from the options and the configuration: its prompts too. */
+static void choose_mode(rag_cli *cli, tool *t)
 {
-	static const rag_op *const chunks[] = {&rag_op_chunks, NULL}, *const correctness[] = {&rag_op_correctness, NULL},
-	                          *const verifier[] = {&rag_op_verifier, NULL}, *const verify[] = {&rag_op_verify, NULL},
-	                          *const one[] = {&rag_op_faithfulness, &rag_op_claims, NULL};
-	if (t->chunks) cli->ops = chunks;
-	else if (t->one_request) cli->ops = one;
-	else if (strcmp(t->metric, "answer_correctness") == 0) cli->ops = correctness;
-	else if (cli->cfg.verify.mode != RAG_VERIFY_BATCHED) cli->ops = verifier;
-	else cli->ops = verify;
+	if (t->chunks) t->mode = &mode_chunks;
+	else if (t->one_request) t->mode = &mode_one;
+	else if (strcmp(t->metric, "answer_correctness") == 0) t->mode = &mode_correctness;
+	else if (cli->cfg.verify.mode != RAG_VERIFY_BATCHED) t->mode = &mode_verifier;
+	else t->mode = &mode_claims;
+	cli->ops = t->mode->ops;
+	/* an unanswerable record: no answer to compare with (answer_correctness, context recall), no
+	 * chunk can hold the answer (precision) and the right answer uses none (utilization) */
+	if (t->chunks) t->refusal_metric = t->metric_given ? t->metric : "context_precision";
+	else if (strcmp(t->metric, "answer_correctness") == 0 || strcmp(t->metric, "context_recall") == 0)
+		t->refusal_metric = t->metric;
 }
 
 /* answer_correctness's embedder for the similarity part: 0, or the exit status. */
@@ -795,7 +740,7 @@ int main(int argc, char **argv)
 		rag_cli_free(&cli);
 		return RAG_EXIT_USAGE;
 	}
-	choose_prompts(&cli, &t);
+	choose_mode(&cli, &t);
 	if (f.recheck) cli.cfg.verify.recheck_chunks = 1;
 	if (f.literal) cli.cfg.verify.literal_match = 1;
 	if (f.batch_claims) cli.cfg.verify.batch_claims = (int)f.batch_claims;

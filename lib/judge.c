@@ -82,11 +82,13 @@ int rag_judge_op_check(const rag_op *op, char *err, size_t errlen)
 	else if (op->reply == RAG_OP_TEXT && op->schema) missing = "no schema (a plain-text reply has none)";
 	else if (!op->check) missing = "its reply check";
 	else if (!op->completion) missing = "its expected completion (for --estimate)";
-	else if (!op->offline || !*op->offline) missing = "what answers offline (or RAG_OP_NO_OFFLINE)";
-	else if ((op->tool || op->metric || op->doc || op->ask) &&
+	else if (!op->tool && (!op->offline || !*op->offline)) missing = "what answers offline (or RAG_OP_NO_OFFLINE)";
+	else if ((op->tool || op->metric || op->doc || op->ask || op->offline_ask) &&
 	         (!op->tool || strncmp(op->tool, "rag-", 4) || !op->tool[4] || !op->metric || !*op->metric ||
 	          !op->doc || !*op->doc || !op->ask))
 		missing = "a metric tool's four fields, or none (.tool \"rag-NAME\", .metric, .doc, .ask)";
+	else if (op->tool && op->offline)
+		missing = "its offline answer as the function .offline_ask (NULL for none), not the text .offline";
 	if (!missing) return 0;
 	rag_seterr(err, errlen, "internal error: operation \"%s\" needs %s", op->name ? op->name : "(no name)", missing);
 	return -1;
@@ -310,6 +312,11 @@ static double expected_completion(const call *c)
 double rag_judge_completion_verdicts(int expect)
 {
 	return 10 + 30.0 * (expect > 0 ? expect : 1);
+}
+
+double rag_judge_completion_score(int expect)
+{
+	return 40;
 }
 
 /* estimate mode: the prefix this request's text shares with the request before's, which a
@@ -637,6 +644,39 @@ static int truthy(jv v, int *out)
 }
 
 /* One verdict per statement, ids 1..k, each once: anything else is named in the re-ask. */
+const char *rag_judge_check_score(jv v, int expect, jv *result, char *problem, size_t plen)
+{
+	jv score, reason;
+	const char *r;
+	if (jv_get_kind(v) != JV_KIND_OBJECT) {
+		jv_free(v);
+		return "expected an object with \"score\" and \"reason\"";
+	}
+	score = jv_object_get(jv_copy(v), jv_string("score"));
+	reason = jv_object_get(v, jv_string("reason"));
+	problem[0] = 0;
+	if (jv_get_kind(score) != JV_KIND_NUMBER)
+		snprintf(problem, plen, "\"score\" is %s, not a number from 0 to 1",
+		         jv_is_valid(score) ? jv_kind_name(jv_get_kind(score)) : "missing");
+	else if (!(jv_number_value(score) >= 0 && jv_number_value(score) <= 1))
+		snprintf(problem, plen, "\"score\" %.6g is not from 0 to 1", jv_number_value(score));
+	else if (jv_get_kind(reason) != JV_KIND_STRING)
+		snprintf(problem, plen, "\"reason\" is %s, not a text",
+		         jv_is_valid(reason) ? jv_kind_name(jv_get_kind(reason)) : "missing");
+	else {
+		for (r = jv_string_value(reason); *r == ' ' || *r == '\t' || *r == '\n' || *r == '\r'; r++)
+			;
+		if (!*r) snprintf(problem, plen, "\"reason\" is blank");
+	}
+	if (problem[0]) {
+		jv_free(score);
+		jv_free(reason);
+		return problem;
+	}
+	*result = JV_OBJECT(jv_string("score"), score, jv_string("reason"), reason);
+	return NULL;
+}
+
 const char *rag_judge_check_verdicts(jv v, int expect, jv *result, char *problem, size_t plen)
 {
 	jv arr = v;

@@ -35,21 +35,28 @@ typedef struct rag_op {
 	double (*completion)(int expect);   /* --estimate: the completion tokens one reply is
 	                           * expected to take, for the caller's expect (rag(7) ESTIMATES) */
 	const char *offline;      /* what answers for the offline judge (its function), or
-	                           * RAG_OP_NO_OFFLINE: the operation's tool refuses at set-up */
+	                           * RAG_OP_NO_OFFLINE: the operation's tool refuses at set-up; a
+	                           * metric tool's leaves it unset: its offline answer is .offline_ask */
 	/* A metric tool of this one operation (optional: all four, or none). Its tool is
 	 * rag_cli_metric's (cmd/tool-metric.c), rag-eval scores its metric with a stage of its own
 	 * and the manuals list it (HACKING.md, "A new LLM metric tool"). */
-	const char *tool;         /* the tool, "rag-polite" (its cmd/rag-polite.c) */
+	const char *tool;         /* the tool, "rag-polite" (bin/rag-polite: cmd/tool-metric-main.c) */
 	const char *metric;       /* the score it writes, scores.<metric>: rag-eval's metric of that
 	                           * name, a name no custom rubric may take */
 	const char *doc;          /* what the score says, one sentence for the manuals */
-	/* The score of one record (rec borrowed, question as rag_item_question gives it or NULL),
-	 * op being this descriptor (for rag_judge_ask): 0 when asked, cb then getting a number in
-	 * [0, 1] or an error, exactly once (at once for the offline judge); -1 with err, nothing
-	 * asked and cb never called, when the record lacks what it needs (rag_record_need_text's
-	 * message). */
+	/* The score of one record by the LLM judge (rec borrowed, question as rag_item_question
+	 * gives it or NULL), op being this descriptor (for rag_judge_ask): 0 when asked, cb then
+	 * getting {"score": a number in [0, 1], "reason": a text, and "verdicts" where the operation
+	 * has them} or an error, exactly once; -1 with err, nothing asked and cb never called, when
+	 * the record lacks what it needs (rag_record_need_text's message). */
 	int (*ask)(const struct rag_op *op, rag_judge *j, const char *lang, const char *question, jv rec,
 	           rag_usage *usage, rag_judge_cb cb, void *arg, char *err, size_t errlen);
+	/* The same score by the offline judge, at once: 0 with *result as ask's cb gets it, or -1
+	 * and err as ask; NULL where there is no offline answer (the tool then exits 2 without an
+	 * endpoint, never inventing a score). The tool calls the one of its judge: an operation
+	 * never asks which judge it has. */
+	int (*offline_ask)(const struct rag_op *op, rag_judge *j, const char *lang, const char *question, jv rec,
+	                   jv *result, char *err, size_t errlen);
 } rag_op;
 enum { RAG_OP_JSON = 1, RAG_OP_TEXT };
 #define RAG_OP_NO_OFFLINE "none"
@@ -103,6 +110,14 @@ const char *rag_judge_check_verdicts(jv reply, int expect, jv *result, char *pro
 	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"verdicts\"],\"properties\":" \
 	"{\"verdicts\":" RAG_JUDGE_VERDICT_LIST "}}"
 double rag_judge_completion_verdicts(int expect);
+/* The reply check for "a score with its reason", a metric tool's usual reply: {"score": a number
+ * from 0 to 1, "reason": a text not blank} -> *result {"score", "reason"}; its schema, and its
+ * completion (one short reason) for rag_op.completion. */
+const char *rag_judge_check_score(jv reply, int expect, jv *result, char *problem, size_t plen);
+#define RAG_JUDGE_SCORE_SCHEMA \
+	"{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"score\",\"reason\"]," \
+	"\"properties\":{\"score\":{\"type\":\"number\"},\"reason\":{\"type\":\"string\"}}}"
+double rag_judge_completion_score(int expect);
 int rag_judge_offline(const rag_judge *j);
 /* Estimate mode (--estimate): from now on no request is sent; each one the operations ask is
  * counted into e (borrowed, kept until rag_judge_free) and answered at once with the error

@@ -332,6 +332,7 @@ int rag_record_need_text(jv rec, const char *field, int flags, const char **s, c
 	const char *name = rag_record_canonical(field);
 	jv_free(v);
 	*s = NULL;
+	if ((flags & RAG_FIELD_OPTIONAL) && (k == JV_KIND_INVALID || k == JV_KIND_NULL)) return 0;
 	if (k == JV_KIND_INVALID) {
 		rag_seterr(err, errlen, "record has no \"%s\" field", name);
 		return -1;
@@ -360,6 +361,50 @@ const char *rag_record_str(jv rec, const char *field)
 	if (jv_get_kind(v) == JV_KIND_STRING) s = jv_string_value(v);
 	jv_free(v);
 	return s;
+}
+
+jv rag_record_claims(jv rec, const char *field, int *state)
+{
+	jv all = jv_object_get(jv_copy(rec), jv_string("claims")), c;
+	int i, n;
+	*state = RAG_CLAIMS_BAD;
+	if (jv_get_kind(all) == JV_KIND_OBJECT) {
+		c = jv_object_get(all, jv_string(field));
+	} else {
+		jv_free(all);
+		c = jv_invalid();
+	}
+	if (!jv_is_valid(c)) {
+		jv_free(c);
+		*state = RAG_CLAIMS_ABSENT;
+		return jv_invalid_with_msg(jv_string_fmt("record has no claims.%s: run rag-claims%s first", field,
+		                                         strcmp(field, "answer") ? " --from reference" : ""));
+	}
+	if (jv_get_kind(c) == JV_KIND_NULL) {
+		*state = RAG_CLAIMS_FAILED;
+		return jv_invalid_with_msg(jv_string_fmt("claims.%s is null: the claims stage failed for this record", field));
+	}
+	if (jv_get_kind(c) != JV_KIND_ARRAY) {
+		const char *k = jv_kind_name(jv_get_kind(c));
+		jv_free(c);
+		return jv_invalid_with_msg(jv_string_fmt("claims.%s is %s, not an array", field, k));
+	}
+	n = jv_array_length(jv_copy(c));
+	for (i = 0; i < n; i++) {
+		jv s = jv_array_get(jv_copy(c), i);
+		int ok = jv_get_kind(s) == JV_KIND_STRING, nul = rag_record_has_nul(s);
+		jv_free(s);
+		if (!ok) {
+			jv_free(c);
+			return jv_invalid_with_msg(jv_string_fmt("claims.%s[%d] is not a string", field, i));
+		}
+		if (nul) {
+			jv_free(c);
+			return jv_invalid_with_msg(jv_string_fmt("claims.%s[%d] contains a NUL character (\\u0000)", field, i));
+		}
+	}
+	*state = RAG_CLAIMS_OK;
+	return c;
 }
 
 jv rag_record_contexts(jv rec)

@@ -42,6 +42,12 @@ void rag_fieldmap_free(rag_fieldmap *m);
 /* Contexts as an array of strings: accepts strings or objects {text, id}. Returns invalid with
  * message when mistyped, or when a text holds a NUL (as rag_record_text). rec borrowed. */
 jv rag_record_contexts(jv rec);
+/* claims.<field> (rag-claims' output) as an array of strings, or invalid with the message why
+ * not, *state saying which: RAG_CLAIMS_OK, RAG_CLAIMS_ABSENT (no claims.<field>: run rag-claims),
+ * RAG_CLAIMS_FAILED (null: the claims stage failed on this record), RAG_CLAIMS_BAD (not an array
+ * of strings, or a claim holds a NUL). rec borrowed. */
+enum { RAG_CLAIMS_OK = 0, RAG_CLAIMS_ABSENT, RAG_CLAIMS_FAILED, RAG_CLAIMS_BAD };
+jv rag_record_claims(jv rec, const char *field, int *state);
 /* Append {tool, metric, message} to rec.errors (metric may be NULL). Consumes rec. */
 jv rag_record_error(jv rec, const char *tool, const char *metric, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -69,8 +75,11 @@ char *rag_record_id(jv rec);
  * the one message every tool gives, naming the field by our name (rag_record_canonical):
  * "record has no "F" field" when it is absent, "field "F" is KIND, not a string" when it is
  * something else (null included), "field "F" contains a NUL character (\u0000)", and with
- * RAG_FIELD_NONEMPTY "field "F" is empty" for "". rec borrowed. */
+ * RAG_FIELD_NONEMPTY "field "F" is empty" for "". With RAG_FIELD_OPTIONAL a field absent or null
+ * is none: 0 with *s NULL (a text the record may lack, but not hold as another kind). rec
+ * borrowed. */
 #define RAG_FIELD_NONEMPTY 1
+#define RAG_FIELD_OPTIONAL 2
 int rag_record_need_text(jv rec, const char *field, int flags, const char **s, char *err, size_t errlen);
 /* 1 when s (borrowed) is a string that holds a NUL character. */
 int rag_record_has_nul(jv s);

@@ -11,8 +11,15 @@
 # holds changes, so that the files that include it are not rebuilt for nothing.
 # tests/unit/t-op.c checks OUT against the descriptors themselves (a .tool or .metric written
 # otherwise than `.tool = "...",` on a line of its own would be seen there).
+# ops.sh --tools SOURCE... prints the metric tools' names alone, one a line: the Makefile builds
+# bin/<tool> of each with the one main of them all (cmd/tool-metric-main.c).
 set -eu
-out=${1:?usage: ops.sh OUT SOURCE...}
+if [ "${1:-}" = --tools ]; then
+	shift
+	sed -n 's/^[ 	]*\.tool = "\(rag-[a-z0-9-]*\)",.*/\1/p' "$@"
+	exit 0
+fi
+out=${1:?usage: ops.sh OUT SOURCE... | ops.sh --tools SOURCE...}
 shift
 mkdir -p "$(dirname "$out")"
 tmp=$out.tmp.$$

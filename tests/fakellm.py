@@ -67,6 +67,9 @@ plain user message, the last user message that holds a block):
     seeds 1, 2, 3 give V, V+1, V-1. Plan rules on it: "few" drops the reason, "empty_list"
     empties it, "bad_ids" adds 100 to the score, "wrong_types" makes it a string ("yes": a
     list), "echo_key" quotes the key in the reason;
+  * a metric tool's score-and-reason prompt (a <<<SCORED-xxxxxxxx ... >>> block: the text it
+    scores; checked after the rubric) -> {"score": V, "reason": "fake: scored V"}, V 0 exactly
+    when the block contains "UNSUPPORTED", else 1; the plan's rules change it as a rubric reply;
   * else a <<<CLAIM-xxxxxxxx ... >>> block (rag-verify --mode claim|claim_chunk: a verifier
     model) -> the plain text "Yes", or "No" exactly when the claim contains "UNSUPPORTED" or
     the document (the <<<DOCUMENT- block) contains "IRRELEVANT"; not JSON;
@@ -333,8 +336,18 @@ def rubric_reply(req, users):
     return {"score": v, "reason": "fake: rubric %s scored %s" % (name, v)}, "rubric"
 
 
+def score_reply(users):
+    """The AUTO reply to a metric tool's score-and-reason prompt, or None for any other prompt."""
+    for u in reversed(users):
+        text = find_block(u, "SCORED")
+        if text is not None:
+            v = 0 if "UNSUPPORTED" in text else 1
+            return {"score": v, "reason": "fake: scored %s" % v}, "score"
+    return None
+
+
 def mutate_rubric(obj, rule, key):
-    """The plan's changes to a rubric reply (the rubric has no list, verdicts or ids)."""
+    """The plan's changes to a rubric or score-and-reason reply (no list, verdicts or ids)."""
     if "score" not in obj or "reason" not in obj:
         return
     if rule.get("few"):
@@ -378,6 +391,9 @@ def auto_reply(req):
     rubric = rubric_reply(req, users)
     if rubric is not None:
         return rubric
+    scored = score_reply(users)
+    if scored is not None:
+        return scored
     # The last user message; but a re-ask appends the model's reply and a short user message
     # ("your reply did not fit ..."), so fall back to the last user message holding a block.
     last = users[-1] if users else ""

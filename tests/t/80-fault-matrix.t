@@ -32,6 +32,13 @@ done
 	bail_out "rag-eval --list-metrics failed"
 REG_IDS=$(awk '{ print $1 }' "$T/registry" | tr '\n' ' ')
 registry_row() { awk -v id="$1" -v f="$2" '$1 == id { print $f }' "$T/registry"; }
+# what each metric tool's reply is, read from its descriptor (lib/<file>.c): a score with its
+# reason (.check = rag_judge_check_score) is held to rag-judge's expectations, a verdict list
+# to rag-verify's. "ID KIND" a line.
+for _id in $REG_IDS; do
+	_src=$(grep -l "^const rag_op rag_op_$_id = {" "$TOP"/lib/*.c) || bail_out "no descriptor of $_id in lib/"
+	if grep -q '\.check = rag_judge_check_score' $_src; then echo "$_id judge"; else echo "$_id verify"; fi
+done >"$T/registry-kind"
 KEY=test-secret-key
 LANES=${RAG_MATRIX_LANES:-6}
 
@@ -52,8 +59,9 @@ IDS="r1 r2 r3"
 # chat endpoint, streamed, its collect section in the config). A metric tool of the operation
 # registry has its row made here, so that a new one is in the matrix with no edit: its id its
 # operation's name, its command the tool, its field scores.<metric>; it reads question, answer
-# and contexts, and asks one request a record whose reply is a verdict list checked by
-# rag_judge_check_verdicts, as rag-verify's (HACKING.md), so its cells expect what verify's do.
+# and contexts, and asks one request a record whose reply is a score with its reason checked by
+# rag_judge_check_score, as rag-judge's, or a verdict list checked by rag_judge_check_verdicts,
+# as rag-verify's (HACKING.md), so its cells expect what judge's or verify's do.
 TOOLS="claims verify recall chunks revq embsim judge collect $REG_IDS"
 TOOLS=${TOOLS% }
 tool_cmd() {
@@ -139,7 +147,7 @@ fault_quote() {
 }
 # fault_want TOOL FAULT
 fault_want() {
-	case " $REG_IDS " in *" $1 "*) fault_want verify "$2"; return ;; esac
+	case " $REG_IDS " in *" $1 "*) fault_want "$(awk -v id="$1" '$1 == id { print $2 }' "$T/registry-kind")" "$2"; return ;; esac
 	case $1:$2 in
 	embsim:nonjson | embsim:length) echo na ;;  # no chat content, no finish_reason
 	claims:few | revq:few) echo "accept 1" ;;   # one claim (question) fewer is a valid reply

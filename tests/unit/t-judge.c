@@ -39,7 +39,7 @@ int main(void)
 	static const rag_op *const prompts[] = {&rag_op_claims, &rag_op_verify, NULL};
 	/* an operation whose prompt is missing: every field set but the file */
 	static const rag_op nosuch = {"no-such-prompt", RAG_OP_JSON, "{}", rag_judge_check_verdicts,
-	                              rag_judge_completion_verdicts, RAG_OP_NO_OFFLINE, NULL, NULL, NULL, NULL};
+	                              rag_judge_completion_verdicts, RAG_OP_NO_OFFLINE, NULL, NULL, NULL, NULL, NULL};
 	static const rag_op *const missing[] = {&nosuch, NULL};
 	rag_config cfg, before;
 	rag_judge *j;
@@ -119,6 +119,35 @@ int main(void)
 		char *cmd = rag_xasprintf("rm -rf '%s'", root);
 		if (system(cmd) != 0) ok(0, "cleaned up %s", root);
 		free(cmd);
+	}
+	/* a score with its reason: a metric tool's usual reply */
+	{
+		static const struct { const char *reply, *problem; } cases[] = {
+			{"{\"score\": 0.5, \"reason\": \"half of it\"}", NULL},
+			{"{\"score\": 1, \"reason\": \"all\", \"extra\": 1}", NULL},
+			{"[0.5]", "expected an object"},
+			{"{\"reason\": \"r\"}", "\"score\" is missing"},
+			{"{\"score\": \"0.5\", \"reason\": \"r\"}", "\"score\" is string"},
+			{"{\"score\": 1.5, \"reason\": \"r\"}", "\"score\" 1.5 is not from 0 to 1"},
+			{"{\"score\": -0.1, \"reason\": \"r\"}", "is not from 0 to 1"},
+			{"{\"score\": 0.5}", "\"reason\" is missing"},
+			{"{\"score\": 0.5, \"reason\": 3}", "\"reason\" is number"},
+			{"{\"score\": 0.5, \"reason\": \" \\n\"}", "\"reason\" is blank"},
+		};
+		size_t k;
+		for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+			char problem[200];
+			jv result = jv_invalid();
+			const char *p = rag_judge_check_score(jv_parse(cases[k].reply), 0, &result, problem, sizeof problem);
+			if (!cases[k].problem) {
+				ok(p == NULL && jv_number_value(jv_object_get(jv_copy(result), jv_string("score"))) > 0 &&
+				   jv_get_kind(jv_object_get(jv_copy(result), jv_string("reason"))) == JV_KIND_STRING &&
+				   jv_object_length(jv_copy(result)) == 2, "check_score takes %s as score and reason", cases[k].reply);
+			} else {
+				ok(p && strstr(p, cases[k].problem), "check_score refuses %s: %s", cases[k].reply, p ? p : "(taken)");
+			}
+			jv_free(result);
+		}
 	}
 	return done_testing();
 }

@@ -55,6 +55,14 @@ static int ask_none(const rag_op *op, rag_judge *j, const char *lang, const char
 	return -1;
 }
 
+static int offline_none(const rag_op *op, rag_judge *j, const char *lang, const char *question, jv rec,
+                        jv *result, char *err, size_t errlen)
+{
+	(void)op, (void)j, (void)lang, (void)question, (void)rec, (void)result;
+	rag_seterr(err, errlen, "never");
+	return -1;
+}
+
 static const char *none(jv reply, int expect, jv *result, char *problem, size_t plen)
 {
 	(void)expect, (void)result, (void)problem, (void)plen;
@@ -124,13 +132,13 @@ int main(void)
 	/* a field left unset: refused by name, before a judge is made */
 	{
 		const rag_op fields[] = {
-			{NULL, RAG_OP_JSON, "{}", none, fifty, "x", NULL, NULL, NULL, NULL},
-			{"t", 0, "{}", none, fifty, "x", NULL, NULL, NULL, NULL},
-			{"t", RAG_OP_JSON, NULL, none, fifty, "x", NULL, NULL, NULL, NULL},
-			{"t", RAG_OP_TEXT, "{}", none, fifty, "x", NULL, NULL, NULL, NULL},
-			{"t", RAG_OP_JSON, "{}", NULL, fifty, "x", NULL, NULL, NULL, NULL},
-			{"t", RAG_OP_JSON, "{}", none, NULL, "x", NULL, NULL, NULL, NULL},
-			{"t", RAG_OP_JSON, "{}", none, fifty, NULL, NULL, NULL, NULL, NULL},
+			{NULL, RAG_OP_JSON, "{}", none, fifty, "x", NULL, NULL, NULL, NULL, NULL},
+			{"t", 0, "{}", none, fifty, "x", NULL, NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, NULL, none, fifty, "x", NULL, NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_TEXT, "{}", none, fifty, "x", NULL, NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, "{}", NULL, fifty, "x", NULL, NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, "{}", none, NULL, "x", NULL, NULL, NULL, NULL, NULL},
+			{"t", RAG_OP_JSON, "{}", none, fifty, NULL, NULL, NULL, NULL, NULL, NULL},
 		};
 		static const char *const says[] = {"a name", "reply's shape", "JSON Schema", "no schema", "reply check",
 		                                   "expected completion", "offline"};
@@ -141,9 +149,13 @@ int main(void)
 			{"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "t", .metric = "t", .doc = "T.", .ask = ask_none},
 			{"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "rag-t", .metric = "t", .ask = ask_none},
 		};
-		const rag_op tool = {"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "rag-t", .metric = "t", .doc = "T.",
-		                     .ask = ask_none};
-		const rag_op good = {"claims", RAG_OP_JSON, "{}", none, fifty, RAG_OP_NO_OFFLINE, NULL, NULL, NULL, NULL};
+		const rag_op tool = {"t", RAG_OP_JSON, "{}", none, fifty, NULL, .tool = "rag-t", .metric = "t", .doc = "T.",
+		                     .ask = ask_none},
+		             offline_tool = {"t", RAG_OP_JSON, "{}", none, fifty, NULL, .tool = "rag-t", .metric = "t",
+		                             .doc = "T.", .ask = ask_none, .offline_ask = offline_none},
+		             text_tool = {"t", RAG_OP_JSON, "{}", none, fifty, "x", .tool = "rag-t", .metric = "t", .doc = "T.",
+		                          .ask = ask_none};
+		const rag_op good = {"claims", RAG_OP_JSON, "{}", none, fifty, RAG_OP_NO_OFFLINE, NULL, NULL, NULL, NULL, NULL};
 		size_t i;
 		rag_config cfg;
 		for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
@@ -158,6 +170,9 @@ int main(void)
 			   "a metric tool's descriptor lacking one of its four fields is refused (%zu: %s)", i, err);
 		}
 		ok(rag_judge_op_check(&tool, err, sizeof err) == 0, "a metric tool's with all four is taken");
+		ok(rag_judge_op_check(&offline_tool, err, sizeof err) == 0, "and with its offline answer, a function");
+		ok(rag_judge_op_check(&text_tool, err, sizeof err) < 0 && strstr(err, ".offline_ask"),
+		   "a metric tool's offline answer is a function, not the text .offline (%s)", err);
 		rag_config_defaults(&cfg);
 		{
 			const rag_op *const list[] = {&good, &fields[5], NULL};

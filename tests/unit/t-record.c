@@ -153,6 +153,19 @@ int main(void)
 	is_str(err, "record has no \"must_contain\" field", "need_text: absent, by our name");
 	is_int(rag_record_need_text(rec, "sampleId", 0, &text, err, sizeof err), -1, "need_text: a NUL");
 	is_str(err, "field \"id\" contains a NUL character (\\u0000)", "need_text: a NUL, by our name");
+	/* an optional text: absent or null is none, another kind is still an error */
+	text = "x";
+	is_int(rag_record_need_text(rec, "must_contain", RAG_FIELD_OPTIONAL, &text, err, sizeof err), 0,
+	       "need_text optional: absent");
+	ok(text == NULL, "need_text optional: absent is no text");
+	is_int(rag_record_need_text(rec, "groundTruth", RAG_FIELD_OPTIONAL, &text, err, sizeof err), 0,
+	       "need_text optional: null");
+	is_int(rag_record_need_text(rec, "contexts", RAG_FIELD_OPTIONAL, &text, err, sizeof err), -1,
+	       "need_text optional: an array");
+	is_str(err, "field \"contexts\" is array, not a string", "need_text optional: an array is not a string");
+	is_int(rag_record_need_text(rec, "response", RAG_FIELD_OPTIONAL, &text, err, sizeof err), 0,
+	       "need_text optional: a text");
+	is_str(text ? text : "(null)", "yes", "need_text optional: the text");
 	jv_free(rec);
 
 	/* the record's id as text: rag_json_id's, or NULL */
@@ -167,6 +180,46 @@ int main(void)
 			id = rag_record_id(rec);
 			is_str(id ? id : "(null)", recs[i][1] ? recs[i][1] : "(null)", "rag_record_id of %s", recs[i][0]);
 			free(id);
+			jv_free(rec);
+		}
+	}
+	/* claims.<field>: the array, or why not, by its state */
+	{
+		static const struct { const char *rec; int state; const char *msg; } cases[] = {
+			{"{\"claims\": {\"answer\": [\"a\", \"b\"]}}", RAG_CLAIMS_OK, NULL},
+			{"{\"answer\": \"a\"}", RAG_CLAIMS_ABSENT, "record has no claims.answer: run rag-claims first"},
+			{"{\"claims\": \"a\"}", RAG_CLAIMS_ABSENT, "record has no claims.answer: run rag-claims first"},
+			{"{\"claims\": {\"answer\": null}}", RAG_CLAIMS_FAILED,
+			 "claims.answer is null: the claims stage failed for this record"},
+			{"{\"claims\": {\"answer\": \"a\"}}", RAG_CLAIMS_BAD, "claims.answer is string, not an array"},
+			{"{\"claims\": {\"answer\": [\"a\", 1]}}", RAG_CLAIMS_BAD, "claims.answer[1] is not a string"},
+			{"{\"claims\": {\"answer\": [\"a\\u0000\"]}}", RAG_CLAIMS_BAD,
+			 "claims.answer[0] contains a NUL character (\\u0000)"},
+		};
+		for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			int state = -1;
+			jv c;
+			rec = jv_parse(cases[i].rec);
+			c = rag_record_claims(rec, "answer", &state);
+			is_int(state, cases[i].state, "rag_record_claims' state of %s", cases[i].rec);
+			if (cases[i].msg) {
+				jv msg = jv_invalid_get_msg(c);
+				is_str(jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "(none)", cases[i].msg,
+				       "rag_record_claims' message of %s", cases[i].rec);
+				jv_free(msg);
+			} else {
+				is_int(jv_array_length(c), 2, "rag_record_claims of %s: the array", cases[i].rec);
+			}
+			jv_free(rec);
+		}
+		{
+			int state;
+			jv msg;
+			rec = jv_parse("{}");
+			msg = jv_invalid_get_msg(rag_record_claims(rec, "reference", &state));
+			is_str(jv_string_value(msg), "record has no claims.reference: run rag-claims --from reference first",
+			       "rag_record_claims: the reference's claims come from rag-claims --from reference");
+			jv_free(msg);
 			jv_free(rec);
 		}
 	}

@@ -183,6 +183,18 @@ for m in gemini vllm qwen; do
 	like "$(cat "$ERR")" "http 400: fake: status 400\$" "$m: an error body's message is the record's error"
 	is "$(jq -s '[.[] | select(.errors)] | length' "$OUT")" 1 "$m: one record has it"
 done
+# Qwen refuses JSON mode when no message has the word "json": a prompt of one's own without it
+sed 's/[Jj][Ss][Oo][Nn]/object/g' "$TOP/share/prompts/claims.en.txt" >"$T/claims-nojson.txt"
+start --provider qwen
+conf "$T/qnj.yaml" "  base_url: $FAKE_URL/v1" "prompts:" "  claims: $T/claims-nojson.txt"
+run rag rag-claims -c "$T/qnj.yaml" <"$EXAMPLE"
+is "$RC" 0 "qwen, a prompt without \"json\": exit 0"
+is "$(jq -s '[.[] | select(.errors)] | length' "$OUT")" 0 "qwen, a prompt without \"json\": no record refused"
+is "$(jq -cs '[.[] | select(.body.response_format != null) | .body.messages[0].content | test("Reply in JSON[.]$")] | unique' "$FAKE_LOG")" '[true]' \
+	"qwen: the system message said JSON, as JSON mode needs"
+conf "$T/qwen.yaml" "  base_url: $FAKE_URL/v1"
+is "$(jq -c '.claims' "$OUT")" "$(rag rag-claims -c "$T/qwen.yaml" <"$EXAMPLE" 2>/dev/null | jq -c '.claims')" \
+	"qwen, a prompt without \"json\": the claims of the installed prompt"
 
 # a gateway's own header, from the environment, a secret everywhere
 start --require-header "X-Gateway-Token=$GW"

@@ -569,20 +569,52 @@ static jv adapted_body(jv o, int flags)
 	return o;
 }
 
+/* JSON mode needs the word: OpenAI's json_object, and DashScope's compatible mode (Qwen), which
+ * checks a json_schema as a json_object, refuse with HTTP 400 a request none of whose messages
+ * says "json" ("'messages' must contain the word 'json' in some form, to use 'response_format'
+ * of type 'json_object'."). The installed prompts all say it; a prompt of one's own that does
+ * not gets JSON_LINE at the end of its first system message, or as a system message first. */
+#define JSON_LINE "Reply in JSON."
+static jv json_word(jv messages)
+{
+	jv out;
+	int i, n = jv_array_length(jv_copy(messages)), sys = -1;
+	for (i = 0; i < n; i++) {
+		jv m = jv_array_get(jv_copy(messages), i), role = rag_json_get(jv_copy(m), "role");
+		jv c = rag_json_get(m, "content");
+		int says = jv_get_kind(c) == JV_KIND_STRING && strcasestr(jv_string_value(c), "json");
+		if (sys < 0 && jv_get_kind(role) == JV_KIND_STRING && !strcmp(jv_string_value(role), "system") &&
+		    jv_get_kind(c) == JV_KIND_STRING)
+			sys = i;
+		jv_free(role);
+		jv_free(c);
+		if (says) return messages;
+	}
+	if (sys >= 0) {
+		jv m = jv_array_get(jv_copy(messages), sys), c = rag_json_get(jv_copy(m), "content");
+		jv t = jv_string_fmt("%s\n\n" JSON_LINE, jv_string_value(c));
+		jv_free(c);
+		return jv_array_set(messages, sys, jv_object_set(m, jv_string("content"), t));
+	}
+	out = JV_ARRAY(JV_OBJECT(jv_string("role"), jv_string("system"), jv_string("content"), jv_string(JSON_LINE)));
+	return jv_array_concat(out, messages);
+}
+
 /* Everything that changes the answer, and nothing secret. Canonical: jv dumps with sorted keys. */
 static jv request_json(rag_llm *l, jv messages, const rag_llm_opts *opts)
 {
 	jv o = jv_object();
 	int n = opts->n > 1 ? opts->n : 1;
+	int json = l->json_mode != RAG_JSON_OFF && !opts->plain;
 	o = jv_object_set(o, jv_string("model"), jv_string(l->model));
-	o = jv_object_set(o, jv_string("messages"), messages);
+	o = jv_object_set(o, jv_string("messages"), json ? json_word(messages) : messages);
 	if (n > 1) o = jv_object_set(o, jv_string("n"), jv_number(n));
 	o = jv_object_set(o, jv_string("temperature"), jv_number(l->temperature));
 	o = jv_object_set(o, jv_string("max_tokens"), jv_number(opts->max_tokens > 0 ? opts->max_tokens : l->max_tokens));
 	/* repeat i of a question asks with seed + i: a seeded endpoint gives each its own sample */
 	if (l->has_seed) o = jv_object_set(o, jv_string("seed"), jv_number((double)l->seed + (opts->repeat > 0 ? opts->repeat : 0)));
 	if (l->effort) o = jv_object_set(o, jv_string("reasoning_effort"), jv_string(l->effort));
-	if (l->json_mode != RAG_JSON_OFF && !opts->plain)
+	if (json)
 		o = jv_object_set(o, jv_string("response_format"), response_format(l, opts->schema_name, opts->schema));
 	return adapted_body(o, l->fixed | l->learned);
 }

@@ -286,14 +286,24 @@ jv rag_wire_embed(const char *p, size_t n, int want, int dims, jv *usage, char *
 /* ------------------------------------------------------------------ errors */
 
 /* What an error body says, as text: the message of OpenAI's {"error": {"message"}}, a bare
- * {"error": "..."}, FastAPI's {"detail"}, a {"message"}; else the JSON itself, compact; else
- * (not JSON: a proxy's page) the text with its tags taken out. */
+ * {"error": "..."}, FastAPI's {"detail"}, a {"message"} (vLLM's {"object": "error"}); the same
+ * in a list's first object (Gemini's OpenAI compatibility answers [{"error": {...}}]); else the
+ * JSON itself, compact; else (not JSON: a proxy's page) the text with its tags taken out. */
 static char *error_text(const char *p, size_t n)
 {
 	static const char *const paths[] = {"error.message", "error", "detail", "message", "error.detail"};
 	jv v = parse_body(p, n), m = jv_invalid();
 	char *out;
 	size_t i;
+	if (jv_get_kind(v) == JV_KIND_ARRAY && jv_array_length(jv_copy(v)) > 0) {
+		jv first = jv_array_get(jv_copy(v), 0);
+		if (jv_get_kind(first) == JV_KIND_OBJECT && jv_object_has(jv_copy(first), jv_string("error"))) {
+			jv_free(v);
+			v = first;
+		} else {
+			jv_free(first);
+		}
+	}
 	if (jv_is_valid(v)) {
 		for (i = 0; i < sizeof paths / sizeof *paths && !jv_is_valid(m); i++) {
 			jv_free(m);

@@ -122,6 +122,24 @@ the fake saw before; a plan rule's "usage" still replaces it.
                     ```json fence), one choice whatever "n" asks, usage of prompt_tokens and
                     completion_tokens only
   llamacpp          llama.cpp's server: usage, and a "timings" object beside it
+  gemini            Gemini's OpenAI compatibility (generativelanguage.googleapis.com/v1beta/openai/):
+                    an error body is a list, [{"error": {"code": 400, "message", "status":
+                    "INVALID_ARGUMENT", "details"}}]; a request member it does not know, or a
+                    json_schema with "additionalProperties" (or "$schema"), gets that 400 "Invalid
+                    JSON payload received. Unknown name \"X\" ...: Cannot find field."; usage of
+                    prompt_tokens and completion_tokens only
+  qwen              Qwen through DashScope's compatible mode (dashscope.aliyuncs.com/compatible-mode/v1):
+                    a response_format (json_object, or json_schema, which it checks as json_object)
+                    with no "json" in any message's text gets 400 {"error": {"code":
+                    "invalid_parameter_error", "message": "<400> InternalError.Algo.InvalidParameter:
+                    'messages' must contain the word 'json' in some form, to use 'response_format' of
+                    type 'json_object'.", "type": "invalid_request_error", "param": null}};
+                    usage.prompt_tokens_details.cached_tokens
+  ollama            Ollama's /v1: "n" not among its request fields (one choice), usage of
+                    prompt_tokens and completion_tokens only, the key ignored
+  vllm              vLLM's OpenAI-compatible server: usage with "prompt_tokens_details": null, and
+                    an error as a bare object {"object": "error", "message", "type":
+                    "BadRequestError", "param": null, "code": 400}
 --require-header NAME=VALUE: answer 401 unless the request has that header with that value (a
 gateway's own header; any mode).
 
@@ -748,9 +766,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             status = int(status)
             etype = "rate_limit_error" if status == 429 else (
                 "server_error" if status >= 500 else "invalid_request_error")
-            self.send(status, json.dumps({"error": {"message": "fake: status %d" % status,
-                                                    "type": etype, "code": None}}), headers=headers,
-                      rule=rule)
+            self.send(status, json.dumps(self.error_body({"message": "fake: status %d" % status,
+                                                          "type": etype, "code": None}, status)),
+                      headers=headers, rule=rule)
             return None
         return seq, rule, headers
 
@@ -1006,9 +1024,59 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return False
         return True
 
+    # what each provider's endpoint takes and says: by its documentation, cited per mode
+    # gemini: https://ai.google.dev/gemini-api/docs/openai and https://ai.google.dev/api/compatibility
+    #   (the request's members); the list-shaped 400 and its "Unknown name" words as the endpoint
+    #   answers them (github.com/MinLL/SkyrimNet-GamePlugin/issues/77, an unknown member;
+    #   github.com/QuantumNous/new-api/pull/1037, "$schema" in a response schema; models before
+    #   Gemini 2.5 refuse "additionalProperties" there the same way)
+    GEMINI_MEMBERS = {"model", "messages", "stream", "stream_options", "tools", "tool_choice",
+                      "modalities", "n", "stop", "max_completion_tokens", "max_tokens", "temperature",
+                      "top_p", "response_format", "reasoning_effort", "seed", "audio", "extra_body"}
+    # qwen: https://www.alibabacloud.com/help/en/model-studio/qwen-structured-output (the "json"
+    #   word); json_schema checked as json_object: github.com/plastic-labs/honcho/issues/663
+    # ollama: https://docs.ollama.com/api/openai-compatibility ("Supported request fields": no "n")
+    # vllm: https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html (ErrorResponse)
+
+    def error_body(self, err, status=400):
+        """an error (OpenAI's inner object) as the provider's endpoint wraps it"""
+        mode = self.server.provider
+        if mode == "gemini":
+            return [{"error": {"code": status, "message": err.get("message"),
+                               "status": "INVALID_ARGUMENT" if status == 400 else "UNAVAILABLE",
+                               "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest",
+                                            "fieldViolations": [{"description": err.get("message")}]}]}}]
+        if mode == "vllm":
+            return {"object": "error", "message": err.get("message"), "type": "BadRequestError",
+                    "param": err.get("param"), "code": status}
+        return {"error": err}
+
+    def gemini_refuses(self, req):
+        """Gemini's 400 words for a member or a schema keyword it does not know, or None"""
+        unknown = sorted(k for k in req if k not in self.GEMINI_MEMBERS)
+        if unknown:
+            return {"message": "\n".join("Invalid JSON payload received. Unknown name \"%s\": Cannot find field." % k
+                                         for k in unknown)}
+        rf = req.get("response_format")
+        sch = json.dumps(rf.get("json_schema")) if isinstance(rf, dict) and rf.get("type") == "json_schema" else ""
+        for k in ("$schema", "additionalProperties"):
+            if '"%s"' % k in sch:
+                return {"message": "Invalid JSON payload received. Unknown name \"%s\" at "
+                                   "'generation_config.response_schema': Cannot find field." % k}
+        return None
+
     def provider_refuses(self, req):
         """a reasoning model's or a schema-less server's 400 for what it does not take, or None"""
         mode = self.server.provider
+        if mode == "gemini":
+            return self.gemini_refuses(req)
+        rf = req.get("response_format")
+        if mode == "qwen" and isinstance(rf, dict) and rf.get("type") in ("json_object", "json_schema") and \
+                not any("json" in message_text(m.get("content")).lower() for m in req.get("messages") or []
+                        if isinstance(m, dict)):
+            return {"message": "<400> InternalError.Algo.InvalidParameter: 'messages' must contain the word "
+                               "'json' in some form, to use 'response_format' of type 'json_object'.",
+                    "type": "invalid_request_error", "param": None, "code": "invalid_parameter_error"}
         if mode == "openai-reasoning" and "max_tokens" in req:
             return {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
                                "Use 'max_completion_tokens' instead.", "type": "invalid_request_error",
@@ -1091,7 +1159,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         (live, or a line of a batch)"""
         refusal = self.provider_refuses(req)
         if refusal is not None:
-            return 400, {"error": refusal}
+            return 400, self.error_body(refusal)
         finish = "stop"
         obj, kind = None, None
         if "content" in rule:
@@ -1117,8 +1185,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pt = max(1, prompt_chars(req) // 4)
         ct = max(1, len(content) // 4)
         nchoices = req.get("n") if isinstance(req.get("n"), int) and req.get("n") > 1 else 1
-        if rule.get("ignore_n") or self.server.provider == "anthropic":
-            nchoices = 1   # anthropic: "choices[]: always length 1"
+        if rule.get("ignore_n") or self.server.provider in ("anthropic", "ollama"):
+            nchoices = 1   # anthropic: "choices[]: always length 1"; ollama: no "n"
         contents = [content] * nchoices
         if kind == "revq" and nchoices > 1 and not rule.get("finish_reason"):
             contents = [json.dumps({"questions": [q + ("" if i == 0 else " [choice %d]" % i)
@@ -1146,8 +1214,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             resp["usage"]["completion_tokens_details"] = {"reasoning_tokens": 64, "accepted_prediction_tokens": 0,
                                                           "rejected_prediction_tokens": 0}
             resp["usage"]["prompt_tokens_details"] = {"cached_tokens": 0, "audio_tokens": 0}
-        elif mode == "anthropic":
+        elif mode in ("anthropic", "gemini", "ollama"):
             resp["usage"] = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+        elif mode == "qwen":
+            resp["usage"]["prompt_tokens_details"] = {"cached_tokens": cached or 0}
+        elif mode == "vllm":
+            resp["usage"]["prompt_tokens_details"] = None
         elif mode == "llamacpp":
             resp["timings"] = {"prompt_n": pt, "prompt_ms": 1.5, "predicted_n": ct, "predicted_ms": 2.5,
                                "cache_n": 0}
@@ -1311,7 +1383,8 @@ def main():
                     help="say in usage how many prompt tokens a prefix cache served")
     ap.add_argument("--provider", default="openai",
                     choices=["openai", "openai-reasoning", "azure", "no-schema", "deepseek", "anthropic",
-                             "llamacpp"], help="answer as that provider's endpoint does")
+                             "llamacpp", "gemini", "qwen", "ollama", "vllm"],
+                    help="answer as that provider's endpoint does")
     ap.add_argument("--require-header", help="NAME=VALUE: answer 401 without that request header")
     ap.add_argument("--batch-step", type=int, default=0, help="lines of a batch answered a look (default a third)")
     ap.add_argument("--batch-hold", action="store_true", help="a batch goes no further than in_progress until "

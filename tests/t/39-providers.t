@@ -161,6 +161,41 @@ is "$(jq -c '.models.adapted' "$T/run-no-schema/run.json")" '{"openai:judge-x":[
 is "$(jq -s '[.[].usage[][].prompt_tokens] | add > 0' "$T/deepseek.out")" true "deepseek: usage counted"
 is "$(jq -s '[.[].usage[][].prompt_tokens] | add > 0' "$T/llamacpp.out")" true "llamacpp: usage counted beside its timings"
 
+# Gemini's, Qwen's (DashScope), Ollama's and vLLM's OpenAI-compatible endpoints
+for m in gemini qwen ollama vllm; do
+	start --provider $m
+	conf "$T/$m.yaml" "  base_url: $FAKE_URL/v1"
+	ops $m "$T/$m.yaml"
+	same $m
+	is "$(jq -s '[.[].usage[][].prompt_tokens] | add > 0' "$T/$m.out")" true "$m: usage counted"
+done
+is "$(jq -c '.models.adapted' "$T/run-gemini/run.json")" '{"openai:judge-x":["json_object"]}' \
+	"gemini: its list-shaped 400 for the schema taught json_object"
+is "$(jq -c '.models.adapted' "$T/run-qwen/run.json")" null "qwen: every prompt says JSON: nothing refused"
+is "$(jq -s '[.[] | select(.body.response_format != null)] | length > 0' "$FAKE_LOG")" true \
+	"vllm: the requests had a response_format"
+# an error as each of them words it: its message, not the body
+printf '%s\n' '[{"times": 1, "status": 400}]' >"$T/e400.json"
+for m in gemini vllm qwen; do
+	start --provider $m --plan "$T/e400.json"
+	conf "$T/e$m.yaml" "  base_url: $FAKE_URL/v1"
+	run rag rag-claims -c "$T/e$m.yaml" <"$EXAMPLE"
+	like "$(cat "$ERR")" "http 400: fake: status 400\$" "$m: an error body's message is the record's error"
+	is "$(jq -s '[.[] | select(.errors)] | length' "$OUT")" 1 "$m: one record has it"
+done
+# Qwen refuses JSON mode when no message has the word "json": a prompt of one's own without it
+sed 's/[Jj][Ss][Oo][Nn]/object/g' "$TOP/share/prompts/claims.en.txt" >"$T/claims-nojson.txt"
+start --provider qwen
+conf "$T/qnj.yaml" "  base_url: $FAKE_URL/v1" "prompts:" "  claims: $T/claims-nojson.txt"
+run rag rag-claims -c "$T/qnj.yaml" <"$EXAMPLE"
+is "$RC" 0 "qwen, a prompt without \"json\": exit 0"
+is "$(jq -s '[.[] | select(.errors)] | length' "$OUT")" 0 "qwen, a prompt without \"json\": no record refused"
+is "$(jq -cs '[.[] | select(.body.response_format != null) | .body.messages[0].content | test("Reply in JSON[.]$")] | unique' "$FAKE_LOG")" '[true]' \
+	"qwen: the system message said JSON, as JSON mode needs"
+conf "$T/qwen.yaml" "  base_url: $FAKE_URL/v1"
+is "$(jq -c '.claims' "$OUT")" "$(rag rag-claims -c "$T/qwen.yaml" <"$EXAMPLE" 2>/dev/null | jq -c '.claims')" \
+	"qwen, a prompt without \"json\": the claims of the installed prompt"
+
 # a gateway's own header, from the environment, a secret everywhere
 start --require-header "X-Gateway-Token=$GW"
 conf "$T/gw.yaml" "  base_url: $FAKE_URL/v1" "  headers:" '    X-Gateway-Token: ${GW_TOKEN}' \

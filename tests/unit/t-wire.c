@@ -132,6 +132,12 @@ static void errors(void)
 		{"{\"message\": \"Forbidden\"}", 0, "Forbidden"},
 		{"{\"error\": null, \"message\": \"m\"}", 0, "m"},
 		{"[]", 0, "[]"},
+		/* Gemini's OpenAI compatibility: a list of one error; vLLM's bare error object */
+		{"[{\"error\": {\"code\": 400, \"message\": \"Invalid JSON payload\", \"status\": \"INVALID_ARGUMENT\"}}]",
+		 0, "Invalid JSON payload"},
+		{"[{\"e\": 1}]", 0, "[{\"e\":1}]"},
+		{"{\"object\": \"error\", \"message\": \"too long\", \"type\": \"BadRequestError\", \"code\": 400}", 0,
+		 "too long"},
 		{"{}", 0, "{}"},
 		{"\"quoted\"", 0, "quoted"},
 		{"<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\t<h1>404</h1>\001</body></html>", 0,

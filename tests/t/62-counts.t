@@ -61,7 +61,7 @@ like "$(cat "$OUT")" '#### A \(4 records: 3 passed \(100\.0% of the 3 without er
 run rag rag-report $G -o "$T/ten.html" "$T/ten.jsonl"
 like "$(cat "$T/ten.html")" ': 10 records: 7 passed \(77\.8% of the 9 without errors or nulls\), 2 failed, 1 with errors or nulls\.</p>' \
 	"HTML: the header's counts add up (it said 3 failed: the error counted twice)"
-like "$(cat "$T/ten.html")" '<p>4 records: 3 passed \(100\.0% of the 3 without errors or nulls\), 0 failed, 1 with errors or nulls</p>' \
+like "$(cat "$T/ten.html")" '<span class="counts">4 records: 3 passed \(100\.0% of the 3 without errors or nulls\), 0 failed, 1 with errors or nulls</span>' \
 	"HTML: the category's"
 like "$(cat "$T/ten.html")" '7 passed, 2 failed \(77\.8% of 9\)' "HTML: the metric's card names its denominator"
 

@@ -643,7 +643,7 @@ static int truthy(jv v, int *out)
 	}
 }
 
-/* One verdict per statement, ids 1..k, each once: anything else is named in the re-ask. */
+/* A score from 0 to 1 and a reason that is not blank: anything else is named in the re-ask. */
 const char *rag_judge_check_score(jv v, int expect, jv *result, char *problem, size_t plen)
 {
 	jv score, reason;
@@ -677,6 +677,7 @@ const char *rag_judge_check_score(jv v, int expect, jv *result, char *problem, s
 	return NULL;
 }
 
+/* One verdict per statement, ids 1..k, each once: anything else is named in the re-ask. */
 const char *rag_judge_check_verdicts(jv v, int expect, jv *result, char *problem, size_t plen)
 {
 	jv arr = v;

@@ -7,6 +7,7 @@
 #include "stream.h"
 #include "gate.h"
 #include "report.h"
+#include "llm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,7 +26,7 @@ static const char usage[] =
 	"one line per window of records, each window gated alone.\n";
 
 enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE, OPT_SUMMARY_ONLY, OPT_WINDOW, OPT_ON_FAIL,
-       OPT_FAIL_AFTER, OPT_RECOVER_AFTER };
+       OPT_FAIL_AFTER, OPT_RECOVER_AFTER, OPT_WEBHOOK };
 
 /* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
 static const rag_opt options[] = {
@@ -47,6 +48,8 @@ static const rag_opt options[] = {
 	 "the records' started time (15m, 1h, 1d)"},
 	{"on-fail", 0, OPT_ON_FAIL, "COMMAND", NULL, "with --window: run COMMAND (sh -c) when the alert turns failing,\n"
 	 "the window's line on its stdin"},
+	{"webhook", 0, OPT_WEBHOOK, "URL", NULL, "with --window: POST the window's line (JSON) to URL when the alert\n"
+	 "turns failing and when it recovers; a failed POST is a warning"},
 	{"fail-after", 0, OPT_FAIL_AFTER, "K", NULL, "the alert turns failing after K failed windows in a row (default 1)"},
 	{"recover-after", 0, OPT_RECOVER_AFTER, "M", NULL, "and back after M passed windows in a row (default 1)"},
 	RAG_OPT_END
@@ -60,6 +63,7 @@ typedef struct tool {
 	FILE *junit_body;         /* test cases, until the counts are known */
 	rag_window *window;       /* --window: the rolling gate, in place of gate */
 	const char *on_fail;      /* --on-fail COMMAND */
+	const char *webhook;      /* --webhook URL */
 	int write_failed;         /* --window: stdout could not be written */
 	rag_junit junit;
 	rag_buf junit_case;
@@ -137,6 +141,15 @@ static void run_on_fail(tool *t, const char *line)
 		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
+/* --webhook: the window's line POSTed; a failure is said and the gate goes on (the message
+ * shows the URL's host alone: rag_webhook_post) */
+static void post_webhook(tool *t, const char *json)
+{
+	char err[RAG_ERRLEN];
+	if (rag_webhook_post(t->webhook, json, 10000, err, sizeof err) < 0)
+		rag_msg(t->cli->prog, "warning", "--webhook: %s", err);
+}
+
 /* --window: each window's line to stdout at once (the stream is endless), its command run */
 static void window_lines(tool *t, jv lines)
 {
@@ -146,6 +159,8 @@ static void window_lines(tool *t, jv lines)
 		int fired = jv_get_kind(jv_object_get(jv_copy(l), jv_string("fired"))) == JV_KIND_TRUE;
 		if (!t->write_failed && (fputs(text, stdout) == EOF || fflush(stdout) != 0)) t->write_failed = 1;
 		if (fired && t->on_fail) run_on_fail(t, text);
+		if (t->webhook && (fired || jv_get_kind(jv_object_get(jv_copy(l), jv_string("recovered"))) == JV_KIND_TRUE))
+			post_webhook(t, jv_string_value(d));
 		free(text);
 		jv_free(d);
 		jv_free(l);
@@ -248,6 +263,7 @@ static int window_option(tool *t, window_args *wa, int opt, const char *arg)
 	switch (opt) {
 	case OPT_WINDOW: wa->spec = arg; return 1;
 	case OPT_ON_FAIL: t->on_fail = arg; return 1;
+	case OPT_WEBHOOK: t->webhook = arg; return 1;
 	case OPT_FAIL_AFTER: return rag_cli_int(t->cli, "--fail-after", arg, 1, 1000000, &wa->fail_after) ? -1 : 1;
 	case OPT_RECOVER_AFTER: return rag_cli_int(t->cli, "--recover-after", arg, 1, 1000000, &wa->recover_after) ? -1 : 1;
 	default: return 0;
@@ -258,8 +274,8 @@ static int window_option(tool *t, window_args *wa, int opt, const char *arg)
  * whole run's outputs with it */
 static int window_misuse(const tool *t, const window_args *wa)
 {
-	if (!wa->spec && (t->on_fail || wa->fail_after != 1 || wa->recover_after != 1)) {
-		rag_msg(t->cli->prog, "error", "--on-fail, --fail-after and --recover-after are the rolling gate's: give --window");
+	if (!wa->spec && (t->on_fail || t->webhook || wa->fail_after != 1 || wa->recover_after != 1)) {
+		rag_msg(t->cli->prog, "error", "--on-fail, --webhook, --fail-after and --recover-after are the rolling gate's: give --window");
 		return 1;
 	}
 	if (wa->spec && wa->whole_run) {

@@ -1,7 +1,7 @@
 /* llm.h - talking to a model: the reply cache (cache.c), rate limits (rate.c), what an
  * endpoint sends read from its bytes (wire.c), the libcurl client for chat, embeddings and
  * generic HTTP (llm.c), the batch route (batch.c), embeddings (embed.c), prompt files and
- * fenced blocks (prompt.c), the JSON in a reply (reply.c). Layer 4 (HACKING.md). */
+ * fenced blocks (prompt.c), the JSON in a reply (reply.c), a webhook's POST (webhook.c). Layer 4 (HACKING.md). */
 #ifndef RAG_LLM_H
 #define RAG_LLM_H
 
@@ -11,6 +11,13 @@
 
 #include "config.h"
 #include "usage.h"
+
+/* ---------------------------------------------------------------- webhook.c */
+/* POST json (application/json) to url, http or https, one attempt within timeout_ms: 0 on a 2xx
+ * reply, else -1 and err, which shows of the URL its scheme, host and port alone
+ * ("webhook https://hooks.example/...: http 404"), never its user, password, path or query,
+ * which may carry the webhook's token. */
+int rag_webhook_post(const char *url, const char *json, long timeout_ms, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- cache.c */
 typedef struct rag_cache rag_cache;

@@ -233,7 +233,7 @@ static char *shared_budget(eval *e, int *made)
  * they share what the run spent in one file under a lock instead, named to them by RAG_SPEND,
  * with the cap itself in RAG_MAX_COST. Its count is this invocation's: a --resume starts from
  * nothing, the records it skips costing nothing. NULL when there is no cap. */
-static char *shared_spend(eval *e, int *made)
+char *eval_shared_spend(eval *e, int *made)
 {
 	char amount[64];
 	*made = 0;
@@ -282,7 +282,7 @@ static int open_run(eval *e, const char *cmd, const char *recs, const char *runj
 static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *runjson, size_t *nout, int *gate_rc)
 {
 	int made_budget = 0, made_spend = 0, out_fd = -1, st, rc;
-	char *budget = shared_budget(e, &made_budget), *spend = shared_spend(e, &made_spend);
+	char *budget = shared_budget(e, &made_budget), *spend = eval_shared_spend(e, &made_spend);
 	pid_t pid, feeder;
 	e->life_fd = life_pipe(e);
 	if ((pid = spawn(e, cmd, &out_fd, &feeder)) < 0) {

@@ -41,6 +41,8 @@ typedef struct eval {
 	char *label_own;          /* what --resume took from run.json */
 	int force;                /* --force: a run in -o DIR is replaced, not refused */
 	int batch;                /* --batch (llm.batch, or a resumed run's): eval-batch.c */
+	const char *follow;       /* --follow SIZE: traces in, a line per window out (eval-follow.c) */
+	const char *on_fail, *webhook;   /* --on-fail COMMAND, --webhook URL: --follow's rag-gate's */
 	rag_strv fields;          /* --field NAME=PROGRAM, as given */
 	long sample;              /* --estimate --sample N */
 	rag_idtab done;           /* --resume: the ids records.jsonl holds */
@@ -98,6 +100,12 @@ int eval_exit_status(int st);
 
 /* eval-run.c: the pipeline run */
 int eval_run(eval *e, const char *cmd);
+/* the run's spending file (RAG_SPEND, RAG_MAX_COST set): malloc'ed, *made when made here (the
+ * caller removes it); NULL when there is no cap or RAG_SPEND was set already */
+char *eval_shared_spend(eval *e, int *made);
+
+/* eval-follow.c: --follow, once the metrics and the tools are known; its exit status */
+int eval_follow(eval *e);
 
 /* eval-rundir.c: the run directory, run.json, the outputs, the store */
 char *eval_path_in(const eval *e, const char *leaf);

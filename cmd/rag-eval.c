@@ -45,7 +45,8 @@ static const char usage[] =
 
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
-	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE, OPT_FORCE, OPT_LABEL, OPT_BATCH
+	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE, OPT_FORCE, OPT_LABEL, OPT_BATCH, OPT_FOLLOW,
+	OPT_ON_FAIL, OPT_WEBHOOK
 };
 
 static const rag_opt options[] = {
@@ -69,6 +70,11 @@ static const rag_opt options[] = {
 	{"store", 0, OPT_STORE, "URL", NULL, "add the run to this store at the end (default store.url: none when unset)"},
 	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as one batch at the\n"
 	 "provider's batch price (answered within 24 hours)"},
+	{"follow", 0, OPT_FOLLOW, "SIZE", NULL, "production traffic: TESTSET is OpenTelemetry traces (an endless\n"
+	 "tail -F); rag-trace, the metrics, rag-gate over windows of SIZE;\n"
+	 "the cap per hour, each window stored"},
+	{"on-fail", 0, OPT_ON_FAIL, "COMMAND", NULL, "with --follow: rag-gate --on-fail COMMAND"},
+	{"webhook", 0, OPT_WEBHOOK, "URL", NULL, "with --follow: rag-gate --webhook URL"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},
@@ -581,6 +587,9 @@ static int take_option(eval *e, int opt, int *stop)
 	case OPT_STORE: e->store_opt = optarg; break;
 	case OPT_FORCE: e->force = 1; break;
 	case OPT_BATCH: e->batch = 1; break;
+	case OPT_FOLLOW: e->follow = optarg; break;
+	case OPT_ON_FAIL: e->on_fail = optarg; break;
+	case OPT_WEBHOOK: e->webhook = optarg; break;
 	case RAG_OPT_HIDDEN: return list_metrics(e);
 	case OPT_LABEL: e->label = optarg; break;
 	case OPT_FIELD: rag_strv_push(&e->fields, rag_xstrdup(optarg)); break;
@@ -609,6 +618,11 @@ static int check_combinations(eval *e)
 	const char *bad = NULL;
 	if (e->skip_done) bad = "--skip-done goes with --emit";
 	else if (e->sample && !e->cli.estimate) bad = "--sample goes with --estimate (the records it collects to measure)";
+	else if ((e->on_fail || e->webhook) && !e->follow) bad = "--on-fail and --webhook go with --follow";
+	else if (e->follow && (e->resume || e->outdir || e->run_id_opt || e->force || e->batch || e->shards || e->baseline_opt ||
+	                       e->cli.estimate || e->label || e->fields.n))
+		bad = "--follow scores an endless stream into windows: no run directory, so no -o, --run-id, --force, "
+		      "--resume, --label, -b, --batch, --jobs, --field or --estimate";
 	else if (e->sshlogin && !e->shards) bad = "--sshlogin goes with --jobs N (the shards to run on those hosts)";
 	else if (e->batch && e->shards) bad = "--batch sends each stage's requests as one batch: not with --jobs N";
 	else if (e->resume && (e->outdir || e->run_id_opt || e->force))
@@ -619,6 +633,34 @@ static int check_combinations(eval *e)
 	return rag_cli_misuse(&e->cli);
 }
 
+/* --follow: the metrics and the tools, then the pipeline (eval-follow.c) */
+static int follow(eval *e)
+{
+	int rc;
+	e->bin = find_bin(e);
+	e->self = self_path(e);
+	if ((rc = set_metrics(e))) return rc;
+	if (!e->cli.cfg.gate.nmean && !e->cli.cfg.gate.nrecord && !e->cli.cfg.gate.nby_category &&
+	    !e->cli.cfg.gate.nby_category_mean) {
+		rag_msg(e->cli.prog, "error", "--follow gates each window: give thresholds (gate.mean, gate.record in the "
+		        "configuration)");
+		return RAG_EXIT_USAGE;
+	}
+	if (!e->testset) e->testset = "-";
+	e->plan.bin = e->bin;
+	e->plan.self = e->self;
+	e->plan.config_path = e->cli.config_path;
+	e->plan.max_memory = e->cli.max_memory;
+	e->plan.jobs = e->jobs;
+	if (!e->dry_run && (rc = check_tools(e))) return rc;
+	if (!e->dry_run && !tool_found(e, "rag-trace")) {
+		rag_msg(e->cli.prog, "error", "rag-trace is not installed (%s%s)", e->bin ? "not in " : "not on PATH",
+		        e->bin ? e->bin : "");
+		return RAG_EXIT_USAGE;
+	}
+	return eval_follow(e);
+}
+
 /* The run, once the options are read: set up, then --estimate, --dry-run, or the pipeline run
  * (and the run into the store). Its exit status. */
 static int score(eval *e)
@@ -626,6 +668,7 @@ static int score(eval *e)
 	char *cmd = NULL;
 	int rc;
 	if ((rc = rag_cli_config(&e->cli))) return rc;
+	if (e->follow) return follow(e);
 	if (e->sshlogin && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
 		/* the spent amount is shared through a file on this machine: shards elsewhere would
 		 * each spend the whole cap */

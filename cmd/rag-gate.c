@@ -7,6 +7,8 @@
 #include "stream.h"
 #include "gate.h"
 #include "report.h"
+#include "llm.h"
+#include "store.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,7 +27,8 @@ static const char usage[] =
 	"one line per window of records, each window gated alone.\n";
 
 enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE, OPT_SUMMARY_ONLY, OPT_WINDOW, OPT_ON_FAIL,
-       OPT_FAIL_AFTER, OPT_RECOVER_AFTER };
+       OPT_FAIL_AFTER, OPT_RECOVER_AFTER, OPT_WEBHOOK,
+       OPT_STORE };
 
 /* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
 static const rag_opt options[] = {
@@ -47,6 +50,10 @@ static const rag_opt options[] = {
 	 "the records' started time (15m, 1h, 1d)"},
 	{"on-fail", 0, OPT_ON_FAIL, "COMMAND", NULL, "with --window: run COMMAND (sh -c) when the alert turns failing,\n"
 	 "the window's line on its stdin"},
+	{"webhook", 0, OPT_WEBHOOK, "URL", NULL, "with --window: POST the window's line (JSON) to URL when the alert\n"
+	 "turns failing and when it recovers; a failed POST is a warning"},
+	{"store", 0, OPT_STORE, "URL", NULL, "with --window: add each window with its records to the store at\n"
+	 "URL as it closes (as rag-store add-window does)"},
 	{"fail-after", 0, OPT_FAIL_AFTER, "K", NULL, "the alert turns failing after K failed windows in a row (default 1)"},
 	{"recover-after", 0, OPT_RECOVER_AFTER, "M", NULL, "and back after M passed windows in a row (default 1)"},
 	RAG_OPT_END
@@ -60,6 +67,11 @@ typedef struct tool {
 	FILE *junit_body;         /* test cases, until the counts are known */
 	rag_window *window;       /* --window: the rolling gate, in place of gate */
 	const char *on_fail;      /* --on-fail COMMAND */
+	const char *webhook;      /* --webhook URL */
+	rag_store *store;         /* --store URL: each window added as it closes */
+	rag_strv held;            /* --store: the lines of the records not yet in a stored window */
+	size_t held_from;         /* the first of held not yet stored */
+	int store_failed;         /* --store: a window could not be added */
 	int write_failed;         /* --window: stdout could not be written */
 	rag_junit junit;
 	rag_buf junit_case;
@@ -137,6 +149,35 @@ static void run_on_fail(tool *t, const char *line)
 		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
+/* --webhook: the window's line POSTed; a failure is said and the gate goes on (the message
+ * shows the URL's host alone: rag_webhook_post) */
+static void post_webhook(tool *t, const char *json)
+{
+	char err[RAG_ERRLEN];
+	if (rag_webhook_post(t->webhook, json, 10000, err, sizeof err) < 0)
+		rag_msg(t->cli->prog, "warning", "--webhook: %s", err);
+}
+
+/* --store: the window of line (borrowed) added with its records, the first of those held */
+static void store_window(tool *t, jv line)
+{
+	char err[RAG_ERRLEN];
+	double n = rag_json_num(line, "records");
+	size_t k = isfinite(n) && n >= 0 ? (size_t)n : 0;
+	long id;
+	if (k > t->held.n - t->held_from) k = t->held.n - t->held_from;
+	if (rag_store_window_add(t->store, line, (const char *const *)t->held.v + t->held_from, k, &id, err,
+	                         sizeof err)) {
+		rag_msg(t->cli->prog, "error", "--store: window %g: %s", rag_json_num(line, "window"), err);
+		t->store_failed = 1;
+	}
+	t->held_from += k;
+	if (t->held_from == t->held.n) {
+		rag_strv_free(&t->held);
+		t->held_from = 0;
+	}
+}
+
 /* --window: each window's line to stdout at once (the stream is endless), its command run */
 static void window_lines(tool *t, jv lines)
 {
@@ -145,7 +186,10 @@ static void window_lines(tool *t, jv lines)
 		char *text = rag_xasprintf("%s\n", jv_string_value(d));
 		int fired = jv_get_kind(jv_object_get(jv_copy(l), jv_string("fired"))) == JV_KIND_TRUE;
 		if (!t->write_failed && (fputs(text, stdout) == EOF || fflush(stdout) != 0)) t->write_failed = 1;
+		if (t->store) store_window(t, l);
 		if (fired && t->on_fail) run_on_fail(t, text);
+		if (t->webhook && (fired || jv_get_kind(jv_object_get(jv_copy(l), jv_string("recovered"))) == JV_KIND_TRUE))
+			post_webhook(t, jv_string_value(d));
 		free(text);
 		jv_free(d);
 		jv_free(l);
@@ -160,6 +204,11 @@ static void observe_window(rag_item *it, void *ctx)
 	char where[600];
 	jv lines = jv_array();
 	rag_item_where(it, where, sizeof where);
+	if (t->store) {
+		jv d = jv_get_kind(it->rec) == JV_KIND_OBJECT ? jv_dump_string(jv_copy(it->rec), 0) : jv_string("{}");
+		rag_strv_push(&t->held, rag_xstrdup(jv_string_value(d)));
+		jv_free(d);
+	}
 	rag_window_add(t->window, it->rec, where, it->bad, &lines);
 	window_lines(t, lines);
 }
@@ -237,6 +286,7 @@ static int print_summary(tool *t, jv summary, int json, int markdown, int tee, F
 /* --window's options as given */
 typedef struct window_args {
 	const char *spec;
+	const char *store;        /* --store URL */
 	long fail_after, recover_after;
 	int whole_run;            /* an option of a whole run's summary was given */
 } window_args;
@@ -248,6 +298,8 @@ static int window_option(tool *t, window_args *wa, int opt, const char *arg)
 	switch (opt) {
 	case OPT_WINDOW: wa->spec = arg; return 1;
 	case OPT_ON_FAIL: t->on_fail = arg; return 1;
+	case OPT_WEBHOOK: t->webhook = arg; return 1;
+	case OPT_STORE: wa->store = arg; return 1;
 	case OPT_FAIL_AFTER: return rag_cli_int(t->cli, "--fail-after", arg, 1, 1000000, &wa->fail_after) ? -1 : 1;
 	case OPT_RECOVER_AFTER: return rag_cli_int(t->cli, "--recover-after", arg, 1, 1000000, &wa->recover_after) ? -1 : 1;
 	default: return 0;
@@ -258,8 +310,8 @@ static int window_option(tool *t, window_args *wa, int opt, const char *arg)
  * whole run's outputs with it */
 static int window_misuse(const tool *t, const window_args *wa)
 {
-	if (!wa->spec && (t->on_fail || wa->fail_after != 1 || wa->recover_after != 1)) {
-		rag_msg(t->cli->prog, "error", "--on-fail, --fail-after and --recover-after are the rolling gate's: give --window");
+	if (!wa->spec && (t->on_fail || t->webhook || wa->store || wa->fail_after != 1 || wa->recover_after != 1)) {
+		rag_msg(t->cli->prog, "error", "--on-fail, --webhook, --store, --fail-after and --recover-after are the rolling gate's: give --window");
 		return 1;
 	}
 	if (wa->spec && wa->whole_run) {
@@ -287,6 +339,11 @@ static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, i
 	wo.fail_after = (int)wa->fail_after;
 	wo.recover_after = (int)wa->recover_after;
 	wo.gate = go;
+	if (wa->store && !(t->store = rag_store_open(wa->store, err, sizeof err))) {
+		jv_free(lines);
+		rag_msg(t->cli->prog, "error", "%s", err);
+		return RAG_EXIT_STORE;
+	}
 	t->window = rag_window_new(&wo);
 	if (optind == argc) {
 		rc = read_input(t, "-", NULL);
@@ -299,8 +356,11 @@ static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, i
 		rag_msg(t->cli->prog, "error", "cannot write output: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
 	}
+	if (!rc && t->store_failed) rc = RAG_EXIT_STORE;
 	if (!rc) rc = rag_window_failing(t->window) ? RAG_EXIT_FAIL : RAG_EXIT_OK;
 	rag_window_free(t->window);
+	rag_store_close(t->store);
+	rag_strv_free(&t->held);
 	return rc;
 }
 
@@ -314,7 +374,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0, summary_only = 0;
 	const char *baseline = NULL, *junit = NULL, *output = NULL;
-	window_args wa = { NULL, 1, 1, 0 };
+	window_args wa = { NULL, NULL, 1, 1, 0 };
 	FILE *sout = NULL, *jout = NULL;
 	jv summary = jv_invalid();
 

@@ -223,6 +223,12 @@ static void w_start(rag_item *it, void *ctx)
 	wrap *w = ctx;
 	check_names(w->cli, it->rec);
 	if (w->cli->notice) say_notice(w->cli, it->rec);
+	if (w->judge && w->cli->meter && w->cli->cfg.llm.spend_window > 0) {
+		/* a cap per window of the records' time: this record's requests count in its window */
+		jv st = jv_get_kind(it->rec) == JV_KIND_OBJECT ? jv_object_get(jv_copy(it->rec), jv_string("started")) : jv_invalid();
+		rag_judge_set_at(w->judge, jv_get_kind(st) == JV_KIND_STRING ? rag_window_time(jv_string_value(st)) : 0);
+		jv_free(st);
+	}
 	w->tool->start(it, w->tool_ctx);
 }
 
@@ -375,7 +381,11 @@ int rag_cli_run(rag_cli *cli, const rag_stream_ops *tool_ops, void *ctx)
 			/* the spending cap: what the run spent (all its stages), and whether it stopped it */
 			int reached;
 			double spent = rag_cost_meter_spent(cli->meter, &reached);
-			if (reached)
+			if (reached && cli->cfg.llm.spend_window > 0)   /* rag-eval --follow: the last window's */
+				snprintf(capped, sizeof capped, ", " RAG_COST_CAPPED " (llm.max_cost %g %.16s per %g s of the records' "
+				         "time, %.6f spent in the last)", rag_cost_meter_cap(cli->meter), cli->cfg.prices.currency,
+				         cli->cfg.llm.spend_window, spent);
+			else if (reached)
 				snprintf(capped, sizeof capped, ", " RAG_COST_CAPPED " (llm.max_cost %g %.16s, %.6f spent by the run)",
 				         rag_cost_meter_cap(cli->meter), cli->cfg.prices.currency, spent);
 		}

@@ -576,6 +576,13 @@ int rag_cli_config(rag_cli *cli)
 	if (cli->max_cost > 0) cfg->llm.max_cost = cli->max_cost;
 	/* the run's spending shared with the other stages (rag(7) COST) */
 	cfg->llm.spend_file = getenv("RAG_SPEND");
+	/* ... and per window of the records' time (rag-eval --follow) */
+	{
+		const char *w = getenv("RAG_SPEND_WINDOW");
+		char *end;
+		double v = w && *w ? strtod(w, &end) : 0;
+		cfg->llm.spend_window = w && *w && !*end && isfinite(v) && v > 0 ? v : 0;
+	}
 	/* rag-eval --batch: this stage writes the requests it would send, for one batch */
 	cfg->llm.batch_collect = getenv("RAG_BATCH_COLLECT");
 	if (cfg->llm.batch_collect && !*cfg->llm.batch_collect) cfg->llm.batch_collect = NULL;
@@ -594,9 +601,10 @@ void rag_cli_notice(rag_cli *cli, const char *judge, const char *msg)
 	cli->notice_judge = rag_xstrdup(judge);
 }
 
-static int meter_admit(void *arg, double prompt_tokens, double completion_tokens, double *held, char *msg,
+static int meter_admit(void *arg, double at, double prompt_tokens, double completion_tokens, double *held, char *msg,
                        size_t msglen)
 {
+	if (at > 0) rag_cost_meter_at(arg, at);   /* a cap per window: the request's record's */
 	return rag_cost_meter_admit(arg, prompt_tokens, completion_tokens, held, msg, msglen);
 }
 

@@ -71,6 +71,9 @@ typedef struct rag_config {
 		                       * and its own estimate would pass it (prices.currency); 0 = no cap */
 		const char *spend_file; /* the run's spending shared by every process naming this file
 		                       * (RAG_SPEND, set by the tool layer), or NULL; borrowed, not freed */
+		double spend_window;  /* > 0: max_cost holds per window of this many seconds of the records'
+		                       * started time, not for the whole run (RAG_SPEND_WINDOW, set by the
+		                       * tool layer: rag-eval --follow's cap per hour); 0 = the whole run */
 		double rpm, tpm;      /* requests / tokens per minute, 0 = no limit */
 		double deadline;      /* seconds a request may take, retries and their waits included;
 		                       * default 300, 0 = none */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,8 @@ struct rag_cost_meter {
 	int fd;                   /* the shared file, or -1: the state below is the run's */
 	double spent, held;       /* answered requests' cost; the estimates of those in flight */
 	int reached;
+	double window;            /* llm.spend_window, 0: the cap is the whole run's */
+	long long slot;           /* the window spent and held count in (its start / window) */
 };
 
 rag_cost_meter *rag_cost_meter_new(const rag_config *cfg, const char *judge, char *err, size_t errlen)
@@ -195,6 +198,8 @@ rag_cost_meter *rag_cost_meter_new(const rag_config *cfg, const char *judge, cha
 	m->cap = cfg->llm.max_cost;
 	m->currency = rag_xstrdup(cfg->prices.currency ? cfg->prices.currency : "USD");
 	m->fd = -1;
+	m->window = cfg->llm.spend_window > 0 ? cfg->llm.spend_window : 0;
+	m->slot = LLONG_MIN;
 	if (cfg->llm.spend_file && *cfg->llm.spend_file &&
 	    (m->fd = open(cfg->llm.spend_file, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
 		rag_seterr(err, errlen, "cannot open the run's spending file %s: %s", cfg->llm.spend_file, strerror(errno));
@@ -215,7 +220,10 @@ static void ledger_take(rag_cost_meter *m)
 	buf[n > 0 ? n : 0] = 0;
 	m->spent = m->held = 0;
 	m->reached = 0;
-	if (sscanf(buf, "%lf %lf %d", &m->spent, &m->held, &m->reached) != 3) m->spent = m->held = 0, m->reached = 0;
+	m->slot = LLONG_MIN;
+	/* "SPENT HELD REACHED", and the window's slot with llm.spend_window */
+	if (sscanf(buf, "%lf %lf %d %lld", &m->spent, &m->held, &m->reached, &m->slot) < 3)
+		m->spent = m->held = 0, m->reached = 0;
 }
 
 static void ledger_put(rag_cost_meter *m)
@@ -223,7 +231,10 @@ static void ledger_put(rag_cost_meter *m)
 	char buf[128];
 	int n;
 	if (m->fd < 0) return;
-	n = snprintf(buf, sizeof buf, "%.17g %.17g %d\n", m->spent, m->held > 0 ? m->held : 0, m->reached);
+	if (m->window > 0)
+		n = snprintf(buf, sizeof buf, "%.17g %.17g %d %lld\n", m->spent, m->held > 0 ? m->held : 0, m->reached, m->slot);
+	else
+		n = snprintf(buf, sizeof buf, "%.17g %.17g %d\n", m->spent, m->held > 0 ? m->held : 0, m->reached);
 	if (pwrite(m->fd, buf, (size_t)n, 0) == n) (void)!ftruncate(m->fd, n);
 	flock(m->fd, LOCK_UN);
 }
@@ -243,7 +254,10 @@ int rag_cost_meter_admit(rag_cost_meter *m, double prompt_tokens, double complet
 		m->reached = 1;
 	}
 	ledger_put(m);
-	if (!ok)
+	if (!ok && m->window > 0)
+		rag_seterr(msg, msglen, RAG_COST_CAPPED ": the cost of this record's window (%g s of the records' time) "
+		           "would pass llm.max_cost (%g %s); the request was not sent", m->window, m->cap, m->currency);
+	else if (!ok)
 		rag_seterr(msg, msglen, RAG_COST_CAPPED ": the run's cost would pass llm.max_cost (%g %s); "
 		           "the request was not sent", m->cap, m->currency);
 	return ok ? 0 : -1;
@@ -271,6 +285,21 @@ double rag_cost_meter_spent(rag_cost_meter *m, int *reached)
 double rag_cost_meter_cap(const rag_cost_meter *m)
 {
 	return m->cap;
+}
+
+void rag_cost_meter_at(rag_cost_meter *m, double t)
+{
+	double s;
+	if (!m || !(m->window > 0) || !isfinite(t)) return;
+	s = floor(t / m->window);
+	if (s < -9e18 || s > 9e18) return;
+	ledger_take(m);
+	if ((long long)s > m->slot) {
+		m->slot = (long long)s;
+		m->spent = 0;
+		m->reached = 0;
+	}
+	ledger_put(m);
 }
 
 void rag_cost_meter_free(rag_cost_meter *m)

@@ -117,6 +117,13 @@ void rag_cost_meter_settle(rag_cost_meter *m, double held, double prompt_tokens,
 /* What the run spent so far (in every process sharing the file), and whether the cap stopped it */
 double rag_cost_meter_spent(rag_cost_meter *m, int *reached);
 double rag_cost_meter_cap(const rag_cost_meter *m);
+/* With cfg->llm.spend_window (> 0): the cap holds per window of that many seconds of the
+ * records' started time (rag-eval --follow's cap per hour). t: the started time (seconds since
+ * the epoch) of the record a request is about to be admitted for; a record of a later window than the meter's (in
+ * every process sharing the file) starts that window: nothing spent in it, the cap not reached
+ * (requests in flight stay held, and what they spend counts in the window they end in). NAN,
+ * an earlier window, or no spend_window: nothing changes. */
+void rag_cost_meter_at(rag_cost_meter *m, double t);
 void rag_cost_meter_free(rag_cost_meter *m);
 
 /* ---------------------------------------------------------------- gate.c */

@@ -31,6 +31,7 @@ typedef struct prompt {
  * configuration is not read again, and never written. */
 struct rag_judge {
 	int offline;
+	double at;                /* the started time of the record being started (rag_judge_set_at) */
 	char *name;
 	char *model;
 	char *answer_model;       /* llm.answer_model, for the self-judging check */
@@ -187,6 +188,11 @@ void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts)
 	if (cuts) *cuts = 0;
 }
 
+void rag_judge_set_at(rag_judge *j, double t)
+{
+	j->at = t > 0 && t < 1e15 ? t : 0;
+}
+
 void rag_judge_set_meter(rag_judge *j, const rag_llm_meter *m)
 {
 	if (j->llm) rag_llm_set_meter(j->llm, m);
@@ -294,6 +300,7 @@ typedef struct call {
 	int repeat;               /* rag_judge_ask_repeat's repeat; 0 otherwise */
 	int plain;                /* a RAG_OP_TEXT operation: a text reply, no JSON */
 	int max_tokens;           /* 0: llm.max_tokens */
+	double at;                /* the judge's `at` when the call was made: its record's time */
 	char problem[256];
 	rag_judge_cb done;
 	void *arg;
@@ -388,6 +395,7 @@ static void call_send(call *c)
 	o.repeat = c->repeat;
 	o.plain = c->plain;
 	o.max_tokens = c->max_tokens;
+	o.at = c->at;
 	if (!c->plain) {
 		o.schema_name = c->op->name;
 		o.schema = c->op->schema;
@@ -542,6 +550,7 @@ static call *new_call(rag_judge *j, const rag_op *op, const char *lang, jv vars,
 	c->fix_hint = fix_hint;
 	c->expect = expect;
 	c->n = 1;
+	c->at = j->at;
 	c->done = cb;
 	c->arg = arg;
 	return c;

@@ -133,6 +133,9 @@ void rag_judge_inflight(const rag_judge *j, int *limit, int *low, int *cuts);
  * Each request is metered with its estimate as --estimate counts it. */
 struct rag_llm_meter;
 void rag_judge_set_meter(rag_judge *j, const struct rag_llm_meter *m);
+/* The started time (seconds since the epoch; NAN or 0: none) of the record whose requests the
+ * calls made from now on are: the meter's window (llm.spend_window) is that record's. */
+void rag_judge_set_at(rag_judge *j, double t);
 /* rag_llm_adapted of the judge's client; an empty array for the offline judge */
 jv rag_judge_adapted(const rag_judge *j, int learned_only);
 void rag_judge_cancel(rag_judge *j, const char *why);

@@ -78,6 +78,7 @@ typedef struct req {
 	double seconds;
 	int slot;                 /* 1 + the byte of the shared budget's file this transfer holds, or 0 */
 	double est_prompt, est_completion;   /* rag_llm_opts' estimate, for the meter */
+	double at;                /* rag_llm_opts' record time, for the meter */
 	int metered;              /* admitted by the meter, which held `held` for it */
 	double held;
 	double started;           /* when this attempt started (adaptive concurrency) */
@@ -796,6 +797,7 @@ void rag_llm_ask(rag_llm *l, jv messages, const rag_llm_opts *o, rag_llm_cb cb, 
 	r->hdrs = &l->hdrs[0];
 	r->est_prompt = o->est_prompt_tokens;
 	r->est_completion = o->est_completion_tokens;
+	r->at = o->at;
 	set_body(l, r, request_json(l, messages, o));
 	if (chat_cached(l, r)) {
 		finish(l, r);
@@ -1301,7 +1303,7 @@ static double start_ready(rag_llm *l)
 			/* the spending cap: asked once, as the first attempt is about to go (nothing waiting
 			 * for a slot holds an estimate); a refusal is final */
 			char msg[RAG_ERRLEN];
-			if (l->meter.admit(l->meter.arg, r->est_prompt, r->est_completion, &r->held, msg, sizeof msg) < 0) {
+			if (l->meter.admit(l->meter.arg, r->at, r->est_prompt, r->est_completion, &r->held, msg, sizeof msg) < 0) {
 				give_slot(l, r);
 				*pp = r->next;
 				if (l->queue_tail == r) l->queue_tail = prev;

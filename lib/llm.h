@@ -1,7 +1,7 @@
 /* llm.h - talking to a model: the reply cache (cache.c), rate limits (rate.c), what an
  * endpoint sends read from its bytes (wire.c), the libcurl client for chat, embeddings and
  * generic HTTP (llm.c), the batch route (batch.c), embeddings (embed.c), prompt files and
- * fenced blocks (prompt.c), the JSON in a reply (reply.c). Layer 4 (HACKING.md). */
+ * fenced blocks (prompt.c), the JSON in a reply (reply.c), a webhook's POST (webhook.c). Layer 4 (HACKING.md). */
 #ifndef RAG_LLM_H
 #define RAG_LLM_H
 
@@ -11,6 +11,13 @@
 
 #include "config.h"
 #include "usage.h"
+
+/* ---------------------------------------------------------------- webhook.c */
+/* POST json (application/json) to url, http or https, one attempt within timeout_ms: 0 on a 2xx
+ * reply, else -1 and err, which shows of the URL its scheme, host and port alone
+ * ("webhook https://hooks.example/...: http 404"), never its user, password, path or query,
+ * which may carry the webhook's token. */
+int rag_webhook_post(const char *url, const char *json, long timeout_ms, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- cache.c */
 typedef struct rag_cache rag_cache;
@@ -111,6 +118,9 @@ typedef struct rag_llm_opts {
 	int max_tokens;           /* this request's max_tokens; 0: llm.max_tokens */
 	/* what the request is expected to take (the judge's: --estimate's count), for the meter */
 	double est_prompt_tokens, est_completion_tokens;
+	/* the started time of the record that asks (seconds since the epoch; 0: none), for a meter
+	 * per window of the records' time (llm.spend_window) */
+	double at;
 } rag_llm_opts;
 typedef void (*rag_llm_cb)(void *arg, const rag_llm_reply *r);
 rag_llm *rag_llm_new(const rag_config *cfg, rag_cache *cache, char *err, size_t errlen);
@@ -166,8 +176,8 @@ const char *rag_llm_embed_model(const rag_llm *l);
  * no usage, 0 where it failed) and what admit held. Copied; NULL: none. */
 typedef struct rag_llm_meter {
 	void *arg;
-	int (*admit)(void *arg, double prompt_tokens, double completion_tokens, double *held, char *msg,
-	             size_t msglen);
+	int (*admit)(void *arg, double at, double prompt_tokens, double completion_tokens, double *held, char *msg,
+	             size_t msglen);   /* at: rag_llm_opts' */
 	void (*settle)(void *arg, double held, double prompt_tokens, double cached_tokens, double completion_tokens);
 } rag_llm_meter;
 void rag_llm_set_meter(rag_llm *l, const rag_llm_meter *m);

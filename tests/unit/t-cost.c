@@ -185,6 +185,33 @@ int main(void)
 		rag_cost_meter_free(m);
 		rag_cost_meter_free(m2);
 		unlink(path);
+
+		/* a cap per hour of the records' time (rag-eval --follow), on one file */
+		strcpy(path, "/tmp/t-cost-spend-XXXXXX");
+		fd = mkstemp(path);
+		ok(fd >= 0, "a spending file for the hours");
+		close(fd);
+		cfg.llm.spend_window = 3600;
+		m = rag_cost_meter_new(&cfg, "judge-x", err, sizeof err);
+		m2 = rag_cost_meter_new(&cfg, "judge-x", err, sizeof err);
+		rag_cost_meter_at(m, 36000);    /* 10:00 */
+		ok(rag_cost_meter_admit(m, 2000, 0, &h1, err, sizeof err) == 0, "hour 10: 0.002 admitted");
+		rag_cost_meter_settle(m, h1, 2000, 0, 0);
+		rag_cost_meter_at(m2, 37000);   /* 10:16, the other process */
+		ok(rag_cost_meter_admit(m2, 1000, 0, &h2, err, sizeof err) < 0, "hour 10, another meter: 0.001 more refused");
+		ok(strstr(err, "window") != NULL, "the refusal names the window");
+		rag_cost_meter_at(m2, 36500);   /* a late record of hour 10: nothing changes */
+		ok(rag_cost_meter_admit(m2, 1, 0, &h2, err, sizeof err) < 0, "a late record of the same hour: still refused");
+		rag_cost_meter_at(m2, 39600);   /* 11:00 */
+		is_num(rag_cost_meter_spent(m, &reached), 0, 1e-15, "hour 11: nothing spent in it, seen by both meters");
+		ok(reached == 0, "hour 11: the cap not reached");
+		ok(rag_cost_meter_admit(m, 2000, 0, &h1, err, sizeof err) == 0, "hour 11: 0.002 admitted");
+		rag_cost_meter_at(m, 36000);    /* back to hour 10: no reset, counts in hour 11 */
+		ok(rag_cost_meter_admit(m, 1000, 0, &h2, err, sizeof err) < 0, "a record of an earlier hour counts in the open one");
+		rag_cost_meter_free(m);
+		rag_cost_meter_free(m2);
+		unlink(path);
+		cfg.llm.spend_window = 0;
 		cfg.prices.v = NULL;
 		cfg.prices.n = 0;
 		cfg.llm.spend_file = NULL;

@@ -205,18 +205,7 @@
 			pdrawn();
 		}).catch(function (e) { R.showError(e.message); pdrawn(); });
 	}
-	function post(path, body) {
-		return fetch(R.api(path), {
-			method: "POST", credentials: "same-origin",
-			headers: { "Content-Type": "application/json", "X-CSRF-Token": R.csrf() || "" },
-			body: JSON.stringify(body)
-		}).then(function (r) {
-			return r.json().then(function (b) {
-				if (!r.ok) throw new Error(b && b.error ? b.error : "HTTP " + r.status);
-				return b;
-			});
-		});
-	}
+	var post = R.post;
 	function addCase(win, seq) {
 		var f = $("p-add"), name = f.testset.value, note = $("p-add-note"), set = null;
 		st.sets.forEach(function (s) { if (s.name === name) set = s; });

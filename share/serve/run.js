@@ -171,18 +171,7 @@
 		b.thresholds = th;
 		return b;
 	}
-	function post(path, b) {
-		return fetch(R.api(path), {
-			method: "POST", credentials: "same-origin",
-			headers: { "Content-Type": "application/json", "X-CSRF-Token": R.csrf() || "" },
-			body: JSON.stringify(b)
-		}).then(function (r) {
-			return r.json().then(function (x) {
-				if (!r.ok) throw new Error(x && x.error ? x.error : "HTTP " + r.status);
-				return x;
-			});
-		});
-	}
+	var post = R.post;
 	/* ---------------------------------------------------------------- a run's progress */
 	function render() {
 		var s = cur, st = $("eval-state"), ended = s && !/^(running|cancelling)$/.test(s.state);

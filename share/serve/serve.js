@@ -130,13 +130,28 @@
 	/* a path of the API ("/api/...") as a URL relative to the page's <base>, which rag-serve
 	 * sets to the path it is served under (a reverse proxy's prefix) */
 	function api(path) { return path.replace(/^\//, ""); }
-	function get(path) {
-		return fetch(api(path), { credentials: "same-origin" }).then(function (r) {
-			return r.json().then(function (b) {
-				if (!r.ok) throw new Error(b && b.error ? b.error : "HTTP " + r.status);
-				return b;
-			});
+	/* a reply's body, or a rejection: an Error with the server's words, its status and body */
+	function reply(r) {
+		return r.json().then(function (b) {
+			if (!r.ok) {
+				var e = new Error(b && b.error ? b.error : "HTTP " + r.status);
+				e.status = r.status;
+				e.body = b || {};
+				throw e;
+			}
+			return b;
 		});
+	}
+	function get(path) {
+		return fetch(api(path), { credentials: "same-origin" }).then(reply);
+	}
+	/* a write, with the page's CSRF token */
+	function post(path, body) {
+		return fetch(api(path), {
+			method: "POST", credentials: "same-origin",
+			headers: { "Content-Type": "application/json", "X-CSRF-Token": st.csrf || "" },
+			body: JSON.stringify(body)
+		}).then(reply);
 	}
 	function applyLang() {
 		document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
@@ -718,13 +733,7 @@
 		if (!who) { note.textContent = t("need_who"); return; }
 		Object.keys(v).forEach(function (k) { body[k] = v[k]; });
 		if (comment) body.comment = comment;
-		fetch("api/runs/" + encodeURIComponent(st.run) + "/marks", {
-			method: "POST", credentials: "same-origin",
-			headers: { "Content-Type": "application/json", "X-CSRF-Token": st.csrf || "" },
-			body: JSON.stringify(body)
-		}).then(function (r) {
-			return r.json().then(function (b) { if (!r.ok) throw new Error(b.error || "HTTP " + r.status); });
-		}).then(after).then(function () {
+		post("/api/runs/" + encodeURIComponent(st.run) + "/marks", body).then(function () { return after(); }).then(function () {
 			drawn();
 		}).catch(function (e) { note.textContent = t("error") + e.message; drawn(); });
 	}
@@ -735,7 +744,7 @@
 		words: function (w) {
 			Object.keys(w).forEach(function (l) { Object.keys(w[l]).forEach(function (k) { T[l][k] = w[l][k]; }); });
 		},
-		t: t, el: el, td: td, get: get, api: api, tab: tab, showError: showError, drawn: drawn,
+		t: t, el: el, td: td, get: get, post: post, api: api, tab: tab, showError: showError, drawn: drawn,
 		link: link, here: here, onRoute: onRoute, parse: function () { return parseHash(location.hash); },
 		openRun: function (id) { return openRun(id, {}); },
 		/* a run added (one started from the page ended): the runs and everything drawn from

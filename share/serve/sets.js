@@ -61,25 +61,7 @@
 		n.className = "note" + (cls ? " " + cls : "");
 		return n;
 	}
-	/* a write with the page's CSRF token: resolves to the reply's body; a refusal rejects with
-	 * an Error carrying the status */
-	function post(path, body) {
-		return fetch(R.api(path), {
-			method: "POST", credentials: "same-origin",
-			headers: { "Content-Type": "application/json", "X-CSRF-Token": R.csrf() || "" },
-			body: JSON.stringify(body)
-		}).then(function (r) {
-			return r.json().then(function (b) {
-				if (!r.ok) {
-					var e = new Error(b && b.error ? b.error : "HTTP " + r.status);
-					e.status = r.status;
-					e.body = b || {};
-					throw e;
-				}
-				return b;
-			});
-		});
-	}
+	var post = R.post;
 	function tags(s) {
 		return s.split(/[,，]/).map(function (x) { return x.trim(); }).filter(function (x) { return x; });
 	}

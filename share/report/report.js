@@ -114,6 +114,15 @@
 			'show-summary': '查看本次运行的概要', 'open-report': '打开该运行的报告', 'cap-mean': '每次运行的 {m} 均值',
 			'cap-date': '，按日期', 'cap-dashed': '；虚线：门禁阈值', 'click-point': '点击一个点可打开对应的运行。',
 			'thr-of': '均值阈值 {t}', 'page-info': '第 {a}\u2013{b} 行，共 {n} 行，第 {p}/{ps} 页', 'no-rows': '没有行',
+			'card-stats': '中位数 {md} · p10 {p10} · 最小值 {mn}', 'card-on': '{n} 条记录中 {s} 条计算了分数',
+			'card-na': '，{n} 条不适用', 'card-null': '，{n} 条为空', 'card-pass': '{p} 条通过，{f} 条未通过（占 {n} 条的 {r}%）',
+			'card-flips': '{n} 条在重复评测中翻转', 'card-from': '相关性依据：{f}', 'from-ids': '相关编号（{n} 条记录）',
+			'from-verdicts': '评审模型的分块判定（{n} 条记录）', 'from-similarity': '与参考上下文的相似度（{n} 条记录）',
+			'w-below_record': '{metric} {score} 低于单条阈值 {threshold}{cat}', 'w-cat': '（类别“{category}”的阈值）',
+			'w-no_pass_verdict': '{metric} 没有通过与否的判定（verdicts.{metric}）', 'w-verdict_fail': '{metric}：工具判定为未通过',
+			'w-flips': '{metric}：重复评测的结果跨越阈值翻转（--fail-on-flip）', 'w-missing': '{metric} 缺失', 'w-null': '{metric} 为空',
+			'w-not_number': '{metric} 不是数值', 'w-error': '{who}错误：{message}', 'w-unsupported': '{metric}：不受支持的陈述：{text}',
+			'w-irrelevant': '{metric}：不相关：{text}', 'w-rejected': '{metric}：否定判定：{text}', 'w-more': '{metric}：另有 {n} 条',
 			'end': ''}
 	};
 	function pickLang() {
@@ -174,6 +183,64 @@
 			(B.only_baseline_count || 0) + ' 条。';
 		if (ci) ci.textContent = say('c-interval', {c: Math.round((B.confidence || 0.95) * 100)});
 		if (nb) nb.textContent = '没有基准：用 -b BASELINE.jsonl 指定一个。';
+		saySummary();
+	}
+	/* The Summary's hints and metric cards, written by rag-report in English: in Chinese, the
+	 * hints as share/hints/zh.txt says them (each hint's texts.zh, filled by rag-report) and the
+	 * cards said again from the same numbers (D.summary.metrics); the English put back on the
+	 * switch back. */
+	function saySummary() {
+		var hs = keep('hints'), cards = document.querySelectorAll('#summary .cards .card'), fl;
+		restore(hs);
+		Array.prototype.forEach.call(cards, function (c, i) { c.id = c.id || 'card-' + i; restore(keep(c.id)); });
+		fl = keep('failed-list');
+		restore(fl);
+		if (lang !== 'zh') return;
+		if (fl) Array.prototype.forEach.call(fl.querySelectorAll('tbody tr'), function (tr, i) {
+			var codes = (S.failed_why || [])[i] || [];
+			Array.prototype.forEach.call(tr.querySelectorAll('td:last-child li'), function (li, k) {
+				li.textContent = whyLine(li.textContent, codes[k]);
+			});
+		});
+		if (hs) Array.prototype.forEach.call(hs.querySelectorAll('li'), function (li, i) {
+			var h = (S.hints || [])[i];
+			if (h && h.texts && h.texts.zh) li.textContent = h.texts.zh;
+		});
+		Array.prototype.forEach.call(cards, function (c) {
+			var name = c.querySelector('.name'), small = c.querySelector('.small'), m = null;
+			(S.metrics || []).forEach(function (x) { if (name && x.metric === name.textContent) m = x; });
+			if (!m || !small) return;
+			small.textContent = '';
+			cardLines(m).forEach(function (t, i) {
+				if (i) add(small, el('br'));
+				add(small, document.createTextNode(t));
+			});
+		});
+	}
+	/* a reason of the gate's (its English, and its {code, args}: gate.c's) in the page's language */
+	function whyLine(english, c) {
+		var a;
+		if (lang !== 'zh' || !c || !L.zh['w-' + c.code]) return english;
+		a = {};
+		Object.keys(c.args || {}).forEach(function (k) { a[k] = typeof c.args[k] === 'number' ? num(c.args[k]) : str(c.args[k]); });
+		if (c.code === 'more') a.n = str(c.args.n);
+		a.cat = c.args.category !== undefined ? say('w-cat', {category: str(c.args.category)}) : '';
+		a.who = (c.args.tool ? c.args.tool + ': ' : '') + (c.args.metric ? c.args.metric + ': ' : '');
+		return say('w-' + c.code, a);
+	}
+	function cardLines(m) {
+		var n = function (x) { return typeof x === 'number' ? x : 0; }, lines = [], f = m.relevance_from || {}, from = [];
+		lines.push(say('card-stats', {md: num(m.median), p10: num(m.p10), mn: num(m.min)}));
+		lines.push(say('card-on', {s: n(m.scored), n: n(S.records)}) + (n(m.not_applicable) > 0 ? say('card-na', {n: m.not_applicable}) : '') +
+			say('card-null', {n: n(m['null'])}));
+		if (typeof m.threshold_mean === 'number') lines.push(say('thr-of', {t: num(m.threshold_mean)}));
+		if (typeof m.threshold_record === 'number') lines.push(say('per-rec', {t: num(m.threshold_record)}));
+		if (typeof m.pass_rate === 'number')
+			lines.push(say('card-pass', {p: n(m.passed), f: n(m.failed), n: n(m.passed) + n(m.failed), r: (m.pass_rate * 100).toFixed(1)}));
+		if (n(m.flips) > 0) lines.push(say('card-flips', {n: m.flips}));
+		['ids', 'verdicts', 'similarity'].forEach(function (k) { if (n(f[k]) > 0) from.push(say('from-' + k, {n: f[k]})); });
+		if (from.length) lines.push(say('card-from', {f: from.join('，')}));
+		return lines;
 	}
 	function applyLang() {
 		document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
@@ -265,7 +332,7 @@
 		if (r.why && r.why.length) {
 			add(d, el('h4', null, r.st === 'pass' ? say('notes') : say('why-failed')));
 			ul = add(d, el('ul', 'why'));
-			r.why.forEach(function (w) { add(ul, el('li', 'bad', w)); });
+			r.why.forEach(function (w, k) { add(ul, el('li', 'bad', whyLine(w, r.whyc && r.whyc[k]))); });
 		}
 		t = add(d, el('table', 'scores'));
 		tb = add(t, el('tbody'));
@@ -531,7 +598,7 @@
 			{key: 'id', label: say('col-id'), cls: 'id', value: function (i) { return str(R[i].id); }},
 			{key: 'category', label: say('col-category'), value: function (i) { return R[i].cat === undefined ? null : str(R[i].cat); }},
 			{key: 'status', label: say('col-result'), value: function (i) { return R[i].st === 'pass' ? 2 : R[i].st === 'fail' ? 1 : 0; },
-				cell: function (i, td) { add(td, statusBadge(R[i].st)); if (R[i].why && R[i].why.length && R[i].st !== 'pass') add(td, el('div', 'small why', R[i].why[0])); }},
+				cell: function (i, td) { add(td, statusBadge(R[i].st)); if (R[i].why && R[i].why.length && R[i].st !== 'pass') add(td, el('div', 'small why', whyLine(R[i].why[0], R[i].whyc && R[i].whyc[0]))); }},
 			{key: 'question', label: say('col-question'), cls: 'q', value: function (i) { return str(R[i].q).slice(0, 120); }}
 		].concat(metrics.map(function (m) {
 			return {key: 'm:' + m, label: m, num: true, value: function (i) { var x = R[i].sc ? R[i].sc[m] : undefined; return typeof x === 'number' ? x : null; },

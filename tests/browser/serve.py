@@ -19,6 +19,8 @@
                               service at SERVICE (the offline judge), its progress followed to
                               the end, the run opened; in English at 1440 px and in Chinese at
                               390 px, each width checked for a sideways scroll
+  serve.py why URL RUN SEQ    record SEQ of RUN opened, and RUN's failed records listed, in
+                              English and Chinese: why it failed, and the English left in Chinese
   serve.py creds URL SHOTDIR JUDGE SERVICE
                               the Run tab's note on a credential left out: a run of the judge
                               JUDGE typed in the form (not the endpoint rag-serve's key is for)
@@ -553,6 +555,28 @@ def workbench(url, shots, run):
             shutil.rmtree(profile, ignore_errors=True)
 
 
+def record_why(url, run, seq):
+    """a record's "why it failed" and the records list's, per language at 1440 px, and the English
+    left in the Chinese page's run view"""
+    for lang in ("en-US", "zh-CN"):
+        k = lang[:2]
+        profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+        d = driver(profile, lang)
+        try:
+            size(d, 1440)
+            d.get(url + "#/run/%s/record/%s" % (run, seq))
+            WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#record-body .record-why"))
+            out("%s why record" % k, text(d, "#record-body .record-why"))
+            out("%s why english record" % k, d.execute_script(ENGLISH, "#record-view", ALLOW + [run]))
+            d.get(url + "#/run/%s?failed=1" % run)
+            WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#records tbody tr .cause-why"))
+            out("%s why list" % k, " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#records tbody .cause-why")))
+            out("%s why english list" % k, d.execute_script(ENGLISH, "#records tbody", ALLOW + [run]))
+        finally:
+            d.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
 def creds(url, shots, judge, service):
     """the Run tab's note on a credential left out: a judge URL typed in the form (not the one
     rag-serve's key was configured for) runs without the key, and the page says so, per
@@ -600,8 +624,10 @@ if __name__ == "__main__":
         workbench(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) == 5 and sys.argv[1] == "run":
         run_tab(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 5 and sys.argv[1] == "why":
+        record_why(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) == 6 and sys.argv[1] == "creds":
         creds(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     else:
         sys.exit("usage: serve.py walk URL SHOTDIR | serve.py history URL SHOTDIR | serve.py run URL SHOTDIR SERVICE | "
-                 "serve.py workbench URL SHOTDIR RUN | serve.py creds URL SHOTDIR JUDGE SERVICE")
+                 "serve.py workbench URL SHOTDIR RUN | serve.py why URL RUN SEQ | serve.py creds URL SHOTDIR JUDGE SERVICE")

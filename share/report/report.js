@@ -118,6 +118,22 @@
 			'card-na': '，{n} 条不适用', 'card-null': '，{n} 条为空', 'card-pass': '{p} 条通过，{f} 条未通过（占 {n} 条的 {r}%）',
 			'card-flips': '{n} 条在重复评测中翻转', 'card-from': '相关性依据：{f}', 'from-ids': '相关编号（{n} 条记录）',
 			'from-verdicts': '评审模型的分块判定（{n} 条记录）', 'from-similarity': '与参考上下文的相似度（{n} 条记录）',
+			rc_not_applicable: "不适用", rc_no_category_records: "本次运行没有此类别的记录",
+			ck_no_records: "没有记录：空运行不能通过",
+			ck_not_run: "{metric}：未运行（不在本次运行的指标中），不检查其阈值",
+			ck_skipped: "{metric}：{records} 条记录中 0 条计算了分数（{reason}），跳过门禁",
+			ck_regression: "{metric} 均值变化 {delta}，{conf}% 置信区间 [{lo}, {hi}]",
+			ck_category_mean: "类别“{category}”的 {metric} 均值 {mean} {op} {threshold}（{records} 条记录）",
+			ck_category_no_score: "{metric}：类别“{category}”没有记录有分数",
+			ck_category_not_run: "{metric}：未运行，不检查类别“{category}”的均值",
+			ck_nulls: "{metric}：{applicable} 条记录中 {nulls} 条没有分数（{rate}；max_error_rate {max}）",
+			ck_mean: "{metric} 均值 {mean} {op} {threshold}",
+			ck_no_score: "{metric}：没有记录有分数",
+			ck_flips: "{metric}：{flips} 条记录在重复评测中结论翻转",
+			ck_no_scores: "没有记录在 scores.* 中有数值：请先运行评分工具",
+			ck_unreadable: "{records} 行中 {unreadable} 行无法读取为记录",
+			ck_pass_rate: "{of} 条记录中 {passed} 条通过（{rate}；min_pass_rate {min}）",
+			st_pass: '通过', st_failure: '未通过', st_skipped: '跳过',
 			'w-below_record': '{metric} {score} 低于单条阈值 {threshold}{cat}', 'w-cat': '（类别“{category}”的阈值）',
 			'w-no_pass_verdict': '{metric} 没有通过与否的判定（verdicts.{metric}）', 'w-verdict_fail': '{metric}：工具判定为未通过',
 			'w-flips': '{metric}：重复评测的结果跨越阈值翻转（--fail-on-flip）', 'w-missing': '{metric} 缺失', 'w-null': '{metric} 为空',
@@ -190,12 +206,17 @@
 	 * cards said again from the same numbers (D.summary.metrics); the English put back on the
 	 * switch back. */
 	function saySummary() {
-		var hs = keep('hints'), cards = document.querySelectorAll('#summary .cards .card'), fl;
+		var hs = keep('hints'), cards = document.querySelectorAll('#summary .cards .card'), fl, ok;
 		restore(hs);
 		Array.prototype.forEach.call(cards, function (c, i) { c.id = c.id || 'card-' + i; restore(keep(c.id)); });
 		fl = keep('failed-list');
 		restore(fl);
+		ok = document.querySelector('#summary details.checks-ok');
+		if (ok) ok.id = 'checks-ok-list';
+		restore(keep('checks'));
+		restore(keep('checks-ok-list'));
 		if (lang !== 'zh') return;
+		checksZh();
 		if (fl) Array.prototype.forEach.call(fl.querySelectorAll('tbody tr'), function (tr, i) {
 			var codes = (S.failed_why || [])[i] || [];
 			Array.prototype.forEach.call(tr.querySelectorAll('td:last-child li'), function (li, k) {
@@ -215,6 +236,29 @@
 				if (i) add(small, el('br'));
 				add(small, document.createTextNode(t));
 			});
+		});
+	}
+	/* a check of the gate's ({pass, skipped, message, code, args}: gate.c's) in Chinese, as
+	 * rag-serve's page words it; its message where its code has no words here */
+	function checkZh(k) {
+		var a = k.args || {}, pct = function (x) { return ((x || 0) * 100).toFixed(1) + '%'; };
+		var mark = k.skipped ? say('st_skipped') : k.pass ? say('st_pass') : say('st_failure');
+		if (!k.code || L.zh['ck_' + k.code] === undefined) return mark + '：' + str(k.message);
+		return mark + '：' + say('ck_' + k.code, {
+			metric: a.metric, records: a.records, category: a.category, delta: num(a.delta),
+			conf: typeof a.confidence === 'number' ? (a.confidence * 100).toFixed(0) : '\u2013', lo: num(a.ci_low), hi: num(a.ci_high),
+			mean: num(a.mean), op: k.pass ? '\u2265' : '<', threshold: num(a.threshold), nulls: a.nulls, applicable: a.applicable,
+			rate: pct(a.rate), max: pct(a.max_error_rate), flips: a.flips, unreadable: a.unreadable, passed: a.passed, of: a.of,
+			min: pct(a.min_pass_rate),
+			reason: a.reason !== null && a.reason !== undefined ? a.reason : say('rc_' + (a.reason_code || 'not_applicable'))
+		});
+	}
+	/* the Summary's checks (check_lines: the failed first, then the rest folded) in Chinese */
+	function checksZh() {
+		var cs = S.checks || [], bad = cs.filter(function (c) { return !c.pass && !c.skipped; });
+		var rest = cs.filter(function (c) { return c.pass || c.skipped; }), ok = document.querySelector('#summary details.checks-ok ul');
+		[[document.getElementById('checks'), bad], [ok, rest]].forEach(function (p) {
+			if (p[0]) Array.prototype.forEach.call(p[0].querySelectorAll('li'), function (li, i) { if (p[1][i]) li.textContent = checkZh(p[1][i]); });
 		});
 	}
 	/* a reason of the gate's (its English, and its {code, args}: gate.c's) in the page's language */

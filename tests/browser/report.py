@@ -403,15 +403,16 @@ def english_left(d, sel, allow):
 
 
 def summary_chinese(d, k, allow):
-    """the Summary in Chinese: its checks, causes, hints, cards and failing records (opened),
-    with no English but the run's data, metric names and the checks' ok/FAIL-free words"""
+    """the Summary in Chinese: its checks, hints, cards and failing records (opened), with no
+    English but the run's data, metric names and the config's keys"""
     for e in d.find_elements(By.CSS_SELECTOR, "#summary details"):
         if not e.get_attribute("open"):
             d.execute_script("arguments[0].open = true", e)
     out(k + "summary hints", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#hints li")))
-    # the hints name the tools and the system as they are called
-    allow = allow | {"rag-eval --resume", "RAG"}
-    out(k + "summary english", english_left(d, "#hints, #summary .cards, #failed", allow) or "none")
+    # the hints name the tools and the system as they are called, the checks the config's keys
+    allow = allow | {"rag-eval --resume", "RAG", "gate.max_error_rate", "max_error_rate", "min_pass_rate"}
+    out(k + "summary checks", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#summary ul.checks li")))
+    out(k + "summary english", english_left(d, "#checks, .checks-ok, #hints, #summary .cards, #failed", allow) or "none")
 
 
 def chinese(page):

@@ -134,6 +134,8 @@
 			ck_unreadable: "{records} 行中 {unreadable} 行无法读取为记录",
 			ck_pass_rate: "{of} 条记录中 {passed} 条通过（{rate}；min_pass_rate {min}）",
 			st_pass: '通过', st_failure: '未通过', st_skipped: '跳过',
+			'cap-rec': '{m}：低于单条阈值 {t} 为红色，跨越阈值为琥珀色，不低于为绿色', 'cap-mean-thr': '{m}：低于均值阈值 {t} 为红色，不低于为绿色',
+			'cap-none': '{m}：没有阈值',
 			'w-below_record': '{metric} {score} 低于单条阈值 {threshold}{cat}', 'w-cat': '（类别“{category}”的阈值）',
 			'w-no_pass_verdict': '{metric} 没有通过与否的判定（verdicts.{metric}）', 'w-verdict_fail': '{metric}：工具判定为未通过',
 			'w-flips': '{metric}：重复评测的结果跨越阈值翻转（--fail-on-flip）', 'w-missing': '{metric} 缺失', 'w-null': '{metric} 为空',
@@ -215,8 +217,14 @@
 		if (ok) ok.id = 'checks-ok-list';
 		restore(keep('checks'));
 		restore(keep('checks-ok-list'));
+		var caps = document.querySelectorAll('#distribution figure[data-metric] figcaption'),
+			ths = document.querySelectorAll('#categories thead th'), cnts = document.querySelectorAll('#categories span.counts');
+		[[caps, 'cap'], [ths, 'th'], [cnts, 'cnt']].forEach(function (p) {
+			Array.prototype.forEach.call(p[0], function (e, i) { e.id = e.id || 'zh-' + p[1] + '-' + i; restore(keep(e.id)); });
+		});
 		if (lang !== 'zh') return;
 		checksZh();
+		groupsZh(caps, ths, cnts);
 		if (fl) Array.prototype.forEach.call(fl.querySelectorAll('tbody tr'), function (tr, i) {
 			var codes = (S.failed_why || [])[i] || [];
 			Array.prototype.forEach.call(tr.querySelectorAll('td:last-child li'), function (li, k) {
@@ -260,6 +268,22 @@
 		[[document.getElementById('checks'), bad], [ok, rest]].forEach(function (p) {
 			if (p[0]) Array.prototype.forEach.call(p[0].querySelectorAll('li'), function (li, i) { if (p[1][i]) li.textContent = checkZh(p[1][i]); });
 		});
+	}
+	/* the Summary's distribution captions (histogram_caption's), the groups' table headers
+	 * (metric_table's) and counts (rag_report_counts', as countsZh says the head's) in Chinese */
+	var TH_ZH = ['指标', '计算', '不适用', '空', '均值', '中位数', '最小值', 'p10', '分布'];
+	function groupsZh(caps, ths, cnts) {
+		var groups = [];
+		Array.prototype.forEach.call(caps, function (c) {
+			var name = c.parentNode.getAttribute('data-metric'), m = null;
+			(S.metrics || []).forEach(function (x) { if (x.metric === name) m = x; });
+			if (!m) return;
+			c.textContent = typeof m.threshold_record === 'number' ? say('cap-rec', {m: name, t: num(m.threshold_record)})
+				: typeof m.threshold_mean === 'number' ? say('cap-mean-thr', {m: name, t: num(m.threshold_mean)}) : say('cap-none', {m: name});
+		});
+		Array.prototype.forEach.call(ths, function (th) { var k = th.cellIndex; if (TH_ZH[k]) th.textContent = TH_ZH[k]; });
+		(S.groups || []).forEach(function (by) { (by.groups || []).forEach(function (g) { groups.push(g); }); });
+		Array.prototype.forEach.call(cnts, function (c, i) { if (groups[i]) c.textContent = countsZh(groups[i]); });
 	}
 	/* a reason of the gate's (its English, and its {code, args}: gate.c's) in the page's language */
 	function whyLine(english, c) {

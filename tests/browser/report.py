@@ -411,8 +411,11 @@ def summary_chinese(d, k, allow):
     out(k + "summary hints", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#hints li")))
     # the hints name the tools and the system as they are called, the checks the config's keys
     allow = allow | {"rag-eval --resume", "RAG", "gate.max_error_rate", "max_error_rate", "min_pass_rate"}
+    # the fields the groups are by (a record's field, as --by names it)
+    D = json.loads(d.execute_script("return document.getElementById('rag-data').textContent"))
+    allow |= {str(g.get("by")) for g in (D.get("summary") or {}).get("groups", [])}
     out(k + "summary checks", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#summary ul.checks li")))
-    out(k + "summary english", english_left(d, "#checks, .checks-ok, #hints, #summary .cards, #failed", allow) or "none")
+    out(k + "summary english", english_left(d, "#checks, .checks-ok, #hints, #summary .cards, #failed, #distribution, #categories", allow) or "none")
 
 
 def chinese(page):

@@ -118,7 +118,7 @@ for W in 390 1440; do
 	done
 	# the Summary's hints, metric cards and failing records' reasons, and the reason under each
 	# record's result: each message's code and arguments said in Chinese
-	is "$(got "zh $W summary english")" none "zh $W: no English in the Summary's checks, hints, cards and failing records"
+	is "$(got "zh $W summary english")" none "zh $W: no English in the Summary's checks, hints, cards, failing records, distribution and groups"
 	like "$(got "zh $W summary checks")" '^未通过：faithfulness 均值 0\.525 < 0\.700 \| 未通过：3 条记录中 2 条通过' \
 		"zh $W: the checks from their codes, the failed first"
 	is "$(got "zh $W records why english")" none "zh $W: nor in the records' reasons"

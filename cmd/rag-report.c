@@ -321,6 +321,8 @@ static int report_run(tool *t, const rag_gate_opts *go, const char *name, int la
 	if (!rc) rc = read_input(t, name);
 	if (!rc) {
 		jv s = last ? rag_cli_hints(t->cli, t->gate, rag_gate_summary(t->gate)) : rag_gate_summary(t->gate), run;
+		/* the page says its hints in its reader's language */
+		if (last && !markdown) s = rag_cli_hints_texts(t->cli, s);
 		const char *as = rag_cli_run_file(name);
 		if (rag_gate_error(t->gate)) {
 			/* scores were lost: no report of what is left */

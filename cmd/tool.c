@@ -443,6 +443,20 @@ jv rag_cli_hints(const rag_cli *cli, const rag_gate *g, jv summary)
 	return summary;
 }
 
+jv rag_cli_hints_texts(const rag_cli *cli, jv summary)
+{
+	static const char *const langs[] = { "en", "zh" };
+	size_t i;
+	for (i = 0; i < sizeof langs / sizeof langs[0]; i++) {
+		char err[RAG_ERRLEN];
+		jv hints = rag_hints_load(langs[i], err, sizeof err);
+		if (jv_is_valid(hints)) summary = rag_hints_texts(summary, hints, langs[i]);
+		else rag_msg(cli->prog, "warning", "no failure hints: %s", err);
+		jv_free(hints);
+	}
+	return summary;
+}
+
 void rag_cli_gate_free(rag_cli_gate *g)
 {
 	size_t i;

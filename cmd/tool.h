@@ -192,6 +192,9 @@ int rag_cli_gate_any(const struct rag_gate_opts *go, const char *baseline);
  * config's lang, or with auto that of the run's questions (g borrowed); a hints file that
  * cannot be read is a warning, and no hints. */
 jv rag_cli_hints(const rag_cli *cli, const struct rag_gate *g, jv summary);
+/* summary (consumed, with its hints) with each hint said in English and Chinese too ("texts":
+ * {en, zh}), for rag-report's page, which shows them in its reader's language */
+jv rag_cli_hints_texts(const rag_cli *cli, jv summary);
 /* For tools that read whole runs (rag-gate, rag-report): the record stream over one named file
  * ("-" is stdin), calling observe(item, ctx) for every record, good or bad, in order, and writing
  * the records to out unless it is NULL. Bad lines are for observe to count: they do not make the

@@ -295,12 +295,25 @@ void rag_causes_add(rag_causes *cs, jv rec, jv verdict, long seq)
 		}
 		jv_free(c);
 	} else {
-		/* a record with no cause of these says why it failed: the first thing it missed */
+		/* a record with no cause of these says why it failed: the first thing it missed, and
+		 * its code and arguments (gate.c's missed_codes) for a page in another language */
 		jv w = jv_array_get(rag_json_get(jv_copy(verdict), "missed"), 0);
+		jv wc = rag_json_get(jv_copy(verdict), "missed_codes");
+		wc = jv_get_kind(wc) == JV_KIND_ARRAY && jv_array_length(jv_copy(wc)) > 0 ? jv_array_get(wc, 0) : (jv_free(wc), jv_null());
 		jv_free(c);
-		if (jv_get_kind(w) == JV_KIND_STRING)
-			put_kind(cs, "why", "error", "text", jv_string_value(w), jv_string_value(w), seq, id, 0, "");
+		if (jv_get_kind(w) == JV_KIND_STRING) {
+			char *key = rag_xasprintf("why:%s", jv_string_value(w)), *line = rag_xasprintf("error: %s", jv_string_value(w));
+			jv what = JV_OBJECT(jv_string("kind"), jv_string("error"), jv_string("text"), jv_copy(w), jv_string("cause"),
+			                    jv_string(line));
+			if (jv_get_kind(wc) == JV_KIND_OBJECT)
+				what = jv_object_set(jv_object_set(what, jv_string("code"), rag_json_get(jv_copy(wc), "code")),
+				                     jv_string("args"), rag_json_get(jv_copy(wc), "args"));
+			cause_put(cs, key, what, seq, id, 0, "");
+			free(key);
+			free(line);
+		}
 		jv_free(w);
+		jv_free(wc);
 	}
 	free(id);
 	jv_free(errs);

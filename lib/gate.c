@@ -424,11 +424,31 @@ static int flipped(jv verdicts, const char *metric)
 	return f;
 }
 
+/* a message's code and arguments (args consumed), beside its English: the words a page in
+ * another language says it with (rag-report's page) */
+static jv why_code(const char *code, jv args)
+{
+	return JV_OBJECT(jv_string("code"), jv_string(code), jv_string("args"), args);
+}
+
+/* v (borrowed) when a string, else null */
+static jv str_or_null(jv v)
+{
+	return jv_get_kind(v) == JV_KIND_STRING ? jv_copy(v) : jv_null();
+}
+
 static const char *verdict_label(const char *metric)
 {
 	if (!strcmp(metric, "faithfulness") || !strcmp(metric, "context_recall")) return "unsupported claim";
 	if (strstr(metric, "precision") || strstr(metric, "relevan")) return "irrelevant";
 	return "negative verdict";
+}
+
+/* verdict_label's code */
+static const char *verdict_code(const char *metric)
+{
+	const char *l = verdict_label(metric);
+	return l[0] == 'u' ? "unsupported" : l[0] == 'i' ? "irrelevant" : "rejected";
 }
 
 /* the text of a verdict entry (borrowed): its claim, else whatever names the judged thing */
@@ -454,8 +474,9 @@ static jv verdict_text(jv v)
 }
 
 /* Why a record is bad, most telling first: its errors, the thresholds it missed, then what its
- * verdicts rejected (three per metric, then a count). rec borrowed. */
-static jv reasons(rag_gate *g, jv rec, jv missed)
+ * verdicts rejected (three per metric, then a count): [messages, their {code, args}]. rec
+ * borrowed; missed and codes (one per message) consumed. */
+static jv reasons(rag_gate *g, jv rec, jv missed, jv codes)
 {
 	jv out = jv_array(), errs, verdicts;
 	out = jv_array_concat(out, missed);
@@ -469,6 +490,8 @@ static jv reasons(rag_gate *g, jv rec, jv missed)
 			if (jv_get_kind(metric) == JV_KIND_STRING) rag_buf_addf(&b, "%s: ", jv_string_value(metric));
 			rag_buf_addf(&b, "error: %s", jv_get_kind(msg) == JV_KIND_STRING ? jv_string_value(msg) : "(no message)");
 			out = jv_array_append(out, jv_string(b.p));
+			codes = jv_array_append(codes, why_code("error", JV_OBJECT(jv_string("tool"), str_or_null(tool), jv_string("metric"),
+			                                                           str_or_null(metric), jv_string("message"), str_or_null(msg))));
 			rag_buf_free(&b);
 			jv_free(tool);
 			jv_free(metric);
@@ -489,7 +512,8 @@ static jv reasons(rag_gate *g, jv rec, jv missed)
 							jv t = verdict_text(v);
 							out = jv_array_append(out, jv_string_fmt("%s: %s: %s", jv_string_value(key),
 							                      verdict_label(jv_string_value(key)), jv_string_value(t)));
-							jv_free(t);
+							codes = jv_array_append(codes, why_code(verdict_code(jv_string_value(key)),
+							                        JV_OBJECT(jv_string("metric"), jv_copy(key), jv_string("text"), t)));
 							shown++;
 						} else {
 							more++;
@@ -500,14 +524,18 @@ static jv reasons(rag_gate *g, jv rec, jv missed)
 					(void)i;
 				}
 			}
-			if (more) out = jv_array_append(out, jv_string_fmt("%s: %d more", jv_string_value(key), more));
+			if (more) {
+				out = jv_array_append(out, jv_string_fmt("%s: %d more", jv_string_value(key), more));
+				codes = jv_array_append(codes, why_code("more", JV_OBJECT(jv_string("metric"), jv_copy(key), jv_string("n"),
+				                                                         jv_number(more))));
+			}
 			jv_free(key);
 			jv_free(list);
 		}
 	}
 	jv_free(verdicts);
 	(void)g;
-	return out;
+	return JV_ARRAY(out, codes);
 }
 
 static int worse(double k1, long s1, double k2, long s2)
@@ -517,13 +545,14 @@ static int worse(double k1, long s1, double k2, long s2)
 
 /* Keep the record among the worst when it is: ordered by key, then by position. */
 static void consider_worst(rag_gate *g, double key, jv rec, const char *where, const char *id,
-                           const char *cat, int failed, jv missed, jv scores)
+                           const char *cat, int failed, jv missed, jv codes, jv scores)
 {
 	size_t n = (size_t)g->o.worst, i;
 	worst w;
 	jv info;
 	if (!n || (g->nw == n && !worse(key, g->seq, g->w[n - 1].key, g->w[n - 1].seq))) {
 		jv_free(missed);
+		jv_free(codes);
 		jv_free(scores);
 		return;
 	}
@@ -547,7 +576,11 @@ static void consider_worst(rag_gate *g, double key, jv rec, const char *where, c
 		else
 			jv_free(na);
 	}
-	info = jv_object_set(info, jv_string("reasons"), reasons(g, rec, missed));
+	{
+		jv why = reasons(g, rec, missed, codes);
+		info = jv_object_set(info, jv_string("reasons"), jv_array_get(jv_copy(why), 0));
+		info = jv_object_set(info, jv_string("reason_codes"), jv_array_get(why, 1));
+	}
 	w.key = key;
 	w.seq = g->seq;
 	w.info = info;
@@ -828,6 +861,7 @@ typedef struct adding {
 	int want_checks, has_null, failed, errored;
 	double key;                       /* its rank among the worst: lowest first */
 	jv missed, checks;                /* what it missed (messages); its checks for JUnit */
+	jv missed_codes;                  /* what it missed as {code, args}, one per message */
 } adding;
 
 /* Whether the record has an error entry. */
@@ -947,10 +981,20 @@ static int metric_not_applicable(rag_gate *g, adding *a, size_t m, int number, d
 
 /* A failure of the record on a metric: msg goes into what it missed; the failure ranks it at
  * most -1 among the worst when lower_key. */
-static void record_missed(adding *a, const char *msg, int lower_key)
+static void record_missed(adding *a, const char *msg, int lower_key, jv code)
 {
 	if (lower_key && a->key > -1) a->key = -1;
 	a->missed = jv_array_append(a->missed, jv_string(msg));
+	a->missed_codes = jv_array_append(a->missed_codes, code);
+}
+
+/* the arguments of metric m's message: {metric}, and {category} when its threshold on this
+ * record is its category's (cat_note) */
+static jv metric_args(rag_gate *g, size_t m)
+{
+	jv args = JV_OBJECT(jv_string("metric"), jv_string(g->metric[m]));
+	if (m < g->nrec_base && g->rec_cat[m]) args = jv_object_set(args, jv_string("category"), jv_string(g->rec_cat[m]));
+	return args;
 }
 
 /* Metric m's number x on the record against its threshold thr, its pass verdict and its repeats'
@@ -966,7 +1010,8 @@ static int check_number(rag_gate *g, adding *a, size_t m, double x, double thr, 
 	if (!isnan(thr) && x < thr - EPS) {
 		bad = 1;
 		snprintf(msg, msglen, "%s %.3f is below the per-record threshold %.3f%s", name, x, thr, cat_note(g, m));
-		record_missed(a, msg, 0);
+		record_missed(a, msg, 0, why_code("below_record", jv_object_set(jv_object_set(metric_args(g, m),
+		              jv_string("score"), jv_number(x)), jv_string("threshold"), jv_number(thr))));
 		*why = msg;
 	}
 	if (g->ms[m].verdict) {
@@ -977,19 +1022,19 @@ static int check_number(rag_gate *g, adding *a, size_t m, double x, double thr, 
 			*number = 0;   /* an error: a pass gate with no verdict to read */
 			g->ms[m].undecided++;
 			snprintf(msg, msglen, "%s has no pass verdict (verdicts.%s)", name, name);
-			record_missed(a, msg, 0);
+			record_missed(a, msg, 0, why_code("no_pass_verdict", metric_args(g, m)));
 			*why = msg;
 		} else if (!pv && !bad) {
 			bad = 1;
 			snprintf(msg, msglen, "%s: the tool's verdict is fail", name);
-			record_missed(a, msg, 1);
+			record_missed(a, msg, 1, why_code("verdict_fail", metric_args(g, m)));
 			*why = msg;
 		}
 	}
 	if (flip && g->o.fail_on_flip && gated(g, m) && !bad) {
 		bad = 1;
 		snprintf(msg, msglen, "%s: the repeats flip across the threshold (--fail-on-flip)", name);
-		record_missed(a, msg, 1);
+		record_missed(a, msg, 1, why_code("flips", metric_args(g, m)));
 		*why = msg;
 	}
 	if (*number && (record_gated(g, m) || (flip && g->o.fail_on_flip && gated(g, m)))) {
@@ -1023,7 +1068,11 @@ static void check_metric(rag_gate *g, adding *a, size_t m)
 		a->has_null = 1;
 		a->failed = a->errored = 1;
 		snprintf(msg, sizeof msg, "%s is %s", name, !present ? "missing" : isnull ? "null" : "not a number");
-		if (gated(g, m) || present) a->missed = jv_array_append(a->missed, jv_string(msg));
+		if (gated(g, m) || present) {
+			a->missed = jv_array_append(a->missed, jv_string(msg));
+			a->missed_codes = jv_array_append(a->missed_codes, why_code(!present ? "missing" : isnull ? "null" : "not_number",
+			                                                            metric_args(g, m)));
+		}
 		why = msg;
 	} else if (check_number(g, a, m, x, thr, flip, &number, msg, sizeof msg, &why)) {
 		a->failed = 1;
@@ -1061,6 +1110,7 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 	a.scores = record_scores(rec);
 	a.checks = want_checks ? jv_array() : jv_invalid();
 	a.missed = jv_array();
+	a.missed_codes = jv_array();
 	a.na = record_obj(rec, "not_applicable");
 	a.verdicts = record_obj(rec, "verdicts");
 	a.from = record_obj(rec, "relevance_from");
@@ -1114,16 +1164,16 @@ static jv gate_add(rag_gate *g, jv rec, const char *where, int unreadable, int w
 		int cls = g->have_base ? align(g, id, a.scores, unreadable ? 1 : rag_verdict_unscored(rec), &ch) : -1;
 		*verdict = JV_OBJECT(jv_string("failed"), jv_bool(a.failed), jv_string("errored"), jv_bool(a.errored),
 		                     jv_string("missed"), jv_copy(a.missed), jv_string("checks"), a.checks,
-		                     jv_string("changes"), ch);
+		                     jv_string("changes"), ch, jv_string("missed_codes"), jv_copy(a.missed_codes));
 		if (cls >= 0) *verdict = jv_object_set(*verdict, jv_string("change"), jv_string(rag_compare_name(cls)));
 		a.checks = jv_invalid();
 	} else if (g->have_base) {
 		align(g, id, a.scores, unreadable ? 1 : rag_verdict_unscored(rec), NULL);
 	}
 	if (a.key < HUGE_VAL || a.has_null || errs)
-		consider_worst(g, a.key, rec, where, id, cat, a.failed, a.missed, jv_copy(a.scores));
+		consider_worst(g, a.key, rec, where, id, cat, a.failed, a.missed, a.missed_codes, jv_copy(a.scores));
 	else
-		jv_free(a.missed);
+		jv_free(a.missed), jv_free(a.missed_codes);
 	jv_free(a.scores);
 	jv_free(a.na);
 	jv_free(a.verdicts);

@@ -361,13 +361,18 @@ void rag_window_free(rag_window *w);
  * "A+B: text", the advice when both fail), as an object KEY -> text. jv_invalid() and err when
  * the file cannot be read or an entry is malformed. */
 jv rag_hints_load(const char *lang, char *err, size_t errlen);
-/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint, kind?}]: an
+/* summary (consumed, from rag_gate_summary) with "hints": [{metrics: [...], hint, key, kind?,
+ * args?}] (key: the entry the hint is; args of an outage: {n, error}): an
  * outage first when a judge or the service failed (remote_failed), {metrics: [], kind: "outage",
  * hint: the entry outage or outage_service with {n} (or {records}: "2 records") the records and {error} the first
  * remote_error}; then, unless the outage left more than half of the run unscored, the metrics
  * whose gate failed (gate_failed): the advice for failures together first, then retrieval's
  * metrics, then the rest. hints borrowed. */
 jv rag_hints_apply(jv summary, jv hints);
+/* summary (consumed, rag_hints_apply's) with each hint said in lang too, from hints (borrowed,
+ * rag_hints_load's of lang): "texts": {lang: text}, its key's entry with its args filled in,
+ * for a page that shows it in its reader's language */
+jv rag_hints_texts(jv summary, jv hints, const char *lang);
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside stats.c and by tests/unit/t-stats.c: the generator's raw draws, checked

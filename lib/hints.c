@@ -63,9 +63,12 @@ static int has(jv list, const char *name)
 	return found;
 }
 
-static jv hint(jv out, jv metrics, const char *text)
+/* a hint {metrics, hint, key}: key, the entry of share/hints/<lang>.txt its text is, says it
+ * again in another language (rag_hints_texts) */
+static jv hint(jv out, jv metrics, const char *key, const char *text)
 {
-	return jv_array_append(out, JV_OBJECT(jv_string("metrics"), metrics, jv_string("hint"), jv_string(text)));
+	return jv_array_append(out, JV_OBJECT(jv_string("metrics"), metrics, jv_string("hint"), jv_string(text),
+	                                      jv_string("key"), jv_string(key)));
 }
 
 /* text with {n}, {records} ("1 record", "2 records") and {error} replaced: into a new string */
@@ -98,7 +101,10 @@ static jv outage_hint(jv out, jv summary, jv hints, long n)
 	if (jv_get_kind(text) == JV_KIND_STRING) {
 		line = fill(jv_string_value(text), n, err);
 		out = jv_array_append(out, JV_OBJECT(jv_string("metrics"), jv_array(), jv_string("kind"), jv_string("outage"),
-		                                     jv_string("hint"), jv_string(line)));
+		                                     jv_string("hint"), jv_string(line),
+		                                     jv_string("key"), jv_string(service ? "outage_service" : "outage"),
+		                                     jv_string("args"), JV_OBJECT(jv_string("n"), jv_number((double)n),
+		                                                                  jv_string("error"), jv_string(err))));
 		free(line);
 	}
 	jv_free(text);
@@ -140,7 +146,7 @@ jv rag_hints_apply(jv summary, jv hints)
 					(void)i;
 				}
 				jv_free(parts);
-				if (all) out = hint(out, names, jv_string_value(text));
+				if (all) out = hint(out, names, kk, jv_string_value(text));
 				else jv_free(names);
 			}
 			jv_free(key);
@@ -148,7 +154,8 @@ jv rag_hints_apply(jv summary, jv hints)
 		}
 		jv_array_foreach(ordered, i, name) {
 			jv text = jv_object_get(jv_copy(hints), jv_copy(name));
-			if (jv_get_kind(text) == JV_KIND_STRING) out = hint(out, JV_ARRAY(jv_copy(name)), jv_string_value(text));
+			if (jv_get_kind(text) == JV_KIND_STRING)
+				out = hint(out, JV_ARRAY(jv_copy(name)), jv_string_value(name), jv_string_value(text));
 			jv_free(text);
 			jv_free(name);
 			(void)i;
@@ -156,5 +163,35 @@ jv rag_hints_apply(jv summary, jv hints)
 	}
 	jv_free(failed);
 	jv_free(ordered);
+	return jv_object_set(summary, jv_string("hints"), out);
+}
+
+jv rag_hints_texts(jv summary, jv hints, const char *lang)
+{
+	jv list = rag_json_get(jv_copy(summary), "hints"), out = jv_array();
+	if (jv_get_kind(list) != JV_KIND_ARRAY || jv_get_kind(hints) != JV_KIND_OBJECT) {
+		jv_free(list);
+		jv_free(out);
+		return summary;
+	}
+	jv_array_foreach(list, i, h) {
+		jv key = rag_json_get(jv_copy(h), "key"), args = rag_json_get(jv_copy(h), "args"), text = jv_invalid();
+		if (jv_get_kind(key) == JV_KIND_STRING) text = jv_object_get(jv_copy(hints), jv_copy(key));
+		if (jv_get_kind(text) == JV_KIND_STRING) {
+			char e[800], *line;
+			jv texts = rag_json_get(jv_copy(h), "texts");
+			rag_json_str(args, "error", e, sizeof e);
+			line = fill(jv_string_value(text), (long)rag_json_num(args, "n"), e);
+			if (jv_get_kind(texts) != JV_KIND_OBJECT) texts = (jv_free(texts), jv_object());
+			h = jv_object_set(h, jv_string("texts"), jv_object_set(texts, jv_string(lang), jv_string(line)));
+			free(line);
+		}
+		out = jv_array_append(out, h);
+		jv_free(key);
+		jv_free(args);
+		jv_free(text);
+		(void)i;
+	}
+	jv_free(list);
 	return jv_object_set(summary, jv_string("hints"), out);
 }

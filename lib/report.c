@@ -359,7 +359,11 @@ jv rag_report_record(jv rec, jv verdict, const char *where)
 	if (where) r = jv_object_set(r, jv_string("at"), jv_string(where));
 	/* the gate's decision, never made again here */
 	r = jv_object_set(r, jv_string("st"), jv_string(errored ? "error" : failed ? "fail" : "pass"));
-	if (failed || errored) r = jv_object_set(r, jv_string("why"), rag_json_get(jv_copy(verdict), "missed"));
+	if (failed || errored) {
+		r = jv_object_set(r, jv_string("why"), rag_json_get(jv_copy(verdict), "missed"));
+		/* the same as {code, args}, for the page to say in its reader's language */
+		r = copy_kind(r, "whyc", verdict, "missed_codes", JV_KIND_ARRAY);
+	}
 	v = rag_json_get(jv_copy(verdict), "changes");
 	if (jv_get_kind(v) == JV_KIND_ARRAY && jv_array_length(jv_copy(v)) > 0) r = jv_object_set(r, jv_string("ch"), v);
 	else jv_free(v);
@@ -709,6 +713,20 @@ static void checks_list(rag_buf *b, jv checks)
 	rag_buf_free(&b2);
 }
 
+/* the reasons of the failing records the Summary lists (summary_section's), as {code, args}:
+ * one array a row, for the page to say them in its reader's language */
+static jv failed_why(jv s)
+{
+	jv worst = arr(s, "worst"), out = jv_array();
+	jv_array_foreach(worst, i, w) {
+		if (rag_json_true(w, "failed")) out = jv_array_append(out, arr(w, "reason_codes"));
+		jv_free(w);
+		(void)i;
+	}
+	jv_free(worst);
+	return out;
+}
+
 static void summary_section(rag_buf *b, jv s, jv metrics, int gated)
 {
 	jv checks = arr(s, "checks"), hints = arr(s, "hints");
@@ -940,6 +958,7 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 	/* the data the script shows: the summary (less its few worst records, which the records
 	 * themselves hold), the records, the baseline's answers, the history */
 	ds = jv_object_delete(jv_copy(s), jv_string("worst"));
+	ds = jv_object_set(ds, jv_string("failed_why"), failed_why(s));
 	/* written key by key, as jv_dump_string writes the object {title, run, gated, causes,
 	 * summary, records, base?, history}, with the places of the records and the baseline's left
 	 * empty; causes: the failing records by cause (causes.c's, the one grouping rag-serve's

@@ -493,6 +493,19 @@ static int service_headers(yaml_document_t *doc, const before *b, jv *withheld)
 	return rc;
 }
 
+/* The form's judge endpoint (config's llm.base_url) over the profile: asked the way the
+ * profile's provider asks (azure's routes and api-key, openai-reasoning's parameters), or, where
+ * the profile names none or the offline judge, as OpenAI's endpoint is. config consumed */
+static jv judge_provider(yaml_document_t *doc, jv config)
+{
+	jv base = jv_getpath(jv_copy(config), JV_ARRAY(jv_string("llm"), jv_string("base_url")));
+	const char *prov = scalar(doc, get(doc, get(doc, 1, "llm"), "provider"));
+	if (jv_get_kind(base) == JV_KIND_STRING && !rag_config_online(prov))
+		config = jv_setpath(config, JV_ARRAY(jv_string("llm"), jv_string("provider")), jv_string("openai"));
+	jv_free(base);
+	return config;
+}
+
 static int emit_out(void *data, unsigned char *buf, size_t size)
 {
 	rag_buf_add(data, buf, size);
@@ -514,6 +527,7 @@ int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, co
 		return -1;
 	}
 	note_before(&doc, &bf);
+	config = judge_provider(&doc, config);
 	ok = !(dir && rebase_paths(&doc, dir) < 0) && merge_map(&doc, 1, config, "") == 0 &&
 	     judge_keys(&doc, &bf, key, give_key, withheld) == 0 && service_headers(&doc, &bf, withheld) == 0;
 	free(bf.base_s);

@@ -361,9 +361,10 @@ int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *ver
 	/* the judge: the form's endpoint, its key rag-serve's own (RAG_API_KEY in the child's
 	 * environment, where it may go: start) unless a profile names one; no endpoint, the
 	 * offline judge, or the profile's. No variable of the environment stands in for the key
-	 * (api_key_env, whose default is OPENAI_API_KEY) */
+	 * (api_key_env, whose default is OPENAI_API_KEY). Over a profile, the form's endpoint keeps
+	 * the profile's provider (azure's deployment and api_version with it): rag_evals_merge */
 	llm = jv_object();
-	if (judge || !prof) llm = jv_object_set(llm, jv_string("provider"), jv_string(judge ? "openai" : "offline"));
+	if (!prof) llm = jv_object_set(llm, jv_string("provider"), jv_string(judge ? "openai" : "offline"));
 	if (judge) llm = jv_object_set(llm, jv_string("base_url"), rag_evals_conf_str(judge));
 	if (judge && !prof) llm = jv_object_set(llm, jv_string("api_key_env"), jv_string(""));
 	if (model) llm = jv_object_set(llm, jv_string("model"), rag_evals_conf_str(model));

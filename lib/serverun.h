@@ -58,7 +58,8 @@ typedef struct rag_evals_key {
 /* The profile's text with config (rag_evals_form's; consumed) laid over it, key by key: the
  * whole profile kept (its ${VAR}s for rag-eval to expand), a value of the form that says what
  * the profile's says (as the listing shows it) left as the profile wrote it, collect.body the
- * form's only where the profile has none, store.url the form's; its relative paths made
+ * form's only where the profile has none, store.url the form's; the form's judge endpoint asked
+ * as the profile's llm.provider asks (openai where it names none or offline); its relative paths made
  * relative to dir, the profile's directory (NULL: left). A credential goes only where it was
  * configured for: the profile's judge key (llm.api_key, api_key_env; embeddings' that follow
  * the judge's endpoint) only to the profile's llm.base_url (or the default endpoint) or its

@@ -114,6 +114,33 @@
 			'show-summary': '查看本次运行的概要', 'open-report': '打开该运行的报告', 'cap-mean': '每次运行的 {m} 均值',
 			'cap-date': '，按日期', 'cap-dashed': '；虚线：门禁阈值', 'click-point': '点击一个点可打开对应的运行。',
 			'thr-of': '均值阈值 {t}', 'page-info': '第 {a}\u2013{b} 行，共 {n} 行，第 {p}/{ps} 页', 'no-rows': '没有行',
+			'card-stats': '中位数 {md} · p10 {p10} · 最小值 {mn}', 'card-on': '{n} 条记录中 {s} 条计算了分数',
+			'card-na': '，{n} 条不适用', 'card-null': '，{n} 条为空', 'card-pass': '{p} 条通过，{f} 条未通过（占 {n} 条的 {r}%）',
+			'card-flips': '{n} 条在重复评测中翻转', 'card-from': '相关性依据：{f}', 'from-ids': '相关编号（{n} 条记录）',
+			'from-verdicts': '评审模型的分块判定（{n} 条记录）', 'from-similarity': '与参考上下文的相似度（{n} 条记录）',
+			rc_not_applicable: "不适用", rc_no_category_records: "本次运行没有此类别的记录",
+			ck_no_records: "没有记录：空运行不能通过",
+			ck_not_run: "{metric}：未运行（不在本次运行的指标中），不检查其阈值",
+			ck_skipped: "{metric}：{records} 条记录中 0 条计算了分数（{reason}），跳过门禁",
+			ck_regression: "{metric} 均值变化 {delta}，{conf}% 置信区间 [{lo}, {hi}]",
+			ck_category_mean: "类别“{category}”的 {metric} 均值 {mean} {op} {threshold}（{records} 条记录）",
+			ck_category_no_score: "{metric}：类别“{category}”没有记录有分数",
+			ck_category_not_run: "{metric}：未运行，不检查类别“{category}”的均值",
+			ck_nulls: "{metric}：{applicable} 条记录中 {nulls} 条没有分数（{rate}；max_error_rate {max}）",
+			ck_mean: "{metric} 均值 {mean} {op} {threshold}",
+			ck_no_score: "{metric}：没有记录有分数",
+			ck_flips: "{metric}：{flips} 条记录在重复评测中结论翻转",
+			ck_no_scores: "没有记录在 scores.* 中有数值：请先运行评分工具",
+			ck_unreadable: "{records} 行中 {unreadable} 行无法读取为记录",
+			ck_pass_rate: "{of} 条记录中 {passed} 条通过（{rate}；min_pass_rate {min}）",
+			st_pass: '通过', st_failure: '未通过', st_skipped: '跳过',
+			'cap-rec': '{m}：低于单条阈值 {t} 为红色，跨越阈值为琥珀色，不低于为绿色', 'cap-mean-thr': '{m}：低于均值阈值 {t} 为红色，不低于为绿色',
+			'cap-none': '{m}：没有阈值',
+			'w-below_record': '{metric} {score} 低于单条阈值 {threshold}{cat}', 'w-cat': '（类别“{category}”的阈值）',
+			'w-no_pass_verdict': '{metric} 没有通过与否的判定（verdicts.{metric}）', 'w-verdict_fail': '{metric}：工具判定为未通过',
+			'w-flips': '{metric}：重复评测的结果跨越阈值翻转（--fail-on-flip）', 'w-missing': '{metric} 缺失', 'w-null': '{metric} 为空',
+			'w-not_number': '{metric} 不是数值', 'w-error': '{who}错误：{message}', 'w-unsupported': '{metric}：不受支持的陈述：{text}',
+			'w-irrelevant': '{metric}：不相关：{text}', 'w-rejected': '{metric}：否定判定：{text}', 'w-more': '{metric}：另有 {n} 条',
 			'end': ''}
 	};
 	function pickLang() {
@@ -174,6 +201,114 @@
 			(B.only_baseline_count || 0) + ' 条。';
 		if (ci) ci.textContent = say('c-interval', {c: Math.round((B.confidence || 0.95) * 100)});
 		if (nb) nb.textContent = '没有基准：用 -b BASELINE.jsonl 指定一个。';
+		saySummary();
+	}
+	/* The Summary's hints and metric cards, written by rag-report in English: in Chinese, the
+	 * hints as share/hints/zh.txt says them (each hint's texts.zh, filled by rag-report) and the
+	 * cards said again from the same numbers (D.summary.metrics); the English put back on the
+	 * switch back. */
+	function saySummary() {
+		var hs = keep('hints'), cards = document.querySelectorAll('#summary .cards .card'), fl, ok;
+		restore(hs);
+		Array.prototype.forEach.call(cards, function (c, i) { c.id = c.id || 'card-' + i; restore(keep(c.id)); });
+		fl = keep('failed-list');
+		restore(fl);
+		ok = document.querySelector('#summary details.checks-ok');
+		if (ok) ok.id = 'checks-ok-list';
+		restore(keep('checks'));
+		restore(keep('checks-ok-list'));
+		var caps = document.querySelectorAll('#distribution figure[data-metric] figcaption'),
+			ths = document.querySelectorAll('#categories thead th'), cnts = document.querySelectorAll('#categories span.counts');
+		[[caps, 'cap'], [ths, 'th'], [cnts, 'cnt']].forEach(function (p) {
+			Array.prototype.forEach.call(p[0], function (e, i) { e.id = e.id || 'zh-' + p[1] + '-' + i; restore(keep(e.id)); });
+		});
+		if (lang !== 'zh') return;
+		checksZh();
+		groupsZh(caps, ths, cnts);
+		if (fl) Array.prototype.forEach.call(fl.querySelectorAll('tbody tr'), function (tr, i) {
+			var codes = (S.failed_why || [])[i] || [];
+			Array.prototype.forEach.call(tr.querySelectorAll('td:last-child li'), function (li, k) {
+				li.textContent = whyLine(li.textContent, codes[k]);
+			});
+		});
+		if (hs) Array.prototype.forEach.call(hs.querySelectorAll('li'), function (li, i) {
+			var h = (S.hints || [])[i];
+			if (h && h.texts && h.texts.zh) li.textContent = h.texts.zh;
+		});
+		Array.prototype.forEach.call(cards, function (c) {
+			var name = c.querySelector('.name'), small = c.querySelector('.small'), m = null;
+			(S.metrics || []).forEach(function (x) { if (name && x.metric === name.textContent) m = x; });
+			if (!m || !small) return;
+			small.textContent = '';
+			cardLines(m).forEach(function (t, i) {
+				if (i) add(small, el('br'));
+				add(small, document.createTextNode(t));
+			});
+		});
+	}
+	/* a check of the gate's ({pass, skipped, message, code, args}: gate.c's) in Chinese, as
+	 * rag-serve's page words it; its message where its code has no words here */
+	function checkZh(k) {
+		var a = k.args || {}, pct = function (x) { return ((x || 0) * 100).toFixed(1) + '%'; };
+		var mark = k.skipped ? say('st_skipped') : k.pass ? say('st_pass') : say('st_failure');
+		if (!k.code || L.zh['ck_' + k.code] === undefined) return mark + '：' + str(k.message);
+		return mark + '：' + say('ck_' + k.code, {
+			metric: a.metric, records: a.records, category: a.category, delta: num(a.delta),
+			conf: typeof a.confidence === 'number' ? (a.confidence * 100).toFixed(0) : '\u2013', lo: num(a.ci_low), hi: num(a.ci_high),
+			mean: num(a.mean), op: k.pass ? '\u2265' : '<', threshold: num(a.threshold), nulls: a.nulls, applicable: a.applicable,
+			rate: pct(a.rate), max: pct(a.max_error_rate), flips: a.flips, unreadable: a.unreadable, passed: a.passed, of: a.of,
+			min: pct(a.min_pass_rate),
+			reason: a.reason !== null && a.reason !== undefined ? a.reason : say('rc_' + (a.reason_code || 'not_applicable'))
+		});
+	}
+	/* the Summary's checks (check_lines: the failed first, then the rest folded) in Chinese */
+	function checksZh() {
+		var cs = S.checks || [], bad = cs.filter(function (c) { return !c.pass && !c.skipped; });
+		var rest = cs.filter(function (c) { return c.pass || c.skipped; }), ok = document.querySelector('#summary details.checks-ok ul');
+		[[document.getElementById('checks'), bad], [ok, rest]].forEach(function (p) {
+			if (p[0]) Array.prototype.forEach.call(p[0].querySelectorAll('li'), function (li, i) { if (p[1][i]) li.textContent = checkZh(p[1][i]); });
+		});
+	}
+	/* the Summary's distribution captions (histogram_caption's), the groups' table headers
+	 * (metric_table's) and counts (rag_report_counts', as countsZh says the head's) in Chinese */
+	var TH_ZH = ['指标', '计算', '不适用', '空', '均值', '中位数', '最小值', 'p10', '分布'];
+	function groupsZh(caps, ths, cnts) {
+		var groups = [];
+		Array.prototype.forEach.call(caps, function (c) {
+			var name = c.parentNode.getAttribute('data-metric'), m = null;
+			(S.metrics || []).forEach(function (x) { if (x.metric === name) m = x; });
+			if (!m) return;
+			c.textContent = typeof m.threshold_record === 'number' ? say('cap-rec', {m: name, t: num(m.threshold_record)})
+				: typeof m.threshold_mean === 'number' ? say('cap-mean-thr', {m: name, t: num(m.threshold_mean)}) : say('cap-none', {m: name});
+		});
+		Array.prototype.forEach.call(ths, function (th) { var k = th.cellIndex; if (TH_ZH[k]) th.textContent = TH_ZH[k]; });
+		(S.groups || []).forEach(function (by) { (by.groups || []).forEach(function (g) { groups.push(g); }); });
+		Array.prototype.forEach.call(cnts, function (c, i) { if (groups[i]) c.textContent = countsZh(groups[i]); });
+	}
+	/* a reason of the gate's (its English, and its {code, args}: gate.c's) in the page's language */
+	function whyLine(english, c) {
+		var a;
+		if (lang !== 'zh' || !c || !L.zh['w-' + c.code]) return english;
+		a = {};
+		Object.keys(c.args || {}).forEach(function (k) { a[k] = typeof c.args[k] === 'number' ? num(c.args[k]) : str(c.args[k]); });
+		if (c.code === 'more') a.n = str(c.args.n);
+		a.cat = c.args.category !== undefined ? say('w-cat', {category: str(c.args.category)}) : '';
+		a.who = (c.args.tool ? c.args.tool + ': ' : '') + (c.args.metric ? c.args.metric + ': ' : '');
+		return say('w-' + c.code, a);
+	}
+	function cardLines(m) {
+		var n = function (x) { return typeof x === 'number' ? x : 0; }, lines = [], f = m.relevance_from || {}, from = [];
+		lines.push(say('card-stats', {md: num(m.median), p10: num(m.p10), mn: num(m.min)}));
+		lines.push(say('card-on', {s: n(m.scored), n: n(S.records)}) + (n(m.not_applicable) > 0 ? say('card-na', {n: m.not_applicable}) : '') +
+			say('card-null', {n: n(m['null'])}));
+		if (typeof m.threshold_mean === 'number') lines.push(say('thr-of', {t: num(m.threshold_mean)}));
+		if (typeof m.threshold_record === 'number') lines.push(say('per-rec', {t: num(m.threshold_record)}));
+		if (typeof m.pass_rate === 'number')
+			lines.push(say('card-pass', {p: n(m.passed), f: n(m.failed), n: n(m.passed) + n(m.failed), r: (m.pass_rate * 100).toFixed(1)}));
+		if (n(m.flips) > 0) lines.push(say('card-flips', {n: m.flips}));
+		['ids', 'verdicts', 'similarity'].forEach(function (k) { if (n(f[k]) > 0) from.push(say('from-' + k, {n: f[k]})); });
+		if (from.length) lines.push(say('card-from', {f: from.join('，')}));
+		return lines;
 	}
 	function applyLang() {
 		document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
@@ -265,7 +400,7 @@
 		if (r.why && r.why.length) {
 			add(d, el('h4', null, r.st === 'pass' ? say('notes') : say('why-failed')));
 			ul = add(d, el('ul', 'why'));
-			r.why.forEach(function (w) { add(ul, el('li', 'bad', w)); });
+			r.why.forEach(function (w, k) { add(ul, el('li', 'bad', whyLine(w, r.whyc && r.whyc[k]))); });
 		}
 		t = add(d, el('table', 'scores'));
 		tb = add(t, el('tbody'));
@@ -531,7 +666,7 @@
 			{key: 'id', label: say('col-id'), cls: 'id', value: function (i) { return str(R[i].id); }},
 			{key: 'category', label: say('col-category'), value: function (i) { return R[i].cat === undefined ? null : str(R[i].cat); }},
 			{key: 'status', label: say('col-result'), value: function (i) { return R[i].st === 'pass' ? 2 : R[i].st === 'fail' ? 1 : 0; },
-				cell: function (i, td) { add(td, statusBadge(R[i].st)); if (R[i].why && R[i].why.length && R[i].st !== 'pass') add(td, el('div', 'small why', R[i].why[0])); }},
+				cell: function (i, td) { add(td, statusBadge(R[i].st)); if (R[i].why && R[i].why.length && R[i].st !== 'pass') add(td, el('div', 'small why', whyLine(R[i].why[0], R[i].whyc && R[i].whyc[0]))); }},
 			{key: 'question', label: say('col-question'), cls: 'q', value: function (i) { return str(R[i].q).slice(0, 120); }}
 		].concat(metrics.map(function (m) {
 			return {key: 'm:' + m, label: m, num: true, value: function (i) { var x = R[i].sc ? R[i].sc[m] : undefined; return typeof x === 'number' ? x : null; },

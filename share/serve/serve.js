@@ -54,6 +54,10 @@
 			saved: "已保存", need_who: "请先填写审核人",
 			checks: "检查项", causes: "先修复什么", no_causes: "没有未通过的记录。", ck_fail: "未通过", ck_ok: "通过",
 			k_below: "{m} 低于 {t}", k_null: "{m}：没有分数", k_noanswer: "没有回答（{t} 失败）", k_error: "错误：{t}",
+			w_below_record: "{metric} {score} 低于单条阈值 {threshold}{cat}", w_cat: "（类别“{category}”的阈值）",
+			w_no_pass_verdict: "{metric} 没有通过与否的判定（verdicts.{metric}）", w_verdict_fail: "{metric}：工具判定为未通过",
+			w_flips: "{metric}：重复评测的结果跨越阈值翻转（--fail-on-flip）", w_missing: "{metric} 缺失", w_null: "{metric} 为空",
+			w_not_number: "{metric} 不是数值",
 			k_outage_judge: "评审模型调用失败", k_outage_service: "RAG 服务调用失败",
 			k_miss: "检索未命中：没有找回相关文档",
 			nrec: "{n} 条记录", nrec1: "1 条记录", more: "还有 {n} 条",
@@ -366,6 +370,11 @@
 	}
 	/* a cause ({kind, metric, threshold, tool, text, who}: causes.c's) in the page's language */
 	function causeText(g) {
+		/* what the record missed (the gate's message, kind error): from its code where it has one */
+		var a = g.args || {};
+		if (g.code && lang !== "en" && T[lang]["w_" + g.code] !== undefined)
+			return t("w_" + g.code, { metric: a.metric, score: fmt(a.score), threshold: fmt(a.threshold),
+				cat: a.category !== undefined ? t("w_cat", { category: a.category }) : "" });
 		return t("k_" + g.kind + (g.kind === "outage" ? "_" + (g.who === "service" ? "service" : "judge") : ""),
 			{ m: g.metric, t: g.kind === "below" ? num(g.threshold) : g.kind === "noanswer" ? g.tool : g.text });
 	}

@@ -402,6 +402,22 @@ def english_left(d, sel, allow):
     return ",".join(sorted(set(re.findall(r"[A-Za-z]{2,}", txt))))
 
 
+def summary_chinese(d, k, allow):
+    """the Summary in Chinese: its checks, hints, cards and failing records (opened), with no
+    English but the run's data, metric names and the config's keys"""
+    for e in d.find_elements(By.CSS_SELECTOR, "#summary details"):
+        if not e.get_attribute("open"):
+            d.execute_script("arguments[0].open = true", e)
+    out(k + "summary hints", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#hints li")))
+    # the hints name the tools and the system as they are called, the checks the config's keys
+    allow = allow | {"rag-eval --resume", "RAG", "gate.max_error_rate", "max_error_rate", "min_pass_rate"}
+    # the fields the groups are by (a record's field, as --by names it)
+    D = json.loads(d.execute_script("return document.getElementById('rag-data').textContent"))
+    allow |= {str(g.get("by")) for g in (D.get("summary") or {}).get("groups", [])}
+    out(k + "summary checks", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#summary ul.checks li")))
+    out(k + "summary english", english_left(d, "#checks, .checks-ok, #hints, #summary .cards, #failed, #distribution, #categories", allow) or "none")
+
+
 def chinese(page):
     """?lang=zh: the head (verdict, exit status), and each tab's own words in Chinese"""
     d = driver()
@@ -420,11 +436,13 @@ def chinese(page):
             k = "zh %d " % w
             out(k + "verdict", text(d, "#verdict"))
             out(k + "exit", text(d, "#exit-status"))
+            summary_chinese(d, k, allow)
             tab(d, "records")
-            # the Records tab's own words: its filters, headers, count, pager (the gate's reasons
-            # under a record's result are its English messages: not yet said in Chinese)
+            # the Records tab's own words: its filters, headers, count, pager
             out(k + "records english", english_left(d, "#records-app .controls, #records-app thead, #records-count, "
                                                     "#records-app .pager", allow) or "none")
+            # and the gate's reason under each record's result
+            out(k + "records why english", english_left(d, "#records-app td .why", allow) or "none")
             tab(d, "compare")
             out(k + "compare english", english_left(d, "#compare", allow) or "none")
             tab(d, "history")

@@ -19,6 +19,13 @@
                               service at SERVICE (the offline judge), its progress followed to
                               the end, the run opened; in English at 1440 px and in Chinese at
                               390 px, each width checked for a sideways scroll
+  serve.py why URL RUN SEQ    record SEQ of RUN opened, and RUN's failed records listed, in
+                              English and Chinese: why it failed, and the English left in Chinese
+  serve.py creds URL SHOTDIR JUDGE SERVICE
+                              the Run tab's note on a credential left out: a run of the judge
+                              JUDGE typed in the form (not the endpoint rag-serve's key is for)
+                              against SERVICE; the note shown, in English at 1440 px and in
+                              Chinese at 390 px (tests/t/89-serve-creds-browser.t)
 
 The test (tests/t/83-serve-browser.t) asserts on the lines; this script asserts nothing itself.
 It also holds the helpers serve_sets.py and flow.py import (one copy): driver, out, loads and
@@ -548,6 +555,66 @@ def workbench(url, shots, run):
             shutil.rmtree(profile, ignore_errors=True)
 
 
+def record_why(url, run, seq):
+    """a record's "why it failed" and the records list's, per language at 1440 px, and the English
+    left in the Chinese page's run view"""
+    for lang in ("en-US", "zh-CN"):
+        k = lang[:2]
+        profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+        d = driver(profile, lang)
+        try:
+            size(d, 1440)
+            d.get(url + "#/run/%s/record/%s" % (run, seq))
+            WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#record-body .record-why"))
+            out("%s why record" % k, text(d, "#record-body .record-why"))
+            out("%s why english record" % k, d.execute_script(ENGLISH, "#record-view", ALLOW + [run]))
+            d.get(url + "#/run/%s?failed=1" % run)
+            WebDriverWait(d, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#records tbody tr .cause-why"))
+            out("%s why list" % k, " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#records tbody .cause-why")))
+            out("%s why english list" % k, d.execute_script(ENGLISH, "#records tbody", ALLOW + [run]))
+        finally:
+            d.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def creds(url, shots, judge, service):
+    """the Run tab's note on a credential left out: a judge URL typed in the form (not the one
+    rag-serve's key was configured for) runs without the key, and the page says so, per
+    (language, width)"""
+    for lang, w in (("en-US", 1440), ("zh-CN", 390)):
+        k = lang[:2]
+        profile = tempfile.mkdtemp(prefix="rag-serve-chromium.")
+        d = driver(profile, lang)
+        try:
+            d.get(url)
+            after(d, 0)
+            size(d, w)
+            n = loads(d)
+            d.find_element(By.ID, "tab-evals").click()
+            after(d, n)
+            f = d.find_element(By.ID, "eval-form")
+            out("%s creds note before" % k, d.find_element(By.ID, "eval-withheld").is_displayed())
+            for name, text in (("service_url", service), ("judge_base_url", judge), ("metrics", "faithfulness")):
+                e = f.find_element(By.NAME, name)
+                e.clear()
+                e.send_keys(text)
+            d.find_element(By.ID, "eval-start").click()
+            WebDriverWait(d, 120).until(lambda d: d.find_element(By.ID, "eval-state").get_attribute("data-state")
+                                        in ("done", "failed", "cancelled"))
+            out("%s creds state" % k, d.find_element(By.ID, "eval-state").get_attribute("data-state"))
+            note = d.find_element(By.ID, "eval-withheld")
+            out("%s creds note shown" % k, note.is_displayed())
+            out("%s creds note" % k, " | ".join(e.text for e in note.find_elements(By.TAG_NAME, "li")))
+            out("%s creds note english" % k, d.execute_script(ENGLISH, "#eval-withheld", ALLOW + [
+                "serve", "llm.api_key", "llm.allow_urls", "http"]))
+            out("%s creds hscroll" % k, not fits(d))
+            d.save_screenshot(os.path.join(shots, "evals-creds-%s-%d.png" % (k, w)))
+            out("%s creds console errors" % k, len(console_errors(d)))
+        finally:
+            d.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "walk":
         walk(sys.argv[2], sys.argv[3])
@@ -557,6 +624,10 @@ if __name__ == "__main__":
         workbench(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) == 5 and sys.argv[1] == "run":
         run_tab(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 5 and sys.argv[1] == "why":
+        record_why(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 6 and sys.argv[1] == "creds":
+        creds(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     else:
         sys.exit("usage: serve.py walk URL SHOTDIR | serve.py history URL SHOTDIR | serve.py run URL SHOTDIR SERVICE | "
-                 "serve.py workbench URL SHOTDIR RUN")
+                 "serve.py workbench URL SHOTDIR RUN | serve.py why URL RUN SEQ | serve.py creds URL SHOTDIR JUDGE SERVICE")

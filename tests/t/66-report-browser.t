@@ -116,6 +116,14 @@ for W in 390 1440; do
 	for t in records compare history; do
 		is "$(got "zh $W $t english")" none "zh $W: no English on $t but the data and metric names"
 	done
+	# the Summary's hints, metric cards and failing records' reasons, and the reason under each
+	# record's result: each message's code and arguments said in Chinese
+	is "$(got "zh $W summary english")" none "zh $W: no English in the Summary's checks, hints, cards, failing records, distribution and groups"
+	like "$(got "zh $W summary checks")" '^未通过：faithfulness 均值 0\.525 < 0\.700 \| 未通过：3 条记录中 2 条通过' \
+		"zh $W: the checks from their codes, the failed first"
+	is "$(got "zh $W records why english")" none "zh $W: nor in the records' reasons"
+	like "$(got "zh $W summary hints")" '^评审模型调用失败：1 条记录没有分数（rag-verify: <b>bold</b> error）.* \| 忠实度低：' \
+		"zh $W: the hints as share/hints/zh.txt says them, the outage's count and error filled in"
 done
 
 # issue 24's 300-record run (tests/browser/run300.py: 10 records with no answer, 59 with

@@ -148,6 +148,20 @@ for k in en zh; do for w in 1440 390; do
 	for v in run record; do check "a screenshot of wb-$v-$k-$w" test -s "$shots/wb-$v-$k-$w.png"; done
 done; done
 
+# a record whose cause is what it missed (faithfulness null under a threshold of the mean alone:
+# no per-record threshold to be below): the gate's message, said in Chinese from its code
+printf '{"id":"v1","question":"q1","answer":"a1","scores":{"faithfulness":0.9}}\n{"id":"v2","question":"q2","answer":"a2","scores":{"faithfulness":null}}\n' >"$T/v.jsonl"
+printf 'llm:\n  provider: offline\ngate:\n  max_error_rate: 1\n  mean:\n    faithfulness: 0.5\n' >"$T/v.yaml"
+run rag rag-store -q -c "$T/v.yaml" --store "$DB" --run-id V add - <"$T/v.jsonl"
+is "$RC" 0 "run V added with its gate"
+run timeout 300 "$PY" "$TOP/tests/browser/serve.py" why "$URL" V 2
+is "$RC" 0 "the browser opened V's record"
+[ "$RC" = 0 ] || diag "$(tail -n 20 "$ERR")"
+is "$(got 'en why record'):$(got 'en why list')" 'error: faithfulness is null:error: faithfulness is null' \
+	"en: why it failed, the gate's message (the record and the list)"
+is "$(got 'zh why record'):$(got 'zh why list')" 'faithfulness 为空:faithfulness 为空' "zh: from the message's code and arguments"
+is "$(got 'zh why english record'):$(got 'zh why english list')" ':' "zh: no English in the record's view nor the list but the metric"
+
 # ---------------------------------------------------------------- History: trends, two runs compared
 # three runs labelled "trend" whose faithfulness means fall 0.78 -> 0.75 -> 0.73 (a drop a fixed
 # 0-1 axis would flatten); G alone is label v1

@@ -150,6 +150,31 @@ post /api/evals '{"testset":"qa","profile":"broken"}'
 is "$CODE" 400 "a profile that is not YAML: 400"
 like "$(jq -r .error "$OUT")" '^"profile": broken: not YAML: ' "with why"
 
+# ---------------------------------------------------------------- the form's judge, the profile's provider
+# an Azure profile: a judge the form names is asked as Azure is (its deployment's route, its
+# api-version, the api-key header), not turned into an OpenAI endpoint
+fake_start --provider azure
+cat >"$T/profiles/azure.yaml" <<EOF
+llm:
+  provider: azure
+  base_url: https://team.openai.azure.invalid
+  deployment: judge-dep
+  api_version: 2024-10-21
+  api_key: \${PROFILE_SECRET}
+  allow_urls: [$FAKE_URL]
+EOF
+post /api/evals "$(jq -nc --arg u "$FAKE_URL" --arg s "$SVC" '{testset: "qa", profile: "azure", judge_base_url: $u, service_url: $s,
+	metrics: ["faithfulness"]}')"
+is "$CODE" 202 "a form's judge over an Azure profile"
+AID=$(jq -r .id "$OUT")
+wait_until 120 ended "$AID"
+is "$(state "$AID")" done "it ends: done"
+is "$(jq -c '[.done, .errors]' "$T/state.json")" '[5,0]' "every record judged, no error"
+is "$(jq -c '.config.llm | [.provider, .deployment, .base_url]' "$(jq -r .rundir "$T/state.json")/run.json")" \
+	"[\"azure\",\"judge-dep\",\"$FAKE_URL\"]" "run.json: the profile's provider and deployment, the form's endpoint"
+is "$(jq -r 'select(.path | test("chat")) | .path' "$FAKE_LOG" | sort -u)" \
+	'/openai/deployments/judge-dep/chat/completions?api-version=2024-10-21' "the judge asked on Azure's route"
+
 # ---------------------------------------------------------------- the secret
 is "$(grep -c "$SECRET" "$T/replies")" 0 "the profile's secret is in no reply"
 is "$(grep -rl "$SECRET" "$WORK" | wc -l | tr -d ' ')" 0 "nor in any file of the work directory"

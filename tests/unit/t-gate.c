@@ -189,10 +189,21 @@ int main(void)
 		h = jv_object_get(jv_copy(s), jv_string("hints"));
 		{
 			jv d = jv_dump_string(jv_copy(h), 0);
-			is_str(jv_string_value(d), "[{\"metrics\":[\"context_recall\",\"faithfulness\"],\"hint\":\"RF\"},"
-			       "{\"metrics\":[\"context_recall\"],\"hint\":\"R\"},{\"metrics\":[\"faithfulness\"],\"hint\":\"F\"},"
-			       "{\"metrics\":[\"answer_relevancy\"],\"hint\":\"A\"}]", "hints: together first, then recall, faithfulness, relevancy");
+			is_str(jv_string_value(d), "[{\"metrics\":[\"context_recall\",\"faithfulness\"],\"hint\":\"RF\","
+			       "\"key\":\"context_recall+faithfulness\"},{\"metrics\":[\"context_recall\"],\"hint\":\"R\","
+			       "\"key\":\"context_recall\"},{\"metrics\":[\"faithfulness\"],\"hint\":\"F\",\"key\":\"faithfulness\"},"
+			       "{\"metrics\":[\"answer_relevancy\"],\"hint\":\"A\",\"key\":\"answer_relevancy\"}]",
+			       "hints: together first, then recall, faithfulness, relevancy; each with its entry's key");
 			jv_free(d);
+		}
+		{
+			/* said again in another language from its key: each hint's texts.zh */
+			jv zh = JV_OBJECT(jv_string("context_recall"), jv_string("R-zh"), jv_string("faithfulness"), jv_string("F-zh"));
+			jv t = rag_hints_texts(jv_copy(s), zh, "zh"), d;
+			d = jv_dump_string(jv_getpath(t, JV_ARRAY(jv_string("hints"), jv_number(1), jv_string("texts"))), 0);
+			is_str(jv_string_value(d), "{\"zh\":\"R-zh\"}", "rag_hints_texts: a hint in another language, by its key");
+			jv_free(d);
+			jv_free(zh);
 		}
 		jv_free(h);
 		jv_free(hints);

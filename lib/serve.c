@@ -219,7 +219,7 @@ static int real_arg(rag_serve_arg_fn arg, void *ctx, const char *name, double *o
 	return 0;
 }
 
-/* GET /api/runs/ID/records?offset&limit&failed=1&category=C&cause=KEY&metric=M&below=X&q=TEXT:
+/* GET /api/runs/ID/records?offset&limit&failed=1&category=C&cause=KEY&metric=M&below=X&q=TEXT&id=RID:
  * a page of the records the filters let through, filtered by the store's query */
 static int api_records(rag_store *s, const char *id, rag_serve_arg_fn arg, void *ctx, jv *body, char *err,
                        size_t errlen)
@@ -236,6 +236,7 @@ static int api_records(rag_store *s, const char *id, rag_serve_arg_fn arg, void 
 	f.cause = rag_serve_str_arg(arg, ctx, "cause");
 	f.metric = rag_serve_str_arg(arg, ctx, "metric");
 	f.text = rag_serve_str_arg(arg, ctx, "q");
+	f.id = rag_serve_str_arg(arg, ctx, "id");
 	if (!f.metric != isnan(f.below)) {
 		*body = rag_serve_error("metric and below go together: the records whose metric is below a number");
 		return 400;

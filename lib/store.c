@@ -1286,7 +1286,7 @@ static int records_where(rag_store *s, const char *id, const rag_store_rec_filte
                          long *total, jv *a, char *err, size_t errlen)
 {
 	rag_buf sql = {0};
-	const char *p[3] = {id};
+	const char *p[4] = {id};
 	int n = 1, rc;
 	rec_scan sc;
 	memset(&sc, 0, sizeof sc);
@@ -1311,6 +1311,10 @@ static int records_where(rag_store *s, const char *id, const rag_store_rec_filte
 	if (f->cause) {
 		p[n++] = f->cause;
 		rag_buf_addf(&sql, " AND v.cause_key = $%d", n);
+	}
+	if (f->id) {
+		p[n++] = f->id;
+		rag_buf_addf(&sql, " AND c.case_id = $%d", n);
 	}
 	rag_buf_adds(&sql, " ORDER BY c.seq");
 	rc = q(s, sql.p, n, p, scan_record, &sc, err, errlen);
@@ -1352,7 +1356,7 @@ int rag_store_records(rag_store *s, const char *id, const rag_store_rec_filter *
 	 * line as at the first (no OFFSET that walks the lines before it) */
 	if (count_of(s, "SELECT max(seq) FROM run_cases WHERE run_id = $1", 1, p, &lines, err, errlen) < 0) return -1;
 	a = jv_array();
-	if (f && (f->failed || f->category || f->cause || f->metric || (f->text && *f->text))) {
+	if (f && (f->failed || f->category || f->cause || f->metric || (f->text && *f->text) || f->id)) {
 		r = records_where(s, id, f, offset, limit, &total, &a, err, errlen);
 	} else {
 		total = lines;

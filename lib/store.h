@@ -66,6 +66,7 @@ typedef struct rag_store_rec_filter {
 	double below;
 	const char *text;         /* in the id, question, answer, reference or category; ASCII letters
 	                           * of either case */
+	const char *id;           /* this id exactly (a link by id, as Compare's, which pairs by id) */
 } rag_store_rec_filter;
 /* The records f lets through (NULL: all), a page of them, the offset+1th to the
  * offset+limit'th, in order: {run, total (how many f lets through), lines (the run's), offset,

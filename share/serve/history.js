@@ -233,10 +233,10 @@
 			hdrawn();
 		}).catch(function (e) { $("compare-note").textContent = t("error") + e.message; hdrawn(); });
 	}
-	/* a record of a run: a link to its view (#/run/RUN/record/ID) */
+	/* a record of a run: a link to its view by its id (#/run/RUN/id/RID: the pairs are by id) */
 	function recLink(c, run, id, label) {
 		var a = el("a", label);
-		a.href = R.link("run", [run, "record", id]);
+		a.href = R.link("run", [run, "id", id]);
 		a.className = "rec-link";
 		c.textContent = "";
 		c.appendChild(a);

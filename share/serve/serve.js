@@ -14,7 +14,7 @@
 			runs_of: "{a}–{b} of {n} runs", recs_of: "records {a}–{b} of {n}", none: "no runs",
 			s_started: "Started", s_ended: "Ended", s_commit: "Commit", s_testset: "Test set",
 			s_n: "Records", s_err: "With errors", s_gate: "Gate", s_label: "Label", s_system: "System",
-			run_title: "Run {id}", other: "中文", error: "Error: ",
+			run_title: "Run {id}", other: "中文", error: "Error: ", no_such_id: "no record with the id {id} in this run",
 			reviewer: "Reviewer", metric: "Metric to review", export: "Export labels (CSV)", c_review: "Review",
 			right: "right", wrong: "wrong", score: "score", comment: "comment", save: "save",
 			saved: "saved", need_who: "give the reviewer's name first",
@@ -48,7 +48,7 @@
 			runs_of: "第 {a}–{b} 条，共 {n} 次运行", recs_of: "第 {a}–{b} 条记录，共 {n} 条", none: "没有运行",
 			s_started: "开始", s_ended: "结束", s_commit: "提交", s_testset: "测试集",
 			s_n: "记录数", s_err: "出错记录", s_gate: "门禁", s_label: "标签", s_system: "系统设置",
-			run_title: "运行 {id}", other: "English", error: "错误：",
+			run_title: "运行 {id}", other: "English", error: "错误：", no_such_id: "此运行中没有编号为 {id} 的记录",
 			reviewer: "审核人", metric: "审核指标", export: "导出标注 (CSV)", c_review: "审核",
 			right: "正确", wrong: "错误", score: "分数", comment: "备注", save: "保存",
 			saved: "已保存", need_who: "请先填写审核人",
@@ -335,6 +335,15 @@
 			window.scrollTo(0, 0);
 			showError("");
 			drawn();
+		}).catch(function (e) { showError(e.message); drawn(); });
+	}
+	/* a record by its id (Compare pairs by id: #/run/RUN/id/RID), the first line with it, shown
+	 * at its own address (#/run/RUN/record/SEQ) */
+	function openRecordById(id, rid) {
+		return get("/api/runs/" + encodeURIComponent(id) + "/records?limit=1&id=" + encodeURIComponent(rid)).then(function (b) {
+			if (!b.records.length) throw new Error(t("no_such_id", { id: rid }));
+			history.replaceState(null, "", hashOf("run", [id, "record", b.records[0].seq]));
+			return openRecord(id, b.records[0].seq);
 		}).catch(function (e) { showError(e.message); drawn(); });
 	}
 	/* a number as the page shows it */
@@ -782,6 +791,7 @@
 		onRoute("run", function (a, p) {
 			if (!a[0]) return;
 			if (a[1] === "record" && a[2]) openRecord(a[0], a[2]);
+			else if (a[1] === "id" && a[2] !== undefined) openRecordById(a[0], a[2]);
 			else openRun(a[0], p);
 		});
 		window.addEventListener("hashchange", route);

@@ -19,6 +19,7 @@ waits on the clock: each step waits on the page's state (<body data-loads>, the 
 data-state and progress, the rows drawn).
 """
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -106,7 +107,19 @@ def history(d, p, lang, width, shots, name, url):
     out(p + "compare rows", " | ".join(",".join(c.text for c in r.find_elements(By.TAG_NAME, "td"))
                                        for r in d.find_elements(By.CSS_SELECTOR, "#compare-means tbody tr")))
     links = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#compare-out a.rec-link")]
-    out(p + "compare links", "%d %s" % (len(links), all(("#/run/%s/record/" % runs[0]) in h for h in links)))
+    out(p + "compare links", "%d %s" % (len(links), all(("#/run/%s/id/" % runs[0]) in h for h in links)))
+    if links:
+        # a changed record's link opens that record of the new run (pairs are by id), then Back
+        rid = d.find_element(By.CSS_SELECTOR, "#compare-out a.rec-link").text
+        n = loads(d)
+        d.get(links[0])
+        after(d, n)
+        WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "record-view").is_displayed())
+        out(p + "compare link opens", "%s | %s" % (rid in text(d, "#record-title"),
+                                                  re.sub(r"/record/[0-9]+$", "/record/N",
+                                                         d.execute_script("return location.hash"))))
+        d.back()
+        WebDriverWait(d, 60).until(lambda d: d.find_element(By.ID, "history").is_displayed())
     size(d, 1440)
     out(p + "broken compare headers 1440", d.execute_script(BROKEN, "#compare-means th, #compare-worse th") or "none")
     size(d, width)

@@ -284,6 +284,8 @@ is "$(recs 'metric=faithfulness&below=0.5')" '3:[2,3,6]' "records: a metric belo
 is "$(recs 'metric=answer_relevancy&below=0.8')" '2:[3,4]' "records: below is strict (f1's 0.8 is not below 0.8)"
 is "$(recs 'q=madrid')" '1:[6]' "records: text, either case"
 is "$(recs 'q=france')" '1:[1]' "records: text in the answer or the reference"
+is "$(recs 'id=f3')" '1:[3]' "records: an id exactly (Compare's links are by id)"
+is "$(recs 'id=f')" '0:[]' "records: an id is not a text search"
 is "$(recs 'failed=1&category=b')" '2:[3,5]' "records: two filters together"
 is "$(recs 'failed=1&offset=2&limit=2')" '4:[5,6]' "records: a filtered list paged, the second page of two"
 get '/api/runs/F/records?failed=1'

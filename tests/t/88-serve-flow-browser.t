@@ -253,7 +253,8 @@ KO=$(jq -c '.metrics[] | select(.metric == "keyword_overlap")' "$T/cmp.json")
 like "$(got 'zh compare rows')" "keyword_overlap,$(fmt3 "$(echo "$KO" | jq .base)"),$(fmt3 "$(echo "$KO" | jq .new)"),[^,]*,\\[$(sig "$(echo "$KO" | jq .ci_low)"), $(sig "$(echo "$KO" | jq .ci_high)")\\]," \
 	"keyword_overlap's means and interval as /api/compare gives them (compare.c's)"
 like "$(got 'zh compare rows')" '\| 通过率,100\.0%（4 条有结论）,100\.0%（4 条有结论）,0\.0 个百分点,,$' "the pass-rate row, each run's verdict's"
-like "$(got 'zh compare links')" '^[1-9][0-9]* True$' "the records that changed link to their view in the new run (#/run/ID/record/RID)"
+like "$(got 'zh compare links')" '^[1-9][0-9]* True$' "the records that changed link to their view in the new run, by id (#/run/ID/id/RID)"
+like "$(got 'zh compare link opens')" '^True \| #/run/[^/]*/record/N$' "a changed record's link opens that record, at its own address"
 is "$(got 'zh broken compare headers 1440')" none "1440 px: no header of the comparison breaks a word"
 is "$(got 'zh fits compare')" True "390 px: the comparison does not scroll sideways"
 is "$(got 'zh history small targets')" none "390 px: no tap target of History and Compare under 24 px"

@@ -69,7 +69,8 @@ is "$(tail -n 1 "$SPOOL" | jq -c .)" "$(jq -c . "$T/req1.json")" "gzip: the spoo
 n0=$(nlines "$SPOOL")
 printf '%s' '{"resourceSpans": [' >"$T/bad.json"
 post "$T/bad.json"
-is "$CODE:$(jq -r '.code > 0' "$OUT")" 400:true "a body that is not JSON: 400 and a Status"
+is "$CODE:$(jq -r .message "$OUT")" "400:the body is not JSON: Unfinished JSON term at EOF at line 1, column 19" \
+	"a body that is not JSON: 400 and a Status saying why, not quoting the body"
 printf '%s' '{"resourceSpans": {"a": 1}}' >"$T/bad2.json"
 post "$T/bad2.json"
 is "$CODE:$(jq -r .message "$OUT")" '400:"resourceSpans" is not an array' "resourceSpans not an array: 400, why"

@@ -349,12 +349,27 @@ static enum MHD_Result otlp(server *sv, struct MHD_Connection *c, const char *me
 	return send_json(c, (unsigned)st, reply);
 }
 
+/* a path that may be /v1/traces, under a prefix or not */
+static int otlp_suffix(const char *url)
+{
+	size_t n = strlen(url), k = strlen(OTLP_PATH);
+	return n >= k && !strcmp(url + n - k, OTLP_PATH);
+}
+
+/* 413: as OTLP/HTTP replies on its path, else the API's {error} */
+static enum MHD_Result too_big(struct MHD_Connection *c, const char *url)
+{
+	if (otlp_suffix(url))
+		return otlp_error(c, 413, 8, "the request body is larger than --otlp-max-body");
+	return send_error(c, 413, "the request body is too large");
+}
+
 static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *url, const char *method,
                               request *rq, const origin *o)
 {
 	const char *hosthdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
-	if (rq->too_big) return send_error(c, 413, "the request body is too large");
+	if (rq->too_big) return too_big(c, url);
 	/* on loopback, where no token may be asked, a page of another site whose name was made to
 	 * resolve here (DNS rebinding) is refused by its Host; elsewhere the token guards, and the
 	 * machine's names are many. A trusted proxy chose the site by its own name (and its sign-on
@@ -419,13 +434,6 @@ static void request_read(server *sv, struct MHD_Connection *c)
 	pthread_mutex_unlock(&sv->conns_lock);
 }
 
-/* a path that may be /v1/traces (under a prefix): its body's limit is --otlp-max-body */
-static int otlp_url(const server *sv, const char *url)
-{
-	size_t n = strlen(url), k = strlen(OTLP_PATH);
-	return sv->otlp_spool && n >= k && !strcmp(url + n - k, OTLP_PATH);
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -437,11 +445,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
 		rq = rag_xcalloc(1, sizeof *rq);
 		*con_cls = rq;
-		rq->limit = otlp_url(sv, url) ? (size_t)sv->otlp_max : MAX_BODY;
+		/* /v1/traces' body has its own limit, --otlp-max-body */
+		rq->limit = sv->otlp_spool && otlp_suffix(url) ? (size_t)sv->otlp_max : MAX_BODY;
 		if (cl && strtoull(cl, NULL, 10) > rq->limit) rq->too_big = 1;
 		if (rq->too_big) {
 			request_read(sv, c);
-			return send_error(c, 413, "the request body is too large");
+			return too_big(c, url);
 		}
 		return MHD_YES;
 	}

@@ -87,7 +87,7 @@ is "$CODE" 415 "another Content-Type: 415"
 jq -c --arg x "$(head -c 70000 /dev/zero | tr '\0' x)" '.resourceSpans[0].resource.attributes = [{key: "x", value: {stringValue: $x}}]' \
 	"$T/req1.json" >"$T/big.json"
 post "$T/big.json"
-is "$CODE" 413 "a body beyond --otlp-max-body: 413"
+is "$CODE:$(jq -r .code "$OUT")" 413:8 "a body beyond --otlp-max-body: 413 and RESOURCE_EXHAUSTED"
 head -c 10000000 /dev/zero | tr '\0' ' ' | gzip -c >"$T/bomb.gz"
 check "the bomb is small" test "$(wc -c <"$T/bomb.gz")" -lt 65536
 post "$T/bomb.gz" -H 'Content-Encoding: gzip'

@@ -172,11 +172,11 @@ int rag_serve_otlp(const rag_otlp_req *rq, jv *reply)
 	v = jv_parse_sized(body, (int)len);
 	if (!jv_is_valid(v)) {
 		jv m = jv_invalid_get_msg(jv_copy(v));
-		const char *why = jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "empty", *echo;
+		const char *what = jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "empty", *echo;
 		char msg[300];
 		/* libjq's message ends by quoting the whole body: not sent back */
-		echo = strstr(why, " (while parsing");
-		snprintf(msg, sizeof msg, "the body is not JSON: %.*s", echo ? (int)(echo - why) : 200, why);
+		echo = strstr(what, " (while parsing");
+		snprintf(msg, sizeof msg, "the body is not JSON: %.*s", echo ? (int)(echo - what) : 200, what);
 		jv_free(m);
 		*reply = rag_serve_otlp_status(CODE_INVALID_ARGUMENT, msg);
 		st = 400;

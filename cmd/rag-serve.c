@@ -5,7 +5,7 @@
  * waited on --store-wait seconds at most); what the replies say is lib/serve.c's. This file:
  * the options, the limits on clients (connections, per client, a deadline to send a request),
  * the checks every request passes (Host, the token, Origin and the CSRF token on a write, the
- * body's size), and the signals. */
+ * body's size), and the signals; the OTLP receiver's (POST /v1/traces, --otlp-spool). */
 #include "tool.h"
 #include "base.h"
 #include "config.h"
@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -33,7 +34,8 @@ static const char usage[] =
 	"its records, the test sets. Prints the URL it serves on stderr; SIGINT or SIGTERM stops it.\n";
 
 enum { OPT_STORE = RAG_OPT_TOOL, OPT_LISTEN, OPT_TOKEN_FILE, OPT_WORK_DIR, OPT_RAG_EVAL, OPT_PROFILES, OPT_MAX_CONN,
-       OPT_PER_IP, OPT_REQ_TIMEOUT, OPT_STORE_WAIT, OPT_TRUSTED_PROXY, OPT_BASE_PATH };
+       OPT_PER_IP, OPT_REQ_TIMEOUT, OPT_STORE_WAIT, OPT_TRUSTED_PROXY, OPT_BASE_PATH, OPT_OTLP_SPOOL,
+       OPT_OTLP_MAX_BODY };
 
 static const rag_opt options[] = {
 	{"store", 0, OPT_STORE, "URL", NULL, "the store: sqlite:///PATH, a file's path or postgresql://...\n"
@@ -60,11 +62,17 @@ static const rag_opt options[] = {
 	 "X-Forwarded-Proto, -Host and -Prefix are honoured (no one else's)"},
 	{"base-path", 0, OPT_BASE_PATH, "PATH", NULL, "the path the pages are served under behind a proxy\n"
 	 "(/ragpipe/: links, the cookie and a request's path within it)"},
+	{"otlp-spool", 0, OPT_OTLP_SPOOL, "FILE", RAG_ARG_FILE, "receive OTLP/HTTP JSON traces (POST /v1/traces): each\n"
+	 "request a line appended to FILE, for tail -F FILE | rag-trace"},
+	{"otlp-max-body", 0, OPT_OTLP_MAX_BODY, "BYTES", NULL, "the largest /v1/traces body, gzip's inflated too;\n"
+	 "more is 413 (default 4194304)"},
 	RAG_OPT_END
 };
 
 /* the largest request body taken (a write's JSON); more is 413 */
 #define MAX_BODY 65536
+/* the OTLP/HTTP receiver's path, OTLP's default for traces */
+#define OTLP_PATH "/v1/traces"
 
 typedef struct server {
 	rag_cli cli;
@@ -85,13 +93,16 @@ typedef struct server {
 	int proxy_family;                        /* AF_INET or AF_INET6: a proxy's address; 0: none */
 	unsigned char proxy_addr[16];
 	char *base_path;                         /* --base-path without its trailing '/', or "" */
+	const char *otlp_spool;                  /* --otlp-spool: NULL, no /v1/traces */
+	long otlp_max;                           /* --otlp-max-body */
 	pthread_mutex_t conns_lock;              /* conns, and each one's fields */
 	struct conn *conns;                      /* the connections open */
 	char err[RAG_ERRLEN];
 } server;
 
 typedef struct request {
-	rag_buf body;             /* a write's body, at most MAX_BODY */
+	rag_buf body;             /* a write's body, at most limit */
+	size_t limit;             /* MAX_BODY, or --otlp-max-body for /v1/traces */
 	int too_big;
 } request;
 
@@ -297,12 +308,68 @@ static enum MHD_Result store_busy(struct MHD_Connection *c)
 	return send_reply(c, 503, r, "application/json; charset=utf-8");
 }
 
+/* an OTLP/HTTP error: the status and a google.rpc.Status ({code, message}) */
+static enum MHD_Result otlp_error(struct MHD_Connection *c, unsigned st, int code, const char *msg)
+{
+	return send_json(c, st, rag_serve_otlp_status(code, msg));
+}
+
+/* POST /v1/traces: an exporter's, that can send a header (the bearer token: its
+ * OTEL_EXPORTER_OTLP_HEADERS) but no CSRF token; where no token is asked (loopback), a browser's
+ * page of another site cannot send it application/json without a preflight this server never
+ * grants, and one that says its Origin is refused unless it is this server's own */
+static enum MHD_Result otlp(server *sv, struct MHD_Connection *c, const char *method, request *rq, const origin *o)
+{
+	rag_otlp_req q;
+	const char *orig = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	jv reply;
+	int st;
+	if (!sv->otlp_spool) return otlp_error(c, 404, 5, "no OTLP receiver here: rag-serve runs without --otlp-spool");
+	if (!authorized(sv, c))
+		return otlp_error(c, 401, 16, "a token is required: the bearer token (OTEL_EXPORTER_OTLP_HEADERS="
+		                  "\"Authorization=Bearer TOKEN\")");
+	if (orig && !rag_serve_origin_ok(orig, NULL, o->scheme, o->host))
+		return otlp_error(c, 403, 7, "a write from another origin");
+	if (strcmp(method, "POST")) return otlp_error(c, 405, 12, "POST an ExportTraceServiceRequest");
+	q.type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	q.encoding = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding");
+	q.body = rq->body.p ? rq->body.p : "";
+	q.len = rq->body.len;
+	q.max = (size_t)sv->otlp_max;
+	q.spool = sv->otlp_spool;
+	st = rag_serve_otlp(&q, &reply);
+	if (st == 503) {
+		jv d = jv_dump_string(reply, 0);
+		struct MHD_Response *r = MHD_create_response_from_buffer((size_t)jv_string_length_bytes(jv_copy(d)),
+		                                                         rag_xstrdup(jv_string_value(d)), MHD_RESPMEM_MUST_FREE);
+		jv_free(d);
+		MHD_add_response_header(r, "Retry-After", "30");
+		return send_reply(c, 503, r, "application/json");
+	}
+	return send_json(c, (unsigned)st, reply);
+}
+
+/* a path that may be /v1/traces, under a prefix or not */
+static int otlp_suffix(const char *url)
+{
+	size_t n = strlen(url), k = strlen(OTLP_PATH);
+	return n >= k && !strcmp(url + n - k, OTLP_PATH);
+}
+
+/* 413: as OTLP/HTTP replies on its path, else the API's {error} */
+static enum MHD_Result too_big(struct MHD_Connection *c, const char *url)
+{
+	if (otlp_suffix(url))
+		return otlp_error(c, 413, 8, "the request body is larger than --otlp-max-body");
+	return send_error(c, 413, "the request body is too large");
+}
+
 static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *url, const char *method,
                               request *rq, const origin *o)
 {
 	const char *hosthdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
-	if (rq->too_big) return send_error(c, 413, "the request body is too large");
+	if (rq->too_big) return too_big(c, url);
 	/* on loopback, where no token may be asked, a page of another site whose name was made to
 	 * resolve here (DNS rebinding) is refused by its Host; elsewhere the token guards, and the
 	 * machine's names are many. A trusted proxy chose the site by its own name (and its sign-on
@@ -310,6 +377,7 @@ static enum MHD_Result handle(server *sv, struct MHD_Connection *c, const char *
 	if (sv->loopback && !o->proxied && !rag_serve_host_ok(hosthdr, sv->host, sv->port, sv->loopback))
 		return send_error(c, 403, "the Host header does not name this server");
 	if (get && !strcmp(url, "/login")) return login(sv, c, o);
+	if (!strcmp(url, OTLP_PATH)) return otlp(sv, c, method, rq, o);
 	if (!authorized(sv, c)) return send_error(c, 401, "a token is required: the bearer token or the login link");
 	if (!get) {
 		const char *csrf = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-CSRF-Token");
@@ -377,15 +445,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
 		rq = rag_xcalloc(1, sizeof *rq);
 		*con_cls = rq;
-		if (cl && strtoull(cl, NULL, 10) > MAX_BODY) rq->too_big = 1;
+		/* /v1/traces' body has its own limit, --otlp-max-body */
+		rq->limit = sv->otlp_spool && otlp_suffix(url) ? (size_t)sv->otlp_max : MAX_BODY;
+		if (cl && strtoull(cl, NULL, 10) > rq->limit) rq->too_big = 1;
 		if (rq->too_big) {
 			request_read(sv, c);
-			return send_error(c, 413, "the request body is too large");
+			return too_big(c, url);
 		}
 		return MHD_YES;
 	}
 	if (*upload_size) {
-		if (rq->body.len + *upload_size > MAX_BODY) rq->too_big = 1;
+		if (rq->body.len + *upload_size > rq->limit) rq->too_big = 1;
 		else rag_buf_add(&rq->body, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
@@ -494,6 +564,18 @@ static int read_token(server *sv)
 		return RAG_EXIT_USAGE;
 	}
 	sv->token = t;
+	return 0;
+}
+
+/* the spool made (0600) or found writable at start, not at the first exporter's request */
+static int spool_check(server *sv)
+{
+	int fd = open(sv->otlp_spool, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rag_msg(sv->cli.prog, "error", "--otlp-spool %s: %s", sv->otlp_spool, strerror(errno));
+		return RAG_EXIT_USAGE;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -660,6 +742,7 @@ int main(int argc, char **argv)
 	sv.per_ip = 16;
 	sv.req_timeout = 10;
 	sv.store_wait = 5;
+	sv.otlp_max = 4194304;
 	sv.cli.prog = "rag-serve";
 	sv.cli.usage = usage;
 	sv.cli.opts = options;
@@ -699,6 +782,10 @@ int main(int argc, char **argv)
 		case OPT_REQ_TIMEOUT:
 			if (rag_cli_int(&sv.cli, "--request-timeout", optarg, 1, 3600, &sv.req_timeout) < 0) goto misuse;
 			break;
+		case OPT_OTLP_SPOOL: sv.otlp_spool = optarg; break;
+		case OPT_OTLP_MAX_BODY:
+			if (rag_cli_int(&sv.cli, "--otlp-max-body", optarg, 1024, 1073741824L, &sv.otlp_max) < 0) goto misuse;
+			break;
 		case OPT_STORE_WAIT:
 			if (rag_cli_int(&sv.cli, "--store-wait", optarg, 1, 3600, &sv.store_wait) < 0) goto misuse;
 			break;
@@ -724,6 +811,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (sv.token_file && (rc = read_token(&sv))) goto out;
+	if (sv.otlp_spool && (rc = spool_check(&sv))) goto out;
 	if (random_hex(sv.csrf, 32) < 0 || random_hex(sv.session, 32) < 0 || random_hex(sv.login, 24) < 0) {
 		rag_msg(sv.cli.prog, "error", "cannot read random bytes: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;

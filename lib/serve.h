@@ -98,4 +98,34 @@ int rag_serve_history_get(rag_store *s, const char *path, rag_serve_arg_fn arg, 
 int rag_serve_production_get(rag_store *s, const char *path, rag_serve_arg_fn arg, void *ctx, jv *body);
 int rag_serve_production_post(rag_store *s, const char *path, const char *text, size_t len, jv *body);
 
+/* ---------------------------------------------------------------- serveotlp.c */
+/* The OTLP/HTTP receiver (POST /v1/traces) without the HTTP server: type and encoding, the
+ * request's Content-Type and Content-Encoding (NULL: absent); body[0..len) as received; max, the
+ * largest body taken, inflated or not; spool, the file each request accepted is appended to. */
+typedef struct rag_otlp_req {
+	const char *type, *encoding;
+	const char *body;
+	size_t len, max;
+	const char *spool;
+} rag_otlp_req;
+/* The request checked (JSON, gzip inflated within max, an object whose resourceSpans is an
+ * array of objects) and appended to the spool as one line, its tokens' bytes as received (the
+ * whitespace between them taken out), by one write(2) with O_APPEND (no fsync). Returns the HTTP
+ * status and *reply: 200 {} (OTLP's ExportTraceServiceResponse, every span taken); else a
+ * google.rpc.Status {code, message}: 400 not a request, 413 it inflates beyond max, 415 protobuf
+ * (not accepted yet) or another type or encoding, 503 the spool cannot be written. */
+int rag_serve_otlp(const rag_otlp_req *rq, jv *reply);
+jv rag_serve_otlp_status(int code, const char *msg);   /* {code, message}: google.rpc.Status */
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside serveotlp.c and by tests/unit/t-serveotlp.c (RAG_UNITTEST, base.h). */
+#ifdef RAG_UNITTESTS
+/* gzip's in[0..len) inflated into out, max bytes at most: 0; 1 when it inflates to more; -1
+ * when it is not one whole gzip stream */
+int rag_serve_gunzip(const char *in, size_t len, size_t max, rag_buf *out);
+/* valid JSON s[0..n) on one line into out, the whitespace between tokens taken out: 0, or -1
+ * for a control character inside a string */
+int rag_serve_json_line(const char *s, size_t n, rag_buf *out);
+#endif
+
 #endif

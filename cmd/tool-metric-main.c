@@ -1,6 +1,7 @@
 /* tool-metric-main.c - the main of every metric tool of one operation (a descriptor with .tool:
- * rag-polite's in lib/politeness.c): the Makefile compiles it once a tool, RAG_METRIC_TOOL its
- * name (mk/ops.sh --tools), so that such a tool has no file of its own in cmd/. */
+ * rag-complete's in lib/answer_completeness.c): the Makefile compiles it once a tool,
+ * RAG_METRIC_TOOL its name (mk/ops.sh --tools), so that such a tool has no file of its own in
+ * cmd/. */
 #include "tool.h"
 
 #ifndef RAG_METRIC_TOOL

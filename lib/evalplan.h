@@ -20,7 +20,7 @@ enum {   /* the stages, in the order they run */
 	RAG_EVAL_JUDGE,
 	RAG_EVAL_NSTAGES          /* the count of the built-in ones */
 };
-/* The metric tools of the operation registry (rag_op.tool: rag-polite), each a stage of its
+/* The metric tools of the operation registry (rag_op.tool: rag-complete), each a stage of its
  * own, RAG_EVAL_NSTAGES + k for the k-th: they run after the built-in stages but rag-judge
  * (rag_evalplan_nth). At most RAG_EVAL_MAXTOOLS (evalplan.c fails to compile with more). */
 #define RAG_EVAL_MAXTOOLS 16

@@ -40,7 +40,7 @@ typedef struct rag_op {
 	/* A metric tool of this one operation (optional: all four, or none). Its tool is
 	 * rag_cli_metric's (cmd/tool-metric.c), rag-eval scores its metric with a stage of its own
 	 * and the manuals list it (HACKING.md, "A new LLM metric tool"). */
-	const char *tool;         /* the tool, "rag-polite" (bin/rag-polite: cmd/tool-metric-main.c) */
+	const char *tool;         /* the tool, "rag-complete" (bin/rag-complete: cmd/tool-metric-main.c) */
 	const char *metric;       /* the score it writes, scores.<metric>: rag-eval's metric of that
 	                           * name, a name no custom rubric may take */
 	const char *doc;          /* what the score says, one sentence for the manuals */

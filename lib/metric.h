@@ -23,7 +23,7 @@
  * none. */
 const rag_op *const *rag_op_all(void);
 const rag_op *rag_op_find(const char *name);
-/* The operation whose metric tool is tool ("rag-polite"), NULL when none. */
+/* The operation whose metric tool is tool ("rag-complete"), NULL when none. */
 const rag_op *rag_op_tool(const char *tool);
 
 /* ---------------------------------------------------------------- claims.c */

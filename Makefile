@@ -83,8 +83,10 @@ share/man/man7/%.7: share/man/man7/%.7.in bin/rag-verify share/man/options.man m
 	$(MAN_ENV) sh mk/man.sh '$(VERSION)' share/man/options.man $< $@.list rag-verify >$@.tmp && mv $@.tmp $@; st=$$?; rm -f $@.list $@.tmp; exit $$st
 $(COMP) &: $(BINS) mk/completions.sh
 	sh mk/completions.sh bin completions
+# a page whose source is gone (a tool removed, as rag-polite was) is removed too: no source
+# page in share/man is tracked without its .in, so every other page there is a build's
 clean-docs:
-	rm -f $(MAN) $(COMP)
+	rm -f $(MAN) $(COMP) $(filter-out $(MAN),$(wildcard share/man/man[157]/*.[157]))
 clean: clean-docs
 .PHONY: docs clean-docs
 

@@ -50,10 +50,11 @@ for t in $(grep -o -E 'rag-[a-z]+\.c' "$T/layout" | sort -u); do
 done
 is "$extra" "" "every rag-*.c the Layout names is in cmd/"
 
-# every manual page as name(N), and every name(N) a page
+# every manual page as name(N), and every name(N) a page (the pages of the tree: their sources,
+# not what an older build left beside them)
 missing=
-for m in "$TOP"/share/man/man*/*.[0-9]; do
-	f=$(basename "$m")
+for m in "$TOP"/share/man/man*/*.[0-9].in; do
+	f=$(basename "$m" .in)
 	[ "${f##*.}" = 1 ] && registry_tool "${f%.*}" && continue
 	grep -q -F "${f%.*}(${f##*.})" "$T/layout" || missing="$missing ${f%.*}(${f##*.})"
 done
@@ -101,8 +102,8 @@ is "$(grep -c '^prompts/' "$T/files")" "$(ls "$TOP"/share/prompts | wc -l | tr -
 # ---------------------------------------------------------------- rag(7): SEE ALSO
 sed -n '/^\.SH SEE ALSO/,/^\.SH /p' "$RAG7" | sed 's/\\-/-/g' >"$T/seealso"
 missing=
-for m in "$TOP"/share/man/man*/*.[0-9]; do
-	f=$(basename "$m")
+for m in "$TOP"/share/man/man*/*.[0-9].in; do
+	f=$(basename "$m" .in)
 	[ "$f" = rag.7 ] && continue
 	grep -q -E "^\.BR ${f%.*} \(${f##*.}\)" "$T/seealso" || missing="$missing ${f%.*}(${f##*.})"
 done

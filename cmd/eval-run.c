@@ -303,7 +303,7 @@ static int pipe_records(eval *e, const char *cmd, int fd, jv *head, const char *
 	free(spend);
 	if (feeder > 0) while (waitpid(feeder, NULL, 0) < 0 && errno == EINTR)
 		;
-	*gate_rc = eval_exit_status(st);
+	*gate_rc = eval_gate_status(e, eval_exit_status(st));
 	return rc;
 }
 

@@ -653,6 +653,38 @@ void eval_live_drop(eval *e)
 	e->nlive = 0;
 }
 
+/* rag-gate's exit status st as rag-eval takes it, vst the exit status of the verdict that
+ * rag-gate wrote (-1: none): 0 or 1 as they are; 3 or 4 an outage's verdict (rag-gate(1) EXIT
+ * STATUS) when the verdict it wrote says so, taken as 1, the run's exit status being read from
+ * gate.json (run_verdict); otherwise rag-gate failed (it wrote no summary), st as it is. */
+static int gate_status(int st, int vst)
+{
+	return (st == RAG_EXIT_DATA || st == RAG_EXIT_REMOTE) && st == vst ? RAG_EXIT_FAIL : st;
+}
+
+/* The exit status of the verdict in a rag-gate --json file, or -1 when it holds none. */
+static int json_verdict(const char *path)
+{
+	jv v = rag_json_get(eval_read_json_file(path), "verdict");
+	double x = rag_json_num(v, "exit_status");
+	jv_free(v);
+	return isnan(x) ? -1 : (int)x;
+}
+
+int eval_gate_status(eval *e, int st)
+{
+	static const char key[] = "<property name=\"verdict.exit_status\" value=\"";
+	char err[256], *f, *s, *p;
+	int vst = -1;
+	if (st != RAG_EXIT_DATA && st != RAG_EXIT_REMOTE) return st;
+	/* rag-gate writes its --junit file after its summary: the gate suite's verdict.* properties */
+	f = eval_path_in(e, "junit.xml");
+	if ((s = rag_read_file(f, NULL, err, sizeof err)) && (p = strstr(s, key))) vst = atoi(p + sizeof key - 1);
+	free(s);
+	free(f);
+	return gate_status(st, vst);
+}
+
 /* After the pipeline: the gate's JSON and Markdown, (resumed: its text and JUnit over the whole
  * run), and the HTML report: made as the records came (eval_live_start), or now from
  * records.jsonl (a resumed run). Returns the gate's status, or an error's. */
@@ -660,13 +692,16 @@ int eval_finish_outputs(eval *e, int gate_rc)
 {
 	char *recs = eval_path_in(e, "records.jsonl"), *f;
 	rag_buf b = {0};
-	int rc[3] = {0, 0, 0}, final = gate_rc;
+	int rc[3] = {0, 0, 0}, final = gate_rc, vst;
 	pid_t pid[3] = {-1, -1, -1};
 	const char *what[] = { "--json", "--markdown" };
 	size_t i, nlive = e->nlive, nout = eval_store_url(e) ? 2 : 3;
 
 	if (nlive) {
 		live_wait(e, rc);
+		vst = json_verdict(e->live[0].part);
+		rc[0] = gate_status(rc[0], vst);
+		rc[1] = gate_status(rc[1], vst);   /* the same records, the same gate */
 		for (i = 0; i < nlive; i++) {
 			int ok = i < 2 ? rc[i] <= RAG_EXIT_FAIL : rc[i] == 0;
 			f = eval_path_in(e, live_out[i]);
@@ -700,7 +735,7 @@ int eval_finish_outputs(eval *e, int gate_rc)
 			free(f);
 			rag_buf_adds(&b, " ");
 			rag_evalplan_shq(&b, recs);
-			final = eval_run_sh(b.p);
+			final = eval_gate_status(e, eval_run_sh(b.p));
 			if (final > RAG_EXIT_FAIL) e->wrote &= ~(1u << OUT_JUNIT);
 			b.len = 0;
 		}
@@ -714,6 +749,11 @@ int eval_finish_outputs(eval *e, int gate_rc)
 			free(out);
 		}
 		for (i = 0; i < nout; i++) rc[i] = eval_wait_sh(pid[i]);
+		f = eval_path_in(e, live_out[0]);
+		vst = json_verdict(f);
+		free(f);
+		rc[0] = gate_status(rc[0], vst);
+		rc[1] = gate_status(rc[1], vst);
 	}
 	if (rc[1] <= RAG_EXIT_FAIL) e->wrote |= 1u << OUT_SUMMARY;
 	for (i = 0; i < 2; i++) {

@@ -140,6 +140,11 @@ void eval_live_start(eval *e);
 void eval_live_feed(eval *e, const char *line, size_t len);
 void eval_live_drop(eval *e);
 int eval_finish_outputs(eval *e, int gate_rc);
+/* rag-gate's exit status st (the pipeline's, or one over RUNDIR/records.jsonl) as rag-eval
+ * takes it: 3 or 4 (an outage's verdict, rag-gate(1) EXIT STATUS) as 1 where the verdict of its
+ * RUNDIR/junit.xml says so, the run's exit status being its verdict's; else st (above 1: rag-gate
+ * failed, its summary not written). */
+int eval_gate_status(eval *e, int st);
 char *eval_written(const eval *e);
 int eval_store_run(eval *e, const char *url);
 

@@ -22,7 +22,7 @@
 static const char usage[] =
 	"Usage: rag-gate [OPTIONS] [FILE...] < records.jsonl\n"
 	"Read a whole run of scored records and decide: exit 0 when it passes the gate, 1 when\n"
-	"it fails. Thresholds come from the config's gate section and from the options; with\n"
+	"it fails, 3 or 4 when too many records have no score (the verdict's). Thresholds come from the config's gate section and from the options; with\n"
 	"none, give --summary-only for the summary alone. With --window, an endless stream:\n"
 	"one line per window of records, each window gated alone.\n";
 
@@ -372,7 +372,7 @@ int main(int argc, char **argv)
 	rag_gate_opts go;
 	rag_cli_gate g;
 	size_t i;
-	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0, summary_only = 0;
+	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0, summary_only = 0, verdict_rc = 0;
 	const char *baseline = NULL, *junit = NULL, *output = NULL;
 	window_args wa = { NULL, NULL, 1, 1, 0 };
 	FILE *sout = NULL, *jout = NULL;
@@ -460,7 +460,15 @@ int main(int argc, char **argv)
 		}
 	}
 	if ((!cli.quiet || sout) && (rc = print_summary(&t, summary, json, markdown, tee, sout, output))) goto out;
-	rc = pass ? RAG_EXIT_OK : RAG_EXIT_FAIL;
+	/* the run's one verdict (rag_verdict) gives the exit status, as rag-eval's: 1 when the gate
+	 * failed, 3 or 4 for an outage (records not scored beyond the error budget or more than
+	 * half of the run, whatever the checks say); the summary alone decides nothing */
+	if (!summary_only) {
+		jv v = jv_object_get(jv_copy(summary), jv_string("verdict"));
+		double st = rag_json_num(v, "exit_status");
+		verdict_rc = !isnan(st) ? (int)st : pass ? RAG_EXIT_OK : RAG_EXIT_FAIL;
+		jv_free(v);
+	}
 
 out:
 	if (sout && fclose(sout) != 0 && rc <= RAG_EXIT_FAIL) {
@@ -471,6 +479,7 @@ out:
 		rag_msg(cli.prog, "error", "cannot write output: %s", strerror(errno));
 		rc = RAG_EXIT_INTERNAL;
 	}
+	if (!rc) rc = verdict_rc;   /* after the writes: a write error is one whatever the verdict */
 	if (jout) fclose(jout);
 	if (t.junit_body) fclose(t.junit_body);
 	rag_buf_free(&t.junit_case);

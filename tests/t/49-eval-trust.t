@@ -97,6 +97,26 @@ like "$(sed -n 2p "$T/over/gate.txt")" "^exit status 4: 1 of 10 records could no
 run rag rag-eval -q -c "$T/budget-0.7.yaml" -m faithfulness -o "$T/dead6" "$T/six-bad.jsonl"
 is "$RC" 4 "6 of 10 not scored within a budget of 0.7: more than half is a dead judge, exit 4"
 like "$(jq -r .exit_reason "$T/dead6/run.json")" "more than half of the run, whatever gate.max_error_rate" "and the reason says so"
+# rag-gate alone on the same records exits as rag-eval: its verdict's 4 (its checks pass: it
+# exited 0), and rag-eval takes that 4 from its pipeline's rag-gate as the verdict, not as a
+# rag-gate that failed: every output written
+unlike "$(cat "$ERR")" "rag-gate" "rag-eval: no word of rag-gate failing"
+run rag rag-gate -c "$T/budget-0.7.yaml" --json "$T/dead6/records.jsonl"
+is "$RC:$(jq -r '[.pass, .verdict.exit_status] | @tsv' "$OUT")" "$(printf '4:true\t4')" \
+	"rag-gate on the same records: 4, its verdict's (its checks pass)"
+is "$(jq -r .verdict.exit_status "$T/dead6/gate.json"):$(grep -c '<property name="verdict.exit_status" value="4"/>' "$T/dead6/junit.xml")" \
+	"4:1" "gate.json and junit.xml: the verdict's 4"
+check "summary.md and report.html written" test -s "$T/dead6/summary.md" -a -s "$T/dead6/report.html"
+# a rag-gate that fails with 4 and writes no verdict is still a failure of rag-gate's
+mkdir -p "$T/fakebin"
+for t in "$BIN"/rag-*; do ln -s "$t" "$T/fakebin/"; done
+rm "$T/fakebin/rag-gate"
+printf '#!/bin/sh\ncat\nexit 4\n' >"$T/fakebin/rag-gate"
+chmod +x "$T/fakebin/rag-gate"
+run rag rag-eval -q -c "$T/budget-0.7.yaml" --bin "$T/fakebin" -m faithfulness -o "$T/gatefail" "$T/six-bad.jsonl"
+is "$RC" 4 "a rag-gate that exits 4 with no verdict: 4"
+like "$(cat "$ERR")" "rag-eval: error: rag-gate failed \\(exit status 4\\)" "...said as rag-gate failing"
+check "...and no gate.json" test ! -e "$T/gatefail/gate.json"
 fake_stop
 jq -c '. + {scores: {faithfulness: null}, errors: [{tool: "rag-verify", metric: "faithfulness", message: "the judge failed"}]}' \
 	"$T/two.jsonl" >"$T/nulls.jsonl"

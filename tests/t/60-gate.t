@@ -75,7 +75,7 @@ is "$(js '.metrics[0].histogram | join(" ")')" "0 1 1 1 1 1 1 1 1 2" "histogram:
 # ---------------------------------------------------------------- nulls
 { rec a x 0.9; rec b x null; rec c x 0.8; } >"$T/null.jsonl"
 run rag rag-gate $ANY --json "$T/null.jsonl"
-is "$RC" 1 "a null score fails the gate by default, even with no threshold"
+is "$RC" 3 "a null score fails the gate by default, even with no threshold: an outage, exit 3 (its input)"
 is "$(js '.metrics[0] | [.scored, .null] | @tsv')" "2	1" "the null is counted, not dropped"
 is "$(js '.metrics[0].mean')" 0.8500000000000001 "the mean is over the scored records"
 like "$(js '.checks[] | select(.pass == false) | .message')" 'faithfulness: 1 of 3 records have no score' "the check names the nulls"
@@ -83,7 +83,7 @@ is "$(js '.worst[0].id + ": " + .worst[0].reasons[0]')" "b: faithfulness is null
 run rag rag-gate $ANY --max-error-rate 0.34 "$T/null.jsonl"
 is "$RC" 0 "--max-error-rate 0.34 allows 1 null in 3"
 run rag rag-gate $ANY --max-error-rate 0.33 "$T/null.jsonl"
-is "$RC" 1 "--max-error-rate 0.33 does not"
+is "$RC" 3 "--max-error-rate 0.33 does not: the verdict's exit 3"
 run rag rag-gate -t faithfulness=0.5 --max-error-rate 0.5 --json "$T/null.jsonl"
 is "$RC:$(js '[.errored, .passed] | @tsv')" "0:1	2" "a null in a gated metric makes the record an error, not a failure"
 printf '{"id":"m","scores":{}}\n{"id":"n","scores":{"faithfulness":1}}\n' >"$T/missing.jsonl"
@@ -91,10 +91,33 @@ run rag rag-gate --json -t faithfulness=0.5 "$T/missing.jsonl"
 is "$RC:$(js '.metrics[0] | [.scored, .null] | @tsv')" "1:1	1" "a missing score counts as null"
 printf '{"id":"s","scores":{"faithfulness":"high"}}\n' >"$T/string.jsonl"
 run rag rag-gate $ANY --json "$T/string.jsonl"
-is "$RC:$(js '.worst[0].reasons[0]')" "1:faithfulness is not a number" "a score that is not a number is a null too"
+is "$RC:$(js '.worst[0].reasons[0]')" "3:faithfulness is not a number" "a score that is not a number is a null too"
 run rag rag-gate -t context_recall=0.5 --json "$T/two.jsonl"
 is "$RC:$(js '.metrics[] | select(.metric == "context_recall") | [.scored, .null] | @tsv')" "1:0	2" \
 	"a gated metric no record carries: all null, fails"
+
+# ---------------------------------------------------------------- the exit status is the verdict's
+# one decision per run: rag-gate exits with its summary's verdict.exit_status, as rag-eval does
+# (it exited 0 or 1 by its checks alone). dead: a judge failed for 2 of 3 records (an errors
+# entry naming no place in the record: a remote failure).
+{ rec a x 0.9; for i in b c; do
+	printf '{"id":"%s","scores":{"faithfulness":null},"errors":[{"tool":"rag-verify","message":"the judge failed"}]}\n' $i
+done; } >"$T/dead.jsonl"
+run rag rag-gate -t faithfulness=0.5 --max-error-rate 0.7 --json "$T/dead.jsonl"
+is "$RC:$(js '.pass'):$(js '.verdict.exit_status')" "4:true:4" \
+	"more than half not scored, within a budget of 0.7: the checks pass, the gate exits its verdict's 4 (was 0)"
+run rag rag-gate -t faithfulness=0.5 --json "$T/dead.jsonl"
+is "$RC:$(js '.pass'):$(js '.verdict.exit_status')" "4:false:4" "nulls beyond the budget: 4 (was 1)"
+run rag rag-gate -t faithfulness=0.95 --max-error-rate 0.7 --junit "$T/dead.xml" -q "$T/dead.jsonl"
+is "$RC:$(grep -c '<property name="verdict.exit_status" value="4"/>' "$T/dead.xml")" "4:1" "-q, --junit: 4, as its verdict"
+run rag rag-gate --summary-only "$T/dead.jsonl"
+is "$RC" 0 "--summary-only decides nothing: exit 0"
+run rag rag-gate -t faithfulness=0.5 --max-error-rate 0.7 --json -o /dev/full "$T/dead.jsonl"
+is "$RC" 5 "a write error is exit 5 whatever the verdict"
+run rag rag-gate -t faithfulness=0.8001 --json "$T/two.jsonl"
+is "$RC:$(js '.verdict.exit_status')" "1:1" "a plain failing gate: 1, as its verdict"
+run rag rag-gate -t faithfulness=0.8 --json "$T/two.jsonl"
+is "$RC:$(js '.verdict.exit_status')" "0:0" "a passing gate: 0, as its verdict"
 
 # ---------------------------------------------------------------- empty input, no scores, bad lines
 run rag rag-gate $ANY --json </dev/null
@@ -106,7 +129,7 @@ is "$RC" 1 "records without any score fail"
 like "$(cat "$OUT")" 'no record carries a number in scores' "and the summary says so"
 { rec a x 0.9; echo 'not json'; rec c x 0.9; } >"$T/bad.jsonl"
 run rag rag-gate $ANY --json "$T/bad.jsonl"
-is "$RC" 1 "a bad line fails the gate by default"
+is "$RC" 3 "a bad line fails the gate by default (the verdict's exit 3: a record not scored for its input)"
 like "$(cat "$ERR")" "rag-gate: error \\(at $T/bad.jsonl:2\\): not valid JSON" "stderr names the file and line"
 is "$(js '[.records, .unreadable, .metrics[0].null] | @tsv')" "3	1	1" "the bad line counts as a record with nulls"
 run rag rag-gate $ANY --max-error-rate 0.5 "$T/bad.jsonl"
@@ -115,7 +138,7 @@ run rag rag-gate $ANY --strict "$T/bad.jsonl"
 is "$RC" 3 "--strict: a bad line stops the gate with exit 3"
 printf '{"errors":[{"tool":"rag-verify","message":"boom"}]}\n' | cat "$T/two.jsonl" - >"$T/upstream.jsonl"
 run rag rag-gate $ANY --json "$T/upstream.jsonl"
-is "$RC:$(js '.metrics[0].null')" "1:1" "an upstream error record counts as null"
+is "$RC:$(js '.metrics[0].null')" "4:1" "an upstream error record counts as null (a failed stage: the verdict's exit 4)"
 like "$(js '.worst[0].reasons | join(" / ")')" 'rag-verify: error: boom' "and its error is the reason"
 
 # ---------------------------------------------------------------- files, stdin, positions
@@ -211,7 +234,7 @@ EOF
 rec fine x 0.9 0.8 >>"$T/hostile.jsonl"
 printf '{"id":"nul","scores":{"faithfulness":null}}\n' >>"$T/hostile.jsonl"
 run rag rag-gate -r faithfulness=0.5 --junit "$T/junit.xml" "$T/hostile.jsonl"
-is "$RC" 1 "the hostile run fails"
+is "$RC" 3 "the hostile run fails (its null: exit 3)"
 check "the JUnit file is well-formed XML" python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$T/junit.xml"
 if command -v xmllint >/dev/null 2>&1; then
 	check "xmllint agrees" xmllint --noout "$T/junit.xml"
@@ -252,7 +275,7 @@ cat >"$T/ju.jsonl" <<'EOF'
 {"id":"b2","category":"billing","question":"Refund fee?","latency_ms":250,"scores":{"faithfulness":0.9,"context_precision":1}}
 EOF
 run rag rag-gate -r faithfulness=0.8 -r context_precision=0.5 --junit "$T/ju.xml" "$T/ju.jsonl"
-is "$RC" 1 "JUnit run: the gate fails"
+is "$RC" 4 "JUnit run: the gate fails (a judge failed for n1: exit 4)"
 check "its JUnit file is valid by the Jenkins JUnit schema" xmllint --noout --schema "$FIXTURES/junit.xsd" "$T/ju.xml"
 cat >"$T/ju.py" <<'EOF'
 import sys, xml.dom.minidom
@@ -291,7 +314,7 @@ n1 error: faithfulness is null
 
 # ---------------------------------------------------------------- Markdown and text escaping
 run rag rag-gate --markdown -r faithfulness=0.5 "$T/hostile.jsonl"
-is "$RC" 1 "--markdown: exit status as ever"
+is "$RC" 3 "--markdown: exit status as ever"
 unlike "$(cat "$OUT")" '<b>' "Markdown: no raw HTML from the records"
 unlike "$(cat "$OUT")" "$(printf '\033')" "Markdown: no escape characters"
 like "$(cat "$OUT")" '&lt;b&gt;&amp;amp;' "Markdown: HTML characters as entities"
@@ -314,7 +337,7 @@ like "$(cat "$ERR")" 'rag-gate: PASS' "--tee: the summary on stderr"
 run rag rag-gate $ANY --tee --json --max-error-rate 1 -o "$T/sum.json" <"$T/cats.c.jsonl"
 is "$(jq -r .pass "$T/sum.json"):$(nlines "$OUT")" "true:5" "-o FILE takes the summary, stdout the records"
 run rag rag-gate $ANY -q "$T/null.jsonl"
-is "$RC:$(cat "$OUT")" "1:" "-q: no summary, the status tells"
+is "$RC:$(cat "$OUT")" "3:" "-q: no summary, the status tells"
 
 # ---------------------------------------------------------------- the config's gate section
 cat >"$T/rag.yaml" <<'EOF'

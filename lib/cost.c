@@ -374,9 +374,12 @@ static jv batch_entry(jv o, const char *judge, jv u, jv stages, const rag_price 
 
 jv rag_cost_batch(jv summary, jv batch, const rag_price *prices, size_t n)
 {
-	jv o = jv_object(), missing = jv_object(), msgs, stages;
-	double list = 0, bcost = 0, total = rag_json_num(summary, "total");
+	jv o, missing, msgs, stages;
+	double list = 0, bcost = 0, total;
 	if (jv_get_kind(batch) != JV_KIND_OBJECT || jv_object_length(jv_copy(batch)) == 0) return summary;
+	o = jv_object();
+	missing = jv_object();
+	total = rag_json_num(summary, "total");
 	stages = rag_json_get(jv_copy(summary), "stages");
 	if (jv_get_kind(stages) != JV_KIND_ARRAY) {
 		jv_free(stages);

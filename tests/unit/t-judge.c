@@ -140,9 +140,11 @@ int main(void)
 			jv result = jv_invalid();
 			const char *p = rag_judge_check_score(jv_parse(cases[k].reply), 0, &result, problem, sizeof problem);
 			if (!cases[k].problem) {
+				jv reason = p ? jv_invalid() : jv_object_get(jv_copy(result), jv_string("reason"));
 				ok(p == NULL && jv_number_value(jv_object_get(jv_copy(result), jv_string("score"))) > 0 &&
-				   jv_get_kind(jv_object_get(jv_copy(result), jv_string("reason"))) == JV_KIND_STRING &&
-				   jv_object_length(jv_copy(result)) == 2, "check_score takes %s as score and reason", cases[k].reply);
+				   jv_get_kind(reason) == JV_KIND_STRING && jv_object_length(jv_copy(result)) == 2,
+				   "check_score takes %s as score and reason", cases[k].reply);
+				jv_free(reason);
 			} else {
 				ok(p && strstr(p, cases[k].problem), "check_score refuses %s: %s", cases[k].reply, p ? p : "(taken)");
 			}

@@ -1,6 +1,6 @@
 /* report.c - a run rendered as one self-contained HTML page you can explore, or as Markdown.
- * The page is offline (inline CSS, SVG and one script, share/report/report.js, no external
- * asset). Its Summary is HTML made here, readable with the script off; the records, the
+ * The page is offline (inline CSS, SVG and one script, share/report/report.js after
+ * share/serve/gate-zh.js, no external asset). Its Summary is HTML made here, readable with the script off; the records, the
  * comparison and the history are JSON in a <script type="application/json"> block that the
  * script shows, inserting every text as text. Every text from the records or the file names is
  * escaped; numbers are formatted here, never taken as text from the input; which record
@@ -904,6 +904,26 @@ static void exit_html(rag_buf *b, jv s)
 	jv_free(v);
 }
 
+/* the page's script: share/serve/gate-zh.js (the gate's checks in Chinese, the copy rag-serve's
+ * page also loads) and then share/report/report.js, one text, malloc'ed; NULL with err */
+static char *page_script(size_t *len, char *err, size_t errlen)
+{
+	char path[4096], *words, *js, *out;
+	size_t wlen, jlen;
+	snprintf(path, sizeof path, "%s/serve/gate-zh.js", rag_datadir());
+	if (!(words = rag_read_file(path, &wlen, err, errlen))) return NULL;
+	snprintf(path, sizeof path, "%s/report/report.js", rag_datadir());
+	if (!(js = rag_read_file(path, &jlen, err, errlen))) {
+		free(words);
+		return NULL;
+	}
+	out = rag_xasprintf("%.*s%.*s", (int)wlen, words, (int)jlen, js);
+	*len = wlen + jlen;
+	free(words);
+	free(js);
+	return out;
+}
+
 char *rag_report_html_frame(jv report, const char *title, size_t *records_at, size_t *base_at, char *err, size_t errlen)
 {
 	rag_buf b = {0};
@@ -913,11 +933,10 @@ char *rag_report_html_frame(jv report, const char *title, size_t *records_at, si
 	jv metrics = arr(s, "metrics"), base = rag_json_get(jv_copy(s), "baseline");
 	jv ds;
 	const char *verdict = rag_report_verdict(s);
-	char path[4096], *js;
+	char *js;
 	size_t jslen;
 
-	snprintf(path, sizeof path, "%s/report/report.js", rag_datadir());
-	if (!(js = rag_read_file(path, &jslen, err, errlen))) {
+	if (!(js = page_script(&jslen, err, errlen))) {
 		jv_free(runs);
 		jv_free(last);
 		jv_free(s);

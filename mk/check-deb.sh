@@ -37,7 +37,7 @@ for f in /usr/bin/rag-eval /usr/bin/rag-collect /usr/bin/rag-store /usr/share/ma
 	/usr/share/bash-completion/completions/rag-eval /usr/share/zsh/vendor-completions/_ragpipe \
 	/usr/share/fish/vendor_completions.d/ragpipe.fish /usr/share/ragpipe/prompts/verify.en.txt \
 	/usr/share/ragpipe/hints/en.txt /usr/share/ragpipe/report/report.js \
-	/usr/share/ragpipe/examples/testset.json /usr/share/doc/ragpipe/copyright; do
+	/usr/share/ragpipe/serve/gate-zh.js /usr/share/ragpipe/examples/testset.json /usr/share/doc/ragpipe/copyright; do
 	[ -s "$root$f" ] || bad "not installed: $f"
 done
 got=$(run_in / "rag-eval --version" 2>&1 | tail -n 1)

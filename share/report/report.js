@@ -118,21 +118,6 @@
 			'card-na': '，{n} 条不适用', 'card-null': '，{n} 条为空', 'card-pass': '{p} 条通过，{f} 条未通过（占 {n} 条的 {r}%）',
 			'card-flips': '{n} 条在重复评测中翻转', 'card-from': '相关性依据：{f}', 'from-ids': '相关编号（{n} 条记录）',
 			'from-verdicts': '评审模型的分块判定（{n} 条记录）', 'from-similarity': '与参考上下文的相似度（{n} 条记录）',
-			rc_not_applicable: "不适用", rc_no_category_records: "本次运行没有此类别的记录",
-			ck_no_records: "没有记录：空运行不能通过",
-			ck_not_run: "{metric}：未运行（不在本次运行的指标中），不检查其阈值",
-			ck_skipped: "{metric}：{records} 条记录中 0 条计算了分数（{reason}），跳过门禁",
-			ck_regression: "{metric} 均值变化 {delta}，{conf}% 置信区间 [{lo}, {hi}]",
-			ck_category_mean: "类别“{category}”的 {metric} 均值 {mean} {op} {threshold}（{records} 条记录）",
-			ck_category_no_score: "{metric}：类别“{category}”没有记录有分数",
-			ck_category_not_run: "{metric}：未运行，不检查类别“{category}”的均值",
-			ck_nulls: "{metric}：{applicable} 条记录中 {nulls} 条没有分数（{rate}；max_error_rate {max}）",
-			ck_mean: "{metric} 均值 {mean} {op} {threshold}",
-			ck_no_score: "{metric}：没有记录有分数",
-			ck_flips: "{metric}：{flips} 条记录在重复评测中结论翻转",
-			ck_no_scores: "没有记录在 scores.* 中有数值：请先运行评分工具",
-			ck_unreadable: "{records} 行中 {unreadable} 行无法读取为记录",
-			ck_pass_rate: "{of} 条记录中 {passed} 条通过（{rate}；min_pass_rate {min}）",
 			st_pass: '通过', st_failure: '未通过', st_skipped: '跳过',
 			'cap-rec': '{m}：低于单条阈值 {t} 为红色，跨越阈值为琥珀色，不低于为绿色', 'cap-mean-thr': '{m}：低于均值阈值 {t} 为红色，不低于为绿色',
 			'cap-none': '{m}：没有阈值',
@@ -143,6 +128,8 @@
 			'w-irrelevant': '{metric}：不相关：{text}', 'w-rejected': '{metric}：否定判定：{text}', 'w-more': '{metric}：另有 {n} 条',
 			'end': ''}
 	};
+	/* the gate's checks in Chinese: gate-zh.js, the one copy this page shares with rag-serve's page */
+	Object.keys(RAG_GATE_ZH).forEach(function (k) { L.zh[k] = RAG_GATE_ZH[k]; });
 	function pickLang() {
 		var m = /[?&]lang=(en|zh)\b/.exec(location.search), v = null;
 		if (m) return m[1];

@@ -393,6 +393,8 @@ jv rag_cost_batch(jv summary, jv batch, const rag_price *prices, size_t n)
 	}
 	o = jv_object_set(o, jv_string("cost_at_list_price"), isnan(list) ? jv_null() : jv_number(list));
 	o = jv_object_set(o, jv_string("cost"), isnan(bcost) ? jv_null() : jv_number(bcost));
+	/* the models with no batch price, named as the messages below name them (for the pages) */
+	if (jv_object_length(jv_copy(missing))) o = jv_object_set(o, jv_string("no_price"), jv_keys(jv_copy(missing)));
 	/* the records' tokens were priced at the list price: the batch's share of them at its own */
 	summary = jv_object_set(summary, jv_string("total"),
 	                        isnan(total) || isnan(list) || isnan(bcost) ? jv_null() : jv_number(total - list + bcost));

@@ -603,12 +603,11 @@ static void html_warnings(rag_buf *b, jv s)
 	jv w = arr(s, "warnings");
 	jv_array_foreach(w, i, t) {
 		if (jv_get_kind(t) == JV_KIND_STRING) {
-			rag_buf_adds(b, "<p class=\"warning\"><strong>Warning:</strong> ");
+			rag_buf_addf(b, "<p class=\"warning\" id=\"warning-%d\"><strong>Warning:</strong> ", i);
 			esc(b, jv_string_value(t));
 			rag_buf_adds(b, "</p>\n");
 		}
 		jv_free(t);
-		(void)i;
 	}
 	jv_free(w);
 }
@@ -701,7 +700,7 @@ static void checks_list(rag_buf *b, jv checks)
 	int ok;
 	rag_buf_adds(b, "<h3 data-i18n=\"checks\">Checks</h3>\n<ul class=\"checks\" id=\"checks\">\n");
 	check_lines(b, checks, 1);
-	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(b, "<li>no thresholds</li>\n");
+	if (!jv_array_length(jv_copy(checks))) rag_buf_adds(b, "<li data-i18n=\"no-thresholds\">no thresholds</li>\n");
 	rag_buf_adds(b, "</ul>\n");
 	ok = check_lines(&b2, checks, 0);
 	if (ok) {
@@ -1154,8 +1153,11 @@ static void cost_table(rag_buf *b, jv s, int markdown)
 		md_field(b, cost, "currency", 16);
 		rag_buf_adds(b, ") |\n|---|---|---|--:|--:|--:|--:|\n");
 	} else {
-		rag_buf_adds(b, "<section id=\"cost\">\n<h2>Cost</h2>\n<table><thead><tr><th>tool</th><th>stage</th>"
-		                "<th>judge</th><th>calls</th><th>prompt tokens</th><th>completion tokens</th><th>cost (");
+		rag_buf_adds(b, "<section id=\"cost\">\n<h2 data-i18n=\"cost\">Cost</h2>\n<table><thead><tr>"
+		                "<th data-i18n=\"cost-tool\">tool</th><th data-i18n=\"cost-stage\">stage</th>"
+		                "<th data-i18n=\"cost-judge\">judge</th><th data-i18n=\"cost-calls\">calls</th>"
+		                "<th data-i18n=\"cost-prompt\">prompt tokens</th><th data-i18n=\"cost-completion\">completion tokens</th>"
+		                "<th><span data-i18n=\"cost-cost\">cost</span> (");
 		esc_field(b, cost, "currency");
 		rag_buf_adds(b, ")</th></tr></thead><tbody>\n");
 	}
@@ -1174,7 +1176,7 @@ static void cost_table(rag_buf *b, jv s, int markdown)
 		                           rag_json_num(e, "completion_tokens"));
 		else rag_buf_addf(b, "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">",
 		                  rag_json_num(e, "calls"), rag_json_num(e, "prompt_tokens"), rag_json_num(e, "completion_tokens"));
-		if (isnan(c)) rag_buf_adds(b, "no price");
+		if (isnan(c)) rag_buf_adds(b, markdown ? "no price" : "<span data-i18n=\"cost-no-price\">no price</span>");
 		else rag_buf_addf(b, "%.6f", c);
 		rag_buf_adds(b, markdown ? " |\n" : "</td></tr>\n");
 		jv_free(e);
@@ -1182,15 +1184,15 @@ static void cost_table(rag_buf *b, jv s, int markdown)
 	}
 	if (markdown) rag_buf_addf(b, "| total | | | %.0f | %.0f | %.0f | ", rag_json_num(cost, "calls"),
 	                           rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "completion_tokens"));
-	else rag_buf_addf(b, "<tr><td>total</td><td></td><td></td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
+	else rag_buf_addf(b, "<tr><td data-i18n=\"cost-total\">total</td><td></td><td></td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
 	                  "<td class=\"n\">%.0f</td><td class=\"n\">", rag_json_num(cost, "calls"),
 	                  rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "completion_tokens"));
-	if (isnan(total)) rag_buf_adds(b, "unknown");
+	if (isnan(total)) rag_buf_adds(b, markdown ? "unknown" : "<span data-i18n=\"cost-unknown\">unknown</span>");
 	else rag_buf_addf(b, "%.6f", total);
 	rag_buf_adds(b, markdown ? " |\n" : "</td></tr>\n</tbody></table>\n");
 	if (rag_json_num(cost, "cached_tokens") > 0)
 		rag_buf_addf(b, markdown ? "\nPrompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input).\n"
-		                         : "<p>Prompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input).</p>\n",
+		                         : "<p id=\"cost-cached\">Prompt tokens %.0f, %.0f of them cached by the provider (priced at cached_input).</p>\n",
 		             rag_json_num(cost, "prompt_tokens"), rag_json_num(cost, "cached_tokens"));
 	{
 		/* rag-eval --batch: the rows are at the list price, the total at the batch price */
@@ -1198,14 +1200,15 @@ static void cost_table(rag_buf *b, jv s, int markdown)
 		if (jv_get_kind(bt) == JV_KIND_OBJECT)
 			rag_buf_addf(b, markdown ? "\n%.0f requests answered by the batch route: %.6f at its price, %.6f at the list "
 			                         "price of the rows above; the total is at the batch price.\n"
-			                         : "<p>%.0f requests answered by the batch route: %.6f at its price, %.6f at the "
+			                         : "<p id=\"cost-batch\">%.0f requests answered by the batch route: %.6f at its price, %.6f at the "
 			                         "list price of the rows above; the total is at the batch price.</p>\n",
 			             rag_json_num(bt, "requests"), rag_json_num(bt, "cost"), rag_json_num(bt, "cost_at_list_price"));
 		jv_free(bt);
 	}
 	jv_array_foreach(msgs, i, m) {
 		if (jv_get_kind(m) == JV_KIND_STRING) {
-			rag_buf_adds(b, markdown ? (i ? "; " : "\n") : "<p>");
+			if (markdown) rag_buf_adds(b, i ? "; " : "\n");
+			else rag_buf_addf(b, "<p class=\"cost-msg\" id=\"cost-msg-%d\">", i);
 			if (markdown) md(b, jv_string_value(m), 300);
 			else esc(b, jv_string_value(m));
 			rag_buf_adds(b, markdown ? "" : "</p>\n");

@@ -82,8 +82,18 @@
 			'show-summary': 'Show this run\u2019s summary', 'open-report': 'Open this run\u2019s report', 'cap-mean': 'mean {m} per run',
 			'cap-date': ', by date', 'cap-dashed': '; dashed: the gate\u2019s threshold', 'click-point': 'Click a point to open its run.',
 			'thr-of': 'threshold of the mean {t}', 'page-info': 'rows {a}\u2013{b} of {n}, page {p} of {ps}', 'no-rows': 'no rows',
+			cost: 'Cost', 'cost-tool': 'tool', 'cost-stage': 'stage', 'cost-judge': 'judge', 'cost-calls': 'calls',
+			'cost-prompt': 'prompt tokens', 'cost-completion': 'completion tokens', 'cost-cost': 'cost', 'cost-total': 'total',
+			'cost-no-price': 'no price', 'cost-unknown': 'unknown', 'no-thresholds': 'no thresholds',
 			'end': ''},
 		zh: {summary: '概要', records: '记录', compare: '对比', history: '历史', checks: '检查项',
+			cost: '费用', 'cost-tool': '工具', 'cost-stage': '阶段', 'cost-judge': '评审模型', 'cost-calls': '调用次数',
+			'cost-prompt': '提示词令牌', 'cost-completion': '生成令牌', 'cost-cost': '费用', 'cost-total': '合计',
+			'cost-no-price': '无价格', 'cost-unknown': '未知', 'no-thresholds': '未配置阈值',
+			'cost-cached': '提示词令牌 {p} 个，其中 {c} 个由服务商缓存（按 cached_input 计价）。',
+			'cost-batch': '{n} 个请求经批量接口回答：按其价格 {b}，按上表的标价 {l}；合计按批量价格计算。',
+			'cost-no-price-for': '没有模型 {m} 的价格', 'cost-no-batch-price': '没有模型 {m} 的批量价格（prices.{m}.batch_input 与 batch_output，或 batch_discount）',
+			'w-self': '警告：自我评审：评审模型“{m}”也生成了 {n} 条记录（共 {of} 条）的回答，其分数可能偏高',
 			'checks-ok': '通过或跳过的检查项', hints: '排查建议', lowest: '未通过的记录', distribution: '分布',
 			causes: '先修复什么', 'causes-note': '未通过的记录按原因分组，数量多的在前；展开可看记录，低于阈值最多的在前',
 			'no-causes': '没有未通过的记录。', below: '{m} 低于 {t}', isnull: '{m}：没有分数', noanswer: '没有回答（{t} 失败）',
@@ -209,7 +219,16 @@
 		[[caps, 'cap'], [ths, 'th'], [cnts, 'cnt']].forEach(function (p) {
 			Array.prototype.forEach.call(p[0], function (e, i) { e.id = e.id || 'zh-' + p[1] + '-' + i; restore(keep(e.id)); });
 		});
+		var cc = keep('cost-cached'), cb = keep('cost-batch'), cm = ((S.cost || {}).messages || []).map(function (m, i) { return keep('cost-msg-' + i); }), ws = (S.warnings || []).map(function (w, i) { return keep('warning-' + i); });
+		[cc, cb].concat(cm, ws).forEach(restore);
 		if (lang !== 'zh') return;
+		costZh(cc, cb);
+		/* the gate's one warning (gate.c's self_judging), said again from its numbers */
+		ws.forEach(function (p, i) {
+			var sj = S.self_judging;
+			if (p && sj && /^self-judging:/.test(String(S.warnings[i])))
+				p.textContent = say('w-self', {m: sj.model, n: sj.records, of: S.records});
+		});
 		checksZh();
 		groupsZh(caps, ths, cnts);
 		if (fl) Array.prototype.forEach.call(fl.querySelectorAll('tbody tr'), function (tr, i) {
@@ -231,6 +250,20 @@
 				if (i) add(small, el('br'));
 				add(small, document.createTextNode(t));
 			});
+		});
+	}
+	/* the cost table's two notes (report.c's cost_table) in Chinese, from the summary's cost */
+	function costZh(cc, cb) {
+		var c = S.cost || {}, b = c.batch || {}, n0 = function (x) { return String(Math.round(x || 0)); },
+			n6 = function (x) { return (x || 0).toFixed(6); };
+		if (cc) cc.textContent = say('cost-cached', {p: n0(c.prompt_tokens), c: n0(c.cached_tokens)});
+		if (cb) cb.textContent = say('cost-batch', {n: n0(b.requests), b: n6(b.cost), l: n6(b.cost_at_list_price)});
+		/* its messages (cost.c): first a line per model of no_price, then one per model of batch.no_price */
+		(c.messages || []).forEach(function (m, i) {
+			var p = document.getElementById('cost-msg-' + i), np = c.no_price || [], bp = b.no_price || [];
+			if (!p) return;
+			if (i < np.length) p.textContent = say('cost-no-price-for', {m: np[i]});
+			else if (i - np.length < bp.length) p.textContent = say('cost-no-batch-price', {m: bp[i - np.length]});
 		});
 	}
 	/* a check of the gate's ({pass, skipped, message, code, args}: gate.c's) in Chinese, as

@@ -416,6 +416,15 @@ def summary_chinese(d, k, allow):
     allow |= {str(g.get("by")) for g in (D.get("summary") or {}).get("groups", [])}
     out(k + "summary checks", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#summary ul.checks li")))
     out(k + "summary english", english_left(d, "#checks, .checks-ok, #hints, #summary .cards, #failed, #distribution, #categories", allow) or "none")
+    # the cost table, its notes and messages, and the gate's warnings (the config's keys and the
+    # run's currency are not English to translate)
+    cost = (D.get("summary") or {}).get("cost") or {}
+    allow |= {"cached_input", "batch_input", "batch_output", "batch_discount", "prices", str(cost.get("currency"))}
+    allow |= {str(st.get(f)) for st in cost.get("stages") or [] for f in ("tool", "stage", "judge")}
+    allow |= {str(m) for m in (cost.get("no_price") or []) + ((cost.get("batch") or {}).get("no_price") or [])}
+    allow |= {str((D.get("summary") or {}).get("self_judging", {}).get("model"))}
+    out(k + "cost text", " | ".join(e.text for e in d.find_elements(By.CSS_SELECTOR, "#cost p, #summary p.warning")))
+    out(k + "cost english", english_left(d, "#cost, #summary p.warning", allow) or "none")
 
 
 def chinese(page):

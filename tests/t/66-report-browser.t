@@ -126,6 +126,26 @@ for W in 390 1440; do
 		"zh $W: the hints as share/hints/zh.txt says them, the outage's count and error filled in"
 done
 
+# the Summary's cost table and the gate's self-judging warning in Chinese: two records judged by
+# judge-x, which also wrote the first one's answer, 300 of its 1,000 prompt tokens cached; the
+# other model has no price. The notes' numbers are the summary's (rag-gate --json).
+cat >"$T/cost.jsonl" <<'EOF2'
+{"id":"c1","answer_model":"judge-x","question":"q1","answer":"a1","scores":{"faithfulness":1},"usage":{"rag-verify":{"faithfulness":{"judge":"openai:judge-x","calls":1,"cache_hits":0,"prompt_tokens":1000,"cached_tokens":300,"completion_tokens":100}}}}
+{"id":"c2","question":"q2","answer":"a2","scores":{"faithfulness":0.5},"usage":{"rag-judge":{"correctness":{"judge":"openai:other","calls":1,"cache_hits":0,"prompt_tokens":10,"completion_tokens":10}}}}
+EOF2
+printf 'prices:\n  currency: EUR\n  judge-x:\n    input: 2.5\n    cached_input: 1.25\n    output: 10\n' >"$T/prices.yaml"
+run rag rag-report -c "$T/prices.yaml" -o "$T/cost.html" "$T/cost.jsonl"
+run rag rag-gate -c "$T/prices.yaml" --summary-only --json <"$T/cost.jsonl"
+is "$(jq -c '[.cost.prompt_tokens, .cost.cached_tokens, .cost.no_price, .self_judging.records, .records]' "$OUT")" '[1010,300,["other"],1,2]' \
+	"the cost fixture's summary: 1010 prompt tokens, 300 cached, other unpriced, 1 of 2 records self-judged"
+run timeout 300 "$PY" "$TOP/tests/browser/report.py" chinese "$T/cost.html"
+is "$RC" 0 "the cost page in Chinese: the browser ran"
+for W in 390 1440; do
+	is "$(got "zh $W cost english")" none "zh $W: no English in the cost table, its notes and the warning"
+	is "$(got "zh $W cost text")" '警告：自我评审：评审模型“judge-x”也生成了 1 条记录（共 2 条）的回答，其分数可能偏高 | 提示词令牌 1010 个，其中 300 个由服务商缓存（按 cached_input 计价）。 | 没有模型 other 的价格' \
+		"zh $W: the warning, the cached note and the unpriced model said from the summary's numbers"
+done
+
 # issue 24's 300-record run (tests/browser/run300.py: 10 records with no answer, 59 with
 # faithfulness below 0.7, context_recall 1.000 everywhere at a threshold of 1.0) at 1440x900 and
 # 390x844, in English and in Chinese: the first screen says what failed and why, nothing is

@@ -130,6 +130,12 @@ int main(void)
 			ok(strstr(jv_string_value(m), "no batch price for model none") != NULL, "...and the message names the model");
 			jv_free(m);
 		}
+		{
+			/* the pages word that message again from batch.no_price */
+			jv np = jv_dump_string(rag_json_get(rag_json_get(jv_copy(sum), "batch"), "no_price"), 0);
+			is_str(jv_string_value(np), "[\"none\"]", "...and batch.no_price names it for the pages");
+			jv_free(np);
+		}
 		jv_free(sum);
 		jv_free(bt);
 	}

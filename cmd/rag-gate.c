@@ -59,7 +59,7 @@ static const rag_opt options[] = {
 	{"recover-after", 0, OPT_RECOVER_AFTER, "M", NULL, "and back after M passed windows in a row (default 1)"},
 	{"idle", 0, OPT_IDLE, "SECONDS", NULL, "with --window of a time: when no input has come for SECONDS, the\n"
 	 "window clock moves on by the time waited, closing a window it passes\n"
-	 "(default 30, as rag-trace's --quiet-time; 0: never)"},
+	 "(default 30, as rag-trace waits for a trace; 0: never)"},
 	RAG_OPT_END
 };
 
@@ -72,6 +72,7 @@ typedef struct tool {
 	rag_window *window;       /* --window: the rolling gate, in place of gate */
 	const char *on_fail;      /* --on-fail COMMAND */
 	const char *webhook;      /* --webhook URL */
+	rag_webhook_opts hook;    /* --webhook: its tries */
 	rag_store *store;         /* --store URL: each window added as it closes */
 	rag_strv held;            /* --store: the lines of the records not yet in a stored window */
 	size_t held_from;         /* the first of held not yet stored */
@@ -155,12 +156,15 @@ static void run_on_fail(tool *t, const char *line)
 		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-/* --webhook: the window's line POSTed; a failure is said and the gate goes on (the message
- * shows the URL's host alone: rag_webhook_post) */
+/* --webhook: the window's line POSTed, tried again after a 429, a 5xx or no reply; a failure
+ * is said and the gate goes on (the message shows the URL's host alone: rag_webhook_post). The
+ * retries wait here, the window's line already written: the next line waits for them (its
+ * records wait in the pipe, none is lost), so that the POSTs of a window that fired and of one
+ * that recovered arrive in their order, as --on-fail's commands run one at a time. */
 static void post_webhook(tool *t, const char *json)
 {
 	char err[RAG_ERRLEN];
-	if (rag_webhook_post(t->webhook, json, 10000, err, sizeof err) < 0)
+	if (rag_webhook_post(t->webhook, json, &t->hook, err, sizeof err) < 0)
 		rag_msg(t->cli->prog, "warning", "--webhook: %s", err);
 }
 
@@ -356,6 +360,25 @@ static int window_misuse(const tool *t, const window_args *wa)
 	return 0;
 }
 
+/* --webhook's tries: 3, 10 s each, 1 s then 2 s between them, or the reply's Retry-After up to
+ * 30 s; RAG_WEBHOOK_BACKOFF=SECONDS the first wait (the tests' small one). -1: misuse, said. */
+static int hook_backoff(tool *t)
+{
+	const char *v = getenv("RAG_WEBHOOK_BACKOFF");
+	char *end;
+	t->hook.timeout_ms = 10000;
+	t->hook.tries = 3;
+	t->hook.backoff = 1;
+	t->hook.retry_after_max = 30;
+	if (!v || !*v) return 0;
+	t->hook.backoff = strtod(v, &end);
+	if (*end || !(t->hook.backoff >= 0 && t->hook.backoff <= 60)) {
+		rag_msg(t->cli->prog, "error", "RAG_WEBHOOK_BACKOFF=%s: give seconds from 0 to 60", v);
+		return -1;
+	}
+	return 0;
+}
+
 /* --window: the stream's windows, each gated alone; 1 when the alert is failing at the end */
 static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, int argc, char **argv)
 {
@@ -379,6 +402,10 @@ static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, i
 		return rag_cli_misuse(t->cli);
 	}
 	t->idle = wo.seconds > 0 ? (wa->idle >= 0 ? wa->idle : 30) : 0;
+	if (t->webhook && hook_backoff(t) < 0) {
+		jv_free(lines);
+		return rag_cli_misuse(t->cli);
+	}
 	wo.fail_after = (int)wa->fail_after;
 	wo.recover_after = (int)wa->recover_after;
 	wo.gate = go;

@@ -2,7 +2,7 @@
  * (rag-eval(1) FOLLOW; issue 38, item 3). OpenTelemetry traces (the Collector's file exporter,
  * an endless `tail -F`) in; the pipeline
  *     rag-trace | the configured metrics' stages | rag-gate --window SIZE [--store URL]
- * with the gate's thresholds, --on-fail and --webhook; each window's line out. The spending
+ * with the gate's thresholds, --on-fail, --webhook and --idle; each window's line out. The spending
  * cap (--max-cost, llm.max_cost) holds per hour of the records' started time: the stages share
  * one meter (lib/cost.c) through RAG_SPEND as in a run, with RAG_SPEND_WINDOW=3600.
  *
@@ -51,6 +51,10 @@ static char *follow_text(const eval *e)
 	if (e->webhook) {
 		rag_buf_adds(&b, " --webhook ");
 		rag_evalplan_shq(&b, e->webhook);
+	}
+	if (e->idle) {
+		rag_buf_adds(&b, " --idle ");
+		rag_evalplan_shq(&b, e->idle);
 	}
 	if (store) {
 		rag_buf_adds(&b, " --store ");

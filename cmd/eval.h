@@ -43,6 +43,7 @@ typedef struct eval {
 	int batch;                /* --batch (llm.batch, or a resumed run's): eval-batch.c */
 	const char *follow;       /* --follow SIZE: traces in, a line per window out (eval-follow.c) */
 	const char *on_fail, *webhook;   /* --on-fail COMMAND, --webhook URL: --follow's rag-gate's */
+	const char *idle;         /* --idle SECONDS: --follow's rag-gate's, NULL: its default */
 	rag_strv fields;          /* --field NAME=PROGRAM, as given */
 	long sample;              /* --estimate --sample N */
 	rag_idtab done;           /* --resume: the ids records.jsonl holds */

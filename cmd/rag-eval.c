@@ -46,7 +46,7 @@ static const char usage[] =
 enum {
 	OPT_DRY_RUN = RAG_OPT_TOOL, OPT_RESUME, OPT_RUN_ID, OPT_BIN, OPT_FORMAT, OPT_EMIT, OPT_SKIP_DONE,
 	OPT_JOBS, OPT_SSHLOGIN, OPT_STORE, OPT_FIELD, OPT_SAMPLE, OPT_FORCE, OPT_LABEL, OPT_BATCH, OPT_FOLLOW,
-	OPT_ON_FAIL, OPT_WEBHOOK
+	OPT_ON_FAIL, OPT_WEBHOOK, OPT_IDLE
 };
 
 static const rag_opt options[] = {
@@ -75,6 +75,7 @@ static const rag_opt options[] = {
 	 "the cap per hour, each window stored"},
 	{"on-fail", 0, OPT_ON_FAIL, "COMMAND", NULL, "with --follow: rag-gate --on-fail COMMAND"},
 	{"webhook", 0, OPT_WEBHOOK, "URL", NULL, "with --follow: rag-gate --webhook URL"},
+	{"idle", 0, OPT_IDLE, "SECONDS", NULL, "with --follow: rag-gate --idle SECONDS"},
 	{"dry-run", 0, OPT_DRY_RUN, NULL, NULL, "print the pipeline as one shell command and exit"},
 	{"estimate", 0, RAG_OPT_ESTIMATE, NULL, NULL, "send nothing: print the requests, tokens and cost each stage\n"
 	 "would take, and their sum (no run directory)"},
@@ -590,6 +591,12 @@ static int take_option(eval *e, int opt, int *stop)
 	case OPT_FOLLOW: e->follow = optarg; break;
 	case OPT_ON_FAIL: e->on_fail = optarg; break;
 	case OPT_WEBHOOK: e->webhook = optarg; break;
+	case OPT_IDLE: {
+		double v;   /* checked here, passed on as given */
+		if (rag_cli_double(&e->cli, "--idle", optarg, 0, 1e9, 0, &v) < 0) return rag_cli_misuse(&e->cli);
+		e->idle = optarg;
+		break;
+	}
 	case RAG_OPT_HIDDEN: return list_metrics(e);
 	case OPT_LABEL: e->label = optarg; break;
 	case OPT_FIELD: rag_strv_push(&e->fields, rag_xstrdup(optarg)); break;
@@ -618,7 +625,7 @@ static int check_combinations(eval *e)
 	const char *bad = NULL;
 	if (e->skip_done) bad = "--skip-done goes with --emit";
 	else if (e->sample && !e->cli.estimate) bad = "--sample goes with --estimate (the records it collects to measure)";
-	else if ((e->on_fail || e->webhook) && !e->follow) bad = "--on-fail and --webhook go with --follow";
+	else if ((e->on_fail || e->webhook || e->idle) && !e->follow) bad = "--on-fail, --webhook and --idle go with --follow";
 	else if (e->follow && (e->resume || e->outdir || e->run_id_opt || e->force || e->batch || e->shards || e->baseline_opt ||
 	                       e->cli.estimate || e->label || e->fields.n))
 		bad = "--follow scores an endless stream into windows: no run directory, so no -o, --run-id, --force, "

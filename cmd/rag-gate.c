@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static const char usage[] =
 
 enum { OPT_JSON = RAG_OPT_TOOL, OPT_MARKDOWN, OPT_JUNIT, OPT_TEE, OPT_SUMMARY_ONLY, OPT_WINDOW, OPT_ON_FAIL,
        OPT_FAIL_AFTER, OPT_RECOVER_AFTER, OPT_WEBHOOK,
-       OPT_STORE };
+       OPT_STORE, OPT_IDLE };
 
 /* the RAG_OPT_ ones are rag_cli_gate's, handled by rag_cli_option */
 static const rag_opt options[] = {
@@ -56,6 +57,9 @@ static const rag_opt options[] = {
 	 "URL as it closes (as rag-store add-window does)"},
 	{"fail-after", 0, OPT_FAIL_AFTER, "K", NULL, "the alert turns failing after K failed windows in a row (default 1)"},
 	{"recover-after", 0, OPT_RECOVER_AFTER, "M", NULL, "and back after M passed windows in a row (default 1)"},
+	{"idle", 0, OPT_IDLE, "SECONDS", NULL, "with --window of a time: when no input has come for SECONDS, the\n"
+	 "window clock moves on by the time waited, closing a window it passes\n"
+	 "(default 30, as rag-trace waits for a trace; 0: never)"},
 	RAG_OPT_END
 };
 
@@ -68,11 +72,14 @@ typedef struct tool {
 	rag_window *window;       /* --window: the rolling gate, in place of gate */
 	const char *on_fail;      /* --on-fail COMMAND */
 	const char *webhook;      /* --webhook URL */
+	rag_webhook_opts hook;    /* --webhook: its tries */
 	rag_store *store;         /* --store URL: each window added as it closes */
 	rag_strv held;            /* --store: the lines of the records not yet in a stored window */
 	size_t held_from;         /* the first of held not yet stored */
 	int store_failed;         /* --store: a window could not be added */
 	int write_failed;         /* --window: stdout could not be written */
+	double idle;              /* --idle SECONDS: a time window's quiet before its clock moves; 0: never */
+	double quiet_since;       /* --idle: when input last came, or the clock last moved (rag_now) */
 	rag_junit junit;
 	rag_buf junit_case;
 } tool;
@@ -149,12 +156,15 @@ static void run_on_fail(tool *t, const char *line)
 		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-/* --webhook: the window's line POSTed; a failure is said and the gate goes on (the message
- * shows the URL's host alone: rag_webhook_post) */
+/* --webhook: the window's line POSTed, tried again after a 429, a 5xx or no reply; a failure
+ * is said and the gate goes on (the message shows the URL's host alone: rag_webhook_post). The
+ * retries wait here, the window's line already written: the next line waits for them (its
+ * records wait in the pipe, none is lost), so that the POSTs of a window that fired and of one
+ * that recovered arrive in their order, as --on-fail's commands run one at a time. */
 static void post_webhook(tool *t, const char *json)
 {
 	char err[RAG_ERRLEN];
-	if (rag_webhook_post(t->webhook, json, 10000, err, sizeof err) < 0)
+	if (rag_webhook_post(t->webhook, json, &t->hook, err, sizeof err) < 0)
 		rag_msg(t->cli->prog, "warning", "--webhook: %s", err);
 }
 
@@ -198,6 +208,30 @@ static void window_lines(tool *t, jv lines)
 	jv_free(lines);
 }
 
+/* --idle: the stream's wait for input (rag_cli_read_run_wait), which, once no input has come for
+ * --idle seconds, moves the window clock on by the time waited (rag_window_idle) and writes the
+ * window that closes, as rag-trace moves its own clock (rag_trace_idle) */
+static int wait_quiet(void *ctx, int fd, double timeout)
+{
+	tool *t = ctx;
+	struct pollfd p = {fd, POLLIN, 0};
+	double left = t->quiet_since + t->idle - rag_now(), now;
+	int ready;
+	if (fd < 0) return 0;
+	if (left < timeout) timeout = left > 0 ? left : 0;
+	ready = poll(&p, 1, (int)ceil(timeout * 1000)) > 0;
+	now = rag_now();
+	if (ready) {
+		t->quiet_since = now;
+	} else if (now - t->quiet_since >= t->idle) {
+		jv lines = jv_array();
+		rag_window_idle(t->window, now - t->quiet_since, &lines);
+		t->quiet_since = now;
+		window_lines(t, lines);
+	}
+	return ready;
+}
+
 static void observe_window(rag_item *it, void *ctx)
 {
 	tool *t = ctx;
@@ -219,7 +253,8 @@ static int read_input(tool *t, const char *name, FILE *out)
 	const char *file = rag_cli_run_file(name);
 	t->input = file ? file : "<stdin>";
 	if (!t->first_input) t->first_input = t->input;
-	return rag_cli_read_run(t->cli, name, out, t->window ? observe_window : observe, t);
+	if (t->window) return rag_cli_read_run_wait(t->cli, name, out, observe_window, t->idle > 0 ? wait_quiet : NULL, t);
+	return rag_cli_read_run(t->cli, name, out, observe, t);
 }
 
 /* The JUnit file (f, open, closed here): the head, then each category's suite with its records'
@@ -288,11 +323,12 @@ typedef struct window_args {
 	const char *spec;
 	const char *store;        /* --store URL */
 	long fail_after, recover_after;
+	double idle;              /* --idle SECONDS, or -1: not given */
 	int whole_run;            /* an option of a whole run's summary was given */
 } window_args;
 
-/* --window, --on-fail, --fail-after or --recover-after: 1 taken, 0 another option, -1 misuse
- * (said) */
+/* --window, --on-fail, --webhook, --store, --fail-after, --recover-after or --idle: 1 taken, 0
+ * another option, -1 misuse (said) */
 static int window_option(tool *t, window_args *wa, int opt, const char *arg)
 {
 	switch (opt) {
@@ -302,6 +338,7 @@ static int window_option(tool *t, window_args *wa, int opt, const char *arg)
 	case OPT_STORE: wa->store = arg; return 1;
 	case OPT_FAIL_AFTER: return rag_cli_int(t->cli, "--fail-after", arg, 1, 1000000, &wa->fail_after) ? -1 : 1;
 	case OPT_RECOVER_AFTER: return rag_cli_int(t->cli, "--recover-after", arg, 1, 1000000, &wa->recover_after) ? -1 : 1;
+	case OPT_IDLE: return rag_cli_double(t->cli, "--idle", arg, 0, 1e9, 0, &wa->idle) ? -1 : 1;
 	default: return 0;
 	}
 }
@@ -310,14 +347,34 @@ static int window_option(tool *t, window_args *wa, int opt, const char *arg)
  * whole run's outputs with it */
 static int window_misuse(const tool *t, const window_args *wa)
 {
-	if (!wa->spec && (t->on_fail || t->webhook || wa->store || wa->fail_after != 1 || wa->recover_after != 1)) {
-		rag_msg(t->cli->prog, "error", "--on-fail, --webhook, --store, --fail-after and --recover-after are the rolling gate's: give --window");
+	if (!wa->spec && (t->on_fail || t->webhook || wa->store || wa->fail_after != 1 || wa->recover_after != 1 || wa->idle >= 0)) {
+		rag_msg(t->cli->prog, "error", "--on-fail, --webhook, --store, --fail-after, --recover-after and --idle are the "
+		        "rolling gate's: give --window");
 		return 1;
 	}
 	if (wa->spec && wa->whole_run) {
 		rag_msg(t->cli->prog, "error", "--window writes a line per window: --json, --markdown, --junit, --tee, -o, "
 		        "--baseline and --summary-only are for a whole run");
 		return 1;
+	}
+	return 0;
+}
+
+/* --webhook's tries: 3, 10 s each, 1 s then 2 s between them, or the reply's Retry-After up to
+ * 30 s; RAG_WEBHOOK_BACKOFF=SECONDS the first wait (the tests' small one). -1: misuse, said. */
+static int hook_backoff(tool *t)
+{
+	const char *v = getenv("RAG_WEBHOOK_BACKOFF");
+	char *end;
+	t->hook.timeout_ms = 10000;
+	t->hook.tries = 3;
+	t->hook.backoff = 1;
+	t->hook.retry_after_max = 30;
+	if (!v || !*v) return 0;
+	t->hook.backoff = strtod(v, &end);
+	if (*end || !(t->hook.backoff >= 0 && t->hook.backoff <= 60)) {
+		rag_msg(t->cli->prog, "error", "RAG_WEBHOOK_BACKOFF=%s: give seconds from 0 to 60", v);
+		return -1;
 	}
 	return 0;
 }
@@ -336,6 +393,19 @@ static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, i
 		rag_msg(t->cli->prog, "error", "%s", err);
 		return rag_cli_misuse(t->cli);
 	}
+	if (wo.count && wa->idle >= 0) {
+		/* a window of N records has no clock to move: an --idle that did nothing would be a
+		 * silent surprise */
+		jv_free(lines);
+		rag_msg(t->cli->prog, "error", "--idle moves the clock of a window of time (--window 1h): --window %s "
+		        "counts records", spec);
+		return rag_cli_misuse(t->cli);
+	}
+	t->idle = wo.seconds > 0 ? (wa->idle >= 0 ? wa->idle : 30) : 0;
+	if (t->webhook && hook_backoff(t) < 0) {
+		jv_free(lines);
+		return rag_cli_misuse(t->cli);
+	}
 	wo.fail_after = (int)wa->fail_after;
 	wo.recover_after = (int)wa->recover_after;
 	wo.gate = go;
@@ -345,6 +415,7 @@ static int run_window(tool *t, const rag_gate_opts *go, const window_args *wa, i
 		return RAG_EXIT_STORE;
 	}
 	t->window = rag_window_new(&wo);
+	t->quiet_since = rag_now();
 	if (optind == argc) {
 		rc = read_input(t, "-", NULL);
 	} else {
@@ -374,7 +445,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, rc = 0, done, json = 0, markdown = 0, tee = 0, pass = 0, summary_only = 0, verdict_rc = 0;
 	const char *baseline = NULL, *junit = NULL, *output = NULL;
-	window_args wa = { NULL, NULL, 1, 1, 0 };
+	window_args wa = { NULL, NULL, 1, 1, -1, 0 };
 	FILE *sout = NULL, *jout = NULL;
 	jv summary = jv_invalid();
 

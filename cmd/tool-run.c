@@ -475,10 +475,10 @@ int rag_cli_read_baseline(rag_cli *cli, rag_gate *g, const char *name)
 
 /* the record stream over in (named input_name in messages), as rag_cli_read_run's */
 static int read_stream(rag_cli *cli, FILE *in, const char *input_name, int position_by_id, FILE *out,
-                       void (*observe)(rag_item *, void *), void *ctx)
+                       void (*observe)(rag_item *, void *), int (*wait)(void *, int, double), void *ctx)
 {
 	rag_stream_opts o;
-	rag_stream_ops ops = {no_start, NULL, wait_input, NULL};
+	rag_stream_ops ops = {no_start, NULL, wait ? wait : wait_input, NULL};
 	rag_stream_stats st;
 	char err[RAG_ERRLEN];
 	int rc;
@@ -517,7 +517,7 @@ int rag_cli_read_text(rag_cli *cli, const char *text, size_t len, const char *na
 		if (f) fclose(f);
 		return RAG_EXIT_INTERNAL;
 	}
-	rc = read_stream(cli, f, name, 0, NULL, observe, ctx);
+	rc = read_stream(cli, f, name, 0, NULL, observe, NULL, ctx);
 	fclose(f);
 	return rc;
 }
@@ -532,6 +532,12 @@ const char *rag_cli_run_file(const char *name)
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx)
 {
+	return rag_cli_read_run_wait(cli, name, out, observe, NULL, ctx);
+}
+
+int rag_cli_read_run_wait(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
+                          int (*wait)(void *ctx, int fd, double timeout), void *ctx)
+{
 	FILE *in = stdin;
 	const char *file = rag_cli_run_file(name);
 	int rc, named = strcmp(name, "-") != 0;
@@ -539,7 +545,7 @@ int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(
 	if (named && (rc = rag_cli_open(cli, name, "r", &in))) return rc;
 	rag_tool_watch_eval();   /* first: it finds the test set's name that messages give */
 	rc = read_stream(cli, in, file ? file : eval_testset ? eval_testset : "<stdin>", !file && eval_testset, out,
-	                 observe, ctx);
+	                 observe, wait, ctx);
 	if (named) fclose(in);
 	return rc;
 }

@@ -201,6 +201,11 @@ jv rag_cli_hints_texts(const rag_cli *cli, jv summary);
  * status 3 unless --strict stopped the stream. Returns an exit code. */
 int rag_cli_read_run(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
                      void *ctx);
+/* rag_cli_read_run with wait (ctx; NULL: a plain poll) as the stream's wait for input (its
+ * rag_stream_ops.run: wait up to timeout seconds for fd, 1 when it is readable), for a tool
+ * that acts while its input is quiet (rag-gate --idle). */
+int rag_cli_read_run_wait(rag_cli *cli, const char *name, FILE *out, void (*observe)(rag_item *, void *),
+                          int (*wait)(void *ctx, int fd, double timeout), void *ctx);
 /* The file a run's records come from: name, or for "-" (stdin) the one RAG_EVAL_RECORDS names,
  * which rag-eval sets for the outputs it makes while its run goes (rag-gate --json and
  * --markdown, rag-report): those records are the ones it is writing to that file, which then

@@ -327,7 +327,8 @@ void rag_verdict_gate_free(rag_verdict_gate *vg);
  * held. A time window is a span of the records' own time (their `started`, ISO 8601, as
  * rag-trace writes it), aligned on multiples of its length since the epoch: a record of a later
  * window closes the open one, a record of an earlier one counts in the open one as late, and
- * one with no time counts in the open one. */
+ * one with no time counts in the open one. The window clock is the latest `started` seen, moved
+ * on by rag_window_idle while the stream is quiet; a window the clock has passed is closed. */
 typedef struct rag_window rag_window;
 typedef struct rag_window_opts {
 	long count;               /* records a window; or */
@@ -350,6 +351,12 @@ rag_window *rag_window_new(const rag_window_opts *o);
  * alert: "ok"|"failing", fired?: true (the alert turned failing at this window), recovered?:
  * true, error? (scores lost: no pass)}. */
 void rag_window_add(rag_window *w, jv rec, const char *where, int unreadable, jv *out);
+/* The stream has been idle for secs of wall time (rag-gate --idle): a time window's clock moves
+ * on by secs of the records' time, and the open window, when the clock has passed its end, closes
+ * with the very line a record of a later window would have closed it with (appended to *out);
+ * a record that comes after for a window so closed is late. Nothing before the first record
+ * with a time, nor for a count window (a count is no clock). */
+void rag_window_idle(rag_window *w, double secs, jv *out);
 /* The input's end: the open window's line, with complete: false, when it has records. */
 void rag_window_end(rag_window *w, jv *out);
 /* Whether the alert is failing now. */

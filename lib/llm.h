@@ -13,11 +13,20 @@
 #include "usage.h"
 
 /* ---------------------------------------------------------------- webhook.c */
-/* POST json (application/json) to url, http or https, one attempt within timeout_ms: 0 on a 2xx
- * reply, else -1 and err, which shows of the URL its scheme, host and port alone
- * ("webhook https://hooks.example/...: http 404"), never its user, password, path or query,
- * which may carry the webhook's token. */
-int rag_webhook_post(const char *url, const char *json, long timeout_ms, char *err, size_t errlen);
+typedef struct rag_webhook_opts {
+	long timeout_ms;          /* one attempt's limit (connecting included) */
+	int tries;                /* attempts in all, at least 1 */
+	double backoff;           /* seconds before the second attempt, doubled before each next */
+	double retry_after_max;   /* the most a reply's Retry-After makes one wait, seconds */
+} rag_webhook_opts;
+/* POST json (application/json) to url, http or https: 0 on a 2xx reply, else -1 and err, which
+ * shows of the URL its scheme, host and port alone ("webhook https://hooks.example/...: http
+ * 404"), never its user, password, path or query, which may carry the webhook's token. A reply
+ * of 429 or 5xx, or no reply (no connection, a timeout, a connection cut), is tried again up to
+ * o->tries in all, after the backoff or the reply's Retry-After when longer (at most
+ * o->retry_after_max); the waits are in the call, which returns when the POST is decided (a
+ * signal cuts them short). err, after more than one attempt, ends " (N tries)". */
+int rag_webhook_post(const char *url, const char *json, const rag_webhook_opts *o, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- cache.c */
 typedef struct rag_cache rag_cache;

@@ -15,7 +15,9 @@ struct rag_window {
 	rag_window_opts o;
 	rag_gate *g;              /* the open window's gate, NULL before its first record */
 	long n;                   /* its records */
-	long long slot;           /* a time window's number (its start / its span), LLONG_MIN: not known yet */
+	long long slot;           /* a time window's number (its start / its span), LLONG_MIN: not known yet;
+	                           * the open window's, or the clock's once that one closed */
+	double clock;             /* a time window's clock: the latest started, moved on while idle; NAN: none */
 	double first, last;       /* a count window's first and last record times, NAN: none */
 	long late;                /* records that came after their own window had closed */
 	long seq;                 /* windows closed */
@@ -91,7 +93,7 @@ rag_window *rag_window_new(const rag_window_opts *o)
 	if (w->o.fail_after < 1) w->o.fail_after = 1;
 	if (w->o.recover_after < 1) w->o.recover_after = 1;
 	w->slot = LLONG_MIN;
-	w->first = w->last = NAN;
+	w->first = w->last = w->clock = NAN;
 	return w;
 }
 
@@ -182,9 +184,14 @@ void rag_window_add(rag_window *w, jv rec, const char *where, int unreadable, jv
 	jv_free(st);
 	if (w->o.seconds > 0 && isfinite(t)) {
 		long long slot = (long long)floor(t / w->o.seconds);
-		if (w->g && w->slot != LLONG_MIN && slot > w->slot) *out = jv_array_append(*out, close_window(w, 1));
-		if (w->g && w->slot != LLONG_MIN && slot < w->slot) w->late++;
-		else w->slot = slot;
+		/* a window the clock passed is closed, whether a record or the quiet closed it */
+		if (w->slot != LLONG_MIN && slot < w->slot) {
+			w->late++;
+		} else {
+			if (w->g && w->slot != LLONG_MIN && slot > w->slot) *out = jv_array_append(*out, close_window(w, 1));
+			w->slot = slot;
+		}
+		if (!(t <= w->clock)) w->clock = t;
 	}
 	if (!w->g) w->g = rag_gate_new(w->o.gate);
 	rag_gate_add(w->g, rec, where, unreadable, 0);
@@ -194,6 +201,17 @@ void rag_window_add(rag_window *w, jv rec, const char *where, int unreadable, jv
 		w->last = t;
 	}
 	if (w->o.count > 0 && w->n >= w->o.count) *out = jv_array_append(*out, close_window(w, 1));
+}
+
+void rag_window_idle(rag_window *w, double secs, jv *out)
+{
+	long long slot;
+	if (w->o.seconds <= 0 || !isfinite(w->clock) || !(secs > 0)) return;
+	w->clock += secs;
+	slot = (long long)floor(w->clock / w->o.seconds);
+	if (slot <= w->slot) return;
+	if (w->g) *out = jv_array_append(*out, close_window(w, 1));
+	w->slot = slot;
 }
 
 void rag_window_end(rag_window *w, jv *out)

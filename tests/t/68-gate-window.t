@@ -3,7 +3,8 @@
 # item 3). Windows by count and by the records' own `started` time (never the clock), each line
 # with its span, records, means, pass rate and checks; each window's checks the very ones a
 # batch rag-gate gives for that window's records; the rule against flapping (--fail-after,
-# --recover-after) and --on-fail with the window's line on its standard input; the peak memory
+# --recover-after) and --on-fail with the window's line on its standard input; a time window
+# closed by a quiet input (--idle) with the line a later record gives; the peak memory
 # of 200,000 records that of 20,000 (one window's scores held); and the whole chain from
 # OpenTelemetry traces: rag-trace | rag-claims | rag-verify | rag-gate --window, offline judge.
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +58,45 @@ is "$(jq -c '[.from[11:16], .to[11:16], .records, (.late // 0)]' "$OUT" | tr '\n
 	"--window 2h: windows of the records' started time on the hour, a late record and one with no time in the open window"
 run rag rag-gate --window 90x $GATE "$T/timed.jsonl"
 is "$RC" 2 "--window 90x: exit 2"
+
+# ---------------------------------------------------------------- a quiet stream closes its window
+# records through a FIFO kept open (tail -F at night): with --idle 0.2 the window of 00:00 is
+# written, and its command run, once its records' clock has moved past 00:01 in the quiet,
+# without a later record or the input's end; the line the one a later record closes it with
+at() { printf '{"id":"%s","started":"2026-12-06T00:%s","scores":{"faithfulness":%s}}\n' "$1" "$2" "$3"; }
+{ at q1 00:20Z 0.2; at q2 00:59.9Z 0.4; } >"$T/quiet.jsonl"
+{ cat "$T/quiet.jsonl"; at q3 01:10Z 0.9; } >"$T/quiet-later.jsonl"
+run rag rag-gate --window 60s -t faithfulness=0.5 "$T/quiet-later.jsonl"
+head -1 "$OUT" >"$T/quiet-want.out"
+mkfifo "$T/quiet.fifo"
+: >"$T/quiet-fired.log"
+rag rag-gate --window 60s --idle 0.2 -t faithfulness=0.5 --on-fail "cat >>'$T/quiet-fired.log'" \
+	<"$T/quiet.fifo" >"$T/quiet.out" 2>"$T/quiet.err" &
+QUIET=$!
+exec 7>"$T/quiet.fifo"
+cat "$T/quiet.jsonl" >&7
+# the bound only stops a hang: the line comes about 0.1 s of quiet after 00:00:59.9
+check "the input open and quiet: the window's line comes (--idle 0.2)" wait_until 60 test -s "$T/quiet-fired.log"
+is "$(cat "$T/quiet.out")" "$(cat "$T/quiet-want.out")" "its line: the one a record of the next window closes it with (2 records, mean 0.3, fired)"
+is "$(cat "$T/quiet-fired.log")" "$(cat "$T/quiet-want.out")" "--on-fail ran for it, the line on its standard input"
+# a record of the closed window is late (in the clock's window, 00:01), one of 00:03 closes that
+# one; the input's end writes the last: one line per window, every record in one
+{ at q4 00:30Z 0.9; at q5 03:10Z 0.8; } >&7
+exec 7>&-
+wait $QUIET
+QRC=$?
+is "$(jq -c '[.window, .from[11:16], .records, (.late // 0), (if has("complete") then .complete else true end), .alert]' "$T/quiet.out" | tr '\n' ' ')" \
+	'[1,"00:00",2,0,true,"failing"] [2,"00:01",1,1,true,"ok"] [3,"00:03",1,0,false,"ok"] ' \
+	"after the quiet: a late record in the clock's window, then 00:03's window at the input's end"
+is "$QRC:$(cat "$T/quiet.err")" "0:" "exit 0 (the alert recovered), nothing on standard error"
+run rag rag-gate --window 500 --idle 5 -t faithfulness=0.5 "$T/quiet.jsonl"
+is "$RC" 2 "--idle with a window of records (no clock to move): exit 2"
+like "$(cat "$ERR")" "--idle moves the clock of a window of time" "and says why"
+run rag rag-gate --idle 5 -t faithfulness=0.5 "$T/quiet.jsonl"
+is "$RC" 2 "--idle without --window: exit 2"
+printf 'llm:\n  provider: offline\ncache:\n  mode: off\ngate:\n  mean:\n    faithfulness: 0.5\n' >"$T/follow.yaml"
+run rag rag-eval -c "$T/follow.yaml" -m faithfulness --follow 1h --idle 0.5 --dry-run "$T/quiet.jsonl"
+like "$(tr -d '\\\n' <"$OUT")" "rag-gate .*--window 1h.* --idle 0\.5" "rag-eval --follow --idle: passed on to rag-gate"
 
 # ---------------------------------------------------------------- flapping and --on-fail
 # windows of 1 record: F P F F P P F F F

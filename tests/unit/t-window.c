@@ -1,6 +1,7 @@
 /* t-window.c - the rolling gate's parts (lib/window.c): --window's sizes, the records' ISO
  * times, and windows cut by count and by time with the flapping rule, against values worked out
- * by hand; and rag-trace's sampling hash (lib/trace.c) against SHA-256 computed here. */
+ * by hand; a time window closed by the quiet (rag_window_idle) as a later record closes it; and
+ * rag-trace's sampling hash (lib/trace.c) against SHA-256 computed here. */
 #include "base.h"
 #include "gate.h"
 #include "trace.h"
@@ -55,6 +56,123 @@ static char *run(const double *scores, size_t n, long count, int k, int m)
 	return out;
 }
 
+/* the gate of the timed runs: faithfulness's mean at least 0.5 */
+static rag_kd idle_thr = { "faithfulness", 0.5 };
+static rag_gate_opts idle_go;
+
+static rag_window *timed(double seconds, long count)
+{
+	rag_window_opts wo;
+	memset(&idle_go, 0, sizeof idle_go);
+	idle_go.mean = &idle_thr;
+	idle_go.nmean = 1;
+	idle_go.resamples = 100;
+	idle_go.confidence = 0.95;
+	memset(&wo, 0, sizeof wo);
+	wo.seconds = seconds;
+	wo.count = count;
+	wo.gate = &idle_go;
+	return rag_window_new(&wo);
+}
+
+/* a record started at t seconds after 2026-12-06T00:00:00Z, scored f (t < 0: no started) */
+static void add_at(rag_window *w, double t, double f, jv *lines)
+{
+	char when[40];
+	jv rec = JV_OBJECT(jv_string("scores"), JV_OBJECT(jv_string("faithfulness"), jv_number(f)));
+	if (t >= 0) {
+		snprintf(when, sizeof when, "2026-12-06T00:%02d:%06.3fZ", (int)(t / 60), t - 60 * floor(t / 60));
+		rec = jv_object_set(rec, jv_string("started"), jv_string(when));
+	}
+	rag_window_add(w, rec, "t", 0, lines);
+	jv_free(rec);
+}
+
+/* line k of lines as compact JSON, without its checks (they hold the bootstrap's numbers) */
+static const char *line_at(jv lines, int k)
+{
+	static char buf[1024];
+	jv l, d;
+	if (k >= jv_array_length(jv_copy(lines))) return "(none)";
+	l = jv_object_delete(jv_array_get(jv_copy(lines), k), jv_string("checks"));
+	l = jv_object_delete(l, jv_string("reason"));
+	d = jv_dump_string(l, JV_PRINT_SORTED);
+	snprintf(buf, sizeof buf, "%s", jv_string_value(d));
+	jv_free(d);
+	return buf;
+}
+
+static void idle_windows(void)
+{
+	jv a = jv_array(), b = jv_array(), want, got;
+	rag_window *w = timed(60, 0), *v = timed(60, 0);
+
+	/* window [00:00, 00:01) with 0.9 and 0.2: mean 0.55, pass */
+	add_at(w, 10, 0.9, &a);
+	add_at(w, 50, 0.2, &a);
+	rag_window_idle(w, 5, &a);
+	rag_window_idle(w, 4.5, &a);
+	is_int(jv_array_length(jv_copy(a)), 0, "quiet 9.5 s after 00:00:50: the clock at 00:00:59.5, the window open");
+	rag_window_idle(w, 0.5, &a);
+	is_int(jv_array_length(jv_copy(a)), 1, "0.5 s more: the clock at 00:01:00, its end: the window closes");
+	is_str(line_at(a, 0), "{\"alert\":\"ok\",\"decision\":\"pass\",\"exit_status\":0,\"from\":\"2026-12-06T00:00:00.000Z\","
+	       "\"means\":{\"faithfulness\":0.55},\"pass\":true,\"pass_rate\":1,\"records\":2,\"to\":\"2026-12-06T00:01:00.000Z\","
+	       "\"window\":1}", "its line: window 1, 00:00 to 00:01, 2 records, mean (0.9 + 0.2) / 2 = 0.55, complete");
+	/* the same records closed by a record of the next window: the same line */
+	add_at(v, 10, 0.9, &b);
+	add_at(v, 50, 0.2, &b);
+	add_at(v, 70, 0.9, &b);
+	want = jv_array_get(jv_copy(b), 0);
+	got = jv_array_get(jv_copy(a), 0);
+	ok(jv_equal(got, want), "the line the quiet closed is the one a later record closes, checks and reason too");
+	rag_window_idle(w, 1000, &a);
+	is_int(jv_array_length(jv_copy(a)), 1, "no record since: more quiet writes no empty window");
+
+	/* the clock now at 00:17:40 (00:00:50 and 1,010 s of quiet): a record of 00:05 came after
+	 * its window closed (late), one of 00:17:50 is the clock's window's, one of 00:18:10 closes it */
+	add_at(w, 300, 0.1, &a);
+	add_at(w, -1, 0.3, &a);
+	add_at(w, 1070, 0.5, &a);
+	is_int(jv_array_length(jv_copy(a)), 1, "a late record and one with no time: no window closes");
+	add_at(w, 1090, 0.9, &a);
+	is_str(line_at(a, 1), "{\"alert\":\"failing\",\"decision\":\"fail\",\"exit_status\":1,\"fired\":true,"
+	       "\"from\":\"2026-12-06T00:17:00.000Z\",\"late\":1,\"means\":{\"faithfulness\":0.3},\"pass\":false,\"pass_rate\":1,"
+	       "\"records\":3,\"to\":\"2026-12-06T00:18:00.000Z\",\"window\":2}",
+	       "the clock's window 00:17 to 00:18: the late record, the one with no time, 00:17:50's; mean (0.1 + 0.3 + 0.5) / 3 = 0.3");
+	rag_window_end(w, &a);
+	is_str(line_at(a, 2), "{\"alert\":\"ok\",\"complete\":false,\"decision\":\"pass\",\"exit_status\":0,"
+	       "\"from\":\"2026-12-06T00:18:00.000Z\",\"means\":{\"faithfulness\":0.9},\"pass\":true,\"pass_rate\":1,"
+	       "\"records\":1,\"recovered\":true,\"to\":\"2026-12-06T00:19:00.000Z\",\"window\":3}",
+	       "the input's end: the open window, not complete");
+	jv_free(a);
+	jv_free(b);
+	rag_window_free(w);
+	rag_window_free(v);
+
+	/* nothing to move: no record with a time yet, or windows by count */
+	a = jv_array();
+	w = timed(60, 0);
+	rag_window_idle(w, 3600, &a);
+	add_at(w, -1, 0.9, &a);
+	rag_window_idle(w, 3600, &a);
+	add_at(w, 30, 0.9, &a);
+	rag_window_idle(w, 20, &a);
+	is_int(jv_array_length(jv_copy(a)), 0, "no clock before the first record with a time: the quiet before it moves nothing");
+	rag_window_idle(w, 10, &a);
+	is_str(line_at(a, 0) + 1, "\"alert\":\"ok\",\"decision\":\"pass\",\"exit_status\":0,\"from\":\"2026-12-06T00:00:00.000Z\","
+	       "\"means\":{\"faithfulness\":0.9},\"pass\":true,\"pass_rate\":1,\"records\":2,\"to\":\"2026-12-06T00:01:00.000Z\","
+	       "\"window\":1}", "then 00:00:30 + 30 s of quiet: the window of both records closes");
+	rag_window_free(w);
+	w = timed(0, 2);
+	add_at(w, 10, 0.9, &a);
+	rag_window_idle(w, 86400, &a);
+	is_int(jv_array_length(jv_copy(a)), 1, "a window of 2 records: a day's quiet closes nothing");
+	add_at(w, 20, 0.9, &a);
+	is_int(jv_array_length(jv_copy(a)), 2, "its second record does");
+	jv_free(a);
+	rag_window_free(w);
+}
+
 int main(void)
 {
 	long count;
@@ -89,6 +207,8 @@ int main(void)
 	is_str(run(flap, 7, 1, 1, 1), "F!o+F!Fo+oF!", "K=1, M=1: every turn");
 	is_str(run(flap, 7, 1, 2, 2), "oooF!Fo+o", "K=2, M=2: fires at the second failure in a row, recovers at the second pass");
 	is_str(run(flap, 7, 3, 1, 1), "F!o+F!", "windows of 3: means 0.367 (fails), 0.633 (passes), 0.1 (the last, fails)");
+
+	idle_windows();
 
 	/* the sampling hash: SHA-256 of the lower-case id, its first 8 bytes against rate * 2^64 */
 	{

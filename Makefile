@@ -333,7 +333,7 @@ lint:
 # target FUZZ_RUNS inputs with a fixed seed, so it is bounded and the same on every run. A crash
 # is written to tests/tmp/fuzz/ and fails the run. See tests/README.md.
 FUZZ_CC      = clang
-FUZZ_TARGETS = stream config reply text testset sse http trace
+FUZZ_TARGETS = stream config reply text testset sse http trace otlppb
 FUZZ_DIR     = tests/fuzz
 FUZZ_BUILD   = $(FUZZ_DIR)/build
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -538,3 +538,10 @@ $(BINS) $(UNIT_BIN) $(FUZZ_BIN): $(PROTO_A)
 obj/lib/otlppb.o obj/unit/lib/otlppb.o $(FUZZ_BUILD)/otlppb.o tests/unit/t-serveotlp.test: $(PROTO_H)
 warnings: $(PROTO_H)
 
+# the tests' maker of protobuf bodies (tests/helpers/otlp-pb.c: OTLP JSON in, protobuf out, by the
+# same generated code), which tests/t/82-serve-otlp.t runs; built for the suite, not installed
+TEST_HELPERS = obj/tests/otlp-pb
+obj/tests/otlp-pb: tests/helpers/otlp-pb.c $(LIB_A) $(PROTO_A) $(PROTO_H)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+check-run check-stress check-loaded-run valgrind: $(TEST_HELPERS)

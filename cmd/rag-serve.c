@@ -62,8 +62,8 @@ static const rag_opt options[] = {
 	 "X-Forwarded-Proto, -Host and -Prefix are honoured (no one else's)"},
 	{"base-path", 0, OPT_BASE_PATH, "PATH", NULL, "the path the pages are served under behind a proxy\n"
 	 "(/ragpipe/: links, the cookie and a request's path within it)"},
-	{"otlp-spool", 0, OPT_OTLP_SPOOL, "FILE", RAG_ARG_FILE, "receive OTLP/HTTP JSON traces (POST /v1/traces): each\n"
-	 "request a line appended to FILE, for tail -F FILE | rag-trace"},
+	{"otlp-spool", 0, OPT_OTLP_SPOOL, "FILE", RAG_ARG_FILE, "receive OTLP/HTTP traces, protobuf or JSON (POST\n"
+	 "/v1/traces): each request a line appended to FILE,\nfor tail -F FILE | rag-trace"},
 	{"otlp-max-body", 0, OPT_OTLP_MAX_BODY, "BYTES", NULL, "the largest /v1/traces body, gzip's inflated too;\n"
 	 "more is 413 (default 4194304)"},
 	RAG_OPT_END

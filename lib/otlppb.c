@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the generated headers are on the -isystem path (Makefile, "protobuf"): not ours */
 #include <protobuf-c/protobuf-c.h>
-#include "opentelemetry/proto/collector/trace/v1/trace_service.pb-c.h"
-#include "ragpipe/rpc/status.pb-c.h"
+#include <opentelemetry/proto/collector/trace/v1/trace_service.pb-c.h>
+#include <ragpipe/rpc/status.pb-c.h>
 
 typedef Opentelemetry__Proto__Common__V1__AnyValue AnyValue;
 typedef Opentelemetry__Proto__Common__V1__KeyValue KeyValue;
@@ -45,7 +46,7 @@ static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	int shift = 0;
 	*v = 0;
-	while (*p < end && shift < 70) {
+	while (*p < end && shift < 64) {
 		uint8_t c = *(*p)++;
 		*v |= (uint64_t)(c & 0x7f) << shift;
 		if (!(c & 0x80)) return 0;

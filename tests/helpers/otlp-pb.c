@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include <protobuf-c/protobuf-c.h>
-#include "opentelemetry/proto/collector/trace/v1/trace_service.pb-c.h"
+#include <opentelemetry/proto/collector/trace/v1/trace_service.pb-c.h>
 
 typedef Opentelemetry__Proto__Common__V1__AnyValue AnyValue;
 typedef Opentelemetry__Proto__Common__V1__KeyValue KeyValue;

@@ -11,8 +11,8 @@
 
 #include <math.h>
 #include <protobuf-c/protobuf-c.h>
-#include "opentelemetry/proto/collector/trace/v1/trace_service.pb-c.h"
-#include "ragpipe/rpc/status.pb-c.h"
+#include <opentelemetry/proto/collector/trace/v1/trace_service.pb-c.h>
+#include <ragpipe/rpc/status.pb-c.h>
 
 #include <stdlib.h>
 #include <string.h>

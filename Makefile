@@ -409,6 +409,7 @@ bench: all
 	sh bench/serve.sh
 	sh bench/report.sh
 	sh bench/trace.sh
+	sh bench/otlp.sh
 
 # ragpipe beside autoevals and promptfoo (installed from npm outside the tree) and the compute
 # tools beside jq: bench/README.md's side-by-side tables
@@ -544,4 +545,4 @@ TEST_HELPERS = obj/tests/otlp-pb
 obj/tests/otlp-pb: tests/helpers/otlp-pb.c $(LIB_A) $(PROTO_A) $(PROTO_H)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
-check-run check-stress check-loaded-run valgrind: $(TEST_HELPERS)
+check-run check-stress check-loaded-run valgrind bench: $(TEST_HELPERS)

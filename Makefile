@@ -18,8 +18,12 @@ PC_LIBS = libcurl yaml-0.1 libutf8proc icu-uc icu-i18n zlib
 PC_LIBS += sqlite3 libpq
 # rag-serve's HTTP server
 PC_LIBS += libmicrohttpd
-ALL_CFLAGS += $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
-LDLIBS  = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemmer -lm
+# rag-serve's OTLP/HTTP receiver: the protobuf encoding, by protobuf-c's run-time and the code
+# protoc-c generates from share/proto/ (the "protobuf" block below), included as a system header
+# so that the strict warnings of make warnings are ours alone
+PC_LIBS += libprotobuf-c
+ALL_CFLAGS += $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null) -isystem obj/gen/proto
+LDLIBS  = $(PROTO_A) $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -ljq -lonig -lstemmer -lm
 
 # every cmd/rag-*.c is a tool (work in progress stays out of the build as cmd/*.c.wip), and so
 # is every metric tool of one operation, named by its descriptor's .tool in lib/ (mk/ops.sh
@@ -329,7 +333,7 @@ lint:
 # target FUZZ_RUNS inputs with a fixed seed, so it is bounded and the same on every run. A crash
 # is written to tests/tmp/fuzz/ and fails the run. See tests/README.md.
 FUZZ_CC      = clang
-FUZZ_TARGETS = stream config reply text testset sse http trace
+FUZZ_TARGETS = stream config reply text testset sse http trace otlppb
 FUZZ_DIR     = tests/fuzz
 FUZZ_BUILD   = $(FUZZ_DIR)/build
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -405,6 +409,7 @@ bench: all
 	sh bench/serve.sh
 	sh bench/report.sh
 	sh bench/trace.sh
+	sh bench/otlp.sh
 
 # ragpipe beside autoevals and promptfoo (installed from npm outside the tree) and the compute
 # tools beside jq: bench/README.md's side-by-side tables
@@ -498,3 +503,46 @@ $(GEN_OPS): FORCE
 	@sh mk/ops.sh $@ $(sort $(wildcard lib/*.c))
 obj/lib/op.o obj/lib/config.o obj/lib/evalplan.o obj/unit/lib/op.o obj/unit/lib/config.o obj/unit/lib/evalplan.o $(FUZZ_BUILD)/op.o $(FUZZ_BUILD)/config.o $(FUZZ_BUILD)/evalplan.o: $(GEN_OPS)
 warnings: $(GEN_OPS)
+
+# ---------------------------------------------------------------- protobuf (lib/otlppb.c)
+# rag-serve's OTLP/HTTP receiver decodes the protobuf encoding with protobuf-c, from the
+# official OpenTelemetry definitions vendored unchanged in share/proto/ (its README names the
+# release) and ragpipe's own error Status (share/proto/ragpipe/rpc/status.proto). protoc-c
+# generates their C code at build time into obj/gen/proto/ (never tracked), compiled into an
+# archive of its own, obj/libproto.a, that LDLIBS links into every tool, unit test and fuzz
+# target (librag.a holds one object per lib/*.c: tests/t/92-layers.t). The generated code is not
+# ours: make warnings, cppcheck, complexity and calls read lib/ and cmd/ only, and its headers
+# are included with -isystem (ALL_CFLAGS), so the strict warnings skip them too.
+PROTOC_C    = protoc-c
+PROTO_DIR   = share/proto
+PROTO_SRC   = opentelemetry/proto/common/v1/common.proto opentelemetry/proto/resource/v1/resource.proto \
+	opentelemetry/proto/trace/v1/trace.proto opentelemetry/proto/collector/trace/v1/trace_service.proto \
+	ragpipe/rpc/status.proto
+PROTO_GEN   = obj/gen/proto
+PROTO_C     = $(PROTO_SRC:%.proto=$(PROTO_GEN)/%.pb-c.c)
+PROTO_H     = $(PROTO_SRC:%.proto=$(PROTO_GEN)/%.pb-c.h)
+PROTO_OBJ   = $(PROTO_SRC:%.proto=obj/proto/%.pb-c.o)
+PROTO_A     = obj/libproto.a
+# one run of protoc-c makes every file (a grouped target); the sources' directory is its -I, so
+# the generated files include each other by the path under it
+$(PROTO_C) $(PROTO_H) &: $(PROTO_SRC:%=$(PROTO_DIR)/%) | have-deps
+	@mkdir -p $(PROTO_GEN)
+	cd $(PROTO_DIR) && $(PROTOC_C) --c_out=$(CURDIR)/$(PROTO_GEN) $(PROTO_SRC)
+obj/proto/%.pb-c.o: $(PROTO_GEN)/%.pb-c.c $(PROTO_H)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(PROTO_A): $(PROTO_OBJ)
+	rm -f $@ && ar rcs $@ $(PROTO_OBJ)
+$(BINS) $(UNIT_BIN) $(FUZZ_BIN): $(PROTO_A)
+# the files that include the generated headers, in every build of them, and the checks that
+# compile every source
+obj/lib/otlppb.o obj/unit/lib/otlppb.o $(FUZZ_BUILD)/otlppb.o tests/unit/t-serveotlp.test: $(PROTO_H)
+warnings: $(PROTO_H)
+
+# the tests' maker of protobuf bodies (tests/helpers/otlp-pb.c: OTLP JSON in, protobuf out, by the
+# same generated code), which tests/t/82-serve-otlp.t runs; built for the suite, not installed
+TEST_HELPERS = obj/tests/otlp-pb
+obj/tests/otlp-pb: tests/helpers/otlp-pb.c $(LIB_A) $(PROTO_A) $(PROTO_H)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+check-run check-stress check-loaded-run valgrind bench: $(TEST_HELPERS)

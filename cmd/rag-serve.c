@@ -62,8 +62,8 @@ static const rag_opt options[] = {
 	 "X-Forwarded-Proto, -Host and -Prefix are honoured (no one else's)"},
 	{"base-path", 0, OPT_BASE_PATH, "PATH", NULL, "the path the pages are served under behind a proxy\n"
 	 "(/ragpipe/: links, the cookie and a request's path within it)"},
-	{"otlp-spool", 0, OPT_OTLP_SPOOL, "FILE", RAG_ARG_FILE, "receive OTLP/HTTP JSON traces (POST /v1/traces): each\n"
-	 "request a line appended to FILE, for tail -F FILE | rag-trace"},
+	{"otlp-spool", 0, OPT_OTLP_SPOOL, "FILE", RAG_ARG_FILE, "receive OTLP/HTTP traces, protobuf or JSON (POST\n"
+	 "/v1/traces): each request a line appended to FILE,\nfor tail -F FILE | rag-trace"},
 	{"otlp-max-body", 0, OPT_OTLP_MAX_BODY, "BYTES", NULL, "the largest /v1/traces body, gzip's inflated too;\n"
 	 "more is 413 (default 4194304)"},
 	RAG_OPT_END
@@ -308,21 +308,37 @@ static enum MHD_Result store_busy(struct MHD_Connection *c)
 	return send_reply(c, 503, r, "application/json; charset=utf-8");
 }
 
-/* an OTLP/HTTP error: the status and a google.rpc.Status ({code, message}) */
+/* an OTLP/HTTP reply: body[0..len) (no bytes: an empty protobuf message) of Content-Type type */
+static enum MHD_Result otlp_send(struct MHD_Connection *c, unsigned st, rag_buf *body, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(body->len, body->p ? body->p : rag_xstrdup(""),
+	                                                         MHD_RESPMEM_MUST_FREE);
+	*body = (rag_buf){0};
+	/* a spool that cannot be written may be written again soon */
+	if (st == 503) MHD_add_response_header(r, "Retry-After", "30");
+	return send_reply(c, st, r, type);
+}
+
+/* an OTLP/HTTP error: the status and a google.rpc.Status ({code, message}), in protobuf when
+ * the request is protobuf, else JSON */
 static enum MHD_Result otlp_error(struct MHD_Connection *c, unsigned st, int code, const char *msg)
 {
-	return send_json(c, st, rag_serve_otlp_status(code, msg));
+	rag_buf b = {0};
+	const char *type = rag_serve_otlp_status(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
+	                                         code, msg, &b);
+	return otlp_send(c, st, &b, type);
 }
 
 /* POST /v1/traces: an exporter's, that can send a header (the bearer token: its
  * OTEL_EXPORTER_OTLP_HEADERS) but no CSRF token; where no token is asked (loopback), a browser's
- * page of another site cannot send it application/json without a preflight this server never
+ * page of another site cannot send it JSON or protobuf without a preflight this server never
  * grants, and one that says its Origin is refused unless it is this server's own */
 static enum MHD_Result otlp(server *sv, struct MHD_Connection *c, const char *method, request *rq, const origin *o)
 {
 	rag_otlp_req q;
+	rag_buf reply = {0};
+	const char *type;
 	const char *orig = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-	jv reply;
 	int st;
 	if (!sv->otlp_spool) return otlp_error(c, 404, 5, "no OTLP receiver here: rag-serve runs without --otlp-spool");
 	if (!authorized(sv, c))
@@ -337,16 +353,8 @@ static enum MHD_Result otlp(server *sv, struct MHD_Connection *c, const char *me
 	q.len = rq->body.len;
 	q.max = (size_t)sv->otlp_max;
 	q.spool = sv->otlp_spool;
-	st = rag_serve_otlp(&q, &reply);
-	if (st == 503) {
-		jv d = jv_dump_string(reply, 0);
-		struct MHD_Response *r = MHD_create_response_from_buffer((size_t)jv_string_length_bytes(jv_copy(d)),
-		                                                         rag_xstrdup(jv_string_value(d)), MHD_RESPMEM_MUST_FREE);
-		jv_free(d);
-		MHD_add_response_header(r, "Retry-After", "30");
-		return send_reply(c, 503, r, "application/json");
-	}
-	return send_json(c, (unsigned)st, reply);
+	st = rag_serve_otlp(&q, &reply, &type);
+	return otlp_send(c, (unsigned)st, &reply, type);
 }
 
 /* a path that may be /v1/traces, under a prefix or not */

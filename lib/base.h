@@ -57,6 +57,8 @@ char *rag_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 
 typedef struct rag_buf { char *p; size_t len, cap; } rag_buf;
 void rag_buf_add(rag_buf *b, const void *data, size_t n);
 void rag_buf_adds(rag_buf *b, const char *s);
+/* data[0..n) in base64 (RFC 4648's alphabet, padded with '=') appended to b */
+void rag_buf_base64(rag_buf *b, const void *data, size_t n);
 void rag_buf_addf(rag_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rag_buf_free(rag_buf *b);
 /* The library's error messages: vsnprintf into err[errlen] (nothing when err is NULL). */

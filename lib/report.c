@@ -1417,21 +1417,12 @@ char *rag_report_markdown(jv runs, const char *title)
 /* base64 of n bytes (n a multiple of 3, or the end) to out */
 static int b64(const unsigned char *p, size_t n, FILE *out)
 {
-	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char line[4 * 1024];
-	size_t i, k = 0;
-	for (i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-		line[k++] = A[v >> 18 & 63];
-		line[k++] = A[v >> 12 & 63];
-		line[k++] = i + 1 < n ? A[v >> 6 & 63] : '=';
-		line[k++] = i + 2 < n ? A[v & 63] : '=';
-		if (k == sizeof line) {
-			if (fwrite(line, 1, k, out) != k) return -1;
-			k = 0;
-		}
-	}
-	return k && fwrite(line, 1, k, out) != k ? -1 : 0;
+	rag_buf b = {0};
+	int rc;
+	rag_buf_base64(&b, p, n);
+	rc = b.len && fwrite(b.p, 1, b.len, out) != b.len ? -1 : 0;
+	rag_buf_free(&b);
+	return rc;
 }
 
 int rag_report_gz64(FILE *in, FILE *out, char *err, size_t errlen)

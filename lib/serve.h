@@ -108,14 +108,30 @@ typedef struct rag_otlp_req {
 	size_t len, max;
 	const char *spool;
 } rag_otlp_req;
-/* The request checked (JSON, gzip inflated within max, an object whose resourceSpans is an
- * array of objects) and appended to the spool as one line, its tokens' bytes as received (the
- * whitespace between them taken out), by one write(2) with O_APPEND (no fsync). Returns the HTTP
- * status and *reply: 200 {} (OTLP's ExportTraceServiceResponse, every span taken); else a
- * google.rpc.Status {code, message}: 400 not a request, 413 it inflates beyond max, 415 protobuf
- * (not accepted yet) or another type or encoding, 503 the spool cannot be written. */
-int rag_serve_otlp(const rag_otlp_req *rq, jv *reply);
-jv rag_serve_otlp_status(int code, const char *msg);   /* {code, message}: google.rpc.Status */
+/* The request checked (gzip inflated within max; JSON: an object whose resourceSpans is an
+ * array of objects; protobuf: an ExportTraceServiceRequest, otlppb.c) and appended to the spool
+ * as one line of OTLP JSON (a JSON request's tokens' bytes as received, the whitespace between
+ * them taken out), by one write(2) with O_APPEND (no fsync). Returns the HTTP status, the reply's
+ * body appended to *reply and its Content-Type in *reply_type, in the request's encoding: 200
+ * with an empty ExportTraceServiceResponse ({}, or zero bytes in protobuf: every span taken);
+ * else a google.rpc.Status {code, message}: 400 not a request, 413 it inflates beyond max (or,
+ * protobuf, unpacks to more than 32 times max), 415 another type or encoding, 503 the spool
+ * cannot be written. */
+int rag_serve_otlp(const rag_otlp_req *rq, rag_buf *reply, const char **reply_type);
+/* a google.rpc.Status {code, message} appended to out in the encoding of the Content-Type type
+ * (protobuf for application/x-protobuf, else JSON; NULL: JSON): the reply's Content-Type */
+const char *rag_serve_otlp_status(const char *type, int code, const char *msg, rag_buf *out);
+
+/* ---------------------------------------------------------------- otlppb.c */
+/* OTLP's protobuf encoding: an ExportTraceServiceRequest, buf[0..len), unpacked by the code
+ * protoc-c generates from share/proto/ (protobuf-c allocating max_mem bytes at most) and
+ * appended to out on one line in OTLP's JSON encoding (the specification's JSON mapping: ids in
+ * hex, enums as integers, 64-bit integers as strings, bytes in base64, defaults left out). 0;
+ * 1 when unpacking takes more than max_mem; -1 when it is not a request (its bytes, messages
+ * nested beyond 64, a string not UTF-8); with a message in err, and out as it was. */
+int rag_otlppb_json(const void *buf, size_t len, size_t max_mem, rag_buf *out, char *err, size_t errlen);
+/* a google.rpc.Status {code, message} appended to out in protobuf */
+void rag_otlppb_status(int code, const char *msg, rag_buf *out);
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside serveotlp.c and by tests/unit/t-serveotlp.c (RAG_UNITTEST, base.h). */

@@ -1,8 +1,9 @@
 /* serveotlp.c - rag-serve's OTLP/HTTP receiver without the HTTP server: POST /v1/traces with
- * an ExportTraceServiceRequest in the JSON encoding (gzip or not) checked and appended as one
- * line to the spool file that `tail -F FILE | rag-trace` reads. The replies are OTLP/HTTP's: 200
- * with an ExportTraceServiceResponse ({}), else the status and a google.rpc.Status in JSON
- * ({code, message}). Part of serve.h. */
+ * an ExportTraceServiceRequest in the JSON or the protobuf encoding (gzip or not) checked and
+ * appended as one line of OTLP JSON to the spool file that `tail -F FILE | rag-trace` reads (a
+ * protobuf request written in the JSON encoding by otlppb.c). The replies are OTLP/HTTP's, in the
+ * request's encoding: 200 with an ExportTraceServiceResponse ({}, or no bytes in protobuf), else
+ * the status and a google.rpc.Status ({code, message} in JSON, or in protobuf). Part of serve.h. */
 #include "base.h"
 #include "serve.h"
 
@@ -17,10 +18,12 @@
 /* google.rpc.Code's numbers, as an OTLP/HTTP error's Status carries them */
 enum { CODE_INVALID_ARGUMENT = 3, CODE_RESOURCE_EXHAUSTED = 8, CODE_UNAVAILABLE = 14 };
 
-jv rag_serve_otlp_status(int code, const char *msg)
-{
-	return JV_OBJECT(jv_string("code"), jv_number(code), jv_string("message"), jv_string(msg));
-}
+/* the replies' types */
+#define TYPE_JSON "application/json"
+#define TYPE_PROTOBUF "application/x-protobuf"
+/* a protobuf request may unpack to this many times the body limit (protobuf-c's structures of
+ * a few bytes' message each are larger than those bytes); more is 413 */
+#define UNPACK_FACTOR 32
 
 /* a header's media type is name (its parameters, "; charset=utf-8", aside) */
 static int media_is(const char *hdr, const char *name)
@@ -31,6 +34,19 @@ static int media_is(const char *hdr, const char *name)
 	hdr += n;
 	while (*hdr == ' ' || *hdr == '\t') hdr++;
 	return !*hdr || *hdr == ';';
+}
+
+const char *rag_serve_otlp_status(const char *type, int code, const char *msg, rag_buf *out)
+{
+	jv d;
+	if (type && media_is(type, TYPE_PROTOBUF)) {
+		rag_otlppb_status(code, msg, out);
+		return TYPE_PROTOBUF;
+	}
+	d = jv_dump_string(JV_OBJECT(jv_string("code"), jv_number(code), jv_string("message"), jv_string(msg)), 0);
+	rag_buf_adds(out, jv_string_value(d));
+	jv_free(d);
+	return TYPE_JSON;
 }
 
 /* gzip's in[0..len) into out, max bytes at most: 0; 1 when it inflates to more (a gzip bomb
@@ -130,71 +146,82 @@ static int spool_append(const char *path, rag_buf *line, char *err, size_t errle
 	return w == (ssize_t)line->len ? 0 : -1;
 }
 
-int rag_serve_otlp(const rag_otlp_req *rq, jv *reply)
+/* a JSON request's body[0..len) checked and put on one line: 0; -1 with a message */
+static int json_request(const char *body, size_t len, rag_buf *line, char *err, size_t errlen)
+{
+	const char *why;
+	jv v;
+	if (!rag_utf8_valid(body, len)) {
+		snprintf(err, errlen, "the body is not UTF-8");
+		return -1;
+	}
+	v = jv_parse_sized(body, (int)len);
+	if (!jv_is_valid(v)) {
+		jv m = jv_invalid_get_msg(v);
+		const char *what = jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "empty", *echo;
+		/* libjq's message ends by quoting the whole body: not sent back */
+		echo = strstr(what, " (while parsing");
+		snprintf(err, errlen, "the body is not JSON: %.*s", echo ? (int)(echo - what) : 200, what);
+		jv_free(m);
+		return -1;
+	}
+	why = request_shape(v);
+	jv_free(v);
+	if (why || rag_serve_json_line(body, len, line) < 0) {
+		snprintf(err, errlen, "%s", why ? why : "a control character inside a string");
+		return -1;
+	}
+	return 0;
+}
+
+/* the status st and the request's Status {code, msg} as *reply */
+static int fail(const rag_otlp_req *rq, int st, int code, const char *msg, rag_buf *reply, const char **type)
+{
+	reply->len = 0;
+	*type = rag_serve_otlp_status(rq->type, code, msg, reply);
+	return st;
+}
+
+int rag_serve_otlp(const rag_otlp_req *rq, rag_buf *reply, const char **reply_type)
 {
 	rag_buf plain = {0}, line = {0};
-	const char *body = rq->body, *why;
+	const char *body = rq->body;
 	size_t len = rq->len;
 	char err[RAG_ERRLEN];
-	int st = 200;
-	jv v = jv_invalid();
-	*reply = jv_invalid();
-	if (rq->type && media_is(rq->type, "application/x-protobuf")) {
-		*reply = rag_serve_otlp_status(CODE_INVALID_ARGUMENT, "the protobuf encoding is not accepted yet: "
-		                               "send OTLP's JSON encoding (OTEL_EXPORTER_OTLP_PROTOCOL=http/json)");
-		return 415;
-	}
-	if (!rq->type || !media_is(rq->type, "application/json")) {
-		*reply = rag_serve_otlp_status(CODE_INVALID_ARGUMENT, "Content-Type must be application/json "
-		                               "(OTEL_EXPORTER_OTLP_PROTOCOL=http/json)");
-		return 415;
-	}
+	int pb = rq->type && media_is(rq->type, TYPE_PROTOBUF), st = 200, r;
+	*reply_type = pb ? TYPE_PROTOBUF : TYPE_JSON;
+	if (!pb && (!rq->type || !media_is(rq->type, TYPE_JSON)))
+		return fail(rq, 415, CODE_INVALID_ARGUMENT, "Content-Type must be application/x-protobuf or "
+		            "application/json", reply, reply_type);
 	if (rq->encoding && media_is(rq->encoding, "gzip")) {
-		int r = rag_serve_gunzip(rq->body, rq->len, rq->max, &plain);
+		r = rag_serve_gunzip(rq->body, rq->len, rq->max, &plain);
 		if (r) {
-			*reply = rag_serve_otlp_status(r > 0 ? CODE_RESOURCE_EXHAUSTED : CODE_INVALID_ARGUMENT,
-			                               r > 0 ? "the request inflates to more than the body limit"
-			                                     : "the body is not a whole gzip stream");
-			st = r > 0 ? 413 : 400;
+			st = fail(rq, r > 0 ? 413 : 400, r > 0 ? CODE_RESOURCE_EXHAUSTED : CODE_INVALID_ARGUMENT,
+			          r > 0 ? "the request inflates to more than the body limit"
+			                : "the body is not a whole gzip stream", reply, reply_type);
 			goto out;
 		}
 		body = plain.p ? plain.p : "";
 		len = plain.len;
 	} else if (rq->encoding && !media_is(rq->encoding, "identity")) {
-		*reply = rag_serve_otlp_status(CODE_INVALID_ARGUMENT, "Content-Encoding: gzip or none");
-		return 415;
+		return fail(rq, 415, CODE_INVALID_ARGUMENT, "Content-Encoding: gzip or none", reply, reply_type);
 	}
-	if (!rag_utf8_valid(body, len)) {
-		*reply = rag_serve_otlp_status(CODE_INVALID_ARGUMENT, "the body is not UTF-8");
-		st = 400;
-		goto out;
-	}
-	v = jv_parse_sized(body, (int)len);
-	if (!jv_is_valid(v)) {
-		jv m = jv_invalid_get_msg(jv_copy(v));
-		const char *what = jv_get_kind(m) == JV_KIND_STRING ? jv_string_value(m) : "empty", *echo;
-		char msg[300];
-		/* libjq's message ends by quoting the whole body: not sent back */
-		echo = strstr(what, " (while parsing");
-		snprintf(msg, sizeof msg, "the body is not JSON: %.*s", echo ? (int)(echo - what) : 200, what);
-		jv_free(m);
-		*reply = rag_serve_otlp_status(CODE_INVALID_ARGUMENT, msg);
-		st = 400;
-		goto out;
-	}
-	if ((why = request_shape(v)) || rag_serve_json_line(body, len, &line) < 0) {
-		*reply = rag_serve_otlp_status(CODE_INVALID_ARGUMENT, why ? why : "a control character inside a string");
-		st = 400;
+	r = pb ? rag_otlppb_json(body, len, UNPACK_FACTOR * rq->max, &line, err, sizeof err)
+	       : json_request(body, len, &line, err, sizeof err);
+	if (r) {
+		st = fail(rq, r > 0 ? 413 : 400, r > 0 ? CODE_RESOURCE_EXHAUSTED : CODE_INVALID_ARGUMENT, err, reply,
+		          reply_type);
 		goto out;
 	}
 	if (spool_append(rq->spool, &line, err, sizeof err) < 0) {
-		*reply = rag_serve_otlp_status(CODE_UNAVAILABLE, err);
-		st = 503;
+		st = fail(rq, 503, CODE_UNAVAILABLE, err, reply, reply_type);
 		goto out;
 	}
-	*reply = jv_object();   /* every span taken: no partialSuccess */
+	/* every span taken: no partialSuccess, so an empty ExportTraceServiceResponse: {}, or in
+	 * protobuf no bytes at all */
+	reply->len = 0;
+	if (!pb) rag_buf_adds(reply, "{}");
 out:
-	jv_free(v);
 	rag_buf_free(&plain);
 	rag_buf_free(&line);
 	return st;

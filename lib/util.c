@@ -103,6 +103,22 @@ void rag_buf_adds(rag_buf *b, const char *s)
 	rag_buf_add(b, s, strlen(s));
 }
 
+void rag_buf_base64(rag_buf *b, const void *data, size_t n)
+{
+	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = data;
+	size_t i;
+	for (i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		char q[4];
+		q[0] = A[v >> 18 & 63];
+		q[1] = A[v >> 12 & 63];
+		q[2] = i + 1 < n ? A[v >> 6 & 63] : '=';
+		q[3] = i + 2 < n ? A[v & 63] : '=';
+		rag_buf_add(b, q, 4);
+	}
+}
+
 void rag_buf_addf(rag_buf *b, const char *fmt, ...)
 {
 	va_list ap;

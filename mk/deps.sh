@@ -27,7 +27,8 @@ set -u
 LOCK_WAIT=${RAG_APT_LOCK_WAIT:-600}
 
 PKGS_build="build-essential pkg-config libcurl4-openssl-dev libjq-dev libonig-dev libyaml-dev
-	libutf8proc-dev libstemmer-dev libicu-dev libsqlite3-dev libpq-dev libmicrohttpd-dev zlib1g-dev"
+	libutf8proc-dev libstemmer-dev libicu-dev libsqlite3-dev libpq-dev libmicrohttpd-dev zlib1g-dev
+	libprotobuf-c-dev protobuf-c-compiler"
 PKGS_demo="jq python3"
 # Selenium drives headless Chromium through the report's tabs, the CJK fonts draw its Chinese;
 # clang and its run-time build the fuzz targets and make asan, llvm's symbolizer names the
@@ -74,6 +75,8 @@ check() {
 			$cc -x c - -o /dev/null -ljq -lonig -lstemmer >/dev/null 2>&1 ||
 			missing="$missing libjq/libonig/libstemmer"
 	fi
+	# the build generates the OTLP protobuf code with protoc-c (Makefile, "protobuf")
+	command -v protoc-c >/dev/null 2>&1 || missing="$missing protoc-c"
 	[ -z "$missing" ] && return 0
 	echo "make: cannot build, missing:$missing; run \`make deps\` to install the Debian packages (apt-get, as root or with sudo)" >&2
 	return 1

@@ -1,14 +1,19 @@
 #!/bin/sh
 # 82-serve-otlp.t - rag-serve's OTLP/HTTP receiver (POST /v1/traces, --otlp-spool): the JSON
 # encoding, plain and gzip, each request one line of the spool equal to it (jq -c), and rag-trace
-# reading the spool making the records it makes of the requests' file; the replies OTLP/HTTP
-# gives (200 {}, 400 with a Status, 413 for a body or a gzip bomb beyond the limit, 415 for
-# protobuf, 503 with Retry-After for a spool that cannot be written), 404 without --otlp-spool,
+# reading the spool making the records it makes of the requests' file; the protobuf encoding
+# (bodies made by obj/tests/otlp-pb from the same requests), plain and gzip, each spool line the
+# request in JSON again and rag-trace's records the same as from JSON; the replies OTLP/HTTP
+# gives (200 {} or no bytes, 400 with a Status in the request's encoding, 413 for a body or a
+# gzip bomb beyond the limit, 415 for another type, 503 with Retry-After for a spool that
+# cannot be written), 404 without --otlp-spool,
 # the bearer token where one is required and no CSRF token, --base-path, and 20 requests at once
 # making 20 whole lines. curl against a started rag-serve; nothing waits on the clock.
 . "$(dirname "$0")/lib.sh"
 need jq curl gzip
 [ -x "$BIN/rag-serve" ] || bail_out "bin/rag-serve is not built: run make"
+PB=$TOP/obj/tests/otlp-pb
+[ -x "$PB" ] || bail_out "obj/tests/otlp-pb is not built: run make obj/tests/otlp-pb"
 FX=$FIXTURES/trace
 DB=$T/store.db
 SPOOL=$T/spool.jsonl
@@ -59,6 +64,42 @@ rag rag-trace -q <"$SPOOL" | jq -S -c . | sort >"$T/got.jsonl"
 is "$(nlines "$T/got.jsonl")" 3 "rag-trace over the spool: three records"
 is "$(cat "$T/got.jsonl")" "$(cat "$T/want.jsonl")" "the records rag-trace makes of the requests' file"
 
+# ---------------------------------------------------------------- the protobuf encoding
+# the same requests as protobuf bodies (OTLP/HTTP's default, http/protobuf): a spool line each,
+# the request in OTLP JSON again, and rag-trace's records the same as from the JSON
+: >"$SPOOL"
+codes=
+for i in $(seq 1 "$NREQ"); do
+	"$PB" <"$T/req$i.json" >"$T/req$i.pb" || bail_out "otlp-pb cannot make request $i"
+	CT=application/x-protobuf; post "$T/req$i.pb"; CT=
+	codes="$codes$CODE $(wc -c <"$OUT");"
+done
+is "$codes" "$(for i in $(seq 1 "$NREQ"); do printf '200 0;'; done)" \
+	"each request (protobuf): 200 and an empty ExportTraceServiceResponse (no bytes)"
+like "$(grep -i '^content-type' "$T/headers")" 'application/x-protobuf' "the reply is protobuf"
+is "$(nlines "$SPOOL")" "$NREQ" "protobuf: one spool line a request"
+is "$(jq -S -c . "$SPOOL")" "$(cat "$FX/openinference.jsonl" "$FX/genai.jsonl" "$FX/springai.jsonl" | jq -S -c .)" \
+	"protobuf: each spool line is its request in OTLP JSON (jq -S -c)"
+rag rag-trace -q <"$SPOOL" | jq -S -c . | sort >"$T/got-pb.jsonl"
+is "$(nlines "$T/got-pb.jsonl")" 3 "rag-trace over the protobuf spool: three records"
+is "$(cat "$T/got-pb.jsonl")" "$(cat "$T/want.jsonl")" "the same records as from the JSON requests"
+# gzip, and what is refused: a Status in protobuf (not JSON), nothing in the spool
+gzip -c "$T/req1.pb" >"$T/req1.pb.gz"
+CT=application/x-protobuf; post "$T/req1.pb.gz" -H 'Content-Encoding: gzip'; CT=
+is "$CODE:$(wc -c <"$OUT")" '200:0' "protobuf, gzip: 200"
+is "$(tail -n 1 "$SPOOL" | jq -S -c .)" "$(jq -S -c . "$T/req1.json")" "protobuf, gzip: the spool line is the request"
+n0=$(nlines "$SPOOL")
+printf '\n\005\001' >"$T/bad.pb"
+CT=application/x-protobuf; post "$T/bad.pb"; CT=
+is "$CODE" 400 "protobuf, not a request: 400"
+like "$(grep -i '^content-type' "$T/headers")" 'application/x-protobuf' "its Status is protobuf"
+# a Status {code = 3, message = "the body is not..."}: field 1 varint 3, field 2 the text
+is "$(od -An -tx1 -N3 "$OUT" | tr -d ' ')" 080312 "its Status: code 3 (INVALID_ARGUMENT), then the message (field 2)"
+like "$(tail -c +5 "$OUT")" 'not an ExportTraceServiceRequest' "its message says why"
+CT=application/x-protobuf; post "$T/req1.pb" -H 'Origin: http://evil.example'; CT=
+is "$CODE:$(od -An -tx1 -N2 "$OUT" | tr -d ' ')" 403:0807 "the server's own refusal of a protobuf request: a Status in protobuf (code 7)"
+is "$(nlines "$SPOOL")" "$n0" "nothing refused reached the spool"
+
 # gzip
 gzip -c "$T/req1.json" >"$T/req1.json.gz"
 post "$T/req1.json.gz" -H 'Content-Encoding: gzip'
@@ -77,12 +118,9 @@ is "$CODE:$(jq -r .message "$OUT")" '400:"resourceSpans" is not an array' "resou
 printf 'not gzip' >"$T/bad.gz"
 post "$T/bad.gz" -H 'Content-Encoding: gzip'
 is "$CODE" 400 "Content-Encoding gzip on what is not gzip: 400"
-CT=application/x-protobuf; post "$T/req1.json"; CT=
-is "$CODE" 415 "protobuf: 415"
-like "$(jq -r .message "$OUT")" 'protobuf .*not accepted yet.*OTEL_EXPORTER_OTLP_PROTOCOL=http/json' \
-	"protobuf: the message says to send the JSON encoding"
 CT=text/plain; post "$T/req1.json"; CT=
-is "$CODE" 415 "another Content-Type: 415"
+is "$CODE:$(jq -r .code "$OUT")" 415:3 "another Content-Type: 415, a Status in JSON"
+like "$(jq -r .message "$OUT")" 'application/x-protobuf or application/json' "and it names the two types taken"
 # the limit (65536): a body beyond it, and a gzip bomb that inflates beyond it
 jq -c --arg x "$(head -c 70000 /dev/zero | tr '\0' x)" '.resourceSpans[0].resource.attributes = [{key: "x", value: {stringValue: $x}}]' \
 	"$T/req1.json" >"$T/big.json"

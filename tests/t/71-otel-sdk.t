@@ -115,9 +115,11 @@ for f in springai genai openinference; do
 		"$(jq -s -c '[.[].resourceSpans[].scopeSpans[].spans[]] | length' "$T/$f.otlp.jsonl")" \
 		"$f: the spool has every span the file has"
 	# The exporter posts its batches concurrently: the spool has them in the order they arrived,
-	# a later request's spans before an earlier one's rest, the traces' clock gone past the
-	# default quiet time (30 s; the requests are a minute apart) while spans of an earlier trace
-	# are still to come. A quiet time beyond the stream's 20 minutes waits for them all.
+	# a later request's spans before an earlier one's rest. Here 20 minutes of the traces' time
+	# are made in a fraction of a second, so batches posted at once are minutes apart in it and
+	# the default quiet time (30 s) passes while spans of an earlier trace are still to come (a
+	# live service's batches at once are as close in its time as in the wall clock's). A quiet
+	# time beyond the stream's 20 minutes waits for them all.
 	rag rag-trace -q --quiet-time 3600 <"$T/$f.spool" | jq -S -c . | sort >"$T/$f.spool-records"
 	jq -S -c . "$R" | sort >"$T/$f.file-records"
 	check "$f: rag-trace --quiet-time 3600 over the receiver's spool: the file's records, byte for byte once sorted" \

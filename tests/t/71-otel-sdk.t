@@ -4,11 +4,13 @@
 # npm ci), answers 20 requests instrumented three ways (Spring AI's observations, the GenAI
 # conventions, OpenInference): good answers, answers no context supports, one errored request,
 # a thumbs-down and a thumbs-up. Its spans go at once to a file (the SDK's own OTLP JSON, one
-# export request a line) and, by the OTLP/HTTP JSON exporter, to rag-serve's receiver. Then:
+# export request a line) and, by the OTLP/HTTP JSON exporter, to rag-serve's receiver (and in a
+# second run, by the OTLP/HTTP protobuf exporter, where rag-serve takes protobuf). Then:
 #  - rag-trace over the file: one record a request, each field equal to the service's log (the
 #    trace and root span ids the SDK gave, question, contexts, answer, model, start, latency,
 #    token usage, feedback, the error);
-#  - rag-trace over the receiver's spool: the same records, byte for byte once sorted (the
+#  - rag-trace over the receiver's spool (JSON, then protobuf): the same records as over the file
+#    of the same spans, byte for byte once sorted (the
 #    exporter posts its batches concurrently, so the spool's lines come in another order: a
 #    quiet time beyond the stream's span makes every trace whole);
 #  - the chain rag-trace | rag-claims | rag-verify (offline judge) | rag-gate --window 5 --on-fail
@@ -62,6 +64,11 @@ for i in range(20):
          "start": "2026-12-06T01:%02d:00.000Z" % i, "latency_ms": 800 + 37.5 * i}
     out.write(json.dumps(r) + "\n")
 EOF
+
+# Whether rag-serve takes OTLP's protobuf encoding (an empty export request): 415 before it did
+serve_start --store "$T/probe.db" --otlp-spool "$T/probe.spool" || bail_out "rag-serve did not start"
+PB=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/x-protobuf' --data-binary '' "${URL}v1/traces")
+serve_stop
 
 # want FLAVOUR FILTER: the filter over the service's log, the lines by trace id, compact
 want() { jq -c -s "sort_by(.trace_id) | .[] | $2" "$T/$1.log"; }
@@ -166,6 +173,25 @@ for f in springai genai openinference; do
 	CODE=$(curl -s -o "$OUT" -w '%{http_code}' "${URL}api/testsets/prod")
 	is "$(jq -c '.cases[1] | {trace_id, question, contexts, answer}' "$OUT")" "$worst" \
 		"$f: the case has the trace's question, contexts, answer and its trace id"
+	serve_stop
+
+	# ------------------------------------------------------------ the protobuf exporter
+	# the SDK's OTLP/HTTP protobuf exporter (the SDKs' default protocol) to a receiver of its own,
+	# the same spans to a file: rag-trace makes the same records of both
+	if [ "$PB" != 200 ]; then
+		skip "$f: rag-serve answers $PB to OTLP's protobuf encoding: the protobuf exporter's leg waits for it"
+		continue
+	fi
+	serve_start --store "$T/$f-pb.db" --otlp-spool "$T/$f.pb-spool" || bail_out "rag-serve did not start"
+	run node "$OTEL/fakeservice.js" --flavour $f --in "$T/requests.jsonl" --log "$T/$f.pb.log" \
+		--file "$T/$f.pb.otlp.jsonl" --otlp-proto "${URL}v1/traces"
+	is "$RC:$(cat "$ERR")" "0:" "$f: the protobuf exporter's every span acknowledged by rag-serve (exit 0)"
+	rag rag-trace -q --quiet-time 3600 <"$T/$f.pb-spool" | jq -S -c . | sort >"$T/$f.pb-spool-records"
+	rag rag-trace -q <"$T/$f.pb.otlp.jsonl" | jq -S -c . | sort >"$T/$f.pb-file-records"
+	is "$(jq -r .trace_id "$T/$f.pb-spool-records" | sort | tr '\n' ' ')" "$(jq -r .trace_id "$T/$f.pb.log" | sort | tr '\n' ' ')" \
+		"$f: protobuf: a record of each of the 20 traces the SDK made"
+	check "$f: rag-trace over the protobuf receiver's spool: the records of the same spans' OTLP JSON, byte for byte once sorted" \
+		cmp "$T/$f.pb-spool-records" "$T/$f.pb-file-records"
 	serve_stop
 done
 

@@ -17,7 +17,8 @@
 #    --store: the window of bad answers ran the command with its line, its means and pass rate
 #    those worked out here from the scored records; the good windows did not;
 #  - the failing window's worst trace added to a test set through rag-serve's API: the case has
-#    its question, contexts, answer and trace id.
+#    its question, contexts, answer and trace id;
+#  - the exporter's headers carrying rag-serve's bearer token (--token-file): refused without.
 # Nothing waits on the clock: the service exits once every export is acknowledged, the pipe
 # ends with its input.
 . "$(dirname "$0")/lib.sh"
@@ -194,5 +195,21 @@ for f in springai genai openinference; do
 		cmp "$T/$f.pb-spool-records" "$T/$f.pb-file-records"
 	serve_stop
 done
+
+# ---------------------------------------------------------------- the API's token, as an exporter sends it
+# rag-serve with --token-file: the exporter's headers option (OTEL_EXPORTER_OTLP_HEADERS) carries
+# the bearer token; without it every export is refused and the service says so
+printf 'otel-sdk-token-0123456789abcdef\n' >"$T/token"
+serve_start --store "$T/auth.db" --otlp-spool "$T/auth.spool" --token-file "$T/token" || bail_out "rag-serve did not start"
+run node "$OTEL/fakeservice.js" --flavour genai --in "$T/requests.jsonl" --log "$T/auth.log" --otlp-json "${URL}v1/traces"
+is "$RC:$(nlines "$T/auth.spool")" 1:0 "no token: the exports refused (exit 1), nothing in the spool"
+like "$(cat "$ERR")" 'otlp-json export failed' "no token: the service says its export failed"
+run node "$OTEL/fakeservice.js" --flavour genai --in "$T/requests.jsonl" --log "$T/auth.log" --otlp-json "${URL}v1/traces" \
+	--header "Authorization=Bearer otel-sdk-token-0123456789abcdef"
+is "$RC:$(cat "$ERR")" "0:" "the bearer token in the exporter's headers: every export taken (exit 0)"
+is "$(rag rag-trace -q --quiet-time 3600 <"$T/auth.spool" | jq -r .trace_id | sort | tr '\n' ' ')" \
+	"$(jq -r .trace_id "$T/auth.log" | sort | tr '\n' ' ')" "a record of each of the 20 traces"
+serve_stop
+check "the token in none of rag-serve's messages" sh -c "! grep -q otel-sdk-token '$T/serve.err'"
 
 done_testing

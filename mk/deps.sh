@@ -107,7 +107,7 @@ apt() {
 # service is traced with), installed by `npm ci` from its package-lock.json when the test set is.
 # Nothing to do when node_modules was made from this lock (the copy npm ci left beside it), so a
 # second make check asks no registry. A failure (offline, no registry) does not stop make check:
-# the message says so, and 71-otel-sdk.t skips, named in make check's list of skipped tests.
+# the message says so, and 71-otel-sdk.t skips as for a tool not installed (check-fresh fails on it).
 otel() {
 	dir=$(dirname "$0")/../tests/otel
 	if cmp -s "$dir/package-lock.json" "$dir/node_modules/.ragpipe-lock"; then

@@ -30,8 +30,8 @@ OTEL=$TOP/tests/otel
 # the SDK's packages (engines: node ^18.19.0 || >=20.6.0)
 nodev=$(node -e 'const [a, b] = process.versions.node.split(".").map(Number); console.log(a > 20 || (a === 20 && b >= 6) || (a === 18 && b >= 19) ? "ok" : process.versions.node)')
 [ "$nodev" = ok ] || skip_all "node $nodev is older than the OpenTelemetry SDK's ^18.19 || >=20.6"
-[ -d "$OTEL/node_modules/@opentelemetry/sdk-trace-base" ] ||
-	skip_all "tests/otel's npm packages are not installed: run make test-deps (npm ci)"
+# its npm packages: make test-deps' npm ci; a skip for a missing tool, which check-fresh refuses
+[ -d "$OTEL/node_modules/@opentelemetry/sdk-trace-base" ] || skip_all_missing tests/otel/node_modules
 
 printf 'llm:\n  provider: offline\n' >"$T/c.yaml"
 trap 'serve_stop; _lib_cleanup' EXIT

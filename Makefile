@@ -100,7 +100,8 @@ clean: clean-docs
 # lists live in mk/deps.sh, one set per purpose: `make deps` installs with apt-get those of the
 # build set's Debian packages that are missing (to build and run), `make test-deps` the test
 # set's (every tool a test uses: a test skipped for a missing tool never ran), make demo the
-# build and demo sets, make check the build and test sets, make deb the build and deb sets.
+# build and demo sets, make check the build and test sets, make deb the build and deb sets. The
+# test set's step also runs `npm ci` in tests/otel (the OpenTelemetry SDK; mk/deps.sh's otel).
 deps:
 	@sh mk/deps.sh install build
 test-deps:

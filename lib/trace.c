@@ -345,6 +345,29 @@ static int is_error_status(jv status)
 	return yes;
 }
 
+/* Spring AI's vector store, with log-query-response on, writes the documents it returned as the
+ * event "db.vector.content.query.response" whose attribute is named db.vector.query.content (a
+ * string array; spring-ai's VectorStoreQueryResponseObservationHandler), the name of the span's
+ * own attribute that holds the query: merged, the query's would hide them. They are kept as
+ * db.vector.query.response.documents, the name of the same documents as a span attribute, unless
+ * the span has that. ev and a (its attributes) borrowed, attrs consumed. */
+static jv spring_response(jv attrs, jv ev, jv a)
+{
+	jv name = jv_get_kind(ev) == JV_KIND_OBJECT ? jv_object_get(jv_copy(ev), jv_string("name")) : jv_invalid();
+	int yes = jv_get_kind(name) == JV_KIND_STRING && !strcmp(jv_string_value(name), "db.vector.content.query.response");
+	jv_free(name);
+	if (yes) {
+		jv docs = jv_object_get(key_values(jv_object(), a, 0), jv_string("db.vector.query.content"));
+		jv had = jv_object_get(jv_copy(attrs), jv_string("db.vector.query.response.documents"));
+		if (jv_is_valid(docs) && !jv_is_valid(had))
+			attrs = jv_object_set(attrs, jv_string("db.vector.query.response.documents"), docs);
+		else
+			jv_free(docs);
+		jv_free(had);
+	}
+	return attrs;
+}
+
 /* One span (borrowed) held in its trace: 0, or -1 with err when it has no ids. */
 static int add_span(rag_trace *t, jv sp, char *err, size_t errlen)
 {
@@ -391,6 +414,7 @@ static int add_span(rag_trace *t, jv sp, char *err, size_t errlen)
 	if (jv_get_kind(events) == JV_KIND_ARRAY) {
 		jv_array_foreach(events, i, ev) {
 			jv a = jv_get_kind(ev) == JV_KIND_OBJECT ? jv_object_get(jv_copy(ev), jv_string("attributes")) : jv_invalid();
+			s.attrs = spring_response(s.attrs, ev, a);
 			s.attrs = key_values(s.attrs, a, 1);
 			jv_free(a);
 			jv_free(ev);

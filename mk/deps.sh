@@ -34,10 +34,11 @@ PKGS_demo="jq python3"
 # clang and its run-time build the fuzz targets and make asan, llvm's symbolizer names the
 # functions of a leak report; postgresql is the server of rag-store's test; pmccabe, cppcheck
 # and valgrind are make lint's and make valgrind's; git runs the commit-msg hook's test on a
-# repository of its own (a source tree without git, as check-fresh copies it, lacks it)
+# repository of its own (a source tree without git, as check-fresh copies it, lacks it); nodejs
+# and npm run the real OpenTelemetry SDK of tests/otel/ (npm ci installs it: make test-deps)
 PKGS_test="$PKGS_demo perl curl groff-base libxml2-utils bsdutils procps zsh fish strace parallel
 	chromium chromium-driver python3-selenium fonts-noto-cjk clang libclang-rt-dev llvm
-	postgresql valgrind pmccabe cppcheck git"
+	postgresql valgrind pmccabe cppcheck git nodejs npm"
 PKGS_deb="dpkg-dev debhelper lintian"
 PKGS_bench="time wrk"
 PKGS_stress="stress-ng"
@@ -102,6 +103,33 @@ apt() {
 	done
 }
 
+# otel: the npm packages of tests/otel/ (the real OpenTelemetry JS SDK that 71-otel-sdk.t's fake
+# service is traced with), installed by `npm ci` from its package-lock.json when the test set is.
+# Nothing to do when node_modules was made from this lock (the copy npm ci left beside it), so a
+# second make check asks no registry. A failure (offline, no registry) does not stop make check:
+# the message says so, and 71-otel-sdk.t skips as for a tool not installed (check-fresh fails on it).
+otel() {
+	dir=$(dirname "$0")/../tests/otel
+	if cmp -s "$dir/package-lock.json" "$dir/node_modules/.ragpipe-lock"; then
+		echo "$me: tests/otel's npm packages are installed"
+		return 0
+	fi
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "$me: no npm: tests/otel's npm packages not installed (71-otel-sdk.t will skip)" >&2
+		return 0
+	fi
+	log=$(mktemp "${TMPDIR:-/tmp}/ragpipe-npm.XXXXXX") || return 1
+	echo "$me: installing tests/otel's npm packages (npm ci)"
+	if npm ci --prefix "$dir" --ignore-scripts --no-audit --no-fund >"$log" 2>&1; then
+		cp "$dir/package-lock.json" "$dir/node_modules/.ragpipe-lock"
+		rm -f "$log"
+		return 0
+	fi
+	echo "$me: npm ci failed (offline, or no npm registry?): 71-otel-sdk.t will skip; the end of its output (all of it in $log):" >&2
+	tail -n 5 "$log" >&2
+	return 0
+}
+
 # install SET|PKG...: a set's name stands for its packages
 install() {
 	pkgs=
@@ -118,9 +146,17 @@ install() {
 	"") me="mk/deps.sh" ;;
 	*) me="make deps (${what# })" ;;
 	esac
+	# after the packages: the test set's npm packages (otel)
+	after() { case " $what " in *" test "*) otel ;; esac; }
 	set -- $pkgs
 	missing=
 	for p in "$@"; do
+		# nodejs and npm: present when the command is. Node's own builds (nodesource's nodejs
+		# package Provides and Conflicts npm, and has npm in it; nvm's; a tarball) leave
+		# Debian's npm not installed, and apt-get install npm would remove that nodejs.
+		case $p in
+		nodejs|npm) command -v "${p%js}" >/dev/null 2>&1 && continue ;;
+		esac
 		case $(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null) in
 		ii*) ;;
 		*) missing="$missing $p" ;;
@@ -128,7 +164,8 @@ install() {
 	done
 	if [ -z "$missing" ]; then
 		echo "$me: the $# Debian packages are installed"
-		return 0
+		after
+		return
 	fi
 	if [ "$(id -u)" = 0 ]; then
 		SUDO=
@@ -142,7 +179,8 @@ install() {
 	echo "$me: installing with apt-get:$missing"
 	if apt update -q && apt install -y -q --no-install-recommends $missing; then
 		rm -f "$log"
-		return 0
+		after
+		return
 	fi
 	echo "$me: apt-get failed; the end of its output (all of it in $log):" >&2
 	tail -n 20 "$log" >&2

@@ -76,6 +76,18 @@ is "$(field $SP "$T/sp.jsonl" '[.model, .usage["rag-trace"].answer.prompt_tokens
 	'["gpt-4o-2024-08-06",310,12]' "Spring AI: the chat model's model and usage"
 is "$(field $SP "$T/sp.jsonl" '[.feedback, .trace.spans, .latency_ms]')" '[-1,4,1600]' "Spring AI: user.feedback, four spans, latency"
 
+# Spring AI's vector store with log-query-response on (its milestones): the documents as the event
+# db.vector.content.query.response, whose attribute has the query's name, db.vector.query.content
+jq -c '.resourceSpans[0].scopeSpans[0].spans |= map(if .name == "vector_store pgvector query" then
+	(.attributes | map(select(.key == "db.vector.query.response.documents")) | .[0].value) as $docs |
+	.attributes |= map(select(.key != "db.vector.query.response.documents")) |
+	.events = [{name: "db.vector.content.query.response", timeUnixNano: .endTimeUnixNano,
+	            attributes: [{key: "db.vector.query.content", value: $docs}]}] else . end)' "$FX/springai.jsonl" >"$T/sp-event.jsonl"
+run rag rag-trace -q <"$T/sp-event.jsonl"
+is "$(field $SP "$OUT" '[.question, .contexts]')" \
+	'["Can I pay by invoice?",[{"text":"Invoices are accepted for business customers."},{"text":"Card payments are processed at once."}]]' \
+	"Spring AI: contexts from the vector store's query response event, not hidden by the span's query of the same name"
+
 # ---------------------------------------------------------------- order of lines and spans
 cat "$FX/openinference.jsonl" "$FX/genai.jsonl" "$FX/springai.jsonl" >"$T/all.jsonl"
 run rag rag-trace -q <"$T/all.jsonl"

@@ -161,7 +161,7 @@ is "$(jq -c .self_judging "$T/self/run.json")" '{"model":"Judge-X","records":2}'
 like "$(cat "$T/self/gate.txt")" 'warning: self-judging: the judge model "Judge-X" also generated the answers of 2 of 2 records' \
 	"gate.txt: the warning under the verdict"
 like "$(cat "$T/self/summary.md")" '> \*\*Warning:\*\* self-judging: the judge model' "summary.md: the warning"
-like "$(cat "$T/self/report.html")" '<p class="warning"><strong>Warning:</strong> self-judging: the judge model &quot;Judge-X&quot;' \
+like "$(cat "$T/self/report.html")" '<p class="warning" id="warning-0"><strong>Warning:</strong> self-judging: the judge model &quot;Judge-X&quot;' \
 	"report.html: the warning on the Summary tab"
 is "$(jq -c .warnings "$T/self/gate.json" | grep -c self-judging)" 1 "gate.json: warnings"
 # by hand: the judge's model against the record's answer_model, its model, else llm.answer_model;

@@ -9,7 +9,13 @@
 # records' time (tests/fakellm.py as the judge, priced): 3 requests an hour, not 3 in all.
 . "$(dirname "$0")/lib.sh"
 
-need jq python3 sqlite3
+need jq python3
+# sql DB QUERY: QUERY's rows a line each, columns joined by "|", as the sqlite3 shell prints them
+# (Python's sqlite3 module, which python3 has: no package of its own for the test)
+sql() {
+	python3 -c 'import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print(*r, sep="|")' "$1" "$2"
+}
 for t in rag-eval rag-trace rag-gate rag-store; do [ -x "$BIN/$t" ] || bail_out "bin/$t is not built: run make"; done
 trap 'fake_stop; _lib_cleanup' EXIT
 
@@ -61,13 +67,13 @@ is "$(jq -c 'del(.alert, .fired, .recovered)' "$OUT")" "$(jq -c 'del(.alert, .fi
 	"--follow: each window's line that of the pipe by hand"
 is "$(jq -c '[.window, .alert]' "$OUT" | tr '\n' ' ')" '[1,"ok"] [2,"failing"] [3,"failing"] [4,"ok"] ' "the alert: failing at window 2, ok at 4"
 is "$(jq -c '[.window, .fired]' "$T/fired.log")" '[2,true]' "--on-fail: run once, the failing window's line on its stdin"
-is "$(sqlite3 "$T/store.db" 'select count(*) from prod_windows')" 4 "--store: the four windows stored"
-is "$(sqlite3 "$T/store.db" 'select window_id || ":" || trace_id from prod_records order by window_id, seq' | tr '\n' ' ')" \
+is "$(sql "$T/store.db" 'select count(*) from prod_windows')" 4 "--store: the four windows stored"
+is "$(sql "$T/store.db" 'select window_id || ":" || trace_id from prod_records order by window_id, seq' | tr '\n' ' ')" \
 	"$(jq -r '.trace_id' "$T/scored.jsonl" | awk '{ printf "%d:%s ", int((NR - 1) / 3) + 1, $1 }')" \
 	"--store: each window's records, in order, their trace ids kept"
 run rag rag-store -q --store "sqlite://$T/byhand.db" add-window "$T/byhand.out" "$T/scored.jsonl"
-is "$(sqlite3 "$T/store.db" 'select line from prod_records order by window_id, seq' | md5sum)" \
-	"$(sqlite3 "$T/byhand.db" 'select line from prod_records order by window_id, seq' | md5sum)" \
+is "$(sql "$T/store.db" 'select line from prod_records order by window_id, seq' | md5sum)" \
+	"$(sql "$T/byhand.db" 'select line from prod_records order by window_id, seq' | md5sum)" \
 	"--store: the records stored as rag-store add-window stores the pipe's"
 
 # ---------------------------------------------------------------- SIGTERM: no record lost
@@ -90,7 +96,7 @@ kill "$HOLD" 2>/dev/null
 wait "$HOLD" 2>/dev/null
 is "$TRC" 0 "SIGTERM: rag-eval ends with the gate's status"
 is "$(jq -c '[.window, .records]' "$T/term.out" | tr '\n' ' ')" '[1,3] [2,2] ' "SIGTERM: the open window decided and written, with the trace rag-trace held"
-is "$(sqlite3 "$T/term.db" 'select count(*) from prod_records')" 5 "SIGTERM: all five records stored"
+is "$(sql "$T/term.db" 'select count(*) from prod_records')" 5 "SIGTERM: all five records stored"
 like "$(cat "$T/term.err")" "interrupted" "SIGTERM: said on stderr"
 
 # ---------------------------------------------------------------- the spending cap per hour
@@ -103,9 +109,9 @@ fresh '[{"usage": {"prompt_tokens": 1000, "completion_tokens": 10}}]'
 traces GGGGGGGG 1765101600 900 "$T/hours.jsonl"
 run rag rag-eval -c "$T/cap.yaml" -m answer_relevancy -j 1 --follow 100 --max-cost 0.0025 --store "sqlite://$T/cap.db" "$T/hours.jsonl"
 is "$(jq -c '[.records]' "$OUT")" '[8]' "the cap per hour: one window of 8 records"
-is "$(sqlite3 "$T/cap.db" 'select line from prod_records order by seq' | jq -r '.started[11:13] + (if .scores.answer_relevancy == null then "-" else "+" end)' | tr '\n' ' ')" \
+is "$(sql "$T/cap.db" 'select line from prod_records order by seq' | jq -r '.started[11:13] + (if .scores.answer_relevancy == null then "-" else "+" end)' | tr '\n' ' ')" \
 	"10+ 10+ 10+ 10- 11+ 11+ 11+ 11- " "--max-cost 0.0025 per hour: 3 records scored in each hour, the 4th capped (a cap for the run would score 3 in all)"
-is "$(sqlite3 "$T/cap.db" 'select line from prod_records order by seq' | jq -r 'select(.scores.answer_relevancy == null) | .errors[0].message' | cut -c1-21 | sort -u)" \
+is "$(sql "$T/cap.db" 'select line from prod_records order by seq' | jq -r 'select(.scores.answer_relevancy == null) | .errors[0].message' | cut -c1-21 | sort -u)" \
 	"spending cap reached:" "the capped records carry the cap's error"
 is "$(jq -c 'select(.path == "/v1/chat/completions")' "$FAKE_LOG" | wc -l | tr -d ' ')" 6 "six chat requests sent, three an hour"
 

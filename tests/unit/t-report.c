@@ -188,7 +188,8 @@ int main(void)
 		setenv("RAG_DATADIR", "/nonexistent", 1);
 		page = rag_report_html(JV_OBJECT(jv_string("runs"), JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string("r"), jv_string("summary"), jv_object()))),
 		                       "t", err, sizeof err);
-		ok(!page && strstr(err, "report.js"), "without its script: NULL and why (%s)", err);
+		ok(!page && strstr(err, "/nonexistent/serve/gate-zh.js"),
+		   "without its scripts (gate-zh.js, read first, then report.js): NULL and why (%s)", err);
 		free(page);
 		jv_free(hostile);
 		rag_gate_free(g2);

@@ -495,7 +495,7 @@ warnings cppcheck: obj/gen/refusals.inc
 
 # ---------------------------------------------------------------- the operation registry (lib/op.c)
 # obj/gen/ops.inc, a RAG_OP(NAME) line for each `const rag_op rag_op_NAME = {` in lib/*.c
-# and a RAG_OP_TOOL line for a metric tool's (mk/ops.sh): lib/op.c's rag_op_all, lib/config.c's
+# and a RAG_OP_TOOL line for a metric tool's (mk/ops.sh): lib/op.c's registry, lib/config.c's
 # score names and lib/evalplan.c's metric tool stages are made of it, so that a new operation is
 # its own file and nothing else (HACKING.md). Made on every run
 # (FORCE: a file added or removed changes it too), written only when it changes, so that

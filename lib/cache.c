@@ -57,7 +57,7 @@ static int mkdirs(const char *path)
 	return rc;
 }
 
-rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen)
+RAG_UNITTEST rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen)
 {
 	rag_cache *c;
 

@@ -144,7 +144,7 @@ const char *rag_evalplan_tool_doc(const rag_evalmetric *m, const char **op)
 	return tool_docs[k].doc;
 }
 
-const rag_evalmetric *rag_evalplan_find(const char *name)
+RAG_UNITTEST const rag_evalmetric *rag_evalplan_find(const char *name)
 {
 	const rag_evalmetric *m;
 	size_t i;
@@ -265,28 +265,6 @@ int rag_evalplan_refusal(rag_evalplan *p, const rag_config *cfg, char *err, size
  * holds a block in memory: a larger input takes more blocks, each a shard started when one ends. */
 #define SHARD_BLOCK_MIN 1024L
 #define SHARD_BLOCK_MAX (1024L * 1024)
-long rag_evalplan_block(jv records, jv done, const char *run_id, long shards)
-{
-	long total = 0, longest = 0;
-	int i, n = jv_array_length(jv_copy(records));
-	for (i = 0; i < n && total / shards < SHARD_BLOCK_MAX; i++) {
-		jv rec = jv_array_get(jv_copy(records), i), d;
-		long len;
-		if (jv_is_valid(done) && jv_object_has(jv_copy(done), jv_object_get(jv_copy(rec), jv_string("id")))) {
-			jv_free(rec);
-			continue;
-		}
-		/* the line --emit writes */
-		rec = jv_object_set(rec, jv_string("run_id"), jv_string(run_id));
-		d = jv_dump_string(rec, 0);
-		len = (long)strlen(jv_string_value(d)) + 1;
-		jv_free(d);
-		total += len;
-		if (len > longest) longest = len;
-	}
-	return rag_evalplan_block_of(total, longest, shards);
-}
-
 long rag_evalplan_block_of(long total, long longest, long shards)
 {
 	long block = (total + shards - 1) / shards + longest;
@@ -352,7 +330,7 @@ void rag_evalplan_gate_opts(const rag_evalplan *p, rag_buf *b)
 	}
 }
 
-void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv)
+RAG_UNITTEST void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv)
 {
 	const rag_evalstage *st = rag_evalplan_stage(s);
 	const char *a, *w;

@@ -53,7 +53,6 @@ const rag_evalmetric *rag_evalplan_metric(size_t i);   /* the i-th (from 0), NUL
  * not link every operation. */
 const char *rag_evalplan_tool_doc(const rag_evalmetric *m, const char **op);
 extern const char *const rag_evalplan_defaults[];   /* without -m or eval.metrics; NULL-ended */
-const rag_evalmetric *rag_evalplan_find(const char *name);   /* NULL: no such metric */
 const char *rag_evalplan_score_name(const char *name);       /* rubric:NAME writes scores.NAME */
 
 typedef struct rag_evalplan {
@@ -75,7 +74,7 @@ typedef struct rag_evalplan {
 	const char *sshlogin;     /* --sshlogin, or NULL */
 	const rag_strv *fields;   /* --field NAME=PROGRAM, or NULL */
 	long max_memory, jobs;    /* each stage's --max-memory and -j; 0: not given */
-	long shards, block;       /* --jobs N (0: one process) and parallel's --block (rag_evalplan_block) */
+	long shards, block;       /* --jobs N (0: one process) and parallel's --block (rag_evalplan_block_of) */
 	int skip_done;            /* a resumed run: --emit leaves out RUNDIR/records.jsonl's ids */
 	int batch;                /* rag-eval --batch: rag-collect keeps its replies (--cache rw), so
 	                           * that each stage's collecting and the run see one answer a record */
@@ -86,13 +85,10 @@ int rag_evalplan_set_metrics(rag_evalplan *p, const char *list, const rag_config
 /* The test set has unanswerable cases: refusal joins the metrics, and rag-gate gates it unless
  * cfg's gate does. 1 when refusal was added, 0 when it was asked for already, -1 with err. */
 int rag_evalplan_refusal(rag_evalplan *p, const rag_config *cfg, char *err, size_t errlen);
-/* --jobs: parallel's --block for the records (borrowed) less the ids of done (borrowed; invalid:
- * none), each with run_id, in shards blocks: between 1 KiB and 1 MiB. */
-long rag_evalplan_block(jv records, jv done, const char *run_id, long shards);
-/* The same from the bytes of those lines (total) and the longest, counted as they are read. */
+/* --jobs: parallel's --block for shards blocks of the lines --emit writes (each record not done
+ * already, with run_id), from their bytes (total) and the longest, counted as they are read:
+ * between 1 KiB and 1 MiB. */
 long rag_evalplan_block_of(long total, long longest, long shards);
-/* Stage s's command as words: the tool, -q, -c, --max-memory, -j, its args, --from, its list. */
-void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv);
 /* The text: s quoted for sh where it needs it; a tool's path; the options every stage gets (-q,
  * -c, --max-memory); rag-gate's and rag-report's thresholds and --metrics; rag-gate's options;
  * the stages after --emit and before rag-gate, each after sep; and the whole pipeline, what
@@ -110,5 +106,16 @@ void rag_evalplan_render(const rag_evalplan *p, rag_buf *b);
  * records dropped. */
 void rag_evalplan_collect_text(const rag_evalplan *p, int s, const char *file, rag_buf *b);
 void rag_evalplan_free(rag_evalplan *p);   /* the plan's own: metrics and lists */
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside evalplan.c and by tests/unit/t-evalplan.c and t-op.c: a metric of the
+ * registry by its name, and a stage's command as words (what the pipeline's text is made of). Static in the library (RAG_UNITTEST, base.h):
+ * declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
+ * (obj/libragu.a). */
+#ifdef RAG_UNITTESTS
+const rag_evalmetric *rag_evalplan_find(const char *name);   /* NULL: no such metric */
+/* Stage s's command as words: the tool, -q, -c, --max-memory, -j, its args, --from, its list. */
+void rag_evalplan_argv(const rag_evalplan *p, int s, rag_strv *argv);
+#endif /* RAG_UNITTESTS */
 
 #endif

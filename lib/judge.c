@@ -74,7 +74,7 @@ static int load_prompt(rag_judge *j, const rag_config *cfg, const char *name, ch
 	return 0;
 }
 
-int rag_judge_op_check(const rag_op *op, char *err, size_t errlen)
+RAG_UNITTEST int rag_judge_op_check(const rag_op *op, char *err, size_t errlen)
 {
 	const char *missing = NULL;
 	if (!op->name || !*op->name) missing = "a name";

@@ -68,9 +68,6 @@ enum { RAG_OP_JSON = 1, RAG_OP_TEXT };
  * stays empty. */
 rag_judge *rag_judge_new(const rag_config *cfg, const rag_op *const *ops, char *notice, size_t noticelen,
                          char *err, size_t errlen);
-/* 0 when every field of op is set (and fits its reply's shape; a metric tool's four all or
- * none), else -1 and err naming it. */
-int rag_judge_op_check(const rag_op *op, char *err, size_t errlen);
 const char *rag_judge_name(const rag_judge *j);   /* "offline" or "openai:<model>" */
 const char *rag_judge_model(const rag_judge *j);  /* NULL for offline */
 /* The generic question, for metric operations in their own files: fill op's prompt (loaded by
@@ -143,5 +140,16 @@ void rag_judge_cancel(rag_judge *j, const char *why);
  * that generated the answers; the caller warns once. */
 int rag_judge_self_check(rag_judge *j, jv rec);
 void rag_judge_free(rag_judge *j);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside judge.c (by rag_judge_new, for each operation) and by tests/unit/t-op.c:
+ * a descriptor's check. Static in the library (RAG_UNITTEST, base.h):
+ * declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
+ * (obj/libragu.a). */
+#ifdef RAG_UNITTESTS
+/* 0 when every field of op is set (and fits its reply's shape; a metric tool's four all or
+ * none), else -1 and err naming it. */
+int rag_judge_op_check(const rag_op *op, char *err, size_t errlen);
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -30,9 +30,6 @@ int rag_webhook_post(const char *url, const char *json, const rag_webhook_opts *
 
 /* ---------------------------------------------------------------- cache.c */
 typedef struct rag_cache rag_cache;
-/* dir is created (mkdir -p, mode 0700) in RW mode; RO and REPLAY never create it. mode OFF gives
- * a cache that always misses, and only it accepts dir NULL. */
-rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen);
 /* 1 hit (*val malloc'ed, NUL-terminated), 0 miss (also always in OFF mode), -1 error (a read
  * error, or a key that is not 64 lowercase hex digits). *val is NULL unless 1; len may be NULL.
  * A miss in REPLAY mode is a plain 0: the caller reports it. */
@@ -303,5 +300,16 @@ int rag_prompt_groups(jv texts, long limit, int **firsts, int **counts);
 /* Find the JSON value in a model reply: strips code fences and surrounding prose.
  * Returns the parsed jv or an invalid jv with a message. text borrowed. */
 jv rag_reply_json(const char *text);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside cache.c (by rag_cache_open_config) and by tests/unit/t-cache.c: a cache
+ * of a directory and a mode. Static in the library (RAG_UNITTEST, base.h):
+ * declared only when RAG_UNITTESTS is defined, as for the unit tests' build of the library
+ * (obj/libragu.a). */
+#ifdef RAG_UNITTESTS
+/* dir is created (mkdir -p, mode 0700) in RW mode; RO and REPLAY never create it. mode OFF gives
+ * a cache that always misses, and only it accepts dir NULL. */
+rag_cache *rag_cache_open(const char *dir, int mode, char *err, size_t errlen);
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -17,13 +17,9 @@
  * NULL. Each LLM operation's descriptor is rag_op_<name> (hand it to rag_judge_new). */
 
 /* ---------------------------------------------------------------- op.c */
-/* The registry of the LLM operations (their descriptors, rag_op, each in its own file): every
- * one, NULL-terminated, in the order of their files' names and of the definitions in each (the
- * list is made from the library's sources: mk/ops.sh); and one by name (its prompt's), NULL when
- * none. */
-const rag_op *const *rag_op_all(void);
-const rag_op *rag_op_find(const char *name);
-/* The operation whose metric tool is tool ("rag-complete"), NULL when none. */
+/* The registry of the LLM operations (their descriptors, rag_op, each in its own file; the list
+ * is made from the library's sources: mk/ops.sh): the operation whose metric tool is tool
+ * ("rag-complete"), NULL when none. */
 const rag_op *rag_op_tool(const char *tool);
 
 /* ---------------------------------------------------------------- claims.c */
@@ -150,9 +146,15 @@ jv rag_rubric_verdict(const rag_rubric *r, const double *scores, int n, const ch
 
 /* ---------------------------------------------------------------- for unit tests
  * Called only inside rubric.c and by tests/unit/t-rubric.c: a rubric's fields, and the reply check
- * rag_rubric_ask hands the judge. Static in the library (RAG_UNITTEST, base.h): declared only when
- * RAG_UNITTESTS is defined, as for the unit tests' build of the library (obj/libragu.a). */
+ * rag_rubric_ask hands the judge; and by tests/unit/t-op.c alone, op.c's whole registry (the
+ * library looks an operation up by its tool, rag_op_tool), defined for the unit tests' build
+ * alone. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS is
+ * defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
+/* The registry: every operation, NULL-terminated, in the order of their files' names and of the
+ * definitions in each; and one by name (its prompt's), NULL when none. */
+const rag_op *const *rag_op_all(void);
+const rag_op *rag_op_find(const char *name);
 size_t rag_rubric_nfields(const rag_rubric *r);
 const char *rag_rubric_field(const rag_rubric *r, size_t i);   /* canonical names: "question" */
 /* The reply check (a rag_judge_check, expect being the scale): {"score", "reason"} with the

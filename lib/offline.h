@@ -53,11 +53,9 @@ void rag_offline_sentences(const char *s, rag_strv *out, int markers);
 jv rag_offline_verify(jv claims, jv contexts, double threshold);
 
 /* ---------------------------------------------------------------- vec.c */
-/* Cosine similarity of a and b (n numbers each) into *out, in [-1, 1]; a zero vector has
- * similarity 0 with everything. -1 when the sums overflow. */
-int rag_vec_cosine(const double *a, const double *b, size_t n, double *out);
-/* rag_vec_cosine of two jv vectors (borrowed); -1 and err when they are not vectors or their
- * sizes differ ("dimension mismatch: ..."). */
+/* Cosine similarity of two jv vectors (borrowed) into *out, in [-1, 1]; a zero vector has
+ * similarity 0 with everything. -1 and err when they are not vectors, their sizes differ
+ * ("dimension mismatch: ...") or the sums overflow. */
 int rag_vec_cosine_jv(jv a, jv b, double *out, char *err, size_t errlen);
 /* The offline embedder: a deterministic L2-normalised vector of dims numbers (<= 0: 512) from
  * hashed features of text: its lexical tokens (rag_text_tokens) and character n-grams (word
@@ -65,13 +63,16 @@ int rag_vec_cosine_jv(jv a, jv b, double *out, char *err, size_t errlen);
 jv rag_vec_hashed(const char *text, int dims);
 
 /* ---------------------------------------------------------------- for unit tests
- * Called only inside vec.c and by tests/unit/t-vec.c: the reading of a vector behind
- * rag_vec_cosine_jv. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS
+ * Called only inside vec.c and by tests/unit/t-vec.c: the reading of a vector and the cosine
+ * of two arrays behind rag_vec_cosine_jv. Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS
  * is defined, as for the unit tests' build of the library (obj/libragu.a). */
 #ifdef RAG_UNITTESTS
 /* The numbers of a jv array (borrowed), malloc'ed, count in *n; NULL unless a non-empty array of
  * finite numbers. */
 double *rag_vec_from_jv(jv v, size_t *n);
+/* Cosine similarity of a and b (n numbers each) into *out, in [-1, 1]; a zero vector has
+ * similarity 0 with everything. -1 when the sums overflow. */
+int rag_vec_cosine(const double *a, const double *b, size_t n, double *out);
 #endif /* RAG_UNITTESTS */
 
 #endif

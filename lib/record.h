@@ -121,22 +121,16 @@ jv rag_testset_parse(const char *text, size_t len, const char *name, int format,
  * given, or a given one equal to the case-N of a record without one) is invalid, with err
  * "NAME:LINE: id "X" repeats line L" (and, for a case-N, which record has none). */
 jv rag_testset_read(const char *text, size_t len, const char *name, int format, char *err, size_t errlen);
-/* The same, with the fields of the mapping fields (NULL: none) set first, by its programs over
- * each record as written; a program that fails on a record: invalid, with err "NAME: record N:
- * WHERE: the jq program failed: ...". */
-jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields,
-                            char *err, size_t errlen);
-/* The top-level field names of records (borrowed, an array of objects) that look like typos
- * of a known one: [[name, suggestion], ...], each name once, in the order first met. */
-jv rag_testset_near_misses(jv records);
-/* The same, and *lines (lines not NULL) the line each record starts on (1-based), a jv array
- * parallel to the records; jv_invalid() on a broken file. */
+/* The records as rag_testset_parse gives them, and *lines (lines not NULL) the line each record
+ * starts on (1-based), a jv array parallel to the records; jv_invalid() on a broken file. */
 jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
                            size_t errlen);
 /* The records of the file f, read record by record in chunks (memory: the longest record and
- * the ids, not the file): each record, as rag_testset_parse_fields gives it, to cb (consumed)
- * with the line it starts on; each id once, as rag_testset_read (the records before the repeat
- * have been given). cb returns 0 to go on, or a positive value that stops the reading and is returned.
+ * the ids, not the file): each record, as rag_testset_parse gives it with the fields of the
+ * mapping fields (NULL: none) set first, by its programs over the record as written, to cb
+ * (consumed) with the line it starts on; each id once, as rag_testset_read (the records before
+ * the repeat have been given). A program that fails on a record: -1, with err "NAME: record N:
+ * WHERE: the jq program failed: ...". cb returns 0 to go on, or a positive value that stops the reading and is returned.
  * Returns 0 at the end, or -1 with err: a broken file says its place as NAME:LINE:COLUMN, as
  * rag_testset_parse does (f read again from its start for that message when it can be: a
  * regular file); the records before the broken place have been given. name NULL: "<stdin>". */

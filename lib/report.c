@@ -1028,40 +1028,6 @@ void rag_report_json_block(rag_buf *b, jv v)
 	json_block(b, v);
 }
 
-char *rag_report_html(jv report, const char *title, char *err, size_t errlen)
-{
-	jv recs = rag_json_get(jv_copy(report), "records"), bl = rag_json_get(jv_copy(report), "baseline"), brecs;
-	size_t ra, ba;
-	char *frame = rag_report_html_frame(report, title, &ra, &ba, err, errlen);
-	rag_buf b = {0};
-	int first = 1;
-	brecs = rag_json_get(bl, "records");
-	if (frame) {
-		rag_buf_add(&b, frame, ra);
-		if (jv_get_kind(recs) == JV_KIND_ARRAY) {
-			jv_array_foreach(recs, i, r) {
-				if (i) rag_buf_adds(&b, ",");
-				json_block(&b, r);
-			}
-		}
-		rag_buf_add(&b, frame + ra, ba - ra);
-		if (jv_get_kind(brecs) == JV_KIND_OBJECT) {
-			jv_object_foreach(brecs, k, v) {
-				if (!first) rag_buf_adds(&b, ",");
-				first = 0;
-				json_block(&b, k);
-				rag_buf_adds(&b, ":");
-				json_block(&b, v);
-			}
-		}
-		rag_buf_adds(&b, frame + ba);
-		free(frame);
-	}
-	jv_free(recs);
-	jv_free(brecs);
-	return frame ? b.p : NULL;
-}
-
 /* Markdown inline text: no markup, no HTML, no table breaks, one line; cut at max bytes on a
  * character boundary. */
 static void md(rag_buf *b, const char *s, size_t max)

@@ -16,17 +16,15 @@
  * records: {id: {a, sc}}} (the baseline's answers and scores); history?: [entries of
  * rag_report_history_read]; gated: whether any threshold was given; causes?: the last run's
  * failing records by cause, rag_causes_json's (their seq: the record's place in records)}. One
- * self-contained HTML
- * page: the Summary in HTML, the rest as escaped JSON shown by <datadir>/report/report.js
- * (inlined). Returns malloc'ed text, or NULL and err when the script cannot be read. */
-char *rag_report_html(jv report, const char *title, char *err, size_t errlen);
-/* The same page with the records and the baseline's records left out, for a caller that writes
- * them in from elsewhere (rag-report spools them to a file): report as above, its records and
- * its baseline's records not read. *records_at is the offset where the records go (inside the
- * data block's "records": [], comma-separated, each as rag_report_json_block writes it), *base_at
- * where the baseline's go (inside "base": {"name": ..., "records": {}}, as "id": {a, sc} pairs,
- * the id and the value each written by rag_report_json_block; *records_at when no baseline).
- * Returns malloc'ed text, or NULL and err as rag_report_html. */
+ * self-contained HTML page: the Summary in HTML, the rest as escaped JSON shown by
+ * <datadir>/report/report.js (inlined); made with the records and the baseline's records left
+ * out (report's records and its baseline's records not read), for the caller to write them in
+ * from elsewhere (rag-report spools them to a file). *records_at is the offset where the
+ * records go (inside the data block's "records": [], comma-separated, each as
+ * rag_report_json_block writes it), *base_at where the baseline's go (inside "base": {"name":
+ * ..., "records": {}}, as "id": {a, sc} pairs, the id and the value each written by
+ * rag_report_json_block; *records_at when no baseline). Returns malloc'ed text, or NULL and
+ * err when the script cannot be read. */
 char *rag_report_html_frame(jv report, const char *title, size_t *records_at, size_t *base_at, char *err, size_t errlen);
 /* v (consumed) as JSON for the page's data block, appended to b: "<", ">", "&", U+2028 and
  * U+2029 as \u escapes, so that no text can end the block. */

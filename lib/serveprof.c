@@ -321,7 +321,7 @@ static int url_split(const char *url, url_parts *u)
 	return ok ? 0 : -1;
 }
 
-int rag_evals_url_within(const char *url, const char *base)
+RAG_UNITTEST int rag_evals_url_within(const char *url, const char *base)
 {
 	url_parts a, b;
 	size_t n;

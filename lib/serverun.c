@@ -308,7 +308,7 @@ static int profile_name_ok(const char *s)
 	return name_ok(s, 100) && !strpbrk(s, "@:") && !strstr(s, "..");
 }
 
-int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
+RAG_UNITTEST int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
                    size_t errlen)
 {
 	const char *name, *svc, *judge, *model, *label, *prof;

@@ -70,16 +70,20 @@ typedef struct rag_evals_key {
  * is not a YAML mapping. */
 int rag_evals_merge(const char *text, size_t len, const char *dir, jv config, const rag_evals_key *key, char **yaml,
                     int *give_key, jv *withheld, char *err, size_t errlen);
-/* Is url the endpoint base or below it: the same scheme, host and port as libcurl reads them
- * and base's path or one under it (at a '/'); a URL with a ${VAR} never. */
-int rag_evals_url_within(const char *url, const char *base);
-/* url within endpoint (NULL: none) or within one of allow (NULL: none) */
+/* Is url the endpoint (NULL: none) or one of allow (NULL: none), or below it: the same scheme,
+ * host and port as libcurl reads them and the base's path or one under it (at a '/'); a URL
+ * with a ${VAR} never. */
 int rag_evals_url_allowed(const char *url, const char *endpoint, const rag_strv *allow);
 /* {credential, url (its password masked), allow, note}: what a run's reply says of a
  * credential left out because url is not where it may go */
 jv rag_evals_withheld(const char *credential, const char *url, const char *allow);
 
-/* ---------------------------------------------------------------- for unit tests */
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside serverun.c and serveprof.c and by tests/unit/t-serverun.c: the form's
+ * check, a run's time left, and the one URL test of rag_evals_url_allowed. Static in the
+ * library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS is defined, as for the unit
+ * tests' build of the library (obj/libragu.a). */
+#ifdef RAG_UNITTESTS
 /* The form (borrowed) -> the configuration to write (*config, an object whose strings have
  * their '$' doubled, so that rag-config(5)'s ${VAR} expands nothing of the form) and rag-eval's
  * options from the form (appended to argv: --label=..., --metrics=...), the test set's name
@@ -87,10 +91,12 @@ jv rag_evals_withheld(const char *credential, const char *url, const char *allow
  * "..", or NULL). -1 and err for a form that is not right. */
 int rag_evals_form(jv form, jv *config, rag_strv *argv, char **testset, int *version, char **profile, char *err,
                    size_t errlen);
-#ifdef RAG_UNITTESTS
 /* The seconds left of a run: total records, done of them, done1 of those seen since1 seconds
  * ago (the first after its start); NAN before a record more is done, 0 when all are. */
 double rag_evals_eta(long total, long done, long done1, double since1);
+/* Is url the endpoint base or below it: the same scheme, host and port as libcurl reads them
+ * and base's path or one under it (at a '/'); a URL with a ${VAR} never. */
+int rag_evals_url_within(const char *url, const char *base);
 #endif /* RAG_UNITTESTS */
 
 #endif

@@ -459,50 +459,36 @@ static void ids_free(struct ids *t)
 
 /* ---------------------------------------------------------------- records */
 
-static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, int unique,
-                    jv *lines, char *err, size_t errlen);
+static jv parse_all(const char *text, size_t len, const char *name, int format, int unique, jv *lines, char *err,
+                    size_t errlen);
 
 jv rag_testset_parse(const char *text, size_t len, const char *name, int format, char *err, size_t errlen)
 {
-	return parse_all(text, len, name, format, NULL, 0, NULL, err, errlen);
+	return parse_all(text, len, name, format, 0, NULL, err, errlen);
 }
 
 jv rag_testset_read(const char *text, size_t len, const char *name, int format, char *err, size_t errlen)
 {
-	return parse_all(text, len, name, format, NULL, 1, NULL, err, errlen);
-}
-
-jv rag_testset_parse_fields(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields,
-                            char *err, size_t errlen)
-{
-	return parse_all(text, len, name, format, fields, 0, NULL, err, errlen);
+	return parse_all(text, len, name, format, 1, NULL, err, errlen);
 }
 
 jv rag_testset_parse_lines(const char *text, size_t len, const char *name, int format, jv *lines, char *err,
                            size_t errlen)
 {
-	return parse_all(text, len, name, format, NULL, 0, lines, err, errlen);
+	return parse_all(text, len, name, format, 0, lines, err, errlen);
 }
 
-/* The records' fields by our names: the mapping's programs over each record as written, then
- * the aliases (sampleId, groundTruth...) of the fields still absent; its id (with_id); and
- * (unique) each id once, lines (borrowed) the line each record starts on. 0, or -1 with err. */
-static int name_fields(jv *out, const char *name, rag_fieldmap *fields, int unique, jv lines, char *err,
-                       size_t errlen)
+/* The records' fields by our names: the aliases (sampleId, groundTruth...) of the fields absent;
+ * its id (with_id); and (unique) each id once, lines (borrowed) the line each record starts on.
+ * 0, or -1 with err. */
+static int name_fields(jv *out, const char *name, int unique, jv lines, char *err, size_t errlen)
 {
 	size_t n = (size_t)jv_array_length(jv_copy(*out)), i;
 	struct ids ids = {{0}, NULL, 0};
 	int rc = 0;
 	for (i = 0; i < n && !rc; i++) {
 		jv rec = jv_array_get(jv_copy(*out), (int)i);
-		char msg[RAG_ERRLEN];
 		int made;
-		if (rag_fieldmap_apply(fields, &rec, msg, sizeof msg) < 0) {
-			rag_seterr(err, errlen, "%s: record %zu: %s", name, i + 1, msg);
-			jv_free(rec);
-			rc = -1;
-			break;
-		}
 		rec = with_id(rag_record_normalize(rec), i + 1, &made);
 		if (unique) {
 			jv l = jv_array_get(jv_copy(lines), (int)i);
@@ -516,8 +502,8 @@ static int name_fields(jv *out, const char *name, rag_fieldmap *fields, int uniq
 }
 
 /* the records, their fields by our names, and (lines not NULL) the line each starts on */
-static jv parse_all(const char *text, size_t len, const char *name, int format, rag_fieldmap *fields, int unique,
-                    jv *lines, char *err, size_t errlen)
+static jv parse_all(const char *text, size_t len, const char *name, int format, int unique, jv *lines, char *err,
+                    size_t errlen)
 {
 	jv out, own = jv_invalid();
 	size_t bad;
@@ -545,7 +531,7 @@ static jv parse_all(const char *text, size_t len, const char *name, int format, 
 	if (ln.out) *ln.out = jv_array();
 	out = format == RAG_TESTSET_CSV ? parse_csv(name, text, len, &ln, err, errlen)
 	                                : parse_json(name, text, len, &ln, err, errlen);
-	if (jv_is_valid(out) && name_fields(&out, name, fields, unique, ln.out ? *ln.out : jv_null(), err, errlen) < 0) {
+	if (jv_is_valid(out) && name_fields(&out, name, unique, ln.out ? *ln.out : jv_null(), err, errlen) < 0) {
 		jv_free(out);
 		out = jv_invalid();
 	}
@@ -554,20 +540,6 @@ static jv parse_all(const char *text, size_t len, const char *name, int format, 
 		jv_free(*lines);
 		*lines = jv_invalid();
 	}
-	return out;
-}
-
-jv rag_testset_near_misses(jv records)
-{
-	jv seen = jv_object(), out = jv_array();
-	int i, n = jv_get_kind(records) == JV_KIND_ARRAY ? jv_array_length(jv_copy(records)) : 0;
-	for (i = 0; i < n; i++) {
-		jv rec = jv_array_get(jv_copy(records), i);
-		jv more = rag_record_near_misses(rec, &seen);
-		jv_free(rec);
-		out = jv_array_concat(out, more);
-	}
-	jv_free(seen);
 	return out;
 }
 
@@ -873,7 +845,7 @@ static void exact_error(struct each *x, int format)
 	rag_buf_add(&b, "", 1);
 	text = b.p;
 	len = b.len - 1;
-	all = parse_all(text, len, x->r.name, format, NULL, 0, NULL, msg, sizeof msg);
+	all = parse_all(text, len, x->r.name, format, 0, NULL, msg, sizeof msg);
 	if (!jv_is_valid(all)) rag_seterr(x->err, x->errlen, "%s", msg);
 	jv_free(all);
 	free(text);

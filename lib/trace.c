@@ -985,6 +985,9 @@ static jv put_errors(const rag_trace *t, jv rec, int evicted, int late, size_t n
 	return rec;
 }
 
+/* trace.h's, for the unit tests; defined below */
+RAG_UNITTEST int rag_trace_sampled(const char *trace_id, double rate);
+
 /* Whether the record is kept and why: in the sample, else an error span, a thumbs-down, --keep */
 static const char *keep_reason(rag_trace *t, const built *b, jv *rec, int error, jv feedback)
 {
@@ -1221,7 +1224,7 @@ void rag_trace_get_stats(const rag_trace *t, rag_trace_stats *s)
 	*s = t->st;
 }
 
-int rag_trace_sampled(const char *trace_id, double rate)
+RAG_UNITTEST int rag_trace_sampled(const char *trace_id, double rate)
 {
 	unsigned char h[32];
 	char low[65];

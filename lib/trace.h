@@ -57,10 +57,16 @@ typedef struct rag_trace_stats {
 } rag_trace_stats;
 void rag_trace_get_stats(const rag_trace *t, rag_trace_stats *s);
 
+void rag_trace_free(rag_trace *t);
+
+/* ---------------------------------------------------------------- for unit tests
+ * Called only inside trace.c (the sample that o.sample keeps) and by tests/unit/t-window.c.
+ * Static in the library (RAG_UNITTEST, base.h): declared only when RAG_UNITTESTS is defined,
+ * as for the unit tests' build of the library (obj/libragu.a). */
+#ifdef RAG_UNITTESTS
 /* Whether trace id (hex) is in the sample of rate: the first 8 bytes of the SHA-256 of its
  * lower-case text, as a fraction of 2^64, below rate. The same on every machine and run. */
 int rag_trace_sampled(const char *trace_id, double rate);
-
-void rag_trace_free(rag_trace *t);
+#endif /* RAG_UNITTESTS */
 
 #endif

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-int rag_vec_cosine(const double *a, const double *b, size_t n, double *out)
+RAG_UNITTEST int rag_vec_cosine(const double *a, const double *b, size_t n, double *out)
 {
 	double dot = 0, na = 0, nb = 0;
 	size_t i;

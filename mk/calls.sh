@@ -5,8 +5,10 @@
 #   loop: files that call each other, directly or round a circle (each pair's names);
 #   upward: a file that calls a file of a higher layer (mk/layers.sh; the tool layer,
 #     cmd/tool*.c, stands above the library, and the tools, cmd/'s other files, above it);
-#   public: a function no other file calls (the unit tests and fuzz targets of ROOT/tests
-#     counting as callers): it is static, or RAG_UNITTEST when only the unit tests call it.
+#   public: a function no other file calls: it is static; or one that, besides its own file,
+#     only the unit tests of ROOT/tests/unit call: it is RAG_UNITTEST (base.h). A name the unit
+#     tests mention counts as a call there; a fuzz target of ROOT/tests/fuzz is a real caller
+#     (its build has no RAG_UNITTESTS), and a name one mentions is not a finding.
 # A file is named by its object's path after obj/ (obj/lib/util.o: lib/util.c), so that a probe
 # of objects under another obj/ is read as the tree's own (tests/t/92-layers.t plants one).
 # `make calls` runs it over the build's objects (make lint); -e prints the edges, "CALLER
@@ -31,8 +33,11 @@ ALLOW_PUBLIC='rag_cli_metric'
 
 {
 	sh "$(dirname "$0")/layers.sh" "$root" | sed 's/^/L /'
-	for f in "$root"/tests/unit/*.c "$root"/tests/fuzz/*.c; do [ -f "$f" ] && cat "$f"; done |
+	# the words of the unit tests (W) and of the fuzz targets (F), each set read alone
+	for f in "$root"/tests/unit/*.c; do [ -f "$f" ] && cat "$f"; done |
 		grep -o '[A-Za-z_][A-Za-z0-9_]*' | LC_ALL=C sort -u | sed 's/^/W /'
+	for f in "$root"/tests/fuzz/*.c; do [ -f "$f" ] && cat "$f"; done |
+		grep -o '[A-Za-z_][A-Za-z0-9_]*' | LC_ALL=C sort -u | sed 's/^/F /'
 	for o in "$@"; do
 		s=$(printf '%s\n' "$o" | sed 's|.*obj/||; s|\.o$|.c|')
 		nm -g --defined-only "$o" | awk -v s="$s" 'NF == 3 { print "D", s, $2, $3 }'
@@ -41,6 +46,7 @@ ALLOW_PUBLIC='rag_cli_metric'
 } | LC_ALL=C awk -v edges="$edges" -v allow=" $ALLOW_PUBLIC " '
 $1 == "L" { layer[$2] = $3; if ($3 > top) top = $3; next }
 $1 == "W" { tested[$2] = 1; next }
+$1 == "F" { fuzzed[$2] = 1; next }
 $1 == "D" { def[$4] = $2; kind[$4] = $3; file[$2] = 1; next }
 $1 == "U" { used[$2, $3] = 1; users[$3] = users[$3] " " $2; next }
 function lay(f,   b) {
@@ -106,16 +112,18 @@ END {
 	}
 	npub = 0
 	for (s in def) {
-		if (kind[s] != "T" || s == "main" || s in tested || index(allow, " " s " ")) continue
+		if (kind[s] != "T" || s == "main" || s in fuzzed || index(allow, " " s " ")) continue
 		n = split(users[s], u, " "); other = 0
 		for (i = 1; i <= n; i++) if (u[i] != def[s]) other = 1
-		if (!other) {
+		if (other) continue
+		if (s in tested)
+			print "calls: public: " def[s] ": " s " is called by the tests alone: make it RAG_UNITTEST (base.h)" | "sort"
+		else
 			print "calls: public: " def[s] ": " s " is called by no other file: make it static" | "sort"
-			npub++
-		}
+		npub++
 	}
 	close("sort")
-	printf "make calls: %d files, %d pairs that call: %d loops, %d upward calls, %d public functions no other file calls\n", \
+	printf "make calls: %d files, %d pairs that call: %d loops, %d upward calls, %d public functions no other file calls (or the unit tests alone)\n", \
 		nf, ncalls, nloops, nup, npub
 	exit (bad + nloops + nup + npub) ? 1 : 0
 }'

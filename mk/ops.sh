@@ -5,7 +5,7 @@
 # definitions in each; a metric tool of one operation (a descriptor with .tool) a line
 # RAG_OP_TOOL(NAME, TOOL, METRIC, K, DOC) after it: its .tool, .metric and .doc as C strings
 # (each written on a line of its own, .doc as one string literal), K its place among the metric
-# tools from 0. lib/op.c makes rag_op_all of these lines, lib/config.c the
+# tools from 0. lib/op.c makes its registry of these lines, lib/config.c the
 # score names a custom rubric may not take, lib/evalplan.c rag-eval's stage of each metric tool,
 # so that a new operation is its own file and nothing else. OUT is written only when what it
 # holds changes, so that the files that include it are not rebuilt for nothing.

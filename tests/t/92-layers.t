@@ -98,24 +98,33 @@ is "$(layer_violations "$T/probe")" "lib/base.h (layer 1) includes gate.h (layer
 
 # ---------------------------------------------------------------- the call graph
 # mk/calls.sh (make lint's calls) over the build's objects: no files that call each other in a
-# loop, no call up to a higher layer, no public function that no other file calls
+# loop, no call up to a higher layer, no public function that no other file calls, or that only
+# the unit tests do (RAG_UNITTEST, base.h)
 sh "$TOP/mk/calls.sh" -r "$TOP" "$TOP"/obj/lib/*.o "$TOP"/obj/lib/store/*.o "$TOP"/obj/cmd/*.o >"$T/calls" 2>&1
-is "$?:$(grep -v '^make calls:' "$T/calls")" "0:" "no loop, no upward call, no public function only its file calls"
+is "$?:$(grep -v '^make calls:' "$T/calls")" "0:" "no loop, no upward call, no public function only its file (or the unit tests) calls"
 like "$(cat "$T/calls")" "0 loops, 0 upward calls, 0 public" "the call graph is read and says so"
 
-# the checker itself: a planted loop, an upward call and a lone public function are caught
-mkdir -p "$T/cprobe/obj/lib"
+# the checker itself: a planted loop, an upward call, a lone public function and one that only
+# a unit test calls are caught; one a fuzz target calls is not (its build has no RAG_UNITTESTS:
+# a real caller). The probe's tree: this HACKING.md's layers, a unit test and a fuzz target.
+mkdir -p "$T/cprobe/obj/lib" "$T/croot/tests/unit" "$T/croot/tests/fuzz"
+cp "$TOP/HACKING.md" "$T/croot/"
+printf 'int main(void) { return rag_p_tested(); }\n' >"$T/croot/tests/unit/t-probe.c"
+printf 'int LLVMFuzzerTestOneInput(void) { return rag_p_fuzzed(); }\n' >"$T/croot/tests/fuzz/fuzz-probe.c"
 probe() { printf '%s\n' "$2" >"$T/cprobe/$1.c" && cc -c -o "$T/cprobe/obj/lib/$1.o" "$T/cprobe/$1.c"; }
 probe json 'int rag_p_b(void); int rag_p_a(void) { return rag_p_b(); }'
 probe text 'int rag_p_a(void); int rag_p_b(void) { return rag_p_a() + 1; }'
 probe util 'int rag_p_g(void); int rag_p_u(void) { return rag_p_g(); }'
-probe gate 'int rag_p_g(void) { return 1; } int rag_p_lone(void) { return 2; }'
+probe gate 'int rag_p_g(void) { return 1; } int rag_p_lone(void) { return 2; }
+int rag_p_tested(void) { return 3; } int rag_p_fuzzed(void) { return 4; }'
 probe verdict 'int rag_p_u(void); int rag_p_v(void) { return rag_p_u(); }'
-sh "$TOP/mk/calls.sh" -r "$TOP" "$T"/cprobe/obj/lib/*.o >"$T/cprobe.out" 2>&1
+sh "$TOP/mk/calls.sh" -r "$T/croot" "$T"/cprobe/obj/lib/*.o >"$T/cprobe.out" 2>&1
 is "$?" 1 "the check fails on the planted calls"
 is "$(grep -v '^make calls:' "$T/cprobe.out")" "calls: loop: lib/json.c lib/text.c (lib/json.c -> lib/text.c: rag_p_b; lib/text.c -> lib/json.c: rag_p_a)
 calls: public: lib/gate.c: rag_p_lone is called by no other file: make it static
+calls: public: lib/gate.c: rag_p_tested is called by the tests alone: make it RAG_UNITTEST (base.h)
 calls: public: lib/verdict.c: rag_p_v is called by no other file: make it static
-calls: upward: lib/util.c (layer 1) calls lib/gate.c (layer 6): rag_p_g" "it names the loop, the upward call and the lone public functions"
+calls: upward: lib/util.c (layer 1) calls lib/gate.c (layer 6): rag_p_g" \
+	"it names the loop, the upward call, the lone public functions and the one the tests alone call"
 
 done_testing

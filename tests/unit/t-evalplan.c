@@ -187,21 +187,17 @@ static void test_errors(void)
 	rag_config_free(&cfg);
 }
 
+/* parallel's --block from the bytes of the lines --emit writes and the longest (rag-eval counts
+ * them as it reads the test set) */
 static void test_block(void)
 {
-	jv recs = jv_array(), done = jv_object();
-	int i;
-	for (i = 0; i < 4; i++)
-		recs = jv_array_append(recs, JV_OBJECT(jv_string("id"), jv_string_fmt("q%d", i),
-		                                       jv_string("question"), jv_string("what?")));
-	is_int(rag_evalplan_block(recs, jv_invalid(), "x", 2), 1024, "a small test set: the 1 KiB floor");
-	recs = jv_array_append(recs, JV_OBJECT(jv_string("id"), jv_string("big"),
-	                                       jv_string("question"), jv_string_fmt("%04000d", 7)));
-	ok(rag_evalplan_block(recs, jv_invalid(), "x", 2) > 2000, "a 4,000-character record: a block that holds it");
-	done = jv_object_set(done, jv_string("big"), jv_true());
-	is_int(rag_evalplan_block(recs, done, "x", 2), 1024, "the same record done already: not counted");
-	jv_free(recs);
-	jv_free(done);
+	is_int(rag_evalplan_block_of(4 * 50, 50, 2), 1024, "a small test set: the 1 KiB floor");
+	is_int(rag_evalplan_block_of(4 * 50 + 4050, 4050, 2), 2125 + 4050,
+	       "a 4,000-character record: half the bytes and the longest line, a block that holds it");
+	is_int(rag_evalplan_block_of(4051, 4050, 1), 4051 + 4050, "one shard: all the bytes and the longest line");
+	is_int(rag_evalplan_block_of(100L * 1024 * 1024, 100, 2), 1024L * 1024, "a large test set: the 1 MiB cap");
+	is_int(rag_evalplan_block_of(3L * 1024 * 1024, 2L * 1024 * 1024, 2), 2L * 1024 * 1024 + 1,
+	       "a line longer than the cap: a block that holds it");
 }
 
 /* The stages in the order they run: each once, the metric tools of the operation registry

@@ -18,6 +18,28 @@ static const char *dump(jv v)
 	return out;
 }
 
+static int take(jv rec, size_t line, void *ctx)
+{
+	jv *all = ctx;
+	(void)line;
+	*all = jv_array_append(*all, rec);
+	return 0;
+}
+
+/* the records of text as the test set reader gives them with the mapping m (rag_testset_each,
+ * as rag-eval reads a test set), or invalid with err */
+static jv read_mapped(const char *text, rag_fieldmap *m, char *err, size_t errlen)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	jv all = jv_array();
+	if (!f || rag_testset_each(f, "s.jsonl", RAG_TESTSET_AUTO, m, take, &all, err, errlen) < 0) {
+		jv_free(all);
+		all = jv_invalid();
+	}
+	if (f) fclose(f);
+	return all;
+}
+
 static const char *sug(const char *name)
 {
 	const char *s = rag_record_suggest(name);
@@ -112,12 +134,12 @@ int main(void)
 
 	/* the test set reader: the mapping, then the aliases, then the ids */
 	text = "{\"expected\": {\"text\": \"x\"}, \"sampleId\": 5}\n{\"question\": \"q\"}\n";
-	rec = rag_testset_parse_fields(text, strlen(text), "s.jsonl", RAG_TESTSET_AUTO, m, err, sizeof err);
+	rec = read_mapped(text, m, err, sizeof err);
 	is_str(dump(rec), "[{\"expected\":{\"text\":\"x\"},\"id\":\"5\",\"reference\":\"x\"},{\"id\":\"case-2\",\"question\":\"q\"}]",
 	       "mapped, renamed, ids as text and case-N");
 	jv_free(rec);
 	text = "{}\n{\"expected\": 1}\n";
-	rec = rag_testset_parse_fields(text, strlen(text), "s.jsonl", RAG_TESTSET_AUTO, m, err, sizeof err);
+	rec = read_mapped(text, m, err, sizeof err);
 	ok(!jv_is_valid(rec) && !strncmp(err, "s.jsonl: record 2: fields.reference: the jq program failed", 58),
 	   "a failing record named: %s", err);
 	jv_free(rec);
@@ -126,12 +148,20 @@ int main(void)
 	rec = rag_testset_parse(text, strlen(text), "s.csv", RAG_TESTSET_AUTO, err, sizeof err);
 	is_str(dump(rec), "[{\"id\":\"s1\",\"reference\":\"g\",\"relevant_ids\":[\"d1\"]}]", "CSV: a relevantDocIds column holds JSON");
 	jv_free(rec);
-	rec = jv_parse("[{\"referenceAnswr\": 1, \"myNotes\": 2, \"Question\": 3}, {\"referenceAnswr\": 1, \"ids\": 4}]");
-	v = rag_testset_near_misses(rec);
-	is_str(dump(v), "[[\"referenceAnswr\",\"referenceAnswer\"],[\"Question\",\"question\"]]",
-	       "near misses: each name once, in the order met");
-	jv_free(v);
-	jv_free(rec);
+	/* near misses record by record, as rag-eval reads a test set: each name once, in the order met */
+	{
+		jv seen = jv_object();
+		rec = jv_parse("{\"referenceAnswr\": 1, \"myNotes\": 2, \"Question\": 3}");
+		v = rag_record_near_misses(rec, &seen);
+		jv_free(rec);
+		rec = jv_parse("{\"referenceAnswr\": 1, \"ids\": 4}");
+		v = jv_array_concat(v, rag_record_near_misses(rec, &seen));
+		is_str(dump(v), "[[\"referenceAnswr\",\"referenceAnswer\"],[\"Question\",\"question\"]]",
+		       "near misses: each name once, in the order met");
+		jv_free(v);
+		jv_free(rec);
+		jv_free(seen);
+	}
 
 	/* a required text: one wording for every tool, the field by our name */
 	rec = jv_parse("{\"response\": \"yes\", \"question\": \"\", \"reference\": null, \"contexts\": [\"c\"], "

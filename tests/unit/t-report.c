@@ -145,16 +145,28 @@ int main(void)
 		jv_free(v);
 	}
 
-	/* the page: hostile text cannot end the JSON block */
+	/* the page, as rag-report makes it (its frame, the records written in at their place):
+	 * hostile text cannot end the JSON block */
 	setenv("RAG_DATADIR", RAG_TEST_TOP "/share", 1);
 	{
 		jv hostile = jv_parse("{\"id\":\"x\",\"answer\":\"</script><script>alert(1)</script> <!-- \\u2028\\u2029 &amp;\",\"scores\":{\"f\":1}}");
 		rag_gate *g2 = rag_gate_new(&o);
-		jv recs = JV_ARRAY(rag_report_record(hostile, rag_gate_add_verdict(g2, hostile, "r:1", 0), "r:1"));
+		jv rec1 = rag_report_record(hostile, rag_gate_add_verdict(g2, hostile, "r:1", 0), "r:1");
 		jv rep = JV_OBJECT(jv_string("runs"), JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string("r"), jv_string("summary"), rag_gate_summary(g2))),
-		                   jv_string("records"), recs, jv_string("gated"), jv_true());
-		char *page = rag_report_html(rep, "t", err, sizeof err), *blk, *end;
-		ok(page != NULL, "the page is made (%s)", page ? "ok" : err);
+		                   jv_string("gated"), jv_true());
+		size_t at = 0, bat = 0;
+		char *frame = rag_report_html_frame(rep, "t", &at, &bat, err, sizeof err), *page = NULL, *blk, *end;
+		ok(frame != NULL, "the page is made (%s)", frame ? "ok" : err);
+		if (frame) {
+			rag_buf b = {0};
+			rag_buf_add(&b, frame, at);
+			rag_report_json_block(&b, rec1);
+			rag_buf_adds(&b, frame + at);
+			page = b.p;
+			free(frame);
+		} else {
+			jv_free(rec1);
+		}
 		blk = page ? strstr(page, "<script type=\"application/json\" id=\"rag-data\">") : NULL;
 		end = blk ? strstr(blk + 1, "</script>") : NULL;
 		ok(blk && end, "one JSON block, ended");
@@ -186,9 +198,13 @@ int main(void)
 			free(page);
 		}
 		setenv("RAG_DATADIR", "/nonexistent", 1);
-		page = rag_report_html(JV_OBJECT(jv_string("runs"), JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string("r"), jv_string("summary"), jv_object()))),
-		                       "t", err, sizeof err);
-		ok(!page && strstr(err, "report.js"), "without its script: NULL and why (%s)", err);
+		{
+			size_t ra = 0, ba = 0;
+			page = rag_report_html_frame(JV_OBJECT(jv_string("runs"), JV_ARRAY(JV_OBJECT(jv_string("name"), jv_string("r"), jv_string("summary"), jv_object()))),
+			                             "t", &ra, &ba, err, sizeof err);
+		}
+		ok(!page && strstr(err, "/nonexistent/serve/gate-zh.js"),
+		   "without its scripts (gate-zh.js, read first, then report.js): NULL and why (%s)", err);
 		free(page);
 		jv_free(hostile);
 		rag_gate_free(g2);

@@ -3,12 +3,14 @@
 #   me=NAME RELEASE=bookworm|trixie; . mk/fresh-root.sh
 #   fresh_root              $root: a new root of RELEASE (debootstrap --variant=minbase), with
 #                           /proc, /sys, /dev mounted, name resolution, the apt proxy, the
+#                           machine's added certificate authorities, the
 #                           updates and security suites; removed at exit (FRESH_KEEP=1 keeps
 #                           the root of a failed run for a look inside)
 #   fresh_copy_tree DIR     the source tree (mk/tree-tar.sh: no build output) copied into $root/DIR
 #   fresh_clone DIR         a git clone of this checkout's HEAD in $root/DIR, with its .git, as a
 #                           user's `git clone` gives it (what is not committed is not in it)
 #   run_in DIR CMD          CMD run by sh as root in $root, in DIR, with a clean environment
+#                           (but the machine's proxies and NODE_EXTRA_CA_CERTS)
 # The bare root is debootstrapped once per release and mirror and kept as a tarball in
 # $FRESH_CACHE (default /var/tmp/ragpipe-fresh); every run unpacks it anew. Mirror: the one this
 # machine's apt uses for Debian. Needs root (debootstrap, chroot, mount); installs debootstrap
@@ -115,6 +117,14 @@ fresh_root() {
 			say "apt proxy setting from $f"
 		fi
 	done
+	# and the certificate authorities this machine adds to Debian's (a network that inspects TLS,
+	# as a company's proxy does: npm ci's registry is reached through it): ca-certificates takes
+	# them in when a package installs it, as on the machine itself
+	if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+		mkdir -p "$root/usr/local/share/ca-certificates"
+		cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+		say "certificate authorities from /usr/local/share/ca-certificates"
+	fi
 	# and its updates and security suites, as an installed Debian has them: this machine's
 	# debian.sources with its release's name changed to RELEASE
 	if [ -r /etc/apt/sources.list.d/debian.sources ] && grep -q "$host_release" /etc/apt/sources.list.d/debian.sources; then
@@ -145,5 +155,6 @@ run_in() {
 	say "# $*"
 	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		${http_proxy:+http_proxy=$http_proxy} ${https_proxy:+https_proxy=$https_proxy} \
+		${NODE_EXTRA_CA_CERTS:+NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS} \
 		sh -c "cd $_dir && $*"
 }

@@ -672,8 +672,8 @@ static int follow(eval *e)
  * (and the run into the store). Its exit status. */
 static int score(eval *e)
 {
-	char *cmd = NULL;
-	int rc;
+	char *cmd = NULL, *spend = NULL;
+	int rc, made_spend = 0;
 	if ((rc = rag_cli_config(&e->cli))) return rc;
 	if (e->follow) return follow(e);
 	if (e->sshlogin && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
@@ -690,12 +690,6 @@ static int score(eval *e)
 		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as one batch: not with --jobs N");
 		return rag_cli_misuse(&e->cli);
 	}
-	if (e->batch && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
-		/* the cap weighs each request as it is sent; a batch is sent whole, and paid after */
-		rag_msg(e->cli.prog, "error", "a spending cap (--max-cost, llm.max_cost) weighs requests sent one by one: not "
-		        "with --batch, whose requests go as one batch a stage (--estimate --batch says what they cost)");
-		return rag_cli_misuse(&e->cli);
-	}
 	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);
 	cmd = pipeline(e);
 	if (e->shards && (rc = check_shards(e))) goto out;
@@ -706,6 +700,8 @@ static int score(eval *e)
 	}
 	if ((rc = check_tools(e))) goto out;
 	rag_tool_signals();
+	/* a cap's one count from the batches' weighing to the run's last live request */
+	if (e->batch) spend = eval_shared_spend(e, &made_spend);
 	if (e->batch && (rc = eval_batch(e, cmd))) goto out;
 	if (e->cli.verbose) rag_msg(e->cli.prog, "info", "the pipeline: %s", cmd);
 	if (e->total == 0 && e->done_before) {
@@ -722,6 +718,8 @@ static int score(eval *e)
 	}
 	if (rc <= RAG_EXIT_FAIL) rc = e->verdict_rc;   /* the verdict's: an outage beyond the error budget 3 or 4 */
 out:
+	if (made_spend) unlink(spend);
+	free(spend);
 	free(cmd);
 	return rc;
 }

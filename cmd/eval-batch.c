@@ -1,17 +1,21 @@
-/* eval-batch.c - rag-eval --batch: each judge stage's requests sent as one batch through the
- * provider's batch route (lib/batch.c), its replies put in the cache, then the run as ever.
+/* eval-batch.c - rag-eval --batch: each judge stage's requests sent as batches through the
+ * provider's batch route (lib/batch.c), their replies put in the cache, then the run as ever.
  *
  * Stage after stage, in the pipeline's order: the pipeline up to the stage runs with the stage
  * collecting the requests it would send (RAG_BATCH_COLLECT, each under its cache key) and the
- * judge stages before it answered by the cache alone (their batches' replies); the requests go
- * up as one file and one batch, which is looked at every llm.batch_poll seconds (its counts on
- * stderr) until it ends; its output goes into the cache. Then the pipeline runs as it would
- * without --batch, and each request finds its reply there, counted as the call the batch made:
- * the records are those of a run that sent every request. A request the batch did not answer
- * (its error file, a batch failed, expired or cancelled) is sent live by the run, at the list
- * price. Everything is kept in RUNDIR/batch/: stage-S.jsonl, the requests uploaded (bodies
- * only: no key, no header), stage-S.json, the batch's id, files and state, so that --resume
- * looks at the same batch again rather than sending another. */
+ * judge stages before it answered by the cache alone (their batches' replies). With a spending
+ * cap the requests are weighed in order at the batch price, and those past the cap are left
+ * out. The rest go up in parts within llm.batch_max_requests and llm.batch_max_bytes, each its
+ * own file and batch; all are looked at together every llm.batch_poll seconds (one line of
+ * counts on stderr) until each has ended; their output goes into the cache. Then the pipeline
+ * runs as it would without --batch, and each request finds its reply there, counted as the
+ * call the batch made: the records are those of a run that sent every request. A request no
+ * batch answered (its error file, a batch failed, expired or cancelled) is sent live by the
+ * run, at the list price; one left out by the cap meets the cap reached there. Everything is
+ * kept in RUNDIR/batch/: stage-S.part-K.jsonl, a part's requests as uploaded (bodies only: no
+ * key, no header), stage-S.json, the stage's state with the list of its parts (each one's
+ * file, batch id, files and state), saved after each step, so that --resume looks at the same
+ * batches again rather than sending others, and creates those not created yet. */
 #include "eval.h"
 #include "base.h"
 #include "config.h"
@@ -182,7 +186,7 @@ static size_t weigh(eval *e, rag_cost_meter *m, const reqs *r, double *held, con
 		                         isnan(r->completion[i]) ? 0 : r->completion[i], &held[i], msg, sizeof msg) < 0)
 			break;
 	}
-	if (i < r->n && !e->cli.quiet)
+	if (i < r->n)
 		rag_msg(e->cli.prog, "warning", "batch (%s): %s: %zu of %zu requests within llm.max_cost (%g %s) at the batch "
 		        "price; the other %zu are not sent", name, RAG_COST_CAPPED, i, r->n, rag_cost_meter_cap(m),
 		        e->cli.cfg.prices.currency ? e->cli.cfg.prices.currency : "USD", r->n - i);
@@ -192,7 +196,7 @@ static size_t weigh(eval *e, rag_cost_meter *m, const reqs *r, double *held, con
 /* Requests [0, n) of r in parts within llm.batch_max_requests and llm.batch_max_bytes, each
  * written to RUNDIR/batch/stage-S.part-K.jsonl: the parts' states [{file, requests, bytes,
  * held}], or invalid after a message (a request over the bytes on its own, a file not written). */
-static jv split(eval *e, int s, const reqs *r, size_t n, const double *held)
+static jv split(eval *e, int s, const reqs *r, size_t n, const double *held, int *rc)
 {
 	const size_t maxn = (size_t)e->cli.cfg.llm.batch_max_requests, maxb = (size_t)e->cli.cfg.llm.batch_max_bytes;
 	jv parts = jv_array();
@@ -206,6 +210,7 @@ static jv split(eval *e, int s, const reqs *r, size_t n, const double *held)
 		if (j == i) {
 			rag_msg(e->cli.prog, "error", "batch: a request of %zu bytes is over llm.batch_max_bytes (%zu)",
 			        r->end[i] - from, maxb);
+			*rc = RAG_EXIT_USAGE;
 			jv_free(parts);
 			return jv_invalid();
 		}
@@ -223,6 +228,7 @@ static jv split(eval *e, int s, const reqs *r, size_t n, const double *held)
 		free(leaf);
 		free(path);
 		if (!ok) {
+			*rc = RAG_EXIT_INTERNAL;
 			jv_free(parts);
 			return jv_invalid();
 		}
@@ -277,7 +283,7 @@ static jv plan(eval *e, rag_llm *l, rag_cost_meter *m, int s, int *rc)
 	}
 	held = rag_xcalloc(r.n + 1, sizeof *held);
 	n = weigh(e, m, &r, held, name);
-	parts = split(e, s, &r, n, held);
+	parts = split(e, s, &r, n, held, rc);
 	free(held);
 	state = JV_OBJECT(jv_string("stage"), jv_string(name), jv_string("collected"), jv_number((double)r.n),
 	                  jv_string("requests"), jv_number((double)n), jv_string("model"), jv_string(rag_llm_model(l)));
@@ -285,7 +291,6 @@ static jv plan(eval *e, rag_llm *l, rag_cost_meter *m, int s, int *rc)
 	reqs_free(&r);
 	free(name);
 	if (!jv_is_valid(parts)) {
-		*rc = RAG_EXIT_USAGE;
 		jv_free(state);
 		return parts;
 	}

@@ -68,7 +68,7 @@ static const rag_opt options[] = {
 	 "(reference=.expected.text), as fields: in the configuration"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
 	{"store", 0, OPT_STORE, "URL", NULL, "add the run to this store at the end (default store.url: none when unset)"},
-	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as one batch at the\n"
+	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as batches at the\n"
 	 "provider's batch price (answered within 24 hours)"},
 	{"follow", 0, OPT_FOLLOW, "SIZE", NULL, "production traffic: TESTSET is OpenTelemetry traces (an endless\n"
 	 "tail -F); rag-trace, the metrics, rag-gate over windows of SIZE;\n"
@@ -631,7 +631,7 @@ static int check_combinations(eval *e)
 		bad = "--follow scores an endless stream into windows: no run directory, so no -o, --run-id, --force, "
 		      "--resume, --label, -b, --batch, --jobs, --field or --estimate";
 	else if (e->sshlogin && !e->shards) bad = "--sshlogin goes with --jobs N (the shards to run on those hosts)";
-	else if (e->batch && e->shards) bad = "--batch sends each stage's requests as one batch: not with --jobs N";
+	else if (e->batch && e->shards) bad = "--batch sends each stage's requests as batches: not with --jobs N";
 	else if (e->resume && (e->outdir || e->run_id_opt || e->force))
 		bad = "--resume continues a run in its own directory, with its own id: no -o, --run-id or --force "
 		      "with it";
@@ -687,7 +687,7 @@ static int score(eval *e)
 	e->batch |= e->cli.cfg.llm.batch;
 	e->plan.batch = e->batch;
 	if (e->batch && e->shards) {
-		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as one batch: not with --jobs N");
+		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as batches: not with --jobs N");
 		return rag_cli_misuse(&e->cli);
 	}
 	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);

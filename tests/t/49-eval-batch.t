@@ -1,12 +1,13 @@
 #!/bin/sh
-# 49-eval-batch.t - rag-eval --batch: each judge stage's requests sent as one batch through the
-# batch route (the fake's /v1/files and /v1/batches), its replies fed back through the cache.
+# 49-eval-batch.t - rag-eval --batch: each judge stage's requests sent as batches through the
+# batch route (the fake's /v1/files and /v1/batches), their replies fed back through the cache.
 # 1,000 records through the batch route give the records of the same run without it, byte for
-# byte, with no live request; a batch that fails some lines and one that expires have those
-# requests sent live, no record lost; a rag-eval killed while its batch runs is resumed on the
-# same batch, not a second one; the uploaded requests hold no key; run.json prices the batch's
-# tokens at the batch price; Azure's routes. Every wait is on the fake's log or a file: a batch moves one step
-# a look (llm.batch_poll 0), never by the clock.
+# byte, with no live request, as one batch a stage and in parts (llm.batch_max_requests,
+# llm.batch_max_bytes: no part over them, no request in two); a batch that fails some lines and
+# one that expires have those requests sent live, no record lost; a rag-eval killed while its
+# batches run is resumed on the same batches, not others; the uploaded requests hold no key;
+# run.json prices the batch's tokens at the batch price; Azure's routes. Every wait is on the
+# fake's log or a file: a batch moves one step a look (llm.batch_poll 0), never by the clock.
 . "$(dirname "$0")/lib.sh"
 
 need jq curl

@@ -722,6 +722,15 @@ int eval_batch(eval *e, const char *cmd)
 			return RAG_EXIT_USAGE;
 		}
 	}
+	for (s = 0; m && s < RAG_EVAL_MAXSTAGES; s++) {
+		/* a run before that left requests out by the cap: reached still (its spending is not
+		 * this run's to count, but the requests it refused stay refused) */
+		char *f = stage_file(e, s, "json");
+		jv st = eval_read_json_file(f);
+		if (jv_get_kind(st) == JV_KIND_OBJECT && rag_json_num(st, "capped") > 0) rag_cost_meter_reach(m);
+		jv_free(st);
+		free(f);
+	}
 	if (!strcmp(testset, "-")) {
 		/* each stage's collecting reads the test set again */
 		int fd = mkstemp(tmpl);

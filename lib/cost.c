@@ -315,6 +315,13 @@ int rag_cost_meter_batch(rag_cost_meter *m, const char *judge, char *err, size_t
 	return 0;
 }
 
+void rag_cost_meter_reach(rag_cost_meter *m)
+{
+	ledger_take(m);
+	m->reached = 1;
+	ledger_put(m);
+}
+
 void rag_cost_meter_free(rag_cost_meter *m)
 {
 	if (!m) return;

@@ -231,6 +231,38 @@ bfresh
 run rag rag-eval -q -c "$T/bcap2.yaml" -m faithfulness --batch --max-cost "$BCAP2" -o "$T/brun2" "$T/set.jsonl"
 is "$RC $(batched)" "4 2" "...a tenth of a token lower (at the batch price): 2 requests"
 
+# killed while the capped stage's batch runs, then resumed: the requests the cap left out stay
+# out (the new invocation's count starts at nothing, but the cap was reached)
+printf '%s\n' "$PLAN" >"$T/plan.json"
+fake_start --plan "$T/plan.json" --batch-hold
+RAG_CACHE=
+export RAG_CACHE
+bconf bcapk
+mkdir "$T/ktmp"
+TMPDIR=$T/ktmp "$BIN/rag-eval" -q -c "$T/bcapk.yaml" -m faithfulness --batch --max-cost "$BCAP3" -o "$T/brunk" \
+	"$T/set.jsonl" >/dev/null 2>"$T/brunk.err" &
+pid=$!
+looked() { jq -r 'select(.method == "GET" and (.path | startswith("/v1/batches/"))) | .n' "$FAKE_LOG" | grep -q .; }
+check "a capped run looks at its held batch" wait_until 60 looked
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+curl -s -X POST -d '{}' "$FAKE_URL/_fake/release" >/dev/null
+TMPDIR=$T/ktmp run rag rag-eval -q -c "$T/bcapk.yaml" --max-cost "$BCAP3" --resume "$T/brunk"
+is "$RC $(batched) $(live)" "4 3 0" "...--resume: exit status 4, still 3 requests batched, none sent live"
+is "$(jq -s 'map(select(.scores.faithfulness == null and (.errors | any(.message | startswith("spending cap reached"))))) | length' "$T/brunk/records.jsonl")" 9 \
+	"...every record with the cap's error"
+
+# ...and killed after its batches, while the pipeline wrote its records (none kept here): the
+# resumed run's count starts at nothing, but the requests the cap left out stay out
+bconf bcapr
+bfresh
+run rag rag-eval -q -c "$T/bcapr.yaml" --max-cost "$BCAP3" --batch -o "$T/brunr" "$T/set.jsonl"
+: >"$T/brunr/records.jsonl"
+run rag rag-eval -q -c "$T/bcapr.yaml" --max-cost "$BCAP3" --resume "$T/brunr"
+is "$RC $(batched) $(live)" "4 3 0" "...--resume after the batches: exit status 4, no request sent beyond the 3 batched"
+is "$(jq -s 'map(select(.scores.faithfulness == null and (.errors | any(.message | startswith("spending cap reached"))))) | length' "$T/brunr/records.jsonl")" 9 \
+	"...every record with the cap's error"
+
 # the second stage sees what the first one's batch cost: all 9 claims (9 x 0.0005 = 0.0045
 # spent, more than their estimates) and then exactly 2 verify requests (EV / 2 each)
 run rag rag-eval -c "$CONF" -m faithfulness --estimate "$T/set.jsonl"

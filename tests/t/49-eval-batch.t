@@ -174,6 +174,25 @@ claims_live=$(jq -r 'select(.path == "/v1/chat/completions") | .body | tostring 
 is "$claims_live" "$expired" "...those sent live"
 is "$(live)" "$((2 * expired))" "...with the faithfulness request of each, which needs its claims; no more"
 
+# ---------------------------------------------------------------- one part of several expires
+# llm.batch_max_requests 25: the claims stage's 60 requests in 3 parts; the first part expires
+# at record 20's line: its requests from there go live with a warning naming the part, the
+# other parts answer theirs, no record changes
+fake --plan "$T/expire.json" --batch-step 5
+conf b8 "$T/c-b8"
+sed -i 's/^  batch_poll: 0$/  batch_poll: 0\n  batch_max_requests: 25/' "$T/b8.yaml"
+run rag rag-eval -c "$T/b8.yaml" -m "$METRICS" --batch --run-id small -o "$T/small-pexp" "$T/small.jsonl"
+is "$RC" 0 "a part that expired among 3: exit 0"
+check "...the records of the run without --batch" cmp "$T/small-plain/records.jsonl" "$T/small-pexp/records.jsonl"
+is "$(jq -c '[.parts[] | .status]' "$T/small-pexp/batch/stage-1.json")" '["expired","completed","completed"]' \
+	"...the first part expired, the others completed"
+expired=$(jq '.parts[0].not_answered' "$T/small-pexp/batch/stage-1.json")
+like "$(cat "$ERR")" "batch batch_fake_1 \\(rag-claims, part 1 of 3\\) expired: $expired of 25 requests not answered \\(the batch batch_expired" \
+	"...said for that part, with the count and why"
+is "$(jq '.not_answered' "$T/small-pexp/batch/stage-1.json")" "$expired" "...the stage's sum: that part's alone"
+is "$(jq -r 'select(.path == "/v1/chat/completions") | .body | tostring | select(contains("<<<TEXT-")) | 1' "$FAKE_LOG" | wc -l | tr -d ' ')" \
+	"$expired" "...those claims requests sent live"
+
 # ---------------------------------------------------------------- a batch that fails as a whole
 printf '[{"via": "batch", "match": "item 5?", "batch": "fail"}]\n' >"$T/failed.json"
 fake --plan "$T/failed.json"

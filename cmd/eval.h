@@ -76,7 +76,7 @@ void eval_done_ids(const char *path, rag_idtab *ids, size_t *complete_len);
 int eval_each_record(eval *e, rag_testset_cb cb, void *ctx);
 int eval_emit(eval *e);
 
-/* eval-batch.c: --batch, before eval_run: every judge stage's batch sent, awaited and taken into
+/* eval-batch.c: --batch, before eval_run: every judge stage's batches sent, awaited and taken into
  * the cache (cmd: the pipeline, for run.json's head); 0, or an exit status after a message.
  * eval_batch_usage: what the batches answered, by model ({requests, prompt_tokens, cached_tokens,
  * completion_tokens}), for the cost summary (rag_cost_batch). */

@@ -68,7 +68,7 @@ static const rag_opt options[] = {
 	 "(reference=.expected.text), as fields: in the configuration"},
 	{"bin", 0, OPT_BIN, "DIR", RAG_ARG_FILE, "where the tools are (default $RAG_EVAL_BIN, else beside rag-eval)"},
 	{"store", 0, OPT_STORE, "URL", NULL, "add the run to this store at the end (default store.url: none when unset)"},
-	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as one batch at the\n"
+	{"batch", 0, OPT_BATCH, NULL, NULL, "send each judge stage's requests as batches at the\n"
 	 "provider's batch price (answered within 24 hours)"},
 	{"follow", 0, OPT_FOLLOW, "SIZE", NULL, "production traffic: TESTSET is OpenTelemetry traces (an endless\n"
 	 "tail -F); rag-trace, the metrics, rag-gate over windows of SIZE;\n"
@@ -631,7 +631,7 @@ static int check_combinations(eval *e)
 		bad = "--follow scores an endless stream into windows: no run directory, so no -o, --run-id, --force, "
 		      "--resume, --label, -b, --batch, --jobs, --field or --estimate";
 	else if (e->sshlogin && !e->shards) bad = "--sshlogin goes with --jobs N (the shards to run on those hosts)";
-	else if (e->batch && e->shards) bad = "--batch sends each stage's requests as one batch: not with --jobs N";
+	else if (e->batch && e->shards) bad = "--batch sends each stage's requests as batches: not with --jobs N";
 	else if (e->resume && (e->outdir || e->run_id_opt || e->force))
 		bad = "--resume continues a run in its own directory, with its own id: no -o, --run-id or --force "
 		      "with it";
@@ -672,8 +672,8 @@ static int follow(eval *e)
  * (and the run into the store). Its exit status. */
 static int score(eval *e)
 {
-	char *cmd = NULL;
-	int rc;
+	char *cmd = NULL, *spend = NULL;
+	int rc, made_spend = 0;
 	if ((rc = rag_cli_config(&e->cli))) return rc;
 	if (e->follow) return follow(e);
 	if (e->sshlogin && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
@@ -687,13 +687,7 @@ static int score(eval *e)
 	e->batch |= e->cli.cfg.llm.batch;
 	e->plan.batch = e->batch;
 	if (e->batch && e->shards) {
-		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as one batch: not with --jobs N");
-		return rag_cli_misuse(&e->cli);
-	}
-	if (e->batch && e->cli.cfg.llm.max_cost > 0 && !e->cli.estimate) {
-		/* the cap weighs each request as it is sent; a batch is sent whole, and paid after */
-		rag_msg(e->cli.prog, "error", "a spending cap (--max-cost, llm.max_cost) weighs requests sent one by one: not "
-		        "with --batch, whose requests go as one batch a stage (--estimate --batch says what they cost)");
+		rag_msg(e->cli.prog, "error", "--batch (llm.batch) sends each stage's requests as batches: not with --jobs N");
 		return rag_cli_misuse(&e->cli);
 	}
 	if (e->cli.estimate) return (rc = check_tools(e)) ? rc : eval_estimate(e);
@@ -706,6 +700,8 @@ static int score(eval *e)
 	}
 	if ((rc = check_tools(e))) goto out;
 	rag_tool_signals();
+	/* a cap's one count from the batches' weighing to the run's last live request */
+	if (e->batch) spend = eval_shared_spend(e, &made_spend);
 	if (e->batch && (rc = eval_batch(e, cmd))) goto out;
 	if (e->cli.verbose) rag_msg(e->cli.prog, "info", "the pipeline: %s", cmd);
 	if (e->total == 0 && e->done_before) {
@@ -722,6 +718,8 @@ static int score(eval *e)
 	}
 	if (rc <= RAG_EXIT_FAIL) rc = e->verdict_rc;   /* the verdict's: an outage beyond the error budget 3 or 4 */
 out:
+	if (made_spend) unlink(spend);
+	free(spend);
 	free(cmd);
 	return rc;
 }

@@ -105,6 +105,10 @@ static const struct key keys[] = {
 	{ ROW("llm", "reasoning_effort", T_ENUM, llm.reasoning_effort), .choices = efforts },
 	{ ROW("llm", "batch", T_BOOL, llm.batch) },
 	{ ROW("llm", "batch_poll", T_DOUBLE, llm.batch_poll), .lo = 0, .hi = 86400 },
+	/* a provider's limits on one batch (OpenAI's: 50,000 requests, 200 MB): a stage over them
+	 * goes as several batches */
+	{ ROW("llm", "batch_max_requests", T_INT, llm.batch_max_requests), .lo = 1, .hi = INT_MAX },
+	{ ROW("llm", "batch_max_bytes", T_INT, llm.batch_max_bytes), .lo = 1024, .hi = INT_MAX },
 	{ ROW("cache", "mode", T_MODE, cache.mode), .choices = cache_modes },
 	{ ROW("cache", "dir", T_PATH, cache.dir) },
 	{ ROW("", "lang", T_ENUM, lang), .choices = langs },
@@ -270,6 +274,8 @@ void rag_config_defaults(rag_config *cfg)
 	cfg->llm.adaptive = 1;
 	cfg->llm.deadline = 300;
 	cfg->llm.batch_poll = 30;
+	cfg->llm.batch_max_requests = 50000;
+	cfg->llm.batch_max_bytes = 200000000;
 	cfg->llm.json_mode = RAG_JSON_SCHEMA;
 	cfg->gen.share[0] = cfg->gen.share[1] = cfg->gen.share[2] = cfg->gen.share[3] = 0.1;
 	cfg->cache.mode = RAG_CACHE_RW;

@@ -89,6 +89,8 @@ typedef struct rag_config {
 		/* the batch route (rag-eval --batch, rag-config(5) BATCH) */
 		int batch;            /* llm.batch: rag-eval sends each judge stage's requests as one batch */
 		double batch_poll;    /* seconds between looks at a batch's state, default 30 */
+		int batch_max_requests;   /* requests a batch (a part of a stage's) holds at most, default 50000 */
+		int batch_max_bytes;  /* bytes a batch's input file holds at most, default 200,000,000 */
 		const char *batch_collect; /* write the requests the cache does not answer to this file (a
 		                       * batch's input) instead of sending them (RAG_BATCH_COLLECT, set by
 		                       * the tool layer), or NULL; borrowed, not freed */

@@ -302,6 +302,26 @@ void rag_cost_meter_at(rag_cost_meter *m, double t)
 	ledger_put(m);
 }
 
+int rag_cost_meter_batch(rag_cost_meter *m, const char *judge, char *err, size_t errlen)
+{
+	rag_price b = rag_cost_batch_price(&m->price);
+	if (isnan(b.input) || isnan(b.output)) {
+		const char *model = model_of(judge ? judge : "none");
+		rag_seterr(err, errlen, "llm.max_cost with --batch needs the batch price of the judge's model: "
+		           "prices.%s.batch_input and .batch_output, or .batch_discount (rag-config(5))", model);
+		return -1;
+	}
+	m->price = b;
+	return 0;
+}
+
+void rag_cost_meter_reach(rag_cost_meter *m)
+{
+	ledger_take(m);
+	m->reached = 1;
+	ledger_put(m);
+}
+
 void rag_cost_meter_free(rag_cost_meter *m)
 {
 	if (!m) return;

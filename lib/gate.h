@@ -124,6 +124,13 @@ double rag_cost_meter_cap(const rag_cost_meter *m);
  * (requests in flight stay held, and what they spend counts in the window they end in). NAN,
  * an earlier window, or no spend_window: nothing changes. */
 void rag_cost_meter_at(rag_cost_meter *m, double t);
+/* rag-eval --batch: the meter weighs and settles at the judge model's batch price
+ * (rag_cost_batch_price), for a batch's requests weighed one by one before it is created, each
+ * admitted one held until the batch's usage settles it. -1 and err when the model has none. */
+int rag_cost_meter_batch(rag_cost_meter *m, const char *judge, char *err, size_t errlen);
+/* The cap reached, as a refusal reaches it: no request is admitted after (rag-eval --batch
+ * resumed, whose run before left a stage's requests out by the cap). */
+void rag_cost_meter_reach(rag_cost_meter *m);
 void rag_cost_meter_free(rag_cost_meter *m);
 
 /* ---------------------------------------------------------------- gate.c */

@@ -763,7 +763,9 @@ static int chat_cached(rag_llm *l, req *r)
 /* A stage run to collect a batch's requests (RAG_BATCH_COLLECT): the request the cache did not
  * answer becomes a line of the batch's input, {custom_id: its cache key, method, url, body}
  * (Azure: its route and the deployment as the model), one write a line, and is answered with
- * RAG_BATCH_COLLECTED instead of being sent. The body holds no key: headers are not in it. */
+ * RAG_BATCH_COLLECTED instead of being sent. The body holds no key: headers are not in it. The
+ * line carries the request's estimate too ("estimate": [prompt tokens, completion tokens]), which
+ * rag-eval weighs a spending cap by and takes off before the line goes up. */
 static void collect(rag_llm *l, req *r)
 {
 	jv body = jv_parse(r->body), line;
@@ -771,6 +773,7 @@ static void collect(rag_llm *l, req *r)
 	line = JV_OBJECT(jv_string("custom_id"), jv_string(r->key), jv_string("method"), jv_string("POST"),
 	                 jv_string("url"), jv_string(l->batch_azure ? "/chat/completions" : "/v1/chat/completions"),
 	                 jv_string("body"), body);
+	line = jv_object_set(line, jv_string("estimate"), JV_ARRAY(jv_number(r->est_prompt), jv_number(r->est_completion)));
 	line = jv_dump_string(line, 0);
 	{
 		char *text = rag_xasprintf("%s\n", jv_string_value(line));

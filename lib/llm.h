@@ -204,7 +204,9 @@ void rag_llm_free(rag_llm *l);
 /* The batch route, llm.c's part (batch.c uses it; rag-config(5) BATCH). A stage whose
  * configuration names llm.batch_collect (RAG_BATCH_COLLECT) writes each chat request the cache
  * does not answer there as a line of a batch's input, {custom_id: the request's cache key,
- * method, url, body}, and answers it with the error RAG_BATCH_COLLECTED instead of sending it. */
+ * method, url, body, estimate: [its rag_llm_opts' prompt and completion tokens], which the
+ * caller weighs a spending cap by and takes off before the line goes up}, and answers it with
+ * the error RAG_BATCH_COLLECTED instead of sending it. */
 #define RAG_BATCH_COLLECTED "collected for the batch route, not sent"
 /* The URL of the route what ("files", "batches/ID"...), as the provider takes it (malloc'ed). */
 char *rag_llm_batch_url(const rag_llm *l, const char *what);

@@ -39,7 +39,8 @@ Endpoints
   at its line: "expired",
   that line and every later one in the error file (code batch_expired), as OpenAI's batches that
   outlive their window. The batch route's requests are logged too (the upload with its "content",
-  GETs with "method": "GET").
+  GETs with "method": "GET"). --batch-max-lines and --batch-max-bytes refuse (400) an upload of
+  more requests or bytes, as a provider refuses a batch over its limits.
 
 AUTO replies (no plan rule applies) read the LAST user message (or, when a re-ask appended a
 plain user message, the last user message that holds a block):
@@ -830,6 +831,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send(400, json.dumps({"error": {"message": "fake: purpose batch and a file are needed",
                                                      "type": "invalid_request_error"}}))
                 return
+            # a provider's limits on one batch's file (OpenAI's 50,000 requests and 200 MB)
+            nlines = len([l for l in content.splitlines() if l.strip()])
+            if (srv.batch_max_lines and nlines > srv.batch_max_lines) or \
+                    (srv.batch_max_bytes and len(content.encode()) > srv.batch_max_bytes):
+                self.send(400, json.dumps({"error": {"message": "fake: a batch's file holds at most %d requests and "
+                                                     "%d bytes (%d and %d given)" % (
+                                                         srv.batch_max_lines, srv.batch_max_bytes, nlines,
+                                                         len(content.encode())),
+                                                     "type": "invalid_request_error"}}))
+                return
             with srv.batch_lock:
                 fid = "file-fake-%d" % (len(srv.files) + 1)
                 srv.files[fid] = content
@@ -1389,6 +1400,8 @@ def main():
     ap.add_argument("--batch-step", type=int, default=0, help="lines of a batch answered a look (default a third)")
     ap.add_argument("--batch-hold", action="store_true", help="a batch goes no further than in_progress until "
                     "POST /_fake/release")
+    ap.add_argument("--batch-max-lines", type=int, default=0, help="refuse (400) an upload of more requests")
+    ap.add_argument("--batch-max-bytes", type=int, default=0, help="refuse (400) an upload of more bytes")
     a = ap.parse_args()
 
     plan = []
@@ -1409,6 +1422,8 @@ def main():
     srv.batch_lock = threading.Lock()
     srv.batch_step = a.batch_step
     srv.batch_hold = a.batch_hold
+    srv.batch_max_lines = a.batch_max_lines or 0
+    srv.batch_max_bytes = a.batch_max_bytes or 0
     port = srv.server_address[1]
 
     def watchdog():

@@ -190,5 +190,108 @@ run rag rag-eval -c "$CONF" -m faithfulness --max-cost 0.001 --estimate "$T/set.
 is "$(jq -c '.estimate.cap_reached' "$OUT")" true "rag-eval --estimate: a cap of 0.001 would be reached"
 like "$(cat "$ERR")" 'the spending cap \(llm.max_cost 0.001 USD\) would be reached' "rag-eval --estimate: says so"
 
+# --- rag-eval --batch under a cap: before a stage's batch is created its requests are weighed in
+# order at the batch price (batch_discount 0.5: each claims request's estimate costs EST / 2),
+# against the cap less what the run spent; those within it go in the batch, the rest are not
+# sent and their records get the cap's error, as on the live path. A batch's cost (its usage at
+# the batch price: 0.0005 a request) is added to the run's spending once it is taken.
+bconf() {   # bconf NAME: CONF with the batch route's price, a cache and no wait between looks
+	printf 'llm:\n  model: judge-x\n  timeout: 10\n  retries: 0\n  batch_poll: 0\ncache:\n  mode: rw\n  dir: %s\nprices:\n  judge-x:\n    input: 1\n    output: 0\n    batch_discount: 0.5\n' \
+		"$T/bc-$1" >"$T/$1.yaml"
+}
+batched() { jq -r 'select(.path | startswith("batch:")) | .n' "$FAKE_LOG" | wc -l | tr -d ' '; }
+live() { jq -r 'select(.path == "/v1/chat/completions") | .n' "$FAKE_LOG" | wc -l | tr -d ' '; }
+bfresh() { fresh "$PLAN"; RAG_CACHE=; export RAG_CACHE; }
+
+bconf bnocap
+bfresh
+run rag rag-eval -q -c "$T/bnocap.yaml" -m faithfulness --batch -o "$T/brun0" "$T/set.jsonl"
+is "$RC $(batched) $(live)" "0 18 0" "rag-eval --batch without a cap: exit 0, 18 requests in batches, none live"
+
+# the first stage (claims): 3 x EST / 2 + a twentieth of a token admits exactly 3 of its 9
+BCAP3=$(awk -v e="$EST" 'BEGIN { printf "%.10f", 3 * e / 2 + 0.05e-6 }')
+bconf bcap3
+bfresh
+mkdir "$T/btmp"
+TMPDIR=$T/btmp run rag rag-eval -c "$T/bcap3.yaml" -m faithfulness --batch --max-cost "$BCAP3" -o "$T/brun3" "$T/set.jsonl"
+R=$T/brun3/records.jsonl
+is "$RC" 4 "rag-eval --batch --max-cost 3 claims' estimates at the batch price: exit status 4"
+is "$(batched) $(live)" "3 0" "...3 requests in the claims' batch, none sent live, none in the next stage's"
+is "$(jq -c '[.collected, .requests, .capped]' "$T/brun3/batch/stage-1.json")" "[9,3,6]" "...the stage's state: 9 asked, 3 sent, 6 capped"
+like "$(cat "$ERR")" "batch \\(rag-claims\\): spending cap reached: 3 of 9 requests within llm.max_cost" "...said"
+is "$(nlines "$R")" 9 "...no record lost"
+is "$(jq -s 'map(select(.scores.faithfulness == null and (.errors | any(.message | startswith("spending cap reached"))))) | length' "$R")" 9 \
+	"...every record null, with the cap's error (no stage finished one)"
+is "$(jq -s -c 'map(.scores.faithfulness | select(. == 0)) | length' "$R")" 0 "...no score 0 for a record not scored"
+is "$(jq -c '[.verdict.exit_status, .verdict.capped]' "$T/brun3/run.json")" "[4,9]" "...run.json's verdict counts the capped records"
+is "$(ls -A "$T/btmp")" "" "...and its spending file is removed"
+BCAP2=$(awk -v e="$EST" 'BEGIN { printf "%.10f", 3 * e / 2 - 0.05e-6 }')
+bconf bcap2
+bfresh
+run rag rag-eval -q -c "$T/bcap2.yaml" -m faithfulness --batch --max-cost "$BCAP2" -o "$T/brun2" "$T/set.jsonl"
+is "$RC $(batched)" "4 2" "...a tenth of a token lower (at the batch price): 2 requests"
+
+# killed while the capped stage's batch runs, then resumed: the requests the cap left out stay
+# out (the new invocation's count starts at nothing, but the cap was reached)
+printf '%s\n' "$PLAN" >"$T/plan.json"
+fake_start --plan "$T/plan.json" --batch-hold
+RAG_CACHE=
+export RAG_CACHE
+bconf bcapk
+mkdir "$T/ktmp"
+TMPDIR=$T/ktmp "$BIN/rag-eval" -q -c "$T/bcapk.yaml" -m faithfulness --batch --max-cost "$BCAP3" -o "$T/brunk" \
+	"$T/set.jsonl" >/dev/null 2>"$T/brunk.err" &
+pid=$!
+looked() { jq -r 'select(.method == "GET" and (.path | startswith("/v1/batches/"))) | .n' "$FAKE_LOG" | grep -q .; }
+check "a capped run looks at its held batch" wait_until 60 looked
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+curl -s -X POST -d '{}' "$FAKE_URL/_fake/release" >/dev/null
+TMPDIR=$T/ktmp run rag rag-eval -q -c "$T/bcapk.yaml" --max-cost "$BCAP3" --resume "$T/brunk"
+is "$RC $(batched) $(live)" "4 3 0" "...--resume: exit status 4, still 3 requests batched, none sent live"
+is "$(jq -s 'map(select(.scores.faithfulness == null and (.errors | any(.message | startswith("spending cap reached"))))) | length' "$T/brunk/records.jsonl")" 9 \
+	"...every record with the cap's error"
+
+# ...and killed after its batches, while the pipeline wrote its records (none kept here): the
+# resumed run's count starts at nothing, but the requests the cap left out stay out
+bconf bcapr
+bfresh
+run rag rag-eval -q -c "$T/bcapr.yaml" --max-cost "$BCAP3" --batch -o "$T/brunr" "$T/set.jsonl"
+: >"$T/brunr/records.jsonl"
+run rag rag-eval -q -c "$T/bcapr.yaml" --max-cost "$BCAP3" --resume "$T/brunr"
+is "$RC $(batched) $(live)" "4 3 0" "...--resume after the batches: exit status 4, no request sent beyond the 3 batched"
+is "$(jq -s 'map(select(.scores.faithfulness == null and (.errors | any(.message | startswith("spending cap reached"))))) | length' "$T/brunr/records.jsonl")" 9 \
+	"...every record with the cap's error"
+
+# the second stage sees what the first one's batch cost: all 9 claims (9 x 0.0005 = 0.0045
+# spent, more than their estimates) and then exactly 2 verify requests (EV / 2 each)
+run rag rag-eval -c "$CONF" -m faithfulness --estimate "$T/set.jsonl"
+EV=$(jq '.estimate.stages | map(select(.tool == "rag-verify")) | .[0] | .prompt_chars / .requests / 4 / 1e6' "$OUT")
+is "$(jq '.estimate.stages | map(select(.tool == "rag-verify")) | .[0] | .prompt_chars % .requests' "$OUT")" 0 \
+	"every verify prompt has the same length"
+BCAPV=$(awk -v v="$EV" 'BEGIN { printf "%.10f", 0.0045 + 2 * v / 2 + 0.05e-6 }')
+check "...9 claims' estimates ($EST each, at half price) fit in $BCAPV" awk -v e="$EST" -v c="$BCAPV" 'BEGIN { exit !(9 * e / 2 < c) }'
+bconf bcapv
+bfresh
+run rag rag-eval -q -c "$T/bcapv.yaml" -m faithfulness --batch --max-cost "$BCAPV" -o "$T/brunv" "$T/set.jsonl"
+R=$T/brunv/records.jsonl
+is "$RC" 4 "rag-eval --batch --max-cost 0.0045 + 2 verify estimates: exit status 4"
+is "$(batched) $(live)" "11 0" "...9 claims and 2 verify requests in batches, none live"
+is "$(jq -s -c 'map(select(.scores.faithfulness != null) | .id)' "$R")" '["q1","q2"]' "...the first 2 records scored"
+is "$(jq -s -c 'map(select(.scores.faithfulness == null and (.errors | any(.message | startswith("spending cap reached")))) | .id)' "$R")" \
+	'["q3","q4","q5","q6","q7","q8","q9"]' "...the other 7 null, with the cap's error"
+is "$(jq -c 'select(.scores.faithfulness != null) | del(.run_id)' "$R")" \
+	"$(jq -c 'select(.id == "q1" or .id == "q2") | del(.run_id)' "$T/brun0/records.jsonl")" \
+	"...the records scored byte-identical to the batch run without a cap"
+
+# the cap at the batch price needs one
+printf 'llm:\n  model: judge-x\n  timeout: 10\n  retries: 0\n  batch_poll: 0\ncache:\n  mode: rw\n  dir: %s\nprices:\n  judge-x:\n    input: 1\n    output: 0\n' \
+	"$T/bc-nob" >"$T/bnob.yaml"
+bfresh
+run rag rag-eval -q -c "$T/bnob.yaml" -m faithfulness --batch --max-cost 1 -o "$T/brunnob" "$T/set.jsonl"
+is "$RC" 2 "rag-eval --batch --max-cost without a batch price: exit status 2"
+like "$(cat "$ERR")" "llm.max_cost with --batch needs the batch price of the judge's model: prices.judge-x.batch_input" "...says which price"
+is "$(fake_requests)" 0 "...nothing sent"
+
 fake_stop
 done_testing

@@ -88,6 +88,8 @@ static void test_defaults(void)
 	ok(c.llm.rpm == 0 && c.llm.tpm == 0, "no rate limits");
 	is_int(c.llm.json_mode, RAG_JSON_SCHEMA, "json_mode schema");
 	is_num(c.llm.deadline, 300, 0, "deadline");
+	is_int(c.llm.batch_max_requests, 50000, "batch_max_requests: OpenAI's limit");
+	is_int(c.llm.batch_max_bytes, 200000000, "batch_max_bytes: OpenAI's 200 MB");
 	ok(c.llm.answer_model == NULL, "answer_model");
 	is_int(c.cache.mode, RAG_CACHE_RW, "cache mode rw");
 	want = rag_xasprintf("%s/.cache/ragpipe", root);
@@ -342,6 +344,12 @@ static void test_errors(void)
 	       "t.yaml:1:29: \"offline_threshold\" must be between 0 and 1, not \"1.5\"", "threshold 0..1");
 	is_str(fails("verify: {max_claims: 0}\n"), "t.yaml:1:22: \"max_claims\" must be at least 1, not \"0\"",
 	       "max_claims >= 1");
+	is_str(fails("llm: {batch_max_requests: 0}\n"),
+	       "t.yaml:1:27: \"batch_max_requests\" must be at least 1, not \"0\"", "batch_max_requests >= 1");
+	is_str(fails("llm: {batch_max_bytes: 100}\n"),
+	       "t.yaml:1:24: \"batch_max_bytes\" must be at least 1024, not \"100\"", "batch_max_bytes >= 1024");
+	is_str(fails("llm: {batch_max_bytes: 200MB}\n"),
+	       "t.yaml:1:24: \"batch_max_bytes\" must be an integer, not \"200MB\"", "batch_max_bytes a number of bytes");
 	is_str(fails("llm:\n  model: a\n  model: b\n"), "t.yaml:3:3: duplicate key \"model\" in section \"llm\"",
 	       "duplicate key");
 	is_str(fails("llm: {}\nlang: en\nllm: {}\n"), "t.yaml:3:1: duplicate key \"llm\" at the top level",
@@ -690,7 +698,7 @@ static void test_shipped_files(const char *example, const char *manpage)
 		free(text);
 	}
 	fclose(f);
-	is_int(documented, 95, "rag-config.5 documents 95 keys");
+	is_int(documented, 97, "rag-config.5 documents 97 keys");
 	is_int(known, documented, "the parser knows every documented key");
 }
 

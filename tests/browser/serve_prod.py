@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve import after, console_errors, driver, fits, no_alert, out, out_console, size  # noqa: E402
+from serve import SMALL, after, console_errors, driver, fits, no_alert, out, out_console, size  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -96,6 +96,8 @@ def view(d, shots, lang, width, add):
     pafter(d, n)
     out(p + "by faithfulness", ",".join(texts(d, "#p-records tbody td:nth-child(2)")))
     out(p + "fits window", fits(d))
+    # the tab's controls drawn under 24 x 24 px (WCAG 2.5.8), window 2 opened: "" when none
+    out(p + "small", d.execute_script(SMALL, "#production"))
     out(p + "height", d.execute_script("return document.documentElement.scrollHeight"))
     if lang == "zh":
         out(p + "latin", " | ".join(d.execute_script(OWN_TEXTS)))

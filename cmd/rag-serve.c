@@ -128,13 +128,6 @@ typedef struct conn {
 	struct conn *prev, *next;
 } conn;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int random_hex(char *out, size_t nbytes)
 {
 	unsigned char b[32];
@@ -503,7 +496,7 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MH
 	if (k) {
 		pthread_mutex_lock(&sv->conns_lock);
 		k->reading = 1;
-		k->t0 = now_s();
+		k->t0 = rag_now();
 		pthread_mutex_unlock(&sv->conns_lock);
 	}
 }
@@ -519,7 +512,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		k = rag_xcalloc(1, sizeof *k);
 		k->fd = ci ? ci->connect_fd : -1;
-		k->t0 = now_s();
+		k->t0 = rag_now();
 		k->reading = 1;
 		pthread_mutex_lock(&sv->conns_lock);
 		k->next = sv->conns;
@@ -544,7 +537,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * closes it. */
 static void sweep(server *sv)
 {
-	double now = now_s();
+	double now = rag_now();
 	conn *k;
 	pthread_mutex_lock(&sv->conns_lock);
 	for (k = sv->conns; k; k = k->next)

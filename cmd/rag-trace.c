@@ -12,7 +12,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -108,13 +107,6 @@ static void too_long(tool *t, long lineno, size_t max_line)
 	if (t->cli->strict) t->stop = 1;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The input, line by line; while it is idle (a `tail -F` between bursts), the clock moves on by
  * the time waited, so that the last traces come out without the next burst. 0, or an exit code. */
 static int read_lines(tool *t, double quiet, size_t max_line)
@@ -122,7 +114,7 @@ static int read_lines(tool *t, double quiet, size_t max_line)
 	rag_buf b = {0};
 	size_t start = 0;
 	long lineno = 0, skipping = 0;
-	double idle_since = now();
+	double idle_since = rag_now();
 	int rc = 0;
 	for (;;) {
 		char *nl = b.len > start ? memchr(b.p + start, '\n', b.len - start) : NULL;
@@ -150,7 +142,7 @@ static int read_lines(tool *t, double quiet, size_t max_line)
 		}
 		if (quiet > 0 && poll(&p, 1, (int)fmin(quiet * 1000, 60000)) == 0) {
 			jv out = jv_array();
-			double w = now();
+			double w = rag_now();
 			rag_trace_idle(t->tr, w - idle_since, &out);
 			idle_since = w;
 			write_records(t, out);
@@ -168,7 +160,7 @@ static int read_lines(tool *t, double quiet, size_t max_line)
 			rc = RAG_EXIT_INTERNAL;
 			break;
 		}
-		idle_since = now();
+		idle_since = rag_now();
 		if (n == 0) {
 			if (b.len && !skipping) one_line(t, b.p, b.len, lineno + 1);
 			break;

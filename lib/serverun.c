@@ -60,13 +60,6 @@ struct rag_evals {
 	size_t n;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* mkdir -p, mode 0700: the work directory holds the runs' configurations */
 static int mkdirs(const char *path, char *err, size_t errlen)
 {
@@ -769,11 +762,11 @@ static jv describe(eval *v, rag_store *s)
 	              jv_string("withheld"), jv_copy(v->withheld));
 	/* the time left at the rate since the first records: the records done come from the file */
 	if (v->pid && !v->t1 && v->done > v->done0) {
-		v->t1 = now_s();
+		v->t1 = rag_now();
 		v->done1 = v->done;
 	}
 	if (v->pid) {
-		double eta = v->t1 ? rag_evals_eta(v->total, v->done, v->done1, now_s() - v->t1) : NAN;
+		double eta = v->t1 ? rag_evals_eta(v->total, v->done, v->done1, rag_now() - v->t1) : NAN;
 		o = jv_object_set(o, jv_string("eta_s"), isnan(eta) ? jv_null() : jv_number(eta));
 	} else {
 		o = jv_object_set(o, jv_string("eta_s"), jv_number(0));

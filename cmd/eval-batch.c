@@ -177,13 +177,13 @@ static int collect(eval *e, int s, reqs *r)
  * the cap; held[i] what the meter holds for request i until its batch's usage settles it. */
 static size_t weigh(eval *e, rag_cost_meter *m, const reqs *r, double *held, const char *name)
 {
-	char msg[RAG_ERRLEN];
 	size_t i;
 	for (i = 0; i < r->n; i++) {
 		held[i] = 0;
 		if (!m) continue;
+		/* the meter's message speaks of one request: the warning below counts them */
 		if (rag_cost_meter_admit(m, isnan(r->prompt[i]) ? 0 : r->prompt[i],
-		                         isnan(r->completion[i]) ? 0 : r->completion[i], &held[i], msg, sizeof msg) < 0)
+		                         isnan(r->completion[i]) ? 0 : r->completion[i], &held[i], NULL, 0) < 0)
 			break;
 	}
 	if (i < r->n)

@@ -61,6 +61,7 @@ static int attempt(CURL *e, const char *shown, int *again, double *wait, char *e
 	CURLcode rc;
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, cerr);
 	rc = curl_easy_perform(e);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, NULL);   /* cerr ends with this call; the handle lives on */
 	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
 	*again = 0;
 	*wait = 0;
@@ -123,7 +124,7 @@ int rag_webhook_post(const char *url, const char *json, const rag_webhook_opts *
 		if (pause_for(wait > backoff ? wait : backoff) < 0) break;
 		backoff *= 2;
 	}
-	if (ret && n > 1) {
+	if (ret && n > 1 && err) {
 		size_t len = strlen(err);
 		snprintf(err + len, errlen - len, " (%d tries)", n);
 	}

@@ -131,9 +131,8 @@ typedef struct conn {
 static int random_hex(char *out, size_t nbytes)
 {
 	unsigned char b[32];
-	size_t i;
 	if (nbytes > sizeof b || getrandom(b, nbytes, 0) != (ssize_t)nbytes) return -1;
-	for (i = 0; i < nbytes; i++) sprintf(out + 2 * i, "%02x", b[i]);
+	rag_hex(out, b, nbytes);
 	return 0;
 }
 

@@ -59,6 +59,9 @@ void rag_buf_add(rag_buf *b, const void *data, size_t n);
 void rag_buf_adds(rag_buf *b, const char *s);
 /* data[0..n) in base64 (RFC 4648's alphabet, padded with '=') appended to b */
 void rag_buf_base64(rag_buf *b, const void *data, size_t n);
+/* data[0..n) in lower-case hex appended to b; rag_hex: into out, 2n digits and a NUL */
+void rag_buf_hex(rag_buf *b, const void *data, size_t n);
+void rag_hex(char *out, const void *data, size_t n);
 void rag_buf_addf(rag_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rag_buf_free(rag_buf *b);
 /* The library's error messages: vsnprintf into err[errlen] (nothing when err is NULL). */

@@ -176,11 +176,10 @@ static void key_u64(writer *w, int *first, const char *name, uint64_t v)
 /* an id (traceId, spanId, parentSpanId): lower-case hex, OTLP's exception to base64 */
 static void key_hex(writer *w, int *first, const char *name, ProtobufCBinaryData id)
 {
-	size_t i;
 	if (!id.len) return;
 	key(w, first, name);
 	rag_buf_add(w->out, "\"", 1);
-	for (i = 0; i < id.len; i++) rag_buf_addf(w->out, "%02x", id.data[i]);
+	rag_buf_hex(w->out, id.data, id.len);
 	rag_buf_add(w->out, "\"", 1);
 }
 

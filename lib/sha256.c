@@ -77,14 +77,7 @@ void rag_sha256(const void *data, size_t len, unsigned char out[32])
 
 void rag_sha256_hex(const void *data, size_t len, char out[65])
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char d[32];
-	int i;
-
 	rag_sha256(data, len, d);
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
-	}
-	out[64] = 0;
+	rag_hex(out, d, sizeof d);
 }

@@ -161,11 +161,8 @@ static int read_id_of(jv v, size_t nbytes, char *out)
 			}
 		}
 		if (nb != nbytes) return -1;
-		for (i = 0; i < nbytes; i++) {
-			out[2 * i] = "0123456789abcdef"[b[i] >> 4];
-			out[2 * i + 1] = "0123456789abcdef"[b[i] & 15];
-			nonzero |= b[i];
-		}
+		rag_hex(out, b, nbytes);
+		for (i = 0; i < nbytes; i++) nonzero |= b[i];
 	} else {
 		return -1;
 	}

@@ -119,6 +119,31 @@ void rag_buf_base64(rag_buf *b, const void *data, size_t n)
 	}
 }
 
+void rag_hex(char *out, const void *data, size_t n)
+{
+	static const char H[] = "0123456789abcdef";
+	const unsigned char *p = data;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		out[2 * i] = H[p[i] >> 4];
+		out[2 * i + 1] = H[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+void rag_buf_hex(rag_buf *b, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	char q[2 * 64 + 1];
+	while (n) {
+		size_t k = n < 64 ? n : 64;
+		rag_hex(q, p, k);
+		rag_buf_add(b, q, 2 * k);
+		p += k;
+		n -= k;
+	}
+}
+
 void rag_buf_addf(rag_buf *b, const char *fmt, ...)
 {
 	va_list ap;

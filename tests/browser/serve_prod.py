@@ -97,7 +97,7 @@ def view(d, shots, lang, width, add):
     out(p + "by faithfulness", ",".join(texts(d, "#p-records tbody td:nth-child(2)")))
     out(p + "fits window", fits(d))
     # the tab's controls drawn under 24 x 24 px (WCAG 2.5.8), window 2 opened: "" when none
-    out(p + "small", d.execute_script(SMALL, "#production"))
+    out(p + "small", d.execute_script(SMALL, "#production") or "none")
     out(p + "height", d.execute_script("return document.documentElement.scrollHeight"))
     if lang == "zh":
         out(p + "latin", " | ".join(d.execute_script(OWN_TEXTS)))

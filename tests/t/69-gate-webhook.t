@@ -71,7 +71,7 @@ is "$RC:$(jq -c 'select(.scope == "hook") | .rule' "$FAKE_LOG" | tr '\n' ' ')" "
 gap=$(jq -s '[.[] | select(.scope == "hook") | .t] | .[1] - .[0]' "$FAKE_LOG")
 check "the second POST came after the 429's Retry-After: 1 ($gap s later), not the 0.05 s backoff" \
 	awk -v g="$gap" 'BEGIN { exit !(g >= 0.99) }'
-run env RAG_WEBHOOK_BACKOFF=soon "$BIN/rag-gate" $GATE --webhook "$HOOK" "$T/one.jsonl"
+RAG_WEBHOOK_BACKOFF=soon run rag rag-gate $GATE --webhook "$HOOK" "$T/one.jsonl"
 is "$RC" 2 "RAG_WEBHOOK_BACKOFF that is not seconds: exit 2"
 
 # ---------------------------------------------------------------- webhooks that fail

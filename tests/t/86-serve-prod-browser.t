@@ -48,7 +48,7 @@ for v in 'en 1440' 'en 390' 'zh 1440' 'zh 390'; do
 		"$v: window 2 opened, its worst first (t5 0.4, t4 0.5), by faithfulness the same"
 	is "$(got "$v trace hrefs")" "$HREFS" "$v: the trace viewer's links, the ids URL-encoded"
 	is "$(got "$v fits list"):$(got "$v fits window")" 'True:True' "$v: no sideways scroll"
-	is "$(got "$v small")" '' "$v: no control of the tab under 24 x 24 px"
+	is "$(got "$v small")" none "$v: no control of the tab under 24 x 24 px"
 	like "$(got "$v height")" '^[0-9]+$' "$v: the page's height measured ($(got "$v height") px)"
 done
 is "$(got 'en 1440 decisions')" 'fail,pass' "the decisions"
